@@ -1,0 +1,249 @@
+//! Agent messages: the three LLM roles plus pi's own roles (bash results, extension messages,
+//! branch and compaction summaries), and their conversion to LLM messages before each call
+//! (interfaces spec §5.4-§5.5).
+
+use rho_ai::{
+    AssistantMessage, ContentBlock, Message, ToolResultMessage, UserContent, UserMessage,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The result of a user-run shell command (`!cmd`), kept in the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BashExecutionMessage {
+    /// The command line.
+    pub command: String,
+    /// Combined output (possibly truncated).
+    pub output: String,
+    /// Exit code, absent when killed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// True when the user cancelled it.
+    #[serde(default)]
+    pub cancelled: bool,
+    /// True when `output` was truncated.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Where the full output was saved.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub full_output_path: Option<String>,
+    /// Unix ms.
+    pub timestamp: i64,
+    /// True for `!!cmd`: shown, never sent to the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_from_context: Option<bool>,
+}
+
+/// A message injected by an extension.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CustomMessage {
+    /// The extension's message type.
+    pub custom_type: String,
+    /// What the model sees.
+    pub content: UserContent,
+    /// Whether UIs show it.
+    #[serde(default)]
+    pub display: bool,
+    /// Extension data, never sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// Unix ms.
+    pub timestamp: i64,
+}
+
+/// Summary of a branch the conversation returned from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BranchSummaryMessage {
+    /// The summary text.
+    pub summary: String,
+    /// The entry the branch started from.
+    pub from_id: String,
+    /// Unix ms.
+    pub timestamp: i64,
+}
+
+/// Summary of history condensed by compaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactionSummaryMessage {
+    /// The summary text.
+    pub summary: String,
+    /// Context tokens before compaction.
+    pub tokens_before: u64,
+    /// Unix ms.
+    pub timestamp: i64,
+}
+
+/// Any message the agent keeps, tagged by `role` exactly as pi writes it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "camelCase")]
+pub enum AgentMessage {
+    /// `user`
+    User(UserMessage),
+    /// `assistant`
+    Assistant(AssistantMessage),
+    /// `toolResult`
+    ToolResult(ToolResultMessage),
+    /// `bashExecution`
+    BashExecution(BashExecutionMessage),
+    /// `custom`
+    Custom(CustomMessage),
+    /// `branchSummary`
+    BranchSummary(BranchSummaryMessage),
+    /// `compactionSummary`
+    CompactionSummary(CompactionSummaryMessage),
+}
+
+impl From<Message> for AgentMessage {
+    fn from(m: Message) -> Self {
+        match m {
+            Message::User(u) => AgentMessage::User(u),
+            Message::Assistant(a) => AgentMessage::Assistant(a),
+            Message::ToolResult(t) => AgentMessage::ToolResult(t),
+        }
+    }
+}
+
+impl AgentMessage {
+    /// The `role` string.
+    pub fn role(&self) -> &'static str {
+        match self {
+            AgentMessage::User(_) => "user",
+            AgentMessage::Assistant(_) => "assistant",
+            AgentMessage::ToolResult(_) => "toolResult",
+            AgentMessage::BashExecution(_) => "bashExecution",
+            AgentMessage::Custom(_) => "custom",
+            AgentMessage::BranchSummary(_) => "branchSummary",
+            AgentMessage::CompactionSummary(_) => "compactionSummary",
+        }
+    }
+
+    /// Unix ms.
+    pub fn timestamp(&self) -> i64 {
+        match self {
+            AgentMessage::User(m) => m.timestamp,
+            AgentMessage::Assistant(m) => m.timestamp,
+            AgentMessage::ToolResult(m) => m.timestamp,
+            AgentMessage::BashExecution(m) => m.timestamp,
+            AgentMessage::Custom(m) => m.timestamp,
+            AgentMessage::BranchSummary(m) => m.timestamp,
+            AgentMessage::CompactionSummary(m) => m.timestamp,
+        }
+    }
+
+    /// The assistant message, if this is one.
+    pub fn as_assistant(&self) -> Option<&AssistantMessage> {
+        match self {
+            AgentMessage::Assistant(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// The LLM form of this message (`None` when it never reaches the model).
+    pub fn to_llm(&self) -> Option<Message> {
+        let user = |content: Vec<ContentBlock>, timestamp| {
+            Some(Message::User(UserMessage {
+                content: UserContent::Blocks(content),
+                timestamp,
+            }))
+        };
+        match self {
+            AgentMessage::User(m) => Some(Message::User(m.clone())),
+            AgentMessage::Assistant(m) => Some(Message::Assistant(m.clone())),
+            AgentMessage::ToolResult(m) => Some(Message::ToolResult(m.clone())),
+            AgentMessage::BashExecution(b) => {
+                if b.exclude_from_context == Some(true) {
+                    return None;
+                }
+                user(vec![ContentBlock::text(bash_execution_text(b))], b.timestamp)
+            }
+            AgentMessage::Custom(c) => user(c.content.to_blocks(), c.timestamp),
+            AgentMessage::BranchSummary(b) => user(
+                vec![ContentBlock::text(format!(
+                    "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n{}</summary>",
+                    b.summary
+                ))],
+                b.timestamp,
+            ),
+            AgentMessage::CompactionSummary(c) => user(
+                vec![ContentBlock::text(format!(
+                    "The conversation history before this point was compacted into the following summary:\n\n<summary>\n{}\n</summary>",
+                    c.summary
+                ))],
+                c.timestamp,
+            ),
+        }
+    }
+}
+
+/// The text a bash execution shows the model (interfaces spec §5.5).
+pub fn bash_execution_text(b: &BashExecutionMessage) -> String {
+    let mut text = format!("Ran `{}`\n", b.command);
+    if b.output.is_empty() {
+        text.push_str("(no output)");
+    } else {
+        text.push_str("```\n");
+        text.push_str(&b.output);
+        text.push_str("\n```");
+    }
+    if b.cancelled {
+        text.push_str("\n\n(command cancelled)");
+    } else if let Some(code) = b.exit_code.filter(|c| *c != 0) {
+        text.push_str(&format!("\n\nCommand exited with code {code}"));
+    }
+    if b.truncated {
+        if let Some(path) = &b.full_output_path {
+            text.push_str(&format!("\n\n[Output truncated. Full output: {path}]"));
+        }
+    }
+    text
+}
+
+/// The default conversion before each LLM call: every message that reaches the model, in order.
+pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+    messages.iter().filter_map(AgentMessage::to_llm).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bash_execution_layout() {
+        let mut b = BashExecutionMessage {
+            command: "ls".into(),
+            output: "a\nb".into(),
+            exit_code: Some(2),
+            cancelled: false,
+            truncated: true,
+            full_output_path: Some("/tmp/x".into()),
+            timestamp: 1,
+            exclude_from_context: None,
+        };
+        assert_eq!(
+            bash_execution_text(&b),
+            "Ran `ls`\n```\na\nb\n```\n\nCommand exited with code 2\n\n[Output truncated. Full output: /tmp/x]"
+        );
+        b.output.clear();
+        b.cancelled = true;
+        b.truncated = false;
+        assert_eq!(
+            bash_execution_text(&b),
+            "Ran `ls`\n(no output)\n\n(command cancelled)"
+        );
+        b.exclude_from_context = Some(true);
+        assert!(AgentMessage::BashExecution(b).to_llm().is_none());
+    }
+
+    #[test]
+    fn roles_round_trip_as_pi_writes_them() {
+        let json =
+            r#"{"role":"custom","customType":"note","content":"hi","display":true,"timestamp":5}"#;
+        let m: AgentMessage = serde_json::from_str(json).expect("custom parses");
+        assert_eq!(m.role(), "custom");
+        assert_eq!(serde_json::to_string(&m).expect("serializes"), json);
+    }
+}

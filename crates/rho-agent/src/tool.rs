@@ -1,0 +1,100 @@
+//! The tool trait: what the model can call. Tools get validated arguments, a cancellation
+//! token and a progress sink, and return content blocks plus details for the UI.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use rho_ai::{ContentBlock, Tool};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What a tool produced: content for the model, details for UIs and session files.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolOutput {
+    /// Text and images for the model.
+    pub content: Vec<ContentBlock>,
+    /// Structured data (diffs, paths, truncation info); never sent to the model.
+    pub details: Option<Value>,
+}
+
+impl ToolOutput {
+    /// An output of one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::text(text)],
+            details: None,
+        }
+    }
+}
+
+/// A tool failure; its message becomes the text of an `isError` tool result.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    /// What went wrong, written for the model to read and act on.
+    pub message: String,
+    /// Optional details kept with the result.
+    pub details: Option<Value>,
+}
+
+impl ToolError {
+    /// An error with a message only.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            details: None,
+        }
+    }
+}
+
+/// Receives cumulative partial results while a tool runs (each replaces the previous).
+pub type ProgressSink = Arc<dyn Fn(ToolOutput) + Send + Sync>;
+
+/// What a running tool gets besides its arguments.
+#[derive(Clone)]
+pub struct ToolContext {
+    /// The tool call's id.
+    pub call_id: String,
+    /// Fires on abort; long-running tools must stop promptly.
+    pub cancel: CancellationToken,
+    /// Progress updates.
+    pub progress: ProgressSink,
+}
+
+impl ToolContext {
+    /// A context with a fresh token and a progress sink that drops updates (SDK use, tests).
+    pub fn detached(call_id: impl Into<String>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            cancel: CancellationToken::new(),
+            progress: Arc::new(|_| {}),
+        }
+    }
+}
+
+/// A tool the agent can run.
+pub trait AgentTool: Send + Sync {
+    /// Unique name the model calls it by.
+    fn name(&self) -> &str;
+    /// Short human label for UIs.
+    fn label(&self) -> &str;
+    /// What it does, for the model.
+    fn description(&self) -> &str;
+    /// JSON Schema of the arguments.
+    fn parameters(&self) -> Value;
+    /// Runs the tool with arguments already validated against [`AgentTool::parameters`].
+    fn execute(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+
+    /// The tool as the model sees it.
+    fn definition(&self) -> Tool {
+        Tool {
+            name: self.name().to_string(),
+            description: self.description().to_string(),
+            parameters: self.parameters(),
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! API keys from the environment (providers spec §6).
+
+/// The environment variables holding `provider`'s key, in lookup order. Empty for providers
+/// that have none (custom providers get their key from models.json or auth.json).
+pub fn env_vars_for(provider: &str) -> &'static [&'static str] {
+    match provider {
+        "anthropic" => &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"],
+        "github-copilot" => &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+        "openai" => &["OPENAI_API_KEY"],
+        "azure-openai-responses" => &["AZURE_OPENAI_API_KEY"],
+        "google" => &["GEMINI_API_KEY"],
+        "google-vertex" => &["GOOGLE_CLOUD_API_KEY"],
+        "deepseek" => &["DEEPSEEK_API_KEY"],
+        "groq" => &["GROQ_API_KEY"],
+        "cerebras" => &["CEREBRAS_API_KEY"],
+        "xai" => &["XAI_API_KEY"],
+        "openrouter" => &["OPENROUTER_API_KEY"],
+        "vercel-ai-gateway" => &["AI_GATEWAY_API_KEY"],
+        "zai" => &["ZAI_API_KEY"],
+        "mistral" => &["MISTRAL_API_KEY"],
+        "minimax" => &["MINIMAX_API_KEY"],
+        "minimax-cn" => &["MINIMAX_CN_API_KEY"],
+        "moonshotai" | "moonshotai-cn" => &["MOONSHOT_API_KEY"],
+        "huggingface" => &["HF_TOKEN"],
+        "fireworks" => &["FIREWORKS_API_KEY"],
+        "opencode" | "opencode-go" => &["OPENCODE_API_KEY"],
+        "kimi-coding" => &["KIMI_API_KEY"],
+        "cloudflare-workers-ai" | "cloudflare-ai-gateway" => &["CLOUDFLARE_API_KEY"],
+        "xiaomi" => &["XIAOMI_API_KEY"],
+        "xiaomi-token-plan-cn" => &["XIAOMI_TOKEN_PLAN_CN_API_KEY"],
+        "xiaomi-token-plan-ams" => &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"],
+        "xiaomi-token-plan-sgp" => &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"],
+        _ => &[],
+    }
+}
+
+/// The primary variable to name in "set the … environment variable" messages: the last of
+/// the list (e.g. `ANTHROPIC_API_KEY`, not the OAuth token variable).
+pub fn primary_env_var(provider: &str) -> Option<&'static str> {
+    env_vars_for(provider).last().copied()
+}
+
+/// The first of `provider`'s variables that is set and non-empty.
+pub fn env_api_key(provider: &str) -> Option<String> {
+    env_api_key_with(provider, |name| std::env::var(name).ok())
+}
+
+/// [`env_api_key`] over an arbitrary variable source (tests, sandboxed lookups).
+pub fn env_api_key_with(provider: &str, get: impl Fn(&str) -> Option<String>) -> Option<String> {
+    env_vars_for(provider)
+        .iter()
+        .filter_map(|name| get(name))
+        .find(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_non_empty_variable_wins() {
+        let get = |n: &str| match n {
+            "ANTHROPIC_OAUTH_TOKEN" => Some(String::new()),
+            "ANTHROPIC_API_KEY" => Some("sk-ant".to_string()),
+            _ => None,
+        };
+        assert_eq!(env_api_key_with("anthropic", get), Some("sk-ant".into()));
+        assert_eq!(env_api_key_with("unknown-provider", get), None);
+        assert_eq!(primary_env_var("anthropic"), Some("ANTHROPIC_API_KEY"));
+        assert_eq!(env_vars_for("moonshotai-cn"), &["MOONSHOT_API_KEY"]);
+    }
+}

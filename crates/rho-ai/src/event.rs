@@ -1,0 +1,343 @@
+//! The streaming event protocol (providers spec §2) and the stream that carries it.
+//!
+//! Events carry deltas, not snapshots of the partial message: copying a growing message per
+//! token would make long replies quadratic. Consumers that need the partial message (the UI,
+//! RPC's `message_update`) fold events into a [`PartialMessage`], which yields the exact
+//! `partial` pi sends.
+
+use tokio::sync::mpsc;
+
+use crate::content::{ContentBlock, TextContent, ThinkingContent, ToolCall};
+use crate::json_stream::parse_partial_json;
+use crate::message::AssistantMessage;
+use crate::usage::StopReason;
+
+/// One event of an assistant reply. `content_index` indexes the message's `content`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AssistantMessageEvent {
+    /// The response headers arrived with a 2xx status; `partial` is the empty message.
+    Start {
+        /// The empty message (api, provider, model filled).
+        partial: AssistantMessage,
+    },
+    /// A text block opened.
+    TextStart {
+        /// Index into `content`.
+        content_index: usize,
+    },
+    /// More text.
+    TextDelta {
+        /// Index into `content`.
+        content_index: usize,
+        /// The new text.
+        delta: String,
+    },
+    /// A text block closed; `text` is the final block.
+    TextEnd {
+        /// Index into `content`.
+        content_index: usize,
+        /// The whole block, signature included.
+        text: TextContent,
+    },
+    /// A thinking block opened.
+    ThinkingStart {
+        /// Index into `content`.
+        content_index: usize,
+    },
+    /// More thinking.
+    ThinkingDelta {
+        /// Index into `content`.
+        content_index: usize,
+        /// The new text.
+        delta: String,
+    },
+    /// A thinking block closed; `thinking` is the final block.
+    ThinkingEnd {
+        /// Index into `content`.
+        content_index: usize,
+        /// The whole block, signature included.
+        thinking: ThinkingContent,
+    },
+    /// A tool call opened.
+    ToolCallStart {
+        /// Index into `content`.
+        content_index: usize,
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+    },
+    /// A raw fragment of the arguments' JSON (may be empty).
+    ToolCallDelta {
+        /// Index into `content`.
+        content_index: usize,
+        /// Raw JSON fragment.
+        delta: String,
+    },
+    /// A tool call closed with its parsed arguments.
+    ToolCallEnd {
+        /// Index into `content`.
+        content_index: usize,
+        /// The final call.
+        tool_call: ToolCall,
+    },
+    /// The reply ended normally (`stop`, `length` or `toolUse`).
+    Done {
+        /// The stop reason.
+        reason: StopReason,
+        /// The final message.
+        message: AssistantMessage,
+    },
+    /// The reply failed (`error`) or was aborted (`aborted`); `error` keeps what streamed.
+    Error {
+        /// `error` or `aborted`.
+        reason: StopReason,
+        /// The message so far, with `stop_reason` and `error_message` set.
+        error: AssistantMessage,
+    },
+}
+
+impl AssistantMessageEvent {
+    /// The wire name of the event (`text_delta`, `done`, ...).
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Start { .. } => "start",
+            Self::TextStart { .. } => "text_start",
+            Self::TextDelta { .. } => "text_delta",
+            Self::TextEnd { .. } => "text_end",
+            Self::ThinkingStart { .. } => "thinking_start",
+            Self::ThinkingDelta { .. } => "thinking_delta",
+            Self::ThinkingEnd { .. } => "thinking_end",
+            Self::ToolCallStart { .. } => "toolcall_start",
+            Self::ToolCallDelta { .. } => "toolcall_delta",
+            Self::ToolCallEnd { .. } => "toolcall_end",
+            Self::Done { .. } => "done",
+            Self::Error { .. } => "error",
+        }
+    }
+
+    /// Whether this event ends the stream.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Self::Done { .. } | Self::Error { .. })
+    }
+}
+
+/// The receiving end of a provider call. Ends after exactly one terminal event.
+#[derive(Debug)]
+pub struct AssistantStream {
+    rx: mpsc::UnboundedReceiver<AssistantMessageEvent>,
+    finished: bool,
+}
+
+/// The sending end used by providers. Drops everything after the first terminal event so a
+/// provider bug can never produce two endings.
+#[derive(Debug, Clone)]
+pub struct EventSink {
+    tx: mpsc::UnboundedSender<AssistantMessageEvent>,
+    ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl EventSink {
+    /// Sends one event; returns false once the stream has ended or the receiver is gone.
+    pub fn push(&self, event: AssistantMessageEvent) -> bool {
+        use std::sync::atomic::Ordering;
+        if self.ended.load(Ordering::Acquire) {
+            return false;
+        }
+        if event.is_terminal() {
+            self.ended.store(true, Ordering::Release);
+        }
+        self.tx.send(event).is_ok()
+    }
+
+    /// Whether a terminal event was sent.
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Whether the consumer dropped the stream (nobody listens any more).
+    pub fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+impl AssistantStream {
+    /// A connected sink/stream pair.
+    pub fn channel() -> (EventSink, AssistantStream) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (
+            EventSink {
+                tx,
+                ended: Default::default(),
+            },
+            AssistantStream {
+                rx,
+                finished: false,
+            },
+        )
+    }
+
+    /// A stream that replays fixed events (scripted providers, tests).
+    pub fn from_events(events: impl IntoIterator<Item = AssistantMessageEvent>) -> Self {
+        let (sink, stream) = Self::channel();
+        for e in events {
+            sink.push(e);
+        }
+        stream
+    }
+
+    /// The next event, `None` after the terminal one. If the producer vanished without a
+    /// terminal event, a synthetic `error` event is returned so consumers always see an end.
+    pub async fn next(&mut self) -> Option<AssistantMessageEvent> {
+        if self.finished {
+            return None;
+        }
+        match self.rx.recv().await {
+            Some(e) => {
+                if e.is_terminal() {
+                    self.finished = true;
+                }
+                Some(e)
+            }
+            None => {
+                self.finished = true;
+                let mut error = AssistantMessage::empty("", "", "");
+                error.stop_reason = StopReason::Error;
+                error.error_message = Some("Provider stream ended without a result".into());
+                Some(AssistantMessageEvent::Error {
+                    reason: StopReason::Error,
+                    error,
+                })
+            }
+        }
+    }
+
+    /// Drains the stream and returns the final message (`done.message` or `error.error`).
+    pub async fn result(mut self) -> AssistantMessage {
+        let mut last = None;
+        while let Some(e) = self.next().await {
+            match e {
+                AssistantMessageEvent::Done { message, .. } => last = Some(message),
+                AssistantMessageEvent::Error { error, .. } => last = Some(error),
+                _ => {}
+            }
+        }
+        last.unwrap_or_else(|| AssistantMessage::empty("", "", ""))
+    }
+}
+
+/// Folds events into the partial assistant message, the way pi's shared `partial` object
+/// evolves. Tool-call arguments are re-parsed leniently as fragments arrive.
+#[derive(Debug, Clone, Default)]
+pub struct PartialMessage {
+    message: Option<AssistantMessage>,
+    tool_json: Vec<(usize, String)>,
+}
+
+impl PartialMessage {
+    /// An empty accumulator.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The message so far (`None` before `start`).
+    pub fn message(&self) -> Option<&AssistantMessage> {
+        self.message.as_ref()
+    }
+
+    /// Applies one event.
+    pub fn apply(&mut self, event: &AssistantMessageEvent) {
+        use AssistantMessageEvent as E;
+        match event {
+            E::Start { partial } => self.message = Some(partial.clone()),
+            E::Done { message, .. } => self.message = Some(message.clone()),
+            E::Error { error, .. } => self.message = Some(error.clone()),
+            E::TextStart { content_index } => {
+                self.set_block(*content_index, ContentBlock::Text(TextContent::default()))
+            }
+            E::ThinkingStart { content_index } => self.set_block(
+                *content_index,
+                ContentBlock::Thinking(ThinkingContent::default()),
+            ),
+            E::ToolCallStart {
+                content_index,
+                id,
+                name,
+            } => {
+                self.tool_json.push((*content_index, String::new()));
+                self.set_block(
+                    *content_index,
+                    ContentBlock::ToolCall(ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        ..Default::default()
+                    }),
+                )
+            }
+            E::TextDelta {
+                content_index,
+                delta,
+            } => {
+                if let Some(ContentBlock::Text(t)) = self.block_mut(*content_index) {
+                    t.text.push_str(delta);
+                }
+            }
+            E::ThinkingDelta {
+                content_index,
+                delta,
+            } => {
+                if let Some(ContentBlock::Thinking(t)) = self.block_mut(*content_index) {
+                    t.thinking.push_str(delta);
+                }
+            }
+            E::ToolCallDelta {
+                content_index,
+                delta,
+            } => {
+                let Some(buf) = self
+                    .tool_json
+                    .iter_mut()
+                    .find(|(i, _)| i == content_index)
+                    .map(|(_, b)| b)
+                else {
+                    return;
+                };
+                buf.push_str(delta);
+                let args = parse_partial_json(buf);
+                if let Some(ContentBlock::ToolCall(tc)) = self.block_mut(*content_index) {
+                    tc.arguments = args;
+                }
+            }
+            E::TextEnd {
+                content_index,
+                text,
+            } => self.set_block(*content_index, ContentBlock::Text(text.clone())),
+            E::ThinkingEnd {
+                content_index,
+                thinking,
+            } => self.set_block(*content_index, ContentBlock::Thinking(thinking.clone())),
+            E::ToolCallEnd {
+                content_index,
+                tool_call,
+            } => {
+                self.tool_json.retain(|(i, _)| i != content_index);
+                self.set_block(*content_index, ContentBlock::ToolCall(tool_call.clone()))
+            }
+        }
+    }
+
+    fn block_mut(&mut self, index: usize) -> Option<&mut ContentBlock> {
+        self.message.as_mut()?.content.get_mut(index)
+    }
+
+    fn set_block(&mut self, index: usize, block: ContentBlock) {
+        let Some(m) = self.message.as_mut() else {
+            return;
+        };
+        if index < m.content.len() {
+            m.content[index] = block;
+        } else {
+            m.content.push(block);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The HTTP/SSE transport every provider shares: one pooled client, a POST that honours the
+//! abort signal, and a read loop that feeds SSE events to the provider's parser.
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio_util::sync::CancellationToken;
+
+use crate::sse::{SseEvent, SseParser};
+
+/// The process-wide client: building one loads TLS roots, so it is done once, lazily.
+pub fn client() -> &'static reqwest::Client {
+    static CLIENT: OnceLock<reqwest::Client> = OnceLock::new();
+    CLIENT.get_or_init(|| {
+        reqwest::Client::builder()
+            .connect_timeout(Duration::from_secs(30))
+            .build()
+            .unwrap_or_else(|_| reqwest::Client::new())
+    })
+}
+
+/// How a request failed before or while streaming.
+#[derive(Debug)]
+pub enum HttpFailure {
+    /// The caller aborted.
+    Aborted,
+    /// A non-2xx status with the raw body text.
+    Status {
+        /// HTTP status code.
+        status: u16,
+        /// The response body as text (possibly empty).
+        body: String,
+    },
+    /// Connection, TLS, timeout or body-read failure.
+    Transport(String),
+}
+
+/// POSTs a JSON body and returns the 2xx response, or why not.
+pub async fn post_json(
+    url: &str,
+    headers: &[(String, String)],
+    body: &serde_json::Value,
+    cancel: &CancellationToken,
+    timeout: Option<Duration>,
+) -> Result<reqwest::Response, HttpFailure> {
+    let bytes = serde_json::to_vec(body).map_err(|e| HttpFailure::Transport(e.to_string()))?;
+    let mut req = client()
+        .post(url)
+        .header("content-type", "application/json")
+        .timeout(timeout.unwrap_or(Duration::from_secs(600)))
+        .body(bytes);
+    for (k, v) in headers {
+        req = req.header(k.as_str(), v.as_str());
+    }
+    let resp = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+        r = req.send() => r.map_err(|e| HttpFailure::Transport(transport_message(&e)))?,
+    };
+    let status = resp.status().as_u16();
+    if !(200..300).contains(&status) {
+        let body = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+            b = resp.text() => b.unwrap_or_default(),
+        };
+        return Err(HttpFailure::Status { status, body });
+    }
+    Ok(resp)
+}
+
+/// Reads the response body as SSE, calling `on_event` per event. `on_event` returns false to
+/// stop early (e.g. after a terminal event). Ends at EOF (flushing a pending event), on a
+/// transport error, or when `cancel` fires (the connection is dropped at once).
+pub async fn read_sse(
+    resp: reqwest::Response,
+    cancel: &CancellationToken,
+    mut on_event: impl FnMut(SseEvent) -> bool,
+) -> Result<(), HttpFailure> {
+    let mut parser = SseParser::new();
+    let mut body = resp.bytes_stream();
+    let mut keep_going = true;
+    while keep_going {
+        let chunk = tokio::select! {
+            biased;
+            _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+            c = body.next() => c,
+        };
+        match chunk {
+            Some(Ok(bytes)) => parser.feed(&bytes, |e| {
+                if keep_going {
+                    keep_going = on_event(e);
+                }
+            }),
+            Some(Err(e)) => return Err(HttpFailure::Transport(transport_message(&e))),
+            None => {
+                parser.finish(|e| {
+                    if keep_going {
+                        keep_going = on_event(e);
+                    }
+                });
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A readable message for a reqwest error, including its source chain.
+fn transport_message(e: &reqwest::Error) -> String {
+    let mut msg = if e.is_timeout() {
+        "Request timed out".to_string()
+    } else if e.is_connect() {
+        "Connection error".to_string()
+    } else if e.is_body() || e.is_decode() {
+        "Connection lost while streaming".to_string()
+    } else {
+        "Request failed".to_string()
+    };
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}

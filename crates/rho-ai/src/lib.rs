@@ -1,0 +1,30 @@
+//! rho's provider layer: the message model every other crate speaks, the model catalog, and
+//! streaming calls to Anthropic, OpenAI (Chat Completions and Responses, plus every
+//! compatible server) and Google Gemini over real HTTP/SSE.
+//!
+//! Wire formats follow pi 0.73.1 (`@mariozechner/pi-ai`) so sessions and RPC payloads are
+//! interchangeable with pi.
+
+pub mod api_key;
+pub mod content;
+pub mod event;
+pub mod http;
+pub mod json_stream;
+pub mod message;
+pub mod model;
+pub mod options;
+pub mod provider;
+pub mod providers;
+pub mod reply;
+pub mod sse;
+pub mod usage;
+
+pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
+pub use event::{AssistantMessageEvent, AssistantStream, EventSink, PartialMessage};
+pub use message::{
+    now_ms, AssistantMessage, Context, Message, Tool, ToolResultMessage, UserContent, UserMessage,
+};
+pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
+pub use options::{CacheRetention, StreamOptions, ThinkingBudgets};
+pub use provider::{stream, ProviderError};
+pub use usage::{Cost, StopReason, Usage};

@@ -1,0 +1,247 @@
+//! The entry point: `stream(model, context, options)` picks the wire API and runs the call.
+//!
+//! Each API module turns a context into an [`HttpRequest`] (pure, snapshot-tested) and parses
+//! the SSE reply with a [`WireParser`]. The shared [`drive`] does the HTTP, the abort
+//! handling and the error mapping, so all four APIs end their streams the same way.
+
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::event::AssistantStream;
+use crate::http::{self, HttpFailure};
+use crate::message::Context;
+use crate::model::Model;
+use crate::options::StreamOptions;
+use crate::reply::ReplyBuilder;
+use crate::sse::SseEvent;
+use crate::usage::StopReason;
+
+/// Why a call could not even start (no stream exists yet).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// No key in the options nor in the provider's environment variables.
+    #[error("No API key for provider: {0}")]
+    NoApiKey(String),
+    /// The model names an API rho does not speak.
+    #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses or google-generative-ai")]
+    UnsupportedApi {
+        /// The api field.
+        api: String,
+        /// The model id.
+        model: String,
+    },
+}
+
+/// A fully built request: what goes on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpRequest {
+    /// Endpoint URL.
+    pub url: String,
+    /// Headers in precedence order (later ones win).
+    pub headers: Vec<(String, String)>,
+    /// JSON body.
+    pub body: serde_json::Value,
+}
+
+/// What a parser wants after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep reading.
+    Continue,
+    /// The reply is complete; stop reading.
+    Stop,
+}
+
+/// Folds one API's SSE events into the reply.
+pub trait WireParser: Send {
+    /// Handles one event; `Err` ends the stream with that error message.
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String>;
+    /// Called when the body ended: the stop reason, or `Err` when the stream was cut short.
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String>;
+}
+
+/// The wire APIs rho speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Api {
+    /// Anthropic Messages.
+    AnthropicMessages,
+    /// OpenAI Chat Completions and compatible servers.
+    OpenAiCompletions,
+    /// OpenAI Responses.
+    OpenAiResponses,
+    /// Google Gemini.
+    GoogleGenerativeAi,
+}
+
+impl Api {
+    /// Parses a model's `api` field.
+    pub fn parse(api: &str) -> Option<Api> {
+        match api {
+            "anthropic-messages" => Some(Api::AnthropicMessages),
+            "openai-completions" => Some(Api::OpenAiCompletions),
+            "openai-responses" => Some(Api::OpenAiResponses),
+            "google-generative-ai" => Some(Api::GoogleGenerativeAi),
+            _ => None,
+        }
+    }
+}
+
+/// Resolves the key (options, then environment) and fills the default max tokens.
+pub fn resolve_options(
+    model: &Model,
+    mut options: StreamOptions,
+) -> Result<StreamOptions, ProviderError> {
+    if options.api_key.as_deref().is_none_or(str::is_empty) {
+        options.api_key = crate::api_key::env_api_key(&model.provider);
+    }
+    if options.api_key.is_none() {
+        return Err(ProviderError::NoApiKey(model.provider.clone()));
+    }
+    if options.max_tokens.is_none() {
+        options.max_tokens = Some(model.max_tokens.min(32_000));
+    }
+    Ok(options)
+}
+
+/// Starts a call. Errors only when no stream can exist (no key, unknown API); every later
+/// failure arrives as the stream's terminal `error` event. Must run inside a tokio runtime.
+pub fn stream(
+    model: &Model,
+    context: &Context,
+    options: StreamOptions,
+) -> Result<AssistantStream, ProviderError> {
+    let api = Api::parse(&model.api).ok_or_else(|| ProviderError::UnsupportedApi {
+        api: model.api.clone(),
+        model: model.id.clone(),
+    })?;
+    let options = resolve_options(model, options)?;
+    let (sink, stream) = AssistantStream::channel();
+    let reply = ReplyBuilder::new(model, sink, options.cancel.clone());
+    let cancel = options.cancel.clone();
+    let timeout = options.timeout;
+    use crate::providers::*;
+    match api {
+        Api::AnthropicMessages => spawn(
+            anthropic::build_request(model, context, &options),
+            anthropic::Parser::new(model),
+            anthropic::error_message,
+            reply,
+            cancel,
+            timeout,
+        ),
+        Api::OpenAiCompletions => spawn(
+            openai_completions::build_request(model, context, &options),
+            openai_completions::Parser::new(model),
+            openai_completions::error_message,
+            reply,
+            cancel,
+            timeout,
+        ),
+        Api::OpenAiResponses => spawn(
+            openai_responses::build_request(model, context, &options),
+            openai_responses::Parser::new(model),
+            openai_responses::error_message,
+            reply,
+            cancel,
+            timeout,
+        ),
+        Api::GoogleGenerativeAi => spawn(
+            google::build_request(model, context, &options),
+            google::Parser::new(model),
+            google::error_message,
+            reply,
+            cancel,
+            timeout,
+        ),
+    }
+    Ok(stream)
+}
+
+fn spawn<P: WireParser + 'static>(
+    request: HttpRequest,
+    parser: P,
+    error_message: fn(u16, &str) -> String,
+    reply: ReplyBuilder,
+    cancel: CancellationToken,
+    timeout: Option<Duration>,
+) {
+    tokio::spawn(drive(
+        request,
+        parser,
+        error_message,
+        reply,
+        cancel,
+        timeout,
+    ));
+}
+
+/// Sends `request` and folds the SSE reply into `reply` with `parser`.
+pub async fn drive<P: WireParser>(
+    request: HttpRequest,
+    mut parser: P,
+    error_message: fn(u16, &str) -> String,
+    mut reply: ReplyBuilder,
+    cancel: CancellationToken,
+    timeout: Option<Duration>,
+) {
+    let resp = match http::post_json(
+        &request.url,
+        &request.headers,
+        &request.body,
+        &cancel,
+        timeout,
+    )
+    .await
+    {
+        Ok(r) => r,
+        Err(f) => return reply.fail(failure_message(f, error_message)),
+    };
+    reply.start();
+    let mut parse_error = None;
+    let read = http::read_sse(resp, &cancel, |event| {
+        match parser.on_event(event, &mut reply) {
+            Ok(Flow::Continue) => true,
+            Ok(Flow::Stop) => false,
+            Err(e) => {
+                parse_error = Some(e);
+                false
+            }
+        }
+    })
+    .await;
+    if let Some(e) = parse_error {
+        return reply.fail(e);
+    }
+    if let Err(f) = read {
+        return reply.fail(failure_message(f, error_message));
+    }
+    match parser.finish(&mut reply) {
+        Ok(reason) => reply.finish(reason, None),
+        Err(e) => reply.fail(e),
+    }
+}
+
+fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {
+    match f {
+        HttpFailure::Aborted => "Request was aborted".to_string(),
+        HttpFailure::Status { status, body } => error_message(status, &body),
+        HttpFailure::Transport(m) => m,
+    }
+}
+
+/// The OpenAI-style error text: `<status> <body.error.message>`, the raw text for a non-JSON
+/// body, `<status> status code (no body)` for an empty one (providers spec §3.0).
+pub fn openai_style_error(status: u16, body: &str) -> String {
+    if body.trim().is_empty() {
+        return format!("{status} status code (no body)");
+    }
+    match serde_json::from_str::<serde_json::Value>(body) {
+        Ok(v) => match v.pointer("/error/message").and_then(|m| m.as_str()) {
+            Some(m) => format!("{status} {m}"),
+            None if v.get("error").is_some() => format!("{status} {}", v["error"]),
+            None => format!("{status} status code (no body)"),
+        },
+        Err(_) => format!("{status} {body}"),
+    }
+}

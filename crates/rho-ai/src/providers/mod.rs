@@ -1,0 +1,6 @@
+//! One module per wire API.
+
+pub mod anthropic;
+pub mod google;
+pub mod openai_completions;
+pub mod openai_responses;

@@ -1,0 +1,178 @@
+//! Incremental Server-Sent Events parser (providers spec §3.0 "SSE framing").
+//!
+//! Bytes arrive in arbitrary chunks; lines end in `\n`, `\r\n` or `\r`; a blank line
+//! dispatches; `:` lines are comments; `data:` lines are joined with `\n`; a pending event is
+//! flushed at EOF. Invalid UTF-8 is decoded lossily so a broken server cannot panic us.
+
+/// One dispatched SSE event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event:` name, if any.
+    pub event: Option<String>,
+    /// The joined `data:` lines.
+    pub data: String,
+}
+
+/// Feeds on byte chunks, yields whole events.
+#[derive(Debug, Default)]
+pub struct SseParser {
+    buf: Vec<u8>,
+    /// Set when the previous chunk ended in `\r`, so a leading `\n` is not a second line end.
+    skip_lf: bool,
+    event: Option<String>,
+    data: String,
+    has_data: bool,
+}
+
+impl SseParser {
+    /// A fresh parser.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds bytes and calls `on_event` for every event they complete.
+    pub fn feed(&mut self, mut chunk: &[u8], mut on_event: impl FnMut(SseEvent)) {
+        if self.skip_lf {
+            if let Some(rest) = chunk.strip_prefix(b"\n") {
+                chunk = rest;
+            }
+            self.skip_lf = false;
+        }
+        let mut start = 0;
+        let mut i = 0;
+        while i < chunk.len() {
+            let b = chunk[i];
+            if b == b'\n' || b == b'\r' {
+                let line_end = i;
+                if b == b'\r' {
+                    if i + 1 < chunk.len() {
+                        if chunk[i + 1] == b'\n' {
+                            i += 1;
+                        }
+                    } else {
+                        self.skip_lf = true;
+                    }
+                }
+                if self.buf.is_empty() {
+                    self.line(&chunk[start..line_end], &mut on_event);
+                } else {
+                    self.buf.extend_from_slice(&chunk[start..line_end]);
+                    let line = std::mem::take(&mut self.buf);
+                    self.line(&line, &mut on_event);
+                }
+                start = i + 1;
+            }
+            i += 1;
+        }
+        if start < chunk.len() {
+            self.buf.extend_from_slice(&chunk[start..]);
+        }
+    }
+
+    /// Flushes whatever is pending at end of input.
+    pub fn finish(&mut self, mut on_event: impl FnMut(SseEvent)) {
+        if !self.buf.is_empty() {
+            let line = std::mem::take(&mut self.buf);
+            self.line(&line, &mut on_event);
+        }
+        self.dispatch(&mut on_event);
+    }
+
+    fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(SseEvent)) {
+        if line.is_empty() {
+            self.dispatch(on_event);
+            return;
+        }
+        if line[0] == b':' {
+            return;
+        }
+        let (field, value) = match line.iter().position(|&c| c == b':') {
+            Some(p) => {
+                let v = &line[p + 1..];
+                (&line[..p], v.strip_prefix(b" ").unwrap_or(v))
+            }
+            None => (line, &b""[..]),
+        };
+        match field {
+            b"data" => {
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(&String::from_utf8_lossy(value));
+                self.has_data = true;
+            }
+            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            _ => {}
+        }
+    }
+
+    fn dispatch(&mut self, on_event: &mut impl FnMut(SseEvent)) {
+        if !self.has_data && self.event.is_none() {
+            return;
+        }
+        let event = SseEvent {
+            event: self.event.take(),
+            data: std::mem::take(&mut self.data),
+        };
+        self.has_data = false;
+        on_event(event);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_chunks(chunks: &[&[u8]]) -> Vec<SseEvent> {
+        let mut p = SseParser::new();
+        let mut out = Vec::new();
+        for c in chunks {
+            p.feed(c, |e| out.push(e));
+        }
+        p.finish(|e| out.push(e));
+        out
+    }
+
+    #[test]
+    fn joins_data_lines_and_reads_event_names() {
+        let out = parse_chunks(&[b"event: a\ndata: x\ndata:y\n\n: comment\ndata: z\n\n"]);
+        assert_eq!(
+            out,
+            vec![
+                SseEvent {
+                    event: Some("a".into()),
+                    data: "x\ny".into()
+                },
+                SseEvent {
+                    event: None,
+                    data: "z".into()
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn handles_crlf_and_cr_split_across_chunks() {
+        let out = parse_chunks(&[b"data: 1\r", b"\n\r", b"\ndata: 2\r\r"]);
+        let data: Vec<_> = out.iter().map(|e| e.data.as_str()).collect();
+        assert_eq!(data, ["1", "2"]);
+    }
+
+    #[test]
+    fn line_split_in_the_middle_of_a_field() {
+        let out = parse_chunks(&[b"da", b"ta: hel", b"lo\n", b"\n"]);
+        assert_eq!(out[0].data, "hello");
+    }
+
+    #[test]
+    fn flushes_pending_event_at_eof() {
+        let out = parse_chunks(&[b"data: tail"]);
+        assert_eq!(out[0].data, "tail");
+    }
+
+    #[test]
+    fn invalid_utf8_is_lossy_not_a_panic() {
+        let out = parse_chunks(&[b"data: \xff\xfe\n\n"]);
+        assert_eq!(out[0].data, "\u{fffd}\u{fffd}");
+    }
+}

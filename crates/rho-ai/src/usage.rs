@@ -1,0 +1,85 @@
+//! Token usage, cost and stop reasons.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::ModelCost;
+
+/// Cost in USD, split like [`Usage`].
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// Uncached input.
+    pub input: f64,
+    /// Output (incl. reasoning).
+    pub output: f64,
+    /// Cache hits.
+    pub cache_read: f64,
+    /// Cache writes.
+    pub cache_write: f64,
+    /// Sum of the above.
+    pub total: f64,
+}
+
+/// Token counts of one reply. `input` excludes cache reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Uncached prompt tokens.
+    pub input: u64,
+    /// Output tokens, reasoning included.
+    pub output: u64,
+    /// Prompt tokens served from cache.
+    pub cache_read: u64,
+    /// Prompt tokens written to cache.
+    pub cache_write: u64,
+    /// All of the above.
+    pub total_tokens: u64,
+    /// USD cost.
+    #[serde(default)]
+    pub cost: Cost,
+}
+
+impl Usage {
+    /// Fills `total_tokens` and `cost` from the token fields and the model's prices
+    /// (USD per million tokens).
+    pub fn compute_cost(&mut self, prices: &ModelCost) {
+        self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+        let per = |tokens: u64, price: f64| price / 1e6 * tokens as f64;
+        self.cost.input = per(self.input, prices.input);
+        self.cost.output = per(self.output, prices.output);
+        self.cost.cache_read = per(self.cache_read, prices.cache_read);
+        self.cost.cache_write = per(self.cache_write, prices.cache_write);
+        self.cost.total =
+            self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+    }
+}
+
+/// Why a reply ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    /// Normal end.
+    #[default]
+    Stop,
+    /// Hit the max-token limit.
+    Length,
+    /// Ended with tool calls; the loop continues.
+    ToolUse,
+    /// Provider or transport failure.
+    Error,
+    /// The user aborted.
+    Aborted,
+}
+
+impl StopReason {
+    /// The wire name (`stop`, `length`, `toolUse`, `error`, `aborted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Stop => "stop",
+            StopReason::Length => "length",
+            StopReason::ToolUse => "toolUse",
+            StopReason::Error => "error",
+            StopReason::Aborted => "aborted",
+        }
+    }
+}

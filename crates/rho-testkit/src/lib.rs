@@ -1,0 +1,25 @@
+//! Test support shared by every rho crate: [`MockServer`], an HTTP/1.1 server on 127.0.0.1
+//! that replays scripted responses (SSE streams as the real APIs send them, HTTP errors with
+//! the providers' real error bodies, delays, dropped connections, malformed bytes) and records
+//! every request so tests can assert on what was sent.
+
+pub mod server;
+
+pub use server::{Chunk, MockResponse, MockServer, RecordedRequest};
+
+/// One SSE event as bytes: optional `event:` line, one `data:` line per line of `data`, blank line.
+pub fn sse_event(event: Option<&str>, data: &str) -> String {
+    let mut out = String::new();
+    if let Some(name) = event {
+        out.push_str("event: ");
+        out.push_str(name);
+        out.push('\n');
+    }
+    for line in data.split('\n') {
+        out.push_str("data: ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
