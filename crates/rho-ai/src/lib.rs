@@ -17,6 +17,7 @@ pub mod provider;
 pub mod providers;
 pub mod reply;
 pub mod sse;
+pub mod transform;
 pub mod usage;
 
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
