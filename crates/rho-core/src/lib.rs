@@ -1,0 +1,4 @@
+//! rho's session core: the AgentSession prompting system and everything it stands on
+//! (session files, compaction, skills, prompt templates, context files, settings).
+
+pub mod resources;
