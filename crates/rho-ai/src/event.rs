@@ -341,3 +341,71 @@ impl PartialMessage {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[tokio::test]
+    async fn one_terminal_event_and_later_pushes_dropped() {
+        let (sink, mut stream) = AssistantStream::channel();
+        let msg = AssistantMessage::empty("a", "p", "m");
+        assert!(sink.push(AssistantMessageEvent::Start {
+            partial: msg.clone()
+        }));
+        assert!(sink.push(AssistantMessageEvent::Done {
+            reason: StopReason::Stop,
+            message: msg.clone()
+        }));
+        assert!(!sink.push(AssistantMessageEvent::TextStart { content_index: 0 }));
+        assert!(sink.has_ended());
+        assert_eq!(stream.next().await.map(|e| e.type_name()), Some("start"));
+        assert_eq!(stream.next().await.map(|e| e.type_name()), Some("done"));
+        assert_eq!(stream.next().await, None);
+    }
+
+    #[tokio::test]
+    async fn vanished_producer_yields_an_error_end() {
+        let (sink, stream) = AssistantStream::channel();
+        drop(sink);
+        let result = stream.result().await;
+        assert_eq!(result.stop_reason, StopReason::Error);
+        assert!(result.error_message.is_some());
+    }
+
+    #[test]
+    fn partial_message_folds_deltas_and_lenient_tool_json() {
+        let mut p = PartialMessage::new();
+        let events = [
+            AssistantMessageEvent::Start {
+                partial: AssistantMessage::empty("a", "p", "m"),
+            },
+            AssistantMessageEvent::TextStart { content_index: 0 },
+            AssistantMessageEvent::TextDelta {
+                content_index: 0,
+                delta: "Hel".into(),
+            },
+            AssistantMessageEvent::TextDelta {
+                content_index: 0,
+                delta: "lo".into(),
+            },
+            AssistantMessageEvent::ToolCallStart {
+                content_index: 1,
+                id: "t1".into(),
+                name: "read".into(),
+            },
+            AssistantMessageEvent::ToolCallDelta {
+                content_index: 1,
+                delta: "{\"path\": \"src/ma".into(),
+            },
+        ];
+        for e in &events {
+            p.apply(e);
+        }
+        let m = p.message().expect("started");
+        assert_eq!(m.text(), "Hello");
+        let tc = m.tool_calls().next().expect("tool call");
+        assert_eq!(tc.arguments, json!({"path": "src/ma"}));
+    }
+}
