@@ -2,3 +2,4 @@
 //! (session files, compaction, skills, prompt templates, context files, settings).
 
 pub mod resources;
+pub mod settings;

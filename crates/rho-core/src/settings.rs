@@ -1,0 +1,383 @@
+//! settings.json: global (`<agentDir>/settings.json`) overlaid by project
+//! (`<cwd>/.rho/settings.json`) as pi does it (interfaces spec §6.2): each top-level object is
+//! shallow-merged one level deep, anything else replaces. A broken file counts as `{}` with a
+//! warning and is never written over.
+
+use std::path::{Path, PathBuf};
+
+use rho_ai::ThinkingLevel;
+use serde_json::{Map, Value};
+
+/// How queued messages are delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum QueueMode {
+    /// One queued message per delivery point.
+    #[default]
+    OneAtATime,
+    /// Every queued message at once.
+    All,
+}
+
+impl QueueMode {
+    /// Parses `all` / `one-at-a-time`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "all" => Some(QueueMode::All),
+            "one-at-a-time" => Some(QueueMode::OneAtATime),
+            _ => None,
+        }
+    }
+
+    /// The settings/RPC name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QueueMode::OneAtATime => "one-at-a-time",
+            QueueMode::All => "all",
+        }
+    }
+}
+
+/// The effective settings: the merged JSON plus where each scope lives.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    merged: Map<String, Value>,
+    global_path: Option<PathBuf>,
+    /// Problems found while reading (unparsable files), for the user.
+    pub warnings: Vec<String>,
+    global_broken: bool,
+}
+
+impl Settings {
+    /// Reads both scopes. Missing files are empty; broken ones are `{}` plus a warning.
+    pub fn load(agent_dir: &Path, project_dir: &Path) -> Settings {
+        let global_path = agent_dir.join("settings.json");
+        let project_path = project_dir.join("settings.json");
+        let mut warnings = Vec::new();
+        let (global, global_broken) = read_scope(&global_path, &mut warnings);
+        let (project, _) = read_scope(&project_path, &mut warnings);
+        let mut s = Settings::from_scopes(global, project);
+        s.global_path = Some(global_path);
+        s.global_broken = global_broken;
+        s.warnings = warnings;
+        s
+    }
+
+    /// Merges two scopes (global, then project over it) after migrating both.
+    pub fn from_scopes(global: Map<String, Value>, project: Map<String, Value>) -> Settings {
+        let mut merged = migrate(global);
+        for (k, v) in migrate(project) {
+            match (merged.get_mut(&k), v) {
+                (Some(Value::Object(g)), Value::Object(p)) => g.extend(p),
+                (_, v) => {
+                    merged.insert(k, v);
+                }
+            }
+        }
+        Settings {
+            merged,
+            ..Default::default()
+        }
+    }
+
+    /// The raw merged JSON.
+    pub fn raw(&self) -> &Map<String, Value> {
+        &self.merged
+    }
+
+    fn get(&self, path: &str) -> Option<&Value> {
+        let mut parts = path.split('.');
+        let mut cur = self.merged.get(parts.next()?)?;
+        for p in parts {
+            cur = cur.get(p)?;
+        }
+        Some(cur)
+    }
+
+    fn bool_or(&self, path: &str, default: bool) -> bool {
+        self.get(path).and_then(Value::as_bool).unwrap_or(default)
+    }
+
+    fn u64_or(&self, path: &str, default: u64) -> u64 {
+        self.get(path).and_then(Value::as_u64).unwrap_or(default)
+    }
+
+    fn str(&self, path: &str) -> Option<&str> {
+        self.get(path).and_then(Value::as_str)
+    }
+
+    /// `defaultProvider`.
+    pub fn default_provider(&self) -> Option<&str> {
+        self.str("defaultProvider")
+    }
+    /// `defaultModel`.
+    pub fn default_model(&self) -> Option<&str> {
+        self.str("defaultModel")
+    }
+    /// `defaultThinkingLevel` (unset → `medium`).
+    pub fn default_thinking_level(&self) -> ThinkingLevel {
+        self.str("defaultThinkingLevel")
+            .and_then(ThinkingLevel::parse)
+            .unwrap_or(ThinkingLevel::Medium)
+    }
+    /// `steeringMode`.
+    pub fn steering_mode(&self) -> QueueMode {
+        self.str("steeringMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or_default()
+    }
+    /// `followUpMode`.
+    pub fn follow_up_mode(&self) -> QueueMode {
+        self.str("followUpMode")
+            .and_then(QueueMode::parse)
+            .unwrap_or_default()
+    }
+    /// `compaction.enabled` (true).
+    pub fn compaction_enabled(&self) -> bool {
+        self.bool_or("compaction.enabled", true)
+    }
+    /// `compaction.reserveTokens` (16384).
+    pub fn compaction_reserve_tokens(&self) -> u64 {
+        self.u64_or("compaction.reserveTokens", 16_384)
+    }
+    /// `compaction.keepRecentTokens` (20000).
+    pub fn compaction_keep_recent_tokens(&self) -> u64 {
+        self.u64_or("compaction.keepRecentTokens", 20_000)
+    }
+    /// `branchSummary.reserveTokens` (16384).
+    pub fn branch_summary_reserve_tokens(&self) -> u64 {
+        self.u64_or("branchSummary.reserveTokens", 16_384)
+    }
+    /// `retry.enabled` (true).
+    pub fn retry_enabled(&self) -> bool {
+        self.bool_or("retry.enabled", true)
+    }
+    /// `retry.maxRetries` (3).
+    pub fn retry_max_retries(&self) -> u64 {
+        self.u64_or("retry.maxRetries", 3)
+    }
+    /// `retry.baseDelayMs` (2000).
+    pub fn retry_base_delay_ms(&self) -> u64 {
+        self.u64_or("retry.baseDelayMs", 2000)
+    }
+    /// `retry.provider.maxRetryDelayMs` (60000; 0 = no cap).
+    pub fn retry_max_delay_ms(&self) -> u64 {
+        self.u64_or("retry.provider.maxRetryDelayMs", 60_000)
+    }
+    /// `hideThinkingBlock` (false).
+    pub fn hide_thinking_block(&self) -> bool {
+        self.bool_or("hideThinkingBlock", false)
+    }
+    /// `shellPath`.
+    pub fn shell_path(&self) -> Option<&str> {
+        self.str("shellPath")
+    }
+    /// `shellCommandPrefix`.
+    pub fn shell_command_prefix(&self) -> Option<&str> {
+        self.str("shellCommandPrefix")
+    }
+    /// `sessionDir`.
+    pub fn session_dir(&self) -> Option<&str> {
+        self.str("sessionDir")
+    }
+    /// `images.blockImages` (false).
+    pub fn block_images(&self) -> bool {
+        self.bool_or("images.blockImages", false)
+    }
+    /// `enableSkillCommands` (true).
+    pub fn enable_skill_commands(&self) -> bool {
+        self.bool_or("enableSkillCommands", true)
+    }
+    /// `theme`.
+    pub fn theme(&self) -> Option<&str> {
+        self.str("theme")
+    }
+    /// A string array setting (`extensions`, `skills`, `prompts`, `themes`, `enabledModels`).
+    pub fn string_list(&self, key: &str) -> Vec<String> {
+        self.get(key)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Sets a top-level key in the global file: the file is re-read and merged key by key so
+    /// concurrent edits to other keys survive; the in-memory view is updated too. Refuses to
+    /// write over a global file that failed to parse.
+    pub fn set_global(&mut self, key: &str, value: Value) -> Result<(), SettingsError> {
+        self.merged.insert(key.to_string(), value.clone());
+        let Some(path) = self.global_path.clone() else {
+            return Ok(());
+        };
+        if self.global_broken {
+            return Err(SettingsError::Broken(path));
+        }
+        let mut on_disk = match std::fs::read_to_string(&path) {
+            Ok(text) => match serde_json::from_str::<Map<String, Value>>(&text) {
+                Ok(m) => m,
+                Err(_) => return Err(SettingsError::Broken(path)),
+            },
+            Err(_) => Map::new(),
+        };
+        on_disk.insert(key.to_string(), value);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))?;
+        }
+        let text = serde_json::to_string_pretty(&on_disk).unwrap_or_else(|_| "{}".into());
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, text + "\n")
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))
+    }
+}
+
+/// Why settings could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// The file on disk is not valid JSON; it is left alone.
+    #[error("{0} is not valid JSON; fix or delete it before rho can save settings")]
+    Broken(PathBuf),
+    /// The write failed.
+    #[error("cannot write {0}: {1}")]
+    Write(PathBuf, String),
+}
+
+fn read_scope(path: &Path, warnings: &mut Vec<String>) -> (Map<String, Value>, bool) {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return (Map::new(), false);
+    };
+    match serde_json::from_str::<Map<String, Value>>(&text) {
+        Ok(m) => (m, false),
+        Err(e) => {
+            warnings.push(format!(
+                "{}: invalid JSON ({e}); using defaults",
+                path.display()
+            ));
+            (Map::new(), true)
+        }
+    }
+}
+
+/// pi's read-time migrations: `queueMode` → `steeringMode`; boolean `websockets` → `transport`;
+/// object `skills` → `enableSkillCommands` + array; `retry.maxDelayMs` →
+/// `retry.provider.maxRetryDelayMs`.
+fn migrate(mut m: Map<String, Value>) -> Map<String, Value> {
+    if let Some(q) = m.remove("queueMode") {
+        m.entry("steeringMode").or_insert(q);
+    }
+    if let Some(Value::Bool(ws)) = m.get("websockets").cloned() {
+        m.remove("websockets");
+        m.entry("transport")
+            .or_insert_with(|| Value::String(if ws { "websocket" } else { "sse" }.into()));
+    }
+    if let Some(Value::Object(skills)) = m.get("skills").cloned() {
+        m.remove("skills");
+        if let Some(e) = skills.get("enableSkillCommands") {
+            m.entry("enableSkillCommands").or_insert(e.clone());
+        }
+        let dirs = skills
+            .get("customDirectories")
+            .cloned()
+            .unwrap_or(Value::Array(vec![]));
+        m.insert("skills".into(), dirs);
+    }
+    if let Some(Value::Object(retry)) = m.get_mut("retry") {
+        if let Some(d) = retry.remove("maxDelayMs") {
+            let provider = retry
+                .entry("provider")
+                .or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(p) = provider {
+                p.entry("maxRetryDelayMs").or_insert(d);
+            }
+        }
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().expect("object")
+    }
+
+    #[test]
+    fn project_objects_merge_one_level_and_scalars_replace() {
+        let s = Settings::from_scopes(
+            obj(
+                json!({"compaction": {"enabled": false, "reserveTokens": 100}, "skills": ["a"], "theme": "light"}),
+            ),
+            obj(json!({"compaction": {"reserveTokens": 200}, "skills": ["b"]})),
+        );
+        assert!(!s.compaction_enabled());
+        assert_eq!(s.compaction_reserve_tokens(), 200);
+        assert_eq!(s.string_list("skills"), ["b"]);
+        assert_eq!(s.theme(), Some("light"));
+    }
+
+    #[test]
+    fn defaults_when_unset() {
+        let s = Settings::default();
+        assert!(s.compaction_enabled());
+        assert_eq!(s.compaction_reserve_tokens(), 16_384);
+        assert_eq!(s.compaction_keep_recent_tokens(), 20_000);
+        assert_eq!(s.retry_max_retries(), 3);
+        assert_eq!(s.retry_base_delay_ms(), 2000);
+        assert_eq!(s.default_thinking_level(), ThinkingLevel::Medium);
+        assert_eq!(s.steering_mode(), QueueMode::OneAtATime);
+    }
+
+    #[test]
+    fn migrations_on_read() {
+        let s = Settings::from_scopes(
+            obj(json!({"queueMode": "all", "websockets": true,
+                       "skills": {"enableSkillCommands": false, "customDirectories": ["~/s"]},
+                       "retry": {"maxDelayMs": 5}})),
+            Map::new(),
+        );
+        assert_eq!(s.steering_mode(), QueueMode::All);
+        assert_eq!(s.raw()["transport"], "websocket");
+        assert!(!s.enable_skill_commands());
+        assert_eq!(s.string_list("skills"), ["~/s"]);
+        assert_eq!(s.retry_max_delay_ms(), 5);
+    }
+
+    #[test]
+    fn broken_file_warns_and_is_never_overwritten() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(&agent).expect("mkdir");
+        std::fs::write(agent.join("settings.json"), "{ not json").expect("write");
+        let mut s = Settings::load(&agent, &tmp.path().join(".rho"));
+        assert_eq!(s.warnings.len(), 1);
+        assert!(matches!(
+            s.set_global("theme", json!("dark")),
+            Err(SettingsError::Broken(_))
+        ));
+        assert_eq!(
+            std::fs::read_to_string(agent.join("settings.json")).expect("read"),
+            "{ not json"
+        );
+    }
+
+    #[test]
+    fn global_writes_keep_concurrent_edits() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().to_path_buf();
+        let mut s = Settings::load(&agent, &tmp.path().join(".rho"));
+        std::fs::write(agent.join("settings.json"), r#"{"theme":"light"}"#).expect("write");
+        s.set_global("defaultModel", json!("gpt-5"))
+            .expect("writes");
+        let on_disk: Value = serde_json::from_str(
+            &std::fs::read_to_string(agent.join("settings.json")).expect("read"),
+        )
+        .expect("json");
+        assert_eq!(on_disk, json!({"theme": "light", "defaultModel": "gpt-5"}));
+        assert_eq!(s.default_model(), Some("gpt-5"));
+    }
+}
