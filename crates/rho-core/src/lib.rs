@@ -3,3 +3,4 @@
 
 pub mod resources;
 pub mod settings;
+pub mod system_prompt;
