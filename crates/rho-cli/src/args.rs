@@ -1,26 +1,384 @@
-//! Command-line flags, named as pi names them so a pi user's muscle memory works.
+//! Command-line parsing with pi's exact rules (interfaces spec §7).
+//!
+//! Hand-written rather than clap: pi's flags include multi-letter single-dash forms (`-nt`,
+//! `-nbt`, `-nc`…), `-p` that takes the next argument as a message, value flags that fall
+//! through to "Unknown option" when last, and unknown `--name` flags collected for extensions.
+//! clap cannot express those, and a pi user's scripts depend on them.
 
-use clap::Parser;
+/// Output mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Interactive TUI, or plain text output in print mode.
+    #[default]
+    Text,
+    /// JSON event lines.
+    Json,
+    /// JSONL RPC over stdin/stdout.
+    Rpc,
+}
 
-/// rho: a fast terminal coding agent, compatible with pi's sessions, settings and RPC.
-#[derive(Debug, Parser)]
-#[command(name = "rho", version, about, long_about = None)]
+/// Every flag of the spec, parsed.
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Args {
-    /// Provider name (e.g. anthropic, openai, google).
-    #[arg(long)]
-    pub provider: Option<String>,
-    /// Model id or pattern.
-    #[arg(long)]
-    pub model: Option<String>,
-    /// API key (overrides environment and auth.json).
-    #[arg(long = "api-key")]
-    pub api_key: Option<String>,
-    /// Output mode: text (default), json or rpc.
-    #[arg(long)]
-    pub mode: Option<String>,
-    /// Non-interactive: process the prompt and exit.
-    #[arg(short = 'p', long)]
+    /// `-h`/`--help`.
+    pub help: bool,
+    /// `-v`/`--version`.
+    pub version: bool,
+    /// `--mode` (other values ignored).
+    pub mode: Option<Mode>,
+    /// `-p`/`--print`.
     pub print: bool,
-    /// Messages to send (use @file to include files).
+    /// `--provider`.
+    pub provider: Option<String>,
+    /// `--model`.
+    pub model: Option<String>,
+    /// `--api-key`.
+    pub api_key: Option<String>,
+    /// `--thinking`.
+    pub thinking: Option<String>,
+    /// `--models`, split on commas.
+    pub models: Option<Vec<String>>,
+    /// `--list-models [search]`: `Some(None)` lists all.
+    pub list_models: Option<Option<String>>,
+    /// `-c`/`--continue`.
+    pub continue_session: bool,
+    /// `-r`/`--resume`.
+    pub resume: bool,
+    /// `--session`.
+    pub session: Option<String>,
+    /// `--fork`.
+    pub fork: Option<String>,
+    /// `--session-dir`.
+    pub session_dir: Option<String>,
+    /// `--no-session`.
+    pub no_session: bool,
+    /// `-t`/`--tools`.
+    pub tools: Option<Vec<String>>,
+    /// `-nbt`/`--no-builtin-tools`.
+    pub no_builtin_tools: bool,
+    /// `-nt`/`--no-tools`.
+    pub no_tools: bool,
+    /// `--system-prompt`.
+    pub system_prompt: Option<String>,
+    /// `--append-system-prompt` (repeatable).
+    pub append_system_prompt: Vec<String>,
+    /// `-e`/`--extension` (repeatable).
+    pub extensions: Vec<String>,
+    /// `-ne`/`--no-extensions`.
+    pub no_extensions: bool,
+    /// `--skill` (repeatable).
+    pub skills: Vec<String>,
+    /// `-ns`/`--no-skills`.
+    pub no_skills: bool,
+    /// `--prompt-template` (repeatable).
+    pub prompt_templates: Vec<String>,
+    /// `-np`/`--no-prompt-templates`.
+    pub no_prompt_templates: bool,
+    /// `--theme`.
+    pub theme: Option<String>,
+    /// `--no-themes`.
+    pub no_themes: bool,
+    /// `-nc`/`--no-context-files`.
+    pub no_context_files: bool,
+    /// `--export <file>`.
+    pub export: Option<String>,
+    /// `--verbose`.
+    pub verbose: bool,
+    /// `--offline`.
+    pub offline: bool,
+    /// `@path` arguments, in order.
+    pub file_args: Vec<String>,
+    /// Plain arguments: the messages.
     pub messages: Vec<String>,
+    /// Unknown `--name[=value]` flags, for extensions to claim.
+    pub extension_flags: Vec<(String, Option<String>)>,
+    /// Unknown single-dash options (always an error).
+    pub unknown_short: Vec<String>,
+}
+
+impl Args {
+    /// The error for flags nobody claimed, `None` when all were known. `claimed` are the flag
+    /// names extensions registered.
+    pub fn unknown_options_error(&self, claimed: &[String]) -> Option<String> {
+        if let Some(short) = self.unknown_short.first() {
+            return Some(format!("Error: Unknown option: {short}"));
+        }
+        let unknown: Vec<String> = self
+            .extension_flags
+            .iter()
+            .filter(|(n, _)| !claimed.contains(n))
+            .map(|(n, _)| format!("--{n}"))
+            .collect();
+        match unknown.len() {
+            0 => None,
+            1 => Some(format!("Error: Unknown option: {}", unknown[0])),
+            _ => Some(format!("Error: Unknown options: {}", unknown.join(", "))),
+        }
+    }
+}
+
+fn split_list(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// Parses `argv` (without the program name).
+pub fn parse(argv: &[String]) -> Args {
+    let mut a = Args::default();
+    let mut i = 0;
+    while i < argv.len() {
+        let arg = argv[i].as_str();
+        i += 1;
+        let has_next = i < argv.len();
+        macro_rules! value {
+            () => {{
+                if !has_next {
+                    fall_through(&mut a, arg);
+                    continue;
+                }
+                i += 1;
+                argv[i - 1].clone()
+            }};
+        }
+        match arg {
+            "-h" | "--help" => a.help = true,
+            "-v" | "--version" => a.version = true,
+            "--mode" => {
+                let v = value!();
+                a.mode = match v.as_str() {
+                    "text" => Some(Mode::Text),
+                    "json" => Some(Mode::Json),
+                    "rpc" => Some(Mode::Rpc),
+                    _ => a.mode,
+                };
+            }
+            "-p" | "--print" => {
+                a.print = true;
+                if let Some(next) = argv.get(i) {
+                    let is_message = !(next.starts_with('@') || next.starts_with('-'))
+                        || next.starts_with("---");
+                    if is_message {
+                        a.messages.push(next.clone());
+                        i += 1;
+                    }
+                }
+            }
+            "--provider" => a.provider = Some(value!()),
+            "--model" => a.model = Some(value!()),
+            "--api-key" => a.api_key = Some(value!()),
+            "--thinking" => a.thinking = Some(value!()),
+            "--models" => a.models = Some(split_list(&value!())),
+            "--list-models" => {
+                let search = argv
+                    .get(i)
+                    .filter(|n| !n.starts_with('-') && !n.starts_with('@'))
+                    .cloned();
+                if search.is_some() {
+                    i += 1;
+                }
+                a.list_models = Some(search);
+            }
+            "-c" | "--continue" => a.continue_session = true,
+            "-r" | "--resume" => a.resume = true,
+            "--session" => a.session = Some(value!()),
+            "--fork" => a.fork = Some(value!()),
+            "--session-dir" => a.session_dir = Some(value!()),
+            "--no-session" => a.no_session = true,
+            "-t" | "--tools" => a.tools = Some(split_list(&value!())),
+            "-nbt" | "--no-builtin-tools" => a.no_builtin_tools = true,
+            "-nt" | "--no-tools" => a.no_tools = true,
+            "--system-prompt" => a.system_prompt = Some(value!()),
+            "--append-system-prompt" => a.append_system_prompt.push(value!()),
+            "-e" | "--extension" => a.extensions.push(value!()),
+            "-ne" | "--no-extensions" => a.no_extensions = true,
+            "--skill" => a.skills.push(value!()),
+            "-ns" | "--no-skills" => a.no_skills = true,
+            "--prompt-template" => a.prompt_templates.push(value!()),
+            "-np" | "--no-prompt-templates" => a.no_prompt_templates = true,
+            "--theme" => a.theme = Some(value!()),
+            "--no-themes" => a.no_themes = true,
+            "-nc" | "--no-context-files" => a.no_context_files = true,
+            "--export" => a.export = Some(value!()),
+            "--verbose" => a.verbose = true,
+            "--offline" => a.offline = true,
+            _ if arg.starts_with("--") && arg.len() > 2 => {
+                let name = &arg[2..];
+                if let Some((n, v)) = name.split_once('=') {
+                    a.extension_flags.push((n.to_string(), Some(v.to_string())));
+                } else {
+                    let v = argv
+                        .get(i)
+                        .filter(|n| !n.starts_with('-') && !n.starts_with('@'))
+                        .cloned();
+                    if v.is_some() {
+                        i += 1;
+                    }
+                    a.extension_flags.push((name.to_string(), v));
+                }
+            }
+            _ if arg.starts_with('-') && arg.len() > 1 => a.unknown_short.push(arg.to_string()),
+            _ if arg.starts_with('@') => a.file_args.push(arg[1..].to_string()),
+            _ => a.messages.push(arg.to_string()),
+        }
+    }
+    a
+}
+
+/// A value flag given last has no value: it is handled as an unknown option, as pi does.
+fn fall_through(a: &mut Args, arg: &str) {
+    if let Some(name) = arg.strip_prefix("--") {
+        a.extension_flags.push((name.to_string(), None));
+    } else {
+        a.unknown_short.push(arg.to_string());
+    }
+}
+
+/// The `--help` text.
+pub fn help_text() -> String {
+    format!(
+        "rho {} - a fast terminal coding agent, compatible with pi
+
+Usage:
+  rho [options] [@files...] [messages...]
+
+Options:
+  --provider <name>              Provider name (anthropic, openai, google, ...)
+  --model <pattern>              Model id or pattern; provider/id and :<thinking> accepted
+  --api-key <key>                API key for the selected model's provider (not saved)
+  --thinking <level>             off, minimal, low, medium, high, xhigh
+  --models <p1,p2,...>           Models to cycle through (globs allowed)
+  --list-models [search]         List available models and exit
+  --mode <text|json|rpc>         Output mode (default: text)
+  -p, --print                    Non-interactive: process the prompt and exit
+  -c, --continue                 Continue the most recent session
+  -r, --resume                   Pick a session to resume
+  --session <path|id>            Open a session file or id prefix
+  --fork <path|id>               Fork a session into a new one
+  --session-dir <dir>            Where sessions are stored
+  --no-session                   Do not save the session
+  -t, --tools <a,b,...>          Allowed tools (default: read,bash,edit,write)
+  -nbt, --no-builtin-tools       No built-in tools (extension tools stay)
+  -nt, --no-tools                No tools at all
+  --system-prompt <text|file>    Replace the base system prompt
+  --append-system-prompt <text|file>  Append to the system prompt (repeatable)
+  -e, --extension <path>         Load an extension (repeatable)
+  -ne, --no-extensions           Do not discover extensions
+  --skill <path>                 Load a skill file or directory (repeatable)
+  -ns, --no-skills               Do not discover skills
+  --prompt-template <path>       Load a prompt template (repeatable)
+  -np, --no-prompt-templates     Do not discover prompt templates
+  --theme <path>                 Theme file for the interactive mode
+  --no-themes                    Do not load themes
+  -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
+  --export <session.jsonl> [out.html]  Export a session to HTML
+  --verbose                      Verbose startup
+  --offline                      No network activity at startup
+  -h, --help                     Show this help
+  -v, --version                  Show the version
+
+Files:
+  @path                          Include a file's text (or an image) in the first message
+
+Environment:
+  RHO_CODING_AGENT_DIR           Agent directory (default ~/.rho/agent)
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...  Provider API keys
+",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Args {
+        parse(&args.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn pi_multi_letter_short_flags() {
+        let a = p(&["-nt", "-nbt", "-nc", "-ne", "-ns", "-np"]);
+        assert!(a.no_tools && a.no_builtin_tools && a.no_context_files);
+        assert!(a.no_extensions && a.no_skills && a.no_prompt_templates);
+        assert!(a.unknown_short.is_empty());
+    }
+
+    #[test]
+    fn print_takes_next_argument_as_message_unless_flag_or_file() {
+        assert_eq!(p(&["-p", "hello"]).messages, ["hello"]);
+        assert_eq!(p(&["-p", "---x"]).messages, ["---x"]);
+        let a = p(&["-p", "@f.txt", "hi"]);
+        assert_eq!(
+            (a.file_args.as_slice(), a.messages.as_slice()),
+            (&["f.txt".to_string()][..], &["hi".to_string()][..])
+        );
+        assert!(p(&["-p", "--model", "x"]).messages.is_empty());
+    }
+
+    #[test]
+    fn value_flags_and_lists() {
+        let a = p(&[
+            "--model",
+            "anthropic/claude:high",
+            "--tools",
+            "read, grep",
+            "--mode",
+            "rpc",
+            "--append-system-prompt",
+            "a",
+            "--append-system-prompt",
+            "b",
+        ]);
+        assert_eq!(a.model.as_deref(), Some("anthropic/claude:high"));
+        assert_eq!(a.tools, Some(vec!["read".into(), "grep".into()]));
+        assert_eq!(a.mode, Some(Mode::Rpc));
+        assert_eq!(a.append_system_prompt, ["a", "b"]);
+        assert_eq!(p(&["--mode", "weird"]).mode, None);
+    }
+
+    #[test]
+    fn trailing_value_flag_is_an_unknown_option() {
+        let a = p(&["hi", "--model"]);
+        assert_eq!(
+            a.unknown_options_error(&[]),
+            Some("Error: Unknown option: --model".into())
+        );
+        assert_eq!(a.messages, ["hi"]);
+    }
+
+    #[test]
+    fn unknown_flags_collected_for_extensions() {
+        let a = p(&["--plan", "fast", "--x=1", "--flag", "-q"]);
+        assert_eq!(
+            a.extension_flags,
+            vec![
+                ("plan".into(), Some("fast".into())),
+                ("x".into(), Some("1".into())),
+                ("flag".into(), None)
+            ]
+        );
+        assert_eq!(
+            a.unknown_options_error(&["plan".into(), "x".into(), "flag".into()]),
+            Some("Error: Unknown option: -q".into())
+        );
+        let b = p(&["--a", "--b"]);
+        assert_eq!(
+            b.unknown_options_error(&[]),
+            Some("Error: Unknown options: --a, --b".into())
+        );
+        assert_eq!(b.unknown_options_error(&["a".into(), "b".into()]), None);
+    }
+
+    #[test]
+    fn list_models_optional_search() {
+        assert_eq!(p(&["--list-models"]).list_models, Some(None));
+        assert_eq!(
+            p(&["--list-models", "sonnet"]).list_models,
+            Some(Some("sonnet".into()))
+        );
+        assert_eq!(p(&["--list-models", "-p"]).list_models, Some(None));
+    }
 }

@@ -2,13 +2,23 @@
 
 mod args;
 
-use clap::Parser;
+use std::process::ExitCode;
 
-fn main() -> anyhow::Result<()> {
-    let args = args::Args::parse();
-    anyhow::bail!(
-        "rho {}: the {} mode is not available in this build yet",
-        env!("CARGO_PKG_VERSION"),
-        args.mode.as_deref().unwrap_or("interactive")
-    )
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let args = args::parse(&argv);
+    if args.help {
+        print!("{}", args::help_text());
+        return ExitCode::SUCCESS;
+    }
+    if args.version {
+        println!("{}", env!("CARGO_PKG_VERSION"));
+        return ExitCode::SUCCESS;
+    }
+    if let Some(err) = args.unknown_options_error(&[]) {
+        eprintln!("{err}");
+        return ExitCode::FAILURE;
+    }
+    eprintln!("Error: this build of rho has no run modes yet; see --help");
+    ExitCode::FAILURE
 }
