@@ -1,0 +1,157 @@
+//! What an extension handler can see and do: the [`ExtensionContext`] passed to every handler,
+//! backed by an [`ExtensionHost`] (the AgentSession) and an [`ExtensionUi`] (the mode's UI).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use rho_ai::{ImageContent, Model};
+use serde_json::Value;
+
+/// How a custom message is delivered (session-behavior §14, CM-2..6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeliverAs {
+    /// Interrupt (while streaming); the default.
+    #[default]
+    Steer,
+    /// Wait until the agent would stop.
+    FollowUp,
+    /// Ride along with the next prompt.
+    NextTurn,
+}
+
+impl DeliverAs {
+    /// Parses `steer` / `followUp` / `nextTurn`.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "steer" => Some(DeliverAs::Steer),
+            "followUp" => Some(DeliverAs::FollowUp),
+            "nextTurn" => Some(DeliverAs::NextTurn),
+            _ => None,
+        }
+    }
+}
+
+/// A custom message an extension sends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CustomMessageInput {
+    /// The extension's type tag.
+    pub custom_type: String,
+    /// What the model sees.
+    pub content: rho_ai::UserContent,
+    /// Whether UIs show it.
+    pub display: bool,
+    /// Extension data.
+    pub details: Option<Value>,
+}
+
+/// Options of `send_message`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SendOptions {
+    /// Start a turn when idle.
+    pub trigger_turn: bool,
+    /// Delivery route; `None` = steer while streaming, append when idle.
+    pub deliver_as: Option<DeliverAs>,
+}
+
+/// The session side of the extension API. Implemented by AgentSession; actions are
+/// fire-and-forget futures so handlers never deadlock the run that called them.
+pub trait ExtensionHost: Send + Sync {
+    /// The session's working directory.
+    fn cwd(&self) -> PathBuf;
+    /// The current model, if any.
+    fn model(&self) -> Option<Model>;
+    /// True when the agent is not streaming.
+    fn is_idle(&self) -> bool;
+    /// True when steering or follow-up messages are queued.
+    fn has_pending_messages(&self) -> bool;
+    /// The current system prompt.
+    fn system_prompt(&self) -> String;
+    /// Aborts the current run (not awaited).
+    fn abort(&self);
+    /// Sends a custom message by one of the five routes.
+    fn send_message(
+        &self,
+        message: CustomMessageInput,
+        options: SendOptions,
+    ) -> BoxFuture<'static, Result<(), String>>;
+    /// Sends a user message as if typed (no template expansion).
+    fn send_user_message(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        deliver_as: Option<DeliverAs>,
+    ) -> BoxFuture<'static, Result<(), String>>;
+    /// Appends a non-LLM custom entry to the session file.
+    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String>;
+    /// Names the session.
+    fn set_session_name(&self, name: String) -> Result<(), String>;
+}
+
+/// The mode's UI as extensions see it. Without a UI every call is a no-op (`confirm` → false,
+/// `select`/`input` → `None`).
+pub trait ExtensionUi: Send + Sync {
+    /// Whether a real UI is attached.
+    fn has_ui(&self) -> bool {
+        false
+    }
+    /// Pick one of `options`.
+    fn select(&self, _title: String, _options: Vec<String>) -> BoxFuture<'static, Option<String>> {
+        Box::pin(async { None })
+    }
+    /// Yes or no.
+    fn confirm(&self, _title: String, _message: String) -> BoxFuture<'static, bool> {
+        Box::pin(async { false })
+    }
+    /// Free text.
+    fn input(
+        &self,
+        _title: String,
+        _placeholder: Option<String>,
+    ) -> BoxFuture<'static, Option<String>> {
+        Box::pin(async { None })
+    }
+    /// A transient notice.
+    fn notify(&self, _message: String, _kind: String) {}
+    /// A status line entry (`None` clears it).
+    fn set_status(&self, _key: String, _text: Option<String>) {}
+    /// A widget above the editor (`None` removes it).
+    fn set_widget(&self, _key: String, _lines: Option<Vec<String>>) {}
+    /// The terminal title.
+    fn set_title(&self, _title: String) {}
+}
+
+/// The UI of modes without one.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoUi;
+
+impl ExtensionUi for NoUi {}
+
+/// Passed to every handler; created per emission (EXT-20).
+#[derive(Clone)]
+pub struct ExtensionContext {
+    /// The session.
+    pub host: Arc<dyn ExtensionHost>,
+    /// The UI.
+    pub ui: Arc<dyn ExtensionUi>,
+    /// During `before_agent_start`: the chained system prompt so far.
+    pub system_prompt_override: Option<String>,
+}
+
+impl ExtensionContext {
+    /// A context for one emission.
+    pub fn new(host: Arc<dyn ExtensionHost>, ui: Arc<dyn ExtensionUi>) -> Self {
+        Self {
+            host,
+            ui,
+            system_prompt_override: None,
+        }
+    }
+
+    /// The system prompt as handlers should see it (EXT-21).
+    pub fn system_prompt(&self) -> String {
+        self.system_prompt_override
+            .clone()
+            .unwrap_or_else(|| self.host.system_prompt())
+    }
+}

@@ -1,0 +1,315 @@
+//! The events extensions receive and the results they may return (session-behavior §18,
+//! EXT-3). Plain serde data: in-process Rust extensions and out-of-process ones (JSON over
+//! stdio) see the same shapes, so one runner serves both.
+
+use rho_agent::AgentMessage;
+use rho_ai::{ContentBlock, ImageContent, Model, ThinkingLevel, ToolResultMessage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One event, tagged by `type` (snake_case) with camelCase fields.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ExtensionEvent {
+    /// Extensions may contribute resource paths.
+    ResourcesDiscover { cwd: String, reason: String },
+    /// A session became active.
+    SessionStart {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous_session_file: Option<String>,
+    },
+    /// About to switch sessions; may cancel.
+    SessionBeforeSwitch {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+    },
+    /// About to fork; may cancel.
+    SessionBeforeFork { entry_id: String, position: String },
+    /// About to compact; may cancel or supply the summary.
+    SessionBeforeCompact {
+        preparation: Value,
+        branch_entries: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        custom_instructions: Option<String>,
+    },
+    /// A compaction entry was saved.
+    SessionCompact {
+        compaction_entry: Value,
+        from_extension: bool,
+    },
+    /// The session is going away.
+    SessionShutdown {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_session_file: Option<String>,
+    },
+    /// Before every LLM request: a copy of the messages, replaceable.
+    Context { messages: Vec<AgentMessage> },
+    /// Before an accepted prompt's run.
+    BeforeAgentStart {
+        prompt: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        images: Option<Vec<ImageContent>>,
+        system_prompt: String,
+        system_prompt_options: Value,
+    },
+    /// A run began.
+    AgentStart,
+    /// A run ended.
+    AgentEnd { messages: Vec<AgentMessage> },
+    /// A turn began.
+    TurnStart { turn_index: u32, timestamp: i64 },
+    /// A turn ended.
+    TurnEnd {
+        turn_index: u32,
+        message: AgentMessage,
+        tool_results: Vec<ToolResultMessage>,
+    },
+    /// A message entered the conversation.
+    MessageStart { message: AgentMessage },
+    /// The streaming assistant message changed.
+    MessageUpdate {
+        message: AgentMessage,
+        assistant_message_event: Value,
+    },
+    /// A message is final; may be replaced (same role).
+    MessageEnd { message: AgentMessage },
+    /// A tool call began.
+    ToolExecutionStart {
+        tool_call_id: String,
+        tool_name: String,
+        args: Value,
+    },
+    /// A tool reported progress.
+    ToolExecutionUpdate {
+        tool_call_id: String,
+        tool_name: String,
+        args: Value,
+        partial_result: Value,
+    },
+    /// A tool call finished.
+    ToolExecutionEnd {
+        tool_call_id: String,
+        tool_name: String,
+        result: Value,
+        is_error: bool,
+    },
+    /// The model changed.
+    ModelSelect {
+        model: Model,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        previous_model: Option<Model>,
+        source: String,
+    },
+    /// The thinking level changed.
+    ThinkingLevelSelect {
+        level: ThinkingLevel,
+        previous_level: ThinkingLevel,
+    },
+    /// The user ran `!cmd`; a handler may supply the result.
+    UserBash {
+        command: String,
+        exclude_from_context: bool,
+        cwd: String,
+    },
+    /// User input before expansion.
+    Input {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        images: Option<Vec<ImageContent>>,
+        source: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        streaming_behavior: Option<String>,
+    },
+    /// A tool is about to run; may block.
+    ToolCall {
+        tool_name: String,
+        tool_call_id: String,
+        input: Value,
+    },
+    /// A tool finished; may replace its result.
+    ToolResult {
+        tool_name: String,
+        tool_call_id: String,
+        input: Value,
+        content: Vec<ContentBlock>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        details: Option<Value>,
+        is_error: bool,
+    },
+}
+
+impl ExtensionEvent {
+    /// The `type` string handlers are registered under.
+    pub fn type_name(&self) -> &'static str {
+        use ExtensionEvent as E;
+        match self {
+            E::ResourcesDiscover { .. } => "resources_discover",
+            E::SessionStart { .. } => "session_start",
+            E::SessionBeforeSwitch { .. } => "session_before_switch",
+            E::SessionBeforeFork { .. } => "session_before_fork",
+            E::SessionBeforeCompact { .. } => "session_before_compact",
+            E::SessionCompact { .. } => "session_compact",
+            E::SessionShutdown { .. } => "session_shutdown",
+            E::Context { .. } => "context",
+            E::BeforeAgentStart { .. } => "before_agent_start",
+            E::AgentStart => "agent_start",
+            E::AgentEnd { .. } => "agent_end",
+            E::TurnStart { .. } => "turn_start",
+            E::TurnEnd { .. } => "turn_end",
+            E::MessageStart { .. } => "message_start",
+            E::MessageUpdate { .. } => "message_update",
+            E::MessageEnd { .. } => "message_end",
+            E::ToolExecutionStart { .. } => "tool_execution_start",
+            E::ToolExecutionUpdate { .. } => "tool_execution_update",
+            E::ToolExecutionEnd { .. } => "tool_execution_end",
+            E::ModelSelect { .. } => "model_select",
+            E::ThinkingLevelSelect { .. } => "thinking_level_select",
+            E::UserBash { .. } => "user_bash",
+            E::Input { .. } => "input",
+            E::ToolCall { .. } => "tool_call",
+            E::ToolResult { .. } => "tool_result",
+        }
+    }
+}
+
+/// `input` handler result (IN-3..5). Anything unparsable counts as `continue`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "camelCase")]
+pub enum InputResult {
+    /// Consumed: nothing further happens.
+    Handled,
+    /// Replace the text (and images when given).
+    Transform {
+        text: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        images: Option<Vec<ImageContent>>,
+    },
+    /// No change.
+    Continue,
+}
+
+/// A message a `before_agent_start` handler injects.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InjectedMessage {
+    /// The custom type.
+    pub custom_type: String,
+    /// What the model sees.
+    pub content: rho_ai::UserContent,
+    /// Whether UIs show it.
+    #[serde(default)]
+    pub display: bool,
+    /// Extension data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// `before_agent_start` result (MSG-5).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BeforeAgentStartResult {
+    /// A message to inject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<InjectedMessage>,
+    /// A replacement system prompt (chained).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system_prompt: Option<String>,
+}
+
+/// `tool_call` result (EXT-10).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCallResult {
+    /// Stop the call.
+    #[serde(default)]
+    pub block: bool,
+    /// Why (the model reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `tool_result` result (EXT-11): each given field replaces the current one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResultPatch {
+    /// New content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Vec<ContentBlock>>,
+    /// New details.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// New error flag.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+}
+
+/// `session_before_*` result (EXT-4).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionBeforeResult {
+    /// Cancel the operation (short-circuits later handlers).
+    #[serde(default)]
+    pub cancel: bool,
+    /// For compaction: a ready summary `{summary, firstKeptEntryId, tokensBefore, details?}`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<Value>,
+    /// For fork: skip restoring the conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_conversation_restore: Option<bool>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_serialize_with_snake_type_and_camel_fields() {
+        let e = ExtensionEvent::ToolCall {
+            tool_name: "bash".into(),
+            tool_call_id: "t1".into(),
+            input: json!({"command": "ls"}),
+        };
+        assert_eq!(
+            serde_json::to_value(&e).expect("serializes"),
+            json!({"type": "tool_call", "toolName": "bash", "toolCallId": "t1", "input": {"command": "ls"}})
+        );
+        assert_eq!(e.type_name(), "tool_call");
+        let input = ExtensionEvent::Input {
+            text: "hi".into(),
+            images: None,
+            source: "rpc".into(),
+            streaming_behavior: None,
+        };
+        assert_eq!(
+            serde_json::to_value(&input).expect("serializes"),
+            json!({"type": "input", "text": "hi", "source": "rpc"})
+        );
+    }
+
+    #[test]
+    fn results_parse_from_extension_json() {
+        let r: InputResult =
+            serde_json::from_value(json!({"action": "transform", "text": "x"})).expect("parses");
+        assert_eq!(
+            r,
+            InputResult::Transform {
+                text: "x".into(),
+                images: None
+            }
+        );
+        let r: InputResult = serde_json::from_value(json!({"action": "handled"})).expect("parses");
+        assert_eq!(r, InputResult::Handled);
+        let b: ToolCallResult =
+            serde_json::from_value(json!({"block": true, "reason": "no"})).expect("parses");
+        assert!(b.block);
+    }
+}

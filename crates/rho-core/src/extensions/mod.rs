@@ -1,0 +1,106 @@
+//! In-process extensions: handlers for the session's events, commands and tools, in load
+//! order. Out-of-process extensions (issue: process protocol) plug into the same registry by
+//! implementing handlers that talk JSON to a child process.
+
+pub mod commands;
+pub mod context;
+pub mod events;
+pub mod runner;
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use rho_agent::AgentTool;
+use serde_json::Value;
+
+pub use context::{
+    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
+};
+pub use events::ExtensionEvent;
+pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
+
+/// An event handler: gets the event and a context, may return a JSON result the runner
+/// interprets per event (see [`events`]). `Err` is reported as an `extension_error`.
+pub type EventHandler = Arc<
+    dyn Fn(ExtensionEvent, ExtensionContext) -> BoxFuture<'static, Result<Option<Value>, String>>
+        + Send
+        + Sync,
+>;
+
+/// A command handler: gets the verbatim argument string.
+pub type CommandHandler =
+    Arc<dyn Fn(String, ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
+/// A registered `/command`.
+#[derive(Clone)]
+pub struct CommandDef {
+    /// The name as registered (before collision renaming).
+    pub name: String,
+    /// Shown in completions and `get_commands`.
+    pub description: Option<String>,
+    /// Runs the command.
+    pub handler: CommandHandler,
+}
+
+/// One loaded extension: its handlers, commands and tools, in registration order.
+#[derive(Clone, Default)]
+pub struct Extension {
+    /// Where it came from (reported as `extensionPath`).
+    pub path: String,
+    handlers: Vec<(String, EventHandler)>,
+    commands: Vec<CommandDef>,
+    tools: Vec<Arc<dyn AgentTool>>,
+}
+
+impl Extension {
+    /// An empty extension identified by `path`.
+    pub fn new(path: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            ..Default::default()
+        }
+    }
+
+    /// Adds a handler for events of type `event` (appended after earlier ones, EXT-1).
+    pub fn on(&mut self, event: &str, handler: EventHandler) -> &mut Self {
+        self.handlers.push((event.to_string(), handler));
+        self
+    }
+
+    /// Registers a command; the same name again replaces the earlier one (CMD-1).
+    pub fn register_command(&mut self, def: CommandDef) -> &mut Self {
+        self.commands.retain(|c| c.name != def.name);
+        self.commands.push(def);
+        self
+    }
+
+    /// Registers a tool.
+    pub fn register_tool(&mut self, tool: Arc<dyn AgentTool>) -> &mut Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// The handlers for `event`, in registration order.
+    pub fn handlers_for<'a>(
+        &'a self,
+        event: &'a str,
+    ) -> impl Iterator<Item = &'a EventHandler> + 'a {
+        self.handlers
+            .iter()
+            .filter(move |(e, _)| e == event)
+            .map(|(_, h)| h)
+    }
+
+    /// Registered commands.
+    pub fn commands(&self) -> &[CommandDef] {
+        &self.commands
+    }
+
+    /// Registered tools.
+    pub fn tools(&self) -> &[Arc<dyn AgentTool>] {
+        &self.tools
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,476 @@
+//! Runs extension handlers with the per-event rules of session-behavior §2, §3, §7 and §18:
+//! load order, error isolation (reports, never aborts), chaining and short-circuits.
+
+use std::sync::Arc;
+
+use rho_agent::AgentMessage;
+use rho_ai::{ContentBlock, ImageContent};
+use serde_json::Value;
+
+use super::commands::{invocation_names, parse_command};
+use super::events::{
+    BeforeAgentStartResult, ExtensionEvent, InjectedMessage, InputResult, SessionBeforeResult,
+    ToolCallResult, ToolResultPatch,
+};
+use super::{CommandDef, Extension, ExtensionContext};
+
+/// An isolated handler failure, forwarded to listeners as `extension_error`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtensionErrorReport {
+    /// The extension (or `command:<name>`, a skill file, `<runtime>`).
+    pub extension_path: String,
+    /// The event that failed.
+    pub event: String,
+    /// The error text.
+    pub error: String,
+}
+
+/// Receives error reports.
+pub type ErrorSink = Arc<dyn Fn(ExtensionErrorReport) + Send + Sync>;
+
+/// The outcome of the `input` chain (IN-7).
+#[derive(Debug, Clone, PartialEq)]
+pub enum InputOutcome {
+    /// A handler consumed the input.
+    Handled,
+    /// The text or images changed.
+    Transform {
+        /// Final text.
+        text: String,
+        /// Final images.
+        images: Vec<ImageContent>,
+    },
+    /// Nothing changed.
+    Continue,
+}
+
+/// A tool result as `tool_result` handlers patch it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutcome {
+    /// Content for the model.
+    pub content: Vec<ContentBlock>,
+    /// Details for UIs.
+    pub details: Option<Value>,
+    /// Error flag.
+    pub is_error: bool,
+}
+
+/// All loaded extensions, in load order.
+#[derive(Clone)]
+pub struct ExtensionRunner {
+    extensions: Vec<Extension>,
+    errors: ErrorSink,
+}
+
+impl Default for ExtensionRunner {
+    fn default() -> Self {
+        Self::new(Vec::new(), Arc::new(|_| {}))
+    }
+}
+
+impl ExtensionRunner {
+    /// A runner over `extensions` reporting failures to `errors`.
+    pub fn new(extensions: Vec<Extension>, errors: ErrorSink) -> Self {
+        Self { extensions, errors }
+    }
+
+    /// The extensions in load order.
+    pub fn extensions(&self) -> &[Extension] {
+        &self.extensions
+    }
+
+    /// Replaces the error sink (the session installs its own).
+    pub fn set_error_sink(&mut self, errors: ErrorSink) {
+        self.errors = errors;
+    }
+
+    /// Whether any extension handles `event` (hooks are skipped entirely otherwise, EXT-8).
+    pub fn has_handlers(&self, event: &str) -> bool {
+        self.extensions
+            .iter()
+            .any(|e| e.handlers_for(event).next().is_some())
+    }
+
+    /// Reports an error.
+    pub fn report(&self, extension_path: &str, event: &str, error: String) {
+        (self.errors)(ExtensionErrorReport {
+            extension_path: extension_path.to_string(),
+            event: event.to_string(),
+            error,
+        });
+    }
+
+    /// Calls every handler of the event in order, isolating errors; returns each extension's
+    /// non-null results as `(extension path, result)`.
+    async fn call_all(
+        &self,
+        event: &ExtensionEvent,
+        ctx: &ExtensionContext,
+    ) -> Vec<(String, Value)> {
+        let name = event.type_name();
+        let mut results = Vec::new();
+        for ext in &self.extensions {
+            for handler in ext.handlers_for(name) {
+                match handler(event.clone(), ctx.clone()).await {
+                    Ok(Some(v)) if !v.is_null() => results.push((ext.path.clone(), v)),
+                    Ok(_) => {}
+                    Err(e) => self.report(&ext.path, name, e),
+                }
+            }
+        }
+        results
+    }
+
+    /// Generic emission (EXT-2): results ignored, errors isolated.
+    pub async fn emit(&self, event: ExtensionEvent, ctx: &ExtensionContext) {
+        if self.has_handlers(event.type_name()) {
+            self.call_all(&event, ctx).await;
+        }
+    }
+
+    /// The `input` chain (IN-2..7): transforms accumulate, `handled` short-circuits.
+    pub async fn emit_input(
+        &self,
+        text: &str,
+        images: &[ImageContent],
+        source: &str,
+        streaming_behavior: Option<&str>,
+        ctx: &ExtensionContext,
+    ) -> InputOutcome {
+        let mut cur_text = text.to_string();
+        let mut cur_images = images.to_vec();
+        let mut images_replaced = false;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("input") {
+                let event = ExtensionEvent::Input {
+                    text: cur_text.clone(),
+                    images: (!cur_images.is_empty()).then(|| cur_images.clone()),
+                    source: source.to_string(),
+                    streaming_behavior: streaming_behavior.map(str::to_string),
+                };
+                match handler(event, ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, "input", e),
+                    Ok(Some(v)) => match serde_json::from_value::<InputResult>(v) {
+                        Ok(InputResult::Handled) => return InputOutcome::Handled,
+                        Ok(InputResult::Transform { text, images }) => {
+                            cur_text = text;
+                            if let Some(i) = images {
+                                cur_images = i;
+                                images_replaced = true;
+                            }
+                        }
+                        _ => {}
+                    },
+                    Ok(None) => {}
+                }
+            }
+        }
+        if cur_text != text || images_replaced {
+            InputOutcome::Transform {
+                text: cur_text,
+                images: cur_images,
+            }
+        } else {
+            InputOutcome::Continue
+        }
+    }
+
+    /// `before_agent_start` (MSG-4/5): collects injected messages in order and chains the
+    /// system prompt; `ctx.system_prompt()` sees the chained value.
+    pub async fn emit_before_agent_start(
+        &self,
+        prompt: &str,
+        images: &[ImageContent],
+        base_system_prompt: &str,
+        system_prompt_options: Value,
+        ctx: &ExtensionContext,
+    ) -> (Vec<InjectedMessage>, Option<String>) {
+        let mut messages = Vec::new();
+        let mut chained: Option<String> = None;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("before_agent_start") {
+                let current = chained
+                    .clone()
+                    .unwrap_or_else(|| base_system_prompt.to_string());
+                let event = ExtensionEvent::BeforeAgentStart {
+                    prompt: prompt.to_string(),
+                    images: (!images.is_empty()).then(|| images.to_vec()),
+                    system_prompt: current.clone(),
+                    system_prompt_options: system_prompt_options.clone(),
+                };
+                let mut hctx = ctx.clone();
+                hctx.system_prompt_override = chained.clone();
+                match handler(event, hctx).await {
+                    Err(e) => self.report(&ext.path, "before_agent_start", e),
+                    Ok(Some(v)) => match serde_json::from_value::<BeforeAgentStartResult>(v) {
+                        Ok(r) => {
+                            messages.extend(r.message);
+                            if let Some(sp) = r.system_prompt {
+                                chained = Some(sp);
+                            }
+                        }
+                        Err(e) => self.report(
+                            &ext.path,
+                            "before_agent_start",
+                            format!("invalid result: {e}"),
+                        ),
+                    },
+                    Ok(None) => {}
+                }
+            }
+        }
+        (messages, chained)
+    }
+
+    /// `context` (EXT-5): each handler's `messages` replaces the working copy.
+    pub async fn emit_context(
+        &self,
+        messages: Vec<AgentMessage>,
+        ctx: &ExtensionContext,
+    ) -> Vec<AgentMessage> {
+        let mut current = messages;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("context") {
+                let event = ExtensionEvent::Context {
+                    messages: current.clone(),
+                };
+                match handler(event, ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, "context", e),
+                    Ok(Some(v)) => {
+                        if let Some(m) = v.get("messages") {
+                            match serde_json::from_value::<Vec<AgentMessage>>(m.clone()) {
+                                Ok(m) => current = m,
+                                Err(e) => self.report(
+                                    &ext.path,
+                                    "context",
+                                    format!("invalid messages: {e}"),
+                                ),
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                }
+            }
+        }
+        current
+    }
+
+    /// `tool_call` (EXT-10): the first `block` ends the chain; a failing handler blocks the
+    /// tool with its message (not isolated). An `input` in the result replaces the arguments.
+    pub async fn emit_tool_call(
+        &self,
+        tool_name: &str,
+        tool_call_id: &str,
+        input: &mut Value,
+        ctx: &ExtensionContext,
+    ) -> Option<ToolCallResult> {
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("tool_call") {
+                let event = ExtensionEvent::ToolCall {
+                    tool_name: tool_name.to_string(),
+                    tool_call_id: tool_call_id.to_string(),
+                    input: input.clone(),
+                };
+                match handler(event, ctx.clone()).await {
+                    Err(e) => {
+                        return Some(ToolCallResult {
+                            block: true,
+                            reason: Some(e),
+                        })
+                    }
+                    Ok(Some(v)) => {
+                        if let Some(new_input) = v.get("input") {
+                            *input = new_input.clone();
+                        }
+                        if let Ok(r) = serde_json::from_value::<ToolCallResult>(v) {
+                            if r.block {
+                                return Some(r);
+                            }
+                        }
+                    }
+                    Ok(None) => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// `tool_result` (EXT-11): each defined field of a result replaces the current one.
+    pub async fn emit_tool_result(
+        &self,
+        tool_name: &str,
+        tool_call_id: &str,
+        input: &Value,
+        result: ToolOutcome,
+        ctx: &ExtensionContext,
+    ) -> ToolOutcome {
+        let ToolOutcome {
+            mut content,
+            mut details,
+            mut is_error,
+        } = result;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("tool_result") {
+                let event = ExtensionEvent::ToolResult {
+                    tool_name: tool_name.to_string(),
+                    tool_call_id: tool_call_id.to_string(),
+                    input: input.clone(),
+                    content: content.clone(),
+                    details: details.clone(),
+                    is_error,
+                };
+                match handler(event, ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, "tool_result", e),
+                    Ok(Some(v)) => match serde_json::from_value::<ToolResultPatch>(v) {
+                        Ok(p) => {
+                            if let Some(c) = p.content {
+                                content = c;
+                            }
+                            if p.details.is_some() {
+                                details = p.details;
+                            }
+                            if let Some(e) = p.is_error {
+                                is_error = e;
+                            }
+                        }
+                        Err(e) => {
+                            self.report(&ext.path, "tool_result", format!("invalid result: {e}"))
+                        }
+                    },
+                    Ok(None) => {}
+                }
+            }
+        }
+        ToolOutcome {
+            content,
+            details,
+            is_error,
+        }
+    }
+
+    /// `session_before_*` (EXT-4): the last truthy result wins; `cancel` returns at once.
+    pub async fn emit_session_before(
+        &self,
+        event: ExtensionEvent,
+        ctx: &ExtensionContext,
+    ) -> Option<SessionBeforeResult> {
+        let name = event.type_name();
+        let mut last = None;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for(name) {
+                match handler(event.clone(), ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, name, e),
+                    Ok(Some(v)) => match serde_json::from_value::<SessionBeforeResult>(v) {
+                        Ok(r) if r.cancel => return Some(r),
+                        Ok(r) => last = Some(r),
+                        Err(e) => self.report(&ext.path, name, format!("invalid result: {e}")),
+                    },
+                    Ok(None) => {}
+                }
+            }
+        }
+        last
+    }
+
+    /// `message_end` (EXT-12): a replacement of the same role becomes current for later
+    /// handlers; another role is reported and ignored. Returns the final replacement, if any.
+    pub async fn emit_message_end(
+        &self,
+        message: &AgentMessage,
+        ctx: &ExtensionContext,
+    ) -> Option<AgentMessage> {
+        let mut current = message.clone();
+        let mut replaced = false;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("message_end") {
+                let event = ExtensionEvent::MessageEnd {
+                    message: current.clone(),
+                };
+                match handler(event, ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, "message_end", e),
+                    Ok(Some(v)) => {
+                        let Some(m) = v.get("message") else { continue };
+                        match serde_json::from_value::<AgentMessage>(m.clone()) {
+                            Ok(m) if m.role() == message.role() => {
+                                current = m;
+                                replaced = true;
+                            }
+                            Ok(_) => self.report(
+                                &ext.path,
+                                "message_end",
+                                "message_end handlers must return a message with the same role"
+                                    .into(),
+                            ),
+                            Err(e) => self.report(
+                                &ext.path,
+                                "message_end",
+                                format!("invalid message: {e}"),
+                            ),
+                        }
+                    }
+                    Ok(None) => {}
+                }
+            }
+        }
+        replaced.then_some(current)
+    }
+
+    /// `user_bash` (BASH-9): the first truthy result wins.
+    pub async fn emit_user_bash(
+        &self,
+        event: ExtensionEvent,
+        ctx: &ExtensionContext,
+    ) -> Option<Value> {
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("user_bash") {
+                match handler(event.clone(), ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, "user_bash", e),
+                    Ok(Some(v)) if !v.is_null() && v != Value::Bool(false) => return Some(v),
+                    Ok(_) => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// Every command with its invocation name (CMD-2), in load order.
+    pub fn commands(&self) -> Vec<(String, CommandDef)> {
+        let all: Vec<&CommandDef> = self.extensions.iter().flat_map(|e| e.commands()).collect();
+        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        invocation_names(&names)
+            .into_iter()
+            .zip(all.into_iter().cloned())
+            .collect()
+    }
+
+    /// The command invoked by `name`, if any.
+    pub fn get_command(&self, name: &str) -> Option<CommandDef> {
+        self.commands()
+            .into_iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, c)| c)
+    }
+
+    /// Runs `/name args` if `name` is a command (CMD-3..5). Returns false when it is not one.
+    /// A failing command is reported as `command:<name>` and still counts as handled.
+    pub async fn execute_command(&self, text: &str, ctx: &ExtensionContext) -> bool {
+        let Some((name, args)) = parse_command(text) else {
+            return false;
+        };
+        let Some(cmd) = self.get_command(name) else {
+            return false;
+        };
+        if let Err(e) = (cmd.handler)(args.to_string(), ctx.clone()).await {
+            self.report(&format!("command:{name}"), "command", e);
+        }
+        true
+    }
+
+    /// Every tool extensions registered, in load order.
+    pub fn tools(&self) -> Vec<Arc<dyn rho_agent::AgentTool>> {
+        self.extensions
+            .iter()
+            .flat_map(|e| e.tools().iter().cloned())
+            .collect()
+    }
+}
