@@ -291,19 +291,16 @@ async fn ext_11_tool_result_patches_field_by_field() {
         handler(|_, _| Ok(Some(json!({"isError": true})))),
     );
     let (r, _) = runner(vec![a, b]);
-    let (content, _, is_error) = r
-        .emit_tool_result(
-            "read",
-            "t",
-            &json!({}),
-            vec![ContentBlock::text("orig")],
-            None,
-            false,
-            &ctx(),
-        )
+    let start = ToolOutcome {
+        content: vec![ContentBlock::text("orig")],
+        details: None,
+        is_error: false,
+    };
+    let out = r
+        .emit_tool_result("read", "t", &json!({}), start, &ctx())
         .await;
-    assert_eq!(content, vec![ContentBlock::text("A")]);
-    assert!(is_error);
+    assert_eq!(out.content, vec![ContentBlock::text("A")]);
+    assert!(out.is_error);
 }
 
 #[tokio::test]
