@@ -72,6 +72,16 @@ impl ToolContext {
     }
 }
 
+/// Whether a tool may run alongside the other calls of the same assistant message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ExecutionMode {
+    /// May run concurrently with other calls (default).
+    #[default]
+    Parallel,
+    /// Forces the whole batch it appears in to run one call at a time (AC-11).
+    Sequential,
+}
+
 /// A tool the agent can run.
 pub trait AgentTool: Send + Sync {
     /// Unique name the model calls it by.
@@ -88,6 +98,17 @@ pub trait AgentTool: Send + Sync {
         args: Value,
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+
+    /// Whether calls of this tool force sequential execution of their batch.
+    fn execution_mode(&self) -> ExecutionMode {
+        ExecutionMode::Parallel
+    }
+
+    /// Rewrites raw arguments before validation (pi's `prepareArguments`), e.g. to accept a
+    /// legacy argument shape.
+    fn prepare_arguments(&self, args: Value) -> Value {
+        args
+    }
 
     /// The tool as the model sees it.
     fn definition(&self) -> Tool {

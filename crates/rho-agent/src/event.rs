@@ -1,0 +1,247 @@
+//! Agent events (interfaces spec §1.5): what subscribers see of a run, serialized exactly as
+//! pi writes them on the RPC and JSON event streams.
+
+use rho_ai::{AssistantMessageEvent, ContentBlock, ToolResultMessage};
+use serde::ser::{SerializeMap, Serializer};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::message::AgentMessage;
+
+/// A tool's result as events carry it: `{content, details?}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ToolExecutionResult {
+    /// Text and images for the model.
+    pub content: Vec<ContentBlock>,
+    /// Agent-side data; omitted when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+/// One event of a run. `type` tags are snake_case, fields camelCase, as in pi.
+/// Events travel behind an `Arc`, so the size gap between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq)]
+pub enum AgentEvent {
+    /// A run began.
+    AgentStart,
+    /// A run ended; `messages` are the messages this run added, its prompts included.
+    AgentEnd {
+        /// The run's new messages.
+        messages: Vec<AgentMessage>,
+    },
+    /// A turn (one assistant reply plus its tool calls) began.
+    TurnStart,
+    /// A turn ended.
+    TurnEnd {
+        /// The turn's assistant message.
+        message: AgentMessage,
+        /// Its tool results in call order.
+        tool_results: Vec<ToolResultMessage>,
+    },
+    /// A message entered the conversation (for assistants: the empty partial).
+    MessageStart {
+        /// The message.
+        message: AgentMessage,
+    },
+    /// The streaming assistant message changed.
+    MessageUpdate {
+        /// The partial assistant message after the event.
+        message: AgentMessage,
+        /// The provider event; serialized with `partial` = `message`.
+        assistant_message_event: AssistantMessageEvent,
+    },
+    /// A message is final (this form is what sessions persist).
+    MessageEnd {
+        /// The final message.
+        message: AgentMessage,
+    },
+    /// A tool call began (emitted in call order).
+    ToolExecutionStart {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// The raw arguments the model sent.
+        args: Value,
+    },
+    /// A running tool reported progress (cumulative; replaces the previous update).
+    ToolExecutionUpdate {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// The raw arguments the model sent.
+        args: Value,
+        /// The output so far.
+        partial_result: ToolExecutionResult,
+    },
+    /// A tool call finished (emitted in completion order).
+    ToolExecutionEnd {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// The final result.
+        result: ToolExecutionResult,
+        /// True when the call failed, was blocked, skipped or invalid.
+        is_error: bool,
+    },
+}
+
+impl AgentEvent {
+    /// The wire `type` string.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            AgentEvent::AgentStart => "agent_start",
+            AgentEvent::AgentEnd { .. } => "agent_end",
+            AgentEvent::TurnStart => "turn_start",
+            AgentEvent::TurnEnd { .. } => "turn_end",
+            AgentEvent::MessageStart { .. } => "message_start",
+            AgentEvent::MessageUpdate { .. } => "message_update",
+            AgentEvent::MessageEnd { .. } => "message_end",
+            AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+            AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+            AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+        }
+    }
+}
+
+impl Serialize for AgentEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", self.type_name())?;
+        match self {
+            AgentEvent::AgentStart | AgentEvent::TurnStart => {}
+            AgentEvent::AgentEnd { messages } => map.serialize_entry("messages", messages)?,
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => {
+                map.serialize_entry("message", message)?;
+                map.serialize_entry("toolResults", tool_results)?;
+            }
+            AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
+                map.serialize_entry("message", message)?
+            }
+            AgentEvent::MessageUpdate {
+                message,
+                assistant_message_event,
+            } => {
+                map.serialize_entry("message", message)?;
+                map.serialize_entry(
+                    "assistantMessageEvent",
+                    &AssistantEventJson {
+                        event: assistant_message_event,
+                        partial: message,
+                    },
+                )?;
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
+                map.serialize_entry("toolCallId", tool_call_id)?;
+                map.serialize_entry("toolName", tool_name)?;
+                map.serialize_entry("args", args)?;
+            }
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                args,
+                partial_result,
+            } => {
+                map.serialize_entry("toolCallId", tool_call_id)?;
+                map.serialize_entry("toolName", tool_name)?;
+                map.serialize_entry("args", args)?;
+                map.serialize_entry("partialResult", partial_result)?;
+            }
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => {
+                map.serialize_entry("toolCallId", tool_call_id)?;
+                map.serialize_entry("toolName", tool_name)?;
+                map.serialize_entry("result", result)?;
+                map.serialize_entry("isError", is_error)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// pi's JSON shape of a provider event: the event's own fields plus `partial`, the message so
+/// far (`start` carries only `partial`; `done`/`error` carry the final message instead).
+pub struct AssistantEventJson<'a> {
+    /// The provider event.
+    pub event: &'a AssistantMessageEvent,
+    /// The message so far (serialized with its `role`).
+    pub partial: &'a AgentMessage,
+}
+
+impl Serialize for AssistantEventJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use AssistantMessageEvent as E;
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", self.event.type_name())?;
+        match self.event {
+            E::Start { .. } => {}
+            E::TextStart { content_index }
+            | E::ThinkingStart { content_index }
+            | E::ToolCallStart { content_index, .. } => {
+                map.serialize_entry("contentIndex", content_index)?
+            }
+            E::TextDelta {
+                content_index,
+                delta,
+            }
+            | E::ThinkingDelta {
+                content_index,
+                delta,
+            }
+            | E::ToolCallDelta {
+                content_index,
+                delta,
+            } => {
+                map.serialize_entry("contentIndex", content_index)?;
+                map.serialize_entry("delta", delta)?;
+            }
+            E::TextEnd {
+                content_index,
+                text,
+            } => {
+                map.serialize_entry("contentIndex", content_index)?;
+                map.serialize_entry("content", &text.text)?;
+            }
+            E::ThinkingEnd {
+                content_index,
+                thinking,
+            } => {
+                map.serialize_entry("contentIndex", content_index)?;
+                map.serialize_entry("content", &thinking.thinking)?;
+            }
+            E::ToolCallEnd {
+                content_index,
+                tool_call,
+            } => {
+                map.serialize_entry("contentIndex", content_index)?;
+                map.serialize_entry("toolCall", tool_call)?;
+            }
+            E::Done { reason, message } => {
+                map.serialize_entry("reason", reason)?;
+                map.serialize_entry("message", &AgentMessage::Assistant(message.clone()))?;
+                return map.end();
+            }
+            E::Error { reason, error } => {
+                map.serialize_entry("reason", reason)?;
+                map.serialize_entry("error", &AgentMessage::Assistant(error.clone()))?;
+                return map.end();
+            }
+        }
+        map.serialize_entry("partial", self.partial)?;
+        map.end()
+    }
+}

@@ -1,0 +1,357 @@
+//! One run of the loop (AC-6..AC-10, AC-18..AC-20, D4): prompts, turns of "stream a reply,
+//! execute its tool calls", steering and follow-up polls, and the run's failure path.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use rho_ai::{
+    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Model, PartialMessage,
+    StopReason, ThinkingLevel, ToolResultMessage, Usage,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::event::AgentEvent;
+use crate::hooks::default_convert_to_llm;
+use crate::message::AgentMessage;
+use crate::shared::Shared;
+use crate::state::AgentOptions;
+use crate::tool::AgentTool;
+use crate::tools_exec::ToolRunner;
+
+/// How a streamed reply ended (short-lived; the size gap does not matter).
+#[allow(clippy::large_enum_variant)]
+enum Reply {
+    /// The final message (also `error`/`aborted` ones).
+    Done(AssistantMessage),
+    /// A steering message arrived; the partial was dropped (D4).
+    Interrupted,
+}
+
+/// One run's snapshot of the agent plus its request context, built incrementally when no
+/// context hooks are installed so long runs do not re-convert the whole transcript per turn.
+pub(crate) struct Run {
+    shared: Arc<Shared>,
+    opts: Arc<AgentOptions>,
+    cancel: CancellationToken,
+    model: Model,
+    thinking: ThinkingLevel,
+    tools: Vec<Arc<dyn AgentTool>>,
+    context: Context,
+    /// `(generation, messages converted)` while `context.messages` mirrors the transcript.
+    converted: Option<(u64, usize)>,
+    new_messages: Vec<AgentMessage>,
+}
+
+impl Run {
+    pub fn new(shared: Arc<Shared>, cancel: CancellationToken) -> Self {
+        let opts = shared.options();
+        let (model, thinking, tools, system_prompt) = {
+            let s = shared.state();
+            (
+                s.model.clone(),
+                s.thinking_level,
+                s.tools.clone(),
+                s.system_prompt.clone(),
+            )
+        };
+        let context = Context {
+            system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
+            messages: Vec::new(),
+            tools: tools.iter().map(|t| t.definition()).collect(),
+        };
+        Self {
+            shared,
+            opts,
+            cancel,
+            model,
+            thinking,
+            tools,
+            context,
+            converted: None,
+            new_messages: Vec::new(),
+        }
+    }
+
+    /// Runs to the end, whatever happens inside, then marks the agent idle.
+    pub async fn execute(mut self, prompts: Option<Vec<AgentMessage>>, skip_steering: bool) {
+        let shared = self.shared.clone();
+        let model = self.model.clone();
+        let cancel = self.cancel.clone();
+        let outcome = AssertUnwindSafe(self.run_loop(prompts, skip_steering))
+            .catch_unwind()
+            .await;
+        if let Err(panic) = outcome {
+            let text = panic_text(&panic);
+            fail(
+                &shared,
+                &model,
+                &cancel,
+                format!("Agent loop panicked: {text}"),
+            );
+        }
+        shared.finish_run();
+    }
+
+    async fn run_loop(&mut self, prompts: Option<Vec<AgentMessage>>, skip_steering: bool) {
+        self.emit(AgentEvent::AgentStart);
+        self.emit(AgentEvent::TurnStart);
+        for m in prompts.into_iter().flatten() {
+            self.add_message(m);
+        }
+        let mut pending = if skip_steering {
+            Vec::new()
+        } else {
+            self.shared.poll_steering()
+        };
+        let mut need_turn_start = false;
+        loop {
+            let mut more_tool_calls = true;
+            while more_tool_calls || !pending.is_empty() {
+                if need_turn_start {
+                    self.emit(AgentEvent::TurnStart);
+                }
+                need_turn_start = true;
+                for m in pending.drain(..) {
+                    self.add_message(m);
+                }
+                let message = match self.stream_reply().await {
+                    Err(e) => return fail(&self.shared, &self.model, &self.cancel, e),
+                    Ok(Reply::Interrupted) => {
+                        pending = self.shared.poll_steering();
+                        need_turn_start = false;
+                        more_tool_calls = true;
+                        continue;
+                    }
+                    Ok(Reply::Done(m)) => m,
+                };
+                if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
+                    self.end_turn(message, Vec::new());
+                    return self.end_run();
+                }
+                let has_calls = message.tool_calls().next().is_some();
+                let (results, terminate) = if has_calls {
+                    self.execute_tools(&message).await
+                } else {
+                    (Vec::new(), false)
+                };
+                more_tool_calls = has_calls && !terminate;
+                let stop = self
+                    .opts
+                    .should_stop_after_turn
+                    .as_ref()
+                    .is_some_and(|f| f(&message, &results));
+                self.end_turn(message, results);
+                if stop {
+                    return self.end_run();
+                }
+                pending = self.shared.poll_steering();
+            }
+            pending = self.shared.poll_follow_up();
+            if pending.is_empty() {
+                return self.end_run();
+            }
+        }
+    }
+
+    fn emit(&self, event: AgentEvent) {
+        self.shared.emit(event);
+    }
+
+    /// Appends a message to the transcript and the run's list, with its start/end events.
+    fn add_message(&mut self, message: AgentMessage) {
+        self.emit(AgentEvent::MessageStart {
+            message: message.clone(),
+        });
+        self.shared.state().messages.push(message.clone());
+        self.new_messages.push(message.clone());
+        self.emit(AgentEvent::MessageEnd { message });
+    }
+
+    fn end_turn(&mut self, message: AssistantMessage, tool_results: Vec<ToolResultMessage>) {
+        if let Some(e) = &message.error_message {
+            self.shared.state().error_message = Some(e.clone());
+        }
+        self.emit(AgentEvent::TurnEnd {
+            message: AgentMessage::Assistant(message),
+            tool_results,
+        });
+    }
+
+    fn end_run(&mut self) {
+        let messages = std::mem::take(&mut self.new_messages);
+        self.emit(AgentEvent::AgentEnd { messages });
+    }
+
+    async fn execute_tools(
+        &mut self,
+        message: &AssistantMessage,
+    ) -> (Vec<ToolResultMessage>, bool) {
+        let runner = ToolRunner {
+            shared: &self.shared,
+            opts: &self.opts,
+            tools: &self.tools,
+            cancel: &self.cancel,
+            assistant: message,
+        };
+        let batch = runner.run().await;
+        for r in &batch.results {
+            self.new_messages.push(AgentMessage::ToolResult(r.clone()));
+        }
+        (batch.results, batch.terminate)
+    }
+
+    /// Brings `self.context.messages` up to date with the transcript (AC-9).
+    async fn refresh_context(&mut self) -> Result<(), String> {
+        let opts = self.opts.clone();
+        if opts.transform_context.is_none() && opts.convert_to_llm.is_none() {
+            let generation = self.shared.generation.load(Ordering::Acquire);
+            let state = self.shared.state();
+            match self.converted {
+                Some((g, n)) if g == generation && n <= state.messages.len() => {
+                    let more = default_convert_to_llm(&state.messages[n..]);
+                    self.context.messages.extend(more);
+                }
+                _ => self.context.messages = default_convert_to_llm(&state.messages),
+            }
+            self.converted = Some((generation, state.messages.len()));
+            return Ok(());
+        }
+        self.converted = None;
+        let mut messages = self.shared.state().messages.clone();
+        if let Some(transform) = &opts.transform_context {
+            messages = transform(messages, self.cancel.clone()).await?;
+        }
+        self.context.messages = match &opts.convert_to_llm {
+            Some(convert) => convert(&messages),
+            None => default_convert_to_llm(&messages),
+        };
+        Ok(())
+    }
+
+    /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
+    async fn stream_reply(&mut self) -> Result<Reply, String> {
+        self.refresh_context().await?;
+        if self.cancel.is_cancelled() {
+            let mut m = self.empty_message();
+            m.stop_reason = StopReason::Aborted;
+            m.error_message = Some("Request was aborted".into());
+            return Ok(Reply::Done(self.finish_reply(m, false)));
+        }
+        let call_cancel = self.cancel.child_token();
+        let mut options = self.opts.stream_options.clone();
+        options.cancel = call_cancel.clone();
+        options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
+        let mut stream = (self.opts.stream_fn)(&self.model, &self.context, options)
+            .map_err(|e| e.to_string())?;
+        let mut started = false;
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = self.shared.steering_arrived() => {
+                    call_cancel.cancel();
+                    self.shared.state().streaming_message = None;
+                    return Ok(Reply::Interrupted);
+                }
+                e = stream.next() => e,
+            };
+            let Some(event) = event else {
+                return Err("Provider stream ended without a result".into());
+            };
+            match event {
+                AssistantMessageEvent::Done { message, .. }
+                | AssistantMessageEvent::Error { error: message, .. } => {
+                    return Ok(Reply::Done(self.finish_reply(message, started)));
+                }
+                AssistantMessageEvent::Start { partial } => {
+                    started = true;
+                    let mut folded = PartialMessage::new();
+                    folded.apply(&AssistantMessageEvent::Start {
+                        partial: partial.clone(),
+                    });
+                    self.shared.state().streaming_message = Some(folded);
+                    self.emit(AgentEvent::MessageStart {
+                        message: AgentMessage::Assistant(partial),
+                    });
+                }
+                delta if started => self.apply_delta(delta),
+                _ => {}
+            }
+        }
+    }
+
+    fn apply_delta(&self, event: AssistantMessageEvent) {
+        let snapshot = {
+            let mut state = self.shared.state();
+            let Some(partial) = state.streaming_message.as_mut() else {
+                return;
+            };
+            partial.apply(&event);
+            partial.message().cloned()
+        };
+        if let Some(message) = snapshot {
+            self.emit(AgentEvent::MessageUpdate {
+                message: AgentMessage::Assistant(message),
+                assistant_message_event: event,
+            });
+        }
+    }
+
+    /// Emits `message_end` (and a late `message_start`), recording the final message in the
+    /// transcript before subscribers hear of it.
+    fn finish_reply(&mut self, message: AssistantMessage, started: bool) -> AssistantMessage {
+        let agent_message = AgentMessage::Assistant(message.clone());
+        if !started {
+            self.emit(AgentEvent::MessageStart {
+                message: agent_message.clone(),
+            });
+        }
+        {
+            let mut state = self.shared.state();
+            state.streaming_message = None;
+            state.messages.push(agent_message.clone());
+        }
+        self.new_messages.push(agent_message.clone());
+        self.emit(AgentEvent::MessageEnd {
+            message: agent_message,
+        });
+        message
+    }
+
+    fn empty_message(&self) -> AssistantMessage {
+        AssistantMessage::empty(&self.model.api, &self.model.provider, &self.model.id)
+    }
+}
+
+/// The run failure path (AC-5): a synthetic assistant message, recorded in the state and
+/// reported only through `agent_end`.
+fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: String) {
+    let mut message = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+    message.content = vec![ContentBlock::text("")];
+    message.usage = Usage::default();
+    message.stop_reason = if cancel.is_cancelled() {
+        StopReason::Aborted
+    } else {
+        StopReason::Error
+    };
+    message.error_message = Some(error.clone());
+    let message = AgentMessage::Assistant(message);
+    {
+        let mut state = shared.state();
+        state.messages.push(message.clone());
+        state.error_message = Some(error);
+    }
+    shared.emit(AgentEvent::AgentEnd {
+        messages: vec![message],
+    });
+}
+
+/// The message of a caught panic payload.
+pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}

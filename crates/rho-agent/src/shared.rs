@@ -1,0 +1,134 @@
+//! The state a run task and the [`crate::Agent`] handle share: locked state, queues, the
+//! subscriber list, the active run's abort token and the idle signal.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use tokio::sync::{mpsc, watch, Notify};
+use tokio_util::sync::CancellationToken;
+
+use crate::event::AgentEvent;
+use crate::message::AgentMessage;
+use crate::queue::MessageQueue;
+use crate::state::{AgentOptions, AgentState};
+
+/// Both queues under one lock so "steering first, then follow-ups" reads are consistent.
+#[derive(Debug, Default)]
+pub(crate) struct Queues {
+    pub steering: MessageQueue,
+    pub follow_up: MessageQueue,
+}
+
+pub(crate) struct Shared {
+    state: Mutex<AgentState>,
+    /// Bumped whenever the transcript changes outside a run's own appends, so a run knows
+    /// when its incrementally built request context is stale.
+    pub generation: AtomicU64,
+    queues: Mutex<Queues>,
+    /// Woken on every `steer()` so a streaming reply can be interrupted (D4).
+    pub steer_notify: Notify,
+    subscribers: Mutex<Vec<mpsc::UnboundedSender<Arc<AgentEvent>>>>,
+    options: RwLock<Arc<AgentOptions>>,
+    pub run_cancel: Mutex<Option<CancellationToken>>,
+    pub running: watch::Sender<bool>,
+}
+
+/// Locks a mutex, recovering from poisoning: every critical section leaves the data
+/// consistent, so a panic elsewhere must not wedge the agent.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    pub fn new(options: AgentOptions) -> Self {
+        Self {
+            state: Mutex::new(AgentState::default()),
+            generation: AtomicU64::new(0),
+            queues: Mutex::new(Queues::default()),
+            steer_notify: Notify::new(),
+            subscribers: Mutex::new(Vec::new()),
+            options: RwLock::new(Arc::new(options)),
+            run_cancel: Mutex::new(None),
+            running: watch::channel(false).0,
+        }
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, AgentState> {
+        lock(&self.state)
+    }
+
+    pub fn queues(&self) -> MutexGuard<'_, Queues> {
+        lock(&self.queues)
+    }
+
+    pub fn options(&self) -> Arc<AgentOptions> {
+        self.options
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    pub fn update_options(&self, f: impl FnOnce(&mut AgentOptions)) {
+        let mut guard = self.options.write().unwrap_or_else(|p| p.into_inner());
+        let mut next = (**guard).clone();
+        f(&mut next);
+        *guard = Arc::new(next);
+    }
+
+    /// Marks the transcript as changed from outside the run.
+    pub fn bump_generation(&self) {
+        self.generation.fetch_add(1, Ordering::AcqRel);
+    }
+
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Arc<AgentEvent>> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.subscribers).push(tx);
+        rx
+    }
+
+    /// Delivers one event to every subscriber. The lock makes every subscriber see the same
+    /// order even when tools report progress from other threads; dropped receivers are
+    /// removed.
+    pub fn emit(&self, event: AgentEvent) {
+        let event = Arc::new(event);
+        let mut subs = lock(&self.subscribers);
+        subs.retain(|tx| tx.send(event.clone()).is_ok());
+    }
+
+    pub fn has_steering(&self) -> bool {
+        !self.queues().steering.is_empty()
+    }
+
+    pub fn poll_steering(&self) -> Vec<AgentMessage> {
+        self.queues().steering.drain()
+    }
+
+    pub fn poll_follow_up(&self) -> Vec<AgentMessage> {
+        self.queues().follow_up.drain()
+    }
+
+    /// Resolves once a steering message is queued (at once if one already is).
+    pub async fn steering_arrived(&self) {
+        loop {
+            let notified = self.steer_notify.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.has_steering() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Ends a run (AC-4): not streaming, nothing pending, idle waiters released.
+    pub fn finish_run(&self) {
+        {
+            let mut s = self.state();
+            s.is_streaming = false;
+            s.streaming_message = None;
+            s.pending_tool_calls.clear();
+        }
+        *lock(&self.run_cancel) = None;
+        self.running.send_replace(false);
+    }
+}

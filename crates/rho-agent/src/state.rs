@@ -1,0 +1,150 @@
+//! What the agent holds between and during runs (AC-1), and the options that shape a run.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_ai::{Model, PartialMessage, StreamOptions, ThinkingLevel};
+
+use crate::hooks::{
+    default_stream_fn, AfterToolCallFn, BeforeToolCallFn, ConvertToLlmFn, ShouldStopAfterTurnFn,
+    StreamFn, TransformContextFn,
+};
+use crate::message::AgentMessage;
+use crate::tool::AgentTool;
+
+/// The agent's state. Read it with [`crate::Agent::with_state`]; change it through the
+/// agent's setters, which store copies.
+#[derive(Clone)]
+pub struct AgentState {
+    /// The system prompt sent with every call ("" = none).
+    pub system_prompt: String,
+    /// The model; a placeholder named `unknown` until one is set.
+    pub model: Model,
+    /// The requested thinking level.
+    pub thinking_level: ThinkingLevel,
+    /// The tools offered to the model.
+    pub tools: Vec<Arc<dyn AgentTool>>,
+    /// The transcript.
+    pub messages: Vec<AgentMessage>,
+    /// True from the start of a run until it fully stopped.
+    pub is_streaming: bool,
+    /// The assistant message being streamed, folded from provider events.
+    pub streaming_message: Option<PartialMessage>,
+    /// Ids of tool calls between `tool_execution_start` and `tool_execution_end`.
+    pub pending_tool_calls: BTreeSet<String>,
+    /// The last run's error (AC-5, AC-25); cleared when a run starts.
+    pub error_message: Option<String>,
+}
+
+impl std::fmt::Debug for AgentState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools: Vec<&str> = self.tools.iter().map(|t| t.name()).collect();
+        f.debug_struct("AgentState")
+            .field("system_prompt", &self.system_prompt)
+            .field("model", &self.model.id)
+            .field("thinking_level", &self.thinking_level)
+            .field("tools", &tools)
+            .field("messages", &self.messages.len())
+            .field("is_streaming", &self.is_streaming)
+            .field("pending_tool_calls", &self.pending_tool_calls)
+            .field("error_message", &self.error_message)
+            .finish()
+    }
+}
+
+impl Default for AgentState {
+    fn default() -> Self {
+        Self {
+            system_prompt: String::new(),
+            model: placeholder_model(),
+            thinking_level: ThinkingLevel::Off,
+            tools: Vec::new(),
+            messages: Vec::new(),
+            is_streaming: false,
+            streaming_message: None,
+            pending_tool_calls: BTreeSet::new(),
+            error_message: None,
+        }
+    }
+}
+
+/// pi's placeholder model (`unknown` everywhere); a call with it fails with a clear error.
+pub fn placeholder_model() -> Model {
+    Model {
+        id: "unknown".into(),
+        name: "unknown".into(),
+        api: "unknown".into(),
+        provider: "unknown".into(),
+        base_url: String::new(),
+        reasoning: false,
+        thinking_level_map: None,
+        input: vec![rho_ai::InputKind::Text],
+        cost: Default::default(),
+        context_window: 0,
+        max_tokens: 0,
+        headers: None,
+        compat: None,
+    }
+}
+
+/// How the tool calls of one assistant message run (AC-11).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolExecution {
+    /// Concurrently: starts in call order, ends in completion order (pi's default).
+    #[default]
+    Parallel,
+    /// One after another.
+    Sequential,
+}
+
+/// Hooks and knobs of the loop. Runs take a snapshot at their start.
+#[derive(Clone)]
+pub struct AgentOptions {
+    /// Starts each LLM call.
+    pub stream_fn: StreamFn,
+    /// Base options of each call (key, session id, headers, ...); the agent sets `cancel`
+    /// and `reasoning`.
+    pub stream_options: StreamOptions,
+    /// Conversion before each call; `None` = [`crate::hooks::default_convert_to_llm`].
+    pub convert_to_llm: Option<ConvertToLlmFn>,
+    /// Transcript rewriting before each call.
+    pub transform_context: Option<TransformContextFn>,
+    /// Check before each tool execution.
+    pub before_tool_call: Option<BeforeToolCallFn>,
+    /// Result rewriting after each tool execution.
+    pub after_tool_call: Option<AfterToolCallFn>,
+    /// Early stop after a turn.
+    pub should_stop_after_turn: Option<ShouldStopAfterTurnFn>,
+    /// Parallel (default) or sequential tool calls.
+    pub tool_execution: ToolExecution,
+    /// After an abort, how long a tool that ignores its cancellation token may keep running
+    /// before the agent drops it and records `Tool execution aborted`.
+    pub abort_grace: Duration,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        Self {
+            stream_fn: default_stream_fn(),
+            stream_options: StreamOptions::default(),
+            convert_to_llm: None,
+            transform_context: None,
+            before_tool_call: None,
+            after_tool_call: None,
+            should_stop_after_turn: None,
+            tool_execution: ToolExecution::Parallel,
+            abort_grace: Duration::from_secs(2),
+        }
+    }
+}
+
+impl AgentOptions {
+    /// Default options with a custom stream function (scripted providers, test servers).
+    pub fn with_stream_fn(stream_fn: StreamFn) -> Self {
+        Self {
+            stream_fn,
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,325 @@
+//! Executing the tool calls of one assistant message (AC-11..AC-17, D4): preflight
+//! (lookup, argument preparation and validation, `before_tool_call`), execution with
+//! progress and abort, `after_tool_call`, and the toolResult messages in call order.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt, StreamExt};
+use rho_ai::{AssistantMessage, ContentBlock, ToolCall, ToolResultMessage};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::event::{AgentEvent, ToolExecutionResult};
+use crate::hooks::{AfterToolCallContext, BeforeToolCallContext};
+use crate::message::AgentMessage;
+use crate::run::panic_text;
+use crate::schema::{format_validation_error, validate};
+use crate::shared::Shared;
+use crate::state::{AgentOptions, ToolExecution};
+use crate::tool::{AgentTool, ExecutionMode, ToolContext, ToolOutput};
+
+/// The text of calls skipped because a steering message is waiting (D4).
+pub const SKIPPED_TEXT: &str = "Skipped due to queued user message.";
+
+/// A call's result before it becomes a message.
+#[derive(Debug, Clone)]
+struct Finalized {
+    content: Vec<ContentBlock>,
+    details: Option<Value>,
+    is_error: bool,
+    terminate: bool,
+}
+
+impl Finalized {
+    fn error(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![ContentBlock::text(text)],
+            details: Some(Value::Object(Default::default())),
+            is_error: true,
+            terminate: false,
+        }
+    }
+}
+
+/// A call that passed preflight.
+struct Prepared {
+    tool: Arc<dyn AgentTool>,
+    args: Value,
+}
+
+/// The outcome of one batch.
+pub(crate) struct Batch {
+    /// Tool results in call order.
+    pub results: Vec<ToolResultMessage>,
+    /// True when every result asked to terminate (AC-18).
+    pub terminate: bool,
+}
+
+/// Borrowed view of the run that tool execution needs.
+pub(crate) struct ToolRunner<'a> {
+    pub shared: &'a Arc<Shared>,
+    pub opts: &'a AgentOptions,
+    pub tools: &'a [Arc<dyn AgentTool>],
+    pub cancel: &'a CancellationToken,
+    pub assistant: &'a AssistantMessage,
+}
+
+impl ToolRunner<'_> {
+    pub async fn run(&self) -> Batch {
+        let calls: Vec<&ToolCall> = self.assistant.tool_calls().collect();
+        let sequential = self.opts.tool_execution == ToolExecution::Sequential
+            || calls.iter().any(|c| {
+                self.find(&c.name)
+                    .is_some_and(|t| t.execution_mode() == ExecutionMode::Sequential)
+            });
+        let done = if sequential {
+            self.run_sequential(&calls).await
+        } else {
+            self.run_parallel(&calls).await
+        };
+        let terminate = !done.is_empty() && done.iter().all(|(_, t)| *t);
+        Batch {
+            results: done.into_iter().map(|(r, _)| r).collect(),
+            terminate,
+        }
+    }
+
+    /// AC-12: each call runs to its end and result message before the next starts.
+    async fn run_sequential(&self, calls: &[&ToolCall]) -> Vec<(ToolResultMessage, bool)> {
+        let mut out = Vec::with_capacity(calls.len());
+        for call in calls {
+            self.emit_start(call);
+            let f = match self.preflight(call).await {
+                Ok(prepared) => self.execute(call, prepared).await,
+                Err(f) => f,
+            };
+            self.emit_end(call, &f);
+            let terminate = f.terminate;
+            out.push((self.emit_result_message(call, f), terminate));
+        }
+        out
+    }
+
+    /// AC-13: starts and preflights in call order, then concurrent execution with ends in
+    /// completion order, then the result messages in call order.
+    async fn run_parallel(&self, calls: &[&ToolCall]) -> Vec<(ToolResultMessage, bool)> {
+        let mut finals: Vec<Option<Finalized>> = vec![None; calls.len()];
+        let running = FuturesUnordered::new();
+        for (i, call) in calls.iter().enumerate() {
+            self.emit_start(call);
+            match self.preflight(call).await {
+                Ok(prepared) => {
+                    running.push(async move { (i, self.execute(call, prepared).await) })
+                }
+                Err(f) => {
+                    self.emit_end(call, &f);
+                    finals[i] = Some(f);
+                }
+            }
+        }
+        let mut running = running;
+        while let Some((i, f)) = running.next().await {
+            self.emit_end(calls[i], &f);
+            finals[i] = Some(f);
+        }
+        calls
+            .iter()
+            .zip(finals)
+            .map(|(call, f)| {
+                let f = f.unwrap_or_else(|| Finalized::error("Tool call was not executed"));
+                let terminate = f.terminate;
+                (self.emit_result_message(call, f), terminate)
+            })
+            .collect()
+    }
+
+    fn find(&self, name: &str) -> Option<&Arc<dyn AgentTool>> {
+        self.tools.iter().find(|t| t.name() == name)
+    }
+
+    /// AC-14 plus D4's skip: `Err` is an immediate result, the call does not execute.
+    async fn preflight(&self, call: &ToolCall) -> Result<Prepared, Finalized> {
+        if self.shared.has_steering() {
+            return Err(Finalized::error(SKIPPED_TEXT));
+        }
+        let Some(tool) = self.find(&call.name) else {
+            return Err(Finalized::error(format!("Tool {} not found", call.name)));
+        };
+        let mut args = tool.prepare_arguments(call.arguments.clone());
+        if let Err(issues) = validate(&tool.parameters(), &mut args) {
+            let text = format_validation_error(&call.name, &issues, &call.arguments);
+            return Err(Finalized::error(text));
+        }
+        if let Some(before) = &self.opts.before_tool_call {
+            let ctx = BeforeToolCallContext {
+                assistant_message: self.assistant.clone(),
+                tool_call: call.clone(),
+                args: args.clone(),
+                cancel: self.cancel.clone(),
+            };
+            match AssertUnwindSafe(before(ctx)).catch_unwind().await {
+                Ok(Ok(Some(d))) if d.block => {
+                    let reason = d
+                        .reason
+                        .unwrap_or_else(|| "Tool execution was blocked".into());
+                    return Err(Finalized::error(reason));
+                }
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => return Err(Finalized::error(e)),
+                Err(p) => return Err(Finalized::error(panic_text(&p))),
+            }
+        }
+        Ok(Prepared {
+            tool: tool.clone(),
+            args,
+        })
+    }
+
+    /// AC-15/AC-16: runs the tool with progress and abort, then `after_tool_call`.
+    async fn execute(&self, call: &ToolCall, prepared: Prepared) -> Finalized {
+        let finished = Arc::new(AtomicBool::new(false));
+        let ctx = ToolContext {
+            call_id: call.id.clone(),
+            cancel: self.cancel.child_token(),
+            progress: self.progress_sink(call, finished.clone()),
+        };
+        let fut =
+            AssertUnwindSafe(prepared.tool.execute(prepared.args.clone(), ctx)).catch_unwind();
+        let grace = self.opts.abort_grace;
+        let outcome = tokio::select! {
+            r = fut => Some(r),
+            _ = abort_deadline(self.cancel, grace) => None,
+        };
+        finished.store(true, Ordering::Release);
+        let mut f = match outcome {
+            None => Finalized::error("Tool execution aborted"),
+            Some(Err(p)) => Finalized::error(panic_text(&p)),
+            Some(Ok(Err(e))) => Finalized {
+                content: vec![ContentBlock::text(e.message)],
+                details: Some(
+                    e.details
+                        .unwrap_or_else(|| Value::Object(Default::default())),
+                ),
+                is_error: true,
+                terminate: false,
+            },
+            Some(Ok(Ok(out))) => Finalized {
+                content: out.content,
+                details: out.details,
+                is_error: false,
+                terminate: false,
+            },
+        };
+        if let Some(after) = &self.opts.after_tool_call {
+            let ctx = AfterToolCallContext {
+                assistant_message: self.assistant.clone(),
+                tool_call: call.clone(),
+                args: prepared.args,
+                content: f.content.clone(),
+                details: f.details.clone(),
+                is_error: f.is_error,
+                cancel: self.cancel.clone(),
+            };
+            match AssertUnwindSafe(after(ctx)).catch_unwind().await {
+                Ok(Ok(Some(o))) => {
+                    if let Some(c) = o.content {
+                        f.content = c;
+                    }
+                    if let Some(d) = o.details {
+                        f.details = Some(d);
+                    }
+                    if let Some(e) = o.is_error {
+                        f.is_error = e;
+                    }
+                    if let Some(t) = o.terminate {
+                        f.terminate = t;
+                    }
+                }
+                Ok(Ok(None)) => {}
+                Ok(Err(e)) => f = Finalized::error(e),
+                Err(p) => f = Finalized::error(panic_text(&p)),
+            }
+        }
+        f
+    }
+
+    /// Progress reports become `tool_execution_update` events until the call finished.
+    fn progress_sink(
+        &self,
+        call: &ToolCall,
+        finished: Arc<AtomicBool>,
+    ) -> crate::tool::ProgressSink {
+        let shared = self.shared.clone();
+        let id = call.id.clone();
+        let name = call.name.clone();
+        let args = call.arguments.clone();
+        Arc::new(move |out: ToolOutput| {
+            if finished.load(Ordering::Acquire) {
+                return;
+            }
+            shared.emit(AgentEvent::ToolExecutionUpdate {
+                tool_call_id: id.clone(),
+                tool_name: name.clone(),
+                args: args.clone(),
+                partial_result: ToolExecutionResult {
+                    content: out.content,
+                    details: out.details,
+                },
+            });
+        })
+    }
+
+    fn emit_start(&self, call: &ToolCall) {
+        self.shared
+            .state()
+            .pending_tool_calls
+            .insert(call.id.clone());
+        self.shared.emit(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+    }
+
+    fn emit_end(&self, call: &ToolCall, f: &Finalized) {
+        self.shared.state().pending_tool_calls.remove(&call.id);
+        self.shared.emit(AgentEvent::ToolExecutionEnd {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            result: ToolExecutionResult {
+                content: f.content.clone(),
+                details: f.details.clone(),
+            },
+            is_error: f.is_error,
+        });
+    }
+
+    /// AC-17: the toolResult message, recorded in the transcript, with its events.
+    fn emit_result_message(&self, call: &ToolCall, f: Finalized) -> ToolResultMessage {
+        let result = ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: f.content,
+            details: f.details,
+            is_error: f.is_error,
+            timestamp: rho_ai::now_ms(),
+        };
+        let message = AgentMessage::ToolResult(result.clone());
+        self.shared.emit(AgentEvent::MessageStart {
+            message: message.clone(),
+        });
+        self.shared.state().messages.push(message.clone());
+        self.shared.emit(AgentEvent::MessageEnd { message });
+        result
+    }
+}
+
+/// Resolves `grace` after the abort signal fired: a tool still running then is dropped.
+async fn abort_deadline(cancel: &CancellationToken, grace: Duration) {
+    cancel.cancelled().await;
+    tokio::time::sleep(grace).await;
+}
