@@ -3,5 +3,6 @@
 
 pub mod extensions;
 pub mod resources;
+pub mod session;
 pub mod settings;
 pub mod system_prompt;

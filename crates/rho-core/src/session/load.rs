@@ -1,0 +1,215 @@
+//! Reading a session file: streamed line by line, strict in the middle, tolerant at the end.
+//!
+//! - Line 1 must be a session header, else [`SessionError::NotASession`].
+//! - A line that is not a valid entry and is followed by more lines is corruption:
+//!   [`SessionError::Corrupt`] with its line number. Nothing is repaired or rewritten.
+//! - A last line without its newline that does not parse is what a process killed mid-write
+//!   leaves: it is dropped with a [`LoadWarning`], and writers cut it off before appending.
+//! - Files older than format 3 are migrated in memory; the caller rewrites them (§4.6).
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use super::decode::{decode_entry, decode_header};
+use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
+use super::error::{LoadWarning, SessionError};
+use super::migrate::migrate_lines;
+
+/// What [`load_file`] read.
+#[derive(Debug)]
+pub struct LoadedFile {
+    /// Line 1 (version already updated when migrated).
+    pub header: SessionHeader,
+    /// The entries in file order.
+    pub entries: Vec<SessionEntry>,
+    /// What was tolerated (a torn last line).
+    pub warnings: Vec<LoadWarning>,
+    /// Bytes of the file that hold whole, valid lines; a torn tail starts here.
+    pub valid_len: u64,
+    /// True when the valid part does not end in `\n` (an append must add one first).
+    pub needs_newline: bool,
+    /// For a file older than format 3: its version and the migrated lines to write back.
+    pub migrated: Option<(u32, Vec<String>)>,
+}
+
+/// One line as read, with where it ends (including its newline).
+struct Line {
+    number: usize,
+    end: u64,
+    text: Vec<u8>,
+    has_newline: bool,
+}
+
+/// Reads `path` line by line; see the module docs for what is an error.
+pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
+    let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
+    let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file), path);
+    let first = reader
+        .next_nonblank()?
+        .ok_or_else(|| not_session(path, "is missing (the file is empty)".into()))?;
+    let header = std::str::from_utf8(&first.text)
+        .map_err(|_| "is not UTF-8 text".to_string())
+        .and_then(decode_header)
+        .map_err(|reason| not_session(path, reason))?;
+    let mut state = State::new(path, header, &first);
+    if state.header.version < CURRENT_VERSION {
+        state.raw_lines = Some(vec![String::from_utf8_lossy(&first.text).into_owned()]);
+    }
+    while let Some(line) = reader.next_nonblank()? {
+        state.take(line)?;
+    }
+    state.finish()
+}
+
+fn not_session(path: &Path, reason: String) -> SessionError {
+    SessionError::NotASession {
+        path: path.to_path_buf(),
+        reason,
+    }
+}
+
+/// The accumulating result; a failed line waits here until we know whether it was the last.
+struct State {
+    path: PathBuf,
+    header: SessionHeader,
+    entries: Vec<SessionEntry>,
+    raw_lines: Option<Vec<String>>,
+    raw_numbers: Vec<usize>,
+    pending_failure: Option<(Line, String)>,
+    valid_len: u64,
+    needs_newline: bool,
+}
+
+impl State {
+    fn new(path: &Path, header: SessionHeader, first: &Line) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            header,
+            entries: Vec::new(),
+            raw_lines: None,
+            raw_numbers: vec![first.number],
+            pending_failure: None,
+            valid_len: first.end,
+            needs_newline: !first.has_newline,
+        }
+    }
+
+    fn take(&mut self, line: Line) -> Result<(), SessionError> {
+        if let Some((bad, reason)) = self.pending_failure.take() {
+            return Err(self.corrupt(bad.number, reason));
+        }
+        let parsed = match std::str::from_utf8(&line.text) {
+            Err(_) => Err("not UTF-8 text".to_string()),
+            Ok(text) => match &mut self.raw_lines {
+                Some(raw) => serde_json::from_str::<serde_json::Value>(text)
+                    .map(|_| {
+                        raw.push(text.to_string());
+                        self.raw_numbers.push(line.number);
+                    })
+                    .map_err(|e| e.to_string()),
+                None => decode_entry(text).map(|e| self.entries.push(e)),
+            },
+        };
+        match parsed {
+            Ok(()) => {
+                self.valid_len = line.end;
+                self.needs_newline = !line.has_newline;
+            }
+            Err(reason) if !line.has_newline => self.pending_failure = Some((line, reason)),
+            Err(reason) => return Err(self.corrupt(line.number, reason)),
+        }
+        Ok(())
+    }
+
+    fn corrupt(&self, line: usize, reason: String) -> SessionError {
+        SessionError::Corrupt {
+            path: self.path.clone(),
+            line,
+            reason,
+        }
+    }
+
+    fn finish(mut self) -> Result<LoadedFile, SessionError> {
+        let mut warnings = Vec::new();
+        if let Some((bad, reason)) = self.pending_failure.take() {
+            warnings.push(LoadWarning {
+                path: self.path.clone(),
+                line: bad.number,
+                message: format!("dropped an incomplete last line (interrupted write?): {reason}"),
+            });
+        }
+        let mut migrated = None;
+        if let Some(raw) = self.raw_lines.take() {
+            let from = self.header.version;
+            let numbers = std::mem::take(&mut self.raw_numbers);
+            let lines = migrate_lines(&raw, from).map_err(|e| {
+                self.corrupt(numbers[e.index], format!("cannot migrate: {}", e.reason))
+            })?;
+            self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
+            for (i, line) in lines.iter().enumerate().skip(1) {
+                let entry = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
+                self.entries.push(entry);
+            }
+            migrated = Some((from, lines));
+        }
+        Ok(LoadedFile {
+            header: self.header,
+            entries: self.entries,
+            warnings,
+            valid_len: self.valid_len,
+            needs_newline: self.needs_newline,
+            migrated,
+        })
+    }
+}
+
+/// Reads lines as bytes, numbering them and remembering their offsets, skipping blank ones.
+struct LineReader<'a, R> {
+    reader: R,
+    path: &'a Path,
+    number: usize,
+    offset: u64,
+}
+
+impl<'a, R: BufRead> LineReader<'a, R> {
+    fn new(reader: R, path: &'a Path) -> Self {
+        Self {
+            reader,
+            path,
+            number: 0,
+            offset: 0,
+        }
+    }
+
+    fn next_nonblank(&mut self) -> Result<Option<Line>, SessionError> {
+        loop {
+            let mut text = Vec::new();
+            let n = self
+                .reader
+                .read_until(b'\n', &mut text)
+                .map_err(|e| SessionError::io(self.path, e))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.number += 1;
+            self.offset += n as u64;
+            let has_newline = text.last() == Some(&b'\n');
+            if has_newline {
+                text.pop();
+                if text.last() == Some(&b'\r') {
+                    text.pop();
+                }
+            }
+            if text.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Ok(Some(Line {
+                number: self.number,
+                end: self.offset,
+                text,
+                has_newline,
+            }));
+        }
+    }
+}

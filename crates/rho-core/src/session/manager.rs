@@ -1,0 +1,397 @@
+//! The session manager: one session's header, entry tree and file, with an append method per
+//! entry type, tree navigation and forking (interfaces spec §4.3-§4.6).
+//!
+//! New sessions are written lazily (§4.5): nothing touches the disk until an assistant message
+//! is appended; then the header and every buffered entry are written at once, and from then on
+//! each append is one durable line. `--no-session` sessions never touch the disk.
+
+use std::path::{Path, PathBuf};
+
+use rho_agent::AgentMessage;
+use rho_ai::UserContent;
+use serde_json::Value;
+
+use super::context::{build_context, SessionContext};
+use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
+use super::error::{LoadWarning, SessionError};
+use super::ids::uuid_v7;
+use super::load::load_file;
+use super::paths::session_file_name;
+use super::time::{format_iso, now_ms};
+use super::tree::SessionTree;
+use super::writer::{write_atomic, Durability, FileWriter};
+
+/// Where the session's entries go.
+#[derive(Debug)]
+enum Storage {
+    /// `--no-session`: memory only.
+    Memory,
+    /// A new session not yet written (no assistant message yet).
+    Pending(PathBuf),
+    /// An existing file not yet opened for writing (its valid length and trailing-newline state).
+    Loaded(PathBuf, u64, bool),
+    /// A file open for appends.
+    Open(FileWriter),
+}
+
+/// Which entries a fork copies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForkScope<'a> {
+    /// Every entry, in file order (`--fork`).
+    All,
+    /// The branch from the root to this entry (a branched session).
+    Branch(&'a str),
+}
+
+/// One session: header, entries, current leaf, and the file behind them.
+#[derive(Debug)]
+pub struct SessionManager {
+    header: SessionHeader,
+    tree: SessionTree,
+    storage: Storage,
+    durability: Durability,
+    warnings: Vec<LoadWarning>,
+}
+
+impl SessionManager {
+    /// A new session for `cwd` in `dir`, named `<timestamp>_<id>.jsonl`; written lazily.
+    pub fn create(dir: &Path, cwd: &str) -> Self {
+        let header = new_header(cwd, None);
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        Self::with(header, SessionTree::default(), Storage::Pending(path))
+    }
+
+    /// A new session at an explicit path (`--session <missing file>`); written lazily.
+    pub fn create_at(path: &Path, cwd: &str) -> Self {
+        let storage = Storage::Pending(path.to_path_buf());
+        Self::with(new_header(cwd, None), SessionTree::default(), storage)
+    }
+
+    /// A session that is never written (`--no-session`).
+    pub fn in_memory(cwd: &str) -> Self {
+        Self::with(
+            new_header(cwd, None),
+            SessionTree::default(),
+            Storage::Memory,
+        )
+    }
+
+    /// Loads an existing session file; a file older than format 3 is migrated and rewritten.
+    /// A file that fails to load is left untouched.
+    pub fn open(path: &Path) -> Result<Self, SessionError> {
+        let loaded = load_file(path)?;
+        let (mut valid_len, mut needs_newline) = (loaded.valid_len, loaded.needs_newline);
+        if let Some((_, lines)) = &loaded.migrated {
+            let mut text = lines.join("\n");
+            text.push('\n');
+            write_atomic(path, text.as_bytes(), Durability::Flush)?;
+            (valid_len, needs_newline) = (text.len() as u64, false);
+        }
+        let storage = Storage::Loaded(path.to_path_buf(), valid_len, needs_newline);
+        let mut manager = Self::with(
+            loaded.header,
+            SessionTree::from_entries(loaded.entries),
+            storage,
+        );
+        manager.warnings = loaded.warnings;
+        Ok(manager)
+    }
+
+    /// Opens `path`, or starts a new session there when no file exists (`--session <path>`).
+    pub fn open_or_create(path: &Path, cwd: &str) -> Result<Self, SessionError> {
+        if path.exists() {
+            Self::open(path)
+        } else {
+            Ok(Self::create_at(path, cwd))
+        }
+    }
+
+    fn with(header: SessionHeader, tree: SessionTree, storage: Storage) -> Self {
+        Self {
+            header,
+            tree,
+            storage,
+            durability: Durability::default(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// Chooses whether appends also `fsync` (see [`Durability`]).
+    pub fn set_durability(&mut self, durability: Durability) {
+        self.durability = durability;
+    }
+
+    /// Line 1 of the file.
+    pub fn header(&self) -> &SessionHeader {
+        &self.header
+    }
+
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The working directory the session belongs to.
+    pub fn cwd(&self) -> &str {
+        &self.header.cwd
+    }
+
+    /// The session file (`None` for an in-memory session).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.storage {
+            Storage::Memory => None,
+            Storage::Pending(p) | Storage::Loaded(p, ..) => Some(p),
+            Storage::Open(w) => Some(w.path()),
+        }
+    }
+
+    /// True once the file exists on disk.
+    pub fn is_persisted(&self) -> bool {
+        matches!(self.storage, Storage::Loaded(..) | Storage::Open(_))
+    }
+
+    /// What loading tolerated (e.g. a dropped torn last line).
+    pub fn warnings(&self) -> &[LoadWarning] {
+        &self.warnings
+    }
+
+    /// The entry tree (entries, leaf, children, labels, name).
+    pub fn tree(&self) -> &SessionTree {
+        &self.tree
+    }
+
+    /// All entries in file order.
+    pub fn entries(&self) -> &[SessionEntry] {
+        self.tree.entries()
+    }
+
+    /// The current leaf's id (`None` before the first entry or after [`Self::reset_leaf`]).
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.tree.leaf_id()
+    }
+
+    /// The session name (last `session_info`).
+    pub fn name(&self) -> Option<&str> {
+        self.tree.name()
+    }
+
+    /// The label of an entry (last `label` targeting it).
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.tree.label(id)
+    }
+
+    /// The LLM context at the current leaf.
+    pub fn build_context(&self) -> SessionContext {
+        build_context(&self.tree)
+    }
+
+    /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only
+    /// once the entry is written (or buffered, for a session not yet written).
+    pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
+        let entry = SessionEntry {
+            id: self.tree.new_id(),
+            parent_id: self.tree.leaf_id().map(str::to_string),
+            timestamp: format_iso(now_ms()),
+            data,
+        };
+        self.persist(&entry)?;
+        self.tree.push(entry);
+        Ok(self.tree.leaf().expect("the entry just pushed is the leaf"))
+    }
+
+    fn persist(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
+        let line = serde_json::to_vec(entry)?;
+        match &mut self.storage {
+            Storage::Memory => Ok(()),
+            Storage::Pending(path) => {
+                if matches!(entry.message(), Some(AgentMessage::Assistant(_))) {
+                    let path = path.clone();
+                    self.write_whole(&path, Some(line))?;
+                }
+                Ok(())
+            }
+            Storage::Loaded(path, valid_len, needs_newline) => {
+                let mut writer =
+                    FileWriter::open_append(path, *valid_len, *needs_newline, self.durability)?;
+                writer.append_line(line)?;
+                self.storage = Storage::Open(writer);
+                Ok(())
+            }
+            Storage::Open(writer) => writer.append_line(line),
+        }
+    }
+
+    /// Writes the header, every entry so far and `extra` as a new file, then keeps it open.
+    fn write_whole(&mut self, path: &Path, extra: Option<Vec<u8>>) -> Result<(), SessionError> {
+        let mut contents = serde_json::to_vec(&self.header)?;
+        contents.push(b'\n');
+        for entry in self.tree.entries() {
+            serde_json::to_writer(&mut contents, entry)?;
+            contents.push(b'\n');
+        }
+        if let Some(line) = extra {
+            contents.extend_from_slice(&line);
+            contents.push(b'\n');
+        }
+        self.storage = Storage::Open(FileWriter::create(path, &contents, self.durability)?);
+        Ok(())
+    }
+
+    /// Appends a conversation message (any stored role).
+    pub fn append_message(&mut self, message: AgentMessage) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::Message(message))
+    }
+
+    /// Records a thinking level change.
+    pub fn append_thinking_level_change(
+        &mut self,
+        level: &str,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::ThinkingLevelChange {
+            thinking_level: level.to_string(),
+        })
+    }
+
+    /// Records a model change.
+    pub fn append_model_change(
+        &mut self,
+        provider: &str,
+        model_id: &str,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::ModelChange {
+            provider: provider.to_string(),
+            model_id: model_id.to_string(),
+        })
+    }
+
+    /// Records a compaction: history before `first_kept_entry_id` is replaced by the summary.
+    pub fn append_compaction(
+        &mut self,
+        compaction: CompactionData,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::Compaction(compaction))
+    }
+
+    /// Stores extension state (never in context).
+    pub fn append_custom(
+        &mut self,
+        custom_type: &str,
+        data: Option<Value>,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::Custom {
+            custom_type: custom_type.to_string(),
+            data,
+        })
+    }
+
+    /// Stores an extension message that is part of the context.
+    pub fn append_custom_message(
+        &mut self,
+        custom_type: &str,
+        content: UserContent,
+        display: bool,
+        details: Option<Value>,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::CustomMessage {
+            custom_type: custom_type.to_string(),
+            content,
+            display,
+            details,
+        })
+    }
+
+    /// Sets (`Some`) or clears (`None`) the label of an existing entry.
+    pub fn append_label(
+        &mut self,
+        target_id: &str,
+        label: Option<&str>,
+    ) -> Result<&SessionEntry, SessionError> {
+        if self.tree.get(target_id).is_none() {
+            return Err(SessionError::UnknownEntry {
+                id: target_id.to_string(),
+            });
+        }
+        self.append(EntryData::Label {
+            target_id: target_id.to_string(),
+            label: label.map(str::to_string),
+        })
+    }
+
+    /// Names the session; the name is trimmed and an empty name clears it.
+    pub fn append_session_info(&mut self, name: &str) -> Result<&SessionEntry, SessionError> {
+        let name = Some(name.trim())
+            .filter(|n| !n.is_empty())
+            .map(str::to_string);
+        self.append(EntryData::SessionInfo { name })
+    }
+
+    /// Moves the leaf to `id`: the next append starts a new branch there.
+    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
+        self.tree.set_leaf(Some(id))
+    }
+
+    /// Moves the leaf before the first entry: the next append is a new root.
+    pub fn reset_leaf(&mut self) {
+        self.tree
+            .set_leaf(None)
+            .expect("resetting the leaf cannot name a missing entry");
+    }
+
+    /// Navigates to `from` (`None`: the root) and attaches a summary of the branch left behind.
+    pub fn branch_with_summary(
+        &mut self,
+        from: Option<&str>,
+        summary: &str,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.tree.set_leaf(from)?;
+        self.append(EntryData::BranchSummary {
+            from_id: from.unwrap_or("root").to_string(),
+            summary: summary.to_string(),
+            details,
+            from_hook,
+        })
+    }
+
+    /// Copies entries into a new session for `cwd` in `dir` whose header names this session's
+    /// file as `parentSession`. It is written at once if it holds an assistant message.
+    pub fn fork(&self, dir: &Path, cwd: &str, scope: ForkScope<'_>) -> Result<Self, SessionError> {
+        let entries: Vec<SessionEntry> = match scope {
+            ForkScope::All => self.tree.entries().to_vec(),
+            ForkScope::Branch(id) => {
+                if self.tree.get(id).is_none() {
+                    return Err(SessionError::UnknownEntry { id: id.to_string() });
+                }
+                self.tree.path_to(id).into_iter().cloned().collect()
+            }
+        };
+        let parent = self.path().map(|p| p.to_string_lossy().into_owned());
+        let header = new_header(cwd, parent);
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        let has_assistant = entries
+            .iter()
+            .any(|e| matches!(e.message(), Some(AgentMessage::Assistant(_))));
+        let mut fork = Self::with(
+            header,
+            SessionTree::from_entries(entries),
+            Storage::Pending(path.clone()),
+        );
+        fork.durability = self.durability;
+        if has_assistant {
+            fork.write_whole(&path, None)?;
+        }
+        Ok(fork)
+    }
+}
+
+fn new_header(cwd: &str, parent_session: Option<String>) -> SessionHeader {
+    let now = now_ms();
+    SessionHeader {
+        version: CURRENT_VERSION,
+        id: uuid_v7(now),
+        timestamp: format_iso(now),
+        cwd: cwd.to_string(),
+        parent_session,
+    }
+}

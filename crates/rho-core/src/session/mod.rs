@@ -1,0 +1,33 @@
+//! The session store: pi-compatible JSONL session files (format 3), their entry tree, and the
+//! LLM context rebuilt from it (interfaces spec §4).
+//!
+//! One concept per file: [`entry`] (the records), `decode` (parsing a line), [`load`] (reading a
+//! file), `migrate` (older formats), [`writer`] (durable appends), [`tree`] (ids, leaf,
+//! branches), [`context`] (`buildSessionContext`), [`manager`] (the API modes use), [`listing`]
+//! (finding sessions), [`paths`] (where files live), [`time`] and [`ids`].
+
+pub mod context;
+mod decode;
+pub mod entry;
+pub mod error;
+pub mod ids;
+pub mod listing;
+pub mod load;
+pub mod manager;
+mod migrate;
+pub mod paths;
+pub mod time;
+pub mod tree;
+pub mod writer;
+
+pub use context::{build_context, build_context_for_path, ModelRef, SessionContext};
+pub use entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
+pub use error::{LoadWarning, SessionError};
+pub use listing::{
+    find_session, is_path_argument, list_all_sessions, list_sessions, most_recent_session,
+    summarize, FoundSession, SessionSummary,
+};
+pub use load::{load_file, LoadedFile};
+pub use manager::{ForkScope, SessionManager};
+pub use tree::SessionTree;
+pub use writer::Durability;

@@ -1,0 +1,134 @@
+//! The entry tree in memory: entries in file order, an id index, the current leaf, and the
+//! label and name state that entries set (interfaces spec §4.3-§4.4).
+
+use std::collections::HashMap;
+
+use super::entry::{EntryData, SessionEntry};
+use super::error::SessionError;
+use super::ids::new_entry_id;
+
+/// Entries of one session and the current leaf.
+#[derive(Debug, Default, Clone)]
+pub struct SessionTree {
+    entries: Vec<SessionEntry>,
+    index: HashMap<String, usize>,
+    leaf: Option<usize>,
+    labels: HashMap<String, String>,
+    name: Option<String>,
+}
+
+impl SessionTree {
+    /// A tree over loaded entries; the leaf is the last entry in file order.
+    pub fn from_entries(entries: Vec<SessionEntry>) -> Self {
+        let mut tree = SessionTree {
+            entries: Vec::with_capacity(entries.len()),
+            ..Default::default()
+        };
+        for entry in entries {
+            tree.push(entry);
+        }
+        tree
+    }
+
+    /// Adds an entry (its `parent_id` already set) and makes it the leaf.
+    pub fn push(&mut self, entry: SessionEntry) {
+        match &entry.data {
+            EntryData::Label { target_id, label } => match label {
+                Some(l) => {
+                    self.labels.insert(target_id.clone(), l.clone());
+                }
+                None => {
+                    self.labels.remove(target_id);
+                }
+            },
+            EntryData::SessionInfo { name } => self.name = name.clone(),
+            _ => {}
+        }
+        self.index.insert(entry.id.clone(), self.entries.len());
+        self.leaf = Some(self.entries.len());
+        self.entries.push(entry);
+    }
+
+    /// A fresh id not used in this tree.
+    pub fn new_id(&self) -> String {
+        new_entry_id(|id| self.index.contains_key(id))
+    }
+
+    /// All entries in file order.
+    pub fn entries(&self) -> &[SessionEntry] {
+        &self.entries
+    }
+
+    /// The entry with `id`.
+    pub fn get(&self, id: &str) -> Option<&SessionEntry> {
+        self.index.get(id).map(|&i| &self.entries[i])
+    }
+
+    /// The current leaf (`None`: before the first entry, the next append is a root).
+    pub fn leaf(&self) -> Option<&SessionEntry> {
+        self.leaf.map(|i| &self.entries[i])
+    }
+
+    /// The current leaf's id.
+    pub fn leaf_id(&self) -> Option<&str> {
+        self.leaf().map(|e| e.id.as_str())
+    }
+
+    /// Moves the leaf to `id` (tree navigation); `None` resets it to before the first entry.
+    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), SessionError> {
+        self.leaf = match id {
+            None => None,
+            Some(id) => Some(
+                *self
+                    .index
+                    .get(id)
+                    .ok_or_else(|| SessionError::UnknownEntry { id: id.to_string() })?,
+            ),
+        };
+        Ok(())
+    }
+
+    /// The entries from the root down to `id` (inclusive), root first.
+    pub fn path_to(&self, id: &str) -> Vec<&SessionEntry> {
+        let mut path = Vec::new();
+        let mut cursor = self.index.get(id).copied();
+        while let Some(i) = cursor {
+            if path.len() > self.entries.len() {
+                break; // a parent cycle in a hand-edited file: stop rather than loop
+            }
+            let entry = &self.entries[i];
+            path.push(entry);
+            cursor = entry
+                .parent_id
+                .as_deref()
+                .and_then(|p| self.index.get(p).copied());
+        }
+        path.reverse();
+        path
+    }
+
+    /// The branch from the root to the current leaf.
+    pub fn branch(&self) -> Vec<&SessionEntry> {
+        self.leaf_id()
+            .map(|id| self.path_to(id))
+            .unwrap_or_default()
+    }
+
+    /// Direct children of `id` (`None`: the roots), in file order.
+    pub fn children(&self, id: Option<&str>) -> Vec<&SessionEntry> {
+        self.entries
+            .iter()
+            .filter(|e| e.parent_id.as_deref() == id)
+            .collect()
+    }
+
+    /// The label of `id`, from the last `label` entry targeting it.
+    pub fn label(&self, id: &str) -> Option<&str> {
+        self.labels.get(id).map(String::as_str)
+    }
+
+    /// The session name, from the last `session_info` entry in file order.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}

@@ -1,0 +1,116 @@
+//! Putting entries on disk durably.
+//!
+//! Appends are one `write_all` of `line + "\n"` on an `O_APPEND` file: a process killed at any
+//! moment leaves whole lines plus at most one torn last line, which loading drops (see `load.rs`)
+//! and [`FileWriter::open_append`] cuts off before writing again. Whole-file writes (the first
+//! flush of a new session, migration rewrites) go to a temporary file renamed over the target, so
+//! they are all-or-nothing. `fsync` is optional ([`Durability`]): a killed process loses nothing
+//! without it; only a power loss or kernel crash can.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::error::SessionError;
+
+/// How hard each write pushes data towards the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Durability {
+    /// Written to the OS before returning: survives a killed process.
+    #[default]
+    Flush,
+    /// Also `fsync`ed before returning: survives a power loss, costs a disk flush per append.
+    Sync,
+}
+
+/// An open session file that entries are appended to.
+#[derive(Debug)]
+pub struct FileWriter {
+    path: PathBuf,
+    file: File,
+    durability: Durability,
+}
+
+impl FileWriter {
+    /// Opens an existing session file for appending. Bytes past `valid_len` (a torn last line)
+    /// are cut off, and a newline is added when the last whole line lacks one.
+    pub fn open_append(
+        path: &Path,
+        valid_len: u64,
+        needs_newline: bool,
+        durability: Durability,
+    ) -> Result<Self, SessionError> {
+        let io = |e| SessionError::io(path, e);
+        let mut file = OpenOptions::new().append(true).open(path).map_err(io)?;
+        if file.metadata().map_err(io)?.len() > valid_len {
+            file.set_len(valid_len).map_err(io)?;
+        }
+        if needs_newline {
+            file.write_all(b"\n").map_err(io)?;
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            durability,
+        })
+    }
+
+    /// Creates `path` holding `contents` (header and buffered entries) all at once, then keeps
+    /// it open for appends. Refuses to replace an existing file.
+    pub fn create(
+        path: &Path,
+        contents: &[u8],
+        durability: Durability,
+    ) -> Result<Self, SessionError> {
+        if path.exists() {
+            return Err(SessionError::AlreadyExists {
+                path: path.to_path_buf(),
+            });
+        }
+        write_atomic(path, contents, durability)?;
+        Self::open_append(path, contents.len() as u64, false, durability)
+    }
+
+    /// Appends one serialized entry (without its newline) as a single write.
+    pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<(), SessionError> {
+        line.push(b'\n');
+        let io = |e| SessionError::io(&self.path, e);
+        self.file.write_all(&line).map_err(io)?;
+        self.file.flush().map_err(io)?;
+        if self.durability == Durability::Sync {
+            self.file.sync_data().map_err(io)?;
+        }
+        Ok(())
+    }
+
+    /// The file written to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+/// Replaces `path` with `contents` via a temporary file in the same directory and a rename.
+pub fn write_atomic(
+    path: &Path,
+    contents: &[u8],
+    durability: Durability,
+) -> Result<(), SessionError> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+    }
+    let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
+    tmp_name.push(format!(".{}.tmp", std::process::id()));
+    let tmp = path.with_file_name(tmp_name);
+    let result = (|| {
+        let mut file = File::create(&tmp)?;
+        file.write_all(contents)?;
+        if durability == Durability::Sync {
+            file.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        SessionError::io(path, e)
+    })
+}
