@@ -61,4 +61,12 @@ mod tests {
         assert_eq!(base36(35), "z");
         assert_eq!(base36(36), "10");
     }
+
+    #[test]
+    fn short_hash_matches_the_reference_values() {
+        // Values computed with pi's JavaScript function (UTF-16 units, Math.imul).
+        assert_eq!(short_hash("msg_0123456789"), "hs84zn1di0mw7");
+        assert_eq!(short_hash(&"x".repeat(80)), "myu01d14yvyzp");
+        assert_eq!(short_hash("é😀"), "102l7zrk951la");
+    }
 }

@@ -392,3 +392,98 @@ pub(crate) fn preview(data: &str) -> String {
         None => data.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::{AssistantMessageEvent, AssistantStream};
+    use futures_util::FutureExt;
+    use serde_json::json;
+    use tokio_util::sync::CancellationToken;
+
+    fn model() -> Model {
+        serde_json::from_value(json!({
+            "id": "gpt-5", "name": "GPT-5", "api": "openai-responses", "provider": "openai",
+            "baseUrl": "https://api.openai.com/v1", "reasoning": true
+        }))
+        .expect("model")
+    }
+
+    fn feed(parser: &mut Parser, reply: &mut ReplyBuilder, data: serde_json::Value) -> Flow {
+        let event = SseEvent {
+            event: None,
+            data: data.to_string(),
+        };
+        parser.on_event(event, reply).expect("event accepted")
+    }
+
+    fn call_item(args: &str) -> serde_json::Value {
+        json!({"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "bash", "arguments": args})
+    }
+
+    #[test]
+    fn arguments_done_streams_only_the_unseen_tail() {
+        let m = model();
+        let (sink, mut stream) = AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
+        let mut p = Parser::new(&m);
+        let added = json!({"type": "response.output_item.added", "item": call_item("")});
+        feed(&mut p, &mut reply, added);
+        let delta =
+            json!({"type": "response.function_call_arguments.delta", "delta": "{\"command\":"});
+        feed(&mut p, &mut reply, delta);
+        let done = json!({"type": "response.function_call_arguments.done", "arguments": "{\"command\":\"ls\"}"});
+        feed(&mut p, &mut reply, done);
+        let item_done =
+            json!({"type": "response.output_item.done", "item": call_item("{\"command\":\"ls\"}")});
+        feed(&mut p, &mut reply, item_done);
+        let completed = json!({"type": "response.completed", "response": {"status": "completed"}});
+        assert_eq!(feed(&mut p, &mut reply, completed), Flow::Stop);
+        assert_eq!(p.finish(&mut reply), Ok(StopReason::ToolUse));
+        let calls: Vec<_> = reply.message().tool_calls().cloned().collect();
+        assert_eq!(calls[0].arguments, json!({"command": "ls"}));
+        let mut deltas = Vec::new();
+        while let Some(Some(e)) = stream.next().now_or_never() {
+            if let AssistantMessageEvent::ToolCallDelta { delta, .. } = e {
+                deltas.push(delta);
+            }
+        }
+        assert_eq!(deltas, ["{\"command\":", "\"ls\"}"]);
+    }
+
+    #[test]
+    fn arguments_only_in_the_final_item_are_used() {
+        let m = model();
+        let (sink, _stream) = AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
+        let mut p = Parser::new(&m);
+        let added = json!({"type": "response.output_item.added", "item": call_item("")});
+        feed(&mut p, &mut reply, added);
+        let item_done = json!({"type": "response.output_item.done", "item": call_item("{\"command\":\"pwd\"}")});
+        feed(&mut p, &mut reply, item_done);
+        let calls: Vec<_> = reply.message().tool_calls().cloned().collect();
+        assert_eq!(calls[0].arguments, json!({"command": "pwd"}));
+        assert_eq!(calls[0].id, "call_1|fc_1");
+    }
+
+    #[test]
+    fn a_stream_without_completion_is_an_error() {
+        let m = model();
+        let (sink, _stream) = AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
+        let mut p = Parser::new(&m);
+        let err = p.finish(&mut reply).expect_err("no completion");
+        assert!(err.contains("response.completed"), "{err}");
+    }
+
+    #[test]
+    fn failed_and_cancelled_statuses_are_errors() {
+        let m = model();
+        let (sink, _stream) = AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
+        let mut p = Parser::new(&m);
+        let completed = json!({"type": "response.completed", "response": {"status": "cancelled"}});
+        feed(&mut p, &mut reply, completed);
+        assert!(p.finish(&mut reply).is_err());
+    }
+}
