@@ -111,6 +111,12 @@ impl Parser {
 
     fn text_part(&mut self, text: &str, part: &Part, reply: &mut ReplyBuilder) {
         let thinking = part.thought == Some(true);
+        let signature = part.thought_signature.as_deref().filter(|s| !s.is_empty());
+        let same_kind = self.open.is_some_and(|o| o.thinking == thinking);
+        if text.is_empty() && signature.is_none() && !same_kind {
+            // An empty trailing part carries nothing; do not open an empty block for it.
+            return;
+        }
         let index = match self.open {
             Some(open) if open.thinking == thinking => open.index,
             _ => {
@@ -131,7 +137,7 @@ impl Parser {
                 reply.push_text(index, text);
             }
         }
-        if let Some(sig) = part.thought_signature.as_deref().filter(|s| !s.is_empty()) {
+        if let Some(sig) = signature {
             if thinking {
                 if let Some(t) = reply.thinking_mut(index) {
                     t.thinking_signature = Some(sig.to_string());
@@ -269,6 +275,60 @@ mod tests {
         ] {
             assert_eq!(map_finish_reason(r), StopReason::Error);
         }
+    }
+
+    fn feed(parser: &mut Parser, reply: &mut ReplyBuilder, data: serde_json::Value) {
+        let event = SseEvent {
+            event: None,
+            data: data.to_string(),
+        };
+        parser.on_event(event, reply).expect("chunk accepted");
+    }
+
+    fn chunk(parts: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"candidates": [{"content": {"parts": parts, "role": "model"}}]})
+    }
+
+    #[test]
+    fn empty_trailing_text_opens_no_block_but_a_signed_one_does() {
+        let m: Model = serde_json::from_value(serde_json::json!({
+            "id": "gemini-2.5-flash", "name": "g", "api": "google-generative-ai",
+            "provider": "google", "baseUrl": "https://x.test"
+        }))
+        .expect("model");
+        let (sink, _stream) = crate::event::AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, Default::default());
+        let mut p = Parser::new(&m);
+        let call = serde_json::json!([{"functionCall": {"name": "ls", "args": {}}}]);
+        feed(&mut p, &mut reply, chunk(call));
+        feed(&mut p, &mut reply, chunk(serde_json::json!([{"text": ""}])));
+        assert_eq!(reply.message().content.len(), 1);
+        let signed = serde_json::json!([{"text": "", "thoughtSignature": "c2ln"}]);
+        feed(&mut p, &mut reply, chunk(signed));
+        assert_eq!(reply.message().content.len(), 2);
+        let mut fin = chunk(serde_json::json!([]));
+        fin["candidates"][0]["finishReason"] = serde_json::json!("STOP");
+        feed(&mut p, &mut reply, fin);
+        assert_eq!(p.finish(&mut reply), Ok(StopReason::ToolUse));
+        match &reply.message().content[1] {
+            crate::content::ContentBlock::Text(t) => {
+                assert_eq!(t.text_signature.as_deref(), Some("c2ln"))
+            }
+            other => panic!("expected text, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_stream_without_finish_reason_is_an_error() {
+        let m: Model = serde_json::from_value(serde_json::json!({
+            "id": "g", "name": "g", "api": "google-generative-ai",
+            "provider": "google", "baseUrl": "https://x.test"
+        }))
+        .expect("model");
+        let (sink, _stream) = crate::event::AssistantStream::channel();
+        let mut reply = ReplyBuilder::new(&m, sink, Default::default());
+        let err = Parser::new(&m).finish(&mut reply).expect_err("no finish");
+        assert!(err.contains("finishReason"), "{err}");
     }
 
     #[test]
