@@ -3,6 +3,8 @@
 //! the providers' real error bodies, delays, dropped connections, malformed bytes) and records
 //! every request so tests can assert on what was sent.
 
+pub mod google;
+pub mod openai_responses;
 pub mod server;
 
 pub use server::{Chunk, MockResponse, MockServer, RecordedRequest};
