@@ -17,6 +17,7 @@ pub mod provider;
 pub mod providers;
 pub mod reply;
 pub mod sse;
+pub mod tool_call_id;
 pub mod transform;
 pub mod usage;
 
