@@ -6,6 +6,7 @@
 //! interchangeable with pi.
 
 pub mod api_key;
+pub mod catalog;
 pub mod content;
 pub mod event;
 pub mod http;
