@@ -7,12 +7,14 @@
 
 pub mod api_key;
 pub mod catalog;
+pub mod config_value;
 pub mod content;
 pub mod event;
 pub mod http;
 pub mod json_stream;
 pub mod message;
 pub mod model;
+pub mod models_json;
 pub mod options;
 pub mod overflow;
 pub mod provider;
