@@ -6,6 +6,7 @@
 //! interchangeable with pi.
 
 pub mod api_key;
+pub mod auth;
 pub mod catalog;
 pub mod config_value;
 pub mod content;
