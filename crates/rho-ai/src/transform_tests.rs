@@ -370,3 +370,56 @@ fn orphaned_tool_calls_get_synthetic_error_results() {
     assert_eq!(synthetic.tool_name, "read");
     assert_eq!(synthetic.content, vec![ContentBlock::text(NO_RESULT_TEXT)]);
 }
+
+#[test]
+fn the_target_api_picks_the_id_rule() {
+    let foreign_call = |id: &str| {
+        vec![Message::Assistant(reply(
+            "anthropic",
+            "anthropic-messages",
+            "claude-sonnet-4-5",
+            vec![call(id, None)],
+        ))]
+    };
+    let cases = [
+        (
+            model("openai", "openai-responses", "gpt-5"),
+            "toolu.01:x_",
+            "toolu_01_x",
+        ),
+        (
+            model("openai", "openai-responses", "gpt-5"),
+            "toolu.01|",
+            "toolu_01|fc_k4n83c7h0j2b",
+        ),
+        (
+            model("groq", "openai-completions", "llama"),
+            "toolu.01|x",
+            "toolu_01",
+        ),
+        (
+            model("groq", "openai-completions", "llama"),
+            "toolu.01",
+            "toolu.01",
+        ),
+        (
+            model("google", "google-generative-ai", "gemini-2.5-pro"),
+            "a.b",
+            "a.b",
+        ),
+        (
+            model("mistral", "mistral-conversations", "devstral"),
+            "a.b",
+            "a.b",
+        ),
+    ];
+    for (target, id, expected) in cases {
+        let out = transform_messages(&foreign_call(id), &target);
+        assert_eq!(
+            assistant_content(&out),
+            &[call(expected, None)],
+            "{} {id}",
+            target.api
+        );
+    }
+}
