@@ -6,17 +6,24 @@
 //! interchangeable with pi.
 
 pub mod api_key;
+pub mod auth;
+pub mod catalog;
+pub mod config_value;
 pub mod content;
 pub mod event;
 pub mod http;
 pub mod json_stream;
 pub mod message;
 pub mod model;
+pub mod models_json;
 pub mod options;
+pub mod overflow;
 pub mod provider;
 pub mod providers;
 pub mod reply;
+pub mod retry;
 pub mod sse;
+pub mod tool_call_id;
 pub mod transform;
 pub mod usage;
 

@@ -1,0 +1,393 @@
+//! Which failures are worth retrying, and how long to wait (session-behavior §11 RETRY-1..5,
+//! interfaces §6.10, providers §3.0 "Retries/timeouts").
+//!
+//! Two layers retry. The session's auto-retry looks at a finished assistant message's
+//! `errorMessage` ([`is_retryable`], [`auto_retry_delay_ms`]); the HTTP client retries a
+//! request before any stream starts, by status and `retry-after` ([`is_retryable_status`],
+//! [`client_retry_delay`]). Both are pure so the policy is tested without a clock.
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use regex_lite::Regex;
+use serde_json::Value;
+
+use crate::message::AssistantMessage;
+use crate::overflow::{any_of, is_context_overflow};
+use crate::usage::StopReason;
+
+/// RETRY-2's fragments, matched case-insensitively anywhere in the error text. Numeric ones
+/// match inside longer numbers too (RETRY-3: `5000` contains `500`), as in pi.
+pub const RETRYABLE_PATTERNS: &[&str] = &[
+    r"overloaded",
+    r"provider.?returned.?error",
+    r"rate.?limit",
+    r"too many requests",
+    r"429",
+    r"500",
+    r"502",
+    r"503",
+    r"504",
+    r"service.?unavailable",
+    r"server.?error",
+    r"internal.?error",
+    r"network.?error",
+    r"connection.?error",
+    r"connection.?refused",
+    r"connection.?lost",
+    r"websocket.?closed",
+    r"websocket.?error",
+    r"other side closed",
+    r"fetch failed",
+    r"upstream.?connect",
+    r"reset before headers",
+    r"socket hang up",
+    r"ended without",
+    r"http2 request did not get a response",
+    r"timed? out",
+    r"timeout",
+    r"terminated",
+    r"retry delay",
+];
+
+static RETRYABLE: LazyLock<Regex> = LazyLock::new(|| any_of(RETRYABLE_PATTERNS.iter().copied()));
+
+/// Whether an error text names a transient failure.
+pub fn is_retryable_error_text(error: &str) -> bool {
+    RETRYABLE.is_match(error)
+}
+
+/// RETRY-2: an `error` reply with a non-empty message that is not a context overflow (judged
+/// with the current model's `context_window`) and names a transient failure.
+pub fn is_retryable(message: &AssistantMessage, context_window: u64) -> bool {
+    if message.stop_reason != StopReason::Error {
+        return false;
+    }
+    let Some(error) = message.error_message.as_deref().filter(|e| !e.is_empty()) else {
+        return false;
+    };
+    !is_context_overflow(message, context_window) && is_retryable_error_text(error)
+}
+
+/// The session's auto-retry settings (`retry.*` in settings.json).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetrySettings {
+    /// `retry.enabled` (default true).
+    pub enabled: bool,
+    /// `retry.maxRetries` (default 3).
+    pub max_retries: u32,
+    /// `retry.baseDelayMs` (default 2000).
+    pub base_delay_ms: u64,
+    /// `retry.provider.maxRetryDelayMs` (default 60000, 0 = no cap); the legacy
+    /// `retry.maxDelayMs` is read when the new key is absent.
+    pub max_retry_delay_ms: u64,
+}
+
+impl Default for RetrySettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            max_retries: 3,
+            base_delay_ms: 2000,
+            max_retry_delay_ms: 60_000,
+        }
+    }
+}
+
+impl RetrySettings {
+    /// Reads the `retry` object of effective settings; missing or mistyped keys keep their
+    /// defaults (settings files are user-edited, and a typo must not stop the agent).
+    pub fn from_settings(settings: &Value) -> Self {
+        let defaults = Self::default();
+        let retry = &settings["retry"];
+        let u = |v: &Value| v.as_u64();
+        Self {
+            enabled: retry["enabled"].as_bool().unwrap_or(defaults.enabled),
+            max_retries: u(&retry["maxRetries"])
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(defaults.max_retries),
+            base_delay_ms: u(&retry["baseDelayMs"]).unwrap_or(defaults.base_delay_ms),
+            max_retry_delay_ms: u(&retry["provider"]["maxRetryDelayMs"])
+                .or_else(|| u(&retry["maxDelayMs"]))
+                .unwrap_or(defaults.max_retry_delay_ms),
+        }
+    }
+}
+
+/// RETRY-5: the back-off before auto-retry `attempt` (1-based): `base × 2^(attempt−1)`,
+/// saturating instead of overflowing.
+pub fn auto_retry_delay_ms(base_delay_ms: u64, attempt: u32) -> u64 {
+    let exponent = attempt.saturating_sub(1).min(63);
+    base_delay_ms.saturating_mul(1u64 << exponent)
+}
+
+/// HTTP statuses the provider clients retry: 408, 409, 429 and every 5xx.
+pub fn is_retryable_status(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+/// The server's requested wait, from `retry-after-ms` (milliseconds) or `retry-after`
+/// (seconds, or an HTTP date compared with `now_unix_ms`). Unparseable values are ignored.
+pub fn parse_retry_after(
+    retry_after_ms: Option<&str>,
+    retry_after: Option<&str>,
+    now_unix_ms: i64,
+) -> Option<Duration> {
+    if let Some(ms) = retry_after_ms.and_then(|v| v.trim().parse::<f64>().ok()) {
+        if ms.is_finite() && ms >= 0.0 {
+            return Some(Duration::from_secs_f64(ms / 1000.0));
+        }
+    }
+    let value = retry_after?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
+    }
+    let at = parse_http_date(value)?;
+    Some(Duration::from_millis(
+        at.saturating_sub(now_unix_ms).max(0) as u64
+    ))
+}
+
+/// What the HTTP client does after a retryable failure.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientRetry {
+    /// Wait this long, then retry.
+    After(Duration),
+    /// The server asked for a longer wait than `maxRetryDelayMs` allows: fail now with this
+    /// message (it contains `retry delay`, so the session's auto-retry takes over visibly).
+    TooLong(String),
+}
+
+/// The wait before client retry `retry` (0-based), as the vendor SDKs compute it: a server
+/// hint of up to 60 s is honoured as given; otherwise `min(0.5 s × 2^retry, 8 s)` reduced by up
+/// to 25 % (`jitter` in `[0, 1)`, e.g. a random number). A hint above `max_retry_delay_ms`
+/// (when non-zero) gives [`ClientRetry::TooLong`].
+pub fn client_retry_delay(
+    retry: u32,
+    hint: Option<Duration>,
+    max_retry_delay_ms: u64,
+    jitter: f64,
+) -> ClientRetry {
+    if let Some(hint) = hint {
+        let hint_ms = hint.as_millis();
+        if max_retry_delay_ms > 0 && hint_ms > u128::from(max_retry_delay_ms) {
+            return ClientRetry::TooLong(format!(
+                "Server requested retry delay of {}s, which exceeds the maximum of {}s \
+                 (raise retry.provider.maxRetryDelayMs to wait longer)",
+                hint.as_secs_f64().ceil(),
+                max_retry_delay_ms.div_ceil(1000)
+            ));
+        }
+        if hint_ms <= 60_000 {
+            return ClientRetry::After(hint);
+        }
+    }
+    let backoff = (0.5 * 2f64.powi(retry.min(16) as i32)).min(8.0);
+    let factor = 1.0 - jitter.clamp(0.0, 1.0) * 0.25;
+    ClientRetry::After(Duration::from_secs_f64(backoff * factor))
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) into Unix milliseconds.
+fn parse_http_date(value: &str) -> Option<i64> {
+    let mut parts = value.split_whitespace();
+    let _weekday = parts.next()?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month_name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == month_name)? as i64 + 1;
+    let year: i64 = parts.next()?.parse().ok()?;
+    let mut hms = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
+    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1000)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// One error text per pattern, in table order.
+    const RETRYABLE_TEXTS: &[&str] = &[
+        r#"529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+        "Provider returned error",
+        "429 Rate limit reached for gpt-5 in organization org-x",
+        "Too Many Requests",
+        "429 status code (no body)",
+        "500 Internal Server Error",
+        "502 Bad Gateway",
+        "503 upstream unavailable",
+        "504 Gateway Time-out",
+        "Service Unavailable",
+        "The server had an error while processing your request (server_error)",
+        "Internal error encountered.",
+        "Network error: ECONNRESET",
+        "Connection error.",
+        "connect ECONNREFUSED 127.0.0.1:443 (connection refused)",
+        "Connection lost while streaming",
+        "WebSocket closed before response.completed",
+        "websocket error: 1006",
+        "other side closed",
+        "TypeError: fetch failed",
+        "upstream connect error or disconnect/reset before headers. reset reason: overflow",
+        "reset before headers",
+        "socket hang up",
+        "stream ended without a finish_reason",
+        "http2 request did not get a response",
+        "Request timed out.",
+        "ETIMEDOUT: timeout",
+        "terminated",
+        "Server requested retry delay of 120s",
+    ];
+
+    #[test]
+    fn every_pattern_matches_its_real_text() {
+        assert_eq!(RETRYABLE_TEXTS.len(), RETRYABLE_PATTERNS.len());
+        for (pattern, text) in RETRYABLE_PATTERNS.iter().zip(RETRYABLE_TEXTS) {
+            assert!(any_of([*pattern]).is_match(text), "/{pattern}/ vs {text}");
+            assert!(is_retryable_error_text(text), "{text}");
+        }
+    }
+
+    fn error(text: Option<&str>) -> AssistantMessage {
+        let mut m = AssistantMessage::empty("anthropic-messages", "anthropic", "claude");
+        m.stop_reason = StopReason::Error;
+        m.error_message = text.map(String::from);
+        m
+    }
+
+    #[test]
+    fn message_classification_table() {
+        let cases = [
+            (error(Some("503 Service Unavailable")), true),
+            (error(Some("bad value 5000")), true), // RETRY-3 quirk
+            (
+                error(Some("prompt is too long: 213462 tokens > 200000 maximum")),
+                false,
+            ),
+            (error(Some("400 bad request")), false),
+            (error(Some("401 invalid x-api-key")), false),
+            (error(Some("")), false),
+            (error(None), false),
+        ];
+        for (m, expected) in &cases {
+            assert_eq!(is_retryable(m, 200_000), *expected, "{:?}", m.error_message);
+        }
+        let mut stopped = error(Some("503 overloaded"));
+        stopped.stop_reason = StopReason::Aborted;
+        assert!(!is_retryable(&stopped, 200_000));
+        // Overflow wins over a retryable-looking text.
+        let both = error(Some("500 context_length_exceeded"));
+        assert!(is_retryable_error_text("500 context_length_exceeded"));
+        assert!(!is_retryable(&both, 200_000));
+    }
+
+    #[test]
+    fn auto_retry_delays_double() {
+        let delays: Vec<u64> = (1..=3).map(|n| auto_retry_delay_ms(2000, n)).collect();
+        assert_eq!(delays, vec![2000, 4000, 8000]);
+        let small: Vec<u64> = (1..=3).map(|n| auto_retry_delay_ms(50, n)).collect();
+        assert_eq!(small, vec![50, 100, 200]);
+        assert_eq!(auto_retry_delay_ms(2000, 0), 2000);
+        assert_eq!(auto_retry_delay_ms(2000, 200), u64::MAX);
+    }
+
+    #[test]
+    fn settings_parse_with_defaults_and_legacy_key() {
+        assert_eq!(
+            RetrySettings::from_settings(&json!({})),
+            RetrySettings::default()
+        );
+        let s = RetrySettings::from_settings(&json!({"retry": {
+            "enabled": false, "maxRetries": 1, "baseDelayMs": 50, "maxDelayMs": 5000
+        }}));
+        assert_eq!(
+            s,
+            RetrySettings {
+                enabled: false,
+                max_retries: 1,
+                base_delay_ms: 50,
+                max_retry_delay_ms: 5000
+            }
+        );
+        let s = RetrySettings::from_settings(&json!({"retry": {
+            "maxRetries": "three", "maxDelayMs": 5000, "provider": {"maxRetryDelayMs": 0}
+        }}));
+        assert_eq!(s.max_retries, 3);
+        assert_eq!(s.max_retry_delay_ms, 0);
+    }
+
+    #[test]
+    fn retryable_statuses() {
+        let retried: Vec<u16> = [400, 401, 404, 408, 409, 413, 429, 500, 503, 529]
+            .into_iter()
+            .filter(|s| is_retryable_status(*s))
+            .collect();
+        assert_eq!(retried, vec![408, 409, 429, 500, 503, 529]);
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = 784_111_777_000; // Sun, 06 Nov 1994 08:49:37 GMT
+        assert_eq!(
+            parse_retry_after(Some("1500"), Some("9"), now),
+            Some(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            parse_retry_after(None, Some("2.5"), now),
+            Some(Duration::from_millis(2500))
+        );
+        assert_eq!(
+            parse_retry_after(None, Some("Sun, 06 Nov 1994 08:50:07 GMT"), now),
+            Some(Duration::from_secs(30))
+        );
+        assert_eq!(
+            parse_retry_after(None, Some("Sun, 06 Nov 1994 08:49:00 GMT"), now),
+            Some(Duration::ZERO)
+        );
+        assert_eq!(parse_retry_after(Some("soon"), Some("later"), now), None);
+        assert_eq!(parse_retry_after(None, Some("-3"), now), None);
+        assert_eq!(parse_retry_after(None, None, now), None);
+    }
+
+    #[test]
+    fn client_delays() {
+        let after = |ms| ClientRetry::After(Duration::from_millis(ms));
+        assert_eq!(client_retry_delay(0, None, 60_000, 0.0), after(500));
+        assert_eq!(client_retry_delay(1, None, 60_000, 0.0), after(1000));
+        assert_eq!(client_retry_delay(5, None, 60_000, 0.0), after(8000));
+        assert_eq!(client_retry_delay(0, None, 60_000, 1.0), after(375));
+        assert_eq!(
+            client_retry_delay(0, Some(Duration::from_secs(3)), 60_000, 0.5),
+            after(3000)
+        );
+        // Over 60 s but allowed (cap disabled): the SDK ignores the hint and backs off.
+        assert_eq!(
+            client_retry_delay(0, Some(Duration::from_secs(90)), 0, 0.0),
+            after(500)
+        );
+        match client_retry_delay(0, Some(Duration::from_secs(120)), 60_000, 0.0) {
+            ClientRetry::TooLong(msg) => {
+                assert!(msg.contains("retry delay of 120s"), "{msg}");
+                assert!(is_retryable_error_text(&msg));
+            }
+            other => panic!("expected TooLong, got {other:?}"),
+        }
+    }
+}
