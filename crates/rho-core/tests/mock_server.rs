@@ -7,8 +7,8 @@ mod common;
 use common::*;
 use rho_core::compaction::{
     context_messages, prepare_compaction, prompts, run_compaction, summarize_branch,
-    BranchSummarySettings, CompactionRecord, CompactionSettings, EntryKind, HookDecision,
-    PathEntry, Summarizer,
+    BranchSummaryOptions, BranchSummarySettings, CompactionRecord, CompactionSettings, EntryKind,
+    HookDecision, PathEntry, Summarizer,
 };
 use rho_testkit::{sse_event, MockResponse, MockServer};
 use serde_json::{json, Value};
@@ -188,12 +188,15 @@ async fn branch_summary_over_http() {
     let target = ["u1", "a1", "t1", "f1", "other"];
     let (entries, ancestor) = rho_core::compaction::branch_entries(&old, &target);
     assert_eq!(ancestor, Some("f1"));
+    let options = BranchSummaryOptions {
+        target_id: Some("other".into()),
+        ..Default::default()
+    };
     let s = summarize_branch(
         entries,
-        Some("other"),
         &summarizer(&server),
         &BranchSummarySettings::default(),
-        (None, false),
+        &options,
         HookDecision::Proceed,
     )
     .await
@@ -223,10 +226,9 @@ async fn branch_summary_over_http() {
 
     let replaced = summarize_branch(
         entries,
-        None,
         &summarizer(&server),
         &BranchSummarySettings::default(),
-        (None, false),
+        &BranchSummaryOptions::default(),
         HookDecision::Replace("mine".into()),
     )
     .await
@@ -241,4 +243,32 @@ async fn branch_summary_over_http() {
         1,
         "the replacement made no request"
     );
+}
+
+#[tokio::test]
+async fn abort_during_the_summary_request_cancels() {
+    let server = MockServer::start().await;
+    // The reply starts, then the server goes quiet: only the abort can end it.
+    let start = json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
+        "role": "assistant", "model": "claude-test", "content": [], "stop_reason": null,
+        "usage": {"input_tokens": 900, "output_tokens": 1}}});
+    server.push(
+        MockResponse::sse([sse_event(Some("message_start"), &start.to_string())])
+            .then(rho_testkit::Chunk::Hang),
+    );
+    let prep = prepare_compaction(&session(), &settings()).expect("prepares");
+    let summarizer = summarizer(&server);
+    let cancel = summarizer.cancel.clone();
+    let task = tokio::spawn(async move {
+        run_compaction(&prep, &summarizer, None, HookDecision::Proceed).await
+    });
+    server.wait_for_requests(1).await;
+    cancel.cancel();
+    let outcome = task.await.expect("task joins");
+    assert_eq!(
+        outcome,
+        Err(rho_core::compaction::CompactionError::Cancelled)
+    );
+    // The HTTP request was really given up, not left running.
+    server.wait_for_closed(1).await;
 }

@@ -117,83 +117,89 @@ pub struct BranchSummary {
     pub from_hook: bool,
 }
 
-/// What the summary request asks for: the branch prompt, the custom instructions as
-/// `Additional focus`, or the custom instructions alone when they replace the prompt.
-pub fn branch_instructions(custom: Option<&str>, replace: bool) -> String {
-    match custom.filter(|c| !c.is_empty()) {
-        Some(c) if replace => c.to_string(),
-        Some(c) => format!("{BRANCH_PROMPT}\n\nAdditional focus: {c}"),
-        None => BRANCH_PROMPT.to_string(),
+/// What the user asked for when leaving the branch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BranchSummaryOptions {
+    /// The navigation target, `None` when attaching at the root (`fromId` is then `"root"`).
+    pub target_id: Option<String>,
+    /// Extra instructions for the summariser.
+    pub custom_instructions: Option<String>,
+    /// When true the custom instructions replace the built-in prompt instead of adding to it.
+    pub replace_instructions: bool,
+}
+
+impl BranchSummaryOptions {
+    /// The instructions after the conversation: the branch prompt, the custom instructions
+    /// as `Additional focus`, or the custom instructions alone when they replace the prompt.
+    pub fn instructions(&self) -> String {
+        match self
+            .custom_instructions
+            .as_deref()
+            .filter(|c| !c.is_empty())
+        {
+            Some(c) if self.replace_instructions => c.to_string(),
+            Some(c) => format!("{BRANCH_PROMPT}\n\nAdditional focus: {c}"),
+            None => BRANCH_PROMPT.to_string(),
+        }
+    }
+
+    /// `fromId` of the entry: the target, or `"root"`.
+    pub fn from_id(&self) -> String {
+        self.target_id.clone().unwrap_or_else(|| "root".to_string())
     }
 }
 
-/// Summarises the branch being left. `target_id` is the navigation target (`None`: the
-/// root). `hook` carries the extensions' verdict; a replacement is a summary text.
+/// Summarises the branch being left (`entries`, see [`branch_entries`]). `hook` carries the
+/// extensions' verdict; a replacement is a summary text written as is (`fromHook: true`).
 pub async fn summarize_branch(
     entries: &[PathEntry],
-    target_id: Option<&str>,
     summarizer: &Summarizer,
     settings: &BranchSummarySettings,
-    instructions: (Option<&str>, bool),
+    options: &BranchSummaryOptions,
     hook: HookDecision<String>,
 ) -> Result<BranchSummary, CompactionError> {
-    let from_id = target_id.unwrap_or("root").to_string();
-    let summary = match hook {
+    let (summary, details, from_hook) = match hook {
         HookDecision::Cancel => return Err(CompactionError::Cancelled),
-        HookDecision::Replace(summary) => {
-            return Ok(BranchSummary {
-                summary,
-                from_id,
-                details: None,
-                from_hook: true,
-            })
+        HookDecision::Replace(summary) => (summary, None, true),
+        HookDecision::Proceed => {
+            let (summary, details) = summarize(entries, summarizer, settings, options).await?;
+            (summary, details, false)
         }
-        HookDecision::Proceed => summarize(entries, summarizer, settings, instructions).await?,
     };
     Ok(BranchSummary {
-        from_id,
-        from_hook: false,
-        ..summary
+        summary,
+        from_id: options.from_id(),
+        details,
+        from_hook,
     })
 }
 
+/// The built-in summary: the newest messages within `window − reserveTokens`, the branch
+/// prompt, the preamble in front and the file lists behind.
 async fn summarize(
     entries: &[PathEntry],
     summarizer: &Summarizer,
     settings: &BranchSummarySettings,
-    (custom, replace): (Option<&str>, bool),
-) -> Result<BranchSummary, CompactionError> {
+    options: &BranchSummaryOptions,
+) -> Result<(String, Option<Value>), CompactionError> {
     let window = match summarizer.model.context_window {
         0 => FALLBACK_WINDOW,
         w => w,
     };
     let prep = prepare_branch_entries(entries, window.saturating_sub(settings.reserve_tokens));
     if prep.messages.is_empty() {
-        return Ok(BranchSummary {
-            summary: NO_BRANCH_CONTENT.to_string(),
-            from_id: String::new(),
-            details: None,
-            from_hook: false,
-        });
+        return Ok((NO_BRANCH_CONTENT.to_string(), None));
     }
     let mut text = conversation_block(&prep.messages);
-    text.push_str(&branch_instructions(custom, replace));
-    let options = summarizer.options(BRANCH_SUMMARY_MAX_TOKENS, false);
+    text.push_str(&options.instructions());
+    let request = summary_context(text);
+    let call_options = summarizer.options(BRANCH_SUMMARY_MAX_TOKENS, false);
     let reply = summarizer
-        .complete(
-            &summary_context(text),
-            options,
-            CompactionError::BranchSummary,
-        )
+        .complete(&request, call_options, CompactionError::BranchSummary)
         .await?;
     let lists = prep.file_ops.lists();
     let summary = format!("{BRANCH_PREAMBLE}{reply}{}", lists.format());
-    Ok(BranchSummary {
-        summary,
-        from_id: String::new(),
-        details: Some(lists.to_details()),
-        from_hook: false,
-    })
+    Ok((summary, Some(lists.to_details())))
 }
 
 #[cfg(test)]
@@ -263,9 +269,16 @@ mod tests {
     }
 
     #[test]
-    fn instructions_variants() {
-        assert_eq!(branch_instructions(None, false), BRANCH_PROMPT);
-        assert_eq!(branch_instructions(Some("only X"), true), "only X");
-        assert!(branch_instructions(Some("X"), false).ends_with("\n\nAdditional focus: X"));
+    fn instructions_variants_and_from_id() {
+        let mut o = BranchSummaryOptions::default();
+        assert_eq!(o.instructions(), BRANCH_PROMPT);
+        assert_eq!(o.from_id(), "root");
+        o.custom_instructions = Some("X".into());
+        assert!(o.instructions().ends_with("\n\nAdditional focus: X"));
+        assert!(o.instructions().starts_with(BRANCH_PROMPT));
+        o.replace_instructions = true;
+        assert_eq!(o.instructions(), "X");
+        o.target_id = Some("abc".into());
+        assert_eq!(o.from_id(), "abc");
     }
 }

@@ -25,7 +25,9 @@ pub mod trigger;
 #[cfg(test)]
 mod test_support;
 
-pub use branch_summary::{branch_entries, prepare_branch_entries, summarize_branch, BranchSummary};
+pub use branch_summary::{
+    branch_entries, prepare_branch_entries, summarize_branch, BranchSummary, BranchSummaryOptions,
+};
 pub use compact::{compact, run_compaction, Compacted, CompactionResult};
 pub use cut_point::{find_cut_point, CutPoint};
 pub use entry::{context_messages, CompactionRecord, EntryKind, PathEntry};

@@ -57,30 +57,31 @@ fn json_len(value: &serde_json::Value) -> u64 {
     }
 }
 
-fn blocks_chars(blocks: &[ContentBlock], count_images: bool) -> u64 {
+fn blocks_chars(blocks: &[ContentBlock]) -> u64 {
     blocks
         .iter()
         .map(|b| match b {
             ContentBlock::Text(t) => js_len(&t.text),
-            ContentBlock::Image(_) if count_images => IMAGE_CHARS,
+            ContentBlock::Image(_) => IMAGE_CHARS,
             _ => 0,
         })
         .sum()
 }
 
-fn content_chars(content: &UserContent, count_images: bool) -> u64 {
+fn content_chars(content: &UserContent) -> u64 {
     match content {
         UserContent::Text(t) => js_len(t),
-        UserContent::Blocks(b) => blocks_chars(b, count_images),
+        UserContent::Blocks(b) => blocks_chars(b),
     }
 }
 
-/// The characters pi attributes to one message. User messages count text only; tool results
-/// and custom messages also count each image as [`IMAGE_CHARS`]; assistant messages count
-/// text, thinking, and each tool call's name plus its JSON arguments.
+/// The characters pi attributes to one message. User, custom and tool-result messages count
+/// their text and each image as [`IMAGE_CHARS`]; assistant messages count text, thinking,
+/// and each tool call's name plus its JSON arguments; bash executions their command and
+/// output; summaries their summary.
 pub fn message_chars(message: &AgentMessage) -> u64 {
     match message {
-        AgentMessage::User(u) => content_chars(&u.content, false),
+        AgentMessage::User(u) => content_chars(&u.content),
         AgentMessage::Assistant(a) => a
             .content
             .iter()
@@ -91,8 +92,8 @@ pub fn message_chars(message: &AgentMessage) -> u64 {
                 ContentBlock::Image(_) => 0,
             })
             .sum(),
-        AgentMessage::ToolResult(t) => blocks_chars(&t.content, true),
-        AgentMessage::Custom(c) => content_chars(&c.content, true),
+        AgentMessage::ToolResult(t) => blocks_chars(&t.content),
+        AgentMessage::Custom(c) => content_chars(&c.content),
         AgentMessage::BashExecution(b) => js_len(&b.command) + js_len(&b.output),
         AgentMessage::BranchSummary(b) => js_len(&b.summary),
         AgentMessage::CompactionSummary(c) => js_len(&c.summary),
@@ -205,12 +206,12 @@ mod tests {
     }
 
     #[test]
-    fn images_count_in_tool_results_not_in_user_messages() {
+    fn images_count_as_4800_chars() {
         assert_eq!(
             message_chars(&tool_result_with_image("c1", "ab")),
             2 + IMAGE_CHARS
         );
-        assert_eq!(message_chars(&user_with_image("ab")), 2);
+        assert_eq!(message_chars(&user_with_image("ab")), 2 + IMAGE_CHARS);
     }
 
     #[test]
