@@ -272,3 +272,53 @@ async fn abort_during_the_summary_request_cancels() {
     // The HTTP request was really given up, not left running.
     server.wait_for_closed(1).await;
 }
+
+#[tokio::test]
+async fn split_turn_over_http_sends_history_and_prefix_requests() {
+    let server = MockServer::start().await;
+    // The two requests run concurrently; identical replies keep the result deterministic.
+    server.push(anthropic_reply("PART"));
+    server.push(anthropic_reply("PART"));
+    let mut path = Vec::new();
+    push_turn(&mut path, 1, "a.rs", false, 400, 500);
+    path.push(PathEntry::message("big", user("one giant turn", 100)));
+    for i in 0..6 {
+        let id = format!("c{i}");
+        path.push(PathEntry::message(
+            format!("x{i}"),
+            assistant(vec![call(&id, "bash", json!({"command": "ls"}))], 0, 101),
+        ));
+        path.push(PathEntry::message(
+            format!("y{i}"),
+            result(&id, "bash", &"z".repeat(4_000), 102),
+        ));
+    }
+    let s = CompactionSettings {
+        keep_recent_tokens: 1_500,
+        ..Default::default()
+    };
+    let prep = prepare_compaction(&path, &s).expect("prepares");
+    assert!(prep.is_split_turn);
+    let r = run_compaction(&prep, &summarizer(&server), None, HookDecision::Proceed)
+        .await
+        .expect("compacts")
+        .result;
+    assert_eq!(
+        r.summary,
+        "PART\n\n---\n\n**Turn Context (split turn):**\n\nPART\n\n<read-files>\na.rs\n</read-files>"
+    );
+    let mut budgets: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|req| {
+            let body = req.json();
+            let text = user_text(&body);
+            (
+                body["max_tokens"].as_u64(),
+                text.contains("BEGINNING of a turn"),
+            )
+        })
+        .collect();
+    budgets.sort();
+    assert_eq!(budgets, [(Some(8_192), true), (Some(13_107), false)]);
+}
