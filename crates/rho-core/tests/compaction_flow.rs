@@ -7,9 +7,9 @@ mod common;
 
 use common::*;
 use rho_core::compaction::{
-    context_messages, estimate_tokens, needs_threshold_compaction, prepare_compaction, prompts,
-    run_compaction, CompactionError, CompactionRecord, CompactionResult, CompactionSettings,
-    EntryKind, HookDecision, PathEntry,
+    context_messages, estimate_tokens, prepare_compaction, prompts, run_compaction,
+    threshold_check, CheckPoint, CompactionError, CompactionRecord, CompactionResult,
+    CompactionSettings, EntryKind, HookDecision, PathEntry,
 };
 use serde_json::json;
 
@@ -77,7 +77,14 @@ async fn threshold_reached_compacts_to_summary_plus_kept_tail_below_threshold() 
         .and_then(|m| m.as_assistant())
         .expect("last reply");
     assert_eq!(last.usage.total_tokens, 29_000);
-    assert!(needs_threshold_compaction(last, &state, None, &s, WINDOW));
+    assert!(threshold_check(
+        last,
+        &state,
+        None,
+        &s,
+        &model("http://x", WINDOW),
+        CheckPoint::PostRun
+    ));
 
     let script = Script::answering("## Goal\nShip it");
     let prep = prepare_compaction(&path, &s).expect("prepares");
@@ -147,12 +154,13 @@ async fn threshold_reached_compacts_to_summary_plus_kept_tail_below_threshold() 
     }
 
     // The stale reply cannot trigger again (COMP-5).
-    assert!(!needs_threshold_compaction(
+    assert!(!threshold_check(
         last,
         &state,
         Some(1_000),
         &s,
-        WINDOW
+        &model("http://x", WINDOW),
+        CheckPoint::PostRun
     ));
 }
 

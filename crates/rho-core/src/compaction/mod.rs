@@ -38,4 +38,4 @@ pub use prepare::{prepare_compaction, CompactionPreparation};
 pub use settings::{BranchSummarySettings, CompactionSettings};
 pub use summarize::{default_stream_fn, StreamFn, Summarizer};
 pub use tokens::{context_tokens, estimate_context_tokens, estimate_tokens, ContextEstimate};
-pub use trigger::{needs_threshold_compaction, threshold_tokens};
+pub use trigger::{threshold_check, threshold_tokens, CheckPoint};

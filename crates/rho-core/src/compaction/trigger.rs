@@ -3,7 +3,7 @@
 //! overflow side (COMP-6..10) needs the provider's overflow patterns and lives with them.
 
 use rho_agent::AgentMessage;
-use rho_ai::{AssistantMessage, StopReason};
+use rho_ai::{AssistantMessage, Model, StopReason};
 
 use super::settings::CompactionSettings;
 use super::tokens::{context_tokens, estimate_context_tokens};
@@ -34,20 +34,37 @@ pub fn threshold_tokens(
     Some(estimate.tokens)
 }
 
-/// COMP-3 + COMP-11: whether `reply` calls for a threshold compaction in a window of
-/// `context_window` tokens. Stale replies (COMP-5) never do.
-pub fn needs_threshold_compaction(
+/// Where the check runs (COMP-4): after a run, or before sending a prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckPoint {
+    /// After `agent_end`: aborted replies are skipped.
+    PostRun,
+    /// Before a prompt is sent: aborted replies count too.
+    PrePrompt,
+}
+
+/// The threshold check of rho's post-run chain (decisions D2, D3; COMP-3, COMP-5, COMP-11),
+/// guards in order: disabled → no; aborted reply after a run → no; reply from another
+/// provider/model than `current` → no (D3: rho skips both branches for such replies);
+/// stale reply → no; otherwise COMP-3 on the COMP-11 tokens with `current`'s window.
+pub fn threshold_check(
     reply: &AssistantMessage,
     state: &[AgentMessage],
     latest_compaction_timestamp: Option<i64>,
     settings: &CompactionSettings,
-    context_window: u64,
+    current: &Model,
+    point: CheckPoint,
 ) -> bool {
-    if !settings.enabled || is_stale(reply.timestamp, latest_compaction_timestamp) {
+    if !settings.enabled
+        || (point == CheckPoint::PostRun && reply.stop_reason == StopReason::Aborted)
+        || reply.provider != current.provider
+        || reply.model != current.id
+        || is_stale(reply.timestamp, latest_compaction_timestamp)
+    {
         return false;
     }
     threshold_tokens(reply, state, latest_compaction_timestamp)
-        .is_some_and(|tokens| settings.should_compact(tokens, context_window))
+        .is_some_and(|tokens| settings.should_compact(tokens, current.context_window))
 }
 
 #[cfg(test)]
@@ -59,26 +76,32 @@ mod tests {
         m.as_assistant().expect("assistant")
     }
 
+    /// The model the test_support assistants come from, with a 128k window.
+    fn current() -> Model {
+        let mut m = model();
+        m.id = "m".into();
+        m
+    }
+
+    fn check(reply: &AssistantMessage, state: &[AgentMessage], compaction: Option<i64>) -> bool {
+        let s = CompactionSettings::default();
+        threshold_check(
+            reply,
+            state,
+            compaction,
+            &s,
+            &current(),
+            CheckPoint::PostRun,
+        )
+    }
+
     #[test]
     fn successful_reply_uses_its_own_usage() {
         let a = assistant("ok", 120_000);
-        let s = CompactionSettings::default();
         assert_eq!(threshold_tokens(reply(&a), &[], None), Some(120_000));
-        assert!(needs_threshold_compaction(
-            reply(&a),
-            &[],
-            None,
-            &s,
-            128_000
-        ));
+        assert!(check(reply(&a), &[], None));
         let small = assistant("ok", 1_000);
-        assert!(!needs_threshold_compaction(
-            reply(&small),
-            &[],
-            None,
-            &s,
-            128_000
-        ));
+        assert!(!check(reply(&small), &[], None));
     }
 
     #[test]
@@ -88,14 +111,7 @@ mod tests {
         let state = vec![user("go"), big, user(&chars(4_000)), err.clone()];
         // 115000 + 1000 (user) + 0 (empty error text) = 116000 > 111616.
         assert_eq!(threshold_tokens(reply(&err), &state, None), Some(116_000));
-        let s = CompactionSettings::default();
-        assert!(needs_threshold_compaction(
-            reply(&err),
-            &state,
-            None,
-            &s,
-            128_000
-        ));
+        assert!(check(reply(&err), &state, None));
     }
 
     #[test]
@@ -109,21 +125,8 @@ mod tests {
     fn stale_messages_are_skipped() {
         // test_support assistants carry timestamp 2.
         let a = assistant("ok", 500_000);
-        let s = CompactionSettings::default();
-        assert!(!needs_threshold_compaction(
-            reply(&a),
-            &[],
-            Some(2),
-            &s,
-            128_000
-        ));
-        assert!(needs_threshold_compaction(
-            reply(&a),
-            &[],
-            Some(1),
-            &s,
-            128_000
-        ));
+        assert!(!check(reply(&a), &[], Some(2)));
+        assert!(check(reply(&a), &[], Some(1)));
         let err = error_assistant("", 0);
         let mut fresh_err = err.clone();
         if let AgentMessage::Assistant(e) = &mut fresh_err {
@@ -132,5 +135,81 @@ mod tests {
         let state = vec![a.clone(), fresh_err.clone()];
         // The anchoring assistant (ts 2) predates the compaction (ts 10).
         assert_eq!(threshold_tokens(reply(&fresh_err), &state, Some(10)), None);
+    }
+
+    #[test]
+    fn guards_disabled_aborted_and_other_model() {
+        let a = assistant("ok", 500_000);
+        let mut aborted = a.clone();
+        if let AgentMessage::Assistant(x) = &mut aborted {
+            x.stop_reason = StopReason::Aborted;
+        }
+        let s = CompactionSettings::default();
+        let cur = current();
+        assert!(!check(reply(&aborted), &[], None));
+        assert!(threshold_check(
+            reply(&aborted),
+            &[],
+            None,
+            &s,
+            &cur,
+            CheckPoint::PrePrompt
+        ));
+        let off = CompactionSettings {
+            enabled: false,
+            ..s
+        };
+        assert!(!threshold_check(
+            reply(&a),
+            &[],
+            None,
+            &off,
+            &cur,
+            CheckPoint::PrePrompt
+        ));
+        let mut other = cur.clone();
+        other.id = "another-model".into();
+        assert!(!threshold_check(
+            reply(&a),
+            &[],
+            None,
+            &s,
+            &other,
+            CheckPoint::PostRun
+        ));
+        other = cur.clone();
+        other.provider = "openai".into();
+        assert!(!threshold_check(
+            reply(&a),
+            &[],
+            None,
+            &s,
+            &other,
+            CheckPoint::PostRun
+        ));
+    }
+
+    #[test]
+    fn uses_the_current_models_window() {
+        let a = assistant("ok", 100_000);
+        let s = CompactionSettings::default();
+        let mut cur = current();
+        assert!(!threshold_check(
+            reply(&a),
+            &[],
+            None,
+            &s,
+            &cur,
+            CheckPoint::PostRun
+        ));
+        cur.context_window = 110_000;
+        assert!(threshold_check(
+            reply(&a),
+            &[],
+            None,
+            &s,
+            &cur,
+            CheckPoint::PostRun
+        ));
     }
 }
