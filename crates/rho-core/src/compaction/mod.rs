@@ -21,6 +21,7 @@ pub mod settings;
 pub mod summarize;
 pub mod tokens;
 pub mod trigger;
+pub mod usage;
 
 #[cfg(test)]
 mod test_support;
@@ -39,3 +40,4 @@ pub use settings::{BranchSummarySettings, CompactionSettings};
 pub use summarize::{default_stream_fn, StreamFn, Summarizer};
 pub use tokens::{context_tokens, estimate_context_tokens, estimate_tokens, ContextEstimate};
 pub use trigger::{threshold_check, threshold_tokens, CheckPoint};
+pub use usage::{context_usage, ContextUsage};
