@@ -124,7 +124,7 @@ pub fn stream(
     match api {
         Api::AnthropicMessages => spawn(
             anthropic::build_request(model, context, &options),
-            anthropic::Parser::new(model),
+            anthropic::Parser::new(model).for_context(context, &options),
             anthropic::error_message,
             reply,
             cancel,
@@ -215,6 +215,35 @@ pub async fn drive<P: WireParser>(
     }
     if let Err(f) = read {
         return reply.fail(failure_message(f, error_message));
+    }
+    match parser.finish(&mut reply) {
+        Ok(reason) => reply.finish(reason, None),
+        Err(e) => reply.fail(e),
+    }
+}
+
+/// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx
+/// status: `start`, events per SSE event, then the terminal event. For benchmarks and for
+/// tests that need no HTTP.
+pub fn drive_bytes<'a, P: WireParser>(
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    mut parser: P,
+    mut reply: ReplyBuilder,
+) {
+    reply.start();
+    let mut sse = crate::sse::SseParser::new();
+    let mut outcome: Result<Flow, String> = Ok(Flow::Continue);
+    let mut on_event = |event: SseEvent| {
+        if outcome == Ok(Flow::Continue) {
+            outcome = parser.on_event(event, &mut reply);
+        }
+    };
+    for chunk in chunks {
+        sse.feed(chunk, &mut on_event);
+    }
+    sse.finish(&mut on_event);
+    if let Err(e) = outcome {
+        return reply.fail(e);
     }
     match parser.finish(&mut reply) {
         Ok(reason) => reply.finish(reason, None),
