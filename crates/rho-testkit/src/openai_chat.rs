@@ -100,6 +100,13 @@ impl ChatStream {
         self
     }
 
+    /// An SSE comment line, as OpenRouter sends while the upstream is busy
+    /// (`: OPENROUTER PROCESSING`).
+    pub fn comment(mut self, text: &str) -> Self {
+        self.events.push(format!(": {text}\n\n"));
+        self
+    }
+
     /// The end marker `data: [DONE]`.
     pub fn done(self) -> Self {
         self.data("[DONE]")
@@ -195,6 +202,23 @@ pub const ERROR_HTML_BAD_GATEWAY: &str =
 
 /// An error object sent inside a 200 stream (OpenRouter does this when the upstream fails).
 pub const STREAM_ERROR_CHUNK: &str = r#"{"id":"gen-1","object":"chat.completion.chunk","created":1735689600,"model":"anthropic/claude-sonnet-4.5","provider":"Anthropic","error":{"code":502,"message":"Upstream provider returned an error: overloaded"},"choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}]}"#;
+
+/// A non-streaming `chat.completion` object: what a server that ignores `"stream": true`
+/// sends back (200, `application/json`).
+pub fn non_streaming_completion() -> MockResponse {
+    let body = json!({
+        "id": "chatcmpl-NS", "object": "chat.completion", "created": 1_735_689_600,
+        "model": "llama-3.3-70b-versatile",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi"},
+                     "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6},
+    });
+    MockResponse {
+        status: 200,
+        headers: vec![("content-type".into(), "application/json".into())],
+        chunks: vec![Chunk::Bytes(body.to_string().into_bytes())],
+    }
+}
 
 /// An error response with `body` as a provider sends it.
 pub fn error(status: u16, body: &str) -> MockResponse {

@@ -433,3 +433,13 @@ fn long_tool_ids_are_normalised_on_both_sides() {
     assert_eq!(call_id.len(), 40);
     assert_eq!(b["messages"][2]["tool_call_id"], call_id);
 }
+
+#[test]
+fn deepseek_levels_clamp_to_the_map() {
+    let m = deepseek("https://api.deepseek.com");
+    let effort =
+        |level| body(&m, &show_main_context(), &with_reasoning(level))["reasoning_effort"].clone();
+    assert_eq!(effort(ThinkingLevel::Low), "high");
+    assert_eq!(effort(ThinkingLevel::High), "high");
+    assert_eq!(effort(ThinkingLevel::Xhigh), "max");
+}

@@ -538,3 +538,77 @@ async fn abort_mid_stream_ends_aborted_and_closes_the_connection() {
         .await
         .expect("connection closed promptly after abort");
 }
+
+#[tokio::test]
+async fn openrouter_keepalives_and_encrypted_reasoning_are_kept_for_replay() {
+    let server = MockServer::start().await;
+    let detail = json!({"type": "reasoning.encrypted", "id": "call_or_1", "data": "ZW5jcnlwdGVk", "format": "google-gemini-v1", "index": 0});
+    let stream = ChatStream::new("gen-42", "google/gemini-2.5-pro")
+        .comment("OPENROUTER PROCESSING")
+        .reasoning("reasoning", "Look first.")
+        .comment("OPENROUTER PROCESSING")
+        .tool_call_start(0, "call_or_1", "read")
+        .tool_args(0, "{\"path\":\"a.rs\"}")
+        .delta(json!({"reasoning_details": [detail]}), None)
+        .finish("tool_calls")
+        .done();
+    server.push(stream.response());
+    let model = model(json!({
+        "id": "google/gemini-2.5-pro", "name": "Gemini 2.5 Pro", "api": "openai-completions",
+        "provider": "openrouter", "baseUrl": format!("{}/api/v1/", server.url()), "reasoning": true
+    }));
+    let events = run(&model).await;
+    assert_eq!(server.requests()[0].path, "/api/v1/chat/completions");
+    let m = final_message(&events).clone();
+    assert_eq!(m.stop_reason, StopReason::ToolUse);
+    let ContentBlock::ToolCall(tc) = &m.content[1] else {
+        panic!("tool call second")
+    };
+    let sig: serde_json::Value =
+        serde_json::from_str(tc.thought_signature.as_deref().expect("signature")).expect("json");
+    assert_eq!(sig, detail);
+
+    let mut ctx = show_main_context();
+    ctx.messages.push(rho_ai::Message::Assistant(m));
+    let req = rho_ai::providers::openai_completions::build_request(&model, &ctx, &options("k"));
+    let replay = &req.body["messages"][2];
+    assert_eq!(replay["reasoning"], "Look first.");
+    assert_eq!(replay["reasoning_details"], json!([detail]));
+}
+
+#[tokio::test]
+async fn tool_deltas_without_index_match_by_id_and_a_reused_index_with_a_new_id_is_a_new_call() {
+    let server = MockServer::start().await;
+    let stream = ChatStream::new("c", "m")
+        .delta(json!({"tool_calls": [{"index": 0, "id": "call_x", "type": "function", "function": {"name": "read", "arguments": "{\"path\":"}}]}), None)
+        .delta(json!({"tool_calls": [{"id": "call_x", "function": {"arguments": "\"x.rs\"}"}}]}), None)
+        .delta(json!({"tool_calls": [{"index": 0, "id": "call_y", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"y.rs\"}"}}]}), None)
+        .finish("tool_calls")
+        .done();
+    server.push(stream.response());
+    let events = run(&groq(&server.url())).await;
+    let calls: Vec<_> = final_message(&events)
+        .tool_calls()
+        .map(|tc| (tc.id.clone(), tc.arguments.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("call_x".to_string(), json!({"path": "x.rs"})),
+            ("call_y".to_string(), json!({"path": "y.rs"}))
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_body_without_any_data_chunk_is_a_clear_error() {
+    let server = MockServer::start().await;
+    server.push(openai_chat::non_streaming_completion());
+    let events = run(&groq(&server.url())).await;
+    assert_eq!(trace(&events), ["start", "error(error)"]);
+    let m = final_message(&events);
+    assert_eq!(
+        m.error_message.as_deref(),
+        Some(rho_ai::providers::openai_completions::parse::NO_DATA)
+    );
+}

@@ -129,6 +129,9 @@ pub struct Parser {
     tools: Vec<ToolSlot>,
     finish_reason: Option<String>,
     seen_id: bool,
+    /// Whether any chunk or the `[DONE]` marker arrived (a body with neither is not a
+    /// Chat Completions stream at all).
+    seen_data: bool,
 }
 
 impl Parser {
@@ -141,6 +144,7 @@ impl Parser {
             tools: Vec::new(),
             finish_reason: None,
             seen_id: false,
+            seen_data: false,
         }
     }
 
@@ -303,6 +307,10 @@ fn attach_encrypted_reasoning(detail: &Value, reply: &mut ReplyBuilder) {
     }
 }
 
+/// The error for a 2xx body without a single `data:` line (an endpoint that does not stream,
+/// or a proxy answering with its own page).
+pub const NO_DATA: &str = "The server answered without any Chat Completions data chunks; check that baseUrl points to an OpenAI-compatible /chat/completions endpoint that supports streaming";
+
 /// Maps `finish_reason`; unknown reasons are errors naming the reason.
 pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, String> {
     match reason {
@@ -336,6 +344,7 @@ impl WireParser for Parser {
         if data.is_empty() {
             return Ok(Flow::Continue);
         }
+        self.seen_data = true;
         if data == "[DONE]" {
             return Ok(Flow::Stop);
         }
@@ -353,6 +362,9 @@ impl WireParser for Parser {
     }
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String> {
+        if !self.seen_data {
+            return Err(NO_DATA.to_string());
+        }
         reply.close_all();
         map_finish_reason(self.finish_reason.as_deref())
     }
