@@ -242,3 +242,62 @@ pub fn empty_error(status: u16) -> MockResponse {
         chunks: Vec::new(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data_lines(text: &str) -> Vec<String> {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn text_reply_is_the_appendix_a3_transcript() {
+        let expected = [
+            r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1735689600,"model":"llama-3.3-70b-versatile","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+            r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1735689600,"model":"llama-3.3-70b-versatile","choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}"#,
+            r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1735689600,"model":"llama-3.3-70b-versatile","choices":[{"index":0,"delta":{"content":" there!"},"finish_reason":null}]}"#,
+            r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1735689600,"model":"llama-3.3-70b-versatile","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+            r#"{"id":"chatcmpl-T1","object":"chat.completion.chunk","created":1735689600,"model":"llama-3.3-70b-versatile","choices":[],"usage":{"prompt_tokens":57,"completion_tokens":3,"total_tokens":60}}"#,
+        ];
+        let got = data_lines(&text_reply().sse_text());
+        assert_eq!(got.len(), expected.len() + 1);
+        for (g, e) in got.iter().zip(expected) {
+            let g: Value = serde_json::from_str(g).expect("chunk json");
+            let e: Value = serde_json::from_str(e).expect("spec json");
+            assert_eq!(g, e);
+        }
+        assert_eq!(got.last().map(String::as_str), Some("[DONE]"));
+    }
+
+    #[test]
+    fn streams_are_chunk_framed_and_terminated() {
+        let r = ChatStream::new("c", "m").text("x").response();
+        assert!(r
+            .headers
+            .contains(&("transfer-encoding".into(), "chunked".into())));
+        let bytes: Vec<u8> = r
+            .chunks
+            .iter()
+            .flat_map(|c| match c {
+                Chunk::Bytes(b) => b.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        let text = String::from_utf8(bytes).expect("utf8");
+        assert!(text.ends_with("\r\n0\r\n\r\n"), "{text:?}");
+        let first = text.split("\r\n").next().expect("size line");
+        let size = usize::from_str_radix(first, 16).expect("hex size");
+        assert_eq!(
+            &text[first.len() + 2 + size..first.len() + 4 + size],
+            "\r\n"
+        );
+        assert!(matches!(
+            ChatStream::new("c", "m").response_then_drop().chunks.last(),
+            Some(Chunk::Drop)
+        ));
+    }
+}

@@ -329,7 +329,9 @@ async fn http_errors_give_one_error_event_with_the_exact_message() {
         (openai_chat::error(500, openai_chat::ERROR_SERVER), "500 The server had an error while processing your request. Sorry about that!"),
         (openai_chat::error(401, openai_chat::ERROR_INVALID_KEY), "401 Incorrect API key provided: sk-bad. You can find your API key at https://platform.openai.com/account/api-keys."),
         (openai_chat::error(400, openai_chat::ERROR_CONTEXT_LENGTH), "400 This model's maximum context length is 128000 tokens. However, your messages resulted in 140563 tokens. Please reduce the length of the messages."),
+        (openai_chat::error(400, r#"{"error":{"message":"This model's maximum context length is 131072 tokens. However, you requested 140000 tokens.","type":"invalid_request_error"}}"#), "400 This model's maximum context length is 131072 tokens. However, you requested 140000 tokens."),
         (openai_chat::empty_error(413), "413 status code (no body)"),
+        (openai_chat::empty_error(400), "400 status code (no body)"),
         (openai_chat::html_error(502, openai_chat::ERROR_HTML_BAD_GATEWAY), "502 <html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>"),
     ];
     for (response, message) in cases {
