@@ -3,6 +3,8 @@
 
 #[path = "openai_completions/common.rs"]
 mod common;
+#[path = "openai_completions/failures.rs"]
+mod failures;
 #[path = "openai_completions/request.rs"]
 mod request;
 #[path = "openai_completions/stream.rs"]

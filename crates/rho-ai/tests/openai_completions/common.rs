@@ -187,3 +187,10 @@ pub fn final_message(events: &[AssistantMessageEvent]) -> &rho_ai::AssistantMess
         other => panic!("no terminal event, last was {other:?}"),
     }
 }
+
+/// Runs one call of `model` on [`show_main_context`] and returns every event.
+pub async fn run(model: &Model) -> Vec<AssistantMessageEvent> {
+    let stream =
+        rho_ai::stream(model, &show_main_context(), options("sk-test")).expect("stream starts");
+    collect(stream).await
+}
