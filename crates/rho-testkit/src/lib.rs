@@ -4,6 +4,7 @@
 //! every request so tests can assert on what was sent.
 
 pub mod google;
+pub mod openai_chat;
 pub mod openai_responses;
 pub mod server;
 
