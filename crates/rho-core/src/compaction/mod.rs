@@ -13,6 +13,7 @@ pub mod cut_point;
 pub mod entry;
 pub mod error;
 pub mod file_ops;
+pub mod from_session;
 pub mod hook;
 pub mod prepare;
 pub mod prompts;
