@@ -1,6 +1,7 @@
 //! rho's session core: the AgentSession prompting system and everything it stands on
 //! (session files, compaction, skills, prompt templates, context files, settings).
 
+pub mod agent_session;
 pub mod compaction;
 pub mod extensions;
 pub mod resources;

@@ -5,37 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+pub use rho_agent::QueueMode;
 use rho_ai::ThinkingLevel;
 use serde_json::{Map, Value};
-
-/// How queued messages are delivered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum QueueMode {
-    /// One queued message per delivery point.
-    #[default]
-    OneAtATime,
-    /// Every queued message at once.
-    All,
-}
-
-impl QueueMode {
-    /// Parses `all` / `one-at-a-time`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "all" => Some(QueueMode::All),
-            "one-at-a-time" => Some(QueueMode::OneAtATime),
-            _ => None,
-        }
-    }
-
-    /// The settings/RPC name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QueueMode::OneAtATime => "one-at-a-time",
-            QueueMode::All => "all",
-        }
-    }
-}
 
 /// The effective settings: the merged JSON plus where each scope lives.
 #[derive(Debug, Clone, Default)]
@@ -147,21 +119,18 @@ impl Settings {
     pub fn branch_summary_reserve_tokens(&self) -> u64 {
         self.u64_or("branchSummary.reserveTokens", 16_384)
     }
-    /// `retry.enabled` (true).
-    pub fn retry_enabled(&self) -> bool {
-        self.bool_or("retry.enabled", true)
+    /// The `retry.*` settings (RETRY-1), parsed by `rho_ai::retry`.
+    pub fn retry(&self) -> rho_ai::retry::RetrySettings {
+        let retry = self.merged.get("retry").cloned().unwrap_or(Value::Null);
+        rho_ai::retry::RetrySettings::from_settings(&serde_json::json!({ "retry": retry }))
     }
-    /// `retry.maxRetries` (3).
-    pub fn retry_max_retries(&self) -> u64 {
-        self.u64_or("retry.maxRetries", 3)
-    }
-    /// `retry.baseDelayMs` (2000).
-    pub fn retry_base_delay_ms(&self) -> u64 {
-        self.u64_or("retry.baseDelayMs", 2000)
-    }
-    /// `retry.provider.maxRetryDelayMs` (60000; 0 = no cap).
-    pub fn retry_max_delay_ms(&self) -> u64 {
-        self.u64_or("retry.provider.maxRetryDelayMs", 60_000)
+    /// The `compaction.*` settings (COMP-1).
+    pub fn compaction(&self) -> crate::compaction::CompactionSettings {
+        crate::compaction::CompactionSettings {
+            enabled: self.compaction_enabled(),
+            reserve_tokens: self.compaction_reserve_tokens(),
+            keep_recent_tokens: self.compaction_keep_recent_tokens(),
+        }
     }
     /// `hideThinkingBlock` (false).
     pub fn hide_thinking_block(&self) -> bool {
@@ -326,8 +295,8 @@ mod tests {
         assert!(s.compaction_enabled());
         assert_eq!(s.compaction_reserve_tokens(), 16_384);
         assert_eq!(s.compaction_keep_recent_tokens(), 20_000);
-        assert_eq!(s.retry_max_retries(), 3);
-        assert_eq!(s.retry_base_delay_ms(), 2000);
+        assert_eq!(s.retry().max_retries, 3);
+        assert_eq!(s.retry().base_delay_ms, 2000);
         assert_eq!(s.default_thinking_level(), ThinkingLevel::Medium);
         assert_eq!(s.steering_mode(), QueueMode::OneAtATime);
     }
@@ -344,7 +313,7 @@ mod tests {
         assert_eq!(s.raw()["transport"], "websocket");
         assert!(!s.enable_skill_commands());
         assert_eq!(s.string_list("skills"), ["~/s"]);
-        assert_eq!(s.retry_max_delay_ms(), 5);
+        assert_eq!(s.retry().max_retry_delay_ms, 5);
     }
 
     #[test]

@@ -1,0 +1,261 @@
+//! Compaction as the session runs it: the post-run and pre-prompt checks (D2, D3, COMP-4..12),
+//! auto-compaction with its events (COMP-13..15), and manual `compact()` (COMP-17).
+
+use rho_ai::overflow::is_context_overflow;
+use rho_ai::{AssistantMessage, StopReason};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::error::SessionError;
+use super::events::{CompactionReason, SessionOnlyEvent};
+use super::{lock, AgentSession};
+use crate::compaction::from_session::{latest_compaction_timestamp, path_entries};
+use crate::compaction::{
+    prepare_compaction, run_compaction, threshold_check, CheckPoint, CompactionError,
+    CompactionResult, HookDecision, Summarizer,
+};
+use crate::extensions::ExtensionEvent;
+use crate::session::CompactionData;
+
+/// COMP-8's text for a second overflow in a row.
+pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
+
+/// Why a compaction produced no result.
+enum Failure {
+    /// Nothing to do or no way to do it (no model, no key, nothing to prepare): no message.
+    Quiet(String),
+    /// Cancelled by an extension or aborted.
+    Cancelled,
+    /// A real failure with its message.
+    Failed(String),
+}
+
+impl AgentSession {
+    /// The post-run check (aborted replies skipped). `Some(continue?)` decides the chain.
+    pub(crate) async fn post_run_compaction(&self, reply: &AssistantMessage) -> Option<bool> {
+        self.check_compaction(reply, CheckPoint::PostRun).await
+    }
+
+    /// Stage 6: the check on the agent's last reply, aborted ones included; when it asks
+    /// to continue (overflow recovery, queued messages), the continuation runs here, before
+    /// the new prompt (D12: no race with the prompt's own run).
+    pub(crate) async fn pre_prompt_compaction(&self) {
+        let last = self
+            .inner
+            .agent
+            .messages()
+            .iter()
+            .rev()
+            .find_map(|m| m.as_assistant().cloned());
+        let Some(reply) = last else { return };
+        if self.check_compaction(&reply, CheckPoint::PrePrompt).await == Some(true) {
+            self.run_agent_continue().await;
+        }
+    }
+
+    async fn check_compaction(&self, reply: &AssistantMessage, point: CheckPoint) -> Option<bool> {
+        let (settings, model, latest) = {
+            let s = self.state();
+            let branch = s.session.tree().branch();
+            (s.settings.compaction(), s.model.clone(), latest_compaction_timestamp(&branch))
+        };
+        let model = model?;
+        if !settings.enabled
+            || (point == CheckPoint::PostRun && reply.stop_reason == StopReason::Aborted)
+            || reply.provider != model.provider
+            || reply.model != model.id
+            || latest.is_some_and(|t| reply.timestamp <= t)
+        {
+            return None;
+        }
+        if is_context_overflow(reply, model.context_window) {
+            let second = std::mem::replace(&mut self.state().overflow_recovery_attempted, true);
+            if second {
+                self.emit_session(SessionOnlyEvent::CompactionEnd {
+                    reason: CompactionReason::Overflow,
+                    result: None,
+                    aborted: false,
+                    will_retry: false,
+                    error_message: Some(OVERFLOW_RECOVERY_FAILED.into()),
+                });
+                return Some(false);
+            }
+            self.drop_last_assistant_if(|m| m == reply);
+            let ok = self.run_auto_compaction(CompactionReason::Overflow, Some(reply)).await;
+            return Some(ok);
+        }
+        let messages = self.inner.agent.messages();
+        if threshold_check(reply, &messages, latest, &settings, &model, point)
+            && self.run_auto_compaction(CompactionReason::Threshold, None).await
+        {
+            return Some(self.inner.agent.has_queued_messages());
+        }
+        None
+    }
+
+    /// Auto-compaction with its events. `retry_after` (overflow) sets `willRetry` and drops
+    /// that reply from the rebuilt state so the continuation calls the model again.
+    async fn run_auto_compaction(&self, reason: CompactionReason, retry_after: Option<&AssistantMessage>) -> bool {
+        self.emit_session(SessionOnlyEvent::CompactionStart { reason });
+        let outcome = self.compact_now(None).await;
+        let (result, aborted, error_message) = match outcome {
+            Ok(result) => (Some(result), false, None),
+            Err(Failure::Quiet(_)) => (None, false, None),
+            Err(Failure::Cancelled) => (None, true, None),
+            Err(Failure::Failed(msg)) => {
+                let prefix = match reason {
+                    CompactionReason::Overflow => "Context overflow recovery failed",
+                    _ => "Auto-compaction failed",
+                };
+                (None, false, Some(format!("{prefix}: {msg}")))
+            }
+        };
+        let ok = result.is_some();
+        if ok {
+            if let Some(reply) = retry_after {
+                self.drop_last_assistant_if(|m| m == reply || m.stop_reason == StopReason::Error);
+            }
+        }
+        self.emit_session(SessionOnlyEvent::CompactionEnd {
+            reason,
+            result,
+            aborted,
+            will_retry: ok && retry_after.is_some(),
+            error_message,
+        });
+        ok
+    }
+
+    /// Manual compaction (COMP-17): abort the run, then compact; never continues.
+    pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionError> {
+        self.abort().await;
+        self.emit_session(SessionOnlyEvent::CompactionStart {
+            reason: CompactionReason::Manual,
+        });
+        let outcome = self.compact_now(custom_instructions).await;
+        let (result, aborted, message) = match outcome {
+            Ok(r) => (Some(r), false, None),
+            Err(Failure::Cancelled) => (None, true, Some("Compaction cancelled".to_string())),
+            Err(Failure::Quiet(m)) | Err(Failure::Failed(m)) => (None, false, Some(m)),
+        };
+        self.emit_session(SessionOnlyEvent::CompactionEnd {
+            reason: CompactionReason::Manual,
+            result: result.clone(),
+            aborted,
+            will_retry: false,
+            error_message: match (&message, aborted) {
+                (Some(m), false) => Some(format!("Compaction failed: {m}")),
+                _ => None,
+            },
+        });
+        result.ok_or_else(|| SessionError::Compaction(message.unwrap_or_default()))
+    }
+
+    /// Aborts a running compaction (COMP-22).
+    pub fn abort_compaction(&self) {
+        if let Some(c) = lock(&self.inner.compaction_cancel).as_ref() {
+            c.cancel();
+        }
+    }
+
+    /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state.
+    async fn compact_now(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, Failure> {
+        self.state().is_compacting = true;
+        let outcome = self.compact_steps(custom_instructions).await;
+        self.state().is_compacting = false;
+        *lock(&self.inner.compaction_cancel) = None;
+        outcome
+    }
+
+    async fn compact_steps(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, Failure> {
+        let (model, thinking, preparation, branch_json) = {
+            let s = self.state();
+            let model = s.model.clone().ok_or_else(|| Failure::Quiet(SessionError::NoModel.to_string()))?;
+            let branch = s.session.tree().branch();
+            let preparation = prepare_compaction(&path_entries(&branch), &s.settings.compaction())
+                .map_err(|e| Failure::Quiet(e.to_string()))?;
+            let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
+            (model, s.thinking_level, preparation, branch_json)
+        };
+        let api_key = match self.inner.credentials.api_key(&model.provider) {
+            Ok(Some(k)) => k,
+            Ok(None) => return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(&model.provider))),
+            Err(e) => return Err(Failure::Quiet(e)),
+        };
+        let hook = self.compaction_hook(&preparation, branch_json, custom_instructions).await;
+        let cancel = CancellationToken::new();
+        *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
+        let summarizer = Summarizer {
+            model,
+            api_key: Some(api_key),
+            thinking,
+            cancel,
+            stream: self.inner.stream_fn.clone(),
+        };
+        let compacted = run_compaction(&preparation, &summarizer, custom_instructions, hook)
+            .await
+            .map_err(|e| match e {
+                CompactionError::Cancelled => Failure::Cancelled,
+                other => Failure::Failed(other.to_string()),
+            })?;
+        let result = compacted.result;
+        let entry = {
+            let mut s = self.state();
+            let entry = s
+                .session
+                .append_compaction(CompactionData {
+                    summary: result.summary.clone(),
+                    first_kept_entry_id: result.first_kept_entry_id.clone(),
+                    tokens_before: result.tokens_before,
+                    details: result.details.clone(),
+                    from_hook: Some(compacted.from_extension),
+                })
+                .map_err(|e| Failure::Failed(e.to_string()))?;
+            let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
+            let messages = s.session.build_context().messages;
+            self.inner.agent.set_messages(messages);
+            entry
+        };
+        self.inner
+            .extensions
+            .emit(
+                ExtensionEvent::SessionCompact {
+                    compaction_entry: entry,
+                    from_extension: compacted.from_extension,
+                },
+                &self.ext_ctx(),
+            )
+            .await;
+        Ok(result)
+    }
+
+    /// `session_before_compact` (COMP-16): cancel, or a ready result, or proceed.
+    async fn compaction_hook(
+        &self,
+        preparation: &crate::compaction::CompactionPreparation,
+        branch_entries: Value,
+        custom_instructions: Option<&str>,
+    ) -> HookDecision<CompactionResult> {
+        let runner = &self.inner.extensions;
+        if !runner.has_handlers("session_before_compact") {
+            return HookDecision::Proceed;
+        }
+        let event = ExtensionEvent::SessionBeforeCompact {
+            preparation: serde_json::to_value(preparation).unwrap_or(Value::Null),
+            branch_entries,
+            custom_instructions: custom_instructions.map(str::to_string),
+        };
+        match runner.emit_session_before(event, &self.ext_ctx()).await {
+            Some(r) if r.cancel => HookDecision::Cancel,
+            Some(r) => match r.compaction.map(serde_json::from_value::<CompactionResult>) {
+                Some(Ok(result)) => HookDecision::Replace(result),
+                Some(Err(e)) => {
+                    runner.report("<session>", "session_before_compact", format!("invalid compaction: {e}"));
+                    HookDecision::Proceed
+                }
+                None => HookDecision::Proceed,
+            },
+            None => HookDecision::Proceed,
+        }
+    }
+}

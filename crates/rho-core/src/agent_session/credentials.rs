@@ -1,0 +1,79 @@
+//! Where the session gets API keys. The binary supplies a store over `--api-key`,
+//! auth.json, the environment and models.json; the default reads the environment only.
+
+use rho_ai::api_key::env_api_key;
+
+/// The state of a provider's credentials, checked before a prompt is sent (AUTH-3..5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthStatus {
+    /// Something is configured (no command is run, no token refreshed).
+    Configured,
+    /// Only an OAuth credential exists and it cannot be used (expired, refresh failed).
+    OAuthUnavailable,
+    /// Nothing is configured.
+    Missing,
+}
+
+/// Resolves credentials for the session.
+pub trait CredentialStore: Send + Sync {
+    /// Whether `provider` has usable credentials (cheap; no network).
+    fn status(&self, provider: &str) -> AuthStatus;
+    /// The key for one request (may run a command or refresh a token). `Ok(None)` = none.
+    fn api_key(&self, provider: &str) -> Result<Option<String>, String>;
+}
+
+/// Environment variables only (providers spec §6).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct EnvCredentials;
+
+impl CredentialStore for EnvCredentials {
+    fn status(&self, provider: &str) -> AuthStatus {
+        match env_api_key(provider) {
+            Some(_) => AuthStatus::Configured,
+            None => AuthStatus::Missing,
+        }
+    }
+
+    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+        Ok(env_api_key(provider))
+    }
+}
+
+/// A fixed key per provider (tests, SDK users with their own key handling).
+#[derive(Debug, Default, Clone)]
+pub struct StaticCredentials {
+    keys: Vec<(String, String)>,
+}
+
+impl StaticCredentials {
+    /// A store holding `key` for `provider`.
+    pub fn new(provider: &str, key: &str) -> Self {
+        Self {
+            keys: vec![(provider.to_string(), key.to_string())],
+        }
+    }
+
+    /// Adds another provider's key.
+    pub fn with(mut self, provider: &str, key: &str) -> Self {
+        self.keys.push((provider.to_string(), key.to_string()));
+        self
+    }
+}
+
+impl CredentialStore for StaticCredentials {
+    fn status(&self, provider: &str) -> AuthStatus {
+        if self.keys.iter().any(|(p, _)| p == provider) {
+            AuthStatus::Configured
+        } else {
+            AuthStatus::Missing
+        }
+    }
+
+    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+        Ok(self
+            .keys
+            .iter()
+            .find(|(p, _)| p == provider)
+            .map(|(_, k)| k.clone()))
+    }
+}

@@ -1,0 +1,126 @@
+//! Custom messages and user messages from extensions (seed diagram 6, CM-1..11, D9).
+
+use rho_agent::{AgentMessage, CustomMessage};
+use rho_ai::{ContentBlock, ImageContent};
+
+use super::error::SessionError;
+use super::prompt::{InputSource, PromptOptions, StreamingBehavior};
+use super::AgentSession;
+use crate::extensions::{CustomMessageInput, DeliverAs};
+
+/// Options of `send_custom_message`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendMessageOptions {
+    /// Start a run when idle (route 4).
+    pub trigger_turn: bool,
+    /// The delivery route.
+    pub deliver_as: Option<DeliverAs>,
+}
+
+/// What `send_user_message` accepts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum UserMessageContent {
+    /// Plain text.
+    Text(String),
+    /// Text and images (text parts are joined with `\n`).
+    Blocks(Vec<ContentBlock>),
+}
+
+impl AgentSession {
+    /// The five routes (CM-2..6): next turn; steer or follow-up while streaming; a run when
+    /// idle with `trigger_turn` (through the run loop, D9); otherwise appended to state and
+    /// session with `message_start`/`message_end` for listeners and no model call.
+    pub async fn send_custom_message(
+        &self,
+        input: CustomMessageInput,
+        options: SendMessageOptions,
+    ) -> Result<(), String> {
+        let message = CustomMessage {
+            custom_type: input.custom_type,
+            content: input.content,
+            display: input.display,
+            details: input.details,
+            timestamp: rho_ai::now_ms(),
+        };
+        if options.deliver_as == Some(DeliverAs::NextTurn) {
+            self.state().pending_next_turn.push(message);
+            return Ok(());
+        }
+        if self.is_streaming() {
+            let m = AgentMessage::Custom(message);
+            match options.deliver_as {
+                Some(DeliverAs::FollowUp) => self.inner.agent.follow_up(m),
+                _ => self.inner.agent.steer(m),
+            }
+            return Ok(());
+        }
+        if options.trigger_turn {
+            return self
+                .run_agent_prompt(vec![AgentMessage::Custom(message)])
+                .await
+                .map_err(|e| e.to_string());
+        }
+        let m = AgentMessage::Custom(message.clone());
+        self.inner.agent.append_message(m.clone());
+        let saved = self.state().session.append_custom_message(
+            &message.custom_type,
+            message.content.clone(),
+            message.display,
+            message.details.clone(),
+        ).map(|_| ());
+        if let Err(e) = saved {
+            return Err(e.to_string());
+        }
+        let m = std::sync::Arc::new(m);
+        for event in [
+            rho_agent::AgentEvent::MessageStart {
+                message: (*m).clone(),
+            },
+            rho_agent::AgentEvent::MessageEnd {
+                message: (*m).clone(),
+            },
+        ] {
+            self.emit(super::SessionEvent::Agent(std::sync::Arc::new(event)));
+        }
+        Ok(())
+    }
+
+    /// A user message from an extension (CM-10): no template expansion, source `extension`.
+    pub async fn send_user_message(
+        &self,
+        content: UserMessageContent,
+        deliver_as: Option<DeliverAs>,
+    ) -> Result<(), String> {
+        let (text, images) = match content {
+            UserMessageContent::Text(t) => (t, Vec::new()),
+            UserMessageContent::Blocks(blocks) => {
+                let text = rho_ai::message::join_text(&blocks);
+                let images: Vec<ImageContent> = blocks
+                    .into_iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::Image(i) => Some(i),
+                        _ => None,
+                    })
+                    .collect();
+                (text, images)
+            }
+        };
+        let streaming_behavior = match deliver_as {
+            Some(DeliverAs::FollowUp) => Some(StreamingBehavior::FollowUp),
+            Some(DeliverAs::Steer) => Some(StreamingBehavior::Steer),
+            _ => None,
+        };
+        self.prompt(
+            &text,
+            PromptOptions {
+                expand_prompt_templates: false,
+                images,
+                streaming_behavior,
+                source: InputSource::Extension,
+                preflight: None,
+            },
+        )
+        .await
+        .map_err(|e: SessionError| e.to_string())
+    }
+}

@@ -1,0 +1,142 @@
+//! What session listeners (RPC, JSON mode, the TUI) receive: every agent event, plus the
+//! session's own events (interfaces spec §1.5), serialized exactly as pi writes them.
+
+use std::sync::Arc;
+
+use rho_agent::AgentEvent;
+use rho_ai::ThinkingLevel;
+use serde::{Serialize, Serializer};
+
+use crate::compaction::CompactionResult;
+
+/// Why a compaction ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompactionReason {
+    /// `/compact` or the RPC `compact` command.
+    Manual,
+    /// The context passed the threshold.
+    Threshold,
+    /// The provider reported a context overflow.
+    Overflow,
+}
+
+/// Events only the session emits (listeners see them; extension handlers do not, SE-7).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+pub enum SessionOnlyEvent {
+    /// The queued texts changed (full lists).
+    QueueUpdate {
+        steering: Vec<String>,
+        follow_up: Vec<String>,
+    },
+    /// A compaction began.
+    CompactionStart { reason: CompactionReason },
+    /// A compaction ended (successfully, cancelled or failed).
+    CompactionEnd {
+        reason: CompactionReason,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<CompactionResult>,
+        aborted: bool,
+        will_retry: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+    },
+    /// A retryable error: waiting `delayMs` before retry `attempt`.
+    AutoRetryStart {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// Retrying ended.
+    AutoRetryEnd {
+        success: bool,
+        attempt: u32,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
+    },
+    /// The session name changed (`None` when cleared).
+    SessionInfoChanged {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
+    /// The effective thinking level changed.
+    ThinkingLevelChanged { level: ThinkingLevel },
+    /// An extension handler (or a skill file, or a command) failed; the session went on.
+    ExtensionError {
+        extension_path: String,
+        event: String,
+        error: String,
+    },
+}
+
+/// One event for listeners.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionEvent {
+    /// An event of the agent loop.
+    Agent(Arc<AgentEvent>),
+    /// An event of the session itself.
+    Session(SessionOnlyEvent),
+}
+
+impl SessionEvent {
+    /// The wire `type` string.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            SessionEvent::Agent(e) => e.type_name(),
+            SessionEvent::Session(e) => match e {
+                SessionOnlyEvent::QueueUpdate { .. } => "queue_update",
+                SessionOnlyEvent::CompactionStart { .. } => "compaction_start",
+                SessionOnlyEvent::CompactionEnd { .. } => "compaction_end",
+                SessionOnlyEvent::AutoRetryStart { .. } => "auto_retry_start",
+                SessionOnlyEvent::AutoRetryEnd { .. } => "auto_retry_end",
+                SessionOnlyEvent::SessionInfoChanged { .. } => "session_info_changed",
+                SessionOnlyEvent::ThinkingLevelChanged { .. } => "thinking_level_changed",
+                SessionOnlyEvent::ExtensionError { .. } => "extension_error",
+            },
+        }
+    }
+}
+
+impl Serialize for SessionEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SessionEvent::Agent(e) => e.serialize(serializer),
+            SessionEvent::Session(e) => e.serialize(serializer),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn session_events_serialize_as_pi_writes_them() {
+        let e = SessionEvent::Session(SessionOnlyEvent::AutoRetryStart {
+            attempt: 1,
+            max_attempts: 3,
+            delay_ms: 2000,
+            error_message: "503".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&e).expect("serializes"),
+            json!({"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 2000, "errorMessage": "503"})
+        );
+        let end = SessionEvent::Session(SessionOnlyEvent::CompactionEnd {
+            reason: CompactionReason::Overflow,
+            result: None,
+            aborted: false,
+            will_retry: false,
+            error_message: Some("x".into()),
+        });
+        assert_eq!(
+            serde_json::to_value(&end).expect("serializes"),
+            json!({"type": "compaction_end", "reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": "x"})
+        );
+        let agent = SessionEvent::Agent(Arc::new(AgentEvent::AgentStart));
+        assert_eq!(serde_json::to_value(&agent).expect("serializes"), json!({"type": "agent_start"}));
+    }
+}

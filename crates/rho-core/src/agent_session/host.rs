@@ -1,0 +1,210 @@
+//! The session as extensions see it ([`ExtensionHost`]), and the agent hooks through which
+//! extensions take part in every run: `context`, `tool_call`, `tool_result` (EXT-5, 10, 11).
+
+use std::path::PathBuf;
+use std::sync::{Arc, Weak};
+
+use futures_util::future::BoxFuture;
+use rho_agent::{
+    AfterToolCallContext, AgentMessage, BeforeToolCallContext, ToolCallDecision,
+    ToolResultOverride,
+};
+use rho_ai::{ContentBlock, ImageContent, Model};
+use serde_json::Value;
+
+use super::custom::{SendMessageOptions, UserMessageContent};
+use super::{AgentSession, Inner};
+use crate::extensions::runner::ToolOutcome;
+use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions};
+
+/// A weak handle: a captured context never keeps a closed session alive.
+pub(crate) struct SessionHost {
+    pub inner: Weak<Inner>,
+}
+
+impl SessionHost {
+    fn session(&self) -> Option<AgentSession> {
+        self.inner.upgrade().map(|inner| AgentSession { inner })
+    }
+}
+
+const GONE: &str = "This extension ctx is stale: the session it belonged to has ended.";
+
+impl ExtensionHost for SessionHost {
+    fn cwd(&self) -> PathBuf {
+        self.session().map(|s| s.cwd().to_path_buf()).unwrap_or_default()
+    }
+
+    fn model(&self) -> Option<Model> {
+        self.session().and_then(|s| s.model())
+    }
+
+    fn is_idle(&self) -> bool {
+        self.session().is_none_or(|s| !s.is_streaming())
+    }
+
+    fn has_pending_messages(&self) -> bool {
+        self.session().is_some_and(|s| s.pending_message_count() > 0)
+    }
+
+    fn system_prompt(&self) -> String {
+        self.session().map(|s| s.system_prompt()).unwrap_or_default()
+    }
+
+    fn abort(&self) {
+        if let Some(s) = self.session() {
+            tokio::spawn(async move { s.abort().await });
+        }
+    }
+
+    fn send_message(
+        &self,
+        message: CustomMessageInput,
+        options: SendOptions,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            s.send_custom_message(
+                message,
+                SendMessageOptions {
+                    trigger_turn: options.trigger_turn,
+                    deliver_as: options.deliver_as,
+                },
+            )
+            .await
+        })
+    }
+
+    fn send_user_message(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        deliver_as: Option<DeliverAs>,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let mut content = vec![ContentBlock::text(text)];
+            content.extend(images.into_iter().map(ContentBlock::Image));
+            s.send_user_message(UserMessageContent::Blocks(content), deliver_as)
+                .await
+        })
+    }
+
+    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String> {
+        let s = self.session().ok_or(GONE)?;
+        let mut state = s.state();
+        state
+            .session
+            .append_custom(&custom_type, data)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    fn set_session_name(&self, name: String) -> Result<(), String> {
+        let s = self.session().ok_or(GONE)?;
+        s.set_session_name(&name).map_err(|e| e.to_string())
+    }
+}
+
+impl AgentSession {
+    /// Installs the hooks that connect the agent loop to the session: full message
+    /// conversion, credentials per request, and the extension events inside a run.
+    pub(crate) fn install_agent_hooks(&self) {
+        let weak = self.inner.weak.clone();
+        let stream = self.inner.stream_fn.clone();
+        let credentials = self.inner.credentials.clone();
+        let block_images = self.state().settings.block_images();
+        self.inner.agent.update_options(|o| {
+            o.convert_to_llm = Some(Arc::new(move |messages: &[AgentMessage]| {
+                let converted = rho_agent::convert_to_llm(messages);
+                if block_images {
+                    super::model::block_images(converted)
+                } else {
+                    converted
+                }
+            }));
+            o.stream_fn = Arc::new(move |model, context, mut options| {
+                if options.api_key.is_none() {
+                    options.api_key = credentials
+                        .api_key(&model.provider)
+                        .map_err(|_| rho_ai::ProviderError::NoApiKey(model.provider.clone()))?;
+                }
+                stream(model, context, options)
+            });
+        });
+        let runner = &self.inner.extensions;
+        if runner.has_handlers("context") {
+            let w = weak.clone();
+            self.inner.agent.update_options(|o| {
+                o.transform_context = Some(Arc::new(move |messages, _cancel| {
+                    let w = w.clone();
+                    Box::pin(async move {
+                        let Some(inner) = w.upgrade() else {
+                            return Ok(messages);
+                        };
+                        let s = AgentSession { inner };
+                        let ctx = s.ext_ctx();
+                        Ok(s.inner.extensions.emit_context(messages, &ctx).await)
+                    })
+                }));
+            });
+        }
+        if runner.has_handlers("tool_call") {
+            let w = weak.clone();
+            self.inner.agent.update_options(|o| {
+                o.before_tool_call = Some(Arc::new(move |c: BeforeToolCallContext| {
+                    let w = w.clone();
+                    Box::pin(async move {
+                        let Some(inner) = w.upgrade() else {
+                            return Ok(None);
+                        };
+                        let s = AgentSession { inner };
+                        let ctx = s.ext_ctx();
+                        let mut input = c.args.clone();
+                        let verdict = s
+                            .inner
+                            .extensions
+                            .emit_tool_call(&c.tool_call.name, &c.tool_call.id, &mut input, &ctx)
+                            .await;
+                        Ok(verdict.map(|v| ToolCallDecision {
+                            block: v.block,
+                            reason: v.reason,
+                        }))
+                    })
+                }));
+            });
+        }
+        if runner.has_handlers("tool_result") {
+            self.inner.agent.update_options(|o| {
+                o.after_tool_call = Some(Arc::new(move |c: AfterToolCallContext| {
+                    let w = weak.clone();
+                    Box::pin(async move {
+                        let Some(inner) = w.upgrade() else {
+                            return Ok(None);
+                        };
+                        let s = AgentSession { inner };
+                        let ctx = s.ext_ctx();
+                        let start = ToolOutcome {
+                            content: c.content.clone(),
+                            details: c.details.clone(),
+                            is_error: c.is_error,
+                        };
+                        let out = s
+                            .inner
+                            .extensions
+                            .emit_tool_result(&c.tool_call.name, &c.tool_call.id, &c.args, start, &ctx)
+                            .await;
+                        Ok(Some(ToolResultOverride {
+                            content: Some(out.content),
+                            details: out.details,
+                            is_error: Some(out.is_error),
+                            terminate: None,
+                        }))
+                    })
+                }));
+            });
+        }
+    }
+}

@@ -1,0 +1,350 @@
+//! AgentSession: the prompting system of the seed. Every run mode drives the agent through
+//! this one type: `prompt()`'s seven stages, the run loop with its post-run chain (retry,
+//! compaction, queued messages), steering and follow-up bookkeeping, custom messages,
+//! extension commands, deferred bash results and abort (seed diagrams 1-12, decisions D1-D13).
+//!
+//! Concurrency: one *run driver* at a time owns the agent's event stream and processes each
+//! event to completion before the next (SE-1); everything else (`steer`, `abort`, getters)
+//! only touches shared state under short locks, so it works while a prompt runs (D13).
+
+mod bash;
+mod compaction_flow;
+pub mod credentials;
+mod custom;
+mod error;
+pub mod events;
+mod host;
+mod model;
+mod post_run;
+mod prompt;
+mod queue;
+mod run_loop;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rho_agent::{Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage, EventReceiver, StreamFn};
+use rho_ai::{Model, ThinkingLevel};
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use crate::extensions::{Extension, ExtensionContext, ExtensionRunner, ExtensionUi, NoUi};
+use crate::resources::skills::Skill;
+use crate::resources::templates::PromptTemplate;
+use crate::session::SessionManager;
+use crate::settings::Settings;
+
+pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredentials};
+pub use custom::{SendMessageOptions, UserMessageContent};
+pub use error::SessionError;
+pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use model::SessionStats;
+pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
+pub use queue::QueuedTexts;
+
+/// Everything a session is built from. The binary assembles it from flags and files.
+pub struct AgentSessionConfig {
+    /// The working directory tools and extensions see.
+    pub cwd: PathBuf,
+    /// The session store (a file or in memory).
+    pub session: SessionManager,
+    /// Effective settings.
+    pub settings: Settings,
+    /// The model, `None` for rho's real "no model" state (D7).
+    pub model: Option<Model>,
+    /// The requested thinking level (clamped to the model).
+    pub thinking_level: ThinkingLevel,
+    /// Active tools.
+    pub tools: Vec<Arc<dyn AgentTool>>,
+    /// The base system prompt (MSG-4: what `before_agent_start` sees).
+    pub base_system_prompt: String,
+    /// The options the base prompt was built from, for `before_agent_start`.
+    pub system_prompt_options: serde_json::Value,
+    /// Loaded skills.
+    pub skills: Vec<Skill>,
+    /// Loaded prompt templates.
+    pub templates: Vec<PromptTemplate>,
+    /// Extensions in load order.
+    pub extensions: Vec<Extension>,
+    /// The mode's UI for extensions.
+    pub ui: Arc<dyn ExtensionUi>,
+    /// API keys.
+    pub credentials: Arc<dyn CredentialStore>,
+    /// Performs LLM calls (runs and compaction summaries); `rho_ai::stream` by default.
+    pub stream_fn: StreamFn,
+}
+
+impl AgentSessionConfig {
+    /// A config with defaults: in-memory session, no model, no tools, env credentials.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        Self {
+            session: SessionManager::in_memory(&cwd.to_string_lossy()),
+            cwd,
+            settings: Settings::default(),
+            model: None,
+            thinking_level: ThinkingLevel::Off,
+            tools: Vec::new(),
+            base_system_prompt: String::new(),
+            system_prompt_options: serde_json::Value::Object(Default::default()),
+            skills: Vec::new(),
+            templates: Vec::new(),
+            extensions: Vec::new(),
+            ui: Arc::new(NoUi),
+            credentials: Arc::new(EnvCredentials),
+            stream_fn: Arc::new(rho_ai::stream),
+        }
+    }
+}
+
+/// Mutable session state. Locked briefly, never across an await.
+pub(crate) struct State {
+    pub session: SessionManager,
+    pub settings: Settings,
+    pub model: Option<Model>,
+    pub thinking_level: ThinkingLevel,
+    pub base_system_prompt: String,
+    pub system_prompt_options: serde_json::Value,
+    pub skills: Vec<Skill>,
+    pub templates: Vec<PromptTemplate>,
+    /// Texts of queued steering messages (UI bookkeeping, Q-2).
+    pub steering: Vec<String>,
+    /// Texts of queued follow-ups.
+    pub follow_up: Vec<String>,
+    /// Bash results recorded while streaming (BASH-4).
+    pub pending_bash: Vec<BashExecutionMessage>,
+    /// Custom messages for the next prompt (CM-2).
+    pub pending_next_turn: Vec<CustomMessage>,
+    /// Retry counter (RETRY-4).
+    pub retry_attempt: u32,
+    /// Set by the first overflow recovery, cleared by user input and good replies (COMP-9).
+    pub overflow_recovery_attempted: bool,
+    /// The last assistant `message_end` since the previous post-run (POST-1).
+    pub last_assistant: Option<rho_ai::AssistantMessage>,
+    /// True while a compaction (manual, auto or branch summary) runs.
+    pub is_compacting: bool,
+    /// The extension-visible turn index (EXT-13).
+    pub turn_index: u32,
+}
+
+pub(crate) struct Inner {
+    pub agent: Agent,
+    /// The run driver's event stream; holding the lock means a run loop is active.
+    pub driver: tokio::sync::Mutex<EventReceiver>,
+    /// True while a run loop (prompt, retries, continuations) is active.
+    pub loop_active: watch::Sender<bool>,
+    pub state: Mutex<State>,
+    pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
+    pub extensions: ExtensionRunner,
+    pub ui: Arc<dyn ExtensionUi>,
+    pub credentials: Arc<dyn CredentialStore>,
+    pub stream_fn: StreamFn,
+    pub cwd: PathBuf,
+    pub retry_cancel: Mutex<Option<CancellationToken>>,
+    pub compaction_cancel: Mutex<Option<CancellationToken>>,
+    pub weak: std::sync::Weak<Inner>,
+}
+
+/// The session. Cheap to clone; clones share everything, so one task can `prompt()` while
+/// another calls `steer()` or `abort()`.
+#[derive(Clone)]
+pub struct AgentSession {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl AgentSession {
+    /// Builds a session: the agent gets the model, tools, system prompt and the session's
+    /// messages; extension hooks are installed. Must be called inside a tokio runtime.
+    pub fn new(config: AgentSessionConfig) -> AgentSession {
+        let agent = Agent::new(AgentOptions::default());
+        let driver = tokio::sync::Mutex::new(agent.subscribe());
+        let context = config.session.build_context();
+        agent.set_messages(context.messages);
+        agent.set_tools(
+            config
+                .tools
+                .iter()
+                .cloned()
+                .chain(collect_extension_tools(&config.extensions))
+                .collect(),
+        );
+        agent.set_system_prompt(config.base_system_prompt.clone());
+        agent.set_steering_mode(config.settings.steering_mode());
+        agent.set_follow_up_mode(config.settings.follow_up_mode());
+        let thinking = match &config.model {
+            Some(m) => m.clamp_thinking_level(config.thinking_level),
+            None => ThinkingLevel::Off,
+        };
+        if let Some(m) = &config.model {
+            agent.set_model(m.clone());
+        }
+        agent.set_thinking_level(thinking);
+        let inner = Arc::new_cyclic(|weak: &std::sync::Weak<Inner>| {
+            let sink_weak = weak.clone();
+            let extensions = ExtensionRunner::new(
+                config.extensions,
+                Arc::new(move |report| {
+                    if let Some(inner) = sink_weak.upgrade() {
+                        AgentSession { inner }.emit_session(SessionOnlyEvent::ExtensionError {
+                            extension_path: report.extension_path,
+                            event: report.event,
+                            error: report.error,
+                        });
+                    }
+                }),
+            );
+            Inner {
+                agent,
+                driver,
+                loop_active: watch::channel(false).0,
+                state: Mutex::new(State {
+                    session: config.session,
+                    settings: config.settings,
+                    model: config.model,
+                    thinking_level: thinking,
+                    base_system_prompt: config.base_system_prompt,
+                    system_prompt_options: config.system_prompt_options,
+                    skills: config.skills,
+                    templates: config.templates,
+                    steering: Vec::new(),
+                    follow_up: Vec::new(),
+                    pending_bash: Vec::new(),
+                    pending_next_turn: Vec::new(),
+                    retry_attempt: 0,
+                    overflow_recovery_attempted: false,
+                    last_assistant: None,
+                    is_compacting: false,
+                    turn_index: 0,
+                }),
+                listeners: Mutex::new(Vec::new()),
+                extensions,
+                ui: config.ui,
+                credentials: config.credentials,
+                stream_fn: config.stream_fn,
+                cwd: config.cwd,
+                retry_cancel: Mutex::new(None),
+                compaction_cancel: Mutex::new(None),
+                weak: weak.clone(),
+            }
+        });
+        let session = AgentSession { inner };
+        session.install_agent_hooks();
+        session
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
+        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The agent underneath (read-only use: state, messages).
+    pub fn agent(&self) -> &Agent {
+        &self.inner.agent
+    }
+
+    /// Subscribes to every event, in emission order. Drop the receiver to unsubscribe.
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
+        let (tx, rx) = mpsc::unbounded_channel();
+        lock(&self.inner.listeners).push(tx);
+        rx
+    }
+
+    /// Sends an event to every listener; closed ones are dropped.
+    pub(crate) fn emit(&self, event: SessionEvent) {
+        lock(&self.inner.listeners).retain(|l| l.send(event.clone()).is_ok());
+    }
+
+    pub(crate) fn emit_session(&self, event: SessionOnlyEvent) {
+        self.emit(SessionEvent::Session(event));
+    }
+
+    /// A fresh extension context for one emission (EXT-20).
+    pub(crate) fn ext_ctx(&self) -> ExtensionContext {
+        ExtensionContext::new(
+            Arc::new(host::SessionHost {
+                inner: self.inner.weak.clone(),
+            }),
+            self.inner.ui.clone(),
+        )
+    }
+
+    /// The extension runner.
+    pub fn extensions(&self) -> &ExtensionRunner {
+        &self.inner.extensions
+    }
+
+    /// True while a run loop is active: streaming, retry back-off, or a continuation.
+    pub fn is_streaming(&self) -> bool {
+        *self.inner.loop_active.borrow() || self.inner.agent.is_streaming()
+    }
+
+    /// Resolves when no run loop is active.
+    pub async fn wait_for_idle(&self) {
+        let mut rx = self.inner.loop_active.subscribe();
+        let _ = rx.wait_for(|active| !active).await;
+        self.inner.agent.wait_for_idle().await;
+    }
+
+    /// The session's working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.inner.cwd
+    }
+
+    /// The current model.
+    pub fn model(&self) -> Option<Model> {
+        self.state().model.clone()
+    }
+
+    /// The current thinking level.
+    pub fn thinking_level(&self) -> ThinkingLevel {
+        self.state().thinking_level
+    }
+
+    /// A copy of the conversation (agent state).
+    pub fn messages(&self) -> Vec<AgentMessage> {
+        self.inner.agent.messages()
+    }
+
+    /// Runs `f` on the session store (short; the store is locked meanwhile).
+    pub fn with_session<R>(&self, f: impl FnOnce(&SessionManager) -> R) -> R {
+        f(&self.state().session)
+    }
+
+    /// True while a compaction runs.
+    pub fn is_compacting(&self) -> bool {
+        self.state().is_compacting
+    }
+
+    /// The retry counter (RETRY-12).
+    pub fn retry_attempt(&self) -> u32 {
+        self.state().retry_attempt
+    }
+
+    /// Loaded skills.
+    pub fn skills(&self) -> Vec<Skill> {
+        self.state().skills.clone()
+    }
+
+    /// Loaded prompt templates.
+    pub fn templates(&self) -> Vec<PromptTemplate> {
+        self.state().templates.clone()
+    }
+
+    /// The current system prompt.
+    pub fn system_prompt(&self) -> String {
+        self.inner.agent.with_state(|s| s.system_prompt.clone())
+    }
+}
+
+fn collect_extension_tools(extensions: &[Extension]) -> Vec<Arc<dyn AgentTool>> {
+    extensions
+        .iter()
+        .flat_map(|e| e.tools().iter().cloned())
+        .collect()
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+#[cfg(test)]
+mod tests;

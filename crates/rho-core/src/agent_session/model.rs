@@ -1,0 +1,206 @@
+//! Model and thinking-level switching, session names, and statistics (issue item 10).
+
+use rho_agent::AgentMessage;
+use rho_ai::{ContentBlock, Message, Model, ThinkingLevel};
+use serde::Serialize;
+
+use super::credentials::AuthStatus;
+use super::error::SessionError;
+use super::events::SessionOnlyEvent;
+use super::AgentSession;
+use crate::extensions::ExtensionEvent;
+
+/// Token and cost totals of the session's assistant replies, and message counts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStats {
+    /// User messages.
+    pub user_messages: usize,
+    /// Assistant messages.
+    pub assistant_messages: usize,
+    /// Tool calls made.
+    pub tool_calls: usize,
+    /// Tool results.
+    pub tool_results: usize,
+    /// All messages.
+    pub total_messages: usize,
+    /// Token totals.
+    pub tokens: TokenTotals,
+    /// USD.
+    pub cost: f64,
+}
+
+/// Token totals.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenTotals {
+    /// Uncached input.
+    pub input: u64,
+    /// Output.
+    pub output: u64,
+    /// Cache reads.
+    pub cache_read: u64,
+    /// Cache writes.
+    pub cache_write: u64,
+    /// Sum.
+    pub total: u64,
+}
+
+/// Replaces image blocks in user and tool-result messages by a notice, collapsing runs
+/// (`images.blockImages`, interfaces spec §5.5).
+pub(crate) fn block_images(messages: Vec<Message>) -> Vec<Message> {
+    const NOTICE: &str = "[Image reading is disabled by the images.blockImages setting]";
+    let strip = |blocks: Vec<ContentBlock>| {
+        let mut out: Vec<ContentBlock> = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            let b = match b {
+                ContentBlock::Image(_) => ContentBlock::text(NOTICE),
+                other => other,
+            };
+            if b.as_text() == Some(NOTICE) && out.last().and_then(ContentBlock::as_text) == Some(NOTICE) {
+                continue;
+            }
+            out.push(b);
+        }
+        out
+    };
+    messages
+        .into_iter()
+        .map(|m| match m {
+            Message::User(mut u) => {
+                u.content = rho_ai::UserContent::Blocks(strip(u.content.to_blocks()));
+                Message::User(u)
+            }
+            Message::ToolResult(mut t) => {
+                t.content = strip(t.content);
+                Message::ToolResult(t)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+impl AgentSession {
+    /// Switches the model (AUTH-10 when it has no credentials), records a `model_change`
+    /// entry, and re-clamps the thinking level.
+    pub async fn set_model(&self, model: Model) -> Result<(), SessionError> {
+        if self.inner.credentials.status(&model.provider) == AuthStatus::Missing {
+            return Err(SessionError::ModelWithoutKey {
+                provider: model.provider.clone(),
+                id: model.id.clone(),
+            });
+        }
+        let previous = self.model();
+        let changed = previous
+            .as_ref()
+            .is_none_or(|p| p.provider != model.provider || p.id != model.id);
+        self.inner.agent.set_model(model.clone());
+        {
+            let mut s = self.state();
+            s.model = Some(model.clone());
+            if changed {
+                s.session.append_model_change(&model.provider, &model.id)?;
+            }
+        }
+        let level = self.thinking_level();
+        self.apply_thinking_level(model.clamp_thinking_level(level), false).await;
+        if changed {
+            let event = ExtensionEvent::ModelSelect {
+                model,
+                previous_model: previous,
+                source: "set".into(),
+            };
+            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+        }
+        Ok(())
+    }
+
+    /// Sets the thinking level (clamped to the model) and records it.
+    pub async fn set_thinking_level(&self, level: ThinkingLevel) {
+        let level = match self.model() {
+            Some(m) => m.clamp_thinking_level(level),
+            None => ThinkingLevel::Off,
+        };
+        self.apply_thinking_level(level, true).await;
+    }
+
+    async fn apply_thinking_level(&self, level: ThinkingLevel, always_record: bool) {
+        let previous = self.thinking_level();
+        if previous == level && !always_record {
+            return;
+        }
+        self.inner.agent.set_thinking_level(level);
+        {
+            let mut s = self.state();
+            s.thinking_level = level;
+            let _ = s.session.append_thinking_level_change(level.as_str());
+        }
+        if previous != level {
+            self.emit_session(SessionOnlyEvent::ThinkingLevelChanged { level });
+            let event = ExtensionEvent::ThinkingLevelSelect {
+                level,
+                previous_level: previous,
+            };
+            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+        }
+    }
+
+    /// Names the session (a `session_info` entry) and tells listeners.
+    pub fn set_session_name(&self, name: &str) -> Result<(), SessionError> {
+        let name = name.trim().to_string();
+        self.state().session.append_session_info(&name)?;
+        self.emit_session(SessionOnlyEvent::SessionInfoChanged {
+            name: (!name.is_empty()).then_some(name),
+        });
+        Ok(())
+    }
+
+    /// Replaces the session store (new, resumed or forked session): the agent's messages,
+    /// model and thinking level follow the new store; queues and pending state are cleared.
+    pub async fn replace_session(&self, session: crate::session::SessionManager) {
+        self.abort().await;
+        let context = session.build_context();
+        self.inner.agent.reset();
+        self.inner.agent.set_messages(context.messages);
+        let mut s = self.state();
+        s.session = session;
+        s.steering.clear();
+        s.follow_up.clear();
+        s.pending_bash.clear();
+        s.pending_next_turn.clear();
+        s.retry_attempt = 0;
+        s.overflow_recovery_attempted = false;
+        s.last_assistant = None;
+        if context.has_thinking_level_change {
+            if let (Some(level), Some(model)) = (ThinkingLevel::parse(&context.thinking_level), s.model.clone()) {
+                s.thinking_level = model.clamp_thinking_level(level);
+                self.inner.agent.set_thinking_level(s.thinking_level);
+            }
+        }
+    }
+
+    /// Counts and totals over the conversation.
+    pub fn stats(&self) -> SessionStats {
+        let mut st = SessionStats::default();
+        for m in self.inner.agent.messages() {
+            st.total_messages += 1;
+            match m {
+                AgentMessage::User(_) => st.user_messages += 1,
+                AgentMessage::Assistant(a) => {
+                    st.assistant_messages += 1;
+                    st.tool_calls += a.tool_calls().count();
+                    st.tokens.input += a.usage.input;
+                    st.tokens.output += a.usage.output;
+                    st.tokens.cache_read += a.usage.cache_read;
+                    st.tokens.cache_write += a.usage.cache_write;
+                    st.cost += a.usage.cost.total;
+                }
+                AgentMessage::ToolResult(_) => st.tool_results += 1,
+                _ => {}
+            }
+        }
+        let t = &mut st.tokens;
+        t.total = t.input + t.output + t.cache_read + t.cache_write;
+        st
+    }
+}

@@ -1,0 +1,130 @@
+//! The post-run chain (seed diagram 4, D2): retry first, compaction second, queued
+//! messages last. Returns whether the driver should call `agent.continue()`.
+
+use std::time::Duration;
+
+use rho_ai::retry::{auto_retry_delay_ms, is_retryable};
+use rho_ai::StopReason;
+use tokio_util::sync::CancellationToken;
+
+use super::events::SessionOnlyEvent;
+use super::{lock, AgentSession};
+
+/// What the retry stage decided.
+enum RetryOutcome {
+    /// The back-off completed: continue.
+    Retry,
+    /// The back-off was aborted: stop the chain.
+    Cancelled,
+    /// Not retryable, or retries exhausted: go on to compaction.
+    GoOn,
+}
+
+impl AgentSession {
+    /// D2's chain for the last reply of the run.
+    pub(crate) async fn post_run(&self) -> bool {
+        let Some(reply) = self.state().last_assistant.take() else {
+            return false;
+        };
+        match self.retry_stage(&reply).await {
+            RetryOutcome::Retry => return true,
+            RetryOutcome::Cancelled => return false,
+            RetryOutcome::GoOn => {}
+        }
+        if reply.stop_reason == StopReason::Error {
+            let attempt = std::mem::take(&mut self.state().retry_attempt);
+            if attempt > 0 {
+                self.emit_session(SessionOnlyEvent::AutoRetryEnd {
+                    success: false,
+                    attempt,
+                    final_error: reply.error_message.clone(),
+                });
+            }
+        }
+        if let Some(decision) = self.post_run_compaction(&reply).await {
+            return decision;
+        }
+        reply.stop_reason != StopReason::Aborted && self.inner.agent.has_queued_messages()
+    }
+
+    /// RETRY-2..8: count the failure, back off (abortably), drop the failed reply.
+    async fn retry_stage(&self, reply: &rho_ai::AssistantMessage) -> RetryOutcome {
+        let (settings, window) = {
+            let s = self.state();
+            (s.settings.retry(), s.model.as_ref().map_or(0, |m| m.context_window))
+        };
+        if !settings.enabled || !is_retryable(reply, window) {
+            return RetryOutcome::GoOn;
+        }
+        let attempt = {
+            let mut s = self.state();
+            s.retry_attempt += 1;
+            s.retry_attempt
+        };
+        let error = reply.error_message.clone().unwrap_or_else(|| "Unknown error".into());
+        if attempt > settings.max_retries {
+            self.state().retry_attempt = 0;
+            self.emit_session(SessionOnlyEvent::AutoRetryEnd {
+                success: false,
+                attempt: attempt - 1,
+                final_error: Some(error),
+            });
+            return RetryOutcome::GoOn;
+        }
+        let delay_ms = auto_retry_delay_ms(settings.base_delay_ms, attempt);
+        self.emit_session(SessionOnlyEvent::AutoRetryStart {
+            attempt,
+            max_attempts: settings.max_retries,
+            delay_ms,
+            error_message: error,
+        });
+        self.drop_last_assistant_if(|m| m.stop_reason == StopReason::Error);
+        let cancel = CancellationToken::new();
+        *lock(&self.inner.retry_cancel) = Some(cancel.clone());
+        let slept = tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(delay_ms)) => true,
+            _ = cancel.cancelled() => false,
+        };
+        *lock(&self.inner.retry_cancel) = None;
+        if slept {
+            return RetryOutcome::Retry;
+        }
+        let attempt = std::mem::take(&mut self.state().retry_attempt);
+        self.emit_session(SessionOnlyEvent::AutoRetryEnd {
+            success: false,
+            attempt,
+            final_error: Some("Retry cancelled".into()),
+        });
+        RetryOutcome::Cancelled
+    }
+
+    /// Removes the agent's last message if it is an assistant reply matching `pred`
+    /// (RETRY-6, COMP-10). The session file keeps it.
+    pub(crate) fn drop_last_assistant_if(&self, pred: impl Fn(&rho_ai::AssistantMessage) -> bool) {
+        let mut messages = self.inner.agent.messages();
+        if messages.last().and_then(|m| m.as_assistant()).is_some_and(pred) {
+            messages.pop();
+            self.inner.agent.set_messages(messages);
+        }
+    }
+
+    /// Cancels a running retry back-off (RETRY-15).
+    pub fn abort_retry(&self) {
+        if let Some(c) = lock(&self.inner.retry_cancel).as_ref() {
+            c.cancel();
+        }
+    }
+
+    /// Whether a retry back-off is in progress.
+    pub fn is_retrying(&self) -> bool {
+        lock(&self.inner.retry_cancel).is_some()
+    }
+
+    /// `abort()` (seed diagram 12, D6): cancel the retry sleep, abort the agent, wait until
+    /// the run loop has stopped.
+    pub async fn abort(&self) {
+        self.abort_retry();
+        self.inner.agent.abort();
+        self.wait_for_idle().await;
+    }
+}

@@ -1,0 +1,254 @@
+//! `prompt()`: the seed's seven stages with their early returns and the five preflight
+//! points (seed diagram 1; rules P-1..15, MSG-1..8, AUTH-, D1, D5, D7, D8).
+
+use rho_agent::{AgentMessage, CustomMessage};
+use rho_ai::{ContentBlock, ImageContent, UserContent, UserMessage};
+
+use super::credentials::AuthStatus;
+use super::error::SessionError;
+use super::AgentSession;
+use crate::extensions::InputOutcome;
+use crate::resources::skills::expand_skill;
+use crate::resources::templates::expand_template;
+
+/// How a prompt sent while streaming is queued (P-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamingBehavior {
+    /// Interrupt: delivered before the next model call.
+    Steer,
+    /// Wait until the agent would stop.
+    FollowUp,
+}
+
+impl StreamingBehavior {
+    /// The wire name (`steer`, `followUp`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamingBehavior::Steer => "steer",
+            StreamingBehavior::FollowUp => "followUp",
+        }
+    }
+}
+
+/// Where input came from (IN-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InputSource {
+    /// Typed by the user.
+    #[default]
+    Interactive,
+    /// The RPC `prompt` command.
+    Rpc,
+    /// An extension's `send_user_message`.
+    Extension,
+}
+
+impl InputSource {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InputSource::Interactive => "interactive",
+            InputSource::Rpc => "rpc",
+            InputSource::Extension => "extension",
+        }
+    }
+}
+
+/// Reports whether a prompt was accepted; called at most once (P-12).
+pub type PreflightFn = Box<dyn FnOnce(bool) + Send>;
+
+/// Options of [`AgentSession::prompt`] (P-1).
+pub struct PromptOptions {
+    /// Run commands and expand skills/templates (default true).
+    pub expand_prompt_templates: bool,
+    /// Images after the text.
+    pub images: Vec<ImageContent>,
+    /// Required while streaming.
+    pub streaming_behavior: Option<StreamingBehavior>,
+    /// Input source for the `input` event.
+    pub source: InputSource,
+    /// Preflight callback.
+    pub preflight: Option<PreflightFn>,
+}
+
+impl Default for PromptOptions {
+    fn default() -> Self {
+        Self {
+            expand_prompt_templates: true,
+            images: Vec::new(),
+            streaming_behavior: None,
+            source: InputSource::Interactive,
+            preflight: None,
+        }
+    }
+}
+
+/// Fires the preflight callback at most once.
+struct Preflight(Option<PreflightFn>);
+
+impl Preflight {
+    fn fire(&mut self, ok: bool) {
+        if let Some(f) = self.0.take() {
+            f(ok);
+        }
+    }
+}
+
+impl AgentSession {
+    /// Sends user input through the seven stages, then runs the agent until the whole
+    /// post-run chain is done (D1). Provider failures do not make this fail (P-13); only a
+    /// refusal (no model, no key, streaming without behaviour...) does.
+    pub async fn prompt(&self, text: &str, mut options: PromptOptions) -> Result<(), SessionError> {
+        let mut preflight = Preflight(options.preflight.take());
+        let messages = match self.prepare_prompt(text, options).await {
+            Ok(Some(messages)) => messages,
+            Ok(None) => {
+                preflight.fire(true);
+                return Ok(());
+            }
+            Err(e) => {
+                preflight.fire(false);
+                return Err(e);
+            }
+        };
+        preflight.fire(true);
+        self.run_agent_prompt(messages).await
+    }
+
+    /// Stages 1-7. `Ok(None)` = handled or queued (early returns 1-3).
+    async fn prepare_prompt(
+        &self,
+        text: &str,
+        options: PromptOptions,
+    ) -> Result<Option<Vec<AgentMessage>>, SessionError> {
+        let expand = options.expand_prompt_templates;
+        let streaming = self.is_streaming();
+        // Stage 1: extension command (runs even while streaming).
+        if expand && text.starts_with('/') && self.inner.extensions.execute_command(text, &self.ext_ctx()).await {
+            return Ok(None);
+        }
+        // Stage 2: the input event.
+        let mut text = text.to_string();
+        let mut images = options.images;
+        if self.inner.extensions.has_handlers("input") {
+            let behavior = streaming.then(|| options.streaming_behavior.map(|b| b.as_str())).flatten();
+            match self
+                .inner
+                .extensions
+                .emit_input(&text, &images, options.source.as_str(), behavior, &self.ext_ctx())
+                .await
+            {
+                InputOutcome::Handled => return Ok(None),
+                InputOutcome::Transform { text: t, images: i } => {
+                    text = t;
+                    images = i;
+                }
+                InputOutcome::Continue => {}
+            }
+        }
+        // Stage 3: skill, then template expansion.
+        if expand {
+            text = self.expand_text(&text);
+        }
+        // Stage 4: streaming → queue.
+        if self.is_streaming() {
+            return match options.streaming_behavior {
+                None => Err(SessionError::StreamingWithoutBehavior),
+                Some(StreamingBehavior::FollowUp) => {
+                    self.queue_follow_up_text(text, images);
+                    Ok(None)
+                }
+                Some(StreamingBehavior::Steer) => {
+                    self.queue_steer_text(text, images);
+                    Ok(None)
+                }
+            };
+        }
+        // Stage 5: bash flush (point 1), model check, auth check.
+        self.flush_pending_bash();
+        self.check_model_and_auth()?;
+        // Stage 6: pre-send compaction (aborted replies included), then bash flush (point 2).
+        self.pre_prompt_compaction().await;
+        self.flush_pending_bash();
+        // Stage 7: messages and system prompt.
+        Ok(Some(self.build_prompt_messages(text, images).await))
+    }
+
+    /// Skill expansion then template expansion (P-5); a skill read failure is reported as
+    /// `skill_expansion` and the text passes through (SK-5).
+    pub(crate) fn expand_text(&self, text: &str) -> String {
+        let (skills, templates) = {
+            let s = self.state();
+            (s.skills.clone(), s.templates.clone())
+        };
+        let expanded = match expand_skill(text, &skills) {
+            Ok(t) => t,
+            Err(e) => {
+                self.inner.extensions.report(
+                    &e.file_path.display().to_string(),
+                    "skill_expansion",
+                    e.message,
+                );
+                text.to_string()
+            }
+        };
+        expand_template(&expanded, &templates)
+    }
+
+    /// The model and auth checks with D7's texts.
+    pub(crate) fn check_model_and_auth(&self) -> Result<(), SessionError> {
+        let Some(model) = self.model() else {
+            return Err(SessionError::NoModel);
+        };
+        match self.inner.credentials.status(&model.provider) {
+            AuthStatus::Configured => Ok(()),
+            AuthStatus::OAuthUnavailable => Err(SessionError::OAuthFailed(
+                rho_ai::auth::oauth_failed_message(&model.provider),
+            )),
+            AuthStatus::Missing => Err(SessionError::NoApiKey(rho_ai::auth::no_api_key_message(
+                &model.provider,
+            ))),
+        }
+    }
+
+    /// `[user, ...next-turn asides, ...before_agent_start messages]`; the system prompt is
+    /// the chained extension result or the base (MSG-1..7).
+    async fn build_prompt_messages(&self, text: String, images: Vec<ImageContent>) -> Vec<AgentMessage> {
+        let mut content = vec![ContentBlock::text(text.clone())];
+        content.extend(images.iter().cloned().map(ContentBlock::Image));
+        let mut messages = vec![AgentMessage::User(UserMessage {
+            content: UserContent::Blocks(content),
+            timestamp: rho_ai::now_ms(),
+        })];
+        let (asides, base, options) = {
+            let mut s = self.state();
+            (
+                std::mem::take(&mut s.pending_next_turn),
+                s.base_system_prompt.clone(),
+                s.system_prompt_options.clone(),
+            )
+        };
+        messages.extend(asides.into_iter().map(AgentMessage::Custom));
+        let mut system_prompt = base.clone();
+        if self.inner.extensions.has_handlers("before_agent_start") {
+            let (injected, chained) = self
+                .inner
+                .extensions
+                .emit_before_agent_start(&text, &images, &base, options, &self.ext_ctx())
+                .await;
+            messages.extend(injected.into_iter().map(|m| {
+                AgentMessage::Custom(CustomMessage {
+                    custom_type: m.custom_type,
+                    content: m.content,
+                    display: m.display,
+                    details: m.details,
+                    timestamp: rho_ai::now_ms(),
+                })
+            }));
+            if let Some(sp) = chained.filter(|s| !s.is_empty()) {
+                system_prompt = sp;
+            }
+        }
+        self.inner.agent.set_system_prompt(system_prompt);
+        messages
+    }
+}

@@ -1,0 +1,285 @@
+//! The run loop (seed diagram 3, D1) and the per-event pipeline (SE-1..6): one driver owns
+//! the agent's event stream, processes each event to completion (bookkeeping, extension
+//! handlers, listeners, persistence, tracking), then runs the post-run chain.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rho_agent::{AgentError, AgentEvent, AgentMessage, EventReceiver};
+use rho_ai::StopReason;
+
+use super::error::SessionError;
+use super::events::SessionOnlyEvent;
+use super::AgentSession;
+use crate::extensions::ExtensionEvent;
+
+/// D2's safety cap on post-run continuations within one `prompt()`.
+const MAX_POST_RUN_ITERATIONS: u32 = 10;
+
+impl AgentSession {
+    /// `agent.prompt(messages)`, then `while post_run() { agent.continue() }`, then (finally)
+    /// the bash flush and the reset of a per-run system prompt (D1).
+    pub(crate) async fn run_agent_prompt(&self, messages: Vec<AgentMessage>) -> Result<(), SessionError> {
+        let mut rx = self.inner.driver.lock().await;
+        self.inner.loop_active.send_replace(true);
+        let result = self.run_loop(&mut rx, messages).await;
+        self.flush_pending_bash();
+        let base = self.state().base_system_prompt.clone();
+        self.inner.agent.set_system_prompt(base);
+        self.inner.loop_active.send_replace(false);
+        result
+    }
+
+    async fn run_loop(&self, rx: &mut EventReceiver, messages: Vec<AgentMessage>) -> Result<(), SessionError> {
+        let run = self.inner.agent.prompt(messages);
+        self.drive(rx, run).await?;
+        let mut iterations = 0;
+        while self.post_run().await {
+            iterations += 1;
+            if iterations > MAX_POST_RUN_ITERATIONS {
+                self.inner.extensions.report(
+                    "<session>",
+                    "post_run",
+                    format!("Stopped after {MAX_POST_RUN_ITERATIONS} automatic continuations in one prompt"),
+                );
+                break;
+            }
+            let run = self.inner.agent.continue_();
+            if let Err(e) = self.drive(rx, run).await {
+                self.inner.extensions.report("<session>", "continue", e.to_string());
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// Processes events while `run` goes on, then the events still queued after it ended.
+    async fn drive(
+        &self,
+        rx: &mut EventReceiver,
+        run: impl Future<Output = Result<(), AgentError>>,
+    ) -> Result<(), SessionError> {
+        tokio::pin!(run);
+        loop {
+            tokio::select! {
+                biased;
+                event = rx.recv() => match event {
+                    Some(e) => self.handle_agent_event(e).await,
+                    None => return run.await.map_err(SessionError::from),
+                },
+                result = &mut run => {
+                    while let Some(e) = rx.try_recv() {
+                        self.handle_agent_event(e).await;
+                    }
+                    return result.map_err(SessionError::from);
+                }
+            }
+        }
+    }
+
+    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (c) listeners,
+    /// (d) persistence, (e) assistant tracking.
+    async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
+        match &*event {
+            AgentEvent::MessageStart {
+                message: AgentMessage::User(u),
+            } => self.on_user_message_start(&u.content.text()),
+            AgentEvent::AgentStart => self.state().turn_index = 0,
+            _ => {}
+        }
+        let event = self.run_extension_handlers(event).await;
+        self.emit(super::SessionEvent::Agent(event.clone()));
+        match &*event {
+            AgentEvent::MessageEnd { message } => {
+                self.persist(message);
+                if let AgentMessage::Assistant(a) = message {
+                    self.on_assistant_end(a);
+                }
+            }
+            AgentEvent::TurnEnd { .. } => self.state().turn_index += 1,
+            _ => {}
+        }
+    }
+
+    /// Q-4 and COMP-9: a delivered user message leaves the queue lists; user input clears the
+    /// overflow flag.
+    fn on_user_message_start(&self, text: &str) {
+        let update = {
+            let mut s = self.state();
+            s.overflow_recovery_attempted = false;
+            let removed = if let Some(i) = s.steering.iter().position(|t| t == text) {
+                s.steering.remove(i);
+                true
+            } else if let Some(i) = s.follow_up.iter().position(|t| t == text) {
+                s.follow_up.remove(i);
+                true
+            } else {
+                false
+            };
+            removed.then(|| (s.steering.clone(), s.follow_up.clone()))
+        };
+        if let Some((steering, follow_up)) = update {
+            self.emit_session(SessionOnlyEvent::QueueUpdate { steering, follow_up });
+        }
+    }
+
+    /// SE-6: remember the reply for post-run; a good reply clears the overflow flag and ends
+    /// a retry sequence successfully (RETRY-9).
+    fn on_assistant_end(&self, reply: &rho_ai::AssistantMessage) {
+        let success_attempt = {
+            let mut s = self.state();
+            s.last_assistant = Some(reply.clone());
+            if reply.stop_reason == StopReason::Error {
+                None
+            } else {
+                s.overflow_recovery_attempted = false;
+                let attempt = std::mem::take(&mut s.retry_attempt);
+                (attempt > 0).then_some(attempt)
+            }
+        };
+        if let Some(attempt) = success_attempt {
+            self.emit_session(SessionOnlyEvent::AutoRetryEnd {
+                success: true,
+                attempt,
+                final_error: None,
+            });
+        }
+    }
+
+    /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
+    fn persist(&self, message: &AgentMessage) {
+        let result = {
+            let mut s = self.state();
+            match message {
+                AgentMessage::Custom(c) => s
+                    .session
+                    .append_custom_message(&c.custom_type, c.content.clone(), c.display, c.details.clone())
+                    .map(|_| ()),
+                AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
+                    s.session.append_message(message.clone()).map(|_| ())
+                }
+                _ => Ok(()),
+            }
+        };
+        if let Err(e) = result {
+            self.inner
+                .extensions
+                .report("<session>", "persist", format!("Could not save the message: {e}"));
+        }
+    }
+
+    /// Forwards the event to extension handlers (EXT-9); a `message_end` replacement is
+    /// applied to the agent state and returned (EXT-12, SE-5).
+    async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
+        let runner = &self.inner.extensions;
+        if !runner.has_handlers(event.type_name()) {
+            return event;
+        }
+        let ctx = self.ext_ctx();
+        if let AgentEvent::MessageEnd { message } = &*event {
+            if let Some(replacement) = runner.emit_message_end(message, &ctx).await {
+                self.replace_last_message(message, replacement.clone());
+                return Arc::new(AgentEvent::MessageEnd { message: replacement });
+            }
+            return event;
+        }
+        if let Some(ext_event) = self.extension_event(&event) {
+            runner.emit(ext_event, &ctx).await;
+        }
+        event
+    }
+
+    fn replace_last_message(&self, original: &AgentMessage, replacement: AgentMessage) {
+        let mut messages = self.inner.agent.messages();
+        if let Some(slot) = messages.iter_mut().rev().find(|m| *m == original) {
+            *slot = replacement;
+            self.inner.agent.set_messages(messages);
+        }
+    }
+
+    fn extension_event(&self, event: &AgentEvent) -> Option<ExtensionEvent> {
+        let turn_index = self.state().turn_index;
+        let value = |e: &AgentEvent, field: &str| {
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.get(field).cloned())
+                .unwrap_or_default()
+        };
+        Some(match event {
+            AgentEvent::AgentStart => ExtensionEvent::AgentStart,
+            AgentEvent::AgentEnd { messages } => ExtensionEvent::AgentEnd {
+                messages: messages.clone(),
+            },
+            AgentEvent::TurnStart => ExtensionEvent::TurnStart {
+                turn_index,
+                timestamp: rho_ai::now_ms(),
+            },
+            AgentEvent::TurnEnd { message, tool_results } => ExtensionEvent::TurnEnd {
+                turn_index,
+                message: message.clone(),
+                tool_results: tool_results.clone(),
+            },
+            AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
+                message: message.clone(),
+            },
+            AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
+                message: message.clone(),
+                assistant_message_event: value(event, "assistantMessageEvent"),
+            },
+            AgentEvent::MessageEnd { .. } => return None,
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => ExtensionEvent::ToolExecutionStart {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                args: args.clone(),
+            },
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                args,
+                ..
+            } => ExtensionEvent::ToolExecutionUpdate {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                args: args.clone(),
+                partial_result: value(event, "partialResult"),
+            },
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                is_error,
+                ..
+            } => ExtensionEvent::ToolExecutionEnd {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                result: value(event, "result"),
+                is_error: *is_error,
+            },
+        })
+    }
+}
+
+impl AgentSession {
+    /// A run loop that starts with `agent.continue()` (pre-prompt overflow recovery,
+    /// a triggered continuation): same chain and finally as [`Self::run_agent_prompt`].
+    pub(crate) async fn run_agent_continue(&self) {
+        let mut rx = self.inner.driver.lock().await;
+        self.inner.loop_active.send_replace(true);
+        let run = self.inner.agent.continue_();
+        if self.drive(&mut rx, run).await.is_ok() {
+            let mut iterations = 0;
+            while iterations < MAX_POST_RUN_ITERATIONS && self.post_run().await {
+                iterations += 1;
+                let run = self.inner.agent.continue_();
+                if self.drive(&mut rx, run).await.is_err() {
+                    break;
+                }
+            }
+        }
+        self.flush_pending_bash();
+        self.inner.loop_active.send_replace(false);
+    }
+}
