@@ -33,9 +33,11 @@ impl AgentSession {
         let m = AgentMessage::BashExecution(message);
         self.inner.agent.append_message(m.clone());
         if let Err(e) = self.state().session.append_message(m) {
-            self.inner
-                .extensions
-                .report("<session>", "persist", format!("Could not save the bash result: {e}"));
+            self.inner.extensions.report(
+                "<session>",
+                "persist",
+                format!("Could not save the bash result: {e}"),
+            );
         }
     }
 }

@@ -57,7 +57,11 @@ impl AgentSession {
         let (settings, model, latest) = {
             let s = self.state();
             let branch = s.session.tree().branch();
-            (s.settings.compaction(), s.model.clone(), latest_compaction_timestamp(&branch))
+            (
+                s.settings.compaction(),
+                s.model.clone(),
+                latest_compaction_timestamp(&branch),
+            )
         };
         let model = model?;
         if !settings.enabled
@@ -81,12 +85,16 @@ impl AgentSession {
                 return Some(false);
             }
             self.drop_last_assistant_if(|m| m == reply);
-            let ok = self.run_auto_compaction(CompactionReason::Overflow, Some(reply)).await;
+            let ok = self
+                .run_auto_compaction(CompactionReason::Overflow, Some(reply))
+                .await;
             return Some(ok);
         }
         let messages = self.inner.agent.messages();
         if threshold_check(reply, &messages, latest, &settings, &model, point)
-            && self.run_auto_compaction(CompactionReason::Threshold, None).await
+            && self
+                .run_auto_compaction(CompactionReason::Threshold, None)
+                .await
         {
             return Some(self.inner.agent.has_queued_messages());
         }
@@ -95,7 +103,11 @@ impl AgentSession {
 
     /// Auto-compaction with its events. `retry_after` (overflow) sets `willRetry` and drops
     /// that reply from the rebuilt state so the continuation calls the model again.
-    async fn run_auto_compaction(&self, reason: CompactionReason, retry_after: Option<&AssistantMessage>) -> bool {
+    async fn run_auto_compaction(
+        &self,
+        reason: CompactionReason,
+        retry_after: Option<&AssistantMessage>,
+    ) -> bool {
         self.emit_session(SessionOnlyEvent::CompactionStart { reason });
         let outcome = self.compact_now(None).await;
         let (result, aborted, error_message) = match outcome {
@@ -127,7 +139,10 @@ impl AgentSession {
     }
 
     /// Manual compaction (COMP-17): abort the run, then compact; never continues.
-    pub async fn compact(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, SessionError> {
+    pub async fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, SessionError> {
         self.abort().await;
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
@@ -159,7 +174,10 @@ impl AgentSession {
     }
 
     /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state.
-    async fn compact_now(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, Failure> {
+    async fn compact_now(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, Failure> {
         self.state().is_compacting = true;
         let outcome = self.compact_steps(custom_instructions).await;
         self.state().is_compacting = false;
@@ -167,10 +185,16 @@ impl AgentSession {
         outcome
     }
 
-    async fn compact_steps(&self, custom_instructions: Option<&str>) -> Result<CompactionResult, Failure> {
+    async fn compact_steps(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> Result<CompactionResult, Failure> {
         let (model, thinking, preparation, branch_json) = {
             let s = self.state();
-            let model = s.model.clone().ok_or_else(|| Failure::Quiet(SessionError::NoModel.to_string()))?;
+            let model = s
+                .model
+                .clone()
+                .ok_or_else(|| Failure::Quiet(SessionError::NoModel.to_string()))?;
             let branch = s.session.tree().branch();
             let preparation = prepare_compaction(&path_entries(&branch), &s.settings.compaction())
                 .map_err(|e| Failure::Quiet(e.to_string()))?;
@@ -179,10 +203,16 @@ impl AgentSession {
         };
         let api_key = match self.inner.credentials.api_key(&model.provider) {
             Ok(Some(k)) => k,
-            Ok(None) => return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(&model.provider))),
+            Ok(None) => {
+                return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(
+                    &model.provider,
+                )))
+            }
             Err(e) => return Err(Failure::Quiet(e)),
         };
-        let hook = self.compaction_hook(&preparation, branch_json, custom_instructions).await;
+        let hook = self
+            .compaction_hook(&preparation, branch_json, custom_instructions)
+            .await;
         let cancel = CancellationToken::new();
         *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
         let summarizer = Summarizer {
@@ -250,7 +280,11 @@ impl AgentSession {
             Some(r) => match r.compaction.map(serde_json::from_value::<CompactionResult>) {
                 Some(Ok(result)) => HookDecision::Replace(result),
                 Some(Err(e)) => {
-                    runner.report("<session>", "session_before_compact", format!("invalid compaction: {e}"));
+                    runner.report(
+                        "<session>",
+                        "session_before_compact",
+                        format!("invalid compaction: {e}"),
+                    );
                     HookDecision::Proceed
                 }
                 None => HookDecision::Proceed,

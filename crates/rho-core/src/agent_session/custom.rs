@@ -62,12 +62,16 @@ impl AgentSession {
         }
         let m = AgentMessage::Custom(message.clone());
         self.inner.agent.append_message(m.clone());
-        let saved = self.state().session.append_custom_message(
-            &message.custom_type,
-            message.content.clone(),
-            message.display,
-            message.details.clone(),
-        ).map(|_| ());
+        let saved = self
+            .state()
+            .session
+            .append_custom_message(
+                &message.custom_type,
+                message.content.clone(),
+                message.display,
+                message.details.clone(),
+            )
+            .map(|_| ());
         if let Err(e) = saved {
             return Err(e.to_string());
         }

@@ -23,7 +23,11 @@ pub enum CompactionReason {
 
 /// Events only the session emits (listeners see them; extension handlers do not, SE-7).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum SessionOnlyEvent {
     /// The queued texts changed (full lists).
     QueueUpdate {
@@ -137,6 +141,9 @@ mod tests {
             json!({"type": "compaction_end", "reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": "x"})
         );
         let agent = SessionEvent::Agent(Arc::new(AgentEvent::AgentStart));
-        assert_eq!(serde_json::to_value(&agent).expect("serializes"), json!({"type": "agent_start"}));
+        assert_eq!(
+            serde_json::to_value(&agent).expect("serializes"),
+            json!({"type": "agent_start"})
+        );
     }
 }

@@ -6,8 +6,7 @@ use std::sync::{Arc, Weak};
 
 use futures_util::future::BoxFuture;
 use rho_agent::{
-    AfterToolCallContext, AgentMessage, BeforeToolCallContext, ToolCallDecision,
-    ToolResultOverride,
+    AfterToolCallContext, AgentMessage, BeforeToolCallContext, ToolCallDecision, ToolResultOverride,
 };
 use rho_ai::{ContentBlock, ImageContent, Model};
 use serde_json::Value;
@@ -32,7 +31,9 @@ const GONE: &str = "This extension ctx is stale: the session it belonged to has 
 
 impl ExtensionHost for SessionHost {
     fn cwd(&self) -> PathBuf {
-        self.session().map(|s| s.cwd().to_path_buf()).unwrap_or_default()
+        self.session()
+            .map(|s| s.cwd().to_path_buf())
+            .unwrap_or_default()
     }
 
     fn model(&self) -> Option<Model> {
@@ -44,11 +45,14 @@ impl ExtensionHost for SessionHost {
     }
 
     fn has_pending_messages(&self) -> bool {
-        self.session().is_some_and(|s| s.pending_message_count() > 0)
+        self.session()
+            .is_some_and(|s| s.pending_message_count() > 0)
     }
 
     fn system_prompt(&self) -> String {
-        self.session().map(|s| s.system_prompt()).unwrap_or_default()
+        self.session()
+            .map(|s| s.system_prompt())
+            .unwrap_or_default()
     }
 
     fn abort(&self) {
@@ -194,7 +198,13 @@ impl AgentSession {
                         let out = s
                             .inner
                             .extensions
-                            .emit_tool_result(&c.tool_call.name, &c.tool_call.id, &c.args, start, &ctx)
+                            .emit_tool_result(
+                                &c.tool_call.name,
+                                &c.tool_call.id,
+                                &c.args,
+                                start,
+                                &ctx,
+                            )
                             .await;
                         Ok(Some(ToolResultOverride {
                             content: Some(out.content),

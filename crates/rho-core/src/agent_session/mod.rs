@@ -23,7 +23,10 @@ mod run_loop;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rho_agent::{Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage, EventReceiver, StreamFn};
+use rho_agent::{
+    Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage,
+    EventReceiver, StreamFn,
+};
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;

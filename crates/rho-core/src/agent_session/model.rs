@@ -57,7 +57,9 @@ pub(crate) fn block_images(messages: Vec<Message>) -> Vec<Message> {
                 ContentBlock::Image(_) => ContentBlock::text(NOTICE),
                 other => other,
             };
-            if b.as_text() == Some(NOTICE) && out.last().and_then(ContentBlock::as_text) == Some(NOTICE) {
+            if b.as_text() == Some(NOTICE)
+                && out.last().and_then(ContentBlock::as_text) == Some(NOTICE)
+            {
                 continue;
             }
             out.push(b);
@@ -103,7 +105,8 @@ impl AgentSession {
             }
         }
         let level = self.thinking_level();
-        self.apply_thinking_level(model.clamp_thinking_level(level), false).await;
+        self.apply_thinking_level(model.clamp_thinking_level(level), false)
+            .await;
         if changed {
             let event = ExtensionEvent::ModelSelect {
                 model,
@@ -172,7 +175,10 @@ impl AgentSession {
         s.overflow_recovery_attempted = false;
         s.last_assistant = None;
         if context.has_thinking_level_change {
-            if let (Some(level), Some(model)) = (ThinkingLevel::parse(&context.thinking_level), s.model.clone()) {
+            if let (Some(level), Some(model)) = (
+                ThinkingLevel::parse(&context.thinking_level),
+                s.model.clone(),
+            ) {
                 s.thinking_level = model.clamp_thinking_level(level);
                 self.inner.agent.set_thinking_level(s.thinking_level);
             }

@@ -51,7 +51,10 @@ impl AgentSession {
     async fn retry_stage(&self, reply: &rho_ai::AssistantMessage) -> RetryOutcome {
         let (settings, window) = {
             let s = self.state();
-            (s.settings.retry(), s.model.as_ref().map_or(0, |m| m.context_window))
+            (
+                s.settings.retry(),
+                s.model.as_ref().map_or(0, |m| m.context_window),
+            )
         };
         if !settings.enabled || !is_retryable(reply, window) {
             return RetryOutcome::GoOn;
@@ -61,7 +64,10 @@ impl AgentSession {
             s.retry_attempt += 1;
             s.retry_attempt
         };
-        let error = reply.error_message.clone().unwrap_or_else(|| "Unknown error".into());
+        let error = reply
+            .error_message
+            .clone()
+            .unwrap_or_else(|| "Unknown error".into());
         if attempt > settings.max_retries {
             self.state().retry_attempt = 0;
             self.emit_session(SessionOnlyEvent::AutoRetryEnd {
@@ -102,7 +108,11 @@ impl AgentSession {
     /// (RETRY-6, COMP-10). The session file keeps it.
     pub(crate) fn drop_last_assistant_if(&self, pred: impl Fn(&rho_ai::AssistantMessage) -> bool) {
         let mut messages = self.inner.agent.messages();
-        if messages.last().and_then(|m| m.as_assistant()).is_some_and(pred) {
+        if messages
+            .last()
+            .and_then(|m| m.as_assistant())
+            .is_some_and(pred)
+        {
             messages.pop();
             self.inner.agent.set_messages(messages);
         }

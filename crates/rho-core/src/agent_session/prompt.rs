@@ -123,18 +123,33 @@ impl AgentSession {
         let expand = options.expand_prompt_templates;
         let streaming = self.is_streaming();
         // Stage 1: extension command (runs even while streaming).
-        if expand && text.starts_with('/') && self.inner.extensions.execute_command(text, &self.ext_ctx()).await {
+        if expand
+            && text.starts_with('/')
+            && self
+                .inner
+                .extensions
+                .execute_command(text, &self.ext_ctx())
+                .await
+        {
             return Ok(None);
         }
         // Stage 2: the input event.
         let mut text = text.to_string();
         let mut images = options.images;
         if self.inner.extensions.has_handlers("input") {
-            let behavior = streaming.then(|| options.streaming_behavior.map(|b| b.as_str())).flatten();
+            let behavior = streaming
+                .then(|| options.streaming_behavior.map(|b| b.as_str()))
+                .flatten();
             match self
                 .inner
                 .extensions
-                .emit_input(&text, &images, options.source.as_str(), behavior, &self.ext_ctx())
+                .emit_input(
+                    &text,
+                    &images,
+                    options.source.as_str(),
+                    behavior,
+                    &self.ext_ctx(),
+                )
                 .await
             {
                 InputOutcome::Handled => return Ok(None),
@@ -212,7 +227,11 @@ impl AgentSession {
 
     /// `[user, ...next-turn asides, ...before_agent_start messages]`; the system prompt is
     /// the chained extension result or the base (MSG-1..7).
-    async fn build_prompt_messages(&self, text: String, images: Vec<ImageContent>) -> Vec<AgentMessage> {
+    async fn build_prompt_messages(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+    ) -> Vec<AgentMessage> {
         let mut content = vec![ContentBlock::text(text.clone())];
         content.extend(images.iter().cloned().map(ContentBlock::Image));
         let mut messages = vec![AgentMessage::User(UserMessage {

@@ -71,7 +71,10 @@ impl AgentSession {
             let s = self.state();
             (s.steering.clone(), s.follow_up.clone())
         };
-        self.emit_session(SessionOnlyEvent::QueueUpdate { steering, follow_up });
+        self.emit_session(SessionOnlyEvent::QueueUpdate {
+            steering,
+            follow_up,
+        });
     }
 
     /// Empties both lists and both agent queues.

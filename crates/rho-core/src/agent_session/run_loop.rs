@@ -19,7 +19,10 @@ const MAX_POST_RUN_ITERATIONS: u32 = 10;
 impl AgentSession {
     /// `agent.prompt(messages)`, then `while post_run() { agent.continue() }`, then (finally)
     /// the bash flush and the reset of a per-run system prompt (D1).
-    pub(crate) async fn run_agent_prompt(&self, messages: Vec<AgentMessage>) -> Result<(), SessionError> {
+    pub(crate) async fn run_agent_prompt(
+        &self,
+        messages: Vec<AgentMessage>,
+    ) -> Result<(), SessionError> {
         let mut rx = self.inner.driver.lock().await;
         self.inner.loop_active.send_replace(true);
         let result = self.run_loop(&mut rx, messages).await;
@@ -30,7 +33,11 @@ impl AgentSession {
         result
     }
 
-    async fn run_loop(&self, rx: &mut EventReceiver, messages: Vec<AgentMessage>) -> Result<(), SessionError> {
+    async fn run_loop(
+        &self,
+        rx: &mut EventReceiver,
+        messages: Vec<AgentMessage>,
+    ) -> Result<(), SessionError> {
         let run = self.inner.agent.prompt(messages);
         self.drive(rx, run).await?;
         let mut iterations = 0;
@@ -46,7 +53,9 @@ impl AgentSession {
             }
             let run = self.inner.agent.continue_();
             if let Err(e) = self.drive(rx, run).await {
-                self.inner.extensions.report("<session>", "continue", e.to_string());
+                self.inner
+                    .extensions
+                    .report("<session>", "continue", e.to_string());
                 break;
             }
         }
@@ -119,7 +128,10 @@ impl AgentSession {
             removed.then(|| (s.steering.clone(), s.follow_up.clone()))
         };
         if let Some((steering, follow_up)) = update {
-            self.emit_session(SessionOnlyEvent::QueueUpdate { steering, follow_up });
+            self.emit_session(SessionOnlyEvent::QueueUpdate {
+                steering,
+                follow_up,
+            });
         }
     }
 
@@ -153,18 +165,27 @@ impl AgentSession {
             match message {
                 AgentMessage::Custom(c) => s
                     .session
-                    .append_custom_message(&c.custom_type, c.content.clone(), c.display, c.details.clone())
+                    .append_custom_message(
+                        &c.custom_type,
+                        c.content.clone(),
+                        c.display,
+                        c.details.clone(),
+                    )
                     .map(|_| ()),
-                AgentMessage::User(_) | AgentMessage::Assistant(_) | AgentMessage::ToolResult(_) => {
+                AgentMessage::User(_)
+                | AgentMessage::Assistant(_)
+                | AgentMessage::ToolResult(_) => {
                     s.session.append_message(message.clone()).map(|_| ())
                 }
                 _ => Ok(()),
             }
         };
         if let Err(e) = result {
-            self.inner
-                .extensions
-                .report("<session>", "persist", format!("Could not save the message: {e}"));
+            self.inner.extensions.report(
+                "<session>",
+                "persist",
+                format!("Could not save the message: {e}"),
+            );
         }
     }
 
@@ -179,7 +200,9 @@ impl AgentSession {
         if let AgentEvent::MessageEnd { message } = &*event {
             if let Some(replacement) = runner.emit_message_end(message, &ctx).await {
                 self.replace_last_message(message, replacement.clone());
-                return Arc::new(AgentEvent::MessageEnd { message: replacement });
+                return Arc::new(AgentEvent::MessageEnd {
+                    message: replacement,
+                });
             }
             return event;
         }
@@ -214,7 +237,10 @@ impl AgentSession {
                 turn_index,
                 timestamp: rho_ai::now_ms(),
             },
-            AgentEvent::TurnEnd { message, tool_results } => ExtensionEvent::TurnEnd {
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => ExtensionEvent::TurnEnd {
                 turn_index,
                 message: message.clone(),
                 tool_results: tool_results.clone(),

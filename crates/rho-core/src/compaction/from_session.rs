@@ -79,7 +79,8 @@ mod tests {
     #[test]
     fn stored_entries_map_to_engine_entries() {
         let mut s = SessionManager::in_memory("/w");
-        s.append_message(AgentMessage::User(UserMessage::text("hi"))).expect("append");
+        s.append_message(AgentMessage::User(UserMessage::text("hi")))
+            .expect("append");
         s.append_model_change("p", "m").expect("append");
         s.append_custom_message("note", rho_ai::UserContent::Text("x".into()), true, None)
             .expect("append");
