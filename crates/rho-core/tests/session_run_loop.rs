@@ -1,0 +1,349 @@
+//! AgentSession's run loop and post-run chain (seed diagrams 3, 4, 11, 12; D1, D2, D5, D6;
+//! RETRY-, BASH-, AB- rules).
+
+mod common;
+
+use std::sync::Arc;
+
+use common::*;
+use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
+use rho_agent::BashExecutionMessage;
+use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent};
+use serde_json::json;
+
+fn retry_events(events: &[SessionEvent]) -> Vec<serde_json::Value> {
+    json_events(events)
+        .into_iter()
+        .filter(|e| {
+            e["type"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("auto_retry"))
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn retry_5_and_9_503_then_success_retries_and_reports_success() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::text("finally"));
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves after retries");
+    assert_eq!(provider.call_count(), 3);
+    let events = drain(&mut rx);
+    assert_eq!(
+        retry_events(&events),
+        vec![
+            json!({"type": "auto_retry_start", "attempt": 1, "maxAttempts": 3, "delayMs": 1, "errorMessage": "503 Service Unavailable"}),
+            json!({"type": "auto_retry_start", "attempt": 2, "maxAttempts": 3, "delayMs": 2, "errorMessage": "503 Service Unavailable"}),
+            json!({"type": "auto_retry_end", "success": true, "attempt": 2}),
+        ]
+    );
+    let t = types(&events);
+    let end = t.iter().position(|x| *x == "auto_retry_end").expect("end");
+    assert_eq!(
+        t[end - 1],
+        "message_end",
+        "RETRY-9: right after the good message_end"
+    );
+    let roles: Vec<&str> = s.messages().iter().map(|m| m.role()).collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant"],
+        "RETRY-6: failed replies left the state"
+    );
+    let stored = s.with_session(|m| m.entries().len());
+    assert_eq!(stored, 4, "the session file keeps both failed replies");
+}
+
+#[tokio::test]
+async fn retry_4_exhausted_reports_failure_and_keeps_the_error() {
+    let provider = ScriptedProvider::new();
+    for _ in 0..4 {
+        provider.push(ScriptedReply::new().fail("429 rate limit exceeded"));
+    }
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves");
+    assert_eq!(provider.call_count(), 4);
+    let retries = retry_events(&drain(&mut rx));
+    assert_eq!(retries.len(), 4);
+    assert_eq!(
+        retries[3],
+        json!({"type": "auto_retry_end", "success": false, "attempt": 3, "finalError": "429 rate limit exceeded"})
+    );
+    let roles: Vec<&str> = s.messages().iter().map(|m| m.role()).collect();
+    assert_eq!(roles, ["user", "assistant"]);
+    assert_eq!(s.retry_attempt(), 0);
+}
+
+#[tokio::test]
+async fn retry_14_non_retryable_error_after_retries_ends_the_sequence() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::new().fail("400 invalid request"));
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves");
+    let retries = retry_events(&drain(&mut rx));
+    assert_eq!(
+        retries.last(),
+        Some(
+            &json!({"type": "auto_retry_end", "success": false, "attempt": 1, "finalError": "400 invalid request"})
+        )
+    );
+    assert_eq!(s.retry_attempt(), 0);
+}
+
+#[tokio::test]
+async fn retry_11_disabled_means_no_retry() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    let mut c = config(&provider);
+    c.settings = fast_settings(json!({"retry": {"enabled": false}}));
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves");
+    assert!(retry_events(&drain(&mut rx)).is_empty());
+    assert_eq!(provider.call_count(), 1);
+}
+
+#[tokio::test]
+async fn ab_5_abort_during_retry_sleep_cancels_the_retry() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    let mut c = config(&provider);
+    c.settings = fast_settings(json!({"retry": {"baseDelayMs": 60000}}));
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    let runner = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
+    };
+    wait_for(&mut rx, "auto_retry_start").await;
+    assert!(s.is_retrying());
+    tokio::time::timeout(std::time::Duration::from_secs(2), s.abort())
+        .await
+        .expect("abort returns promptly");
+    runner.await.expect("join").expect("prompt resolved");
+    let end = wait_for(&mut rx, "auto_retry_end").await;
+    assert_eq!(
+        serde_json::to_value(&end).expect("json"),
+        json!({"type": "auto_retry_end", "success": false, "attempt": 1, "finalError": "Retry cancelled"})
+    );
+    let roles: Vec<&str> = s.messages().iter().map(|m| m.role()).collect();
+    assert_eq!(
+        roles,
+        ["user"],
+        "RETRY-7: the failed reply stays out of the state"
+    );
+    assert_eq!(provider.call_count(), 1);
+    assert!(!s.is_streaming());
+}
+
+#[tokio::test]
+async fn ab_3_abort_while_streaming_keeps_aborted_reply_and_next_prompt_works() {
+    let provider = ScriptedProvider::new();
+    provider.push(
+        ScriptedReply::new()
+            .with_text(&["partial"])
+            .step(Step::Hang),
+    );
+    provider.push(ScriptedReply::text("fresh"));
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    let runner = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
+    };
+    wait_for(&mut rx, "message_update").await;
+    tokio::time::timeout(std::time::Duration::from_millis(500), s.abort())
+        .await
+        .expect("abort within 500 ms");
+    runner.await.expect("join").expect("resolved");
+    let last = s
+        .messages()
+        .last()
+        .and_then(|m| m.as_assistant().cloned())
+        .expect("assistant");
+    assert_eq!(last.stop_reason, rho_ai::StopReason::Aborted);
+    s.prompt("again", PromptOptions::default())
+        .await
+        .expect("D6: later prompt works");
+    assert_eq!(provider.call_count(), 2);
+}
+
+#[tokio::test]
+async fn ab_6_idle_abort_emits_nothing_and_keeps_queues() {
+    let provider = ScriptedProvider::new();
+    let s = session(&provider);
+    s.follow_up("later", vec![]).expect("queued");
+    let mut rx = s.subscribe();
+    s.abort().await;
+    assert!(drain(&mut rx).is_empty());
+    assert_eq!(s.pending_message_count(), 1);
+}
+
+fn bash(command: &str) -> BashExecutionMessage {
+    BashExecutionMessage {
+        command: command.into(),
+        output: "files".into(),
+        exit_code: Some(0),
+        cancelled: false,
+        truncated: false,
+        full_output_path: None,
+        timestamp: rho_ai::now_ms(),
+        exclude_from_context: None,
+    }
+}
+
+#[tokio::test]
+async fn bash_6_result_recorded_while_streaming_lands_after_the_turns_tool_results() {
+    let provider = ScriptedProvider::new();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    provider.push(ScriptedReply::tool_calls(&[(
+        "t1",
+        "missing_tool",
+        json!({}),
+    )]));
+    provider.push(
+        ScriptedReply::new()
+            .step(Step::Gate(gate.clone()))
+            .with_text(&["done"]),
+    );
+    let s = session(&provider);
+    let runner = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
+    };
+    provider.wait_for_calls(2).await;
+    s.record_bash_result(bash("ls"));
+    assert!(
+        s.has_pending_bash_messages(),
+        "BASH-4: queued while streaming"
+    );
+    gate.notify_one();
+    runner.await.expect("join").expect("resolved");
+    assert!(
+        !s.has_pending_bash_messages(),
+        "D5: flushed in the run's finally"
+    );
+    let roles: Vec<&str> = s.messages().iter().map(|m| m.role()).collect();
+    assert_eq!(
+        roles,
+        [
+            "user",
+            "assistant",
+            "toolResult",
+            "assistant",
+            "bashExecution"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn q_3_idle_steering_is_delivered_right_after_the_prompt() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[
+        ("t1", "nope", json!({})),
+        ("t2", "nope", json!({})),
+    ]));
+    provider.push(ScriptedReply::text("after steer"));
+    let s = session(&provider);
+    s.steer("change course", vec![]).expect("queued while idle");
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves");
+    let reqs = provider.requests();
+    assert_eq!(
+        request_texts(&reqs[0]),
+        ["user:go", "user:change course"],
+        "Q-3: idle steering goes right after the prompt"
+    );
+    let events = json_events(&drain(&mut rx));
+    let queue_updates: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "queue_update")
+        .collect();
+    assert_eq!(
+        queue_updates.last().map(|e| e["steering"].clone()),
+        Some(json!([]))
+    );
+    assert!(s.steering_messages().is_empty());
+}
+
+#[tokio::test]
+async fn q_4_queue_update_precedes_delivered_user_message_start() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("a"));
+    provider.push(ScriptedReply::text("b"));
+    let s = session(&provider);
+    s.follow_up("F1", vec![]).expect("queued");
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("resolves");
+    let events = json_events(&drain(&mut rx));
+    let i = events
+        .iter()
+        .position(|e| e["type"] == "message_start" && e["message"]["content"][0]["text"] == "F1")
+        .expect("follow-up delivered");
+    assert_eq!(
+        events[i - 1],
+        json!({"type": "queue_update", "steering": [], "followUp": []})
+    );
+    assert_eq!(provider.call_count(), 2);
+}
+
+#[tokio::test]
+async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
+    let provider = ScriptedProvider::new();
+    let mut c = config(&provider);
+    let mut ext = rho_core::extensions::Extension::new("e");
+    ext.register_command(rho_core::extensions::CommandDef {
+        name: "hello".into(),
+        description: None,
+        handler: Arc::new(|_, _| Box::pin(async { Ok(()) })),
+    });
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    let err = s.steer("/hello", vec![]).expect_err("refused");
+    assert_eq!(
+        err.to_string(),
+        "Extension command \"/hello\" cannot be queued. Use prompt() or execute the command when not streaming."
+    );
+    assert!(
+        s.follow_up("/other x", vec![]).is_ok(),
+        "non-command slash text is queued"
+    );
+}
+
+#[tokio::test]
+async fn q_10_clear_queue_returns_texts_and_empties_agent_queues() {
+    let provider = ScriptedProvider::new();
+    let s = session(&provider);
+    s.follow_up("a", vec![]).expect("queued");
+    s.steer("b", vec![]).expect("queued");
+    let mut rx = s.subscribe();
+    let cleared = s.clear_queue();
+    assert_eq!(
+        (cleared.steering, cleared.follow_up),
+        (vec!["b".to_string()], vec!["a".to_string()])
+    );
+    assert_eq!(
+        json_events(&drain(&mut rx)),
+        vec![json!({"type": "queue_update", "steering": [], "followUp": []})]
+    );
+    assert!(!s.agent().has_queued_messages());
+}
