@@ -20,6 +20,16 @@ use crate::session::CompactionData;
 /// COMP-8's text for a second overflow in a row.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
 
+/// Replies are judged stale by comparing their timestamp with the compaction entry's
+/// (COMP-5, millisecond resolution). A reply created in the same millisecond as the entry
+/// would look stale, so the session lets that millisecond pass before continuing (a
+/// compaction takes seconds in practice; this waits at most one millisecond).
+fn wait_past_millisecond(written_at: i64) {
+    while rho_ai::now_ms() <= written_at {
+        std::thread::sleep(std::time::Duration::from_micros(100));
+    }
+}
+
 /// Why a compaction produced no result.
 enum Failure {
     /// Nothing to do or no way to do it (no model, no key, nothing to prepare): no message.
@@ -241,7 +251,9 @@ impl AgentSession {
                     from_hook: Some(compacted.from_extension),
                 })
                 .map_err(|e| Failure::Failed(e.to_string()))?;
+            let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
+            wait_past_millisecond(written_at);
             let messages = s.session.build_context().messages;
             self.inner.agent.set_messages(messages);
             entry

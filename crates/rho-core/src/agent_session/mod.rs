@@ -8,7 +8,7 @@
 //! only touches shared state under short locks, so it works while a prompt runs (D13).
 
 mod bash;
-mod compaction_flow;
+pub mod compaction_flow;
 pub mod credentials;
 mod custom;
 mod error;
