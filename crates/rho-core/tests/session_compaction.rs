@@ -1,5 +1,6 @@
 //! Compaction as AgentSession runs it (seed diagram 4 stage 2; COMP-8..17; D2, D3).
 
+#[path = "session_common/mod.rs"]
 mod common;
 
 use common::*;

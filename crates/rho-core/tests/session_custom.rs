@@ -1,6 +1,7 @@
 //! Custom messages and extension commands through AgentSession (seed diagrams 6 and 7;
 //! CM-, CMD- rules; D9).
 
+#[path = "session_common/mod.rs"]
 mod common;
 
 use std::sync::Arc;

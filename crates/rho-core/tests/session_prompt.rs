@@ -1,6 +1,7 @@
 //! AgentSession prompt(): the seven stages, early returns and preflight points (seed
 //! diagram 1; P-, IN-, AUTH-, MSG- rules; D7, D8).
 
+#[path = "session_common/mod.rs"]
 mod common;
 
 use std::sync::{Arc, Mutex};

@@ -1,6 +1,7 @@
 //! AgentSession's run loop and post-run chain (seed diagrams 3, 4, 11, 12; D1, D2, D5, D6;
 //! RETRY-, BASH-, AB- rules).
 
+#[path = "session_common/mod.rs"]
 mod common;
 
 use std::sync::Arc;

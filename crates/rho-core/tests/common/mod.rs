@@ -1,120 +1,225 @@
-//! Shared setup for AgentSession tests: a session over the scripted provider, and event
-//! helpers that await events instead of sleeping.
+//! Shared helpers: a scripted stream function that records every summarisation request,
+//! and builders for session paths.
 #![allow(dead_code)]
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
-use rho_agent::testing::{scripted_model, ScriptedProvider};
-use rho_core::agent_session::{AgentSession, AgentSessionConfig, SessionEvent, StaticCredentials};
-use rho_core::extensions::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
-use rho_core::settings::Settings;
-use serde_json::{json, Map, Value};
-use tokio::sync::mpsc::UnboundedReceiver;
+use rho_agent::AgentMessage;
+use rho_ai::{
+    AssistantMessage, AssistantMessageEvent, AssistantStream, ContentBlock, Context, Message,
+    Model, StopReason, StreamOptions, TextContent, ToolCall, ToolResultMessage, Usage, UserContent,
+    UserMessage,
+};
+use rho_core::compaction::{PathEntry, StreamFn, Summarizer};
+use serde_json::{json, Value};
 
-/// Settings with a 1 ms retry base delay (tests must not wait seconds).
-pub fn fast_settings(extra: Value) -> Settings {
-    let mut global = json!({"retry": {"baseDelayMs": 1}});
-    if let (Some(g), Some(e)) = (global.as_object_mut(), extra.as_object()) {
-        for (k, v) in e {
-            g.insert(k.clone(), v.clone());
+/// One recorded call.
+#[derive(Clone)]
+pub struct Call {
+    pub context: Context,
+    pub max_tokens: Option<u64>,
+    pub reasoning: Option<rho_ai::ThinkingLevel>,
+}
+
+impl Call {
+    /// The text of the single user message.
+    pub fn user_text(&self) -> String {
+        match self.context.messages.as_slice() {
+            [Message::User(u)] => u.content.text(),
+            other => panic!("expected one user message, got {other:?}"),
         }
     }
-    Settings::from_scopes(global.as_object().cloned().unwrap_or_default(), Map::new())
 }
 
-/// A config over `provider` with the scripted model and a key for it.
-pub fn config(provider: &ScriptedProvider) -> AgentSessionConfig {
-    let mut c = AgentSessionConfig::new("/work");
-    c.model = Some(scripted_model());
-    c.credentials = Arc::new(StaticCredentials::new("scripted", "test-key"));
-    c.stream_fn = provider.stream_fn();
-    c.settings = fast_settings(json!({}));
-    c
+/// How the script answers a request.
+pub enum Reply {
+    Text(String),
+    Error(String),
 }
 
-/// A session over `provider`.
-pub fn session(provider: &ScriptedProvider) -> AgentSession {
-    AgentSession::new(config(provider))
+/// A stream function answering each request with `answer(user_text)`, recording calls.
+pub struct Script {
+    pub calls: Arc<Mutex<Vec<Call>>>,
+    pub stream: StreamFn,
 }
 
-/// Every event already delivered.
-pub fn drain(rx: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
-    let mut out = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        out.push(e);
+impl Script {
+    pub fn new(answer: impl Fn(&str) -> Reply + Send + Sync + 'static) -> Self {
+        let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
+        let recorded = calls.clone();
+        let stream: StreamFn = Arc::new(
+            move |model: &Model, context: &Context, options: StreamOptions| {
+                let call = Call {
+                    context: context.clone(),
+                    max_tokens: options.max_tokens,
+                    reasoning: options.reasoning,
+                };
+                let text = call.user_text();
+                recorded.lock().expect("lock").push(call);
+                let (sink, stream) = AssistantStream::channel();
+                let mut message = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+                sink.push(AssistantMessageEvent::Start {
+                    partial: message.clone(),
+                });
+                if options.cancel.is_cancelled() {
+                    message.stop_reason = StopReason::Aborted;
+                    message.error_message = Some("Request was aborted".into());
+                    sink.push(AssistantMessageEvent::Error {
+                        reason: StopReason::Aborted,
+                        error: message,
+                    });
+                    return Ok(stream);
+                }
+                match answer(&text) {
+                    Reply::Text(t) => {
+                        sink.push(AssistantMessageEvent::TextStart { content_index: 0 });
+                        sink.push(AssistantMessageEvent::TextDelta {
+                            content_index: 0,
+                            delta: t.clone(),
+                        });
+                        let block = TextContent {
+                            text: t,
+                            text_signature: None,
+                        };
+                        sink.push(AssistantMessageEvent::TextEnd {
+                            content_index: 0,
+                            text: block.clone(),
+                        });
+                        message.content.push(ContentBlock::Text(block));
+                        sink.push(AssistantMessageEvent::Done {
+                            reason: StopReason::Stop,
+                            message,
+                        });
+                    }
+                    Reply::Error(e) => {
+                        message.stop_reason = StopReason::Error;
+                        message.error_message = Some(e);
+                        sink.push(AssistantMessageEvent::Error {
+                            reason: StopReason::Error,
+                            error: message,
+                        });
+                    }
+                }
+                Ok(stream)
+            },
+        );
+        Self { calls, stream }
     }
-    out
-}
 
-/// The `type` names of events.
-pub fn types(events: &[SessionEvent]) -> Vec<&'static str> {
-    events.iter().map(|e| e.type_name()).collect()
-}
+    /// A script that always answers `text`.
+    pub fn answering(text: &str) -> Self {
+        let text = text.to_string();
+        Self::new(move |_| Reply::Text(text.clone()))
+    }
 
-/// Events as JSON.
-pub fn json_events(events: &[SessionEvent]) -> Vec<Value> {
-    events
-        .iter()
-        .map(|e| serde_json::to_value(e).expect("events serialize"))
-        .collect()
-}
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().expect("lock").clone()
+    }
 
-/// Waits (bounded) for the first event named `name`, returning it.
-pub async fn wait_for(rx: &mut UnboundedReceiver<SessionEvent>, name: &str) -> SessionEvent {
-    tokio::time::timeout(Duration::from_secs(5), async {
-        loop {
-            let e = rx.recv().await.expect("session alive");
-            if e.type_name() == name {
-                return e;
-            }
+    pub fn summarizer(&self, model: Model) -> Summarizer {
+        Summarizer {
+            stream: self.stream.clone(),
+            api_key: Some("test-key".into()),
+            ..Summarizer::new(model)
         }
+    }
+}
+
+/// An Anthropic model at `base_url` with the given window.
+pub fn model(base_url: &str, context_window: u64) -> Model {
+    serde_json::from_value(json!({
+        "id": "claude-test", "name": "Claude Test", "api": "anthropic-messages",
+        "provider": "anthropic", "baseUrl": base_url, "contextWindow": context_window,
+        "maxTokens": 8192
+    }))
+    .expect("model literal parses")
+}
+
+pub fn user(text: &str, ts: i64) -> AgentMessage {
+    AgentMessage::User(UserMessage {
+        content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+        timestamp: ts,
     })
-    .await
-    .unwrap_or_else(|_| panic!("no {name} event within 5 s"))
 }
 
-/// A handler from a closure; results are returned as given.
-pub fn handler(
-    f: impl Fn(ExtensionEvent, ExtensionContext) -> Result<Option<Value>, String>
-        + Send
-        + Sync
-        + 'static,
-) -> EventHandler {
-    let f = Arc::new(f);
-    Arc::new(move |e, c| {
-        let f = f.clone();
-        Box::pin(async move { f(e, c) })
+pub fn assistant(content: Vec<ContentBlock>, total_tokens: u64, ts: i64) -> AgentMessage {
+    let mut a = AssistantMessage::empty("anthropic-messages", "anthropic", "claude-test");
+    a.content = content;
+    a.usage = Usage {
+        total_tokens,
+        ..Default::default()
+    };
+    a.stop_reason = if a.tool_calls().next().is_some() {
+        StopReason::ToolUse
+    } else {
+        StopReason::Stop
+    };
+    a.timestamp = ts;
+    AgentMessage::Assistant(a)
+}
+
+pub fn call(id: &str, name: &str, args: Value) -> ContentBlock {
+    ContentBlock::ToolCall(ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: args,
+        thought_signature: None,
     })
 }
 
-/// An extension with one handler.
-pub fn extension_on(
-    path: &str,
-    event: &str,
-    f: impl Fn(ExtensionEvent, ExtensionContext) -> Result<Option<Value>, String>
-        + Send
-        + Sync
-        + 'static,
-) -> Extension {
-    let mut e = Extension::new(path);
-    e.on(event, handler(f));
-    e
+pub fn result(id: &str, name: &str, text: &str, ts: i64) -> AgentMessage {
+    AgentMessage::ToolResult(ToolResultMessage {
+        tool_call_id: id.into(),
+        tool_name: name.into(),
+        content: vec![ContentBlock::text(text)],
+        details: None,
+        is_error: false,
+        timestamp: ts,
+    })
 }
 
-/// A shared log.
-pub type Log = Arc<Mutex<Vec<String>>>;
-
-/// The texts of the user messages and custom messages of a request, in order.
-pub fn request_texts(ctx: &rho_ai::Context) -> Vec<String> {
-    ctx.messages
-        .iter()
-        .map(|m| match m {
-            rho_ai::Message::User(u) => format!("user:{}", u.content.text()),
-            rho_ai::Message::Assistant(a) => format!("assistant:{}", a.text()),
-            rho_ai::Message::ToolResult(t) => {
-                format!("toolResult:{}", rho_ai::message::join_text(&t.content))
-            }
-        })
-        .collect()
+/// Appends one coding turn to `path`: a user request, an assistant that reads `file` (and
+/// edits it when `edit`), the tool results, and a final answer whose usage is `usage`.
+/// Each turn is about `size` characters of tool output.
+pub fn push_turn(
+    path: &mut Vec<PathEntry>,
+    n: usize,
+    file: &str,
+    edit: bool,
+    size: usize,
+    usage: u64,
+) {
+    let ts = (n as i64) * 10;
+    let id = |s: &str| format!("{s}{n}");
+    path.push(PathEntry::message(
+        id("u"),
+        user(&format!("turn {n}: look at {file}"), ts),
+    ));
+    let mut calls = vec![call(&id("r"), "read", json!({"path": file}))];
+    if edit {
+        calls.push(call(
+            &id("e"),
+            "edit",
+            json!({"path": file, "oldText": "a", "newText": "b"}),
+        ));
+    }
+    path.push(PathEntry::message(id("a"), assistant(calls, 0, ts + 1)));
+    path.push(PathEntry::message(
+        id("t"),
+        result(&id("r"), "read", &"x".repeat(size), ts + 2),
+    ));
+    if edit {
+        path.push(PathEntry::message(
+            id("s"),
+            result(&id("e"), "edit", "ok", ts + 3),
+        ));
+    }
+    path.push(PathEntry::message(
+        id("f"),
+        assistant(
+            vec![ContentBlock::text(format!("done with turn {n}"))],
+            usage,
+            ts + 4,
+        ),
+    ));
 }

@@ -1,0 +1,120 @@
+//! Shared setup for AgentSession tests: a session over the scripted provider, and event
+//! helpers that await events instead of sleeping.
+#![allow(dead_code)]
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rho_agent::testing::{scripted_model, ScriptedProvider};
+use rho_core::agent_session::{AgentSession, AgentSessionConfig, SessionEvent, StaticCredentials};
+use rho_core::extensions::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
+use rho_core::settings::Settings;
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+/// Settings with a 1 ms retry base delay (tests must not wait seconds).
+pub fn fast_settings(extra: Value) -> Settings {
+    let mut global = json!({"retry": {"baseDelayMs": 1}});
+    if let (Some(g), Some(e)) = (global.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            g.insert(k.clone(), v.clone());
+        }
+    }
+    Settings::from_scopes(global.as_object().cloned().unwrap_or_default(), Map::new())
+}
+
+/// A config over `provider` with the scripted model and a key for it.
+pub fn config(provider: &ScriptedProvider) -> AgentSessionConfig {
+    let mut c = AgentSessionConfig::new("/work");
+    c.model = Some(scripted_model());
+    c.credentials = Arc::new(StaticCredentials::new("scripted", "test-key"));
+    c.stream_fn = provider.stream_fn();
+    c.settings = fast_settings(json!({}));
+    c
+}
+
+/// A session over `provider`.
+pub fn session(provider: &ScriptedProvider) -> AgentSession {
+    AgentSession::new(config(provider))
+}
+
+/// Every event already delivered.
+pub fn drain(rx: &mut UnboundedReceiver<SessionEvent>) -> Vec<SessionEvent> {
+    let mut out = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        out.push(e);
+    }
+    out
+}
+
+/// The `type` names of events.
+pub fn types(events: &[SessionEvent]) -> Vec<&'static str> {
+    events.iter().map(|e| e.type_name()).collect()
+}
+
+/// Events as JSON.
+pub fn json_events(events: &[SessionEvent]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).expect("events serialize"))
+        .collect()
+}
+
+/// Waits (bounded) for the first event named `name`, returning it.
+pub async fn wait_for(rx: &mut UnboundedReceiver<SessionEvent>, name: &str) -> SessionEvent {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            let e = rx.recv().await.expect("session alive");
+            if e.type_name() == name {
+                return e;
+            }
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("no {name} event within 5 s"))
+}
+
+/// A handler from a closure; results are returned as given.
+pub fn handler(
+    f: impl Fn(ExtensionEvent, ExtensionContext) -> Result<Option<Value>, String>
+        + Send
+        + Sync
+        + 'static,
+) -> EventHandler {
+    let f = Arc::new(f);
+    Arc::new(move |e, c| {
+        let f = f.clone();
+        Box::pin(async move { f(e, c) })
+    })
+}
+
+/// An extension with one handler.
+pub fn extension_on(
+    path: &str,
+    event: &str,
+    f: impl Fn(ExtensionEvent, ExtensionContext) -> Result<Option<Value>, String>
+        + Send
+        + Sync
+        + 'static,
+) -> Extension {
+    let mut e = Extension::new(path);
+    e.on(event, handler(f));
+    e
+}
+
+/// A shared log.
+pub type Log = Arc<Mutex<Vec<String>>>;
+
+/// The texts of the user messages and custom messages of a request, in order.
+pub fn request_texts(ctx: &rho_ai::Context) -> Vec<String> {
+    ctx.messages
+        .iter()
+        .map(|m| match m {
+            rho_ai::Message::User(u) => format!("user:{}", u.content.text()),
+            rho_ai::Message::Assistant(a) => format!("assistant:{}", a.text()),
+            rho_ai::Message::ToolResult(t) => {
+                format!("toolResult:{}", rho_ai::message::join_text(&t.content))
+            }
+        })
+        .collect()
+}
