@@ -118,11 +118,14 @@ fn claude_via_google_gets_normalised_call_ids() {
     );
     assert_eq!(
         contents[2]["parts"][0]["functionResponse"]["response"]["output"],
-        "(see attached image)"
+        "(tool image omitted: model does not support images)"
     );
     assert!(body["generationConfig"].get("thinkingConfig").is_none());
-    // Text-only model: the user image is dropped, the text stays.
-    assert_eq!(contents[0]["parts"], json!([{"text": "What is this?"}]));
+    // Text-only model: the user image becomes the transform's notice (providers spec §4).
+    assert_eq!(
+        contents[0]["parts"],
+        json!([{"text": "What is this?"}, {"text": "(image omitted: model does not support images)"}])
+    );
 }
 
 #[test]
