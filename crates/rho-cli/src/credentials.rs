@@ -1,0 +1,114 @@
+//! The binary's credential store: `--api-key` (for the CLI-selected provider), auth.json,
+//! the environment and models.json, in the spec's order (interfaces spec §6.3).
+
+use std::path::Path;
+
+use rho_ai::auth::{has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential, ResolvedAuth};
+use rho_ai::models_json::LoadedModels;
+use rho_core::agent_session::{AuthStatus, CredentialStore};
+
+/// Keys from every source the CLI knows.
+pub struct CliCredentials {
+    /// `(provider, key)` from `--api-key`.
+    pub explicit: Option<(String, String)>,
+    /// Parsed auth.json (`None` when absent or unreadable).
+    pub auth_file: Option<AuthFile>,
+    /// models.json providers.
+    pub models: LoadedModels,
+    cache: CommandCache,
+}
+
+impl CliCredentials {
+    /// Reads `<agent_dir>/auth.json` (a broken file counts as empty, with a warning).
+    pub fn load(agent_dir: &Path, explicit: Option<(String, String)>, models: LoadedModels, warnings: &mut Vec<String>) -> Self {
+        let path = agent_dir.join("auth.json");
+        let auth_file = match std::fs::read_to_string(&path) {
+            Ok(text) => match AuthFile::parse(&text) {
+                Ok(f) => Some(f),
+                Err(e) => {
+                    warnings.push(format!("{}: {e}", path.display()));
+                    None
+                }
+            },
+            Err(_) => None,
+        };
+        Self {
+            explicit,
+            auth_file,
+            models,
+            cache: CommandCache::default(),
+        }
+    }
+
+    fn sources<'a>(
+        &'a self,
+        provider: &str,
+        env: &'a dyn Fn(&str) -> Option<String>,
+        run: &'a dyn Fn(&str) -> Result<String, String>,
+        exists: &'a dyn Fn(&str) -> bool,
+    ) -> AuthSources<'a> {
+        AuthSources {
+            explicit: self
+                .explicit
+                .as_ref()
+                .filter(|(p, _)| p == provider)
+                .map(|(_, k)| k.as_str()),
+            auth_file: self.auth_file.as_ref(),
+            command_cache: Some(&self.cache),
+            models_json: self.models.provider(provider),
+            env,
+            run,
+            file_exists: exists,
+            now_ms: rho_ai::now_ms(),
+        }
+    }
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn run_shell(command: &str) -> Result<String, String> {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!("command exited with {}", out.status));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn exists(path: &str) -> bool {
+    Path::new(path).exists()
+}
+
+impl CredentialStore for CliCredentials {
+    fn status(&self, provider: &str) -> AuthStatus {
+        let no_run = |_: &str| Err("not run during the auth check".to_string());
+        let s = self.sources(provider, &env, &no_run, &exists);
+        if has_configured_auth(provider, &s) {
+            return AuthStatus::Configured;
+        }
+        let oauth = self
+            .auth_file
+            .as_ref()
+            .and_then(|f| f.credential(provider).ok().flatten())
+            .is_some_and(|c| matches!(c, Credential::OAuth(_)));
+        if oauth {
+            AuthStatus::OAuthUnavailable
+        } else {
+            AuthStatus::Missing
+        }
+    }
+
+    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+        let s = self.sources(provider, &env, &run_shell, &exists);
+        match resolve_api_key(provider, &s).map_err(|e| e.to_string())? {
+            ResolvedAuth::Key { key, .. } => Ok(Some(key)),
+            ResolvedAuth::OAuthExpired(_) => Err(rho_ai::auth::oauth_failed_message(provider)),
+            ResolvedAuth::Missing => Ok(None),
+        }
+    }
+}
