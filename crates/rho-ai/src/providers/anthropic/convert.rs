@@ -123,7 +123,9 @@ fn assistant(message: &AssistantMessage, oauth: bool) -> Option<Value> {
                 } else if signature.trim().is_empty() {
                     Some(json!({"type": "text", "text": t.thinking}))
                 } else {
-                    Some(json!({"type": "thinking", "thinking": t.thinking, "signature": signature}))
+                    Some(
+                        json!({"type": "thinking", "thinking": t.thinking, "signature": signature}),
+                    )
                 }
             }
             ContentBlock::ToolCall(tc) => {

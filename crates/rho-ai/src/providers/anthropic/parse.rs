@@ -146,7 +146,9 @@ impl Parser {
             "signature_delta" => {
                 if let Some(t) = reply.thinking_mut(i) {
                     let sig = d.signature.as_deref().unwrap_or_default();
-                    t.thinking_signature.get_or_insert_with(String::new).push_str(sig);
+                    t.thinking_signature
+                        .get_or_insert_with(String::new)
+                        .push_str(sig);
                 }
             }
             _ => {}

@@ -1,0 +1,627 @@
+//! `anthropic-messages` end to end: `rho_ai::stream` against `MockServer` speaking the real
+//! SSE bytes and error bodies of the Anthropic API (providers spec §2, §3.1, §7, Appendix A).
+//! Request bodies and headers are snapshot-tested in `anthropic/requests.rs`.
+
+mod anthropic {
+    pub mod common;
+    mod requests;
+}
+
+use std::time::Duration;
+
+use anthropic::common::{collect, model, names, options, text_of};
+use rho_ai::{AssistantMessageEvent as E, ContentBlock, PartialMessage, StopReason};
+use rho_testkit::anthropic as wire;
+use rho_testkit::{Chunk, MockResponse, MockServer};
+use serde_json::json;
+
+/// The error event of a finished stream, with no `start` before it.
+fn only_error(events: &[E]) -> (StopReason, rho_ai::AssistantMessage) {
+    assert_eq!(
+        names(events),
+        ["error"],
+        "a failed request emits only `error`"
+    );
+    match &events[0] {
+        E::Error { reason, error } => (*reason, error.clone()),
+        other => panic!("expected error, got {other:?}"),
+    }
+}
+
+fn final_error(events: &[E]) -> (StopReason, rho_ai::AssistantMessage) {
+    match events.last() {
+        Some(E::Error { reason, error }) => (*reason, error.clone()),
+        other => panic!("expected a terminal error, got {other:?}"),
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[tokio::test]
+async fn a1_text_reply_events_usage_cost_and_request() {
+    let server = MockServer::start().await;
+    server.push(MockResponse::sse(wire::transcript_a1()));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+
+    assert_eq!(
+        names(&events),
+        [
+            "start",
+            "text_start",
+            "text_delta",
+            "text_delta",
+            "text_end",
+            "done"
+        ]
+    );
+    assert!(matches!(&events[2], E::TextDelta { content_index: 0, delta } if delta == "Hello! "));
+    assert!(
+        matches!(&events[3], E::TextDelta { content_index: 0, delta } if delta == "How can I help?")
+    );
+    assert!(
+        matches!(&events[4], E::TextEnd { content_index: 0, text } if text.text == "Hello! How can I help?")
+    );
+    let E::Done { reason, message } = &events[5] else {
+        panic!("done expected")
+    };
+    assert_eq!(*reason, StopReason::Stop);
+    assert_eq!(message.stop_reason, StopReason::Stop);
+    assert_eq!(message.response_id.as_deref(), Some("msg_01TEXT"));
+    assert_eq!(message.text(), "Hello! How can I help?");
+    let u = message.usage;
+    assert_eq!(
+        (
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.total_tokens
+        ),
+        (412, 9, 1800, 0, 2221)
+    );
+    // §7: 3 / 15 / 0.3 / 3.75 USD per million tokens.
+    assert!(close(u.cost.input, 3.0 / 1e6 * 412.0));
+    assert!(close(u.cost.output, 15.0 / 1e6 * 9.0));
+    assert!(close(u.cost.cache_read, 0.3 / 1e6 * 1800.0));
+    assert_eq!(u.cost.cache_write, 0.0);
+    assert!(close(u.cost.total, 0.001911), "total {}", u.cost.total);
+
+    let req = &server.requests()[0];
+    assert_eq!(
+        (req.method.as_str(), req.path.as_str()),
+        ("POST", "/v1/messages")
+    );
+    assert_eq!(req.header("x-api-key"), Some("sk-ant-api03-test"));
+    assert_eq!(req.header("anthropic-version"), Some("2023-06-01"));
+    assert_eq!(
+        req.header("anthropic-beta"),
+        Some("interleaved-thinking-2025-05-14")
+    );
+    assert_eq!(req.header("content-type"), Some("application/json"));
+    assert_eq!(req.json(), anthropic::common::a1_request_body());
+}
+
+#[tokio::test]
+async fn a2_thinking_then_text_then_tool_call_split_across_deltas() {
+    let server = MockServer::start().await;
+    server.push(MockResponse::sse(wire::transcript_a2()));
+    let m = model(&server, "claude-sonnet-4-5");
+    let mut opts = options();
+    opts.reasoning = Some(rho_ai::ThinkingLevel::Medium);
+    let events = collect(&m, &anthropic::common::a1_context(), opts).await;
+
+    assert_eq!(
+        names(&events),
+        [
+            "start",
+            "thinking_start",
+            "thinking_delta",
+            "thinking_end",
+            "text_start",
+            "text_delta",
+            "text_end",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_end",
+            "done"
+        ]
+    );
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            E::ToolCallDelta {
+                content_index: 2,
+                delta,
+            } => Some(delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas, ["", "{\"path\": \"src/ma", "in.rs\"}"]);
+    // The partial message a consumer folds holds the best-effort parse mid-stream.
+    let mut partial = PartialMessage::new();
+    for e in &events[..10] {
+        partial.apply(e);
+    }
+    let mid = partial.message().expect("started");
+    assert!(
+        matches!(&mid.content[2], ContentBlock::ToolCall(tc) if tc.arguments == json!({"path": "src/ma"}))
+    );
+    let E::ThinkingEnd { thinking, .. } = &events[3] else {
+        panic!("thinking_end expected")
+    };
+    assert_eq!(thinking.thinking, "I should read the file first.");
+    assert_eq!(
+        thinking.thinking_signature.as_deref(),
+        Some("c2lnLXRlc3QtMDE=")
+    );
+    let E::ToolCallEnd {
+        content_index: 2,
+        tool_call,
+    } = &events[11]
+    else {
+        panic!("toolcall_end expected")
+    };
+    assert_eq!(
+        (tool_call.id.as_str(), tool_call.name.as_str()),
+        ("toolu_01ABC", "read")
+    );
+    assert_eq!(tool_call.arguments, json!({"path": "src/main.rs"}));
+    let E::Done { reason, message } = &events[12] else {
+        panic!("done expected")
+    };
+    assert_eq!(*reason, StopReason::ToolUse);
+    assert_eq!(message.response_id.as_deref(), Some("msg_01TOOL"));
+    let u = message.usage;
+    assert_eq!(
+        (
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.total_tokens
+        ),
+        (980, 87, 0, 1500, 2567)
+    );
+    assert!(close(u.cost.total, 0.00987), "total {}", u.cost.total);
+    let body = server.last_body();
+    assert_eq!(body["max_tokens"], 40192);
+    assert_eq!(
+        body["thinking"],
+        json!({"type": "enabled", "budget_tokens": 8192, "display": "summarized"})
+    );
+}
+
+#[tokio::test]
+async fn redacted_thinking_keeps_data_as_signature() {
+    let server = MockServer::start().await;
+    let usage = wire::Usage {
+        input: 10,
+        output: 30,
+        ..Default::default()
+    };
+    server.push(MockResponse::sse(wire::thinking_reply(
+        "msg_01RED",
+        "claude-sonnet-4-5",
+        &["Let me ", "think."],
+        "c2ln",
+        "RU5DUllQVEVE",
+        "Done.",
+        usage,
+    )));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        [
+            "start",
+            "thinking_start",
+            "thinking_delta",
+            "thinking_delta",
+            "thinking_end",
+            "thinking_start",
+            "thinking_end",
+            "text_start",
+            "text_delta",
+            "text_end",
+            "done"
+        ]
+    );
+    let E::Done { message, .. } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    let ContentBlock::Thinking(first) = &message.content[0] else {
+        panic!("thinking expected")
+    };
+    assert_eq!(
+        (first.thinking.as_str(), first.thinking_signature.as_deref()),
+        ("Let me think.", Some("c2ln"))
+    );
+    assert_eq!(first.redacted, None);
+    let ContentBlock::Thinking(red) = &message.content[1] else {
+        panic!("redacted thinking expected")
+    };
+    assert_eq!(red.thinking, "[Reasoning redacted]");
+    assert_eq!(red.thinking_signature.as_deref(), Some("RU5DUllQVEVE"));
+    assert_eq!(red.redacted, Some(true));
+    assert_eq!(text_of(message), "Done.");
+}
+
+#[tokio::test]
+async fn several_tool_calls_with_json_split_across_events_and_tcp_chunks() {
+    let server = MockServer::start().await;
+    let calls = [
+        wire::ToolCallScript {
+            id: "toolu_01A",
+            name: "read",
+            fragments: vec!["", "{\"pa", "th\": \"a.rs\", \"limit\"", ": 20}"],
+        },
+        wire::ToolCallScript {
+            id: "toolu_01B",
+            name: "bash",
+            fragments: vec!["{\"command\": \"echo \\\"hi", "\\\"\\nls\"}"],
+        },
+    ];
+    let usage = wire::Usage {
+        input: 50,
+        output: 40,
+        ..Default::default()
+    };
+    let bytes = wire::tool_calls_reply("msg_01TWO", "claude-sonnet-4-5", &calls, usage).concat();
+    // Cut the body into 7-byte TCP writes so events and JSON strings straddle chunks.
+    let mut response = MockResponse::sse(Vec::<String>::new());
+    for piece in bytes.as_bytes().chunks(7) {
+        response = response.then(Chunk::Bytes(piece.to_vec()));
+    }
+    server.push(response);
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        [
+            "start",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_end",
+            "toolcall_start",
+            "toolcall_delta",
+            "toolcall_delta",
+            "toolcall_end",
+            "done"
+        ]
+    );
+    let fragments: Vec<(usize, &str)> = events
+        .iter()
+        .filter_map(|e| match e {
+            E::ToolCallDelta {
+                content_index,
+                delta,
+            } => Some((*content_index, delta.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        fragments,
+        [
+            (0, ""),
+            (0, "{\"pa"),
+            (0, "th\": \"a.rs\", \"limit\""),
+            (0, ": 20}"),
+            (1, "{\"command\": \"echo \\\"hi"),
+            (1, "\\\"\\nls\"}"),
+        ]
+    );
+    let E::Done { reason, message } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    assert_eq!(*reason, StopReason::ToolUse);
+    let calls: Vec<_> = message
+        .tool_calls()
+        .map(|tc| (tc.id.as_str(), tc.name.as_str(), tc.arguments.clone()))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            ("toolu_01A", "read", json!({"path": "a.rs", "limit": 20})),
+            ("toolu_01B", "bash", json!({"command": "echo \"hi\"\nls"})),
+        ]
+    );
+}
+
+async fn http_error_case(response: MockResponse, body: String, status: u16) {
+    let server = MockServer::start().await;
+    server.push(response);
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    let (reason, error) = only_error(&events);
+    assert_eq!(reason, StopReason::Error);
+    assert_eq!(error.stop_reason, StopReason::Error);
+    assert_eq!(error.error_message, Some(format!("{status} {body}")));
+    assert!(error.content.is_empty());
+}
+
+#[tokio::test]
+async fn http_errors_report_status_and_whole_body_without_start() {
+    let rate = "This request would exceed the rate limit for your organization of 30,000 input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later. You may also contact sales at https://www.anthropic.com/contact-sales to discuss your options for a rate limit increase.";
+    let cases = [
+        (
+            wire::rate_limit_error(),
+            wire::error_body("rate_limit_error", rate, "req_011RATE"),
+            429,
+        ),
+        (
+            wire::api_error(),
+            wire::error_body("api_error", "Internal server error", "req_011API"),
+            500,
+        ),
+        (
+            wire::overloaded_error(),
+            wire::error_body("overloaded_error", "Overloaded", "req_011OVER"),
+            529,
+        ),
+        (
+            wire::authentication_error(),
+            wire::error_body("authentication_error", "invalid x-api-key", "req_011AUTH"),
+            401,
+        ),
+    ];
+    for (response, body, status) in cases {
+        http_error_case(response, body, status).await;
+    }
+}
+
+#[tokio::test]
+async fn prompt_too_long_is_the_spec_overflow_text() {
+    let server = MockServer::start().await;
+    server.push(wire::prompt_too_long(213462, 200000));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    let (_, error) = only_error(&events);
+    assert_eq!(
+        error.error_message.as_deref(),
+        Some("400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 213462 tokens > 200000 maximum\"},\"request_id\":\"req_011PROMPT\"}")
+    );
+}
+
+#[tokio::test]
+async fn error_event_mid_stream_keeps_partial_text() {
+    let server = MockServer::start().await;
+    let mut events = wire::transcript_a1();
+    events.truncate(4); // message_start, ping, text_start, first delta
+    events.push(wire::error_event("overloaded_error", "Overloaded"));
+    server.push(MockResponse::sse(events));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        ["start", "text_start", "text_delta", "error"]
+    );
+    let (reason, error) = final_error(&events);
+    assert_eq!(reason, StopReason::Error);
+    assert_eq!(
+        error.error_message.as_deref(),
+        Some("{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}")
+    );
+    assert_eq!(text_of(&error), "Hello! ");
+    assert_eq!(error.usage.input, 412, "usage reported so far is kept");
+}
+
+#[tokio::test]
+async fn invalid_json_in_a_data_line_is_a_clear_error() {
+    let server = MockServer::start().await;
+    let mut events = wire::transcript_a1();
+    events.truncate(4);
+    events.push(
+        "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_del\n\n"
+            .to_string(),
+    );
+    events.push(wire::text_delta(0, "never seen"));
+    server.push(MockResponse::sse(events));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        ["start", "text_start", "text_delta", "error"]
+    );
+    let (reason, error) = final_error(&events);
+    assert_eq!(reason, StopReason::Error);
+    let msg = error.error_message.clone().expect("message");
+    assert!(
+        msg.starts_with(
+            "Invalid JSON in Anthropic stream event content_block_delta: EOF while parsing"
+        ),
+        "{msg}"
+    );
+    assert_eq!(text_of(&error), "Hello! ");
+}
+
+#[tokio::test]
+async fn junk_lines_and_invalid_utf8_do_not_break_the_stream() {
+    let server = MockServer::start().await;
+    let a1 = wire::transcript_a1();
+    let mut raw = b"garbage line without a colon\r\n: a comment\r\n".to_vec();
+    raw.extend_from_slice(b"event: content_block_delta\r\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"a\xffb\"}}\r\n\r\n");
+    let response = MockResponse::sse(a1[..3].to_vec())
+        .then(Chunk::Bytes(raw))
+        .then(Chunk::Bytes(a1[5..].concat().into_bytes()));
+    server.push(response);
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        ["start", "text_start", "text_delta", "text_end", "done"]
+    );
+    let E::Done { message, .. } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    assert_eq!(text_of(message), "a\u{fffd}b");
+}
+
+#[tokio::test]
+async fn connection_dropped_mid_stream_keeps_content() {
+    let server = MockServer::start().await;
+    let mut events = wire::transcript_a1();
+    events.truncate(5); // both text deltas, no block stop, no message_stop
+    server.push(MockResponse::sse(events).then(Chunk::Drop));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(
+        names(&events),
+        ["start", "text_start", "text_delta", "text_delta", "error"]
+    );
+    let (reason, error) = final_error(&events);
+    assert_eq!(reason, StopReason::Error);
+    assert_eq!(
+        error.error_message.as_deref(),
+        Some("Anthropic stream ended before message_stop")
+    );
+    assert_eq!(text_of(&error), "Hello! How can I help?");
+}
+
+#[tokio::test]
+async fn abort_mid_stream_is_aborted_and_closes_the_connection() {
+    let server = MockServer::start().await;
+    let mut events = wire::transcript_a1();
+    events.truncate(4);
+    server.push(MockResponse::sse(events).then(Chunk::Hang));
+    let m = model(&server, "claude-sonnet-4-5");
+    let opts = options();
+    let cancel = opts.cancel.clone();
+    let mut stream =
+        rho_ai::stream(&m, &anthropic::common::a1_context(), opts).expect("stream starts");
+    let mut seen = Vec::new();
+    while let Some(e) = stream.next().await {
+        if matches!(e, E::TextDelta { .. }) {
+            cancel.cancel();
+        }
+        seen.push(e);
+    }
+    assert_eq!(names(&seen), ["start", "text_start", "text_delta", "error"]);
+    let (reason, error) = final_error(&seen);
+    assert_eq!(reason, StopReason::Aborted);
+    assert_eq!(error.stop_reason, StopReason::Aborted);
+    assert_eq!(text_of(&error), "Hello! ");
+    tokio::time::timeout(Duration::from_secs(5), server.wait_for_closed(1))
+        .await
+        .expect("the server sees the connection closed promptly after abort");
+}
+
+#[tokio::test]
+async fn refusal_and_unknown_stop_reasons_are_errors() {
+    for (stop, expected) in [
+        ("refusal", "An unknown error occurred"),
+        ("sensitive", "An unknown error occurred"),
+        ("brand_new", "Unhandled stop reason: brand_new"),
+    ] {
+        let server = MockServer::start().await;
+        let mut events = wire::transcript_a1();
+        let n = events.len();
+        events[n - 2] = wire::message_delta(stop, 9);
+        server.push(MockResponse::sse(events));
+        let m = model(&server, "claude-sonnet-4-5");
+        let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+        let (reason, error) = final_error(&events);
+        assert_eq!(reason, StopReason::Error, "{stop}");
+        assert_eq!(error.error_message.as_deref(), Some(expected));
+    }
+}
+
+#[tokio::test]
+async fn max_tokens_is_length_and_message_delta_overrides_only_present_usage() {
+    let server = MockServer::start().await;
+    let mut events = wire::transcript_a1();
+    let n = events.len();
+    events[n - 2] = rho_testkit::sse_event(
+        Some("message_delta"),
+        "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"input_tokens\":500,\"cache_read_input_tokens\":null,\"output_tokens\":32000}}",
+    );
+    server.push(MockResponse::sse(events));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    let E::Done { reason, message } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    assert_eq!(*reason, StopReason::Length);
+    let u = message.usage;
+    assert_eq!(
+        (
+            u.input,
+            u.output,
+            u.cache_read,
+            u.cache_write,
+            u.total_tokens
+        ),
+        (500, 32000, 1800, 0, 34300)
+    );
+    assert!(close(
+        u.cost.total,
+        3.0 / 1e6 * 500.0 + 15.0 / 1e6 * 32000.0 + 0.3 / 1e6 * 1800.0
+    ));
+}
+
+#[tokio::test]
+async fn empty_success_body_is_an_error() {
+    let server = MockServer::start().await;
+    server.push(MockResponse::sse(Vec::<String>::new()));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    assert_eq!(names(&events), ["start", "error"]);
+    let (_, error) = final_error(&events);
+    assert_eq!(
+        error.error_message.as_deref(),
+        Some("Anthropic stream ended before message_stop")
+    );
+}
+
+#[tokio::test]
+async fn oauth_call_looks_like_claude_code_and_maps_tool_names_back() {
+    let server = MockServer::start().await;
+    let calls = [wire::ToolCallScript {
+        id: "toolu_01OA",
+        name: "Read",
+        fragments: vec!["{\"path\":\"x\"}"],
+    }];
+    server.push(MockResponse::sse(wire::tool_calls_reply(
+        "msg_01OA",
+        "claude-sonnet-4-5",
+        &calls,
+        wire::Usage::default(),
+    )));
+    let m = model(&server, "claude-sonnet-4-5");
+    let mut opts = options();
+    opts.api_key = Some("sk-ant-oat01-token".into());
+    let events = collect(&m, &anthropic::common::a1_context(), opts).await;
+    let E::Done { message, .. } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    assert_eq!(
+        message.tool_calls().next().map(|t| t.name.as_str()),
+        Some("read")
+    );
+    let req = &server.requests()[0];
+    assert_eq!(
+        req.header("authorization"),
+        Some("Bearer sk-ant-oat01-token")
+    );
+    assert_eq!(req.header("x-api-key"), None);
+    assert_eq!(req.header("user-agent"), Some("claude-cli/2.1.75"));
+    assert_eq!(req.header("x-app"), Some("cli"));
+    assert_eq!(
+        req.header("anthropic-beta"),
+        Some("claude-code-20250219,oauth-2025-04-20,interleaved-thinking-2025-05-14")
+    );
+    let body = req.json();
+    assert_eq!(body["tools"][0]["name"], "Read");
+    assert_eq!(
+        body["system"][0]["text"],
+        "You are Claude Code, Anthropic's official CLI for Claude."
+    );
+    assert_eq!(body["system"][1]["text"], "You are a coding agent.");
+}
