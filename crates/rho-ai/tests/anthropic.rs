@@ -625,3 +625,29 @@ async fn oauth_call_looks_like_claude_code_and_maps_tool_names_back() {
     );
     assert_eq!(body["system"][1]["text"], "You are a coding agent.");
 }
+
+#[tokio::test]
+async fn non_canonical_json_layout_is_decoded_the_same() {
+    let server = MockServer::start().await;
+    let a1 = wire::transcript_a1();
+    let spaced = |i: usize, text: &str| {
+        rho_testkit::sse_event(
+            Some("content_block_delta"),
+            &format!(
+                "{{ \"index\": {i}, \"type\": \"content_block_delta\", \"delta\": {{ \"text\": {}, \"type\": \"text_delta\" }} }}",
+                serde_json::Value::String(text.into())
+            ),
+        )
+    };
+    let mut events = a1[..3].to_vec();
+    events.push(spaced(0, "Hello! "));
+    events.push(spaced(0, "\"quoted\"\n"));
+    events.extend_from_slice(&a1[5..]);
+    server.push(MockResponse::sse(events));
+    let m = model(&server, "claude-sonnet-4-5");
+    let events = collect(&m, &anthropic::common::a1_context(), options()).await;
+    let E::Done { message, .. } = events.last().expect("events") else {
+        panic!("done expected")
+    };
+    assert_eq!(text_of(message), "Hello! \"quoted\"\n");
+}
