@@ -104,7 +104,12 @@ impl SseParser {
                 }
                 self.has_data = true;
             }
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => {
+                self.event = Some(match std::str::from_utf8(value) {
+                    Ok(name) => name.to_owned(),
+                    Err(_) => String::from_utf8_lossy(value).into_owned(),
+                })
+            }
             _ => {}
         }
     }
