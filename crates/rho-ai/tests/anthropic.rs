@@ -419,3 +419,35 @@ async fn non_canonical_json_layout_is_decoded_the_same() {
     };
     assert_eq!(text_of(message), "Hello! \"quoted\"\n");
 }
+
+#[tokio::test]
+async fn in_memory_driver_gives_the_same_events_as_http() {
+    let server = MockServer::start().await;
+    server.push(MockResponse::sse(wire::transcript_a2()));
+    let m = model(&server, "claude-sonnet-4-5");
+    let over_http = collect(&m, &anthropic::common::a1_context(), options()).await;
+
+    let (sink, mut stream) = rho_ai::AssistantStream::channel();
+    let reply = rho_ai::reply::ReplyBuilder::new(&m, sink, Default::default());
+    let body = wire::transcript_a2().concat();
+    rho_ai::provider::drive_bytes(
+        body.as_bytes().chunks(5),
+        rho_ai::providers::anthropic::Parser::new(&m),
+        reply,
+    );
+    let mut in_memory = Vec::new();
+    while let Some(e) = stream.next().await {
+        in_memory.push(e);
+    }
+    assert_eq!(names(&in_memory), names(&over_http));
+    let (E::Done { message: a, .. }, E::Done { message: b, .. }) = (
+        in_memory.last().expect("events"),
+        over_http.last().expect("events"),
+    ) else {
+        panic!("both must finish")
+    };
+    assert_eq!(
+        (&a.content, a.usage, a.stop_reason),
+        (&b.content, b.usage, b.stop_reason)
+    );
+}
