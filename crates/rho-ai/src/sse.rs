@@ -98,10 +98,18 @@ impl SseParser {
                 if self.has_data {
                     self.data.push('\n');
                 }
-                self.data.push_str(&String::from_utf8_lossy(value));
+                match std::str::from_utf8(value) {
+                    Ok(text) => self.data.push_str(text),
+                    Err(_) => self.data.push_str(&String::from_utf8_lossy(value)),
+                }
                 self.has_data = true;
             }
-            b"event" => self.event = Some(String::from_utf8_lossy(value).into_owned()),
+            b"event" => {
+                self.event = Some(match std::str::from_utf8(value) {
+                    Ok(name) => name.to_owned(),
+                    Err(_) => String::from_utf8_lossy(value).into_owned(),
+                })
+            }
             _ => {}
         }
     }

@@ -3,6 +3,7 @@
 //! the providers' real error bodies, delays, dropped connections, malformed bytes) and records
 //! every request so tests can assert on what was sent.
 
+pub mod anthropic;
 pub mod google;
 pub mod openai_chat;
 pub mod openai_responses;

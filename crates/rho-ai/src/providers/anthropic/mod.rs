@@ -6,6 +6,7 @@
 //! Anthropic SDK does, which the context-overflow patterns of spec §5 are written against.
 
 mod convert;
+mod fast_delta;
 mod parse;
 mod request;
 

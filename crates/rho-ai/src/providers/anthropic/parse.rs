@@ -8,6 +8,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use super::fast_delta;
 use crate::json_stream::repair_json;
 use crate::message::Context;
 use crate::model::Model;
@@ -131,29 +132,45 @@ impl Parser {
     }
 
     fn block_delta(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+        if let Some(d) = fast_delta::parse(data) {
+            self.apply_delta(d.index, d.kind, &d.value, reply);
+            return Ok(());
+        }
         let mut scratch = None;
         let ev: BlockDelta = decode("content_block_delta", data, &mut scratch)?;
-        let Some(i) = self.content_index(ev.index) else {
-            return Ok(());
-        };
         let d = ev.delta;
-        match d.kind.as_ref() {
-            "text_delta" => reply.push_text(i, d.text.as_deref().unwrap_or_default()),
-            "thinking_delta" => reply.push_thinking(i, d.thinking.as_deref().unwrap_or_default()),
-            "input_json_delta" => {
-                reply.push_tool_json(i, d.partial_json.as_deref().unwrap_or_default())
-            }
+        let value = match d.kind.as_ref() {
+            "text_delta" => d.text,
+            "thinking_delta" => d.thinking,
+            "input_json_delta" => d.partial_json,
+            "signature_delta" => d.signature,
+            _ => None,
+        };
+        self.apply_delta(
+            ev.index,
+            &d.kind,
+            value.as_deref().unwrap_or_default(),
+            reply,
+        );
+        Ok(())
+    }
+
+    fn apply_delta(&mut self, wire: u64, kind: &str, value: &str, reply: &mut ReplyBuilder) {
+        let Some(i) = self.content_index(wire) else {
+            return;
+        };
+        match kind {
+            "text_delta" => reply.push_text(i, value),
+            "thinking_delta" => reply.push_thinking(i, value),
+            "input_json_delta" => reply.push_tool_json(i, value),
             "signature_delta" => {
                 if let Some(t) = reply.thinking_mut(i) {
-                    let sig = d.signature.as_deref().unwrap_or_default();
-                    t.thinking_signature
-                        .get_or_insert_with(String::new)
-                        .push_str(sig);
+                    let sig = t.thinking_signature.get_or_insert_with(String::new);
+                    sig.push_str(value);
                 }
             }
             _ => {}
         }
-        Ok(())
     }
 
     fn block_stop(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
