@@ -64,8 +64,11 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
             _ => {}
         }
     }
+    ctx.messages = Vec::with_capacity(path.len() + 1);
     let Some(at) = compaction_at else {
-        ctx.messages = path.iter().filter_map(|e| context_message(e)).collect();
+        ctx.messages
+            .extend(path.iter().filter_map(|e| context_message(e)));
+        ctx.messages.shrink_to_fit();
         return ctx;
     };
     let EntryData::Compaction(c) = &path[at].data else {
@@ -83,6 +86,7 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         .unwrap_or(at);
     let kept = path[kept_from..at].iter().chain(&path[at + 1..]);
     ctx.messages.extend(kept.filter_map(|e| context_message(e)));
+    ctx.messages.shrink_to_fit();
     ctx
 }
 
