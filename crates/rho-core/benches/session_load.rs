@@ -87,7 +87,7 @@ fn generate(path: &Path) -> u64 {
             id: format!("{i:08x}"),
             parent_id: i.checked_sub(1).map(|p| format!("{p:08x}")),
             timestamp: "2025-03-01T09:15:02.481Z".into(),
-            data: EntryData::Message(message(i)),
+            data: EntryData::Message(message(i).into()),
         };
         serde_json::to_writer(&mut out, &entry).expect("entry");
         out.write_all(b"\n").expect("write");
@@ -140,6 +140,9 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bench.jsonl");
     let size = generate(&path);
+    if let Ok(keep) = std::env::var("RHO_BENCH_KEEP") {
+        std::fs::copy(&path, keep).expect("keep bench file");
+    }
     let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
     let before = peak_kib();
 

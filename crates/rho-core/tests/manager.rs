@@ -157,9 +157,8 @@ fn branching_moves_the_leaf_and_the_next_append_makes_it_durable() {
     assert_eq!(reloaded.leaf_id(), Some(alt.as_str()));
     let texts: Vec<String> = reloaded
         .build_context()
-        .messages
-        .iter()
-        .filter_map(|m| m.to_llm())
+        .to_llm()
+        .into_iter()
         .map(|m| match m {
             rho_ai::Message::User(u) => u.content.text(),
             rho_ai::Message::Assistant(a) => a.text(),
@@ -322,4 +321,51 @@ fn listing_finding_and_continuing() {
     assert!(rho_core::session::is_path_argument("./x.jsonl"));
     assert!(rho_core::session::is_path_argument("abc.jsonl"));
     assert!(!rho_core::session::is_path_argument("0195508c"));
+}
+
+#[test]
+fn initial_state_and_thinking_level_on_open() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut s = SessionManager::create(dir.path(), dir.path().to_str().expect("utf-8"));
+    let model = rho_core::session::ModelRef {
+        provider: "openai".into(),
+        model_id: "gpt-5".into(),
+    };
+    s.append_initial_state(Some(&model), "medium")
+        .expect("append");
+    let types: Vec<&str> = s.entries().iter().map(|e| e.data.type_name()).collect();
+    assert_eq!(types, ["model_change", "thinking_level_change"]);
+    assert!(
+        !s.ensure_thinking_level("low").expect("check"),
+        "already has one"
+    );
+    assert!(s.check_cwd_exists().is_ok());
+
+    // A branch with messages but no thinking level change gets the default appended.
+    let mut bare = SessionManager::in_memory("/definitely/not/here");
+    assert!(
+        !bare.ensure_thinking_level("low").expect("check"),
+        "no messages: nothing to do"
+    );
+    bare.append_message(user("q", 1)).expect("append");
+    assert!(bare.ensure_thinking_level("low").expect("check"));
+    assert_eq!(bare.build_context().thinking_level, "low");
+    assert_eq!(
+        bare.check_cwd_exists().expect_err("missing").to_string(),
+        "Stored session working directory does not exist: /definitely/not/here"
+    );
+}
+
+#[test]
+fn context_shares_messages_with_the_entries() {
+    let mut s = SessionManager::in_memory("/w");
+    s.append_message(user("q", 1)).expect("append");
+    let ctx = s.build_context();
+    let EntryData::Message(stored) = &s.entries()[0].data else {
+        panic!("a message entry");
+    };
+    assert!(
+        std::sync::Arc::ptr_eq(stored, &ctx.messages[0]),
+        "no copy of the conversation"
+    );
 }

@@ -119,7 +119,7 @@ fn decode_message_slowly(line: &str) -> Result<SessionEntry, String> {
         id: slow.id,
         parent_id: slow.parent_id,
         timestamp: slow.timestamp.unwrap_or_default(),
-        data: EntryData::Message(slow.message),
+        data: EntryData::Message(slow.message.into()),
     })
 }
 
@@ -163,7 +163,7 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
     let data = match ty {
         "message" => {
             let message = need(raw.message, ty, "message")?;
-            EntryData::Message(message.into_message().ok_or(Fallback::Slow)?)
+            EntryData::Message(message.into_message().ok_or(Fallback::Slow)?.into())
         }
         "thinking_level_change" => EntryData::ThinkingLevelChange {
             thinking_level: need(raw.thinking_level, ty, "thinkingLevel")?,
