@@ -109,6 +109,17 @@ fn branched_fixture_tree_labels_name_and_other_branch() {
         .map(|e| e.id.as_str())
         .collect();
     assert_eq!(children, ["a0000007", "a000000a"]);
+    let index = session.tree().child_index();
+    let indexed: Vec<&str> = index[&Some("a0000006")]
+        .iter()
+        .map(|e| e.id.as_str())
+        .collect();
+    assert_eq!(indexed, children);
+    assert_eq!(
+        index.values().map(Vec::len).sum::<usize>(),
+        22,
+        "every entry has one parent slot"
+    );
     let roots: Vec<&str> = session
         .tree()
         .children(None)

@@ -129,6 +129,18 @@ impl SessionTree {
             .collect()
     }
 
+    /// Every entry's children at once (`None` keys the roots), each list in file order: build
+    /// this once to walk the whole tree, since [`Self::children`] scans all entries per call.
+    pub fn child_index(&self) -> HashMap<Option<&str>, Vec<&SessionEntry>> {
+        let mut map: HashMap<Option<&str>, Vec<&SessionEntry>> = HashMap::new();
+        for entry in &self.entries {
+            map.entry(entry.parent_id.as_deref())
+                .or_default()
+                .push(entry);
+        }
+        map
+    }
+
     /// The label of `id`, from the last `label` entry targeting it.
     pub fn label(&self, id: &str) -> Option<&str> {
         self.labels.get(id).map(String::as_str)
