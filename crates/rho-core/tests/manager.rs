@@ -37,7 +37,8 @@ fn lines(path: &Path) -> Vec<String> {
 #[test]
 fn new_session_is_written_at_the_first_assistant_message() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let mut s = SessionManager::create(dir.path(), "/home/ana/app");
+    let mut s =
+        SessionManager::create(dir.path(), "/home/ana/app").with_parent_session("/prev.jsonl");
     let path = s.path().expect("file session").to_path_buf();
     let name = path.file_name().and_then(|n| n.to_str()).expect("name");
     assert!(
@@ -61,6 +62,7 @@ fn new_session_is_written_at_the_first_assistant_message() {
     assert_eq!(header["version"], 3);
     assert_eq!(header["cwd"], "/home/ana/app");
     assert!(written[0].starts_with(r#"{"type":"session","version":3,"id":""#));
+    assert!(written[0].ends_with(r#","cwd":"/home/ana/app","parentSession":"/prev.jsonl"}"#));
     s.append_message(user("more", 3)).expect("append");
     assert_eq!(lines(&path).len(), 6, "each later append is one line");
 }

@@ -68,6 +68,13 @@ impl SessionManager {
         Self::with(new_header(cwd, None), SessionTree::default(), storage)
     }
 
+    /// Names the session this new one continues (`parentSession`, e.g. RPC `new_session`).
+    /// Meant for a session just created: the header is written with the first flush.
+    pub fn with_parent_session(mut self, parent: &str) -> Self {
+        self.header.parent_session = Some(parent.to_string());
+        self
+    }
+
     /// A session that is never written (`--no-session`).
     pub fn in_memory(cwd: &str) -> Self {
         Self::with(
