@@ -58,29 +58,27 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         ..Default::default()
     };
     let mut compaction_at = None;
+    let mut model: Option<(&str, &str)> = None;
     for (i, entry) in path.iter().enumerate() {
         match &entry.data {
             EntryData::ThinkingLevelChange { thinking_level } => {
-                ctx.thinking_level = thinking_level.clone();
+                ctx.thinking_level.clone_from(thinking_level);
                 ctx.has_thinking_level_change = true;
             }
-            EntryData::ModelChange { provider, model_id } => {
-                ctx.model = Some(ModelRef {
-                    provider: provider.clone(),
-                    model_id: model_id.clone(),
-                });
-            }
-            EntryData::Message(m) if m.as_assistant().is_some() => {
-                let a = m.as_assistant().expect("checked by the guard");
-                ctx.model = Some(ModelRef {
-                    provider: a.provider.clone(),
-                    model_id: a.model.clone(),
-                });
+            EntryData::ModelChange { provider, model_id } => model = Some((provider, model_id)),
+            EntryData::Message(m) => {
+                if let Some(a) = m.as_assistant() {
+                    model = Some((&a.provider, &a.model));
+                }
             }
             EntryData::Compaction(_) => compaction_at = Some(i),
             _ => {}
         }
     }
+    ctx.model = model.map(|(provider, model_id)| ModelRef {
+        provider: provider.to_string(),
+        model_id: model_id.to_string(),
+    });
     ctx.messages = Vec::with_capacity(path.len() + 1);
     let Some(at) = compaction_at else {
         ctx.messages
