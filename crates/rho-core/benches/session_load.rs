@@ -1,1 +1,189 @@
-fn main() {}
+//! Loads a generated 50,000-entry (~50 MB) session and rebuilds its context, printing the time
+//! and the peak memory (VmHWM) it took; then times appends with and without `fsync`.
+//!
+//! Run: `cargo bench -p rho-core --bench session_load`. Targets: load + context < 300 ms,
+//! peak memory < 3x the file size.
+
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use rho_agent::AgentMessage;
+use rho_ai::{
+    AssistantMessage, ContentBlock, StopReason, ToolCall, ToolResultMessage, Usage, UserContent,
+    UserMessage,
+};
+use rho_core::session::{Durability, EntryData, SessionEntry, SessionHeader, SessionManager};
+
+const ENTRIES: usize = 50_000;
+
+fn filler(i: usize, len: usize) -> String {
+    let words = [
+        "alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta ", "theta ",
+    ];
+    let mut s = format!("entry {i}: ");
+    while s.len() < len {
+        s.push_str(words[(s.len() + i) % words.len()]);
+    }
+    s
+}
+
+/// One message per entry cycling user → assistant (text + tool call) → tool result.
+fn message(i: usize) -> AgentMessage {
+    let ts = 1_740_820_502_481 + i as i64;
+    match i % 3 {
+        0 => AgentMessage::User(UserMessage {
+            content: UserContent::Blocks(vec![ContentBlock::text(filler(i, 900))]),
+            timestamp: ts,
+        }),
+        1 => {
+            let mut a =
+                AssistantMessage::empty("anthropic-messages", "anthropic", "claude-sonnet-4-5");
+            a.content = vec![
+                ContentBlock::text(filler(i, 700)),
+                ContentBlock::ToolCall(ToolCall {
+                    id: format!("toolu_{i:08}"),
+                    name: "read".into(),
+                    arguments: serde_json::json!({"path": format!("src/file_{i}.rs")}),
+                    thought_signature: None,
+                }),
+            ];
+            a.usage = Usage {
+                input: 1200,
+                output: 300,
+                total_tokens: 1500,
+                ..Default::default()
+            };
+            a.stop_reason = StopReason::ToolUse;
+            a.timestamp = ts;
+            AgentMessage::Assistant(a)
+        }
+        _ => AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: format!("toolu_{:08}", i - 1),
+            tool_name: "read".into(),
+            content: vec![ContentBlock::text(filler(i, 900))],
+            details: None,
+            is_error: false,
+            timestamp: ts,
+        }),
+    }
+}
+
+/// Streams the session to `path` so generation does not inflate the peak memory.
+fn generate(path: &Path) -> u64 {
+    let file = std::fs::File::create(path).expect("create bench file");
+    let mut out = BufWriter::new(file);
+    let header = SessionHeader {
+        version: 3,
+        id: "0195508c-6f10-7a22-9d3e-2c51a0b4e901".into(),
+        timestamp: "2025-03-01T09:15:00.120Z".into(),
+        cwd: "/bench".into(),
+        parent_session: None,
+    };
+    serde_json::to_writer(&mut out, &header).expect("header");
+    out.write_all(b"\n").expect("write");
+    for i in 0..ENTRIES {
+        let entry = SessionEntry {
+            id: format!("{i:08x}"),
+            parent_id: i.checked_sub(1).map(|p| format!("{p:08x}")),
+            timestamp: "2025-03-01T09:15:02.481Z".into(),
+            data: EntryData::Message(message(i).into()),
+        };
+        serde_json::to_writer(&mut out, &entry).expect("entry");
+        out.write_all(b"\n").expect("write");
+    }
+    out.flush().expect("flush");
+    std::fs::metadata(path).expect("stat").len()
+}
+
+/// Peak resident memory in KiB (VmHWM).
+fn peak_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// CPU time this thread has run, in ns (the machine may be shared, so wall time overstates).
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Current resident memory in KiB (VmRSS).
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+fn time_appends(dir: &Path, durability: Durability) -> f64 {
+    let mut session = SessionManager::create(dir, "/bench");
+    session.set_durability(durability);
+    session.append_message(message(1)).expect("first append");
+    let n = 200;
+    let start = Instant::now();
+    for i in 0..n {
+        session.append_message(message(i)).expect("append");
+    }
+    start.elapsed().as_secs_f64() * 1e6 / n as f64
+}
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bench.jsonl");
+    let size = generate(&path);
+    if let Ok(keep) = std::env::var("RHO_BENCH_KEEP") {
+        std::fs::copy(&path, keep).expect("keep bench file");
+    }
+    let reset = std::fs::write("/proc/self/clear_refs", "5").is_ok();
+    let before = peak_kib();
+
+    let (start, cpu_start) = (Instant::now(), cpu_ns());
+    let session = SessionManager::open(&path).expect("open");
+    let (opened, cpu_opened, rss_opened) = (start.elapsed(), cpu_ns(), rss_kib());
+    let context = session.build_context();
+    let (total, cpu_total) = (start.elapsed(), cpu_ns());
+    let peak = peak_kib();
+
+    assert_eq!(session.entries().len(), ENTRIES);
+    assert_eq!(context.messages.len(), ENTRIES);
+    let mb = size as f64 / 1e6;
+    println!("session_load: {ENTRIES} entries, {mb:.1} MB");
+    println!(
+        "  open {:.0} ms + context {:.0} ms = {:.0} ms (target < 300 ms)",
+        opened.as_secs_f64() * 1e3,
+        (total - opened).as_secs_f64() * 1e3,
+        total.as_secs_f64() * 1e3
+    );
+    println!(
+        "  cpu time: open {:.0} ms + context {:.0} ms = {:.0} ms",
+        (cpu_opened - cpu_start) as f64 / 1e6,
+        (cpu_total - cpu_opened) as f64 / 1e6,
+        (cpu_total - cpu_start) as f64 / 1e6
+    );
+    println!(
+        "  RSS after open (entries only): {:.1} MB",
+        rss_opened as f64 / 1024.0
+    );
+    println!(
+        "  peak RSS {:.1} MB = {:.2}x file size (target < 3x; baseline before load {:.1} MB, peak reset: {reset})",
+        peak as f64 / 1024.0,
+        peak as f64 * 1024.0 / size as f64,
+        before as f64 / 1024.0
+    );
+    drop(context);
+    drop(session);
+    println!(
+        "  append: {:.1} us/entry flushed, {:.1} us/entry with fsync",
+        time_appends(dir.path(), Durability::Flush),
+        time_appends(dir.path(), Durability::Sync)
+    );
+}

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader};
+use super::fast_message::RawMessage;
 
 /// Every field of every entry type, all optional.
 #[derive(Deserialize)]
@@ -20,7 +21,7 @@ struct RawEntry {
     id: Option<String>,
     parent_id: Option<String>,
     timestamp: Option<String>,
-    message: Option<AgentMessage>,
+    message: Option<RawMessage>,
     thinking_level: Option<String>,
     provider: Option<String>,
     model_id: Option<String>,
@@ -67,7 +68,10 @@ pub(crate) fn decode_header(line: &str) -> Result<SessionHeader, String> {
 /// Parses an entry line. `Err` is the reason it is not a valid entry.
 pub(crate) fn decode_entry(line: &str) -> Result<SessionEntry, String> {
     match serde_json::from_str::<RawEntry>(line) {
-        Ok(raw) if is_known(&raw.entry_type) => from_raw(raw),
+        Ok(raw) if is_known(&raw.entry_type) => from_raw(raw).or_else(|e| match e {
+            Fallback::Slow => decode_message_slowly(line),
+            Fallback::Error(reason) => Err(reason),
+        }),
         Ok(_) => decode_unknown(line, String::new()),
         Err(first) => decode_unknown(line, first.to_string()),
     }
@@ -97,6 +101,42 @@ fn decode_unknown(line: &str, first: String) -> Result<SessionEntry, String> {
     })
 }
 
+/// A `message` entry decoded by serde's own `AgentMessage` impl: the authority whenever the
+/// single-pass decoder declines a message.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SlowMessageEntry {
+    id: String,
+    parent_id: Option<String>,
+    timestamp: Option<String>,
+    message: AgentMessage,
+}
+
+fn decode_message_slowly(line: &str) -> Result<SessionEntry, String> {
+    let slow: SlowMessageEntry =
+        serde_json::from_str(line).map_err(|e| format!("bad message entry: {e}"))?;
+    Ok(SessionEntry {
+        id: slow.id,
+        parent_id: slow.parent_id,
+        timestamp: slow.timestamp.unwrap_or_default(),
+        data: EntryData::Message(slow.message.into()),
+    })
+}
+
+/// Why [`from_raw`] gave up.
+enum Fallback {
+    /// The message needs serde's decoding (to accept it or to word the error).
+    Slow,
+    /// The entry is invalid.
+    Error(String),
+}
+
+impl From<String> for Fallback {
+    fn from(reason: String) -> Self {
+        Fallback::Error(reason)
+    }
+}
+
 type Common = (String, Option<String>, String);
 
 fn take_common(fields: &mut Map<String, Value>) -> Result<Common, String> {
@@ -118,10 +158,13 @@ fn need<T>(value: Option<T>, ty: &str, field: &str) -> Result<T, String> {
     value.ok_or_else(|| format!("{ty} entry lacks \"{field}\""))
 }
 
-fn from_raw(raw: RawEntry) -> Result<SessionEntry, String> {
+fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
     let ty = raw.entry_type.as_str();
     let data = match ty {
-        "message" => EntryData::Message(need(raw.message, ty, "message")?),
+        "message" => {
+            let message = need(raw.message, ty, "message")?;
+            EntryData::Message(message.into_message().ok_or(Fallback::Slow)?.into())
+        }
         "thinking_level_change" => EntryData::ThinkingLevelChange {
             thinking_level: need(raw.thinking_level, ty, "thinkingLevel")?,
         },
@@ -157,7 +200,7 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, String> {
             label: raw.label,
         },
         "session_info" => EntryData::SessionInfo { name: raw.name },
-        _ => return Err("a second session header".into()),
+        _ => return Err(Fallback::Error("a second session header".into())),
     };
     let id = need(raw.id, ty, "id")?;
     Ok(SessionEntry {

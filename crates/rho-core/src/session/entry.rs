@@ -4,6 +4,8 @@
 //! Serialization is hand-written so the key order matches pi and unset optional fields are left
 //! out; decoding lives in `decode.rs`.
 
+use std::sync::Arc;
+
 use rho_agent::AgentMessage;
 use rho_ai::UserContent;
 use serde::ser::{SerializeMap, Serializer};
@@ -29,7 +31,7 @@ pub struct SessionHeader {
     #[serde(default)]
     pub cwd: String,
     /// Path of the session this one was forked or cloned from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub parent_session: Option<String>,
 }
 
@@ -68,8 +70,9 @@ pub struct SessionEntry {
 /// The type-specific part of an entry (interfaces spec §4.3).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryData {
-    /// `message`: a conversation message of any stored role.
-    Message(AgentMessage),
+    /// `message`: a conversation message of any stored role. Shared (like pi's message objects)
+    /// so rebuilding the context does not copy the conversation.
+    Message(Arc<AgentMessage>),
     /// `thinking_level_change`: the thinking level from here on.
     ThinkingLevelChange {
         /// `off`, `minimal`, `low`, `medium`, `high` or `xhigh` (kept as written).
@@ -169,7 +172,7 @@ impl EntryData {
     /// Writes the type's own fields, in pi's order, leaving out unset optionals.
     fn serialize_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         match self {
-            EntryData::Message(m) => map.serialize_entry("message", m)?,
+            EntryData::Message(m) => map.serialize_entry("message", &**m)?,
             EntryData::ThinkingLevelChange { thinking_level } => {
                 map.serialize_entry("thinkingLevel", thinking_level)?
             }

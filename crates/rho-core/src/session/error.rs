@@ -51,6 +51,12 @@ pub enum SessionError {
         /// The prefix asked for.
         query: String,
     },
+    /// The session's stored working directory is gone.
+    #[error("Stored session working directory does not exist: {cwd}")]
+    MissingCwd {
+        /// The header's `cwd`.
+        cwd: String,
+    },
     /// An entry could not be serialized (an extension put something odd in `details`/`data`).
     #[error("cannot serialize session entry: {0}")]
     Serialize(#[from] serde_json::Error),

@@ -37,7 +37,6 @@ pub struct LoadedFile {
 struct Line {
     number: usize,
     end: u64,
-    text: Vec<u8>,
     has_newline: bool,
 }
 
@@ -48,16 +47,16 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
     let first = reader
         .next_nonblank()?
         .ok_or_else(|| not_session(path, "is missing (the file is empty)".into()))?;
-    let header = std::str::from_utf8(&first.text)
+    let header = std::str::from_utf8(reader.text())
         .map_err(|_| "is not UTF-8 text".to_string())
         .and_then(decode_header)
         .map_err(|reason| not_session(path, reason))?;
     let mut state = State::new(path, header, &first);
     if state.header.version < CURRENT_VERSION {
-        state.raw_lines = Some(vec![String::from_utf8_lossy(&first.text).into_owned()]);
+        state.raw_lines = Some(vec![String::from_utf8_lossy(reader.text()).into_owned()]);
     }
     while let Some(line) = reader.next_nonblank()? {
-        state.take(line)?;
+        state.take(line, reader.text())?;
     }
     state.finish()
 }
@@ -76,7 +75,7 @@ struct State {
     entries: Vec<SessionEntry>,
     raw_lines: Option<Vec<String>>,
     raw_numbers: Vec<usize>,
-    pending_failure: Option<(Line, String)>,
+    pending_failure: Option<(usize, String)>,
     valid_len: u64,
     needs_newline: bool,
 }
@@ -95,11 +94,11 @@ impl State {
         }
     }
 
-    fn take(&mut self, line: Line) -> Result<(), SessionError> {
+    fn take(&mut self, line: Line, text: &[u8]) -> Result<(), SessionError> {
         if let Some((bad, reason)) = self.pending_failure.take() {
-            return Err(self.corrupt(bad.number, reason));
+            return Err(self.corrupt(bad, reason));
         }
-        let parsed = match std::str::from_utf8(&line.text) {
+        let parsed = match std::str::from_utf8(text) {
             Err(_) => Err("not UTF-8 text".to_string()),
             Ok(text) => match &mut self.raw_lines {
                 Some(raw) => serde_json::from_str::<serde_json::Value>(text)
@@ -116,7 +115,7 @@ impl State {
                 self.valid_len = line.end;
                 self.needs_newline = !line.has_newline;
             }
-            Err(reason) if !line.has_newline => self.pending_failure = Some((line, reason)),
+            Err(reason) if !line.has_newline => self.pending_failure = Some((line.number, reason)),
             Err(reason) => return Err(self.corrupt(line.number, reason)),
         }
         Ok(())
@@ -135,10 +134,11 @@ impl State {
         if let Some((bad, reason)) = self.pending_failure.take() {
             warnings.push(LoadWarning {
                 path: self.path.clone(),
-                line: bad.number,
+                line: bad,
                 message: format!("dropped an incomplete last line (interrupted write?): {reason}"),
             });
         }
+        self.entries.shrink_to_fit();
         let mut migrated = None;
         if let Some(raw) = self.raw_lines.take() {
             let from = self.header.version;
@@ -170,6 +170,7 @@ struct LineReader<'a, R> {
     path: &'a Path,
     number: usize,
     offset: u64,
+    buf: Vec<u8>,
 }
 
 impl<'a, R: BufRead> LineReader<'a, R> {
@@ -179,15 +180,22 @@ impl<'a, R: BufRead> LineReader<'a, R> {
             path,
             number: 0,
             offset: 0,
+            buf: Vec::with_capacity(1 << 12),
         }
+    }
+
+    /// The text of the line last returned (without its line break).
+    fn text(&self) -> &[u8] {
+        &self.buf
     }
 
     fn next_nonblank(&mut self) -> Result<Option<Line>, SessionError> {
         loop {
-            let mut text = Vec::new();
+            let text = &mut self.buf;
+            text.clear();
             let n = self
                 .reader
-                .read_until(b'\n', &mut text)
+                .read_until(b'\n', text)
                 .map_err(|e| SessionError::io(self.path, e))?;
             if n == 0 {
                 return Ok(None);
@@ -207,7 +215,6 @@ impl<'a, R: BufRead> LineReader<'a, R> {
             return Ok(Some(Line {
                 number: self.number,
                 end: self.offset,
-                text,
                 has_newline,
             }));
         }

@@ -6,12 +6,13 @@
 //! each append is one durable line. `--no-session` sessions never touch the disk.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rho_agent::AgentMessage;
 use rho_ai::UserContent;
 use serde_json::Value;
 
-use super::context::{build_context, SessionContext};
+use super::context::{build_context, ModelRef, SessionContext};
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
 use super::ids::uuid_v7;
@@ -65,6 +66,13 @@ impl SessionManager {
     pub fn create_at(path: &Path, cwd: &str) -> Self {
         let storage = Storage::Pending(path.to_path_buf());
         Self::with(new_header(cwd, None), SessionTree::default(), storage)
+    }
+
+    /// Names the session this new one continues (`parentSession`, e.g. RPC `new_session`).
+    /// Meant for a session just created: the header is written with the first flush.
+    pub fn with_parent_session(mut self, parent: &str) -> Self {
+        self.header.parent_session = Some(parent.to_string());
+        self
     }
 
     /// A session that is never written (`--no-session`).
@@ -237,9 +245,12 @@ impl SessionManager {
         Ok(())
     }
 
-    /// Appends a conversation message (any stored role).
-    pub fn append_message(&mut self, message: AgentMessage) -> Result<&SessionEntry, SessionError> {
-        self.append(EntryData::Message(message))
+    /// Appends a conversation message (any stored role; an `Arc` is stored without copying).
+    pub fn append_message(
+        &mut self,
+        message: impl Into<Arc<AgentMessage>>,
+    ) -> Result<&SessionEntry, SessionError> {
+        self.append(EntryData::Message(message.into()))
     }
 
     /// Records a thinking level change.
@@ -323,6 +334,43 @@ impl SessionManager {
             .filter(|n| !n.is_empty())
             .map(str::to_string);
         self.append(EntryData::SessionInfo { name })
+    }
+
+    /// Starts a new session's branch as pi does (§4.4): a `model_change` when a model is
+    /// selected, then a `thinking_level_change`.
+    pub fn append_initial_state(
+        &mut self,
+        model: Option<&ModelRef>,
+        thinking_level: &str,
+    ) -> Result<(), SessionError> {
+        if let Some(m) = model {
+            self.append_model_change(&m.provider, &m.model_id)?;
+        }
+        self.append_thinking_level_change(thinking_level)?;
+        Ok(())
+    }
+
+    /// On opening an existing session (§4.4): when the current branch has context messages but
+    /// no `thinking_level_change`, records `default_level` (the settings default). Returns
+    /// whether an entry was appended.
+    pub fn ensure_thinking_level(&mut self, default_level: &str) -> Result<bool, SessionError> {
+        let ctx = self.build_context();
+        if ctx.messages.is_empty() || ctx.has_thinking_level_change {
+            return Ok(false);
+        }
+        self.append_thinking_level_change(default_level)?;
+        Ok(true)
+    }
+
+    /// Fails with pi's text when the header's `cwd` no longer exists (non-interactive modes
+    /// refuse to resume such a session, §4.7).
+    pub fn check_cwd_exists(&self) -> Result<(), SessionError> {
+        if Path::new(&self.header.cwd).is_dir() {
+            return Ok(());
+        }
+        Err(SessionError::MissingCwd {
+            cwd: self.header.cwd.clone(),
+        })
     }
 
     /// Moves the leaf to `id`: the next append starts a new branch there.

@@ -10,6 +10,7 @@ pub mod context;
 mod decode;
 pub mod entry;
 pub mod error;
+mod fast_message;
 pub mod ids;
 pub mod listing;
 pub mod load;

@@ -18,20 +18,29 @@ pub struct SessionTree {
 }
 
 impl SessionTree {
-    /// A tree over loaded entries; the leaf is the last entry in file order.
+    /// A tree over loaded entries (kept in place, not copied); the leaf is the last entry.
     pub fn from_entries(entries: Vec<SessionEntry>) -> Self {
         let mut tree = SessionTree {
-            entries: Vec::with_capacity(entries.len()),
+            index: HashMap::with_capacity(entries.len()),
             ..Default::default()
         };
-        for entry in entries {
-            tree.push(entry);
+        for (i, entry) in entries.iter().enumerate() {
+            tree.note(entry, i);
         }
+        tree.leaf = entries.len().checked_sub(1);
+        tree.entries = entries;
         tree
     }
 
     /// Adds an entry (its `parent_id` already set) and makes it the leaf.
     pub fn push(&mut self, entry: SessionEntry) {
+        self.note(&entry, self.entries.len());
+        self.leaf = Some(self.entries.len());
+        self.entries.push(entry);
+    }
+
+    /// Indexes the entry at position `i` and applies the label/name it sets.
+    fn note(&mut self, entry: &SessionEntry, i: usize) {
         match &entry.data {
             EntryData::Label { target_id, label } => match label {
                 Some(l) => {
@@ -44,9 +53,7 @@ impl SessionTree {
             EntryData::SessionInfo { name } => self.name = name.clone(),
             _ => {}
         }
-        self.index.insert(entry.id.clone(), self.entries.len());
-        self.leaf = Some(self.entries.len());
-        self.entries.push(entry);
+        self.index.insert(entry.id.clone(), i);
     }
 
     /// A fresh id not used in this tree.
@@ -120,6 +127,18 @@ impl SessionTree {
             .iter()
             .filter(|e| e.parent_id.as_deref() == id)
             .collect()
+    }
+
+    /// Every entry's children at once (`None` keys the roots), each list in file order: build
+    /// this once to walk the whole tree, since [`Self::children`] scans all entries per call.
+    pub fn child_index(&self) -> HashMap<Option<&str>, Vec<&SessionEntry>> {
+        let mut map: HashMap<Option<&str>, Vec<&SessionEntry>> = HashMap::new();
+        for entry in &self.entries {
+            map.entry(entry.parent_id.as_deref())
+                .or_default()
+                .push(entry);
+        }
+        map
     }
 
     /// The label of `id`, from the last `label` entry targeting it.
