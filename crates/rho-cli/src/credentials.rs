@@ -3,7 +3,10 @@
 
 use std::path::Path;
 
-use rho_ai::auth::{has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential, ResolvedAuth};
+use rho_ai::auth::{
+    has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential,
+    ResolvedAuth,
+};
 use rho_ai::models_json::LoadedModels;
 use rho_core::agent_session::{AuthStatus, CredentialStore};
 
@@ -20,7 +23,12 @@ pub struct CliCredentials {
 
 impl CliCredentials {
     /// Reads `<agent_dir>/auth.json` (a broken file counts as empty, with a warning).
-    pub fn load(agent_dir: &Path, explicit: Option<(String, String)>, models: LoadedModels, warnings: &mut Vec<String>) -> Self {
+    pub fn load(
+        agent_dir: &Path,
+        explicit: Option<(String, String)>,
+        models: LoadedModels,
+        warnings: &mut Vec<String>,
+    ) -> Self {
         let path = agent_dir.join("auth.json");
         let auth_file = match std::fs::read_to_string(&path) {
             Ok(text) => match AuthFile::parse(&text) {

@@ -23,7 +23,10 @@ fn main() -> ExitCode {
         eprintln!("{err}");
         return ExitCode::FAILURE;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("Error: cannot start the async runtime: {e}");
@@ -51,9 +54,21 @@ async fn run(args: args::Args) -> ExitCode {
             eprintln!("Error: RPC mode is not available in this build yet");
             ExitCode::FAILURE
         }
-        args::Mode::Json => print_mode::run(startup.session, messages_with_stdin(&args, stdin_is_tty), true).await,
+        args::Mode::Json => {
+            print_mode::run(
+                startup.session,
+                messages_with_stdin(&args, stdin_is_tty),
+                true,
+            )
+            .await
+        }
         args::Mode::Text if args.print || !stdin_is_tty => {
-            print_mode::run(startup.session, messages_with_stdin(&args, stdin_is_tty), false).await
+            print_mode::run(
+                startup.session,
+                messages_with_stdin(&args, stdin_is_tty),
+                false,
+            )
+            .await
         }
         args::Mode::Text => {
             eprintln!("Error: the interactive mode is not available in this build yet; use -p");

@@ -19,11 +19,13 @@ pub async fn run(session: AgentSession, messages: Vec<String>, json: bool) -> Ex
                     let _ = writeln!(out, "{line}");
                     let _ = out.flush();
                 }
-            } else if let SessionEvent::Session(rho_core::agent_session::SessionOnlyEvent::ExtensionError {
-                extension_path,
-                event,
-                error,
-            }) = &event
+            } else if let SessionEvent::Session(
+                rho_core::agent_session::SessionOnlyEvent::ExtensionError {
+                    extension_path,
+                    event,
+                    error,
+                },
+            ) = &event
             {
                 eprintln!("Extension error ({extension_path}, {event}): {error}");
             }
@@ -49,8 +51,16 @@ pub async fn run(session: AgentSession, messages: Vec<String>, json: bool) -> Ex
         return ExitCode::FAILURE;
     }
     match last {
-        Some(reply) if reply.stop_reason == rho_ai::StopReason::Error || reply.stop_reason == rho_ai::StopReason::Aborted => {
-            eprintln!("Error: {}", reply.error_message.unwrap_or_else(|| "request failed".into()));
+        Some(reply)
+            if reply.stop_reason == rho_ai::StopReason::Error
+                || reply.stop_reason == rho_ai::StopReason::Aborted =>
+        {
+            eprintln!(
+                "Error: {}",
+                reply
+                    .error_message
+                    .unwrap_or_else(|| "request failed".into())
+            );
             ExitCode::FAILURE
         }
         Some(reply) => {

@@ -68,7 +68,11 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
         Vec::new()
     } else {
         let (skills, diags) = load_skills(&skill_sources(&agent_dir, &project_dir, args));
-        warnings.extend(diags.into_iter().map(|d| format!("{}: {}", d.path.display(), d.message)));
+        warnings.extend(
+            diags
+                .into_iter()
+                .map(|d| format!("{}: {}", d.path.display(), d.message)),
+        );
         skills
     };
     let templates = if args.no_prompt_templates {
@@ -86,11 +90,17 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
             .map(|v| text_or_file(v, &cwd))
             .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
         append: if args.append_system_prompt.is_empty() {
-            read_first(&[project_dir.join("APPEND_SYSTEM.md"), agent_dir.join("APPEND_SYSTEM.md")])
-                .into_iter()
-                .collect()
+            read_first(&[
+                project_dir.join("APPEND_SYSTEM.md"),
+                agent_dir.join("APPEND_SYSTEM.md"),
+            ])
+            .into_iter()
+            .collect()
         } else {
-            args.append_system_prompt.iter().map(|v| text_or_file(v, &cwd)).collect()
+            args.append_system_prompt
+                .iter()
+                .map(|v| text_or_file(v, &cwd))
+                .collect()
         },
         active_tools: Some(tools),
         context_files: if args.no_context_files {
@@ -165,11 +175,13 @@ fn open_session(
                 .map(|f| f.path)
                 .with_context(|| format!("No session found matching \"{target}\""))?
         };
-        return SessionManager::open(&path).with_context(|| format!("cannot open session {}", path.display()));
+        return SessionManager::open(&path)
+            .with_context(|| format!("cannot open session {}", path.display()));
     }
     if args.continue_session {
         if let Some(path) = rho_core::session::most_recent_session(&dir) {
-            return SessionManager::open(&path).with_context(|| format!("cannot open session {}", path.display()));
+            return SessionManager::open(&path)
+                .with_context(|| format!("cannot open session {}", path.display()));
         }
     }
     Ok(SessionManager::create(&dir, cwd_str))

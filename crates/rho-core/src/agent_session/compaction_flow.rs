@@ -254,7 +254,7 @@ impl AgentSession {
             let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
             wait_past_millisecond(written_at);
-            let messages = s.session.build_context().messages;
+            let messages = s.session.build_context().owned_messages();
             self.inner.agent.set_messages(messages);
             entry
         };

@@ -162,7 +162,7 @@ impl AgentSession {
         let agent = Agent::new(AgentOptions::default());
         let driver = tokio::sync::Mutex::new(agent.subscribe());
         let context = config.session.build_context();
-        agent.set_messages(context.messages);
+        agent.set_messages(context.owned_messages());
         agent.set_tools(
             config
                 .tools

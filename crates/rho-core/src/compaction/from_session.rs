@@ -11,7 +11,7 @@ use crate::session::{EntryData, SessionEntry};
 pub fn path_entry(entry: &SessionEntry) -> PathEntry {
     let timestamp = parse_iso(&entry.timestamp).unwrap_or(0);
     let kind = match &entry.data {
-        EntryData::Message(m) => EntryKind::Message(m.clone()),
+        EntryData::Message(m) => EntryKind::Message((**m).clone()),
         EntryData::CustomMessage {
             custom_type,
             content,
