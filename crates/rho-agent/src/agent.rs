@@ -263,8 +263,7 @@ impl Agent {
     /// Queues a steering message: it interrupts a streaming reply or skips tool calls not
     /// yet started, and is delivered before the next model call (D4).
     pub fn steer(&self, message: AgentMessage) {
-        self.shared.queues().steering.push(message);
-        self.shared.steer_notify.notify_waiters();
+        self.shared.push_steering(message);
     }
 
     /// Queues a follow-up: delivered when the run would otherwise stop.

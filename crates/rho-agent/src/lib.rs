@@ -22,8 +22,8 @@ pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
 pub use event::{AgentEvent, ToolExecutionResult};
 pub use hooks::{
     default_convert_to_llm, AfterToolCallContext, AfterToolCallFn, BeforeToolCallContext,
-    BeforeToolCallFn, ConvertToLlmFn, ShouldStopAfterTurnFn, StreamFn, ToolCallDecision,
-    ToolResultOverride, TransformContextFn,
+    BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, ShouldStopAfterTurnFn, StreamFn,
+    ToolCallDecision, ToolResultOverride, TransformContextFn,
 };
 pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::AgentEvent;
 use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
-use crate::shared::Shared;
+use crate::shared::{abort_deadline, Shared};
 use crate::state::AgentOptions;
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
@@ -42,6 +42,8 @@ pub(crate) struct Run {
     /// `(generation, messages converted)` while `context.messages` mirrors the transcript.
     converted: Option<(u64, usize)>,
     new_messages: Vec<AgentMessage>,
+    /// Steering arrival count at the last poll: later arrivals interrupt the turn (D4).
+    steer_seq: u64,
 }
 
 impl Run {
@@ -71,6 +73,7 @@ impl Run {
             context,
             converted: None,
             new_messages: Vec::new(),
+            steer_seq: 0,
         }
     }
 
@@ -100,10 +103,11 @@ impl Run {
         for m in prompts.into_iter().flatten() {
             self.add_message(m);
         }
+        self.steer_seq = self.shared.steer_seq();
         let mut pending = if skip_steering {
             Vec::new()
         } else {
-            self.shared.poll_steering()
+            self.poll_steering()
         };
         let mut need_turn_start = false;
         loop {
@@ -119,7 +123,7 @@ impl Run {
                 let message = match self.stream_reply().await {
                     Err(e) => return fail(&self.shared, &self.model, &self.cancel, e),
                     Ok(Reply::Interrupted) => {
-                        pending = self.shared.poll_steering();
+                        pending = self.poll_steering();
                         need_turn_start = false;
                         more_tool_calls = true;
                         continue;
@@ -146,13 +150,20 @@ impl Run {
                 if stop {
                     return self.end_run();
                 }
-                pending = self.shared.poll_steering();
+                pending = self.poll_steering();
             }
+            self.steer_seq = self.shared.steer_seq();
             pending = self.shared.poll_follow_up();
             if pending.is_empty() {
                 return self.end_run();
             }
         }
+    }
+
+    /// Drains steering per mode, remembering the arrival count it saw.
+    fn poll_steering(&mut self) -> Vec<AgentMessage> {
+        self.steer_seq = self.shared.steer_seq();
+        self.shared.poll_steering()
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -194,6 +205,7 @@ impl Run {
             tools: &self.tools,
             cancel: &self.cancel,
             assistant: message,
+            steer_seq: self.steer_seq,
         };
         let batch = runner.run().await;
         for r in &batch.results {
@@ -243,18 +255,29 @@ impl Run {
         let mut options = self.opts.stream_options.clone();
         options.cancel = call_cancel.clone();
         options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
+        if let Some(get_key) = &self.opts.get_api_key {
+            if let Some(key) = get_key(&self.model.provider).await? {
+                options.api_key = Some(key);
+            }
+        }
+        if self.shared.steering_since(self.steer_seq) {
+            return Ok(Reply::Interrupted);
+        }
         let mut stream = (self.opts.stream_fn)(&self.model, &self.context, options)
             .map_err(|e| e.to_string())?;
         let mut started = false;
         loop {
             let event = tokio::select! {
                 biased;
-                _ = self.shared.steering_arrived() => {
+                _ = self.shared.steering_arrived(self.steer_seq) => {
                     call_cancel.cancel();
                     self.shared.state().streaming_message = None;
                     return Ok(Reply::Interrupted);
                 }
                 e = stream.next() => e,
+                _ = abort_deadline(&self.cancel, self.opts.abort_grace) => {
+                    return Ok(Reply::Done(self.give_up_stream(started)));
+                }
             };
             let Some(event) = event else {
                 return Err("Provider stream ended without a result".into());
@@ -279,6 +302,20 @@ impl Run {
                 _ => {}
             }
         }
+    }
+
+    /// The provider ignored the abort: end the message here with what streamed so far.
+    fn give_up_stream(&mut self, started: bool) -> AssistantMessage {
+        let partial = self
+            .shared
+            .state()
+            .streaming_message
+            .as_ref()
+            .and_then(|p| p.message().cloned());
+        let mut message = partial.unwrap_or_else(|| self.empty_message());
+        message.stop_reason = StopReason::Aborted;
+        message.error_message = Some("Request was aborted".into());
+        self.finish_reply(message, started)
     }
 
     fn apply_delta(&self, event: AssistantMessageEvent) {

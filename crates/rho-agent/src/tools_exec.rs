@@ -5,7 +5,6 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -18,7 +17,7 @@ use crate::hooks::{AfterToolCallContext, BeforeToolCallContext};
 use crate::message::AgentMessage;
 use crate::run::panic_text;
 use crate::schema::{format_validation_error, validate};
-use crate::shared::Shared;
+use crate::shared::{abort_deadline, Shared};
 use crate::state::{AgentOptions, ToolExecution};
 use crate::tool::{AgentTool, ExecutionMode, ToolContext, ToolOutput};
 
@@ -66,6 +65,8 @@ pub(crate) struct ToolRunner<'a> {
     pub tools: &'a [Arc<dyn AgentTool>],
     pub cancel: &'a CancellationToken,
     pub assistant: &'a AssistantMessage,
+    /// Steering arrival count when the turn began (see [`Shared::steering_since`]).
+    pub steer_seq: u64,
 }
 
 impl ToolRunner<'_> {
@@ -143,7 +144,7 @@ impl ToolRunner<'_> {
 
     /// AC-14 plus D4's skip: `Err` is an immediate result, the call does not execute.
     async fn preflight(&self, call: &ToolCall) -> Result<Prepared, Finalized> {
-        if self.shared.has_steering() {
+        if self.shared.steering_since(self.steer_seq) {
             return Err(Finalized::error(SKIPPED_TEXT));
         }
         let Some(tool) = self.find(&call.name) else {
@@ -316,10 +317,4 @@ impl ToolRunner<'_> {
         self.shared.emit(AgentEvent::MessageEnd { message });
         result
     }
-}
-
-/// Resolves `grace` after the abort signal fired: a tool still running then is dropped.
-async fn abort_deadline(cancel: &CancellationToken, grace: Duration) {
-    cancel.cancelled().await;
-    tokio::time::sleep(grace).await;
 }
