@@ -29,6 +29,16 @@ enum Reply {
     Interrupted,
 }
 
+/// How a turn ended.
+enum TurnOutcome {
+    /// Normally; `tool_calls` says whether the model is waiting for tool results.
+    Next { tool_calls: bool },
+    /// Steering interrupted the reply; the turn goes on with it.
+    Interrupted,
+    /// The run ended (error, abort, failure, or `should_stop_after_turn`).
+    RunOver,
+}
+
 /// One run's snapshot of the agent plus its request context, built incrementally when no
 /// context hooks are installed so long runs do not re-convert the whole transcript per turn.
 pub(crate) struct Run {
@@ -117,38 +127,13 @@ impl Run {
                     self.emit(AgentEvent::TurnStart);
                 }
                 need_turn_start = true;
-                for m in pending.drain(..) {
-                    self.add_message(m);
-                }
-                let message = match self.stream_reply().await {
-                    Err(e) => return fail(&self.shared, &self.model, &self.cancel, e),
-                    Ok(Reply::Interrupted) => {
-                        pending = self.poll_steering();
+                match self.turn(std::mem::take(&mut pending)).await {
+                    TurnOutcome::RunOver => return,
+                    TurnOutcome::Interrupted => {
                         need_turn_start = false;
                         more_tool_calls = true;
-                        continue;
                     }
-                    Ok(Reply::Done(m)) => m,
-                };
-                if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-                    self.end_turn(message, Vec::new());
-                    return self.end_run();
-                }
-                let has_calls = message.tool_calls().next().is_some();
-                let (results, terminate) = if has_calls {
-                    self.execute_tools(&message).await
-                } else {
-                    (Vec::new(), false)
-                };
-                more_tool_calls = has_calls && !terminate;
-                let stop = self
-                    .opts
-                    .should_stop_after_turn
-                    .as_ref()
-                    .is_some_and(|f| f(&message, &results));
-                self.end_turn(message, results);
-                if stop {
-                    return self.end_run();
+                    TurnOutcome::Next { tool_calls } => more_tool_calls = tool_calls,
                 }
                 pending = self.poll_steering();
             }
@@ -157,6 +142,45 @@ impl Run {
             if pending.is_empty() {
                 return self.end_run();
             }
+        }
+    }
+
+    /// One turn: inject `pending`, stream the reply, run its tool calls, `turn_end`.
+    async fn turn(&mut self, pending: Vec<AgentMessage>) -> TurnOutcome {
+        for m in pending {
+            self.add_message(m);
+        }
+        let message = match self.stream_reply().await {
+            Err(e) => {
+                fail(&self.shared, &self.model, &self.cancel, e);
+                return TurnOutcome::RunOver;
+            }
+            Ok(Reply::Interrupted) => return TurnOutcome::Interrupted,
+            Ok(Reply::Done(m)) => m,
+        };
+        if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
+            self.end_turn(message, Vec::new());
+            self.end_run();
+            return TurnOutcome::RunOver;
+        }
+        let has_calls = message.tool_calls().next().is_some();
+        let (results, terminate) = if has_calls {
+            self.execute_tools(&message).await
+        } else {
+            (Vec::new(), false)
+        };
+        let stop = self
+            .opts
+            .should_stop_after_turn
+            .as_ref()
+            .is_some_and(|f| f(&message, &results));
+        self.end_turn(message, results);
+        if stop {
+            self.end_run();
+            return TurnOutcome::RunOver;
+        }
+        TurnOutcome::Next {
+            tool_calls: has_calls && !terminate,
         }
     }
 

@@ -70,6 +70,12 @@ async fn ac_22_signal_exists_during_a_run_and_reaches_tools() {
 #[tokio::test]
 async fn ac_23_wait_for_idle_resolves_at_once_when_idle() {
     let agent = rho_agent::Agent::default();
+    // AB-6: an idle abort emits nothing and keeps the queues.
+    let mut rx = agent.subscribe();
+    agent.follow_up(user("f"));
+    agent.abort();
+    assert!(rx.try_recv().is_none());
+    assert!(agent.has_queued_messages());
     tokio::time::timeout(Duration::from_millis(100), agent.wait_for_idle())
         .await
         .expect("immediate");
