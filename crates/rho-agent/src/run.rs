@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Model, PartialMessage,
-    StopReason, ThinkingLevel, ToolResultMessage, Usage,
+    AssistantMessage, AssistantMessageEvent, AssistantStream, ContentBlock, Context, Model,
+    PartialMessage, StopReason, ThinkingLevel, ToolResultMessage, Usage,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -287,8 +287,18 @@ impl Run {
         if self.shared.steering_since(self.steer_seq) {
             return Ok(Reply::Interrupted);
         }
-        let mut stream = (self.opts.stream_fn)(&self.model, &self.context, options)
+        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
             .map_err(|e| e.to_string())?;
+        self.read_stream(stream, call_cancel).await
+    }
+
+    /// Folds the provider's events into events of ours until the reply ends, steering
+    /// interrupts it, or an abort the provider ignores runs out of grace.
+    async fn read_stream(
+        &mut self,
+        mut stream: AssistantStream,
+        call_cancel: CancellationToken,
+    ) -> Result<Reply, String> {
         let mut started = false;
         loop {
             let event = tokio::select! {
