@@ -227,6 +227,7 @@ impl Run {
             shared: &self.shared,
             opts: &self.opts,
             tools: &self.tools,
+            definitions: &self.context.tools,
             cancel: &self.cancel,
             assistant: message,
             steer_seq: self.steer_seq,
@@ -300,16 +301,22 @@ impl Run {
         call_cancel: CancellationToken,
     ) -> Result<Reply, String> {
         let mut started = false;
+        // Built once: recreating these per event would re-register their waiters each time.
+        let shared = self.shared.clone();
+        let steering = shared.steering_arrived(self.steer_seq);
+        let cancel = self.cancel.clone();
+        let deadline = abort_deadline(&cancel, self.opts.abort_grace);
+        tokio::pin!(steering, deadline);
         loop {
             let event = tokio::select! {
                 biased;
-                _ = self.shared.steering_arrived(self.steer_seq) => {
+                _ = &mut steering => {
                     call_cancel.cancel();
                     self.shared.state().streaming_message = None;
                     return Ok(Reply::Interrupted);
                 }
                 e = stream.next() => e,
-                _ = abort_deadline(&self.cancel, self.opts.abort_grace) => {
+                _ = &mut deadline => {
                     return Ok(Reply::Done(self.give_up_stream(started)));
                 }
             };

@@ -63,6 +63,8 @@ pub(crate) struct ToolRunner<'a> {
     pub shared: &'a Arc<Shared>,
     pub opts: &'a AgentOptions,
     pub tools: &'a [Arc<dyn AgentTool>],
+    /// The run's tool definitions (schemas built once per run, not per call).
+    pub definitions: &'a [rho_ai::Tool],
     pub cancel: &'a CancellationToken,
     pub assistant: &'a AssistantMessage,
     /// Steering arrival count when the turn began (see [`Shared::steering_since`]).
@@ -142,6 +144,13 @@ impl ToolRunner<'_> {
         self.tools.iter().find(|t| t.name() == name)
     }
 
+    fn schema(&self, name: &str) -> Option<&serde_json::Value> {
+        self.definitions
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| &d.parameters)
+    }
+
     /// AC-14 plus D4's skip: `Err` is an immediate result, the call does not execute.
     async fn preflight(&self, call: &ToolCall) -> Result<Prepared, Finalized> {
         if self.shared.steering_since(self.steer_seq) {
@@ -151,7 +160,15 @@ impl ToolRunner<'_> {
             return Err(Finalized::error(format!("Tool {} not found", call.name)));
         };
         let mut args = tool.prepare_arguments(call.arguments.clone());
-        if let Err(issues) = validate(&tool.parameters(), &mut args) {
+        let built;
+        let schema = match self.schema(&call.name) {
+            Some(s) => s,
+            None => {
+                built = tool.parameters();
+                &built
+            }
+        };
+        if let Err(issues) = validate(schema, &mut args) {
             let text = format_validation_error(&call.name, &issues, &call.arguments);
             return Err(Finalized::error(text));
         }
