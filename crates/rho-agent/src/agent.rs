@@ -1,5 +1,5 @@
 //! The [`Agent`] handle: state setters, `prompt`/`continue_`, the queues, subscriptions,
-//! abort and idle waiting. The loop itself lives in [`crate::run`].
+//! abort and idle waiting. The loop itself lives in the private `run` module.
 
 use std::future::Future;
 use std::sync::Arc;

@@ -308,16 +308,18 @@ impl Run {
         let deadline = abort_deadline(&cancel, self.opts.abort_grace);
         tokio::pin!(steering, deadline);
         loop {
+            // Order: a stuck abort first, then ready provider events (a reply already
+            // complete in the channel is kept), then steering.
             let event = tokio::select! {
                 biased;
+                _ = &mut deadline => {
+                    return Ok(Reply::Done(self.give_up_stream(started)));
+                }
+                e = stream.next() => e,
                 _ = &mut steering => {
                     call_cancel.cancel();
                     self.shared.state().streaming_message = None;
                     return Ok(Reply::Interrupted);
-                }
-                e = stream.next() => e,
-                _ = &mut deadline => {
-                    return Ok(Reply::Done(self.give_up_stream(started)));
                 }
             };
             let Some(event) = event else {
