@@ -307,6 +307,34 @@ async fn ac_8_updates_follow_provider_deltas_and_message_end_is_in_state() {
         start.content.is_empty(),
         "message_start carries the empty partial"
     );
+
+    // A reply failing before `start` (e.g. HTTP 500): message_start right before message_end.
+    let failing = rho_agent::Agent::new(rho_agent::AgentOptions::with_stream_fn(Arc::new(
+        |model, _, _| {
+            let mut error = rho_ai::AssistantMessage::empty(&model.api, &model.provider, &model.id);
+            error.stop_reason = StopReason::Error;
+            error.error_message = Some("500 boom".into());
+            Ok(rho_ai::AssistantStream::from_events([
+                rho_ai::AssistantMessageEvent::Error {
+                    reason: StopReason::Error,
+                    error,
+                },
+            ]))
+        },
+    )));
+    failing.set_model(rho_agent::testing::scripted_model());
+    let mut rx = failing.subscribe();
+    failing.prompt("x").await.expect("ran");
+    let l = labels(&run_events(&mut rx).await);
+    assert_eq!(
+        &l[4..],
+        [
+            "message_start:assistant",
+            "message_end:assistant",
+            "turn_end",
+            "agent_end"
+        ]
+    );
 }
 
 #[tokio::test]
