@@ -252,10 +252,10 @@ impl Agent {
             state.is_streaming = true;
             state.streaming_message = None;
             state.error_message = None;
+            *lock(&shared.run_cancel) = Some(cancel.clone());
+            shared.running.send_replace(true);
             decided
         };
-        *lock(&shared.run_cancel) = Some(cancel.clone());
-        shared.running.send_replace(true);
         let run = Run::new(shared.clone(), cancel);
         Ok(tokio::spawn(run.execute(prompts, skip_initial_steering)))
     }

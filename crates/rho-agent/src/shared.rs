@@ -137,14 +137,14 @@ impl Shared {
         }
     }
 
-    /// Ends a run (AC-4): not streaming, nothing pending, idle waiters released.
+    /// Ends a run (AC-4): not streaming, nothing pending, idle waiters released. Everything
+    /// changes under the state lock, so a `prompt()` racing with the end of the previous run
+    /// never sees a half-finished agent or has its own token cleared.
     pub fn finish_run(&self) {
-        {
-            let mut s = self.state();
-            s.is_streaming = false;
-            s.streaming_message = None;
-            s.pending_tool_calls.clear();
-        }
+        let mut s = self.state();
+        s.is_streaming = false;
+        s.streaming_message = None;
+        s.pending_tool_calls.clear();
         *lock(&self.run_cancel) = None;
         self.running.send_replace(false);
     }

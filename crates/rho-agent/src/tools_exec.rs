@@ -111,7 +111,7 @@ impl ToolRunner<'_> {
     /// completion order, then the result messages in call order.
     async fn run_parallel(&self, calls: &[&ToolCall]) -> Vec<(ToolResultMessage, bool)> {
         let mut finals: Vec<Option<Finalized>> = vec![None; calls.len()];
-        let running = FuturesUnordered::new();
+        let mut running = FuturesUnordered::new();
         for (i, call) in calls.iter().enumerate() {
             self.emit_start(call);
             match self.preflight(call).await {
@@ -124,7 +124,6 @@ impl ToolRunner<'_> {
                 }
             }
         }
-        let mut running = running;
         while let Some((i, f)) = running.next().await {
             self.emit_end(calls[i], &f);
             finals[i] = Some(f);
