@@ -1,7 +1,9 @@
 //! Per-turn overhead of the agent loop: a 1,000-turn run (999 tool turns, then a text reply)
-//! against the in-memory scripted provider, with one subscriber. Prints the median of
-//! several runs in µs per turn, and the same with the provider's own event generation
-//! subtracted. Run: `cargo bench -p rho-agent --bench loop_overhead`.
+//! against the in-memory scripted provider, with one subscriber, on a current-thread tokio
+//! runtime. Prints the median of several runs in µs per turn, as wall time and as the
+//! thread's on-CPU time (from `/proc/thread-self/schedstat`, so a loaded machine does not
+//! inflate it), and both with the provider's own event generation subtracted.
+//! Run: `cargo bench -p rho-agent --bench loop_overhead`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -47,15 +49,45 @@ fn reply(n: usize) -> ScriptedReply {
     }
 }
 
-async fn one_run() -> Duration {
+/// Wall and on-CPU time of the current thread since `start`.
+#[derive(Clone, Copy)]
+struct Clock {
+    wall: Instant,
+    cpu_ns: Option<u64>,
+}
+
+impl Clock {
+    fn now() -> Self {
+        Self {
+            wall: Instant::now(),
+            cpu_ns: thread_cpu_ns(),
+        }
+    }
+
+    fn elapsed(self) -> (Duration, Option<Duration>) {
+        let cpu = match (self.cpu_ns, thread_cpu_ns()) {
+            (Some(a), Some(b)) => Some(Duration::from_nanos(b.saturating_sub(a))),
+            _ => None,
+        };
+        (self.wall.elapsed(), cpu)
+    }
+}
+
+/// Nanoseconds this thread spent on a CPU (Linux); `None` elsewhere.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+async fn one_run() -> (Duration, Option<Duration>) {
     let provider = ScriptedProvider::from_fn(reply);
     let agent = Agent::new(AgentOptions::with_stream_fn(provider.stream_fn()));
     agent.set_model(scripted_model());
     agent.set_tools(vec![Arc::new(Noop)]);
     let mut rx = agent.subscribe();
-    let start = Instant::now();
+    let clock = Clock::now();
     agent.prompt("go").await.expect("run");
-    let elapsed = start.elapsed();
+    let elapsed = clock.elapsed();
     assert_eq!(provider.call_count(), TURNS);
     let mut events = 0;
     while rx.try_recv().is_some() {
@@ -66,17 +98,17 @@ async fn one_run() -> Duration {
 }
 
 /// The scripted provider alone: building and draining the same streams.
-async fn provider_only() -> Duration {
+async fn provider_only() -> (Duration, Option<Duration>) {
     let provider = ScriptedProvider::from_fn(reply);
     let stream_fn = provider.stream_fn();
     let model = scripted_model();
     let context = Context::default();
-    let start = Instant::now();
+    let clock = Clock::now();
     for _ in 0..TURNS {
         let stream = stream_fn(&model, &context, StreamOptions::default()).expect("stream");
         stream.result().await;
     }
-    start.elapsed()
+    clock.elapsed()
 }
 
 fn median(mut v: Vec<Duration>) -> f64 {
@@ -84,28 +116,34 @@ fn median(mut v: Vec<Duration>) -> f64 {
     v[v.len() / 2].as_secs_f64() * 1e6 / TURNS as f64
 }
 
+fn report(label: &str, runs: Vec<Duration>, provider: Vec<Duration>) {
+    let (total, prov) = (median(runs), median(provider));
+    println!(
+        "  {label:<5} per turn: total {total:6.2} µs, provider {prov:5.2} µs, agent loop overhead {:6.2} µs",
+        total - prov
+    );
+}
+
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .expect("runtime");
     rt.block_on(async {
         one_run().await; // warm-up
-        let mut runs = Vec::new();
-        let mut provider = Vec::new();
+        let (mut wall, mut cpu, mut pwall, mut pcpu) = (vec![], vec![], vec![], vec![]);
         for _ in 0..RUNS {
-            runs.push(one_run().await);
-            provider.push(provider_only().await);
+            let (w, c) = one_run().await;
+            wall.push(w);
+            cpu.extend(c);
+            let (w, c) = provider_only().await;
+            pwall.push(w);
+            pcpu.extend(c);
         }
-        let total = median(runs);
-        let prov = median(provider);
-        println!("loop_overhead: {TURNS} turns/run, median of {RUNS} runs");
-        println!("  per turn, total:                 {total:.2} µs");
-        println!("  per turn, scripted provider:     {prov:.2} µs");
-        println!(
-            "  per turn, agent loop overhead:   {:.2} µs (target < 20 µs)",
-            total - prov
-        );
+        println!("loop_overhead: {TURNS} turns/run, median of {RUNS} runs (target < 20 µs/turn)");
+        report("wall", wall, pwall);
+        if cpu.len() == RUNS && pcpu.len() == RUNS {
+            report("cpu", cpu, pcpu);
+        }
     });
 }

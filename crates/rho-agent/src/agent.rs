@@ -1,5 +1,5 @@
 //! The [`Agent`] handle: state setters, `prompt`/`continue_`, the queues, subscriptions,
-//! abort and idle waiting. The loop itself lives in [`crate::run`].
+//! abort and idle waiting. The loop itself lives in the private `run` module.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -252,10 +252,10 @@ impl Agent {
             state.is_streaming = true;
             state.streaming_message = None;
             state.error_message = None;
+            *lock(&shared.run_cancel) = Some(cancel.clone());
+            shared.running.send_replace(true);
             decided
         };
-        *lock(&shared.run_cancel) = Some(cancel.clone());
-        shared.running.send_replace(true);
         let run = Run::new(shared.clone(), cancel);
         Ok(tokio::spawn(run.execute(prompts, skip_initial_steering)))
     }
@@ -263,8 +263,7 @@ impl Agent {
     /// Queues a steering message: it interrupts a streaming reply or skips tool calls not
     /// yet started, and is delivered before the next model call (D4).
     pub fn steer(&self, message: AgentMessage) {
-        self.shared.queues().steering.push(message);
-        self.shared.steer_notify.notify_waiters();
+        self.shared.push_steering(message);
     }
 
     /// Queues a follow-up: delivered when the run would otherwise stop.

@@ -245,3 +245,66 @@ impl Serialize for AssistantEventJson<'_> {
         map.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_ai::{AssistantMessage, StopReason};
+
+    fn msg() -> AssistantMessage {
+        let mut m = AssistantMessage::empty("api", "prov", "m");
+        m.timestamp = 7;
+        m
+    }
+
+    fn json(event: &AssistantMessageEvent) -> String {
+        let partial = AgentMessage::Assistant(msg());
+        serde_json::to_string(&AssistantEventJson {
+            event,
+            partial: &partial,
+        })
+        .expect("serializes")
+    }
+
+    #[test]
+    fn terminal_and_start_events_use_pi_field_names() {
+        let start = json(&AssistantMessageEvent::Start { partial: msg() });
+        assert!(start.starts_with(r#"{"type":"start","partial":{"role":"assistant","#));
+        let done = json(&AssistantMessageEvent::Done {
+            reason: StopReason::ToolUse,
+            message: msg(),
+        });
+        assert!(
+            done.starts_with(r#"{"type":"done","reason":"toolUse","message":{"role":"assistant","#)
+        );
+        assert!(!done.contains("partial"));
+        let err = json(&AssistantMessageEvent::Error {
+            reason: StopReason::Aborted,
+            error: msg(),
+        });
+        assert!(
+            err.starts_with(r#"{"type":"error","reason":"aborted","error":{"role":"assistant","#)
+        );
+    }
+
+    #[test]
+    fn tool_events_and_error_results() {
+        let end = AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            result: ToolExecutionResult {
+                content: vec![ContentBlock::text("Tool x not found")],
+                details: Some(Value::Object(Default::default())),
+            },
+            is_error: true,
+        };
+        assert_eq!(
+            serde_json::to_string(&end).expect("serializes"),
+            r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","result":{"content":[{"type":"text","text":"Tool x not found"}],"details":{}},"isError":true}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&AgentEvent::AgentStart).expect("serializes"),
+            r#"{"type":"agent_start"}"#
+        );
+    }
+}

@@ -102,6 +102,11 @@ pub type AfterToolCallFn = Arc<
         + Sync,
 >;
 
+/// Resolves the API key for a provider right before each call (short-lived OAuth tokens).
+/// `Ok(None)` keeps the key of the base options; an `Err` fails the run (AC-5).
+pub type GetApiKeyFn =
+    Arc<dyn Fn(&str) -> BoxFuture<'static, Result<Option<String>, String>> + Send + Sync>;
+
 /// Asked after every `turn_end`; true ends the run at once, without polling the queues.
 pub type ShouldStopAfterTurnFn =
     Arc<dyn Fn(&AssistantMessage, &[ToolResultMessage]) -> bool + Send + Sync>;

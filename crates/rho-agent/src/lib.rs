@@ -4,6 +4,23 @@
 //! [`Agent`] holds the state; `prompt()`/`continue_()` start a run on its own task; events
 //! reach every [`Agent::subscribe`]r in order; `steer()`/`follow_up()` queue messages;
 //! `abort()` stops the provider stream and every running tool.
+//!
+//! Where rho differs from pi 0.73.1's agent core (decisions.md binds these):
+//! - Steering interrupts (D4). A steering message that arrives while the model streams
+//!   cancels that call; the partial reply gets no `message_end` (so it is never persisted)
+//!   and is not kept in the transcript, and the model is called again with the steering
+//!   message appended within the same turn. A `message_start` for an assistant followed by
+//!   another `message_start` before any `message_end` therefore means "discarded". Steering
+//!   that arrives while tools run lets running calls finish and answers calls not yet
+//!   started with `Skipped due to queued user message.`. Only steering that arrived during
+//!   the current turn interrupts; messages a `one-at-a-time` poll left queued wait their turn.
+//! - Subscribers receive events through unbounded channels instead of being awaited in turn
+//!   (AC-24): a slow or panicking subscriber cannot hold up or break the loop, and every
+//!   subscriber sees the same order. `is_streaming` turns false right after `agent_end` is
+//!   sent, not after subscribers handled it; a session that must finish its `agent_end`
+//!   work before the next step does so on its own side.
+//! - Abort (D6) also bounds misbehaving parts: a tool or provider stream that ignores the
+//!   signal is given up on after [`AgentOptions::abort_grace`].
 
 pub mod agent;
 pub mod event;
@@ -22,8 +39,8 @@ pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
 pub use event::{AgentEvent, ToolExecutionResult};
 pub use hooks::{
     default_convert_to_llm, AfterToolCallContext, AfterToolCallFn, BeforeToolCallContext,
-    BeforeToolCallFn, ConvertToLlmFn, ShouldStopAfterTurnFn, StreamFn, ToolCallDecision,
-    ToolResultOverride, TransformContextFn,
+    BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, ShouldStopAfterTurnFn, StreamFn,
+    ToolCallDecision, ToolResultOverride, TransformContextFn,
 };
 pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,

@@ -7,15 +7,15 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use rho_ai::{
-    AssistantMessage, AssistantMessageEvent, ContentBlock, Context, Model, PartialMessage,
-    StopReason, ThinkingLevel, ToolResultMessage, Usage,
+    AssistantMessage, AssistantMessageEvent, AssistantStream, ContentBlock, Context, Model,
+    PartialMessage, StopReason, ThinkingLevel, ToolResultMessage, Usage,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
 use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
-use crate::shared::Shared;
+use crate::shared::{abort_deadline, Shared};
 use crate::state::AgentOptions;
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
@@ -27,6 +27,16 @@ enum Reply {
     Done(AssistantMessage),
     /// A steering message arrived; the partial was dropped (D4).
     Interrupted,
+}
+
+/// How a turn ended.
+enum TurnOutcome {
+    /// Normally; `tool_calls` says whether the model is waiting for tool results.
+    Next { tool_calls: bool },
+    /// Steering interrupted the reply; the turn goes on with it.
+    Interrupted,
+    /// The run ended (error, abort, failure, or `should_stop_after_turn`).
+    RunOver,
 }
 
 /// One run's snapshot of the agent plus its request context, built incrementally when no
@@ -42,6 +52,8 @@ pub(crate) struct Run {
     /// `(generation, messages converted)` while `context.messages` mirrors the transcript.
     converted: Option<(u64, usize)>,
     new_messages: Vec<AgentMessage>,
+    /// Steering arrival count at the last poll: later arrivals interrupt the turn (D4).
+    steer_seq: u64,
 }
 
 impl Run {
@@ -71,6 +83,7 @@ impl Run {
             context,
             converted: None,
             new_messages: Vec::new(),
+            steer_seq: 0,
         }
     }
 
@@ -100,10 +113,11 @@ impl Run {
         for m in prompts.into_iter().flatten() {
             self.add_message(m);
         }
+        self.steer_seq = self.shared.steer_seq();
         let mut pending = if skip_steering {
             Vec::new()
         } else {
-            self.shared.poll_steering()
+            self.poll_steering()
         };
         let mut need_turn_start = false;
         loop {
@@ -113,46 +127,67 @@ impl Run {
                     self.emit(AgentEvent::TurnStart);
                 }
                 need_turn_start = true;
-                for m in pending.drain(..) {
-                    self.add_message(m);
-                }
-                let message = match self.stream_reply().await {
-                    Err(e) => return fail(&self.shared, &self.model, &self.cancel, e),
-                    Ok(Reply::Interrupted) => {
-                        pending = self.shared.poll_steering();
+                match self.turn(std::mem::take(&mut pending)).await {
+                    TurnOutcome::RunOver => return,
+                    TurnOutcome::Interrupted => {
                         need_turn_start = false;
                         more_tool_calls = true;
-                        continue;
                     }
-                    Ok(Reply::Done(m)) => m,
-                };
-                if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-                    self.end_turn(message, Vec::new());
-                    return self.end_run();
+                    TurnOutcome::Next { tool_calls } => more_tool_calls = tool_calls,
                 }
-                let has_calls = message.tool_calls().next().is_some();
-                let (results, terminate) = if has_calls {
-                    self.execute_tools(&message).await
-                } else {
-                    (Vec::new(), false)
-                };
-                more_tool_calls = has_calls && !terminate;
-                let stop = self
-                    .opts
-                    .should_stop_after_turn
-                    .as_ref()
-                    .is_some_and(|f| f(&message, &results));
-                self.end_turn(message, results);
-                if stop {
-                    return self.end_run();
-                }
-                pending = self.shared.poll_steering();
+                pending = self.poll_steering();
             }
+            self.steer_seq = self.shared.steer_seq();
             pending = self.shared.poll_follow_up();
             if pending.is_empty() {
                 return self.end_run();
             }
         }
+    }
+
+    /// One turn: inject `pending`, stream the reply, run its tool calls, `turn_end`.
+    async fn turn(&mut self, pending: Vec<AgentMessage>) -> TurnOutcome {
+        for m in pending {
+            self.add_message(m);
+        }
+        let message = match self.stream_reply().await {
+            Err(e) => {
+                fail(&self.shared, &self.model, &self.cancel, e);
+                return TurnOutcome::RunOver;
+            }
+            Ok(Reply::Interrupted) => return TurnOutcome::Interrupted,
+            Ok(Reply::Done(m)) => m,
+        };
+        if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
+            self.end_turn(message, Vec::new());
+            self.end_run();
+            return TurnOutcome::RunOver;
+        }
+        let has_calls = message.tool_calls().next().is_some();
+        let (results, terminate) = if has_calls {
+            self.execute_tools(&message).await
+        } else {
+            (Vec::new(), false)
+        };
+        let stop = self
+            .opts
+            .should_stop_after_turn
+            .as_ref()
+            .is_some_and(|f| f(&message, &results));
+        self.end_turn(message, results);
+        if stop {
+            self.end_run();
+            return TurnOutcome::RunOver;
+        }
+        TurnOutcome::Next {
+            tool_calls: has_calls && !terminate,
+        }
+    }
+
+    /// Drains steering per mode, remembering the arrival count it saw.
+    fn poll_steering(&mut self) -> Vec<AgentMessage> {
+        self.steer_seq = self.shared.steer_seq();
+        self.shared.poll_steering()
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -192,8 +227,10 @@ impl Run {
             shared: &self.shared,
             opts: &self.opts,
             tools: &self.tools,
+            definitions: &self.context.tools,
             cancel: &self.cancel,
             assistant: message,
+            steer_seq: self.steer_seq,
         };
         let batch = runner.run().await;
         for r in &batch.results {
@@ -243,18 +280,47 @@ impl Run {
         let mut options = self.opts.stream_options.clone();
         options.cancel = call_cancel.clone();
         options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
-        let mut stream = (self.opts.stream_fn)(&self.model, &self.context, options)
+        if let Some(get_key) = &self.opts.get_api_key {
+            if let Some(key) = get_key(&self.model.provider).await? {
+                options.api_key = Some(key);
+            }
+        }
+        if self.shared.steering_since(self.steer_seq) {
+            return Ok(Reply::Interrupted);
+        }
+        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
             .map_err(|e| e.to_string())?;
+        self.read_stream(stream, call_cancel).await
+    }
+
+    /// Folds the provider's events into events of ours until the reply ends, steering
+    /// interrupts it, or an abort the provider ignores runs out of grace.
+    async fn read_stream(
+        &mut self,
+        mut stream: AssistantStream,
+        call_cancel: CancellationToken,
+    ) -> Result<Reply, String> {
         let mut started = false;
+        // Built once: recreating these per event would re-register their waiters each time.
+        let shared = self.shared.clone();
+        let steering = shared.steering_arrived(self.steer_seq);
+        let cancel = self.cancel.clone();
+        let deadline = abort_deadline(&cancel, self.opts.abort_grace);
+        tokio::pin!(steering, deadline);
         loop {
+            // Order: a stuck abort first, then ready provider events (a reply already
+            // complete in the channel is kept), then steering.
             let event = tokio::select! {
                 biased;
-                _ = self.shared.steering_arrived() => {
+                _ = &mut deadline => {
+                    return Ok(Reply::Done(self.give_up_stream(started)));
+                }
+                e = stream.next() => e,
+                _ = &mut steering => {
                     call_cancel.cancel();
                     self.shared.state().streaming_message = None;
                     return Ok(Reply::Interrupted);
                 }
-                e = stream.next() => e,
             };
             let Some(event) = event else {
                 return Err("Provider stream ended without a result".into());
@@ -279,6 +345,20 @@ impl Run {
                 _ => {}
             }
         }
+    }
+
+    /// The provider ignored the abort: end the message here with what streamed so far.
+    fn give_up_stream(&mut self, started: bool) -> AssistantMessage {
+        let partial = self
+            .shared
+            .state()
+            .streaming_message
+            .as_ref()
+            .and_then(|p| p.message().cloned());
+        let mut message = partial.unwrap_or_else(|| self.empty_message());
+        message.stop_reason = StopReason::Aborted;
+        message.error_message = Some("Request was aborted".into());
+        self.finish_reply(message, started)
     }
 
     fn apply_delta(&self, event: AssistantMessageEvent) {

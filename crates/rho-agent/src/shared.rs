@@ -27,6 +27,9 @@ pub(crate) struct Shared {
     queues: Mutex<Queues>,
     /// Woken on every `steer()` so a streaming reply can be interrupted (D4).
     pub steer_notify: Notify,
+    /// Counts `steer()` calls: a turn is interrupted only by steering that arrived after it
+    /// began, not by messages a `one-at-a-time` poll left queued for later turns.
+    steer_seq: AtomicU64,
     subscribers: Mutex<Vec<mpsc::UnboundedSender<Arc<AgentEvent>>>>,
     options: RwLock<Arc<AgentOptions>>,
     pub run_cancel: Mutex<Option<CancellationToken>>,
@@ -46,6 +49,7 @@ impl Shared {
             generation: AtomicU64::new(0),
             queues: Mutex::new(Queues::default()),
             steer_notify: Notify::new(),
+            steer_seq: AtomicU64::new(0),
             subscribers: Mutex::new(Vec::new()),
             options: RwLock::new(Arc::new(options)),
             run_cancel: Mutex::new(None),
@@ -95,8 +99,21 @@ impl Shared {
         subs.retain(|tx| tx.send(event.clone()).is_ok());
     }
 
-    pub fn has_steering(&self) -> bool {
-        !self.queues().steering.is_empty()
+    /// Queues a steering message and wakes a streaming turn.
+    pub fn push_steering(&self, message: AgentMessage) {
+        self.queues().steering.push(message);
+        self.steer_seq.fetch_add(1, Ordering::AcqRel);
+        self.steer_notify.notify_waiters();
+    }
+
+    /// The current steering arrival count (taken when a turn begins).
+    pub fn steer_seq(&self) -> u64 {
+        self.steer_seq.load(Ordering::Acquire)
+    }
+
+    /// Whether steering arrived after arrival count `since` and is still queued.
+    pub fn steering_since(&self, since: u64) -> bool {
+        self.steer_seq() > since && !self.queues().steering.is_empty()
     }
 
     pub fn poll_steering(&self) -> Vec<AgentMessage> {
@@ -107,28 +124,34 @@ impl Shared {
         self.queues().follow_up.drain()
     }
 
-    /// Resolves once a steering message is queued (at once if one already is).
-    pub async fn steering_arrived(&self) {
+    /// Resolves once steering that arrived after count `since` is queued (at once if so).
+    pub async fn steering_arrived(&self, since: u64) {
         loop {
             let notified = self.steer_notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if self.has_steering() {
+            if self.steering_since(since) {
                 return;
             }
             notified.await;
         }
     }
 
-    /// Ends a run (AC-4): not streaming, nothing pending, idle waiters released.
+    /// Ends a run (AC-4): not streaming, nothing pending, idle waiters released. Everything
+    /// changes under the state lock, so a `prompt()` racing with the end of the previous run
+    /// never sees a half-finished agent or has its own token cleared.
     pub fn finish_run(&self) {
-        {
-            let mut s = self.state();
-            s.is_streaming = false;
-            s.streaming_message = None;
-            s.pending_tool_calls.clear();
-        }
+        let mut s = self.state();
+        s.is_streaming = false;
+        s.streaming_message = None;
+        s.pending_tool_calls.clear();
         *lock(&self.run_cancel) = None;
         self.running.send_replace(false);
     }
+}
+
+/// Resolves `grace` after `cancel` fired: whatever still runs then is given up on.
+pub(crate) async fn abort_deadline(cancel: &CancellationToken, grace: std::time::Duration) {
+    cancel.cancelled().await;
+    tokio::time::sleep(grace).await;
 }

@@ -7,8 +7,8 @@ use std::time::Duration;
 use rho_ai::{Model, PartialMessage, StreamOptions, ThinkingLevel};
 
 use crate::hooks::{
-    default_stream_fn, AfterToolCallFn, BeforeToolCallFn, ConvertToLlmFn, ShouldStopAfterTurnFn,
-    StreamFn, TransformContextFn,
+    default_stream_fn, AfterToolCallFn, BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn,
+    ShouldStopAfterTurnFn, StreamFn, TransformContextFn,
 };
 use crate::message::AgentMessage;
 use crate::tool::AgentTool;
@@ -106,6 +106,8 @@ pub struct AgentOptions {
     /// Base options of each call (key, session id, headers, ...); the agent sets `cancel`
     /// and `reasoning`.
     pub stream_options: StreamOptions,
+    /// Key lookup before each call.
+    pub get_api_key: Option<GetApiKeyFn>,
     /// Conversion before each call; `None` = [`crate::hooks::default_convert_to_llm`].
     pub convert_to_llm: Option<ConvertToLlmFn>,
     /// Transcript rewriting before each call.
@@ -119,7 +121,9 @@ pub struct AgentOptions {
     /// Parallel (default) or sequential tool calls.
     pub tool_execution: ToolExecution,
     /// After an abort, how long a tool that ignores its cancellation token may keep running
-    /// before the agent drops it and records `Tool execution aborted`.
+    /// before the agent drops it and records `Tool execution aborted`; likewise how long a
+    /// provider stream may take to deliver its `aborted` ending before the agent ends the
+    /// message itself.
     pub abort_grace: Duration,
 }
 
@@ -128,6 +132,7 @@ impl Default for AgentOptions {
         Self {
             stream_fn: default_stream_fn(),
             stream_options: StreamOptions::default(),
+            get_api_key: None,
             convert_to_llm: None,
             transform_context: None,
             before_tool_call: None,

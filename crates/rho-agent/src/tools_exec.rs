@@ -5,7 +5,6 @@
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::stream::FuturesUnordered;
 use futures_util::{FutureExt, StreamExt};
@@ -18,7 +17,7 @@ use crate::hooks::{AfterToolCallContext, BeforeToolCallContext};
 use crate::message::AgentMessage;
 use crate::run::panic_text;
 use crate::schema::{format_validation_error, validate};
-use crate::shared::Shared;
+use crate::shared::{abort_deadline, Shared};
 use crate::state::{AgentOptions, ToolExecution};
 use crate::tool::{AgentTool, ExecutionMode, ToolContext, ToolOutput};
 
@@ -64,8 +63,12 @@ pub(crate) struct ToolRunner<'a> {
     pub shared: &'a Arc<Shared>,
     pub opts: &'a AgentOptions,
     pub tools: &'a [Arc<dyn AgentTool>],
+    /// The run's tool definitions (schemas built once per run, not per call).
+    pub definitions: &'a [rho_ai::Tool],
     pub cancel: &'a CancellationToken,
     pub assistant: &'a AssistantMessage,
+    /// Steering arrival count when the turn began (see [`Shared::steering_since`]).
+    pub steer_seq: u64,
 }
 
 impl ToolRunner<'_> {
@@ -108,7 +111,7 @@ impl ToolRunner<'_> {
     /// completion order, then the result messages in call order.
     async fn run_parallel(&self, calls: &[&ToolCall]) -> Vec<(ToolResultMessage, bool)> {
         let mut finals: Vec<Option<Finalized>> = vec![None; calls.len()];
-        let running = FuturesUnordered::new();
+        let mut running = FuturesUnordered::new();
         for (i, call) in calls.iter().enumerate() {
             self.emit_start(call);
             match self.preflight(call).await {
@@ -121,7 +124,6 @@ impl ToolRunner<'_> {
                 }
             }
         }
-        let mut running = running;
         while let Some((i, f)) = running.next().await {
             self.emit_end(calls[i], &f);
             finals[i] = Some(f);
@@ -141,16 +143,31 @@ impl ToolRunner<'_> {
         self.tools.iter().find(|t| t.name() == name)
     }
 
+    fn schema(&self, name: &str) -> Option<&serde_json::Value> {
+        self.definitions
+            .iter()
+            .find(|d| d.name == name)
+            .map(|d| &d.parameters)
+    }
+
     /// AC-14 plus D4's skip: `Err` is an immediate result, the call does not execute.
     async fn preflight(&self, call: &ToolCall) -> Result<Prepared, Finalized> {
-        if self.shared.has_steering() {
+        if self.shared.steering_since(self.steer_seq) {
             return Err(Finalized::error(SKIPPED_TEXT));
         }
         let Some(tool) = self.find(&call.name) else {
             return Err(Finalized::error(format!("Tool {} not found", call.name)));
         };
         let mut args = tool.prepare_arguments(call.arguments.clone());
-        if let Err(issues) = validate(&tool.parameters(), &mut args) {
+        let built;
+        let schema = match self.schema(&call.name) {
+            Some(s) => s,
+            None => {
+                built = tool.parameters();
+                &built
+            }
+        };
+        if let Err(issues) = validate(schema, &mut args) {
             let text = format_validation_error(&call.name, &issues, &call.arguments);
             return Err(Finalized::error(text));
         }
@@ -316,10 +333,4 @@ impl ToolRunner<'_> {
         self.shared.emit(AgentEvent::MessageEnd { message });
         result
     }
-}
-
-/// Resolves `grace` after the abort signal fired: a tool still running then is dropped.
-async fn abort_deadline(cancel: &CancellationToken, grace: Duration) {
-    cancel.cancelled().await;
-    tokio::time::sleep(grace).await;
 }

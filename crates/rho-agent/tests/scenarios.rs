@@ -488,3 +488,80 @@ async fn event_stream_json_matches_the_rpc_shapes() {
         .collect();
     insta::assert_snapshot!(lines.join("\n"));
 }
+
+#[tokio::test]
+async fn a_provider_ignoring_abort_is_ended_by_the_agent_with_the_partial_kept() {
+    use rho_ai::{AssistantMessage, AssistantMessageEvent, AssistantStream};
+    let sinks = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = sinks.clone();
+    let stream_fn: rho_agent::StreamFn = Arc::new(move |model, _, _| {
+        let (sink, stream) = AssistantStream::channel();
+        let partial = AssistantMessage::empty(&model.api, &model.provider, &model.id);
+        sink.push(AssistantMessageEvent::Start { partial });
+        sink.push(AssistantMessageEvent::TextStart { content_index: 0 });
+        sink.push(AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "stuck".into(),
+        });
+        keep.lock().expect("sinks").push(sink); // never ends, ignores the signal
+        Ok(stream)
+    });
+    let agent = rho_agent::Agent::new(rho_agent::AgentOptions {
+        abort_grace: Duration::from_millis(20),
+        ..rho_agent::AgentOptions::with_stream_fn(stream_fn)
+    });
+    agent.set_model(rho_agent::testing::scripted_model());
+    let mut waiter = agent.subscribe();
+    let run = tokio::spawn(agent.prompt("x"));
+    until(&mut waiter, |e| {
+        matches!(e, AgentEvent::MessageUpdate { .. })
+    })
+    .await;
+    agent.abort();
+    tokio::time::timeout(ABORT_BOUND, agent.wait_for_idle())
+        .await
+        .expect("idle within 100 ms");
+    run.await.expect("joined").expect("ran");
+    let last = agent.messages().pop().expect("assistant");
+    let a = last.as_assistant().expect("assistant");
+    assert_eq!(
+        (a.stop_reason, a.text().as_str()),
+        (StopReason::Aborted, "stuck")
+    );
+    assert_eq!(sinks.lock().expect("sinks").len(), 1);
+}
+
+#[tokio::test]
+async fn get_api_key_supplies_the_key_and_its_failure_fails_the_run() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("ok"));
+    let inner = provider.stream_fn();
+    let agent = agent_with(&provider, |o| {
+        o.stream_fn = Arc::new(move |m, c, opts| {
+            record.lock().expect("seen").push(opts.api_key.clone());
+            inner(m, c, opts)
+        });
+        o.get_api_key = Some(Arc::new(|provider: &str| {
+            let key = format!("key-for-{provider}");
+            futures_util::FutureExt::boxed(async move { Ok(Some(key)) })
+        }));
+    });
+    agent.prompt("x").await.expect("ran");
+    assert_eq!(
+        *seen.lock().expect("seen"),
+        [Some("key-for-scripted".to_string())]
+    );
+    agent.update_options(|o| {
+        o.get_api_key = Some(Arc::new(|_: &str| {
+            futures_util::FutureExt::boxed(async { Err("OAuth refresh failed".to_string()) })
+        }))
+    });
+    agent.prompt("y").await.expect("accepted");
+    assert_eq!(
+        agent.with_state(|s| s.error_message.clone()).as_deref(),
+        Some("OAuth refresh failed")
+    );
+    assert_eq!(provider.call_count(), 1, "no request without a key");
+}

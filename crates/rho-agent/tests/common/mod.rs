@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rho_agent::testing::{scripted_model, ScriptedProvider};
+use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_agent::{
     AgentEvent, AgentMessage, AgentOptions, AgentTool, EventReceiver, ExecutionMode, ToolContext,
     ToolError, ToolOutput,
@@ -216,4 +216,44 @@ pub fn zero_timestamps(json: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+pub fn hang() -> ScriptedReply {
+    ScriptedReply::new().with_text(&["par"]).step(Step::Hang)
+}
+
+pub fn two_calls() -> ScriptedReply {
+    ScriptedReply::tool_calls(&[("c1", "a", json!({})), ("c2", "b", json!({}))])
+}
+
+pub const SEQUENTIAL: [&str; 8] = [
+    "tool_execution_start:c1",
+    "tool_execution_end:c1",
+    "message_start:toolResult",
+    "message_end:toolResult",
+    "tool_execution_start:c2",
+    "tool_execution_end:c2",
+    "message_start:toolResult",
+    "message_end:toolResult",
+];
+
+pub fn tool_slice(l: &[String]) -> Vec<String> {
+    l.iter()
+        .skip_while(|s| !s.starts_with("tool_execution_start"))
+        .take_while(|s| *s != "turn_end")
+        .cloned()
+        .collect()
+}
+
+pub fn result_texts(agent: &Agent) -> Vec<(String, bool)> {
+    agent
+        .messages()
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(t) => {
+                Some((rho_ai::message::join_text(&t.content), t.is_error))
+            }
+            _ => None,
+        })
+        .collect()
 }
