@@ -51,6 +51,7 @@ enum End {
 pub struct ScriptedReply {
     steps: Vec<Step>,
     end: End,
+    usage: Option<(u64, u64)>,
 }
 
 impl ScriptedReply {
@@ -59,6 +60,7 @@ impl ScriptedReply {
         Self {
             steps: Vec::new(),
             end: End::Finish(StopReason::Stop),
+            usage: None,
         }
     }
 
@@ -177,7 +179,16 @@ impl ScriptedReply {
         self.end_with(reply);
     }
 
-    fn end_with(self, reply: ReplyBuilder) {
+    /// Reports `input` and `output` tokens (cost from the model's prices).
+    pub fn with_usage(mut self, input: u64, output: u64) -> Self {
+        self.usage = Some((input, output));
+        self
+    }
+
+    fn end_with(self, mut reply: ReplyBuilder) {
+        if let Some((input, output)) = self.usage {
+            reply.set_usage(input, output, 0, 0);
+        }
         match self.end {
             End::Finish(reason) => reply.finish(reason, None),
             End::Fail(message) => reply.fail(message),
