@@ -44,7 +44,7 @@ fn compaction_events(events: &[rho_core::agent_session::SessionEvent]) -> Vec<se
 }
 
 #[tokio::test]
-async fn comp_10_overflow_compacts_once_then_continues() {
+async fn comp_10_and_comp_14_and_comp_20_and_loop_7_overflow_compacts_once_then_continues() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail(OVERFLOW));
     provider.push(ScriptedReply::text("SUMMARY OF EARLIER"));
@@ -125,7 +125,7 @@ async fn comp_15_failed_summary_reports_recovery_failure() {
 }
 
 #[tokio::test]
-async fn d3_overflow_from_another_model_is_not_compacted() {
+async fn comp_6_and_post_9_d3_overflow_from_another_model_is_not_compacted() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("fine"));
     let mut store = SessionManager::in_memory("/work");
@@ -193,7 +193,7 @@ async fn comp_17_manual_compaction_then_already_compacted() {
 }
 
 #[tokio::test]
-async fn comp_13_extension_cancel_and_supplied_summary() {
+async fn comp_13_and_comp_16_extension_cancel_and_supplied_summary() {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);
     c.session = {

@@ -48,7 +48,7 @@ async fn cm_6_idle_without_trigger_appends_and_emits_without_llm_call() {
 }
 
 #[tokio::test]
-async fn cm_5_idle_trigger_turn_runs_through_the_run_loop_d9() {
+async fn cm_5_and_cm_1_idle_trigger_turn_runs_through_the_run_loop_d9() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
     provider.push(ScriptedReply::text("reply"));
@@ -69,12 +69,32 @@ async fn cm_5_idle_trigger_turn_runs_through_the_run_loop_d9() {
         "D9: retries apply to triggered turns"
     );
     assert_eq!(request_texts(&provider.requests()[0]), ["user:please act"]);
-    let t = types(&drain(&mut rx));
-    assert!(t.contains(&"auto_retry_start"));
+    let events = drain(&mut rx);
+    assert!(types(&events).contains(&"auto_retry_start"));
+    let custom_end = json_events(&events)
+        .into_iter()
+        .find(|e| e["type"] == "message_end" && e["message"]["role"] == "custom")
+        .expect("CM-1: the custom message is a run prompt");
+    let m = &custom_end["message"];
+    assert_eq!(
+        (
+            m["customType"].as_str(),
+            m["content"].as_str(),
+            m["display"].as_bool(),
+            m["details"].clone()
+        ),
+        (
+            Some("note"),
+            Some("please act"),
+            Some(true),
+            json!({"k": 1})
+        )
+    );
+    assert!(m["timestamp"].is_number());
 }
 
 #[tokio::test]
-async fn cm_3_and_cm_4_streaming_routes_follow_up_and_steer() {
+async fn cm_3_and_cm_4_and_cm_7_and_cm_11_streaming_routes_follow_up_and_steer() {
     let provider = ScriptedProvider::new();
     let gate = Arc::new(tokio::sync::Notify::new());
     provider.push(

@@ -74,7 +74,7 @@ async fn cmd_10_expansion_off_skips_commands() {
 }
 
 #[tokio::test]
-async fn p4_input_handled_returns_early_with_preflight_true() {
+async fn p4_and_in_3_input_handled_returns_early_with_preflight_true() {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);
     c.extensions = vec![extension_on("a", "input", |_, _| {
@@ -88,7 +88,7 @@ async fn p4_input_handled_returns_early_with_preflight_true() {
 }
 
 #[tokio::test]
-async fn in_4_transforms_chain_and_reach_the_llm_with_source() {
+async fn in_4_and_in_1_and_in_5_transforms_chain_and_reach_the_llm_with_source() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok"));
     let sources: common::Log = Default::default();
@@ -221,7 +221,7 @@ async fn p6_streaming_without_behavior_errors_and_with_behavior_queues() {
 }
 
 #[tokio::test]
-async fn auth_2_no_model_gives_d7_text_and_preflight_false() {
+async fn auth_2_and_p_10_no_model_gives_d7_text_and_preflight_false() {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);
     c.model = None;
@@ -247,7 +247,7 @@ impl CredentialStore for FixedStatus {
 }
 
 #[tokio::test]
-async fn auth_4_missing_key_and_auth_5_oauth_texts() {
+async fn auth_4_and_auth_5_and_auth_7_missing_key_and_oauth_texts() {
     let provider = ScriptedProvider::new();
     let mut model = rho_agent::testing::scripted_model();
     model.provider = "anthropic".into();
@@ -279,7 +279,7 @@ async fn auth_4_missing_key_and_auth_5_oauth_texts() {
 }
 
 #[tokio::test]
-async fn p7_bash_flushed_even_when_auth_fails() {
+async fn p7_and_auth_1_and_bash_4_bash_flushed_even_when_auth_fails() {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);
     c.model = None;
@@ -310,7 +310,8 @@ pub fn bash(command: &str) -> rho_agent::BashExecutionMessage {
 }
 
 #[tokio::test]
-async fn msg_1_order_user_then_next_turn_then_before_agent_start_messages() {
+async fn msg_1_and_3_and_6_and_8_and_p_9_and_cm_2_and_8_and_se_4_order_user_then_next_turn_then_before_agent_start_messages(
+) {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok"));
     let mut c = config(&provider);
@@ -366,7 +367,7 @@ async fn msg_1_order_user_then_next_turn_then_before_agent_start_messages() {
 }
 
 #[tokio::test]
-async fn msg_7_system_prompt_override_lasts_one_run_then_resets_to_base() {
+async fn msg_7_and_4_and_5_system_prompt_override_lasts_one_run_then_resets_to_base() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("one"));
     provider.push(ScriptedReply::text("two"));

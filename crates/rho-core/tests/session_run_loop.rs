@@ -24,7 +24,8 @@ fn retry_events(events: &[SessionEvent]) -> Vec<serde_json::Value> {
 }
 
 #[tokio::test]
-async fn retry_5_and_9_503_then_success_retries_and_reports_success() {
+async fn retry_5_and_6_and_9_and_loop_2_and_se_6_and_post_2_503_then_success_retries_and_reports_success(
+) {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
@@ -85,7 +86,7 @@ async fn retry_4_exhausted_reports_failure_and_keeps_the_error() {
 }
 
 #[tokio::test]
-async fn retry_14_non_retryable_error_after_retries_ends_the_sequence() {
+async fn retry_14_and_retry_13_non_retryable_error_after_retries_ends_the_sequence() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
     provider.push(ScriptedReply::new().fail("400 invalid request"));
@@ -120,7 +121,7 @@ async fn retry_11_disabled_means_no_retry() {
 }
 
 #[tokio::test]
-async fn ab_5_abort_during_retry_sleep_cancels_the_retry() {
+async fn ab_5_and_retry_7_abort_during_retry_sleep_cancels_the_retry() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
     let mut c = config(&provider);
@@ -209,7 +210,8 @@ fn bash(command: &str) -> BashExecutionMessage {
 }
 
 #[tokio::test]
-async fn bash_6_result_recorded_while_streaming_lands_after_the_turns_tool_results() {
+async fn bash_6_and_7_and_loop_6_result_recorded_while_streaming_lands_after_the_turns_tool_results(
+) {
     let provider = ScriptedProvider::new();
     let gate = Arc::new(tokio::sync::Notify::new());
     provider.push(ScriptedReply::tool_calls(&[(
