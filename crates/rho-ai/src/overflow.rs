@@ -150,7 +150,7 @@ mod tests {
     }
 
     #[test]
-    fn exclusions_and_unrelated_errors_are_not_overflow() {
+    fn comp_7_exclusions_and_unrelated_errors_are_not_overflow() {
         for text in NOT_OVERFLOWS {
             assert!(!is_overflow_error_text(text), "{text}");
         }

@@ -162,7 +162,7 @@ mod tests {
     }
 
     #[test]
-    fn split_turn_separates_history_and_prefix() {
+    fn comp_18_split_turn_separates_history_and_prefix() {
         let mut path = vec![
             msg("u0", user(&chars(40))),
             msg("a0", assistant(&chars(40), 10)),

@@ -73,7 +73,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_match_pi() {
+    fn comp_1_defaults_match_pi() {
         let s: CompactionSettings = serde_json::from_str("{}").expect("empty object parses");
         assert_eq!(s, CompactionSettings::default());
         assert!(s.enabled);
@@ -92,7 +92,7 @@ mod tests {
     }
 
     #[test]
-    fn threshold_is_window_minus_reserve_and_strict() {
+    fn comp_3_threshold_is_window_minus_reserve_and_strict() {
         let s = CompactionSettings::default();
         assert_eq!(s.threshold(128_000), 128_000 - 16_384);
         assert!(!s.should_compact(128_000 - 16_384, 128_000));

@@ -158,7 +158,7 @@ mod tests {
     }
 
     #[test]
-    fn update_prompt_carries_previous_summary_and_focus() {
+    fn comp_19_update_prompt_carries_previous_summary_and_focus() {
         let text = history_prompt(&[user("more")], Some("OLD"), Some("the tests"));
         let conv_end = text.find("</conversation>").expect("conversation block");
         let prev = text

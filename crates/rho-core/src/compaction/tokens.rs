@@ -157,7 +157,7 @@ mod tests {
     use crate::compaction::test_support::*;
 
     #[test]
-    fn usage_total_or_sum() {
+    fn comp_2_usage_total_or_sum() {
         let mut u = Usage {
             input: 100,
             output: 5,

@@ -105,7 +105,7 @@ mod tests {
     }
 
     #[test]
-    fn error_reply_is_estimated_from_the_state() {
+    fn comp_11_error_reply_is_estimated_from_the_state() {
         let big = assistant("done", 115_000);
         let err = error_assistant("", 0);
         let state = vec![user("go"), big, user(&chars(4_000)), err.clone()];
@@ -122,7 +122,7 @@ mod tests {
     }
 
     #[test]
-    fn stale_messages_are_skipped() {
+    fn comp_5_stale_messages_are_skipped() {
         // test_support assistants carry timestamp 2.
         let a = assistant("ok", 500_000);
         assert!(!check(reply(&a), &[], Some(2)));
@@ -138,7 +138,7 @@ mod tests {
     }
 
     #[test]
-    fn guards_disabled_aborted_and_other_model() {
+    fn comp_4_and_post_5_guards_disabled_aborted_and_other_model() {
         let a = assistant("ok", 500_000);
         let mut aborted = a.clone();
         if let AgentMessage::Assistant(x) = &mut aborted {
@@ -190,7 +190,7 @@ mod tests {
     }
 
     #[test]
-    fn uses_the_current_models_window() {
+    fn comp_12_uses_the_current_models_window() {
         let a = assistant("ok", 100_000);
         let s = CompactionSettings::default();
         let mut cur = current();

@@ -83,7 +83,7 @@ mod tests {
     }
 
     #[test]
-    fn unknown_after_compaction_until_a_new_reply() {
+    fn comp_21_unknown_after_compaction_until_a_new_reply() {
         let mut path = vec![
             msg("u", user("hi")),
             msg("a", assistant("ok", 900)),
