@@ -1,0 +1,329 @@
+//! Extension events through AgentSession (session-behavior §18, EXT- rules).
+
+#[path = "session_common/mod.rs"]
+mod common;
+
+use std::sync::{Arc, Mutex};
+
+use common::*;
+use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
+use rho_core::agent_session::{AgentSession, PromptOptions};
+use rho_core::extensions::{Extension, ExtensionEvent};
+use serde_json::json;
+
+/// An extension that logs `label:<event type>` for each of `events`.
+fn logger(path: &str, label: &'static str, events: &[&str], log: Log) -> Extension {
+    let mut e = Extension::new(path);
+    for ev in events {
+        let log = log.clone();
+        e.on(
+            ev,
+            handler(move |event, _| {
+                log.lock()
+                    .expect("lock")
+                    .push(format!("{label}:{}", event.type_name()));
+                Ok(None)
+            }),
+        );
+    }
+    e
+}
+
+#[tokio::test]
+async fn ext_1_and_ext_2_order_and_isolation() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("ok"));
+    let log: Log = Default::default();
+    let mut a = logger("a", "h1", &["turn_start"], log.clone());
+    let l2 = log.clone();
+    a.on(
+        "turn_start",
+        handler(move |_, _| {
+            l2.lock().expect("lock").push("h2:turn_start".into());
+            Err("h2 failed".into())
+        }),
+    );
+    let b = logger("b", "h3", &["turn_start"], log.clone());
+    let mut c = config(&provider);
+    c.extensions = vec![a, b];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    assert_eq!(
+        *log.lock().expect("lock"),
+        ["h1:turn_start", "h2:turn_start", "h3:turn_start"]
+    );
+    let err = json_events(&drain(&mut rx))
+        .into_iter()
+        .find(|e| e["type"] == "extension_error")
+        .expect("reported");
+    assert_eq!(
+        err,
+        json!({"type": "extension_error", "extensionPath": "a", "event": "turn_start", "error": "h2 failed"})
+    );
+}
+
+#[tokio::test]
+async fn ext_5_context_handler_changes_only_the_request() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("one"));
+    provider.push(ScriptedReply::text("two"));
+    let mut c = config(&provider);
+    c.extensions = vec![extension_on("a", "context", |e, _| {
+        let ExtensionEvent::Context { messages } = e else {
+            return Ok(None);
+        };
+        let last = messages.last().cloned();
+        Ok(Some(json!({"messages": [last]})))
+    })];
+    let s = AgentSession::new(c);
+    s.prompt("first", PromptOptions::default())
+        .await
+        .expect("runs");
+    s.prompt("second", PromptOptions::default())
+        .await
+        .expect("runs");
+    assert_eq!(request_texts(&provider.requests()[1]), ["user:second"]);
+    assert_eq!(s.messages().len(), 4, "agent state is untouched");
+}
+
+#[tokio::test]
+async fn ext_7_and_ext_14_before_agent_start_once_agent_end_per_run() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::text("ok"));
+    let log: Log = Default::default();
+    let mut c = config(&provider);
+    c.extensions = vec![logger(
+        "a",
+        "a",
+        &["before_agent_start", "agent_end", "agent_start"],
+        log.clone(),
+    )];
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    assert_eq!(
+        *log.lock().expect("lock"),
+        [
+            "a:before_agent_start",
+            "a:agent_start",
+            "a:agent_end",
+            "a:agent_start",
+            "a:agent_end"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn ext_9_message_events_reach_handlers_but_not_idle_custom_messages() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[("t1", "missing", json!({}))]));
+    provider.push(ScriptedReply::text("done"));
+    let roles: Log = Default::default();
+    let r2 = roles.clone();
+    let mut c = config(&provider);
+    c.extensions = vec![extension_on("a", "message_start", move |e, _| {
+        if let ExtensionEvent::MessageStart { message } = e {
+            r2.lock().expect("lock").push(message.role().to_string());
+        }
+        Ok(None)
+    })];
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    s.send_custom_message(
+        rho_core::extensions::CustomMessageInput {
+            custom_type: "n".into(),
+            content: rho_ai::UserContent::Text("idle".into()),
+            display: true,
+            details: None,
+        },
+        Default::default(),
+    )
+    .await
+    .expect("appended");
+    assert_eq!(
+        *roles.lock().expect("lock"),
+        ["user", "assistant", "toolResult", "assistant"]
+    );
+}
+
+#[tokio::test]
+async fn ext_13_turn_index_restarts_each_run() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[("t1", "missing", json!({}))]));
+    provider.push(ScriptedReply::text("done"));
+    provider.push(ScriptedReply::text("again"));
+    let idx: Arc<Mutex<Vec<(String, u32)>>> = Default::default();
+    let mut ext = Extension::new("a");
+    for name in ["turn_start", "turn_end"] {
+        let idx = idx.clone();
+        ext.on(
+            name,
+            handler(move |e, _| {
+                let entry = match e {
+                    ExtensionEvent::TurnStart { turn_index, .. } => {
+                        ("start".to_string(), turn_index)
+                    }
+                    ExtensionEvent::TurnEnd { turn_index, .. } => ("end".to_string(), turn_index),
+                    _ => return Ok(None),
+                };
+                idx.lock().expect("lock").push(entry);
+                Ok(None)
+            }),
+        );
+    }
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    s.prompt("y", PromptOptions::default()).await.expect("runs");
+    let got: Vec<(String, u32)> = idx.lock().expect("lock").clone();
+    let expected: Vec<(String, u32)> = [
+        ("start", 0),
+        ("end", 0),
+        ("start", 1),
+        ("end", 1),
+        ("start", 0),
+        ("end", 0),
+    ]
+    .iter()
+    .map(|(a, b)| (a.to_string(), *b))
+    .collect();
+    assert_eq!(got, expected);
+}
+
+#[tokio::test]
+async fn ext_15_model_select_only_on_change_and_thinking_level_events() {
+    let provider = ScriptedProvider::new();
+    let log: Log = Default::default();
+    let mut c = config(&provider);
+    c.thinking_level = rho_ai::ThinkingLevel::High;
+    c.extensions = vec![logger(
+        "a",
+        "a",
+        &["model_select", "thinking_level_select"],
+        log.clone(),
+    )];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.set_model(scripted_model()).await.expect("same model");
+    assert!(
+        log.lock().expect("lock").is_empty(),
+        "no model_select for the current model"
+    );
+    let mut other = scripted_model();
+    other.id = "other".into();
+    other.reasoning = false;
+    s.set_model(other).await.expect("switched");
+    assert_eq!(
+        *log.lock().expect("lock"),
+        ["a:thinking_level_select", "a:model_select"]
+    );
+    let events = json_events(&drain(&mut rx));
+    assert!(events.contains(&json!({"type": "thinking_level_changed", "level": "off"})));
+    let entries: Vec<String> = s.with_session(|m| {
+        m.entries()
+            .iter()
+            .map(|e| e.data.type_name().to_string())
+            .collect()
+    });
+    assert!(
+        entries.contains(&"model_change".to_string())
+            && entries.contains(&"thinking_level_change".to_string())
+    );
+}
+
+#[tokio::test]
+async fn ext_17_session_compact_fires_before_compaction_end() {
+    let provider = ScriptedProvider::from_fn(|_| ScriptedReply::text("SUMMARY"));
+    let order: Log = Default::default();
+    let o2 = order.clone();
+    let mut c = config(&provider);
+    c.stream_fn = provider.stream_fn();
+    c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    c.extensions = vec![extension_on("a", "session_compact", move |e, _| {
+        if let ExtensionEvent::SessionCompact {
+            compaction_entry,
+            from_extension,
+        } = e
+        {
+            assert_eq!(compaction_entry["type"], "compaction");
+            assert!(!from_extension);
+            o2.lock().expect("lock").push("session_compact".into());
+        }
+        Ok(None)
+    })];
+    let s = AgentSession::new(c);
+    s.prompt("a", PromptOptions::default()).await.expect("runs");
+    s.prompt("b", PromptOptions::default()).await.expect("runs");
+    let mut rx = s.subscribe();
+    s.compact(None).await.expect("compacted");
+    assert_eq!(*order.lock().expect("lock"), ["session_compact"]);
+    assert_eq!(types(&drain(&mut rx)).last(), Some(&"compaction_end"));
+}
+
+#[tokio::test]
+async fn ext_18_error_report_paths_for_commands_and_runtime() {
+    let provider = ScriptedProvider::new();
+    let mut ext = Extension::new("e");
+    ext.register_command(rho_core::extensions::CommandDef {
+        name: "boom".into(),
+        description: None,
+        handler: Arc::new(|_, _| Box::pin(async { Err("kaput".to_string()) })),
+    });
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.prompt("/boom", PromptOptions::default())
+        .await
+        .expect("handled");
+    let e = json_events(&drain(&mut rx)).pop().expect("report");
+    assert_eq!(
+        (e["extensionPath"].as_str(), e["event"].as_str()),
+        (Some("command:boom"), Some("command"))
+    );
+}
+
+#[tokio::test]
+async fn ext_24_extension_tools_join_the_agent_tool_list() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("ok"));
+    let mut ext = Extension::new("tools.ext");
+    ext.register_tool(Arc::new(Named("ext_tool")));
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    let names: Vec<String> = provider.requests()[0]
+        .tools
+        .iter()
+        .map(|t| t.name.clone())
+        .collect();
+    assert_eq!(names, ["ext_tool"]);
+}
+
+struct Named(&'static str);
+
+impl rho_agent::AgentTool for Named {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn label(&self) -> &str {
+        self.0
+    }
+    fn description(&self) -> &str {
+        "an extension tool"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn execute(
+        &self,
+        _args: serde_json::Value,
+        _ctx: rho_agent::ToolContext,
+    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
+    {
+        Box::pin(async { Ok(rho_agent::ToolOutput::text("ran")) })
+    }
+}
