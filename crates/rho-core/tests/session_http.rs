@@ -194,7 +194,7 @@ async fn rate_limit_then_success_retries_with_events() {
 }
 
 #[tokio::test]
-async fn retries_exhausted_end_with_failure() {
+async fn retry_1_retries_exhausted_end_with_failure() {
     let server = MockServer::start().await;
     server.push(overloaded_error());
     server.push(overloaded_error());

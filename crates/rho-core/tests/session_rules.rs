@@ -877,7 +877,7 @@ async fn q_8_all_mode_delivers_the_whole_queue_at_once() {
 }
 
 #[tokio::test]
-async fn q_9_seed_post_run_still_delivers_a_follow_up_after_an_error_d2() {
+async fn q_9_and_post_6_seed_post_run_still_delivers_a_follow_up_after_an_error_d2() {
     let provider = ScriptedProvider::new();
     let gate = Arc::new(tokio::sync::Notify::new());
     provider.push(

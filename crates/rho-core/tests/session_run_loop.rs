@@ -287,7 +287,7 @@ async fn q_3_idle_steering_is_delivered_right_after_the_prompt() {
 }
 
 #[tokio::test]
-async fn q_4_queue_update_precedes_delivered_user_message_start() {
+async fn q_4_and_se_3_queue_update_precedes_delivered_user_message_start() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("a"));
     provider.push(ScriptedReply::text("b"));
