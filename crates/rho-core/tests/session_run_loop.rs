@@ -24,7 +24,7 @@ fn retry_events(events: &[SessionEvent]) -> Vec<serde_json::Value> {
 }
 
 #[tokio::test]
-async fn retry_5_and_6_and_9_and_loop_2_and_se_6_and_post_2_503_then_success_retries_and_reports_success(
+async fn retry_5_and_6_and_9_and_loop_2_and_se_6_and_post_2_and_post_4_503_then_success_retries_and_reports_success(
 ) {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
