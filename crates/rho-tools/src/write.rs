@@ -66,7 +66,7 @@ impl AgentTool for WriteTool {
                 })?;
                 Ok(ToolOutput::text(format!(
                     "Successfully wrote {} bytes to {}",
-                    args.content.len(),
+                    js_length(&args.content),
                     args.path
                 )))
             })
@@ -80,4 +80,9 @@ fn write_file(abs: &std::path::Path, content: &str) -> std::io::Result<()> {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(abs, content)
+}
+
+/// The length pi reports: JavaScript's `string.length` (UTF-16 code units).
+fn js_length(text: &str) -> usize {
+    text.encode_utf16().count()
 }
