@@ -168,13 +168,10 @@ impl AgentTool for BashTool {
                 ExecEnd::Exited(code) => {
                     let (text, details) = format_output(&run.output, "(no output)");
                     match code {
-                        Some(code) if code != 0 => Err(ToolError {
-                            message: with_status(
-                                &text,
-                                &format!("Command exited with code {code}"),
-                            ),
-                            details,
-                        }),
+                        Some(code) if code != 0 => Err(ToolError::new(with_status(
+                            &text,
+                            &format!("Command exited with code {code}"),
+                        ))),
                         _ => Ok(ToolOutput {
                             content: vec![ContentBlock::text(text)],
                             details,

@@ -158,15 +158,7 @@ pub fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput, T
     let crlf = uses_crlf(text);
     let normalized = normalize_to_lf(text);
     let applied = apply_edits(&normalized, edits, path).map_err(ToolError::new)?;
-    let body = if crlf {
-        applied.new.replace('\n', "\r\n")
-    } else {
-        applied.new.clone()
-    };
-    let mut out = String::with_capacity(bom.len() + body.len());
-    out.push_str(bom);
-    out.push_str(&body);
-    std::fs::write(abs, out).map_err(|err| cannot_edit(path, &err))?;
+    write_edited(abs, bom, &applied.new, crlf).map_err(|err| cannot_edit(path, &err))?;
     let (diff, first_changed) = generate_diff(&applied.base, &applied.new, 4);
     Ok(ToolOutput {
         content: vec![ContentBlock::text(format!(
@@ -175,6 +167,24 @@ pub fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput, T
         ))],
         details: Some(json!({ "diff": diff, "firstChangedLine": first_changed })),
     })
+}
+
+fn write_edited(abs: &Path, bom: &str, body: &str, crlf: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(abs)?);
+    file.write_all(bom.as_bytes())?;
+    if crlf {
+        for (i, line) in body.split('\n').enumerate() {
+            if i > 0 {
+                file.write_all(b"\r\n")?;
+            }
+            file.write_all(line.as_bytes())?;
+        }
+    } else {
+        file.write_all(body.as_bytes())?;
+    }
+    file.into_inner().map_err(|e| e.into_error())?;
+    Ok(())
 }
 
 /// True when the first line break is CRLF.

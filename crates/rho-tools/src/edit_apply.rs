@@ -17,9 +17,9 @@ pub struct Edit {
 
 /// The content edits were applied to and the result (both LF, without BOM).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Applied {
+pub struct Applied<'a> {
     /// The original, or its normalized copy when fuzzy matching was needed.
-    pub base: String,
+    pub base: Cow<'a, str>,
     /// The edited content.
     pub new: String,
 }
@@ -42,10 +42,33 @@ fn fuzzy_char(c: char) -> char {
     }
 }
 
+/// True when some line of LF text ends in ASCII whitespace. Fast SIMD scans for the common
+/// cases; a byte-by-byte pass only when vertical tabs or form feeds appear at all.
+fn has_trailing_whitespace(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | 0x0B | 0x0C);
+    if bytes.last().is_some_and(|&b| is_ws(b)) {
+        return true;
+    }
+    if memmem::find(bytes, b" \n").is_some()
+        || memmem::find(bytes, b"\t\n").is_some()
+        || memmem::find(bytes, b"\r\n").is_some()
+    {
+        return true;
+    }
+    memchr::memchr2(0x0B, 0x0C, bytes).is_some()
+        && bytes.windows(2).any(|w| w[1] == b'\n' && is_ws(w[0]))
+}
+
 /// The copy fuzzy matching runs on: NFKC, trailing whitespace removed from every line, curly
 /// quotes made straight, Unicode dashes made `-`, special spaces made ASCII spaces.
-pub fn normalize_for_fuzzy(text: &str) -> String {
-    let nfkc: Cow<'_, str> = if is_nfkc_quick(text.chars()) == IsNormalized::Yes {
+/// ASCII text without trailing whitespace is returned as it is, without a copy.
+pub fn normalize_for_fuzzy(text: &str) -> Cow<'_, str> {
+    let ascii = text.is_ascii();
+    if ascii && !has_trailing_whitespace(text) {
+        return Cow::Borrowed(text);
+    }
+    let nfkc: Cow<'_, str> = if ascii || is_nfkc_quick(text.chars()) == IsNormalized::Yes {
         Cow::Borrowed(text)
     } else {
         Cow::Owned(text.nfkc().collect())
@@ -62,7 +85,7 @@ pub fn normalize_for_fuzzy(text: &str) -> String {
             out.extend(trimmed.chars().map(fuzzy_char));
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 fn count_occurrences(haystack: &str, needle: &str) -> usize {
@@ -104,7 +127,11 @@ struct Match {
 }
 
 /// Applies `edits` to LF-normalized `content`; errors carry pi's messages naming `path`.
-pub fn apply_edits(content: &str, edits: &[Edit], path: &str) -> Result<Applied, String> {
+pub fn apply_edits<'a>(
+    content: &'a str,
+    edits: &[Edit],
+    path: &str,
+) -> Result<Applied<'a>, String> {
     let total = edits.len();
     let edits: Vec<(Cow<'_, str>, Cow<'_, str>)> = edits
         .iter()
@@ -119,39 +146,33 @@ pub fn apply_edits(content: &str, edits: &[Edit], path: &str) -> Result<Applied,
             });
         }
     }
-    let mut fuzzy_content: Option<String> = None;
+    let fuzzy_content = std::cell::OnceCell::new();
+    let fuzzy_of_content = || fuzzy_content.get_or_init(|| normalize_for_fuzzy(content));
     let needs_fuzzy = edits.iter().any(|(old, _)| {
-        find(content, old).is_none() && {
-            let fc = fuzzy_content.get_or_insert_with(|| normalize_for_fuzzy(content));
-            find(fc, &normalize_for_fuzzy(old)).is_some()
-        }
+        find(content, old).is_none()
+            && find(fuzzy_of_content(), &normalize_for_fuzzy(old)).is_some()
     });
-    let base: String = if needs_fuzzy {
-        fuzzy_content
-            .take()
-            .unwrap_or_else(|| normalize_for_fuzzy(content))
+    let base: Cow<'a, str> = if needs_fuzzy {
+        Cow::Owned(fuzzy_of_content().to_string())
     } else {
-        content.to_string()
+        Cow::Borrowed(content)
     };
-    let mut fuzzy_base: Option<String> = if needs_fuzzy { None } else { fuzzy_content };
     let mut matches = Vec::with_capacity(total);
     for (i, (old, _)) in edits.iter().enumerate() {
+        let fuzzy_old = normalize_for_fuzzy(old);
         let (start, len) = match find(&base, old) {
             Some(start) => (start, old.len()),
-            None => {
-                let fuzzy_old = normalize_for_fuzzy(old);
-                match find(&base, &fuzzy_old) {
-                    Some(start) if needs_fuzzy => (start, fuzzy_old.len()),
-                    _ => return Err(not_found(path, i, total)),
-                }
-            }
+            None => match find(&base, &fuzzy_old) {
+                Some(start) if needs_fuzzy => (start, fuzzy_old.len()),
+                _ => return Err(not_found(path, i, total)),
+            },
         };
         let counted_in: &str = if needs_fuzzy {
             &base
         } else {
-            fuzzy_base.get_or_insert_with(|| normalize_for_fuzzy(&base))
+            fuzzy_of_content()
         };
-        let n = count_occurrences(counted_in, &normalize_for_fuzzy(old));
+        let n = count_occurrences(counted_in, &fuzzy_old);
         if n > 1 {
             return Err(duplicate(path, i, total, n));
         }
@@ -240,6 +261,16 @@ mod tests {
         );
         let err = apply_edits("abc", &[edit("a", "x"), edit("q", "y")], "f").expect_err("missing");
         assert_eq!(err, "Could not find edits[1] in f. The oldText must match exactly including all whitespace and newlines.");
+    }
+
+    #[test]
+    fn clean_ascii_is_not_copied() {
+        assert!(matches!(normalize_for_fuzzy("a\n\nb\n"), Cow::Borrowed(_)));
+        assert_eq!(normalize_for_fuzzy("a \nb\t"), "a\nb");
+        assert_eq!(
+            normalize_for_fuzzy("\u{2018}x\u{2019} \u{2014} y\u{00A0}"),
+            "'x' - y"
+        );
     }
 
     #[test]

@@ -11,91 +11,129 @@ enum Kind {
     Added,
 }
 
+/// A run of lines. Only the lines that can be shown are kept: the first (`head`) and last
+/// (`tail`) ones; for short runs both hold every line.
 struct Part<'a> {
     kind: Kind,
-    lines: &'a [&'a str],
+    count: usize,
+    head: Vec<&'a str>,
+    tail: Vec<&'a str>,
+}
+
+impl<'a> Part<'a> {
+    fn whole(kind: Kind, lines: &[&'a str]) -> Self {
+        Self {
+            kind,
+            count: lines.len(),
+            head: lines.to_vec(),
+            tail: lines.to_vec(),
+        }
+    }
 }
 
 fn tokens(text: &str) -> Vec<&str> {
     text.split_inclusive('\n').collect()
 }
 
+/// Length of the longest common prefix, compared a block at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 4096 <= n && a[i..i + 4096] == b[i..i + 4096] {
+        i += 4096;
+    }
+    i + a[i..n]
+        .iter()
+        .zip(&b[i..n])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Length of the longest common suffix, at most `max`.
+fn common_suffix(a: &[u8], b: &[u8], max: usize) -> usize {
+    let (la, lb) = (a.len(), b.len());
+    let mut i = 0;
+    while i + 4096 <= max && a[la - i - 4096..la - i] == b[lb - i - 4096..lb - i] {
+        i += 4096;
+    }
+    while i < max && a[la - i - 1] == b[lb - i - 1] {
+        i += 1;
+    }
+    i
+}
+
+fn newlines(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
+}
+
+/// The last `n` lines (with their newlines) of `text`, which ends at a line boundary.
+fn last_lines(text: &str, n: usize) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut end = bytes.len();
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n && end > 0 {
+        let start = memchr::memrchr(b'\n', &bytes[..end - 1]).map_or(0, |i| i + 1);
+        out.push(&text[start..end]);
+        end = start;
+    }
+    out.reverse();
+    out
+}
+
 /// Diffs two LF texts; returns the listing and the first changed line in the new text.
+/// Common leading and trailing lines are found by byte comparison, so only the changed
+/// middle is tokenized and diffed: a small edit in a large file costs little.
 pub fn generate_diff(old: &str, new: &str, context: usize) -> (String, Option<usize>) {
-    let old_tokens = tokens(old);
-    let new_tokens = tokens(new);
-    let prefix = old_tokens
-        .iter()
-        .zip(&new_tokens)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let max_suffix = old_tokens.len().min(new_tokens.len()) - prefix;
-    let suffix = old_tokens
-        .iter()
-        .rev()
-        .zip(new_tokens.iter().rev())
-        .take(max_suffix)
-        .take_while(|(a, b)| a == b)
-        .count();
-    let old_mid = &old_tokens[prefix..old_tokens.len() - suffix];
-    let new_mid = &new_tokens[prefix..new_tokens.len() - suffix];
+    let (ob, nb) = (old.as_bytes(), new.as_bytes());
+    let first_diff = common_prefix(ob, nb);
+    let prefix = memchr::memrchr(b'\n', &ob[..first_diff]).map_or(0, |i| i + 1);
+    let max_suffix = ob.len().min(nb.len()) - prefix;
+    let same_tail = common_suffix(ob, nb, max_suffix);
+    let (mut old_end, mut new_end) = (ob.len() - same_tail, nb.len() - same_tail);
+    let at_boundary = |b: &[u8], i: usize| i == 0 || b[i - 1] == b'\n';
+    if !(at_boundary(ob, old_end) && at_boundary(nb, new_end)) {
+        let skip = memchr::memchr(b'\n', &ob[old_end..]).map_or(ob.len() - old_end, |i| i + 1);
+        old_end += skip;
+        new_end += skip;
+    }
+    let old_mid = tokens(&old[prefix..old_end]);
+    let new_mid = tokens(&new[prefix..new_end]);
+    let prefix_nl = newlines(&old[..prefix]);
+    let rest = &old[old_end..];
+    let rest_nl = newlines(rest);
     let mut parts: Vec<Part<'_>> = Vec::new();
-    push(&mut parts, Kind::Equal, &old_tokens[..prefix]);
-    for op in capture_diff_slices(Algorithm::Myers, old_mid, new_mid) {
+    if prefix > 0 {
+        parts.push(Part {
+            kind: Kind::Equal,
+            count: prefix_nl,
+            head: Vec::new(),
+            tail: last_lines(&old[..prefix], context),
+        });
+    }
+    for op in capture_diff_slices(Algorithm::Myers, &old_mid, &new_mid) {
+        let (o, n) = (op.old_range(), op.new_range());
         match op {
-            DiffOp::Equal { old_index, len, .. } => push(
-                &mut parts,
-                Kind::Equal,
-                &old_mid[old_index..old_index + len],
-            ),
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => push(
-                &mut parts,
-                Kind::Removed,
-                &old_mid[old_index..old_index + old_len],
-            ),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => push(
-                &mut parts,
-                Kind::Added,
-                &new_mid[new_index..new_index + new_len],
-            ),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                push(
-                    &mut parts,
-                    Kind::Removed,
-                    &old_mid[old_index..old_index + old_len],
-                );
-                push(
-                    &mut parts,
-                    Kind::Added,
-                    &new_mid[new_index..new_index + new_len],
-                );
+            DiffOp::Equal { .. } => parts.push(Part::whole(Kind::Equal, &old_mid[o])),
+            DiffOp::Delete { .. } => parts.push(Part::whole(Kind::Removed, &old_mid[o])),
+            DiffOp::Insert { .. } => parts.push(Part::whole(Kind::Added, &new_mid[n])),
+            DiffOp::Replace { .. } => {
+                parts.push(Part::whole(Kind::Removed, &old_mid[o]));
+                parts.push(Part::whole(Kind::Added, &new_mid[n]));
             }
         }
     }
-    push(
-        &mut parts,
-        Kind::Equal,
-        &old_tokens[old_tokens.len() - suffix..],
-    );
-    let old_count = memchr::memchr_iter(b'\n', old.as_bytes()).count() + 1;
-    let new_count = memchr::memchr_iter(b'\n', new.as_bytes()).count() + 1;
-    let width = old_count.max(new_count).to_string().len();
-    render(&parts, width, context)
-}
-
-fn push<'a>(parts: &mut Vec<Part<'a>>, kind: Kind, lines: &'a [&'a str]) {
-    if !lines.is_empty() {
-        parts.push(Part { kind, lines });
+    if !rest.is_empty() {
+        parts.push(Part {
+            kind: Kind::Equal,
+            count: rest_nl + usize::from(!rest.ends_with('\n')),
+            head: rest.split_inclusive('\n').take(context).collect(),
+            tail: Vec::new(),
+        });
     }
+    let old_lines = prefix_nl + newlines(&old[prefix..old_end]) + rest_nl + 1;
+    let new_lines = prefix_nl + newlines(&new[prefix..new_end]) + rest_nl + 1;
+    let width = old_lines.max(new_lines).to_string().len();
+    render(&parts, width, context)
 }
 
 struct Out {
@@ -123,11 +161,10 @@ fn render(parts: &[Part<'_>], width: usize, context: usize) -> (String, Option<u
     let mut first_changed = None;
     let mut last_was_change = false;
     for (i, part) in parts.iter().enumerate() {
-        let raw = part.lines;
         match part.kind {
             Kind::Added | Kind::Removed => {
                 first_changed.get_or_insert(new_n);
-                for line in raw {
+                for line in &part.head {
                     if part.kind == Kind::Added {
                         out.line('+', new_n, line);
                         new_n += 1;
@@ -142,19 +179,20 @@ fn render(parts: &[Part<'_>], width: usize, context: usize) -> (String, Option<u
             Kind::Equal => {}
         }
         let next_is_change = parts.get(i + 1).is_some_and(|p| p.kind != Kind::Equal);
+        let count = part.count;
         let (show_head, show_tail) = match (last_was_change, next_is_change) {
-            (true, true) if raw.len() <= context * 2 => (raw.len(), 0),
+            (true, true) if count <= context * 2 => (count, 0),
             (true, true) => (context, context),
-            (true, false) => (context.min(raw.len()), 0),
-            (false, true) => (0, context.min(raw.len())),
+            (true, false) => (context.min(count), 0),
+            (false, true) => (0, context.min(count)),
             (false, false) => (0, 0),
         };
-        for line in &raw[..show_head] {
+        for line in &part.head[..show_head] {
             out.line(' ', old_n, line);
             old_n += 1;
             new_n += 1;
         }
-        let skipped = raw.len() - show_head - show_tail;
+        let skipped = count - show_head - show_tail;
         if skipped > 0 {
             if last_was_change || next_is_change {
                 out.skip();
@@ -162,7 +200,7 @@ fn render(parts: &[Part<'_>], width: usize, context: usize) -> (String, Option<u
             old_n += skipped;
             new_n += skipped;
         }
-        for line in &raw[raw.len() - show_tail..] {
+        for line in &part.tail[part.tail.len() - show_tail..] {
             out.line(' ', old_n, line);
             old_n += 1;
             new_n += 1;
@@ -175,6 +213,57 @@ fn render(parts: &[Part<'_>], width: usize, context: usize) -> (String, Option<u
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn count_lines(text: &str) -> usize {
+        newlines(text) + 1
+    }
+
+    /// The plain algorithm: diff every line, no trimming. The fast path must agree with it.
+    fn reference(old: &str, new: &str, context: usize) -> (String, Option<usize>) {
+        let (o, n) = (tokens(old), tokens(new));
+        let mut parts = Vec::new();
+        for op in capture_diff_slices(Algorithm::Myers, &o, &n) {
+            let (or, nr) = (op.old_range(), op.new_range());
+            match op {
+                DiffOp::Equal { .. } => parts.push(Part::whole(Kind::Equal, &o[or])),
+                DiffOp::Delete { .. } => parts.push(Part::whole(Kind::Removed, &o[or])),
+                DiffOp::Insert { .. } => parts.push(Part::whole(Kind::Added, &n[nr])),
+                DiffOp::Replace { .. } => {
+                    parts.push(Part::whole(Kind::Removed, &o[or]));
+                    parts.push(Part::whole(Kind::Added, &n[nr]));
+                }
+            }
+        }
+        let width = count_lines(old).max(count_lines(new)).to_string().len();
+        render(&parts, width, context)
+    }
+
+    #[test]
+    fn trimmed_diff_agrees_with_the_plain_one() {
+        let base: String = (1..=40).map(|i| format!("l{i}\n")).collect();
+        let cases: Vec<(String, String)> = vec![
+            (base.clone(), base.replace("l1\n", "first\n")),
+            (base.clone(), base.replace("l40\n", "last")),
+            (base.clone(), format!("{base}tail\n")),
+            (base.clone(), base.replace("l20\n", "")),
+            (
+                base.clone(),
+                base.replace("l5\n", "x\ny\n").replace("l30\n", "z\n"),
+            ),
+            ("a\nb".into(), "a\nb\nc".into()),
+            ("a\nb\n".into(), "a\nb\nb\n".into()),
+            ("same\nx\nsame\n".into(), "same\ny\nsame\n".into()),
+            ("only".into(), "".into()),
+            ("".into(), "new\n".into()),
+        ];
+        for (old, new) in cases {
+            assert_eq!(
+                generate_diff(&old, &new, 4),
+                reference(&old, &new, 4),
+                "{old:?} -> {new:?}"
+            );
+        }
+    }
 
     #[test]
     fn single_line_change_with_context() {

@@ -48,6 +48,21 @@ pub struct PreparedImage {
     pub was_resized: bool,
 }
 
+impl PreparedImage {
+    /// The file's bytes as they are (auto-resize off); sizes are not inspected.
+    pub fn unchanged(bytes: &[u8], mime: &str) -> Self {
+        Self {
+            data: encode_b64(bytes),
+            mime_type: mime.to_string(),
+            original_width: 0,
+            original_height: 0,
+            width: 0,
+            height: 0,
+            was_resized: false,
+        }
+    }
+}
+
 /// The MIME type of a supported image (jpeg, png, gif, webp) judged by its first bytes.
 pub fn detect_image_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {

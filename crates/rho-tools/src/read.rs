@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use crate::args::{count, parse};
 use crate::blocking::run_blocking;
-use crate::image::{detect_image_mime, dimension_note, prepare_image, ResizeLimits};
+use crate::image::{detect_image_mime, dimension_note, prepare_image, PreparedImage, ResizeLimits};
 use crate::path::resolve_read_path;
 use crate::truncate::{format_size, truncate_head, DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
@@ -123,12 +123,12 @@ fn read_file(
 }
 
 fn read_image(bytes: &[u8], mime: &str, options: &ReadOptions) -> ToolOutput {
-    let prepared = if options.auto_resize_images {
+    let img = if options.auto_resize_images {
         prepare_image(bytes, mime, &options.limits)
     } else {
-        prepare_image(bytes, mime, &unlimited())
+        Some(PreparedImage::unchanged(bytes, mime))
     };
-    let Some(img) = prepared else {
+    let Some(img) = img else {
         return ToolOutput::text(format!(
             "Read image file [{mime}]\n[Image omitted: could not be resized below the inline image size limit.]"
         ));
@@ -147,14 +147,6 @@ fn read_image(bytes: &[u8], mime: &str, options: &ReadOptions) -> ToolOutput {
             }),
         ],
         details: None,
-    }
-}
-
-fn unlimited() -> ResizeLimits {
-    ResizeLimits {
-        max_width: u32::MAX,
-        max_height: u32::MAX,
-        max_base64_bytes: usize::MAX,
     }
 }
 

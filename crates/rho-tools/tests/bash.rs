@@ -15,19 +15,25 @@ fn bash(dir: &TempDir) -> BashTool {
     BashTool::new(dir.path(), ShellConfig::default())
 }
 
-/// True while `pid` exists and is not a zombie (a zombie has exited; only its parent's reaping is left).
+/// True while `pid` runs user code: it exists (`kill(pid, 0)`), is not a zombie (state `Z`/`X`:
+/// exited, only its reaping is left) and is not already tearing down after a fatal signal
+/// (`PF_EXITING` in the stat flags: its files are closed and it cannot run again).
 fn alive(pid: i32) -> bool {
+    const PF_EXITING: u64 = 0x4;
     // SAFETY: signal 0 only checks for existence.
-    let exists = unsafe { libc::kill(pid, 0) } == 0;
-    if !exists {
+    if unsafe { libc::kill(pid, 0) } != 0 {
         return false;
     }
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => !stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| rest.starts_with('Z')),
-        Err(_) => false,
-    }
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    let Some((_, rest)) = stat.rsplit_once(") ") else {
+        return false;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let state = fields.first().copied().unwrap_or("");
+    let flags: u64 = fields.get(6).and_then(|f| f.parse().ok()).unwrap_or(0);
+    !(state == "Z" || state == "X" || flags & PF_EXITING != 0)
 }
 
 #[tokio::test]
@@ -242,6 +248,7 @@ async fn abort_kills_the_process_group() {
     let err = task.await.expect("join").expect_err("aborted");
     assert_eq!(err.message, "ready\n\n\nCommand aborted");
     for pid in pids {
-        assert!(!alive(pid), "pid {pid} still alive after abort");
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        assert!(!alive(pid), "pid {pid} still alive after abort: {stat}");
     }
 }

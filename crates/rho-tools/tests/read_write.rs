@@ -259,3 +259,30 @@ async fn bad_arguments_are_reported() {
         err.message
     );
 }
+
+#[tokio::test]
+async fn auto_resize_off_sends_the_file_as_is() {
+    let dir = TempDir::new();
+    let bytes = png(2500, 100);
+    dir.write("wide.png", &bytes);
+    let options = ReadOptions {
+        auto_resize_images: false,
+        ..ReadOptions::default()
+    };
+    let out = run(
+        &ReadTool::new(dir.path(), options),
+        json!({"path": "wide.png"}),
+    )
+    .await
+    .expect("ok");
+    assert_eq!(text(&out), "Read image file [image/png]");
+    let ContentBlock::Image(img) = &out.content[1] else {
+        panic!("expected image");
+    };
+    assert_eq!(
+        base64::engine::general_purpose::STANDARD
+            .decode(&img.data)
+            .expect("b64"),
+        bytes
+    );
+}
