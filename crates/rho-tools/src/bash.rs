@@ -1,0 +1,184 @@
+//! The `bash` tool: runs a command in the session cwd and returns the tail of its output,
+//! streaming progress while it runs.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_ai::ContentBlock;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::args::parse;
+use crate::exec::{run_shell_command, ExecEnd, ShellConfig};
+use crate::output::OutputSnapshot;
+use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
+
+/// Runs shell commands for the model.
+pub struct BashTool {
+    cwd: PathBuf,
+    config: ShellConfig,
+}
+
+impl BashTool {
+    /// A bash tool running commands in `cwd` with the given shell settings.
+    pub fn new(cwd: impl Into<PathBuf>, config: ShellConfig) -> Self {
+        Self {
+            cwd: cwd.into(),
+            config,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct BashArgs {
+    command: String,
+    timeout: Option<f64>,
+}
+
+/// Formats a number of seconds as JavaScript prints it (`5`, `0.5`).
+fn js_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        format!("{v}")
+    }
+}
+
+/// The result text for a snapshot: the tail (or `empty`) plus pi's truncation notice.
+pub fn format_output(snap: &OutputSnapshot, empty: &str) -> (String, Option<Value>) {
+    let mut text = if snap.text.is_empty() {
+        empty.to_string()
+    } else {
+        snap.text.clone()
+    };
+    let t = &snap.truncation;
+    if !t.truncated {
+        return (text, None);
+    }
+    let path = snap
+        .full_output_path
+        .as_ref()
+        .map(|p| p.display().to_string())
+        .unwrap_or_default();
+    let start = t.total_lines - t.output_lines + 1;
+    let end = t.total_lines;
+    let notice = if t.last_line_partial {
+        format!(
+            "[Showing last {} of line {end} (line is {}). Full output: {path}]",
+            format_size(t.output_bytes),
+            format_size(snap.last_line_bytes)
+        )
+    } else if t.truncated_by == Some(TruncatedBy::Lines) {
+        format!(
+            "[Showing lines {start}-{end} of {}. Full output: {path}]",
+            t.total_lines
+        )
+    } else {
+        format!(
+            "[Showing lines {start}-{end} of {} ({} limit). Full output: {path}]",
+            t.total_lines,
+            format_size(DEFAULT_MAX_BYTES)
+        )
+    };
+    text.push_str("\n\n");
+    text.push_str(&notice);
+    (
+        text,
+        Some(json!({ "truncation": t, "fullOutputPath": path })),
+    )
+}
+
+fn with_status(text: &str, status: &str) -> String {
+    if text.is_empty() {
+        status.to_string()
+    } else {
+        format!("{text}\n\n{status}")
+    }
+}
+
+fn progress_output(snap: &OutputSnapshot) -> ToolOutput {
+    let details = snap.truncation.truncated.then(|| {
+        json!({
+            "truncation": snap.truncation,
+            "fullOutputPath": snap.full_output_path.as_ref().map(|p| p.display().to_string()),
+        })
+    });
+    ToolOutput {
+        content: vec![ContentBlock::text(snap.text.clone())],
+        details,
+    }
+}
+
+impl AgentTool for BashTool {
+    fn name(&self) -> &str {
+        "bash"
+    }
+    fn label(&self) -> &str {
+        "bash"
+    }
+    fn description(&self) -> &str {
+        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
+    }
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "command": {"type": "string", "description": "Bash command to execute"},
+                "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
+            },
+            "required": ["command"]
+        })
+    }
+    fn execute(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let cwd = self.cwd.clone();
+        let config = self.config.clone();
+        Box::pin(async move {
+            let args: BashArgs = parse("bash", args)?;
+            let timeout = args
+                .timeout
+                .filter(|t| t.is_finite() && *t > 0.0)
+                .map(Duration::from_secs_f64);
+            let progress = ctx.progress.clone();
+            progress(ToolOutput::default());
+            let run =
+                run_shell_command(&args.command, &cwd, &config, timeout, &ctx.cancel, |snap| {
+                    progress(progress_output(snap))
+                })
+                .await
+                .map_err(|err| ToolError::new(err.to_string()))?;
+            match run.end {
+                ExecEnd::Aborted => {
+                    let (text, _) = format_output(&run.output, "");
+                    Err(ToolError::new(with_status(&text, "Command aborted")))
+                }
+                ExecEnd::TimedOut => {
+                    let (text, _) = format_output(&run.output, "");
+                    let secs = js_number(args.timeout.unwrap_or_default());
+                    Err(ToolError::new(with_status(
+                        &text,
+                        &format!("Command timed out after {secs} seconds"),
+                    )))
+                }
+                ExecEnd::Exited(code) => {
+                    let (text, details) = format_output(&run.output, "(no output)");
+                    match code {
+                        Some(code) if code != 0 => Err(ToolError::new(with_status(
+                            &text,
+                            &format!("Command exited with code {code}"),
+                        ))),
+                        _ => Ok(ToolOutput {
+                            content: vec![ContentBlock::text(text)],
+                            details,
+                        }),
+                    }
+                }
+            }
+        })
+    }
+}

@@ -1,0 +1,196 @@
+//! The `edit` tool: exact-text replacements in one file, keeping its BOM and line endings,
+//! with a line-numbered diff in the details.
+
+use std::path::{Path, PathBuf};
+
+use futures_util::future::BoxFuture;
+use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_ai::ContentBlock;
+use serde_json::{json, Value};
+
+use crate::blocking::run_blocking;
+use crate::edit_apply::{apply_edits, normalize_to_lf, Edit};
+use crate::edit_diff::generate_diff;
+use crate::file_lock::lock_path;
+use crate::path::resolve_to_cwd;
+
+const BOM: &str = "\u{FEFF}";
+
+/// Edits files for the model.
+pub struct EditTool {
+    cwd: PathBuf,
+}
+
+impl EditTool {
+    /// An edit tool resolving relative paths against `cwd`.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self { cwd: cwd.into() }
+    }
+}
+
+impl AgentTool for EditTool {
+    fn name(&self) -> &str {
+        "edit"
+    }
+    fn label(&self) -> &str {
+        "edit"
+    }
+    fn description(&self) -> &str {
+        "Edit a single file using exact text replacement. Every edits[].oldText must match a unique, non-overlapping region of the original file. If two changes affect the same block or nearby lines, merge them into one edit instead of emitting overlapping edits. Do not include large unchanged regions just to connect distant changes."
+    }
+    fn parameters(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Path to the file to edit (relative or absolute)"},
+                "edits": {
+                    "type": "array",
+                    "description": "One or more targeted replacements. Each edit is matched against the original file, not incrementally. Do not include overlapping or nested edits. If two changes touch the same block or nearby lines, merge them into one edit instead.",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "oldText": {"type": "string", "description": "Exact text for one targeted replacement. It must be unique in the original file and must not overlap with any other edits[].oldText in the same call."},
+                            "newText": {"type": "string", "description": "Replacement text for this targeted edit."}
+                        },
+                        "required": ["oldText", "newText"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["path", "edits"],
+            "additionalProperties": false
+        })
+    }
+    fn execute(
+        &self,
+        args: Value,
+        ctx: ToolContext,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let cwd = self.cwd.clone();
+        Box::pin(async move {
+            let (path, edits) = edit_args(&args)?;
+            let abs = resolve_to_cwd(&path, &cwd);
+            let _guard = lock_path(&abs).await;
+            run_blocking(&ctx.cancel, move || edit_file(&abs, &path, &edits)).await
+        })
+    }
+}
+
+fn invalid(message: &str) -> ToolError {
+    ToolError::new(format!("Edit tool input is invalid. {message}"))
+}
+
+/// Reads `{path, edits}`, also accepting legacy top-level `oldText`/`newText` and an `edits`
+/// value sent as a JSON-encoded string.
+fn edit_args(args: &Value) -> Result<(String, Vec<Edit>), ToolError> {
+    let path = args
+        .get("path")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid("path must be a string."))?
+        .to_string();
+    let mut edits = match args.get("edits") {
+        Some(Value::String(encoded)) => serde_json::from_str::<Value>(encoded)
+            .map_err(|_| invalid("edits must be an array of {oldText, newText} objects."))?,
+        Some(other) => other.clone(),
+        None => Value::Array(Vec::new()),
+    };
+    let Value::Array(list) = &mut edits else {
+        return Err(invalid(
+            "edits must be an array of {oldText, newText} objects.",
+        ));
+    };
+    if let (Some(old), Some(new)) = (args.get("oldText"), args.get("newText")) {
+        list.push(json!({"oldText": old, "newText": new}));
+    }
+    let parsed = list
+        .iter()
+        .map(|e| {
+            let text = |key: &str| e.get(key).and_then(Value::as_str).map(str::to_string);
+            match (text("oldText"), text("newText")) {
+                (Some(old_text), Some(new_text)) => Ok(Edit { old_text, new_text }),
+                _ => Err(invalid("each edit needs string oldText and newText.")),
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if parsed.is_empty() {
+        return Err(invalid("edits must contain at least one replacement."));
+    }
+    Ok((path, parsed))
+}
+
+fn error_code(err: &std::io::Error) -> String {
+    match err.raw_os_error() {
+        Some(libc::ENOENT) => "ENOENT".into(),
+        Some(libc::EACCES) => "EACCES".into(),
+        Some(libc::EPERM) => "EPERM".into(),
+        Some(libc::EISDIR) => "EISDIR".into(),
+        Some(libc::ENOTDIR) => "ENOTDIR".into(),
+        Some(libc::EROFS) => "EROFS".into(),
+        Some(code) => format!("errno {code}"),
+        None => format!("{:?}", err.kind()),
+    }
+}
+
+fn cannot_edit(path: &str, err: &std::io::Error) -> ToolError {
+    ToolError::new(format!(
+        "Could not edit file: {path}. Error code: {}.",
+        error_code(err)
+    ))
+}
+
+/// Applies `edits` to the file at `abs` (shown to the model as `path`).
+pub fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput, ToolError> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(abs)
+        .map_err(|err| cannot_edit(path, &err))?;
+    let bytes = std::fs::read(abs).map_err(|err| cannot_edit(path, &err))?;
+    let raw = String::from_utf8(bytes).map_err(|_| {
+        ToolError::new(format!(
+            "Could not edit file: {path}. It is not valid UTF-8 text; use bash to change it."
+        ))
+    })?;
+    let (bom, text) = match raw.strip_prefix(BOM) {
+        Some(rest) => (BOM, rest),
+        None => ("", raw.as_str()),
+    };
+    let crlf = uses_crlf(text);
+    let normalized = normalize_to_lf(text);
+    let applied = apply_edits(&normalized, edits, path).map_err(ToolError::new)?;
+    write_edited(abs, bom, &applied.new, crlf).map_err(|err| cannot_edit(path, &err))?;
+    let (diff, first_changed) = generate_diff(&applied.base, &applied.new, 4);
+    Ok(ToolOutput {
+        content: vec![ContentBlock::text(format!(
+            "Successfully replaced {} block(s) in {path}.",
+            edits.len()
+        ))],
+        details: Some(json!({ "diff": diff, "firstChangedLine": first_changed })),
+    })
+}
+
+fn write_edited(abs: &Path, bom: &str, body: &str, crlf: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(abs)?);
+    file.write_all(bom.as_bytes())?;
+    if crlf {
+        for (i, line) in body.split('\n').enumerate() {
+            if i > 0 {
+                file.write_all(b"\r\n")?;
+            }
+            file.write_all(line.as_bytes())?;
+        }
+    } else {
+        file.write_all(body.as_bytes())?;
+    }
+    file.into_inner().map_err(|e| e.into_error())?;
+    Ok(())
+}
+
+/// True when the first line break is CRLF.
+fn uses_crlf(text: &str) -> bool {
+    match memchr::memchr(b'\n', text.as_bytes()) {
+        Some(i) => i > 0 && text.as_bytes()[i - 1] == b'\r',
+        None => false,
+    }
+}
