@@ -41,3 +41,152 @@ impl AgentSession {
         }
     }
 }
+
+/// Options of [`AgentSession::execute_bash`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BashOptions {
+    /// `!!cmd`: shown and stored, never sent to the model.
+    pub exclude_from_context: bool,
+}
+
+/// Removes ANSI escape sequences and carriage returns from command output (BASH-2).
+pub fn sanitize_output(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                if chars.peek() == Some(&'[') {
+                    chars.next();
+                    for d in chars.by_ref() {
+                        if ('@'..='~').contains(&d) {
+                            break;
+                        }
+                    }
+                } else if chars.peek() == Some(&']') {
+                    for d in chars.by_ref() {
+                        if d == '\u{7}' {
+                            break;
+                        }
+                    }
+                } else {
+                    chars.next();
+                }
+            }
+            '\r' => {}
+            c if c.is_control() && c != '\n' && c != '\t' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+impl AgentSession {
+    /// Runs a user command (`!cmd`) in the session's cwd with the user's shell settings,
+    /// records the result (deferred while streaming), and returns it (BASH-1..4). A
+    /// `user_bash` handler may supply the result instead (BASH-9).
+    pub async fn execute_bash(
+        &self,
+        command: &str,
+        options: BashOptions,
+    ) -> Result<BashExecutionMessage, super::SessionError> {
+        let message = match self.user_bash_result(command, options).await {
+            Some(m) => m,
+            None => self.run_bash(command, options).await?,
+        };
+        self.record_bash_result(message.clone());
+        Ok(message)
+    }
+
+    async fn user_bash_result(
+        &self,
+        command: &str,
+        options: BashOptions,
+    ) -> Option<BashExecutionMessage> {
+        let runner = &self.inner.extensions;
+        if !runner.has_handlers("user_bash") {
+            return None;
+        }
+        let event = crate::extensions::ExtensionEvent::UserBash {
+            command: command.to_string(),
+            exclude_from_context: options.exclude_from_context,
+            cwd: self.cwd().display().to_string(),
+        };
+        let value = runner.emit_user_bash(event, &self.ext_ctx()).await?;
+        let result = value.get("result")?;
+        Some(BashExecutionMessage {
+            command: command.to_string(),
+            output: result["output"].as_str().unwrap_or("").to_string(),
+            exit_code: result["exitCode"].as_i64().map(|c| c as i32),
+            cancelled: result["cancelled"].as_bool().unwrap_or(false),
+            truncated: result["truncated"].as_bool().unwrap_or(false),
+            full_output_path: result["fullOutputPath"].as_str().map(str::to_string),
+            timestamp: rho_ai::now_ms(),
+            exclude_from_context: options.exclude_from_context.then_some(true),
+        })
+    }
+
+    async fn run_bash(
+        &self,
+        command: &str,
+        options: BashOptions,
+    ) -> Result<BashExecutionMessage, super::SessionError> {
+        let config = {
+            let s = self.state();
+            rho_tools::exec::ShellConfig {
+                shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
+                command_prefix: s.settings.shell_command_prefix().map(str::to_string),
+                bin_dir: None,
+            }
+        };
+        let cancel = tokio_util::sync::CancellationToken::new();
+        *super::lock(&self.inner.bash_cancel) = Some(cancel.clone());
+        let result =
+            rho_tools::exec::run_shell_command(command, self.cwd(), &config, None, &cancel, |_| {})
+                .await;
+        *super::lock(&self.inner.bash_cancel) = None;
+        let result = result.map_err(|e| super::SessionError::Store(e.to_string()))?;
+        let (exit_code, cancelled) = match result.end {
+            rho_tools::exec::ExecEnd::Exited(code) => (code, false),
+            rho_tools::exec::ExecEnd::TimedOut | rho_tools::exec::ExecEnd::Aborted => (None, true),
+        };
+        Ok(BashExecutionMessage {
+            command: command.to_string(),
+            output: sanitize_output(&result.output.text),
+            exit_code,
+            cancelled,
+            truncated: result.output.truncation.truncated,
+            full_output_path: result
+                .output
+                .full_output_path
+                .map(|p| p.display().to_string()),
+            timestamp: rho_ai::now_ms(),
+            exclude_from_context: options.exclude_from_context.then_some(true),
+        })
+    }
+
+    /// Aborts a running `execute_bash` (BASH-8).
+    pub fn abort_bash(&self) {
+        if let Some(c) = super::lock(&self.inner.bash_cancel).as_ref() {
+            c.cancel();
+        }
+    }
+
+    /// Whether a user command is running.
+    pub fn is_bash_running(&self) -> bool {
+        super::lock(&self.inner.bash_cancel).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sanitize_output;
+
+    #[test]
+    fn bash_2_ansi_and_carriage_returns_are_removed() {
+        assert_eq!(
+            sanitize_output("\u{1b}[31mred\u{1b}[0m\r\nok\u{1b}]0;title\u{7}"),
+            "red\nok"
+        );
+    }
+}

@@ -37,6 +37,7 @@ use crate::resources::templates::PromptTemplate;
 use crate::session::SessionManager;
 use crate::settings::Settings;
 
+pub use bash::{sanitize_output, BashOptions};
 pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredentials};
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
@@ -145,6 +146,7 @@ pub(crate) struct Inner {
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
+    pub bash_cancel: Mutex<Option<CancellationToken>>,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -227,6 +229,7 @@ impl AgentSession {
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
+                bash_cancel: Mutex::new(None),
                 weak: weak.clone(),
             }
         });

@@ -1,0 +1,119 @@
+//! User shell commands through AgentSession (`!cmd`): a real shell process (BASH-1, 2, 8, 9).
+
+#[path = "session_common/mod.rs"]
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use rho_agent::testing::ScriptedProvider;
+use rho_core::agent_session::{AgentSession, BashOptions};
+use serde_json::json;
+
+fn session_in(dir: &std::path::Path, settings: serde_json::Value) -> AgentSession {
+    let provider = ScriptedProvider::new();
+    let mut c = config(&provider);
+    c.cwd = dir.to_path_buf();
+    c.settings = fast_settings(settings);
+    AgentSession::new(c)
+}
+
+#[tokio::test]
+async fn bash_1_prefix_runs_first_and_the_original_command_is_recorded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = session_in(dir.path(), json!({"shellCommandPrefix": "export X=1"}));
+    let m = s
+        .execute_bash("echo $X; pwd", BashOptions::default())
+        .await
+        .expect("runs");
+    assert_eq!(m.command, "echo $X; pwd");
+    let canonical = std::fs::canonicalize(dir.path()).expect("canonical");
+    assert_eq!(m.output, format!("1\n{}\n", canonical.display()));
+    assert_eq!(m.exit_code, Some(0));
+    assert_eq!(
+        s.messages().last().map(|m| m.role()),
+        Some("bashExecution"),
+        "BASH-4: idle → state at once"
+    );
+}
+
+#[tokio::test]
+async fn bash_2_long_output_is_truncated_with_the_full_output_saved() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = session_in(dir.path(), json!({}));
+    let m = s
+        .execute_bash(
+            "for i in $(seq 1 3000); do echo line$i; done; printf '\\033[31mred\\033[0m\\r\\n'",
+            BashOptions::default(),
+        )
+        .await
+        .expect("runs");
+    assert!(m.truncated);
+    assert!(
+        m.output.ends_with("line3000\nred\n"),
+        "tail kept, ANSI and CR removed"
+    );
+    let full = std::fs::read_to_string(m.full_output_path.expect("saved")).expect("file");
+    assert!(full.contains("line1\n") && full.contains("line3000\n"));
+}
+
+#[tokio::test]
+async fn bash_8_abort_bash_cancels_a_running_command() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = session_in(dir.path(), json!({}));
+    let run = {
+        let s = s.clone();
+        tokio::spawn(async move { s.execute_bash("sleep 10", BashOptions::default()).await })
+    };
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !s.is_bash_running() {
+            tokio::task::yield_now().await;
+        }
+    })
+    .await
+    .expect("started");
+    s.abort_bash();
+    let m = tokio::time::timeout(Duration::from_secs(2), run)
+        .await
+        .expect("stops")
+        .expect("join")
+        .expect("recorded");
+    assert!(m.cancelled);
+    assert_eq!(m.exit_code, None);
+    let llm = rho_agent::AgentMessage::BashExecution(m)
+        .to_llm()
+        .expect("in context");
+    let rho_ai::Message::User(u) = llm else {
+        panic!("user text")
+    };
+    assert!(u.content.text().contains("(command cancelled)"));
+}
+
+#[tokio::test]
+async fn bash_9_user_bash_handler_supplies_the_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let provider = ScriptedProvider::new();
+    let mut c = config(&provider);
+    c.cwd = dir.path().to_path_buf();
+    c.extensions = vec![extension_on("a", "user_bash", |_, _| {
+        Ok(Some(
+            json!({"result": {"output": "X", "exitCode": 0, "cancelled": false, "truncated": false}}),
+        ))
+    })];
+    let s = AgentSession::new(c);
+    let m = s
+        .execute_bash(
+            "touch should-not-exist",
+            BashOptions {
+                exclude_from_context: true,
+            },
+        )
+        .await
+        .expect("supplied");
+    assert_eq!(m.output, "X");
+    assert!(
+        !dir.path().join("should-not-exist").exists(),
+        "no process was spawned"
+    );
+    assert_eq!(m.exclude_from_context, Some(true));
+}
