@@ -2,8 +2,13 @@
 
 mod args;
 mod credentials;
+mod file_args;
+mod list_models;
+mod model_select;
 mod print_mode;
+mod session_open;
 mod startup;
+mod tool_names;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -21,6 +26,13 @@ fn main() -> ExitCode {
     }
     if let Some(err) = args.unknown_options_error(&[]) {
         eprintln!("{err}");
+        return ExitCode::FAILURE;
+    }
+    if let Some(search) = &args.list_models {
+        return list_models(&args, search.as_deref());
+    }
+    if args.export.is_some() {
+        eprintln!("Error: --export is not supported by rho yet; session files are plain JSONL");
         return ExitCode::FAILURE;
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
@@ -54,19 +66,22 @@ async fn run(args: args::Args) -> ExitCode {
             eprintln!("Error: RPC mode is not available in this build yet");
             ExitCode::FAILURE
         }
+
         args::Mode::Json => {
-            print_mode::run(
+            headless(
+                &args,
                 startup.session,
-                messages_with_stdin(&args, stdin_is_tty),
-                true,
+                stdin_is_tty,
+                print_mode::Output::Json,
             )
             .await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
-            print_mode::run(
+            headless(
+                &args,
                 startup.session,
-                messages_with_stdin(&args, stdin_is_tty),
-                false,
+                stdin_is_tty,
+                print_mode::Output::Text,
             )
             .await
         }
@@ -77,17 +92,55 @@ async fn run(args: args::Args) -> ExitCode {
     }
 }
 
-/// The messages, with piped stdin prepended to the first one (interfaces spec §3).
-fn messages_with_stdin(args: &args::Args, stdin_is_tty: bool) -> Vec<String> {
-    let mut messages = args.messages.clone();
-    if !stdin_is_tty {
-        let mut piped = String::new();
-        if std::io::stdin().read_to_string(&mut piped).is_ok() && !piped.trim().is_empty() {
-            match messages.first_mut() {
-                Some(first) => *first = format!("{}\n\n{first}", piped.trim_end()),
-                None => messages.push(piped.trim_end().to_string()),
-            }
+/// Print and JSON modes: gather the prompts, then run them.
+async fn headless(
+    args: &args::Args,
+    session: rho_core::agent_session::AgentSession,
+    stdin_is_tty: bool,
+    output: print_mode::Output,
+) -> ExitCode {
+    match read_input(args, stdin_is_tty) {
+        Ok((prompts, images)) => print_mode::run(session, prompts, images, output).await,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            ExitCode::FAILURE
         }
     }
-    messages
+}
+
+/// The prompts of print/JSON mode: piped stdin, `@file` blocks and the messages
+/// (interfaces spec §3), and the images for the first prompt.
+fn read_input(
+    args: &args::Args,
+    stdin_is_tty: bool,
+) -> Result<(Vec<String>, Vec<rho_ai::ImageContent>), file_args::FileArgError> {
+    let mut piped = None;
+    if !stdin_is_tty {
+        let mut text = String::new();
+        if std::io::stdin().read_to_string(&mut text).is_ok() {
+            piped = Some(text);
+        }
+    }
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let files = file_args::process_file_args(&args.file_args, &cwd, home.as_deref())?;
+    let prompts = file_args::initial_prompts(piped.as_deref(), &files.text, &args.messages);
+    Ok((prompts, files.images))
+}
+
+/// `--list-models [search]`: prints the table (or pi's empty-case text) and exits 0.
+fn list_models(args: &args::Args, search: Option<&str>) -> ExitCode {
+    match startup::list_models_text(args, search) {
+        Ok((text, warnings)) => {
+            for w in warnings {
+                eprintln!("Warning: {w}");
+            }
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
