@@ -206,3 +206,77 @@ async fn api_key_flag_authenticates_a_provider_without_other_credentials() {
     );
     assert!(!stderr(&out).contains("cli-key"), "keys are never echoed");
 }
+
+#[tokio::test]
+async fn settings_default_model_applies_to_new_sessions_but_not_to_resumed_ones() {
+    let sb = Sandbox::new().await;
+    std::fs::write(
+        sb.agent.path().join("settings.json"),
+        r#"{"defaultProvider": "mock", "defaultModel": "mock-vision"}"#,
+    )
+    .expect("settings");
+    sb.server.push(reply("new"));
+    let out = sb.rho(&["--no-session", "-p", "x"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.last_body()["model"], "mock-vision");
+
+    write_pi_session(&sb);
+    sb.server.push(reply("resumed"));
+    let out = sb.rho(&["-c", "-p", "Which word?"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.last_body()["model"], "mock-model");
+}
+
+#[tokio::test]
+async fn thinking_level_reaches_the_request_and_the_session() {
+    let sb = Sandbox::new().await;
+    sb.write_models(&json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", sb.server.url()),
+        "api": "openai-completions",
+        "apiKey": "test-key",
+        "models": [{"id": "thinker", "reasoning": true}]
+    }}}));
+    sb.server.push(reply("deep"));
+    let out = sb.rho(&["--model", "thinker:low", "-p", "x"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.last_body()["reasoning_effort"], "low");
+    let lines = read_jsonl(&sb.session_files()[0]);
+    assert_eq!(lines[2]["type"], "thinking_level_change");
+    assert_eq!(lines[2]["thinkingLevel"], "low");
+
+    // `--thinking` beats the suffix; xhigh is not supported and clamps down to high.
+    sb.server.push(reply("deeper"));
+    let out = sb
+        .rho(
+            &[
+                "--model",
+                "thinker:low",
+                "--thinking",
+                "xhigh",
+                "--no-session",
+                "-p",
+                "x",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.last_body()["reasoning_effort"], "high");
+}
+
+#[tokio::test]
+async fn resumed_session_runs_in_its_stored_cwd_which_must_exist() {
+    let sb = Sandbox::new().await;
+    let path = write_pi_session(&sb);
+    let text = std::fs::read_to_string(&path).expect("read");
+    let gone = text.replace(&*sb.cwd.to_string_lossy(), "/nonexistent/rho-test-dir");
+    std::fs::write(&path, gone).expect("write");
+    let arg = path.to_string_lossy().to_string();
+    let out = sb.rho(&["--session", &arg, "-p", "x"], None).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out).trim(),
+        "Error: Stored session working directory does not exist: /nonexistent/rho-test-dir"
+    );
+    assert!(sb.server.requests().is_empty());
+}
