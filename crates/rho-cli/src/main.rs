@@ -7,6 +7,7 @@ mod list_models;
 mod model_select;
 mod print_mode;
 mod session_open;
+mod signals;
 mod startup;
 mod tool_names;
 
@@ -35,6 +36,9 @@ fn main() -> ExitCode {
         eprintln!("Error: --export is not supported by rho yet; session files are plain JSONL");
         return ExitCode::FAILURE;
     }
+    // Tool subprocesses can tell they run under rho (pi sets PI_CODING_AGENT the same way);
+    // set before any thread exists.
+    std::env::set_var("RHO_CODING_AGENT", "true");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -45,6 +49,11 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let signals = {
+        let _context = runtime.enter();
+        signals::exit_on_termination()
+    };
+    runtime.spawn(signals);
     runtime.block_on(run(args))
 }
 

@@ -237,3 +237,28 @@ async fn piped_stdin_prefixes_the_first_message_and_later_messages_follow() {
         ["piped textSummarize: ", "first answer", "and then?"]
     );
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn sigterm_and_sighup_exit_with_pi_codes() {
+    for (signal, code) in [("-TERM", 143), ("-HUP", 129)] {
+        let sb = Sandbox::new().await;
+        sb.server.push(
+            openai_chat::ChatStream::new("c1", "mock-model")
+                .role()
+                .text("partial")
+                .response_then_hang(),
+        );
+        let mut child = sb.command(&["-p", "wait"]).spawn().expect("spawn");
+        drop(child.stdin.take());
+        sb.server.wait_for_requests(1).await;
+        let pid = child.id().expect("pid").to_string();
+        let status = std::process::Command::new("kill")
+            .args([signal, &pid])
+            .status()
+            .expect("kill runs");
+        assert!(status.success());
+        let out = child.wait_with_output().await.expect("exits");
+        assert_eq!(out.status.code(), Some(code), "{signal}");
+    }
+}

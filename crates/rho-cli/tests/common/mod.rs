@@ -77,8 +77,8 @@ impl Sandbox {
         files
     }
 
-    /// Runs `rho args` in the project dir, feeding `stdin` (closed and empty when `None`).
-    pub async fn rho(&self, args: &[&str], stdin: Option<&str>) -> Output {
+    /// `rho args` in the project dir with the sandbox environment and piped stdio.
+    pub fn command(&self, args: &[&str]) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
         cmd.args(args)
             .current_dir(&self.cwd)
@@ -88,8 +88,14 @@ impl Sandbox {
             .env("RHO_CODING_AGENT_DIR", self.agent.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().expect("spawn rho");
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Runs `rho args`, feeding `stdin` (closed and empty when `None`).
+    pub async fn rho(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut child = self.command(args).spawn().expect("spawn rho");
         let mut input = child.stdin.take().expect("stdin");
         if let Some(text) = stdin {
             input.write_all(text.as_bytes()).await.expect("write stdin");
