@@ -2,6 +2,7 @@
 
 mod args;
 mod credentials;
+mod export;
 mod file_args;
 mod list_models;
 mod model_select;
@@ -32,9 +33,8 @@ fn main() -> ExitCode {
     if let Some(search) = &args.list_models {
         return list_models(&args, search.as_deref());
     }
-    if args.export.is_some() {
-        eprintln!("Error: --export is not supported by rho yet; session files are plain JSONL");
-        return ExitCode::FAILURE;
+    if let Some(session) = &args.export {
+        return export(session, args.messages.first().map(String::as_str));
     }
     // Tool subprocesses can tell they run under rho (pi sets PI_CODING_AGENT the same way);
     // set before any thread exists.
@@ -135,6 +135,21 @@ fn read_input(
     let files = file_args::process_file_args(&args.file_args, &cwd, home.as_deref())?;
     let prompts = file_args::initial_prompts(piped.as_deref(), &files.text, &args.messages);
     Ok((prompts, files.images))
+}
+
+/// `--export <session.jsonl> [out.html]`: prints `Exported to: <path>` and exits 0.
+fn export(session: &str, out: Option<&str>) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    match export::export_session(&cwd.join(session), out, &cwd) {
+        Ok(path) => {
+            println!("Exported to: {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `--list-models [search]`: prints the table (or pi's empty-case text) and exits 0.

@@ -280,3 +280,35 @@ async fn resumed_session_runs_in_its_stored_cwd_which_must_exist() {
     );
     assert!(sb.server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn export_writes_an_html_page_of_the_session() {
+    let sb = Sandbox::new().await;
+    let path = write_pi_session(&sb);
+    let arg = path.to_string_lossy().to_string();
+    let out = sb.rho(&["--export", &arg, "chat.html"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let target = sb.cwd.join("chat.html");
+    assert_eq!(stdout(&out), format!("Exported to: {}\n", target.display()));
+    let html = std::fs::read_to_string(&target).expect("html");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    let user = html.find("Remember the word kiwi").expect("user text");
+    let reply = html.find("Noted: kiwi.").expect("assistant text");
+    assert!(user < reply);
+    assert!(html.contains("Assistant (mock/mock-model)"));
+
+    let out = sb.rho(&["--export", &arg], None).await;
+    assert_eq!(out.status.code(), Some(0));
+    let default = sb.cwd.join(format!(
+        "rho-session-2025-03-01T09-15-00-120Z_{SESSION_ID}.html"
+    ));
+    assert!(default.is_file(), "{}", stdout(&out));
+
+    let out = sb.rho(&["--export", "missing.jsonl"], None).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("Error: cannot read"),
+        "{}",
+        stderr(&out)
+    );
+}
