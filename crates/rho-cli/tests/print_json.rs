@@ -262,3 +262,64 @@ async fn sigterm_and_sighup_exit_with_pi_codes() {
         assert_eq!(out.status.code(), Some(code), "{signal}");
     }
 }
+
+/// The system message of the last request.
+fn system_prompt(sb: &Sandbox) -> String {
+    let body = sb.server.last_body();
+    common::chat_messages(&body)
+        .into_iter()
+        .find(|(role, _)| role == "system")
+        .map(|(_, text)| text)
+        .expect("a system message")
+}
+
+#[tokio::test]
+async fn system_prompt_carries_tools_context_files_and_appends() {
+    let sb = Sandbox::new().await;
+    std::fs::write(sb.cwd.join("AGENTS.md"), "Always run cargo fmt.").expect("write");
+    std::fs::create_dir_all(sb.cwd.join(".rho")).expect("mkdir");
+    std::fs::write(sb.cwd.join(".rho/APPEND_SYSTEM.md"), "Answer in English.").expect("write");
+    sb.server.push(reply("ok"));
+    let out = sb.rho(&["--no-session", "-p", "x"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let prompt = system_prompt(&sb);
+    let cwd = sb.cwd.display().to_string();
+    for needle in [
+        "- read:".to_string(),
+        "- bash:".into(),
+        "Answer in English.".into(),
+        "# Project Context".into(),
+        format!("## {cwd}/AGENTS.md\n\nAlways run cargo fmt."),
+        format!("\nCurrent working directory: {cwd}"),
+    ] {
+        assert!(prompt.contains(&needle), "missing {needle:?} in:\n{prompt}");
+    }
+    assert!(!prompt.contains("- grep:"), "grep is not a default tool");
+
+    sb.server.push(reply("ok"));
+    let args = [
+        "--no-session",
+        "-nc",
+        "-nt",
+        "--system-prompt",
+        "Custom base.",
+        "-p",
+        "x",
+    ];
+    let out = sb.rho(&args, None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let prompt = system_prompt(&sb);
+    assert!(
+        prompt.starts_with("Custom base.\n\nAnswer in English."),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("Project Context") && !prompt.contains("- read:"));
+
+    sb.server.push(reply("ok"));
+    let out = sb
+        .rho(&["--no-session", "--tools", "grep,ls", "-p", "x"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0));
+    let prompt = system_prompt(&sb);
+    assert!(prompt.contains("- grep:") && prompt.contains("- ls:") && !prompt.contains("- bash:"));
+}
