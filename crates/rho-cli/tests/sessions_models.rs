@@ -312,3 +312,28 @@ async fn export_writes_an_html_page_of_the_session() {
         stderr(&out)
     );
 }
+
+#[tokio::test]
+async fn models_scope_and_session_path_for_a_new_file() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("scoped"));
+    let out = sb
+        .rho(
+            &[
+                "--models",
+                "mock/*vision",
+                "--session",
+                "fresh.jsonl",
+                "-p",
+                "x",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.last_body()["model"], "mock-vision");
+    let lines = read_jsonl(&sb.cwd.join("fresh.jsonl"));
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[1]["modelId"], "mock-vision");
+    assert!(sb.session_files().is_empty());
+}
