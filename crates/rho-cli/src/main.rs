@@ -58,6 +58,15 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: args::Args) -> ExitCode {
+    // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
+    // any session is touched.
+    let input = match headless_input(&args) {
+        Ok(input) => input,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let startup = match startup::build_session(&args) {
         Ok(s) => s,
         Err(e) => {
@@ -77,22 +86,12 @@ async fn run(args: args::Args) -> ExitCode {
         }
 
         args::Mode::Json => {
-            headless(
-                &args,
-                startup.session,
-                stdin_is_tty,
-                print_mode::Output::Json,
-            )
-            .await
+            let (prompts, images) = input.unwrap_or_default();
+            print_mode::run(startup.session, prompts, images, print_mode::Output::Json).await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
-            headless(
-                &args,
-                startup.session,
-                stdin_is_tty,
-                print_mode::Output::Text,
-            )
-            .await
+            let (prompts, images) = input.unwrap_or_default();
+            print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
         }
         args::Mode::Text => {
             eprintln!("Error: the interactive mode is not available in this build yet; use -p");
@@ -101,20 +100,22 @@ async fn run(args: args::Args) -> ExitCode {
     }
 }
 
-/// Print and JSON modes: gather the prompts, then run them.
-async fn headless(
-    args: &args::Args,
-    session: rho_core::agent_session::AgentSession,
-    stdin_is_tty: bool,
-    output: print_mode::Output,
-) -> ExitCode {
-    match read_input(args, stdin_is_tty) {
-        Ok((prompts, images)) => print_mode::run(session, prompts, images, output).await,
-        Err(e) => {
-            eprintln!("Error: {e}");
-            ExitCode::FAILURE
-        }
+/// Prompts and images.
+type Input = (Vec<String>, Vec<rho_ai::ImageContent>);
+
+/// The input of print and JSON modes; `None` in the modes that read stdin themselves (RPC)
+/// or have no initial prompt (interactive).
+fn headless_input(args: &args::Args) -> Result<Option<Input>, file_args::FileArgError> {
+    let stdin_is_tty = std::io::stdin().is_terminal();
+    let headless = match args.mode.unwrap_or_default() {
+        args::Mode::Rpc => false,
+        args::Mode::Json => true,
+        args::Mode::Text => args.print || !stdin_is_tty,
+    };
+    if !headless {
+        return Ok(None);
     }
+    read_input(args, stdin_is_tty).map(Some)
 }
 
 /// The prompts of print/JSON mode: piped stdin, `@file` blocks and the messages
