@@ -120,3 +120,27 @@ impl CredentialStore for CliCredentials {
         }
     }
 }
+
+/// Creates `<agent_dir>/auth.json` as `{}` when missing (interfaces spec §6.3): the directory
+/// with mode 0700, the file with 0600, so keys written later are never world-readable.
+/// An existing file is left as it is.
+pub fn ensure_auth_file(agent_dir: &Path) -> std::io::Result<()> {
+    let path = agent_dir.join("auth.json");
+    if path.exists() {
+        return Ok(());
+    }
+    let mut dirs = std::fs::DirBuilder::new();
+    dirs.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut dirs, 0o700);
+    dirs.create(agent_dir)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(&path) {
+        Ok(mut file) => std::io::Write::write_all(&mut file, b"{}"),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(e),
+    }
+}

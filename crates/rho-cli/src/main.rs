@@ -2,8 +2,15 @@
 
 mod args;
 mod credentials;
+mod export;
+mod file_args;
+mod list_models;
+mod model_select;
 mod print_mode;
+mod session_open;
+mod signals;
 mod startup;
+mod tool_names;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
@@ -23,6 +30,15 @@ fn main() -> ExitCode {
         eprintln!("{err}");
         return ExitCode::FAILURE;
     }
+    if let Some(search) = &args.list_models {
+        return list_models(&args, search.as_deref());
+    }
+    if let Some(session) = &args.export {
+        return export(session, args.messages.first().map(String::as_str));
+    }
+    // Tool subprocesses can tell they run under rho (pi sets PI_CODING_AGENT the same way);
+    // set before any thread exists.
+    std::env::set_var("RHO_CODING_AGENT", "true");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -33,10 +49,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let signals = {
+        let _context = runtime.enter();
+        signals::exit_on_termination()
+    };
+    runtime.spawn(signals);
     runtime.block_on(run(args))
 }
 
 async fn run(args: args::Args) -> ExitCode {
+    // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
+    // any session is touched.
+    let input = match headless_input(&args) {
+        Ok(input) => input,
+        Err(e) => {
+            eprintln!("Error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let startup = match startup::build_session(&args) {
         Ok(s) => s,
         Err(e) => {
@@ -54,21 +84,14 @@ async fn run(args: args::Args) -> ExitCode {
             eprintln!("Error: RPC mode is not available in this build yet");
             ExitCode::FAILURE
         }
+
         args::Mode::Json => {
-            print_mode::run(
-                startup.session,
-                messages_with_stdin(&args, stdin_is_tty),
-                true,
-            )
-            .await
+            let (prompts, images) = input.unwrap_or_default();
+            print_mode::run(startup.session, prompts, images, print_mode::Output::Json).await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
-            print_mode::run(
-                startup.session,
-                messages_with_stdin(&args, stdin_is_tty),
-                false,
-            )
-            .await
+            let (prompts, images) = input.unwrap_or_default();
+            print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
         }
         args::Mode::Text => {
             eprintln!("Error: the interactive mode is not available in this build yet; use -p");
@@ -77,17 +100,72 @@ async fn run(args: args::Args) -> ExitCode {
     }
 }
 
-/// The messages, with piped stdin prepended to the first one (interfaces spec §3).
-fn messages_with_stdin(args: &args::Args, stdin_is_tty: bool) -> Vec<String> {
-    let mut messages = args.messages.clone();
+/// Prompts and images.
+type Input = (Vec<String>, Vec<rho_ai::ImageContent>);
+
+/// The input of print and JSON modes; `None` in the modes that read stdin themselves (RPC)
+/// or have no initial prompt (interactive).
+fn headless_input(args: &args::Args) -> Result<Option<Input>, file_args::FileArgError> {
+    let stdin_is_tty = std::io::stdin().is_terminal();
+    let headless = match args.mode.unwrap_or_default() {
+        args::Mode::Rpc => false,
+        args::Mode::Json => true,
+        args::Mode::Text => args.print || !stdin_is_tty,
+    };
+    if !headless {
+        return Ok(None);
+    }
+    read_input(args, stdin_is_tty).map(Some)
+}
+
+/// The prompts of print/JSON mode: piped stdin, `@file` blocks and the messages
+/// (interfaces spec §3), and the images for the first prompt.
+fn read_input(
+    args: &args::Args,
+    stdin_is_tty: bool,
+) -> Result<(Vec<String>, Vec<rho_ai::ImageContent>), file_args::FileArgError> {
+    let mut piped = None;
     if !stdin_is_tty {
-        let mut piped = String::new();
-        if std::io::stdin().read_to_string(&mut piped).is_ok() && !piped.trim().is_empty() {
-            match messages.first_mut() {
-                Some(first) => *first = format!("{}\n\n{first}", piped.trim_end()),
-                None => messages.push(piped.trim_end().to_string()),
-            }
+        let mut text = String::new();
+        if std::io::stdin().read_to_string(&mut text).is_ok() {
+            piped = Some(text);
         }
     }
-    messages
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let files = file_args::process_file_args(&args.file_args, &cwd, home.as_deref())?;
+    let prompts = file_args::initial_prompts(piped.as_deref(), &files.text, &args.messages);
+    Ok((prompts, files.images))
+}
+
+/// `--export <session.jsonl> [out.html]`: prints `Exported to: <path>` and exits 0.
+fn export(session: &str, out: Option<&str>) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    match export::export_session(&cwd.join(session), out, &cwd) {
+        Ok(path) => {
+            println!("Exported to: {}", path.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `--list-models [search]`: prints the table (or pi's empty-case text) and exits 0.
+fn list_models(args: &args::Args, search: Option<&str>) -> ExitCode {
+    match startup::list_models_text(args, search) {
+        Ok((text, warnings)) => {
+            for w in warnings {
+                eprintln!("Warning: {w}");
+            }
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("Error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

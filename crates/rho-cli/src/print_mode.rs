@@ -1,74 +1,136 @@
-//! Print mode (`-p`) and JSON mode (`--mode json`): one prompt, then exit (interfaces spec
-//! §2, §3). Print writes the final assistant text to stdout; JSON writes every event as a
-//! line. Errors go to stderr and the exit code is non-zero.
+//! Print mode (`-p`) and JSON mode (`--mode json`): the prompts, one after another, then exit
+//! (interfaces spec §2, §3).
+//!
+//! Print writes the text blocks of the last assistant message to stdout; a reply that ended
+//! in an error or abort goes to stderr with exit 1. JSON writes the session header, then every
+//! session event as one line; its exit code is 1 only when a prompt was refused. Extension
+//! errors go to stderr as text in both modes.
 
 use std::io::Write;
 use std::process::ExitCode;
 
-use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent};
+use rho_agent::AgentMessage;
+use rho_ai::{ContentBlock, ImageContent, StopReason};
+use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent, SessionOnlyEvent};
 
-/// Runs `messages` one after another; `json` selects the event stream output.
-pub async fn run(session: AgentSession, messages: Vec<String>, json: bool) -> ExitCode {
+/// Which output the run produces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Final assistant text.
+    Text,
+    /// Header line plus event lines.
+    Json,
+}
+
+/// Sends `prompts` in order (images go with the first) and reports as `output` asks.
+pub async fn run(
+    session: AgentSession,
+    prompts: Vec<String>,
+    images: Vec<ImageContent>,
+    output: Output,
+) -> ExitCode {
     let mut rx = session.subscribe();
-    let printer = tokio::spawn(async move {
-        let stdout = std::io::stdout();
-        while let Some(event) = rx.recv().await {
-            if json {
-                if let Ok(line) = serde_json::to_string(&event) {
-                    let mut out = stdout.lock();
-                    let _ = writeln!(out, "{line}");
-                    let _ = out.flush();
-                }
-            } else if let SessionEvent::Session(
-                rho_core::agent_session::SessionOnlyEvent::ExtensionError {
-                    extension_path,
-                    event,
-                    error,
-                },
-            ) = &event
-            {
-                eprintln!("Extension error ({extension_path}, {event}): {error}");
+    let stdout = std::io::stdout();
+    if output == Output::Json {
+        let header = session.with_session(|s| serde_json::to_string(s.header()));
+        match header {
+            Ok(line) => write_line(&stdout, &line),
+            Err(e) => {
+                eprintln!("Error: cannot serialize the session header: {e}");
+                return ExitCode::FAILURE;
             }
         }
-    });
-    let mut failed = false;
-    for message in messages {
-        if let Err(e) = session.prompt(&message, PromptOptions::default()).await {
-            eprintln!("Error: {e}");
-            failed = true;
-            break;
-        }
     }
-    drop(session.subscribe());
-    let last = session
-        .messages()
-        .iter()
-        .rev()
-        .find_map(|m| m.as_assistant().cloned());
-    drop(session);
-    let _ = tokio::time::timeout(std::time::Duration::from_millis(200), printer).await;
-    if failed {
+    let work = send_all(&session, prompts, images);
+    tokio::pin!(work);
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(event) = rx.recv() => show_event(&stdout, &event, output),
+            result = &mut work => break result,
+        }
+    };
+    while let Ok(event) = rx.try_recv() {
+        show_event(&stdout, &event, output);
+    }
+    if let Err(message) = outcome {
+        eprintln!("{message}");
         return ExitCode::FAILURE;
     }
-    match last {
-        Some(reply)
-            if reply.stop_reason == rho_ai::StopReason::Error
-                || reply.stop_reason == rho_ai::StopReason::Aborted =>
-        {
-            eprintln!(
-                "Error: {}",
-                reply
-                    .error_message
-                    .unwrap_or_else(|| "request failed".into())
-            );
-            ExitCode::FAILURE
-        }
-        Some(reply) => {
-            if !json {
-                println!("{}", reply.text());
-            }
-            ExitCode::SUCCESS
-        }
-        None => ExitCode::SUCCESS,
+    match output {
+        Output::Json => ExitCode::SUCCESS,
+        Output::Text => print_last_reply(&session.messages()),
     }
+}
+
+/// Each prompt waits for the previous run (retries included) to finish.
+async fn send_all(
+    session: &AgentSession,
+    prompts: Vec<String>,
+    mut images: Vec<ImageContent>,
+) -> Result<(), String> {
+    for prompt in prompts {
+        let options = PromptOptions {
+            images: std::mem::take(&mut images),
+            ..PromptOptions::default()
+        };
+        session
+            .prompt(&prompt, options)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn show_event(stdout: &std::io::Stdout, event: &SessionEvent, output: Output) {
+    if let SessionEvent::Session(SessionOnlyEvent::ExtensionError {
+        extension_path,
+        event,
+        error,
+    }) = event
+    {
+        eprintln!("Extension error ({extension_path}, {event}): {error}");
+        return;
+    }
+    if output == Output::Json {
+        match serde_json::to_string(event) {
+            Ok(line) => write_line(stdout, &line),
+            Err(e) => eprintln!("Error: cannot serialize an event: {e}"),
+        }
+    }
+}
+
+fn write_line(stdout: &std::io::Stdout, line: &str) {
+    let mut out = stdout.lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// The text-mode result: the last message, if it is an assistant reply.
+fn print_last_reply(messages: &[AgentMessage]) -> ExitCode {
+    let Some(AgentMessage::Assistant(reply)) = messages.last() else {
+        return ExitCode::SUCCESS;
+    };
+    if matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {
+        match &reply.error_message {
+            Some(message) => eprintln!("{message}"),
+            None => eprintln!("Request {}", stop_reason_name(reply.stop_reason)),
+        }
+        return ExitCode::FAILURE;
+    }
+    let mut out = std::io::stdout().lock();
+    for block in &reply.content {
+        if let ContentBlock::Text(t) = block {
+            let _ = writeln!(out, "{}", t.text);
+        }
+    }
+    let _ = out.flush();
+    ExitCode::SUCCESS
+}
+
+fn stop_reason_name(reason: StopReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| "failed".into())
 }

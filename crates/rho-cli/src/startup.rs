@@ -6,20 +6,24 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context as _};
 use rho_ai::catalog::builtin_models;
-use rho_ai::catalog::select::resolve_model;
+use rho_ai::catalog::select::scope_models;
 use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
-use rho_core::agent_session::{AgentSession, AgentSessionConfig};
+use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
 use rho_core::resources::context_files::load_context_files;
 use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
-use rho_core::session::paths::{agent_dir, process_env, resolve_session_dir};
-use rho_core::session::SessionManager;
+use rho_core::session::paths::agent_dir;
+use rho_core::session::{ModelRef, SessionManager};
 use rho_core::settings::Settings;
 use rho_core::system_prompt::{build_system_prompt, text_or_file, SystemPromptOptions};
 
 use crate::args::Args;
-use crate::credentials::CliCredentials;
+use crate::credentials::{ensure_auth_file, CliCredentials};
+use crate::list_models;
+use crate::model_select::{resolve_cli_model, select, Selection, SelectionInput};
+use crate::session_open;
+use crate::tool_names::{active_tools, ToolSelection};
 
 /// The project config directory name (pi uses `.pi`).
 pub const PROJECT_DIR: &str = ".rho";
@@ -30,40 +34,95 @@ pub struct Startup {
     pub session: AgentSession,
     /// Non-fatal problems (broken files, unknown models...), for stderr.
     pub warnings: Vec<String>,
+    /// The tools the flags select; the built-in ones are created by `rho_tools`.
+    #[allow(dead_code)] // read once the rho-tools crate is wired in
+    pub tools: ToolSelection,
 }
 
-/// Builds the session the flags describe. Must run inside a tokio runtime.
-pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let agent_dir = agent_dir();
-    let project_dir = cwd.join(PROJECT_DIR);
-    let settings = Settings::load(&agent_dir, &project_dir);
+/// Settings, models.json and credentials for one working directory.
+struct Registry {
+    settings: Settings,
+    credentials: CliCredentials,
+    warnings: Vec<String>,
+}
+
+/// Loads settings, models.json and auth.json. `--api-key` applies to the provider of the
+/// model named by `--model` (or the first `--models` match), as pi does.
+fn load_registry(args: &Args, agent_dir: &Path, cwd: &Path) -> anyhow::Result<Registry> {
+    let settings = Settings::load(agent_dir, &cwd.join(PROJECT_DIR));
     let mut warnings = settings.warnings.clone();
     let models = load_models(&agent_dir.join("models.json"), builtin_models());
     if let Some(e) = &models.error {
         warnings.push(e.to_string());
     }
-    let (model, suffix_level) = select_model(args, &settings, &models.models, &mut warnings)?;
-    let explicit = match (&args.api_key, &model) {
-        (Some(key), Some(m)) => Some((m.provider.clone(), key.clone())),
-        (Some(_), None) => bail!("--api-key requires a model to be specified via --model, --provider/--model, or --models"),
-        _ => None,
+    let explicit = match &args.api_key {
+        Some(key) => {
+            let provider = api_key_provider(args, &models.models)?;
+            Some((provider, key.clone()))
+        }
+        None => None,
     };
-    let credentials = CliCredentials::load(&agent_dir, explicit, models, &mut warnings);
-    let thinking = args
-        .thinking
-        .as_deref()
-        .and_then(|t| {
-            let level = ThinkingLevel::parse(t);
-            if level.is_none() {
-                warnings.push(format!("Invalid thinking level \"{t}\"; ignored"));
-            }
-            level
-        })
-        .or(suffix_level)
-        .unwrap_or_else(|| settings.default_thinking_level());
+    let credentials = CliCredentials::load(agent_dir, explicit, models, &mut warnings);
+    Ok(Registry {
+        settings,
+        credentials,
+        warnings,
+    })
+}
+
+fn api_key_provider(args: &Args, models: &[rho_ai::Model]) -> anyhow::Result<String> {
+    let cli = resolve_cli_model(models, args.provider.as_deref(), args.model.as_deref())?;
+    if let Some(choice) = cli {
+        return Ok(choice.model.provider);
+    }
+    let patterns: Vec<&str> = args.models.iter().flatten().map(String::as_str).collect();
+    let (scoped, _) = scope_models(models, &patterns);
+    match scoped.into_iter().next() {
+        Some(choice) => Ok(choice.model.provider),
+        None => bail!("--api-key requires a model to be specified via --model, --provider/--model, or --models"),
+    }
+}
+
+/// The `--list-models` output and the warnings met while loading.
+pub fn list_models_text(
+    args: &Args,
+    search: Option<&str>,
+) -> anyhow::Result<(String, Vec<String>)> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let reg = load_registry(args, &agent_dir(), &cwd)?;
+    let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
+    let text = list_models::render(&reg.credentials.models.models, &has_auth, search);
+    Ok((text, reg.warnings))
+}
+
+/// Builds the session the flags describe. Must run inside a tokio runtime.
+pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
+    session_open::validate(args)?;
+    let mut cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let agent_dir = agent_dir();
+    let mut early_warnings = Vec::new();
+    if let Err(e) = ensure_auth_file(&agent_dir) {
+        early_warnings.push(format!(
+            "cannot create {}: {e}",
+            agent_dir.join("auth.json").display()
+        ));
+    }
+    let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
+    let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
+    let session_cwd = PathBuf::from(session.cwd());
+    if session_cwd != cwd {
+        cwd = session_cwd;
+    }
+    let Registry {
+        settings,
+        credentials,
+        mut warnings,
+    } = load_registry(args, &agent_dir, &cwd)?;
+    warnings.splice(0..0, early_warnings);
+    let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
+    record_initial_state(&mut session, &selection)?;
+    let project_dir = cwd.join(PROJECT_DIR);
     let cwd_str = cwd.to_string_lossy().to_string();
-    let session = open_session(args, &settings, &agent_dir, &cwd, &cwd_str)?;
     let skills = if args.no_skills {
         Vec::new()
     } else {
@@ -82,7 +141,7 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
-    let tools: Vec<String> = Vec::new();
+    let tools = active_tools(args);
     let prompt_options = SystemPromptOptions {
         custom_base: args
             .system_prompt
@@ -102,89 +161,95 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
                 .map(|v| text_or_file(v, &cwd))
                 .collect()
         },
-        active_tools: Some(tools),
+        active_tools: Some(tools.builtin.clone()),
         context_files: if args.no_context_files {
             Vec::new()
         } else {
             load_context_files(&agent_dir, &cwd)
         },
         skills: skills.clone(),
-        cwd: cwd_str.clone(),
+        cwd: cwd_str,
         date: today(),
     };
     let mut config = AgentSessionConfig::new(cwd.clone());
     config.base_system_prompt = build_system_prompt(&prompt_options);
     config.session = session;
     config.settings = settings;
-    config.model = model;
-    config.thinking_level = thinking;
+    config.model = selection.model;
+    config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
     config.credentials = Arc::new(credentials);
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,
+        tools,
     })
 }
 
-/// `--model` (with `--provider`), else settings `defaultProvider`/`defaultModel`.
-fn select_model(
+/// Runs the §6.5 chain against this session and these credentials.
+fn choose_model(
     args: &Args,
     settings: &Settings,
-    models: &[rho_ai::Model],
+    credentials: &CliCredentials,
+    session: &SessionManager,
     warnings: &mut Vec<String>,
-) -> anyhow::Result<(Option<rho_ai::Model>, Option<ThinkingLevel>)> {
-    if let Some(pattern) = &args.model {
-        let Some(choice) = resolve_model(models, args.provider.as_deref(), pattern) else {
-            bail!("Model \"{pattern}\" not found. Use --list-models to see available models.");
-        };
-        warnings.extend(choice.warning);
-        return Ok((Some(choice.model), choice.thinking));
-    }
-    if let (Some(p), Some(id)) = (settings.default_provider(), settings.default_model()) {
-        if let Some(m) = models.iter().find(|m| m.provider == p && m.id == id) {
-            return Ok((Some(m.clone()), None));
+) -> anyhow::Result<Selection> {
+    let cli_thinking = args.thinking.as_deref().and_then(|t| {
+        let level = ThinkingLevel::parse(t);
+        if level.is_none() {
+            warnings.push(format!(
+                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh"
+            ));
         }
-    }
-    Ok((None, None))
+        level
+    });
+    let context = session.build_context();
+    let resumed = !context.messages.is_empty();
+    let session_model = context
+        .model
+        .as_ref()
+        .filter(|_| resumed)
+        .map(|m| (m.provider.as_str(), m.model_id.as_str()));
+    let session_thinking = context
+        .has_thinking_level_change
+        .then(|| ThinkingLevel::parse(&context.thinking_level))
+        .flatten();
+    let scope = args
+        .models
+        .clone()
+        .unwrap_or_else(|| settings.string_list("enabledModels"));
+    let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
+    let selection = select(&SelectionInput {
+        models: &credentials.models.models,
+        has_auth: &has_auth,
+        cli_provider: args.provider.as_deref(),
+        cli_model: args.model.as_deref(),
+        cli_thinking,
+        scope: Some(&scope),
+        session_model,
+        session_thinking,
+        default_model: settings.default_provider().zip(settings.default_model()),
+        default_thinking: settings.default_thinking_level(),
+    })?;
+    warnings.extend(selection.warnings.iter().cloned());
+    Ok(selection)
 }
 
-fn open_session(
-    args: &Args,
-    settings: &Settings,
-    agent_dir: &Path,
-    cwd: &Path,
-    cwd_str: &str,
-) -> anyhow::Result<SessionManager> {
-    if args.no_session {
-        return Ok(SessionManager::in_memory(cwd_str));
+/// A new session starts with `model_change` (when a model is selected) and
+/// `thinking_level_change`; a resumed one without a thinking entry gets one (§4.4).
+fn record_initial_state(session: &mut SessionManager, selection: &Selection) -> anyhow::Result<()> {
+    let level = selection.thinking.as_str();
+    if session.build_context().messages.is_empty() {
+        let model = selection.model.as_ref().map(|m| ModelRef {
+            provider: m.provider.clone(),
+            model_id: m.id.clone(),
+        });
+        session.append_initial_state(model.as_ref(), level)?;
+    } else {
+        session.ensure_thinking_level(level)?;
     }
-    let dir = resolve_session_dir(
-        args.session_dir.as_deref().map(Path::new),
-        settings.session_dir(),
-        agent_dir,
-        cwd_str,
-        cwd,
-        &process_env,
-    );
-    if let Some(target) = &args.session {
-        let path = if Path::new(target).exists() {
-            PathBuf::from(target)
-        } else {
-            rho_core::session::find_session(target, &dir, agent_dir)
-                .map(|f| f.path)
-                .with_context(|| format!("No session found matching \"{target}\""))?
-        };
-        return SessionManager::open(&path)
-            .with_context(|| format!("cannot open session {}", path.display()));
-    }
-    if args.continue_session {
-        if let Some(path) = rho_core::session::most_recent_session(&dir) {
-            return SessionManager::open(&path)
-                .with_context(|| format!("cannot open session {}", path.display()));
-        }
-    }
-    Ok(SessionManager::create(&dir, cwd_str))
+    Ok(())
 }
 
 fn skill_sources(agent_dir: &Path, project_dir: &Path, args: &Args) -> Vec<SkillSource> {

@@ -1,0 +1,133 @@
+//! Which session file a run uses (interfaces spec §4.7): `--no-session`, `--session <path|id>`,
+//! `--fork <path|id>`, `-c/--continue`, `--session-dir`, or a new session.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _};
+use rho_core::session::listing::is_path_argument;
+use rho_core::session::paths::{process_env, resolve_session_dir};
+use rho_core::session::{find_session, most_recent_session, ForkScope, SessionManager};
+use rho_core::settings::Settings;
+
+use crate::args::Args;
+
+/// Refuses flag combinations pi refuses, before anything is read.
+pub fn validate(args: &Args) -> anyhow::Result<()> {
+    if args.fork.is_some() {
+        let conflicts: Vec<&str> = [
+            (args.session.is_some(), "--session"),
+            (args.continue_session, "--continue"),
+            (args.resume, "--resume"),
+            (args.no_session, "--no-session"),
+        ]
+        .into_iter()
+        .filter_map(|(set, name)| set.then_some(name))
+        .collect();
+        if !conflicts.is_empty() {
+            bail!("--fork cannot be combined with {}", conflicts.join(", "));
+        }
+    }
+    if args.resume {
+        bail!("--resume needs the interactive session picker; use --continue or --session <id> instead");
+    }
+    Ok(())
+}
+
+/// The session directory in force for `cwd`.
+pub fn session_dir(args: &Args, settings: &Settings, agent_dir: &Path, cwd: &Path) -> PathBuf {
+    resolve_session_dir(
+        args.session_dir.as_deref().map(Path::new),
+        settings.session_dir(),
+        agent_dir,
+        &cwd.to_string_lossy(),
+        cwd,
+        &process_env,
+    )
+}
+
+/// Opens or creates the session the flags ask for. A resumed session whose stored cwd is
+/// gone is refused with pi's text.
+pub fn open_session(
+    args: &Args,
+    settings: &Settings,
+    agent_dir: &Path,
+    cwd: &Path,
+) -> anyhow::Result<SessionManager> {
+    let cwd_str = cwd.to_string_lossy().to_string();
+    if args.no_session {
+        return Ok(SessionManager::in_memory(&cwd_str));
+    }
+    let dir = session_dir(args, settings, agent_dir, cwd);
+    let manager = if let Some(target) = &args.fork {
+        let source = locate(target, &dir, agent_dir, cwd)?;
+        let source = open(&source)?;
+        source
+            .fork(&dir, &cwd_str, ForkScope::All)
+            .context("cannot fork the session")?
+    } else if let Some(target) = &args.session {
+        if is_path_argument(target) {
+            let path = cwd.join(target);
+            SessionManager::open_or_create(&path, &cwd_str)
+                .with_context(|| format!("cannot open session {}", path.display()))?
+        } else {
+            let found = find_session(target, &dir, agent_dir)?;
+            if found.in_current_project {
+                open(&found.path)?
+            } else {
+                confirm_fork(&found.path)?;
+                open(&found.path)?
+                    .fork(&dir, &cwd_str, ForkScope::All)
+                    .context("cannot fork the session")?
+            }
+        }
+    } else if args.continue_session {
+        match most_recent_session(&dir) {
+            Some(path) => open(&path)?,
+            None => SessionManager::create(&dir, &cwd_str),
+        }
+    } else {
+        SessionManager::create(&dir, &cwd_str)
+    };
+    manager.check_cwd_exists()?;
+    Ok(manager)
+}
+
+fn open(path: &Path) -> anyhow::Result<SessionManager> {
+    SessionManager::open(path).with_context(|| format!("cannot open session {}", path.display()))
+}
+
+/// A `--fork`/`--session` argument as a file: a path (must exist for `--fork`) or an id prefix.
+fn locate(target: &str, dir: &Path, agent_dir: &Path, cwd: &Path) -> anyhow::Result<PathBuf> {
+    if is_path_argument(target) {
+        let path = cwd.join(target);
+        if !path.is_file() {
+            bail!("Session file not found: {}", path.display());
+        }
+        return Ok(path);
+    }
+    Ok(find_session(target, dir, agent_dir)?.path)
+}
+
+/// A session of another project is forked into this one only when the user agrees on a TTY.
+fn confirm_fork(path: &Path) -> anyhow::Result<()> {
+    if !std::io::stdin().is_terminal() {
+        bail!(
+            "Session {} belongs to another project; run rho with --fork {} to copy it here",
+            path.display(),
+            path.display()
+        );
+    }
+    eprint!("Fork this session into current directory? [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("cannot read the answer")?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") {
+        Ok(())
+    } else {
+        bail!("Aborted: session not forked")
+    }
+}

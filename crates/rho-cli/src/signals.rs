@@ -1,0 +1,33 @@
+//! Termination signals end the process with pi's exit codes (interfaces spec §3): SIGTERM →
+//! 143, SIGHUP → 129. Session entries are written line by line as they happen, so nothing
+//! buffered is lost by exiting here.
+
+use std::future::Future;
+
+/// Registers the handlers now (so a signal arriving at any later point is caught) and
+/// returns the task that exits with 128 + the signal number. Must be called inside the
+/// runtime. Without these signals (or if registration fails) the default behaviour stays.
+pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let handlers = signal(SignalKind::terminate()).and_then(|term| {
+            let hup = signal(SignalKind::hangup())?;
+            Ok((term, hup))
+        });
+        async move {
+            let Ok((mut term, mut hup)) = handlers else {
+                return;
+            };
+            let code = tokio::select! {
+                _ = term.recv() => 143,
+                _ = hup.recv() => 129,
+            };
+            std::process::exit(code);
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        std::future::ready(())
+    }
+}

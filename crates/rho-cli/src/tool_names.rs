@@ -1,0 +1,96 @@
+//! Which tools a run gets, from `--tools` / `--no-tools` / `--no-builtin-tools`
+//! (interfaces spec §7). This is the seam to the tool implementations: the names chosen here
+//! go to `rho_tools::create_tools(names, cwd)` and to the system prompt's tool list.
+
+use crate::args::Args;
+
+/// Every built-in tool, in pi's order.
+pub const BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/// Active without `--tools`.
+pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];
+
+/// The tool selection the flags describe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSelection {
+    /// Active built-in tools, in the order the user gave (default order without `--tools`).
+    pub builtin: Vec<String>,
+    /// `--tools` as given: extension and custom tools are active only if named here.
+    /// `None` = no allowlist (every extension tool active).
+    pub allowlist: Option<Vec<String>>,
+    /// False with `--no-tools`: extension tools are off too.
+    pub extension_tools: bool,
+}
+
+impl ToolSelection {
+    /// Whether an extension/custom tool named `name` is active.
+    #[allow(dead_code)] // read once extension tools are filtered by the binary
+    pub fn allows_extension_tool(&self, name: &str) -> bool {
+        self.extension_tools
+            && self
+                .allowlist
+                .as_ref()
+                .is_none_or(|list| list.iter().any(|n| n == name))
+    }
+}
+
+/// `--no-tools` → nothing; `--tools a,b` → the built-ins among them (unknown names are
+/// silently ignored; they may name extension tools); `--no-builtin-tools` → no built-ins;
+/// else read, bash, edit, write.
+pub fn active_tools(args: &Args) -> ToolSelection {
+    if args.no_tools {
+        return ToolSelection {
+            builtin: Vec::new(),
+            allowlist: Some(Vec::new()),
+            extension_tools: false,
+        };
+    }
+    let builtin = match (&args.tools, args.no_builtin_tools) {
+        (_, true) => Vec::new(),
+        (Some(list), false) => {
+            let mut names: Vec<String> = Vec::new();
+            for n in list.iter().filter(|n| BUILTIN_TOOLS.contains(&n.as_str())) {
+                if !names.contains(n) {
+                    names.push(n.clone());
+                }
+            }
+            names
+        }
+        (None, false) => DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect(),
+    };
+    ToolSelection {
+        builtin,
+        allowlist: args.tools.clone(),
+        extension_tools: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::parse;
+
+    fn sel(argv: &[&str]) -> ToolSelection {
+        active_tools(&parse(
+            &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
+        ))
+    }
+
+    #[test]
+    fn defaults_and_allowlist() {
+        assert_eq!(sel(&[]).builtin, DEFAULT_TOOLS);
+        let s = sel(&["--tools", "grep,read,mytool,read"]);
+        assert_eq!(s.builtin, ["grep", "read"]);
+        assert!(s.allows_extension_tool("mytool"));
+        assert!(!s.allows_extension_tool("other"));
+        assert!(sel(&[]).allows_extension_tool("other"));
+    }
+
+    #[test]
+    fn no_tools_and_no_builtin_tools() {
+        let s = sel(&["-nt"]);
+        assert!(s.builtin.is_empty() && !s.allows_extension_tool("x"));
+        let s = sel(&["-nbt"]);
+        assert!(s.builtin.is_empty() && s.allows_extension_tool("x"));
+    }
+}
