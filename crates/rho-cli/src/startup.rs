@@ -35,7 +35,7 @@ pub struct Startup {
     /// Non-fatal problems (broken files, unknown models...), for stderr.
     pub warnings: Vec<String>,
     /// The tools the flags select; the built-in ones are created by `rho_tools`.
-    #[allow(dead_code)] // read once the rho-tools crate is wired in
+    #[allow(dead_code)] // extension tools are filtered by it once process extensions load
     pub tools: ToolSelection,
 }
 
@@ -180,6 +180,17 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.skills = skills;
     config.templates = templates;
     config.credentials = Arc::new(credentials);
+    let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
+    let tools_config = rho_tools::ToolsConfig {
+        shell: rho_tools::exec::ShellConfig {
+            shell_path: config.settings.shell_path().map(PathBuf::from),
+            command_prefix: config.settings.shell_command_prefix().map(str::to_string),
+            bin_dir: Some(agent_dir.join("bin")),
+        },
+        ..Default::default()
+    };
+    config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,

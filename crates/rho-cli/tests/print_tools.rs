@@ -1,0 +1,46 @@
+//! Print mode with a tool round: the model calls the built-in `read` tool on a real file,
+//! the result goes back, and the final text is printed.
+
+mod common;
+
+use common::{reply, stderr, stdout, Sandbox};
+use rho_testkit::openai_chat::ChatStream;
+
+#[tokio::test]
+async fn print_mode_runs_a_read_tool_round() {
+    let sb = Sandbox::new().await;
+    std::fs::write(sb.cwd.join("notes.txt"), "the secret is 42\n").expect("write file");
+    let call = ChatStream::new("chatcmpl-1", "mock-model")
+        .tool_call_start(0, "call_1", "read")
+        .tool_args(0, "{\"path\":")
+        .tool_args(0, "\"notes.txt\"}")
+        .finish("tool_calls")
+        .done()
+        .response();
+    sb.server.push(call);
+    sb.server.push(reply("The secret is 42."));
+    let out = sb
+        .rho(&["-p", "--no-session", "what is the secret?"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "The secret is 42.\n");
+    let requests = sb.server.requests();
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].json();
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .expect("tools sent")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["read", "bash", "edit", "write"]);
+    let second = requests[1].json();
+    let tool_msg = second["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .expect("tool result sent");
+    assert_eq!(tool_msg["tool_call_id"], "call_1");
+    assert!(tool_msg["content"].to_string().contains("the secret is 42"));
+}
