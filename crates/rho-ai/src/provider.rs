@@ -23,6 +23,10 @@ pub enum ProviderError {
     /// No key in the options nor in the provider's environment variables.
     #[error("No API key for provider: {0}")]
     NoApiKey(String),
+    /// The provider's configuration could not be applied (e.g. a models.json header
+    /// command failed); the text says which and what to fix.
+    #[error("{0}")]
+    Config(String),
     /// The model names an API rho does not speak.
     #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses or google-generative-ai")]
     UnsupportedApi {

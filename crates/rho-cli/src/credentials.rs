@@ -76,7 +76,8 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-fn run_shell(command: &str) -> Result<String, String> {
+/// Runs a `!command` value with `sh -c`; its trimmed stdout is the value.
+pub fn run_shell(command: &str) -> Result<String, String> {
     let out = std::process::Command::new("sh")
         .arg("-c")
         .arg(command)

@@ -179,6 +179,7 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
+    config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     let tools_config = rho_tools::ToolsConfig {
@@ -195,6 +196,32 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
         session: AgentSession::new(config),
         warnings,
         tools,
+    })
+}
+
+/// `rho_ai::stream` with the model's models.json headers resolved per request (literal, env
+/// var name or `!command`, interfaces spec §6.4) and `authHeader` applied.
+fn stream_with_resolved_headers(
+    providers: std::collections::BTreeMap<String, rho_ai::models_json::ProviderConfig>,
+) -> rho_agent::StreamFn {
+    Arc::new(move |model, context, options| {
+        let provider = providers.get(&model.provider);
+        let has_headers = model.headers.as_ref().is_some_and(|h| !h.is_empty());
+        if !has_headers && !provider.is_some_and(|p| p.auth_header) {
+            return rho_ai::stream(model, context, options);
+        }
+        let env = |name: &str| std::env::var(name).ok();
+        let headers = rho_ai::models_json::resolve_request_headers(
+            model,
+            provider,
+            options.api_key.as_deref(),
+            &env,
+            &crate::credentials::run_shell,
+        )
+        .map_err(|e| rho_ai::ProviderError::Config(e.to_string()))?;
+        let mut resolved = model.clone();
+        resolved.headers = Some(headers);
+        rho_ai::stream(&resolved, context, options)
     })
 }
 

@@ -44,3 +44,28 @@ async fn print_mode_runs_a_read_tool_round() {
     assert_eq!(tool_msg["tool_call_id"], "call_1");
     assert!(tool_msg["content"].to_string().contains("the secret is 42"));
 }
+
+#[tokio::test]
+async fn models_json_headers_are_resolved_per_request() {
+    let sb = Sandbox::new().await;
+    sb.write_models(&serde_json::json!({
+        "providers": {
+            "mock": {
+                "baseUrl": format!("{}/v1", sb.server.url()),
+                "api": "openai-completions",
+                "apiKey": "test-key",
+                "headers": {"x-team": "TEAM_NAME", "x-token": "!printf tok-123", "x-plain": "literal"},
+                "models": [{"id": "mock-model"}]
+            }
+        }
+    }));
+    sb.server.push(reply("ok"));
+    let mut cmd = sb.command(&["-p", "--no-session", "hi"]);
+    cmd.env("TEAM_NAME", "platform");
+    let out = cmd.output().await.expect("runs");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let req = &sb.server.requests()[0];
+    assert_eq!(req.header("x-team"), Some("platform"));
+    assert_eq!(req.header("x-token"), Some("tok-123"));
+    assert_eq!(req.header("x-plain"), Some("literal"));
+}
