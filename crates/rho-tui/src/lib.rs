@@ -1,0 +1,19 @@
+//! rho's interactive terminal UI, rendering layer: a differential renderer that keeps the
+//! terminal's scrollback, markdown with simple syntax highlighting, the transcript components
+//! (messages, tool calls, notices, editor, footer, queue indicator), a [`Transcript`] model fed by
+//! session events, and the dark and light themes.
+//!
+//! The UI sees the session only through data types (`rho_ai`, `rho_agent`) and
+//! `rho_core::agent_session::SessionEvent`; it never reaches into the session's internals.
+
+pub mod ansi;
+pub mod components;
+pub mod highlight;
+pub mod markdown;
+pub mod renderer;
+pub mod theme;
+pub mod transcript;
+
+pub use renderer::{RenderStats, Renderer};
+pub use theme::Theme;
+pub use transcript::{Transcript, View};
