@@ -6,7 +6,7 @@ use rho_ai::ThinkingLevel;
 
 use super::Component;
 use crate::ansi::{truncate_with_ellipsis, visible_width};
-use crate::theme::Theme;
+use crate::theme::{Color, Theme};
 
 /// Tokens and cost summed over the session's assistant messages.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -71,7 +71,8 @@ impl FooterView {
         s
     }
 
-    fn stats(&self, theme: &Theme) -> String {
+    /// The token/cost part and the context part (plain), plus the context part's colour.
+    fn stats(&self, theme: &Theme) -> (String, String, Color) {
         let u = &self.usage;
         let mut parts = Vec::new();
         for (sign, n) in [
@@ -87,25 +88,27 @@ impl FooterView {
         if u.cost > 0.0 {
             parts.push(format!("${:.3}", u.cost));
         }
+        let mut head = parts.join(" ");
+        if !head.is_empty() {
+            head.push(' ');
+        }
         let auto = if self.auto_compact { " (auto)" } else { "" };
         let window = format_tokens(self.context_window);
-        let ctx = match self.context_tokens {
+        let c = &theme.colors;
+        match self.context_tokens {
             Some(t) if self.context_window > 0 => {
                 let pct = t as f64 * 100.0 / self.context_window as f64;
-                let text = format!("{pct:.1}%/{window}{auto}");
-                let c = &theme.colors;
-                if pct > 90.0 {
-                    theme.fg(c.error, &text)
+                let color = if pct > 90.0 {
+                    c.error
                 } else if pct > 70.0 {
-                    theme.fg(c.warning, &text)
+                    c.warning
                 } else {
-                    text
-                }
+                    c.dim
+                };
+                (head, format!("{pct:.1}%/{window}{auto}"), color)
             }
-            _ => format!("?/{window}{auto}"),
-        };
-        parts.push(ctx);
-        parts.join(" ")
+            _ => (head, format!("?/{window}{auto}"), c.dim),
+        }
     }
 
     fn model_label(&self) -> String {
@@ -137,18 +140,30 @@ impl Component for FooterView {
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         let dim = theme.colors.dim;
         let first = theme.fg(dim, &truncate_with_ellipsis(&self.location(), width));
-        let left = self.stats(theme);
+        let (head, ctx, ctx_color) = self.stats(theme);
         let right = self.model_label();
-        let (lw, rw) = (visible_width(&left), visible_width(&right));
-        let second = if lw + 2 + rw <= width {
-            format!("{left}{}{right}", " ".repeat(width - lw - rw))
+        let (lw, rw) = (
+            visible_width(&head) + visible_width(&ctx),
+            visible_width(&right),
+        );
+        let tail = if lw + 2 + rw <= width {
+            format!("{}{right}", " ".repeat(width - lw - rw))
         } else if lw + 2 < width {
-            let room = width - lw - 2;
-            format!("{left}  {}", truncate_with_ellipsis(&right, room))
+            format!("  {}", truncate_with_ellipsis(&right, width - lw - 2))
         } else {
-            truncate_with_ellipsis(&left, width)
+            String::new()
         };
-        vec![first, theme.fg(dim, &second)]
+        let second = if lw <= width {
+            format!(
+                "{}{}{}",
+                theme.fg(dim, &head),
+                theme.fg(ctx_color, &ctx),
+                theme.fg(dim, &tail)
+            )
+        } else {
+            theme.fg(dim, &truncate_with_ellipsis(&format!("{head}{ctx}"), width))
+        };
+        vec![first, second]
     }
 }
 
