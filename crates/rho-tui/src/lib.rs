@@ -9,6 +9,7 @@
 pub mod ansi;
 pub mod components;
 pub mod highlight;
+pub mod incremental;
 pub mod markdown;
 pub mod renderer;
 pub mod theme;

@@ -137,13 +137,13 @@ fn wrap_code(line: &str, width: usize) -> Vec<String> {
 }
 
 /// A list item: nesting depth, marker (`-` or `3.`), text.
-struct Item<'a> {
+pub(crate) struct Item<'a> {
     depth: usize,
     marker: String,
     text: &'a str,
 }
 
-fn list_item(line: &str) -> Option<Item<'_>> {
+pub(crate) fn list_item(line: &str) -> Option<Item<'_>> {
     let indent = line.len() - line.trim_start().len();
     let t = line.trim_start();
     let depth = indent / 2;
@@ -191,7 +191,7 @@ fn list_line(item: &Item<'_>, width: usize, theme: &Theme, out: &mut Vec<String>
     }
 }
 
-fn is_fence(t: &str) -> Option<(&'static str, &str)> {
+pub(crate) fn is_fence(t: &str) -> Option<(&'static str, &str)> {
     for fence in ["```", "~~~"] {
         if let Some(rest) = t.strip_prefix(fence) {
             return Some((fence, rest.trim()));

@@ -4,6 +4,7 @@
 use rho_ai::{AssistantMessage, ContentBlock, StopReason};
 
 use super::{indent_lines, Component};
+use crate::incremental::MarkdownCache;
 use crate::markdown::render_markdown;
 use crate::theme::{italic, Theme};
 
@@ -35,6 +36,8 @@ pub struct AssistantMessageView {
     pub stop_reason: Option<StopReason>,
     /// The error text for `error`.
     pub error_message: Option<String>,
+    /// Markdown caches, one per block (kept in step by [`Self::sync`]).
+    md: Vec<MarkdownCache>,
 }
 
 impl AssistantMessageView {
@@ -79,6 +82,8 @@ impl AssistantMessageView {
             self.blocks.truncate(i);
             changed = true;
         }
+        self.md
+            .resize_with(self.blocks.len(), MarkdownCache::default);
         let stop = matches!(msg.stop_reason, StopReason::Aborted | StopReason::Error)
             .then_some(msg.stop_reason);
         if stop != self.stop_reason || msg.error_message != self.error_message {
@@ -94,17 +99,21 @@ impl Component for AssistantMessageView {
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         let c = &theme.colors;
         let inner = width.saturating_sub(2).max(1);
+        let md = |i: usize, text: &str| match self.md.get(i) {
+            Some(cache) => cache.render(text, inner, theme),
+            None => render_markdown(text, inner, theme),
+        };
         let mut out = Vec::new();
-        for block in &self.blocks {
+        for (i, block) in self.blocks.iter().enumerate() {
             match block {
                 ReplyBlock::Text(t) if !t.trim().is_empty() => {
                     out.push(String::new());
-                    out.extend(indent_lines(render_markdown(t, inner, theme), 1));
+                    out.extend(indent_lines(md(i, t), 1));
                 }
                 ReplyBlock::Thinking(t) if !t.trim().is_empty() => {
                     out.push(String::new());
                     if self.thinking_expanded {
-                        let lines = render_markdown(t, inner, theme)
+                        let lines = md(i, t)
                             .into_iter()
                             .map(|l| italic(&theme.fg(c.thinking_text, &l)))
                             .collect();
