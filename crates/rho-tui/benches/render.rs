@@ -93,14 +93,19 @@ fn main() {
     let mut times: Vec<Duration> = Vec::with_capacity(TOKENS);
     let mut bytes = 0;
     let mut full = 0;
+    let mut model_time = Duration::ZERO;
     for e in &events {
         out.clear();
         let start = Instant::now();
         t.apply(e);
+        let lines = t.lines(WIDTH);
+        let mid = Instant::now();
         let stats = r
-            .render(&[t.lines(WIDTH), &editor, &footer], &mut out)
+            .render(&[lines, &editor, &footer], &mut out)
             .expect("write to a Vec");
-        times.push(start.elapsed());
+        let end = Instant::now();
+        times.push(end - start);
+        model_time += mid - start;
         bytes += out.len();
         full += usize::from(stats.full_redraw);
     }
@@ -117,6 +122,10 @@ fn main() {
         ms(times[times.len() / 2]),
         ms(times[times.len() * 99 / 100]),
         ms(times[times.len() - 1]),
+    );
+    println!(
+        "of which event + transcript lines: mean {:.3} ms",
+        ms(model_time) / TOKENS as f64
     );
     println!(
         "bytes written per token: {:.0}; full redraws: {full}",

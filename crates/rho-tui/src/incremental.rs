@@ -4,12 +4,13 @@
 //!
 //! A boundary is stable when the text before it renders the same whatever follows: the start of
 //! a complete line, after a blank line, outside any code fence, that neither continues a list
-//! nor a quote (those join across blank lines). Rendering the two sides separately and joining
+//! nor a quote (a list item after a list item, or a quote after a quote, join across blank
+//! lines). Rendering the two sides separately and joining
 //! them with one blank line then gives exactly the lines [`render_markdown`] gives for the whole.
 
 use std::cell::RefCell;
 
-use crate::markdown::{is_fence, list_item, render_markdown};
+use crate::markdown::{heading, is_fence, is_rule, list_item, render_markdown};
 use crate::theme::Theme;
 
 /// The cached front of the text.
@@ -78,6 +79,8 @@ fn join(lines: &mut Vec<String>, more: Vec<String>) {
 pub fn stable_split(text: &str, from: usize) -> usize {
     let mut fence: Option<&'static str> = None;
     let mut prev_blank = false;
+    // What the last non-blank line was: a list item, a quote line, or anything else.
+    let (mut prev_list, mut prev_quote) = (false, false);
     let mut best = from;
     let mut pos = from;
     for line in text[from..].split_inclusive('\n') {
@@ -92,18 +95,24 @@ pub fn stable_split(text: &str, from: usize) -> usize {
             if trimmed.starts_with(f) && trimmed.trim().trim_start_matches(f).is_empty() {
                 fence = None;
             }
-            prev_blank = false;
+            (prev_blank, prev_list, prev_quote) = (false, false, false);
             continue;
         }
         if trimmed.is_empty() {
             prev_blank = true;
             continue;
         }
-        if prev_blank && list_item(l).is_none() && !trimmed.starts_with('>') {
+        let opens_fence = is_fence(trimmed);
+        let is_list = opens_fence.is_none()
+            && heading(trimmed).is_none()
+            && !is_rule(trimmed)
+            && list_item(l).is_some();
+        let is_quote = opens_fence.is_none() && !is_list && trimmed.starts_with('>');
+        if prev_blank && !(is_list && prev_list) && !(is_quote && prev_quote) {
             best = start;
         }
-        prev_blank = false;
-        if let Some((f, _)) = is_fence(trimmed) {
+        (prev_blank, prev_list, prev_quote) = (false, is_list, is_quote);
+        if let Some((f, _)) = opens_fence {
             fence = Some(f);
         }
     }
@@ -114,7 +123,7 @@ pub fn stable_split(text: &str, from: usize) -> usize {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "# Title\n\nSome *text* here.\nSecond line.\n\n- a\n\n- b\n  - c\n\nAfter list.\n\n```rust\nfn x() {}\n\nlet y = 1;\n```\n\n> quote\n\n> more quote\n\nEnd `code` and **bold**.\n\n---\n\n1. one\n2. two\n\nDone.";
+    const SAMPLE: &str = "# Title\n\nSome *text* here.\nSecond line.\n\n- a\n\n- b\n  - c\n\nAfter list.\n\n- x\nlazy\n\n- y\n\n> q\n\n- z\n\n```rust\nfn x() {}\n\nlet y = 1;\n```\n\n> quote\n\n> more quote\n\nEnd `code` and **bold**.\n\n---\n\n1. one\n2. two\n\nDone.";
 
     #[test]
     fn streaming_char_by_char_matches_a_full_render() {
@@ -168,5 +177,15 @@ mod tests {
         assert_eq!(stable_split("```\na\n\nb\n", 0), 0, "inside a fence");
         assert_eq!(stable_split("- a\n\n- b\n", 0), 0, "list continues");
         assert_eq!(stable_split("> a\n\n> b\n", 0), 0, "quote continues");
+        assert_eq!(
+            stable_split("p\n\n- a\n\n> q\n", 0),
+            8,
+            "after a list, a quote"
+        );
+        assert_eq!(
+            stable_split("- a\n\n---\n\n- b\n", 0),
+            10,
+            "a rule ends the list"
+        );
     }
 }

@@ -200,7 +200,7 @@ pub(crate) fn is_fence(t: &str) -> Option<(&'static str, &str)> {
     None
 }
 
-fn heading(t: &str) -> Option<(usize, &str)> {
+pub(crate) fn heading(t: &str) -> Option<(usize, &str)> {
     let level = t.bytes().take_while(|b| *b == b'#').count();
     if (1..=6).contains(&level) {
         let rest = &t[level..];
@@ -211,7 +211,7 @@ fn heading(t: &str) -> Option<(usize, &str)> {
     None
 }
 
-fn is_rule(t: &str) -> bool {
+pub(crate) fn is_rule(t: &str) -> bool {
     let t = t.trim_end();
     let Some(c) = t.chars().next() else {
         return false;

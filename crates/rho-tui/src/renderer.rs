@@ -85,29 +85,19 @@ impl Renderer {
 
     /// Draws a frame made of consecutive `segments` (e.g. transcript, editor, footer) and writes
     /// the escape sequences to `out`. Lines wider than the terminal are cut, never wrapped.
-    /// Writes nothing when the frame equals the previous one.
+    /// Writes nothing when the frame equals the previous one. The cost is one string comparison
+    /// per unchanged line plus the work for the changed ones.
     pub fn render<W: Write>(
         &mut self,
         segments: &[&[String]],
         out: &mut W,
     ) -> io::Result<RenderStats> {
-        let width = self.width;
-        let fit = |l: &String| -> Option<String> {
-            (l.len() > width && crate::ansi::visible_width(l) > width)
-                .then(|| truncate_to_width(l, width))
-        };
-        let mut lines: Vec<(&String, Option<String>)> =
-            Vec::with_capacity(segments.iter().map(|s| s.len()).sum());
-        for seg in segments {
-            lines.extend(seg.iter().map(|l| (l, fit(l))));
-        }
-        let line = |i: usize| -> &str {
-            let (raw, cut) = &lines[i];
-            cut.as_deref().unwrap_or(raw)
-        };
-        let n = lines.len();
-        let first = (0..n.min(self.prev.len()))
-            .find(|&i| self.prev[i] != line(i))
+        let frame = Frame::new(segments);
+        let n = frame.len;
+        let first = frame
+            .iter()
+            .zip(&self.prev)
+            .position(|(new, old)| new != old)
             .unwrap_or(n.min(self.prev.len()));
         if self.started && !self.size_changed && first == n && n == self.prev.len() {
             return Ok(RenderStats::default());
@@ -117,24 +107,19 @@ impl Renderer {
         let mut buf = String::with_capacity(256);
         buf.push_str(SYNC_START);
         let stats = if !self.started || full {
-            if full {
-                buf.push_str(CLEAR_ALL);
-            } else {
-                buf.push_str(HIDE_CURSOR);
-            }
-            for i in 0..n {
+            buf.push_str(if full { CLEAR_ALL } else { HIDE_CURSOR });
+            for (i, line) in frame.iter().enumerate() {
                 if i > 0 {
                     buf.push_str("\r\n");
                 }
-                push_line(&mut buf, line(i));
+                push_line(&mut buf, line, self.width);
             }
-            self.prev.clear();
             RenderStats {
                 lines_written: n,
                 full_redraw: full,
             }
         } else {
-            self.patch(&mut buf, first, n, &line)
+            self.patch(&mut buf, first, &frame)
         };
         buf.push_str(SYNC_END);
         out.write_all(buf.as_bytes())?;
@@ -145,7 +130,7 @@ impl Renderer {
             first
         };
         self.prev.truncate(keep);
-        self.prev.extend((keep..n).map(|i| line(i).to_string()));
+        self.prev.extend(frame.iter().skip(keep).cloned());
         self.cursor_row = n.saturating_sub(1);
         self.started = true;
         self.size_changed = false;
@@ -153,24 +138,18 @@ impl Renderer {
     }
 
     /// Rewrites rows `first..n` that differ from the previous frame, in place.
-    fn patch<'a>(
-        &self,
-        buf: &mut String,
-        first: usize,
-        n: usize,
-        line: &impl Fn(usize) -> &'a str,
-    ) -> RenderStats {
-        let old_n = self.prev.len();
+    fn patch(&self, buf: &mut String, first: usize, frame: &Frame<'_>) -> RenderStats {
+        let (n, old_n) = (frame.len, self.prev.len());
         let mut row = self.cursor_row;
         let mut written = 0;
-        for i in first..n {
-            if i < old_n && self.prev[i] == line(i) {
+        for (i, line) in frame.iter().enumerate().skip(first) {
+            if self.prev.get(i) == Some(line) {
                 continue;
             }
             move_rows(buf, &mut row, i, old_n);
             buf.push('\r');
             buf.push_str(CLEAR_LINE);
-            push_line(buf, line(i));
+            push_line(buf, line, self.width);
             written += 1;
         }
         if n < old_n {
@@ -206,9 +185,33 @@ fn move_rows(buf: &mut String, row: &mut usize, target: usize, existing: usize) 
     *row = target;
 }
 
-fn push_line(buf: &mut String, line: &str) {
-    buf.push_str(line);
+/// Writes one line, cut to `width` if wider, with a reset after styled text.
+fn push_line(buf: &mut String, line: &str, width: usize) {
+    if line.len() > width && crate::ansi::visible_width(line) > width {
+        buf.push_str(&truncate_to_width(line, width));
+    } else {
+        buf.push_str(line);
+    }
     if line.contains('\x1b') {
         buf.push_str(crate::ansi::RESET);
+    }
+}
+
+/// Consecutive segments seen as one list of lines.
+struct Frame<'a> {
+    segments: &'a [&'a [String]],
+    len: usize,
+}
+
+impl<'a> Frame<'a> {
+    fn new(segments: &'a [&'a [String]]) -> Self {
+        Self {
+            segments,
+            len: segments.iter().map(|s| s.len()).sum(),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &'a String> + 'a {
+        self.segments.iter().flat_map(|s| s.iter())
     }
 }
