@@ -220,7 +220,12 @@ fn replayed_output_always_shows_the_frame_and_keeps_history() {
         let mut out = Vec::new();
         let stats = r.render(&[&transcript, &editor], &mut out).expect("write");
         full_redraws += usize::from(stats.full_redraw);
-        vt.feed(&String::from_utf8(out).expect("utf-8"));
+        let bytes = String::from_utf8(out).expect("utf-8");
+        assert!(
+            bytes.is_empty() || (bytes.starts_with(SYNC_START) && bytes.ends_with(SYNC_END)),
+            "every frame is one synchronized update"
+        );
+        vt.feed(&bytes);
         let frame: Vec<String> = transcript.iter().chain(&editor).cloned().collect();
         let content = vt.content();
         assert_eq!(

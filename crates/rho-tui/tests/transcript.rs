@@ -217,3 +217,48 @@ fn usage_totals_and_width_changes() {
         .iter()
         .all(|l| rho_tui::ansi::visible_width(l) <= 30));
 }
+
+#[test]
+fn thinking_and_tool_output_toggle_everywhere() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    let mut m = reply("");
+    m.content = vec![
+        ContentBlock::Thinking(rho_ai::ThinkingContent {
+            thinking: "secret plan".into(),
+            ..Default::default()
+        }),
+        ContentBlock::text("Answer"),
+    ];
+    t.apply(&agent(AgentEvent::MessageEnd {
+        message: AgentMessage::Assistant(m),
+    }));
+    t.apply(&agent(AgentEvent::ToolExecutionEnd {
+        tool_call_id: "c9".into(),
+        tool_name: "read".into(),
+        result: ToolExecutionResult {
+            content: vec![ContentBlock::text(
+                (1..=12)
+                    .map(|i| format!("l{i}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )],
+            details: None,
+        },
+        is_error: false,
+    }));
+    let text = plain(t.lines(50));
+    assert!(text.contains("secret plan") && text.contains("(2 more lines, ctrl+o to expand)"));
+    t.set_thinking_expanded(false);
+    let text = plain(t.lines(50));
+    assert!(
+        !text.contains("secret plan") && text.contains("Thinking..."),
+        "{text}"
+    );
+    t.set_tools_expanded(true);
+    let text = plain(t.lines(50));
+    assert!(
+        text.contains("l12") && !text.contains("more lines"),
+        "{text}"
+    );
+}
