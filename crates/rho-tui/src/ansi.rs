@@ -157,9 +157,36 @@ struct Wrapper {
     line: String,
     line_w: usize,
     state: SgrState,
+    /// Spaces seen after the last word; placed only if another word follows on this line.
+    pending: String,
+    pending_w: usize,
 }
 
 impl Wrapper {
+    /// Drops the pending spaces but keeps any escapes among them (styles must not be lost).
+    fn drop_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let mut rest = pending.as_str();
+        while let Some(p) = rest.find('\x1b') {
+            let n = escape_len(&rest.as_bytes()[p..]);
+            self.push_fitting(&rest[p..p + n], 0);
+            rest = &rest[p + n..];
+        }
+        self.pending_w = 0;
+    }
+
+    /// Ends a logical line: trailing spaces are kept there (nothing was wrapped).
+    fn end_logical(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        let w = std::mem::take(&mut self.pending_w);
+        if self.line_w + w <= self.width {
+            self.push_fitting(&pending, w);
+        } else {
+            self.pending = pending;
+            self.drop_pending();
+        }
+    }
+
     fn break_line(&mut self) {
         let mut line = std::mem::take(&mut self.line);
         if !self.state.active.is_empty() {
@@ -184,9 +211,13 @@ impl Wrapper {
 
     /// Places a word, breaking it by characters when it is wider than a whole line.
     fn push_word(&mut self, word: &str, w: usize) {
-        if self.line_w + w <= self.width {
+        if self.line_w + self.pending_w + w <= self.width {
+            let pending = std::mem::take(&mut self.pending);
+            let pw = std::mem::take(&mut self.pending_w);
+            self.push_fitting(&pending, pw);
             return self.push_fitting(word, w);
         }
+        self.drop_pending();
         if w <= self.width && self.line_w > 0 {
             self.break_line();
             return self.push_fitting(word, w);
@@ -207,13 +238,11 @@ impl Wrapper {
         }
     }
 
-    /// Places a run of spaces; spaces that would start a wrapped line are dropped.
+    /// Holds a run of spaces until the next word shows whether they stay on this line; spaces
+    /// at a wrap point are dropped.
     fn push_spaces(&mut self, spaces: &str, w: usize) {
-        if self.line_w + w <= self.width {
-            self.push_fitting(spaces, w);
-        } else {
-            self.break_line();
-        }
+        self.pending.push_str(spaces);
+        self.pending_w += w;
     }
 }
 
@@ -265,9 +294,12 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         line: String::new(),
         line_w: 0,
         state: SgrState::default(),
+        pending: String::new(),
+        pending_w: 0,
     };
     for (i, logical) in text.split('\n').enumerate() {
         if i > 0 {
+            w.end_logical();
             w.break_line();
         }
         for_each_run(logical, |run, rw, space| {
@@ -278,6 +310,7 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
             }
         });
     }
+    w.end_logical();
     let mut lines = w.lines;
     lines.push(w.line);
     lines
@@ -300,6 +333,12 @@ mod tests {
         assert_eq!(wrap("hello big world", 9), vec!["hello big", "world"]);
         assert_eq!(wrap("abcdefghij", 4), vec!["abcd", "efgh", "ij"]);
         assert_eq!(wrap("a\n\nb", 10), vec!["a", "", "b"]);
+        assert_eq!(
+            wrap("ab  cd", 3),
+            vec!["ab", "cd"],
+            "no spaces kept at a wrap"
+        );
+        assert_eq!(wrap("  x", 5), vec!["  x"], "leading indentation kept");
     }
 
     #[test]

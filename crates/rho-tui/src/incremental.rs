@@ -123,7 +123,7 @@ pub fn stable_split(text: &str, from: usize) -> usize {
 mod tests {
     use super::*;
 
-    const SAMPLE: &str = "# Title\n\nSome *text* here.\nSecond line.\n\n- a\n\n- b\n  - c\n\nAfter list.\n\n- x\nlazy\n\n- y\n\n> q\n\n- z\n\n```rust\nfn x() {}\n\nlet y = 1;\n```\n\n> quote\n\n> more quote\n\nEnd `code` and **bold**.\n\n---\n\n1. one\n2. two\n\nDone.";
+    const SAMPLE: &str = "# Title\n\nSome *text* here.\nSecond line.\n\n- a\n\n- b\n  - c\n\nAfter list.\n\n- x\nlazy\n\n- y\n\n> q\n\n- z\n\n```rust\nfn x() {}\n\nlet y = 1;\n```\n\n> quote\n\n> more quote\n\nEnd `code` and **bold**.\n\n---\n\n1. one\n2. two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nDone.";
 
     #[test]
     fn streaming_char_by_char_matches_a_full_render() {

@@ -12,6 +12,7 @@ pub mod highlight;
 pub mod incremental;
 pub mod markdown;
 pub mod renderer;
+pub mod table;
 pub mod theme;
 pub mod transcript;
 

@@ -3,11 +3,12 @@
 //! Supported: ATX headings, paragraphs (single newlines kept, as models mean them), emphasis
 //! (`**`, `__`, `*`, `_`, `~~`), inline code, links, bullet and numbered lists (nested by
 //! indentation), block quotes, rules and fenced code blocks with [`crate::highlight`]. A fence
-//! still open at the end (a streaming reply) renders as a code block. Tables and HTML are shown
-//! as written.
+//! still open at the end (a streaming reply) renders as a code block. Pipe tables are drawn by
+//! [`crate::table`]. HTML is shown as written.
 
 use crate::ansi::wrap;
 use crate::highlight::highlight_line;
+use crate::table::{is_table, render_table};
 use crate::theme::{bold, italic, strikethrough, underline, Theme};
 
 /// Renders `text` to lines no wider than `width` columns. Blocks are separated by one blank
@@ -100,8 +101,12 @@ fn flush_paragraph(
         return;
     }
     gap(out);
-    let joined = para.join("\n");
-    out.extend(wrap(&inline(&joined, theme), width));
+    if is_table(para) {
+        out.extend(render_table(para, width, theme));
+    } else {
+        let joined = para.join("\n");
+        out.extend(wrap(&inline(&joined, theme), width));
+    }
     para.clear();
 }
 

@@ -255,3 +255,12 @@ fn light_theme_changes_colours_not_layout() {
     assert_ne!(d, l);
     assert_eq!(show(&d, 40), show(&l, 40));
 }
+
+#[test]
+fn assistant_message_with_table() {
+    let mut v = AssistantMessageView::new(true);
+    v.blocks = vec![ReplyBlock::Text(
+        "Sizes:\n\n| file | lines | note |\n|---|---:|---|\n| `src/ansi.rs` | 325 | wrapping and widths |\n| `src/renderer.rs` | 217 | differential frames |".into(),
+    )];
+    both("assistant_table", &v);
+}
