@@ -22,6 +22,8 @@ pub const CLEAR_ALL: &str = "\x1b[3J\x1b[2J\x1b[H";
 pub const CLEAR_LINE: &str = "\x1b[2K";
 /// Hide the hardware cursor (the editor draws its own).
 pub const HIDE_CURSOR: &str = "\x1b[?25l";
+/// Show the hardware cursor again.
+pub const SHOW_CURSOR: &str = "\x1b[?25h";
 
 /// What a call to [`Renderer::render`] did (for tests and diagnostics).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -135,6 +137,19 @@ impl Renderer {
         self.started = true;
         self.size_changed = false;
         Ok(stats)
+    }
+
+    /// Leaves the terminal as a shell expects it: the cursor shown, on a fresh line under the
+    /// last frame (which stays in the scrollback). The next `render` starts a new frame there.
+    pub fn stop<W: Write>(&mut self, out: &mut W) -> io::Result<()> {
+        if self.started {
+            out.write_all(format!("\r\n{SHOW_CURSOR}").as_bytes())?;
+            out.flush()?;
+        }
+        self.prev.clear();
+        self.started = false;
+        self.size_changed = false;
+        Ok(())
     }
 
     /// Rewrites rows `first..n` that differ from the previous frame, in place.

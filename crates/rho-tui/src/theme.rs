@@ -51,6 +51,16 @@ pub enum ThemeError {
     /// The file is not JSON.
     #[error("theme file is not valid JSON: {0}; fix the syntax or remove the file")]
     Json(#[from] serde_json::Error),
+    /// The file could not be read.
+    #[error(
+        "cannot read theme file {path}: {source}; check the path given in settings or --theme"
+    )]
+    Io {
+        /// The file.
+        path: String,
+        /// The cause.
+        source: std::io::Error,
+    },
     /// A colour value could not be understood.
     #[error("theme colour `{token}` has an invalid value {value}; use \"#rrggbb\", 0-255, a var name or \"\"")]
     BadColor {
@@ -259,6 +269,15 @@ impl Theme {
         Ok(theme)
     }
 
+    /// Reads a theme file in pi's format.
+    pub fn from_file(path: &std::path::Path) -> Result<Self, ThemeError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ThemeError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Theme::from_json(&text)
+    }
+
     /// `text` in foreground colour `c` (closes with the default-foreground code only, so outer
     /// styles and backgrounds survive).
     pub fn fg(&self, c: Color, text: &str) -> String {
@@ -368,6 +387,12 @@ mod tests {
         let err = Theme::from_json(r#"{"colors":{"dim":300}}"#).expect_err("out of range");
         assert!(err.to_string().contains("300"), "{err}");
         assert!(Theme::from_json("{").is_err());
+        let missing = Theme::from_file(std::path::Path::new("/nonexistent/rho-theme.json"))
+            .expect_err("no such file");
+        assert!(
+            missing.to_string().contains("/nonexistent/rho-theme.json"),
+            "{missing}"
+        );
     }
 
     #[test]

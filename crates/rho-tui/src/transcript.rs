@@ -124,6 +124,17 @@ impl Transcript {
         self.context_tokens
     }
 
+    /// Removes every component (a new session, or a rebuild after compaction or a tree move);
+    /// queue, usage and toggles are kept.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.lines.clear();
+        self.tools.clear();
+        self.streaming = None;
+        self.status = None;
+        self.dirty_from = usize::MAX;
+    }
+
     /// Switches theme; everything is drawn again.
     pub fn set_theme(&mut self, theme: Theme) {
         self.theme = theme;

@@ -2,7 +2,7 @@
 //! (only changed lines are rewritten), and a tiny terminal emulator that replays those bytes to
 //! prove the screen ends up showing each frame, with the scrollback kept.
 
-use rho_tui::renderer::{CLEAR_ALL, HIDE_CURSOR, SYNC_END, SYNC_START};
+use rho_tui::renderer::{CLEAR_ALL, HIDE_CURSOR, SHOW_CURSOR, SYNC_END, SYNC_START};
 use rho_tui::Renderer;
 
 fn lines(v: &[&str]) -> Vec<String> {
@@ -246,5 +246,23 @@ fn replayed_output_always_shows_the_frame_and_keeps_history() {
     assert_eq!(
         full_redraws, 0,
         "bottom-only changes never need a full redraw"
+    );
+}
+
+#[test]
+fn stop_shows_the_cursor_below_the_last_frame() {
+    let mut r = Renderer::new(20, 10);
+    frame(&mut r, &["a", "b"]);
+    let mut out = Vec::new();
+    r.stop(&mut out).expect("write");
+    assert_eq!(
+        String::from_utf8(out).expect("utf-8"),
+        format!("\r\n{SHOW_CURSOR}")
+    );
+    let (bytes, _) = frame(&mut r, &["c"]);
+    assert_eq!(
+        bytes,
+        sync(&format!("{HIDE_CURSOR}c")),
+        "a new frame starts where we left"
     );
 }
