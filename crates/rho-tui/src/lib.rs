@@ -6,6 +6,8 @@
 //! The UI sees the session only through data types (`rho_ai`, `rho_agent`) and
 //! `rho_core::agent_session::SessionEvent`; it never reaches into the session's internals.
 
+#![warn(missing_docs)]
+
 pub mod ansi;
 pub mod components;
 pub mod highlight;
