@@ -42,6 +42,9 @@ pub struct Renderer {
     prev: Vec<String>,
     /// Row (index into `prev`) the cursor sits on; meaningful once `started`.
     cursor_row: usize,
+    /// Rows the frames have used since the last full draw (a frame that shrank leaves blank
+    /// rows below it, and the rows it scrolled away stay in the scrollback).
+    used_rows: usize,
     started: bool,
     size_changed: bool,
 }
@@ -55,6 +58,7 @@ impl Renderer {
             height: height.max(1),
             prev: Vec::new(),
             cursor_row: 0,
+            used_rows: 0,
             started: false,
             size_changed: false,
         }
@@ -104,7 +108,7 @@ impl Renderer {
         if self.started && !self.size_changed && first == n && n == self.prev.len() {
             return Ok(RenderStats::default());
         }
-        let viewport_top = self.prev.len().saturating_sub(self.height);
+        let viewport_top = self.used_rows.saturating_sub(self.height);
         let full = self.started && (self.size_changed || first < viewport_top);
         let mut buf = String::with_capacity(256);
         buf.push_str(SYNC_START);
@@ -126,11 +130,9 @@ impl Renderer {
         buf.push_str(SYNC_END);
         out.write_all(buf.as_bytes())?;
         out.flush()?;
-        let keep = if stats.full_redraw || !self.started {
-            0
-        } else {
-            first
-        };
+        let fresh = stats.full_redraw || !self.started;
+        let keep = if fresh { 0 } else { first };
+        self.used_rows = if fresh { n } else { self.used_rows.max(n) };
         self.prev.truncate(keep);
         self.prev.extend(frame.iter().skip(keep).cloned());
         self.cursor_row = n.saturating_sub(1);

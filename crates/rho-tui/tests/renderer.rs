@@ -266,3 +266,22 @@ fn stop_shows_the_cursor_below_the_last_frame() {
         "a new frame starts where we left"
     );
 }
+
+#[test]
+fn after_shrinking_rows_that_scrolled_away_are_not_patched_blindly() {
+    let height = 6;
+    let mut vt = Vt::new(height, &[]);
+    let mut r = Renderer::new(20, height);
+    let tall: Vec<String> = (0..10).map(|i| format!("r{i}")).collect();
+    let mut out = Vec::new();
+    r.render(&[&tall], &mut out).expect("write");
+    let short: Vec<String> = tall[..7].to_vec();
+    r.render(&[&short], &mut out).expect("write");
+    let mut changed = short.clone();
+    changed[2] = "X".into();
+    let stats = r.render(&[&changed], &mut out).expect("write");
+    vt.feed(&String::from_utf8(out).expect("utf-8"));
+    assert!(stats.full_redraw, "row 2 is in the scrollback since the frame was 10 rows tall");
+    let content = vt.content();
+    assert_eq!(&content[content.len() - 7..], &changed[..]);
+}
