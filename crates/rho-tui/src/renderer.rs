@@ -109,7 +109,10 @@ impl Renderer {
             return Ok(RenderStats::default());
         }
         let viewport_top = self.used_rows.saturating_sub(self.height);
-        let full = self.started && (self.size_changed || first < viewport_top);
+        // The cursor cannot enter the scrollback: a change there, or a frame that shrank so far
+        // that its last line would be there, needs a full draw.
+        let end_hidden = n.max(1) - 1 < viewport_top;
+        let full = self.started && (self.size_changed || first < viewport_top || end_hidden);
         let mut buf = String::with_capacity(256);
         buf.push_str(SYNC_START);
         let stats = if !self.started || full {

@@ -281,7 +281,65 @@ fn after_shrinking_rows_that_scrolled_away_are_not_patched_blindly() {
     changed[2] = "X".into();
     let stats = r.render(&[&changed], &mut out).expect("write");
     vt.feed(&String::from_utf8(out).expect("utf-8"));
-    assert!(stats.full_redraw, "row 2 is in the scrollback since the frame was 10 rows tall");
+    assert!(
+        stats.full_redraw,
+        "row 2 is in the scrollback since the frame was 10 rows tall"
+    );
     let content = vt.content();
     assert_eq!(&content[content.len() - 7..], &changed[..]);
+}
+
+#[test]
+fn random_edits_always_leave_the_frame_on_screen() {
+    for (seed, height) in [(0x2545_f491_4f6c_dd1d, 8), (7, 3), (99, 20), (12345, 1)] {
+        random_run(seed, height);
+    }
+}
+
+/// Random appends, edits, inserts and truncations, replayed on the emulator after each frame.
+fn random_run(start_seed: u64, height: usize) {
+    let mut seed = start_seed;
+    let mut vt = Vt::new(height, &["$ history"]);
+    let mut r = Renderer::new(30, height);
+    let mut frame: Vec<String> = Vec::new();
+    let mut rand = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    for step in 0..2000 {
+        let len = frame.len();
+        match rand(6) {
+            0 | 1 => frame.push(format!("new {step}")),
+            2 if len > 0 => frame[rand(len)] = format!("edit {step}"),
+            3 if len > 0 => {
+                let keep = len - rand(len.min(4) + 1);
+                frame.truncate(keep);
+            }
+            4 => frame.insert(rand(len + 1), format!("ins {step}")),
+            _ if len > 0 => frame[len - 1] = format!("tail {step}"),
+            _ => {}
+        }
+        let mut out = Vec::new();
+        r.render(&[&frame], &mut out).expect("write");
+        vt.feed(&String::from_utf8(out).expect("utf-8"));
+        let content = vt.content();
+        assert!(
+            content.len() >= frame.len(),
+            "step {step} (seed {start_seed}, height {height})"
+        );
+        assert_eq!(
+            &content[content.len() - frame.len()..],
+            &frame[..],
+            "step {step} (seed {start_seed}, height {height})"
+        );
+        if !frame.is_empty() {
+            assert_eq!(
+                vt.row,
+                content.len() - 1,
+                "step {step} (seed {start_seed}, height {height})"
+            );
+        }
+    }
 }
