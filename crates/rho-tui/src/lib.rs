@@ -1,0 +1,23 @@
+//! rho's interactive terminal UI, rendering layer: a differential renderer that keeps the
+//! terminal's scrollback, markdown with simple syntax highlighting, the transcript components
+//! (messages, tool calls, notices, editor, footer, queue indicator), a [`Transcript`] model fed by
+//! session events, and the dark and light themes.
+//!
+//! The UI sees the session only through data types (`rho_ai`, `rho_agent`) and
+//! `rho_core::agent_session::SessionEvent`; it never reaches into the session's internals.
+
+#![warn(missing_docs)]
+
+pub mod ansi;
+pub mod components;
+pub mod highlight;
+pub mod incremental;
+pub mod markdown;
+pub mod renderer;
+pub mod table;
+pub mod theme;
+pub mod transcript;
+
+pub use renderer::{RenderStats, Renderer};
+pub use theme::Theme;
+pub use transcript::{Transcript, View};

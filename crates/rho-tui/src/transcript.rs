@@ -1,0 +1,500 @@
+//! The transcript: the conversation's components, kept up to date from [`SessionEvent`]s, and
+//! their rendered lines, cached per component.
+//!
+//! A streamed token changes only the reply being streamed, so only that component is rendered
+//! again and its lines spliced into the flat line list; everything above is reused untouched.
+
+use std::collections::HashMap;
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::message::join_text;
+use rho_ai::{AssistantMessage, ContentBlock, StopReason};
+use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+
+use crate::components::{
+    AssistantMessageView, BashExecutionView, BranchSummaryView, CompactionView, Component,
+    CustomMessageView, QueueView, StatusView, ToolCallView, ToolStatus, UsageTotals,
+    UserMessageView,
+};
+use crate::theme::Theme;
+
+/// Any component the transcript holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum View {
+    /// A user message.
+    User(UserMessageView),
+    /// An assistant reply.
+    Assistant(AssistantMessageView),
+    /// A tool call and its result.
+    Tool(ToolCallView),
+    /// An extension message.
+    Custom(CustomMessageView),
+    /// A compaction summary.
+    Compaction(CompactionView),
+    /// A branch summary.
+    BranchSummary(BranchSummaryView),
+    /// A user shell command.
+    Bash(BashExecutionView),
+    /// A one-line status note.
+    Status(StatusView),
+    /// Nothing (a status that went away).
+    Empty,
+}
+
+impl Component for View {
+    fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
+        match self {
+            View::User(v) => v.render(width, theme),
+            View::Assistant(v) => v.render(width, theme),
+            View::Tool(v) => v.render(width, theme),
+            View::Custom(v) => v.render(width, theme),
+            View::Compaction(v) => v.render(width, theme),
+            View::BranchSummary(v) => v.render(width, theme),
+            View::Bash(v) => v.render(width, theme),
+            View::Status(v) => v.render(width, theme),
+            View::Empty => Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Slot {
+    view: View,
+    start: usize,
+    len: usize,
+    dirty: bool,
+}
+
+/// The conversation as components plus its rendered lines.
+#[derive(Debug)]
+pub struct Transcript {
+    theme: Theme,
+    slots: Vec<Slot>,
+    lines: Vec<String>,
+    width: usize,
+    /// First slot that needs rendering (`usize::MAX`: none).
+    dirty_from: usize,
+    tools: HashMap<String, usize>,
+    streaming: Option<usize>,
+    status: Option<usize>,
+    queue: QueueView,
+    usage: UsageTotals,
+    context_tokens: Option<u64>,
+    thinking_expanded: bool,
+    tools_expanded: bool,
+}
+
+impl Transcript {
+    /// An empty transcript drawn with `theme`.
+    pub fn new(theme: Theme) -> Self {
+        Self {
+            theme,
+            slots: Vec::new(),
+            lines: Vec::new(),
+            width: 0,
+            dirty_from: usize::MAX,
+            tools: HashMap::new(),
+            streaming: None,
+            status: None,
+            queue: QueueView::default(),
+            usage: UsageTotals::default(),
+            context_tokens: None,
+            thinking_expanded: true,
+            tools_expanded: false,
+        }
+    }
+
+    /// The components, oldest first.
+    pub fn views(&self) -> impl Iterator<Item = &View> {
+        self.slots.iter().map(|s| &s.view)
+    }
+
+    /// The queued messages as last reported.
+    pub fn queue(&self) -> &QueueView {
+        &self.queue
+    }
+
+    /// Usage summed over finished assistant messages (for the footer).
+    pub fn usage(&self) -> UsageTotals {
+        self.usage
+    }
+
+    /// Context size per the last successful reply (pi's footer figure).
+    pub fn context_tokens(&self) -> Option<u64> {
+        self.context_tokens
+    }
+
+    /// Removes every component (a new session, or a rebuild after compaction or a tree move);
+    /// queue, usage and toggles are kept.
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.lines.clear();
+        self.tools.clear();
+        self.streaming = None;
+        self.status = None;
+        self.dirty_from = usize::MAX;
+    }
+
+    /// Switches theme; everything is drawn again.
+    pub fn set_theme(&mut self, theme: Theme) {
+        self.theme = theme;
+        self.width = 0;
+    }
+
+    /// Shows or collapses thinking blocks in every reply (pi's ctrl+t).
+    pub fn set_thinking_expanded(&mut self, expanded: bool) {
+        self.thinking_expanded = expanded;
+        for i in 0..self.slots.len() {
+            if let View::Assistant(a) = &mut self.slots[i].view {
+                a.thinking_expanded = expanded;
+                self.mark(i);
+            }
+        }
+    }
+
+    /// Expands or collapses every tool output and summary (pi's ctrl+o).
+    pub fn set_tools_expanded(&mut self, expanded: bool) {
+        self.tools_expanded = expanded;
+        for i in 0..self.slots.len() {
+            let touched = match &mut self.slots[i].view {
+                View::Tool(t) => std::mem::replace(&mut t.expanded, expanded) != expanded,
+                View::Compaction(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
+                View::BranchSummary(b) => std::mem::replace(&mut b.expanded, expanded) != expanded,
+                _ => false,
+            };
+            if touched {
+                self.mark(i);
+            }
+        }
+    }
+
+    /// Appends a component (for messages loaded from a session file, or UI notes).
+    pub fn push(&mut self, view: View) -> usize {
+        let start = self.lines.len();
+        self.slots.push(Slot {
+            view,
+            start,
+            len: 0,
+            dirty: true,
+        });
+        let i = self.slots.len() - 1;
+        self.dirty_from = self.dirty_from.min(i);
+        i
+    }
+
+    fn mark(&mut self, i: usize) {
+        self.slots[i].dirty = true;
+        self.dirty_from = self.dirty_from.min(i);
+    }
+
+    /// Appends the component for a message, as it looks when final.
+    pub fn push_message(&mut self, message: &AgentMessage) {
+        match message {
+            AgentMessage::User(u) => {
+                self.push(View::User(UserMessageView {
+                    text: u.content.text(),
+                }));
+            }
+            AgentMessage::Assistant(a) => {
+                let mut v = AssistantMessageView::new(self.thinking_expanded);
+                v.sync(a);
+                self.push(View::Assistant(v));
+                self.sync_tool_calls(a);
+            }
+            AgentMessage::ToolResult(r) => self.finish_tool(
+                &r.tool_call_id,
+                &r.tool_name,
+                &r.content,
+                r.details.clone(),
+                r.is_error,
+            ),
+            AgentMessage::BashExecution(b) => {
+                self.push(View::Bash(BashExecutionView {
+                    command: b.command.clone(),
+                    output: b.output.clone(),
+                    exit_code: b.exit_code,
+                    cancelled: b.cancelled,
+                    excluded: b.exclude_from_context == Some(true),
+                }));
+            }
+            AgentMessage::Custom(c) if c.display => {
+                self.push(View::Custom(CustomMessageView {
+                    custom_type: c.custom_type.clone(),
+                    text: c.content.text(),
+                }));
+            }
+            AgentMessage::Custom(_) => {}
+            AgentMessage::BranchSummary(b) => {
+                self.push(View::BranchSummary(BranchSummaryView {
+                    summary: b.summary.clone(),
+                    expanded: self.tools_expanded,
+                }));
+            }
+            AgentMessage::CompactionSummary(c) => {
+                self.push(View::Compaction(CompactionView {
+                    tokens_before: c.tokens_before,
+                    summary: c.summary.clone(),
+                    expanded: self.tools_expanded,
+                }));
+            }
+        }
+    }
+
+    /// Applies one session event.
+    pub fn apply(&mut self, event: &SessionEvent) {
+        match event {
+            SessionEvent::Agent(e) => self.apply_agent(e),
+            SessionEvent::Session(e) => self.apply_session(e),
+        }
+    }
+
+    fn apply_agent(&mut self, e: &AgentEvent) {
+        match e {
+            AgentEvent::MessageStart { message } => {
+                self.push_message(message);
+                if message.as_assistant().is_some() {
+                    self.streaming = Some(self.last_assistant());
+                }
+            }
+            AgentEvent::MessageUpdate { message, .. } => {
+                if let (Some(i), Some(a)) = (self.streaming, message.as_assistant()) {
+                    self.sync_assistant(i, a);
+                }
+            }
+            AgentEvent::MessageEnd { message } => {
+                if let (Some(i), Some(a)) = (self.streaming.take(), message.as_assistant()) {
+                    self.sync_assistant(i, a);
+                    self.record_usage(a);
+                }
+            }
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => {
+                let i = self.tool_slot(tool_call_id, tool_name);
+                if let View::Tool(t) = &mut self.slots[i].view {
+                    if &t.args != args {
+                        t.args = args.clone();
+                        self.mark(i);
+                    }
+                }
+            }
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                partial_result,
+                ..
+            } => {
+                let i = self.tool_slot(tool_call_id, tool_name);
+                if let View::Tool(t) = &mut self.slots[i].view {
+                    t.output = join_text(&partial_result.content);
+                    self.mark(i);
+                }
+            }
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                result,
+                is_error,
+            } => self.finish_tool(
+                tool_call_id,
+                tool_name,
+                &result.content,
+                result.details.clone(),
+                *is_error,
+            ),
+            _ => {}
+        }
+    }
+
+    fn apply_session(&mut self, e: &SessionOnlyEvent) {
+        match e {
+            SessionOnlyEvent::QueueUpdate {
+                steering,
+                follow_up,
+            } => {
+                self.queue.steering.clone_from(steering);
+                self.queue.follow_up.clone_from(follow_up);
+            }
+            SessionOnlyEvent::CompactionStart { .. } => {
+                self.set_status(Some(View::Status(StatusView {
+                    text: "Compacting context... (esc to cancel)".into(),
+                    is_error: false,
+                })));
+            }
+            SessionOnlyEvent::CompactionEnd {
+                result,
+                aborted,
+                error_message,
+                ..
+            } => {
+                let view = match (result, error_message) {
+                    (Some(r), _) => View::Compaction(CompactionView {
+                        tokens_before: r.tokens_before,
+                        summary: r.summary.clone(),
+                        expanded: self.tools_expanded,
+                    }),
+                    (None, Some(err)) => View::Status(StatusView {
+                        text: format!("Compaction failed: {err}"),
+                        is_error: true,
+                    }),
+                    (None, None) if *aborted => View::Status(StatusView {
+                        text: "Compaction cancelled".into(),
+                        is_error: false,
+                    }),
+                    (None, None) => View::Empty,
+                };
+                self.set_status(Some(view));
+                self.status = None;
+            }
+            SessionOnlyEvent::AutoRetryStart {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                let secs = (*delay_ms as f64 / 1000.0).ceil() as u64;
+                self.set_status(Some(View::Status(StatusView {
+                    text: format!(
+                        "Retrying ({attempt}/{max_attempts}) in {secs}s... {error_message}"
+                    ),
+                    is_error: false,
+                })));
+            }
+            SessionOnlyEvent::AutoRetryEnd { final_error, .. } => {
+                let view = final_error.as_ref().map_or(View::Empty, |err| {
+                    View::Status(StatusView {
+                        text: format!("Retry failed: {err}"),
+                        is_error: true,
+                    })
+                });
+                self.set_status(Some(view));
+                self.status = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Replaces the current status slot (or adds one).
+    fn set_status(&mut self, view: Option<View>) {
+        let Some(view) = view else { return };
+        match self.status {
+            Some(i) => {
+                self.slots[i].view = view;
+                self.mark(i);
+            }
+            None => self.status = Some(self.push(view)),
+        }
+    }
+
+    fn last_assistant(&self) -> usize {
+        self.slots
+            .iter()
+            .rposition(|s| matches!(s.view, View::Assistant(_)))
+            .expect("an assistant view was just pushed")
+    }
+
+    fn sync_assistant(&mut self, i: usize, a: &AssistantMessage) {
+        if let View::Assistant(v) = &mut self.slots[i].view {
+            if v.sync(a) {
+                self.mark(i);
+            }
+        }
+        self.sync_tool_calls(a);
+    }
+
+    fn sync_tool_calls(&mut self, a: &AssistantMessage) {
+        for block in &a.content {
+            if let ContentBlock::ToolCall(call) = block {
+                let i = self.tool_slot(&call.id, &call.name);
+                if let View::Tool(t) = &mut self.slots[i].view {
+                    if t.status == ToolStatus::Pending && t.args != call.arguments {
+                        t.args = call.arguments.clone();
+                        self.mark(i);
+                    }
+                }
+            }
+        }
+    }
+
+    fn tool_slot(&mut self, id: &str, name: &str) -> usize {
+        if let Some(&i) = self.tools.get(id) {
+            return i;
+        }
+        let mut view = ToolCallView::new(id, name, serde_json::Value::Object(Default::default()));
+        view.expanded = self.tools_expanded;
+        let i = self.push(View::Tool(view));
+        self.tools.insert(id.to_string(), i);
+        i
+    }
+
+    fn finish_tool(
+        &mut self,
+        id: &str,
+        name: &str,
+        content: &[ContentBlock],
+        details: Option<serde_json::Value>,
+        is_error: bool,
+    ) {
+        let i = self.tool_slot(id, name);
+        if let View::Tool(t) = &mut self.slots[i].view {
+            t.output = join_text(content);
+            t.details = details;
+            t.status = if is_error {
+                ToolStatus::Error
+            } else {
+                ToolStatus::Success
+            };
+            self.mark(i);
+        }
+    }
+
+    fn record_usage(&mut self, a: &AssistantMessage) {
+        let u = &a.usage;
+        self.usage.input += u.input;
+        self.usage.output += u.output;
+        self.usage.cache_read += u.cache_read;
+        self.usage.cache_write += u.cache_write;
+        self.usage.cost += u.cost.total;
+        if !matches!(a.stop_reason, StopReason::Aborted | StopReason::Error) {
+            self.context_tokens = Some(u.input + u.output + u.cache_read + u.cache_write);
+        }
+    }
+
+    /// The rendered lines for `width`, re-rendering only components that changed since the
+    /// last call (all of them after a width or theme change).
+    pub fn lines(&mut self, width: usize) -> &[String] {
+        if width != self.width {
+            self.width = width;
+            self.lines.clear();
+            for slot in &mut self.slots {
+                let lines = slot.view.render(width, &self.theme);
+                slot.start = self.lines.len();
+                slot.len = lines.len();
+                slot.dirty = false;
+                self.lines.extend(lines);
+            }
+            self.dirty_from = usize::MAX;
+            return &self.lines;
+        }
+        let mut start = match self.dirty_from.checked_sub(1) {
+            None => 0,
+            Some(prev) if prev < self.slots.len() => self.slots[prev].start + self.slots[prev].len,
+            Some(_) => return &self.lines,
+        };
+        for slot in self.slots.iter_mut().skip(self.dirty_from) {
+            slot.start = start;
+            if slot.dirty {
+                let fresh = slot.view.render(width, &self.theme);
+                let new_len = fresh.len();
+                self.lines.splice(start..start + slot.len, fresh);
+                slot.len = new_len;
+                slot.dirty = false;
+            }
+            start += slot.len;
+        }
+        self.dirty_from = usize::MAX;
+        &self.lines
+    }
+}

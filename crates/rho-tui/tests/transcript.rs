@@ -1,0 +1,264 @@
+//! The transcript fed by session events: streaming updates only the last component, tool calls
+//! go from pending to done, queue and compaction events show up, and the rendered frame matches.
+
+use std::sync::Arc;
+
+use insta::assert_snapshot;
+use rho_agent::{AgentEvent, AgentMessage, ToolExecutionResult};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, ToolCall, UserMessage};
+use rho_core::agent_session::{CompactionReason, SessionEvent, SessionOnlyEvent};
+use rho_core::compaction::CompactionResult;
+use rho_tui::ansi::strip_ansi;
+use rho_tui::components::ToolStatus;
+use rho_tui::{Renderer, Theme, Transcript, View};
+use serde_json::json;
+
+fn agent(e: AgentEvent) -> SessionEvent {
+    SessionEvent::Agent(Arc::new(e))
+}
+
+fn reply(text: &str) -> AssistantMessage {
+    let mut m = AssistantMessage::empty("anthropic-messages", "anthropic", "m");
+    if !text.is_empty() {
+        m.content.push(ContentBlock::text(text));
+    }
+    m
+}
+
+fn update(text: &str, delta: &str) -> SessionEvent {
+    agent(AgentEvent::MessageUpdate {
+        message: AgentMessage::Assistant(reply(text)),
+        assistant_message_event: AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: delta.into(),
+        },
+    })
+}
+
+fn plain(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| strip_ansi(l).trim_end().to_string())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn start_conversation(t: &mut Transcript) {
+    t.apply(&agent(AgentEvent::MessageStart {
+        message: AgentMessage::User(UserMessage::text("Explain the bug")),
+    }));
+    t.apply(&agent(AgentEvent::MessageStart {
+        message: AgentMessage::Assistant(reply("")),
+    }));
+}
+
+#[test]
+fn a_streamed_token_re_renders_only_the_last_component() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    t.apply(&update("The", "The"));
+    let before: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
+    let user_lines = 4; // spacer, padding, text, padding
+    t.apply(&update("The parser", " parser"));
+    let after: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
+    assert_eq!(
+        before[..user_lines],
+        after[..user_lines],
+        "user message lines reused as they were"
+    );
+    assert_eq!(plain(t.lines(60)).lines().last(), Some(" The parser"));
+    t.apply(&update("The parser", ""));
+    let same: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
+    assert_eq!(
+        after, same,
+        "an update that changes nothing renders nothing"
+    );
+}
+
+#[test]
+fn the_renderer_rewrites_only_the_streaming_line() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    t.apply(&update("Hello", "Hello"));
+    let mut r = Renderer::new(60, 20);
+    let editor = vec!["─".repeat(60), String::new(), "─".repeat(60)];
+    r.render(&[t.lines(60), &editor], &mut Vec::new())
+        .expect("write");
+    t.apply(&update("Hello world", " world"));
+    let mut out = Vec::new();
+    let stats = r.render(&[t.lines(60), &editor], &mut out).expect("write");
+    assert_eq!(stats.lines_written, 1);
+    let bytes = String::from_utf8(out).expect("utf-8");
+    assert!(
+        bytes.contains(" Hello world") && !bytes.contains("Explain"),
+        "{bytes:?}"
+    );
+}
+
+#[test]
+fn a_tool_call_runs_from_pending_to_done() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    let mut m = reply("Let me look.");
+    m.content.push(ContentBlock::ToolCall(ToolCall {
+        id: "c1".into(),
+        name: "bash".into(),
+        arguments: json!({"command": "ls"}),
+        thought_signature: None,
+    }));
+    t.apply(&agent(AgentEvent::MessageEnd {
+        message: AgentMessage::Assistant(m),
+    }));
+    t.apply(&agent(AgentEvent::ToolExecutionStart {
+        tool_call_id: "c1".into(),
+        tool_name: "bash".into(),
+        args: json!({"command": "ls"}),
+    }));
+    t.apply(&agent(AgentEvent::ToolExecutionUpdate {
+        tool_call_id: "c1".into(),
+        tool_name: "bash".into(),
+        args: json!({"command": "ls"}),
+        partial_result: ToolExecutionResult {
+            content: vec![ContentBlock::text("Cargo.toml")],
+            details: None,
+        },
+    }));
+    let tool = |t: &Transcript| {
+        t.views()
+            .find_map(|v| match v {
+                View::Tool(x) => Some(x.clone()),
+                _ => None,
+            })
+            .expect("a tool view")
+    };
+    assert_eq!(tool(&t).status, ToolStatus::Pending);
+    assert_eq!(tool(&t).output, "Cargo.toml");
+    t.apply(&agent(AgentEvent::ToolExecutionEnd {
+        tool_call_id: "c1".into(),
+        tool_name: "bash".into(),
+        result: ToolExecutionResult {
+            content: vec![ContentBlock::text("Cargo.toml\nsrc")],
+            details: None,
+        },
+        is_error: false,
+    }));
+    assert_eq!(tool(&t).status, ToolStatus::Success);
+    assert_eq!(t.views().filter(|v| matches!(v, View::Tool(_))).count(), 1);
+    assert_snapshot!("tool_flow_60", plain(t.lines(60)));
+}
+
+#[test]
+fn queue_compaction_and_retry_events() {
+    let mut t = Transcript::new(Theme::dark());
+    t.apply(&SessionEvent::Session(SessionOnlyEvent::QueueUpdate {
+        steering: vec!["stop".into()],
+        follow_up: vec![],
+    }));
+    assert_eq!(t.queue().steering, vec!["stop".to_string()]);
+    t.apply(&SessionEvent::Session(SessionOnlyEvent::CompactionStart {
+        reason: CompactionReason::Manual,
+    }));
+    assert!(plain(t.lines(50)).contains("Compacting context..."));
+    t.apply(&SessionEvent::Session(SessionOnlyEvent::CompactionEnd {
+        reason: CompactionReason::Manual,
+        result: Some(CompactionResult {
+            summary: "did things".into(),
+            first_kept_entry_id: "e1".into(),
+            tokens_before: 5000,
+            details: None,
+        }),
+        aborted: false,
+        will_retry: false,
+        error_message: None,
+    }));
+    let text = plain(t.lines(50));
+    assert!(!text.contains("Compacting context..."), "{text}");
+    assert!(
+        text.contains("Compacted from 5,000 tokens (ctrl+o to expand)"),
+        "{text}"
+    );
+    t.set_tools_expanded(true);
+    assert!(plain(t.lines(50)).contains("did things"));
+    t.apply(&SessionEvent::Session(SessionOnlyEvent::AutoRetryStart {
+        attempt: 1,
+        max_attempts: 3,
+        delay_ms: 2000,
+        error_message: "overloaded".into(),
+    }));
+    assert!(plain(t.lines(50)).contains("Retrying (1/3) in 2s... overloaded"));
+    t.apply(&SessionEvent::Session(SessionOnlyEvent::AutoRetryEnd {
+        success: true,
+        attempt: 1,
+        final_error: None,
+    }));
+    assert!(!plain(t.lines(50)).contains("Retrying"));
+}
+
+#[test]
+fn usage_totals_and_width_changes() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    let mut m = reply("A long enough answer to wrap differently at two widths, surely.");
+    m.usage.input = 100;
+    m.usage.output = 20;
+    m.usage.cache_read = 1000;
+    m.usage.cost.total = 0.5;
+    t.apply(&agent(AgentEvent::MessageEnd {
+        message: AgentMessage::Assistant(m),
+    }));
+    assert_eq!(t.usage().input, 100);
+    assert_eq!(t.usage().cost, 0.5);
+    assert_eq!(t.context_tokens(), Some(1120));
+    let wide = t.lines(80).len();
+    let narrow = t.lines(30).len();
+    assert!(narrow > wide, "{narrow} > {wide}");
+    assert!(t
+        .lines(30)
+        .iter()
+        .all(|l| rho_tui::ansi::visible_width(l) <= 30));
+}
+
+#[test]
+fn thinking_and_tool_output_toggle_everywhere() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    let mut m = reply("");
+    m.content = vec![
+        ContentBlock::Thinking(rho_ai::ThinkingContent {
+            thinking: "secret plan".into(),
+            ..Default::default()
+        }),
+        ContentBlock::text("Answer"),
+    ];
+    t.apply(&agent(AgentEvent::MessageEnd {
+        message: AgentMessage::Assistant(m),
+    }));
+    t.apply(&agent(AgentEvent::ToolExecutionEnd {
+        tool_call_id: "c9".into(),
+        tool_name: "read".into(),
+        result: ToolExecutionResult {
+            content: vec![ContentBlock::text(
+                (1..=12)
+                    .map(|i| format!("l{i}"))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            )],
+            details: None,
+        },
+        is_error: false,
+    }));
+    let text = plain(t.lines(50));
+    assert!(text.contains("secret plan") && text.contains("(2 more lines, ctrl+o to expand)"));
+    t.set_thinking_expanded(false);
+    let text = plain(t.lines(50));
+    assert!(
+        !text.contains("secret plan") && text.contains("Thinking..."),
+        "{text}"
+    );
+    t.set_tools_expanded(true);
+    let text = plain(t.lines(50));
+    assert!(
+        text.contains("l12") && !text.contains("more lines"),
+        "{text}"
+    );
+}
