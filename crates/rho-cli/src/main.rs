@@ -3,6 +3,7 @@
 mod args;
 mod credentials;
 mod print_mode;
+mod rpc;
 mod startup;
 
 use std::io::{IsTerminal, Read};
@@ -50,10 +51,7 @@ async fn run(args: args::Args) -> ExitCode {
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
     match mode {
-        args::Mode::Rpc => {
-            eprintln!("Error: RPC mode is not available in this build yet");
-            ExitCode::FAILURE
-        }
+        args::Mode::Rpc => rpc::run(startup.session, &args).await,
         args::Mode::Json => {
             print_mode::run(
                 startup.session,
