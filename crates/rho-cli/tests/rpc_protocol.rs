@@ -12,16 +12,61 @@ async fn ten_malformed_inputs_are_answered_and_the_session_keeps_working() {
     let mut huge = vec![b'x'; 33 * 1024 * 1024];
     huge.push(b'\n');
     let cases: Vec<(Vec<u8>, Option<Value>, &str, &str)> = vec![
-        (b"garbage\n".to_vec(), None, "parse", "Failed to parse command: "),
-        (b"{\"id\":\"t\",\"type\":\"prompt\"\n".to_vec(), None, "parse", "Failed to parse command: "),
+        (
+            b"garbage\n".to_vec(),
+            None,
+            "parse",
+            "Failed to parse command: ",
+        ),
+        (
+            b"{\"id\":\"t\",\"type\":\"prompt\"\n".to_vec(),
+            None,
+            "parse",
+            "Failed to parse command: ",
+        ),
         (b"\n".to_vec(), None, "parse", "Failed to parse command: "),
-        (b"[1,2,3]\n".to_vec(), None, "parse", "Failed to parse command: "),
-        (huge, None, "parse", "Failed to parse command: the line is longer than"),
-        (br#"{"id":"e6","type":"prompt","message":42}"#.to_vec(), Some(json!("e6")), "prompt", "Field \"message\" must be a string"),
-        (br#"{"id":"e7","type":"get_thing"}"#.to_vec(), Some(json!("e7")), "get_thing", "Unknown command: get_thing"),
-        (br#"{"id":"e8","type":"set_model","provider":"mock"}"#.to_vec(), Some(json!("e8")), "set_model", "Missing required field \"modelId\""),
-        (br#"{"id":"e9","type":"set_auto_retry","enabled":"yes"}"#.to_vec(), Some(json!("e9")), "set_auto_retry", "Field \"enabled\" must be true or false"),
-        (br#"{"id":10,"type":["prompt"]}"#.to_vec(), Some(json!(10)), "parse", "Failed to parse command: the field \"type\""),
+        (
+            b"[1,2,3]\n".to_vec(),
+            None,
+            "parse",
+            "Failed to parse command: ",
+        ),
+        (
+            huge,
+            None,
+            "parse",
+            "Failed to parse command: the line is longer than",
+        ),
+        (
+            br#"{"id":"e6","type":"prompt","message":42}"#.to_vec(),
+            Some(json!("e6")),
+            "prompt",
+            "Field \"message\" must be a string",
+        ),
+        (
+            br#"{"id":"e7","type":"get_thing"}"#.to_vec(),
+            Some(json!("e7")),
+            "get_thing",
+            "Unknown command: get_thing",
+        ),
+        (
+            br#"{"id":"e8","type":"set_model","provider":"mock"}"#.to_vec(),
+            Some(json!("e8")),
+            "set_model",
+            "Missing required field \"modelId\"",
+        ),
+        (
+            br#"{"id":"e9","type":"set_auto_retry","enabled":"yes"}"#.to_vec(),
+            Some(json!("e9")),
+            "set_auto_retry",
+            "Field \"enabled\" must be true or false",
+        ),
+        (
+            br#"{"id":10,"type":["prompt"]}"#.to_vec(),
+            Some(json!(10)),
+            "parse",
+            "Failed to parse command: the field \"type\"",
+        ),
     ];
     for (i, (bytes, id, command, error)) in cases.into_iter().enumerate() {
         let mut bytes = bytes;
@@ -36,6 +81,16 @@ async fn ten_malformed_inputs_are_answered_and_the_session_keeps_working() {
         let text = r["error"].as_str().expect("error text");
         assert!(text.starts_with(error), "case {i}: {text}");
     }
+    rpc.send(json!({"type": "extension_ui_response", "id": "no-such-dialog", "value": "x"}))
+        .await;
+    let r = rpc.call(json!({"id": "after", "type": "get_state"})).await;
+    assert_eq!(r["success"], true);
+    assert!(
+        rpc.seen
+            .iter()
+            .all(|v| v["command"] != "extension_ui_response"),
+        "a stray dialog answer is never answered"
+    );
     rpc.server.push(reply("still here"));
     assert_eq!(rpc.prompt_ok("ok", "hello").await, "still here");
     assert_eq!(rpc.close().await, Some(0));
@@ -46,7 +101,10 @@ async fn crlf_and_unicode_separators_and_a_trailing_record_at_eof() {
     let mut rpc = Rpc::start().await;
     rpc.server.push(reply("ok"));
     let text = "line\u{2028}sep\u{2029}end";
-    let line = format!("{}\r\n", json!({"id": "p", "type": "prompt", "message": text}));
+    let line = format!(
+        "{}\r\n",
+        json!({"id": "p", "type": "prompt", "message": text})
+    );
     rpc.send_raw(line.as_bytes()).await;
     assert_eq!(rpc.response(&json!("p")).await["success"], true);
     rpc.event("agent_end").await;
@@ -78,7 +136,9 @@ async fn a_prompt_streams_events_after_its_response_and_state_reflects_it() {
         .await;
     rpc.event("agent_end").await;
     let resp = rpc.position(|v| v["id"] == "q2").expect("response");
-    let start = rpc.position(|v| v["type"] == "agent_start").expect("agent_start");
+    let start = rpc
+        .position(|v| v["type"] == "agent_start")
+        .expect("agent_start");
     assert!(resp < start, "the prompt response precedes agent_start");
     let kinds: Vec<&str> = rpc.seen[start..]
         .iter()
@@ -87,10 +147,21 @@ async fn a_prompt_streams_events_after_its_response_and_state_reflects_it() {
         .collect();
     assert_eq!(
         kinds,
-        ["agent_start", "turn_start", "message_start", "message_end", "message_start",
-         "message_end", "turn_end", "agent_end"]
+        [
+            "agent_start",
+            "turn_start",
+            "message_start",
+            "message_end",
+            "message_start",
+            "message_end",
+            "turn_end",
+            "agent_end"
+        ]
     );
-    assert!(rpc.seen.iter().all(|v| v.get("id").is_none() || v["type"] == "response"));
+    assert!(rpc
+        .seen
+        .iter()
+        .all(|v| v.get("id").is_none() || v["type"] == "response"));
 
     let msgs = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
     let list = msgs["data"]["messages"].as_array().expect("messages");
@@ -102,9 +173,14 @@ async fn a_prompt_streams_events_after_its_response_and_state_reflects_it() {
         .call(json!({"id": "t", "type": "get_last_assistant_text"}))
         .await;
     assert_eq!(last["data"], json!({"text": "Port 5173."}));
-    let stats = rpc.call(json!({"id": "st", "type": "get_session_stats"})).await;
+    let stats = rpc
+        .call(json!({"id": "st", "type": "get_session_stats"}))
+        .await;
     let s = &stats["data"];
-    assert_eq!((s["userMessages"].clone(), s["assistantMessages"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (s["userMessages"].clone(), s["assistantMessages"].clone()),
+        (json!(1), json!(1))
+    );
     assert_eq!(s["tokens"]["input"], 20);
     assert_eq!(s["tokens"]["output"], 5);
     assert_eq!(s["contextUsage"]["contextWindow"], 100000);
@@ -126,7 +202,13 @@ async fn session_name_events_precede_the_response_and_empty_last_text_is_an_empt
         .call(json!({"id": "n2", "type": "set_session_name", "name": " Deploy work "}))
         .await;
     assert_eq!(r["success"], true);
-    assert_eq!(rpc.seen.iter().filter(|v| v["type"] == "session_info_changed").count(), 1);
+    assert_eq!(
+        rpc.seen
+            .iter()
+            .filter(|v| v["type"] == "session_info_changed")
+            .count(),
+        1
+    );
     let changed = rpc.event("session_info_changed").await;
     assert_eq!(changed["name"], "Deploy work");
     let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;

@@ -27,12 +27,20 @@ async fn steer_during_a_streamed_reply_reaches_the_next_model_call() {
         .call(json!({"id": "t3", "type": "steer", "message": "only the unit suite"}))
         .await;
     assert_eq!(r["success"], true);
-    let queued = rpc.position(|v| v["type"] == "queue_update").expect("queue_update");
+    let queued = rpc
+        .position(|v| v["type"] == "queue_update")
+        .expect("queue_update");
     let answered = rpc.position(|v| v["id"] == "t3").expect("response");
-    assert!(queued < answered, "queue_update is written before the steer response");
+    assert!(
+        queued < answered,
+        "queue_update is written before the steer response"
+    );
     assert_eq!(rpc.seen[queued]["steering"], json!(["only the unit suite"]));
     let end = rpc.event("agent_end").await;
-    let last = end["messages"].as_array().and_then(|m| m.last()).expect("last");
+    let last = end["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("last");
     assert_eq!(last["content"][0]["text"], "Only the unit suite then.");
     assert_eq!(rpc.server.requests().len(), 2);
     let second = user_texts(&rpc.server.requests()[1].json());
@@ -97,9 +105,14 @@ async fn abort_ends_the_reply_and_the_next_prompt_works() {
     assert_eq!(end["message"]["stopReason"], "aborted");
     assert_eq!(end["message"]["errorMessage"], "Request was aborted");
     rpc.event("agent_end").await;
-    let aborted_at = rpc.position(|v| v["type"] == "agent_end").expect("agent_end");
+    let aborted_at = rpc
+        .position(|v| v["type"] == "agent_end")
+        .expect("agent_end");
     let answered_at = rpc.position(|v| v["id"] == "a").expect("abort response");
-    assert!(aborted_at < answered_at, "abort answers once the run is idle");
+    assert!(
+        aborted_at < answered_at,
+        "abort answers once the run is idle"
+    );
     let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
     assert_eq!(state["data"]["isStreaming"], false);
     rpc.server.push(reply("Fresh start."));
@@ -149,7 +162,10 @@ async fn eof_during_a_run_aborts_it_and_exits_zero() {
     rpc.wait(is_text_delta).await;
     rpc.close_stdin();
     let end = rpc.event("agent_end").await;
-    let last = end["messages"].as_array().and_then(|m| m.last()).expect("last");
+    let last = end["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("last");
     assert_eq!(last["stopReason"], "aborted");
     assert_eq!(rpc.close().await, Some(0));
 }

@@ -53,9 +53,9 @@ fn render(title: &str, messages: &[AgentMessage]) -> String {
             AgentMessage::BashExecution(b) => format!("$ {}\n{}", b.command, b.output),
             other => serde_json::to_string(other).unwrap_or_default(),
         };
-        let _ = write!(
+        let _ = writeln!(
             body,
-            "<section class=\"{role}\"><h2>{role}</h2><pre>{}</pre></section>\n",
+            "<section class=\"{role}\"><h2>{role}</h2><pre>{}</pre></section>",
             escape(&text),
             role = m.role()
         );

@@ -54,9 +54,7 @@ impl Rpc {
         let home = tempfile::tempdir().expect("tempdir");
         let agent = home.path().join("agent");
         std::fs::create_dir_all(&agent).expect("agent dir");
-        let model = |id: &str, reasoning: bool| {
-            json!({"id": id, "reasoning": reasoning, "contextWindow": 100000, "maxTokens": 1000})
-        };
+        let model = |id: &str, reasoning: bool| json!({"id": id, "reasoning": reasoning, "contextWindow": 100000, "maxTokens": 1000});
         let models = json!({"providers": {"mock": {
             "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
             "apiKey": "sk-literal-test-key",
@@ -153,7 +151,8 @@ impl Rpc {
 
     /// Waits for the response carrying `id`.
     pub async fn response(&mut self, id: &Value) -> Value {
-        self.wait(|v| v["type"] == "response" && &v["id"] == id).await
+        self.wait(|v| v["type"] == "response" && &v["id"] == id)
+            .await
     }
 
     /// Waits for the next line (not yet consumed) matching `pred`; lines before it stay in
@@ -208,7 +207,10 @@ impl Rpc {
             .and_then(|m| m.last())
             .cloned()
             .expect("agent_end has messages");
-        last["content"][0]["text"].as_str().unwrap_or("").to_string()
+        last["content"][0]["text"]
+            .as_str()
+            .unwrap_or("")
+            .to_string()
     }
 }
 
