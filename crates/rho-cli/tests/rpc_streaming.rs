@@ -169,3 +169,52 @@ async fn eof_during_a_run_aborts_it_and_exits_zero() {
     assert_eq!(last["stopReason"], "aborted");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_and_sighup_exit_with_pi_codes_and_kill_running_shells() {
+    for (signal, code) in [(libc::SIGTERM, 143), (libc::SIGHUP, 129)] {
+        let mut rpc = Rpc::start().await;
+        let marker = rpc.work_dir().join("shell.pid");
+        let command = format!("echo $$ > {}; exec sleep 30", marker.display());
+        rpc.send(json!({"id": "b", "type": "bash", "command": command}))
+            .await;
+        // The shell writes its pid before sleeping; ask for state until the file is there.
+        let mut n = 0;
+        while !marker.exists() || support::read(&marker).trim().is_empty() {
+            n += 1;
+            assert!(n < 5000, "the shell never started");
+            rpc.call(json!({"id": format!("s{n}"), "type": "get_state"}))
+                .await;
+        }
+        let shell: i32 = support::read(&marker).trim().parse().expect("pid");
+        let pid = rpc.child.id().expect("running") as i32;
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(pid, signal) };
+        let status = tokio::time::timeout(Duration::from_secs(20), rpc.child.wait())
+            .await
+            .expect("rho exits on the signal")
+            .expect("wait");
+        assert_eq!(
+            status.code(),
+            Some(code),
+            "stdin is still open: the signal ended it"
+        );
+        // The shell is not our child, so its death cannot be awaited; SIGKILL takes effect
+        // within moments, so look for up to two seconds.
+        let dead = || {
+            std::fs::read_to_string(format!("/proc/{shell}/stat"))
+                .map(|s| s.contains(") Z") || s.contains(") X"))
+                .unwrap_or(true)
+        };
+        let mut tries = 0;
+        while !dead() && tries < 200 {
+            tries += 1;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        assert!(
+            dead(),
+            "the shell's process group was killed: {:?}",
+            std::fs::read_to_string(format!("/proc/{shell}/stat"))
+        );
+    }
+}

@@ -8,7 +8,10 @@ use std::sync::{Arc, Mutex};
 
 use rho_agent::BashExecutionMessage;
 use serde::Serialize;
-use tokio::io::{AsyncRead, AsyncReadExt};
+use std::os::fd::{FromRawFd, OwnedFd};
+
+use tokio::io::AsyncReadExt;
+use tokio::net::unix::pipe;
 
 use super::bash_output::{sanitize, truncate_tail, MAX_BYTES};
 
@@ -70,23 +73,31 @@ impl BashRunner {
             Some(p) if !p.is_empty() => format!("{p}\n{command}"),
             _ => command.to_string(),
         };
-        let mut child = tokio::process::Command::new("sh")
+        let (reader, writer) = pipe()?;
+        let mut shell = tokio::process::Command::new("sh");
+        shell
             .arg("-c")
             .arg(&script)
             .current_dir(cwd)
             .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stdout(Stdio::from(writer.try_clone()?))
+            .stderr(Stdio::from(writer))
             .process_group(0)
-            .kill_on_drop(true)
-            .spawn()?;
-        let pgid = child.id().map_or(0, |p| p as i32);
-        let entry = Arc::new(Mutex::new(Running {
-            pgid,
-            cancelled: false,
-        }));
-        lock(&self.running).push(entry.clone());
-        let raw = collect(child.stdout.take(), child.stderr.take()).await;
+            .kill_on_drop(true);
+        // Spawned and registered under one lock, so `abort_all` never misses a fresh shell.
+        let (mut child, entry) = {
+            let mut running = lock(&self.running);
+            let child = shell.spawn()?;
+            let entry = Arc::new(Mutex::new(Running {
+                pgid: child.id().map_or(0, |p| p as i32),
+                cancelled: false,
+            }));
+            running.push(entry.clone());
+            (child, entry)
+        };
+        // The parent's copies of the pipe's write end must close for EOF to arrive.
+        drop(shell);
+        let raw = collect(reader).await;
         let status = child.wait().await;
         lock(&self.running).retain(|r| !Arc::ptr_eq(r, &entry));
         let cancelled = lock(&entry).cancelled;
@@ -120,28 +131,30 @@ fn kill_group(pgid: i32) {
     }
 }
 
-/// Reads both pipes to their end, appending chunks in arrival order.
-async fn collect(
-    stdout: Option<impl AsyncRead + Unpin>,
-    stderr: Option<impl AsyncRead + Unpin>,
-) -> Vec<u8> {
-    let out = Arc::new(Mutex::new(Vec::new()));
-    let a = pump(stdout, out.clone());
-    let b = pump(stderr, out.clone());
-    tokio::join!(a, b);
-    let bytes = std::mem::take(&mut *lock(&out));
-    bytes
+/// One pipe for stdout and stderr, so the output keeps the order it was written in.
+fn pipe() -> std::io::Result<(pipe::Receiver, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 fills both descriptors on success; each is owned exactly once below.
+    let (read, write) = unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+    };
+    Ok((pipe::Receiver::from_owned_fd(read)?, write))
 }
 
-async fn pump(pipe: Option<impl AsyncRead + Unpin>, out: Arc<Mutex<Vec<u8>>>) {
-    let Some(mut pipe) = pipe else { return };
+/// Reads the pipe until every writer (the shell and its children) has closed it.
+async fn collect(mut reader: pipe::Receiver) -> Vec<u8> {
+    let mut out = Vec::new();
     let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = pipe.read(&mut buf).await {
+    while let Ok(n) = reader.read(&mut buf).await {
         if n == 0 {
             break;
         }
-        lock(&out).extend_from_slice(&buf[..n]);
+        out.extend_from_slice(&buf[..n]);
     }
+    out
 }
 
 fn finish(raw: &[u8], exit_code: Option<i32>, cancelled: bool) -> BashResult {

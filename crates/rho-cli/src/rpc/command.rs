@@ -222,8 +222,9 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
             name: f.string("name")?,
         },
         "get_commands" => Command::GetCommands,
+        // Never answered, even when malformed: an unusable id resolves nothing (§1.3).
         "extension_ui_response" => Command::ExtensionUiResponse {
-            ui_id: f.string("id")?,
+            ui_id: f.opt_string("id").ok().flatten().unwrap_or_default(),
             answer: f.ui_answer(),
         },
         other => return Err(format!("Unknown command: {other}")),

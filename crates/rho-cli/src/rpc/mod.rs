@@ -92,8 +92,8 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
                     break;
                 }
             },
-            _ = term.recv() => return rpc.kill(143),
-            _ = hup.recv() => return rpc.kill(129),
+            _ = term.recv() => rpc.kill(143),
+            _ = hup.recv() => rpc.kill(129),
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
         for frame in frames.drain(..) {
@@ -165,9 +165,10 @@ impl Rpc {
         }
     }
 
-    /// A signal: kill spawned shells, exit with the signal's code.
-    fn kill(&self, code: u8) -> ExitCode {
+    /// A signal: kill spawned shells' process groups, exit with the signal's code. Exits
+    /// at once: a pending stdin read would otherwise hold up the runtime's shutdown.
+    fn kill(&self, code: i32) -> ! {
         self.bash.abort_all();
-        ExitCode::from(code)
+        std::process::exit(code)
     }
 }

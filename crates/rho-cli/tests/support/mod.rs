@@ -202,6 +202,7 @@ impl Rpc {
             .await;
         assert_eq!(r["success"], true, "prompt accepted: {r}");
         let end = self.event("agent_end").await;
+        self.idle().await;
         let last = end["messages"]
             .as_array()
             .and_then(|m| m.last())
@@ -283,6 +284,20 @@ pub fn read(path: &Path) -> String {
 }
 
 impl Rpc {
+    /// After `agent_end` the run loop still finishes its post-run checks (retry, compaction,
+    /// queued messages) before a new prompt is accepted; asks `get_state` until it is idle.
+    pub async fn idle(&mut self) {
+        for n in 0..10_000 {
+            let state = self
+                .call(json!({"id": format!("idle-{n}"), "type": "get_state"}))
+                .await;
+            if state["data"]["isStreaming"] == false {
+                return;
+            }
+        }
+        panic!("the session never became idle");
+    }
+
     /// Closes stdin without waiting for the exit.
     pub fn close_stdin(&mut self) {
         drop(self.stdin.take());
