@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::{json, Value};
-use support::{reply, Rpc};
+use support::{reply, Rpc, Start};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_malformed_inputs_are_answered_and_the_session_keeps_working() {
@@ -213,5 +213,32 @@ async fn session_name_events_precede_the_response_and_empty_last_text_is_an_empt
     assert_eq!(changed["name"], "Deploy work");
     let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
     assert_eq!(state["data"]["sessionName"], "Deploy work");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_model_the_prompt_is_refused_and_state_has_no_model() {
+    let mut rpc = Rpc::start_with(Start {
+        no_model: true,
+        ..Start::default()
+    })
+    .await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    assert!(state["data"].get("model").is_none(), "{state}");
+    let r = rpc
+        .call(json!({"id": "p", "type": "prompt", "message": "hi"}))
+        .await;
+    assert_eq!(
+        r,
+        json!({"id": "p", "type": "response", "command": "prompt", "success": false,
+               "error": "No model selected. Run '/model <name>' to select a model."})
+    );
+    assert!(rpc.seen.iter().all(|v| v["type"] != "agent_start"));
+    let r = rpc
+        .call(json!({"id": "m", "type": "set_model", "provider": "mock", "modelId": "m2"}))
+        .await;
+    assert_eq!(r["data"]["id"], "m2");
+    rpc.server.push(reply("Now I can."));
+    assert_eq!(rpc.prompt_ok("p2", "hi").await, "Now I can.");
     assert_eq!(rpc.close().await, Some(0));
 }

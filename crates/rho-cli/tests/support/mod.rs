@@ -38,6 +38,8 @@ pub struct Start {
     pub with_sessions: bool,
     /// Extra settings.json content.
     pub settings: Option<Value>,
+    /// Start without `--model` (rho's real "no model" state, D7).
+    pub no_model: bool,
     /// Extra files under the agent dir: (relative path, content).
     pub files: Vec<(&'static str, &'static str)>,
 }
@@ -71,7 +73,10 @@ impl Rpc {
         let work = home.path().join("work");
         std::fs::create_dir_all(&work).expect("work dir");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
-        cmd.args(["--mode", "rpc", "--model", "mock/m1"]);
+        cmd.args(["--mode", "rpc"]);
+        if !opts.no_model {
+            cmd.args(["--model", "mock/m1"]);
+        }
         if opts.with_sessions {
             let dir = home.path().join("sessions");
             cmd.arg("--session-dir").arg(dir);
