@@ -7,6 +7,7 @@ mod file_args;
 mod list_models;
 mod model_select;
 mod print_mode;
+mod rpc;
 mod session_open;
 mod signals;
 mod startup;
@@ -80,11 +81,7 @@ async fn run(args: args::Args) -> ExitCode {
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
     match mode {
-        args::Mode::Rpc => {
-            eprintln!("Error: RPC mode is not available in this build yet");
-            ExitCode::FAILURE
-        }
-
+        args::Mode::Rpc => rpc::run(startup.session, &args).await,
         args::Mode::Json => {
             let (prompts, images) = input.unwrap_or_default();
             print_mode::run(startup.session, prompts, images, print_mode::Output::Json).await

@@ -62,6 +62,9 @@ pub fn prepare_compaction(
     if matches!(path.last().map(|e| &e.kind), Some(EntryKind::Compaction(_))) {
         return Err(CompactionError::AlreadyCompacted);
     }
+    if context_messages(path).is_empty() {
+        return Err(CompactionError::NothingToCompact);
+    }
     let previous = last_compaction_index(path);
     let start = boundary_start(path, previous);
     let tokens_before = estimate_context_tokens(&context_messages(path)).tokens;

@@ -1,0 +1,78 @@
+//! Startup cost of the binary: `rho --version`, and `rho --mode rpc` from spawn until the
+//! `get_state` response arrives. Run with `cargo bench -p rho-cli --bench startup`
+//! (release build); prints the median and spread over `RUNS` runs each.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const RUNS: usize = 50;
+
+fn main() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let agent = home.path().join("agent");
+    std::fs::create_dir_all(&agent).expect("agent dir");
+    let bin = env!("CARGO_BIN_EXE_rho");
+    let command = |args: &[&str]| {
+        let mut c = Command::new(bin);
+        c.args(args)
+            .env_clear()
+            .env("HOME", home.path())
+            .env("RHO_CODING_AGENT_DIR", &agent)
+            .current_dir(home.path());
+        c
+    };
+
+    let version = measure(|| {
+        let out = command(&["--version"]).output().expect("rho runs");
+        assert!(out.status.success());
+    });
+    report("rho --version", &version);
+
+    let rpc = measure(|| {
+        let mut child = command(&["--mode", "rpc", "--no-session"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("rho starts");
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(b"{\"id\":\"s\",\"type\":\"get_state\"}\n")
+            .expect("write");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut line)
+            .expect("read");
+        assert!(line.contains("\"command\":\"get_state\""), "{line}");
+        drop(stdin);
+        child.wait().expect("exit");
+    });
+    report("rho --mode rpc → get_state response", &rpc);
+}
+
+/// Runs `f` `RUNS` times (after one warm-up) and returns the sorted durations.
+fn measure(mut f: impl FnMut()) -> Vec<Duration> {
+    f();
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            f();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    times
+}
+
+fn report(name: &str, sorted: &[Duration]) {
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!(
+        "{name}: median {:.2} ms (min {:.2}, p90 {:.2}, max {:.2}) over {} runs",
+        ms(sorted[sorted.len() / 2]),
+        ms(sorted[0]),
+        ms(sorted[sorted.len() * 9 / 10]),
+        ms(sorted[sorted.len() - 1]),
+        sorted.len()
+    );
+}

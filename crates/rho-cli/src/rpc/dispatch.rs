@@ -1,0 +1,154 @@
+//! Routes a parsed command to its handler and writes its response. `prompt` answers from its
+//! preflight (P-15): success once accepted, before the run's first event; an error response
+//! if refused. Later failures surface only as events.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use rho_core::agent_session::{InputSource, PromptOptions};
+use serde_json::Value;
+
+use super::command::{Command, Request};
+use super::response::{response, Reply};
+use super::{models, sessions, state, Rpc};
+
+/// Commands that may wait a long time and so run in their own task.
+pub fn waits(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Prompt { .. }
+            | Command::Abort
+            | Command::Compact { .. }
+            | Command::Bash { .. }
+            | Command::NewSession { .. }
+            | Command::SwitchSession { .. }
+            | Command::Fork { .. }
+            | Command::Clone
+    )
+}
+
+/// Runs one command and writes its response (none for `extension_ui_response`).
+pub async fn handle(rpc: &Rpc, req: Request) {
+    let id = req.id.as_ref();
+    let reply = match req.command {
+        Command::Prompt {
+            message,
+            images,
+            streaming_behavior,
+        } => return prompt(rpc, id, &message, images, streaming_behavior).await,
+        Command::ExtensionUiResponse { ui_id, answer } => {
+            rpc.ui.resolve(&ui_id, answer);
+            return;
+        }
+        Command::Steer { message, images } => done(rpc.session.steer(&message, images)),
+        Command::FollowUp { message, images } => done(rpc.session.follow_up(&message, images)),
+        Command::Abort => {
+            rpc.session.abort().await;
+            Reply::Done
+        }
+        Command::AbortRetry => {
+            rpc.session.abort_retry();
+            Reply::Done
+        }
+        Command::Bash { command } => bash(rpc, &command).await,
+        Command::AbortBash => {
+            rpc.bash.abort_all();
+            Reply::Done
+        }
+        Command::Compact {
+            custom_instructions,
+        } => match rpc.session.compact(custom_instructions.as_deref()).await {
+            Ok(result) => to_data(&result),
+            Err(e) => Reply::Error(e.to_string()),
+        },
+        other => match other {
+            Command::SetModel { .. }
+            | Command::CycleModel
+            | Command::GetAvailableModels
+            | Command::SetThinkingLevel { .. }
+            | Command::CycleThinkingLevel => models::handle(rpc, other).await,
+            Command::NewSession { .. }
+            | Command::SwitchSession { .. }
+            | Command::Fork { .. }
+            | Command::Clone
+            | Command::GetForkMessages
+            | Command::ExportHtml { .. }
+            | Command::SetSessionName { .. } => sessions::handle(rpc, other).await,
+            other => state::handle(rpc, other),
+        },
+    };
+    rpc.send(id, &req.name, reply);
+}
+
+/// `Ok(())` → success without data.
+pub fn done<E: std::fmt::Display>(r: Result<(), E>) -> Reply {
+    match r {
+        Ok(()) => Reply::Done,
+        Err(e) => Reply::Error(e.to_string()),
+    }
+}
+
+/// Success with `value` serialized as `data`.
+pub fn to_data<T: serde::Serialize>(value: &T) -> Reply {
+    match serde_json::to_value(value) {
+        Ok(v) => Reply::Data(v),
+        Err(e) => Reply::Error(format!("cannot serialize the result: {e}")),
+    }
+}
+
+async fn prompt(
+    rpc: &Rpc,
+    id: Option<&Value>,
+    message: &str,
+    images: Vec<rho_ai::ImageContent>,
+    streaming_behavior: Option<rho_core::agent_session::StreamingBehavior>,
+) {
+    let answered = Arc::new(AtomicBool::new(false));
+    let preflight = {
+        let out = rpc.out.clone();
+        let answered = answered.clone();
+        let line = response(id, "prompt", Reply::Done);
+        Box::new(move |accepted: bool| {
+            if accepted {
+                answered.store(true, Ordering::SeqCst);
+                out.send_and_wait(line);
+            }
+        })
+    };
+    let options = PromptOptions {
+        images,
+        streaming_behavior,
+        source: InputSource::Rpc,
+        preflight: Some(preflight),
+        ..PromptOptions::default()
+    };
+    let result = rpc.session.prompt(message, options).await;
+    if answered.load(Ordering::SeqCst) {
+        if let Err(e) = result {
+            eprintln!("rho rpc: prompt failed after it was accepted: {e}");
+        }
+        return;
+    }
+    let reply = match result {
+        Ok(()) => Reply::Done,
+        Err(e) => Reply::Error(e.to_string()),
+    };
+    rpc.send(id, "prompt", reply);
+}
+
+async fn bash(rpc: &Rpc, command: &str) -> Reply {
+    let prefix = rpc
+        .session
+        .with_settings(|s| s.shell_command_prefix().map(str::to_string));
+    match rpc
+        .bash
+        .run(command, rpc.session.cwd(), prefix.as_deref())
+        .await
+    {
+        Ok(result) => {
+            rpc.session.record_bash_result(result.to_message(command));
+            to_data(&result)
+        }
+        Err(e) => Reply::Error(format!("Cannot run the command: {e}")),
+    }
+}

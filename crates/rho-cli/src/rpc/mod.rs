@@ -1,0 +1,174 @@
+//! RPC mode (`rho --mode rpc`, interfaces spec §1): JSONL commands on stdin, responses and
+//! events on stdout. Lines are read in order; commands that wait (prompt, compact, bash,
+//! abort, session switches) run in their own task so steer/abort arrive while a prompt runs
+//! (D13). stdout carries protocol lines only; warnings go to stderr.
+
+mod bash;
+mod bash_output;
+mod command;
+mod dispatch;
+mod export_html;
+mod framing;
+mod models;
+mod response;
+mod sessions;
+mod state;
+mod ui;
+mod writer;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_ai::catalog::builtin_models;
+use rho_ai::catalog::select::{scope_models, ModelChoice};
+use rho_ai::models_json::load_models;
+use rho_ai::Model;
+use rho_core::agent_session::AgentSession;
+use tokio::io::AsyncReadExt;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::task::JoinSet;
+
+use crate::args::Args;
+use bash::BashRunner;
+use framing::{Frame, LineSplitter};
+use writer::Output;
+
+/// Longest accepted input record (images travel base64-encoded inside commands).
+const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
+
+/// How long shutdown waits for running commands after aborting them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Everything a command handler needs. Cheap to clone.
+#[derive(Clone)]
+pub(crate) struct Rpc {
+    session: AgentSession,
+    out: Output,
+    bash: Arc<BashRunner>,
+    /// Every known model (built-in and models.json); availability is checked per call.
+    models: Arc<Vec<Model>>,
+    /// `--models` scope, in pattern order.
+    scoped: Arc<Vec<ModelChoice>>,
+    ui: ui::RpcUi,
+}
+
+impl Rpc {
+    fn send(&self, id: Option<&serde_json::Value>, command: &str, reply: response::Reply) {
+        self.out.send(response::response(id, command, reply));
+    }
+}
+
+/// Serves RPC on stdin/stdout until EOF (exit 0), SIGTERM (143) or SIGHUP (129).
+pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
+    if !args.file_args.is_empty() {
+        eprintln!("Error: @file arguments are not supported in RPC mode");
+        return ExitCode::FAILURE;
+    }
+    let (mut term, mut hup) = match (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+    ) {
+        (Ok(t), Ok(h)) => (t, h),
+        _ => {
+            eprintln!("Error: cannot install signal handlers");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe());
+    let rpc = Rpc::new(session, out.clone(), args);
+    let mut stdin = tokio::io::stdin();
+    let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
+    let mut tasks = JoinSet::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut frames = Vec::new();
+    loop {
+        tokio::select! {
+            read = stdin.read(&mut buf) => match read {
+                Ok(0) => break,
+                Ok(n) => splitter.push(&buf[..n], &mut frames),
+                Err(e) => {
+                    eprintln!("rho rpc: cannot read stdin: {e}");
+                    break;
+                }
+            },
+            _ = term.recv() => rpc.kill(143),
+            _ = hup.recv() => rpc.kill(129),
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
+        for frame in frames.drain(..) {
+            rpc.accept(frame, &mut tasks).await;
+        }
+    }
+    if let Some(frame) = splitter.finish() {
+        rpc.accept(frame, &mut tasks).await;
+    }
+    rpc.shutdown(tasks).await;
+    out.finish();
+    let _ = writer.await;
+    ExitCode::SUCCESS
+}
+
+impl Rpc {
+    fn new(session: AgentSession, out: Output, args: &Args) -> Self {
+        let loaded = load_models(
+            &rho_core::session::paths::agent_dir().join("models.json"),
+            builtin_models(),
+        );
+        let scoped = match &args.models {
+            Some(patterns) => {
+                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+                scope_models(&loaded.models, &patterns).0
+            }
+            None => Vec::new(),
+        };
+        Rpc {
+            ui: ui::RpcUi::new(out.clone()),
+            session,
+            out,
+            bash: Arc::default(),
+            models: Arc::new(loaded.models),
+            scoped: Arc::new(scoped),
+        }
+    }
+
+    /// Answers a bad record at once, or runs a command (inline if quick, else in a task).
+    async fn accept(&self, frame: Frame, tasks: &mut JoinSet<()>) {
+        let line = match frame {
+            Frame::Line(l) => l,
+            Frame::TooLong => {
+                let error = format!(
+                    "Failed to parse command: the line is longer than {MAX_LINE_BYTES} bytes"
+                );
+                return self.send(None, "parse", response::Reply::Error(error));
+            }
+        };
+        match command::parse_line(&line) {
+            Err(f) => self.send(f.id.as_ref(), &f.command, response::Reply::Error(f.error)),
+            Ok(req) if dispatch::waits(&req.command) => {
+                let rpc = self.clone();
+                tasks.spawn(async move { dispatch::handle(&rpc, req).await });
+            }
+            Ok(req) => dispatch::handle(self, req).await,
+        }
+    }
+
+    /// EOF: abort a running prompt and any `bash`, let commands finish, then stop.
+    async fn shutdown(&self, mut tasks: JoinSet<()>) {
+        self.bash.abort_all();
+        if self.session.is_streaming() {
+            self.session.abort().await;
+        }
+        let drain = async { while tasks.join_next().await.is_some() {} };
+        if tokio::time::timeout(SHUTDOWN_GRACE, drain).await.is_err() {
+            eprintln!("rho rpc: commands still running at shutdown were stopped");
+        }
+    }
+
+    /// A signal: kill spawned shells' process groups, exit with the signal's code. Exits
+    /// at once: a pending stdin read would otherwise hold up the runtime's shutdown.
+    fn kill(&self, code: i32) -> ! {
+        self.bash.abort_all();
+        std::process::exit(code)
+    }
+}

@@ -1,0 +1,150 @@
+//! Session commands (interfaces spec §1.4): `new_session`, `switch_session`, `fork`,
+//! `clone`, `get_fork_messages`, `export_html`, `set_session_name`. The AgentSession stays
+//! the same object; its store is replaced, so the event subscription carries on.
+
+use std::path::{Path, PathBuf};
+
+use rho_agent::AgentMessage;
+use rho_core::session::manager::ForkScope;
+use rho_core::session::SessionManager;
+use serde_json::json;
+
+use super::command::Command;
+use super::response::Reply;
+use super::{export_html, Rpc};
+
+/// Runs one session command.
+pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
+    let result = match command {
+        Command::NewSession { parent_session } => new_session(rpc, parent_session).await,
+        Command::SwitchSession { session_path } => switch_session(rpc, &session_path).await,
+        Command::Fork { entry_id } => fork(rpc, &entry_id).await,
+        Command::Clone => clone(rpc).await,
+        Command::GetForkMessages => Ok(fork_messages(rpc)),
+        Command::ExportHtml { output_path } => export_html::export(rpc, output_path.as_deref()),
+        Command::SetSessionName { name } => {
+            if name.trim().is_empty() {
+                return Reply::Error("Session name cannot be empty".into());
+            }
+            return super::dispatch::done(rpc.session.set_session_name(&name));
+        }
+        _ => Err("not a session command".into()),
+    };
+    result.into()
+}
+
+/// The current file's directory (`None` in memory) and the header's cwd.
+fn location(rpc: &Rpc) -> (Option<PathBuf>, String) {
+    rpc.session.with_session(|s| {
+        (
+            s.path().and_then(Path::parent).map(Path::to_path_buf),
+            s.cwd().to_string(),
+        )
+    })
+}
+
+fn current_file(rpc: &Rpc) -> Option<String> {
+    rpc.session
+        .with_session(|s| s.path().map(|p| p.to_string_lossy().into_owned()))
+}
+
+async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Value, String> {
+    let (dir, cwd) = location(rpc);
+    let mut fresh = match dir {
+        Some(dir) => SessionManager::create(&dir, &cwd),
+        None => SessionManager::in_memory(&cwd),
+    };
+    if let Some(parent) = parent {
+        fresh = fresh.with_parent_session(&parent);
+    }
+    rpc.session.replace_session(fresh).await;
+    Ok(json!({ "cancelled": false }))
+}
+
+async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, String> {
+    let path = absolute(Path::new(path));
+    let cwd = rpc.session.cwd().to_string_lossy().into_owned();
+    let manager = SessionManager::open_or_create(&path, &cwd).map_err(|e| e.to_string())?;
+    if let Err(e) = manager.check_cwd_exists() {
+        return Err(format!(
+            "{e}\nSession: {}\nCurrent working directory: {cwd}",
+            path.display()
+        ));
+    }
+    rpc.session.replace_session(manager).await;
+    Ok(json!({ "cancelled": false }))
+}
+
+async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {
+    let found = rpc.session.with_session(|s| {
+        let entry = s.tree().get(entry_id)?;
+        match entry.message() {
+            Some(AgentMessage::User(u)) => Some((u.content.text(), entry.parent_id.clone())),
+            _ => None,
+        }
+    });
+    let Some((text, parent)) = found else {
+        return Err("Invalid entry ID for forking".into());
+    };
+    let (dir, cwd) = location(rpc);
+    let dir = dir.ok_or("Cannot fork an in-memory session (started with --no-session)")?;
+    let forked = match parent {
+        Some(parent) => rpc
+            .session
+            .with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&parent)))
+            .map_err(|e| e.to_string())?,
+        None => {
+            let fresh = SessionManager::create(&dir, &cwd);
+            match current_file(rpc) {
+                Some(p) => fresh.with_parent_session(&p),
+                None => fresh,
+            }
+        }
+    };
+    rpc.session.replace_session(forked).await;
+    Ok(json!({ "text": text, "cancelled": false }))
+}
+
+async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
+    let Some(leaf) = rpc
+        .session
+        .with_session(|s| s.leaf_id().map(str::to_string))
+    else {
+        return Err("Cannot clone session: no current entry selected".into());
+    };
+    let (dir, cwd) = location(rpc);
+    let dir = dir.ok_or("Cannot clone an in-memory session (started with --no-session)")?;
+    let cloned = rpc
+        .session
+        .with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&leaf)))
+        .map_err(|e| e.to_string())?;
+    rpc.session.replace_session(cloned).await;
+    Ok(json!({ "cancelled": false }))
+}
+
+/// Every user message entry in file order (all branches) with non-empty text.
+fn fork_messages(rpc: &Rpc) -> serde_json::Value {
+    let messages: Vec<serde_json::Value> = rpc.session.with_session(|s| {
+        s.entries()
+            .iter()
+            .filter_map(|e| match e.message() {
+                Some(AgentMessage::User(u)) => {
+                    let text = u.content.text();
+                    (!text.is_empty()).then(|| json!({ "entryId": e.id, "text": text }))
+                }
+                _ => None,
+            })
+            .collect()
+    });
+    json!({ "messages": messages })
+}
+
+/// `path` against the process's working directory.
+pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    std::env::current_dir()
+        .map(|d| d.join(path))
+        .unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,156 @@
+//! Quick state commands (interfaces spec §1.4): `get_state`, `get_messages`,
+//! `get_session_stats`, `get_last_assistant_text`, `get_commands`, the queue modes and the
+//! auto-compaction / auto-retry switches.
+
+use std::path::Path;
+
+use rho_ai::StopReason;
+use serde_json::{json, Map, Value};
+
+use super::command::Command;
+use super::response::Reply;
+use super::Rpc;
+
+/// Runs one state command.
+pub fn handle(rpc: &Rpc, command: Command) -> Reply {
+    let s = &rpc.session;
+    match command {
+        Command::GetState => Reply::Data(get_state(rpc)),
+        Command::GetMessages => Reply::Data(json!({ "messages": s.messages() })),
+        Command::GetSessionStats => Reply::Data(stats(rpc)),
+        Command::GetLastAssistantText => Reply::Data(last_assistant_text(rpc)),
+        Command::GetCommands => Reply::Data(json!({ "commands": commands(rpc) })),
+        Command::SetSteeringMode { mode } => {
+            s.set_steering_mode(mode);
+            Reply::Done
+        }
+        Command::SetFollowUpMode { mode } => {
+            s.set_follow_up_mode(mode);
+            Reply::Done
+        }
+        Command::SetAutoCompaction { enabled } => super::dispatch::done(
+            s.set_global_setting_field("compaction", "enabled", enabled.into()),
+        ),
+        Command::SetAutoRetry { enabled } => {
+            super::dispatch::done(s.set_global_setting_field("retry", "enabled", enabled.into()))
+        }
+        _ => Reply::Error("not a state command".into()),
+    }
+}
+
+fn get_state(rpc: &Rpc) -> Value {
+    let s = &rpc.session;
+    let agent = s.agent();
+    let mut m = Map::new();
+    if let Some(model) = s.model() {
+        m.insert("model".into(), json!(model));
+    }
+    m.insert("thinkingLevel".into(), json!(s.thinking_level()));
+    m.insert("isStreaming".into(), s.is_streaming().into());
+    m.insert("isCompacting".into(), s.is_compacting().into());
+    m.insert("steeringMode".into(), agent.steering_mode().as_str().into());
+    m.insert(
+        "followUpMode".into(),
+        agent.follow_up_mode().as_str().into(),
+    );
+    s.with_session(|store| {
+        if let Some(p) = store.path() {
+            m.insert("sessionFile".into(), p.to_string_lossy().into());
+        }
+        m.insert("sessionId".into(), store.session_id().into());
+        if let Some(name) = store.name() {
+            m.insert("sessionName".into(), name.into());
+        }
+    });
+    let auto = s.with_settings(|st| st.compaction_enabled());
+    m.insert("autoCompactionEnabled".into(), auto.into());
+    m.insert("messageCount".into(), s.messages().len().into());
+    m.insert(
+        "pendingMessageCount".into(),
+        s.pending_message_count().into(),
+    );
+    Value::Object(m)
+}
+
+fn stats(rpc: &Rpc) -> Value {
+    let s = &rpc.session;
+    let mut v = json!(s.stats());
+    if let Value::Object(m) = &mut v {
+        s.with_session(|store| {
+            if let Some(p) = store.path() {
+                m.insert("sessionFile".into(), p.to_string_lossy().into());
+            }
+            m.insert("sessionId".into(), store.session_id().into());
+        });
+        if let Some(usage) = s.model().and_then(|model| s.context_usage(&model)) {
+            m.insert("contextUsage".into(), json!(usage));
+        }
+    }
+    v
+}
+
+/// The last assistant reply's text (aborted empty replies skipped); `{}` when none.
+fn last_assistant_text(rpc: &Rpc) -> Value {
+    let messages = rpc.session.messages();
+    let text = messages
+        .iter()
+        .rev()
+        .filter_map(|m| m.as_assistant())
+        .find(|a| !(a.stop_reason == StopReason::Aborted && a.content.is_empty()))
+        .map(|a| a.text().trim().to_string())
+        .filter(|t| !t.is_empty());
+    match text {
+        Some(t) => json!({ "text": t }),
+        None => json!({}),
+    }
+}
+
+/// Extension commands, then prompt templates, then skills (`skill:<name>`).
+fn commands(rpc: &Rpc) -> Vec<Value> {
+    let s = &rpc.session;
+    let agent_dir = rho_core::session::paths::agent_dir();
+    let cwd = s.cwd().to_path_buf();
+    let mut out: Vec<Value> = s
+        .extensions()
+        .commands()
+        .into_iter()
+        .map(|(name, def)| {
+            let mut c = json!({"name": name, "source": "extension",
+                "sourceInfo": {"path": "<builtin>", "source": "builtin", "scope": "temporary", "origin": "top-level"}});
+            if let Some(d) = def.description {
+                c["description"] = d.into();
+            }
+            c
+        })
+        .collect();
+    for t in s.templates() {
+        out.push(
+            json!({"name": t.name, "description": t.description, "source": "prompt",
+            "sourceInfo": source_info(&t.file_path, None, &agent_dir, &cwd)}),
+        );
+    }
+    for k in s.skills() {
+        out.push(json!({"name": format!("skill:{}", k.name), "description": k.description,
+            "source": "skill", "sourceInfo": source_info(&k.file_path, Some(&k.base_dir), &agent_dir, &cwd)}));
+    }
+    out
+}
+
+/// Where a resource came from: auto-discovered under the agent dir (user) or the project,
+/// else given on the command line (temporary).
+fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> Value {
+    let project = cwd.join(crate::startup::PROJECT_DIR);
+    let (source, scope) = if path.starts_with(agent_dir) {
+        ("auto", "user")
+    } else if path.starts_with(&project) {
+        ("auto", "project")
+    } else {
+        ("cli", "temporary")
+    };
+    let mut info = json!({"path": path.to_string_lossy(), "source": source, "scope": scope,
+        "origin": "top-level"});
+    if let Some(b) = base_dir {
+        info["baseDir"] = b.to_string_lossy().into();
+    }
+    info
+}
