@@ -169,22 +169,29 @@ pub fn edit_file(abs: &Path, path: &str, edits: &[Edit]) -> Result<ToolOutput, T
     })
 }
 
+/// Writes the edited text over the file in place (no truncate-then-grow, so the page cache
+/// is reused), then cuts it to the new length.
 fn write_edited(abs: &Path, bom: &str, body: &str, crlf: bool) -> std::io::Result<()> {
     use std::io::Write;
-    let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(abs)?);
-    file.write_all(bom.as_bytes())?;
+    let file = std::fs::OpenOptions::new().write(true).open(abs)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    out.write_all(bom.as_bytes())?;
+    let mut written = bom.len() as u64;
     if crlf {
         for (i, line) in body.split('\n').enumerate() {
             if i > 0 {
-                file.write_all(b"\r\n")?;
+                out.write_all(b"\r\n")?;
+                written += 2;
             }
-            file.write_all(line.as_bytes())?;
+            out.write_all(line.as_bytes())?;
+            written += line.len() as u64;
         }
     } else {
-        file.write_all(body.as_bytes())?;
+        out.write_all(body.as_bytes())?;
+        written += body.len() as u64;
     }
-    file.into_inner().map_err(|e| e.into_error())?;
-    Ok(())
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.set_len(written)
 }
 
 /// True when the first line break is CRLF.

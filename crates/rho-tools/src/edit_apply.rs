@@ -42,22 +42,12 @@ fn fuzzy_char(c: char) -> char {
     }
 }
 
-/// True when some line of LF text ends in ASCII whitespace. Fast SIMD scans for the common
-/// cases; a byte-by-byte pass only when vertical tabs or form feeds appear at all.
+/// True when some line of LF text ends in ASCII whitespace (one memchr pass over the newlines).
 fn has_trailing_whitespace(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let is_ws = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | 0x0B | 0x0C);
-    if bytes.last().is_some_and(|&b| is_ws(b)) {
-        return true;
-    }
-    if memmem::find(bytes, b" \n").is_some()
-        || memmem::find(bytes, b"\t\n").is_some()
-        || memmem::find(bytes, b"\r\n").is_some()
-    {
-        return true;
-    }
-    memchr::memchr2(0x0B, 0x0C, bytes).is_some()
-        && bytes.windows(2).any(|w| w[1] == b'\n' && is_ws(w[0]))
+    let ends_in_ws =
+        |end: usize| end > 0 && matches!(bytes[end - 1], b' ' | b'\t' | b'\r' | 0x0B | 0x0C);
+    ends_in_ws(bytes.len()) || memchr::memchr_iter(b'\n', bytes).any(ends_in_ws)
 }
 
 /// The copy fuzzy matching runs on: NFKC, trailing whitespace removed from every line, curly

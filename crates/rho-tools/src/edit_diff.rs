@@ -63,7 +63,7 @@ fn common_suffix(a: &[u8], b: &[u8], max: usize) -> usize {
 }
 
 fn newlines(text: &str) -> usize {
-    text.bytes().filter(|&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', text.as_bytes()).count()
 }
 
 /// The last `n` lines (with their newlines) of `text`, which ends at a line boundary.

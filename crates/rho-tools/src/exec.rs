@@ -100,6 +100,9 @@ fn path_with_bin(bin_dir: &Path) -> OsString {
 }
 
 fn kill_group(pid: u32) {
+    if pid == 0 {
+        return;
+    }
     // SAFETY: kill(2) with a negative pid signals the process group we created; no memory is touched.
     unsafe {
         libc::kill(-(pid as libc::pid_t), libc::SIGKILL);

@@ -215,6 +215,30 @@ async fn progress_streams_the_output() {
 }
 
 #[tokio::test]
+async fn progress_carries_truncation_details_once_truncated() {
+    let dir = TempDir::new();
+    let updates: Arc<Mutex<Vec<ToolOutput>>> = Arc::default();
+    let sink = updates.clone();
+    let mut ctx = ToolContext::detached("p");
+    ctx.progress = Arc::new(move |o| sink.lock().expect("lock").push(o));
+    let out = bash(&dir)
+        .execute(json!({"command": "seq 1 5000"}), ctx)
+        .await
+        .expect("ok");
+    let path = out.details.expect("details")["fullOutputPath"].clone();
+    let updates = updates.lock().expect("lock");
+    let last = updates.last().expect("an update");
+    let details = last
+        .details
+        .as_ref()
+        .expect("truncated progress has details");
+    assert_eq!(details["fullOutputPath"], path);
+    assert_eq!(details["truncation"]["truncated"], true);
+    assert!(last.content[0].as_text().expect("text").ends_with("5000\n"));
+    std::fs::remove_file(path.as_str().expect("path")).expect("cleanup");
+}
+
+#[tokio::test]
 async fn abort_kills_the_process_group() {
     let dir = TempDir::new();
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();

@@ -258,3 +258,35 @@ async fn ls_byte_limit() {
         true
     );
 }
+
+#[tokio::test]
+async fn grep_applies_gitignore_only_inside_a_git_repo_like_rg() {
+    let outside = tree();
+    let out = run(
+        &GrepTool::new(outside.path()),
+        json!({"pattern": "ignored"}),
+    )
+    .await
+    .expect("ok");
+    assert_eq!(
+        text(&out),
+        "debug.log:1: hello ignored too\ntarget/out.rs:1: hello ignored"
+    );
+    let inside = git_tree();
+    let out = run(&GrepTool::new(inside.path()), json!({"pattern": "ignored"}))
+        .await
+        .expect("ok");
+    assert_eq!(text(&out), "No matches found");
+}
+
+#[tokio::test]
+async fn aborted_calls_stop_with_operation_aborted() {
+    let dir = tree();
+    let ctx = rho_agent::ToolContext::detached("a");
+    ctx.cancel.cancel();
+    let err =
+        rho_agent::AgentTool::execute(&GrepTool::new(dir.path()), json!({"pattern": "x"}), ctx)
+            .await
+            .expect_err("aborted");
+    assert_eq!(err.message, "Operation aborted");
+}
