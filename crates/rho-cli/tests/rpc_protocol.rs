@@ -235,10 +235,13 @@ async fn without_a_model_the_prompt_is_refused_and_state_has_no_model() {
     );
     assert!(rpc.seen.iter().all(|v| v["type"] != "agent_start"));
     let r = rpc
-        .call(json!({"id": "m", "type": "set_model", "provider": "mock", "modelId": "m2"}))
+        .call(json!({"id": "m", "type": "set_model", "provider": "anthropic", "modelId": "claude-sonnet-4-5"}))
         .await;
-    assert_eq!(r["data"]["id"], "m2");
-    rpc.server.push(reply("Now I can."));
-    assert_eq!(rpc.prompt_ok("p2", "hi").await, "Now I can.");
+    assert_eq!(r["success"], false, "no key for anthropic either: {r}");
+    let state = rpc.call(json!({"id": "s2", "type": "get_state"})).await;
+    assert!(
+        state["data"].get("model").is_none(),
+        "still no model: {state}"
+    );
     assert_eq!(rpc.close().await, Some(0));
 }

@@ -57,10 +57,14 @@ impl Rpc {
         let agent = home.path().join("agent");
         std::fs::create_dir_all(&agent).expect("agent dir");
         let model = |id: &str, reasoning: bool| json!({"id": id, "reasoning": reasoning, "contextWindow": 100000, "maxTokens": 1000});
-        let models = json!({"providers": {"mock": {
+        let mut models = json!({"providers": {"mock": {
             "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
             "apiKey": "sk-literal-test-key",
             "models": [model("m1", false), model("m2", false), model("r1", true)]}}});
+        if opts.no_model {
+            // Without any key the §6.5 chain finds no usable model.
+            models = json!({"providers": {}});
+        }
         std::fs::write(agent.join("models.json"), models.to_string()).expect("models.json");
         if let Some(settings) = &opts.settings {
             std::fs::write(agent.join("settings.json"), settings.to_string()).expect("settings");
