@@ -50,11 +50,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let signals = {
-        let _context = runtime.enter();
-        signals::exit_on_termination()
-    };
-    runtime.spawn(signals);
+    // RPC mode handles termination itself (it kills running shells first).
+    if args.mode != Some(args::Mode::Rpc) {
+        let signals = {
+            let _context = runtime.enter();
+            signals::exit_on_termination()
+        };
+        runtime.spawn(signals);
+    }
     runtime.block_on(run(args))
 }
 
