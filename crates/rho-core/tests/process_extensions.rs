@@ -3,13 +3,15 @@
 
 #[path = "session_common/mod.rs"]
 mod common;
+#[path = "process_common/mod.rs"]
+mod process_common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+use process_common::*;
 use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
 use rho_agent::AgentMessage;
 use rho_ai::ThinkingLevel;
@@ -18,99 +20,6 @@ use rho_core::extensions::process::tool::TOOL_ABORTED;
 use rho_core::extensions::process::{ProcessError, ProcessExtension, ProcessOptions};
 use rho_core::extensions::{Extension, ExtensionContext, ExtensionEvent, NoUi};
 use serde_json::{json, Value};
-
-fn manifest() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn fixture(name: &str) -> String {
-    manifest()
-        .join("tests/ext_fixtures")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn example(name: &str) -> String {
-    manifest()
-        .join("../../extensions/examples")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// The Rust example extension; `cargo test` builds examples next to the test binaries.
-fn rust_echo() -> String {
-    let exe = std::env::current_exe().expect("test binary path");
-    let dir: PathBuf = exe
-        .parent()
-        .and_then(Path::parent)
-        .expect("target dir")
-        .join("examples/ext_echo");
-    if dir.exists() {
-        return dir.to_string_lossy().into_owned();
-    }
-    build_echo_separately()
-}
-
-/// When only this test target was built, builds the example into a target dir of its own
-/// (the outer cargo holds the lock of the main one), once per test binary.
-fn build_echo_separately() -> String {
-    static BUILT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    BUILT
-        .get_or_init(|| {
-            let target = manifest().join("../../target/ext-echo");
-            let status = std::process::Command::new(env!("CARGO"))
-                .args([
-                    "build",
-                    "-q",
-                    "-p",
-                    "rho-core",
-                    "--example",
-                    "ext_echo",
-                    "--target-dir",
-                ])
-                .arg(&target)
-                .status()
-                .expect("cargo runs");
-            assert!(status.success(), "cargo build --example ext_echo failed");
-            target
-                .join("debug/examples/ext_echo")
-                .to_string_lossy()
-                .into_owned()
-        })
-        .clone()
-}
-
-fn interpreter(script: &str) -> &'static str {
-    if script.ends_with(".mjs") {
-        "node"
-    } else {
-        "python3"
-    }
-}
-
-async fn load(script: &str, options: ProcessOptions) -> Extension {
-    load_process(script, options).await.extension()
-}
-
-async fn load_process(script: &str, options: ProcessOptions) -> ProcessExtension {
-    let (program, args) = if script.ends_with("ext_echo") {
-        (script.to_string(), Vec::new())
-    } else {
-        (interpreter(script).to_string(), vec![script.to_string()])
-    };
-    ProcessExtension::spawn(&program, &args, options)
-        .await
-        .unwrap_or_else(|e| panic!("{script} loads: {e}"))
-}
-
-fn with_flags(flags: Value) -> ProcessOptions {
-    ProcessOptions {
-        flags: flags.as_object().cloned().unwrap_or_default(),
-        ..ProcessOptions::default()
-    }
-}
 
 fn session_with(provider: &ScriptedProvider, extensions: Vec<Extension>) -> AgentSession {
     let mut c = config(provider);
@@ -133,50 +42,6 @@ fn tool_results(s: &AgentSession) -> Vec<rho_ai::ToolResultMessage> {
             _ => None,
         })
         .collect()
-}
-
-/// A host for emitting the events the session does not emit itself yet (session_start,
-/// switch, fork, shutdown, resources_discover, user_bash) through the runner.
-struct IdleHost;
-
-impl rho_core::extensions::ExtensionHost for IdleHost {
-    fn cwd(&self) -> PathBuf {
-        "/work".into()
-    }
-    fn model(&self) -> Option<rho_ai::Model> {
-        None
-    }
-    fn is_idle(&self) -> bool {
-        true
-    }
-    fn has_pending_messages(&self) -> bool {
-        false
-    }
-    fn system_prompt(&self) -> String {
-        String::new()
-    }
-    fn abort(&self) {}
-    fn send_message(
-        &self,
-        _: rho_core::extensions::CustomMessageInput,
-        _: rho_core::extensions::SendOptions,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("no session".to_string()) })
-    }
-    fn send_user_message(
-        &self,
-        _: String,
-        _: Vec<rho_ai::ImageContent>,
-        _: Option<rho_core::extensions::DeliverAs>,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("no session".to_string()) })
-    }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
-        Err("no session".into())
-    }
-    fn set_session_name(&self, _: String) -> Result<(), String> {
-        Err("no session".into())
-    }
 }
 
 const ALL_EVENTS: [&str; 25] = [
@@ -633,31 +498,4 @@ async fn failed_starts_are_clear_errors() {
         .err()
         .expect("spawn fails");
     assert!(matches!(err, ProcessError::Spawn { .. }));
-}
-
-/// A `bash` tool that echoes its command.
-struct EchoBash;
-
-impl rho_agent::AgentTool for EchoBash {
-    fn name(&self) -> &str {
-        "bash"
-    }
-    fn label(&self) -> &str {
-        "bash"
-    }
-    fn description(&self) -> &str {
-        "runs commands"
-    }
-    fn parameters(&self) -> Value {
-        json!({"type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]})
-    }
-    fn execute(
-        &self,
-        args: Value,
-        _ctx: rho_agent::ToolContext,
-    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
-    {
-        let cmd = args["command"].as_str().unwrap_or_default().to_string();
-        Box::pin(async move { Ok(rho_agent::ToolOutput::text(format!("ran: {cmd}"))) })
-    }
 }

@@ -46,7 +46,8 @@ pub(crate) async fn start(
     let mut stdout = BufReader::new(stdout);
     let cwd = options
         .cwd
-        .as_ref()
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_default();
     let hello = Hello {
