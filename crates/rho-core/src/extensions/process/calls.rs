@@ -194,3 +194,128 @@ async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
         Err(_) => Ok(json!({"stdout": "", "stderr": "", "code": null, "killed": true})),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use futures_util::future::BoxFuture;
+
+    use super::*;
+    use crate::extensions::{ExtensionHost, NoUi};
+
+    /// Records what `send_message` receives.
+    #[derive(Default)]
+    struct Recorder {
+        sent: Mutex<Vec<(String, SendOptions)>>,
+    }
+
+    impl ExtensionHost for Recorder {
+        fn cwd(&self) -> PathBuf {
+            "/w".into()
+        }
+        fn model(&self) -> Option<rho_ai::Model> {
+            None
+        }
+        fn is_idle(&self) -> bool {
+            true
+        }
+        fn has_pending_messages(&self) -> bool {
+            false
+        }
+        fn system_prompt(&self) -> String {
+            "SP".into()
+        }
+        fn abort(&self) {}
+        fn send_message(
+            &self,
+            message: CustomMessageInput,
+            options: SendOptions,
+        ) -> BoxFuture<'static, Result<(), String>> {
+            self.sent
+                .lock()
+                .expect("lock")
+                .push((message.content.text(), options));
+            Box::pin(async { Ok(()) })
+        }
+        fn send_user_message(
+            &self,
+            _: String,
+            _: Vec<ImageContent>,
+            _: Option<DeliverAs>,
+        ) -> BoxFuture<'static, Result<(), String>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
+            Ok(())
+        }
+        fn set_session_name(&self, _: String) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn send_message_maps_the_five_routes() {
+        let host = Arc::new(Recorder::default());
+        let ctx = ExtensionContext::new(host.clone(), Arc::new(NoUi));
+        let routes = [
+            json!({"deliverAs": "steer"}),
+            json!({"deliverAs": "followUp"}),
+            json!({"deliverAs": "nextTurn"}),
+            json!({"triggerTurn": true}),
+            json!({}),
+        ];
+        for mut p in routes {
+            p["message"] = json!({"customType": "n", "content": "hi"});
+            dispatch("send_message", p, &ctx).await.expect("sent");
+        }
+        let sent: Vec<SendOptions> = host
+            .sent
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|s| s.1)
+            .collect();
+        let opt = |trigger_turn, deliver_as| SendOptions {
+            trigger_turn,
+            deliver_as,
+        };
+        assert_eq!(
+            sent,
+            [
+                opt(false, Some(DeliverAs::Steer)),
+                opt(false, Some(DeliverAs::FollowUp)),
+                opt(false, Some(DeliverAs::NextTurn)),
+                opt(true, None),
+                opt(false, None),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_calls_get_clear_errors() {
+        let ctx = ExtensionContext::new(Arc::new(Recorder::default()), Arc::new(NoUi));
+        let bad_route =
+            json!({"message": {"customType": "n", "content": "x"}, "deliverAs": "later"});
+        let err = dispatch("send_message", bad_route, &ctx)
+            .await
+            .expect_err("rejected");
+        assert!(err.contains("deliverAs must be"), "{err}");
+        let err = dispatch("send_message", json!({}), &ctx)
+            .await
+            .expect_err("rejected");
+        assert!(err.starts_with("send_message: invalid params"), "{err}");
+        let err = dispatch("teleport", Value::Null, &ctx)
+            .await
+            .expect_err("unknown");
+        assert!(err.contains("unknown method \"teleport\""), "{err}");
+        let state = dispatch("get_state", Value::Null, &ctx)
+            .await
+            .expect("state");
+        assert_eq!(state["systemPrompt"], "SP");
+        assert_eq!(state["hasUI"], false);
+        let confirmed = dispatch("ui_confirm", json!({"title": "t", "message": "m"}), &ctx).await;
+        assert_eq!(confirmed, Ok(json!(false)), "no UI answers false");
+    }
+}
