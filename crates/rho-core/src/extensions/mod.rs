@@ -5,6 +5,7 @@
 pub mod commands;
 pub mod context;
 pub mod events;
+pub mod process;
 pub mod runner;
 
 use std::sync::Arc;

@@ -1,0 +1,321 @@
+//! Calls from an extension process into rho (`{"type":"call","method":...}`), served through
+//! the same [`ExtensionContext`] in-process handlers get.
+
+use std::time::Duration;
+
+use rho_ai::{ImageContent, UserContent};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionContext, SendOptions};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageParams {
+    custom_type: String,
+    content: UserContent,
+    #[serde(default)]
+    display: bool,
+    #[serde(default)]
+    details: Option<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SendMessageParams {
+    message: MessageParams,
+    #[serde(default)]
+    trigger_turn: bool,
+    #[serde(default)]
+    deliver_as: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SendUserParams {
+    text: String,
+    #[serde(default)]
+    images: Vec<ImageContent>,
+    #[serde(default)]
+    deliver_as: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ExecParams {
+    command: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    timeout_ms: Option<u64>,
+}
+
+fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, String> {
+    serde_json::from_value(v).map_err(|e| format!("{method}: invalid params: {e}"))
+}
+
+fn deliver_as(method: &str, s: Option<String>) -> Result<Option<DeliverAs>, String> {
+    s.map(|s| {
+        DeliverAs::parse(&s).ok_or_else(|| {
+            format!(
+                "{method}: deliverAs must be \"steer\", \"followUp\" or \"nextTurn\", got {s:?}"
+            )
+        })
+    })
+    .transpose()
+}
+
+fn str_field(p: &Value, key: &str) -> String {
+    p.get(key)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn opt_str(p: &Value, key: &str) -> Option<String> {
+    p.get(key).and_then(Value::as_str).map(str::to_string)
+}
+
+/// Serves one call; `Ok` is the reply's `result`, `Err` its `error`.
+pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, String> {
+    let host = &ctx.host;
+    let ui = &ctx.ui;
+    match method {
+        "send_message" => {
+            let sp: SendMessageParams = params(method, p)?;
+            let message = CustomMessageInput {
+                custom_type: sp.message.custom_type,
+                content: sp.message.content,
+                display: sp.message.display,
+                details: sp.message.details,
+            };
+            let options = SendOptions {
+                trigger_turn: sp.trigger_turn,
+                deliver_as: deliver_as(method, sp.deliver_as)?,
+            };
+            host.send_message(message, options)
+                .await
+                .map(|_| Value::Null)
+        }
+        "send_user_message" => {
+            let up: SendUserParams = params(method, p)?;
+            let route = deliver_as(method, up.deliver_as)?;
+            host.send_user_message(up.text, up.images, route)
+                .await
+                .map(|_| Value::Null)
+        }
+        "append_entry" => host
+            .append_entry(str_field(&p, "customType"), p.get("data").cloned())
+            .map(|_| Value::Null),
+        "set_session_name" => host
+            .set_session_name(str_field(&p, "name"))
+            .map(|_| Value::Null),
+        "get_state" => Ok(json!({
+            "cwd": host.cwd().to_string_lossy(),
+            "model": host.model(),
+            "isIdle": host.is_idle(),
+            "hasPendingMessages": host.has_pending_messages(),
+            "systemPrompt": ctx.system_prompt(),
+            "hasUI": ui.has_ui(),
+        })),
+        "abort" => {
+            host.abort();
+            Ok(Value::Null)
+        }
+        "exec" => exec(params(method, p)?, ctx).await,
+        "ui_select" => {
+            let options = p
+                .get("options")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|o| o.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
+            Ok(json!(ui.select(str_field(&p, "title"), options).await))
+        }
+        "ui_confirm" => Ok(json!(
+            ui.confirm(str_field(&p, "title"), str_field(&p, "message"))
+                .await
+        )),
+        "ui_input" => Ok(json!(
+            ui.input(str_field(&p, "title"), opt_str(&p, "placeholder"))
+                .await
+        )),
+        "ui_notify" => {
+            let kind = opt_str(&p, "kind").unwrap_or_else(|| "info".into());
+            ui.notify(str_field(&p, "message"), kind);
+            Ok(Value::Null)
+        }
+        "ui_status" => {
+            ui.set_status(str_field(&p, "key"), opt_str(&p, "text"));
+            Ok(Value::Null)
+        }
+        "ui_widget" => {
+            let lines = p.get("lines").and_then(Value::as_array).map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_str().map(str::to_string))
+                    .collect()
+            });
+            ui.set_widget(str_field(&p, "key"), lines);
+            Ok(Value::Null)
+        }
+        "ui_title" => {
+            ui.set_title(str_field(&p, "title"));
+            Ok(Value::Null)
+        }
+        other => Err(format!(
+            "unknown method {other:?}; see docs/extensions.md for the calls rho serves"
+        )),
+    }
+}
+
+/// Runs a program (no shell) in the session's cwd unless `cwd` is given; kills it at the
+/// timeout (default 60 s).
+async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
+    let cwd = p.cwd.map(Into::into).unwrap_or_else(|| ctx.host.cwd());
+    let mut cmd = tokio::process::Command::new(&p.command);
+    cmd.args(&p.args)
+        .current_dir(cwd)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));
+    match tokio::time::timeout(timeout, cmd.output()).await {
+        Ok(Ok(out)) => Ok(json!({
+            "stdout": String::from_utf8_lossy(&out.stdout),
+            "stderr": String::from_utf8_lossy(&out.stderr),
+            "code": out.status.code(),
+            "killed": false,
+        })),
+        Ok(Err(e)) => Err(format!("exec: cannot run {:?}: {e}", p.command)),
+        Err(_) => Ok(json!({"stdout": "", "stderr": "", "code": null, "killed": true})),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+    use std::sync::{Arc, Mutex};
+
+    use futures_util::future::BoxFuture;
+
+    use super::*;
+    use crate::extensions::{ExtensionHost, NoUi};
+
+    /// Records what `send_message` receives.
+    #[derive(Default)]
+    struct Recorder {
+        sent: Mutex<Vec<(String, SendOptions)>>,
+    }
+
+    impl ExtensionHost for Recorder {
+        fn cwd(&self) -> PathBuf {
+            "/w".into()
+        }
+        fn model(&self) -> Option<rho_ai::Model> {
+            None
+        }
+        fn is_idle(&self) -> bool {
+            true
+        }
+        fn has_pending_messages(&self) -> bool {
+            false
+        }
+        fn system_prompt(&self) -> String {
+            "SP".into()
+        }
+        fn abort(&self) {}
+        fn send_message(
+            &self,
+            message: CustomMessageInput,
+            options: SendOptions,
+        ) -> BoxFuture<'static, Result<(), String>> {
+            self.sent
+                .lock()
+                .expect("lock")
+                .push((message.content.text(), options));
+            Box::pin(async { Ok(()) })
+        }
+        fn send_user_message(
+            &self,
+            _: String,
+            _: Vec<ImageContent>,
+            _: Option<DeliverAs>,
+        ) -> BoxFuture<'static, Result<(), String>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
+            Ok(())
+        }
+        fn set_session_name(&self, _: String) -> Result<(), String> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn send_message_maps_the_five_routes() {
+        let host = Arc::new(Recorder::default());
+        let ctx = ExtensionContext::new(host.clone(), Arc::new(NoUi));
+        let routes = [
+            json!({"deliverAs": "steer"}),
+            json!({"deliverAs": "followUp"}),
+            json!({"deliverAs": "nextTurn"}),
+            json!({"triggerTurn": true}),
+            json!({}),
+        ];
+        for mut p in routes {
+            p["message"] = json!({"customType": "n", "content": "hi"});
+            dispatch("send_message", p, &ctx).await.expect("sent");
+        }
+        let sent: Vec<SendOptions> = host
+            .sent
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|s| s.1)
+            .collect();
+        let opt = |trigger_turn, deliver_as| SendOptions {
+            trigger_turn,
+            deliver_as,
+        };
+        assert_eq!(
+            sent,
+            [
+                opt(false, Some(DeliverAs::Steer)),
+                opt(false, Some(DeliverAs::FollowUp)),
+                opt(false, Some(DeliverAs::NextTurn)),
+                opt(true, None),
+                opt(false, None),
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn bad_calls_get_clear_errors() {
+        let ctx = ExtensionContext::new(Arc::new(Recorder::default()), Arc::new(NoUi));
+        let bad_route =
+            json!({"message": {"customType": "n", "content": "x"}, "deliverAs": "later"});
+        let err = dispatch("send_message", bad_route, &ctx)
+            .await
+            .expect_err("rejected");
+        assert!(err.contains("deliverAs must be"), "{err}");
+        let err = dispatch("send_message", json!({}), &ctx)
+            .await
+            .expect_err("rejected");
+        assert!(err.starts_with("send_message: invalid params"), "{err}");
+        let err = dispatch("teleport", Value::Null, &ctx)
+            .await
+            .expect_err("unknown");
+        assert!(err.contains("unknown method \"teleport\""), "{err}");
+        let state = dispatch("get_state", Value::Null, &ctx)
+            .await
+            .expect("state");
+        assert_eq!(state["systemPrompt"], "SP");
+        assert_eq!(state["hasUI"], false);
+        let confirmed = dispatch("ui_confirm", json!({"title": "t", "message": "m"}), &ctx).await;
+        assert_eq!(confirmed, Ok(json!(false)), "no UI answers false");
+    }
+}

@@ -1,0 +1,302 @@
+//! One live extension process: a writer for rho's requests, a reader task that routes the
+//! extension's lines (results, tool updates, calls into rho), and request ids with a reply
+//! deadline per request. A dead, silent or garbling process yields errors, never a hang.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rho_agent::{ProgressSink, ToolOutput};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::oneshot;
+
+use super::calls;
+use super::wire::{encode_line, excerpt, Incoming, Request};
+use crate::extensions::ExtensionContext;
+
+/// A handler's reply: its result value (`null` = none) or its error text.
+pub type Reply = Result<Value, String>;
+
+struct Pending {
+    reply: oneshot::Sender<Reply>,
+    progress: Option<ProgressSink>,
+}
+
+/// State shared by the writer side and the reader task.
+pub(crate) struct Shared {
+    /// The extension's path, for messages.
+    path: String,
+    writer: tokio::sync::Mutex<ChildStdin>,
+    pending: Mutex<HashMap<u64, Pending>>,
+    next_id: AtomicU64,
+    /// The context of the latest forwarded request: calls into rho act on that session.
+    ctx: Mutex<Option<ExtensionContext>>,
+    /// Calls from the extension that rho is still serving (deadlines wait for them).
+    busy: AtomicUsize,
+    /// Why the process can no longer answer, once it cannot.
+    dead: Mutex<Option<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The request side of a connection; cheap to share between handlers.
+#[derive(Clone)]
+pub struct Connection {
+    shared: Arc<Shared>,
+    /// The process; killed when the last connection handle goes (the reader task does not
+    /// hold it, so a dropped extension never lingers).
+    child: Arc<Mutex<Option<Child>>>,
+}
+
+impl Connection {
+    /// Wraps the pipes of a process that completed the handshake and starts the reader task.
+    pub(crate) fn start(
+        path: String,
+        stdin: ChildStdin,
+        stdout: BufReader<ChildStdout>,
+        ctx: Option<ExtensionContext>,
+    ) -> Self {
+        let shared = Arc::new(Shared {
+            path,
+            writer: tokio::sync::Mutex::new(stdin),
+            pending: Mutex::new(HashMap::new()),
+            next_id: AtomicU64::new(1),
+            ctx: Mutex::new(ctx),
+            busy: AtomicUsize::new(0),
+            dead: Mutex::new(None),
+        });
+        tokio::spawn(read_loop(shared.clone(), stdout));
+        Self {
+            shared,
+            child: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// Ties the process's lifetime to this connection.
+    pub(crate) fn attach(&self, child: Child) {
+        *lock(&self.child) = Some(child);
+    }
+
+    /// The process's exit status when it has exited.
+    pub fn exit_status(&self) -> Option<std::process::ExitStatus> {
+        lock(&self.child)
+            .as_mut()
+            .and_then(|c| c.try_wait().ok().flatten())
+    }
+
+    /// The extension's path.
+    pub fn path(&self) -> &str {
+        &self.shared.path
+    }
+
+    /// Remembers the context calls into rho should use from now on.
+    pub fn bind(&self, ctx: &ExtensionContext) {
+        *lock(&self.shared.ctx) = Some(ctx.clone());
+    }
+
+    /// Why the process stopped answering, if it did.
+    pub fn dead_reason(&self) -> Option<String> {
+        lock(&self.shared.dead).clone()
+    }
+
+    /// Sends a request built from a fresh id and waits for its result. `what` names it in
+    /// errors. The deadline restarts while the extension waits on a call of its own to rho;
+    /// when it passes, the extension gets `cancel` and the caller an error.
+    pub async fn request<'a>(
+        &self,
+        what: &str,
+        deadline: Duration,
+        progress: Option<ProgressSink>,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Reply {
+        let (id, rx) = self.send(progress, build).await?;
+        self.wait(id, rx, what, deadline).await
+    }
+
+    /// Registers a pending request and writes it; returns its id and reply receiver.
+    pub(crate) async fn send<'a>(
+        &self,
+        progress: Option<ProgressSink>,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        if let Some(reason) = self.dead_reason() {
+            return Err(reason);
+        }
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut line = Vec::with_capacity(256);
+        encode_line(&build(id), &mut line).map_err(|e| format!("cannot encode request: {e}"))?;
+        let (tx, rx) = oneshot::channel();
+        lock(&self.shared.pending).insert(
+            id,
+            Pending {
+                reply: tx,
+                progress,
+            },
+        );
+        if let Err(e) = self.shared.write(&line).await {
+            lock(&self.shared.pending).remove(&id);
+            return Err(e);
+        }
+        Ok((id, rx))
+    }
+
+    /// Waits for request `id` under `deadline` (see [`Connection::request`]).
+    pub(crate) async fn wait(
+        &self,
+        id: u64,
+        mut rx: oneshot::Receiver<Reply>,
+        what: &str,
+        deadline: Duration,
+    ) -> Reply {
+        loop {
+            match tokio::time::timeout(deadline, &mut rx).await {
+                Ok(Ok(reply)) => return reply,
+                Ok(Err(_)) => {
+                    return Err(self.dead_reason().unwrap_or_else(|| {
+                        format!("extension {} dropped request {what}", self.path())
+                    }))
+                }
+                Err(_) if self.shared.busy.load(Ordering::Acquire) > 0 => continue,
+                Err(_) => {
+                    self.cancel(id).await;
+                    return Err(format!(
+                        "extension {} did not answer {what} within {} ms; check it for a hang \
+                         or raise the timeout",
+                        self.path(),
+                        deadline.as_millis()
+                    ));
+                }
+            }
+        }
+    }
+
+    /// Forgets request `id` and tells the extension to stop working on it.
+    pub(crate) async fn cancel(&self, id: u64) {
+        lock(&self.shared.pending).remove(&id);
+        let mut line = Vec::with_capacity(32);
+        if encode_line(&Request::Cancel { id }, &mut line).is_ok() {
+            let _ = self.shared.write(&line).await;
+        }
+    }
+}
+
+impl Shared {
+    async fn write(&self, line: &[u8]) -> Result<(), String> {
+        let mut w = self.writer.lock().await;
+        let res = match w.write_all(line).await {
+            Ok(()) => w.flush().await,
+            Err(e) => Err(e),
+        };
+        res.map_err(|e| {
+            let reason = format!("extension {} is not running (write failed: {e})", self.path);
+            self.fail_all(&reason);
+            reason
+        })
+    }
+
+    /// Marks the process dead and fails every pending request with `reason`.
+    fn fail_all(&self, reason: &str) {
+        lock(&self.dead).get_or_insert_with(|| reason.to_string());
+        let drained: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        for p in drained {
+            let _ = p.reply.send(Err(reason.to_string()));
+        }
+    }
+
+    /// Fails the pending requests with `reason` but keeps the connection (garbage line).
+    fn fail_pending(&self, reason: &str) {
+        let drained: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
+        if drained.is_empty() {
+            eprintln!("rho: {reason}");
+        }
+        for p in drained {
+            let _ = p.reply.send(Err(reason.to_string()));
+        }
+    }
+
+    fn route(self: &Arc<Self>, msg: Incoming) {
+        match msg {
+            Incoming::Result { id, result, error } => {
+                if let Some(p) = lock(&self.pending).remove(&id) {
+                    let _ = p.reply.send(error.map_or(Ok(result), Err));
+                }
+            }
+            Incoming::ToolUpdate { id, partial } => {
+                let sink = lock(&self.pending)
+                    .get(&id)
+                    .and_then(|p| p.progress.clone());
+                if let Some(sink) = sink {
+                    sink(ToolOutput {
+                        content: partial.content,
+                        details: partial.details,
+                    });
+                }
+            }
+            Incoming::Call { id, method, params } => {
+                let ctx = lock(&self.ctx).clone();
+                self.busy.fetch_add(1, Ordering::AcqRel);
+                let shared = self.clone();
+                tokio::spawn(async move {
+                    let outcome = match ctx {
+                        Some(ctx) => calls::dispatch(&method, params, &ctx).await,
+                        None => Err(format!(
+                            "{method}: rho has not bound this extension to a session yet; \
+                             call it from an event, command or tool handler"
+                        )),
+                    };
+                    shared.busy.fetch_sub(1, Ordering::AcqRel);
+                    let (result, error) = match outcome {
+                        Ok(v) => (Some(v), None),
+                        Err(e) => (None, Some(e)),
+                    };
+                    let mut line = Vec::with_capacity(64);
+                    if encode_line(&Request::Reply { id, result, error }, &mut line).is_ok() {
+                        let _ = shared.write(&line).await;
+                    }
+                });
+            }
+        }
+    }
+}
+
+async fn read_loop(shared: Arc<Shared>, mut stdout: BufReader<ChildStdout>) {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match stdout.read_line(&mut line).await {
+            Ok(0) => {
+                shared.fail_all(&format!(
+                    "extension {} exited (its stdout closed); restart rho to reload it",
+                    shared.path
+                ));
+                return;
+            }
+            Ok(_) => {
+                let text = line.trim_end();
+                if text.is_empty() {
+                    continue;
+                }
+                match serde_json::from_str::<Incoming>(text) {
+                    Ok(msg) => shared.route(msg),
+                    Err(e) => shared.fail_pending(&format!(
+                        "extension {} wrote an invalid protocol line ({e}): {}",
+                        shared.path,
+                        excerpt(text, 120)
+                    )),
+                }
+            }
+            Err(e) => {
+                shared.fail_all(&format!(
+                    "extension {} output is unreadable ({e}); it must write UTF-8 JSON lines",
+                    shared.path
+                ));
+                return;
+            }
+        }
+    }
+}

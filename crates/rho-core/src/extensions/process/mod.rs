@@ -1,0 +1,199 @@
+//! Extensions as child processes speaking JSONL over stdin/stdout (docs/extensions.md).
+//!
+//! [`ProcessExtension::spawn`] starts a program, performs the handshake and turns what it
+//! registers into an ordinary [`Extension`]: its handlers, commands and tools forward over the
+//! pipe, so the [`ExtensionRunner`](super::ExtensionRunner) applies the same rules (order,
+//! chaining, error isolation) to in-process and out-of-process extensions. A crashed, hung or
+//! garbling process turns into handler errors (reported as `extension_error`); rho never waits
+//! past a request's deadline.
+
+pub mod calls;
+pub mod connection;
+pub mod spawn;
+pub mod tool;
+pub mod wire;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+pub use connection::Connection;
+pub use tool::ProcessTool;
+pub use wire::Registration;
+
+use super::{CommandDef, Extension, ExtensionEvent};
+use wire::Request;
+
+/// Deadlines and start-up data for extension processes.
+#[derive(Debug, Clone)]
+pub struct ProcessOptions {
+    /// How long an event handler may take (default 5 s).
+    pub event_timeout: Duration,
+    /// How long a command may take (default 5 min: commands may run turns).
+    pub command_timeout: Duration,
+    /// How long a tool call may take (default 10 min; aborts cancel earlier).
+    pub tool_timeout: Duration,
+    /// How long the process may take to register (default 10 s).
+    pub handshake_timeout: Duration,
+    /// Working directory of the process, also sent in `hello`.
+    pub cwd: Option<PathBuf>,
+    /// Whether a UI answers `ui_*` calls (sent in `hello`).
+    pub has_ui: bool,
+    /// Flag values by name (sent in `hello`).
+    pub flags: Map<String, Value>,
+}
+
+impl Default for ProcessOptions {
+    fn default() -> Self {
+        Self {
+            event_timeout: Duration::from_secs(5),
+            command_timeout: Duration::from_secs(300),
+            tool_timeout: Duration::from_secs(600),
+            handshake_timeout: Duration::from_secs(10),
+            cwd: None,
+            has_ui: false,
+            flags: Map::new(),
+        }
+    }
+}
+
+/// Why an extension process could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum ProcessError {
+    /// The program could not be started.
+    #[error(
+        "cannot start extension {program:?}: {source}; check the path and that it is executable"
+    )]
+    Spawn {
+        /// The program.
+        program: String,
+        /// The OS error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// It started but did not register properly.
+    #[error("extension {path} failed the handshake: {reason}; it must answer hello with a register line (docs/extensions.md)")]
+    Handshake {
+        /// The extension's path.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+}
+
+/// A running extension process and what it registered.
+#[derive(Clone)]
+pub struct ProcessExtension {
+    connection: Connection,
+    registration: Arc<Registration>,
+    options: ProcessOptions,
+    path: String,
+}
+
+impl ProcessExtension {
+    /// Starts `program args` and performs the handshake. The extension's path (in error
+    /// reports) is its first argument (the script of `python3 ext.py`), or the program.
+    pub async fn spawn(
+        program: &str,
+        args: &[String],
+        options: ProcessOptions,
+    ) -> Result<Self, ProcessError> {
+        let path = args.first().cloned().unwrap_or_else(|| program.to_string());
+        let started = spawn::start(program, args, path.clone(), &options).await?;
+        started.connection.attach(started.child);
+        Ok(Self {
+            connection: started.connection,
+            registration: Arc::new(started.registration),
+            options,
+            path,
+        })
+    }
+
+    /// What the process registered.
+    pub fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    /// The connection (requests, liveness).
+    pub fn connection(&self) -> &Connection {
+        &self.connection
+    }
+
+    /// An [`Extension`] whose handlers, commands and tools forward to the process. The
+    /// process lives as long as any clone of it (or of this value).
+    pub fn extension(&self) -> Extension {
+        let mut ext = Extension::new(self.path.clone());
+        for event in &self.registration.events {
+            ext.on(event, self.event_handler());
+        }
+        for spec in &self.registration.commands {
+            ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
+        }
+        for spec in &self.registration.tools {
+            ext.register_tool(Arc::new(ProcessTool::new(
+                spec.clone(),
+                self.connection.clone(),
+                self.options.tool_timeout,
+            )));
+        }
+        ext
+    }
+
+    /// Tells the process a registered shortcut was pressed.
+    pub async fn shortcut(&self, key: &str) -> Result<(), String> {
+        self.connection
+            .request(
+                &format!("shortcut {key}"),
+                self.options.command_timeout,
+                None,
+                |id| Request::Shortcut { id, key },
+            )
+            .await
+            .map(|_| ())
+    }
+
+    fn event_handler(&self) -> super::EventHandler {
+        let conn = self.connection.clone();
+        let deadline = self.options.event_timeout;
+        Arc::new(move |event: ExtensionEvent, ctx| {
+            let conn = conn.clone();
+            Box::pin(async move {
+                conn.bind(&ctx);
+                let reply = conn
+                    .request(event.type_name(), deadline, None, |id| Request::Event {
+                        id,
+                        event: &event,
+                    })
+                    .await?;
+                Ok((!reply.is_null()).then_some(reply))
+            })
+        })
+    }
+
+    fn command(&self, name: String, description: Option<String>) -> CommandDef {
+        let conn = self.connection.clone();
+        let deadline = self.options.command_timeout;
+        let cmd_name = name.clone();
+        CommandDef {
+            name,
+            description,
+            handler: Arc::new(move |args, ctx| {
+                let conn = conn.clone();
+                let name = cmd_name.clone();
+                Box::pin(async move {
+                    conn.bind(&ctx);
+                    let what = format!("command /{name}");
+                    conn.request(&what, deadline, None, |id| Request::Command {
+                        id,
+                        name: &name,
+                        args: &args,
+                    })
+                    .await
+                    .map(|_| ())
+                })
+            }),
+        }
+    }
+}

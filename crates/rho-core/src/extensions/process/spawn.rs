@@ -1,0 +1,135 @@
+//! Starting an extension process and the handshake: rho writes `hello`, the extension
+//! answers `register` within the handshake deadline.
+
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+
+use super::connection::Connection;
+use super::wire::{encode_line, excerpt, Hello, Registration, PROTOCOL_VERSION};
+use super::{ProcessError, ProcessOptions};
+
+/// A started, registered process and the connection to it.
+pub(crate) struct Started {
+    pub child: Child,
+    pub connection: Connection,
+    pub registration: Registration,
+}
+
+/// Spawns `program args` (stderr passed through to rho's) and performs the handshake.
+pub(crate) async fn start(
+    program: &str,
+    args: &[String],
+    path: String,
+    options: &ProcessOptions,
+) -> Result<Started, ProcessError> {
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true);
+    if let Some(cwd) = &options.cwd {
+        cmd.current_dir(cwd);
+    }
+    let mut child = cmd.spawn().map_err(|source| ProcessError::Spawn {
+        program: program.to_string(),
+        source,
+    })?;
+    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        return Err(ProcessError::Handshake {
+            path,
+            reason: "its stdio pipes could not be opened".into(),
+        });
+    };
+    let mut stdout = BufReader::new(stdout);
+    let cwd = options
+        .cwd
+        .clone()
+        .or_else(|| std::env::current_dir().ok())
+        .map(|c| c.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let hello = Hello {
+        kind: "hello",
+        protocol_version: PROTOCOL_VERSION,
+        cwd: &cwd,
+        has_ui: options.has_ui,
+        flags: &options.flags,
+    };
+    let mut line = Vec::new();
+    encode_line(&hello, &mut line).map_err(|e| handshake(&path, e.to_string()))?;
+    let exchange = async {
+        stdin.write_all(&line).await?;
+        stdin.flush().await?;
+        let mut answer = String::new();
+        stdout.read_line(&mut answer).await?;
+        Ok::<String, std::io::Error>(answer)
+    };
+    let answer = match tokio::time::timeout(options.handshake_timeout, exchange).await {
+        Err(_) => {
+            return Err(handshake(
+                &path,
+                format!(
+                    "no register message within {} ms",
+                    options.handshake_timeout.as_millis()
+                ),
+            ))
+        }
+        Ok(Err(e)) => return Err(handshake(&path, format!("pipe error: {e}"))),
+        Ok(Ok(a)) => a,
+    };
+    let registration = parse_registration(&answer).map_err(|r| handshake(&path, r))?;
+    let connection = Connection::start(path, stdin, stdout, None);
+    Ok(Started {
+        child,
+        connection,
+        registration,
+    })
+}
+
+fn handshake(path: &str, reason: String) -> ProcessError {
+    ProcessError::Handshake {
+        path: path.to_string(),
+        reason,
+    }
+}
+
+/// Parses the extension's first line, which must be `{"type":"register",...}`.
+pub(crate) fn parse_registration(line: &str) -> Result<Registration, String> {
+    let text = line.trim();
+    if text.is_empty() {
+        return Err("it exited or closed stdout before registering".into());
+    }
+    let value: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format!("first line is not JSON ({e}): {}", excerpt(text, 120)))?;
+    if value.get("type").and_then(|t| t.as_str()) != Some("register") {
+        return Err(format!(
+            "first line must be {{\"type\":\"register\",...}}, got: {}",
+            excerpt(text, 120)
+        ));
+    }
+    serde_json::from_value(value).map_err(|e| format!("invalid register message: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registration_must_come_first_and_be_well_formed() {
+        let r = parse_registration(r#"{"type":"register","name":"x","events":["input"]}"#)
+            .expect("valid");
+        assert_eq!(r.events, ["input"]);
+        assert!(parse_registration("").is_err());
+        assert!(parse_registration("hello there")
+            .expect_err("garbage")
+            .contains("not JSON"));
+        assert!(parse_registration(r#"{"type":"result","id":1}"#)
+            .expect_err("wrong type")
+            .contains("must be"));
+        assert!(parse_registration(r#"{"type":"register"}"#)
+            .expect_err("no name")
+            .contains("invalid register"));
+    }
+}
