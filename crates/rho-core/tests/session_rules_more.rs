@@ -362,3 +362,47 @@ async fn ab_4_abort_during_a_tool_ends_the_run_with_an_error_result() {
         "no further HTTP request after the abort"
     );
 }
+
+#[tokio::test]
+async fn p_14_a_prompt_during_the_post_run_chain_waits_instead_of_failing() {
+    let provider = ScriptedProvider::new();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    provider.push(ScriptedReply::text("big").with_usage(120_000, 10));
+    provider.push(
+        ScriptedReply::new()
+            .step(Step::Gate(gate.clone()))
+            .with_text(&["SUMMARY"]),
+    );
+    provider.push(ScriptedReply::text("SUMMARY"));
+    provider.push(ScriptedReply::text("SUMMARY"));
+    let mut c = config(&provider);
+    c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    let first = spawn_prompt(&s, "first");
+    wait_for(&mut rx, "compaction_start").await;
+    assert!(
+        s.is_streaming(),
+        "the run loop is busy with its post-run chain"
+    );
+    let second = spawn_prompt(&s, "second");
+    // Current-thread runtime: one yield lets `second` run up to its first pending await
+    // (stage 4) while the summary is still gated.
+    tokio::task::yield_now().await;
+    assert!(
+        !second.is_finished(),
+        "without the wait, stage 4 would have refused it by now"
+    );
+    gate.notify_one();
+    first.await.expect("join").expect("first ok");
+    second
+        .await
+        .expect("join")
+        .expect("the second prompt ran after the chain");
+    let last_request = provider.requests().last().cloned().expect("requests");
+    assert_eq!(
+        request_texts(&last_request).last().map(String::as_str),
+        Some("user:second")
+    );
+    assert!(s.messages().iter().any(|m| m.role() == "compactionSummary"));
+}

@@ -164,7 +164,16 @@ impl AgentSession {
         if expand {
             text = self.expand_text(&text);
         }
-        // Stage 4: streaming → queue.
+        // Stage 4: streaming → queue. A run that is only finishing its post-run chain (the
+        // agent idle, no retry back-off) is waited for, so a client that prompts right
+        // after `agent_end` is not refused.
+        if self.is_streaming()
+            && !self.inner.agent.is_streaming()
+            && !self.is_retrying()
+            && !super::run_loop::in_run_loop()
+        {
+            self.wait_for_idle().await;
+        }
         if self.is_streaming() {
             return match options.streaming_behavior {
                 None => Err(SessionError::StreamingWithoutBehavior),

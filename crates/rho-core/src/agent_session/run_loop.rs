@@ -13,6 +13,17 @@ use super::events::SessionOnlyEvent;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 
+tokio::task_local! {
+    /// Set while the current task is a run loop (its event handlers and post-run chain).
+    static IN_RUN_LOOP: ();
+}
+
+/// Whether the caller runs inside a run loop (an extension handler, a compaction hook):
+/// such a caller must never wait for the loop to finish.
+pub(crate) fn in_run_loop() -> bool {
+    IN_RUN_LOOP.try_with(|_| ()).is_ok()
+}
+
 /// D2's safety cap on post-run continuations within one `prompt()`.
 const MAX_POST_RUN_ITERATIONS: u32 = 10;
 
@@ -25,7 +36,9 @@ impl AgentSession {
     ) -> Result<(), SessionError> {
         let mut rx = self.inner.driver.lock().await;
         self.inner.loop_active.send_replace(true);
-        let result = self.run_loop(&mut rx, messages).await;
+        let result = IN_RUN_LOOP
+            .scope((), self.run_loop(&mut rx, messages))
+            .await;
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
@@ -289,22 +302,26 @@ impl AgentSession {
 }
 
 impl AgentSession {
+    async fn continue_loop(&self, rx: &mut EventReceiver) {
+        let run = self.inner.agent.continue_();
+        if self.drive(rx, run).await.is_ok() {
+            let mut iterations = 0;
+            while iterations < MAX_POST_RUN_ITERATIONS && self.post_run().await {
+                iterations += 1;
+                let run = self.inner.agent.continue_();
+                if self.drive(rx, run).await.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
     /// A run loop that starts with `agent.continue()` (pre-prompt overflow recovery,
     /// a triggered continuation): same chain and finally as [`Self::run_agent_prompt`].
     pub(crate) async fn run_agent_continue(&self) {
         let mut rx = self.inner.driver.lock().await;
         self.inner.loop_active.send_replace(true);
-        let run = self.inner.agent.continue_();
-        if self.drive(&mut rx, run).await.is_ok() {
-            let mut iterations = 0;
-            while iterations < MAX_POST_RUN_ITERATIONS && self.post_run().await {
-                iterations += 1;
-                let run = self.inner.agent.continue_();
-                if self.drive(&mut rx, run).await.is_err() {
-                    break;
-                }
-            }
-        }
+        IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
         self.inner.loop_active.send_replace(false);
     }
