@@ -3,6 +3,7 @@
 mod args;
 mod credentials;
 mod export;
+mod extensions;
 mod file_args;
 mod list_models;
 mod model_select;
@@ -71,7 +72,7 @@ async fn run(args: args::Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let startup = match startup::build_session(&args) {
+    let startup = match startup::build_session(&args).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("Error: {e:#}");

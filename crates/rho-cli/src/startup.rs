@@ -96,7 +96,7 @@ pub fn list_models_text(
 }
 
 /// Builds the session the flags describe. Must run inside a tokio runtime.
-pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
+pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     session_open::validate(args)?;
     let mut cwd = std::env::current_dir().context("cannot read the current directory")?;
     let agent_dir = agent_dir();
@@ -179,6 +179,11 @@ pub fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
+    let extension_paths =
+        crate::extensions::sources(args, &config.settings, &agent_dir, &project_dir, &cwd);
+    let has_ui = args.mode == Some(crate::args::Mode::Rpc);
+    config.extensions =
+        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();

@@ -122,8 +122,10 @@ impl Rpc {
             }
             None => Vec::new(),
         };
+        let ui = ui::RpcUi::new(out.clone());
+        session.set_ui(Arc::new(ui.clone()));
         Rpc {
-            ui: ui::RpcUi::new(out.clone()),
+            ui,
             session,
             out,
             bash: Arc::default(),

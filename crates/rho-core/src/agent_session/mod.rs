@@ -141,7 +141,7 @@ pub(crate) struct Inner {
     pub state: Mutex<State>,
     pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
     pub extensions: ExtensionRunner,
-    pub ui: Arc<dyn ExtensionUi>,
+    pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
     pub stream_fn: StreamFn,
     pub cwd: PathBuf,
@@ -224,7 +224,7 @@ impl AgentSession {
                 }),
                 listeners: Mutex::new(Vec::new()),
                 extensions,
-                ui: config.ui,
+                ui: Mutex::new(config.ui),
                 credentials: config.credentials,
                 stream_fn: config.stream_fn,
                 cwd: config.cwd,
@@ -270,8 +270,14 @@ impl AgentSession {
             Arc::new(host::SessionHost {
                 inner: self.inner.weak.clone(),
             }),
-            self.inner.ui.clone(),
+            lock(&self.inner.ui).clone(),
         )
+    }
+
+    /// Connects the mode's UI (the RPC mode's extension UI sub-protocol, the TUI) once it
+    /// exists; later extension contexts use it.
+    pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
+        *lock(&self.inner.ui) = ui;
     }
 
     /// The extension runner.

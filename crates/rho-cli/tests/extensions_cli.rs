@@ -1,0 +1,82 @@
+//! Extension processes started by the binary: `-e PATH` and the project's extension dir.
+
+mod common;
+
+use common::{reply, stderr, stdout, Sandbox};
+
+fn example(name: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../extensions/examples");
+    root.join(name)
+        .canonicalize()
+        .expect("example exists")
+        .display()
+        .to_string()
+}
+
+#[tokio::test]
+async fn dash_e_loads_a_python_extension_that_transforms_input() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("ok"));
+    let ext = example("input_transform.py");
+    let out = sb
+        .rho(&["-e", &ext, "-p", "--no-session", "shout: hello"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "ok\n");
+    let body = sb.server.requests()[0].json();
+    let last = body["messages"]
+        .as_array()
+        .and_then(|m| m.last())
+        .expect("messages");
+    assert_eq!(last["content"][0]["text"], "HELLO");
+}
+
+#[tokio::test]
+async fn project_extension_dir_is_discovered_and_no_extensions_skips_it() {
+    let sb = Sandbox::new().await;
+    let dir = sb.cwd.join(".rho/extensions");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::copy(
+        example("input_transform.mjs"),
+        dir.join("input_transform.mjs"),
+    )
+    .expect("copy");
+    std::fs::create_dir_all(sb.cwd.join(".rho/js")).expect("mkdir");
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../extensions/js/rho-extension.mjs");
+    std::fs::copy(&lib, sb.cwd.join(".rho/js/rho-extension.mjs")).expect("copy lib");
+    sb.server.push(reply("ok"));
+    let out = sb.rho(&["-p", "--no-session", "quiet please"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(
+        sb.server.requests().is_empty(),
+        "the extension handled the input"
+    );
+    let out = sb
+        .rho(&["-ne", "-p", "--no-session", "quiet please"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(
+        sb.server.requests().len(),
+        1,
+        "--no-extensions sends it to the model"
+    );
+}
+
+#[tokio::test]
+async fn a_broken_extension_is_a_warning_not_a_failure() {
+    let sb = Sandbox::new().await;
+    let bad = sb.cwd.join("bad.py");
+    std::fs::write(&bad, "import sys\nsys.exit(3)\n").expect("write");
+    sb.server.push(reply("still works"));
+    let out = sb
+        .rho(&["-e", "bad.py", "-p", "--no-session", "hi"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(stdout(&out), "still works\n");
+    assert!(
+        stderr(&out).contains("bad.py"),
+        "the warning names the extension: {}",
+        stderr(&out)
+    );
+}
