@@ -278,3 +278,32 @@ pub fn openai_style_error(status: u16, body: &str) -> String {
         Err(_) => format!("{status} {body}"),
     }
 }
+
+/// `text` without the whitespace between JSON tokens, keys kept in their original order (a
+/// round trip through `serde_json::Value` would reorder them and no longer match the SDKs'
+/// error texts, which the overflow patterns are written against); `None` when `text` is not
+/// valid JSON.
+pub fn compact_json(text: &str) -> Option<String> {
+    serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in text.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    Some(out)
+}

@@ -20,36 +20,10 @@ pub fn error_message(status: u16, body: &str) -> String {
     if trimmed.is_empty() {
         return format!("{status} status code (no body)");
     }
-    if serde_json::from_str::<serde::de::IgnoredAny>(trimmed).is_ok() {
-        return format!("{status} {}", compact_json(trimmed));
+    if let Some(compact) = crate::provider::compact_json(trimmed) {
+        return format!("{status} {compact}");
     }
     format!("{status} {trimmed}")
-}
-
-/// Removes insignificant whitespace from valid JSON text, keeping key order (re-serializing a
-/// `serde_json::Value` would sort the keys and no longer match the SDK's text).
-fn compact_json(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in json.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_ascii_whitespace() {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -18,37 +18,10 @@ pub fn error_message(status: u16, body: &str) -> String {
     if body.trim().is_empty() {
         return format!("{status} status code (no body)");
     }
-    match compact_json(body) {
+    match crate::provider::compact_json(body) {
         Some(compact) => compact,
         None => format!("{status} {body}"),
     }
-}
-
-/// `text` without the whitespace between JSON tokens, keys kept in their original order;
-/// `None` when `text` is not valid JSON.
-pub fn compact_json(text: &str) -> Option<String> {
-    serde_json::from_str::<serde::de::IgnoredAny>(text).ok()?;
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in text.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
-            }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !c.is_whitespace() {
-            out.push(c);
-        }
-    }
-    Some(out)
 }
 
 #[cfg(test)]

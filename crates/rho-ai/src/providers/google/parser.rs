@@ -214,7 +214,7 @@ impl WireParser for Parser {
                 Some(other) => other.to_string(),
                 None => "unknown".to_string(),
             };
-            let json = super::compact_json(&event.data).unwrap_or(event.data);
+            let json = crate::provider::compact_json(&event.data).unwrap_or(event.data);
             return Err(format!("got status: {status}. {json}"));
         }
         if reply.message().response_id.is_none() {
