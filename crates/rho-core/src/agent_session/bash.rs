@@ -145,7 +145,7 @@ impl AgentSession {
             rho_tools::exec::run_shell_command(command, self.cwd(), &config, None, &cancel, |_| {})
                 .await;
         *super::lock(&self.inner.bash_cancel) = None;
-        let result = result.map_err(|e| super::SessionError::Store(e.to_string()))?;
+        let result = result.map_err(|e| super::SessionError::Bash(e.to_string()))?;
         let (exit_code, cancelled) = match result.end {
             rho_tools::exec::ExecEnd::Exited(code) => (code, false),
             rho_tools::exec::ExecEnd::TimedOut | rho_tools::exec::ExecEnd::Aborted => (None, true),

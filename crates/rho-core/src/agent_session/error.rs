@@ -33,6 +33,9 @@ pub enum SessionError {
     /// A compaction could not run; the text is the `compaction_end` error.
     #[error("{0}")]
     Compaction(String),
+    /// A user shell command could not be started (missing cwd or shell).
+    #[error("{0}")]
+    Bash(String),
     /// The session file could not be written or read.
     #[error("{0}")]
     Store(String),
