@@ -342,6 +342,29 @@ async fn session_commands_new_switch_fork_clone_and_export() {
     let state = rpc.call(json!({"id": "s5", "type": "get_state"})).await;
     assert_eq!(state["data"]["sessionFile"], first_file.as_str());
     assert_eq!(state["data"]["messageCount"], 4);
+    let resumed = rpc.call(json!({"id": "m5", "type": "get_messages"})).await;
+    let texts: Vec<String> = resumed["data"]["messages"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .map(|m| {
+            format!(
+                "{}:{}",
+                m["role"].as_str().unwrap_or(""),
+                m["content"][0]["text"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "user:first",
+            "assistant:One.",
+            "user:second",
+            "assistant:Two."
+        ],
+        "get_messages after a resume"
+    );
     rpc.server.push(reply("Three."));
     rpc.prompt_ok("p3", "third").await;
     assert_eq!(
