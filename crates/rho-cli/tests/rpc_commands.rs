@@ -212,7 +212,7 @@ async fn compact_summarizes_and_reports_its_result() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn get_commands_lists_templates_and_skills() {
+async fn cmd_9_get_commands_lists_templates_and_skills() {
     let mut rpc = Rpc::start_with(Start {
         files: vec![
             (

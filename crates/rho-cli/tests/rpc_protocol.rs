@@ -118,7 +118,7 @@ async fn crlf_and_unicode_separators_and_a_trailing_record_at_eof() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_prompt_streams_events_after_its_response_and_state_reflects_it() {
+async fn p_15_a_prompt_streams_events_after_its_response_and_state_reflects_it() {
     let mut rpc = Rpc::start().await;
     let state = rpc.call(json!({"id": "s0", "type": "get_state"})).await;
     let d = &state["data"];

@@ -327,3 +327,135 @@ impl rho_agent::AgentTool for Named {
         Box::pin(async { Ok(rho_agent::ToolOutput::text("ran")) })
     }
 }
+
+#[tokio::test]
+async fn ext_8_agent_events_do_not_wait_for_slow_handlers_without_hooks() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[("t1", "probe", json!({}))]).with_text(&["a", "b"]));
+    provider.push(ScriptedReply::text("done"));
+    let (open, gate) = tokio::sync::watch::channel(false);
+    let ran = Arc::new(tokio::sync::Notify::new());
+    let mut ext = Extension::new("slow");
+    ext.on(
+        "message_update",
+        Arc::new(move |_, _| {
+            let mut gate = gate.clone();
+            Box::pin(async move {
+                let _ = gate.wait_for(|open| *open).await;
+                Ok(None)
+            })
+        }),
+    );
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    c.tools = vec![Arc::new(Probe(ran.clone()))];
+    let s = AgentSession::new(c);
+    let run = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("x", PromptOptions::default()).await })
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(5), ran.notified())
+        .await
+        .expect("the tool ran while the message_update handler was still blocked");
+    open.send_replace(true);
+    run.await.expect("join").expect("runs");
+}
+
+#[tokio::test]
+async fn ext_20_and_ext_21_and_se_2_context_is_per_emission_and_reports_session_state() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[("t1", "probe", json!({}))]));
+    provider.push(ScriptedReply::text("done"));
+    provider.push(ScriptedReply::text("again"));
+    let seen: Arc<Mutex<Vec<String>>> = Default::default();
+    let s2 = seen.clone();
+    let mut tool_call = extension_on("a", "tool_call", move |_, ctx| {
+        s2.lock().expect("lock").push(format!(
+            "idle={} ui={}",
+            ctx.host.is_idle(),
+            ctx.ui.has_ui()
+        ));
+        Ok(None)
+    });
+    let s3 = seen.clone();
+    tool_call.on(
+        "agent_start",
+        handler(move |_, ctx| {
+            s3.lock().expect("lock").push(format!(
+                "model={}",
+                ctx.host.model().map(|m| m.id).unwrap_or_default()
+            ));
+            Ok(None)
+        }),
+    );
+    let mut c = config(&provider);
+    c.extensions = vec![tool_call];
+    c.tools = vec![Arc::new(Probe(Arc::new(tokio::sync::Notify::new())))];
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    let mut other = scripted_model();
+    other.id = "other".into();
+    s.set_model(other).await.expect("switched");
+    s.prompt("y", PromptOptions::default()).await.expect("runs");
+    assert_eq!(
+        *seen.lock().expect("lock"),
+        ["model=scripted-model", "idle=false ui=false", "model=other"]
+    );
+}
+
+#[tokio::test]
+async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
+    let provider = ScriptedProvider::new();
+    let captured: Arc<Mutex<Option<rho_core::extensions::ExtensionContext>>> = Default::default();
+    let c2 = captured.clone();
+    let mut ext = Extension::new("keeper");
+    ext.register_command(rho_core::extensions::CommandDef {
+        name: "keep".into(),
+        description: None,
+        handler: Arc::new(move |_, ctx| {
+            *c2.lock().expect("lock") = Some(ctx);
+            Box::pin(async { Ok(()) })
+        }),
+    });
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    s.prompt("/keep", PromptOptions::default())
+        .await
+        .expect("handled");
+    drop(s);
+    let ctx = captured.lock().expect("lock").take().expect("captured");
+    let err = ctx.host.append_entry("x".into(), None).expect_err("stale");
+    assert!(err.contains("stale"), "{err}");
+    assert!(ctx.host.is_idle());
+}
+
+/// Notifies when it runs.
+struct Probe(Arc<tokio::sync::Notify>);
+
+impl rho_agent::AgentTool for Probe {
+    fn name(&self) -> &str {
+        "probe"
+    }
+    fn label(&self) -> &str {
+        "probe"
+    }
+    fn description(&self) -> &str {
+        "signals that it ran"
+    }
+    fn parameters(&self) -> serde_json::Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn execute(
+        &self,
+        _args: serde_json::Value,
+        _ctx: rho_agent::ToolContext,
+    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
+    {
+        let n = self.0.clone();
+        Box::pin(async move {
+            n.notify_one();
+            Ok(rho_agent::ToolOutput::text("ran"))
+        })
+    }
+}

@@ -165,6 +165,11 @@ impl AgentSession {
                             return Ok(None);
                         };
                         let s = AgentSession { inner };
+                        // SE-2 / EXT-10: the event pipeline first finishes the assistant
+                        // message that made this call (handlers, listeners, session file).
+                        let mut processed = s.inner.processed_assistant.subscribe();
+                        let target = c.assistant_message.timestamp;
+                        let _ = processed.wait_for(|t| *t >= target).await;
                         let ctx = s.ext_ctx();
                         let mut input = c.args.clone();
                         let verdict = s

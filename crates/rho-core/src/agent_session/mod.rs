@@ -138,6 +138,8 @@ pub(crate) struct Inner {
     pub driver: tokio::sync::Mutex<EventReceiver>,
     /// True while a run loop (prompt, retries, continuations) is active.
     pub loop_active: watch::Sender<bool>,
+    /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
+    pub processed_assistant: watch::Sender<i64>,
     pub state: Mutex<State>,
     pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
     pub extensions: ExtensionRunner,
@@ -203,6 +205,7 @@ impl AgentSession {
                 agent,
                 driver,
                 loop_active: watch::channel(false).0,
+                processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
                     session: config.session,
                     settings: config.settings,

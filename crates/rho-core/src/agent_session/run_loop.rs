@@ -116,6 +116,7 @@ impl AgentSession {
                 self.persist(message);
                 if let AgentMessage::Assistant(a) = message {
                     self.on_assistant_end(a);
+                    self.inner.processed_assistant.send_replace(a.timestamp);
                 }
             }
             AgentEvent::TurnEnd { .. } => self.state().turn_index += 1,
