@@ -8,7 +8,7 @@ use rho_testkit::openai_chat;
 use serde_json::Value;
 
 #[tokio::test]
-async fn print_mode_writes_the_reply_and_persists_a_pi_session() {
+async fn auth_3_print_mode_with_a_models_json_key_writes_the_reply_and_persists_a_pi_session() {
     let sb = Sandbox::new().await;
     sb.server.push(reply("Hello there"));
     let out = sb.rho(&["-p", "say hi"], None).await;

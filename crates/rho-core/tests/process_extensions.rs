@@ -73,7 +73,7 @@ const ALL_EVENTS: [&str; 25] = [
 ];
 
 #[tokio::test]
-async fn every_event_type_reaches_the_process_and_results_apply() {
+async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
     let dir = tempfile::tempdir().expect("tempdir");
     let log = dir.path().join("events.log");
     let provider = ScriptedProvider::new();
