@@ -290,7 +290,7 @@ async fn ext_24_extension_tools_join_the_agent_tool_list() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok"));
     let mut ext = Extension::new("tools.ext");
-    ext.register_tool(Arc::new(Named("ext_tool")));
+    ext.register_tool(StubTool::new("ext_tool", "ran"));
     let mut c = config(&provider);
     c.extensions = vec![ext];
     let s = AgentSession::new(c);
@@ -301,31 +301,6 @@ async fn ext_24_extension_tools_join_the_agent_tool_list() {
         .map(|t| t.name.clone())
         .collect();
     assert_eq!(names, ["ext_tool"]);
-}
-
-struct Named(&'static str);
-
-impl rho_agent::AgentTool for Named {
-    fn name(&self) -> &str {
-        self.0
-    }
-    fn label(&self) -> &str {
-        self.0
-    }
-    fn description(&self) -> &str {
-        "an extension tool"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object", "properties": {}})
-    }
-    fn execute(
-        &self,
-        _args: serde_json::Value,
-        _ctx: rho_agent::ToolContext,
-    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
-    {
-        Box::pin(async { Ok(rho_agent::ToolOutput::text("ran")) })
-    }
 }
 
 #[tokio::test]
@@ -348,7 +323,7 @@ async fn ext_8_agent_events_do_not_wait_for_slow_handlers_without_hooks() {
     );
     let mut c = config(&provider);
     c.extensions = vec![ext];
-    c.tools = vec![Arc::new(Probe(ran.clone()))];
+    c.tools = vec![StubTool::notifying("probe", ran.clone())];
     let s = AgentSession::new(c);
     let run = {
         let s = s.clone();
@@ -390,7 +365,7 @@ async fn ext_20_and_ext_21_and_se_2_context_is_per_emission_and_reports_session_
     );
     let mut c = config(&provider);
     c.extensions = vec![tool_call];
-    c.tools = vec![Arc::new(Probe(Arc::new(tokio::sync::Notify::new())))];
+    c.tools = vec![StubTool::new("probe", "ran")];
     let s = AgentSession::new(c);
     s.prompt("x", PromptOptions::default()).await.expect("runs");
     let mut other = scripted_model();
@@ -428,34 +403,4 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
     let err = ctx.host.append_entry("x".into(), None).expect_err("stale");
     assert!(err.contains("stale"), "{err}");
     assert!(ctx.host.is_idle());
-}
-
-/// Notifies when it runs.
-struct Probe(Arc<tokio::sync::Notify>);
-
-impl rho_agent::AgentTool for Probe {
-    fn name(&self) -> &str {
-        "probe"
-    }
-    fn label(&self) -> &str {
-        "probe"
-    }
-    fn description(&self) -> &str {
-        "signals that it ran"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object", "properties": {}})
-    }
-    fn execute(
-        &self,
-        _args: serde_json::Value,
-        _ctx: rho_agent::ToolContext,
-    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
-    {
-        let n = self.0.clone();
-        Box::pin(async move {
-            n.notify_one();
-            Ok(rho_agent::ToolOutput::text("ran"))
-        })
-    }
 }

@@ -708,7 +708,7 @@ async fn ab_8_ctx_abort_from_a_tool_call_handler_aborts_the_run() {
         ctx.host.abort();
         Ok(None)
     })];
-    c.tools = vec![Arc::new(Noop)];
+    c.tools = vec![StubTool::new("nope", "done")];
     let s = AgentSession::new(c);
     tokio::time::timeout(
         std::time::Duration::from_secs(5),
@@ -956,30 +956,4 @@ async fn bash_3_and_5_shape_and_flush_before_the_new_prompt() {
     .expect("json");
     assert_eq!(json["role"], "bashExecution");
     assert_eq!(json["exitCode"], 1);
-}
-
-/// A tool that does nothing (named `nope`).
-struct Noop;
-
-impl rho_agent::AgentTool for Noop {
-    fn name(&self) -> &str {
-        "nope"
-    }
-    fn label(&self) -> &str {
-        "nope"
-    }
-    fn description(&self) -> &str {
-        "does nothing"
-    }
-    fn parameters(&self) -> serde_json::Value {
-        json!({"type": "object", "properties": {}})
-    }
-    fn execute(
-        &self,
-        _args: serde_json::Value,
-        _ctx: rho_agent::ToolContext,
-    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
-    {
-        Box::pin(async { Ok(rho_agent::ToolOutput::text("done")) })
-    }
 }

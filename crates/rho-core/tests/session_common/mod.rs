@@ -118,3 +118,64 @@ pub fn request_texts(ctx: &rho_ai::Context) -> Vec<String> {
         })
         .collect()
 }
+
+/// A tool named `name` with an empty-object schema that answers `text` and, when given,
+/// notifies `ran` each time it executes.
+pub struct StubTool {
+    /// The tool name.
+    pub name: &'static str,
+    /// The result text.
+    pub text: &'static str,
+    /// Notified on every execution.
+    pub ran: Option<Arc<tokio::sync::Notify>>,
+}
+
+impl StubTool {
+    /// A stub answering `text`.
+    pub fn new(name: &'static str, text: &'static str) -> Arc<Self> {
+        Arc::new(Self {
+            name,
+            text,
+            ran: None,
+        })
+    }
+
+    /// A stub that notifies `ran` when it executes.
+    pub fn notifying(name: &'static str, ran: Arc<tokio::sync::Notify>) -> Arc<Self> {
+        Arc::new(Self {
+            name,
+            text: "ran",
+            ran: Some(ran),
+        })
+    }
+}
+
+impl rho_agent::AgentTool for StubTool {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn label(&self) -> &str {
+        self.name
+    }
+    fn description(&self) -> &str {
+        "a test tool"
+    }
+    fn parameters(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn execute(
+        &self,
+        _args: Value,
+        _ctx: rho_agent::ToolContext,
+    ) -> futures_util::future::BoxFuture<'static, Result<rho_agent::ToolOutput, rho_agent::ToolError>>
+    {
+        let ran = self.ran.clone();
+        let text = self.text;
+        Box::pin(async move {
+            if let Some(n) = ran {
+                n.notify_one();
+            }
+            Ok(rho_agent::ToolOutput::text(text))
+        })
+    }
+}
