@@ -416,3 +416,64 @@ async fn bash_recorded_while_streaming_follows_the_turns_tool_results() {
     let next_at = texts.iter().position(|t| t == "next").expect("new prompt");
     assert!(tool_at < bash_at && bash_at < next_at, "{texts:?}");
 }
+
+#[tokio::test]
+async fn threshold_compaction_over_http_keeps_tool_pairs_and_shrinks_the_context() {
+    let server = MockServer::start().await;
+    server.push(tool_reply("toolu_1", "echo", r#"{"text":"data"}"#));
+    server.push(MockResponse::sse(text_reply(
+        "msg_big",
+        "claude-test",
+        &["a long answer"],
+        usage(190_000, 20),
+    )));
+    server.push(reply("SUMMARY: echoed data"));
+    let mut c = http_config(&server, json!({"compaction": {"keepRecentTokens": 1}}));
+    c.tools = vec![Arc::new(TestTool {
+        name: "echo",
+        gate: None,
+    })];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.prompt("echo something", PromptOptions::default())
+        .await
+        .expect("runs");
+    let events = json_events(&drain(&mut rx));
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "compaction_end")
+        .expect("threshold compaction");
+    assert_eq!(end["reason"], "threshold");
+    assert!(end["result"]["summary"]
+        .as_str()
+        .is_some_and(|t| t.contains("SUMMARY: echoed data")));
+    assert_eq!(
+        server.requests().len(),
+        3,
+        "two model calls and one summary call, no continuation"
+    );
+    let messages = s.messages();
+    assert_eq!(messages[0].role(), "compactionSummary");
+    assert_ne!(
+        messages[1].role(),
+        "toolResult",
+        "the kept tail never starts at a tool result"
+    );
+    for (i, m) in messages.iter().enumerate() {
+        if let AgentMessage::ToolResult(t) = m {
+            let call_before = messages[..i].iter().any(|p| {
+                p.as_assistant()
+                    .is_some_and(|a| a.tool_calls().any(|c| c.id == t.tool_call_id))
+            });
+            assert!(call_before, "every kept tool result keeps its call");
+        }
+    }
+    let estimate: u64 = messages
+        .iter()
+        .map(rho_core::compaction::tokens::estimate_tokens)
+        .sum();
+    assert!(
+        estimate < 200_000 - 16_384,
+        "the rebuilt context is below the threshold: {estimate}"
+    );
+}
