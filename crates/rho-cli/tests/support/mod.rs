@@ -42,6 +42,8 @@ pub struct Start {
     pub no_model: bool,
     /// Extra files under the agent dir: (relative path, content).
     pub files: Vec<(&'static str, &'static str)>,
+    /// Extra command-line arguments.
+    pub args: Vec<String>,
 }
 
 impl Rpc {
@@ -78,6 +80,7 @@ impl Rpc {
         std::fs::create_dir_all(&work).expect("work dir");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
         cmd.args(["--mode", "rpc"]);
+        cmd.args(&opts.args);
         if !opts.no_model {
             cmd.args(["--model", "mock/m1"]);
         }
