@@ -406,3 +406,43 @@ async fn p_14_a_prompt_during_the_post_run_chain_waits_instead_of_failing() {
     );
     assert!(s.messages().iter().any(|m| m.role() == "compactionSummary"));
 }
+
+#[tokio::test]
+async fn se_9_manual_compaction_during_a_run_drops_the_aborted_reply() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("first"));
+    provider.push(
+        ScriptedReply::new()
+            .with_text(&["partial"])
+            .step(Step::Hang),
+    );
+    provider.push(ScriptedReply::text("SUMMARY"));
+    provider.push(ScriptedReply::text("SUMMARY"));
+    let mut c = config(&provider);
+    c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));
+    let s = AgentSession::new(c);
+    s.prompt("one", PromptOptions::default())
+        .await
+        .expect("runs");
+    let mut rx = s.subscribe();
+    let run = spawn_prompt(&s, "two");
+    wait_for(&mut rx, "message_update").await;
+    s.compact(None).await.expect("compacted");
+    run.await.expect("join").expect("ok");
+    let stored: Vec<rho_agent::AgentMessage> = s.with_session(|m| {
+        m.entries()
+            .iter()
+            .filter_map(|e| e.message().cloned())
+            .collect()
+    });
+    assert!(
+        !stored.iter().any(|m| m
+            .as_assistant()
+            .is_some_and(|a| a.stop_reason == rho_ai::StopReason::Aborted)),
+        "the aborted reply is not in the session file"
+    );
+    let events = json_events(&drain(&mut rx));
+    assert!(!events
+        .iter()
+        .any(|e| e["type"] == "message_end" && e["message"]["stopReason"] == "aborted"));
+}

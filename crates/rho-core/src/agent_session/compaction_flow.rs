@@ -153,7 +153,11 @@ impl AgentSession {
         &self,
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, SessionError> {
+        use std::sync::atomic::Ordering;
+        // SE-9: the run this aborts is neither forwarded nor persisted.
+        self.inner.disconnected.store(true, Ordering::Release);
         self.abort().await;
+        self.inner.disconnected.store(false, Ordering::Release);
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
         });

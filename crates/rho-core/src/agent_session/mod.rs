@@ -138,6 +138,9 @@ pub(crate) struct Inner {
     pub driver: tokio::sync::Mutex<EventReceiver>,
     /// True while a run loop (prompt, retries, continuations) is active.
     pub loop_active: watch::Sender<bool>,
+    /// Set while manual compaction aborts the run: agent events are then neither
+    /// forwarded nor persisted (SE-9).
+    pub disconnected: std::sync::atomic::AtomicBool,
     /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
     pub processed_assistant: watch::Sender<i64>,
     pub state: Mutex<State>,
@@ -205,6 +208,7 @@ impl AgentSession {
                 agent,
                 driver,
                 loop_active: watch::channel(false).0,
+                disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
                     session: config.session,

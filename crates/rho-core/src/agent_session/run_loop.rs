@@ -102,6 +102,13 @@ impl AgentSession {
     /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (c) listeners,
     /// (d) persistence, (e) assistant tracking.
     async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
+        if self
+            .inner
+            .disconnected
+            .load(std::sync::atomic::Ordering::Acquire)
+        {
+            return;
+        }
         match &*event {
             AgentEvent::MessageStart {
                 message: AgentMessage::User(u),
