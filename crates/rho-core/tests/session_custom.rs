@@ -298,3 +298,60 @@ impl rho_agent::AgentTool for EchoBash {
         Box::pin(async { panic!("the guard must block this call") })
     }
 }
+
+#[tokio::test]
+async fn cmd_8_command_context_waits_for_idle_and_session_actions_resolve() {
+    let provider = ScriptedProvider::new();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    provider.push(
+        ScriptedReply::new()
+            .step(Step::Gate(gate.clone()))
+            .with_text(&["done"]),
+    );
+    let log: Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let l2 = log.clone();
+    let mut ext = Extension::new("waiter");
+    ext.register_command(CommandDef {
+        name: "wait".into(),
+        description: None,
+        handler: Arc::new(move |_, ctx| {
+            let l2 = l2.clone();
+            Box::pin(async move {
+                ctx.host.wait_for_idle().await;
+                l2.lock()
+                    .expect("lock")
+                    .push(format!("idle={}", ctx.host.is_idle()));
+                let cancelled = ctx
+                    .host
+                    .session_action(rho_core::extensions::SessionAction::NewSession)
+                    .await?;
+                l2.lock()
+                    .expect("lock")
+                    .push(format!("cancelled={cancelled}"));
+                Ok(())
+            })
+        }),
+    });
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    let run = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
+    };
+    wait_for(&mut rx, "message_start").await;
+    let cmd = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("/wait", PromptOptions::default()).await })
+    };
+    tokio::task::yield_now().await;
+    assert!(
+        log.lock().expect("lock").is_empty(),
+        "still waiting for the run"
+    );
+    gate.notify_one();
+    run.await.expect("join").expect("ok");
+    cmd.await.expect("join").expect("handled");
+    assert_eq!(*log.lock().expect("lock"), ["idle=true", "cancelled=false"]);
+}

@@ -110,6 +110,15 @@ impl ExtensionHost for SessionHost {
         let s = self.session().ok_or(GONE)?;
         s.set_session_name(&name).map_err(|e| e.to_string())
     }
+
+    fn wait_for_idle(&self) -> BoxFuture<'static, ()> {
+        let session = self.session();
+        Box::pin(async move {
+            if let Some(s) = session {
+                s.wait_for_idle().await;
+            }
+        })
+    }
 }
 
 impl AgentSession {

@@ -86,6 +86,33 @@ pub trait ExtensionHost: Send + Sync {
     fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String>;
     /// Names the session.
     fn set_session_name(&self, name: String) -> Result<(), String>;
+
+    /// Resolves when the agent is idle (command contexts, CMD-8).
+    fn wait_for_idle(&self) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
+
+    /// Session replacement from a command (CMD-8): `new_session`, `fork`, `navigate_tree`,
+    /// `switch_session`, `reload`. Without a mode binding they resolve at once with
+    /// `cancelled: false` (returns the cancelled flag).
+    fn session_action(&self, _action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
+        Box::pin(async { Ok(false) })
+    }
+}
+
+/// A session-replacing action a command may request (CMD-8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionAction {
+    /// Start a new session.
+    NewSession,
+    /// Fork at an entry.
+    Fork(String),
+    /// Move the leaf to an entry.
+    NavigateTree(String),
+    /// Open another session file.
+    SwitchSession(String),
+    /// Reload extensions and resources.
+    Reload,
 }
 
 /// The mode's UI as extensions see it. Without a UI every call is a no-op (`confirm` → false,

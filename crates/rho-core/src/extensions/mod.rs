@@ -16,6 +16,7 @@ use serde_json::Value;
 
 pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
+    SessionAction,
 };
 pub use events::ExtensionEvent;
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
