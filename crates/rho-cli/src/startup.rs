@@ -173,6 +173,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     };
     let mut config = AgentSessionConfig::new(cwd.clone());
     config.base_system_prompt = build_system_prompt(&prompt_options);
+    config.prompt_options = Some(prompt_options.clone());
     config.session = session;
     config.settings = settings;
     config.model = selection.model;

@@ -413,3 +413,25 @@ async fn p13_provider_failure_resolves_prompt_with_error_message() {
     assert_eq!(last.stop_reason, rho_ai::StopReason::Error);
     assert_eq!(provider.call_count(), 1, "400 is not retryable");
 }
+
+#[tokio::test]
+async fn msg_9_changing_active_tools_rebuilds_the_base_prompt() {
+    let provider = ScriptedProvider::new();
+    let options = rho_core::system_prompt::SystemPromptOptions {
+        active_tools: Some(vec!["read".into()]),
+        cwd: "/work".into(),
+        date: "2026-12-02".into(),
+        ..Default::default()
+    };
+    let mut c = config(&provider);
+    c.base_system_prompt = rho_core::system_prompt::build_system_prompt(&options);
+    c.prompt_options = Some(options);
+    let s = AgentSession::new(c);
+    s.agent().set_system_prompt("OVERRIDE");
+    s.set_active_tools(vec![Arc::new(rho_tools::LsTool::new("/work"))]);
+    let prompt = s.system_prompt();
+    assert!(prompt.contains("- ls: List directory contents"), "{prompt}");
+    assert!(!prompt.contains("- read:"));
+    assert!(!prompt.contains("OVERRIDE"));
+    assert_eq!(s.agent().with_state(|st| st.tools.len()), 1);
+}

@@ -65,6 +65,9 @@ pub struct AgentSessionConfig {
     pub base_system_prompt: String,
     /// The options the base prompt was built from, for `before_agent_start`.
     pub system_prompt_options: serde_json::Value,
+    /// The structured options, when the base prompt was built by rho: the base is rebuilt
+    /// from them when the active tools change (MSG-9).
+    pub prompt_options: Option<crate::system_prompt::SystemPromptOptions>,
     /// Loaded skills.
     pub skills: Vec<Skill>,
     /// Loaded prompt templates.
@@ -92,6 +95,7 @@ impl AgentSessionConfig {
             tools: Vec::new(),
             base_system_prompt: String::new(),
             system_prompt_options: serde_json::Value::Object(Default::default()),
+            prompt_options: None,
             skills: Vec::new(),
             templates: Vec::new(),
             extensions: Vec::new(),
@@ -110,6 +114,7 @@ pub(crate) struct State {
     pub thinking_level: ThinkingLevel,
     pub base_system_prompt: String,
     pub system_prompt_options: serde_json::Value,
+    pub prompt_options: Option<crate::system_prompt::SystemPromptOptions>,
     pub skills: Vec<Skill>,
     pub templates: Vec<PromptTemplate>,
     /// Texts of queued steering messages (UI bookkeeping, Q-2).
@@ -217,6 +222,7 @@ impl AgentSession {
                     thinking_level: thinking,
                     base_system_prompt: config.base_system_prompt,
                     system_prompt_options: config.system_prompt_options,
+                    prompt_options: config.prompt_options,
                     skills: config.skills,
                     templates: config.templates,
                     steering: Vec::new(),
@@ -347,6 +353,28 @@ impl AgentSession {
     /// Loaded prompt templates.
     pub fn templates(&self) -> Vec<PromptTemplate> {
         self.state().templates.clone()
+    }
+
+    /// Replaces the active tools (extension tools stay) and rebuilds the base system prompt
+    /// from its options, which also drops a per-run override (MSG-9).
+    pub fn set_active_tools(&self, tools: Vec<Arc<dyn AgentTool>>) {
+        let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
+        let all: Vec<Arc<dyn AgentTool>> = tools
+            .into_iter()
+            .chain(self.inner.extensions.tools())
+            .collect();
+        self.inner.agent.set_tools(all);
+        let base = {
+            let mut s = self.state();
+            let Some(options) = s.prompt_options.as_mut() else {
+                return;
+            };
+            options.active_tools = Some(names);
+            let base = crate::system_prompt::build_system_prompt(options);
+            s.base_system_prompt = base.clone();
+            base
+        };
+        self.inner.agent.set_system_prompt(base);
     }
 
     /// The current system prompt.
