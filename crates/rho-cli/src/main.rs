@@ -82,6 +82,7 @@ async fn run(args: args::Args) -> ExitCode {
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
     }
+    startup.session.start("startup").await;
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
     match mode {

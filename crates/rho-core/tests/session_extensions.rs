@@ -404,3 +404,55 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
     assert!(err.contains("stale"), "{err}");
     assert!(ctx.host.is_idle());
 }
+
+#[tokio::test]
+async fn ext_16_resources_discover_after_session_start_adds_skills_to_the_prompt() {
+    let provider = ScriptedProvider::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("skills/lint")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("skills/lint/SKILL.md"),
+        "---\ndescription: Lint files\n---\nRun it.",
+    )
+    .expect("write");
+    let skills_dir = dir.path().join("skills").display().to_string();
+    let order: Log = Default::default();
+    let o1 = order.clone();
+    let mut ext = extension_on("a", "resources_discover", move |e, _| {
+        let ExtensionEvent::ResourcesDiscover { reason, .. } = e else {
+            return Ok(None);
+        };
+        o1.lock().expect("lock").push(format!("discover:{reason}"));
+        Ok(Some(json!({"skillPaths": [skills_dir.clone()]})))
+    });
+    let o2 = order.clone();
+    ext.on(
+        "session_start",
+        handler(move |e, _| {
+            let ExtensionEvent::SessionStart { reason, .. } = e else {
+                return Ok(None);
+            };
+            o2.lock().expect("lock").push(format!("start:{reason}"));
+            Ok(None)
+        }),
+    );
+    let options = rho_core::system_prompt::SystemPromptOptions {
+        active_tools: Some(vec!["read".into()]),
+        cwd: "/work".into(),
+        date: "2026-12-02".into(),
+        ..Default::default()
+    };
+    let mut c = config(&provider);
+    c.base_system_prompt = rho_core::system_prompt::build_system_prompt(&options);
+    c.prompt_options = Some(options);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    assert!(!s.system_prompt().contains("<name>lint</name>"));
+    s.start("startup").await;
+    assert_eq!(
+        *order.lock().expect("lock"),
+        ["start:startup", "discover:startup"]
+    );
+    assert!(s.skills().iter().any(|k| k.name == "lint"));
+    assert!(s.system_prompt().contains("<name>lint</name>"));
+}

@@ -18,6 +18,7 @@ mod model;
 mod post_run;
 mod prompt;
 mod queue;
+mod resources;
 mod rpc_support;
 mod run_loop;
 

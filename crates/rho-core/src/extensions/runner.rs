@@ -121,6 +121,18 @@ impl ExtensionRunner {
         results
     }
 
+    /// Emission whose results are collected from every handler (`resources_discover`).
+    pub async fn emit_collect(&self, event: ExtensionEvent, ctx: &ExtensionContext) -> Vec<Value> {
+        if !self.has_handlers(event.type_name()) {
+            return Vec::new();
+        }
+        self.call_all(&event, ctx)
+            .await
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect()
+    }
+
     /// Generic emission (EXT-2): results ignored, errors isolated.
     pub async fn emit(&self, event: ExtensionEvent, ctx: &ExtensionContext) {
         if self.has_handlers(event.type_name()) {
