@@ -44,6 +44,10 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// CM-9 / EXT-22: pi's text for an action before the extension is bound to a session.
+pub const NOT_INITIALIZED: &str =
+    "Extension runtime not initialized. Action methods cannot be called during extension loading.";
+
 /// The request side of a connection; cheap to share between handlers.
 #[derive(Clone)]
 pub struct Connection {
@@ -245,8 +249,8 @@ impl Shared {
                     let outcome = match ctx {
                         Some(ctx) => calls::dispatch(&method, params, &ctx).await,
                         None => Err(format!(
-                            "{method}: rho has not bound this extension to a session yet; \
-                             call it from an event, command or tool handler"
+                            "{NOT_INITIALIZED} ({method}: call rho from an event, command or \
+                             tool handler)"
                         )),
                     };
                     shared.busy.fetch_sub(1, Ordering::AcqRel);
