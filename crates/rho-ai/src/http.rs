@@ -43,6 +43,7 @@ pub async fn post_json(
     body: &serde_json::Value,
     cancel: &CancellationToken,
     timeout: Option<Duration>,
+    after_response: Option<&crate::options::ResponseHook>,
 ) -> Result<reqwest::Response, HttpFailure> {
     let bytes = serde_json::to_vec(body).map_err(|e| HttpFailure::Transport(e.to_string()))?;
     let mut req = client()
@@ -59,6 +60,19 @@ pub async fn post_json(
         r = req.send() => r.map_err(|e| HttpFailure::Transport(transport_message(&e)))?,
     };
     let status = resp.status().as_u16();
+    if let Some(hook) = after_response {
+        let headers = resp
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                (
+                    k.to_string(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect();
+        hook(status, headers).await;
+    }
     if !(200..300).contains(&status) {
         let body = tokio::select! {
             biased;

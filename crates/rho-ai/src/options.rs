@@ -1,7 +1,11 @@
 //! What a caller can ask of one provider call (providers spec §1.5).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::Value;
 
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +69,34 @@ pub struct StreamOptions {
     pub cancel: CancellationToken,
     /// Whole-request timeout (default 10 minutes).
     pub timeout: Option<Duration>,
+    /// Hooks around the HTTP exchange (extensions' `before_provider_request` and
+    /// `after_provider_response`).
+    pub hooks: RequestHooks,
+}
+
+/// Rewrites the request body just before it is sent.
+pub type PayloadHook = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
+
+/// Sees the response status and headers before the body is read.
+pub type ResponseHook =
+    Arc<dyn Fn(u16, Vec<(String, String)>) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// Optional hooks around one HTTP exchange.
+#[derive(Clone, Default)]
+pub struct RequestHooks {
+    /// Runs after the payload is built, before it is sent.
+    pub before_request: Option<PayloadHook>,
+    /// Runs after the response headers arrived, before the body is consumed.
+    pub after_response: Option<ResponseHook>,
+}
+
+impl std::fmt::Debug for RequestHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestHooks")
+            .field("before_request", &self.before_request.is_some())
+            .field("after_response", &self.after_response.is_some())
+            .finish()
+    }
 }
 
 impl StreamOptions {

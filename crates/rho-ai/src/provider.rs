@@ -122,8 +122,11 @@ pub fn stream(
     let options = resolve_options(model, options)?;
     let (sink, stream) = AssistantStream::channel();
     let reply = ReplyBuilder::new(model, sink, options.cancel.clone());
-    let cancel = options.cancel.clone();
-    let timeout = options.timeout;
+    let control = CallControl {
+        cancel: options.cancel.clone(),
+        timeout: options.timeout,
+        hooks: options.hooks.clone(),
+    };
     use crate::providers::*;
     match api {
         Api::AnthropicMessages => spawn(
@@ -131,35 +134,42 @@ pub fn stream(
             anthropic::Parser::new(model).for_context(context, &options),
             anthropic::error_message,
             reply,
-            cancel,
-            timeout,
+            control,
         ),
         Api::OpenAiCompletions => spawn(
             openai_completions::build_request(model, context, &options),
             openai_completions::Parser::new(model),
             openai_completions::error_message,
             reply,
-            cancel,
-            timeout,
+            control,
         ),
         Api::OpenAiResponses => spawn(
             openai_responses::build_request(model, context, &options),
             openai_responses::Parser::new(model),
             openai_responses::error_message,
             reply,
-            cancel,
-            timeout,
+            control,
         ),
         Api::GoogleGenerativeAi => spawn(
             google::build_request(model, context, &options),
             google::Parser::new(model),
             google::error_message,
             reply,
-            cancel,
-            timeout,
+            control,
         ),
     }
     Ok(stream)
+}
+
+/// What controls one HTTP exchange besides its request: abort, timeout, hooks.
+#[derive(Debug, Clone, Default)]
+pub struct CallControl {
+    /// Abort signal.
+    pub cancel: CancellationToken,
+    /// Whole-request timeout.
+    pub timeout: Option<Duration>,
+    /// Payload and response hooks.
+    pub hooks: crate::options::RequestHooks,
 }
 
 fn spawn<P: WireParser + 'static>(
@@ -167,34 +177,34 @@ fn spawn<P: WireParser + 'static>(
     parser: P,
     error_message: fn(u16, &str) -> String,
     reply: ReplyBuilder,
-    cancel: CancellationToken,
-    timeout: Option<Duration>,
+    control: CallControl,
 ) {
-    tokio::spawn(drive(
-        request,
-        parser,
-        error_message,
-        reply,
-        cancel,
-        timeout,
-    ));
+    tokio::spawn(drive(request, parser, error_message, reply, control));
 }
 
 /// Sends `request` and folds the SSE reply into `reply` with `parser`.
 pub async fn drive<P: WireParser>(
-    request: HttpRequest,
+    mut request: HttpRequest,
     mut parser: P,
     error_message: fn(u16, &str) -> String,
     mut reply: ReplyBuilder,
-    cancel: CancellationToken,
-    timeout: Option<Duration>,
+    control: CallControl,
 ) {
+    let CallControl {
+        cancel,
+        timeout,
+        hooks,
+    } = control;
+    if let Some(hook) = &hooks.before_request {
+        request.body = hook(request.body).await;
+    }
     let resp = match http::post_json(
         &request.url,
         &request.headers,
         &request.body,
         &cancel,
         timeout,
+        hooks.after_response.as_ref(),
     )
     .await
     {

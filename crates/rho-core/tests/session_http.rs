@@ -477,3 +477,48 @@ async fn threshold_compaction_over_http_keeps_tool_pairs_and_shrinks_the_context
         "the rebuilt context is below the threshold: {estimate}"
     );
 }
+
+#[tokio::test]
+async fn ext_6_provider_request_and_response_hooks() {
+    let server = MockServer::start().await;
+    server.push(reply("one"));
+    let statuses: Log = Default::default();
+    let s2 = statuses.clone();
+    let mut c = http_config(&server, json!({}));
+    let mut ext = extension_on("a", "before_provider_request", |e, _| {
+        let rho_core::extensions::ExtensionEvent::BeforeProviderRequest { mut payload } = e else {
+            return Ok(None);
+        };
+        payload["temperature"] = json!(0);
+        Ok(Some(payload))
+    });
+    ext.on(
+        "after_provider_response",
+        handler(move |e, _| {
+            if let rho_core::extensions::ExtensionEvent::AfterProviderResponse { status, headers } =
+                e
+            {
+                s2.lock()
+                    .expect("lock")
+                    .push(format!("{status} {}", headers["content-type"]));
+            }
+            Ok(None)
+        }),
+    );
+    let unchanged = extension_on("b", "before_provider_request", |_, _| Ok(None));
+    c.extensions = vec![ext, unchanged];
+    let s = AgentSession::new(c);
+    s.prompt("hi", PromptOptions::default())
+        .await
+        .expect("runs");
+    let body = server.requests()[0].json();
+    assert_eq!(body["temperature"], 0);
+    assert_eq!(
+        body["model"], "claude-test",
+        "the rest of the payload is kept"
+    );
+    assert_eq!(
+        *statuses.lock().expect("lock"),
+        ["200 \"text/event-stream\""]
+    );
+}

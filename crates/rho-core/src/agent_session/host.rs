@@ -122,6 +122,47 @@ impl ExtensionHost for SessionHost {
 }
 
 impl AgentSession {
+    /// `before_provider_request` / `after_provider_response` as HTTP hooks, only when an
+    /// extension handles them (EXT-6, EXT-8).
+    fn request_hooks(&self) -> rho_ai::options::RequestHooks {
+        let runner = &self.inner.extensions;
+        let mut hooks = rho_ai::options::RequestHooks::default();
+        if runner.has_handlers("before_provider_request") {
+            let w = self.inner.weak.clone();
+            hooks.before_request = Some(Arc::new(move |payload| {
+                let w = w.clone();
+                Box::pin(async move {
+                    let Some(inner) = w.upgrade() else {
+                        return payload;
+                    };
+                    let s = AgentSession { inner };
+                    let ctx = s.ext_ctx();
+                    s.inner.extensions.emit_payload(payload, &ctx).await
+                })
+            }));
+        }
+        if runner.has_handlers("after_provider_response") {
+            let w = self.inner.weak.clone();
+            hooks.after_response = Some(Arc::new(move |status, headers| {
+                let w = w.clone();
+                Box::pin(async move {
+                    let Some(inner) = w.upgrade() else { return };
+                    let s = AgentSession { inner };
+                    let headers: serde_json::Map<String, Value> = headers
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::String(v)))
+                        .collect();
+                    let event = crate::extensions::ExtensionEvent::AfterProviderResponse {
+                        status,
+                        headers: Value::Object(headers),
+                    };
+                    s.inner.extensions.emit(event, &s.ext_ctx()).await;
+                })
+            }));
+        }
+        hooks
+    }
+
     /// Installs the hooks that connect the agent loop to the session: full message
     /// conversion, credentials per request, and the extension events inside a run.
     pub(crate) fn install_agent_hooks(&self) {
@@ -129,6 +170,7 @@ impl AgentSession {
         let stream = self.inner.stream_fn.clone();
         let credentials = self.inner.credentials.clone();
         let block_images = self.state().settings.block_images();
+        let hooks = self.request_hooks();
         self.inner.agent.update_options(|o| {
             o.convert_to_llm = Some(Arc::new(move |messages: &[AgentMessage]| {
                 let converted = rho_agent::convert_to_llm(messages);
@@ -139,6 +181,7 @@ impl AgentSession {
                 }
             }));
             o.stream_fn = Arc::new(move |model, context, mut options| {
+                options.hooks = hooks.clone();
                 if options.api_key.is_none() {
                     options.api_key = credentials
                         .api_key(&model.provider)

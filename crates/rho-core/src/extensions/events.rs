@@ -52,6 +52,10 @@ pub enum ExtensionEvent {
     },
     /// Before every LLM request: a copy of the messages, replaceable.
     Context { messages: Vec<AgentMessage> },
+    /// The provider payload was built; a handler may return a replacement (chained).
+    BeforeProviderRequest { payload: Value },
+    /// The provider's response headers arrived.
+    AfterProviderResponse { status: u16, headers: Value },
     /// Before an accepted prompt's run.
     BeforeAgentStart {
         prompt: String,
@@ -159,6 +163,8 @@ impl ExtensionEvent {
             E::SessionCompact { .. } => "session_compact",
             E::SessionShutdown { .. } => "session_shutdown",
             E::Context { .. } => "context",
+            E::BeforeProviderRequest { .. } => "before_provider_request",
+            E::AfterProviderResponse { .. } => "after_provider_response",
             E::BeforeAgentStart { .. } => "before_agent_start",
             E::AgentStart => "agent_start",
             E::AgentEnd { .. } => "agent_end",

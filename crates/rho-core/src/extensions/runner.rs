@@ -121,6 +121,25 @@ impl ExtensionRunner {
         results
     }
 
+    /// `before_provider_request` (EXT-6): any non-null result replaces the payload for later
+    /// handlers and for the request; errors are isolated.
+    pub async fn emit_payload(&self, payload: Value, ctx: &ExtensionContext) -> Value {
+        let mut current = payload;
+        for ext in &self.extensions {
+            for handler in ext.handlers_for("before_provider_request") {
+                let event = ExtensionEvent::BeforeProviderRequest {
+                    payload: current.clone(),
+                };
+                match handler(event, ctx.clone()).await {
+                    Ok(Some(v)) if !v.is_null() => current = v,
+                    Ok(_) => {}
+                    Err(e) => self.report(&ext.path, "before_provider_request", e),
+                }
+            }
+        }
+        current
+    }
+
     /// Emission whose results are collected from every handler (`resources_discover`).
     pub async fn emit_collect(&self, event: ExtensionEvent, ctx: &ExtensionContext) -> Vec<Value> {
         if !self.has_handlers(event.type_name()) {
