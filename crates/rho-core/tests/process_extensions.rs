@@ -499,3 +499,29 @@ async fn failed_starts_are_clear_errors() {
         .expect("spawn fails");
     assert!(matches!(err, ProcessError::Spawn { .. }));
 }
+
+#[tokio::test]
+async fn cm_9_and_ext_22_a_call_before_any_event_gets_the_not_initialized_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("reply.json");
+    let ext = ProcessExtension::spawn(
+        "python3",
+        &[fixture("early_call.py"), out.display().to_string()],
+        ProcessOptions::default(),
+    )
+    .await
+    .expect("registers");
+    tokio::time::timeout(Duration::from_secs(10), ext.connection().wait_dead())
+        .await
+        .expect("the extension exits after the reply");
+    let reply: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("reply written")).expect("json");
+    assert_eq!(reply["id"], 1);
+    assert!(reply.get("result").is_none() || reply["result"].is_null());
+    assert!(
+        reply["error"].as_str().is_some_and(
+            |e| e.starts_with(rho_core::extensions::process::connection::NOT_INITIALIZED)
+        ),
+        "{reply}"
+    );
+}

@@ -38,6 +38,8 @@ pub(crate) struct Shared {
     busy: AtomicUsize,
     /// Why the process can no longer answer, once it cannot.
     dead: Mutex<Option<String>>,
+    /// Flips to true when the process can no longer answer.
+    dead_signal: tokio::sync::watch::Sender<bool>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -73,6 +75,7 @@ impl Connection {
             ctx: Mutex::new(ctx),
             busy: AtomicUsize::new(0),
             dead: Mutex::new(None),
+            dead_signal: tokio::sync::watch::channel(false).0,
         });
         tokio::spawn(read_loop(shared.clone(), stdout));
         Self {
@@ -84,6 +87,12 @@ impl Connection {
     /// Ties the process's lifetime to this connection.
     pub(crate) fn attach(&self, child: Child) {
         *lock(&self.child) = Some(child);
+    }
+
+    /// Resolves once the process can no longer answer (it exited or closed its output).
+    pub async fn wait_dead(&self) {
+        let mut rx = self.shared.dead_signal.subscribe();
+        let _ = rx.wait_for(|dead| *dead).await;
     }
 
     /// The process's exit status when it has exited.
@@ -206,6 +215,7 @@ impl Shared {
     /// Marks the process dead and fails every pending request with `reason`.
     fn fail_all(&self, reason: &str) {
         lock(&self.dead).get_or_insert_with(|| reason.to_string());
+        self.dead_signal.send_replace(true);
         let drained: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
         for p in drained {
             let _ = p.reply.send(Err(reason.to_string()));
