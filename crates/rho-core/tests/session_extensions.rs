@@ -456,3 +456,54 @@ async fn ext_16_resources_discover_after_session_start_adds_skills_to_the_prompt
     assert!(s.skills().iter().any(|k| k.name == "lint"));
     assert!(s.system_prompt().contains("<name>lint</name>"));
 }
+
+#[tokio::test]
+async fn ext_4_session_switch_events_and_cancel() {
+    let provider = ScriptedProvider::new();
+    let log: Log = Default::default();
+    let mut ext = logger(
+        "a",
+        "a",
+        &["session_shutdown", "session_start"],
+        log.clone(),
+    );
+    let l2 = log.clone();
+    ext.on(
+        "session_before_switch",
+        handler(move |e, _| {
+            let ExtensionEvent::SessionBeforeSwitch { reason, .. } = e else {
+                return Ok(None);
+            };
+            l2.lock()
+                .expect("lock")
+                .push(format!("before_switch:{reason}"));
+            Ok((reason == "resume").then(|| json!({"cancel": true})))
+        }),
+    );
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    let cancelled = s
+        .switch_session(
+            rho_core::session::SessionManager::in_memory("/work"),
+            rho_core::agent_session::SwitchReason::Resume,
+        )
+        .await;
+    assert!(cancelled);
+    let cancelled = s
+        .switch_session(
+            rho_core::session::SessionManager::in_memory("/work"),
+            rho_core::agent_session::SwitchReason::New,
+        )
+        .await;
+    assert!(!cancelled);
+    assert_eq!(
+        *log.lock().expect("lock"),
+        [
+            "before_switch:resume",
+            "before_switch:new",
+            "a:session_shutdown",
+            "a:session_start"
+        ]
+    );
+}

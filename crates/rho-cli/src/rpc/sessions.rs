@@ -2,6 +2,7 @@
 //! `clone`, `get_fork_messages`, `export_html`, `set_session_name`. The AgentSession stays
 //! the same object; its store is replaced, so the event subscription carries on.
 
+use rho_core::agent_session::SwitchReason;
 use std::path::{Path, PathBuf};
 
 use rho_agent::AgentMessage;
@@ -57,8 +58,8 @@ async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Va
     if let Some(parent) = parent {
         fresh = fresh.with_parent_session(&parent);
     }
-    rpc.session.replace_session(fresh).await;
-    Ok(json!({ "cancelled": false }))
+    let cancelled = rpc.session.switch_session(fresh, SwitchReason::New).await;
+    Ok(json!({ "cancelled": cancelled }))
 }
 
 async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, String> {
@@ -71,8 +72,11 @@ async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, Stri
             path.display()
         ));
     }
-    rpc.session.replace_session(manager).await;
-    Ok(json!({ "cancelled": false }))
+    let cancelled = rpc
+        .session
+        .switch_session(manager, SwitchReason::Resume)
+        .await;
+    Ok(json!({ "cancelled": cancelled }))
 }
 
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {
@@ -101,8 +105,12 @@ async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {
             }
         }
     };
-    rpc.session.replace_session(forked).await;
-    Ok(json!({ "text": text, "cancelled": false }))
+    let reason = SwitchReason::Fork {
+        entry_id: entry_id.to_string(),
+        position: "before".into(),
+    };
+    let cancelled = rpc.session.switch_session(forked, reason).await;
+    Ok(json!({ "text": text, "cancelled": cancelled }))
 }
 
 async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
@@ -118,8 +126,12 @@ async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
         .session
         .with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&leaf)))
         .map_err(|e| e.to_string())?;
-    rpc.session.replace_session(cloned).await;
-    Ok(json!({ "cancelled": false }))
+    let reason = SwitchReason::Fork {
+        entry_id: leaf,
+        position: "at".into(),
+    };
+    let cancelled = rpc.session.switch_session(cloned, reason).await;
+    Ok(json!({ "cancelled": cancelled }))
 }
 
 /// Every user message entry in file order (all branches) with non-empty text.

@@ -21,6 +21,7 @@ mod queue;
 mod resources;
 mod rpc_support;
 mod run_loop;
+mod switch;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -47,6 +48,7 @@ pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
+pub use switch::SwitchReason;
 
 /// Everything a session is built from. The binary assembles it from flags and files.
 pub struct AgentSessionConfig {
