@@ -24,9 +24,9 @@ pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed aft
 /// (COMP-5, millisecond resolution). A reply created in the same millisecond as the entry
 /// would look stale, so the session lets that millisecond pass before continuing (a
 /// compaction takes seconds in practice; this waits at most one millisecond).
-fn wait_past_millisecond(written_at: i64) {
+async fn wait_past_millisecond(written_at: i64) {
     while rho_ai::now_ms() <= written_at {
-        std::thread::sleep(std::time::Duration::from_micros(100));
+        tokio::time::sleep(std::time::Duration::from_micros(100)).await;
     }
 }
 
@@ -243,7 +243,7 @@ impl AgentSession {
                 other => Failure::Failed(other.to_string()),
             })?;
         let result = compacted.result;
-        let entry = {
+        let (entry, written_at) = {
             let mut s = self.state();
             let entry = s
                 .session
@@ -257,11 +257,11 @@ impl AgentSession {
                 .map_err(|e| Failure::Failed(e.to_string()))?;
             let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
-            wait_past_millisecond(written_at);
             let messages = s.session.build_context().owned_messages();
             self.inner.agent.set_messages(messages);
-            entry
+            (entry, written_at)
         };
+        wait_past_millisecond(written_at).await;
         self.inner
             .extensions
             .emit(
