@@ -7,47 +7,9 @@ pub const MAX_LINES: usize = 2000;
 /// Most bytes kept.
 pub const MAX_BYTES: usize = 50 * 1024;
 
-/// Decodes and cleans raw output.
+/// Decodes and cleans raw output (the session's `!cmd` cleaning, one implementation).
 pub fn sanitize(raw: &[u8]) -> String {
-    let text = String::from_utf8_lossy(raw);
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\u{1b}' => skip_escape(&mut chars),
-            '\n' | '\t' => out.push(c),
-            '\u{fffd}' => {}
-            c if c.is_control() => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Skips one escape sequence after ESC: CSI (`[` … final byte), OSC (`]` … BEL or ESC `\`),
-/// or a two-character sequence.
-fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => {
-            for c in chars.by_ref() {
-                if ('\u{40}'..='\u{7e}').contains(&c) {
-                    break;
-                }
-            }
-        }
-        Some(']') => {
-            while let Some(c) = chars.next() {
-                if c == '\u{7}' {
-                    break;
-                }
-                if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                    chars.next();
-                    break;
-                }
-            }
-        }
-        _ => {}
-    }
+    rho_core::agent_session::sanitize_output(&String::from_utf8_lossy(raw))
 }
 
 /// The tail of `text` within the limits, and whether anything was cut.

@@ -49,36 +49,47 @@ pub struct BashOptions {
     pub exclude_from_context: bool,
 }
 
-/// Removes ANSI escape sequences and carriage returns from command output (BASH-2).
+/// Cleans command output for the model (BASH-2): ANSI escapes (CSI, OSC ended by BEL or
+/// `ESC \\`, two-character sequences), carriage returns, other control characters and
+/// undecodable bytes (U+FFFD from lossy decoding) are removed; newlines and tabs stay.
 pub fn sanitize_output(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {
         match c {
-            '\u{1b}' => {
-                if chars.peek() == Some(&'[') {
-                    chars.next();
-                    for d in chars.by_ref() {
-                        if ('@'..='~').contains(&d) {
-                            break;
-                        }
-                    }
-                } else if chars.peek() == Some(&']') {
-                    for d in chars.by_ref() {
-                        if d == '\u{7}' {
-                            break;
-                        }
-                    }
-                } else {
-                    chars.next();
-                }
-            }
-            '\r' => {}
-            c if c.is_control() && c != '\n' && c != '\t' => {}
+            '\u{1b}' => skip_escape(&mut chars),
+            '\n' | '\t' => out.push(c),
+            '\u{fffd}' => {}
+            c if c.is_control() => {}
             c => out.push(c),
         }
     }
     out
+}
+
+/// Skips one escape sequence after ESC.
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match chars.next() {
+        Some('[') => {
+            for c in chars.by_ref() {
+                if ('\u{40}'..='\u{7e}').contains(&c) {
+                    break;
+                }
+            }
+        }
+        Some(']') => {
+            while let Some(c) = chars.next() {
+                if c == '\u{7}' {
+                    break;
+                }
+                if c == '\u{1b}' && chars.peek() == Some(&'\\') {
+                    chars.next();
+                    break;
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 impl AgentSession {
