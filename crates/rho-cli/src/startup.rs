@@ -23,7 +23,7 @@ use crate::credentials::{ensure_auth_file, CliCredentials};
 use crate::list_models;
 use crate::model_select::{resolve_cli_model, select, Selection, SelectionInput};
 use crate::session_open;
-use crate::tool_names::{active_tools, ToolSelection};
+use crate::tool_names::active_tools;
 
 /// The project config directory name (pi uses `.pi`).
 pub const PROJECT_DIR: &str = ".rho";
@@ -34,9 +34,6 @@ pub struct Startup {
     pub session: AgentSession,
     /// Non-fatal problems (broken files, unknown models...), for stderr.
     pub warnings: Vec<String>,
-    /// The tools the flags select; the built-in ones are created by `rho_tools`.
-    #[allow(dead_code)] // extension tools are filtered by it once process extensions load
-    pub tools: ToolSelection,
 }
 
 /// Settings, models.json and credentials for one working directory.
@@ -185,6 +182,9 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     let has_ui = args.mode == Some(crate::args::Mode::Rpc);
     config.extensions =
         crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
+    for ext in &mut config.extensions {
+        ext.retain_tools(|name| tools.allows_extension_tool(name));
+    }
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
@@ -201,7 +201,6 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,
-        tools,
     })
 }
 

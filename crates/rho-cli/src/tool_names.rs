@@ -24,7 +24,6 @@ pub struct ToolSelection {
 
 impl ToolSelection {
     /// Whether an extension/custom tool named `name` is active.
-    #[allow(dead_code)] // read once extension tools are filtered by the binary
     pub fn allows_extension_tool(&self, name: &str) -> bool {
         self.extension_tools
             && self

@@ -80,3 +80,38 @@ async fn a_broken_extension_is_a_warning_not_a_failure() {
         stderr(&out)
     );
 }
+
+#[tokio::test]
+async fn tools_flag_filters_extension_tools() {
+    let sb = Sandbox::new().await;
+    let ext = example("tool_word_count.py");
+    let tool_names = |sb: &Sandbox, i: usize| -> Vec<String> {
+        sb.server.requests()[i].json()["tools"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    sb.server.push(reply("a"));
+    let out = sb
+        .rho(&["-e", &ext, "-p", "--no-session", "hi"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(
+        tool_names(&sb, 0).iter().any(|n| n == "word_count"),
+        "{:?}",
+        tool_names(&sb, 0)
+    );
+    sb.server.push(reply("b"));
+    let out = sb
+        .rho(
+            &["-e", &ext, "--tools", "read", "-p", "--no-session", "hi"],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(tool_names(&sb, 1), ["read"]);
+}

@@ -82,6 +82,11 @@ impl Extension {
         self
     }
 
+    /// Keeps only the tools `keep` accepts (the user's `--tools` / `--no-tools` selection).
+    pub fn retain_tools(&mut self, keep: impl Fn(&str) -> bool) {
+        self.tools.retain(|t| keep(t.name()));
+    }
+
     /// The handlers for `event`, in registration order.
     pub fn handlers_for<'a>(
         &'a self,
