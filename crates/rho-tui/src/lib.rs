@@ -12,12 +12,15 @@ pub mod ansi;
 pub mod components;
 pub mod highlight;
 pub mod incremental;
+pub mod input;
 pub mod markdown;
 pub mod renderer;
 pub mod table;
+pub mod terminal;
 pub mod theme;
 pub mod transcript;
 
+pub use input::{Dialog, DialogAction, Input};
 pub use renderer::{RenderStats, Renderer};
 pub use theme::Theme;
 pub use transcript::{Transcript, View};

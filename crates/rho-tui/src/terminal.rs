@@ -1,0 +1,64 @@
+//! The real terminal: raw mode and bracketed paste for the lifetime of a guard, its size, and a
+//! reader thread that turns crossterm's events into [`Input`]s. Everything else in this crate
+//! works on lines and inputs and never touches the terminal.
+
+use std::io::{self, Write};
+
+use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::terminal;
+
+use crate::input::Input;
+use crate::renderer::SHOW_CURSOR;
+
+/// Puts the terminal in raw mode with bracketed paste on; dropping it restores the terminal,
+/// also when the interactive loop returns early with an error or panics.
+#[derive(Debug)]
+pub struct TerminalGuard {
+    _private: (),
+}
+
+impl TerminalGuard {
+    /// Enters raw mode. Fails when stdin is not a terminal.
+    pub fn enter() -> io::Result<Self> {
+        terminal::enable_raw_mode()?;
+        let mut out = io::stdout();
+        crossterm::execute!(out, event::EnableBracketedPaste)?;
+        Ok(Self { _private: () })
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        let mut out = io::stdout();
+        let _ = crossterm::execute!(out, event::DisableBracketedPaste);
+        let _ = out.write_all(SHOW_CURSOR.as_bytes());
+        let _ = out.flush();
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// The terminal's size in columns and rows (80×24 when it cannot be read).
+pub fn size() -> (u16, u16) {
+    terminal::size().unwrap_or((80, 24))
+}
+
+/// Starts a thread that reads terminal events and hands each input to `deliver` until it
+/// returns false or reading fails (the terminal went away). Key releases are dropped.
+pub fn spawn_reader(mut deliver: impl FnMut(Input) -> bool + Send + 'static) {
+    std::thread::Builder::new()
+        .name("rho-tty-input".into())
+        .spawn(move || loop {
+            let input = match event::read() {
+                Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Input::Key(k),
+                Ok(Event::Paste(text)) => Input::Paste(text),
+                Ok(Event::Resize(w, h)) => Input::Resize(w, h),
+                Ok(_) => continue,
+                Err(_) => return,
+            };
+            if !deliver(input) {
+                return;
+            }
+        })
+        .map(|_| ())
+        .unwrap_or_else(|e| eprintln!("rho: cannot start the terminal reader: {e}"));
+}
