@@ -10,6 +10,7 @@
 
 pub mod ansi;
 pub mod components;
+pub mod editor;
 pub mod highlight;
 pub mod incremental;
 pub mod input;

@@ -1,0 +1,276 @@
+//! The completion popup's state: which completion the text before the cursor calls for (a
+//! slash command at the start, an `@file` reference at a word start), the ranked candidates,
+//! and the selection.
+
+use std::path::PathBuf;
+
+use super::buffer::Buffer;
+use super::{files, fuzzy, popup, CompletionItem};
+use crate::theme::Theme;
+
+/// What the open popup completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Command,
+    File,
+}
+
+/// An open popup.
+#[derive(Debug)]
+struct Open {
+    kind: Kind,
+    /// Where the text being completed starts (the `/` or the `@`).
+    start: usize,
+    /// What was typed after the `/` or `@` (without an opening quote).
+    query: String,
+    items: Vec<CompletionItem>,
+    selected: usize,
+}
+
+/// The replacement an accepted completion makes.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Accepted {
+    /// Replace `start..cursor` with `text`.
+    pub start: usize,
+    pub text: String,
+    /// A command that was already typed in full: Enter submits it.
+    pub complete_command: bool,
+}
+
+/// Completion sources and the popup.
+#[derive(Debug)]
+pub(crate) struct Completion {
+    cwd: PathBuf,
+    commands: Vec<CompletionItem>,
+    open: Option<Open>,
+    /// Paths walked for the current completion session.
+    files: Option<Vec<String>>,
+    /// Esc closed the popup: it stays closed until the text changes.
+    dismissed: bool,
+}
+
+/// Popups show at most this many candidates.
+pub(crate) const MAX_VISIBLE: usize = 8;
+
+impl Completion {
+    pub fn new(cwd: PathBuf) -> Self {
+        Self {
+            cwd,
+            commands: Vec::new(),
+            open: None,
+            files: None,
+            dismissed: false,
+        }
+    }
+
+    pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
+        self.commands = items;
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.open.is_some()
+    }
+
+    /// Closes the popup and ends the completion session (the file cache goes).
+    pub fn close(&mut self) {
+        self.open = None;
+        self.files = None;
+    }
+
+    /// Esc: closes until the text changes.
+    pub fn dismiss(&mut self) {
+        self.close();
+        self.dismissed = true;
+    }
+
+    /// Moves the selection by `delta`, wrapping around.
+    pub fn select(&mut self, delta: isize) {
+        if let Some(open) = &mut self.open {
+            let n = open.items.len() as isize;
+            open.selected = (open.selected as isize + delta).rem_euclid(n) as usize;
+        }
+    }
+
+    /// Re-evaluates the popup after an input. `changed`: the text changed (which lifts an Esc
+    /// dismissal); otherwise only the cursor moved.
+    pub fn refresh(&mut self, buf: &Buffer, changed: bool) {
+        if changed {
+            self.dismissed = false;
+        }
+        if self.dismissed {
+            return;
+        }
+        let Some((kind, start, query)) = trigger(buf) else {
+            self.close();
+            return;
+        };
+        let items = match kind {
+            Kind::Command => rank(&self.commands, |c| fuzzy::score(&query, command_name(c))),
+            Kind::File => self.file_items(&query),
+        };
+        if items.is_empty() {
+            self.open = None;
+            return;
+        }
+        let keep = self
+            .open
+            .as_ref()
+            .filter(|o| o.kind == kind && o.start == start && o.query == query)
+            .map_or(0, |o| o.selected);
+        self.open = Some(Open {
+            kind,
+            start,
+            query,
+            selected: keep.min(items.len() - 1),
+            items,
+        });
+    }
+
+    fn file_items(&mut self, query: &str) -> Vec<CompletionItem> {
+        let cwd = &self.cwd;
+        let paths = self
+            .files
+            .get_or_insert_with(|| files::walk(cwd, files::MAX_PATHS));
+        let mut scored: Vec<(i64, &String)> = paths
+            .iter()
+            .filter_map(|p| files::score(query, p).map(|s| (s, p)))
+            .collect();
+        scored.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+        scored
+            .into_iter()
+            .take(MAX_VISIBLE)
+            .map(|(_, p)| CompletionItem {
+                value: p.clone(),
+                label: p.clone(),
+                description: String::new(),
+            })
+            .collect()
+    }
+
+    /// The replacement for the selected candidate.
+    pub fn accept(&self) -> Option<Accepted> {
+        let open = self.open.as_ref()?;
+        let item = open.items.get(open.selected)?;
+        Some(match open.kind {
+            Kind::Command => {
+                let name = command_name(item);
+                Accepted {
+                    start: open.start,
+                    text: format!("/{name} "),
+                    complete_command: open.query == name,
+                }
+            }
+            Kind::File => Accepted {
+                start: open.start,
+                text: file_reference(&item.value),
+                complete_command: false,
+            },
+        })
+    }
+
+    /// The popup's lines (none when closed).
+    pub fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
+        self.open.as_ref().map_or_else(Vec::new, |o| {
+            popup::render(&o.items, o.selected, width, theme)
+        })
+    }
+}
+
+/// A command's name as typed after `/`.
+fn command_name(item: &CompletionItem) -> &str {
+    item.value.strip_prefix('/').unwrap_or(&item.value)
+}
+
+/// `@path ` for a file, `@dir/` for a directory (completion continues inside it), quoted when
+/// the path holds a space.
+fn file_reference(path: &str) -> String {
+    match (path.contains(' '), path.ends_with('/')) {
+        (false, true) => format!("@{path}"),
+        (false, false) => format!("@{path} "),
+        (true, true) => format!("@\"{path}"),
+        (true, false) => format!("@\"{path}\" "),
+    }
+}
+
+/// The candidates that match, best first (ties keep their given order).
+fn rank(
+    items: &[CompletionItem],
+    score: impl Fn(&CompletionItem) -> Option<i64>,
+) -> Vec<CompletionItem> {
+    let mut scored: Vec<(i64, &CompletionItem)> = items
+        .iter()
+        .filter_map(|i| score(i).map(|s| (s, i)))
+        .collect();
+    scored.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
+    scored.into_iter().map(|(_, i)| i.clone()).collect()
+}
+
+/// Which completion the text before the cursor calls for: where it starts and the query.
+fn trigger(buf: &Buffer) -> Option<(Kind, usize, String)> {
+    let before = &buf.text[..buf.cursor];
+    if let Some(q) = before.strip_prefix('/') {
+        if !q.contains(char::is_whitespace) {
+            return Some((Kind::Command, 0, q.to_string()));
+        }
+    }
+    let line_start = buf.line_start(buf.cursor);
+    let line = &before[line_start..];
+    for (i, _) in line.match_indices('@').rev() {
+        let at_word_start = line[..i]
+            .chars()
+            .next_back()
+            .is_none_or(char::is_whitespace);
+        let rest = &line[i + 1..];
+        if let Some(quoted) = rest.strip_prefix('"') {
+            if at_word_start && !quoted.contains('"') {
+                return Some((Kind::File, line_start + i, quoted.to_string()));
+            }
+        } else if !rest.contains(char::is_whitespace) {
+            if at_word_start {
+                return Some((Kind::File, line_start + i, rest.to_string()));
+            }
+        } else {
+            break;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buf(text: &str) -> Buffer {
+        Buffer {
+            text: text.into(),
+            cursor: text.len(),
+        }
+    }
+
+    #[test]
+    fn triggers() {
+        assert_eq!(trigger(&buf("/mo")), Some((Kind::Command, 0, "mo".into())));
+        assert_eq!(trigger(&buf("/model x")), None);
+        assert_eq!(trigger(&buf("x /mo")), None);
+        assert_eq!(
+            trigger(&buf("see @src/ma")),
+            Some((Kind::File, 4, "src/ma".into()))
+        );
+        assert_eq!(trigger(&buf("a\n@x")), Some((Kind::File, 2, "x".into())));
+        assert_eq!(trigger(&buf("mail@host")), None);
+        assert_eq!(trigger(&buf("@a b")), None);
+        assert_eq!(
+            trigger(&buf("@\"my fi")),
+            Some((Kind::File, 0, "my fi".into()))
+        );
+        assert_eq!(trigger(&buf("@\"my file\" x")), None);
+    }
+
+    #[test]
+    fn file_references_are_quoted_when_needed() {
+        assert_eq!(file_reference("src/a.rs"), "@src/a.rs ");
+        assert_eq!(file_reference("src/"), "@src/");
+        assert_eq!(file_reference("my file.txt"), "@\"my file.txt\" ");
+        assert_eq!(file_reference("my dir/"), "@\"my dir/");
+    }
+}

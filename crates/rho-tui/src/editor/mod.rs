@@ -1,0 +1,141 @@
+//! The interactive prompt editor at the bottom of the screen (pi's editor): multi-line editing
+//! with readline-style keys, history recall, large pastes folded into markers, and completion
+//! popups for slash commands and `@file` references.
+//!
+//! The editor only consumes keys it has a use for; everything else comes back as
+//! [`EditorAction::Ignored`] so the interactive loop can bind it.
+
+mod buffer;
+mod complete;
+mod files;
+mod fuzzy;
+mod history;
+mod keys;
+mod layout;
+mod paste;
+mod popup;
+
+use std::cell::Cell;
+use std::path::PathBuf;
+
+use crate::components::{Component, EditorView};
+use crate::theme::{Color, Theme};
+use buffer::Buffer;
+use complete::Completion;
+use history::History;
+use paste::Pastes;
+
+/// One entry of a completion popup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompletionItem {
+    /// What is inserted on acceptance. For commands: the name without the leading `/` (a
+    /// leading `/` is tolerated), e.g. `model` or `skill:review`.
+    pub value: String,
+    /// What the popup shows.
+    pub label: String,
+    /// Dim text shown beside the label.
+    pub description: String,
+}
+
+/// What the editor did with one input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EditorAction {
+    /// The input was used (text changed, cursor moved, popup navigated...).
+    Handled,
+    /// Enter with non-empty text and no popup open: the text with paste markers expanded.
+    /// The editor has already recorded it in history and cleared itself.
+    Submit(String),
+    /// The editor does not use this input (Esc with no popup, Ctrl+C, Ctrl+D, Alt+Enter,
+    /// Ctrl+O, Ctrl+T, Ctrl+L, Ctrl+P, Shift+Tab, ...): the interactive loop decides.
+    Ignored,
+}
+
+/// The prompt editor. Feed it inputs with [`Editor::handle`], draw it with [`Editor::render`].
+#[derive(Debug)]
+pub struct Editor {
+    buf: Buffer,
+    history: History,
+    pastes: Pastes,
+    completion: Completion,
+    /// The width of the last render: Up/Down move by the rows the user saw.
+    width: Cell<usize>,
+}
+
+impl Editor {
+    /// An empty editor completing `@file` references under `cwd`.
+    pub fn new(cwd: PathBuf) -> Self {
+        Self {
+            buf: Buffer::default(),
+            history: History::default(),
+            pastes: Pastes::default(),
+            completion: Completion::new(cwd),
+            width: Cell::new(80),
+        }
+    }
+
+    /// Slash-command completions (built-ins, extension commands, `/skill:name`, templates).
+    pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
+        self.completion.set_commands(items);
+    }
+
+    /// Handles one input; see [`EditorAction`].
+    pub fn handle(&mut self, input: &crate::Input) -> EditorAction {
+        keys::handle(self, input)
+    }
+
+    /// Raw text (paste markers unexpanded).
+    pub fn text(&self) -> &str {
+        &self.buf.text
+    }
+
+    /// Replaces the text; the cursor goes to the end.
+    pub fn set_text(&mut self, text: &str) {
+        self.buf.set(&paste::normalize(text));
+        self.history.reset();
+        self.completion.close();
+    }
+
+    /// True when there is no text at all.
+    pub fn is_empty(&self) -> bool {
+        self.buf.text.is_empty()
+    }
+
+    /// Empties the editor (and forgets its pastes and any open popup).
+    pub fn clear(&mut self) {
+        self.buf = Buffer::default();
+        self.pastes.clear();
+        self.history.reset();
+        self.completion.close();
+    }
+
+    /// Takes the text for a submission made by the loop (e.g. Alt+Enter follow-up): returns
+    /// it with markers expanded, records history, clears. Same as what Submit carries.
+    pub fn take_submission(&mut self) -> String {
+        let text = self.pastes.expand(self.buf.text.trim());
+        self.history.add(&text);
+        self.clear();
+        text
+    }
+
+    /// Records `text` as a previous submission (e.g. one restored from the session).
+    pub fn add_to_history(&mut self, text: &str) {
+        self.history.add(text);
+    }
+
+    /// True while a completion popup is open (Esc, Up/Down, Tab and Enter go to it).
+    pub fn is_completing(&self) -> bool {
+        self.completion.is_open()
+    }
+
+    /// The editor box (EditorView look, border colour given) and, below it, the completion
+    /// popup when open.
+    pub fn render(&self, width: usize, theme: &Theme, border: Color) -> Vec<String> {
+        self.width.set(width.max(1));
+        let mut view = EditorView::new(border);
+        view.text = self.buf.text.clone();
+        view.cursor = self.buf.cursor;
+        let mut lines = view.render(width, theme);
+        lines.extend(self.completion.render(width, theme));
+        lines
+    }
+}
