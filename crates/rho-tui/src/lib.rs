@@ -10,6 +10,7 @@
 
 pub mod ansi;
 pub mod components;
+pub mod dialogs;
 pub mod highlight;
 pub mod incremental;
 pub mod input;
