@@ -139,3 +139,104 @@ fn select_list_snapshots() {
     feed(&mut l, &Input::typed("zz"));
     both("select_list_no_matches", &l);
 }
+
+#[test]
+fn confirm_answers() {
+    let mut c = ConfirmDialog::new("Delete?", "Remove the session file?");
+    assert_eq!(c.handle(&Input::char('x')), DialogAction::Pending);
+    assert_eq!(c.handle(&Input::char('Y')), DialogAction::Done(true));
+    assert_eq!(c.handle(&key(KeyCode::Enter)), DialogAction::Done(true));
+    assert_eq!(c.handle(&Input::char('n')), DialogAction::Done(false));
+    assert_eq!(c.handle(&Input::char('N')), DialogAction::Done(false));
+    assert_eq!(c.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    both(
+        "confirm",
+        &ConfirmDialog::new(
+            "Delete session?",
+            "This removes the session file from disk; the conversation cannot be recovered.",
+        ),
+    );
+}
+
+#[test]
+fn input_dialog_edits_one_line() {
+    let mut d = InputDialog::new("Name", "session name").with_value("helo");
+    feed(
+        &mut d,
+        &[key(KeyCode::Left), Input::char('l'), key(KeyCode::End)],
+    );
+    feed(&mut d, &[Input::Paste(" world\n".into())]);
+    feed(&mut d, &[key(KeyCode::Home), key(KeyCode::Delete)]);
+    assert_eq!(d.value(), "ello world");
+    feed(&mut d, &[key(KeyCode::Right), key(KeyCode::Backspace)]);
+    assert_eq!(
+        d.handle(&key(KeyCode::Enter)),
+        DialogAction::Done("llo world".into())
+    );
+    assert_eq!(d.handle(&Input::ctrl('c')), DialogAction::Cancelled);
+}
+
+#[test]
+fn input_dialog_masks_secrets() {
+    let mut d = InputDialog::new("API key for anthropic", "sk-...").masked();
+    feed(&mut d, &[Input::Paste("sk-secret".into())]);
+    let text = show(&d.render(40, &Theme::dark()), 40);
+    assert!(!text.contains("secret"), "{text}");
+    assert!(text.contains("•••••••••"), "{text}");
+    assert_eq!(
+        d.handle(&key(KeyCode::Enter)),
+        DialogAction::Done("sk-secret".into())
+    );
+    both("input_masked", &d);
+    both(
+        "input_placeholder",
+        &InputDialog::new("Session name", "type a name"),
+    );
+    let long = "a fairly long value that will not fit in forty columns at all";
+    both("input_long", &InputDialog::new("Name", "").with_value(long));
+}
+
+#[test]
+fn text_area_edits_lines_and_submits_with_ctrl_s() {
+    let mut d = TextAreaDialog::new("Edit", "first\nsecond line");
+    feed(&mut d, &[key(KeyCode::Up), Input::char('!')]);
+    assert_eq!(d.text(), "first!\nsecond line");
+    feed(&mut d, &[key(KeyCode::Home), key(KeyCode::Backspace)]);
+    assert_eq!(
+        d.text(),
+        "first!\nsecond line",
+        "backspace at the very start is a no-op"
+    );
+    feed(
+        &mut d,
+        &[
+            key(KeyCode::Down),
+            key(KeyCode::Home),
+            key(KeyCode::Backspace),
+        ],
+    );
+    assert_eq!(d.text(), "first!second line");
+    feed(&mut d, &[key(KeyCode::Enter)]);
+    feed(&mut d, &[Input::Paste("a\r\nb\n".into())]);
+    assert_eq!(d.text(), "first!\na\nb\nsecond line");
+    assert_eq!(
+        d.handle(&Input::ctrl('s')),
+        DialogAction::Done("first!\na\nb\nsecond line".into())
+    );
+    assert_eq!(d.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+}
+
+#[test]
+fn text_area_scrolls_to_the_cursor() {
+    let text: String = (0..30).map(|i| format!("line {i}\n")).collect();
+    let d = TextAreaDialog::new("Long", text).with_max_rows(4);
+    let shown = show(&d.render(40, &Theme::dark()), 40);
+    assert!(
+        shown.contains("line 29") && !shown.contains("line 25"),
+        "{shown}"
+    );
+    both("text_area", &TextAreaDialog::new(
+        "Edit the commit message",
+        "Fix the parser\n\nIt panicked on empty input; now it returns Error::Empty and a test covers the case.",
+    ));
+}

@@ -2,10 +2,18 @@
 //! [`crate::input::Dialog`]) and is drawn in place of the editor. One dialog per file; they
 //! share the frame (rules, title, hint line) and fuzzy filtering.
 
+mod confirm;
 mod frame;
 mod fuzzy;
+mod input_prompt;
+mod line_edit;
 mod select_list;
+mod text_area;
 
+pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
 pub use fuzzy::{fuzzy_rank, fuzzy_score};
+pub use input_prompt::InputDialog;
+pub use line_edit::LineEdit;
 pub use select_list::{SelectItem, SelectList, SELECT_HINT};
+pub use text_area::TextAreaDialog;
