@@ -240,3 +240,64 @@ fn text_area_scrolls_to_the_cursor() {
         "Fix the parser\n\nIt panicked on empty input; now it returns Error::Empty and a test covers the case.",
     ));
 }
+
+fn model(provider: &str, id: &str) -> rho_ai::Model {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "name": id, "api": "test", "provider": provider, "baseUrl": "http://x"
+    }))
+    .expect("valid model json")
+}
+
+fn models() -> Vec<rho_ai::Model> {
+    vec![
+        model("anthropic", "claude-opus-4-1"),
+        model("anthropic", "claude-sonnet-4-5"),
+        model("openai", "gpt-5"),
+        model("openai", "gpt-4o-mini"),
+        model("openrouter", "anthropic/claude-sonnet-4.5"),
+        model("google", "gemini-2.5-pro"),
+    ]
+}
+
+#[test]
+fn model_selector_starts_on_the_current_model_and_searches_providers() {
+    let mut s = ModelSelector::new(models(), Some(("openai", "gpt-5")));
+    assert_eq!(s.list().selected_index(), Some(2));
+    feed(&mut s, &Input::typed("google"));
+    assert_eq!(s.list().visible_indices(), &[5]);
+    match s.handle(&key(KeyCode::Enter)) {
+        DialogAction::Done(m) => assert_eq!(
+            (m.provider.as_str(), m.id.as_str()),
+            ("google", "gemini-2.5-pro")
+        ),
+        other => panic!("expected a model, got {other:?}"),
+    }
+    let mut s = ModelSelector::new(models(), None);
+    feed(&mut s, &Input::typed("openrouter sonnet"));
+    assert_eq!(s.list().visible_indices(), &[4]);
+    assert_eq!(s.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+}
+
+#[test]
+fn model_selector_snapshots() {
+    both(
+        "model_selector",
+        &ModelSelector::new(models(), Some(("anthropic", "claude-sonnet-4-5"))),
+    );
+}
+
+#[test]
+fn thinking_selector_picks_a_level() {
+    use rho_ai::ThinkingLevel as L;
+    let levels = L::ALL.to_vec();
+    let mut s = ThinkingSelector::new(levels.clone(), L::Medium);
+    assert_eq!(s.handle(&key(KeyCode::Down)), DialogAction::Pending);
+    assert_eq!(s.handle(&key(KeyCode::Enter)), DialogAction::Done(L::High));
+    let mut s = ThinkingSelector::new(levels, L::Off);
+    feed(&mut s, &Input::typed("xh"));
+    assert_eq!(s.handle(&key(KeyCode::Enter)), DialogAction::Done(L::Xhigh));
+    both(
+        "thinking_selector",
+        &ThinkingSelector::new(L::ALL[..5].to_vec(), L::Medium),
+    );
+}

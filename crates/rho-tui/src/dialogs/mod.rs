@@ -7,13 +7,17 @@ mod frame;
 mod fuzzy;
 mod input_prompt;
 mod line_edit;
+mod model_selector;
 mod select_list;
 mod text_area;
+mod thinking_selector;
 
 pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
 pub use fuzzy::{fuzzy_rank, fuzzy_score};
 pub use input_prompt::InputDialog;
 pub use line_edit::LineEdit;
+pub use model_selector::ModelSelector;
 pub use select_list::{SelectItem, SelectList, SELECT_HINT};
 pub use text_area::TextAreaDialog;
+pub use thinking_selector::{thinking_description, ThinkingSelector};
