@@ -301,3 +301,110 @@ fn thinking_selector_picks_a_level() {
         &ThinkingSelector::new(L::ALL[..5].to_vec(), L::Medium),
     );
 }
+
+const NOW: i64 = 1_800_000_000_000;
+
+fn session(
+    file: &str,
+    cwd: &str,
+    name: Option<&str>,
+    first: Option<&str>,
+    ago_ms: i64,
+    count: usize,
+) -> rho_core::session::listing::SessionSummary {
+    rho_core::session::listing::SessionSummary {
+        path: std::path::PathBuf::from(format!("/sessions/{file}.jsonl")),
+        header: rho_core::session::SessionHeader {
+            version: 3,
+            id: file.to_string(),
+            timestamp: String::new(),
+            cwd: cwd.to_string(),
+            parent_session: None,
+        },
+        name: name.map(str::to_string),
+        modified_ms: NOW - ago_ms,
+        size: 100,
+        message_count: count,
+        first_message: first.map(str::to_string),
+    }
+}
+
+fn picker() -> SessionPicker {
+    let here = vec![
+        session(
+            "a",
+            "/home/me/rho",
+            None,
+            Some("Fix the parser\npanic on empty input"),
+            5 * 60_000,
+            12,
+        ),
+        session(
+            "b",
+            "/home/me/rho",
+            Some("release notes"),
+            Some("Draft notes"),
+            2 * 3_600_000,
+            1,
+        ),
+    ];
+    let mut all = here.clone();
+    all.push(session(
+        "c",
+        "/home/me/website",
+        None,
+        Some("Make the header sticky on scroll for mobile layouts"),
+        3 * 86_400_000,
+        40,
+    ));
+    all.push(session("d", "/tmp/scratch", None, None, 30_000, 0));
+    SessionPicker::new(here, all, NOW)
+}
+
+#[test]
+fn session_picker_tab_toggles_scope_and_enter_yields_the_path() {
+    let mut p = picker();
+    assert_eq!(p.scope(), SessionScope::CurrentFolder);
+    assert_eq!(p.list().visible_indices().len(), 2);
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(
+        text.contains("Fix the parser panic on empty input") && text.contains("5m ago · 12 msgs"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("/home/me/rho"),
+        "cwd is only shown in All: {text}"
+    );
+    p.handle(&key(KeyCode::Tab));
+    assert_eq!(p.scope(), SessionScope::All);
+    feed(&mut p, &Input::typed("website"));
+    assert_eq!(
+        p.handle(&key(KeyCode::Enter)),
+        DialogAction::Done(std::path::PathBuf::from("/sessions/c.jsonl"))
+    );
+    p.handle(&key(KeyCode::Tab));
+    assert_eq!(p.scope(), SessionScope::CurrentFolder);
+    assert!(
+        p.list().visible_indices().is_empty(),
+        "the query survives the toggle"
+    );
+    assert_eq!(p.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+}
+
+#[test]
+fn session_picker_starts_on_all_when_the_folder_has_none() {
+    let p = SessionPicker::new(
+        Vec::new(),
+        vec![session("x", "/x", Some("n"), None, 0, 2)],
+        NOW,
+    );
+    assert_eq!(p.scope(), SessionScope::All);
+}
+
+#[test]
+fn session_picker_snapshots() {
+    let mut p = picker();
+    both("session_picker_current", &p);
+    p.handle(&key(KeyCode::Tab));
+    both("session_picker_all", &p);
+}

@@ -9,6 +9,7 @@ mod input_prompt;
 mod line_edit;
 mod model_selector;
 mod select_list;
+mod session_picker;
 mod text_area;
 mod thinking_selector;
 
@@ -19,5 +20,6 @@ pub use input_prompt::InputDialog;
 pub use line_edit::LineEdit;
 pub use model_selector::ModelSelector;
 pub use select_list::{SelectItem, SelectList, SELECT_HINT};
+pub use session_picker::{relative_age, SessionPicker, SessionScope};
 pub use text_area::TextAreaDialog;
 pub use thinking_selector::{thinking_description, ThinkingSelector};

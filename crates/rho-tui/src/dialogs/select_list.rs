@@ -39,6 +39,7 @@ pub struct SelectList {
     items: Vec<SelectItem>,
     search: Vec<String>,
     current: Option<usize>,
+    cut_labels: bool,
     initial: usize,
     max_rows: usize,
     query: String,
@@ -58,6 +59,7 @@ impl SelectList {
             items,
             search,
             current: None,
+            cut_labels: false,
             initial: 0,
             max_rows: 10,
             query: String::new(),
@@ -87,6 +89,13 @@ impl SelectList {
     /// Marks item `index` as the current value with a `✓` after its label.
     pub fn with_current(mut self, index: usize) -> Self {
         self.current = Some(index);
+        self
+    }
+
+    /// Cuts labels at the label column (half the width at most) so every description shows,
+    /// aligned; by default a long label pushes its description right instead.
+    pub fn with_aligned_descriptions(mut self) -> Self {
+        self.cut_labels = true;
         self
     }
 
@@ -218,7 +227,12 @@ impl SelectList {
         } else {
             ""
         };
-        let label_room = avail.saturating_sub(visible_width(check)).max(1);
+        let room = if self.cut_labels && !item.description.is_empty() {
+            label_w
+        } else {
+            avail
+        };
+        let label_room = room.saturating_sub(visible_width(check)).max(1);
         let label = truncate_with_ellipsis(&one_line(&item.label), label_room);
         let mut shown = visible_width(&label) + visible_width(check);
         let mut line = marker;
