@@ -408,3 +408,216 @@ fn session_picker_snapshots() {
     p.handle(&key(KeyCode::Tab));
     both("session_picker_all", &p);
 }
+
+mod tree {
+    use super::*;
+    use rho_agent::AgentMessage;
+    use rho_ai::{
+        AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
+    };
+    use rho_core::session::{CompactionData, EntryData, SessionEntry};
+    use std::sync::Arc;
+
+    fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
+        SessionEntry {
+            id: id.into(),
+            parent_id: parent.map(str::to_string),
+            timestamp: String::new(),
+            data,
+        }
+    }
+
+    fn msg(m: AgentMessage) -> EntryData {
+        EntryData::Message(Arc::new(m))
+    }
+
+    fn user(text: &str) -> EntryData {
+        msg(AgentMessage::User(UserMessage {
+            content: UserContent::Text(text.into()),
+            timestamp: 0,
+        }))
+    }
+
+    fn assistant(blocks: Vec<ContentBlock>) -> EntryData {
+        let mut a = AssistantMessage::empty("test", "test", "m");
+        a.content = blocks;
+        msg(AgentMessage::Assistant(a))
+    }
+
+    fn call(name: &str) -> ContentBlock {
+        ContentBlock::ToolCall(ToolCall {
+            id: "c1".into(),
+            name: name.into(),
+            arguments: serde_json::json!({}),
+            thought_signature: None,
+        })
+    }
+
+    fn result() -> EntryData {
+        msg(AgentMessage::ToolResult(ToolResultMessage {
+            tool_call_id: "c1".into(),
+            tool_name: "read".into(),
+            content: vec![ContentBlock::text("file text")],
+            details: None,
+            is_error: false,
+            timestamp: 0,
+        }))
+    }
+
+    pub fn session() -> Vec<SessionEntry> {
+        vec![
+            entry("u1", None, user("Fix the parser\nit panics on empty input")),
+            entry(
+                "a1",
+                Some("u1"),
+                assistant(vec![call("read"), call("grep")]),
+            ),
+            entry("t1", Some("a1"), result()),
+            entry(
+                "a2",
+                Some("t1"),
+                assistant(vec![ContentBlock::text("Found it; patching now.")]),
+            ),
+            entry("u2", Some("a2"), user("Also add tests")),
+            entry(
+                "a3",
+                Some("u2"),
+                assistant(vec![ContentBlock::text("Done: two tests added.")]),
+            ),
+            entry(
+                "l1",
+                Some("a3"),
+                EntryData::Label {
+                    target_id: "u2".into(),
+                    label: Some("tests".into()),
+                },
+            ),
+            entry("u3", Some("a2"), user("Instead, explain the bug in detail")),
+            entry(
+                "m1",
+                Some("u3"),
+                EntryData::ModelChange {
+                    provider: "openai".into(),
+                    model_id: "gpt-5".into(),
+                },
+            ),
+            entry(
+                "h1",
+                Some("m1"),
+                EntryData::ThinkingLevelChange {
+                    thinking_level: "high".into(),
+                },
+            ),
+            entry(
+                "a4",
+                Some("h1"),
+                assistant(vec![ContentBlock::text("The guard was missing.")]),
+            ),
+            entry(
+                "c1",
+                Some("a4"),
+                EntryData::Compaction(CompactionData {
+                    summary: "s".into(),
+                    first_kept_entry_id: "a4".into(),
+                    tokens_before: 1000,
+                    details: None,
+                    from_hook: None,
+                }),
+            ),
+            entry(
+                "b1",
+                Some("u1"),
+                EntryData::BranchSummary {
+                    from_id: "a4".into(),
+                    summary: "Tried another approach".into(),
+                    details: None,
+                    from_hook: None,
+                },
+            ),
+        ]
+    }
+
+    #[test]
+    fn rows_follow_the_tree_and_indent_only_at_forks() {
+        let s = TreeSelector::new(&session(), Some("l1"));
+        let rows: Vec<String> = s
+            .rows()
+            .iter()
+            .map(|r| format!("{}{}", r.prefix, r.text))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                "user: Fix the parser it panics on empty input",
+                "├─ assistant: [tool calls: read, grep]",
+                "│  assistant: Found it; patching now.",
+                "│  ├─ user: Also add tests",
+                "│  │  assistant: Done: two tests added.",
+                "│  └─ user: Instead, explain the bug in detail",
+                "│     [model: gpt-5]",
+                "│     [thinking: high]",
+                "│     assistant: The guard was missing.",
+                "│     [compaction]",
+                "└─ [branch summary] Tried another approach",
+            ]
+        );
+        let leaf: Vec<&str> = s
+            .rows()
+            .iter()
+            .filter(|r| r.is_leaf)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(
+            leaf,
+            vec!["a3"],
+            "a hidden leaf (the label) marks its shown parent"
+        );
+        let path: Vec<&str> = s
+            .rows()
+            .iter()
+            .filter(|r| r.on_path)
+            .map(|r| r.id.as_str())
+            .collect();
+        assert_eq!(path, vec!["u1", "a1", "a2", "u2", "a3"]);
+        assert_eq!(s.rows()[3].label.as_deref(), Some("tests"));
+    }
+
+    #[test]
+    fn starts_on_the_leaf_moves_filters_and_picks() {
+        let mut s = TreeSelector::new(&session(), Some("a3"));
+        assert_eq!(s.selected_id(), Some("a3"));
+        s.handle(&key(KeyCode::Up));
+        assert_eq!(s.selected_id(), Some("u2"));
+        s.handle(&key(KeyCode::Up));
+        s.handle(&key(KeyCode::Up));
+        s.handle(&key(KeyCode::Up));
+        assert_eq!(s.selected_id(), Some("u1"));
+        s.handle(&key(KeyCode::Up));
+        assert_eq!(s.selected_id(), Some("b1"), "wraps to the last row");
+        feed(&mut s, &Input::typed("GUARD"));
+        let ids: Vec<&str> = s.visible_rows().iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, vec!["a4"]);
+        assert_eq!(
+            s.handle(&key(KeyCode::Enter)),
+            DialogAction::Done("a4".into())
+        );
+        feed(&mut s, &vec![key(KeyCode::Backspace); 5]);
+        assert_eq!(s.visible_rows().len(), 11);
+        assert_eq!(
+            s.selected_id(),
+            Some("a4"),
+            "the selection survives clearing the filter"
+        );
+        feed(&mut s, &Input::typed("tests"));
+        assert_eq!(s.selected_id(), Some("u2"), "labels are searched too");
+        assert_eq!(s.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    }
+
+    #[test]
+    fn tree_snapshots() {
+        both("tree_selector", &TreeSelector::new(&session(), Some("l1")));
+        let mut s = TreeSelector::new(&session(), Some("l1")).with_max_rows(4);
+        feed(&mut s, &Input::typed("user"));
+        both("tree_selector_filtered", &s);
+    }
+}

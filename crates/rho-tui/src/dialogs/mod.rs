@@ -12,6 +12,8 @@ mod select_list;
 mod session_picker;
 mod text_area;
 mod thinking_selector;
+mod tree_rows;
+mod tree_selector;
 
 pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
@@ -23,3 +25,5 @@ pub use select_list::{SelectItem, SelectList, SELECT_HINT};
 pub use session_picker::{relative_age, SessionPicker, SessionScope};
 pub use text_area::TextAreaDialog;
 pub use thinking_selector::{thinking_description, ThinkingSelector};
+pub use tree_rows::{entry_text, tree_rows, TreeRow};
+pub use tree_selector::TreeSelector;
