@@ -621,3 +621,104 @@ mod tree {
         both("tree_selector_filtered", &s);
     }
 }
+
+fn settings() -> Vec<SettingItem> {
+    let item = |key: &str, label: &str, description: &str, values: &[&str], current| SettingItem {
+        key: key.into(),
+        label: label.into(),
+        description: description.into(),
+        values: values.iter().map(|v| v.to_string()).collect(),
+        current,
+    };
+    vec![
+        item(
+            "autoCompact",
+            "Auto-compact",
+            "Compact the context automatically when it nears the window.",
+            &["true", "false"],
+            0,
+        ),
+        item(
+            "defaultThinkingLevel",
+            "Thinking level",
+            "Reasoning budget for new sessions.",
+            &["off", "minimal", "low", "medium", "high"],
+            3,
+        ),
+        item("theme", "Theme", "", &["dark", "light"], 0),
+        item(
+            "queueMode",
+            "Steering mode",
+            "How queued messages are delivered while the agent works.",
+            &["one-at-a-time", "all"],
+            0,
+        ),
+    ]
+}
+
+#[test]
+fn settings_cycle_values_and_return_only_changes() {
+    let mut d = SettingsDialog::new(settings());
+    // Auto-compact: true -> false -> true (back where it started: not a change).
+    feed(&mut d, &[key(KeyCode::Enter), Input::char(' ')]);
+    // Thinking level: medium -> high -> off (wraps) -> high (Left goes back).
+    feed(
+        &mut d,
+        &[
+            key(KeyCode::Down),
+            key(KeyCode::Right),
+            key(KeyCode::Right),
+            key(KeyCode::Left),
+        ],
+    );
+    // Theme: Up from the top wraps to the last row; then Up once more.
+    feed(
+        &mut d,
+        &[
+            key(KeyCode::Up),
+            key(KeyCode::Up),
+            key(KeyCode::Up),
+            key(KeyCode::Left),
+        ],
+    );
+    assert_eq!(d.items()[2].values[d.items()[2].current], "light");
+    assert_eq!(
+        d.handle(&key(KeyCode::Esc)),
+        DialogAction::Done(vec![
+            ("defaultThinkingLevel".to_string(), "high".to_string()),
+            ("theme".to_string(), "light".to_string()),
+        ])
+    );
+    let mut untouched = SettingsDialog::new(settings());
+    assert_eq!(
+        untouched.handle(&Input::ctrl('c')),
+        DialogAction::Done(Vec::new())
+    );
+}
+
+#[test]
+fn settings_snapshots() {
+    let mut d = SettingsDialog::new(settings());
+    feed(&mut d, &[key(KeyCode::Down), key(KeyCode::Right)]);
+    both("settings", &d);
+}
+
+#[test]
+fn hotkeys_close_on_any_key() {
+    let rows = [
+        ("esc", "interrupt the agent / close a dialog"),
+        ("ctrl+c", "clear the editor; twice to exit"),
+        ("ctrl+o", "expand or collapse tool output"),
+        ("shift+tab", "cycle the thinking level"),
+        ("ctrl+p", "cycle models"),
+    ];
+    let mut v = HotkeysView::new(
+        rows.iter()
+            .map(|(k, a)| (k.to_string(), a.to_string()))
+            .collect(),
+    );
+    assert_eq!(v.handle(&Input::Resize(80, 24)), DialogAction::Pending);
+    assert_eq!(v.handle(&Input::char('q')), DialogAction::Done(()));
+    assert_eq!(v.handle(&key(KeyCode::Esc)), DialogAction::Done(()));
+    both("hotkeys", &v);
+}
