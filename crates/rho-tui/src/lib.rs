@@ -10,6 +10,7 @@
 
 pub mod ansi;
 pub mod components;
+pub mod dialogs;
 pub mod editor;
 pub mod highlight;
 pub mod incremental;

@@ -1,0 +1,62 @@
+//! pi's thinking-level selector: the levels the model supports, each with pi's description of
+//! its reasoning budget, the current one marked.
+
+use rho_ai::ThinkingLevel;
+
+use super::select_list::{SelectItem, SelectList};
+use crate::input::{Dialog, DialogAction, Input};
+use crate::theme::Theme;
+
+/// pi's one-line description of a thinking level.
+pub fn thinking_description(level: ThinkingLevel) -> &'static str {
+    match level {
+        ThinkingLevel::Off => "No reasoning",
+        ThinkingLevel::Minimal => "Very brief reasoning (~1k tokens)",
+        ThinkingLevel::Low => "Light reasoning (~2k tokens)",
+        ThinkingLevel::Medium => "Moderate reasoning (~8k tokens)",
+        ThinkingLevel::High => "Deep reasoning (~16k tokens)",
+        ThinkingLevel::Xhigh => "Maximum reasoning (~32k tokens)",
+    }
+}
+
+/// Picks a thinking level; yields it.
+#[derive(Debug, Clone)]
+pub struct ThinkingSelector {
+    levels: Vec<ThinkingLevel>,
+    list: SelectList,
+}
+
+impl ThinkingSelector {
+    /// A selector over `levels` (those the model supports, lowest first); `current` is marked
+    /// and initially selected when it is among them.
+    pub fn new(levels: Vec<ThinkingLevel>, current: ThinkingLevel) -> Self {
+        let items = levels
+            .iter()
+            .map(|&l| SelectItem::new(l.as_str(), thinking_description(l)))
+            .collect();
+        let mut list = SelectList::new("Select thinking level", items);
+        if let Some(i) = levels.iter().position(|&l| l == current) {
+            list = list.with_selected(i).with_current(i);
+        }
+        Self { levels, list }
+    }
+}
+
+impl Dialog for ThinkingSelector {
+    type Output = ThinkingLevel;
+
+    fn handle(&mut self, input: &Input) -> DialogAction<ThinkingLevel> {
+        match self.list.handle_key(input) {
+            DialogAction::Done(i) => match self.levels.get(i) {
+                Some(&l) => DialogAction::Done(l),
+                None => DialogAction::Pending,
+            },
+            DialogAction::Cancelled => DialogAction::Cancelled,
+            DialogAction::Pending => DialogAction::Pending,
+        }
+    }
+
+    fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
+        self.list.render(width, theme)
+    }
+}
