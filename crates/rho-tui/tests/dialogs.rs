@@ -789,3 +789,31 @@ mod extension_ui {
         );
     }
 }
+
+#[test]
+fn every_dialog_fits_tiny_widths() {
+    fn fits<D: Dialog>(d: &D) {
+        for width in [1, 2, 3, 5, 9] {
+            let lines = d.render(width, &Theme::dark());
+            for l in &lines {
+                assert!(visible_width(l) <= width, "{width}: {l:?}");
+            }
+        }
+    }
+    let mut l = SelectList::new("Fruit", fruits()).with_current(0);
+    fits(&l);
+    feed(&mut l, &Input::typed("an"));
+    fits(&l);
+    fits(&ConfirmDialog::new("Delete?", "Really?"));
+    fits(&InputDialog::new("Key", "sk-").masked().with_value("secret"));
+    fits(&TextAreaDialog::new("Edit", "a\nbc"));
+    fits(&ModelSelector::new(models(), Some(("openai", "gpt-5"))));
+    fits(&ThinkingSelector::new(
+        rho_ai::ThinkingLevel::ALL.to_vec(),
+        rho_ai::ThinkingLevel::Low,
+    ));
+    fits(&picker());
+    fits(&TreeSelector::new(&tree::session(), Some("a3")));
+    fits(&SettingsDialog::new(settings()));
+    fits(&HotkeysView::new(vec![("ctrl+o".into(), "expand".into())]));
+}
