@@ -1,50 +1,14 @@
-//! Behaviour and snapshot tests of the modal dialogs. Snapshots show the visible text with
-//! escapes stripped and a `|` at the right edge of full-width lines, at 80 and 40 columns.
+//! Behaviour and snapshot tests of the selectors, prompts and settings dialogs. Snapshots show
+//! the visible text with escapes stripped and a `|` at the right edge of full-width lines, at
+//! 80 and 40 columns.
 
-use insta::assert_snapshot;
-use rho_tui::ansi::{strip_ansi, visible_width};
+mod common;
+
+use common::{feed, key, show};
+use rho_tui::ansi::visible_width;
 use rho_tui::dialogs::*;
 use rho_tui::input::KeyCode;
 use rho_tui::{Dialog, DialogAction, Input, Theme};
-
-/// Visible text of each line; lines are checked to fit `width`.
-fn show(lines: &[String], width: usize) -> String {
-    for l in lines {
-        assert!(visible_width(l) <= width, "line wider than {width}: {l:?}");
-    }
-    lines
-        .iter()
-        .map(|l| {
-            let plain = strip_ansi(l);
-            if visible_width(&plain) == width {
-                format!("{}|", plain.trim_end())
-            } else {
-                plain.trim_end().to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-fn both<D: Dialog>(name: &str, d: &D) {
-    let t = Theme::dark();
-    for width in [80, 40] {
-        assert_snapshot!(format!("{name}_{width}"), show(&d.render(width, &t), width));
-    }
-}
-
-/// Feeds every input, returning the last action.
-fn feed<D: Dialog>(d: &mut D, inputs: &[Input]) -> DialogAction<D::Output> {
-    let mut last = DialogAction::Pending;
-    for i in inputs {
-        last = d.handle(i);
-    }
-    last
-}
-
-fn key(code: KeyCode) -> Input {
-    Input::key(code)
-}
 
 fn fruits() -> Vec<SelectItem> {
     [
@@ -128,16 +92,16 @@ fn select_list_snapshots() {
     let l = SelectList::new("Pick a fruit", fruits())
         .with_selected(1)
         .with_current(2);
-    both("select_list", &l);
+    both!("select_list", &l);
     let items = (0..40)
         .map(|i| SelectItem::new(format!("entry-{i:02}"), format!("description number {i}")))
         .collect();
     let mut l = SelectList::new("Scrolling", items).with_max_rows(5);
     feed(&mut l, &[key(KeyCode::PageDown), key(KeyCode::Down)]);
-    both("select_list_scrolled", &l);
+    both!("select_list_scrolled", &l);
     let mut l = SelectList::new("Pick a fruit", fruits());
     feed(&mut l, &Input::typed("zz"));
-    both("select_list_no_matches", &l);
+    both!("select_list_no_matches", &l);
 }
 
 #[test]
@@ -149,7 +113,7 @@ fn confirm_answers() {
     assert_eq!(c.handle(&Input::char('n')), DialogAction::Done(false));
     assert_eq!(c.handle(&Input::char('N')), DialogAction::Done(false));
     assert_eq!(c.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
-    both(
+    both!(
         "confirm",
         &ConfirmDialog::new(
             "Delete session?",
@@ -187,13 +151,13 @@ fn input_dialog_masks_secrets() {
         d.handle(&key(KeyCode::Enter)),
         DialogAction::Done("sk-secret".into())
     );
-    both("input_masked", &d);
-    both(
+    both!("input_masked", &d);
+    both!(
         "input_placeholder",
         &InputDialog::new("Session name", "type a name"),
     );
     let long = "a fairly long value that will not fit in forty columns at all";
-    both("input_long", &InputDialog::new("Name", "").with_value(long));
+    both!("input_long", &InputDialog::new("Name", "").with_value(long));
 }
 
 #[test]
@@ -235,7 +199,7 @@ fn text_area_scrolls_to_the_cursor() {
         shown.contains("line 29") && !shown.contains("line 25"),
         "{shown}"
     );
-    both("text_area", &TextAreaDialog::new(
+    both!("text_area", &TextAreaDialog::new(
         "Edit the commit message",
         "Fix the parser\n\nIt panicked on empty input; now it returns Error::Empty and a test covers the case.",
     ));
@@ -280,7 +244,7 @@ fn model_selector_starts_on_the_current_model_and_searches_providers() {
 
 #[test]
 fn model_selector_snapshots() {
-    both(
+    both!(
         "model_selector",
         &ModelSelector::new(models(), Some(("anthropic", "claude-sonnet-4-5"))),
     );
@@ -296,330 +260,10 @@ fn thinking_selector_picks_a_level() {
     let mut s = ThinkingSelector::new(levels, L::Off);
     feed(&mut s, &Input::typed("xh"));
     assert_eq!(s.handle(&key(KeyCode::Enter)), DialogAction::Done(L::Xhigh));
-    both(
+    both!(
         "thinking_selector",
         &ThinkingSelector::new(L::ALL[..5].to_vec(), L::Medium),
     );
-}
-
-const NOW: i64 = 1_800_000_000_000;
-
-fn session(
-    file: &str,
-    cwd: &str,
-    name: Option<&str>,
-    first: Option<&str>,
-    ago_ms: i64,
-    count: usize,
-) -> rho_core::session::listing::SessionSummary {
-    rho_core::session::listing::SessionSummary {
-        path: std::path::PathBuf::from(format!("/sessions/{file}.jsonl")),
-        header: rho_core::session::SessionHeader {
-            version: 3,
-            id: file.to_string(),
-            timestamp: String::new(),
-            cwd: cwd.to_string(),
-            parent_session: None,
-        },
-        name: name.map(str::to_string),
-        modified_ms: NOW - ago_ms,
-        size: 100,
-        message_count: count,
-        first_message: first.map(str::to_string),
-    }
-}
-
-fn picker() -> SessionPicker {
-    let here = vec![
-        session(
-            "a",
-            "/home/me/rho",
-            None,
-            Some("Fix the parser\npanic on empty input"),
-            5 * 60_000,
-            12,
-        ),
-        session(
-            "b",
-            "/home/me/rho",
-            Some("release notes"),
-            Some("Draft notes"),
-            2 * 3_600_000,
-            1,
-        ),
-    ];
-    let mut all = here.clone();
-    all.push(session(
-        "c",
-        "/home/me/website",
-        None,
-        Some("Make the header sticky on scroll for mobile layouts"),
-        3 * 86_400_000,
-        40,
-    ));
-    all.push(session("d", "/tmp/scratch", None, None, 30_000, 0));
-    SessionPicker::new(here, all, NOW)
-}
-
-#[test]
-fn session_picker_tab_toggles_scope_and_enter_yields_the_path() {
-    let mut p = picker();
-    assert_eq!(p.scope(), SessionScope::CurrentFolder);
-    assert_eq!(p.list().visible_indices().len(), 2);
-    let text = show(&p.render(80, &Theme::dark()), 80);
-    assert!(
-        text.contains("Fix the parser panic on empty input") && text.contains("5m ago · 12 msgs"),
-        "{text}"
-    );
-    assert!(
-        !text.contains("/home/me/rho"),
-        "cwd is only shown in All: {text}"
-    );
-    p.handle(&key(KeyCode::Tab));
-    assert_eq!(p.scope(), SessionScope::All);
-    feed(&mut p, &Input::typed("website"));
-    assert_eq!(
-        p.handle(&key(KeyCode::Enter)),
-        DialogAction::Done(std::path::PathBuf::from("/sessions/c.jsonl"))
-    );
-    p.handle(&key(KeyCode::Tab));
-    assert_eq!(p.scope(), SessionScope::CurrentFolder);
-    assert!(
-        p.list().visible_indices().is_empty(),
-        "the query survives the toggle"
-    );
-    assert_eq!(p.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
-}
-
-#[test]
-fn session_picker_starts_on_all_when_the_folder_has_none() {
-    let p = SessionPicker::new(
-        Vec::new(),
-        vec![session("x", "/x", Some("n"), None, 0, 2)],
-        NOW,
-    );
-    assert_eq!(p.scope(), SessionScope::All);
-}
-
-#[test]
-fn session_picker_snapshots() {
-    let mut p = picker();
-    both("session_picker_current", &p);
-    p.handle(&key(KeyCode::Tab));
-    both("session_picker_all", &p);
-}
-
-mod tree {
-    use super::*;
-    use rho_agent::AgentMessage;
-    use rho_ai::{
-        AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
-    };
-    use rho_core::session::{CompactionData, EntryData, SessionEntry};
-    use std::sync::Arc;
-
-    fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
-        SessionEntry {
-            id: id.into(),
-            parent_id: parent.map(str::to_string),
-            timestamp: String::new(),
-            data,
-        }
-    }
-
-    fn msg(m: AgentMessage) -> EntryData {
-        EntryData::Message(Arc::new(m))
-    }
-
-    fn user(text: &str) -> EntryData {
-        msg(AgentMessage::User(UserMessage {
-            content: UserContent::Text(text.into()),
-            timestamp: 0,
-        }))
-    }
-
-    fn assistant(blocks: Vec<ContentBlock>) -> EntryData {
-        let mut a = AssistantMessage::empty("test", "test", "m");
-        a.content = blocks;
-        msg(AgentMessage::Assistant(a))
-    }
-
-    fn call(name: &str) -> ContentBlock {
-        ContentBlock::ToolCall(ToolCall {
-            id: "c1".into(),
-            name: name.into(),
-            arguments: serde_json::json!({}),
-            thought_signature: None,
-        })
-    }
-
-    fn result() -> EntryData {
-        msg(AgentMessage::ToolResult(ToolResultMessage {
-            tool_call_id: "c1".into(),
-            tool_name: "read".into(),
-            content: vec![ContentBlock::text("file text")],
-            details: None,
-            is_error: false,
-            timestamp: 0,
-        }))
-    }
-
-    pub fn session() -> Vec<SessionEntry> {
-        vec![
-            entry("u1", None, user("Fix the parser\nit panics on empty input")),
-            entry(
-                "a1",
-                Some("u1"),
-                assistant(vec![call("read"), call("grep")]),
-            ),
-            entry("t1", Some("a1"), result()),
-            entry(
-                "a2",
-                Some("t1"),
-                assistant(vec![ContentBlock::text("Found it; patching now.")]),
-            ),
-            entry("u2", Some("a2"), user("Also add tests")),
-            entry(
-                "a3",
-                Some("u2"),
-                assistant(vec![ContentBlock::text("Done: two tests added.")]),
-            ),
-            entry(
-                "l1",
-                Some("a3"),
-                EntryData::Label {
-                    target_id: "u2".into(),
-                    label: Some("tests".into()),
-                },
-            ),
-            entry("u3", Some("a2"), user("Instead, explain the bug in detail")),
-            entry(
-                "m1",
-                Some("u3"),
-                EntryData::ModelChange {
-                    provider: "openai".into(),
-                    model_id: "gpt-5".into(),
-                },
-            ),
-            entry(
-                "h1",
-                Some("m1"),
-                EntryData::ThinkingLevelChange {
-                    thinking_level: "high".into(),
-                },
-            ),
-            entry(
-                "a4",
-                Some("h1"),
-                assistant(vec![ContentBlock::text("The guard was missing.")]),
-            ),
-            entry(
-                "c1",
-                Some("a4"),
-                EntryData::Compaction(CompactionData {
-                    summary: "s".into(),
-                    first_kept_entry_id: "a4".into(),
-                    tokens_before: 1000,
-                    details: None,
-                    from_hook: None,
-                }),
-            ),
-            entry(
-                "b1",
-                Some("u1"),
-                EntryData::BranchSummary {
-                    from_id: "a4".into(),
-                    summary: "Tried another approach".into(),
-                    details: None,
-                    from_hook: None,
-                },
-            ),
-        ]
-    }
-
-    #[test]
-    fn rows_follow_the_tree_and_indent_only_at_forks() {
-        let s = TreeSelector::new(&session(), Some("l1"));
-        let rows: Vec<String> = s
-            .rows()
-            .iter()
-            .map(|r| format!("{}{}", r.prefix, r.text))
-            .collect();
-        assert_eq!(
-            rows,
-            vec![
-                "user: Fix the parser it panics on empty input",
-                "├─ assistant: [tool calls: read, grep]",
-                "│  assistant: Found it; patching now.",
-                "│  ├─ user: Also add tests",
-                "│  │  assistant: Done: two tests added.",
-                "│  └─ user: Instead, explain the bug in detail",
-                "│     [model: gpt-5]",
-                "│     [thinking: high]",
-                "│     assistant: The guard was missing.",
-                "│     [compaction]",
-                "└─ [branch summary] Tried another approach",
-            ]
-        );
-        let leaf: Vec<&str> = s
-            .rows()
-            .iter()
-            .filter(|r| r.is_leaf)
-            .map(|r| r.id.as_str())
-            .collect();
-        assert_eq!(
-            leaf,
-            vec!["a3"],
-            "a hidden leaf (the label) marks its shown parent"
-        );
-        let path: Vec<&str> = s
-            .rows()
-            .iter()
-            .filter(|r| r.on_path)
-            .map(|r| r.id.as_str())
-            .collect();
-        assert_eq!(path, vec!["u1", "a1", "a2", "u2", "a3"]);
-        assert_eq!(s.rows()[3].label.as_deref(), Some("tests"));
-    }
-
-    #[test]
-    fn starts_on_the_leaf_moves_filters_and_picks() {
-        let mut s = TreeSelector::new(&session(), Some("a3"));
-        assert_eq!(s.selected_id(), Some("a3"));
-        s.handle(&key(KeyCode::Up));
-        assert_eq!(s.selected_id(), Some("u2"));
-        s.handle(&key(KeyCode::Up));
-        s.handle(&key(KeyCode::Up));
-        s.handle(&key(KeyCode::Up));
-        assert_eq!(s.selected_id(), Some("u1"));
-        s.handle(&key(KeyCode::Up));
-        assert_eq!(s.selected_id(), Some("b1"), "wraps to the last row");
-        feed(&mut s, &Input::typed("GUARD"));
-        let ids: Vec<&str> = s.visible_rows().iter().map(|r| r.id.as_str()).collect();
-        assert_eq!(ids, vec!["a4"]);
-        assert_eq!(
-            s.handle(&key(KeyCode::Enter)),
-            DialogAction::Done("a4".into())
-        );
-        feed(&mut s, &vec![key(KeyCode::Backspace); 5]);
-        assert_eq!(s.visible_rows().len(), 11);
-        assert_eq!(
-            s.selected_id(),
-            Some("a4"),
-            "the selection survives clearing the filter"
-        );
-        feed(&mut s, &Input::typed("tests"));
-        assert_eq!(s.selected_id(), Some("u2"), "labels are searched too");
-        assert_eq!(s.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
-    }
-
-    #[test]
-    fn tree_snapshots() {
-        both("tree_selector", &TreeSelector::new(&session(), Some("l1")));
-        let mut s = TreeSelector::new(&session(), Some("l1")).with_max_rows(4);
-        feed(&mut s, &Input::typed("user"));
-        both("tree_selector_filtered", &s);
-    }
 }
 
 fn settings() -> Vec<SettingItem> {
@@ -700,7 +344,7 @@ fn settings_cycle_values_and_return_only_changes() {
 fn settings_snapshots() {
     let mut d = SettingsDialog::new(settings());
     feed(&mut d, &[key(KeyCode::Down), key(KeyCode::Right)]);
-    both("settings", &d);
+    both!("settings", &d);
 }
 
 #[test]
@@ -720,5 +364,31 @@ fn hotkeys_close_on_any_key() {
     assert_eq!(v.handle(&Input::Resize(80, 24)), DialogAction::Pending);
     assert_eq!(v.handle(&Input::char('q')), DialogAction::Done(()));
     assert_eq!(v.handle(&key(KeyCode::Esc)), DialogAction::Done(()));
-    both("hotkeys", &v);
+    both!("hotkeys", &v);
+}
+
+#[test]
+fn every_dialog_fits_tiny_widths() {
+    fn fits<D: Dialog>(d: &D) {
+        for width in [1, 2, 3, 5, 9] {
+            let lines = d.render(width, &Theme::dark());
+            for l in &lines {
+                assert!(visible_width(l) <= width, "{width}: {l:?}");
+            }
+        }
+    }
+    let mut l = SelectList::new("Fruit", fruits()).with_current(0);
+    fits(&l);
+    feed(&mut l, &Input::typed("an"));
+    fits(&l);
+    fits(&ConfirmDialog::new("Delete?", "Really?"));
+    fits(&InputDialog::new("Key", "sk-").masked().with_value("secret"));
+    fits(&TextAreaDialog::new("Edit", "a\nbc"));
+    fits(&ModelSelector::new(models(), Some(("openai", "gpt-5"))));
+    fits(&ThinkingSelector::new(
+        rho_ai::ThinkingLevel::ALL.to_vec(),
+        rho_ai::ThinkingLevel::Low,
+    ));
+    fits(&SettingsDialog::new(settings()));
+    fits(&HotkeysView::new(vec![("ctrl+o".into(), "expand".into())]));
 }

@@ -37,7 +37,10 @@ pub fn framed(
         out.push(format!(" {}", theme.fg(theme.colors.dim, &h)));
     }
     out.push(rule(width, theme));
-    out
+    // Only very narrow widths need this: the one-column indent alone may not fit.
+    out.into_iter()
+        .map(|l| truncate_to_width(&l, width))
+        .collect()
 }
 
 fn indent(line: &str, inner: usize) -> String {

@@ -289,7 +289,10 @@ impl SelectList {
     fn filter_line(&self, avail: usize, theme: &Theme) -> String {
         let prompt = theme.fg(theme.colors.accent, "> ");
         let chars: Vec<char> = self.query.chars().collect();
-        let mut line = format!("{prompt}{}", edit_line(&chars, chars.len(), avail - 2));
+        let mut line = format!(
+            "{prompt}{}",
+            edit_line(&chars, chars.len(), avail.saturating_sub(2))
+        );
         if chars.is_empty() {
             line.push_str(&theme.fg(theme.colors.dim, " type to search"));
         }
