@@ -471,3 +471,33 @@ fn an_at_inside_a_word_does_not_complete() {
     feed(&mut ed, &Input::typed("me@src"));
     assert!(!ed.is_completing());
 }
+
+#[test]
+fn tab_completes_a_path_like_word() {
+    let dir = project();
+    let mut ed = Editor::new(dir.path().to_path_buf());
+    feed(&mut ed, &Input::typed("see src/ma"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(ed.text(), "see src/main.rs ");
+    feed(&mut ed, &Input::typed("and ./docs/"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(ed.text(), "see src/main.rs and ./docs/guide.md ");
+    feed(&mut ed, &Input::typed("src/"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert!(ed.is_completing());
+    feed(&mut ed, &Input::typed("lib"));
+    assert!(popup(&ed)[0].starts_with("→ src/lib.rs"));
+    feed(&mut ed, &[key(KeyCode::Tab)]);
+    assert!(ed.text().ends_with(" src/lib.rs "));
+}
+
+#[test]
+fn tab_on_a_plain_word_is_left_to_the_loop() {
+    let dir = project();
+    let mut ed = Editor::new(dir.path().to_path_buf());
+    feed(&mut ed, &Input::typed("hello"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    feed(&mut ed, &Input::typed(" /usr/li"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    assert_eq!(ed.text(), "hello /usr/li");
+}

@@ -6,7 +6,6 @@ use insta::assert_snapshot;
 use rho_tui::ansi::{strip_ansi, visible_width};
 use rho_tui::editor::{CompletionItem, Editor};
 use rho_tui::input::{Input, KeyCode};
-use rho_tui::theme::Color;
 use rho_tui::Theme;
 
 /// Visible text of each line with the cursor marked; lines are checked to fit `width`.
@@ -59,7 +58,10 @@ fn multi_line_with_cursor_mid_text() {
     let mut ed = editor();
     ed.set_text("Refactor the parser:\n- keep the public API\n- add tests for empty input");
     feed(&mut ed, &[Input::key(KeyCode::Up), Input::ctrl('a')]);
-    feed(&mut ed, &[Input::alt(KeyCode::Right), Input::alt(KeyCode::Right)]);
+    feed(
+        &mut ed,
+        &[Input::alt(KeyCode::Right), Input::alt(KeyCode::Right)],
+    );
     both("editor_multi_line", &ed);
 }
 
@@ -75,9 +77,15 @@ fn wide_chars_and_emoji_wrap() {
 #[test]
 fn paste_marker() {
     let mut ed = editor();
-    let body = (1..=42).map(|i| format!("log line {i}")).collect::<Vec<_>>().join("\n");
+    let body = (1..=42)
+        .map(|i| format!("log line {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
     feed(&mut ed, &Input::typed("Why does this fail? "));
-    feed(&mut ed, &[Input::Paste(body), Input::Paste("x".repeat(1500))]);
+    feed(
+        &mut ed,
+        &[Input::Paste(body), Input::Paste("x".repeat(1500))],
+    );
     both("editor_paste_marker", &ed);
 }
 
@@ -91,7 +99,10 @@ fn command_popup() {
         ("share", "Share session as a secret GitHub gist"),
         ("copy", "Copy last agent message to clipboard"),
         ("session", "Show session info and stats"),
-        ("compact", "Manually compact the session context to free up space"),
+        (
+            "compact",
+            "Manually compact the session context to free up space",
+        ),
         ("resume", "Resume a different session"),
         ("skill:review", "Review the current diff"),
         ("tree", "Navigate the session tree"),
@@ -107,7 +118,10 @@ fn command_popup() {
             .collect(),
     );
     feed(&mut ed, &[Input::char('/')]);
-    feed(&mut ed, &[Input::key(KeyCode::Down), Input::key(KeyCode::Down)]);
+    feed(
+        &mut ed,
+        &[Input::key(KeyCode::Down), Input::key(KeyCode::Down)],
+    );
     both("editor_command_popup", &ed);
     feed(&mut ed, &Input::typed("co"));
     both("editor_command_popup_filtered", &ed);
@@ -119,7 +133,13 @@ fn file_popup() {
     let root = dir.path();
     std::fs::create_dir_all(root.join("src/editor")).unwrap();
     std::fs::create_dir_all(root.join("target")).unwrap();
-    for f in ["Cargo.toml", "src/lib.rs", "src/main.rs", "src/editor/mod.rs", "target/x"] {
+    for f in [
+        "Cargo.toml",
+        "src/lib.rs",
+        "src/main.rs",
+        "src/editor/mod.rs",
+        "target/x",
+    ] {
         std::fs::write(root.join(f), "").unwrap();
     }
     std::fs::write(root.join(".gitignore"), "target/\n").unwrap();

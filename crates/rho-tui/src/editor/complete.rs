@@ -13,6 +13,8 @@ use crate::theme::Theme;
 pub(crate) enum Kind {
     Command,
     File,
+    /// A bare path completed on Tab (no `@`).
+    Path,
 }
 
 /// An open popup.
@@ -47,6 +49,8 @@ pub(crate) struct Completion {
     files: Option<Vec<String>>,
     /// Esc closed the popup: it stays closed until the text changes.
     dismissed: bool,
+    /// Tab asked for path completion of the word before the cursor.
+    forced: bool,
 }
 
 /// Popups show at most this many candidates.
@@ -60,6 +64,7 @@ impl Completion {
             open: None,
             files: None,
             dismissed: false,
+            forced: false,
         }
     }
 
@@ -75,6 +80,28 @@ impl Completion {
     pub fn close(&mut self) {
         self.open = None;
         self.files = None;
+        self.forced = false;
+    }
+
+    /// Tab outside a popup: completes the word before the cursor as a path when it looks like
+    /// one (holds a `/` or starts with `.`, and is not absolute). Returns the replacement when
+    /// exactly one path matches (applied at once, as in a shell); otherwise opens the popup.
+    /// `None` with the popup closed: nothing to complete.
+    pub fn force_path(&mut self, buf: &Buffer) -> Option<Accepted> {
+        let (_, word) = word_before(buf);
+        if word.starts_with('/') || !(word.contains('/') || word.starts_with('.')) {
+            return None;
+        }
+        self.forced = true;
+        self.dismissed = false;
+        self.refresh(buf, false);
+        let single = self.open.as_ref().is_some_and(|o| o.items.len() == 1);
+        if !single {
+            return None;
+        }
+        let accepted = self.accept();
+        self.close();
+        accepted
     }
 
     /// Esc: closes until the text changes.
@@ -100,13 +127,14 @@ impl Completion {
         if self.dismissed {
             return;
         }
-        let Some((kind, start, query)) = trigger(buf) else {
+        let Some((kind, start, query)) = trigger(buf, self.forced) else {
             self.close();
             return;
         };
         let items = match kind {
             Kind::Command => rank(&self.commands, |c| fuzzy::score(&query, command_name(c))),
             Kind::File => self.file_items(&query),
+            Kind::Path => self.file_items(query.strip_prefix("./").unwrap_or(&query)),
         };
         if items.is_empty() {
             self.open = None;
@@ -165,6 +193,19 @@ impl Completion {
                 text: file_reference(&item.value),
                 complete_command: false,
             },
+            Kind::Path => {
+                let dot = if open.query.starts_with("./") {
+                    "./"
+                } else {
+                    ""
+                };
+                let reference = file_reference(&format!("{dot}{}", item.value));
+                Accepted {
+                    start: open.start,
+                    text: reference[1..].to_string(),
+                    complete_command: false,
+                }
+            }
         })
     }
 
@@ -206,7 +247,7 @@ fn rank(
 }
 
 /// Which completion the text before the cursor calls for: where it starts and the query.
-fn trigger(buf: &Buffer) -> Option<(Kind, usize, String)> {
+fn trigger(buf: &Buffer, forced: bool) -> Option<(Kind, usize, String)> {
     let before = &buf.text[..buf.cursor];
     if let Some(q) = before.strip_prefix('/') {
         if !q.contains(char::is_whitespace) {
@@ -233,7 +274,17 @@ fn trigger(buf: &Buffer) -> Option<(Kind, usize, String)> {
             break;
         }
     }
-    None
+    let (start, word) = word_before(buf);
+    (forced && !word.is_empty()).then(|| (Kind::Path, start, word.to_string()))
+}
+
+/// The run of non-blank characters before the cursor and where it starts.
+fn word_before(buf: &Buffer) -> (usize, &str) {
+    let before = &buf.text[..buf.cursor];
+    let start = before.rfind(char::is_whitespace).map_or(0, |i| {
+        i + before[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    (start, &before[start..])
 }
 
 #[cfg(test)]
@@ -247,23 +298,40 @@ mod tests {
         }
     }
 
+    fn trigger_of(b: &Buffer) -> Option<(Kind, usize, String)> {
+        trigger(b, false)
+    }
+
+    #[test]
+    fn forced_path_completion_takes_the_word_before_the_cursor() {
+        assert_eq!(
+            trigger(&buf("see src/ma"), true),
+            Some((Kind::Path, 4, "src/ma".into()))
+        );
+        assert_eq!(trigger(&buf("see "), true), None);
+        assert_eq!(trigger(&buf("see src/ma"), false), None);
+    }
+
     #[test]
     fn triggers() {
-        assert_eq!(trigger(&buf("/mo")), Some((Kind::Command, 0, "mo".into())));
-        assert_eq!(trigger(&buf("/model x")), None);
-        assert_eq!(trigger(&buf("x /mo")), None);
         assert_eq!(
-            trigger(&buf("see @src/ma")),
+            trigger_of(&buf("/mo")),
+            Some((Kind::Command, 0, "mo".into()))
+        );
+        assert_eq!(trigger_of(&buf("/model x")), None);
+        assert_eq!(trigger_of(&buf("x /mo")), None);
+        assert_eq!(
+            trigger_of(&buf("see @src/ma")),
             Some((Kind::File, 4, "src/ma".into()))
         );
-        assert_eq!(trigger(&buf("a\n@x")), Some((Kind::File, 2, "x".into())));
-        assert_eq!(trigger(&buf("mail@host")), None);
-        assert_eq!(trigger(&buf("@a b")), None);
+        assert_eq!(trigger_of(&buf("a\n@x")), Some((Kind::File, 2, "x".into())));
+        assert_eq!(trigger_of(&buf("mail@host")), None);
+        assert_eq!(trigger_of(&buf("@a b")), None);
         assert_eq!(
-            trigger(&buf("@\"my fi")),
+            trigger_of(&buf("@\"my fi")),
             Some((Kind::File, 0, "my fi".into()))
         );
-        assert_eq!(trigger(&buf("@\"my file\" x")), None);
+        assert_eq!(trigger_of(&buf("@\"my file\" x")), None);
     }
 
     #[test]

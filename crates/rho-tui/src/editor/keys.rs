@@ -90,6 +90,7 @@ fn key(ed: &mut Editor, input: &Input) -> EditorAction {
             ed.move_to(b.line_start(cursor), false)
         }
         (KeyCode::End, NONE) | (KeyCode::Char('e'), CTRL) => ed.move_to(b.line_end(cursor), true),
+        (KeyCode::Tab, NONE) => return ed.complete_path(),
         (KeyCode::Up, NONE) => ed.up(),
         (KeyCode::Down, NONE) => ed.down(),
         _ => return Ignored,
@@ -187,13 +188,30 @@ impl Editor {
         let Some(accepted) = self.completion.accept() else {
             return false;
         };
-        let cursor = self.buf.cursor;
-        self.buf
-            .text
-            .replace_range(accepted.start..cursor, &accepted.text);
-        self.buf.cursor = accepted.start + accepted.text.len();
-        self.edited();
+        self.replace_before_cursor(accepted.start, &accepted.text);
         accepted.complete_command
+    }
+
+    /// Replaces `start..cursor` with `text`, the cursor after it.
+    fn replace_before_cursor(&mut self, start: usize, text: &str) {
+        let cursor = self.buf.cursor;
+        self.buf.text.replace_range(start..cursor, text);
+        self.buf.cursor = start + text.len();
+        self.edited();
+    }
+
+    /// Tab without a popup: path completion of the word before the cursor, when it looks
+    /// like a path.
+    fn complete_path(&mut self) -> EditorAction {
+        if let Some(accepted) = self.completion.force_path(&self.buf) {
+            self.replace_before_cursor(accepted.start, &accepted.text);
+            return Handled;
+        }
+        if self.completion.is_open() {
+            Handled
+        } else {
+            Ignored
+        }
     }
 
     /// Up: a row up; on the first row, older history when the editor is empty or already
