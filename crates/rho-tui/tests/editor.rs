@@ -430,7 +430,8 @@ fn at_completes_paths_under_cwd_respecting_gitignore() {
         "{all:?}"
     );
     feed(&mut ed, &Input::typed("main"));
-    assert!(popup(&ed)[0].starts_with("→ src/main.rs"));
+    assert!(popup(&ed)[0].starts_with("→ main.rs"));
+    assert!(popup(&ed)[0].ends_with(" src/main.rs"));
     feed(&mut ed, &[key(KeyCode::Enter)]);
     assert_eq!(ed.text(), "look at @src/main.rs ");
     assert!(!ed.is_completing());
@@ -441,15 +442,12 @@ fn accepting_a_directory_keeps_completing_inside_it() {
     let dir = project();
     let mut ed = Editor::new(dir.path().to_path_buf());
     feed(&mut ed, &Input::typed("@sr"));
-    assert!(popup(&ed)[0].starts_with("→ src/"));
+    assert!(popup(&ed)[0].starts_with("→ src/ "));
     feed(&mut ed, &[key(KeyCode::Tab)]);
     assert_eq!(ed.text(), "@src/");
     assert!(ed.is_completing());
     let inside = popup(&ed);
-    assert!(
-        inside.iter().all(|r| entry(r).starts_with("src/")),
-        "{inside:?}"
-    );
+    assert!(inside.iter().all(|r| r.contains(" src/")), "{inside:?}");
     feed(&mut ed, &Input::typed("mod"));
     feed(&mut ed, &[key(KeyCode::Tab)]);
     assert_eq!(ed.text(), "@src/editor/mod.rs ");
@@ -486,7 +484,7 @@ fn tab_completes_a_path_like_word() {
     assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
     assert!(ed.is_completing());
     feed(&mut ed, &Input::typed("lib"));
-    assert!(popup(&ed)[0].starts_with("→ src/lib.rs"));
+    assert!(popup(&ed)[0].starts_with("→ lib.rs"));
     feed(&mut ed, &[key(KeyCode::Tab)]);
     assert!(ed.text().ends_with(" src/lib.rs "));
 }
@@ -500,4 +498,58 @@ fn tab_on_a_plain_word_is_left_to_the_loop() {
     feed(&mut ed, &Input::typed(" /usr/li"));
     assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
     assert_eq!(ed.text(), "hello /usr/li");
+}
+
+#[test]
+fn a_path_pasted_after_a_word_gets_a_space() {
+    let mut ed = editor();
+    feed(&mut ed, &Input::typed("see"));
+    feed(&mut ed, &[Input::Paste("/tmp/x.log".into())]);
+    assert_eq!(ed.text(), "see /tmp/x.log");
+    feed(&mut ed, &[Input::Paste("\x1b[31mred".into())]);
+    assert_eq!(ed.text(), "see /tmp/x.log[31mred");
+}
+
+#[test]
+fn a_paste_does_not_open_completion() {
+    let mut ed = with_commands();
+    feed(&mut ed, &[Input::Paste("/mo".into())]);
+    assert!(!ed.is_completing());
+    feed(&mut ed, &[Input::char('d')]);
+    assert!(ed.is_completing());
+}
+
+#[test]
+fn moving_the_cursor_closes_the_popup_and_editing_reopens_it() {
+    let mut ed = with_commands();
+    feed(&mut ed, &Input::typed("/co"));
+    feed(&mut ed, &[key(KeyCode::Left)]);
+    assert!(!ed.is_completing());
+    feed(&mut ed, &[key(KeyCode::Backspace)]);
+    assert!(ed.is_completing());
+    assert_eq!(ed.text(), "/o");
+}
+
+#[test]
+fn popup_rows_follow_the_max_visible_setting() {
+    let mut ed = with_commands();
+    ed.set_autocomplete_max_visible(5);
+    feed(&mut ed, &[Input::char('/')]);
+    assert_eq!(popup(&ed).len(), 5 + 1);
+    ed.set_autocomplete_max_visible(1);
+    assert_eq!(popup(&ed).len(), 3 + 1);
+}
+
+#[test]
+fn padding_narrows_the_text_and_moves_by_its_rows() {
+    let mut ed = editor();
+    ed.set_padding_x(2);
+    ed.set_text("abcdefgh");
+    let lines = ed.render(8, &Theme::dark(), Color::Default);
+    assert_eq!(strip_ansi(&lines[1]), "  abcd");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Left), key(KeyCode::Up), Input::char('^')],
+    );
+    assert_eq!(ed.text(), "abc^defgh");
 }

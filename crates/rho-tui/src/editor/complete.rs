@@ -51,10 +51,14 @@ pub(crate) struct Completion {
     dismissed: bool,
     /// Tab asked for path completion of the word before the cursor.
     forced: bool,
+    /// Rows the popup shows at most.
+    max_visible: usize,
 }
 
-/// Popups show at most this many candidates.
-pub(crate) const MAX_VISIBLE: usize = 8;
+/// Popups show at most this many rows unless told otherwise.
+const DEFAULT_MAX_VISIBLE: usize = 8;
+/// File completion offers this many best paths (scrolling through them), as pi does.
+const MAX_FILE_CANDIDATES: usize = 20;
 
 impl Completion {
     pub fn new(cwd: PathBuf) -> Self {
@@ -65,11 +69,16 @@ impl Completion {
             files: None,
             dismissed: false,
             forced: false,
+            max_visible: DEFAULT_MAX_VISIBLE,
         }
     }
 
     pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
         self.commands = items;
+    }
+
+    pub fn set_max_visible(&mut self, rows: usize) {
+        self.max_visible = rows.clamp(3, 20);
     }
 
     pub fn is_open(&self) -> bool {
@@ -166,12 +175,8 @@ impl Completion {
         scored.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
         scored
             .into_iter()
-            .take(MAX_VISIBLE)
-            .map(|(_, p)| CompletionItem {
-                value: p.clone(),
-                label: p.clone(),
-                description: String::new(),
-            })
+            .take(MAX_FILE_CANDIDATES)
+            .map(|(_, p)| file_item(p))
             .collect()
     }
 
@@ -212,8 +217,20 @@ impl Completion {
     /// The popup's lines (none when closed).
     pub fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         self.open.as_ref().map_or_else(Vec::new, |o| {
-            popup::render(&o.items, o.selected, width, theme)
+            popup::render(&o.items, o.selected, self.max_visible, width, theme)
         })
+    }
+}
+
+/// A path as pi lists it: the name (with `/` for a directory), the path as description.
+fn file_item(path: &str) -> CompletionItem {
+    let bare = path.trim_end_matches('/');
+    let name = bare.rsplit('/').next().unwrap_or(bare);
+    let slash = if path.ends_with('/') { "/" } else { "" };
+    CompletionItem {
+        value: path.to_string(),
+        label: format!("{name}{slash}"),
+        description: bare.to_string(),
     }
 }
 

@@ -15,8 +15,7 @@ const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
 pub(super) fn handle(ed: &mut Editor, input: &Input) -> EditorAction {
     match input {
         Input::Paste(text) => {
-            let text = ed.pastes.insertion(paste::normalize(text));
-            ed.insert(&text);
+            ed.paste(text);
             Handled
         }
         Input::Resize(..) => Ignored,
@@ -119,6 +118,22 @@ fn line_end_or_next(ed: &Editor) -> usize {
 }
 
 impl Editor {
+    /// A bracketed paste: normalized, a path pasted right after a word gets a space before it
+    /// (pi), a large paste goes in as a marker. Completion is not triggered by a paste.
+    fn paste(&mut self, text: &str) {
+        let mut text = paste::normalize(text);
+        let after_word = self.buf.text[..self.buf.cursor]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        if after_word && text.starts_with(['/', '~', '.']) {
+            text.insert(0, ' ');
+        }
+        let text = self.pastes.insertion(text);
+        self.insert(&text);
+        self.completion.close();
+    }
+
     /// Inserts at the cursor (a typed character, a newline, a paste or its marker).
     fn insert(&mut self, text: &str) {
         let at = self.snap(self.buf.cursor, true);
@@ -147,10 +162,11 @@ impl Editor {
         self.edited();
     }
 
-    /// Moves the cursor to `to`, out of any paste marker (`forward`: to its end).
+    /// Moves the cursor to `to`, out of any paste marker (`forward`: to its end). Moving closes
+    /// the popup (pi); the next edit brings it back where the text calls for it.
     fn move_to(&mut self, to: usize, forward: bool) {
         self.buf.cursor = self.snap(to, forward);
-        self.completion.refresh(&self.buf, false);
+        self.completion.close();
     }
 
     /// `at`, or the nearer edge of a paste marker it falls inside in the direction of travel.

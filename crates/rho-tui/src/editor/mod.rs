@@ -18,7 +18,7 @@ mod popup;
 use std::cell::Cell;
 use std::path::PathBuf;
 
-use crate::components::{Component, EditorView};
+use crate::components::{indent_lines, Component, EditorView};
 use crate::theme::{Color, Theme};
 use buffer::Buffer;
 use complete::Completion;
@@ -57,8 +57,9 @@ pub struct Editor {
     history: History,
     pastes: Pastes,
     completion: Completion,
-    /// The width of the last render: Up/Down move by the rows the user saw.
+    /// The text width of the last render: Up/Down move by the rows the user saw.
     width: Cell<usize>,
+    padding_x: usize,
 }
 
 impl Editor {
@@ -70,12 +71,24 @@ impl Editor {
             pastes: Pastes::default(),
             completion: Completion::new(cwd),
             width: Cell::new(80),
+            padding_x: 0,
         }
     }
 
     /// Slash-command completions (built-ins, extension commands, `/skill:name`, templates).
     pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
         self.completion.set_commands(items);
+    }
+
+    /// How many completion rows the popup shows at most (pi's `autocompleteMaxVisible`
+    /// setting, clamped to 3–20; 8 until set).
+    pub fn set_autocomplete_max_visible(&mut self, rows: usize) {
+        self.completion.set_max_visible(rows);
+    }
+
+    /// Spaces left and right of the text (pi's `editorPaddingX`, clamped to 0–3).
+    pub fn set_padding_x(&mut self, padding: usize) {
+        self.padding_x = padding.min(3);
     }
 
     /// Handles one input; see [`EditorAction`].
@@ -130,12 +143,15 @@ impl Editor {
     /// The editor box (EditorView look, border colour given) and, below it, the completion
     /// popup when open.
     pub fn render(&self, width: usize, theme: &Theme, border: Color) -> Vec<String> {
-        self.width.set(width.max(1));
+        self.width
+            .set(width.saturating_sub(2 * self.padding_x).max(1));
         let mut view = EditorView::new(border);
         view.text = self.buf.text.clone();
         view.cursor = self.buf.cursor;
+        view.padding_x = self.padding_x;
         let mut lines = view.render(width, theme);
-        lines.extend(self.completion.render(width, theme));
+        let popup = self.completion.render(self.width.get(), theme);
+        lines.extend(indent_lines(popup, self.padding_x));
         lines
     }
 }
