@@ -553,3 +553,76 @@ fn padding_narrows_the_text_and_moves_by_its_rows() {
     );
     assert_eq!(ed.text(), "abc^defgh");
 }
+
+fn undo_key() -> Input {
+    // What a terminal without keyboard enhancements sends for Ctrl+- (0x1F).
+    Input::ctrl('7')
+}
+
+#[test]
+fn undo_takes_back_a_word_at_a_time_and_other_edits_one_by_one() {
+    let mut ed = editor();
+    feed(&mut ed, &Input::typed("hello big world"));
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "hello big");
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "hello");
+    feed(&mut ed, &[Input::ctrl('w'), key(KeyCode::Backspace)]);
+    assert!(ed.is_empty());
+    feed(
+        &mut ed,
+        &[Input::with_mods(KeyCode::Char('-'), KeyModifiers::CONTROL)],
+    );
+    assert_eq!(ed.text(), "hello");
+    feed(&mut ed, &[undo_key()]);
+    assert!(ed.is_empty());
+    assert_eq!(ed.handle(&undo_key()), EditorAction::Handled);
+    assert!(ed.is_empty());
+}
+
+#[test]
+fn clear_can_be_undone_with_its_paste_markers_intact() {
+    let mut ed = editor();
+    let body = "p\n".repeat(15);
+    feed(&mut ed, &[Input::Paste(body.clone())]);
+    ed.clear();
+    assert!(ed.is_empty());
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "[paste #1 +16 lines]");
+    assert_eq!(
+        ed.take_submission(),
+        body.trim_end_matches('\n').to_string() + "\n"
+    );
+}
+
+#[test]
+fn kills_accumulate_and_yank_puts_them_back() {
+    let mut ed = editor();
+    ed.set_text("one two three");
+    feed(&mut ed, &[Input::ctrl('w'), Input::ctrl('w')]);
+    assert_eq!(ed.text(), "one ");
+    feed(&mut ed, &[Input::ctrl('a'), Input::ctrl('y')]);
+    assert_eq!(ed.text(), "two threeone ");
+    feed(&mut ed, &[Input::ctrl('k')]);
+    assert_eq!(ed.text(), "two three");
+    feed(&mut ed, &[Input::ctrl('e'), Input::ctrl('y')]);
+    assert_eq!(ed.text(), "two threeone ");
+    feed(&mut ed, &[Input::alt(KeyCode::Char('y'))]);
+    assert_eq!(ed.text(), "two threetwo three");
+    feed(&mut ed, &[Input::char('!'), Input::alt(KeyCode::Char('y'))]);
+    assert_eq!(ed.text(), "two threetwo three!");
+}
+
+#[test]
+fn page_keys_move_the_popup_selection_by_a_screenful() {
+    let mut ed = with_commands();
+    feed(&mut ed, &[Input::char('/'), key(KeyCode::PageDown)]);
+    let selected = |ed: &Editor| popup(ed).into_iter().find(|r| r.starts_with("→ "));
+    assert!(selected(&ed).unwrap().starts_with("→ /skill:review"));
+    feed(&mut ed, &[key(KeyCode::PageDown)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /tree"));
+    feed(&mut ed, &[key(KeyCode::PageUp)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /model"));
+    feed(&mut ed, &[key(KeyCode::PageUp)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /settings"));
+}

@@ -127,6 +127,19 @@ impl Completion {
         }
     }
 
+    /// PageUp/PageDown: moves the selection by a screenful, stopping at the ends.
+    pub fn page(&mut self, direction: isize) {
+        let step = self.max_visible;
+        if let Some(open) = &mut self.open {
+            let last = open.items.len().saturating_sub(1);
+            open.selected = if direction < 0 {
+                open.selected.saturating_sub(step)
+            } else {
+                (open.selected + step).min(last)
+            };
+        }
+    }
+
     /// Re-evaluates the popup after an input. `changed`: the text changed (which lifts an Esc
     /// dismissal); otherwise only the cursor moved.
     pub fn refresh(&mut self, buf: &Buffer, changed: bool) {

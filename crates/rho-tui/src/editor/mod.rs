@@ -7,10 +7,12 @@
 
 mod buffer;
 mod complete;
+mod edit;
 mod files;
 mod fuzzy;
 mod history;
 mod keys;
+mod kill;
 mod layout;
 mod paste;
 mod popup;
@@ -22,7 +24,9 @@ use crate::components::{indent_lines, Component, EditorView};
 use crate::theme::{Color, Theme};
 use buffer::Buffer;
 use complete::Completion;
+use edit::Last;
 use history::History;
+use kill::KillRing;
 use paste::Pastes;
 
 /// One entry of a completion popup.
@@ -57,6 +61,10 @@ pub struct Editor {
     history: History,
     pastes: Pastes,
     completion: Completion,
+    /// States before each edit, for Ctrl+-.
+    undo: Vec<Buffer>,
+    kill: KillRing,
+    last: Last,
     /// The text width of the last render: Up/Down move by the rows the user saw.
     width: Cell<usize>,
     padding_x: usize,
@@ -70,6 +78,9 @@ impl Editor {
             history: History::default(),
             pastes: Pastes::default(),
             completion: Completion::new(cwd),
+            undo: Vec::new(),
+            kill: KillRing::default(),
+            last: Last::Other,
             width: Cell::new(80),
             padding_x: 0,
         }
@@ -101,11 +112,17 @@ impl Editor {
         &self.buf.text
     }
 
-    /// Replaces the text; the cursor goes to the end.
+    /// Replaces the text (line endings and tabs normalized as for a paste); the cursor goes to
+    /// the end. Undoable with Ctrl+-.
     pub fn set_text(&mut self, text: &str) {
-        self.buf.set(&paste::normalize(text));
+        let text = paste::normalize(text);
+        if text != self.buf.text {
+            self.push_undo();
+        }
+        self.buf.set(&text);
         self.history.reset();
         self.completion.close();
+        self.last = Last::Other;
     }
 
     /// True when there is no text at all.
@@ -113,12 +130,10 @@ impl Editor {
         self.buf.text.is_empty()
     }
 
-    /// Empties the editor (and forgets its pastes and any open popup).
+    /// Empties the editor and closes any popup. Undoable with Ctrl+- (pi: Ctrl+C clears, and
+    /// the text can be brought back), so pastes are kept until the next submission.
     pub fn clear(&mut self) {
-        self.buf = Buffer::default();
-        self.pastes.clear();
-        self.history.reset();
-        self.completion.close();
+        self.set_text("");
     }
 
     /// Takes the text for a submission made by the loop (e.g. Alt+Enter follow-up): returns
@@ -126,7 +141,12 @@ impl Editor {
     pub fn take_submission(&mut self) -> String {
         let text = self.pastes.expand(self.buf.text.trim());
         self.history.add(&text);
-        self.clear();
+        self.buf = Buffer::default();
+        self.pastes.clear();
+        self.undo.clear();
+        self.history.reset();
+        self.completion.close();
+        self.last = Last::Other;
         text
     }
 
