@@ -626,3 +626,54 @@ fn page_keys_move_the_popup_selection_by_a_screenful() {
     feed(&mut ed, &[key(KeyCode::PageUp)]);
     assert!(selected(&ed).unwrap().starts_with("→ /settings"));
 }
+
+#[test]
+fn up_and_down_keep_their_column_across_short_lines() {
+    let mut ed = editor();
+    ed.set_text("abcdef\nab\nabcdef");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Up), key(KeyCode::Up), Input::char('|')],
+    );
+    assert_eq!(ed.text(), "abcdef|\nab\nabcdef");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Left), key(KeyCode::Down), key(KeyCode::Down)],
+    );
+    feed(&mut ed, &[Input::char('|')]);
+    assert_eq!(ed.text(), "abcdef|\nab\nabcdef|");
+}
+
+#[test]
+fn page_keys_move_by_the_box_height() {
+    let mut ed = editor();
+    ed.set_terminal_rows(10);
+    let text = (0..20)
+        .map(|i| format!("line {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ed.set_text(&text);
+    feed(&mut ed, &[key(KeyCode::PageUp), Input::char('<')]);
+    assert!(ed.text().contains("line 14<"), "{}", ed.text());
+    feed(
+        &mut ed,
+        &[
+            key(KeyCode::PageUp),
+            key(KeyCode::PageUp),
+            key(KeyCode::PageUp),
+        ],
+    );
+    feed(&mut ed, &[key(KeyCode::PageUp), Input::char('^')]);
+    assert!(ed.text().starts_with("line 0^\n"), "{}", ed.text());
+}
+
+#[test]
+fn a_resize_sets_the_height_and_is_left_to_the_loop() {
+    let mut ed = editor();
+    ed.set_text(&"x\n".repeat(30));
+    assert_eq!(ed.render(20, &Theme::dark(), Color::Default).len(), 33);
+    assert_eq!(ed.handle(&Input::Resize(20, 24)), EditorAction::Ignored);
+    let lines = ed.render(20, &Theme::dark(), Color::Default);
+    assert_eq!(lines.len(), 7 + 2);
+    assert!(strip_ansi(&lines[0]).starts_with("─── ↑ 24 more"));
+}

@@ -6,6 +6,7 @@ use insta::assert_snapshot;
 use rho_tui::ansi::{strip_ansi, visible_width};
 use rho_tui::editor::{CompletionItem, Editor};
 use rho_tui::input::{Input, KeyCode};
+use rho_tui::theme::Color;
 use rho_tui::Theme;
 
 /// Visible text of each line with the cursor marked; lines are checked to fit `width`.
@@ -148,4 +149,21 @@ fn file_popup() {
     feed(&mut ed, &Input::typed("Explain @src/"));
     feed(&mut ed, &[Input::key(KeyCode::Down)]);
     both("editor_file_popup", &ed);
+}
+
+#[test]
+fn tall_text_scrolls() {
+    let mut ed = editor();
+    ed.set_terminal_rows(20);
+    let text = (1..=12)
+        .map(|i| format!("step {i}: do the thing"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ed.set_text(&text);
+    // Drawn with the cursor at the end first: the window then follows it up.
+    ed.render(80, &Theme::dark(), Color::Default);
+    for _ in 0..8 {
+        ed.handle(&Input::key(KeyCode::Up));
+    }
+    both("editor_scrolled", &ed);
 }

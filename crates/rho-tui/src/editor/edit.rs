@@ -2,7 +2,7 @@
 //! over them and deleting into one removes all of it. Edits are undoable (typing a word is one
 //! step, as in pi) and removals by word or line go to the kill ring.
 
-use super::{layout, paste, Editor, EditorAction};
+use super::{layout, paste, scroll, Editor, EditorAction};
 
 use EditorAction::{Handled, Ignored};
 
@@ -267,15 +267,35 @@ impl Editor {
         }
     }
 
+    /// Moves to row `to`, aiming for the column the vertical moves started in.
     pub(super) fn move_row(&mut self, rows: &[layout::Row], from: usize, to: usize) {
-        let col = layout::column(&self.buf.text, rows[from], self.buf.cursor);
+        let col = self
+            .goal_col
+            .unwrap_or_else(|| layout::column(&self.buf.text, rows[from], self.buf.cursor));
         let target = layout::offset_at(&self.buf.text, rows[to], col);
         self.move_to(target, to > from);
+        self.goal_col = Some(col);
+    }
+
+    /// PageUp/PageDown: the cursor moves by a box height of rows.
+    pub(super) fn page(&mut self, direction: isize) {
+        let rows = layout::rows(&self.buf.text, self.width.get());
+        let row = layout::row_of(&rows, self.buf.cursor);
+        let step = self.max_rows.unwrap_or(scroll::max_rows(0));
+        let to = if direction < 0 {
+            row.saturating_sub(step)
+        } else {
+            (row + step).min(rows.len() - 1)
+        };
+        if to != row {
+            self.move_row(&rows, row, to);
+        }
     }
 
     /// Shows a history entry (or the draft) without ending the browsing.
     pub(super) fn recall(&mut self, text: &str) {
         self.buf.set(text);
+        self.goal_col = None;
         self.completion.close();
     }
 }

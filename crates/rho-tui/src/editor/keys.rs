@@ -17,10 +17,14 @@ pub(super) fn handle(ed: &mut Editor, input: &Input) -> EditorAction {
     match input {
         Input::Paste(text) => {
             ed.last = Last::Other;
+            ed.goal_col = None;
             ed.paste(text);
             Handled
         }
-        Input::Resize(..) => Ignored,
+        Input::Resize(_, rows) => {
+            ed.set_terminal_rows(usize::from(*rows));
+            Ignored
+        }
         Input::Key(_) => {
             if ed.completion.is_open() {
                 if let Some(action) = popup_key(ed, input) {
@@ -67,6 +71,15 @@ fn typed_char(input: &Input) -> Option<char> {
 
 fn key(ed: &mut Editor, input: &Input) -> EditorAction {
     let last = std::mem::replace(&mut ed.last, Last::Other);
+    let vertical = [
+        KeyCode::Up,
+        KeyCode::Down,
+        KeyCode::PageUp,
+        KeyCode::PageDown,
+    ];
+    if !vertical.iter().any(|&code| input.is_plain(code)) {
+        ed.goal_col = None;
+    }
     if let Some(c) = typed_char(input) {
         ed.type_char(c, last);
         return Handled;
@@ -111,6 +124,8 @@ fn key(ed: &mut Editor, input: &Input) -> EditorAction {
         (KeyCode::Tab, NONE) => return ed.complete_path(),
         (KeyCode::Up, NONE) => ed.up(),
         (KeyCode::Down, NONE) => ed.down(),
+        (KeyCode::PageUp, NONE) => ed.page(-1),
+        (KeyCode::PageDown, NONE) => ed.page(1),
         _ => return Ignored,
     }
     Handled

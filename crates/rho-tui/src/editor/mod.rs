@@ -16,6 +16,7 @@ mod kill;
 mod layout;
 mod paste;
 mod popup;
+mod scroll;
 
 use std::cell::Cell;
 use std::path::PathBuf;
@@ -68,6 +69,12 @@ pub struct Editor {
     /// The text width of the last render: Up/Down move by the rows the user saw.
     width: Cell<usize>,
     padding_x: usize,
+    /// Rows the box may show (from the terminal's height); `None`: all of them.
+    max_rows: Option<usize>,
+    /// First text row shown when the box scrolls.
+    scroll: Cell<usize>,
+    /// Column Up/Down aim for across consecutive vertical moves (pi's sticky column).
+    goal_col: Option<usize>,
 }
 
 impl Editor {
@@ -83,6 +90,9 @@ impl Editor {
             last: Last::Other,
             width: Cell::new(80),
             padding_x: 0,
+            max_rows: None,
+            scroll: Cell::new(0),
+            goal_col: None,
         }
     }
 
@@ -100,6 +110,13 @@ impl Editor {
     /// Spaces left and right of the text (pi's `editorPaddingX`, clamped to 0–3).
     pub fn set_padding_x(&mut self, padding: usize) {
         self.padding_x = padding.min(3);
+    }
+
+    /// The terminal's height: the box then shows at most 30% of it (at least 5 rows) and
+    /// scrolls to keep the cursor in view. `Input::Resize` updates it too (and is still
+    /// returned as Ignored). Until set, the box shows every row.
+    pub fn set_terminal_rows(&mut self, rows: usize) {
+        self.max_rows = Some(scroll::max_rows(rows));
     }
 
     /// Handles one input; see [`EditorAction`].
@@ -170,6 +187,11 @@ impl Editor {
         view.cursor = self.buf.cursor;
         view.padding_x = self.padding_x;
         let mut lines = view.render(width, theme);
+        if let Some(max) = self.max_rows {
+            let mut offset = self.scroll.get();
+            lines = scroll::window(lines, max, &mut offset, width, theme, border);
+            self.scroll.set(offset);
+        }
         let popup = self.completion.render(self.width.get(), theme);
         lines.extend(indent_lines(popup, self.padding_x));
         lines
