@@ -498,6 +498,11 @@ fn tab_on_a_plain_word_is_left_to_the_loop() {
     feed(&mut ed, &Input::typed(" /usr/li"));
     assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
     assert_eq!(ed.text(), "hello /usr/li");
+    // A path-like word without matches: nothing opens, and typing on does not open it later.
+    feed(&mut ed, &Input::typed(" src/zz"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    feed(&mut ed, &[key(KeyCode::Backspace), key(KeyCode::Backspace)]);
+    assert!(!ed.is_completing());
 }
 
 #[test]

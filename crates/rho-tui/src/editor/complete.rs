@@ -104,9 +104,13 @@ impl Completion {
         self.forced = true;
         self.dismissed = false;
         self.refresh(buf, false);
-        let single = self.open.as_ref().is_some_and(|o| o.items.len() == 1);
-        if !single {
-            return None;
+        match self.open.as_ref().map(|o| o.items.len()) {
+            None => {
+                self.close();
+                return None;
+            }
+            Some(1) => {}
+            Some(_) => return None,
         }
         let accepted = self.accept();
         self.close();
