@@ -208,8 +208,11 @@ impl Editor {
 
     /// Replaces `start..cursor` with `text`, the cursor after it.
     pub(super) fn replace_before_cursor(&mut self, start: usize, text: &str) {
-        self.push_undo();
         let cursor = self.buf.cursor;
+        if start > cursor || !self.buf.text.is_char_boundary(start) {
+            return;
+        }
+        self.push_undo();
         self.buf.text.replace_range(start..cursor, text);
         self.buf.cursor = start + text.len();
         self.edited();
