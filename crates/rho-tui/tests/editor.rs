@@ -430,7 +430,8 @@ fn at_completes_paths_under_cwd_respecting_gitignore() {
         "{all:?}"
     );
     feed(&mut ed, &Input::typed("main"));
-    assert!(popup(&ed)[0].starts_with("→ src/main.rs"));
+    assert!(popup(&ed)[0].starts_with("→ main.rs"));
+    assert!(popup(&ed)[0].ends_with(" src/main.rs"));
     feed(&mut ed, &[key(KeyCode::Enter)]);
     assert_eq!(ed.text(), "look at @src/main.rs ");
     assert!(!ed.is_completing());
@@ -441,15 +442,12 @@ fn accepting_a_directory_keeps_completing_inside_it() {
     let dir = project();
     let mut ed = Editor::new(dir.path().to_path_buf());
     feed(&mut ed, &Input::typed("@sr"));
-    assert!(popup(&ed)[0].starts_with("→ src/"));
+    assert!(popup(&ed)[0].starts_with("→ src/ "));
     feed(&mut ed, &[key(KeyCode::Tab)]);
     assert_eq!(ed.text(), "@src/");
     assert!(ed.is_completing());
     let inside = popup(&ed);
-    assert!(
-        inside.iter().all(|r| entry(r).starts_with("src/")),
-        "{inside:?}"
-    );
+    assert!(inside.iter().all(|r| r.contains(" src/")), "{inside:?}");
     feed(&mut ed, &Input::typed("mod"));
     feed(&mut ed, &[key(KeyCode::Tab)]);
     assert_eq!(ed.text(), "@src/editor/mod.rs ");
@@ -470,4 +468,217 @@ fn an_at_inside_a_word_does_not_complete() {
     let mut ed = Editor::new(dir.path().to_path_buf());
     feed(&mut ed, &Input::typed("me@src"));
     assert!(!ed.is_completing());
+}
+
+#[test]
+fn tab_completes_a_path_like_word() {
+    let dir = project();
+    let mut ed = Editor::new(dir.path().to_path_buf());
+    feed(&mut ed, &Input::typed("see src/ma"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(ed.text(), "see src/main.rs ");
+    feed(&mut ed, &Input::typed("and ./docs/"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(ed.text(), "see src/main.rs and ./docs/guide.md ");
+    feed(&mut ed, &Input::typed("src/"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert!(ed.is_completing());
+    feed(&mut ed, &Input::typed("lib"));
+    assert!(popup(&ed)[0].starts_with("→ lib.rs"));
+    feed(&mut ed, &[key(KeyCode::Tab)]);
+    assert!(ed.text().ends_with(" src/lib.rs "));
+}
+
+#[test]
+fn tab_on_a_plain_word_is_left_to_the_loop() {
+    let dir = project();
+    let mut ed = Editor::new(dir.path().to_path_buf());
+    feed(&mut ed, &Input::typed("hello"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    feed(&mut ed, &Input::typed(" /usr/li"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    assert_eq!(ed.text(), "hello /usr/li");
+    // A path-like word without matches: nothing opens, and typing on does not open it later.
+    feed(&mut ed, &Input::typed(" src/zz"));
+    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    feed(&mut ed, &[key(KeyCode::Backspace), key(KeyCode::Backspace)]);
+    assert!(!ed.is_completing());
+}
+
+#[test]
+fn a_path_pasted_after_a_word_gets_a_space() {
+    let mut ed = editor();
+    feed(&mut ed, &Input::typed("see"));
+    feed(&mut ed, &[Input::Paste("/tmp/x.log".into())]);
+    assert_eq!(ed.text(), "see /tmp/x.log");
+    feed(&mut ed, &[Input::Paste("\x1b[31mred".into())]);
+    assert_eq!(ed.text(), "see /tmp/x.log[31mred");
+}
+
+#[test]
+fn a_paste_does_not_open_completion() {
+    let mut ed = with_commands();
+    feed(&mut ed, &[Input::Paste("/mo".into())]);
+    assert!(!ed.is_completing());
+    feed(&mut ed, &[Input::char('d')]);
+    assert!(ed.is_completing());
+}
+
+#[test]
+fn moving_the_cursor_closes_the_popup_and_editing_reopens_it() {
+    let mut ed = with_commands();
+    feed(&mut ed, &Input::typed("/co"));
+    feed(&mut ed, &[key(KeyCode::Left)]);
+    assert!(!ed.is_completing());
+    feed(&mut ed, &[key(KeyCode::Backspace)]);
+    assert!(ed.is_completing());
+    assert_eq!(ed.text(), "/o");
+}
+
+#[test]
+fn popup_rows_follow_the_max_visible_setting() {
+    let mut ed = with_commands();
+    ed.set_autocomplete_max_visible(5);
+    feed(&mut ed, &[Input::char('/')]);
+    assert_eq!(popup(&ed).len(), 5 + 1);
+    ed.set_autocomplete_max_visible(1);
+    assert_eq!(popup(&ed).len(), 3 + 1);
+}
+
+#[test]
+fn padding_narrows_the_text_and_moves_by_its_rows() {
+    let mut ed = editor();
+    ed.set_padding_x(2);
+    ed.set_text("abcdefgh");
+    let lines = ed.render(8, &Theme::dark(), Color::Default);
+    assert_eq!(strip_ansi(&lines[1]), "  abcd");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Left), key(KeyCode::Up), Input::char('^')],
+    );
+    assert_eq!(ed.text(), "abc^defgh");
+}
+
+fn undo_key() -> Input {
+    // What a terminal without keyboard enhancements sends for Ctrl+- (0x1F).
+    Input::ctrl('7')
+}
+
+#[test]
+fn undo_takes_back_a_word_at_a_time_and_other_edits_one_by_one() {
+    let mut ed = editor();
+    feed(&mut ed, &Input::typed("hello big world"));
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "hello big");
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "hello");
+    feed(&mut ed, &[Input::ctrl('w'), key(KeyCode::Backspace)]);
+    assert!(ed.is_empty());
+    feed(
+        &mut ed,
+        &[Input::with_mods(KeyCode::Char('-'), KeyModifiers::CONTROL)],
+    );
+    assert_eq!(ed.text(), "hello");
+    feed(&mut ed, &[undo_key()]);
+    assert!(ed.is_empty());
+    assert_eq!(ed.handle(&undo_key()), EditorAction::Handled);
+    assert!(ed.is_empty());
+}
+
+#[test]
+fn clear_can_be_undone_with_its_paste_markers_intact() {
+    let mut ed = editor();
+    let body = "p\n".repeat(15);
+    feed(&mut ed, &[Input::Paste(body.clone())]);
+    ed.clear();
+    assert!(ed.is_empty());
+    feed(&mut ed, &[undo_key()]);
+    assert_eq!(ed.text(), "[paste #1 +16 lines]");
+    assert_eq!(
+        ed.take_submission(),
+        body.trim_end_matches('\n').to_string() + "\n"
+    );
+}
+
+#[test]
+fn kills_accumulate_and_yank_puts_them_back() {
+    let mut ed = editor();
+    ed.set_text("one two three");
+    feed(&mut ed, &[Input::ctrl('w'), Input::ctrl('w')]);
+    assert_eq!(ed.text(), "one ");
+    feed(&mut ed, &[Input::ctrl('a'), Input::ctrl('y')]);
+    assert_eq!(ed.text(), "two threeone ");
+    feed(&mut ed, &[Input::ctrl('k')]);
+    assert_eq!(ed.text(), "two three");
+    feed(&mut ed, &[Input::ctrl('e'), Input::ctrl('y')]);
+    assert_eq!(ed.text(), "two threeone ");
+    feed(&mut ed, &[Input::alt(KeyCode::Char('y'))]);
+    assert_eq!(ed.text(), "two threetwo three");
+    feed(&mut ed, &[Input::char('!'), Input::alt(KeyCode::Char('y'))]);
+    assert_eq!(ed.text(), "two threetwo three!");
+}
+
+#[test]
+fn page_keys_move_the_popup_selection_by_a_screenful() {
+    let mut ed = with_commands();
+    feed(&mut ed, &[Input::char('/'), key(KeyCode::PageDown)]);
+    let selected = |ed: &Editor| popup(ed).into_iter().find(|r| r.starts_with("→ "));
+    assert!(selected(&ed).unwrap().starts_with("→ /skill:review"));
+    feed(&mut ed, &[key(KeyCode::PageDown)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /tree"));
+    feed(&mut ed, &[key(KeyCode::PageUp)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /model"));
+    feed(&mut ed, &[key(KeyCode::PageUp)]);
+    assert!(selected(&ed).unwrap().starts_with("→ /settings"));
+}
+
+#[test]
+fn up_and_down_keep_their_column_across_short_lines() {
+    let mut ed = editor();
+    ed.set_text("abcdef\nab\nabcdef");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Up), key(KeyCode::Up), Input::char('|')],
+    );
+    assert_eq!(ed.text(), "abcdef|\nab\nabcdef");
+    feed(
+        &mut ed,
+        &[key(KeyCode::Left), key(KeyCode::Down), key(KeyCode::Down)],
+    );
+    feed(&mut ed, &[Input::char('|')]);
+    assert_eq!(ed.text(), "abcdef|\nab\nabcdef|");
+}
+
+#[test]
+fn page_keys_move_by_the_box_height() {
+    let mut ed = editor();
+    ed.set_terminal_rows(10);
+    let text = (0..20)
+        .map(|i| format!("line {i}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    ed.set_text(&text);
+    feed(&mut ed, &[key(KeyCode::PageUp), Input::char('<')]);
+    assert!(ed.text().contains("line 14<"), "{}", ed.text());
+    feed(
+        &mut ed,
+        &[
+            key(KeyCode::PageUp),
+            key(KeyCode::PageUp),
+            key(KeyCode::PageUp),
+        ],
+    );
+    feed(&mut ed, &[key(KeyCode::PageUp), Input::char('^')]);
+    assert!(ed.text().starts_with("line 0^\n"), "{}", ed.text());
+}
+
+#[test]
+fn a_resize_sets_the_height_and_is_left_to_the_loop() {
+    let mut ed = editor();
+    ed.set_text(&"x\n".repeat(30));
+    assert_eq!(ed.render(20, &Theme::dark(), Color::Default).len(), 33);
+    assert_eq!(ed.handle(&Input::Resize(20, 24)), EditorAction::Ignored);
+    let lines = ed.render(20, &Theme::dark(), Color::Default);
+    assert_eq!(lines.len(), 7 + 2);
+    assert!(strip_ansi(&lines[0]).starts_with("─── ↑ 24 more"));
 }

@@ -8,10 +8,11 @@ pub(crate) struct Buffer {
     pub cursor: usize,
 }
 
-/// Word characters for word motions: letters, digits and `_` (other non-blank characters form
-/// runs of punctuation, which are also stopped at, as in pi).
+/// Word motions stop between runs of word characters and runs of punctuation. pi counts only
+/// ASCII punctuation as punctuation, so `_`, letters of any script and emoji are word
+/// characters.
 fn is_word(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    !"(){}[]<>.,;:'\"!?+-=*/\\|&%^$#@~`".contains(c)
 }
 
 impl Buffer {

@@ -13,6 +13,8 @@ use crate::theme::Theme;
 pub(crate) enum Kind {
     Command,
     File,
+    /// A bare path completed on Tab (no `@`).
+    Path,
 }
 
 /// An open popup.
@@ -47,10 +49,16 @@ pub(crate) struct Completion {
     files: Option<Vec<String>>,
     /// Esc closed the popup: it stays closed until the text changes.
     dismissed: bool,
+    /// Tab asked for path completion of the word before the cursor.
+    forced: bool,
+    /// Rows the popup shows at most.
+    max_visible: usize,
 }
 
-/// Popups show at most this many candidates.
-pub(crate) const MAX_VISIBLE: usize = 8;
+/// Popups show at most this many rows unless told otherwise.
+const DEFAULT_MAX_VISIBLE: usize = 8;
+/// File completion offers this many best paths (scrolling through them), as pi does.
+const MAX_FILE_CANDIDATES: usize = 20;
 
 impl Completion {
     pub fn new(cwd: PathBuf) -> Self {
@@ -60,11 +68,17 @@ impl Completion {
             open: None,
             files: None,
             dismissed: false,
+            forced: false,
+            max_visible: DEFAULT_MAX_VISIBLE,
         }
     }
 
     pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
         self.commands = items;
+    }
+
+    pub fn set_max_visible(&mut self, rows: usize) {
+        self.max_visible = rows.clamp(3, 20);
     }
 
     pub fn is_open(&self) -> bool {
@@ -75,6 +89,32 @@ impl Completion {
     pub fn close(&mut self) {
         self.open = None;
         self.files = None;
+        self.forced = false;
+    }
+
+    /// Tab outside a popup: completes the word before the cursor as a path when it looks like
+    /// one (holds a `/` or starts with `.`, and is not absolute). Returns the replacement when
+    /// exactly one path matches (applied at once, as in a shell); otherwise opens the popup.
+    /// `None` with the popup closed: nothing to complete.
+    pub fn force_path(&mut self, buf: &Buffer) -> Option<Accepted> {
+        let (_, word) = word_before(buf);
+        if word.starts_with('/') || !(word.contains('/') || word.starts_with('.')) {
+            return None;
+        }
+        self.forced = true;
+        self.dismissed = false;
+        self.refresh(buf, false);
+        match self.open.as_ref().map(|o| o.items.len()) {
+            None => {
+                self.close();
+                return None;
+            }
+            Some(1) => {}
+            Some(_) => return None,
+        }
+        let accepted = self.accept();
+        self.close();
+        accepted
     }
 
     /// Esc: closes until the text changes.
@@ -91,6 +131,19 @@ impl Completion {
         }
     }
 
+    /// PageUp/PageDown: moves the selection by a screenful, stopping at the ends.
+    pub fn page(&mut self, direction: isize) {
+        let step = self.max_visible;
+        if let Some(open) = &mut self.open {
+            let last = open.items.len().saturating_sub(1);
+            open.selected = if direction < 0 {
+                open.selected.saturating_sub(step)
+            } else {
+                (open.selected + step).min(last)
+            };
+        }
+    }
+
     /// Re-evaluates the popup after an input. `changed`: the text changed (which lifts an Esc
     /// dismissal); otherwise only the cursor moved.
     pub fn refresh(&mut self, buf: &Buffer, changed: bool) {
@@ -100,13 +153,14 @@ impl Completion {
         if self.dismissed {
             return;
         }
-        let Some((kind, start, query)) = trigger(buf) else {
+        let Some((kind, start, query)) = trigger(buf, self.forced) else {
             self.close();
             return;
         };
         let items = match kind {
             Kind::Command => rank(&self.commands, |c| fuzzy::score(&query, command_name(c))),
             Kind::File => self.file_items(&query),
+            Kind::Path => self.file_items(query.strip_prefix("./").unwrap_or(&query)),
         };
         if items.is_empty() {
             self.open = None;
@@ -138,12 +192,8 @@ impl Completion {
         scored.sort_by_key(|(s, _)| std::cmp::Reverse(*s));
         scored
             .into_iter()
-            .take(MAX_VISIBLE)
-            .map(|(_, p)| CompletionItem {
-                value: p.clone(),
-                label: p.clone(),
-                description: String::new(),
-            })
+            .take(MAX_FILE_CANDIDATES)
+            .map(|(_, p)| file_item(p))
             .collect()
     }
 
@@ -165,14 +215,39 @@ impl Completion {
                 text: file_reference(&item.value),
                 complete_command: false,
             },
+            Kind::Path => {
+                let dot = if open.query.starts_with("./") {
+                    "./"
+                } else {
+                    ""
+                };
+                let reference = file_reference(&format!("{dot}{}", item.value));
+                Accepted {
+                    start: open.start,
+                    text: reference[1..].to_string(),
+                    complete_command: false,
+                }
+            }
         })
     }
 
     /// The popup's lines (none when closed).
     pub fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         self.open.as_ref().map_or_else(Vec::new, |o| {
-            popup::render(&o.items, o.selected, width, theme)
+            popup::render(&o.items, o.selected, self.max_visible, width, theme)
         })
+    }
+}
+
+/// A path as pi lists it: the name (with `/` for a directory), the path as description.
+fn file_item(path: &str) -> CompletionItem {
+    let bare = path.trim_end_matches('/');
+    let name = bare.rsplit('/').next().unwrap_or(bare);
+    let slash = if path.ends_with('/') { "/" } else { "" };
+    CompletionItem {
+        value: path.to_string(),
+        label: format!("{name}{slash}"),
+        description: bare.to_string(),
     }
 }
 
@@ -206,7 +281,7 @@ fn rank(
 }
 
 /// Which completion the text before the cursor calls for: where it starts and the query.
-fn trigger(buf: &Buffer) -> Option<(Kind, usize, String)> {
+fn trigger(buf: &Buffer, forced: bool) -> Option<(Kind, usize, String)> {
     let before = &buf.text[..buf.cursor];
     if let Some(q) = before.strip_prefix('/') {
         if !q.contains(char::is_whitespace) {
@@ -233,7 +308,17 @@ fn trigger(buf: &Buffer) -> Option<(Kind, usize, String)> {
             break;
         }
     }
-    None
+    let (start, word) = word_before(buf);
+    (forced && !word.is_empty()).then(|| (Kind::Path, start, word.to_string()))
+}
+
+/// The run of non-blank characters before the cursor and where it starts.
+fn word_before(buf: &Buffer) -> (usize, &str) {
+    let before = &buf.text[..buf.cursor];
+    let start = before.rfind(char::is_whitespace).map_or(0, |i| {
+        i + before[i..].chars().next().map_or(1, char::len_utf8)
+    });
+    (start, &before[start..])
 }
 
 #[cfg(test)]
@@ -247,23 +332,40 @@ mod tests {
         }
     }
 
+    fn trigger_of(b: &Buffer) -> Option<(Kind, usize, String)> {
+        trigger(b, false)
+    }
+
+    #[test]
+    fn forced_path_completion_takes_the_word_before_the_cursor() {
+        assert_eq!(
+            trigger(&buf("see src/ma"), true),
+            Some((Kind::Path, 4, "src/ma".into()))
+        );
+        assert_eq!(trigger(&buf("see "), true), None);
+        assert_eq!(trigger(&buf("see src/ma"), false), None);
+    }
+
     #[test]
     fn triggers() {
-        assert_eq!(trigger(&buf("/mo")), Some((Kind::Command, 0, "mo".into())));
-        assert_eq!(trigger(&buf("/model x")), None);
-        assert_eq!(trigger(&buf("x /mo")), None);
         assert_eq!(
-            trigger(&buf("see @src/ma")),
+            trigger_of(&buf("/mo")),
+            Some((Kind::Command, 0, "mo".into()))
+        );
+        assert_eq!(trigger_of(&buf("/model x")), None);
+        assert_eq!(trigger_of(&buf("x /mo")), None);
+        assert_eq!(
+            trigger_of(&buf("see @src/ma")),
             Some((Kind::File, 4, "src/ma".into()))
         );
-        assert_eq!(trigger(&buf("a\n@x")), Some((Kind::File, 2, "x".into())));
-        assert_eq!(trigger(&buf("mail@host")), None);
-        assert_eq!(trigger(&buf("@a b")), None);
+        assert_eq!(trigger_of(&buf("a\n@x")), Some((Kind::File, 2, "x".into())));
+        assert_eq!(trigger_of(&buf("mail@host")), None);
+        assert_eq!(trigger_of(&buf("@a b")), None);
         assert_eq!(
-            trigger(&buf("@\"my fi")),
+            trigger_of(&buf("@\"my fi")),
             Some((Kind::File, 0, "my fi".into()))
         );
-        assert_eq!(trigger(&buf("@\"my file\" x")), None);
+        assert_eq!(trigger_of(&buf("@\"my file\" x")), None);
     }
 
     #[test]

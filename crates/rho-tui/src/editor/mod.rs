@@ -7,22 +7,27 @@
 
 mod buffer;
 mod complete;
+mod edit;
 mod files;
 mod fuzzy;
 mod history;
 mod keys;
+mod kill;
 mod layout;
 mod paste;
 mod popup;
+mod scroll;
 
 use std::cell::Cell;
 use std::path::PathBuf;
 
-use crate::components::{Component, EditorView};
+use crate::components::{indent_lines, Component, EditorView};
 use crate::theme::{Color, Theme};
 use buffer::Buffer;
 use complete::Completion;
+use edit::Last;
 use history::History;
+use kill::KillRing;
 use paste::Pastes;
 
 /// One entry of a completion popup.
@@ -57,8 +62,19 @@ pub struct Editor {
     history: History,
     pastes: Pastes,
     completion: Completion,
-    /// The width of the last render: Up/Down move by the rows the user saw.
+    /// States before each edit, for Ctrl+-.
+    undo: Vec<Buffer>,
+    kill: KillRing,
+    last: Last,
+    /// The text width of the last render: Up/Down move by the rows the user saw.
     width: Cell<usize>,
+    padding_x: usize,
+    /// Rows the box may show (from the terminal's height); `None`: all of them.
+    max_rows: Option<usize>,
+    /// First text row shown when the box scrolls.
+    scroll: Cell<usize>,
+    /// Column Up/Down aim for across consecutive vertical moves (pi's sticky column).
+    goal_col: Option<usize>,
 }
 
 impl Editor {
@@ -69,13 +85,38 @@ impl Editor {
             history: History::default(),
             pastes: Pastes::default(),
             completion: Completion::new(cwd),
+            undo: Vec::new(),
+            kill: KillRing::default(),
+            last: Last::Other,
             width: Cell::new(80),
+            padding_x: 0,
+            max_rows: None,
+            scroll: Cell::new(0),
+            goal_col: None,
         }
     }
 
     /// Slash-command completions (built-ins, extension commands, `/skill:name`, templates).
     pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
         self.completion.set_commands(items);
+    }
+
+    /// How many completion rows the popup shows at most (pi's `autocompleteMaxVisible`
+    /// setting, clamped to 3–20; 8 until set).
+    pub fn set_autocomplete_max_visible(&mut self, rows: usize) {
+        self.completion.set_max_visible(rows);
+    }
+
+    /// Spaces left and right of the text (pi's `editorPaddingX`, clamped to 0–3).
+    pub fn set_padding_x(&mut self, padding: usize) {
+        self.padding_x = padding.min(3);
+    }
+
+    /// The terminal's height: the box then shows at most 30% of it (at least 5 rows) and
+    /// scrolls to keep the cursor in view. `Input::Resize` updates it too (and is still
+    /// returned as Ignored). Until set, the box shows every row.
+    pub fn set_terminal_rows(&mut self, rows: usize) {
+        self.max_rows = Some(scroll::max_rows(rows));
     }
 
     /// Handles one input; see [`EditorAction`].
@@ -88,11 +129,17 @@ impl Editor {
         &self.buf.text
     }
 
-    /// Replaces the text; the cursor goes to the end.
+    /// Replaces the text (line endings and tabs normalized as for a paste); the cursor goes to
+    /// the end. Undoable with Ctrl+-.
     pub fn set_text(&mut self, text: &str) {
-        self.buf.set(&paste::normalize(text));
+        let text = paste::normalize(text);
+        if text != self.buf.text {
+            self.push_undo();
+        }
+        self.buf.set(&text);
         self.history.reset();
         self.completion.close();
+        self.last = Last::Other;
     }
 
     /// True when there is no text at all.
@@ -100,12 +147,10 @@ impl Editor {
         self.buf.text.is_empty()
     }
 
-    /// Empties the editor (and forgets its pastes and any open popup).
+    /// Empties the editor and closes any popup. Undoable with Ctrl+- (pi: Ctrl+C clears, and
+    /// the text can be brought back), so pastes are kept until the next submission.
     pub fn clear(&mut self) {
-        self.buf = Buffer::default();
-        self.pastes.clear();
-        self.history.reset();
-        self.completion.close();
+        self.set_text("");
     }
 
     /// Takes the text for a submission made by the loop (e.g. Alt+Enter follow-up): returns
@@ -113,7 +158,12 @@ impl Editor {
     pub fn take_submission(&mut self) -> String {
         let text = self.pastes.expand(self.buf.text.trim());
         self.history.add(&text);
-        self.clear();
+        self.buf = Buffer::default();
+        self.pastes.clear();
+        self.undo.clear();
+        self.history.reset();
+        self.completion.close();
+        self.last = Last::Other;
         text
     }
 
@@ -130,12 +180,20 @@ impl Editor {
     /// The editor box (EditorView look, border colour given) and, below it, the completion
     /// popup when open.
     pub fn render(&self, width: usize, theme: &Theme, border: Color) -> Vec<String> {
-        self.width.set(width.max(1));
+        self.width
+            .set(width.saturating_sub(2 * self.padding_x).max(1));
         let mut view = EditorView::new(border);
         view.text = self.buf.text.clone();
         view.cursor = self.buf.cursor;
+        view.padding_x = self.padding_x;
         let mut lines = view.render(width, theme);
-        lines.extend(self.completion.render(width, theme));
+        if let Some(max) = self.max_rows {
+            let mut offset = self.scroll.get();
+            lines = scroll::window(lines, max, &mut offset, width, theme, border);
+            self.scroll.set(offset);
+        }
+        let popup = self.completion.render(self.width.get(), theme);
+        lines.extend(indent_lines(popup, self.padding_x));
         lines
     }
 }

@@ -9,11 +9,15 @@ const MAX_LINES: usize = 10;
 /// A paste with more characters than this is shown as a marker.
 const MAX_CHARS: usize = 1000;
 
-/// Line endings to `\n`, tabs to four spaces (the editor draws neither CR nor tabs).
+/// Line endings to `\n`, tabs to four spaces, other control characters dropped (the editor
+/// draws none of them).
 pub(crate) fn normalize(text: &str) -> String {
     text.replace("\r\n", "\n")
         .replace('\r', "\n")
         .replace('\t', "    ")
+        .chars()
+        .filter(|&c| c == '\n' || !c.is_control())
+        .collect()
 }
 
 /// Large pastes of one editor, by number.
@@ -33,7 +37,7 @@ impl Pastes {
         }
         self.counter += 1;
         let id = self.counter;
-        let marker = if lines > 1 {
+        let marker = if lines > MAX_LINES {
             format!("[paste #{id} +{lines} lines]")
         } else {
             format!("[paste #{id} {chars} chars]")
@@ -78,7 +82,7 @@ mod tests {
 
     #[test]
     fn normalizes_line_endings_and_tabs() {
-        assert_eq!(normalize("a\r\nb\rc\td"), "a\nb\nc    d");
+        assert_eq!(normalize("a\r\nb\rc\td\x1b[1m\x07"), "a\nb\nc    d[1m");
     }
 
     #[test]
@@ -96,6 +100,8 @@ mod tests {
         let long = "z".repeat(1234);
         assert_eq!(p.insertion(many.clone()), "[paste #1 +42 lines]");
         assert_eq!(p.insertion(long.clone()), "[paste #2 1234 chars]");
+        let wide = vec!["w".repeat(300); 5].join("\n");
+        assert_eq!(p.insertion(wide), "[paste #3 1504 chars]");
         let text = "see [paste #1 +42 lines] and [paste #2 1234 chars]";
         assert_eq!(p.expand(text), format!("see {many} and {long}"));
         assert_eq!(p.markers(text), vec![4..24, 29..50]);
