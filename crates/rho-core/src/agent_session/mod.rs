@@ -22,6 +22,7 @@ mod resources;
 mod rpc_support;
 mod run_loop;
 mod switch;
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -49,6 +50,7 @@ pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use switch::SwitchReason;
+pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
 pub struct AgentSessionConfig {
@@ -161,6 +163,7 @@ pub(crate) struct Inner {
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
     pub bash_cancel: Mutex<Option<CancellationToken>>,
+    pub branch_summary_cancel: Mutex<Option<CancellationToken>>,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -247,6 +250,7 @@ impl AgentSession {
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
                 bash_cancel: Mutex::new(None),
+                branch_summary_cancel: Mutex::new(None),
                 weak: weak.clone(),
             }
         });
