@@ -13,6 +13,7 @@ pub mod credentials;
 mod custom;
 mod error;
 pub mod events;
+mod fork;
 mod host;
 mod model;
 mod post_run;
@@ -46,6 +47,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
