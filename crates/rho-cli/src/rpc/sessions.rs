@@ -5,8 +5,6 @@
 use rho_core::agent_session::SwitchReason;
 use std::path::{Path, PathBuf};
 
-use rho_agent::AgentMessage;
-use rho_core::session::manager::ForkScope;
 use rho_core::session::SessionManager;
 use serde_json::json;
 
@@ -44,11 +42,6 @@ fn location(rpc: &Rpc) -> (Option<PathBuf>, String) {
     })
 }
 
-fn current_file(rpc: &Rpc) -> Option<String> {
-    rpc.session
-        .with_session(|s| s.path().map(|p| p.to_string_lossy().into_owned()))
-}
-
 async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Value, String> {
     let (dir, cwd) = location(rpc);
     let mut fresh = match dir {
@@ -80,74 +73,31 @@ async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, Stri
 }
 
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {
-    let found = rpc.session.with_session(|s| {
-        let entry = s.tree().get(entry_id)?;
-        match entry.message() {
-            Some(AgentMessage::User(u)) => Some((u.content.text(), entry.parent_id.clone())),
-            _ => None,
-        }
-    });
-    let Some((text, parent)) = found else {
-        return Err("Invalid entry ID for forking".into());
-    };
-    let (dir, cwd) = location(rpc);
-    let dir = dir.ok_or("Cannot fork an in-memory session (started with --no-session)")?;
-    let forked = match parent {
-        Some(parent) => rpc
-            .session
-            .with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&parent)))
-            .map_err(|e| e.to_string())?,
-        None => {
-            let fresh = SessionManager::create(&dir, &cwd);
-            match current_file(rpc) {
-                Some(p) => fresh.with_parent_session(&p),
-                None => fresh,
-            }
-        }
-    };
-    let reason = SwitchReason::Fork {
-        entry_id: entry_id.to_string(),
-        position: "before".into(),
-    };
-    let cancelled = rpc.session.switch_session(forked, reason).await;
-    Ok(json!({ "text": text, "cancelled": cancelled }))
+    let outcome = rpc
+        .session
+        .fork(entry_id)
+        .await
+        .map_err(|e| e.to_string())?;
+    Ok(json!({ "text": outcome.selected_text, "cancelled": outcome.cancelled }))
 }
 
 async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
-    let Some(leaf) = rpc
+    let outcome = rpc
         .session
-        .with_session(|s| s.leaf_id().map(str::to_string))
-    else {
-        return Err("Cannot clone session: no current entry selected".into());
-    };
-    let (dir, cwd) = location(rpc);
-    let dir = dir.ok_or("Cannot clone an in-memory session (started with --no-session)")?;
-    let cloned = rpc
-        .session
-        .with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&leaf)))
+        .clone_session()
+        .await
         .map_err(|e| e.to_string())?;
-    let reason = SwitchReason::Fork {
-        entry_id: leaf,
-        position: "at".into(),
-    };
-    let cancelled = rpc.session.switch_session(cloned, reason).await;
-    Ok(json!({ "cancelled": cancelled }))
+    Ok(json!({ "cancelled": outcome.cancelled }))
 }
 
 /// Every user message entry in file order (all branches) with non-empty text.
 fn fork_messages(rpc: &Rpc) -> serde_json::Value {
-    let messages: Vec<serde_json::Value> = rpc.session.with_session(|s| {
-        s.entries()
-            .iter()
-            .filter_map(|e| match e.message() {
-                Some(AgentMessage::User(u)) => {
-                    let text = u.content.text();
-                    (!text.is_empty()).then(|| json!({ "entryId": e.id, "text": text }))
-                }
-                _ => None,
-            })
-            .collect()
-    });
+    let messages: Vec<serde_json::Value> = rpc
+        .session
+        .fork_candidates()
+        .into_iter()
+        .map(|c| json!({ "entryId": c.entry_id, "text": c.text }))
+        .collect();
     json!({ "messages": messages })
 }
 

@@ -36,6 +36,27 @@ pub enum SessionError {
     /// A user shell command could not be started (missing cwd or shell).
     #[error("{0}")]
     Bash(String),
+    /// Tree navigation while a run is active: the branch would change under it.
+    #[error("Cannot navigate the session tree while the agent is working. Wait for it to finish or abort it first.")]
+    TreeWhileStreaming,
+    /// Tree navigation or fork named an entry the session does not have.
+    #[error("Entry {0} not found")]
+    EntryNotFound(String),
+    /// A branch summary was requested without a model (pi's text).
+    #[error("No model available for summarization")]
+    NoSummaryModel,
+    /// The branch summary call failed; the text is the summariser's error.
+    #[error("{0}")]
+    BranchSummary(String),
+    /// Fork at an entry that is not a user message (interfaces §1.4).
+    #[error("Invalid entry ID for forking")]
+    InvalidForkEntry,
+    /// Fork or clone of a `--no-session` session (there is no directory to write to).
+    #[error("Cannot {0} an in-memory session (started with --no-session)")]
+    InMemoryFork(&'static str),
+    /// Clone of a session without entries (interfaces §1.4).
+    #[error("Cannot clone session: no current entry selected")]
+    NothingToClone,
     /// The session file could not be written or read.
     #[error("{0}")]
     Store(String),

@@ -13,6 +13,7 @@ pub mod credentials;
 mod custom;
 mod error;
 pub mod events;
+mod fork;
 mod host;
 mod model;
 mod post_run;
@@ -22,6 +23,7 @@ mod resources;
 mod rpc_support;
 mod run_loop;
 mod switch;
+mod tree;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -45,10 +47,12 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use switch::SwitchReason;
+pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
 pub struct AgentSessionConfig {
@@ -161,6 +165,7 @@ pub(crate) struct Inner {
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
     pub bash_cancel: Mutex<Option<CancellationToken>>,
+    pub branch_summary_cancel: Mutex<Option<CancellationToken>>,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -247,6 +252,7 @@ impl AgentSession {
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
                 bash_cancel: Mutex::new(None),
+                branch_summary_cancel: Mutex::new(None),
                 weak: weak.clone(),
             }
         });

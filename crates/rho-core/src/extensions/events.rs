@@ -44,6 +44,18 @@ pub enum ExtensionEvent {
         compaction_entry: Value,
         from_extension: bool,
     },
+    /// About to move the leaf in the session tree; may cancel, supply the branch summary,
+    /// or override the instructions and label. `preparation` is a [`TreePreparation`].
+    SessionBeforeTree { preparation: TreePreparation },
+    /// The leaf moved (`summaryEntry` and `fromExtension` only when a summary was written).
+    SessionTree {
+        new_leaf_id: Option<String>,
+        old_leaf_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary_entry: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        from_extension: Option<bool>,
+    },
     /// The session is going away.
     SessionShutdown {
         reason: String,
@@ -161,6 +173,8 @@ impl ExtensionEvent {
             E::SessionBeforeFork { .. } => "session_before_fork",
             E::SessionBeforeCompact { .. } => "session_before_compact",
             E::SessionCompact { .. } => "session_compact",
+            E::SessionBeforeTree { .. } => "session_before_tree",
+            E::SessionTree { .. } => "session_tree",
             E::SessionShutdown { .. } => "session_shutdown",
             E::Context { .. } => "context",
             E::BeforeProviderRequest { .. } => "before_provider_request",
@@ -270,6 +284,45 @@ pub struct SessionBeforeResult {
     /// For fork: skip restoring the conversation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_conversation_restore: Option<bool>,
+    /// For tree navigation: a ready branch summary `{summary, details?}`, used instead of
+    /// the model when the user asked for a summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<Value>,
+    /// For tree navigation: replaces the user's custom instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+    /// For tree navigation: replaces the user's replace-instructions choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace_instructions: Option<bool>,
+    /// For tree navigation: replaces the user's label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// What `session_before_tree` handlers see (EXT-3): where the leaf moves from and to, and
+/// the entries of the branch being left, so a handler can summarise them itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreePreparation {
+    /// The entry the user selected.
+    pub target_id: String,
+    /// The leaf before navigating (`null` for an empty branch).
+    pub old_leaf_id: Option<String>,
+    /// The deepest entry shared by the old branch and the target's path.
+    pub common_ancestor_id: Option<String>,
+    /// The old branch after the common ancestor, as stored entries, oldest first.
+    pub entries_to_summarize: Vec<Value>,
+    /// Whether the user asked for a branch summary.
+    pub user_wants_summary: bool,
+    /// The user's extra summariser instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+    /// Whether the custom instructions replace the built-in prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replace_instructions: Option<bool>,
+    /// The label the user gave.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
     SessionAction,
 };
-pub use events::ExtensionEvent;
+pub use events::{ExtensionEvent, TreePreparation};
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
 
 /// An event handler: gets the event and a context, may return a JSON result the runner
