@@ -20,16 +20,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_ai::catalog::builtin_models;
-use rho_ai::catalog::select::{scope_models, ModelChoice};
-use rho_ai::models_json::load_models;
-use rho_ai::Model;
 use rho_core::agent_session::AgentSession;
 use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
 use crate::args::Args;
+use crate::model_control::ModelControl;
 use bash::BashRunner;
 use framing::{Frame, LineSplitter};
 use writer::Output;
@@ -46,10 +43,8 @@ pub(crate) struct Rpc {
     session: AgentSession,
     out: Output,
     bash: Arc<BashRunner>,
-    /// Every known model (built-in and models.json); availability is checked per call.
-    models: Arc<Vec<Model>>,
-    /// `--models` scope, in pattern order.
-    scoped: Arc<Vec<ModelChoice>>,
+    /// The model registry and the switching rules.
+    models: ModelControl,
     ui: ui::RpcUi,
 }
 
@@ -111,26 +106,14 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
 
 impl Rpc {
     fn new(session: AgentSession, out: Output, args: &Args) -> Self {
-        let loaded = load_models(
-            &rho_core::session::paths::agent_dir().join("models.json"),
-            builtin_models(),
-        );
-        let scoped = match &args.models {
-            Some(patterns) => {
-                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-                scope_models(&loaded.models, &patterns).0
-            }
-            None => Vec::new(),
-        };
         let ui = ui::RpcUi::new(out.clone());
         session.set_ui(Arc::new(ui.clone()));
         Rpc {
             ui,
+            models: ModelControl::load(session.clone(), args),
             session,
             out,
             bash: Arc::default(),
-            models: Arc::new(loaded.models),
-            scoped: Arc::new(scoped),
         }
     }
 

@@ -1,0 +1,187 @@
+//! Switching models and thinking levels the way pi's `set_model`, `cycle_model`,
+//! `set_thinking_level` and `cycle_thinking_level` do, with their persisted defaults. RPC
+//! commands and the interactive mode's /model, /thinking, Ctrl+P and Shift+Tab share it.
+
+use std::sync::Arc;
+
+use rho_ai::catalog::builtin_models;
+use rho_ai::catalog::select::{scope_models, ModelChoice};
+use rho_ai::models_json::load_models;
+use rho_ai::{Model, ThinkingLevel};
+use rho_core::agent_session::{AgentSession, AuthStatus};
+use serde_json::Value;
+
+use crate::args::Args;
+
+/// The session plus the model registry it chooses from. Cheap to clone.
+#[derive(Clone)]
+pub struct ModelControl {
+    session: AgentSession,
+    /// Every known model (built-in and models.json); availability is checked per call.
+    models: Arc<Vec<Model>>,
+    /// `--models` scope, in pattern order.
+    scoped: Arc<Vec<ModelChoice>>,
+}
+
+/// What a model cycle landed on.
+#[derive(Debug, Clone)]
+pub struct Cycled {
+    /// The new model.
+    pub model: Model,
+    /// The thinking level after the switch.
+    pub thinking_level: ThinkingLevel,
+    /// Whether the cycle went through the `--models` scope.
+    pub is_scoped: bool,
+}
+
+impl ModelControl {
+    /// Loads the registry (built-ins and `<agentDir>/models.json`) and the `--models` scope.
+    pub fn load(session: AgentSession, args: &Args) -> Self {
+        let loaded = load_models(
+            &rho_core::session::paths::agent_dir().join("models.json"),
+            builtin_models(),
+        );
+        let scoped = match &args.models {
+            Some(patterns) => {
+                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
+                scope_models(&loaded.models, &patterns).0
+            }
+            None => Vec::new(),
+        };
+        Self {
+            session,
+            models: Arc::new(loaded.models),
+            scoped: Arc::new(scoped),
+        }
+    }
+
+    /// Models whose provider has credentials, in catalog order.
+    pub fn available(&self) -> Vec<Model> {
+        self.models
+            .iter()
+            .filter(|m| self.session.auth_status(&m.provider) != AuthStatus::Missing)
+            .cloned()
+            .collect()
+    }
+
+    /// Every known model, with or without credentials (for /login's provider list).
+    pub fn all(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// Sets the model with set_model's side effects: persisted default, and the thinking rule
+    /// (a reasoning predecessor keeps the level; otherwise the settings default), or `level`.
+    pub async fn switch_model(
+        &self,
+        model: Model,
+        level: Option<ThinkingLevel>,
+    ) -> Result<(), String> {
+        let s = &self.session;
+        let wanted = level.unwrap_or_else(|| match s.model() {
+            Some(prev) if prev.reasoning => s.thinking_level(),
+            _ => s.with_settings(|st| st.default_thinking_level()),
+        });
+        s.set_model(model.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        for (key, value) in [
+            ("defaultProvider", &model.provider),
+            ("defaultModel", &model.id),
+        ] {
+            if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
+                eprintln!("Warning: {e}");
+            }
+        }
+        if model.clamp_thinking_level(wanted) != s.thinking_level() {
+            self.apply_level(wanted).await;
+        }
+        Ok(())
+    }
+
+    /// The next model of the scope (or of the available models); `None` with fewer than two.
+    pub async fn cycle_model(&self) -> Result<Option<Cycled>, String> {
+        let scoped: Vec<(Model, Option<ThinkingLevel>)> = self
+            .scoped
+            .iter()
+            .filter(|c| self.session.auth_status(&c.model.provider) != AuthStatus::Missing)
+            .map(|c| (c.model.clone(), c.thinking))
+            .collect();
+        let is_scoped = !scoped.is_empty();
+        let candidates = if is_scoped {
+            scoped
+        } else {
+            self.available().into_iter().map(|m| (m, None)).collect()
+        };
+        if candidates.len() < 2 {
+            return Ok(None);
+        }
+        let index = self
+            .session
+            .model()
+            .and_then(|c| {
+                candidates
+                    .iter()
+                    .position(|(m, _)| m.provider == c.provider && m.id == c.id)
+            })
+            .unwrap_or(0);
+        let (model, level) = candidates[(index + 1) % candidates.len()].clone();
+        self.switch_model(model.clone(), level).await?;
+        Ok(Some(Cycled {
+            model,
+            thinking_level: self.session.thinking_level(),
+            is_scoped,
+        }))
+    }
+
+    /// `set_thinking_level`: unknown strings clamp to the model's first supported level.
+    pub async fn set_level(&self, level: &str) {
+        let requested = match (ThinkingLevel::parse(level), self.session.model()) {
+            (Some(l), _) => l,
+            (None, Some(m)) => first_level(&m),
+            (None, None) => ThinkingLevel::Off,
+        };
+        self.apply_level(requested).await;
+    }
+
+    /// Sets the clamped level if it differs; persists `defaultThinkingLevel` unless the model
+    /// lacks reasoning and the level is `off`.
+    pub async fn apply_level(&self, requested: ThinkingLevel) {
+        let s = &self.session;
+        let model = s.model();
+        let effective = model
+            .as_ref()
+            .map_or(ThinkingLevel::Off, |m| m.clamp_thinking_level(requested));
+        if effective == s.thinking_level() {
+            return;
+        }
+        s.set_thinking_level(effective).await;
+        let reasoning = model.is_some_and(|m| m.reasoning);
+        if reasoning || effective != ThinkingLevel::Off {
+            if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
+            {
+                eprintln!("Warning: {e}");
+            }
+        }
+    }
+
+    /// The next supported level; `None` when the model does not reason.
+    pub async fn cycle_level(&self) -> Option<ThinkingLevel> {
+        let model = self.session.model().filter(|m| m.reasoning)?;
+        let levels = model.supported_thinking_levels();
+        let current = self.session.thinking_level();
+        let next = levels
+            .iter()
+            .position(|l| *l == current)
+            .map_or(first_level(&model), |i| levels[(i + 1) % levels.len()]);
+        self.apply_level(next).await;
+        Some(self.session.thinking_level())
+    }
+}
+
+fn first_level(model: &Model) -> ThinkingLevel {
+    model
+        .supported_thinking_levels()
+        .first()
+        .copied()
+        .unwrap_or(ThinkingLevel::Off)
+}
