@@ -1,7 +1,9 @@
 //! The binary's credential store: `--api-key` (for the CLI-selected provider), auth.json,
 //! the environment and models.json, in the spec's order (interfaces spec §6.3).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
 
 use rho_ai::auth::{
     has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential,
@@ -14,11 +16,49 @@ use rho_core::agent_session::{AuthStatus, CredentialStore};
 pub struct CliCredentials {
     /// `(provider, key)` from `--api-key`.
     pub explicit: Option<(String, String)>,
-    /// Parsed auth.json (`None` when absent or unreadable).
-    pub auth_file: Option<AuthFile>,
+    /// auth.json, read again when the file changes (so /login works at once).
+    auth: Mutex<AuthCache>,
     /// models.json providers.
     pub models: LoadedModels,
     cache: CommandCache,
+}
+
+/// The parsed auth.json and the modification time it was read at.
+struct AuthCache {
+    path: PathBuf,
+    stamp: Option<SystemTime>,
+    file: Option<Arc<AuthFile>>,
+}
+
+impl AuthCache {
+    /// Reads the file (a broken file counts as empty, with a warning).
+    fn read(path: PathBuf, warnings: &mut Vec<String>) -> Self {
+        let stamp = modified(&path);
+        let file = match std::fs::read_to_string(&path) {
+            Ok(text) => match AuthFile::parse(&text) {
+                Ok(f) => Some(Arc::new(f)),
+                Err(e) => {
+                    warnings.push(format!("{}: {e}", path.display()));
+                    None
+                }
+            },
+            Err(_) => None,
+        };
+        Self { path, stamp, file }
+    }
+
+    /// The file as it is now: one `stat` when unchanged.
+    fn current(&mut self) -> Option<Arc<AuthFile>> {
+        if modified(&self.path) != self.stamp {
+            let mut ignored = Vec::new();
+            *self = Self::read(std::mem::take(&mut self.path), &mut ignored);
+        }
+        self.file.clone()
+    }
+}
+
+fn modified(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
 impl CliCredentials {
@@ -29,27 +69,22 @@ impl CliCredentials {
         models: LoadedModels,
         warnings: &mut Vec<String>,
     ) -> Self {
-        let path = agent_dir.join("auth.json");
-        let auth_file = match std::fs::read_to_string(&path) {
-            Ok(text) => match AuthFile::parse(&text) {
-                Ok(f) => Some(f),
-                Err(e) => {
-                    warnings.push(format!("{}: {e}", path.display()));
-                    None
-                }
-            },
-            Err(_) => None,
-        };
+        let auth = AuthCache::read(agent_dir.join("auth.json"), warnings);
         Self {
             explicit,
-            auth_file,
+            auth: Mutex::new(auth),
             models,
             cache: CommandCache::default(),
         }
     }
 
+    fn auth(&self) -> MutexGuard<'_, AuthCache> {
+        self.auth.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn sources<'a>(
         &'a self,
+        auth_file: Option<&'a AuthFile>,
         provider: &str,
         env: &'a dyn Fn(&str) -> Option<String>,
         run: &'a dyn Fn(&str) -> Result<String, String>,
@@ -61,7 +96,7 @@ impl CliCredentials {
                 .as_ref()
                 .filter(|(p, _)| p == provider)
                 .map(|(_, k)| k.as_str()),
-            auth_file: self.auth_file.as_ref(),
+            auth_file,
             command_cache: Some(&self.cache),
             models_json: self.models.provider(provider),
             env,
@@ -96,13 +131,13 @@ fn exists(path: &str) -> bool {
 impl CredentialStore for CliCredentials {
     fn status(&self, provider: &str) -> AuthStatus {
         let no_run = |_: &str| Err("not run during the auth check".to_string());
-        let s = self.sources(provider, &env, &no_run, &exists);
+        let file = self.auth().current();
+        let s = self.sources(file.as_deref(), provider, &env, &no_run, &exists);
         if has_configured_auth(provider, &s) {
             return AuthStatus::Configured;
         }
-        let oauth = self
-            .auth_file
-            .as_ref()
+        let oauth = file
+            .as_deref()
             .and_then(|f| f.credential(provider).ok().flatten())
             .is_some_and(|c| matches!(c, Credential::OAuth(_)));
         if oauth {
@@ -113,7 +148,8 @@ impl CredentialStore for CliCredentials {
     }
 
     fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
-        let s = self.sources(provider, &env, &run_shell, &exists);
+        let file = self.auth().current();
+        let s = self.sources(file.as_deref(), provider, &env, &run_shell, &exists);
         match resolve_api_key(provider, &s).map_err(|e| e.to_string())? {
             ResolvedAuth::Key { key, .. } => Ok(Some(key)),
             ResolvedAuth::OAuthExpired(_) => Err(rho_ai::auth::oauth_failed_message(provider)),
