@@ -5,7 +5,9 @@ mod credentials;
 mod export;
 mod extensions;
 mod file_args;
+mod interactive;
 mod list_models;
+mod model_control;
 mod model_select;
 mod print_mode;
 mod rpc;
@@ -96,8 +98,14 @@ async fn run(args: args::Args) -> ExitCode {
             print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
         }
         args::Mode::Text => {
-            eprintln!("Error: the interactive mode is not available in this build yet; use -p");
-            ExitCode::FAILURE
+            let first = match interactive_input(&args) {
+                Ok(first) => first,
+                Err(e) => {
+                    eprintln!("Error: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            interactive::run(startup.session, &args, first).await
         }
     }
 }
@@ -138,6 +146,21 @@ fn read_input(
     let files = file_args::process_file_args(&args.file_args, &cwd, home.as_deref())?;
     let prompts = file_args::initial_prompts(piped.as_deref(), &files.text, &args.messages);
     Ok((prompts, files.images))
+}
+
+/// The interactive mode's first prompt: @files and the messages, joined as print mode joins
+/// them, sent when the screen opens.
+fn interactive_input(
+    args: &args::Args,
+) -> Result<Option<interactive::InitialPrompt>, file_args::FileArgError> {
+    if args.file_args.is_empty() && args.messages.is_empty() {
+        return Ok(None);
+    }
+    let (prompts, images) = read_input(args, true)?;
+    Ok(Some(interactive::InitialPrompt {
+        text: prompts.join("\n\n"),
+        images,
+    }))
 }
 
 /// `--export <session.jsonl> [out.html]`: prints `Exported to: <path>` and exits 0.

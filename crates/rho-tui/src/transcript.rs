@@ -125,8 +125,10 @@ impl Transcript {
     }
 
     /// Removes every component (a new session, or a rebuild after compaction or a tree move);
-    /// queue, usage and toggles are kept.
+    /// queue and toggles are kept; usage starts again from zero ([`Transcript::load`] recounts it).
     pub fn clear(&mut self) {
+        self.usage = UsageTotals::default();
+        self.context_tokens = None;
         self.slots.clear();
         self.lines.clear();
         self.tools.clear();
@@ -236,6 +238,17 @@ impl Transcript {
                     summary: c.summary.clone(),
                     expanded: self.tools_expanded,
                 }));
+            }
+        }
+    }
+
+    /// Appends the components of `messages` (a session opened, resumed or rebuilt), counting
+    /// their usage for the footer.
+    pub fn load(&mut self, messages: &[AgentMessage]) {
+        for message in messages {
+            self.push_message(message);
+            if let AgentMessage::Assistant(a) = message {
+                self.record_usage(a);
             }
         }
     }

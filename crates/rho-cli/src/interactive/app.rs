@@ -1,0 +1,254 @@
+//! The interactive screen's state: transcript, editor or open dialog, extension chrome and
+//! footer; what each message does to it; and how a frame is laid out.
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::time::Instant;
+
+use rho_core::agent_session::{AgentSession, SessionEvent};
+use rho_tui::components::Component;
+use rho_tui::dialogs::{StatusBar, WidgetArea};
+use rho_tui::editor::Editor;
+use rho_tui::{Input, Renderer, Theme, Transcript};
+use tokio::sync::mpsc::UnboundedSender;
+
+use super::dialogs::ActiveDialog;
+use super::ext_ui::UiRequest;
+use super::footer::FooterInfo;
+use crate::args::Args;
+use crate::model_control::ModelControl;
+
+/// Everything that reaches the interactive loop.
+pub enum AppMsg {
+    /// A key, paste or resize.
+    Input(Input),
+    /// A one-line note for the transcript (a command's result or error).
+    Notice {
+        /// The text.
+        text: String,
+        /// Shown in the error colour.
+        error: bool,
+    },
+    /// The session's messages changed wholesale (new, resumed, forked, tree move): rebuild.
+    Reload,
+    /// Put this text in the editor (a tree move or fork hands back the chosen message).
+    SetEditor(String),
+    /// A dialog to open, prepared by a task (e.g. after listing sessions).
+    Open(ActiveDialog),
+    /// An extension UI request.
+    Ui(UiRequest),
+    /// A `!`/`!!` command finished.
+    Bash(rho_agent::BashExecutionMessage),
+}
+
+/// The interactive mode's state.
+pub struct App {
+    pub(super) session: AgentSession,
+    pub(super) models: ModelControl,
+    pub(super) theme: Theme,
+    pub(super) transcript: Transcript,
+    pub(super) editor: Editor,
+    pub(super) dialog: Option<ActiveDialog>,
+    /// Dialogs asked for while another was open, in order.
+    pub(super) waiting_dialogs: VecDeque<ActiveDialog>,
+    pub(super) tx: UnboundedSender<AppMsg>,
+    /// Extension status entries, shown under the footer.
+    pub(super) statuses: StatusBar,
+    /// Extension widgets, shown above the editor.
+    pub(super) widgets: WidgetArea,
+    /// When Ctrl+C last cleared an empty editor (a second press soon after quits).
+    pub(super) last_ctrl_c: Option<Instant>,
+    pub(super) quit: bool,
+    pub(super) footer: FooterInfo,
+    pub(super) thinking_expanded: bool,
+    pub(super) tools_expanded: bool,
+    renderer: Renderer,
+    header: Vec<String>,
+    spinner: usize,
+}
+
+/// Frames of the working indicator.
+const SPINNER: [&str; 10] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
+
+impl App {
+    /// The screen for `session`, sized `width` × `height`.
+    pub fn new(
+        session: AgentSession,
+        args: &Args,
+        tx: UnboundedSender<AppMsg>,
+        (width, height): (u16, u16),
+    ) -> Self {
+        let theme = super::footer::load_theme(&session, args);
+        let mut editor = Editor::new(session.cwd().to_path_buf());
+        editor.set_commands(super::commands::completions(&session));
+        let header = header_lines(&theme);
+        let mut app = Self {
+            models: ModelControl::load(session.clone(), args),
+            footer: FooterInfo::read(session.cwd()),
+            transcript: Transcript::new(theme.clone()),
+            theme,
+            editor,
+            dialog: None,
+            waiting_dialogs: VecDeque::new(),
+            tx,
+            statuses: StatusBar::new(),
+            widgets: WidgetArea::new(),
+            last_ctrl_c: None,
+            quit: false,
+            thinking_expanded: true,
+            tools_expanded: false,
+            renderer: Renderer::new(width as usize, height as usize),
+            header,
+            spinner: 0,
+            session,
+        };
+        app.reload();
+        app
+    }
+
+    /// True once the user asked to leave.
+    pub fn should_quit(&self) -> bool {
+        self.quit
+    }
+
+    /// Handles one message.
+    pub fn handle(&mut self, msg: AppMsg) {
+        match msg {
+            AppMsg::Input(Input::Resize(w, h)) => self.renderer.resize(w as usize, h as usize),
+            AppMsg::Input(input) => self.handle_input(&input),
+            AppMsg::Notice { text, error } => self.notice(text, error),
+            AppMsg::Reload => self.reload(),
+            AppMsg::SetEditor(text) => self.editor.set_text(&text),
+            AppMsg::Open(dialog) => self.open(dialog),
+            AppMsg::Ui(request) => self.handle_ui(request),
+            AppMsg::Bash(message) => {
+                self.transcript
+                    .push_message(&rho_agent::AgentMessage::BashExecution(message));
+                self.footer.refresh_branch();
+            }
+        }
+    }
+
+    /// Applies a session event to the transcript.
+    pub fn apply_event(&mut self, event: &SessionEvent) {
+        if let SessionEvent::Session(rho_core::agent_session::SessionOnlyEvent::ExtensionError {
+            extension_path,
+            event,
+            error,
+        }) = event
+        {
+            self.notice(
+                format!("Extension error ({extension_path}, {event}): {error}"),
+                true,
+            );
+            return;
+        }
+        self.transcript.apply(event);
+    }
+
+    /// Advances the working indicator (only while something runs, so an idle screen stays
+    /// still and nothing is written).
+    pub fn tick(&mut self) {
+        if self.is_busy() {
+            self.spinner = (self.spinner + 1) % SPINNER.len();
+        }
+    }
+
+    /// Whether the agent, a compaction or a retry is running.
+    pub(super) fn is_busy(&self) -> bool {
+        self.session.is_streaming() || self.session.is_compacting()
+    }
+
+    /// Adds a status note to the transcript.
+    pub(super) fn notice(&mut self, text: String, error: bool) {
+        self.transcript
+            .push(rho_tui::View::Status(rho_tui::components::StatusView {
+                text,
+                is_error: error,
+            }));
+    }
+
+    /// Rebuilds the transcript from the session's messages.
+    pub(super) fn reload(&mut self) {
+        self.transcript.clear();
+        self.transcript.load(&self.session.messages());
+        self.transcript.set_tools_expanded(self.tools_expanded);
+        self.transcript
+            .set_thinking_expanded(self.thinking_expanded);
+        self.editor
+            .set_commands(super::commands::completions(&self.session));
+    }
+
+    /// Draws the frame; writes only what changed.
+    pub fn draw<W: Write>(&mut self, out: &mut W) {
+        let width = self.renderer.width();
+        let bottom = self.bottom_lines(width);
+        let transcript = self.transcript.lines(width);
+        let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
+        if let Err(e) = self.renderer.render(&segments, out) {
+            eprintln!("rho: cannot draw: {e}");
+            self.quit = true;
+        }
+    }
+
+    /// Everything under the transcript: working indicator, queue, widgets, editor or dialog,
+    /// footer, extension statuses.
+    fn bottom_lines(&self, width: usize) -> Vec<String> {
+        let theme = &self.theme;
+        let mut lines = vec![String::new()];
+        if self.is_busy() {
+            let what = if self.session.is_compacting() {
+                "Compacting..."
+            } else {
+                "Working..."
+            };
+            lines.push(format!(
+                "{} {}",
+                theme.fg(theme.colors.accent, SPINNER[self.spinner]),
+                theme.fg(theme.colors.muted, &format!("{what} (esc to interrupt)")),
+            ));
+        }
+        lines.extend(self.transcript.queue().render(width, theme));
+        lines.extend(self.widgets.render(width, theme));
+        match &self.dialog {
+            Some(d) => lines.extend(d.render(width, theme)),
+            None => lines.extend(self.editor.render(width, theme, self.editor_border())),
+        }
+        lines.extend(self.footer_view().render(width, theme));
+        lines.extend(self.statuses.render(width, theme));
+        lines
+    }
+
+    /// The editor's rule colour: bash mode for `!`, else the thinking level's colour.
+    fn editor_border(&self) -> rho_tui::theme::Color {
+        if self.editor.text().starts_with('!') {
+            return self.theme.colors.bash_mode;
+        }
+        let level = match self.session.model() {
+            Some(m) if m.reasoning => self.session.thinking_level(),
+            _ => rho_ai::ThinkingLevel::Off,
+        };
+        self.theme.thinking_color(level)
+    }
+
+    /// Leaves the last frame in the scrollback and the cursor under it.
+    pub fn finish<W: Write>(&mut self, out: &mut W) {
+        let _ = self.renderer.stop(out);
+    }
+}
+
+/// The banner at the top of the screen: name, version and the keys worth knowing.
+fn header_lines(theme: &Theme) -> Vec<String> {
+    let c = &theme.colors;
+    vec![
+        format!(
+            "{} {}",
+            theme.fg(c.accent, &rho_tui::theme::bold("rho")),
+            theme.fg(c.dim, concat!("v", env!("CARGO_PKG_VERSION")))
+        ),
+        theme.fg(
+            c.dim,
+            "esc interrupt · ctrl+c clear/exit · / commands · ! bash · ctrl+o expand tools · /hotkeys",
+        ),
+    ]
+}

@@ -1,0 +1,225 @@
+//! The built-in slash commands. A `/name` that is not built in goes to the session's prompt,
+//! which runs extension commands and expands `/skill:` and templates.
+
+use rho_core::agent_session::{AgentSession, SwitchReason};
+use rho_core::session::SessionManager;
+use rho_tui::editor::CompletionItem;
+
+use super::app::{App, AppMsg};
+
+/// Built-in commands: name, description (shown in completion and /hotkeys).
+pub const BUILTINS: &[(&str, &str)] = &[
+    ("model", "Select model (opens selector UI)"),
+    ("thinking", "Set thinking level"),
+    ("compact", "Manually compact the session context"),
+    ("new", "Start a new session"),
+    ("resume", "Resume a different session"),
+    ("tree", "Navigate the session tree (switch branches)"),
+    ("fork", "Create a new fork from a previous message"),
+    ("name", "Set session display name"),
+    ("session", "Show session info and stats"),
+    ("export", "Export session to HTML file"),
+    ("copy", "Copy last agent message to clipboard"),
+    ("settings", "Open settings menu"),
+    ("hotkeys", "Show all keyboard shortcuts"),
+    ("login", "Store an API key for a provider"),
+    ("logout", "Remove a provider's stored API key"),
+    ("quit", "Quit rho"),
+];
+
+/// Completion entries: built-ins, extension commands, skills (when `enableSkillCommands`),
+/// prompt templates.
+pub fn completions(session: &AgentSession) -> Vec<CompletionItem> {
+    let item = |name: String, description: String| CompletionItem {
+        value: format!("/{name}"),
+        label: format!("/{name}"),
+        description,
+    };
+    let mut items: Vec<CompletionItem> = BUILTINS
+        .iter()
+        .map(|(n, d)| item(n.to_string(), d.to_string()))
+        .collect();
+    for (name, def) in session.extensions().commands() {
+        items.push(item(name, def.description.unwrap_or_default()));
+    }
+    if session.with_settings(|s| s.enable_skill_commands()) {
+        for skill in session.skills() {
+            items.push(item(format!("skill:{}", skill.name), skill.description));
+        }
+    }
+    for t in session.templates() {
+        items.push(item(t.name, t.description));
+    }
+    items
+}
+
+impl App {
+    /// Runs `text` if it names a built-in command; false when it does not.
+    pub(super) fn run_command(&mut self, text: &str) -> bool {
+        let body = &text[1..];
+        let (name, args) = match body.split_once(char::is_whitespace) {
+            Some((n, a)) => (n, a.trim()),
+            None => (body, ""),
+        };
+        let arg = (!args.is_empty()).then(|| args.to_string());
+        match name {
+            "model" => self.open_model_selector(arg),
+            "thinking" => match arg {
+                Some(level) => self.set_thinking(level),
+                None => self.open_thinking_selector(),
+            },
+            "compact" => self.compact(arg),
+            "new" => self.new_session(),
+            "resume" => self.open_session_picker(),
+            "tree" => self.open_tree(),
+            "fork" => self.open_fork(),
+            "name" => self.set_name(args),
+            "session" => self.show_session(),
+            "export" => self.export(arg),
+            "copy" => self.copy_last(),
+            "settings" => self.open_settings(),
+            "hotkeys" => self.open_hotkeys(),
+            "login" => self.open_login(arg),
+            "logout" => self.open_logout(arg),
+            "quit" | "exit" => self.quit = true,
+            _ => return false,
+        }
+        true
+    }
+
+    fn set_thinking(&mut self, level: String) {
+        let models = self.models.clone();
+        let tx = self.tx.clone();
+        let session = self.session.clone();
+        tokio::spawn(async move {
+            models.set_level(&level).await;
+            let text = format!("Thinking level: {}", session.thinking_level().as_str());
+            let _ = tx.send(AppMsg::Notice { text, error: false });
+        });
+    }
+
+    fn compact(&mut self, instructions: Option<String>) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            if let Err(e) = session.compact(instructions.as_deref()).await {
+                let _ = tx.send(AppMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                });
+            }
+            let _ = tx.send(AppMsg::Reload);
+        });
+    }
+
+    /// /new: a fresh session file beside the current one (in memory without one).
+    fn new_session(&mut self) {
+        let (dir, cwd) = self.session.with_session(|s| {
+            (
+                s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf()),
+                s.cwd().to_string(),
+            )
+        });
+        let fresh = match dir {
+            Some(dir) => SessionManager::create(&dir, &cwd),
+            None => SessionManager::in_memory(&cwd),
+        };
+        self.switch_to(fresh, SwitchReason::New, "New session started");
+    }
+
+    /// Switches to `next` in a task; the transcript is rebuilt when it is done.
+    pub(super) fn switch_to(&mut self, next: SessionManager, reason: SwitchReason, done: &str) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let done = done.to_string();
+        tokio::spawn(async move {
+            let cancelled = session.switch_session(next, reason).await;
+            let _ = tx.send(AppMsg::Reload);
+            let text = if cancelled {
+                "Cancelled by an extension".to_string()
+            } else {
+                done
+            };
+            let _ = tx.send(AppMsg::Notice { text, error: false });
+        });
+    }
+
+    fn set_name(&mut self, name: &str) {
+        if name.is_empty() {
+            let current = self.session.with_session(|s| s.name().map(str::to_string));
+            let text = match current {
+                Some(n) => format!("Session name: {n}"),
+                None => "Usage: /name <name>".into(),
+            };
+            return self.notice(text, false);
+        }
+        match self.session.set_session_name(name) {
+            Ok(()) => self.notice(format!("Session name set: {name}"), false),
+            Err(e) => self.notice(e.to_string(), true),
+        }
+    }
+
+    /// /session: file, id, message counts, tokens and cost.
+    fn show_session(&mut self) {
+        let stats = self.session.stats();
+        let (file, id) = self.session.with_session(|s| {
+            (
+                s.path()
+                    .map_or("(in memory)".to_string(), |p| p.display().to_string()),
+                s.session_id().to_string(),
+            )
+        });
+        let t = &stats.tokens;
+        let text = format!(
+            "Session info\nFile: {file}\nID: {id}\n\nMessages\nUser: {}\nAssistant: {}\nTool calls: {}\nTool results: {}\nTotal: {}\n\nTokens\nInput: {}\nOutput: {}\nCache read: {}\nCache write: {}\nTotal: {}\n\nCost: ${:.4}",
+            stats.user_messages,
+            stats.assistant_messages,
+            stats.tool_calls,
+            stats.tool_results,
+            stats.total_messages,
+            t.input,
+            t.output,
+            t.cache_read,
+            t.cache_write,
+            t.total,
+            stats.cost,
+        );
+        self.notice(text, false);
+    }
+
+    fn export(&mut self, out: Option<String>) {
+        let Some(path) = self
+            .session
+            .with_session(|s| s.path().map(|p| p.to_path_buf()))
+        else {
+            return self.notice("Nothing to export: this session is not saved".into(), true);
+        };
+        let cwd = self.session.cwd().to_path_buf();
+        match crate::export::export_session(&path, out.as_deref(), &cwd) {
+            Ok(target) => self.notice(format!("Session exported to: {}", target.display()), false),
+            Err(e) => self.notice(format!("Export failed: {e:#}"), true),
+        }
+    }
+
+    /// /copy: the last reply's text to the system clipboard through the terminal (OSC 52,
+    /// which works over ssh and in tmux with `set-clipboard on`).
+    fn copy_last(&mut self) {
+        let last = self.session.messages().into_iter().rev().find_map(|m| {
+            m.as_assistant()
+                .map(|a| rho_ai::message::join_text(&a.content))
+                .filter(|t| !t.is_empty())
+        });
+        let Some(text) = last else {
+            return self.notice("No agent messages to copy yet.".into(), true);
+        };
+        let osc = format!(
+            "\x1b]52;c;{}\x07",
+            crate::file_args::base64_encode(text.as_bytes())
+        );
+        use std::io::Write;
+        let mut out = std::io::stdout();
+        let _ = out.write_all(osc.as_bytes());
+        let _ = out.flush();
+        self.notice("Copied last agent message to clipboard".into(), false);
+    }
+}

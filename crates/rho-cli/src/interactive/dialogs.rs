@@ -1,0 +1,317 @@
+//! The dialogs the interactive mode opens, and what their answers do. One dialog shows at a
+//! time; others (an extension asking while a selector is open) wait in line.
+
+use rho_ai::Model;
+use rho_core::agent_session::SwitchReason;
+use rho_core::session::listing::{list_all_sessions, list_sessions};
+use rho_core::session::SessionManager;
+use rho_tui::dialogs::{
+    ConfirmDialog, HotkeysView, InputDialog, ModelSelector, SelectItem, SelectList, SessionPicker,
+    SettingsDialog, ThinkingSelector, TreeSelector,
+};
+use rho_tui::{Dialog, DialogAction, Input, Theme};
+use tokio::sync::oneshot;
+
+use super::app::{App, AppMsg};
+
+/// An open dialog and what its answer is for.
+pub enum ActiveDialog {
+    /// /model, Ctrl+L.
+    Model(ModelSelector),
+    /// /thinking.
+    Thinking(ThinkingSelector),
+    /// /resume, `--resume`.
+    Sessions(SessionPicker),
+    /// /tree: pick an entry.
+    Tree(TreeSelector),
+    /// /tree: how to leave the old branch (summary or not), for the chosen entry.
+    TreeSummary(SelectList, String),
+    /// /fork: pick a user message (entry ids parallel to the items).
+    Fork(SelectList, Vec<String>),
+    /// /settings.
+    Settings(SettingsDialog),
+    /// /hotkeys.
+    Hotkeys(HotkeysView),
+    /// /login: pick a provider.
+    LoginProvider(SelectList, Vec<String>),
+    /// /login: the key for a provider.
+    LoginKey(InputDialog, String),
+    /// /logout: pick a stored provider.
+    Logout(SelectList, Vec<String>),
+    /// An extension's select.
+    ExtSelect(
+        SelectList,
+        Vec<String>,
+        Option<oneshot::Sender<Option<String>>>,
+    ),
+    /// An extension's confirm.
+    ExtConfirm(ConfirmDialog, Option<oneshot::Sender<bool>>),
+    /// An extension's input.
+    ExtInput(InputDialog, Option<oneshot::Sender<Option<String>>>),
+}
+
+impl ActiveDialog {
+    /// An extension's select over `options`.
+    pub fn ext_select(
+        title: String,
+        options: Vec<String>,
+        reply: oneshot::Sender<Option<String>>,
+    ) -> Self {
+        let items = options.iter().map(|o| SelectItem::new(o, "")).collect();
+        ActiveDialog::ExtSelect(SelectList::new(title, items), options, Some(reply))
+    }
+
+    /// An extension's yes/no question.
+    pub fn ext_confirm(title: String, message: String, reply: oneshot::Sender<bool>) -> Self {
+        ActiveDialog::ExtConfirm(ConfirmDialog::new(title, message), Some(reply))
+    }
+
+    /// An extension's one-line prompt.
+    pub fn ext_input(
+        title: String,
+        placeholder: Option<String>,
+        reply: oneshot::Sender<Option<String>>,
+    ) -> Self {
+        ActiveDialog::ExtInput(
+            InputDialog::new(title, placeholder.unwrap_or_default()),
+            Some(reply),
+        )
+    }
+
+    /// The dialog's lines.
+    pub fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
+        match self {
+            ActiveDialog::Model(d) => d.render(width, theme),
+            ActiveDialog::Thinking(d) => d.render(width, theme),
+            ActiveDialog::Sessions(d) => d.render(width, theme),
+            ActiveDialog::Tree(d) => d.render(width, theme),
+            ActiveDialog::Settings(d) => d.render(width, theme),
+            ActiveDialog::Hotkeys(d) => d.render(width, theme),
+            ActiveDialog::TreeSummary(d, _)
+            | ActiveDialog::Fork(d, _)
+            | ActiveDialog::LoginProvider(d, _)
+            | ActiveDialog::Logout(d, _)
+            | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
+            ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
+            ActiveDialog::ExtConfirm(d, _) => d.render(width, theme),
+        }
+    }
+}
+
+/// Closes a dialog: `Some(answer)` or `None` for a cancel; `Err` keeps it open.
+fn closed<T>(action: DialogAction<T>) -> Result<Option<T>, ()> {
+    match action {
+        DialogAction::Pending => Err(()),
+        DialogAction::Done(v) => Ok(Some(v)),
+        DialogAction::Cancelled => Ok(None),
+    }
+}
+
+impl App {
+    /// Shows `dialog` now, or after the one that is open.
+    pub(super) fn open(&mut self, dialog: ActiveDialog) {
+        if self.dialog.is_some() {
+            self.waiting_dialogs.push_back(dialog);
+        } else {
+            self.dialog = Some(dialog);
+        }
+    }
+
+    /// Gives a key to the open dialog and acts on its answer.
+    pub(super) fn dialog_input(&mut self, input: &Input) {
+        let Some(mut dialog) = self.dialog.take() else {
+            return;
+        };
+        if self.answer(&mut dialog, input).is_err() {
+            self.dialog = Some(dialog);
+        } else {
+            self.dialog = self.waiting_dialogs.pop_front();
+        }
+    }
+
+    /// `Err(())` while the dialog stays open.
+    fn answer(&mut self, dialog: &mut ActiveDialog, input: &Input) -> Result<(), ()> {
+        match dialog {
+            ActiveDialog::Model(d) => {
+                if let Some(model) = closed(d.handle(input))? {
+                    self.switch_model(model);
+                }
+            }
+            ActiveDialog::Thinking(d) => {
+                if let Some(level) = closed(d.handle(input))? {
+                    let models = self.models.clone();
+                    tokio::spawn(async move { models.apply_level(level).await });
+                }
+            }
+            ActiveDialog::Sessions(d) => {
+                if let Some(path) = closed(d.handle(input))? {
+                    self.resume(&path);
+                }
+            }
+            ActiveDialog::Tree(d) => {
+                if let Some(id) = closed(d.handle(input))? {
+                    self.chose_tree_target(id);
+                }
+            }
+            ActiveDialog::TreeSummary(d, target) => {
+                if let Some(choice) = closed(d.handle(input))? {
+                    self.navigate_tree(target.clone(), choice == 1);
+                }
+            }
+            ActiveDialog::Fork(d, ids) => {
+                if let Some(i) = closed(d.handle(input))? {
+                    self.fork_at(ids[i].clone());
+                }
+            }
+            ActiveDialog::Settings(d) => {
+                if let Some(changes) = closed(d.handle(input))? {
+                    self.apply_settings(changes);
+                }
+            }
+            ActiveDialog::Hotkeys(d) => {
+                closed(d.handle(input))?;
+            }
+            ActiveDialog::LoginProvider(d, providers) => {
+                if let Some(i) = closed(d.handle(input))? {
+                    let provider = providers[i].clone();
+                    let prompt = InputDialog::new(
+                        format!("API key for {provider}"),
+                        "paste the key and press enter",
+                    )
+                    .masked();
+                    self.open(ActiveDialog::LoginKey(prompt, provider));
+                }
+            }
+            ActiveDialog::LoginKey(d, provider) => {
+                if let Some(key) = closed(d.handle(input))? {
+                    self.store_key(provider, key.trim());
+                }
+            }
+            ActiveDialog::Logout(d, providers) => {
+                if let Some(i) = closed(d.handle(input))? {
+                    self.remove_key(&providers[i].clone());
+                }
+            }
+            ActiveDialog::ExtSelect(d, options, reply) => {
+                let choice = closed(d.handle(input))?;
+                if let Some(reply) = reply.take() {
+                    let _ = reply.send(choice.map(|i| options[i].clone()));
+                }
+            }
+            ActiveDialog::ExtConfirm(d, reply) => {
+                let yes = closed(d.handle(input))?.unwrap_or(false);
+                if let Some(reply) = reply.take() {
+                    let _ = reply.send(yes);
+                }
+            }
+            ActiveDialog::ExtInput(d, reply) => {
+                let text = closed(d.handle(input))?;
+                if let Some(reply) = reply.take() {
+                    let _ = reply.send(text);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// /model: with an argument that matches exactly one model, switches at once; otherwise
+    /// opens the selector (filtered by the argument).
+    pub(super) fn open_model_selector(&mut self, search: Option<String>) {
+        let available = self.models.available();
+        if available.is_empty() {
+            return self.notice(
+                "No models available: set an API key (/login) or configure models.json".into(),
+                true,
+            );
+        }
+        if let Some(q) = &search {
+            let q = q.to_lowercase();
+            let hits: Vec<&Model> = available
+                .iter()
+                .filter(|m| {
+                    m.id.to_lowercase() == q
+                        || format!("{}/{}", m.provider, m.id).to_lowercase() == q
+                })
+                .collect();
+            if let [one] = hits.as_slice() {
+                let model = (*one).clone();
+                return self.switch_model(model);
+            }
+        }
+        let current = self.session.model();
+        let mut selector = ModelSelector::new(
+            available,
+            current
+                .as_ref()
+                .map(|m| (m.provider.as_str(), m.id.as_str())),
+        );
+        if let Some(q) = search {
+            for c in q.chars() {
+                selector.handle(&Input::char(c));
+            }
+        }
+        self.open(ActiveDialog::Model(selector));
+    }
+
+    fn switch_model(&mut self, model: Model) {
+        let models = self.models.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let label = format!("{}/{}", model.provider, model.id);
+            let (text, error) = match models.switch_model(model, None).await {
+                Ok(()) => (format!("Model: {label}"), false),
+                Err(e) => (e, true),
+            };
+            let _ = tx.send(AppMsg::Notice { text, error });
+        });
+    }
+
+    pub(super) fn open_thinking_selector(&mut self) {
+        let Some(model) = self.session.model().filter(|m| m.reasoning) else {
+            return self.notice("Current model does not support thinking".into(), false);
+        };
+        let selector = ThinkingSelector::new(
+            model.supported_thinking_levels(),
+            self.session.thinking_level(),
+        );
+        self.open(ActiveDialog::Thinking(selector));
+    }
+
+    /// /resume: lists this folder's sessions and all sessions in a blocking task.
+    pub fn open_session_picker(&mut self) {
+        let (dir, agent_dir) = (
+            self.session
+                .with_session(|s| s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf())),
+            rho_core::session::paths::agent_dir(),
+        );
+        let tx = self.tx.clone();
+        tokio::task::spawn_blocking(move || {
+            let current = dir.as_deref().map(list_sessions).unwrap_or_default();
+            let all = list_all_sessions(&agent_dir);
+            if current.is_empty() && all.is_empty() {
+                let _ = tx.send(AppMsg::Notice {
+                    text: "No sessions found".into(),
+                    error: false,
+                });
+                return;
+            }
+            let picker = SessionPicker::new(current, all, rho_ai::now_ms());
+            let _ = tx.send(AppMsg::Open(ActiveDialog::Sessions(picker)));
+        });
+    }
+
+    fn resume(&mut self, path: &std::path::Path) {
+        match SessionManager::open(path) {
+            Ok(next) => self.switch_to(next, SwitchReason::Resume, "Resumed session"),
+            Err(e) => self.notice(format!("Cannot open {}: {e}", path.display()), true),
+        }
+    }
+
+    pub(super) fn open_hotkeys(&mut self) {
+        let rows = super::keys::HOTKEYS
+            .iter()
+            .map(|(k, a)| (k.to_string(), a.to_string()))
+            .collect();
+        self.open(ActiveDialog::Hotkeys(HotkeysView::new(rows)));
+    }
+}

@@ -1,0 +1,188 @@
+//! Extension UI in the terminal: each request becomes a message to the interactive loop, which
+//! opens the matching dialog (select, confirm, input, editor) or updates the chrome (notify,
+//! status, widget, title). A dialog's answer comes back on a oneshot channel; if the screen
+//! goes away first the extension gets the "no answer" value, never a hang.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use rho_core::extensions::ExtensionUi;
+use tokio::sync::{mpsc, oneshot};
+
+use super::app::{App, AppMsg};
+use super::dialogs::ActiveDialog;
+
+type Fut<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// One request from an extension.
+pub enum UiRequest {
+    /// Pick one of `options`.
+    Select {
+        /// Dialog title.
+        title: String,
+        /// The choices.
+        options: Vec<String>,
+        /// The choice, or `None` when cancelled.
+        reply: oneshot::Sender<Option<String>>,
+    },
+    /// Yes or no.
+    Confirm {
+        /// Dialog title.
+        title: String,
+        /// The question.
+        message: String,
+        /// The answer (`false` when cancelled).
+        reply: oneshot::Sender<bool>,
+    },
+    /// One line of text.
+    Input {
+        /// Dialog title.
+        title: String,
+        /// Shown while empty.
+        placeholder: Option<String>,
+        /// The text, or `None` when cancelled.
+        reply: oneshot::Sender<Option<String>>,
+    },
+    /// A transient notice.
+    Notify {
+        /// The text.
+        message: String,
+        /// `info`, `warning` or `error`.
+        kind: String,
+    },
+    /// A status entry under the footer (`None` clears it).
+    Status {
+        /// The extension's key.
+        key: String,
+        /// The text.
+        text: Option<String>,
+    },
+    /// Lines above the editor (`None` removes them).
+    Widget {
+        /// The extension's key.
+        key: String,
+        /// The lines.
+        lines: Option<Vec<String>>,
+    },
+    /// The terminal window's title.
+    Title(String),
+}
+
+/// The [`ExtensionUi`] of the interactive mode.
+pub struct TuiUi {
+    tx: mpsc::UnboundedSender<AppMsg>,
+}
+
+impl TuiUi {
+    /// Requests go to the loop behind `tx`.
+    pub fn new(tx: mpsc::UnboundedSender<AppMsg>) -> Self {
+        Self { tx }
+    }
+
+    fn ask<T: Send + 'static>(
+        &self,
+        make: impl FnOnce(oneshot::Sender<T>) -> UiRequest,
+        unanswered: T,
+    ) -> Fut<T> {
+        let (reply, answer) = oneshot::channel();
+        let sent = self.tx.send(AppMsg::Ui(make(reply))).is_ok();
+        Box::pin(async move {
+            if !sent {
+                return unanswered;
+            }
+            answer.await.unwrap_or(unanswered)
+        })
+    }
+
+    fn tell(&self, request: UiRequest) {
+        let _ = self.tx.send(AppMsg::Ui(request));
+    }
+}
+
+impl ExtensionUi for TuiUi {
+    fn has_ui(&self) -> bool {
+        true
+    }
+
+    fn select(&self, title: String, options: Vec<String>) -> Fut<Option<String>> {
+        self.ask(
+            |reply| UiRequest::Select {
+                title,
+                options,
+                reply,
+            },
+            None,
+        )
+    }
+
+    fn confirm(&self, title: String, message: String) -> Fut<bool> {
+        self.ask(
+            |reply| UiRequest::Confirm {
+                title,
+                message,
+                reply,
+            },
+            false,
+        )
+    }
+
+    fn input(&self, title: String, placeholder: Option<String>) -> Fut<Option<String>> {
+        self.ask(
+            |reply| UiRequest::Input {
+                title,
+                placeholder,
+                reply,
+            },
+            None,
+        )
+    }
+
+    fn notify(&self, message: String, kind: String) {
+        self.tell(UiRequest::Notify { message, kind });
+    }
+
+    fn set_status(&self, key: String, text: Option<String>) {
+        self.tell(UiRequest::Status { key, text });
+    }
+
+    fn set_widget(&self, key: String, lines: Option<Vec<String>>) {
+        self.tell(UiRequest::Widget { key, lines });
+    }
+
+    fn set_title(&self, title: String) {
+        self.tell(UiRequest::Title(title));
+    }
+}
+
+impl App {
+    /// Shows an extension's request.
+    pub(super) fn handle_ui(&mut self, request: UiRequest) {
+        match request {
+            UiRequest::Select {
+                title,
+                options,
+                reply,
+            } => self.open(ActiveDialog::ext_select(title, options, reply)),
+            UiRequest::Confirm {
+                title,
+                message,
+                reply,
+            } => self.open(ActiveDialog::ext_confirm(title, message, reply)),
+            UiRequest::Input {
+                title,
+                placeholder,
+                reply,
+            } => self.open(ActiveDialog::ext_input(title, placeholder, reply)),
+            UiRequest::Notify { message, kind } => self.notice(message, kind == "error"),
+            UiRequest::Status { key, text } => self.statuses.set(key, text),
+            UiRequest::Widget { key, lines } => self.widgets.set(key, lines),
+            UiRequest::Title(title) => {
+                use std::io::Write;
+                let clean: String = title.chars().filter(|c| !c.is_control()).collect();
+                let mut out = std::io::stdout();
+                let _ = write!(out, "\x1b]0;{clean}\x07");
+                let _ = out.flush();
+            }
+        }
+    }
+}

@@ -1,0 +1,120 @@
+//! /login and /logout for API keys: a provider is picked, its key typed (masked), and
+//! `<agentDir>/auth.json` updated with mode 0600. The credential store reads auth.json again
+//! when it changes, so the key works at once.
+
+use std::collections::BTreeSet;
+
+use rho_ai::auth::{AuthFile, Credential};
+use rho_tui::dialogs::{SelectItem, SelectList};
+
+use super::app::App;
+use super::dialogs::ActiveDialog;
+
+fn auth_path() -> std::path::PathBuf {
+    rho_core::session::paths::agent_dir().join("auth.json")
+}
+
+/// auth.json as stored (empty when absent).
+fn read_auth() -> Result<AuthFile, String> {
+    match std::fs::read_to_string(auth_path()) {
+        Ok(text) => AuthFile::parse(&text).map_err(|e| format!("auth.json: {e}")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AuthFile::default()),
+        Err(e) => Err(format!("cannot read auth.json: {e}")),
+    }
+}
+
+/// Writes auth.json owner-only.
+fn write_auth(file: &AuthFile) -> Result<(), String> {
+    let dir = rho_core::session::paths::agent_dir();
+    crate::credentials::ensure_auth_file(&dir).map_err(|e| e.to_string())?;
+    std::fs::write(auth_path(), file.to_json_string()).map_err(|e| e.to_string())
+}
+
+impl App {
+    /// /login [provider].
+    pub(super) fn open_login(&mut self, provider: Option<String>) {
+        let providers: Vec<String> = self
+            .models
+            .all()
+            .iter()
+            .map(|m| m.provider.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        if let Some(p) = provider {
+            let Some(i) = providers.iter().position(|x| *x == p) else {
+                return self.notice(format!("Unknown provider: {p}"), true);
+            };
+            let list = SelectList::new("", vec![SelectItem::new(&p, "")]);
+            self.open(ActiveDialog::LoginProvider(
+                list,
+                vec![providers[i].clone()],
+            ));
+            return self.dialog_input(&rho_tui::Input::key(rho_tui::input::KeyCode::Enter));
+        }
+        let items = providers
+            .iter()
+            .map(|p| {
+                let status = match self.session.auth_status(p) {
+                    rho_core::agent_session::AuthStatus::Missing => "",
+                    _ => "configured",
+                };
+                SelectItem::new(p, status)
+            })
+            .collect();
+        let list = SelectList::new("Log in to which provider?", items);
+        self.open(ActiveDialog::LoginProvider(list, providers));
+    }
+
+    /// Stores `key` for `provider`.
+    pub(super) fn store_key(&mut self, provider: &str, key: &str) {
+        if key.is_empty() {
+            return self.notice("No key entered; nothing stored".into(), true);
+        }
+        let result = read_auth().and_then(|mut file| {
+            file.set(
+                provider,
+                &Credential::ApiKey {
+                    key: key.to_string(),
+                },
+            );
+            write_auth(&file)
+        });
+        match result {
+            Ok(()) => self.notice(format!("Logged in to {provider}"), false),
+            Err(e) => self.notice(e, true),
+        }
+    }
+
+    /// /logout [provider].
+    pub(super) fn open_logout(&mut self, provider: Option<String>) {
+        let file = match read_auth() {
+            Ok(f) => f,
+            Err(e) => return self.notice(e, true),
+        };
+        let stored: Vec<String> = file.providers().map(str::to_string).collect();
+        if let Some(p) = provider {
+            return self.remove_key(&p);
+        }
+        if stored.is_empty() {
+            return self.notice("No stored credentials".into(), false);
+        }
+        let items = stored.iter().map(|p| SelectItem::new(p, "")).collect();
+        let list = SelectList::new("Log out of which provider?", items);
+        self.open(ActiveDialog::Logout(list, stored));
+    }
+
+    /// Removes `provider`'s stored credential.
+    pub(super) fn remove_key(&mut self, provider: &str) {
+        let result = read_auth().and_then(|mut file| {
+            if !file.remove(provider) {
+                return Err(format!("No stored credential for {provider}"));
+            }
+            write_auth(&file)
+        });
+        match result {
+            Ok(()) => self.notice(format!("Logged out of {provider}"), false),
+            Err(e) => self.notice(e, true),
+        }
+    }
+}

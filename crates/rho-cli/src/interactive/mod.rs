@@ -1,0 +1,92 @@
+//! Interactive mode: `rho` with no mode on a terminal. The conversation streams above an
+//! editor; tool calls show as they run; slash commands and keys reach every session feature.
+//!
+//! One task owns the screen. Keyboard input (a reader thread), session events, extension UI
+//! requests and the results of session operations (run in their own tasks, so the screen stays
+//! live while a prompt runs) all arrive as [`AppMsg`]s on one channel; after each batch the
+//! frame is rendered, and the differential renderer writes only what changed.
+
+mod app;
+mod commands;
+mod dialogs;
+mod ext_ui;
+mod footer;
+mod keys;
+mod login;
+mod session_nav;
+mod settings;
+mod submit;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_ai::ImageContent;
+use rho_core::agent_session::AgentSession;
+use rho_tui::terminal::{self, TerminalGuard};
+use tokio::sync::mpsc;
+
+use crate::args::Args;
+use app::App;
+pub use app::AppMsg;
+
+/// How often the working indicator advances while the agent runs.
+const SPINNER_TICK: Duration = Duration::from_millis(100);
+
+/// The first prompt, from the command line's messages and @files.
+pub struct InitialPrompt {
+    /// The text.
+    pub text: String,
+    /// Images from @files.
+    pub images: Vec<ImageContent>,
+}
+
+/// Runs the interactive mode until the user quits.
+pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialPrompt>) -> ExitCode {
+    let guard = match TerminalGuard::enter() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("Error: cannot use the terminal for the interactive mode: {e}; use -p");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let input_tx = tx.clone();
+    terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
+    session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
+    let mut events = session.subscribe();
+    let (width, height) = terminal::size();
+    let mut app = App::new(session, args, tx.clone(), (width, height));
+    if args.resume {
+        app.open_session_picker();
+    }
+    if let Some(first) = initial {
+        app.submit_prompt(first.text, first.images);
+    }
+    let mut out = std::io::stdout();
+    app.draw(&mut out);
+    let mut tick = tokio::time::interval(SPINNER_TICK);
+    while !app.should_quit() {
+        tokio::select! {
+            Some(msg) = rx.recv() => {
+                app.handle(msg);
+                while let Ok(msg) = rx.try_recv() {
+                    app.handle(msg);
+                }
+            }
+            Some(event) = events.recv() => {
+                app.apply_event(&event);
+                while let Ok(event) = events.try_recv() {
+                    app.apply_event(&event);
+                }
+            }
+            _ = tick.tick() => app.tick(),
+        }
+        app.draw(&mut out);
+    }
+    app.finish(&mut out);
+    drop(guard);
+    let _ = out.flush();
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,157 @@
+//! What happens to submitted text: `!`/`!!` run bash, built-in slash commands run here, and
+//! everything else (extension commands, `/skill:`, templates included) goes to the session's
+//! prompt, as a steering message while the agent runs. Image files named in the text are
+//! attached.
+
+use std::path::Path;
+
+use rho_ai::ImageContent;
+use rho_core::agent_session::{BashOptions, PromptOptions, StreamingBehavior};
+
+use super::app::{App, AppMsg};
+use crate::file_args::{base64_encode, image_mime_type};
+
+impl App {
+    /// Enter: a command, bash, a prompt, or (while the agent runs) a steering message.
+    pub(super) fn submit(&mut self, text: String) {
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            return;
+        }
+        if let Some(rest) = trimmed.strip_prefix("!!") {
+            return self.run_bash(rest.trim().to_string(), true);
+        }
+        if let Some(rest) = trimmed.strip_prefix('!') {
+            return self.run_bash(rest.trim().to_string(), false);
+        }
+        if trimmed.starts_with('/') && self.run_command(trimmed) {
+            return;
+        }
+        let images = attached_images(trimmed, self.session.cwd());
+        self.submit_prompt(text, images);
+    }
+
+    /// Sends `text` as a prompt; while the agent runs, as a steering message.
+    pub fn submit_prompt(&mut self, text: String, images: Vec<ImageContent>) {
+        let behavior = self.is_busy().then_some(StreamingBehavior::Steer);
+        self.prompt_with(text, images, behavior);
+    }
+
+    /// Alt+Enter: a follow-up while the agent runs; a plain prompt otherwise.
+    pub(super) fn submit_follow_up(&mut self, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let images = attached_images(&text, self.session.cwd());
+        let behavior = self.is_busy().then_some(StreamingBehavior::FollowUp);
+        self.prompt_with(text, images, behavior);
+    }
+
+    fn prompt_with(
+        &mut self,
+        text: String,
+        images: Vec<ImageContent>,
+        streaming_behavior: Option<StreamingBehavior>,
+    ) {
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let options = PromptOptions {
+            images,
+            streaming_behavior,
+            ..PromptOptions::default()
+        };
+        tokio::spawn(async move {
+            if let Err(e) = session.prompt(&text, options).await {
+                let _ = tx.send(AppMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                });
+            }
+        });
+    }
+
+    /// `!cmd` (recorded for the model) or `!!cmd` (shown only). The result appears in the
+    /// transcript when the command ends; a command run while the agent works reaches the
+    /// model after the run (the session defers it).
+    fn run_bash(&mut self, command: String, exclude_from_context: bool) {
+        if command.is_empty() {
+            return;
+        }
+        if self.session.is_bash_running() {
+            self.notice(
+                "A bash command is already running (esc to stop it)".into(),
+                true,
+            );
+            return;
+        }
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let options = BashOptions {
+            exclude_from_context,
+        };
+        tokio::spawn(async move {
+            let msg = match session.execute_bash(&command, options).await {
+                Ok(message) => AppMsg::Bash(message),
+                Err(e) => AppMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            let _ = tx.send(msg);
+        });
+    }
+}
+
+/// Image files the text names (`@path`, a quoted path, or a bare path, as a terminal pastes a
+/// dragged file), read and encoded. Unreadable or non-image files are left as text.
+pub fn attached_images(text: &str, cwd: &Path) -> Vec<ImageContent> {
+    let mut images = Vec::new();
+    for word in text.split_whitespace() {
+        let word = word
+            .trim_start_matches('@')
+            .trim_matches(|c| c == '"' || c == '\'');
+        let lower = word.to_ascii_lowercase();
+        let looks_like_image = [".png", ".jpg", ".jpeg", ".gif", ".webp"]
+            .iter()
+            .any(|ext| lower.ends_with(ext));
+        if !looks_like_image {
+            continue;
+        }
+        let path = match word.strip_prefix("~/") {
+            Some(rest) => match std::env::var_os("HOME") {
+                Some(home) => Path::new(&home).join(rest),
+                None => continue,
+            },
+            None => cwd.join(word),
+        };
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        if let Some(mime) = image_mime_type(&bytes) {
+            images.push(ImageContent {
+                data: base64_encode(&bytes),
+                mime_type: mime.to_string(),
+            });
+        }
+    }
+    images
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_paths_in_the_text_are_attached_and_other_words_are_not() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let png = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0];
+        std::fs::write(dir.path().join("shot.png"), png).expect("write");
+        std::fs::write(dir.path().join("fake.png"), b"not an image").expect("write");
+        let images = attached_images(
+            "look at @shot.png and fake.png and missing.jpg please",
+            dir.path(),
+        );
+        assert_eq!(images.len(), 1);
+        assert_eq!(images[0].mime_type, "image/png");
+    }
+}
