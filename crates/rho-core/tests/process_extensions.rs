@@ -44,7 +44,7 @@ fn tool_results(s: &AgentSession) -> Vec<rho_ai::ToolResultMessage> {
         .collect()
 }
 
-const ALL_EVENTS: [&str; 25] = [
+const ALL_EVENTS: [&str; 27] = [
     "resources_discover",
     "session_start",
     "session_before_switch",
@@ -70,6 +70,8 @@ const ALL_EVENTS: [&str; 25] = [
     "input",
     "tool_call",
     "tool_result",
+    "session_before_tree",
+    "session_tree",
 ];
 
 #[tokio::test]
@@ -145,6 +147,38 @@ async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
         position: "at".into(),
     };
     assert_eq!(runner.emit_session_before(fork, &ctx).await, None);
+    let tree = ExtensionEvent::SessionBeforeTree {
+        preparation: rho_core::extensions::TreePreparation {
+            target_id: "t1".into(),
+            old_leaf_id: Some("l1".into()),
+            common_ancestor_id: None,
+            entries_to_summarize: vec![],
+            user_wants_summary: true,
+            custom_instructions: None,
+            replace_instructions: None,
+            label: None,
+        },
+    };
+    let tree_verdict = runner
+        .emit_session_before(tree, &ctx)
+        .await
+        .expect("a result");
+    assert_eq!(
+        tree_verdict.summary,
+        Some(json!({"summary": "from probe", "details": "t1"})),
+        "the summary crosses the pipe"
+    );
+    runner
+        .emit(
+            ExtensionEvent::SessionTree {
+                new_leaf_id: Some("t1".into()),
+                old_leaf_id: Some("l1".into()),
+                summary_entry: None,
+                from_extension: None,
+            },
+            &ctx,
+        )
+        .await;
     let bash = ExtensionEvent::UserBash {
         command: "ls".into(),
         exclude_from_context: false,
@@ -171,6 +205,8 @@ async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
     assert_eq!(seen, all);
     assert!(text.contains("tool_call input,toolCallId,toolName\n"));
     assert!(text.contains("input source,text\n"));
+    assert!(text.contains("session_before_tree preparation\n"));
+    assert!(text.contains("session_tree newLeafId,oldLeafId\n"));
     assert!(text.contains("tool_execution_update args,partialResult,toolCallId,toolName\n"));
     assert!(errors(&drain(&mut rx)).is_empty());
 }

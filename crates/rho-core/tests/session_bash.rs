@@ -3,6 +3,7 @@
 #[path = "session_common/mod.rs"]
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
@@ -106,6 +107,7 @@ async fn bash_9_user_bash_handler_supplies_the_result() {
             "touch should-not-exist",
             BashOptions {
                 exclude_from_context: true,
+                ..Default::default()
             },
         )
         .await
@@ -116,4 +118,42 @@ async fn bash_9_user_bash_handler_supplies_the_result() {
         "no process was spawned"
     );
     assert_eq!(m.exclude_from_context, Some(true));
+}
+
+#[tokio::test]
+async fn bash_2_output_streams_to_on_output_while_the_command_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let s = session_in(dir.path(), json!({}));
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let options = BashOptions {
+        on_output: Some(Arc::new(move |chunk: &str| {
+            let _ = tx.send(chunk.to_string());
+        })),
+        ..Default::default()
+    };
+    // The second line is printed only once the test has seen the first one live.
+    let command =
+        "echo one; while [ ! -e go ]; do sleep 0.02; done; printf '\\033[1mtwo\\033[0m\\n'";
+    let run = {
+        let s = s.clone();
+        tokio::spawn(async move { s.execute_bash(command, options).await })
+    };
+    let first = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        .await
+        .expect("the first line arrives while the command runs")
+        .expect("sender alive");
+    assert_eq!(first, "one\n");
+    assert!(s.is_bash_running());
+    std::fs::write(dir.path().join("go"), "").expect("release the command");
+    let m = tokio::time::timeout(Duration::from_secs(5), run)
+        .await
+        .expect("finishes")
+        .expect("join")
+        .expect("runs");
+    let mut rest = String::new();
+    while let Ok(chunk) = rx.try_recv() {
+        rest.push_str(&chunk);
+    }
+    assert_eq!(rest, "two\n", "the second line, sanitised, after the first");
+    assert_eq!(m.output, "one\ntwo\n");
 }

@@ -3,6 +3,7 @@
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
 
+use super::bash_chunks::{ChunkTracker, OutputFn};
 use super::AgentSession;
 
 impl AgentSession {
@@ -43,10 +44,23 @@ impl AgentSession {
 }
 
 /// Options of [`AgentSession::execute_bash`].
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct BashOptions {
     /// `!!cmd`: shown and stored, never sent to the model.
     pub exclude_from_context: bool,
+    /// Gets the output while the command runs, as sanitised pieces in arrival order (at
+    /// most every 100 ms), so a UI can show it live. Not called when a `user_bash`
+    /// handler supplies the result.
+    pub on_output: Option<OutputFn>,
+}
+
+impl std::fmt::Debug for BashOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BashOptions")
+            .field("exclude_from_context", &self.exclude_from_context)
+            .field("on_output", &self.on_output.as_ref().map(|_| "Fn(&str)"))
+            .finish()
+    }
 }
 
 /// Cleans command output for the model (BASH-2): ANSI escapes (CSI, OSC ended by BEL or
@@ -101,9 +115,9 @@ impl AgentSession {
         command: &str,
         options: BashOptions,
     ) -> Result<BashExecutionMessage, super::SessionError> {
-        let message = match self.user_bash_result(command, options).await {
+        let message = match self.user_bash_result(command, &options).await {
             Some(m) => m,
-            None => self.run_bash(command, options).await?,
+            None => self.run_bash(command, &options).await?,
         };
         self.record_bash_result(message.clone());
         Ok(message)
@@ -112,7 +126,7 @@ impl AgentSession {
     async fn user_bash_result(
         &self,
         command: &str,
-        options: BashOptions,
+        options: &BashOptions,
     ) -> Option<BashExecutionMessage> {
         let runner = &self.inner.extensions;
         if !runner.has_handlers("user_bash") {
@@ -140,7 +154,7 @@ impl AgentSession {
     async fn run_bash(
         &self,
         command: &str,
-        options: BashOptions,
+        options: &BashOptions,
     ) -> Result<BashExecutionMessage, super::SessionError> {
         let config = {
             let s = self.state();
@@ -152,9 +166,21 @@ impl AgentSession {
         };
         let cancel = tokio_util::sync::CancellationToken::new();
         *super::lock(&self.inner.bash_cancel) = Some(cancel.clone());
-        let result =
-            rho_tools::exec::run_shell_command(command, self.cwd(), &config, None, &cancel, |_| {})
-                .await;
+        let mut tracker = ChunkTracker::default();
+        let on_output = options.on_output.clone();
+        let result = rho_tools::exec::run_shell_command(
+            command,
+            self.cwd(),
+            &config,
+            None,
+            &cancel,
+            |snapshot| {
+                if let (Some(f), Some(chunk)) = (&on_output, tracker.next(snapshot)) {
+                    f(&chunk);
+                }
+            },
+        )
+        .await;
         *super::lock(&self.inner.bash_cancel) = None;
         let result = result.map_err(|e| super::SessionError::Bash(e.to_string()))?;
         let (exit_code, cancelled) = match result.end {

@@ -8,6 +8,7 @@
 //! only touches shared state under short locks, so it works while a prompt runs (D13).
 
 mod bash;
+mod bash_chunks;
 pub mod compaction_flow;
 pub mod credentials;
 mod custom;
@@ -43,6 +44,7 @@ use crate::session::SessionManager;
 use crate::settings::Settings;
 
 pub use bash::{sanitize_output, BashOptions};
+pub use bash_chunks::OutputFn;
 pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredentials};
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;

@@ -71,6 +71,9 @@ struct Summary {
     from_extension: bool,
 }
 
+/// A written `branch_summary` entry: its id and its JSON (for `session_tree`).
+type SummaryEntry = (String, Value);
+
 /// The extensions' verdict on a navigation (EXT-4 combined result, overrides applied).
 struct Verdict {
     cancel: bool,
@@ -321,14 +324,13 @@ impl AgentSession {
     /// Writes the move: a summary entry at the new position (labelled), or a plain branch
     /// (and a label on the target); then rebuilds the agent's messages. Returns the summary
     /// entry (id and JSON) and the resulting leaf.
-    #[allow(clippy::type_complexity)]
     fn move_leaf(
         &self,
         target_id: &str,
         new_leaf: Option<String>,
         summary: Option<&Summary>,
         label: Option<&str>,
-    ) -> Result<(Option<(String, Value)>, Option<String>), SessionError> {
+    ) -> Result<(Option<SummaryEntry>, Option<String>), SessionError> {
         let mut s = self.state();
         let store = &mut s.session;
         let summary_entry = match summary {

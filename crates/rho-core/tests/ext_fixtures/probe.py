@@ -11,7 +11,7 @@ EVENTS = [
     "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end",
     "message_start", "message_update", "message_end", "tool_execution_start",
     "tool_execution_update", "tool_execution_end", "model_select", "thinking_level_select",
-    "user_bash", "input", "tool_call", "tool_result",
+    "user_bash", "input", "tool_call", "tool_result", "session_before_tree", "session_tree",
 ]
 
 
@@ -38,6 +38,8 @@ def handle(event):
         return {"content": [{"type": "text", "text": "patched by probe"}], "details": {"probe": True}}
     if kind == "session_before_switch":
         return {"cancel": True}
+    if kind == "session_before_tree":
+        return {"summary": {"summary": "from probe", "details": event["preparation"]["targetId"]}}
     if kind == "user_bash":
         return {"result": {"output": "from probe", "exitCode": 0}}
     return None
