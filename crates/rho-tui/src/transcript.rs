@@ -184,6 +184,16 @@ impl Transcript {
         i
     }
 
+    /// Changes the component at `index` (as [`Transcript::push`] returned it) in place, e.g.
+    /// a `!` command's output as it streams. Out-of-range indexes (the transcript was cleared
+    /// since) are ignored.
+    pub fn update(&mut self, index: usize, change: impl FnOnce(&mut View)) {
+        if let Some(slot) = self.slots.get_mut(index) {
+            change(&mut slot.view);
+            self.mark(index);
+        }
+    }
+
     fn mark(&mut self, i: usize) {
         self.slots[i].dirty = true;
         self.dirty_from = self.dirty_from.min(i);

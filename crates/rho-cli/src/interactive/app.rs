@@ -6,10 +6,11 @@ use std::io::Write;
 use std::time::Instant;
 
 use rho_core::agent_session::{AgentSession, SessionEvent};
+use rho_tui::components::BashExecutionView;
 use rho_tui::components::Component;
 use rho_tui::dialogs::{StatusBar, WidgetArea};
 use rho_tui::editor::Editor;
-use rho_tui::{Input, Renderer, Theme, Transcript};
+use rho_tui::{Input, Renderer, Theme, Transcript, View};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::dialogs::ActiveDialog;
@@ -37,8 +38,12 @@ pub enum AppMsg {
     Open(ActiveDialog),
     /// An extension UI request.
     Ui(UiRequest),
+    /// Output of the running `!`/`!!` command.
+    BashOutput(String),
     /// A `!`/`!!` command finished.
     Bash(rho_agent::BashExecutionMessage),
+    /// A `!`/`!!` command could not run.
+    BashFailed(String),
 }
 
 /// The interactive mode's state.
@@ -62,6 +67,8 @@ pub struct App {
     pub(super) footer: FooterInfo,
     pub(super) thinking_expanded: bool,
     pub(super) tools_expanded: bool,
+    /// The transcript slot of the running `!` command.
+    pub(super) running_bash: Option<usize>,
     renderer: Renderer,
     header: Vec<String>,
     spinner: usize,
@@ -97,6 +104,7 @@ impl App {
             quit: false,
             thinking_expanded: true,
             tools_expanded: false,
+            running_bash: None,
             renderer: Renderer::new(width as usize, height as usize),
             header,
             spinner: 0,
@@ -121,10 +129,21 @@ impl App {
             AppMsg::SetEditor(text) => self.editor.set_text(&text),
             AppMsg::Open(dialog) => self.open(dialog),
             AppMsg::Ui(request) => self.handle_ui(request),
-            AppMsg::Bash(message) => {
-                self.transcript
-                    .push_message(&rho_agent::AgentMessage::BashExecution(message));
-                self.footer.refresh_branch();
+            AppMsg::BashOutput(chunk) => {
+                if let Some(i) = self.running_bash {
+                    self.transcript.update(i, |v| {
+                        if let View::Bash(b) = v {
+                            b.output.push_str(&chunk);
+                        }
+                    });
+                }
+            }
+            AppMsg::Bash(message) => self.bash_finished(message),
+            AppMsg::BashFailed(error) => {
+                if let Some(i) = self.running_bash.take() {
+                    self.transcript.update(i, |v| *v = View::Empty);
+                }
+                self.notice(error, true);
             }
         }
     }
@@ -168,8 +187,27 @@ impl App {
             }));
     }
 
+    /// Replaces the live view of the `!` command with its result.
+    fn bash_finished(&mut self, message: rho_agent::BashExecutionMessage) {
+        let done = View::Bash(BashExecutionView {
+            command: message.command,
+            output: message.output,
+            exit_code: message.exit_code,
+            cancelled: message.cancelled,
+            excluded: message.exclude_from_context == Some(true),
+        });
+        match self.running_bash.take() {
+            Some(i) => self.transcript.update(i, |v| *v = done),
+            None => {
+                self.transcript.push(done);
+            }
+        }
+        self.footer.refresh_branch();
+    }
+
     /// Rebuilds the transcript from the session's messages.
     pub(super) fn reload(&mut self) {
+        self.running_bash = None;
         self.transcript.clear();
         self.transcript.load(&self.session.messages());
         self.transcript.set_tools_expanded(self.tools_expanded);

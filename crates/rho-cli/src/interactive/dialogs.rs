@@ -124,7 +124,8 @@ impl App {
         };
         if self.answer(&mut dialog, input).is_err() {
             self.dialog = Some(dialog);
-        } else {
+        } else if self.dialog.is_none() {
+            // The answer may have opened the next step (e.g. /login's key prompt).
             self.dialog = self.waiting_dialogs.pop_front();
         }
     }

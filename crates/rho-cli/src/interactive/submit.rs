@@ -4,9 +4,12 @@
 //! attached.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rho_ai::ImageContent;
-use rho_core::agent_session::{BashOptions, PromptOptions, StreamingBehavior};
+use rho_core::agent_session::{BashOptions, OutputFn, PromptOptions, StreamingBehavior};
+use rho_tui::components::BashExecutionView;
+use rho_tui::View;
 
 use super::app::{App, AppMsg};
 use crate::file_args::{base64_encode, image_mime_type};
@@ -84,18 +87,28 @@ impl App {
             );
             return;
         }
+        let live = self.transcript.push(View::Bash(BashExecutionView {
+            command: command.clone(),
+            output: String::new(),
+            exit_code: None,
+            cancelled: false,
+            excluded: exclude_from_context,
+        }));
+        self.running_bash = Some(live);
         let session = self.session.clone();
         let tx = self.tx.clone();
+        let chunks = tx.clone();
+        let on_output: OutputFn = Arc::new(move |chunk: &str| {
+            let _ = chunks.send(AppMsg::BashOutput(chunk.to_string()));
+        });
         let options = BashOptions {
             exclude_from_context,
+            on_output: Some(on_output),
         };
         tokio::spawn(async move {
             let msg = match session.execute_bash(&command, options).await {
                 Ok(message) => AppMsg::Bash(message),
-                Err(e) => AppMsg::Notice {
-                    text: e.to_string(),
-                    error: true,
-                },
+                Err(e) => AppMsg::BashFailed(e.to_string()),
             };
             let _ = tx.send(msg);
         });
