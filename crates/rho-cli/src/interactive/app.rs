@@ -67,6 +67,8 @@ pub struct App {
     pub(super) footer: FooterInfo,
     pub(super) thinking_expanded: bool,
     pub(super) tools_expanded: bool,
+    /// Where auth.json lives.
+    pub(super) agent_dir: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
     pub(super) running_bash: Option<usize>,
     renderer: Renderer,
@@ -105,6 +107,7 @@ impl App {
             thinking_expanded: true,
             tools_expanded: false,
             running_bash: None,
+            agent_dir: rho_core::session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
             header,
             spinner: 0,
@@ -289,4 +292,30 @@ fn header_lines(theme: &Theme) -> Vec<String> {
             "esc interrupt · ctrl+c clear/exit · / commands · ! bash · ctrl+o expand tools · /hotkeys",
         ),
     ]
+}
+
+#[cfg(test)]
+impl App {
+    /// Draws the whole frame into `out` with a fresh renderer (what a new terminal would show).
+    pub fn redraw_into(&mut self, out: &mut Vec<u8>) {
+        let fresh = Renderer::new(self.renderer.width(), self.renderer.height());
+        let kept = std::mem::replace(&mut self.renderer, fresh);
+        self.draw(out);
+        self.renderer = kept;
+    }
+
+    /// Points /login, /logout and /set at another agent dir.
+    pub fn set_agent_dir(&mut self, dir: &std::path::Path) {
+        self.agent_dir = dir.to_path_buf();
+    }
+
+    /// The editor's text.
+    pub fn editor_text(&self) -> String {
+        self.editor.text().to_string()
+    }
+
+    /// Whether a `!` command's live view is open.
+    pub fn bash_running(&self) -> bool {
+        self.running_bash.is_some()
+    }
 }

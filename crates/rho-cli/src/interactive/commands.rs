@@ -23,6 +23,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("settings", "Open settings menu"),
     ("hotkeys", "Show all keyboard shortcuts"),
     ("login", "Store an API key for a provider"),
+    ("set", "Set a value: /set api-key <provider> <key>"),
     ("logout", "Remove a provider's stored API key"),
     ("quit", "Quit rho"),
 ];
@@ -80,11 +81,21 @@ impl App {
             "settings" => self.open_settings(),
             "hotkeys" => self.open_hotkeys(),
             "login" => self.open_login(arg),
+            "set" => self.set_value(args),
             "logout" => self.open_logout(arg),
             "quit" | "exit" => self.quit = true,
             _ => return false,
         }
         true
+    }
+
+    /// `/set api-key <provider> <key>` (decision D7: the command the missing-key error names).
+    fn set_value(&mut self, args: &str) {
+        let mut words = args.split_whitespace();
+        match (words.next(), words.next(), words.next(), words.next()) {
+            (Some("api-key"), Some(provider), Some(key), None) => self.store_key(provider, key),
+            _ => self.notice("Usage: /set api-key <provider> <key>".into(), true),
+        }
     }
 
     fn set_thinking(&mut self, level: String) {

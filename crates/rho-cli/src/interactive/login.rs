@@ -3,6 +3,7 @@
 //! when it changes, so the key works at once.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use rho_ai::auth::{AuthFile, Credential};
 use rho_tui::dialogs::{SelectItem, SelectList};
@@ -10,13 +11,9 @@ use rho_tui::dialogs::{SelectItem, SelectList};
 use super::app::App;
 use super::dialogs::ActiveDialog;
 
-fn auth_path() -> std::path::PathBuf {
-    rho_core::session::paths::agent_dir().join("auth.json")
-}
-
 /// auth.json as stored (empty when absent).
-fn read_auth() -> Result<AuthFile, String> {
-    match std::fs::read_to_string(auth_path()) {
+fn read_auth(agent_dir: &Path) -> Result<AuthFile, String> {
+    match std::fs::read_to_string(agent_dir.join("auth.json")) {
         Ok(text) => AuthFile::parse(&text).map_err(|e| format!("auth.json: {e}")),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AuthFile::default()),
         Err(e) => Err(format!("cannot read auth.json: {e}")),
@@ -24,10 +21,9 @@ fn read_auth() -> Result<AuthFile, String> {
 }
 
 /// Writes auth.json owner-only.
-fn write_auth(file: &AuthFile) -> Result<(), String> {
-    let dir = rho_core::session::paths::agent_dir();
-    crate::credentials::ensure_auth_file(&dir).map_err(|e| e.to_string())?;
-    std::fs::write(auth_path(), file.to_json_string()).map_err(|e| e.to_string())
+fn write_auth(agent_dir: &Path, file: &AuthFile) -> Result<(), String> {
+    crate::credentials::ensure_auth_file(agent_dir).map_err(|e| e.to_string())?;
+    std::fs::write(agent_dir.join("auth.json"), file.to_json_string()).map_err(|e| e.to_string())
 }
 
 impl App {
@@ -71,14 +67,14 @@ impl App {
         if key.is_empty() {
             return self.notice("No key entered; nothing stored".into(), true);
         }
-        let result = read_auth().and_then(|mut file| {
+        let result = read_auth(&self.agent_dir).and_then(|mut file| {
             file.set(
                 provider,
                 &Credential::ApiKey {
                     key: key.to_string(),
                 },
             );
-            write_auth(&file)
+            write_auth(&self.agent_dir, &file)
         });
         match result {
             Ok(()) => self.notice(format!("Logged in to {provider}"), false),
@@ -88,7 +84,7 @@ impl App {
 
     /// /logout [provider].
     pub(super) fn open_logout(&mut self, provider: Option<String>) {
-        let file = match read_auth() {
+        let file = match read_auth(&self.agent_dir) {
             Ok(f) => f,
             Err(e) => return self.notice(e, true),
         };
@@ -106,11 +102,11 @@ impl App {
 
     /// Removes `provider`'s stored credential.
     pub(super) fn remove_key(&mut self, provider: &str) {
-        let result = read_auth().and_then(|mut file| {
+        let result = read_auth(&self.agent_dir).and_then(|mut file| {
             if !file.remove(provider) {
                 return Err(format!("No stored credential for {provider}"));
             }
-            write_auth(&file)
+            write_auth(&self.agent_dir, &file)
         });
         match result {
             Ok(()) => self.notice(format!("Logged out of {provider}"), false),

@@ -16,6 +16,8 @@ mod login;
 mod session_nav;
 mod settings;
 mod submit;
+#[cfg(test)]
+mod tests;
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,0 +1,274 @@
+//! The interactive loop's behaviour without a terminal: inputs and messages go into an
+//! [`App`] over a scripted provider, frames are drawn into a buffer and read as text.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
+use rho_core::agent_session::{AgentSession, AgentSessionConfig, StaticCredentials};
+use rho_core::extensions::ExtensionUi;
+use rho_tui::ansi::strip_ansi;
+use rho_tui::input::KeyCode;
+use rho_tui::Input;
+use tokio::sync::mpsc;
+use tokio::sync::Notify;
+
+use super::app::{App, AppMsg};
+use super::ext_ui::TuiUi;
+use crate::args::Args;
+
+struct Harness {
+    app: App,
+    rx: mpsc::UnboundedReceiver<AppMsg>,
+    events: mpsc::UnboundedReceiver<rho_core::agent_session::SessionEvent>,
+    tx: mpsc::UnboundedSender<AppMsg>,
+    session: AgentSession,
+    _dir: tempfile::TempDir,
+}
+
+impl Harness {
+    fn new(provider: &ScriptedProvider) -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut config = AgentSessionConfig::new(dir.path());
+        config.model = Some(scripted_model());
+        config.credentials = Arc::new(StaticCredentials::new("scripted", "test-key"));
+        config.stream_fn = provider.stream_fn();
+        let session = AgentSession::new(config);
+        let (tx, rx) = mpsc::unbounded_channel();
+        let events = session.subscribe();
+        let app = App::new(session.clone(), &Args::default(), tx.clone(), (80, 24));
+        Self {
+            app,
+            rx,
+            events,
+            tx,
+            session,
+            _dir: dir,
+        }
+    }
+
+    fn keys(&mut self, inputs: Vec<Input>) {
+        for input in inputs {
+            self.app.handle(AppMsg::Input(input));
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) {
+        self.keys(vec![Input::key(code)]);
+    }
+
+    /// Handles every message and event that has arrived.
+    fn pump(&mut self) {
+        while let Ok(m) = self.rx.try_recv() {
+            self.app.handle(m);
+        }
+        while let Ok(e) = self.events.try_recv() {
+            self.app.apply_event(&e);
+        }
+    }
+
+    /// Waits (bounded) for the next message from a task and handles it.
+    async fn next_msg(&mut self) {
+        let msg = tokio::time::timeout(Duration::from_secs(5), self.rx.recv())
+            .await
+            .expect("a message within 5 s")
+            .expect("channel open");
+        self.app.handle(msg);
+    }
+
+    /// Applies session events (bounded wait) until one named `name` has been applied.
+    async fn until_event(&mut self, name: &str) {
+        self.until_event_where(name, |_| true).await;
+    }
+
+    /// Like `until_event`, for the first such event whose JSON satisfies `pred`.
+    async fn until_event_where(&mut self, name: &str, pred: impl Fn(&serde_json::Value) -> bool) {
+        let wait = async {
+            loop {
+                let e = self.events.recv().await.expect("session alive");
+                self.app.apply_event(&e);
+                if e.type_name() == name && pred(&serde_json::to_value(&e).unwrap_or_default()) {
+                    return;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no matching {name} event within 5 s"));
+    }
+
+    /// The current frame as plain text (a fresh renderer draws it whole).
+    fn screen(&mut self) -> String {
+        self.pump();
+        let mut out = Vec::new();
+        self.app.redraw_into(&mut out);
+        strip_ansi(&String::from_utf8_lossy(&out))
+    }
+}
+
+#[tokio::test]
+async fn extension_select_opens_in_the_tui_and_returns_the_choice() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    let ui = TuiUi::new(h.tx.clone());
+    let answer = ui.select("Pick a fruit".into(), vec!["apple".into(), "pear".into()]);
+    h.pump();
+    let screen = h.screen();
+    assert!(screen.contains("Pick a fruit"), "{screen}");
+    assert!(screen.contains("pear"), "{screen}");
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Enter);
+    assert_eq!(answer.await.as_deref(), Some("pear"));
+    assert!(!h.screen().contains("Pick a fruit"));
+}
+
+#[tokio::test]
+async fn extension_confirm_input_status_and_widget_reach_the_screen() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    let ui = TuiUi::new(h.tx.clone());
+    let confirm = ui.confirm("Really?".into(), "Delete it all".into());
+    let input = ui.input("Your name".into(), Some("type here".into()));
+    ui.set_status("ext".into(), Some("indexing 3/9".into()));
+    ui.set_widget("todo".into(), Some(vec!["[ ] write tests".into()]));
+    let screen = h.screen();
+    assert!(screen.contains("Delete it all"), "{screen}");
+    assert!(screen.contains("indexing 3/9"), "{screen}");
+    assert!(screen.contains("[ ] write tests"), "{screen}");
+    h.keys(vec![Input::char('y')]);
+    assert!(confirm.await);
+    // The input waited behind the confirm and opens now.
+    assert!(h.screen().contains("Your name"));
+    h.keys(Input::typed("Ada"));
+    h.key(KeyCode::Enter);
+    assert_eq!(input.await.as_deref(), Some("Ada"));
+    ui.set_status("ext".into(), None);
+    assert!(!h.screen().contains("indexing"));
+}
+
+#[tokio::test]
+async fn enter_while_streaming_steers_alt_enter_queues_and_esc_brings_the_queue_back() {
+    let provider = ScriptedProvider::new();
+    let first = Arc::new(Notify::new());
+    let second = Arc::new(Notify::new());
+    provider.push(ScriptedReply::text("first").step(Step::Gate(first)));
+    provider.push(ScriptedReply::text("second").step(Step::Gate(second)));
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("hello\n"));
+    provider.wait_for_calls(1).await;
+    // D4: a steering message interrupts the stream and is sent at once.
+    h.keys(Input::typed("also this\n"));
+    provider.wait_for_calls(2).await;
+    let sent = format!("{:?}", provider.requests()[1].messages);
+    assert!(sent.contains("also this"), "{sent}");
+    // A follow-up waits for the run to end, shown above the editor.
+    h.keys(Input::typed("later"));
+    h.keys(vec![Input::alt(KeyCode::Enter)]);
+    h.until_event_where("queue_update", |e| e["followUp"][0] == "later")
+        .await;
+    let screen = h.screen();
+    assert!(screen.contains("Follow-up: later"), "{screen}");
+    assert!(screen.contains("Working..."), "{screen}");
+    h.key(KeyCode::Esc);
+    assert_eq!(h.app.editor_text(), "later");
+    h.until_event("agent_end").await;
+    let screen = h.screen();
+    assert!(screen.contains("Operation aborted"), "{screen}");
+    assert!(!screen.contains("Follow-up: later"), "{screen}");
+    assert_eq!(provider.call_count(), 2);
+}
+
+#[tokio::test]
+async fn ctrl_c_clears_the_editor_then_quits_on_a_second_press() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("draft"));
+    h.keys(vec![Input::ctrl('c')]);
+    assert_eq!(h.app.editor_text(), "");
+    assert!(!h.app.should_quit());
+    h.keys(vec![Input::ctrl('c')]);
+    assert!(!h.app.should_quit());
+    assert!(h.screen().contains("Press ctrl+c again to exit"));
+    h.keys(vec![Input::ctrl('c')]);
+    assert!(h.app.should_quit());
+}
+
+#[tokio::test]
+async fn a_reply_streams_into_the_transcript_with_its_usage_in_the_footer() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("The answer is **42**.").with_usage(1500, 20));
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("question\n"));
+    h.until_event("agent_end").await;
+    let screen = h.screen();
+    assert!(screen.contains("question"), "{screen}");
+    assert!(screen.contains("The answer is 42."), "{screen}");
+    assert!(screen.contains("↑1.5k ↓20"), "{screen}");
+    assert!(screen.contains(&scripted_model().id), "{screen}");
+}
+
+#[tokio::test]
+async fn bang_command_output_is_shown_and_recorded_for_the_model() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("!echo from-the-shell\n"));
+    h.next_msg().await;
+    while h.app.bash_running() {
+        h.next_msg().await;
+    }
+    let screen = h.screen();
+    assert!(screen.contains("from-the-shell"), "{screen}");
+    let recorded = h.session.messages();
+    assert!(
+        matches!(recorded.last(), Some(rho_agent::AgentMessage::BashExecution(b)) if b.output.contains("from-the-shell"))
+    );
+}
+
+#[tokio::test]
+async fn slash_commands_run_built_ins_and_report_unknown_ones_through_the_prompt() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("ok"));
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("/name my work\n"));
+    assert!(h.screen().contains("Session name set: my work"));
+    assert_eq!(
+        h.session.with_session(|s| s.name().map(str::to_string)),
+        Some("my work".to_string())
+    );
+    h.keys(Input::typed("/hotkeys\n"));
+    assert!(h.screen().contains("cycle thinking level"));
+    h.key(KeyCode::Esc);
+    h.keys(Input::typed("/session\n"));
+    assert!(h.screen().contains("Session info"));
+    // Not built in: goes to the model as text.
+    h.keys(Input::typed("/nonsense here\n"));
+    h.until_event("agent_end").await;
+    let sent = provider.requests();
+    assert!(format!("{:?}", sent.last().map(|c| &c.messages)).contains("/nonsense here"));
+}
+
+#[tokio::test]
+async fn set_api_key_writes_auth_json_and_the_key_is_used_at_once() {
+    let agent = tempfile::tempdir().expect("agent dir");
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    h.app.set_agent_dir(agent.path());
+    h.keys(Input::typed("/set api-key\n"));
+    assert!(h.screen().contains("Usage: /set api-key <provider> <key>"));
+    h.keys(Input::typed("/set api-key anthropic sk-test-123\n"));
+    assert!(h.screen().contains("Logged in to anthropic"));
+    let text = std::fs::read_to_string(agent.path().join("auth.json")).expect("auth.json");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(json["anthropic"]["key"], "sk-test-123");
+    assert_eq!(json["anthropic"]["type"], "api_key");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(agent.path().join("auth.json"))
+        .expect("metadata")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    h.keys(Input::typed("/logout anthropic\n"));
+    assert!(h.screen().contains("Logged out of anthropic"));
+    let text = std::fs::read_to_string(agent.path().join("auth.json")).expect("auth.json");
+    assert!(!text.contains("sk-test-123"));
+}
