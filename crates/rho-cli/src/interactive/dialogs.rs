@@ -7,7 +7,7 @@ use rho_core::session::listing::{list_all_sessions, list_sessions};
 use rho_core::session::SessionManager;
 use rho_tui::dialogs::{
     ConfirmDialog, HotkeysView, InputDialog, ModelSelector, SelectItem, SelectList, SessionPicker,
-    SettingsDialog, ThinkingSelector, TreeSelector,
+    SettingsDialog, TextAreaDialog, ThinkingSelector, TreeSelector,
 };
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 use tokio::sync::oneshot;
@@ -48,6 +48,8 @@ pub enum ActiveDialog {
     ExtConfirm(ConfirmDialog, Option<oneshot::Sender<bool>>),
     /// An extension's input.
     ExtInput(InputDialog, Option<oneshot::Sender<Option<String>>>),
+    /// An extension's multi-line editor.
+    ExtEditor(TextAreaDialog, Option<oneshot::Sender<Option<String>>>),
 }
 
 impl ActiveDialog {
@@ -78,6 +80,16 @@ impl ActiveDialog {
         )
     }
 
+    /// An extension's multi-line editor.
+    pub fn ext_editor(
+        title: String,
+        prefill: Option<String>,
+        reply: oneshot::Sender<Option<String>>,
+    ) -> Self {
+        let area = TextAreaDialog::new(title, prefill.unwrap_or_default());
+        ActiveDialog::ExtEditor(area, Some(reply))
+    }
+
     /// The dialog's lines.
     pub fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         match self {
@@ -94,6 +106,7 @@ impl ActiveDialog {
             | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
             ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
             ActiveDialog::ExtConfirm(d, _) => d.render(width, theme),
+            ActiveDialog::ExtEditor(d, _) => d.render(width, theme),
         }
     }
 }
@@ -206,6 +219,12 @@ impl App {
                 }
             }
             ActiveDialog::ExtInput(d, reply) => {
+                let text = closed(d.handle(input))?;
+                if let Some(reply) = reply.take() {
+                    let _ = reply.send(text);
+                }
+            }
+            ActiveDialog::ExtEditor(d, reply) => {
                 let text = closed(d.handle(input))?;
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(text);

@@ -43,6 +43,17 @@ pub enum UiRequest {
         /// The text, or `None` when cancelled.
         reply: oneshot::Sender<Option<String>>,
     },
+    /// Multi-line text.
+    Editor {
+        /// Dialog title.
+        title: String,
+        /// The starting text.
+        prefill: Option<String>,
+        /// The text, or `None` when cancelled.
+        reply: oneshot::Sender<Option<String>>,
+    },
+    /// New text for the user's editor.
+    SetEditorText(String),
     /// A transient notice.
     Notify {
         /// The text.
@@ -137,6 +148,21 @@ impl ExtensionUi for TuiUi {
         )
     }
 
+    fn editor(&self, title: String, prefill: Option<String>) -> Fut<Option<String>> {
+        self.ask(
+            |reply| UiRequest::Editor {
+                title,
+                prefill,
+                reply,
+            },
+            None,
+        )
+    }
+
+    fn set_editor_text(&self, text: String) {
+        self.tell(UiRequest::SetEditorText(text));
+    }
+
     fn notify(&self, message: String, kind: String) {
         self.tell(UiRequest::Notify { message, kind });
     }
@@ -173,6 +199,12 @@ impl App {
                 placeholder,
                 reply,
             } => self.open(ActiveDialog::ext_input(title, placeholder, reply)),
+            UiRequest::Editor {
+                title,
+                prefill,
+                reply,
+            } => self.open(ActiveDialog::ext_editor(title, prefill, reply)),
+            UiRequest::SetEditorText(text) => self.editor.set_text(&text),
             UiRequest::Notify { message, kind } => self.notice(message, kind == "error"),
             UiRequest::Status { key, text } => self.statuses.set(key, text),
             UiRequest::Widget { key, lines } => self.widgets.set(key, lines),

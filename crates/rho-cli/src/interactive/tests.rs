@@ -147,6 +147,23 @@ async fn extension_confirm_input_status_and_widget_reach_the_screen() {
 }
 
 #[tokio::test]
+async fn extension_editor_edits_multi_line_text_and_set_editor_text_fills_the_prompt() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    let ui = TuiUi::new(h.tx.clone());
+    let edited = ui.editor("Commit message".into(), Some("fix: ".into()));
+    assert!(h.screen().contains("Commit message"));
+    h.keys(Input::typed("typo"));
+    h.key(KeyCode::Enter);
+    h.keys(Input::typed("details"));
+    h.keys(vec![Input::ctrl('s')]);
+    assert_eq!(edited.await.as_deref(), Some("fix: typo\ndetails"));
+    ui.set_editor_text("prepared prompt".into());
+    h.pump();
+    assert_eq!(h.app.editor_text(), "prepared prompt");
+}
+
+#[tokio::test]
 async fn enter_while_streaming_steers_alt_enter_queues_and_esc_brings_the_queue_back() {
     let provider = ScriptedProvider::new();
     let first = Arc::new(Notify::new());

@@ -131,6 +131,24 @@ impl ExtensionUi for RpcUi {
     fn set_title(&self, title: String) {
         self.request("setTitle", json!({"title": title}));
     }
+
+    fn editor(&self, title: String, prefill: Option<String>) -> Fut<Option<String>> {
+        let mut fields = json!({"title": title});
+        if let Some(p) = prefill {
+            fields["prefill"] = p.into();
+        }
+        let answer = self.dialog("editor", fields);
+        Box::pin(async move {
+            match answer.await {
+                UiAnswer::Value(v) => Some(v),
+                _ => None,
+            }
+        })
+    }
+
+    fn set_editor_text(&self, text: String) {
+        self.request("set_editor_text", json!({"text": text}));
+    }
 }
 
 #[cfg(test)]

@@ -138,6 +138,16 @@ pub trait ExtensionUi: Send + Sync {
     ) -> BoxFuture<'static, Option<String>> {
         Box::pin(async { None })
     }
+    /// Multi-line text, starting from `prefill` (pi's `editor`; never times out).
+    fn editor(
+        &self,
+        _title: String,
+        _prefill: Option<String>,
+    ) -> BoxFuture<'static, Option<String>> {
+        Box::pin(async { None })
+    }
+    /// Replaces the text in the user's editor (pi's `set_editor_text`).
+    fn set_editor_text(&self, _text: String) {}
     /// A transient notice.
     fn notify(&self, _message: String, _kind: String) {}
     /// A status line entry (`None` clears it).
