@@ -30,8 +30,6 @@ pub enum AppMsg {
         /// Shown in the error colour.
         error: bool,
     },
-    /// The session's messages changed wholesale (new, resumed, forked, tree move): rebuild.
-    Reload,
     /// Put this text in the editor (a tree move or fork hands back the chosen message).
     SetEditor(String),
     /// A dialog to open, prepared by a task (e.g. after listing sessions).
@@ -67,6 +65,8 @@ pub struct App {
     pub(super) footer: FooterInfo,
     pub(super) thinking_expanded: bool,
     pub(super) tools_expanded: bool,
+    /// The session's [`AgentSession::generation`] the transcript was built from.
+    drawn_generation: u64,
     /// Where auth.json lives.
     pub(super) agent_dir: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
@@ -107,6 +107,7 @@ impl App {
             thinking_expanded: true,
             tools_expanded: false,
             running_bash: None,
+            drawn_generation: 0,
             agent_dir: rho_core::session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
             header,
@@ -128,7 +129,6 @@ impl App {
             AppMsg::Input(Input::Resize(w, h)) => self.renderer.resize(w as usize, h as usize),
             AppMsg::Input(input) => self.handle_input(&input),
             AppMsg::Notice { text, error } => self.notice(text, error),
-            AppMsg::Reload => self.reload(),
             AppMsg::SetEditor(text) => self.editor.set_text(&text),
             AppMsg::Open(dialog) => self.open(dialog),
             AppMsg::Ui(request) => self.handle_ui(request),
@@ -210,6 +210,7 @@ impl App {
 
     /// Rebuilds the transcript from the session's messages.
     pub(super) fn reload(&mut self) {
+        self.drawn_generation = self.session.generation();
         self.running_bash = None;
         self.transcript.clear();
         self.transcript.load(&self.session.messages());
@@ -222,6 +223,10 @@ impl App {
 
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
+        if self.session.generation() != self.drawn_generation {
+            // Another session, a tree move or a compaction (also from an extension command).
+            self.reload();
+        }
         let width = self.renderer.width();
         let bottom = self.bottom_lines(width);
         let transcript = self.transcript.lines(width);

@@ -1,8 +1,7 @@
 //! The built-in slash commands. A `/name` that is not built in goes to the session's prompt,
 //! which runs extension commands and expands `/skill:` and templates.
 
-use rho_core::agent_session::{AgentSession, SwitchReason};
-use rho_core::session::SessionManager;
+use rho_core::agent_session::AgentSession;
 use rho_tui::editor::CompletionItem;
 
 use super::app::{App, AppMsg};
@@ -119,39 +118,16 @@ impl App {
                     error: true,
                 });
             }
-            let _ = tx.send(AppMsg::Reload);
         });
     }
 
     /// /new: a fresh session file beside the current one (in memory without one).
     fn new_session(&mut self) {
-        let (dir, cwd) = self.session.with_session(|s| {
-            (
-                s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf()),
-                s.cwd().to_string(),
-            )
-        });
-        let fresh = match dir {
-            Some(dir) => SessionManager::create(&dir, &cwd),
-            None => SessionManager::in_memory(&cwd),
-        };
-        self.switch_to(fresh, SwitchReason::New, "New session started");
-    }
-
-    /// Switches to `next` in a task; the transcript is rebuilt when it is done.
-    pub(super) fn switch_to(&mut self, next: SessionManager, reason: SwitchReason, done: &str) {
         let session = self.session.clone();
         let tx = self.tx.clone();
-        let done = done.to_string();
         tokio::spawn(async move {
-            let cancelled = session.switch_session(next, reason).await;
-            let _ = tx.send(AppMsg::Reload);
-            let text = if cancelled {
-                "Cancelled by an extension".to_string()
-            } else {
-                done
-            };
-            let _ = tx.send(AppMsg::Notice { text, error: false });
+            let cancelled = session.new_session(None).await;
+            let _ = tx.send(switch_notice(cancelled, "New session started"));
         });
     }
 
@@ -233,4 +209,14 @@ impl App {
         let _ = out.flush();
         self.notice("Copied last agent message to clipboard".into(), false);
     }
+}
+
+/// The note after a session switch.
+pub(super) fn switch_notice(cancelled: bool, done: &str) -> AppMsg {
+    let text = if cancelled {
+        "Cancelled by an extension".to_string()
+    } else {
+        done.to_string()
+    };
+    AppMsg::Notice { text, error: false }
 }

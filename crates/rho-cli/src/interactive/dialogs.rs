@@ -2,9 +2,7 @@
 //! time; others (an extension asking while a selector is open) wait in line.
 
 use rho_ai::Model;
-use rho_core::agent_session::SwitchReason;
 use rho_core::session::listing::{list_all_sessions, list_sessions};
-use rho_core::session::SessionManager;
 use rho_tui::dialogs::{
     ConfirmDialog, HotkeysView, InputDialog, ModelSelector, SelectItem, SelectList, SessionPicker,
     SettingsDialog, TextAreaDialog, ThinkingSelector, TreeSelector,
@@ -321,10 +319,19 @@ impl App {
     }
 
     fn resume(&mut self, path: &std::path::Path) {
-        match SessionManager::open(path) {
-            Ok(next) => self.switch_to(next, SwitchReason::Resume, "Resumed session"),
-            Err(e) => self.notice(format!("Cannot open {}: {e}", path.display()), true),
-        }
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        let path = path.to_path_buf();
+        tokio::spawn(async move {
+            let msg = match session.open_session(&path).await {
+                Ok(cancelled) => super::commands::switch_notice(cancelled, "Resumed session"),
+                Err(e) => AppMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            let _ = tx.send(msg);
+        });
     }
 
     pub(super) fn open_hotkeys(&mut self) {

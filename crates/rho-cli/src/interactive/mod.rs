@@ -57,6 +57,7 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     let input_tx = tx.clone();
     terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
     session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
+    session.bind_session_actions();
     let mut events = session.subscribe();
     let (width, height) = terminal::size();
     let mut app = App::new(session, args, tx.clone(), (width, height));

@@ -55,7 +55,6 @@ impl App {
                 ..NavigateTreeOptions::default()
             };
             let result = session.navigate_tree(&target, options).await;
-            let _ = tx.send(AppMsg::Reload);
             let msg = match result {
                 Ok(outcome) if outcome.cancelled => AppMsg::Notice {
                     text: "Navigation cancelled".into(),
@@ -101,7 +100,6 @@ impl App {
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let result = session.fork(&entry_id).await;
-            let _ = tx.send(AppMsg::Reload);
             let msg = match result {
                 Ok(outcome) if outcome.cancelled => AppMsg::Notice {
                     text: "Fork cancelled".into(),

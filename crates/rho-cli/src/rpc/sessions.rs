@@ -2,10 +2,8 @@
 //! `clone`, `get_fork_messages`, `export_html`, `set_session_name`. The AgentSession stays
 //! the same object; its store is replaced, so the event subscription carries on.
 
-use rho_core::agent_session::SwitchReason;
 use std::path::{Path, PathBuf};
 
-use rho_core::session::SessionManager;
 use serde_json::json;
 
 use super::command::Command;
@@ -32,43 +30,18 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
     result.into()
 }
 
-/// The current file's directory (`None` in memory) and the header's cwd.
-fn location(rpc: &Rpc) -> (Option<PathBuf>, String) {
-    rpc.session.with_session(|s| {
-        (
-            s.path().and_then(Path::parent).map(Path::to_path_buf),
-            s.cwd().to_string(),
-        )
-    })
-}
-
 async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Value, String> {
-    let (dir, cwd) = location(rpc);
-    let mut fresh = match dir {
-        Some(dir) => SessionManager::create(&dir, &cwd),
-        None => SessionManager::in_memory(&cwd),
-    };
-    if let Some(parent) = parent {
-        fresh = fresh.with_parent_session(&parent);
-    }
-    let cancelled = rpc.session.switch_session(fresh, SwitchReason::New).await;
+    let cancelled = rpc.session.new_session(parent.as_deref()).await;
     Ok(json!({ "cancelled": cancelled }))
 }
 
 async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, String> {
     let path = absolute(Path::new(path));
-    let cwd = rpc.session.cwd().to_string_lossy().into_owned();
-    let manager = SessionManager::open_or_create(&path, &cwd).map_err(|e| e.to_string())?;
-    if let Err(e) = manager.check_cwd_exists() {
-        return Err(format!(
-            "{e}\nSession: {}\nCurrent working directory: {cwd}",
-            path.display()
-        ));
-    }
     let cancelled = rpc
         .session
-        .switch_session(manager, SwitchReason::Resume)
-        .await;
+        .open_session(&path)
+        .await
+        .map_err(|e| e.to_string())?;
     Ok(json!({ "cancelled": cancelled }))
 }
 

@@ -258,7 +258,7 @@ impl AgentSession {
             let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
             let messages = s.session.build_context().owned_messages();
-            self.inner.agent.set_messages(messages);
+            self.replace_conversation(messages);
             (entry, written_at)
         };
         wait_past_millisecond(written_at).await;

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::custom::{SendMessageOptions, UserMessageContent};
 use super::{AgentSession, Inner};
 use crate::extensions::runner::ToolOutcome;
-use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions};
+use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
 
 /// A weak handle: a captured context never keeps a closed session alive.
 pub(crate) struct SessionHost {
@@ -117,6 +117,16 @@ impl ExtensionHost for SessionHost {
             if let Some(s) = session {
                 s.wait_for_idle().await;
             }
+        })
+    }
+
+    fn session_action(&self, action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            s.run_session_action(action)
+                .await
+                .map_err(|e| e.to_string())
         })
     }
 }

@@ -168,6 +168,11 @@ pub(crate) struct Inner {
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
     pub bash_cancel: Mutex<Option<CancellationToken>>,
     pub branch_summary_cancel: Mutex<Option<CancellationToken>>,
+    /// Bumped whenever the conversation is replaced wholesale (see [`AgentSession::generation`]).
+    pub generation: std::sync::atomic::AtomicU64,
+    /// Whether extension commands' session actions are carried out (the interactive mode
+    /// binds them; elsewhere they resolve at once, CMD-8).
+    pub actions_bound: std::sync::atomic::AtomicBool,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -255,6 +260,8 @@ impl AgentSession {
                 compaction_cancel: Mutex::new(None),
                 bash_cancel: Mutex::new(None),
                 branch_summary_cancel: Mutex::new(None),
+                generation: std::sync::atomic::AtomicU64::new(0),
+                actions_bound: std::sync::atomic::AtomicBool::new(false),
                 weak: weak.clone(),
             }
         });
@@ -296,6 +303,24 @@ impl AgentSession {
             }),
             lock(&self.inner.ui).clone(),
         )
+    }
+
+    /// Counts wholesale replacements of the conversation: another session (new, resumed,
+    /// forked), a move in the tree, a compaction. A UI that draws the conversation from events
+    /// compares it to the value it last drew from and rebuilds when it changed, because those
+    /// replacements have no event of their own in pi's protocol.
+    pub fn generation(&self) -> u64 {
+        self.inner
+            .generation
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Sets the agent's messages to a rebuilt conversation and bumps [`Self::generation`].
+    pub(crate) fn replace_conversation(&self, messages: Vec<AgentMessage>) {
+        self.inner.agent.set_messages(messages);
+        self.inner
+            .generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
 
     /// Connects the mode's UI (the RPC mode's extension UI sub-protocol, the TUI) once it

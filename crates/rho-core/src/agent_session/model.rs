@@ -164,7 +164,7 @@ impl AgentSession {
         self.abort().await;
         let context = session.build_context();
         self.inner.agent.reset();
-        self.inner.agent.set_messages(context.owned_messages());
+        self.replace_conversation(context.owned_messages());
         let mut s = self.state();
         s.session = session;
         s.steering.clear();

@@ -2,8 +2,11 @@
 //! `session_before_fork` (may cancel), `session_shutdown` for the old one, `session_start`
 //! for the new one (EXT-3, EXT-4).
 
-use super::AgentSession;
-use crate::extensions::ExtensionEvent;
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use super::{AgentSession, SessionError};
+use crate::extensions::{ExtensionEvent, SessionAction};
 use crate::session::SessionManager;
 
 /// Why the session is being replaced.
@@ -76,5 +79,66 @@ impl AgentSession {
             )
             .await;
         false
+    }
+}
+
+impl AgentSession {
+    /// A fresh session file beside the current one (in memory when there is none), with
+    /// `parent` as its `parentSession`. Returns `true` when an extension cancelled.
+    pub async fn new_session(&self, parent: Option<&str>) -> bool {
+        let (dir, cwd) = self.with_session(|s| {
+            (
+                s.path().and_then(Path::parent).map(Path::to_path_buf),
+                s.cwd().to_string(),
+            )
+        });
+        let mut fresh = match dir {
+            Some(dir) => SessionManager::create(&dir, &cwd),
+            None => SessionManager::in_memory(&cwd),
+        };
+        if let Some(parent) = parent {
+            fresh = fresh.with_parent_session(parent);
+        }
+        self.switch_session(fresh, SwitchReason::New).await
+    }
+
+    /// Opens the session file at `path` (created when missing) and switches to it. A file
+    /// whose working directory no longer exists is refused with both paths named.
+    pub async fn open_session(&self, path: &Path) -> Result<bool, SessionError> {
+        let cwd = self.cwd().to_string_lossy().into_owned();
+        let manager = SessionManager::open_or_create(path, &cwd)?;
+        if let Err(e) = manager.check_cwd_exists() {
+            return Err(SessionError::Store(format!(
+                "{e}\nSession: {}\nCurrent working directory: {cwd}",
+                path.display()
+            )));
+        }
+        Ok(self.switch_session(manager, SwitchReason::Resume).await)
+    }
+
+    /// Carries out extension commands' session actions (CMD-8) from now on: the interactive
+    /// mode binds them; in other modes they resolve at once with `cancelled: false`.
+    pub fn bind_session_actions(&self) {
+        self.inner.actions_bound.store(true, Ordering::Release);
+    }
+
+    /// Runs one session action for an extension command; `Ok(cancelled)`.
+    pub(crate) async fn run_session_action(
+        &self,
+        action: SessionAction,
+    ) -> Result<bool, SessionError> {
+        if !self.inner.actions_bound.load(Ordering::Acquire) {
+            return Ok(false);
+        }
+        match action {
+            SessionAction::NewSession => Ok(self.new_session(None).await),
+            SessionAction::Fork(id) => Ok(self.fork(&id).await?.cancelled),
+            SessionAction::NavigateTree(id) => {
+                let options = super::NavigateTreeOptions::default();
+                Ok(self.navigate_tree(&id, options).await?.cancelled)
+            }
+            SessionAction::SwitchSession(path) => self.open_session(Path::new(&path)).await,
+            SessionAction::Reload => Ok(false),
+        }
     }
 }

@@ -358,7 +358,7 @@ impl AgentSession {
         }
         let leaf = store.leaf_id().map(str::to_string);
         let messages = store.build_context().owned_messages();
-        self.inner.agent.set_messages(messages);
+        self.replace_conversation(messages);
         Ok((summary_entry, leaf))
     }
 }
