@@ -430,3 +430,56 @@ async fn ctrl_c_clears_the_editor_then_twice_quits() {
     until("rho to exit", || tmux.exited()).await;
     assert!(sb.server.requests().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fork_from_an_earlier_message_continues_in_a_new_file() {
+    if skip_without_tmux("/fork") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    sb.server.push(streamed(&["Quokkas are marsupials."]));
+    sb.server.push(streamed(&["Wombats dig."]));
+    sb.server.push(streamed(&["Koalas sleep."]));
+    let tmux = start(&sb).await;
+    tmux.submit("tell me about quokkas");
+    tmux.wait_for_text("Quokkas are marsupials.").await;
+    tmux.submit("and wombats");
+    tmux.wait_for_text("Wombats dig.").await;
+    let original = sb.session_files();
+    assert_eq!(original.len(), 1);
+    tmux.submit("/fork");
+    tmux.wait_for_text("Fork from which message?").await;
+    tmux.send_keys(&["Down", "Enter"]);
+    let screen = tmux
+        .wait_for("the chosen message in the editor", |s| {
+            editor(s) == ["tell me about quokkas"]
+        })
+        .await;
+    assert!(!screen.contains("Wombats dig."), "{screen}");
+    tmux.send_keys(&["C-c"]);
+    tmux.wait_for("an empty editor", |s| editor(s).is_empty())
+        .await;
+    tmux.submit("tell me about koalas");
+    tmux.wait_for_text("Koalas sleep.").await;
+    assert_eq!(user_texts(&sb, 2), ["tell me about koalas"]);
+    until("the fork's file", || {
+        sb.session_files()
+            .iter()
+            .any(|f| entry_texts(f).contains(&"Koalas sleep.".to_string()))
+    })
+    .await;
+    let files = sb.session_files();
+    assert_eq!(files.len(), 2, "{files:?}");
+    let fork = files.iter().find(|f| **f != original[0]).expect("new file");
+    assert_eq!(entry_texts(fork), ["tell me about koalas", "Koalas sleep."]);
+    let kept = entry_texts(&original[0]);
+    assert_eq!(
+        kept,
+        [
+            "tell me about quokkas",
+            "Quokkas are marsupials.",
+            "and wombats",
+            "Wombats dig."
+        ]
+    );
+}

@@ -3,10 +3,7 @@
 //! `send-keys`, and the screen comes back as plain text from `capture-pane`. Waiting is
 //! always for a condition, polled, with a deadline that fails the test showing the screen.
 
-#![allow(dead_code)]
-
 use std::future::Future;
-use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -213,9 +210,4 @@ pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
         Ok(v) => v,
         Err(_) => panic!("timed out waiting for {what}"),
     }
-}
-
-/// The lines of the session file (parsed), once it exists.
-pub fn session_entries(path: &Path) -> Vec<serde_json::Value> {
-    crate::common::read_jsonl(path)
 }
