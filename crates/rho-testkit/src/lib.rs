@@ -4,11 +4,13 @@
 //! every request so tests can assert on what was sent.
 
 pub mod anthropic;
+pub mod gate;
 pub mod google;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod server;
 
+pub use gate::Gate;
 pub use server::{Chunk, MockResponse, MockServer, RecordedRequest};
 
 /// One SSE event as bytes: optional `event:` line, one `data:` line per line of `data`, blank line.

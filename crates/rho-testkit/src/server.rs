@@ -9,6 +9,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
+use crate::gate::Gate;
+
 /// One piece of a scripted response body.
 #[derive(Debug, Clone)]
 pub enum Chunk {
@@ -20,6 +22,8 @@ pub enum Chunk {
     Drop,
     /// Stop sending and keep the connection open until the client goes away.
     Hang,
+    /// Pause until the gate opens (or the client goes away), then go on.
+    Wait(Gate),
 }
 
 /// A scripted response.
@@ -246,6 +250,17 @@ async fn serve(mut sock: TcpStream, shared: &Shared, req_tx: &watch::Sender<usiz
                 tokio::select! {
                     _ = tokio::time::sleep(d) => {}
                     r = sock.read(&mut probe) => if matches!(r, Ok(0) | Err(_)) { return; },
+                }
+            }
+            Chunk::Wait(gate) => {
+                let mut probe = [0u8; 64];
+                let opened = gate.opened();
+                tokio::pin!(opened);
+                loop {
+                    tokio::select! {
+                        _ = &mut opened => break,
+                        r = sock.read(&mut probe) => if matches!(r, Ok(0) | Err(_)) { return; },
+                    }
                 }
             }
             Chunk::Drop => return,

@@ -1,0 +1,213 @@
+//! A real terminal for the interactive mode: `rho` runs in a detached tmux pane of its own
+//! server (so tests neither share state nor touch a user's tmux), keys go in with
+//! `send-keys`, and the screen comes back as plain text from `capture-pane`. Waiting is
+//! always for a condition, polled, with a deadline that fails the test showing the screen.
+
+use std::future::Future;
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::common::Sandbox;
+
+/// How long any awaited condition may take.
+const DEADLINE: Duration = Duration::from_secs(10);
+/// How often a condition is checked.
+const POLL: Duration = Duration::from_millis(20);
+
+static SERVERS: AtomicUsize = AtomicUsize::new(0);
+
+/// Whether tmux can be run here. Tests skip (saying so) when it cannot.
+pub fn tmux_available() -> bool {
+    Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// True (after printing a notice) when tmux is missing and the calling test must skip.
+pub fn skip_without_tmux(test: &str) -> bool {
+    if tmux_available() {
+        return false;
+    }
+    eprintln!("SKIPPED {test}: tmux is not installed");
+    true
+}
+
+/// One rho in one tmux pane (100 × 40); the tmux server dies with the guard.
+pub struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Starts `rho args` in the sandbox's project dir with the sandbox's environment only.
+    /// The pane stays after rho exits, so its exit can be observed.
+    pub fn start(sandbox: &Sandbox, args: &[&str]) -> Tmux {
+        let n = SERVERS.fetch_add(1, Ordering::SeqCst);
+        let tmux = Tmux {
+            socket: format!("rho-e2e-{}-{n}", std::process::id()),
+        };
+        let agent = sandbox.agent.path().display().to_string();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let cwd = sandbox.cwd.display().to_string();
+        let mut cmd: Vec<String> = [
+            "start-server",
+            ";",
+            "set-option",
+            "-g",
+            "remain-on-exit",
+            "on",
+            ";",
+            "new-session",
+            "-d",
+            "-x",
+            "100",
+            "-y",
+            "40",
+            "-c",
+            &cwd,
+            "env",
+            "-i",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        cmd.extend([
+            format!("PATH={path}"),
+            format!("HOME={agent}"),
+            format!("RHO_CODING_AGENT_DIR={agent}"),
+            "TERM=xterm-256color".to_string(),
+            "LANG=C.UTF-8".to_string(),
+            env!("CARGO_BIN_EXE_rho").to_string(),
+        ]);
+        cmd.extend(args.iter().map(|s| s.to_string()));
+        let out = tmux.run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            out.status.success(),
+            "tmux new-session failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .expect("run tmux")
+    }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `C-c`, `M-Enter`, `Up`), one key each.
+    pub fn send_keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "0"];
+        args.extend(keys);
+        let out = self.run(&args);
+        assert!(out.status.success(), "send-keys {keys:?} failed");
+    }
+
+    /// Types `text` literally (no key-name lookup).
+    pub fn type_text(&self, text: &str) {
+        let out = self.run(&["send-keys", "-t", "0", "-l", text]);
+        assert!(out.status.success(), "send-keys -l {text:?} failed");
+    }
+
+    /// Types `text`, then Enter.
+    pub fn submit(&self, text: &str) {
+        self.type_text(text);
+        self.send_keys(&["Enter"]);
+    }
+
+    /// The visible screen as plain text, one line per row, trailing blanks trimmed.
+    pub fn screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The visible screen with its colours (SGR escapes) kept.
+    pub fn styled_screen(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-e", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Whether rho has exited (the pane is dead).
+    pub fn exited(&self) -> bool {
+        let out = self.run(&["display-message", "-p", "-t", "0", "#{pane_dead}"]);
+        String::from_utf8_lossy(&out.stdout).trim() == "1"
+    }
+
+    /// Waits until the screen satisfies `holds`; returns that screen. Panics with the screen
+    /// after the deadline.
+    pub async fn wait_for(&self, what: &str, holds: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if holds(&screen) {
+                return screen;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("timed out waiting for {what}; the screen:\n{screen}");
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// Waits until `text` is on screen.
+    pub async fn wait_for_text(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?} on screen"), |s| s.contains(text))
+            .await
+    }
+
+    /// Waits until `text` has left the screen.
+    pub async fn wait_for_gone(&self, text: &str) -> String {
+        self.wait_for(&format!("{text:?} to leave the screen"), |s| {
+            !s.contains(text)
+        })
+        .await
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The footer of a screen: its last two non-blank rows (location; tokens and model).
+pub fn footer(screen: &str) -> String {
+    let rows: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    rows[rows.len().saturating_sub(2)..].join("\n")
+}
+
+/// The editor's rows: those between the last two horizontal rules, trimmed, blank ones left
+/// out (empty when the editor is closed or empty).
+pub fn editor(screen: &str) -> Vec<String> {
+    let rows: Vec<&str> = screen.lines().collect();
+    let is_rule = |l: &str| l.trim_start().starts_with("───");
+    let rules: Vec<usize> = (0..rows.len()).filter(|&i| is_rule(rows[i])).collect();
+    let [.., top, bottom] = rules.as_slice() else {
+        return Vec::new();
+    };
+    rows[top + 1..*bottom]
+        .iter()
+        .map(|l| l.trim().to_string())
+        .filter(|l| !l.is_empty())
+        .collect()
+}
+
+/// Polls `holds` until it is true; panics naming `what` after the deadline.
+pub async fn until(what: &str, mut holds: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !holds() {
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// Awaits `future` (an event such as a request arriving), failing after the deadline.
+pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
+    match tokio::time::timeout(DEADLINE, future).await {
+        Ok(v) => v,
+        Err(_) => panic!("timed out waiting for {what}"),
+    }
+}
