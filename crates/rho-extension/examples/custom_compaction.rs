@@ -7,9 +7,7 @@ fn main() -> Result<(), Error> {
     let mut ext = Extension::new("custom-compaction");
     ext.on("session_before_compact", |_rho, event| {
         let prep = &event["preparation"];
-        let count = prep["messagesToSummarize"]
-            .as_array()
-            .map_or(0, Vec::len);
+        let count = prep["messagesToSummarize"].as_array().map_or(0, Vec::len);
         Ok(Some(json!({"compaction": {
             "summary": format!("Custom summary of {count} messages."),
             "firstKeptEntryId": prep["firstKeptEntryId"],

@@ -6,7 +6,11 @@ use serde_json::Value;
 
 /// A block of a tool result or custom message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "lowercase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Content {
     /// Plain text.
     Text {

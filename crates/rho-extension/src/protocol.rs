@@ -106,7 +106,11 @@ pub struct Registration {
 
 /// A line from rho.
 #[derive(Debug, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case", rename_all_fields = "camelCase")]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
 pub enum FromRho {
     /// The handshake's first line.
     Hello(Hello),
@@ -265,9 +269,16 @@ mod tests {
         )
         .expect("parses");
         assert!(matches!(m, FromRho::Tool { id: 2, ref tool_call_id, .. } if tool_call_id == "c1"));
-        let m: FromRho = serde_json::from_str(r#"{"type":"reply","id":5,"error":"bad"}"#)
-            .expect("parses");
-        assert!(matches!(m, FromRho::Reply { id: 5, error: Some(_), .. }));
+        let m: FromRho =
+            serde_json::from_str(r#"{"type":"reply","id":5,"error":"bad"}"#).expect("parses");
+        assert!(matches!(
+            m,
+            FromRho::Reply {
+                id: 5,
+                error: Some(_),
+                ..
+            }
+        ));
         let m: FromRho = serde_json::from_str(r#"{"type":"future_thing","x":1}"#).expect("parses");
         assert!(matches!(m, FromRho::Unknown));
     }

@@ -192,7 +192,11 @@ impl Rho {
     }
 
     /// Sends a user message as if typed (`deliver_as` queues it while streaming).
-    pub fn send_user_message(&self, text: &str, deliver_as: Option<DeliverAs>) -> Result<(), Error> {
+    pub fn send_user_message(
+        &self,
+        text: &str,
+        deliver_as: Option<DeliverAs>,
+    ) -> Result<(), Error> {
         self.send_user_message_with_images(text, Vec::new(), deliver_as)
     }
 
@@ -264,7 +268,10 @@ impl Rho {
 
     /// Asks for a line of text; `None` when dismissed or without a UI.
     pub fn input(&self, title: &str, placeholder: Option<&str>) -> Result<Option<String>, Error> {
-        let v = self.call("ui_input", json!({"title": title, "placeholder": placeholder}))?;
+        let v = self.call(
+            "ui_input",
+            json!({"title": title, "placeholder": placeholder}),
+        )?;
         Ok(v.as_str().map(str::to_string))
     }
 

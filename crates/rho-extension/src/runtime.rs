@@ -162,7 +162,10 @@ fn request_id(request: &FromRho) -> Option<u64> {
 fn handle(ext: &Extension, rho: &Rho, request: FromRho) -> Result<Value, Error> {
     match request {
         FromRho::Event { event, .. } => {
-            let kind = event.get("type").and_then(Value::as_str).unwrap_or_default();
+            let kind = event
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
             match ext.events.get(kind) {
                 Some(f) => Ok(f(rho, &event)?.unwrap_or(Value::Null)),
                 None => Ok(Value::Null),

@@ -116,7 +116,10 @@ async fn aborting_the_tool_cancels_it_and_the_process_lives_on() {
     let aborted = &tool_results(&s)[0];
     assert!(aborted.is_error);
     assert_eq!(rho_ai::message::join_text(&aborted.content), TOOL_ABORTED);
-    assert!(ext.connection().dead_reason().is_none(), "the process lives on");
+    assert!(
+        ext.connection().dead_reason().is_none(),
+        "the process lives on"
+    );
     s.prompt("count again", PromptOptions::default())
         .await
         .expect("runs");

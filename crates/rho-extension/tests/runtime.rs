@@ -36,8 +36,10 @@ impl FakeRho {
             from_ext,
             done,
         };
-        rho.send(json!({"type": "hello", "protocolVersion": 1, "cwd": "/w", "hasUI": false,
-                        "flags": flags}));
+        rho.send(
+            json!({"type": "hello", "protocolVersion": 1, "cwd": "/w", "hasUI": false,
+                        "flags": flags}),
+        );
         let register = rho.next();
         (rho, register)
     }
@@ -64,7 +66,9 @@ fn handshake_registers_and_events_answer_by_id() {
     ext.on("input", |rho, event| {
         let suffix = rho.flag("suffix").and_then(Value::as_str).unwrap_or("!");
         let text = event["text"].as_str().unwrap_or_default();
-        Ok(Some(json!({"action": "transform", "text": format!("{text}{suffix}")})))
+        Ok(Some(
+            json!({"action": "transform", "text": format!("{text}{suffix}")}),
+        ))
     });
     let (mut rho, register) = FakeRho::start(ext, json!({"suffix": "?"}));
     assert_eq!(register["type"], "register");
@@ -75,7 +79,10 @@ fn handshake_registers_and_events_answer_by_id() {
         json!({"type": "result", "id": 7, "result": {"action": "transform", "text": "hi?"}})
     );
     rho.send(json!({"type": "event", "id": 8, "event": {"type": "agent_start"}}));
-    assert_eq!(rho.next(), json!({"type": "result", "id": 8, "result": null}));
+    assert_eq!(
+        rho.next(),
+        json!({"type": "result", "id": 8, "result": null})
+    );
     rho.finish().expect("stdin closed ends the loop");
 }
 
@@ -104,7 +111,10 @@ fn a_command_waiting_on_a_call_does_not_stall_other_requests() {
         "the event is served while the command waits"
     );
     rho.send(json!({"type": "reply", "id": 1, "result": null}));
-    assert_eq!(rho.next(), json!({"type": "result", "id": 1, "result": null}));
+    assert_eq!(
+        rho.next(),
+        json!({"type": "result", "id": 1, "result": null})
+    );
     rho.finish().expect("ends");
 }
 
@@ -142,24 +152,32 @@ fn call_errors_and_handler_errors_become_error_results() {
 fn a_tool_streams_updates_and_stops_when_cancelled() {
     let mut ext = Extension::new("t");
     ext.tool(Tool::new("wait", "waits"), |call, args| {
-        call.update(&ToolResult::text(format!("started {}", call.tool_call_id())))?;
+        call.update(&ToolResult::text(format!(
+            "started {}",
+            call.tool_call_id()
+        )))?;
         if args["block"] == true {
             call.wait_cancelled();
-            return Ok(ToolResult::error(format!("cancelled: {}", call.is_cancelled())));
+            return Ok(ToolResult::error(format!(
+                "cancelled: {}",
+                call.is_cancelled()
+            )));
         }
         Ok(ToolResult::text("quick"))
     });
     let (mut rho, register) = FakeRho::start(ext, json!({}));
     assert_eq!(register["tools"][0]["label"], "wait");
-    rho.send(json!({"type": "tool", "id": 4, "name": "wait", "toolCallId": "c4",
-                    "args": {"block": true}}));
+    rho.send(
+        json!({"type": "tool", "id": 4, "name": "wait", "toolCallId": "c4",
+                    "args": {"block": true}}),
+    );
     assert_eq!(
         rho.next(),
         json!({"type": "tool_update", "id": 4,
                "partial": {"content": [{"type": "text", "text": "started c4"}]}})
     );
     rho.send(json!({"type": "tool", "id": 5, "name": "wait", "toolCallId": "c5", "args": {}}));
-    let mut quick = vec![rho.next(), rho.next()];
+    let mut quick = [rho.next(), rho.next()];
     quick.sort_by_key(|v| v["type"].as_str().map(str::to_string));
     assert_eq!(quick[0]["type"], "result");
     assert_eq!(quick[0]["result"]["content"][0]["text"], "quick");

@@ -53,9 +53,12 @@ async fn append_adds_the_note_without_a_turn_and_next_turn_rides_with_the_prompt
     s.prompt("/note append kept quietly", PromptOptions::default())
         .await
         .expect("handled");
-    s.prompt("/note nextTurn along for the ride", PromptOptions::default())
-        .await
-        .expect("handled");
+    s.prompt(
+        "/note nextTurn along for the ride",
+        PromptOptions::default(),
+    )
+    .await
+    .expect("handled");
     assert_eq!(provider.call_count(), 0, "neither route starts a turn");
     s.prompt("hi", PromptOptions::default())
         .await

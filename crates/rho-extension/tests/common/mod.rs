@@ -20,8 +20,10 @@ fn manifest() -> &'static Path {
 }
 
 /// The compiled example `name`. `cargo test` builds examples next to the test binaries;
-/// when only a test target was built, they are built once into a target dir of their own
-/// (the outer cargo holds the lock of the main one).
+/// when only a test target was built (`--test NAME`), they are built once into a target dir
+/// of their own (the outer cargo holds the lock of the main one). That first build is slow:
+/// examples link the dev-dependencies, so it compiles rho-core; `cargo test -p rho-extension`
+/// avoids it.
 pub fn example(name: &str) -> String {
     let exe = std::env::current_exe().expect("test binary path");
     let beside = exe
@@ -42,11 +44,21 @@ fn separate_build() -> PathBuf {
         .get_or_init(|| {
             let target = manifest().join("../../target/rho-extension-examples");
             let status = std::process::Command::new(env!("CARGO"))
-                .args(["build", "-q", "-p", "rho-extension", "--examples", "--target-dir"])
+                .args([
+                    "build",
+                    "-q",
+                    "-p",
+                    "rho-extension",
+                    "--examples",
+                    "--target-dir",
+                ])
                 .arg(&target)
                 .status()
                 .expect("cargo runs");
-            assert!(status.success(), "cargo build -p rho-extension --examples failed");
+            assert!(
+                status.success(),
+                "cargo build -p rho-extension --examples failed"
+            );
             target.join("debug/examples")
         })
         .clone()
@@ -77,7 +89,9 @@ pub fn config(provider: &ScriptedProvider, extra: Value) -> AgentSessionConfig {
 /// A session over `provider` with the example `name` loaded.
 pub async fn session_with(provider: &ScriptedProvider, name: &str) -> AgentSession {
     let mut c = config(provider, json!({}));
-    c.extensions = vec![load_process(name, ProcessOptions::default()).await.extension()];
+    c.extensions = vec![load_process(name, ProcessOptions::default())
+        .await
+        .extension()];
     AgentSession::new(c)
 }
 
