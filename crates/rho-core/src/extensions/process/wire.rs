@@ -6,8 +6,11 @@ use serde_json::{Map, Value};
 
 use crate::extensions::ExtensionEvent;
 
-/// The protocol version rho speaks; sent in `hello`.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The handshake's plain-data types live in `rho-extension`, the library extensions written in
+/// Rust use, so both ends of the protocol share one definition.
+pub use rho_extension::protocol::{
+    CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec, PROTOCOL_VERSION,
+};
 
 /// rho's first line to a new extension.
 #[derive(Debug, Serialize)]
@@ -25,83 +28,6 @@ pub struct Hello<'a> {
     pub has_ui: bool,
     /// Flag values given on the command line, by flag name.
     pub flags: &'a Map<String, Value>,
-}
-
-/// A `/command` an extension registers.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct CommandSpec {
-    /// Invocation name without the slash.
-    pub name: String,
-    /// Shown in completions.
-    #[serde(default)]
-    pub description: Option<String>,
-}
-
-/// A tool an extension registers.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ToolSpec {
-    /// The name the model calls it by.
-    pub name: String,
-    /// Short label for UIs (defaults to the name).
-    #[serde(default)]
-    pub label: Option<String>,
-    /// What it does, for the model.
-    pub description: String,
-    /// JSON Schema of the arguments.
-    #[serde(default = "empty_object_schema")]
-    pub parameters: Value,
-}
-
-fn empty_object_schema() -> Value {
-    serde_json::json!({"type": "object", "properties": {}})
-}
-
-/// A command-line flag an extension declares (`--name`); its value arrives in `hello`.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct FlagSpec {
-    /// Flag name without dashes.
-    pub name: String,
-    /// Help text.
-    #[serde(default)]
-    pub description: Option<String>,
-    /// `"boolean"` or `"string"`.
-    #[serde(default, rename = "type")]
-    pub kind: Option<String>,
-    /// Value when not given.
-    #[serde(default)]
-    pub default: Option<Value>,
-}
-
-/// A keyboard shortcut an extension declares; interactive mode sends `shortcut` requests.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct ShortcutSpec {
-    /// Key chord, e.g. `ctrl+shift+p`.
-    pub key: String,
-    /// Help text.
-    #[serde(default)]
-    pub description: Option<String>,
-}
-
-/// The extension's answer to `hello`: everything it registers.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct Registration {
-    /// Human name (error reports use the extension's path instead).
-    pub name: String,
-    /// Event types it handles, e.g. `["input", "tool_call"]`.
-    #[serde(default)]
-    pub events: Vec<String>,
-    /// Commands.
-    #[serde(default)]
-    pub commands: Vec<CommandSpec>,
-    /// Tools.
-    #[serde(default)]
-    pub tools: Vec<ToolSpec>,
-    /// Flags.
-    #[serde(default)]
-    pub flags: Vec<FlagSpec>,
-    /// Shortcuts.
-    #[serde(default)]
-    pub shortcuts: Vec<ShortcutSpec>,
 }
 
 /// A request rho sends; the extension answers each with a `result` of the same id.
