@@ -351,8 +351,6 @@ fn tree_rows(screen: &str) -> Vec<String> {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "app bug: App::dialog_input replaces a dialog opened by the answer (the tree's \
-            'Summarize?' list) with the next waiting one (none), so the list never shows"]
 async fn tree_navigation_to_an_earlier_message_branches_the_session() {
     if skip_without_tmux("/tree") {
         return;
