@@ -12,6 +12,7 @@ pub mod ansi;
 pub mod components;
 pub mod dialogs;
 pub mod editor;
+pub mod fuzzy;
 pub mod highlight;
 pub mod incremental;
 pub mod input;

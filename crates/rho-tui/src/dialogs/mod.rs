@@ -8,7 +8,6 @@
 
 mod confirm;
 mod frame;
-mod fuzzy;
 mod hotkeys;
 mod input_prompt;
 mod line_edit;
@@ -24,9 +23,9 @@ mod tree_rows;
 mod tree_selector;
 mod widget_area;
 
+pub use crate::fuzzy::{fuzzy_rank, fuzzy_score};
 pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
-pub use fuzzy::{fuzzy_rank, fuzzy_score};
 pub use hotkeys::HotkeysView;
 pub use input_prompt::InputDialog;
 pub use line_edit::LineEdit;

@@ -4,8 +4,8 @@
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::frame::{edit_line, framed, inner_width};
-use super::fuzzy::fuzzy_rank;
 use crate::ansi::{truncate_with_ellipsis, visible_width};
+use crate::fuzzy::fuzzy_rank;
 use crate::input::{Dialog, DialogAction, Input};
 use crate::theme::Theme;
 

@@ -1,49 +1,14 @@
-//! Fuzzy matching for the completion popups: the query's characters must appear in order
-//! (case-insensitively); prefix matches rank above substring matches, which rank above
-//! scattered ones, and shorter candidates win ties.
+//! Ranking for the completion popups: the crate's fuzzy match (query characters in order,
+//! contiguous and word-start matches first), with shorter candidates winning ties.
 
-/// Score of `candidate` for `query`, higher is better; `None` when it does not match.
+/// Score of `candidate` for `query`, higher is better; `None` when it does not match. An
+/// empty query scores everything 0, so the list keeps its order.
 pub(crate) fn score(query: &str, candidate: &str) -> Option<i64> {
     if query.is_empty() {
         return Some(0);
     }
-    let q = query.to_lowercase();
-    let c = candidate.to_lowercase();
-    let len = c.chars().count() as i64;
-    if c.starts_with(&q) {
-        return Some(3000 - len);
-    }
-    if let Some(at) = c.find(&q) {
-        let boundary = c[..at]
-            .chars()
-            .next_back()
-            .is_some_and(|p| !p.is_alphanumeric());
-        return Some(2000 - len - at as i64 + if boundary { 200 } else { 0 });
-    }
-    subsequence(&q, &c).map(|s| 1000 + s - len)
-}
-
-/// Scattered match: consecutive characters and characters after a separator earn points.
-fn subsequence(q: &str, c: &str) -> Option<i64> {
-    let mut want = q.chars().peekable();
-    let mut points = 0;
-    let mut prev_matched = false;
-    let mut prev: Option<char> = None;
-    for ch in c.chars() {
-        let Some(&w) = want.peek() else { break };
-        if ch == w {
-            want.next();
-            points += if prev_matched { 5 } else { 1 };
-            if prev.is_none_or(|p| !p.is_alphanumeric()) {
-                points += 3;
-            }
-            prev_matched = true;
-        } else {
-            prev_matched = false;
-        }
-        prev = Some(ch);
-    }
-    want.peek().is_none().then_some(points)
+    let len = candidate.chars().count() as i64;
+    crate::fuzzy::fuzzy_score(query, candidate).map(|s| s * 1000 - len)
 }
 
 #[cfg(test)]

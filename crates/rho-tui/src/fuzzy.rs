@@ -1,4 +1,4 @@
-//! Case-insensitive fuzzy matching for the dialogs' type-to-filter: every query character must
+//! Case-insensitive fuzzy matching, for the dialogs' type-to-filter and the editor's completion: every query character must
 //! appear in order (a subsequence); matches that are contiguous, at the start of the text or at
 //! word starts rank higher, so `son4` finds `claude-sonnet-4` and `sonnet` ranks `sonnet-…`
 //! before `claude-sonnet`.
