@@ -107,6 +107,12 @@ export class Extension {
   input(title, placeholder) {
     return this.call("ui_input", { title, placeholder });
   }
+  editor(title, prefill) {
+    return this.call("ui_editor", { title, prefill });
+  }
+  setEditorText(text) {
+    return this.call("ui_set_editor_text", { text });
+  }
   notify(message, kind = "info") {
     return this.call("ui_notify", { message, kind });
   }

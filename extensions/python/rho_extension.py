@@ -179,6 +179,12 @@ class Extension:
     def input(self, title, placeholder=None):
         return self.call("ui_input", title=title, placeholder=placeholder)
 
+    def editor(self, title, prefill=None):
+        return self.call("ui_editor", title=title, prefill=prefill)
+
+    def set_editor_text(self, text):
+        return self.call("ui_set_editor_text", text=text)
+
     def notify(self, message, kind="info"):
         return self.call("ui_notify", message=message, kind=kind)
 

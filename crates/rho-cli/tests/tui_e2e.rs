@@ -481,3 +481,66 @@ async fn fork_from_an_earlier_message_continues_in_a_new_file() {
         ]
     );
 }
+
+/// A Python extension whose `/pick` command asks through every dialog kind and reports back.
+const PICK_EXTENSION: &str = r#"
+import os, sys
+sys.path.insert(0, os.environ["RHO_EXT_LIB"])
+from rho_extension import Extension
+
+ext = Extension("picker")
+
+
+@ext.command("pick", "pick a colour")
+def pick(args):
+    colour = ext.select("Pick a colour", ["red", "green", "blue"])
+    note = ext.editor("Describe it", prefill=colour)
+    ext.set_status("picker", "picked " + str(colour))
+    ext.notify("you wrote: " + str(note).replace("\n", " / "))
+
+
+ext.run()
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_extension_asks_through_the_tui_dialogs() {
+    if skip_without_tmux("extension UI") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../extensions/python")
+        .canonicalize()
+        .expect("python library");
+    let source = PICK_EXTENSION.replace(
+        "os.environ[\"RHO_EXT_LIB\"]",
+        &format!("{:?}", lib.display().to_string()),
+    );
+    let path = sb.cwd.join("picker.py");
+    std::fs::write(&path, source).expect("write extension");
+    let tmux = Tmux::start(
+        &sb,
+        &[
+            "--model",
+            "mock-model",
+            "-e",
+            path.to_str().expect("utf-8 path"),
+        ],
+    );
+    tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
+        .await;
+    tmux.submit("/pick");
+    tmux.wait_for_text("Pick a colour").await;
+    tmux.send_keys(&["Down", "Enter"]);
+    let screen = tmux.wait_for_text("Describe it").await;
+    assert!(screen.contains("green"), "the prefill is shown: {screen}");
+    tmux.send_keys(&["Enter"]);
+    tmux.type_text("like grass");
+    tmux.send_keys(&["C-s"]);
+    let screen = tmux.wait_for_text("you wrote: green / like grass").await;
+    assert!(screen.contains("picked green"), "status line: {screen}");
+    assert!(
+        sb.server.requests().is_empty(),
+        "a command that only talks to the user calls no model"
+    );
+}

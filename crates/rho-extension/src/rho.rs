@@ -275,6 +275,17 @@ impl Rho {
         Ok(v.as_str().map(str::to_string))
     }
 
+    /// Asks for multi-line text starting from `prefill`; `None` when dismissed or without a UI.
+    pub fn editor(&self, title: &str, prefill: Option<&str>) -> Result<Option<String>, Error> {
+        let v = self.call("ui_editor", json!({"title": title, "prefill": prefill}))?;
+        Ok(v.as_str().map(str::to_string))
+    }
+
+    /// Replaces the text in the user's editor.
+    pub fn set_editor_text(&self, text: &str) -> Result<(), Error> {
+        self.call_unit("ui_set_editor_text", json!({"text": text}))
+    }
+
     /// Shows a notification; `kind` is `info`, `warning` or `error`.
     pub fn notify(&self, message: &str, kind: &str) -> Result<(), Error> {
         self.call_unit("ui_notify", json!({"message": message, "kind": kind}))

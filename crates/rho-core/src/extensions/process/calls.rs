@@ -145,6 +145,14 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             ui.input(str_field(&p, "title"), opt_str(&p, "placeholder"))
                 .await
         )),
+        "ui_editor" => Ok(json!(
+            ui.editor(str_field(&p, "title"), opt_str(&p, "prefill"))
+                .await
+        )),
+        "ui_set_editor_text" => {
+            ui.set_editor_text(str_field(&p, "text"));
+            Ok(Value::Null)
+        }
         "ui_notify" => {
             let kind = opt_str(&p, "kind").unwrap_or_else(|| "info".into());
             ui.notify(str_field(&p, "message"), kind);
