@@ -84,16 +84,18 @@ async fn run(args: args::Args) -> ExitCode {
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
     }
-    startup.session.start("startup").await;
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
     match mode {
+        // RPC and interactive attach their extension UI first, then emit session_start.
         args::Mode::Rpc => rpc::run(startup.session, &args).await,
         args::Mode::Json => {
+            startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
             print_mode::run(startup.session, prompts, images, print_mode::Output::Json).await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
+            startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
             print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
         }

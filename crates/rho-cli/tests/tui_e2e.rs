@@ -544,3 +544,16 @@ async fn a_process_extension_asks_through_the_tui_dialogs() {
         "a command that only talks to the user calls no model"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_on_the_command_line_is_sent_when_the_screen_opens() {
+    if skip_without_tmux("initial prompt") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    sb.server.push(streamed(&["Hello ", "back."]));
+    let tmux = Tmux::start(&sb, &["--model", "mock-model", "hello from argv"]);
+    let screen = tmux.wait_for_text("Hello back.").await;
+    assert!(screen.contains("hello from argv"), "{screen}");
+    assert_eq!(user_texts(&sb, 0), vec!["hello from argv".to_string()]);
+}

@@ -42,6 +42,8 @@ pub enum AppMsg {
     Bash(rho_agent::BashExecutionMessage),
     /// A `!`/`!!` command could not run.
     BashFailed(String),
+    /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
+    Started(Option<super::InitialPrompt>),
 }
 
 /// The interactive mode's state.
@@ -118,6 +120,11 @@ impl App {
         app
     }
 
+    /// The session (for tasks the loop starts).
+    pub fn session_handle(&self) -> AgentSession {
+        self.session.clone()
+    }
+
     /// True once the user asked to leave.
     pub fn should_quit(&self) -> bool {
         self.quit
@@ -142,6 +149,8 @@ impl App {
                 }
             }
             AppMsg::Bash(message) => self.bash_finished(message),
+            AppMsg::Started(Some(first)) => self.submit_prompt(first.text, first.images),
+            AppMsg::Started(None) => {}
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);

@@ -64,9 +64,14 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     if args.resume {
         app.open_session_picker();
     }
-    if let Some(first) = initial {
-        app.submit_prompt(first.text, first.images);
-    }
+    // session_start may ask the user (a dialog), so it runs beside the loop; the first
+    // prompt waits for it.
+    let starting = app.session_handle();
+    let started = tx.clone();
+    tokio::spawn(async move {
+        starting.start("startup").await;
+        let _ = started.send(AppMsg::Started(initial));
+    });
     let mut out = std::io::stdout();
     app.draw(&mut out);
     let mut tick = tokio::time::interval(SPINNER_TICK);

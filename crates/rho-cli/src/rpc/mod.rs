@@ -72,6 +72,7 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
     };
     let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe());
     let rpc = Rpc::new(session, out.clone(), args);
+    rpc.session.start("startup").await;
     let mut stdin = tokio::io::stdin();
     let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
     let mut tasks = JoinSet::new();
