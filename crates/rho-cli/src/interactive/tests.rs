@@ -28,6 +28,10 @@ struct Harness {
 
 impl Harness {
     fn new(provider: &ScriptedProvider) -> Self {
+        Self::sized(provider, 80)
+    }
+
+    fn sized(provider: &ScriptedProvider, width: u16) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut config = AgentSessionConfig::new(dir.path());
         config.model = Some(scripted_model());
@@ -36,7 +40,7 @@ impl Harness {
         let session = AgentSession::new(config);
         let (tx, rx) = mpsc::unbounded_channel();
         let events = session.subscribe();
-        let app = App::new(session.clone(), &Args::default(), tx.clone(), (80, 24));
+        let app = App::new(session.clone(), &Args::default(), tx.clone(), (width, 24));
         Self {
             app,
             rx,
@@ -288,4 +292,24 @@ async fn set_api_key_writes_auth_json_and_the_key_is_used_at_once() {
     assert!(h.screen().contains("Logged out of anthropic"));
     let text = std::fs::read_to_string(agent.path().join("auth.json")).expect("auth.json");
     assert!(!text.contains("sk-test-123"));
+}
+
+#[tokio::test]
+async fn the_whole_frame_at_two_widths() {
+    for width in [80u16, 40] {
+        let provider = ScriptedProvider::new();
+        provider.push(
+            ScriptedReply::new()
+                .with_text(&["Use `cargo test`:\n\n```sh\ncargo test -p rho-cli\n```"])
+                .with_usage(2100, 35),
+        );
+        let mut h = Harness::sized(&provider, width);
+        h.keys(Input::typed("how do I run the tests?\n"));
+        h.until_event("agent_end").await;
+        h.keys(Input::typed("next question"));
+        let cwd = h.session.cwd().display().to_string();
+        let screen = h.screen().replace(&cwd, "<cwd>");
+        let trimmed: Vec<&str> = screen.lines().map(str::trim_end).collect();
+        insta::assert_snapshot!(format!("frame_{width}"), trimmed.join("\n"));
+    }
 }
