@@ -303,7 +303,7 @@ fn header_lines(theme: &Theme) -> Vec<String> {
         ),
         theme.fg(
             c.dim,
-            "esc interrupt · ctrl+c clear/exit · / commands · ! bash · ctrl+o expand tools · /hotkeys",
+            "esc interrupt · ctrl+c clear/exit · / commands · ! bash · /hotkeys for more",
         ),
     ]
 }
