@@ -92,6 +92,22 @@ impl App {
         let theme = super::footer::load_theme(&session, args);
         let mut editor = Editor::new(session.cwd().to_path_buf());
         editor.set_commands(super::commands::completions(&session));
+        editor.set_terminal_rows(height as usize);
+        let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
+            let number = |key: &str, default: u64| {
+                s.raw()
+                    .get(key)
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or(default)
+            };
+            (
+                number("autocompleteMaxVisible", 5),
+                number("editorPaddingX", 0),
+                s.hide_thinking_block(),
+            )
+        });
+        editor.set_autocomplete_max_visible(max_visible as usize);
+        editor.set_padding_x(padding as usize);
         let header = header_lines(&theme);
         let mut app = Self {
             models: ModelControl::load(session.clone(), args),
@@ -106,7 +122,7 @@ impl App {
             widgets: WidgetArea::new(),
             last_ctrl_c: None,
             quit: false,
-            thinking_expanded: true,
+            thinking_expanded: !hide_thinking,
             tools_expanded: false,
             running_bash: None,
             drawn_generation: 0,
@@ -133,7 +149,10 @@ impl App {
     /// Handles one message.
     pub fn handle(&mut self, msg: AppMsg) {
         match msg {
-            AppMsg::Input(Input::Resize(w, h)) => self.renderer.resize(w as usize, h as usize),
+            AppMsg::Input(Input::Resize(w, h)) => {
+                self.renderer.resize(w as usize, h as usize);
+                self.editor.set_terminal_rows(h as usize);
+            }
             AppMsg::Input(input) => self.handle_input(&input),
             AppMsg::Notice { text, error } => self.notice(text, error),
             AppMsg::SetEditor(text) => self.editor.set_text(&text),
