@@ -183,7 +183,11 @@ async fn a_message_sent_while_text_streams_interrupts_the_stream() {
     tmux.submit("run the tests");
     tmux.wait_for_text("Working on it").await;
     tmux.submit("only unit tests");
-    tmux.wait_for_text("Only the unit tests then.").await;
+    let screen = tmux.wait_for_text("Only the unit tests then.").await;
+    assert!(
+        !screen.contains("Working on it"),
+        "the cut-off reply leaves the screen too: {screen}"
+    );
     within(
         "the first stream to be dropped",
         sb.server.wait_for_closed(1),

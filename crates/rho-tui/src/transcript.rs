@@ -274,6 +274,10 @@ impl Transcript {
     fn apply_agent(&mut self, e: &AgentEvent) {
         match e {
             AgentEvent::MessageStart { message } => {
+                if let Some(i) = self.streaming.take() {
+                    // A reply without `message_end` was discarded (steering, decision D4).
+                    self.discard(i);
+                }
                 self.push_message(message);
                 if message.as_assistant().is_some() {
                     self.streaming = Some(self.last_assistant());
@@ -397,6 +401,23 @@ impl Transcript {
             }
             _ => {}
         }
+    }
+
+    /// Removes the streamed reply at slot `i` and the tool calls it had announced (the pending
+    /// tool views after it: a discarded reply's calls never ran).
+    fn discard(&mut self, i: usize) {
+        self.slots[i].view = View::Empty;
+        self.mark(i);
+        let pending: Vec<usize> = (i + 1..self.slots.len())
+            .filter(|&j| {
+                matches!(&self.slots[j].view, View::Tool(t) if t.status == ToolStatus::Pending)
+            })
+            .collect();
+        for &j in &pending {
+            self.slots[j].view = View::Empty;
+            self.mark(j);
+        }
+        self.tools.retain(|_, slot| !pending.contains(slot));
     }
 
     /// Replaces the current status slot (or adds one).

@@ -262,3 +262,33 @@ fn thinking_and_tool_output_toggle_everywhere() {
         "{text}"
     );
 }
+
+#[test]
+fn a_reply_cut_off_by_steering_disappears_with_its_announced_tool_calls() {
+    let mut t = Transcript::new(Theme::dark());
+    start_conversation(&mut t);
+    let mut partial = reply("Working on");
+    partial.content.push(ContentBlock::ToolCall(ToolCall {
+        id: "call_9".into(),
+        name: "bash".into(),
+        arguments: json!({"command": "ls"}),
+        thought_signature: None,
+    }));
+    t.apply(&agent(AgentEvent::MessageUpdate {
+        message: AgentMessage::Assistant(partial),
+        assistant_message_event: AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "Working on".into(),
+        },
+    }));
+    assert!(plain(t.lines(60)).contains("Working on"));
+    // D4: the steering message starts before the partial reply ever ended.
+    t.apply(&agent(AgentEvent::MessageStart {
+        message: AgentMessage::User(UserMessage::text("only the unit tests")),
+    }));
+    let shown = plain(t.lines(60));
+    assert!(!shown.contains("Working on"), "{shown}");
+    assert!(!shown.contains("ls"), "{shown}");
+    assert!(shown.contains("only the unit tests"), "{shown}");
+    assert!(shown.contains("Explain the bug"), "{shown}");
+}
