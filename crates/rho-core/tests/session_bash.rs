@@ -157,3 +157,27 @@ async fn bash_2_output_streams_to_on_output_while_the_command_runs() {
     assert_eq!(rest, "two\n", "the second line, sanitised, after the first");
     assert_eq!(m.output, "one\ntwo\n");
 }
+
+#[tokio::test]
+async fn a_command_running_across_a_session_switch_is_stopped_and_not_recorded_in_the_new_one() {
+    let provider = ScriptedProvider::new();
+    let s = session(&provider);
+    let running = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            s.execute_bash("sleep 5; echo late", BashOptions::default())
+                .await
+        })
+    };
+    while !s.is_bash_running() {
+        tokio::task::yield_now().await;
+    }
+    let cancelled = s.new_session(None).await;
+    assert!(!cancelled);
+    let result = running.await.expect("task").expect("bash ran");
+    assert!(result.cancelled, "the switch stopped the command");
+    assert!(
+        s.messages().is_empty(),
+        "nothing leaked into the new session"
+    );
+}

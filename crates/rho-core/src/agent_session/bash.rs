@@ -109,17 +109,23 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 impl AgentSession {
     /// Runs a user command (`!cmd`) in the session's cwd with the user's shell settings,
     /// records the result (deferred while streaming), and returns it (BASH-1..4). A
-    /// `user_bash` handler may supply the result instead (BASH-9).
+    /// `user_bash` handler may supply the result instead (BASH-9). Switching sessions stops a
+    /// running command.
     pub async fn execute_bash(
         &self,
         command: &str,
         options: BashOptions,
     ) -> Result<BashExecutionMessage, super::SessionError> {
+        let started_in = self.with_session(|s| s.session_id().to_string());
         let message = match self.user_bash_result(command, &options).await {
             Some(m) => m,
             None => self.run_bash(command, &options).await?,
         };
-        self.record_bash_result(message.clone());
+        // A command that outlived its session (the user switched meanwhile) is returned but
+        // not recorded into the next one.
+        if self.with_session(|s| s.session_id() == started_in) {
+            self.record_bash_result(message.clone());
+        }
         Ok(message)
     }
 

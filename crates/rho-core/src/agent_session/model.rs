@@ -162,6 +162,7 @@ impl AgentSession {
     /// model and thinking level follow the new store; queues and pending state are cleared.
     pub async fn replace_session(&self, session: crate::session::SessionManager) {
         self.abort().await;
+        self.abort_bash();
         let context = session.build_context();
         self.inner.agent.reset();
         self.replace_conversation(context.owned_messages());
