@@ -2,31 +2,14 @@
 //! escapes stripped and a `|` at the right edge of padded lines (so box widths show); a few
 //! snapshots keep the escapes (as `␛`) where the colours are the point (diffs, footer warning).
 
+mod common;
+
+use common::show;
 use insta::assert_snapshot;
 use rho_ai::ThinkingLevel;
-use rho_tui::ansi::{strip_ansi, visible_width};
 use rho_tui::components::*;
 use rho_tui::Theme;
 use serde_json::json;
-
-/// Visible text of each line; lines are checked to fit `width`.
-fn show(lines: &[String], width: usize) -> String {
-    for l in lines {
-        assert!(visible_width(l) <= width, "line wider than {width}: {l:?}");
-    }
-    lines
-        .iter()
-        .map(|l| {
-            let plain = strip_ansi(l);
-            if visible_width(&plain) == width {
-                format!("{}|", plain.trim_end())
-            } else {
-                plain.trim_end().to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 /// Lines with escapes made visible.
 fn escapes(lines: &[String]) -> String {
