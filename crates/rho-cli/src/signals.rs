@@ -23,6 +23,8 @@ pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
                 _ = term.recv() => 143,
                 _ = hup.recv() => 129,
             };
+            // process::exit skips destructors: the interactive mode's terminal guard too.
+            rho_tui::terminal::restore();
             std::process::exit(code);
         }
     }

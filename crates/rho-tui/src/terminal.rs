@@ -29,12 +29,22 @@ impl TerminalGuard {
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        let mut out = io::stdout();
-        let _ = crossterm::execute!(out, event::DisableBracketedPaste);
-        let _ = out.write_all(SHOW_CURSOR.as_bytes());
-        let _ = out.flush();
-        let _ = terminal::disable_raw_mode();
+        restore();
     }
+}
+
+/// Gives the terminal back to the shell (paste mode off, cursor shown, raw mode off) if a
+/// [`TerminalGuard`] put it in raw mode; otherwise writes nothing, so piped output stays clean.
+/// For exits that skip destructors (a termination signal calling `process::exit`).
+pub fn restore() {
+    if !terminal::is_raw_mode_enabled().unwrap_or(false) {
+        return;
+    }
+    let mut out = io::stdout();
+    let _ = crossterm::execute!(out, event::DisableBracketedPaste);
+    let _ = out.write_all(SHOW_CURSOR.as_bytes());
+    let _ = out.flush();
+    let _ = terminal::disable_raw_mode();
 }
 
 /// The terminal's size in columns and rows (80×24 when it cannot be read).

@@ -363,7 +363,7 @@ impl Transcript {
                         expanded: self.tools_expanded,
                     }),
                     (None, Some(err)) => View::Status(StatusView {
-                        text: format!("Compaction failed: {err}"),
+                        text: err.clone(),
                         is_error: true,
                     }),
                     (None, None) if *aborted => View::Status(StatusView {

@@ -146,8 +146,18 @@ impl App {
         self.quit
     }
 
+    /// Rebuilds the transcript when the session replaced its conversation (another session,
+    /// a tree move, a compaction; also from an extension command). Checked before anything is
+    /// added, so a note about the switch lands in the rebuilt transcript.
+    fn follow_generation(&mut self) {
+        if self.session.generation() != self.drawn_generation {
+            self.reload();
+        }
+    }
+
     /// Handles one message.
     pub fn handle(&mut self, msg: AppMsg) {
+        self.follow_generation();
         match msg {
             AppMsg::Input(Input::Resize(w, h)) => {
                 self.renderer.resize(w as usize, h as usize);
@@ -168,8 +178,14 @@ impl App {
                 }
             }
             AppMsg::Bash(message) => self.bash_finished(message),
-            AppMsg::Started(Some(first)) => self.submit_prompt(first.text, first.images),
-            AppMsg::Started(None) => {}
+            AppMsg::Started(first) => {
+                // session_start may have added skills or templates.
+                self.editor
+                    .set_commands(super::commands::completions(&self.session));
+                if let Some(first) = first {
+                    self.submit_prompt(first.text, first.images);
+                }
+            }
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);
@@ -181,6 +197,7 @@ impl App {
 
     /// Applies a session event to the transcript.
     pub fn apply_event(&mut self, event: &SessionEvent) {
+        self.follow_generation();
         if let SessionEvent::Session(rho_core::agent_session::SessionOnlyEvent::ExtensionError {
             extension_path,
             event,
@@ -196,12 +213,14 @@ impl App {
         self.transcript.apply(event);
     }
 
-    /// Advances the working indicator (only while something runs, so an idle screen stays
-    /// still and nothing is written).
-    pub fn tick(&mut self) {
-        if self.is_busy() {
-            self.spinner = (self.spinner + 1) % SPINNER.len();
+    /// Advances the working indicator; true when that changed the frame. An idle screen
+    /// stays still, so the loop need not draw.
+    pub fn tick(&mut self) -> bool {
+        if !self.is_busy() {
+            return false;
         }
+        self.spinner = (self.spinner + 1) % SPINNER.len();
+        true
     }
 
     /// Whether the agent, a compaction or a retry is running.
@@ -251,10 +270,6 @@ impl App {
 
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
-        if self.session.generation() != self.drawn_generation {
-            // Another session, a tree move or a compaction (also from an extension command).
-            self.reload();
-        }
         let width = self.renderer.width();
         let bottom = self.bottom_lines(width);
         let transcript = self.transcript.lines(width);

@@ -1,7 +1,7 @@
 //! The built-in slash commands. A `/name` that is not built in goes to the session's prompt,
 //! which runs extension commands and expands `/skill:` and templates.
 
-use rho_core::agent_session::AgentSession;
+use rho_core::agent_session::{AgentSession, SessionError};
 use rho_tui::editor::CompletionItem;
 
 use super::app::{App, AppMsg};
@@ -112,11 +112,15 @@ impl App {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
+            // A compaction that ran reports through compaction_end (the transcript shows it);
+            // only a refusal before it started needs a note.
             if let Err(e) = session.compact(instructions.as_deref()).await {
-                let _ = tx.send(AppMsg::Notice {
-                    text: e.to_string(),
-                    error: true,
-                });
+                if !matches!(e, SessionError::Compaction(_)) {
+                    let _ = tx.send(AppMsg::Notice {
+                        text: e.to_string(),
+                        error: true,
+                    });
+                }
             }
         });
     }

@@ -121,6 +121,7 @@ impl App {
             return;
         }
         self.restore_queue();
+        self.session.abort_compaction();
         self.session.abort_branch_summary();
         let session = self.session.clone();
         tokio::spawn(async move { session.abort().await });

@@ -89,7 +89,11 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
                     app.apply_event(&event);
                 }
             }
-            _ = tick.tick() => app.tick(),
+            _ = tick.tick() => {
+                if !app.tick() {
+                    continue;
+                }
+            }
         }
         app.draw(&mut out);
     }

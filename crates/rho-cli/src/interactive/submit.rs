@@ -42,12 +42,15 @@ impl App {
 
     /// Alt+Enter: a follow-up while the agent runs; a plain prompt otherwise.
     pub(super) fn submit_follow_up(&mut self, text: String) {
+        if !self.is_busy() {
+            // Idle, Alt+Enter is Enter: commands and `!` work as usual.
+            return self.submit(text);
+        }
         if text.trim().is_empty() {
             return;
         }
         let images = attached_images(&text, self.session.cwd());
-        let behavior = self.is_busy().then_some(StreamingBehavior::FollowUp);
-        self.prompt_with(text, images, behavior);
+        self.prompt_with(text, images, Some(StreamingBehavior::FollowUp));
     }
 
     fn prompt_with(

@@ -313,3 +313,30 @@ async fn the_whole_frame_at_two_widths() {
         insta::assert_snapshot!(format!("frame_{width}"), trimmed.join("\n"));
     }
 }
+
+#[tokio::test]
+async fn alt_enter_while_idle_works_like_enter() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("/name from alt enter"));
+    h.keys(vec![Input::alt(KeyCode::Enter)]);
+    assert_eq!(
+        h.session.with_session(|s| s.name().map(str::to_string)),
+        Some("from alt enter".to_string())
+    );
+    assert_eq!(provider.call_count(), 0);
+}
+
+#[tokio::test]
+async fn the_note_about_a_session_switch_survives_the_rebuild() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("old answer"));
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("old question\n"));
+    h.until_event("agent_end").await;
+    h.keys(Input::typed("/new\n"));
+    h.next_msg().await;
+    let screen = h.screen();
+    assert!(screen.contains("New session started"), "{screen}");
+    assert!(!screen.contains("old answer"), "{screen}");
+}
