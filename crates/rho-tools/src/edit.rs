@@ -61,6 +61,9 @@ impl AgentTool for EditTool {
             "additionalProperties": false
         })
     }
+    fn prepare_arguments(&self, args: Value) -> Value {
+        prepare_edit_arguments(args)
+    }
     fn execute(
         &self,
         args: Value,
@@ -68,7 +71,7 @@ impl AgentTool for EditTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let cwd = self.cwd.clone();
         Box::pin(async move {
-            let (path, edits) = edit_args(&args)?;
+            let (path, edits) = edit_args(prepare_edit_arguments(args))?;
             let abs = resolve_to_cwd(&path, &cwd);
             let _guard = lock_path(&abs).await;
             run_blocking(&ctx.cancel, move || edit_file(&abs, &path, &edits)).await
@@ -80,28 +83,49 @@ fn invalid(message: &str) -> ToolError {
     ToolError::new(format!("Edit tool input is invalid. {message}"))
 }
 
-/// Reads `{path, edits}`, also accepting legacy top-level `oldText`/`newText` and an `edits`
-/// value sent as a JSON-encoded string.
-fn edit_args(args: &Value) -> Result<(String, Vec<Edit>), ToolError> {
+/// Brings shapes models commonly send into the schema's `{path, edits}` before validation,
+/// as pi does: `edits` as a JSON-encoded array string, and the classic single edit as
+/// top-level `oldText`/`newText` (appended to any `edits`). Anything else passes unchanged
+/// so validation reports it.
+fn prepare_edit_arguments(args: Value) -> Value {
+    let Value::Object(mut map) = args else {
+        return args;
+    };
+    if let Some(Value::String(encoded)) = map.get("edits") {
+        if let Ok(parsed @ Value::Array(_)) = serde_json::from_str::<Value>(encoded) {
+            map.insert("edits".into(), parsed);
+        }
+    }
+    let legacy = matches!(
+        (map.get("oldText"), map.get("newText")),
+        (Some(Value::String(_)), Some(Value::String(_)))
+    );
+    if legacy {
+        let old = map.remove("oldText").unwrap_or_default();
+        let new = map.remove("newText").unwrap_or_default();
+        let mut edits = match map.remove("edits") {
+            Some(Value::Array(list)) => list,
+            _ => Vec::new(),
+        };
+        edits.push(json!({"oldText": old, "newText": new}));
+        map.insert("edits".into(), Value::Array(edits));
+    }
+    Value::Object(map)
+}
+
+/// Reads prepared `{path, edits}` (the tool's own guard for SDK callers that skip
+/// validation).
+fn edit_args(args: Value) -> Result<(String, Vec<Edit>), ToolError> {
     let path = args
         .get("path")
         .and_then(Value::as_str)
         .ok_or_else(|| invalid("path must be a string."))?
         .to_string();
-    let mut edits = match args.get("edits") {
-        Some(Value::String(encoded)) => serde_json::from_str::<Value>(encoded)
-            .map_err(|_| invalid("edits must be an array of {oldText, newText} objects."))?,
-        Some(other) => other.clone(),
-        None => Value::Array(Vec::new()),
-    };
-    let Value::Array(list) = &mut edits else {
+    let Some(Value::Array(list)) = args.get("edits") else {
         return Err(invalid(
             "edits must be an array of {oldText, newText} objects.",
         ));
     };
-    if let (Some(old), Some(new)) = (args.get("oldText"), args.get("newText")) {
-        list.push(json!({"oldText": old, "newText": new}));
-    }
     let parsed = list
         .iter()
         .map(|e| {

@@ -221,3 +221,53 @@ async fn concurrent_edits_to_one_file_are_serialized() {
         expected
     );
 }
+
+/// Runs one `edit` call through the agent loop (schema validation included) and returns the
+/// tool result's text and error flag.
+async fn edit_through_agent(dir: &TempDir, args: serde_json::Value) -> (String, bool) {
+    use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
+    use rho_agent::{Agent, AgentMessage, AgentOptions};
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[("c1", "edit", args)]));
+    provider.push(ScriptedReply::text("done"));
+    let agent = Agent::new(AgentOptions::with_stream_fn(provider.stream_fn()));
+    agent.set_model(scripted_model());
+    agent.set_tools(vec![Arc::new(EditTool::new(dir.path()))]);
+    agent.prompt("go").await.expect("run");
+    let result = agent
+        .messages()
+        .into_iter()
+        .find_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some(r),
+            _ => None,
+        })
+        .expect("a tool result");
+    (
+        rho_ai::message::join_text(&result.content),
+        result.is_error,
+    )
+}
+
+#[tokio::test]
+async fn agent_accepts_the_classic_single_edit_shape() {
+    let dir = TempDir::new();
+    dir.write("f.txt", "a b c\n");
+    let (text, is_error) = edit_through_agent(
+        &dir,
+        json!({"path": "f.txt", "oldText": "a", "newText": "A"}),
+    )
+    .await;
+    assert!(!is_error, "{text}");
+    assert_eq!(dir.read("f.txt"), b"A b c\n");
+}
+
+#[tokio::test]
+async fn agent_accepts_edits_sent_as_a_json_string() {
+    let dir = TempDir::new();
+    dir.write("f.txt", "a b c\n");
+    let encoded = r#"[{"oldText":"b","newText":"B"}]"#;
+    let (text, is_error) =
+        edit_through_agent(&dir, json!({"path": "f.txt", "edits": encoded})).await;
+    assert!(!is_error, "{text}");
+    assert_eq!(dir.read("f.txt"), b"a B c\n");
+}
