@@ -9,6 +9,7 @@ use rho_core::agent_session::{InputSource, PromptOptions};
 use serde_json::Value;
 
 use super::command::{Command, Request};
+use super::order::Turn;
 use super::response::{response, Reply};
 use super::{models, sessions, state, Rpc};
 
@@ -27,15 +28,37 @@ pub fn waits(command: &Command) -> bool {
     )
 }
 
-/// Runs one command and writes its response (none for `extension_ui_response`).
-pub async fn handle(rpc: &Rpc, req: Request) {
+/// Commands that act at once, outside line order: interrupts and dialog answers must reach
+/// a command that waits, and queries change nothing (as in pi, they answer at once).
+pub fn immediate(command: &Command) -> bool {
+    matches!(
+        command,
+        Command::Abort
+            | Command::AbortRetry
+            | Command::AbortBash
+            | Command::ExtensionUiResponse { .. }
+            | Command::GetState
+            | Command::GetMessages
+            | Command::GetAvailableModels
+            | Command::GetSessionStats
+            | Command::GetForkMessages
+            | Command::GetLastAssistantText
+            | Command::GetCommands
+            | Command::ExportHtml { .. }
+    )
+}
+
+/// Runs one command and writes its response (none for `extension_ui_response`). `turn`
+/// is passed on once the command has taken effect: for `prompt` when it is accepted or
+/// refused, for `bash` when the shell starts, for the rest with the response.
+pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
     let id = req.id.as_ref();
     let reply = match req.command {
         Command::Prompt {
             message,
             images,
             streaming_behavior,
-        } => return prompt(rpc, id, &message, images, streaming_behavior).await,
+        } => return prompt(rpc, id, &message, images, streaming_behavior, turn).await,
         Command::ExtensionUiResponse { ui_id, answer } => {
             rpc.ui.resolve(&ui_id, answer);
             return;
@@ -50,7 +73,10 @@ pub async fn handle(rpc: &Rpc, req: Request) {
             rpc.session.abort_retry();
             Reply::Done
         }
-        Command::Bash { command } => bash(rpc, &command).await,
+        Command::Bash { command } => {
+            turn.pass();
+            bash(rpc, &command).await
+        }
         Command::AbortBash => {
             rpc.bash.abort_all();
             Reply::Done
@@ -78,6 +104,7 @@ pub async fn handle(rpc: &Rpc, req: Request) {
         },
     };
     rpc.send(id, &req.name, reply);
+    turn.pass();
 }
 
 /// `Ok(())` → success without data.
@@ -102,6 +129,7 @@ async fn prompt(
     message: &str,
     images: Vec<rho_ai::ImageContent>,
     streaming_behavior: Option<rho_core::agent_session::StreamingBehavior>,
+    mut turn: Turn,
 ) {
     let answered = Arc::new(AtomicBool::new(false));
     let preflight = {
@@ -113,6 +141,7 @@ async fn prompt(
                 answered.store(true, Ordering::SeqCst);
                 out.send_and_wait(line);
             }
+            turn.pass();
         })
     };
     let options = PromptOptions {

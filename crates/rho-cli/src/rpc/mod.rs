@@ -10,6 +10,7 @@ mod dispatch;
 mod export_html;
 mod framing;
 mod models;
+mod order;
 mod response;
 mod sessions;
 mod state;
@@ -76,6 +77,7 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
     let mut stdin = tokio::io::stdin();
     let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
     let mut tasks = JoinSet::new();
+    let mut turns = order::Line::default();
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
     loop {
@@ -93,11 +95,11 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
         for frame in frames.drain(..) {
-            rpc.accept(frame, &mut tasks).await;
+            rpc.accept(frame, &mut turns, &mut tasks).await;
         }
     }
     if let Some(frame) = splitter.finish() {
-        rpc.accept(frame, &mut tasks).await;
+        rpc.accept(frame, &mut turns, &mut tasks).await;
     }
     rpc.shutdown(tasks).await;
     out.finish();
@@ -118,8 +120,9 @@ impl Rpc {
         }
     }
 
-    /// Answers a bad record at once, or runs a command (inline if quick, else in a task).
-    async fn accept(&self, frame: Frame, tasks: &mut JoinSet<()>) {
+    /// Answers a bad record at once, or runs a command: inline if quick and its turn is up
+    /// (or it needs none), else in a task that first waits for its turn (D13).
+    async fn accept(&self, frame: Frame, turns: &mut order::Line, tasks: &mut JoinSet<()>) {
         let line = match frame {
             Frame::Line(l) => l,
             Frame::TooLong => {
@@ -131,11 +134,21 @@ impl Rpc {
         };
         match command::parse_line(&line) {
             Err(f) => self.send(f.id.as_ref(), &f.command, response::Reply::Error(f.error)),
-            Ok(req) if dispatch::waits(&req.command) => {
+            Ok(req) => {
+                let mut turn = if dispatch::immediate(&req.command) {
+                    order::Turn::free()
+                } else {
+                    turns.take()
+                };
+                if !dispatch::waits(&req.command) && turn.is_up() {
+                    return dispatch::handle(self, req, turn).await;
+                }
                 let rpc = self.clone();
-                tasks.spawn(async move { dispatch::handle(&rpc, req).await });
+                tasks.spawn(async move {
+                    turn.wait().await;
+                    dispatch::handle(&rpc, req, turn).await
+                });
             }
-            Ok(req) => dispatch::handle(self, req).await,
         }
     }
 

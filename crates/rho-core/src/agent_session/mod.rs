@@ -152,6 +152,9 @@ pub(crate) struct Inner {
     pub driver: tokio::sync::Mutex<EventReceiver>,
     /// True while a run loop (prompt, retries, continuations) is active.
     pub loop_active: watch::Sender<bool>,
+    /// Prompts accepted to run whose agent run has not started yet: later prompts queue
+    /// behind them as if the agent were streaming, so input keeps its order (D13).
+    pub runs_starting: std::sync::atomic::AtomicUsize,
     /// Set while manual compaction aborts the run: agent events are then neither
     /// forwarded nor persisted (SE-9).
     pub disconnected: std::sync::atomic::AtomicBool,
@@ -228,6 +231,7 @@ impl AgentSession {
                 agent,
                 driver,
                 loop_active: watch::channel(false).0,
+                runs_starting: std::sync::atomic::AtomicUsize::new(0),
                 disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {

@@ -110,8 +110,8 @@ impl AgentSession {
                 return Err(e);
             }
         };
-        preflight.fire(true);
-        self.run_agent_prompt(messages).await
+        self.run_agent_prompt_announced(messages, || preflight.fire(true))
+            .await
     }
 
     /// Stages 1-7. `Ok(None)` = handled or queued (early returns 1-3).
@@ -167,14 +167,16 @@ impl AgentSession {
         // Stage 4: streaming → queue. A run that is only finishing its post-run chain (the
         // agent idle, no retry back-off) is waited for, so a client that prompts right
         // after `agent_end` is not refused.
+        // A prompt accepted before this one and not started yet counts as streaming.
         if self.is_streaming()
+            && !self.run_starting()
             && !self.inner.agent.is_streaming()
             && !self.is_retrying()
             && !super::run_loop::in_run_loop()
         {
             self.wait_for_idle().await;
         }
-        if self.is_streaming() {
+        if self.is_streaming() || self.run_starting() {
             return match options.streaming_behavior {
                 None => Err(SessionError::StreamingWithoutBehavior),
                 Some(StreamingBehavior::FollowUp) => {

@@ -3,7 +3,9 @@
 //! handlers, listeners, persistence, tracking), then runs the post-run chain.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::Poll;
 
 use rho_agent::{AgentError, AgentEvent, AgentMessage, EventReceiver};
 use rho_ai::StopReason;
@@ -34,10 +36,30 @@ impl AgentSession {
         &self,
         messages: Vec<AgentMessage>,
     ) -> Result<(), SessionError> {
-        let mut rx = self.inner.driver.lock().await;
+        self.run_agent_prompt_announced(messages, || {}).await
+    }
+
+    /// [`Self::run_agent_prompt`], calling `announce` once this prompt holds its place in
+    /// the driver's FIFO queue: prompts announced in some order then run in that order
+    /// (D13's line order for RPC prompts sent back to back).
+    pub(crate) async fn run_agent_prompt_announced(
+        &self,
+        messages: Vec<AgentMessage>,
+        announce: impl FnOnce(),
+    ) -> Result<(), SessionError> {
+        let starting = RunStarting::new(&self.inner.runs_starting);
+        let lock = self.inner.driver.lock();
+        tokio::pin!(lock);
+        // The first poll either takes the lock or joins its wait queue.
+        let first = std::future::poll_fn(|cx| Poll::Ready(lock.as_mut().poll(cx))).await;
+        announce();
+        let mut rx = match first {
+            Poll::Ready(guard) => guard,
+            Poll::Pending => lock.await,
+        };
         self.inner.loop_active.send_replace(true);
         let result = IN_RUN_LOOP
-            .scope((), self.run_loop(&mut rx, messages))
+            .scope((), self.run_loop(&mut rx, messages, starting))
             .await;
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
@@ -46,12 +68,19 @@ impl AgentSession {
         result
     }
 
+    /// True while a prompt accepted to run waits for its agent run to start.
+    pub(crate) fn run_starting(&self) -> bool {
+        self.inner.runs_starting.load(Ordering::SeqCst) > 0
+    }
+
     async fn run_loop(
         &self,
         rx: &mut EventReceiver,
         messages: Vec<AgentMessage>,
+        starting: RunStarting<'_>,
     ) -> Result<(), SessionError> {
         let run = self.inner.agent.prompt(messages);
+        drop(starting);
         self.drive(rx, run).await?;
         let mut iterations = 0;
         while self.post_run().await {
@@ -332,5 +361,21 @@ impl AgentSession {
         IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
         self.inner.loop_active.send_replace(false);
+    }
+}
+
+/// Counts a prompt in [`Inner::runs_starting`](super::Inner) until dropped.
+struct RunStarting<'a>(&'a AtomicUsize);
+
+impl<'a> RunStarting<'a> {
+    fn new(count: &'a AtomicUsize) -> Self {
+        count.fetch_add(1, Ordering::SeqCst);
+        RunStarting(count)
+    }
+}
+
+impl Drop for RunStarting<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
