@@ -43,14 +43,19 @@ pub async fn run(
     }
     let work = send_all(&session, prompts, images);
     tokio::pin!(work);
+    let mut failure = None;
     let outcome = loop {
         tokio::select! {
             biased;
-            Some(event) = rx.recv() => show_event(&stdout, &event, output),
+            Some(event) = rx.recv() => {
+                track_failure(&event, &mut failure);
+                show_event(&stdout, &event, output);
+            }
             result = &mut work => break result,
         }
     };
     while let Ok(event) = rx.try_recv() {
+        track_failure(&event, &mut failure);
         show_event(&stdout, &event, output);
     }
     if let Err(message) = outcome {
@@ -59,7 +64,31 @@ pub async fn run(
     }
     match output {
         Output::Json => ExitCode::SUCCESS,
-        Output::Text => print_last_reply(&session.messages()),
+        Output::Text => print_last_reply(&session.messages(), failure),
+    }
+}
+
+/// Remembers an error the session could not recover from (a failed overflow compaction
+/// removes the failed reply, so the transcript alone no longer shows it); a later
+/// successful reply clears it.
+fn track_failure(event: &SessionEvent, failure: &mut Option<String>) {
+    match event {
+        SessionEvent::Session(SessionOnlyEvent::CompactionEnd {
+            error_message: Some(message),
+            will_retry: false,
+            ..
+        }) => *failure = Some(message.clone()),
+        SessionEvent::Agent(agent_event) => {
+            if let rho_agent::AgentEvent::MessageEnd {
+                message: AgentMessage::Assistant(reply),
+            } = &**agent_event
+            {
+                if !matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {
+                    *failure = None;
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -106,9 +135,14 @@ fn write_line(stdout: &std::io::Stdout, line: &str) {
     let _ = out.flush();
 }
 
-/// The text-mode result: the last message, if it is an assistant reply.
-fn print_last_reply(messages: &[AgentMessage]) -> ExitCode {
+/// The text-mode result: the last message, if it is an assistant reply, else the failure
+/// that ended the run.
+fn print_last_reply(messages: &[AgentMessage], failure: Option<String>) -> ExitCode {
     let Some(AgentMessage::Assistant(reply)) = messages.last() else {
+        if let Some(message) = failure {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
         return ExitCode::SUCCESS;
     };
     if matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {

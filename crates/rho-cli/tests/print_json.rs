@@ -323,3 +323,21 @@ async fn system_prompt_carries_tools_context_files_and_appends() {
     let prompt = system_prompt(&sb);
     assert!(prompt.contains("- grep:") && prompt.contains("- ls:") && !prompt.contains("- bash:"));
 }
+
+/// Issue 18.6: an overflow whose compaction fails leaves no reply to print; the error must
+/// still reach stderr with exit 1 instead of a silent success.
+#[tokio::test]
+async fn print_mode_reports_an_overflow_it_cannot_recover_from() {
+    let sb = Sandbox::new().await;
+    let overflow = r#"{"error":{"message":"This model's maximum context length is 32000 tokens. However, your messages resulted in 50000 tokens.","code":"context_length_exceeded"}}"#;
+    sb.server
+        .push(rho_testkit::server::MockResponse::error(400, overflow));
+    let out = sb.rho(&["-p", "summarize everything"], None).await;
+    assert_eq!(stdout(&out), "");
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Context overflow recovery failed"),
+        "stderr names the failure: {}",
+        stderr(&out)
+    );
+}

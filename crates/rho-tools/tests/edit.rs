@@ -242,10 +242,7 @@ async fn edit_through_agent(dir: &TempDir, args: serde_json::Value) -> (String, 
             _ => None,
         })
         .expect("a tool result");
-    (
-        rho_ai::message::join_text(&result.content),
-        result.is_error,
-    )
+    (rho_ai::message::join_text(&result.content), result.is_error)
 }
 
 #[tokio::test]
