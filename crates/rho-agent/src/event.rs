@@ -1,7 +1,7 @@
 //! Agent events (interfaces spec §1.5): what subscribers see of a run, serialized exactly as
 //! pi writes them on the RPC and JSON event streams.
 
-use rho_ai::{AssistantMessageEvent, ContentBlock, ToolResultMessage};
+use rho_ai::{AssistantMessageEvent, ContentBlock, ToolCall, ToolResultMessage};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::Value;
@@ -119,7 +119,9 @@ impl Serialize for AgentEvent {
                 tool_results,
             } => {
                 map.serialize_entry("message", message)?;
-                map.serialize_entry("toolResults", tool_results)?;
+                let tagged: Vec<ToolResultJson> =
+                    tool_results.iter().map(ToolResultJson::new).collect();
+                map.serialize_entry("toolResults", &tagged)?;
             }
             AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
                 map.serialize_entry("message", message)?
@@ -170,6 +172,41 @@ impl Serialize for AgentEvent {
             }
         }
         map.end()
+    }
+}
+
+/// A tool result as pi writes it in `turn_end.toolResults`: a message, tagged by its role.
+#[derive(Serialize)]
+struct ToolResultJson<'a> {
+    role: &'static str,
+    #[serde(flatten)]
+    message: &'a ToolResultMessage,
+}
+
+impl<'a> ToolResultJson<'a> {
+    fn new(message: &'a ToolResultMessage) -> Self {
+        Self {
+            role: "toolResult",
+            message,
+        }
+    }
+}
+
+/// A tool call as pi writes it in `toolcall_end`: a content block, tagged by its type.
+#[derive(Serialize)]
+struct ToolCallJson<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    #[serde(flatten)]
+    call: &'a ToolCall,
+}
+
+impl<'a> ToolCallJson<'a> {
+    fn new(call: &'a ToolCall) -> Self {
+        Self {
+            kind: "toolCall",
+            call,
+        }
     }
 }
 
@@ -228,7 +265,7 @@ impl Serialize for AssistantEventJson<'_> {
                 tool_call,
             } => {
                 map.serialize_entry("contentIndex", content_index)?;
-                map.serialize_entry("toolCall", tool_call)?;
+                map.serialize_entry("toolCall", &ToolCallJson::new(tool_call))?;
             }
             E::Done { reason, message } => {
                 map.serialize_entry("reason", reason)?;
