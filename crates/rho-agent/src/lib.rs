@@ -7,10 +7,10 @@
 //!
 //! Where rho differs from pi 0.73.1's agent core (decisions.md binds these):
 //! - Steering interrupts (D4). A steering message that arrives while the model streams
-//!   cancels that call; the partial reply gets no `message_end` (so it is never persisted)
-//!   and is not kept in the transcript, and the model is called again with the steering
-//!   message appended within the same turn. A `message_start` for an assistant followed by
-//!   another `message_start` before any `message_end` therefore means "discarded". Steering
+//!   cancels that call; the partial reply is ended with `stopReason: "aborted"` and
+//!   [`DISCARDED_TEXT`] as its `errorMessage` (see [`is_discarded`]), its turn ends, and
+//!   it is not kept in the transcript (sessions do not persist it); the model is then
+//!   called again, in a new turn, with the steering message appended. Steering
 //!   that arrives while tools run lets running calls finish and answers calls not yet
 //!   started with `Skipped due to queued user message.`. Only steering that arrived during
 //!   the current turn interrupts; messages a `one-at-a-time` poll left queued wait their turn.
@@ -47,6 +47,7 @@ pub use message::{
     CompactionSummaryMessage, CustomMessage,
 };
 pub use queue::QueueMode;
+pub use run::{is_discarded, DISCARDED_TEXT};
 pub use state::{AgentOptions, AgentState, ToolExecution};
 pub use tool::{AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput};
 pub use tools_exec::SKIPPED_TEXT;

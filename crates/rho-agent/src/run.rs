@@ -20,21 +20,33 @@ use crate::state::AgentOptions;
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
 
+/// The `errorMessage` of a partial reply discarded because steering interrupted it (D4).
+pub const DISCARDED_TEXT: &str = "Discarded: interrupted by a steering message";
+
+/// True for a reply steering interrupted and discarded (D4): such a reply is ended on the
+/// event stream but never kept in the transcript, persisted or sent to the model.
+pub fn is_discarded(message: &AssistantMessage) -> bool {
+    message.stop_reason == StopReason::Aborted
+        && message.error_message.as_deref() == Some(DISCARDED_TEXT)
+}
+
 /// How a streamed reply ended (short-lived; the size gap does not matter).
 #[allow(clippy::large_enum_variant)]
 enum Reply {
     /// The final message (also `error`/`aborted` ones).
     Done(AssistantMessage),
-    /// A steering message arrived; the partial was dropped (D4).
-    Interrupted,
+    /// A steering message arrived; the partial was dropped (D4). `closed` when its
+    /// `message_start` had gone out and the message and turn were ended as discarded.
+    Interrupted { closed: bool },
 }
 
 /// How a turn ended.
 enum TurnOutcome {
     /// Normally; `tool_calls` says whether the model is waiting for tool results.
     Next { tool_calls: bool },
-    /// Steering interrupted the reply; the turn goes on with it.
-    Interrupted,
+    /// Steering interrupted the reply; `closed` when the turn was ended (a new one starts
+    /// with the steering message), else the turn goes on with it.
+    Interrupted { closed: bool },
     /// The run ended (error, abort, failure, or `should_stop_after_turn`).
     RunOver,
 }
@@ -129,8 +141,8 @@ impl Run {
                 need_turn_start = true;
                 match self.turn(std::mem::take(&mut pending)).await {
                     TurnOutcome::RunOver => return,
-                    TurnOutcome::Interrupted => {
-                        need_turn_start = false;
+                    TurnOutcome::Interrupted { closed } => {
+                        need_turn_start = closed;
                         more_tool_calls = true;
                     }
                     TurnOutcome::Next { tool_calls } => more_tool_calls = tool_calls,
@@ -155,7 +167,7 @@ impl Run {
                 fail(&self.shared, &self.model, &self.cancel, e);
                 return TurnOutcome::RunOver;
             }
-            Ok(Reply::Interrupted) => return TurnOutcome::Interrupted,
+            Ok(Reply::Interrupted { closed }) => return TurnOutcome::Interrupted { closed },
             Ok(Reply::Done(m)) => m,
         };
         if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
@@ -286,7 +298,7 @@ impl Run {
             }
         }
         if self.shared.steering_since(self.steer_seq) {
-            return Ok(Reply::Interrupted);
+            return Ok(Reply::Interrupted { closed: false });
         }
         let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
             .map_err(|e| e.to_string())?;
@@ -318,8 +330,11 @@ impl Run {
                 e = stream.next() => e,
                 _ = &mut steering => {
                     call_cancel.cancel();
-                    self.shared.state().streaming_message = None;
-                    return Ok(Reply::Interrupted);
+                    let partial = self.shared.state().streaming_message.take();
+                    if started {
+                        self.end_discarded(partial.and_then(|p| p.message().cloned()));
+                    }
+                    return Ok(Reply::Interrupted { closed: started });
                 }
             };
             let Some(event) = event else {
@@ -345,6 +360,23 @@ impl Run {
                 _ => {}
             }
         }
+    }
+
+    /// Ends a partial reply that steering interrupted (D4) so the event stream stays
+    /// well-formed: `message_end` marked as discarded, then `turn_end`. It stays out of the
+    /// transcript and the run's messages, so it is neither persisted nor sent again.
+    fn end_discarded(&mut self, partial: Option<AssistantMessage>) {
+        let mut message = partial.unwrap_or_else(|| self.empty_message());
+        message.stop_reason = StopReason::Aborted;
+        message.error_message = Some(DISCARDED_TEXT.into());
+        let message = AgentMessage::Assistant(message);
+        self.emit(AgentEvent::MessageEnd {
+            message: message.clone(),
+        });
+        self.emit(AgentEvent::TurnEnd {
+            message,
+            tool_results: Vec::new(),
+        });
     }
 
     /// The provider ignored the abort: end the message here with what streamed so far.

@@ -105,7 +105,8 @@ async fn steering_interrupts_a_streaming_reply_and_discards_the_partial() {
     .await;
     agent.steer(user("only the tests"));
     run.await.expect("joined").expect("ran");
-    let l = labels(&all.await.expect("collected"));
+    let all_events = all.await.expect("collected");
+    let l = labels(&all_events);
     assert_eq!(
         l,
         [
@@ -114,6 +115,9 @@ async fn steering_interrupts_a_streaming_reply_and_discards_the_partial() {
             "message_start:user",
             "message_end:user",
             "message_start:assistant",
+            "message_end:assistant",
+            "turn_end",
+            "turn_start",
             "message_start:user",
             "message_end:user",
             "message_start:assistant",
@@ -121,8 +125,29 @@ async fn steering_interrupts_a_streaming_reply_and_discards_the_partial() {
             "turn_end",
             "agent_end",
         ],
-        "the partial gets no message_end, so it is never persisted"
+        "the partial is ended and its turn closed, so the stream stays well-formed"
     );
+    let events = all_events;
+    let discarded = events
+        .iter()
+        .find_map(|e| match &**e {
+            AgentEvent::MessageEnd {
+                message: rho_agent::AgentMessage::Assistant(a),
+            } => Some(a.clone()),
+            _ => None,
+        })
+        .expect("the partial's message_end");
+    assert_eq!(discarded.stop_reason, rho_ai::StopReason::Aborted);
+    assert!(rho_agent::is_discarded(&discarded));
+    assert_eq!(discarded.text(), "I will now");
+    let turn_end = events
+        .iter()
+        .find_map(|e| match &**e {
+            AgentEvent::TurnEnd { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .expect("the interrupted turn's turn_end");
+    assert_eq!(turn_end, rho_agent::AgentMessage::Assistant(discarded));
     let req = request_texts(&provider.requests()[1]);
     assert_eq!(req, ["user:do everything", "user:only the tests"]);
     let roles: Vec<&str> = agent.messages().iter().map(|m| m.role()).collect();

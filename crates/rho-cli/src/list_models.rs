@@ -1,18 +1,28 @@
 //! `--list-models [search]`: the table of models whose provider has configured auth
 //! (interfaces spec §7), with pi's texts for the empty cases.
 
+use std::path::Path;
+
 use rho_ai::catalog::select::{list_models, list_models_table};
 use rho_ai::Model;
 
-/// The text `--list-models` prints on stdout. `has_auth` says which providers are usable.
-pub fn render(models: &[Model], has_auth: &dyn Fn(&str) -> bool, search: Option<&str>) -> String {
+use crate::first_run;
+
+/// The text `--list-models` prints on stdout. `has_auth` says which providers are usable;
+/// `agent_dir` is named in the text for the case that none is.
+pub fn render(
+    models: &[Model],
+    has_auth: &dyn Fn(&str) -> bool,
+    search: Option<&str>,
+    agent_dir: &Path,
+) -> String {
     let available: Vec<Model> = models
         .iter()
         .filter(|m| has_auth(&m.provider))
         .cloned()
         .collect();
     if available.is_empty() {
-        return "No models available. Set API keys in environment variables.\n".to_string();
+        return first_run::list_models_empty(agent_dir);
     }
     let search = search.filter(|s| !s.is_empty());
     let rows = list_models(&available, search);
@@ -30,16 +40,17 @@ mod tests {
     #[test]
     fn only_authenticated_providers_are_listed() {
         let only_xai = |p: &str| p == "xai";
-        let text = render(builtin_models(), &only_xai, None);
+        let dir = Path::new("/a");
+        let text = render(builtin_models(), &only_xai, None, dir);
         let mut lines = text.lines();
         assert!(lines.next().expect("header").starts_with("provider  model"));
         assert!(lines.all(|l| l.starts_with("xai ")), "{text}");
         assert_eq!(
-            render(builtin_models(), &|_: &str| false, None),
-            "No models available. Set API keys in environment variables.\n"
+            render(builtin_models(), &|_: &str| false, None, dir),
+            first_run::list_models_empty(dir)
         );
         assert_eq!(
-            render(builtin_models(), &only_xai, Some("claude")),
+            render(builtin_models(), &only_xai, Some("claude"), dir),
             "No models matching \"claude\"\n"
         );
     }

@@ -5,6 +5,7 @@ mod credentials;
 mod export;
 mod extensions;
 mod file_args;
+mod first_run;
 mod interactive;
 mod list_models;
 mod model_control;

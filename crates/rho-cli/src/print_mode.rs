@@ -11,7 +11,12 @@ use std::process::ExitCode;
 
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, StopReason};
-use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent, SessionOnlyEvent};
+use rho_core::agent_session::{
+    AgentSession, PromptOptions, SessionError, SessionEvent, SessionOnlyEvent,
+};
+use rho_core::session::paths::agent_dir;
+
+use crate::first_run;
 
 /// Which output the run produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,9 +111,22 @@ async fn send_all(
         session
             .prompt(&prompt, options)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| refusal_text(session, e))?;
     }
     Ok(())
+}
+
+/// A refused prompt's text; the model and key refusals are worded for print mode, which has
+/// no `/model` or `/set api-key`.
+fn refusal_text(session: &AgentSession, error: SessionError) -> String {
+    let dir = agent_dir();
+    match (&error, session.model()) {
+        (SessionError::NoModel, _) => first_run::print_no_model(&dir),
+        (SessionError::NoApiKey(_), Some(model)) => {
+            first_run::print_no_api_key(&model.provider, &dir)
+        }
+        _ => error.to_string(),
+    }
 }
 
 fn show_event(stdout: &std::io::Stdout, event: &SessionEvent, output: Output) {

@@ -86,9 +86,10 @@ pub fn list_models_text(
     search: Option<&str>,
 ) -> anyhow::Result<(String, Vec<String>)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let reg = load_registry(args, &agent_dir(), &cwd)?;
+    let dir = agent_dir();
+    let reg = load_registry(args, &dir, &cwd)?;
     let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
-    let text = list_models::render(&reg.credentials.models.models, &has_auth, search);
+    let text = list_models::render(&reg.credentials.models.models, &has_auth, search, &dir);
     Ok((text, reg.warnings))
 }
 

@@ -65,18 +65,64 @@ async fn auth_3_print_mode_with_a_models_json_key_writes_the_reply_and_persists_
 }
 
 #[tokio::test]
-async fn no_model_is_refused_with_the_d7_text() {
+async fn print_mode_without_a_model_names_what_works_there() {
     let sb = Sandbox::new().await;
     sb.write_models(&serde_json::json!({"providers": {}}));
     let out = sb.rho(&["-p", "--no-session", "hello"], None).await;
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(stdout(&out), "");
-    assert!(
-        stderr(&out).contains("No model selected. Run '/model <name>' to select a model."),
-        "stderr: {}",
-        stderr(&out)
-    );
+    let err = stderr(&out);
+    // Issue 18.9: print mode has no `/model`; the text names what works there.
+    assert!(!err.contains("Run '/model"), "stderr: {err}");
+    for needle in ["--model", "ANTHROPIC_API_KEY", "auth.json", "models.json"] {
+        assert!(err.contains(needle), "stderr names {needle}: {err}");
+    }
     assert!(sb.server.requests().is_empty());
+}
+
+#[tokio::test]
+async fn print_mode_without_a_key_names_what_works_outside_the_editor() {
+    let sb = Sandbox::new().await;
+    let out = sb
+        .rho(
+            &[
+                "-p",
+                "--no-session",
+                "--model",
+                "anthropic/claude-sonnet-4-5",
+                "hi",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("No API key found for anthropic"),
+        "stderr: {err}"
+    );
+    assert!(!err.contains("/set api-key"), "stderr: {err}");
+    for needle in ["ANTHROPIC_API_KEY", "--api-key", "auth.json"] {
+        assert!(err.contains(needle), "stderr names {needle}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn list_models_without_keys_says_where_keys_and_models_go() {
+    let sb = Sandbox::new().await;
+    sb.write_models(&serde_json::json!({"providers": {}}));
+    let out = sb.rho(&["--list-models"], None).await;
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(text.starts_with("No models available."), "{text}");
+    for needle in [
+        "auth.json",
+        "models.json",
+        "ANTHROPIC_API_KEY",
+        "OPENAI_API_KEY",
+    ] {
+        assert!(text.contains(needle), "names {needle}: {text}");
+    }
 }
 
 #[tokio::test]

@@ -148,6 +148,11 @@ impl AgentSession {
         let event = self.run_extension_handlers(event).await;
         self.emit(super::SessionEvent::Agent(event.clone()));
         match &*event {
+            // A reply discarded by steering (D4) is on the stream only: not persisted, not
+            // the reply post-run looks at.
+            AgentEvent::MessageEnd {
+                message: AgentMessage::Assistant(a),
+            } if rho_agent::is_discarded(a) => {}
             AgentEvent::MessageEnd { message } => {
                 self.persist(message);
                 if let AgentMessage::Assistant(a) = message {

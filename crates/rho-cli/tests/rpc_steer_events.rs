@@ -1,0 +1,108 @@
+//! D4 + D15 over RPC: a steer that interrupts a streaming reply leaves a well-formed event
+//! stream (every `message_start` has its `message_end`, every `turn_start` its `turn_end`),
+//! while the discarded partial stays out of the session file and the next request.
+
+mod support;
+
+use serde_json::{json, Value};
+use support::{hanging_reply, is_text_delta, reply, user_texts, Rpc, Start};
+
+/// Checks the nesting of message and turn events; returns the ended assistant messages.
+fn assert_well_formed(lines: &[Value]) -> Vec<Value> {
+    let mut open_message = false;
+    let mut open_turn = false;
+    let mut assistants = Vec::new();
+    for line in lines {
+        match line["type"].as_str() {
+            Some("turn_start") => {
+                assert!(!open_turn, "turn_start inside a turn: {lines:#?}");
+                open_turn = true;
+            }
+            Some("turn_end") => {
+                assert!(
+                    open_turn && !open_message,
+                    "unbalanced turn_end: {lines:#?}"
+                );
+                open_turn = false;
+            }
+            Some("message_start") => {
+                assert!(
+                    !open_message,
+                    "message_start before the last ended: {lines:#?}"
+                );
+                open_message = true;
+            }
+            Some("message_update") => assert!(open_message, "update outside a message"),
+            Some("message_end") => {
+                assert!(open_message, "message_end without a start: {lines:#?}");
+                open_message = false;
+                if line["message"]["role"] == "assistant" {
+                    assistants.push(line["message"].clone());
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(!open_message && !open_turn, "left open: {lines:#?}");
+    assistants
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_steer_ends_the_interrupted_reply_and_its_turn() {
+    let mut rpc = Rpc::start_with(Start {
+        with_sessions: true,
+        ..Start::default()
+    })
+    .await;
+    rpc.server.push(hanging_reply("Refactoring every"));
+    rpc.server.push(reply("Only the parser, then."));
+    let r = rpc
+        .call(json!({"id": "p", "type": "prompt", "message": "refactor"}))
+        .await;
+    assert_eq!(r["success"], true);
+    rpc.wait(is_text_delta).await;
+    let r = rpc
+        .call(json!({"id": "s", "type": "steer", "message": "only the parser"}))
+        .await;
+    assert_eq!(r["success"], true);
+    rpc.event("agent_end").await;
+    rpc.idle().await;
+    let assistants = assert_well_formed(&rpc.seen);
+    assert_eq!(assistants.len(), 2, "{assistants:#?}");
+    assert_eq!(assistants[0]["stopReason"], "aborted");
+    assert_eq!(assistants[0]["content"][0]["text"], "Refactoring every");
+    assert!(
+        assistants[0]["errorMessage"]
+            .as_str()
+            .is_some_and(|m| m.contains("steering")),
+        "says it was discarded: {}",
+        assistants[0]
+    );
+    assert_eq!(assistants[1]["stopReason"], "stop");
+    let second = user_texts(&rpc.server.requests()[1].json());
+    assert_eq!(second, ["refactor", "only the parser"]);
+    let body = rpc.server.requests()[1].json();
+    assert!(
+        !body.to_string().contains("Refactoring every"),
+        "the partial is not sent again"
+    );
+    let files: Vec<_> = walk(&rpc.sessions_dir());
+    assert_eq!(files.len(), 1, "{files:?}");
+    let text = support::read(&files[0]);
+    assert!(!text.contains("Refactoring every"), "not persisted: {text}");
+    assert!(text.contains("Only the parser, then."));
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else if path.extension().is_some_and(|e| e == "jsonl") {
+            out.push(path);
+        }
+    }
+    out
+}
