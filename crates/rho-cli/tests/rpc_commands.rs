@@ -236,7 +236,11 @@ async fn cmd_9_get_commands_lists_templates_and_skills() {
     assert_eq!(commands[0]["sourceInfo"]["scope"], "user");
     assert_eq!(commands[1]["name"], "skill:lint");
     assert_eq!(commands[1]["source"], "skill");
-    assert!(commands[1]["sourceInfo"]["baseDir"].as_str().is_some());
+    // pi 0.73.1: baseDir is the root the resource was discovered under (the agent dir for
+    // user scope), for templates and skills alike.
+    let agent = rpc.agent_dir().to_string_lossy().to_string();
+    assert_eq!(commands[0]["sourceInfo"]["baseDir"], agent.as_str());
+    assert_eq!(commands[1]["sourceInfo"]["baseDir"], agent.as_str());
     rpc.server.push(reply("Reviewed."));
     rpc.prompt_ok("p", "/review main.rs").await;
     assert_eq!(

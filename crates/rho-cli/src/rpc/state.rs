@@ -136,21 +136,20 @@ fn commands(rpc: &Rpc) -> Vec<Value> {
     out
 }
 
-/// Where a resource came from: auto-discovered under the agent dir (user) or the project,
-/// else given on the command line (temporary).
+/// Where a resource came from: auto-discovered under the agent dir (user) or a project
+/// dir (`.rho/`, or `.pi/` for pi users), else given on the command line (temporary).
+/// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
+/// directory given (`base_dir`) or the file's own directory.
 fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> Value {
-    let project = cwd.join(crate::startup::PROJECT_DIR);
-    let (source, scope) = if path.starts_with(agent_dir) {
-        ("auto", "user")
-    } else if path.starts_with(&project) {
-        ("auto", "project")
+    let projects = [".rho", ".pi"].map(|d| cwd.join(d));
+    let (source, scope, root) = if path.starts_with(agent_dir) {
+        ("auto", "user", agent_dir.to_path_buf())
+    } else if let Some(project) = projects.iter().find(|p| path.starts_with(p)) {
+        ("auto", "project", project.clone())
     } else {
-        ("cli", "temporary")
+        let own = path.parent().unwrap_or(path).to_path_buf();
+        ("cli", "temporary", base_dir.map_or(own, Path::to_path_buf))
     };
-    let mut info = json!({"path": path.to_string_lossy(), "source": source, "scope": scope,
-        "origin": "top-level"});
-    if let Some(b) = base_dir {
-        info["baseDir"] = b.to_string_lossy().into();
-    }
-    info
+    json!({"path": path.to_string_lossy(), "source": source, "scope": scope,
+        "origin": "top-level", "baseDir": root.to_string_lossy()})
 }
