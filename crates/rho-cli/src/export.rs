@@ -27,17 +27,21 @@ pub fn export_session(session: &Path, out: Option<&str>, cwd: &Path) -> anyhow::
     );
     let target = match out {
         Some(p) => cwd.join(p),
-        None => {
-            let stem = session
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "session".into());
-            cwd.join(format!("rho-session-{stem}.html"))
-        }
+        None => cwd.join(default_file_name(session)),
     };
     std::fs::write(&target, html)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", target.display()))?;
     Ok(target)
+}
+
+/// The default page name for a session file, `rho-session-<basename>.html`: pi names it
+/// `<app>-session-<basename>.html` for the CLI and RPC alike, so rho uses its own name in both.
+pub fn default_file_name(session: &Path) -> String {
+    let stem = session
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "session".into());
+    format!("rho-session-{stem}.html")
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}\

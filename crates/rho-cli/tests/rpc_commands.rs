@@ -276,7 +276,8 @@ async fn session_commands_new_switch_fork_clone_and_export() {
     let r = rpc.call(json!({"id": "e", "type": "export_html"})).await;
     let html_path = r["data"]["path"].as_str().expect("path").to_string();
     assert!(html_path.starts_with(rpc.work_dir().to_str().expect("utf8")));
-    assert!(html_path.contains("pi-session-"));
+    // pi names the page `<app>-session-<basename>.html` in RPC and CLI alike.
+    assert!(html_path.contains("rho-session-"), "{html_path}");
     let html = read(std::path::Path::new(&html_path));
     assert!(html.contains("second") && html.contains("Two."));
 

@@ -25,13 +25,7 @@ pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
     }
     let path = match output_path {
         Some(p) => absolute(Path::new(p)),
-        None => {
-            let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned());
-            absolute(Path::new(&format!(
-                "pi-session-{}.html",
-                stem.unwrap_or_default()
-            )))
-        }
+        None => absolute(Path::new(&crate::export::default_file_name(&file))),
     };
     let html = render(&title, &rpc.session.messages());
     std::fs::write(&path, html).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
