@@ -7,4 +7,5 @@ pub mod extensions;
 pub mod resources;
 pub mod session;
 pub mod settings;
+mod settings_edit;
 pub mod system_prompt;

@@ -183,24 +183,34 @@ impl Settings {
         if self.global_broken {
             return Err(SettingsError::Broken(path));
         }
-        let mut on_disk = match std::fs::read_to_string(&path) {
-            Ok(text) => match serde_json::from_str::<Map<String, Value>>(&text) {
-                Ok(m) => m,
-                Err(_) => return Err(SettingsError::Broken(path)),
-            },
-            Err(_) => Map::new(),
+        let text = match std::fs::read_to_string(&path) {
+            Ok(current) => {
+                if serde_json::from_str::<Map<String, Value>>(&current).is_err() {
+                    return Err(SettingsError::Broken(path));
+                }
+                // The user's text with only this key changed; a valid object the editor
+                // cannot place a key in is written anew.
+                crate::settings_edit::set_top_level(&current, key, &value)
+                    .unwrap_or_else(|| rewritten(&current, key, value))
+            }
+            Err(_) => rewritten("{}", key, value),
         };
-        on_disk.insert(key.to_string(), value);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))?;
         }
-        let text = serde_json::to_string_pretty(&on_disk).unwrap_or_else(|_| "{}".into());
         let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text + "\n")
+        std::fs::write(&tmp, text)
             .and_then(|_| std::fs::rename(&tmp, &path))
             .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))
     }
+}
+
+/// `text` (a JSON object) re-serialized with `key` set, ending in a newline.
+fn rewritten(text: &str, key: &str, value: Value) -> String {
+    let mut map: Map<String, Value> = serde_json::from_str(text).unwrap_or_default();
+    map.insert(key.to_string(), value);
+    serde_json::to_string_pretty(&map).unwrap_or_else(|_| "{}".into()) + "\n"
 }
 
 /// Why settings could not be written.
@@ -348,5 +358,33 @@ mod tests {
         .expect("json");
         assert_eq!(on_disk, json!({"theme": "light", "defaultModel": "gpt-5"}));
         assert_eq!(s.default_model(), Some("gpt-5"));
+    }
+
+    /// Issue 18.7: a user's file keeps its key order, indentation and untouched values;
+    /// only the key set changes.
+    #[test]
+    fn global_writes_keep_the_users_order_and_formatting() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().to_path_buf();
+        let file = agent.join("settings.json");
+        let original = "{\n    \"theme\": \"light\",\n    \"packages\": [\"a\",  \"b\"],\n    \"defaultModel\": \"m1\",\n    \"compaction\": {\"enabled\": true}\n}\n";
+        std::fs::write(&file, original).expect("write");
+        let mut s = Settings::load(&agent, &tmp.path().join(".rho"));
+        s.set_global("defaultModel", json!("m2")).expect("writes");
+        let changed = original.replace("\"m1\"", "\"m2\"");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), changed);
+        s.set_global("steeringMode", json!("all")).expect("writes");
+        let added = changed.replace(
+            "{\"enabled\": true}\n}",
+            "{\"enabled\": true},\n    \"steeringMode\": \"all\"\n}",
+        );
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), added);
+        s.set_global("retry", json!({"enabled": false, "maxRetries": 2}))
+            .expect("writes");
+        let nested = added.replace(
+            "\"all\"\n}",
+            "\"all\",\n    \"retry\": {\n      \"enabled\": false,\n      \"maxRetries\": 2\n    }\n}",
+        );
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), nested);
     }
 }
