@@ -1,6 +1,7 @@
 //! Starting extension processes: `-e PATH` (always), then, unless `--no-extensions`, the
-//! settings `extensions` list and the extension directories `<agentDir>/extensions/` and
-//! `<project>/.rho/extensions/` (docs/extensions.md). A failing extension is a warning; the
+//! settings `extensions` list and the extension directories `<project>/.rho/extensions/`,
+//! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17)
+//! and `<agentDir>/extensions/` (docs/extensions.md). A failing extension is a warning; the
 //! session starts without it.
 
 use std::path::{Path, PathBuf};
@@ -46,7 +47,7 @@ pub fn sources(
     args: &Args,
     settings: &Settings,
     agent_dir: &Path,
-    project_dir: &Path,
+    project_dirs: &[PathBuf],
     cwd: &Path,
 ) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
@@ -56,7 +57,15 @@ pub fn sources(
                 rho_core::session::paths::expand_tilde(p, &rho_core::session::paths::process_env);
             agent_dir.join(expanded)
         }));
-        paths.extend(discover(&project_dir.join("extensions")));
+        let mut project: Vec<PathBuf> = Vec::new();
+        for dir in project_dirs {
+            for file in discover(&dir.join("extensions")) {
+                if !project.iter().any(|p| p.file_name() == file.file_name()) {
+                    project.push(file);
+                }
+            }
+        }
+        paths.extend(project);
         paths.extend(discover(&agent_dir.join("extensions")));
     }
     let mut seen = Vec::new();
@@ -106,6 +115,33 @@ mod tests {
         assert_eq!(
             program_for(Path::new("/x/tool")),
             ("/x/tool".to_string(), vec![])
+        );
+    }
+
+    /// D17: `.pi/extensions/` is read too; a file named as one in `.rho/extensions/` is
+    /// `.rho/`'s.
+    #[test]
+    fn pi_project_extensions_load_after_rho_ones_of_the_same_name() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let cwd = tmp.path();
+        for rel in [
+            ".rho/extensions/a.py",
+            ".pi/extensions/a.py",
+            ".pi/extensions/b.py",
+        ] {
+            let path = cwd.join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, "").expect("write");
+        }
+        let agent = cwd.join("agent");
+        let dirs = rho_core::resources::project_dirs::project_dirs(cwd);
+        let found = sources(&Args::default(), &Settings::default(), &agent, &dirs, cwd);
+        assert_eq!(
+            found,
+            [
+                cwd.join(".rho/extensions/a.py"),
+                cwd.join(".pi/extensions/b.py")
+            ]
         );
     }
 }

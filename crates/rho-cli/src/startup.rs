@@ -11,6 +11,7 @@ use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
 use rho_core::resources::context_files::load_context_files;
+use rho_core::resources::project_dirs::{in_project_dirs, project_dirs};
 use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
 use rho_core::session::paths::agent_dir;
@@ -24,9 +25,6 @@ use crate::list_models;
 use crate::model_select::{resolve_cli_model, select, Selection, SelectionInput};
 use crate::session_open;
 use crate::tool_names::active_tools;
-
-/// The project config directory name (pi uses `.pi`).
-pub const PROJECT_DIR: &str = ".rho";
 
 /// A built session plus what the user should be told about its setup.
 pub struct Startup {
@@ -46,7 +44,7 @@ struct Registry {
 /// Loads settings, models.json and auth.json. `--api-key` applies to the provider of the
 /// model named by `--model` (or the first `--models` match), as pi does.
 fn load_registry(args: &Args, agent_dir: &Path, cwd: &Path) -> anyhow::Result<Registry> {
-    let settings = Settings::load(agent_dir, &cwd.join(PROJECT_DIR));
+    let settings = Settings::load_layers(agent_dir, &project_dirs(cwd));
     let mut warnings = settings.warnings.clone();
     let models = load_models(&agent_dir.join("models.json"), builtin_models());
     if let Some(e) = &models.error {
@@ -105,7 +103,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
             agent_dir.join("auth.json").display()
         ));
     }
-    let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
+    let settings = Settings::load_layers(&agent_dir, &project_dirs(&cwd));
     let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
     let session_cwd = PathBuf::from(session.cwd());
     if session_cwd != cwd {
@@ -119,12 +117,12 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     warnings.splice(0..0, early_warnings);
     let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
     record_initial_state(&mut session, &selection)?;
-    let project_dir = cwd.join(PROJECT_DIR);
+    let projects = project_dirs(&cwd);
     let cwd_str = cwd.to_string_lossy().to_string();
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(&agent_dir, &project_dir, args));
+        let (skills, diags) = load_skills(&skill_sources(&agent_dir, &projects, args));
         warnings.extend(
             diags
                 .into_iter()
@@ -135,7 +133,8 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     let templates = if args.no_prompt_templates {
         Vec::new()
     } else {
-        let mut sources = vec![project_dir.join("prompts"), agent_dir.join("prompts")];
+        let mut sources = in_project_dirs(&cwd, "prompts");
+        sources.push(agent_dir.join("prompts"));
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
@@ -145,14 +144,11 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
             .system_prompt
             .as_deref()
             .map(|v| text_or_file(v, &cwd))
-            .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
+            .or_else(|| read_first(&with_agent_file(&cwd, &agent_dir, "SYSTEM.md"))),
         append: if args.append_system_prompt.is_empty() {
-            read_first(&[
-                project_dir.join("APPEND_SYSTEM.md"),
-                agent_dir.join("APPEND_SYSTEM.md"),
-            ])
-            .into_iter()
-            .collect()
+            read_first(&with_agent_file(&cwd, &agent_dir, "APPEND_SYSTEM.md"))
+                .into_iter()
+                .collect()
         } else {
             args.append_system_prompt
                 .iter()
@@ -179,7 +175,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.skills = skills;
     config.templates = templates;
     let extension_paths =
-        crate::extensions::sources(args, &config.settings, &agent_dir, &project_dir, &cwd);
+        crate::extensions::sources(args, &config.settings, &agent_dir, &projects, &cwd);
     let has_ui = args.mode == Some(crate::args::Mode::Rpc);
     config.extensions =
         crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
@@ -296,22 +292,27 @@ fn record_initial_state(session: &mut SessionManager, selection: &Selection) -> 
     Ok(())
 }
 
-fn skill_sources(agent_dir: &Path, project_dir: &Path, args: &Args) -> Vec<SkillSource> {
-    let mut sources = vec![
-        SkillSource {
-            path: project_dir.join("skills"),
+fn skill_sources(agent_dir: &Path, projects: &[PathBuf], args: &Args) -> Vec<SkillSource> {
+    let mut sources: Vec<SkillSource> = projects
+        .iter()
+        .chain(std::iter::once(&agent_dir.to_path_buf()))
+        .map(|dir| SkillSource {
+            path: dir.join("skills"),
             top_level_md: true,
-        },
-        SkillSource {
-            path: agent_dir.join("skills"),
-            top_level_md: true,
-        },
-    ];
+        })
+        .collect();
     sources.extend(args.skills.iter().map(|p| SkillSource {
         path: PathBuf::from(p),
         top_level_md: true,
     }));
     sources
+}
+
+/// `name` in each project folder, then in the agent dir: the order in which it applies.
+fn with_agent_file(cwd: &Path, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut paths = in_project_dirs(cwd, name);
+    paths.push(agent_dir.join(name));
+    paths
 }
 
 fn read_first(paths: &[PathBuf]) -> Option<String> {

@@ -22,11 +22,20 @@ pub struct Settings {
 impl Settings {
     /// Reads both scopes. Missing files are empty; broken ones are `{}` plus a warning.
     pub fn load(agent_dir: &Path, project_dir: &Path) -> Settings {
+        Self::load_layers(agent_dir, &[project_dir.to_path_buf()])
+    }
+
+    /// [`Settings::load`] with several project folders, highest precedence first (`.rho/`
+    /// over `.pi/`, D17): each is merged over the next as project over global.
+    pub fn load_layers(agent_dir: &Path, project_dirs: &[PathBuf]) -> Settings {
         let global_path = agent_dir.join("settings.json");
-        let project_path = project_dir.join("settings.json");
         let mut warnings = Vec::new();
         let (global, global_broken) = read_scope(&global_path, &mut warnings);
-        let (project, _) = read_scope(&project_path, &mut warnings);
+        let mut project = Map::new();
+        for dir in project_dirs.iter().rev() {
+            let (layer, _) = read_scope(&dir.join("settings.json"), &mut warnings);
+            project = Settings::from_scopes(project, layer).merged;
+        }
         let mut s = Settings::from_scopes(global, project);
         s.global_path = Some(global_path);
         s.global_broken = global_broken;

@@ -141,7 +141,7 @@ fn commands(rpc: &Rpc) -> Vec<Value> {
 /// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
 /// directory given (`base_dir`) or the file's own directory.
 fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> Value {
-    let projects = [".rho", ".pi"].map(|d| cwd.join(d));
+    let projects = rho_core::resources::project_dirs::project_dirs(cwd);
     let (source, scope, root) = if path.starts_with(agent_dir) {
         ("auto", "user", agent_dir.to_path_buf())
     } else if let Some(project) = projects.iter().find(|p| path.starts_with(p)) {

@@ -44,6 +44,8 @@ pub struct Start {
     pub files: Vec<(&'static str, &'static str)>,
     /// Extra command-line arguments.
     pub args: Vec<String>,
+    /// A home dir prepared beforehand (its `work/` is the process cwd).
+    pub home: Option<tempfile::TempDir>,
 }
 
 impl Rpc {
@@ -53,9 +55,12 @@ impl Rpc {
     }
 
     /// Starts with options.
-    pub async fn start_with(opts: Start) -> Rpc {
+    pub async fn start_with(mut opts: Start) -> Rpc {
         let server = MockServer::start().await;
-        let home = tempfile::tempdir().expect("tempdir");
+        let home = opts
+            .home
+            .take()
+            .unwrap_or_else(|| tempfile::tempdir().expect("tempdir"));
         let agent = home.path().join("agent");
         std::fs::create_dir_all(&agent).expect("agent dir");
         let model = |id: &str, reasoning: bool| json!({"id": id, "reasoning": reasoning, "contextWindow": 100000, "maxTokens": 1000});

@@ -3,6 +3,7 @@
 
 pub mod context_files;
 pub mod frontmatter;
+pub mod project_dirs;
 pub mod skills;
 pub mod templates;
 
