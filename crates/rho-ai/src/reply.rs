@@ -237,7 +237,13 @@ impl ReplyBuilder {
         self.fail_with(reason, error_message)
     }
 
+    /// An aborted stream first closes its open blocks (`text_end`, `thinking_end`,
+    /// `toolcall_end`), as pi's openai-completions provider does, so clients see every block
+    /// that started end; a failed one ends at once.
     fn fail_with(mut self, reason: StopReason, error_message: String) {
+        if reason == StopReason::Aborted {
+            self.close_all();
+        }
         self.tool_json.clear();
         self.open.clear();
         self.message.stop_reason = reason;
@@ -253,5 +259,42 @@ impl ReplyBuilder {
         let i = self.message.content.len() - 1;
         self.open.push(i);
         i
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::AssistantStream;
+
+    #[tokio::test]
+    async fn an_abort_ends_open_blocks_before_the_error_and_a_failure_does_not() {
+        let model: Model = serde_json::from_value(serde_json::json!({
+            "id": "m", "name": "m", "api": "openai-completions", "provider": "p",
+            "baseUrl": "https://x.test"
+        }))
+        .expect("model");
+        for (abort, expected) in [
+            (
+                true,
+                vec!["start", "text_start", "text_delta", "text_end", "error"],
+            ),
+            (false, vec!["start", "text_start", "text_delta", "error"]),
+        ] {
+            let (sink, mut stream) = AssistantStream::channel();
+            let cancel = CancellationToken::new();
+            let mut reply = ReplyBuilder::new(&model, sink, cancel.clone());
+            let i = reply.open_text();
+            reply.push_text(i, "half");
+            if abort {
+                cancel.cancel();
+            }
+            reply.fail("stopped".into());
+            let mut kinds = Vec::new();
+            while let Some(event) = stream.next().await {
+                kinds.push(event.type_name());
+            }
+            assert_eq!(kinds, expected, "abort: {abort}");
+        }
     }
 }

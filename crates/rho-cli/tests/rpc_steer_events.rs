@@ -106,3 +106,44 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Issue 18.7: an aborted stream closes its open blocks (`text_end`) before `message_end`,
+/// as pi's openai-completions provider does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_abort_closes_the_open_text_block_before_message_end() {
+    let mut rpc = Rpc::start().await;
+    rpc.server.push(hanging_reply("Half a sent"));
+    rpc.call(json!({"id": "p", "type": "prompt", "message": "go"}))
+        .await;
+    rpc.wait(is_text_delta).await;
+    let r = rpc.call(json!({"id": "a", "type": "abort"})).await;
+    assert_eq!(r["success"], true);
+    rpc.event("agent_end").await;
+    let kinds: Vec<String> = rpc
+        .seen
+        .iter()
+        .filter_map(|v| match v["type"].as_str() {
+            Some("message_update") => v["assistantMessageEvent"]["type"]
+                .as_str()
+                .map(str::to_string),
+            Some("message_end") if v["message"]["role"] == "assistant" => Some(format!(
+                "message_end:{}",
+                v["message"]["stopReason"].as_str().unwrap_or("")
+            )),
+            _ => None,
+        })
+        .collect();
+    let end = kinds
+        .iter()
+        .position(|k| k == "message_end:aborted")
+        .expect("aborted end");
+    assert_eq!(kinds[end - 1], "text_end", "{kinds:?}");
+    let text_end = rpc
+        .seen
+        .iter()
+        .find(|v| v["assistantMessageEvent"]["type"] == "text_end")
+        .expect("text_end");
+    assert_eq!(text_end["assistantMessageEvent"]["content"], "Half a sent");
+    assert_well_formed(&rpc.seen);
+    assert_eq!(rpc.close().await, Some(0));
+}
