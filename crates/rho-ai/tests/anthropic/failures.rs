@@ -198,7 +198,12 @@ async fn abort_mid_stream_is_aborted_and_closes_the_connection() {
         }
         seen.push(e);
     }
-    assert_eq!(names(&seen), ["start", "text_start", "text_delta", "error"]);
+    // rho ends open blocks on abort for every provider (pi does so for openai-completions;
+    // its Anthropic provider leaves them open), so clients see every started block end.
+    assert_eq!(
+        names(&seen),
+        ["start", "text_start", "text_delta", "text_end", "error"]
+    );
     let (reason, error) = final_error(&seen);
     assert_eq!(reason, StopReason::Aborted);
     assert_eq!(error.stop_reason, StopReason::Aborted);
