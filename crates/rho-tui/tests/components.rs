@@ -247,3 +247,12 @@ fn assistant_message_with_table() {
     )];
     both("assistant_table", &v);
 }
+
+#[test]
+fn a_path_too_long_for_the_line_wraps_after_its_label() {
+    let v = StatusView {
+        text: "File: /home/someone/.rho/agent/sessions/--home-someone-project--/2026-12-03T08-00-00-000Z_0195508c.jsonl\nID: 0195508c".into(),
+        is_error: false,
+    };
+    both("status_long_path", &v);
+}
