@@ -76,6 +76,8 @@ pub struct App {
     renderer: Renderer,
     header: Vec<String>,
     spinner: usize,
+    /// Whether the last frame drawn shows the working indicator.
+    indicator_shown: bool,
 }
 
 /// Frames of the working indicator.
@@ -130,6 +132,7 @@ impl App {
             renderer: Renderer::new(width as usize, height as usize),
             header,
             spinner: 0,
+            indicator_shown: false,
             session,
         };
         app.reload();
@@ -213,14 +216,17 @@ impl App {
         self.transcript.apply(event);
     }
 
-    /// Advances the working indicator; true when that changed the frame. An idle screen
-    /// stays still, so the loop need not draw.
-    pub fn tick(&mut self) -> bool {
-        if !self.is_busy() {
-            return false;
+    /// The loop's timer: advances the working indicator and draws. An idle screen stays
+    /// still (nothing is drawn), except once to take the indicator away: a run ends after its
+    /// last event (`agent_end` arrives while the session still finishes the run), so the
+    /// frame drawn for that event can still show the indicator and no event follows.
+    pub fn tick<W: Write>(&mut self, out: &mut W) {
+        if self.is_busy() {
+            self.spinner = (self.spinner + 1) % SPINNER.len();
+        } else if !self.indicator_shown {
+            return;
         }
-        self.spinner = (self.spinner + 1) % SPINNER.len();
-        true
+        self.draw(out);
     }
 
     /// Whether the agent, a compaction or a retry is running.
@@ -271,6 +277,7 @@ impl App {
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
         let width = self.renderer.width();
+        self.indicator_shown = self.is_busy();
         let bottom = self.bottom_lines(width);
         let transcript = self.transcript.lines(width);
         let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
@@ -360,6 +367,17 @@ impl App {
     /// The editor's text.
     pub fn editor_text(&self) -> String {
         self.editor.text().to_string()
+    }
+
+    /// The last frame drawn, as plain text.
+    pub fn last_frame(&self) -> String {
+        let lines: Vec<String> = self
+            .renderer
+            .frame()
+            .iter()
+            .map(|l| rho_tui::ansi::strip_ansi(l))
+            .collect();
+        lines.join("\n")
     }
 
     /// Whether a `!` command's live view is open.

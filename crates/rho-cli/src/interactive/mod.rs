@@ -90,9 +90,8 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
                 }
             }
             _ = tick.tick() => {
-                if !app.tick() {
-                    continue;
-                }
+                app.tick(&mut out);
+                continue;
             }
         }
         app.draw(&mut out);

@@ -340,3 +340,39 @@ async fn the_note_about_a_session_switch_survives_the_rebuild() {
     assert!(screen.contains("New session started"), "{screen}");
     assert!(!screen.contains("old answer"), "{screen}");
 }
+
+/// How a run is brought to its end in [`the_indicator_leaves_the_screen_when_a_run_ends`].
+#[derive(Debug, Clone, Copy)]
+enum RunEnd {
+    Finishes,
+    Esc,
+    Steer,
+}
+
+/// A frame drawn while the run is busy shows the indicator; once the session is idle (its
+/// last event already drawn, none following), the loop's next tick draws a frame without it.
+#[tokio::test]
+async fn the_indicator_leaves_the_screen_when_a_run_ends() {
+    for end in [RunEnd::Finishes, RunEnd::Esc, RunEnd::Steer] {
+        let provider = ScriptedProvider::new();
+        let gate = Arc::new(Notify::new());
+        provider.push(ScriptedReply::text("first").step(Step::Gate(gate.clone())));
+        provider.push(ScriptedReply::text("after the steer"));
+        let mut h = Harness::new(&provider);
+        h.keys(Input::typed("hello\n"));
+        h.until_event("message_update").await;
+        h.app.draw(&mut std::io::sink());
+        assert!(h.app.last_frame().contains("Working..."), "{end:?}");
+        match end {
+            RunEnd::Finishes => gate.notify_one(),
+            RunEnd::Esc => h.key(KeyCode::Esc),
+            RunEnd::Steer => h.keys(Input::typed("steer\n")),
+        }
+        tokio::time::timeout(Duration::from_secs(5), h.session.wait_for_idle())
+            .await
+            .expect("the run ends within 5 s");
+        h.app.tick(&mut std::io::sink());
+        let frame = h.app.last_frame();
+        assert!(!frame.contains("Working..."), "{end:?}:\n{frame}");
+    }
+}
