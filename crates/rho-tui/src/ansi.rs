@@ -348,7 +348,10 @@ mod tests {
     #[test]
     fn a_word_too_long_for_any_line_starts_a_new_one() {
         assert_eq!(wrap("word abcdefghij", 8), vec!["word", "abcdefgh", "ij"]);
-        assert_eq!(wrap("File: /a/long/path", 8), vec!["File:", "/a/long/", "path"]);
+        assert_eq!(
+            wrap("File: /a/long/path", 8),
+            vec!["File:", "/a/long/", "path"]
+        );
         assert_eq!(wrap("abcdefghij", 8), vec!["abcdefgh", "ij"]);
     }
 

@@ -17,7 +17,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("fork", "Create a new fork from a previous message"),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
-    ("export", "Export session to HTML file"),
+    (
+        "export",
+        "Export session (HTML default, or specify path: .html/.jsonl)",
+    ),
     ("copy", "Copy last agent message to clipboard"),
     ("settings", "Open settings menu"),
     ("hotkeys", "Show all keyboard shortcuts"),
@@ -178,17 +181,15 @@ impl App {
         self.notice(text, false);
     }
 
+    /// /export [file]: HTML, or the current branch as JSONL for a `.jsonl` target.
     fn export(&mut self, out: Option<String>) {
-        let Some(path) = self
-            .session
-            .with_session(|s| s.path().map(|p| p.to_path_buf()))
-        else {
-            return self.notice("Nothing to export: this session is not saved".into(), true);
-        };
         let cwd = self.session.cwd().to_path_buf();
-        match crate::export::export_session(&path, out.as_deref(), &cwd) {
+        let result = self
+            .session
+            .with_session(|s| crate::export::export_live(s, out.as_deref(), &cwd));
+        match result {
             Ok(target) => self.notice(format!("Session exported to: {}", target.display()), false),
-            Err(e) => self.notice(format!("Export failed: {e:#}"), true),
+            Err(e) => self.notice(format!("Failed to export session: {e:#}"), true),
         }
     }
 

@@ -60,6 +60,12 @@ impl ToolCallView {
         self.args.get(key).and_then(Value::as_str)
     }
 
+    /// The title without styles (`$ ls -la`, `read src/main.rs:10-20`), for other renderings
+    /// of a call such as the HTML export.
+    pub fn plain_title(&self) -> String {
+        crate::ansi::strip_ansi(&self.title(&Theme::dark()))
+    }
+
     fn title(&self, theme: &Theme) -> String {
         let c = &theme.colors;
         let t = |s: &str| theme.fg(c.tool_title, &bold(s));
