@@ -184,9 +184,18 @@ async fn a_message_sent_while_text_streams_interrupts_the_stream() {
     tmux.wait_for_text("Working on it").await;
     tmux.submit("only unit tests");
     let screen = tmux.wait_for_text("Only the unit tests then.").await;
+    // The cut-off reply stays readable, marked as left out of the context.
+    let cut = screen
+        .find("Working on it")
+        .expect("the cut-off reply stays");
+    let note = screen
+        .find("this partial reply was discarded")
+        .expect("marked as discarded");
+    let steer = screen.rfind("only unit tests").expect("the steer shows");
+    assert!(cut < note && note < steer, "{screen}");
     assert!(
-        !screen.contains("Working on it"),
-        "the cut-off reply leaves the screen too: {screen}"
+        !screen.contains("Working..."),
+        "no stale indicator: {screen}"
     );
     within(
         "the first stream to be dropped",
