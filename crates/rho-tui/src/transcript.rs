@@ -317,6 +317,7 @@ impl Transcript {
             } => {
                 let i = self.tool_slot(tool_call_id, tool_name);
                 if let View::Tool(t) = &mut self.slots[i].view {
+                    t.started = Some(std::time::Instant::now());
                     if &t.args != args {
                         t.args = args.clone();
                         self.mark(i);
@@ -510,6 +511,7 @@ impl Transcript {
         if let View::Tool(t) = &mut self.slots[i].view {
             t.output = join_text(content);
             t.details = details;
+            t.duration = t.started.map(|s| s.elapsed());
             t.status = if is_error {
                 ToolStatus::Error
             } else {

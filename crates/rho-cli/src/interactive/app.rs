@@ -78,6 +78,9 @@ pub struct App {
     spinner: usize,
     /// Whether the last frame drawn shows the working indicator.
     indicator_shown: bool,
+    /// The context's size estimated when the transcript was built (the footer's figure until a
+    /// reply reports usage; pi's context use from the first frame).
+    pub(super) loaded_context_tokens: Option<u64>,
 }
 
 /// Frames of the working indicator.
@@ -110,7 +113,8 @@ impl App {
         });
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
-        let header = header_lines(&theme);
+        let mut header = header_lines(&theme);
+        header.extend(super::startup_notes::resource_lines(&session, &theme));
         let mut app = Self {
             models: ModelControl::load(session.clone(), args),
             footer: FooterInfo::read(session.cwd()),
@@ -133,9 +137,13 @@ impl App {
             header,
             spinner: 0,
             indicator_shown: false,
+            loaded_context_tokens: None,
             session,
         };
         app.reload();
+        if let Some(warning) = super::startup_notes::model_warning(&app.session) {
+            app.notice(warning, true);
+        }
         app
     }
 
@@ -267,6 +275,11 @@ impl App {
         self.running_bash = None;
         self.transcript.clear();
         self.transcript.load(&self.session.messages());
+        self.loaded_context_tokens = self
+            .session
+            .model()
+            .and_then(|m| self.session.context_usage(&m))
+            .and_then(|u| u.tokens);
         self.transcript.set_tools_expanded(self.tools_expanded);
         self.transcript
             .set_thinking_expanded(self.thinking_expanded);

@@ -15,6 +15,7 @@ mod keys;
 mod login;
 mod session_nav;
 mod settings;
+mod startup_notes;
 mod submit;
 #[cfg(test)]
 mod tests;
