@@ -71,6 +71,8 @@ pub struct App {
     drawn_generation: u64,
     /// Where auth.json lives.
     pub(super) agent_dir: std::path::PathBuf,
+    /// The GitHub CLI /share runs.
+    pub(super) gh_program: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
     pub(super) running_bash: Option<usize>,
     renderer: Renderer,
@@ -131,6 +133,7 @@ impl App {
             thinking_expanded: !hide_thinking,
             tools_expanded: false,
             running_bash: None,
+            gh_program: "gh".into(),
             drawn_generation: 0,
             agent_dir: rho_core::session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
@@ -391,6 +394,11 @@ impl App {
             .map(|l| rho_tui::ansi::strip_ansi(l))
             .collect();
         lines.join("\n")
+    }
+
+    /// Points /share at another GitHub CLI.
+    pub fn set_gh_program(&mut self, program: &std::path::Path) {
+        self.gh_program = program.to_path_buf();
     }
 
     /// Whether a `!` command's live view is open.

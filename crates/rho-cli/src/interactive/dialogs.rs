@@ -48,6 +48,8 @@ pub enum ActiveDialog {
     ExtInput(InputDialog, Option<oneshot::Sender<Option<String>>>),
     /// An extension's multi-line editor.
     ExtEditor(TextAreaDialog, Option<oneshot::Sender<Option<String>>>),
+    /// /import: replace the session with this file?
+    Import(ConfirmDialog, std::path::PathBuf),
 }
 
 impl ActiveDialog {
@@ -103,7 +105,7 @@ impl ActiveDialog {
             | ActiveDialog::Logout(d, _)
             | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
             ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
-            ActiveDialog::ExtConfirm(d, _) => d.render(width, theme),
+            ActiveDialog::ExtConfirm(d, _) | ActiveDialog::Import(d, _) => d.render(width, theme),
             ActiveDialog::ExtEditor(d, _) => d.render(width, theme),
         }
     }
@@ -215,6 +217,10 @@ impl App {
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(yes);
                 }
+            }
+            ActiveDialog::Import(d, source) => {
+                let yes = closed(d.handle(input))?.unwrap_or(false);
+                self.import(source.clone(), yes);
             }
             ActiveDialog::ExtInput(d, reply) => {
                 let text = closed(d.handle(input))?;

@@ -13,6 +13,7 @@ mod ext_ui;
 mod footer;
 mod keys;
 mod login;
+mod session_cmds;
 mod session_nav;
 mod settings;
 mod startup_notes;
