@@ -10,6 +10,7 @@ use super::app::{App, AppMsg};
 pub const BUILTINS: &[(&str, &str)] = &[
     ("model", "Select model (opens selector UI)"),
     ("thinking", "Set thinking level"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     ("compact", "Manually compact the session context"),
     ("new", "Start a new session"),
     ("resume", "Resume a different session"),
@@ -81,6 +82,7 @@ impl App {
                 Some(level) => self.set_thinking(level),
                 None => self.open_thinking_selector(),
             },
+            "scoped-models" => self.open_scoped_models(),
             "compact" => self.compact(arg),
             "new" => self.new_session(),
             "resume" => self.open_session_picker(),

@@ -565,3 +565,41 @@ async fn share_uploads_the_html_export_as_a_secret_gist_through_gh() {
     let page = std::fs::read_to_string(format!("{}.html", log.display())).expect("uploaded");
     assert!(page.starts_with("<!DOCTYPE html>") && page.contains("shared answer"));
 }
+
+#[tokio::test]
+async fn scoped_models_limit_what_ctrl_p_cycles_through_and_can_be_saved() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::configured(&provider, 120, |c| {
+        c.credentials = Arc::new(StaticCredentials::new("anthropic", "k"));
+    });
+    h.keys(Input::typed("/scoped-models\n"));
+    let screen = h.screen();
+    assert!(screen.contains("all enabled"), "{screen}");
+    // Clear, then enable the first two rows.
+    h.keys(vec![Input::ctrl('x')]);
+    assert!(h.screen().contains("0/"), "cleared");
+    h.key(KeyCode::Enter);
+    h.key(KeyCode::Down);
+    h.key(KeyCode::Enter);
+    assert!(h.screen().contains("2/"), "two enabled");
+    h.keys(vec![Input::ctrl('s')]);
+    let saved = h.session.with_settings(|s| s.string_list("enabledModels"));
+    assert_eq!(saved.len(), 2, "{saved:?}");
+    assert!(h
+        .screen()
+        .contains("Ctrl+P cycles through 2 models (saved to settings)"));
+    // Ctrl+P now moves between those two only.
+    let mut seen = Vec::new();
+    for _ in 0..3 {
+        h.keys(vec![Input::ctrl('p')]);
+        h.next_msg().await;
+        let m = h.session.model().expect("a model");
+        seen.push(format!("{}/{}", m.provider, m.id));
+    }
+    assert!(
+        seen.iter().all(|s| saved.contains(s)),
+        "{seen:?} vs {saved:?}"
+    );
+    assert_ne!(seen[0], seen[1]);
+    assert_eq!(seen[0], seen[2]);
+}
