@@ -44,6 +44,8 @@ pub enum AppMsg {
     BashFailed(String),
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<super::InitialPrompt>),
+    /// /reload finished, with what it found wrong.
+    Reloaded(Vec<String>),
 }
 
 /// The interactive mode's state.
@@ -75,6 +77,8 @@ pub struct App {
     pub(super) gh_program: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
     pub(super) running_bash: Option<usize>,
+    /// The command line (what /reload reads resources by).
+    pub(super) args: Args,
     renderer: Renderer,
     header: Vec<String>,
     spinner: usize,
@@ -115,8 +119,6 @@ impl App {
         });
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
-        let mut header = header_lines(&theme);
-        header.extend(super::startup_notes::resource_lines(&session, &theme));
         let mut app = Self {
             models: ModelControl::load(session.clone(), args),
             footer: FooterInfo::read(session.cwd()),
@@ -137,13 +139,15 @@ impl App {
             drawn_generation: 0,
             agent_dir: rho_core::session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
-            header,
+            header: Vec::new(),
+            args: args.clone(),
             spinner: 0,
             indicator_shown: false,
             loaded_context_tokens: None,
             session,
         };
         app.reload();
+        app.rebuild_header();
         if let Some(warning) = super::startup_notes::model_warning(&app.session) {
             app.notice(warning, true);
         }
@@ -200,6 +204,7 @@ impl App {
                     self.submit_prompt(first.text, first.images);
                 }
             }
+            AppMsg::Reloaded(warnings) => self.reloaded(warnings),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);
@@ -270,6 +275,16 @@ impl App {
             }
         }
         self.footer.refresh_branch();
+    }
+
+    /// The banner and the list of loaded resources under it.
+    pub(super) fn rebuild_header(&mut self) {
+        let mut header = header_lines(&self.theme);
+        header.extend(super::startup_notes::resource_lines(
+            &self.session,
+            &self.theme,
+        ));
+        self.header = header;
     }
 
     /// Rebuilds the transcript from the session's messages.

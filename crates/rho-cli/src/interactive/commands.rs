@@ -34,6 +34,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("copy", "Copy last agent message to clipboard"),
     ("settings", "Open settings menu"),
     ("hotkeys", "Show all keyboard shortcuts"),
+    (
+        "reload",
+        "Reload settings, skills, prompts, themes, and context files",
+    ),
     ("changelog", "Show changelog entries"),
     ("login", "Store an API key for a provider"),
     ("set", "Set a value: /set api-key <provider> <key>"),
@@ -98,6 +102,7 @@ impl App {
             "copy" => self.copy_last(),
             "settings" => self.open_settings(),
             "hotkeys" => self.open_hotkeys(),
+            "reload" => self.reload_resources(),
             "login" => self.open_login(arg),
             "set" => self.set_value(args),
             "logout" => self.open_logout(arg),

@@ -13,6 +13,7 @@ mod ext_ui;
 mod footer;
 mod keys;
 mod login;
+mod reload;
 mod scoped_models;
 mod session_cmds;
 mod session_nav;

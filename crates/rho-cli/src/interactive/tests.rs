@@ -603,3 +603,44 @@ async fn scoped_models_limit_what_ctrl_p_cycles_through_and_can_be_saved() {
     assert_ne!(seen[0], seen[1]);
     assert_eq!(seen[0], seen[2]);
 }
+
+#[tokio::test]
+async fn reload_reads_prompts_context_files_and_settings_again() {
+    let provider = ScriptedProvider::new();
+    let agent = tempfile::tempdir().expect("agent dir");
+    let mut h = Harness::configured(&provider, 120, |c| {
+        c.prompt_options = Some(rho_core::system_prompt::SystemPromptOptions::default());
+    });
+    h.app.set_agent_dir(agent.path());
+    let cwd = h.session.cwd().to_path_buf();
+    assert!(!h.screen().contains("[Prompts]"));
+    std::fs::create_dir_all(cwd.join(".rho/prompts")).expect("mkdir");
+    std::fs::write(
+        cwd.join(".rho/prompts/deploy.md"),
+        "---\ndescription: Ship it\n---\nDeploy $1",
+    )
+    .expect("write prompt");
+    std::fs::write(cwd.join("AGENTS.md"), "Always run the linter.").expect("write AGENTS.md");
+    std::fs::write(agent.path().join("settings.json"), r#"{"theme":"light"}"#).expect("settings");
+    h.keys(Input::typed("/reload\n"));
+    h.next_msg().await;
+    let screen = h.screen();
+    assert!(
+        screen.contains("Reloaded settings, skills, prompts"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("[Prompts]") && screen.contains("/deploy"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("[Context]") && screen.contains("AGENTS.md"),
+        "{screen}"
+    );
+    assert!(h.session.templates().iter().any(|t| t.name == "deploy"));
+    assert!(h.session.system_prompt().contains("Always run the linter."));
+    assert_eq!(
+        h.session.with_settings(|s| s.theme().map(str::to_string)),
+        Some("light".into())
+    );
+}
