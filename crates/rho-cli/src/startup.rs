@@ -184,7 +184,7 @@ pub fn load_resources(
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(&agent_dir, &project_dir, args));
+        let (skills, diags) = load_skills(&skill_sources(agent_dir, &project_dir, args));
         warnings.extend(
             diags
                 .into_iter()
@@ -203,7 +203,7 @@ pub fn load_resources(
         custom_base: args
             .system_prompt
             .as_deref()
-            .map(|v| text_or_file(v, &cwd))
+            .map(|v| text_or_file(v, cwd))
             .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
         append: if args.append_system_prompt.is_empty() {
             read_first(&[
@@ -215,14 +215,14 @@ pub fn load_resources(
         } else {
             args.append_system_prompt
                 .iter()
-                .map(|v| text_or_file(v, &cwd))
+                .map(|v| text_or_file(v, cwd))
                 .collect()
         },
         active_tools: Some(active_tools.to_vec()),
         context_files: if args.no_context_files {
             Vec::new()
         } else {
-            load_context_files(&agent_dir, &cwd)
+            load_context_files(agent_dir, cwd)
         },
         skills: skills.clone(),
         cwd: cwd.to_string_lossy().to_string(),

@@ -2,6 +2,7 @@
 //! server (so tests neither share state nor touch a user's tmux), keys go in with
 //! `send-keys`, and the screen comes back as plain text from `capture-pane`. Waiting is
 //! always for a condition, polled, with a deadline that fails the test showing the screen.
+#![allow(dead_code)] // each test file uses a subset
 
 use std::future::Future;
 use std::process::{Command, Output};
