@@ -127,3 +127,24 @@ fn an_html_target_of_a_live_session_gets_the_page() {
     let text = std::fs::read_to_string(out).expect("read");
     assert!(text.starts_with("<!DOCTYPE html>"));
 }
+
+/// The page's script parses (checked with `node --check` where node is installed; skipped with
+/// a notice elsewhere).
+#[test]
+fn the_viewer_script_is_valid_javascript() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("viewer.js");
+    std::fs::write(&script, include_str!("viewer.js")).expect("write");
+    match std::process::Command::new("node")
+        .arg("--check")
+        .arg(&script)
+        .output()
+    {
+        Ok(out) => assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(_) => eprintln!("SKIPPED the_viewer_script_is_valid_javascript: node is not installed"),
+    }
+}

@@ -90,6 +90,43 @@
   toggler(document.getElementById("toggle-thinking"), "details.thinking",
     "Expand thinking", "Collapse thinking");
 
+  // Code blocks: strings, comments, numbers and common keywords coloured. Works on the text
+  // only and builds nodes, so nothing in the code can become markup.
+  var KEYWORDS = new Set(("as async await break case catch class const continue def default do " +
+    "elif else enum export extends false fn for from func function if impl import in interface " +
+    "let loop match mod mut new nil None null pub return self static struct super switch this " +
+    "throw trait true True False try type use var while with yield").split(" "));
+  var TOKEN = /(\/\/[^\n]*|#[^\n]*|\/\*[\s\S]*?\*\/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`|\b\d[\d_.]*\b|\b[A-Za-z_]\w*\b)/g;
+  function highlight(code) {
+    var hashComments = /language-(sh|bash|shell|zsh|python|py|ruby|rb|yaml|yml|toml)/.test(code.className);
+    var text = code.textContent;
+    var out = document.createDocumentFragment();
+    var last = 0;
+    text.replace(TOKEN, function (tok, _g, at) {
+      var kind = null;
+      if (tok[0] === "/" && (tok[1] === "/" || tok[1] === "*")) kind = "c";
+      else if (tok[0] === "#") kind = hashComments ? "c" : null;
+      else if (tok[0] === '"' || tok[0] === "'" || tok[0] === "`") kind = "s";
+      else if (/^\d/.test(tok)) kind = "n";
+      else if (KEYWORDS.has(tok)) kind = "k";
+      if (kind === null) return tok;
+      out.appendChild(document.createTextNode(text.slice(last, at)));
+      var span = document.createElement("span");
+      span.className = "hl-" + kind;
+      span.textContent = tok;
+      out.appendChild(span);
+      last = at + tok.length;
+      return tok;
+    });
+    out.appendChild(document.createTextNode(text.slice(last)));
+    code.textContent = "";
+    code.appendChild(out);
+  }
+
   var start = location.hash.indexOf("#e-") === 0 ? location.hash.slice(3) : "";
   if (entries.has(start)) jump(start); else if (list.dataset.leaf) show(list.dataset.leaf);
+  // Last, so a block it cannot handle never keeps the page from working.
+  document.querySelectorAll("pre code[class^=language-]").forEach(function (code) {
+    try { highlight(code); } catch (e) { /* the block stays plain */ }
+  });
 })();
