@@ -519,8 +519,11 @@ async fn a_process_extension_asks_through_the_tui_dialogs() {
     tmux.send_keys(&["Enter"]);
     tmux.type_text("like grass");
     tmux.send_keys(&["C-s"]);
-    let screen = tmux.wait_for_text("you wrote: green / like grass").await;
-    assert!(screen.contains("picked green"), "status line: {screen}");
+    // The status and the notice are separate fire-and-forget requests: wait for both.
+    tmux.wait_for("the notice and the status line", |s| {
+        s.contains("you wrote: green / like grass") && s.contains("picked green")
+    })
+    .await;
     assert!(
         sb.server.requests().is_empty(),
         "a command that only talks to the user calls no model"
