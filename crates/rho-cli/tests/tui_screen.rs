@@ -119,3 +119,62 @@ async fn export_jsonl_then_import_it_after_a_new_session() {
     tmux.submit("/clone");
     tmux.wait_for_text("Cloned to new session").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scoped_models_choose_what_ctrl_p_cycles_and_are_saved() {
+    if skip_without_tmux("scoped models") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    let tmux = start(&sb).await;
+    tmux.submit("/scoped-models");
+    tmux.wait_for_text("Models for Ctrl+P cycling (all enabled)")
+        .await;
+    tmux.send_keys(&["C-x"]);
+    tmux.wait_for_text("(0/").await;
+    // Enable mock-model and mock-vision: the first two rows.
+    tmux.send_keys(&["Enter", "Down", "Enter"]);
+    tmux.wait_for_text("(2/").await;
+    tmux.send_keys(&["C-s"]);
+    tmux.wait_for_text("(saved to settings)").await;
+    let settings = std::fs::read_to_string(sb.agent.path().join("settings.json")).expect("saved");
+    let json: serde_json::Value = serde_json::from_str(&settings).expect("json");
+    let enabled: Vec<&str> = json["enabledModels"]
+        .as_array()
+        .expect("enabledModels")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(enabled.len(), 2, "{settings}");
+    tmux.send_keys(&["C-p"]);
+    tmux.wait_for("the other model", |s| footer(s).contains("mock-vision"))
+        .await;
+    tmux.send_keys(&["C-p"]);
+    tmux.wait_for("back to the first", |s| {
+        footer(s).contains("(mock) mock-model")
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_picks_up_a_new_prompt_template_and_changelog_shows() {
+    if skip_without_tmux("reload") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    let tmux = start(&sb).await;
+    assert!(!tmux.screen().contains("[Prompts]"));
+    let prompts = sb.cwd.join(".rho/prompts");
+    std::fs::create_dir_all(&prompts).expect("mkdir");
+    std::fs::write(prompts.join("ship.md"), "Ship $1").expect("prompt");
+    tmux.submit("/reload");
+    let screen = tmux
+        .wait_for_text("Reloaded settings, skills, prompts")
+        .await;
+    assert!(
+        screen.contains("[Prompts]") && screen.contains("/ship"),
+        "{screen}"
+    );
+    tmux.submit("/changelog");
+    tmux.wait_for_text("The first version").await;
+}
