@@ -21,7 +21,8 @@ use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
 
 /// The `errorMessage` of a partial reply discarded because steering interrupted it (D4).
-pub const DISCARDED_TEXT: &str = "Discarded: interrupted by a steering message";
+pub const DISCARDED_TEXT: &str =
+    "Interrupted by your message: this partial reply was discarded (not in the context)";
 
 /// True for a reply steering interrupted and discarded (D4): such a reply is ended on the
 /// event stream but never kept in the transcript, persisted or sent to the model.

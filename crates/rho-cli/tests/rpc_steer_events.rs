@@ -74,7 +74,7 @@ async fn a_steer_ends_the_interrupted_reply_and_its_turn() {
     assert!(
         assistants[0]["errorMessage"]
             .as_str()
-            .is_some_and(|m| m.contains("steering")),
+            .is_some_and(|m| m.contains("discarded")),
         "says it was discarded: {}",
         assistants[0]
     );
