@@ -11,6 +11,7 @@ mod model_control;
 mod model_select;
 mod print_mode;
 mod rpc;
+mod sandbox_setup;
 mod session_open;
 mod signals;
 mod startup;

@@ -188,11 +188,15 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
+    let sandbox =
+        crate::sandbox_setup::build(args, &config.settings, &cwd, &agent_dir, &mut warnings)?;
+    config.sandbox = Some(sandbox.clone());
     let tools_config = rho_tools::ToolsConfig {
         shell: rho_tools::exec::ShellConfig {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),
+            sandbox: Some(sandbox),
         },
         ..Default::default()
     };

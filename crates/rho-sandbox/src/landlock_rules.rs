@@ -35,7 +35,7 @@ pub(crate) fn build(policy: &SandboxPolicy) -> Result<RulesetCreated, SandboxErr
         .map_err(setup)?
         .create()
         .map_err(setup)?
-        .set_no_new_privs(true)
+        .no_new_privs(true)
         .add_rules(path_beneath_rules(["/"], read))
         .map_err(setup)?
         .add_rules(path_beneath_rules(DEVICES, all))

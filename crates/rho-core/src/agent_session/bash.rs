@@ -168,6 +168,7 @@ impl AgentSession {
                 shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
                 command_prefix: s.settings.shell_command_prefix().map(str::to_string),
                 bin_dir: None,
+                sandbox: self.sandbox(),
             }
         };
         let cancel = tokio_util::sync::CancellationToken::new();

@@ -36,6 +36,10 @@ impl ExtensionHost for SessionHost {
             .unwrap_or_default()
     }
 
+    fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
+        self.session().and_then(|s| s.sandbox())
+    }
+
     fn model(&self) -> Option<Model> {
         self.session().and_then(|s| s.model())
     }

@@ -89,6 +89,8 @@ pub struct AgentSessionConfig {
     pub credentials: Arc<dyn CredentialStore>,
     /// Performs LLM calls (runs and compaction summaries); `rho_ai::stream` by default.
     pub stream_fn: StreamFn,
+    /// The sandbox for `!cmd` and extension `exec` (the tools carry their own copy).
+    pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
 }
 
 impl AgentSessionConfig {
@@ -111,6 +113,7 @@ impl AgentSessionConfig {
             ui: Arc::new(NoUi),
             credentials: Arc::new(EnvCredentials),
             stream_fn: Arc::new(rho_ai::stream),
+            sandbox: None,
         }
     }
 }
@@ -163,6 +166,7 @@ pub(crate) struct Inner {
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
     pub stream_fn: StreamFn,
+    pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -255,6 +259,7 @@ impl AgentSession {
                 ui: Mutex::new(config.ui),
                 credentials: config.credentials,
                 stream_fn: config.stream_fn,
+                sandbox: config.sandbox,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
@@ -296,6 +301,11 @@ impl AgentSession {
     }
 
     /// A fresh extension context for one emission (EXT-20).
+    /// The session's sandbox, if commands are sandboxed.
+    pub fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
+        self.inner.sandbox.clone()
+    }
+
     pub(crate) fn ext_ctx(&self) -> ExtensionContext {
         ExtensionContext::new(
             Arc::new(host::SessionHost {
