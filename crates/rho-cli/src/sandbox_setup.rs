@@ -12,13 +12,22 @@ use serde_json::Value;
 
 use crate::args::Args;
 
-fn mode(args: &Args, settings: &Settings, warnings: &mut Vec<String>) -> anyhow::Result<SandboxMode> {
+fn mode(
+    args: &Args,
+    settings: &Settings,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<SandboxMode> {
     if let Some(flag) = &args.sandbox {
         return flag.parse().map_err(anyhow::Error::msg);
     }
-    match settings.global_value("sandbox.mode").and_then(Value::as_str) {
+    match settings
+        .global_value("sandbox.mode")
+        .and_then(Value::as_str)
+    {
         Some(text) => Ok(text.parse().unwrap_or_else(|e: String| {
-            warnings.push(format!("settings.json sandbox.mode: {e}; using workspace-write"));
+            warnings.push(format!(
+                "settings.json sandbox.mode: {e}; using workspace-write"
+            ));
             SandboxMode::WorkspaceWrite
         })),
         None => Ok(SandboxMode::WorkspaceWrite),
@@ -68,4 +77,19 @@ pub fn build(
     let sandbox = Sandbox::new(policy, &Probe::detect());
     warnings.extend(sandbox.warning());
     Ok(Arc::new(sandbox))
+}
+
+/// Whether blocked commands are offered to run once unsandboxed: in the interactive mode, and
+/// in RPC only with `"sandbox": {"escalate": true}` (global settings), because a pi client that
+/// never answers UI requests would wait forever.
+pub fn escalate(args: &Args, settings: &Settings) -> bool {
+    use std::io::IsTerminal;
+    let interactive = args.mode.unwrap_or_default() == crate::args::Mode::Text
+        && !args.print
+        && std::io::stdin().is_terminal();
+    interactive
+        || settings
+            .global_value("sandbox.escalate")
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
 }

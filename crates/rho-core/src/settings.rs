@@ -35,11 +35,18 @@ fn lookup<'a>(map: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
 impl Settings {
     /// Reads both scopes. Missing files are empty; broken ones are `{}` plus a warning.
     pub fn load(agent_dir: &Path, project_dir: &Path) -> Settings {
+        Self::load_scopes(agent_dir, Some(project_dir))
+    }
+
+    /// Like [`Settings::load`]; `None` skips the project file (an untrusted project).
+    pub fn load_scopes(agent_dir: &Path, project_dir: Option<&Path>) -> Settings {
         let global_path = agent_dir.join("settings.json");
-        let project_path = project_dir.join("settings.json");
         let mut warnings = Vec::new();
         let (global, global_broken) = read_scope(&global_path, &mut warnings);
-        let (project, _) = read_scope(&project_path, &mut warnings);
+        let project = match project_dir {
+            Some(dir) => read_scope(&dir.join("settings.json"), &mut warnings).0,
+            None => Map::new(),
+        };
         let mut s = Settings::from_scopes(global, project);
         s.global_path = Some(global_path);
         s.global_broken = global_broken;

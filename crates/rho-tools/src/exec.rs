@@ -130,7 +130,8 @@ pub async fn run_shell_command(
         Some(prefix) => format!("{prefix}\n{command}"),
         None => command.to_string(),
     };
-    let mut cmd = crate::sandbox_hook::shell_command(&shell, full_command, config.sandbox.as_ref())?;
+    let mut cmd =
+        crate::sandbox_hook::shell_command(&shell, full_command, config.sandbox.as_ref())?;
     cmd.current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

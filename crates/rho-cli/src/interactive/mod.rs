@@ -13,6 +13,7 @@ mod ext_ui;
 mod footer;
 mod keys;
 mod login;
+mod safety_commands;
 mod session_nav;
 mod settings;
 mod submit;

@@ -199,8 +199,7 @@ async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
             cmd
         }
     };
-    cmd
-        .current_dir(cwd)
+    cmd.current_dir(cwd)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));
