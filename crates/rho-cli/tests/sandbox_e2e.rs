@@ -4,6 +4,7 @@
 #![cfg(target_os = "linux")]
 
 mod common;
+mod support;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -183,4 +184,53 @@ async fn an_unknown_sandbox_mode_is_a_clear_error() {
         "{}",
         stderr(&out)
     );
+}
+
+#[tokio::test]
+async fn print_mode_reports_a_likely_sandbox_denial_to_the_model() {
+    let sb = Sandbox::new().await;
+    let world = World::new("report");
+    let target = world.path("outside/new.txt");
+    let results = run(
+        &sb,
+        &world,
+        &[],
+        &[bash(&format!("echo x > {}", target.display()))],
+    )
+    .await;
+    assert!(!target.exists());
+    assert!(
+        results[0].contains("may have blocked this"),
+        "{}",
+        results[0]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rpc_with_escalation_runs_a_blocked_command_once_unsandboxed_when_confirmed() {
+    let world = World::new("escalate");
+    let target = world.path("outside/escalated.txt");
+    let mut rpc = support::Rpc::start_with(support::Start {
+        settings: Some(json!({"sandbox": {"escalate": true}})),
+        ..Default::default()
+    })
+    .await;
+    rpc.server
+        .push(calls(&[bash(&format!("echo yes > {}", target.display()))]));
+    rpc.server.push(support::reply("done"));
+    rpc.call(json!({"id": "p", "type": "prompt", "message": "go"}))
+        .await;
+    let request = rpc
+        .wait(|v| v["type"] == "extension_ui_request" && v["method"] == "confirm")
+        .await;
+    assert_eq!(request["title"], "Sandbox blocked a command");
+    assert!(!target.exists(), "blocked before the answer");
+    rpc.send(json!({"type": "extension_ui_response", "id": request["id"], "confirmed": true}))
+        .await;
+    rpc.event("agent_end").await;
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("ran unsandboxed"),
+        "yes\n"
+    );
+    assert_eq!(rpc.close().await, Some(0));
 }

@@ -1,5 +1,5 @@
 //! What the sandbox adds to one command: `sh -c true` spawned and waited for, plain and under
-//! each mechanism, median of many runs. Run: `cargo bench -p rho-sandbox --bench spawn_cost`.
+//! each mechanism, median of many runs, in a project with `.git/hooks` and `.rho`. Run: `cargo bench -p rho-sandbox --bench spawn_cost`.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -32,7 +32,10 @@ fn measure(sandbox: &Sandbox) -> Duration {
 }
 
 fn main() {
-    let cwd = std::env::current_dir().expect("cwd");
+    // A project with the folders that stay read-only, so the namespace setup is measured too.
+    let cwd = std::env::temp_dir().join("rho-sandbox-bench-project");
+    std::fs::create_dir_all(cwd.join(".git/hooks")).expect("mkdir");
+    std::fs::create_dir_all(cwd.join(".rho")).expect("mkdir");
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
     let policy =
         |mode, network| SandboxPolicy::new(mode, network, &cwd, home.as_deref(), None, &[]);

@@ -7,7 +7,7 @@
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The prepared namespace setup.
 #[derive(Debug, Clone)]
@@ -42,11 +42,12 @@ fn locked_flags(path: &Path) -> Option<libc::c_ulong> {
 }
 
 impl MountPlan {
-    /// A plan for the existing folders among `read_only`; `None` when there are none.
-    pub(crate) fn new(read_only: &[std::path::PathBuf]) -> Option<Self> {
+    /// A plan for the existing folders among `read_only` that lie inside a writable root
+    /// (the others are read-only already); `None` when there are none.
+    pub(crate) fn new(read_only: &[PathBuf], writable: &[PathBuf]) -> Option<Self> {
         let paths: Vec<(CString, libc::c_ulong)> = read_only
             .iter()
-            .filter(|p| p.is_dir())
+            .filter(|p| p.is_dir() && writable.iter().any(|w| p.starts_with(w)))
             .filter_map(|p| {
                 let flags = locked_flags(p)?;
                 Some((CString::new(p.as_os_str().as_bytes()).ok()?, flags))

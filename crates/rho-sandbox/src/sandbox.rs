@@ -96,7 +96,10 @@ impl Sandbox {
         if probe.landlock_abi.is_some() {
             if let Ok(ruleset) = crate::landlock_rules::build(&self.policy) {
                 self.ruleset = Some(ruleset);
-                self.mounts = crate::mounts::MountPlan::new(&self.policy.read_only_subpaths);
+                self.mounts = crate::mounts::MountPlan::new(
+                    &self.policy.read_only_subpaths,
+                    &self.policy.writable_roots,
+                );
                 self.network_filter = network_off.then(crate::seccomp::network_off_program);
                 return Mechanism::Landlock;
             }
