@@ -84,15 +84,7 @@ impl AgentSession {
         args: &Value,
         cancel: CancellationToken,
     ) -> ToolOutcome {
-        let config = {
-            let s = self.state();
-            rho_tools::exec::ShellConfig {
-                shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
-                command_prefix: s.settings.shell_command_prefix().map(str::to_string),
-                bin_dir: None,
-                sandbox: None,
-            }
-        };
+        let config = self.shell_config(None);
         let tool = rho_tools::BashTool::new(self.cwd(), config);
         let mut ctx = ToolContext::detached(call_id);
         ctx.cancel = cancel;

@@ -99,31 +99,39 @@ impl Rule {
             return true;
         };
         match tool_argument(tool, args, cwd) {
-            Argument::Path(p) => matches(pattern, &p, true),
+            Argument::Path { relative, absolute } if pattern.starts_with('/') => {
+                matches(pattern, &absolute, true) || matches(pattern, &relative, true)
+            }
+            Argument::Path { relative, .. } => matches(pattern, &relative, true),
             Argument::Text(t) => matches(pattern, &t, false),
         }
     }
 }
 
 enum Argument {
-    Path(String),
+    /// Relative to the project when inside it, and absolute; `/`-patterns match the latter.
+    Path { relative: String, absolute: String },
     Text(String),
 }
 
-/// What a rule's pattern is matched against: the command for `bash`, the path (relative to
-/// the project when inside it) for file tools, the arguments as JSON for anything else.
+/// What a rule's pattern is matched against: the command for `bash`, the path for file tools
+/// (relative to the project when inside it; a pattern starting with `/` matches the absolute
+/// path), the arguments as JSON for anything else.
 fn tool_argument(tool: &str, args: &Value, cwd: &Path) -> Argument {
     let field = |name: &str| args.get(name).and_then(Value::as_str);
     match tool {
         "bash" => Argument::Text(field("command").unwrap_or_default().to_string()),
         "read" | "write" | "edit" | "grep" | "find" | "ls" => {
             let raw = field("path").unwrap_or(".");
-            let path = Path::new(raw);
-            let shown = match path.strip_prefix(cwd) {
-                Ok(rel) => rel.to_string_lossy().into_owned(),
-                Err(_) => raw.trim_start_matches("./").to_string(),
+            let absolute = cwd.join(raw);
+            let relative = match absolute.strip_prefix(cwd) {
+                Ok(rel) => rel.to_string_lossy().trim_start_matches("./").to_string(),
+                Err(_) => raw.to_string(),
             };
-            Argument::Path(shown)
+            Argument::Path {
+                relative,
+                absolute: absolute.to_string_lossy().into_owned(),
+            }
         }
         _ => Argument::Text(args.to_string()),
     }
