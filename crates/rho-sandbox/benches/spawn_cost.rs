@@ -13,22 +13,31 @@ fn median(mut samples: Vec<Duration>) -> Duration {
     samples[samples.len() / 2]
 }
 
-fn measure(sandbox: &Sandbox) -> Duration {
+fn once(sandbox: &Sandbox) -> Duration {
     let args = ["-c".into(), "true".into()];
-    let samples = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            let status = sandbox
-                .command(Path::new("/bin/sh"), &args)
-                .and_then(|mut c| {
-                    c.status()
-                        .map_err(|e| rho_sandbox::SandboxError::Setup(e.to_string()))
-                });
-            assert!(status.is_ok_and(|s| s.success()), "command ran");
-            start.elapsed()
-        })
-        .collect();
-    median(samples)
+    let start = Instant::now();
+    let ok = sandbox
+        .command(Path::new("/bin/sh"), &args)
+        .ok()
+        .and_then(|mut c| c.status().ok())
+        .is_some_and(|s| s.success());
+    assert!(ok, "command ran");
+    start.elapsed()
+}
+
+/// Runs plain and sandboxed alternately so machine load hits both alike; returns the median
+/// plain time, the median sandboxed time and the median of the pairwise differences.
+fn compare(plain: &Sandbox, sandbox: &Sandbox) -> (Duration, Duration, i128) {
+    let (mut a, mut b, mut diff) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        let p = once(plain);
+        let s = once(sandbox);
+        diff.push(s.as_micros() as i128 - p.as_micros() as i128);
+        a.push(p);
+        b.push(s);
+    }
+    diff.sort();
+    (median(a), median(b), diff[diff.len() / 2])
 }
 
 fn main() {
@@ -40,22 +49,18 @@ fn main() {
     let policy =
         |mode, network| SandboxPolicy::new(mode, network, &cwd, home.as_deref(), None, &[]);
     let probe = Probe::detect();
-    let plain = measure(&Sandbox::off());
-    println!(
-        "plain sh -c true:                 {:>8.0} µs",
-        plain.as_micros()
-    );
+    let plain = Sandbox::off();
     let build = Instant::now();
     let ww = Sandbox::new(
         policy(SandboxMode::WorkspaceWrite, NetworkAccess::On),
         &probe,
     );
     println!(
-        "building the sandbox (once):      {:>8.0} µs",
+        "building the sandbox (once per session): {} µs",
         build.elapsed().as_micros()
     );
-    let cases = [
-        ("workspace-write, Landlock", ww),
+    let mut cases = vec![
+        ("workspace-write, Landlock + mounts", ww),
         (
             "workspace-write + network off",
             Sandbox::new(
@@ -68,26 +73,26 @@ fn main() {
             Sandbox::new(policy(SandboxMode::ReadOnly, NetworkAccess::On), &probe),
         ),
     ];
-    for (name, sandbox) in &cases {
-        let t = measure(sandbox);
-        let added = t.as_micros() as i128 - plain.as_micros() as i128;
-        println!("{name:<33} {:>8.0} µs  (+{added} µs)", t.as_micros());
-    }
     if let Some(bwrap) = probe.bwrap.clone() {
         let no_landlock = Probe {
             landlock_abi: None,
             bwrap: Some(bwrap),
         };
-        let sandbox = Sandbox::new(
-            policy(SandboxMode::WorkspaceWrite, NetworkAccess::On),
-            &no_landlock,
-        );
-        let t = measure(&sandbox);
-        let added = t.as_micros() as i128 - plain.as_micros() as i128;
-        println!(
-            "{:<33} {:>8.0} µs  (+{added} µs)",
+        cases.push((
             "workspace-write, bubblewrap",
-            t.as_micros()
+            Sandbox::new(
+                policy(SandboxMode::WorkspaceWrite, NetworkAccess::On),
+                &no_landlock,
+            ),
+        ));
+    }
+    println!("sh -c true, median of {RUNS} alternating runs:");
+    for (name, sandbox) in &cases {
+        let (p, s, added) = compare(&plain, sandbox);
+        println!(
+            "  {name:<36} plain {:>6} µs  sandboxed {:>6} µs  added {added:>6} µs",
+            p.as_micros(),
+            s.as_micros()
         );
     }
 }

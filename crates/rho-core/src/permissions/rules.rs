@@ -110,7 +110,10 @@ impl Rule {
 
 enum Argument {
     /// Relative to the project when inside it, and absolute; `/`-patterns match the latter.
-    Path { relative: String, absolute: String },
+    Path {
+        relative: String,
+        absolute: String,
+    },
     Text(String),
 }
 
