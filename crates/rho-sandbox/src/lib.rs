@@ -21,4 +21,4 @@ pub use denial::{looks_like_denial, Denial};
 pub use error::{SandboxError, WriteDenied};
 pub use policy::{well_known_caches, NetworkAccess, SandboxMode, SandboxPolicy};
 pub use probe::Probe;
-pub use sandbox::{Mechanism, Sandbox, SandboxedCommand};
+pub use sandbox::{Mechanism, Sandbox};

@@ -24,9 +24,6 @@ pub enum Mechanism {
     Refused(SandboxError),
 }
 
-/// A program and its arguments after sandboxing (for callers that build their own command).
-pub type SandboxedCommand = Command;
-
 /// A session's sandbox.
 pub struct Sandbox {
     policy: SandboxPolicy,
