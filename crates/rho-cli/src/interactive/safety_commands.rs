@@ -60,7 +60,7 @@ impl App {
                 };
                 self.notice(
                     format!(
-                        "{what} {}. Project resources follow this from the next start of rho.",
+                        "{what} {}. Project resources follow this after /reload or the next start.",
                         cwd.display()
                     ),
                     false,
