@@ -253,8 +253,8 @@ pub fn load_resources(
             .or_else(|| read_first(&scoped(project_dir, agent_dir, "SYSTEM.md"))),
         append: if args.append_system_prompt.is_empty() {
             read_first(&scoped(project_dir, agent_dir, "APPEND_SYSTEM.md"))
-            .into_iter()
-            .collect()
+                .into_iter()
+                .collect()
         } else {
             args.append_system_prompt
                 .iter()
