@@ -1,8 +1,8 @@
 //! Starting extension processes: `-e PATH` (always), then, unless `--no-extensions`, the
 //! settings `extensions` list and the extension directories `<project>/.rho/extensions/`,
-//! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17)
-//! and `<agentDir>/extensions/` (docs/extensions.md). A failing extension is a warning; the
-//! session starts without it.
+//! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17; both
+//! only in a trusted project) and `<agentDir>/extensions/` (docs/extensions.md). A failing
+//! extension is a warning; the session starts without it.
 
 use std::path::{Path, PathBuf};
 
@@ -47,7 +47,7 @@ pub fn sources(
     args: &Args,
     settings: &Settings,
     agent_dir: &Path,
-    project_dirs: &[PathBuf],
+    project_dir: Option<&Path>,
     cwd: &Path,
 ) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
@@ -58,7 +58,7 @@ pub fn sources(
             agent_dir.join(expanded)
         }));
         let mut project: Vec<PathBuf> = Vec::new();
-        for dir in project_dirs {
+        for dir in rho_core::resources::project_dirs::folders_of(project_dir) {
             for file in discover(&dir.join("extensions")) {
                 if !project.iter().any(|p| p.file_name() == file.file_name()) {
                     project.push(file);
@@ -134,8 +134,14 @@ mod tests {
             std::fs::write(&path, "").expect("write");
         }
         let agent = cwd.join("agent");
-        let dirs = rho_core::resources::project_dirs::project_dirs(cwd);
-        let found = sources(&Args::default(), &Settings::default(), &agent, &dirs, cwd);
+        let rho = cwd.join(".rho");
+        let found = sources(
+            &Args::default(),
+            &Settings::default(),
+            &agent,
+            Some(&rho),
+            cwd,
+        );
         assert_eq!(
             found,
             [

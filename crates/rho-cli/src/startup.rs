@@ -1,6 +1,7 @@
 //! From flags and files to a ready [`AgentSession`]: agent dir, settings, models.json,
 //! credentials, model and thinking level, resources, system prompt and the session store.
 
+use rho_core::permissions::{PermissionMode, READ_ONLY_TOOLS};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -11,7 +12,7 @@ use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
 use rho_core::resources::context_files::load_context_files;
-use rho_core::resources::project_dirs::{in_project_dirs, project_dirs};
+use rho_core::resources::project_dirs::folders_of;
 use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
 use rho_core::session::paths::agent_dir;
@@ -25,6 +26,9 @@ use crate::list_models;
 use crate::model_select::{resolve_cli_model, select, Selection, SelectionInput};
 use crate::session_open;
 use crate::tool_names::active_tools;
+
+/// The project config directory name (pi uses `.pi`).
+pub const PROJECT_DIR: &str = ".rho";
 
 /// A built session plus what the user should be told about its setup.
 pub struct Startup {
@@ -43,8 +47,12 @@ struct Registry {
 
 /// Loads settings, models.json and auth.json. `--api-key` applies to the provider of the
 /// model named by `--model` (or the first `--models` match), as pi does.
-fn load_registry(args: &Args, agent_dir: &Path, cwd: &Path) -> anyhow::Result<Registry> {
-    let settings = Settings::load_layers(agent_dir, &project_dirs(cwd));
+fn load_registry(
+    args: &Args,
+    agent_dir: &Path,
+    project_dir: Option<&Path>,
+) -> anyhow::Result<Registry> {
+    let settings = Settings::load_scopes(agent_dir, project_dir);
     let mut warnings = settings.warnings.clone();
     let models = load_models(&agent_dir.join("models.json"), builtin_models());
     if let Some(e) = &models.error {
@@ -84,10 +92,22 @@ pub fn list_models_text(
     search: Option<&str>,
 ) -> anyhow::Result<(String, Vec<String>)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let dir = agent_dir();
-    let reg = load_registry(args, &dir, &cwd)?;
+    let agent_dir = agent_dir();
+    let trust = crate::trust_setup::resolve(
+        args,
+        &agent_dir,
+        &cwd,
+        cwd.join(PROJECT_DIR),
+        &mut Vec::new(),
+    );
+    let reg = load_registry(args, &agent_dir, trust.project_dir.as_deref())?;
     let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
-    let text = list_models::render(&reg.credentials.models.models, &has_auth, search, &dir);
+    let text = list_models::render(
+        &reg.credentials.models.models,
+        &has_auth,
+        search,
+        &agent_dir,
+    );
     Ok((text, reg.warnings))
 }
 
@@ -103,27 +123,48 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
             agent_dir.join("auth.json").display()
         ));
     }
-    let settings = Settings::load_layers(&agent_dir, &project_dirs(&cwd));
+    let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
     let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
     let session_cwd = PathBuf::from(session.cwd());
     if session_cwd != cwd {
         cwd = session_cwd;
     }
+    let trust = crate::trust_setup::resolve(
+        args,
+        &agent_dir,
+        &cwd,
+        cwd.join(PROJECT_DIR),
+        &mut early_warnings,
+    );
+    let project_dir = trust.project_dir.clone();
     let Registry {
         settings,
         credentials,
         mut warnings,
-    } = load_registry(args, &agent_dir, &cwd)?;
+    } = load_registry(args, &agent_dir, project_dir.as_deref())?;
     warnings.splice(0..0, early_warnings);
     let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
     record_initial_state(&mut session, &selection)?;
-    let tools = active_tools(args);
-    let projects = project_dirs(&cwd);
+    let mut tools = active_tools(args);
+    let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
+    if permissions.mode == PermissionMode::Plan && args.tools.is_none() && !tools.builtin.is_empty()
+    {
+        // Plan mode looks around with every reader instead of the default set's one.
+        tools.builtin = READ_ONLY_TOOLS.map(String::from).to_vec();
+    }
+    tools.builtin.retain(|name| permissions.exposes(name));
     let Resources {
         skills,
         templates,
         prompt_options,
-    } = load_resources(args, &agent_dir, &cwd, &tools.builtin, &mut warnings);
+    } = load_resources(
+        args,
+        &agent_dir,
+        &cwd,
+        project_dir.as_deref(),
+        &tools.builtin,
+        &mut warnings,
+    );
     let mut config = AgentSessionConfig::new(cwd.clone());
     config.base_system_prompt = build_system_prompt(&prompt_options);
     config.prompt_options = Some(prompt_options.clone());
@@ -133,22 +174,33 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
-    let extension_paths =
-        crate::extensions::sources(args, &config.settings, &agent_dir, &projects, &cwd);
+    let extension_paths = crate::extensions::sources(
+        args,
+        &config.settings,
+        &agent_dir,
+        project_dir.as_deref(),
+        &cwd,
+    );
     let has_ui = args.mode == Some(crate::args::Mode::Rpc);
     config.extensions =
         crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
     for ext in &mut config.extensions {
-        ext.retain_tools(|name| tools.allows_extension_tool(name));
+        ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
     }
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
+    config.permissions = permissions;
+    let sandbox =
+        crate::sandbox_setup::build(args, &config.settings, &cwd, &agent_dir, &mut warnings)?;
+    config.sandbox = Some(sandbox.clone());
+    config.escalate = crate::sandbox_setup::escalate(args, &config.settings);
     let tools_config = rho_tools::ToolsConfig {
         shell: rho_tools::exec::ShellConfig {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),
+            sandbox: Some(sandbox),
         },
         ..Default::default()
     };
@@ -171,19 +223,20 @@ pub struct Resources {
     pub prompt_options: SystemPromptOptions,
 }
 
-/// Reads [`Resources`] for `cwd`; problems found become `warnings`.
+/// Reads [`Resources`] for `cwd`; `project_dir` is `None` for an untrusted project (only the
+/// agent dir's and the flags' resources load). Problems found become `warnings`.
 pub fn load_resources(
     args: &Args,
     agent_dir: &Path,
     cwd: &Path,
+    project_dir: Option<&Path>,
     active_tools: &[String],
     warnings: &mut Vec<String>,
 ) -> Resources {
-    let projects = project_dirs(cwd);
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(agent_dir, &projects, args));
+        let (skills, diags) = load_skills(&skill_sources(agent_dir, project_dir, args));
         warnings.extend(
             diags
                 .into_iter()
@@ -194,8 +247,7 @@ pub fn load_resources(
     let templates = if args.no_prompt_templates {
         Vec::new()
     } else {
-        let mut sources = in_project_dirs(cwd, "prompts");
-        sources.push(agent_dir.join("prompts"));
+        let mut sources = scoped(project_dir, agent_dir, "prompts");
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
@@ -204,9 +256,9 @@ pub fn load_resources(
             .system_prompt
             .as_deref()
             .map(|v| text_or_file(v, cwd))
-            .or_else(|| read_first(&with_agent_file(cwd, agent_dir, "SYSTEM.md"))),
+            .or_else(|| read_first(&scoped(project_dir, agent_dir, "SYSTEM.md"))),
         append: if args.append_system_prompt.is_empty() {
-            read_first(&with_agent_file(cwd, agent_dir, "APPEND_SYSTEM.md"))
+            read_first(&scoped(project_dir, agent_dir, "APPEND_SYSTEM.md"))
                 .into_iter()
                 .collect()
         } else {
@@ -323,12 +375,21 @@ fn record_initial_state(session: &mut SessionManager, selection: &Selection) -> 
     Ok(())
 }
 
-fn skill_sources(agent_dir: &Path, projects: &[PathBuf], args: &Args) -> Vec<SkillSource> {
-    let mut sources: Vec<SkillSource> = projects
-        .iter()
-        .chain(std::iter::once(&agent_dir.to_path_buf()))
-        .map(|dir| SkillSource {
-            path: dir.join("skills"),
+/// `name` in the project folders (when trusted: `.rho/`, then pi's `.pi/`, D17) and then in
+/// the agent dir, in that order.
+fn scoped(project_dir: Option<&Path>, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
+    folders_of(project_dir)
+        .into_iter()
+        .chain([agent_dir.to_path_buf()])
+        .map(|dir| dir.join(name))
+        .collect()
+}
+
+fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> Vec<SkillSource> {
+    let mut sources: Vec<SkillSource> = scoped(project_dir, agent_dir, "skills")
+        .into_iter()
+        .map(|path| SkillSource {
+            path,
             top_level_md: true,
         })
         .collect();
@@ -337,13 +398,6 @@ fn skill_sources(agent_dir: &Path, projects: &[PathBuf], args: &Args) -> Vec<Ski
         top_level_md: true,
     }));
     sources
-}
-
-/// `name` in each project folder, then in the agent dir: the order in which it applies.
-fn with_agent_file(cwd: &Path, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
-    let mut paths = in_project_dirs(cwd, name);
-    paths.push(agent_dir.join(name));
-    paths
 }
 
 fn read_first(paths: &[PathBuf]) -> Option<String> {

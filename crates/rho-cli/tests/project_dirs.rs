@@ -18,6 +18,8 @@ async fn start_in(prepare: impl FnOnce(&std::path::Path)) -> Rpc {
     prepare(&home.path().join("work"));
     Rpc::start_with(Start {
         home: Some(home),
+        // Project folders are read only in a trusted project.
+        args: vec!["--approve".into()],
         ..Start::default()
     })
     .await

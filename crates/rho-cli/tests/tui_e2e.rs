@@ -542,3 +542,32 @@ async fn a_message_on_the_command_line_is_sent_when_the_screen_opens() {
     assert!(screen.contains("hello from argv"), "{screen}");
     assert_eq!(user_texts(&sb, 0), vec!["hello from argv".to_string()]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ask_rule_is_answered_in_the_confirm_dialog() {
+    if skip_without_tmux("permission ask") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    std::fs::write(
+        sb.agent.path().join("settings.json"),
+        r#"{"permissions": {"ask": ["bash(touch *)"]}}"#,
+    )
+    .expect("settings");
+    sb.server
+        .push(tool_call("bash", r#"{"command":"touch refused.txt"}"#));
+    sb.server.push(streamed(&["refused"]));
+    sb.server
+        .push(tool_call("bash", r#"{"command":"touch allowed.txt"}"#));
+    sb.server.push(streamed(&["allowed"]));
+    let tmux = start(&sb).await;
+    tmux.submit("first");
+    tmux.wait_for_text("Allow this tool call?").await;
+    tmux.send_keys(&["n"]);
+    tmux.wait_for_text("Permission denied by the user").await;
+    tmux.submit("second");
+    tmux.wait_for_text("bash: touch allowed.txt").await;
+    tmux.send_keys(&["y"]);
+    until("allowed.txt exists", || sb.cwd.join("allowed.txt").exists()).await;
+    assert!(!sb.cwd.join("refused.txt").exists());
+}

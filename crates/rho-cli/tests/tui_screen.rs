@@ -37,6 +37,12 @@ async fn the_first_frame_lists_what_is_loaded_and_shows_provider_and_context_use
     let prompts = sb.cwd.join(".rho/prompts");
     std::fs::create_dir_all(&prompts).expect("mkdir");
     std::fs::write(prompts.join("review.md"), "Review $1").expect("prompt");
+    // Project prompts load once the folder is trusted (what /trust saves).
+    std::fs::write(
+        sb.agent.path().join("trust.json"),
+        serde_json::json!({ sb.cwd.display().to_string(): true }).to_string(),
+    )
+    .expect("trust.json");
     let skill = sb.agent.path().join("skills/pdf-tools");
     std::fs::create_dir_all(&skill).expect("mkdir");
     std::fs::write(
@@ -167,6 +173,8 @@ async fn reload_picks_up_a_new_prompt_template_and_changelog_shows() {
     let prompts = sb.cwd.join(".rho/prompts");
     std::fs::create_dir_all(&prompts).expect("mkdir");
     std::fs::write(prompts.join("ship.md"), "Ship $1").expect("prompt");
+    tmux.submit("/trust");
+    tmux.wait_for_text("Trusted").await;
     tmux.submit("/reload");
     let screen = tmux
         .wait_for_text("Reloaded settings, skills, prompts")

@@ -4,8 +4,10 @@
 pub mod agent_session;
 pub mod compaction;
 pub mod extensions;
+pub mod permissions;
 pub mod resources;
 pub mod session;
 pub mod settings;
 mod settings_edit;
 pub mod system_prompt;
+pub mod trust;

@@ -14,6 +14,7 @@ mod footer;
 mod keys;
 mod login;
 mod reload;
+mod safety_commands;
 mod scoped_models;
 mod session_cmds;
 mod session_nav;

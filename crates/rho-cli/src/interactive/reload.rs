@@ -6,8 +6,7 @@
 use rho_core::settings::Settings;
 
 use super::app::{App, AppMsg};
-use crate::startup::{load_resources, Resources};
-use rho_core::resources::project_dirs::project_dirs;
+use crate::startup::{load_resources, Resources, PROJECT_DIR};
 
 impl App {
     /// Re-reads everything from disk in a task; [`AppMsg::Reloaded`] finishes on screen.
@@ -25,13 +24,28 @@ impl App {
             );
         }
         let cwd = self.session.cwd().to_path_buf();
-        let settings = Settings::load_layers(&self.agent_dir, &project_dirs(&cwd));
         let mut warnings = Vec::new();
+        let trust = crate::trust_setup::resolve(
+            &self.args,
+            &self.agent_dir,
+            &cwd,
+            cwd.join(PROJECT_DIR),
+            &mut warnings,
+        );
+        let project_dir = trust.project_dir;
+        let settings = Settings::load_scopes(&self.agent_dir, project_dir.as_deref());
         let Resources {
             skills,
             templates,
             prompt_options,
-        } = load_resources(&self.args, &self.agent_dir, &cwd, &[], &mut warnings);
+        } = load_resources(
+            &self.args,
+            &self.agent_dir,
+            &cwd,
+            project_dir.as_deref(),
+            &[],
+            &mut warnings,
+        );
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {

@@ -185,6 +185,10 @@ async fn reload_reads_prompts_context_files_and_settings_again() {
     .expect("write prompt");
     std::fs::write(cwd.join("AGENTS.md"), "Always run the linter.").expect("write AGENTS.md");
     std::fs::write(agent.path().join("settings.json"), r#"{"theme":"light"}"#).expect("settings");
+    // Project prompts need a trusted folder (what /trust saves).
+    rho_core::trust::TrustStore::new(agent.path())
+        .set(&cwd, Some(true))
+        .expect("trust");
     h.keys(Input::typed("/reload\n"));
     h.next_msg().await;
     let screen = h.screen();
