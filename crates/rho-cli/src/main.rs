@@ -1,6 +1,7 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
+mod event_out;
 mod credentials;
 mod export;
 mod extensions;
