@@ -1,7 +1,7 @@
 //! `export_html`: a self-contained HTML page of the session's conversation (the format is
 //! not a compatibility requirement, interfaces spec §1.4; the paths and errors are).
 
-use std::fmt::Write as _;
+use std::io::{self, BufWriter, Write};
 use std::path::Path;
 
 use rho_agent::AgentMessage;
@@ -33,13 +33,27 @@ pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
             )))
         }
     };
-    let html = render(&title, &rpc.session.messages());
-    std::fs::write(&path, html).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
+    let written = std::fs::File::create(&path).and_then(|file| {
+        let mut out = BufWriter::new(file);
+        rpc.session
+            .agent()
+            .with_state(|state| render(&mut out, &title, &state.messages))?;
+        out.flush()
+    });
+    written.map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
     Ok(json!({ "path": path.to_string_lossy() }))
 }
 
-fn render(title: &str, messages: &[AgentMessage]) -> String {
-    let mut body = String::new();
+/// Writes the page straight from the transcript (no copy of the messages).
+fn render(out: &mut impl Write, title: &str, messages: &[AgentMessage]) -> io::Result<()> {
+    write!(
+        out,
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\
+         <style>body{{font-family:sans-serif;max-width:60em;margin:auto}}\
+         pre{{white-space:pre-wrap}}.user{{background:#eef}}</style></head>\
+         <body><h1>{t}</h1>\n",
+        t = escape(title)
+    )?;
     for m in messages {
         let text = match m {
             AgentMessage::User(u) => u.content.text(),
@@ -53,20 +67,14 @@ fn render(title: &str, messages: &[AgentMessage]) -> String {
             AgentMessage::BashExecution(b) => format!("$ {}\n{}", b.command, b.output),
             other => serde_json::to_string(other).unwrap_or_default(),
         };
-        let _ = writeln!(
-            body,
+        writeln!(
+            out,
             "<section class=\"{role}\"><h2>{role}</h2><pre>{}</pre></section>",
             escape(&text),
             role = m.role()
-        );
+        )?;
     }
-    format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\
-         <style>body{{font-family:sans-serif;max-width:60em;margin:auto}}\
-         pre{{white-space:pre-wrap}}.user{{background:#eef}}</style></head>\
-         <body><h1>{t}</h1>\n{body}</body></html>\n",
-        t = escape(title)
-    )
+    out.write_all(b"</body></html>\n")
 }
 
 fn escape(text: &str) -> String {
