@@ -1,8 +1,8 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
-mod event_out;
 mod credentials;
+mod event_out;
 mod export;
 mod extensions;
 mod file_args;

@@ -442,7 +442,11 @@ impl Transcript {
     /// `partial`: `a` is the streaming reply's partial message (its blocks only grow).
     fn sync_assistant(&mut self, i: usize, a: &AssistantMessage, partial: bool) {
         if let View::Assistant(v) = &mut self.slots[i].view {
-            let changed = if partial { v.sync_partial(a) } else { v.sync(a) };
+            let changed = if partial {
+                v.sync_partial(a)
+            } else {
+                v.sync(a)
+            };
             if changed {
                 self.mark(i);
             }

@@ -49,7 +49,13 @@ pub struct Agent {
 
 impl Agent {
     /// Spawns the agent with `agent_dir` as its config dir and `cwd` as its project.
-    pub fn spawn(kind: &Kind, agent_dir: &Path, cwd: &Path, args: &[&str], mode: ReaderMode) -> Agent {
+    pub fn spawn(
+        kind: &Kind,
+        agent_dir: &Path,
+        cwd: &Path,
+        args: &[&str],
+        mode: ReaderMode,
+    ) -> Agent {
         let mut cmd = match kind {
             Kind::Rho => Command::new(env!("CARGO_BIN_EXE_rho")),
             Kind::Pi(parts) => {
@@ -197,7 +203,12 @@ fn cpu_ms(pid: u32) -> f64 {
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
     (ticks(11) + ticks(12)) as f64 * 1000.0 / hz
 }

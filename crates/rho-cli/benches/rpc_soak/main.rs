@@ -36,7 +36,11 @@ fn options() -> Options {
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--pi" => o.pi = args.next().map(|c| c.split_whitespace().map(String::from).collect()),
+            "--pi" => {
+                o.pi = args
+                    .next()
+                    .map(|c| c.split_whitespace().map(String::from).collect())
+            }
             "--only" => match args.next().as_deref() {
                 Some("streams") => o.sessions = false,
                 Some("sessions") => o.streams = false,
@@ -93,7 +97,16 @@ fn main() {
 fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
     println!(
         "{:<4} {:>7} {:<6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  complete",
-        "", "deltas", "reader", "replies", "wall ms", "CPU ms", "µs/delta", "peak MiB", "updates", "MiB read"
+        "",
+        "deltas",
+        "reader",
+        "replies",
+        "wall ms",
+        "CPU ms",
+        "µs/delta",
+        "peak MiB",
+        "updates",
+        "MiB read"
     );
     for kind in kinds {
         let mut per_delta = Vec::new();
@@ -105,7 +118,10 @@ fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
                 let reader = if slow { "pause" } else { "fast" };
                 let Some(f) = stream::measure(kind, server, agent_dir, cwd, deltas, replies, slow)
                 else {
-                    println!("{:<4} {deltas:>7} {reader:<6} failed (the agent exited or stalled)", kind.name());
+                    println!(
+                        "{:<4} {deltas:>7} {reader:<6} failed (the agent exited or stalled)",
+                        kind.name()
+                    );
                     continue;
                 };
                 if !slow {
@@ -121,7 +137,10 @@ fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
         if let (Some(first), Some(last)) = (per_delta.first(), per_delta.last()) {
             println!(
                 "{}: CPU per delta at {} deltas = {:.2}× that at {} deltas (fast reader)",
-                kind.name(), last.0, last.1 / first.1, first.0
+                kind.name(),
+                last.0,
+                last.1 / first.1,
+                first.0
             );
         }
     }
@@ -138,13 +157,25 @@ fn sessions(kinds: &[Kind], agent_dir: &Path, cwd: &Path, tmp: &Path) {
         let mut results = Vec::new();
         for kind in kinds {
             let Some(f) = sessions::measure(kind, agent_dir, cwd, &file) else {
-                println!("{:<4} {entries:>7} failed (the agent exited or stalled)", kind.name());
+                println!(
+                    "{:<4} {entries:>7} failed (the agent exited or stalled)",
+                    kind.name()
+                );
                 continue;
             };
-            assert_eq!(f.messages, entries, "{} returned every message", kind.name());
+            assert_eq!(
+                f.messages,
+                entries,
+                "{} returned every message",
+                kind.name()
+            );
             println!(
                 "{:<4} {entries:>7} {:>8.1} {:>15.0} {:>16.0} {:>9.1} {:>9.2}",
-                kind.name(), size as f64 / 1e6, f.open_ms, f.get_messages_ms, f.peak_mib,
+                kind.name(),
+                size as f64 / 1e6,
+                f.open_ms,
+                f.get_messages_ms,
+                f.peak_mib,
                 f.peak_mib * 1024.0 * 1024.0 / size as f64
             );
             results.push(f);

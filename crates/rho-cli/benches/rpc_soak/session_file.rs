@@ -7,7 +7,9 @@ use std::path::Path;
 use serde_json::json;
 
 fn filler(i: usize, len: usize) -> String {
-    let words = ["alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta "];
+    let words = [
+        "alpha ", "beta ", "gamma ", "delta ", "epsilon ", "zeta ", "eta ",
+    ];
     let mut s = format!("entry {i}: ");
     while s.len() < len {
         s.push_str(words[(s.len() + i) % words.len()]);
@@ -18,7 +20,9 @@ fn filler(i: usize, len: usize) -> String {
 fn message(i: usize) -> serde_json::Value {
     let ts = 1_740_820_502_481_i64 + i as i64;
     match i % 3 {
-        0 => json!({"role": "user", "content": [{"type": "text", "text": filler(i, 900)}], "timestamp": ts}),
+        0 => {
+            json!({"role": "user", "content": [{"type": "text", "text": filler(i, 900)}], "timestamp": ts})
+        }
         1 => json!({
             "role": "assistant",
             "content": [

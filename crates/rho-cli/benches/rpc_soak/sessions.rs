@@ -19,7 +19,14 @@ pub fn measure(kind: &Kind, agent_dir: &Path, cwd: &Path, file: &Path) -> Option
     let copy = cwd.join(format!("open-{}.jsonl", kind.name()));
     std::fs::copy(file, &copy).expect("copy the session");
     let path = copy.to_string_lossy().into_owned();
-    let args = ["--session", &path, "--provider", "mock", "--model", "mock-model"];
+    let args = [
+        "--session",
+        &path,
+        "--provider",
+        "mock",
+        "--model",
+        "mock-model",
+    ];
     let mode = ReaderMode { pause_after: None };
     let start = Instant::now();
     let mut agent = Agent::spawn(kind, agent_dir, cwd, &args, mode);

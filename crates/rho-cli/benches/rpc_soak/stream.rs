@@ -44,7 +44,11 @@ fn reply(deltas: usize) -> rho_testkit::MockResponse {
     for i in 0..deltas {
         stream = stream.text(PIECES[i % PIECES.len()]);
     }
-    stream.finish("stop").usage(12, deltas as u64, None).done().response()
+    stream
+        .finish("stop")
+        .usage(12, deltas as u64, None)
+        .done()
+        .response()
 }
 
 /// Streams `replies` replies of `deltas` deltas through one agent process. A slow reader
@@ -62,7 +66,13 @@ pub fn measure(
     let mode = ReaderMode {
         pause_after: slow.then_some((100, PAUSE)),
     };
-    let args = ["--no-session", "--provider", "mock", "--model", "mock-model"];
+    let args = [
+        "--no-session",
+        "--provider",
+        "mock",
+        "--model",
+        "mock-model",
+    ];
     let mut agent = Agent::spawn(kind, agent_dir, cwd, &args, mode);
     agent.send(r#"{"id":"s","type":"get_state"}"#);
     agent.wait_for(r#""command":"get_state""#, |_| {})?;
@@ -71,10 +81,14 @@ pub fn measure(
     let mut complete = true;
     for r in 0..replies {
         server.push(reply(deltas));
-        agent.send(&format!(r#"{{"id":"p{r}","type":"prompt","message":"go"}}"#));
+        agent.send(&format!(
+            r#"{{"id":"p{r}","type":"prompt","message":"go"}}"#
+        ));
         let mut ended = false;
         let end = agent.wait_for(r#"{"type":"agent_end""#, |line| {
-            if line.starts_with(r#"{"type":"message_end""#) && line.contains(r#""role":"assistant""#) {
+            if line.starts_with(r#"{"type":"message_end""#)
+                && line.contains(r#""role":"assistant""#)
+            {
                 ended = line.contains(&expected);
             }
         })?;

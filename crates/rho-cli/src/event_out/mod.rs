@@ -17,8 +17,8 @@ use rho_core::agent_session::SessionEvent;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
-pub use backlog::{delivery_v073, Ack, Delivery};
 use backlog::Backlog;
+pub use backlog::{delivery_v073, Ack, Delivery};
 use encode::Encoder;
 
 /// Encoded bytes the writer holds before it stops encoding and only writes.

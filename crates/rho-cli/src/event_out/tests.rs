@@ -123,10 +123,22 @@ async fn a_backlog_of_deltas_is_written_as_one_update_carrying_all_of_them() {
         ]
     );
     let update = &lines[2];
-    assert_eq!(update["assistantMessageEvent"]["delta"], full_text(n).as_str());
-    assert_eq!(update["message"]["content"][0]["text"], full_text(n).as_str());
-    assert_eq!(update["message"], update["assistantMessageEvent"]["partial"]);
-    assert_eq!(lines[5]["message"]["content"][0]["text"], full_text(n).as_str());
+    assert_eq!(
+        update["assistantMessageEvent"]["delta"],
+        full_text(n).as_str()
+    );
+    assert_eq!(
+        update["message"]["content"][0]["text"],
+        full_text(n).as_str()
+    );
+    assert_eq!(
+        update["message"],
+        update["assistantMessageEvent"]["partial"]
+    );
+    assert_eq!(
+        lines[5]["message"]["content"][0]["text"],
+        full_text(n).as_str()
+    );
 }
 
 #[tokio::test]
@@ -166,7 +178,10 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
         };
         let mut encoder = super::encode::Encoder::default();
         encoder.encode(merged.unwrap_or(item), &mut out);
-        assert_eq!(String::from_utf8(out).expect("utf-8"), format!("{expected}\n"));
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            format!("{expected}\n")
+        );
     }
     let tool = AssistantMessageEvent::ToolCallDelta {
         content_index: 0,
@@ -187,5 +202,8 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
         &mut out,
     );
     let expected = serde_json::to_string(&event).expect("serializes");
-    assert_eq!(String::from_utf8(out).expect("utf-8"), format!("{expected}\n"));
+    assert_eq!(
+        String::from_utf8(out).expect("utf-8"),
+        format!("{expected}\n")
+    );
 }
