@@ -2,6 +2,7 @@
 
 mod args;
 mod credentials;
+mod event_out;
 mod export;
 mod extensions;
 mod file_args;

@@ -298,12 +298,12 @@ impl Transcript {
             }
             AgentEvent::MessageUpdate { message, .. } => {
                 if let (Some(i), Some(a)) = (self.streaming, message.as_assistant()) {
-                    self.sync_assistant(i, a);
+                    self.sync_assistant(i, a, true);
                 }
             }
             AgentEvent::MessageEnd { message } => {
                 if let (Some(i), Some(a)) = (self.streaming.take(), message.as_assistant()) {
-                    self.sync_assistant(i, a);
+                    self.sync_assistant(i, a, false);
                     self.record_usage(a);
                     if is_discarded(a) {
                         self.drop_announced_calls(i);
@@ -465,9 +465,15 @@ impl Transcript {
             .expect("an assistant view was just pushed")
     }
 
-    fn sync_assistant(&mut self, i: usize, a: &AssistantMessage) {
+    /// `partial`: `a` is the streaming reply's partial message (its blocks only grow).
+    fn sync_assistant(&mut self, i: usize, a: &AssistantMessage, partial: bool) {
         if let View::Assistant(v) = &mut self.slots[i].view {
-            if v.sync(a) {
+            let changed = if partial {
+                v.sync_partial(a)
+            } else {
+                v.sync(a)
+            };
+            if changed {
                 self.mark(i);
             }
         }
