@@ -215,19 +215,31 @@ pub enum SettingsError {
 }
 
 fn read_scope(path: &Path, warnings: &mut Vec<String>) -> (Map<String, Value>, bool) {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (Map::new(), false);
-    };
-    match serde_json::from_str::<Map<String, Value>>(&text) {
-        Ok(m) => (m, false),
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Map::new(), false),
         Err(e) => {
+            // An unreadable file (permissions, a directory, not UTF-8) must not pass silently:
+            // the user's settings would be ignored without a word (issue 17 #6).
             warnings.push(format!(
-                "{}: invalid JSON ({e}); using defaults",
+                "{}: cannot read ({e}); using defaults",
                 path.display()
             ));
+            return (Map::new(), true);
+        }
+    };
+    match parse_scope(&text) {
+        Ok(m) => (m, false),
+        Err(e) => {
+            warnings.push(format!("{}: {e}; using defaults", path.display()));
             (Map::new(), true)
         }
     }
+}
+
+/// Parses one settings.json text: a JSON object, else an error naming what is wrong.
+pub fn parse_scope(text: &str) -> Result<Map<String, Value>, String> {
+    serde_json::from_str::<Map<String, Value>>(text).map_err(|e| format!("invalid JSON ({e})"))
 }
 
 /// pi's read-time migrations: `queueMode` → `steeringMode`; boolean `websockets` → `transport`;
@@ -332,6 +344,20 @@ mod tests {
             std::fs::read_to_string(agent.join("settings.json")).expect("read"),
             "{ not json"
         );
+    }
+
+    #[test]
+    fn unreadable_file_warns_naming_it_and_is_never_overwritten() {
+        // Issue 17 #6: a settings.json that exists but cannot be read (here a directory; root
+        // ignores permission bits) must give a warning, not silently fall back to defaults.
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(agent.join("settings.json")).expect("mkdir");
+        let mut s = Settings::load(&agent, &tmp.path().join(".rho"));
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("settings.json: cannot read ("));
+        assert!(s.set_global("theme", json!("dark")).is_err());
+        assert!(agent.join("settings.json").is_dir());
     }
 
     #[test]
