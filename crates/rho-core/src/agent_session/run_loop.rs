@@ -99,8 +99,8 @@ impl AgentSession {
         }
     }
 
-    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (c) listeners,
-    /// (d) persistence, (e) assistant tracking.
+    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (d) persistence, then
+    /// (c) listeners (the durability rule moves persistence first), (e) assistant tracking.
     async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
         if self
             .inner
@@ -117,10 +117,15 @@ impl AgentSession {
             _ => {}
         }
         let event = self.run_extension_handlers(event).await;
+        // The durability rule: an entry is written before any event announcing it leaves the
+        // process, so a client that saw `message_end` finds the message in the file even if
+        // rho is killed the next instant (pi persists after its listeners; rho does not).
+        if let AgentEvent::MessageEnd { message } = &*event {
+            self.persist(message);
+        }
         self.emit(super::SessionEvent::Agent(event.clone()));
         match &*event {
             AgentEvent::MessageEnd { message } => {
-                self.persist(message);
                 if let AgentMessage::Assistant(a) = message {
                     self.on_assistant_end(a);
                     self.inner.processed_assistant.send_replace(a.timestamp);
