@@ -193,6 +193,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),
+            pass_provider_keys: config.settings.pass_provider_keys_to_tools(),
         },
         ..Default::default()
     };

@@ -77,6 +77,12 @@ impl Settings {
         self.get(path).and_then(Value::as_str)
     }
 
+    /// `passProviderKeysToTools` (rho only, default false): whether tool processes (bash,
+    /// `!cmd`) inherit the LLM provider key variables from rho's environment.
+    pub fn pass_provider_keys_to_tools(&self) -> bool {
+        self.bool_or("passProviderKeysToTools", false)
+    }
+
     /// `defaultProvider`.
     pub fn default_provider(&self) -> Option<&str> {
         self.str("defaultProvider")

@@ -8,6 +8,7 @@ mod blocking;
 mod edit;
 pub mod edit_apply;
 pub mod edit_diff;
+pub mod children;
 pub mod exec;
 mod file_lock;
 mod find;
