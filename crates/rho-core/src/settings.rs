@@ -83,6 +83,31 @@ impl Settings {
         self.bool_or("passProviderKeysToTools", false)
     }
 
+    /// `retry.provider.timeoutMs`: the whole-request limit of a provider call, streaming
+    /// included (`None`: the provider default, 10 minutes; 0 also means the default).
+    pub fn provider_timeout(&self) -> Option<std::time::Duration> {
+        self.get("retry.provider.timeoutMs")
+            .and_then(Value::as_u64)
+            .filter(|&ms| ms > 0)
+            .map(std::time::Duration::from_millis)
+    }
+
+    /// `httpIdleTimeoutMs`: the longest wait for response headers or the next stream event
+    /// (`None`: the default, 5 minutes). `0` or `"disabled"` turn it off.
+    pub fn http_idle_timeout(&self) -> Option<std::time::Duration> {
+        /// "Never" without overflowing deadline arithmetic (about 136 years).
+        const NEVER: std::time::Duration = std::time::Duration::from_secs(u32::MAX as u64);
+        match self.get("httpIdleTimeoutMs") {
+            Some(Value::String(s)) if s == "disabled" => Some(NEVER),
+            Some(v) => match v.as_u64() {
+                Some(0) => Some(NEVER),
+                Some(ms) => Some(std::time::Duration::from_millis(ms)),
+                None => None,
+            },
+            None => None,
+        }
+    }
+
     /// `defaultProvider`.
     pub fn default_provider(&self) -> Option<&str> {
         self.str("defaultProvider")
