@@ -6,6 +6,8 @@
 mod bash;
 mod bash_output;
 mod command;
+#[cfg(test)]
+mod command_props;
 mod dispatch;
 mod export_html;
 mod framing;
