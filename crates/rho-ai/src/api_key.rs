@@ -3,7 +3,10 @@
 /// Each built-in provider and the environment variables holding its key, in lookup order.
 const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
-    ("github-copilot", &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"]),
+    (
+        "github-copilot",
+        &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
+    ),
     ("openai", &["OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),

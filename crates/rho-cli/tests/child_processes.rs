@@ -91,7 +91,10 @@ async fn signals_during_a_bash_tool_call_end_all_its_processes() {
         let out = child.wait_with_output().await.expect("rho exits");
         assert_eq!(out.status.code(), Some(code), "signal {signal}");
         assert!(ends(fg).await, "signal {signal}: the command outlived rho");
-        assert!(ends(bg).await, "signal {signal}: its background child outlived rho");
+        assert!(
+            ends(bg).await,
+            "signal {signal}: its background child outlived rho"
+        );
     }
 }
 
@@ -101,7 +104,9 @@ async fn background_children_of_finished_commands_end_with_rho() {
     sb.server
         .push(bash_call("sleep 1000 >/dev/null 2>&1 & echo $! > bg.pid"));
     sb.server.push(reply("started it"));
-    let out = sb.rho(&["-p", "--no-session", "start a server"], None).await;
+    let out = sb
+        .rho(&["-p", "--no-session", "start a server"], None)
+        .await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let bg = read_pid(&sb.cwd.join("bg.pid")).await;
     assert!(ends(bg).await, "a background child outlived rho");
@@ -129,7 +134,13 @@ async fn stdin_eof_in_rpc_mode_ends_a_running_bash_command_and_its_children() {
 async fn tool_env(sb: &Sandbox) -> String {
     sb.server.push(bash_call("env"));
     sb.server.push(reply("done"));
-    let mut cmd = sb.command(&["-p", "--no-session", "--model", "mock/mock-model", "show env"]);
+    let mut cmd = sb.command(&[
+        "-p",
+        "--no-session",
+        "--model",
+        "mock/mock-model",
+        "show env",
+    ]);
     cmd.env("OPENAI_API_KEY", "sk-secret-openai")
         .env("ANTHROPIC_API_KEY", "sk-secret-anthropic")
         .env("GH_TOKEN", "gh-kept");

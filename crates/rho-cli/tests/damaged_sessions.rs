@@ -56,5 +56,8 @@ async fn continue_skips_a_bad_middle_line_with_a_warning_and_keeps_it() {
         .collect();
     assert!(sent.iter().any(|t| t == "noted: kumquat"), "{sent:?}");
     let after = std::fs::read_to_string(&path).expect("read");
-    assert!(after.starts_with(&text), "the file before the new entries is unchanged");
+    assert!(
+        after.starts_with(&text),
+        "the file before the new entries is unchanged"
+    );
 }

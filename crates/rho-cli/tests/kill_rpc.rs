@@ -17,5 +17,8 @@ async fn acknowledged_entries_survive_sigkill() {
         outcome.lost,
         outcome.unreadable
     );
-    assert!(outcome.acknowledged > 0, "seed {seed}: the trials acknowledged nothing");
+    assert!(
+        outcome.acknowledged > 0,
+        "seed {seed}: the trials acknowledged nothing"
+    );
 }

@@ -23,7 +23,8 @@ async fn stalled_run(settings: serde_json::Value) -> String {
 
 #[tokio::test]
 async fn retry_provider_timeout_ms_ends_a_stalled_stream() {
-    let err = stalled_run(json!({"retry": {"enabled": false, "provider": {"timeoutMs": 400}}})).await;
+    let err =
+        stalled_run(json!({"retry": {"enabled": false, "provider": {"timeoutMs": 400}}})).await;
     assert!(err.contains("Request timed out"), "{err}");
 }
 

@@ -58,7 +58,10 @@ fn corrupt_middle_line_is_skipped_with_a_warning_and_kept_verbatim() {
     let mut session = SessionManager::open(&path).expect("the rest of the file loads");
     let warnings = session.warnings().to_vec();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert_eq!((warnings[0].path.as_path(), warnings[0].line), (path.as_path(), 6));
+    assert_eq!(
+        (warnings[0].path.as_path(), warnings[0].line),
+        (path.as_path(), 6)
+    );
     assert!(
         warnings[0].to_string().starts_with(&format!(
             "{}:6: skipped a line that is not a valid session entry",
@@ -70,9 +73,14 @@ fn corrupt_middle_line_is_skipped_with_a_warning_and_kept_verbatim() {
     let valid = before.lines().count() - 2; // the header and the bad line
     assert_eq!(session.entries().len(), valid);
     assert_eq!(std::fs::read_to_string(&path).expect("read"), before);
-    session.append_message(user("after the damage")).expect("append");
+    session
+        .append_message(user("after the damage"))
+        .expect("append");
     let after = std::fs::read_to_string(&path).expect("read");
-    assert!(after.starts_with(&before), "nothing before the append changed");
+    assert!(
+        after.starts_with(&before),
+        "nothing before the append changed"
+    );
     assert_eq!(after.lines().nth(5), Some(bad_line.as_str()));
     let reopened = SessionManager::open(&path).expect("reopen");
     assert_eq!(reopened.entries().len(), valid + 1);

@@ -7,7 +7,8 @@ use proptest::prelude::*;
 use rho_core::session::{load_file, SessionManager};
 use rho_core::settings::{parse_scope, Settings};
 
-const HEADER: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
 
 /// Entry-shaped lines, some valid, some damaged, some with parent links that may form cycles.
 fn entry_line() -> impl Strategy<Value = String> {

@@ -31,6 +31,8 @@ pub struct ShellConfig {
     /// The `passProviderKeysToTools` setting: when false (the default) the LLM provider key
     /// variables are removed from the command's environment.
     pub pass_provider_keys: bool,
+    /// The session's sandbox; commands run unconfined without one.
+    pub sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
 }
 
 /// Why a command stopped.
@@ -70,6 +72,9 @@ pub enum ExecError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The sandbox refused to run anything (its mode cannot be enforced here).
+    #[error(transparent)]
+    Sandbox(#[from] rho_sandbox::SandboxError),
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
@@ -103,14 +108,17 @@ fn path_with_bin(bin_dir: &Path) -> OsString {
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
-/// The command that runs `script` in `cwd`: its own process group (so the whole group can
-/// be killed), stdin closed, output piped, provider keys scrubbed unless the settings pass
-/// them. Kept apart from the run loop so spawn-time additions (e.g. a sandbox) stay local.
-fn shell_command(shell: &Path, script: String, cwd: &Path, config: &ShellConfig) -> Command {
-    let mut cmd = Command::new(shell);
-    cmd.arg("-c")
-        .arg(script)
-        .current_dir(cwd)
+/// The command that runs `script` in `cwd` (through the sandbox hook): its own process group
+/// (so the whole group can be killed), stdin closed, output piped, provider keys scrubbed
+/// unless the settings pass them.
+fn shell_command(
+    shell: &Path,
+    script: String,
+    cwd: &Path,
+    config: &ShellConfig,
+) -> Result<Command, ExecError> {
+    let mut cmd = crate::sandbox_hook::shell_command(shell, script, config.sandbox.as_ref())?;
+    cmd.current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -123,7 +131,7 @@ fn shell_command(shell: &Path, script: String, cwd: &Path, config: &ShellConfig)
             cmd.env_remove(var);
         }
     }
-    cmd
+    Ok(cmd)
 }
 
 /// Runs `command` in `cwd`; `on_update` gets throttled snapshots while output arrives.
@@ -143,7 +151,7 @@ pub async fn run_shell_command(
         Some(prefix) => format!("{prefix}\n{command}"),
         None => command.to_string(),
     };
-    let mut cmd = shell_command(&shell, full_command, cwd, config);
+    let mut cmd = shell_command(&shell, full_command, cwd, config)?;
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         shell: shell.display().to_string(),
         source,

@@ -50,8 +50,12 @@ async fn keep_alive_comments_alone_do_not_count_as_progress() {
     let mut response = ChatStream::new("c", "m").role().response_then_hang();
     response.chunks.pop();
     for _ in 0..400 {
-        response.chunks.push(Chunk::Bytes(http_chunk(b": keep-alive\n\n")));
-        response.chunks.push(Chunk::Delay(Duration::from_millis(25)));
+        response
+            .chunks
+            .push(Chunk::Bytes(http_chunk(b": keep-alive\n\n")));
+        response
+            .chunks
+            .push(Chunk::Delay(Duration::from_millis(25)));
     }
     response.chunks.push(Chunk::Hang);
     server.push(response);
@@ -71,8 +75,12 @@ async fn a_trickle_that_never_ends_hits_the_overall_timeout() {
     response.chunks.pop();
     let piece = ChatStream::new("c", "m").text("x").sse_text();
     for _ in 0..400 {
-        response.chunks.push(Chunk::Bytes(http_chunk(piece.as_bytes())));
-        response.chunks.push(Chunk::Delay(Duration::from_millis(25)));
+        response
+            .chunks
+            .push(Chunk::Bytes(http_chunk(piece.as_bytes())));
+        response
+            .chunks
+            .push(Chunk::Delay(Duration::from_millis(25)));
     }
     response.chunks.push(Chunk::Hang);
     server.push(response);

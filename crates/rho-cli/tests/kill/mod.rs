@@ -270,7 +270,9 @@ fn check(file: &Path, seen: &Seen, trial: usize, outcome: &mut Outcome) {
     }
     for s in &seen.compactions {
         if !summaries.contains(s) {
-            outcome.lost.push(format!("trial {trial}: compaction {s:?}"));
+            outcome
+                .lost
+                .push(format!("trial {trial}: compaction {s:?}"));
         }
     }
 }

@@ -317,7 +317,8 @@ pub const NO_DATA: &str = "The server answered without any Chat Completions data
 
 /// The error for a body that ended with neither a `finish_reason` nor `[DONE]`: the
 /// connection was closed early, so the reply is truncated. "ended without" makes it retryable.
-pub const CUT_OFF: &str = "The stream ended without a finish_reason or [DONE] marker: the reply was cut off";
+pub const CUT_OFF: &str =
+    "The stream ended without a finish_reason or [DONE] marker: the reply was cut off";
 
 /// Maps `finish_reason`; unknown reasons are errors naming the reason.
 pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, String> {
