@@ -125,11 +125,11 @@ impl AgentSession {
         }
         self.emit(super::SessionEvent::Agent(event.clone()));
         match &*event {
-            AgentEvent::MessageEnd { message } => {
-                if let AgentMessage::Assistant(a) = message {
-                    self.on_assistant_end(a);
-                    self.inner.processed_assistant.send_replace(a.timestamp);
-                }
+            AgentEvent::MessageEnd {
+                message: AgentMessage::Assistant(a),
+            } => {
+                self.on_assistant_end(a);
+                self.inner.processed_assistant.send_replace(a.timestamp);
             }
             AgentEvent::TurnEnd { .. } => self.state().turn_index += 1,
             _ => {}
