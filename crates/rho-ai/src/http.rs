@@ -36,20 +36,37 @@ pub enum HttpFailure {
     Transport(String),
 }
 
+/// The time limits of one request.
+#[derive(Debug, Clone, Copy)]
+pub struct Timeouts {
+    /// The whole exchange, streaming included (`None`: 10 minutes).
+    pub overall: Option<Duration>,
+    /// Waiting for the headers, and between SSE events.
+    pub idle: Duration,
+}
+
+/// The text of a stalled stream; "timed out" makes it retryable.
+pub fn idle_message(idle: Duration) -> String {
+    format!(
+        "Request timed out: no data from the provider for {} ms (httpIdleTimeoutMs)",
+        idle.as_millis()
+    )
+}
+
 /// POSTs a JSON body and returns the 2xx response, or why not.
 pub async fn post_json(
     url: &str,
     headers: &[(String, String)],
     body: &serde_json::Value,
     cancel: &CancellationToken,
-    timeout: Option<Duration>,
+    timeouts: Timeouts,
     after_response: Option<&crate::options::ResponseHook>,
 ) -> Result<reqwest::Response, HttpFailure> {
     let bytes = serde_json::to_vec(body).map_err(|e| HttpFailure::Transport(e.to_string()))?;
     let mut req = client()
         .post(url)
         .header("content-type", "application/json")
-        .timeout(timeout.unwrap_or(Duration::from_secs(600)))
+        .timeout(timeouts.overall.unwrap_or(Duration::from_secs(600)))
         .body(bytes);
     for (k, v) in headers {
         req = req.header(k.as_str(), v.as_str());
@@ -57,6 +74,9 @@ pub async fn post_json(
     let resp = tokio::select! {
         biased;
         _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+        _ = tokio::time::sleep(timeouts.idle) => {
+            return Err(HttpFailure::Transport(idle_message(timeouts.idle)))
+        }
         r = req.send() => r.map_err(|e| HttpFailure::Transport(transport_message(&e)))?,
     };
     let status = resp.status().as_u16();
@@ -86,23 +106,31 @@ pub async fn post_json(
 
 /// Reads the response body as SSE, calling `on_event` per event. `on_event` returns false to
 /// stop early (e.g. after a terminal event). Ends at EOF (flushing a pending event), on a
-/// transport error, or when `cancel` fires (the connection is dropped at once).
+/// transport error, when `cancel` fires (the connection is dropped at once), or when no event
+/// arrived for `idle` (keep-alive comments alone do not count: a server that only sends them
+/// has stalled).
 pub async fn read_sse(
     resp: reqwest::Response,
     cancel: &CancellationToken,
+    idle: Duration,
     mut on_event: impl FnMut(SseEvent) -> bool,
 ) -> Result<(), HttpFailure> {
     let mut parser = SseParser::new();
     let mut body = resp.bytes_stream();
     let mut keep_going = true;
+    let mut stall_at = tokio::time::Instant::now() + idle;
     while keep_going {
         let chunk = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+            _ = tokio::time::sleep_until(stall_at) => {
+                return Err(HttpFailure::Transport(idle_message(idle)))
+            }
             c = body.next() => c,
         };
         match chunk {
             Some(Ok(bytes)) => parser.feed(&bytes, |e| {
+                stall_at = tokio::time::Instant::now() + idle;
                 if keep_going {
                     keep_going = on_event(e);
                 }

@@ -67,12 +67,19 @@ pub struct StreamOptions {
     pub headers: BTreeMap<String, String>,
     /// Abort signal.
     pub cancel: CancellationToken,
-    /// Whole-request timeout (default 10 minutes).
+    /// Whole-request timeout, streaming included (default 10 minutes; pi's
+    /// `retry.provider.timeoutMs`).
     pub timeout: Option<Duration>,
+    /// Longest wait for the response headers or for the next SSE event; keep-alive comments
+    /// do not count as progress (default [`DEFAULT_IDLE_TIMEOUT`]; pi's `httpIdleTimeoutMs`).
+    pub idle_timeout: Option<Duration>,
     /// Hooks around the HTTP exchange (extensions' `before_provider_request` and
     /// `after_provider_response`).
     pub hooks: RequestHooks,
 }
+
+/// The idle timeout when none is set: pi's `httpIdleTimeoutMs` default (5 minutes).
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// Rewrites the request body just before it is sent.
 pub type PayloadHook = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;

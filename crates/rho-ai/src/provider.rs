@@ -125,6 +125,7 @@ pub fn stream(
     let control = CallControl {
         cancel: options.cancel.clone(),
         timeout: options.timeout,
+        idle_timeout: options.idle_timeout,
         hooks: options.hooks.clone(),
     };
     use crate::providers::*;
@@ -168,6 +169,8 @@ pub struct CallControl {
     pub cancel: CancellationToken,
     /// Whole-request timeout.
     pub timeout: Option<Duration>,
+    /// Longest wait for headers or the next event (`None`: the default).
+    pub idle_timeout: Option<Duration>,
     /// Payload and response hooks.
     pub hooks: crate::options::RequestHooks,
 }
@@ -193,8 +196,10 @@ pub async fn drive<P: WireParser>(
     let CallControl {
         cancel,
         timeout,
+        idle_timeout,
         hooks,
     } = control;
+    let idle = idle_timeout.unwrap_or(crate::options::DEFAULT_IDLE_TIMEOUT);
     if let Some(hook) = &hooks.before_request {
         request.body = hook(request.body).await;
     }
@@ -203,7 +208,10 @@ pub async fn drive<P: WireParser>(
         &request.headers,
         &request.body,
         &cancel,
-        timeout,
+        http::Timeouts {
+            overall: timeout,
+            idle,
+        },
         hooks.after_response.as_ref(),
     )
     .await
@@ -213,7 +221,7 @@ pub async fn drive<P: WireParser>(
     };
     reply.start();
     let mut parse_error = None;
-    let read = http::read_sse(resp, &cancel, |event| {
+    let read = http::read_sse(resp, &cancel, idle, |event| {
         match parser.on_event(event, &mut reply) {
             Ok(Flow::Continue) => true,
             Ok(Flow::Stop) => false,

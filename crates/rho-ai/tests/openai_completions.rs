@@ -7,5 +7,7 @@ mod common;
 mod failures;
 #[path = "openai_completions/request.rs"]
 mod request;
+#[path = "openai_completions/stalls.rs"]
+mod stalls;
 #[path = "openai_completions/stream.rs"]
 mod stream;

@@ -66,7 +66,11 @@ fn main() -> ExitCode {
         };
         runtime.spawn(signals);
     }
-    runtime.block_on(run(args))
+    let code = runtime.block_on(run(args));
+    // Nothing outlives rho: background children of finished commands are still in their
+    // process groups.
+    rho_tools::children::kill_all_groups();
+    code
 }
 
 async fn run(args: args::Args) -> ExitCode {

@@ -1,6 +1,6 @@
 //! Termination signals end the process with pi's exit codes (interfaces spec §3): SIGTERM →
-//! 143, SIGHUP → 129. Session entries are written line by line as they happen, so nothing
-//! buffered is lost by exiting here.
+//! 143, SIGHUP → 129 (and SIGINT → 130), after killing every child process group. Session
+//! entries are written line by line as they happen, so nothing buffered is lost by exiting.
 
 use std::future::Future;
 
@@ -13,16 +13,21 @@ pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
         use tokio::signal::unix::{signal, SignalKind};
         let handlers = signal(SignalKind::terminate()).and_then(|term| {
             let hup = signal(SignalKind::hangup())?;
-            Ok((term, hup))
+            let int = signal(SignalKind::interrupt())?;
+            Ok((term, hup, int))
         });
         async move {
-            let Ok((mut term, mut hup)) = handlers else {
+            let Ok((mut term, mut hup, mut int)) = handlers else {
                 return;
             };
             let code = tokio::select! {
                 _ = term.recv() => 143,
                 _ = hup.recv() => 129,
+                _ = int.recv() => 130,
             };
+            // Children run in their own process groups, so the signal did not reach them:
+            // end them before leaving.
+            rho_tools::children::kill_all_groups();
             // process::exit skips destructors: the interactive mode's terminal guard too.
             rho_tui::terminal::restore();
             std::process::exit(code);

@@ -125,6 +125,8 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     }
     let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
     let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
+    // Skipped bad lines and broken parent cycles: the user should know the file is damaged.
+    early_warnings.extend(session.warnings().iter().map(ToString::to_string));
     let session_cwd = PathBuf::from(session.cwd());
     if session_cwd != cwd {
         cwd = session_cwd;
@@ -200,6 +202,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),
+            pass_provider_keys: config.settings.pass_provider_keys_to_tools(),
             sandbox: Some(sandbox),
         },
         ..Default::default()

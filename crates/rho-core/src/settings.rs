@@ -120,6 +120,37 @@ impl Settings {
         self.get(path).and_then(Value::as_str)
     }
 
+    /// `passProviderKeysToTools` (rho only, default false): whether tool processes (bash,
+    /// `!cmd`) inherit the LLM provider key variables from rho's environment.
+    pub fn pass_provider_keys_to_tools(&self) -> bool {
+        self.bool_or("passProviderKeysToTools", false)
+    }
+
+    /// `retry.provider.timeoutMs`: the whole-request limit of a provider call, streaming
+    /// included (`None`: the provider default, 10 minutes; 0 also means the default).
+    pub fn provider_timeout(&self) -> Option<std::time::Duration> {
+        self.get("retry.provider.timeoutMs")
+            .and_then(Value::as_u64)
+            .filter(|&ms| ms > 0)
+            .map(std::time::Duration::from_millis)
+    }
+
+    /// `httpIdleTimeoutMs`: the longest wait for response headers or the next stream event
+    /// (`None`: the default, 5 minutes). `0` or `"disabled"` turn it off.
+    pub fn http_idle_timeout(&self) -> Option<std::time::Duration> {
+        /// "Never" without overflowing deadline arithmetic (about 136 years).
+        const NEVER: std::time::Duration = std::time::Duration::from_secs(u32::MAX as u64);
+        match self.get("httpIdleTimeoutMs") {
+            Some(Value::String(s)) if s == "disabled" => Some(NEVER),
+            Some(v) => match v.as_u64() {
+                Some(0) => Some(NEVER),
+                Some(ms) => Some(std::time::Duration::from_millis(ms)),
+                None => None,
+            },
+            None => None,
+        }
+    }
+
     /// `defaultProvider`.
     pub fn default_provider(&self) -> Option<&str> {
         self.str("defaultProvider")
@@ -268,19 +299,31 @@ pub enum SettingsError {
 }
 
 fn read_scope(path: &Path, warnings: &mut Vec<String>) -> (Map<String, Value>, bool) {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return (Map::new(), false);
-    };
-    match serde_json::from_str::<Map<String, Value>>(&text) {
-        Ok(m) => (m, false),
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Map::new(), false),
         Err(e) => {
+            // An unreadable file (permissions, a directory, not UTF-8) must not pass silently:
+            // the user's settings would be ignored without a word (issue 17 #6).
             warnings.push(format!(
-                "{}: invalid JSON ({e}); using defaults",
+                "{}: cannot read ({e}); using defaults",
                 path.display()
             ));
+            return (Map::new(), true);
+        }
+    };
+    match parse_scope(&text) {
+        Ok(m) => (m, false),
+        Err(e) => {
+            warnings.push(format!("{}: {e}; using defaults", path.display()));
             (Map::new(), true)
         }
     }
+}
+
+/// Parses one settings.json text: a JSON object, else an error naming what is wrong.
+pub fn parse_scope(text: &str) -> Result<Map<String, Value>, String> {
+    serde_json::from_str::<Map<String, Value>>(text).map_err(|e| format!("invalid JSON ({e})"))
 }
 
 /// pi's read-time migrations: `queueMode` → `steeringMode`; boolean `websockets` → `transport`;
@@ -385,6 +428,20 @@ mod tests {
             std::fs::read_to_string(agent.join("settings.json")).expect("read"),
             "{ not json"
         );
+    }
+
+    #[test]
+    fn unreadable_file_warns_naming_it_and_is_never_overwritten() {
+        // Issue 17 #6: a settings.json that exists but cannot be read (here a directory; root
+        // ignores permission bits) must give a warning, not silently fall back to defaults.
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().join("agent");
+        std::fs::create_dir_all(agent.join("settings.json")).expect("mkdir");
+        let mut s = Settings::load(&agent, &tmp.path().join(".rho"));
+        assert_eq!(s.warnings.len(), 1, "{:?}", s.warnings);
+        assert!(s.warnings[0].contains("settings.json: cannot read ("));
+        assert!(s.set_global("theme", json!("dark")).is_err());
+        assert!(agent.join("settings.json").is_dir());
     }
 
     #[test]

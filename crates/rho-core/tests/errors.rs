@@ -1,6 +1,6 @@
-//! Every load error path: not a session, a corrupt middle line (named by number), a torn last
-//! line (dropped with a warning, then cut off before the next append), and that a failed load
-//! never changes the file.
+//! Every load error path: not a session, a corrupt middle line (skipped, named by number), a
+//! parent cycle (broken, reported), a torn last line (dropped with a warning, then cut off
+//! before the next append), and that a failed load never changes the file.
 
 use std::path::{Path, PathBuf};
 
@@ -49,42 +49,107 @@ fn not_a_session_is_refused_and_left_alone() {
 }
 
 #[test]
-fn corrupt_middle_line_names_file_and_line_and_changes_nothing() {
+fn corrupt_middle_line_is_skipped_with_a_warning_and_kept_verbatim() {
+    // Issue 17 #4: one bad line in the middle used to make the whole session unopenable.
     let dir = tempfile::tempdir().expect("temp dir");
     let path = fixture_copy("corrupt_middle.jsonl", dir.path());
-    let before = std::fs::read(&path).expect("read");
-    let err = SessionManager::open(&path).expect_err("must fail");
-    match &err {
-        SessionError::Corrupt { path: p, line, .. } => {
-            assert_eq!(p, &path);
-            assert_eq!(*line, 6);
-        }
-        other => panic!("expected Corrupt, got {other:?}"),
-    }
-    assert!(
-        err.to_string()
-            .starts_with(&format!("{}:6: corrupt session entry", path.display())),
-        "{err}"
+    let before = std::fs::read_to_string(&path).expect("read");
+    let bad_line = before.lines().nth(5).expect("line 6").to_string();
+    let mut session = SessionManager::open(&path).expect("the rest of the file loads");
+    let warnings = session.warnings().to_vec();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        (warnings[0].path.as_path(), warnings[0].line),
+        (path.as_path(), 6)
     );
-    assert_eq!(std::fs::read(&path).expect("read"), before);
+    assert!(
+        warnings[0].to_string().starts_with(&format!(
+            "{}:6: skipped a line that is not a valid session entry",
+            path.display()
+        )),
+        "{}",
+        warnings[0]
+    );
+    let valid = before.lines().count() - 2; // the header and the bad line
+    assert_eq!(session.entries().len(), valid);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), before);
+    session
+        .append_message(user("after the damage"))
+        .expect("append");
+    let after = std::fs::read_to_string(&path).expect("read");
+    assert!(
+        after.starts_with(&before),
+        "nothing before the append changed"
+    );
+    assert_eq!(after.lines().nth(5), Some(bad_line.as_str()));
+    let reopened = SessionManager::open(&path).expect("reopen");
+    assert_eq!(reopened.entries().len(), valid + 1);
 }
 
 #[test]
-fn invalid_complete_last_line_is_corruption_not_a_torn_write() {
+fn invalid_complete_last_line_is_skipped_not_cut_like_a_torn_write() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = fixture_copy("compacted.jsonl", dir.path());
     let mut text = std::fs::read_to_string(&path).expect("read");
     text.push_str("{\"type\":\"label\",\"id\":\"zz\",\"parentId\":null}\n");
     std::fs::write(&path, &text).expect("write");
-    let err = load_file(&path).expect_err("a whole bad line is not torn");
+    let mut session = SessionManager::open(&path).expect("loads");
+    let warnings = session.warnings();
+    assert_eq!(warnings.len(), 1);
+    assert_eq!(warnings[0].line, 13);
     assert!(
-        matches!(err, SessionError::Corrupt { line: 13, .. }),
-        "{err:?}"
+        warnings[0]
+            .to_string()
+            .contains("label entry lacks \"targetId\""),
+        "{}",
+        warnings[0]
     );
+    session.append_message(user("next")).expect("append");
+    let after = std::fs::read_to_string(&path).expect("read");
+    assert!(after.starts_with(&text), "the whole bad line stays");
+}
+
+#[test]
+fn parent_cycle_is_broken_at_the_oldest_edge_and_reported() {
+    // Issue 17 #4: a cycle used to send duplicated messages to the model.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("cycle.jsonl");
+    let msg = |id: &str, parent: &str, ts: u64, text: &str| {
+        serde_json::json!({"type": "message", "id": id, "parentId": parent,
+            "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": text, "timestamp": ts}})
+        .to_string()
+    };
+    let header = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+    // a1 (oldest) names a3 as its parent: a1 -> a3 -> a2 -> a1.
+    let text = [
+        header.to_string(),
+        msg("a1", "a3", 1, "one"),
+        msg("a2", "a1", 2, "two"),
+        msg("a3", "a2", 3, "three"),
+    ]
+    .join("\n")
+        + "\n";
+    std::fs::write(&path, &text).expect("write");
+    let session = SessionManager::open(&path).expect("loads");
+    let warnings = session.warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0].line, 2);
     assert!(
-        err.to_string().contains("label entry lacks \"targetId\""),
-        "{err}"
+        warnings[0]
+            .message
+            .contains("parent cycle of 3 entries: ignored the parent a3 of entry a1"),
+        "{}",
+        warnings[0]
     );
+    let texts: Vec<String> = session
+        .build_context()
+        .messages
+        .iter()
+        .map(|m| serde_json::to_value(&**m).expect("json")["content"].to_string())
+        .collect();
+    assert_eq!(texts, ["\"one\"", "\"two\"", "\"three\""]);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
 }
 
 #[test]

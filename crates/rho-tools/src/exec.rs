@@ -8,9 +8,11 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
+use tokio::process::Command;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use crate::children;
 use crate::output::{OutputBuffer, OutputSnapshot};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 
@@ -26,6 +28,9 @@ pub struct ShellConfig {
     pub command_prefix: Option<String>,
     /// `<agentDir>/bin`, put first on PATH.
     pub bin_dir: Option<PathBuf>,
+    /// The `passProviderKeysToTools` setting: when false (the default) the LLM provider key
+    /// variables are removed from the command's environment.
+    pub pass_provider_keys: bool,
     /// The session's sandbox; commands run unconfined without one.
     pub sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
 }
@@ -103,14 +108,30 @@ fn path_with_bin(bin_dir: &Path) -> OsString {
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
-fn kill_group(pid: u32) {
-    if pid == 0 {
-        return;
+/// The command that runs `script` in `cwd` (through the sandbox hook): its own process group
+/// (so the whole group can be killed), stdin closed, output piped, provider keys scrubbed
+/// unless the settings pass them.
+fn shell_command(
+    shell: &Path,
+    script: String,
+    cwd: &Path,
+    config: &ShellConfig,
+) -> Result<Command, ExecError> {
+    let mut cmd = crate::sandbox_hook::shell_command(shell, script, config.sandbox.as_ref())?;
+    cmd.current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    if let Some(bin) = &config.bin_dir {
+        cmd.env("PATH", path_with_bin(bin));
     }
-    // SAFETY: kill(2) with a negative pid signals the process group we created; no memory is touched.
-    unsafe {
-        libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+    if !config.pass_provider_keys {
+        for var in rho_ai::api_key::provider_key_env_vars() {
+            cmd.env_remove(var);
+        }
     }
+    Ok(cmd)
 }
 
 /// Runs `command` in `cwd`; `on_update` gets throttled snapshots while output arrives.
@@ -130,21 +151,13 @@ pub async fn run_shell_command(
         Some(prefix) => format!("{prefix}\n{command}"),
         None => command.to_string(),
     };
-    let mut cmd =
-        crate::sandbox_hook::shell_command(&shell, full_command, config.sandbox.as_ref())?;
-    cmd.current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some(bin) = &config.bin_dir {
-        cmd.env("PATH", path_with_bin(bin));
-    }
+    let mut cmd = shell_command(&shell, full_command, cwd, config)?;
     let mut child = cmd.spawn().map_err(|source| ExecError::Spawn {
         shell: shell.display().to_string(),
         source,
     })?;
     let pid = child.id().unwrap_or(0);
+    children::register_group(pid);
     let mut stdout = child.stdout.take();
     let mut stderr = child.stderr.take();
     let mut output = OutputBuffer::new(DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES);
@@ -177,13 +190,13 @@ pub async fn run_shell_command(
                 exited_at = Some(Instant::now());
             }
             _ = cancel.cancelled(), if end.is_none() => {
-                kill_group(pid);
+                children::kill_group(pid);
                 let _ = child.wait().await;
                 end = Some(ExecEnd::Aborted);
                 exited_at = Some(Instant::now());
             }
             _ = sleep_until_opt(deadline), if end.is_none() && deadline.is_some() => {
-                kill_group(pid);
+                children::kill_group(pid);
                 let _ = child.wait().await;
                 end = Some(ExecEnd::TimedOut);
                 exited_at = Some(Instant::now());
@@ -204,6 +217,7 @@ pub async fn run_shell_command(
     if dirty {
         on_update(&output.snapshot());
     }
+    children::forget_group_if_empty(pid);
     Ok(ExecResult {
         end: end.unwrap_or(ExecEnd::Exited(None)),
         output: output.snapshot(),

@@ -5,6 +5,7 @@
 mod args;
 mod bash;
 mod blocking;
+pub mod children;
 mod edit;
 pub mod edit_apply;
 pub mod edit_diff;

@@ -106,21 +106,29 @@ async fn connection_dropped_mid_stream_is_an_error_that_keeps_content() {
 }
 
 #[tokio::test]
-async fn stream_ending_without_finish_reason_or_done_ends_as_stop() {
-    // A complete body without [DONE] and without finish_reason: null maps to `stop`, every
-    // block is closed, nothing is lost.
+async fn stream_cut_off_without_finish_reason_or_done_is_a_retryable_error() {
+    // Issue 17 #9: a body that ends with neither finish_reason nor [DONE] was cut off; it is
+    // a retryable error that keeps the partial text, never a complete answer.
     let server = MockServer::start().await;
     server.push(ChatStream::new("c", "m").text("Hi").response());
     let events = run(&groq(&server.url())).await;
     assert_eq!(
         trace(&events),
-        [
-            "start",
-            "text_start(0)",
-            "text_delta(0,Hi)",
-            "text_end(0,Hi)",
-            "done(stop)"
-        ]
+        ["start", "text_start(0)", "text_delta(0,Hi)", "error(error)"]
+    );
+    let m = final_message(&events);
+    let msg = m.error_message.as_deref().expect("message");
+    assert_eq!(msg, rho_ai::providers::openai_completions::parse::CUT_OFF);
+    assert!(rho_ai::retry::is_retryable_error_text(msg));
+    assert_eq!(m.text(), "Hi");
+
+    // [DONE] without a finish_reason is a complete reply (servers that omit the reason).
+    let server = MockServer::start().await;
+    server.push(ChatStream::new("c", "m").text("Hi").done().response());
+    let events = run(&groq(&server.url())).await;
+    assert_eq!(
+        trace(&events).last().map(String::as_str),
+        Some("done(stop)")
     );
 
     // finish_reason without [DONE] is honoured.

@@ -88,6 +88,7 @@ impl BashRunner {
         let (mut child, entry) = {
             let mut running = lock(&self.running);
             let child = shell.spawn()?;
+            rho_tools::children::register_group(child.id().unwrap_or(0));
             let entry = Arc::new(Mutex::new(Running {
                 pgid: child.id().map_or(0, |p| p as i32),
                 cancelled: false,
@@ -99,6 +100,7 @@ impl BashRunner {
         drop(shell);
         let raw = collect(reader).await;
         let status = child.wait().await;
+        rho_tools::children::forget_group_if_empty(lock(&entry).pgid as u32);
         lock(&self.running).retain(|r| !Arc::ptr_eq(r, &entry));
         let cancelled = lock(&entry).cancelled;
         let exit_code = match status {
@@ -113,22 +115,13 @@ impl BashRunner {
         for r in lock(&self.running).iter() {
             let mut r = lock(r);
             r.cancelled = true;
-            kill_group(r.pgid);
+            rho_tools::children::kill_group(r.pgid as u32);
         }
     }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn kill_group(pgid: i32) {
-    if pgid > 0 {
-        // SAFETY: killpg only sends a signal; a stale group id fails with ESRCH.
-        unsafe {
-            libc::killpg(pgid, libc::SIGKILL);
-        }
-    }
 }
 
 /// One pipe for stdout and stderr, so the output keeps the order it was written in.

@@ -6,6 +6,8 @@
 mod bash;
 mod bash_output;
 mod command;
+#[cfg(test)]
+mod command_props;
 mod dispatch;
 mod export_html;
 mod framing;
@@ -55,17 +57,18 @@ impl Rpc {
     }
 }
 
-/// Serves RPC on stdin/stdout until EOF (exit 0), SIGTERM (143) or SIGHUP (129).
+/// Serves RPC on stdin/stdout until EOF (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
 pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
     if !args.file_args.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
         return ExitCode::FAILURE;
     }
-    let (mut term, mut hup) = match (
+    let (mut term, mut hup, mut int) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
     ) {
-        (Ok(t), Ok(h)) => (t, h),
+        (Ok(t), Ok(h), Ok(i)) => (t, h, i),
         _ => {
             eprintln!("Error: cannot install signal handlers");
             return ExitCode::FAILURE;
@@ -92,6 +95,7 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
             },
             _ = term.recv() => rpc.kill(143),
             _ = hup.recv() => rpc.kill(129),
+            _ = int.recv() => rpc.kill(130),
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
         for frame in frames.drain(..) {
@@ -168,6 +172,7 @@ impl Rpc {
     /// at once: a pending stdin read would otherwise hold up the runtime's shutdown.
     fn kill(&self, code: i32) -> ! {
         self.bash.abort_all();
+        rho_tools::children::kill_all_groups();
         std::process::exit(code)
     }
 }

@@ -167,6 +167,7 @@ impl AgentSession {
             shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
             command_prefix: s.settings.shell_command_prefix().map(str::to_string),
             bin_dir: None,
+            pass_provider_keys: s.settings.pass_provider_keys_to_tools(),
             sandbox,
         }
     }

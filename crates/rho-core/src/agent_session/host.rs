@@ -184,8 +184,17 @@ impl AgentSession {
         let stream = self.inner.stream_fn.clone();
         let credentials = self.inner.credentials.clone();
         let block_images = self.state().settings.block_images();
+        let (timeout, idle_timeout) = {
+            let s = self.state();
+            (
+                s.settings.provider_timeout(),
+                s.settings.http_idle_timeout(),
+            )
+        };
         let hooks = self.request_hooks();
         self.inner.agent.update_options(|o| {
+            o.stream_options.timeout = timeout;
+            o.stream_options.idle_timeout = idle_timeout;
             o.convert_to_llm = Some(Arc::new(move |messages: &[AgentMessage]| {
                 let converted = rho_agent::convert_to_llm(messages);
                 if block_images {

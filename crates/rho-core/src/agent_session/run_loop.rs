@@ -128,8 +128,8 @@ impl AgentSession {
         }
     }
 
-    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (c) listeners,
-    /// (d) persistence, (e) assistant tracking.
+    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (d) persistence, then
+    /// (c) listeners (the durability rule moves persistence first), (e) assistant tracking.
     async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
         if self
             .inner
@@ -146,6 +146,14 @@ impl AgentSession {
             _ => {}
         }
         let event = self.run_extension_handlers(event).await;
+        // The durability rule: an entry is written before any event announcing it leaves the
+        // process, so a client that saw `message_end` finds the message in the file even if
+        // rho is killed the next instant (pi persists after its listeners; rho does not).
+        if let AgentEvent::MessageEnd { message } = &*event {
+            if !matches!(message, AgentMessage::Assistant(a) if rho_agent::is_discarded(a)) {
+                self.persist(message);
+            }
+        }
         self.emit(super::SessionEvent::Agent(event.clone()));
         match &*event {
             // A reply discarded by steering (D4) is on the stream only: not persisted, not
@@ -153,12 +161,11 @@ impl AgentSession {
             AgentEvent::MessageEnd {
                 message: AgentMessage::Assistant(a),
             } if rho_agent::is_discarded(a) => {}
-            AgentEvent::MessageEnd { message } => {
-                self.persist(message);
-                if let AgentMessage::Assistant(a) = message {
-                    self.on_assistant_end(a);
-                    self.inner.processed_assistant.send_replace(a.timestamp);
-                }
+            AgentEvent::MessageEnd {
+                message: AgentMessage::Assistant(a),
+            } => {
+                self.on_assistant_end(a);
+                self.inner.processed_assistant.send_replace(a.timestamp);
             }
             AgentEvent::TurnEnd { .. } => self.state().turn_index += 1,
             _ => {}

@@ -1,8 +1,10 @@
 //! Reading a session file: streamed line by line, strict in the middle, tolerant at the end.
 //!
 //! - Line 1 must be a session header, else [`SessionError::NotASession`].
-//! - A line that is not a valid entry and is followed by more lines is corruption:
-//!   [`SessionError::Corrupt`] with its line number. Nothing is repaired or rewritten.
+//! - A whole line (ending in a newline) that is not a valid entry is skipped with a
+//!   [`LoadWarning`] naming file and line, and stays in the file verbatim (pi skips such lines
+//!   too). Nothing is repaired or rewritten.
+//! - A parent cycle is broken in memory at its oldest edge and reported (see `cycles.rs`).
 //! - A last line without its newline that does not parse is what a process killed mid-write
 //!   leaves: it is dropped with a [`LoadWarning`], and writers cut it off before appending.
 //! - Files older than format 3 are migrated in memory; the caller rewrites them (§4.6).
@@ -11,6 +13,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
@@ -75,6 +78,9 @@ struct State {
     entries: Vec<SessionEntry>,
     raw_lines: Option<Vec<String>>,
     raw_numbers: Vec<usize>,
+    /// The line number of each entry, for warnings.
+    entry_lines: Vec<usize>,
+    warnings: Vec<LoadWarning>,
     pending_failure: Option<(usize, String)>,
     valid_len: u64,
     needs_newline: bool,
@@ -88,6 +94,8 @@ impl State {
             entries: Vec::new(),
             raw_lines: None,
             raw_numbers: vec![first.number],
+            entry_lines: Vec::new(),
+            warnings: Vec::new(),
             pending_failure: None,
             valid_len: first.end,
             needs_newline: !first.has_newline,
@@ -96,7 +104,7 @@ impl State {
 
     fn take(&mut self, line: Line, text: &[u8]) -> Result<(), SessionError> {
         if let Some((bad, reason)) = self.pending_failure.take() {
-            return Err(self.corrupt(bad, reason));
+            self.skip(bad, reason);
         }
         let parsed = match std::str::from_utf8(text) {
             Err(_) => Err("not UTF-8 text".to_string()),
@@ -107,7 +115,10 @@ impl State {
                         self.raw_numbers.push(line.number);
                     })
                     .map_err(|e| e.to_string()),
-                None => decode_entry(text).map(|e| self.entries.push(e)),
+                None => decode_entry(text).map(|e| {
+                    self.entries.push(e);
+                    self.entry_lines.push(line.number);
+                }),
             },
         };
         match parsed {
@@ -116,9 +127,42 @@ impl State {
                 self.needs_newline = !line.has_newline;
             }
             Err(reason) if !line.has_newline => self.pending_failure = Some((line.number, reason)),
-            Err(reason) => return Err(self.corrupt(line.number, reason)),
+            // An old-format file is rewritten by its migration, which would drop the line:
+            // such a file is refused instead.
+            Err(reason) if self.raw_lines.is_some() => {
+                return Err(self.corrupt(line.number, reason))
+            }
+            Err(reason) => {
+                // A whole bad line: skipped, but it stays in the file (appends go after it).
+                self.skip(line.number, reason);
+                self.valid_len = line.end;
+                self.needs_newline = false;
+            }
         }
         Ok(())
+    }
+
+    fn skip(&mut self, line: usize, reason: String) {
+        self.warnings.push(LoadWarning {
+            path: self.path.clone(),
+            line,
+            message: format!("skipped a line that is not a valid session entry ({reason}); it stays in the file unchanged"),
+        });
+    }
+
+    /// Breaks parent cycles and reports each at the line of the entry whose link was dropped.
+    fn report_cycles(&mut self) {
+        for cycle in break_cycles(&mut self.entries) {
+            let line = self.entry_lines.get(cycle.index).copied().unwrap_or(0);
+            self.warnings.push(LoadWarning {
+                path: self.path.clone(),
+                line,
+                message: format!(
+                    "parent cycle of {} entries: ignored the parent {} of entry {} (the oldest link); the file is unchanged",
+                    cycle.len, cycle.parent, cycle.id
+                ),
+            });
+        }
     }
 
     fn corrupt(&self, line: usize, reason: String) -> SessionError {
@@ -130,7 +174,7 @@ impl State {
     }
 
     fn finish(mut self) -> Result<LoadedFile, SessionError> {
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.warnings);
         if let Some((bad, reason)) = self.pending_failure.take() {
             warnings.push(LoadWarning {
                 path: self.path.clone(),
@@ -150,9 +194,12 @@ impl State {
             for (i, line) in lines.iter().enumerate().skip(1) {
                 let entry = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
                 self.entries.push(entry);
+                self.entry_lines.push(numbers[i]);
             }
             migrated = Some((from, lines));
         }
+        self.report_cycles();
+        warnings.append(&mut self.warnings);
         Ok(LoadedFile {
             header: self.header,
             entries: self.entries,

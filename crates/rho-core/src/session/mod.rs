@@ -7,6 +7,7 @@
 //! (finding sessions), [`paths`] (where files live), [`time`] and [`ids`].
 
 pub mod context;
+mod cycles;
 mod decode;
 pub mod entry;
 pub mod error;

@@ -7,8 +7,9 @@
 //! they are all-or-nothing. `fsync` is optional ([`Durability`]): a killed process loses nothing
 //! without it; only a power loss or kernel crash can.
 
-use std::fs::{File, OpenOptions};
+use std::fs::{File, OpenOptions, Permissions};
 use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::SessionError;
@@ -96,13 +97,13 @@ pub fn write_atomic(
     durability: Durability,
 ) -> Result<(), SessionError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| SessionError::io(dir, e))?;
+        create_private_dirs(dir).map_err(|e| SessionError::io(dir, e))?;
     }
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(format!(".{}.tmp", std::process::id()));
     let tmp = path.with_file_name(tmp_name);
     let result = (|| {
-        let mut file = File::create(&tmp)?;
+        let mut file = create_private_file(&tmp)?;
         file.write_all(contents)?;
         if durability == Durability::Sync {
             file.sync_all()?;
@@ -113,4 +114,60 @@ pub fn write_atomic(
         let _ = std::fs::remove_file(&tmp);
         SessionError::io(path, e)
     })
+}
+
+/// Session files hold whole conversations: owner-only (0600) whatever the umask.
+const FILE_MODE: u32 = 0o600;
+/// Directories rho creates for sessions: owner-only (0700) whatever the umask.
+const DIR_MODE: u32 = 0o700;
+
+/// Creates `path` for writing with mode 0600; the mode is set explicitly because the umask
+/// only narrows the mode given at creation.
+fn create_private_file(path: &Path) -> std::io::Result<File> {
+    let file = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(FILE_MODE)
+        .open(path)?;
+    file.set_permissions(Permissions::from_mode(FILE_MODE))?;
+    Ok(file)
+}
+
+/// Creates `dir` and any missing parents with mode 0700; existing directories are left as
+/// they are (the user may have chosen their modes).
+fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        create_private_dirs(parent)?;
+    }
+    match std::fs::DirBuilder::new().mode(DIR_MODE).create(dir) {
+        Ok(()) => std::fs::set_permissions(dir, Permissions::from_mode(DIR_MODE)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 17 #11: session files are 0600 and new session dirs 0700 even under umask 0.
+    #[test]
+    fn files_are_0600_and_new_dirs_0700_under_umask_0() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("sessions/--work--/s.jsonl");
+        // SAFETY: umask is process-wide; this is the only test in this binary that writes
+        // files with a mode it checks, and it restores the old mask.
+        let old = unsafe { libc::umask(0) };
+        let result = write_atomic(&path, b"{}\n", Durability::Flush);
+        unsafe { libc::umask(old) };
+        result.expect("write");
+        let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&tmp.path().join("sessions")), 0o700);
+        assert_eq!(mode(&tmp.path().join("sessions/--work--")), 0o700);
+    }
 }

@@ -132,6 +132,9 @@ pub struct Parser {
     /// Whether any chunk or the `[DONE]` marker arrived (a body with neither is not a
     /// Chat Completions stream at all).
     seen_data: bool,
+    /// Whether the `[DONE]` marker arrived: with no `finish_reason` either, the body was cut
+    /// off and the reply is incomplete.
+    seen_done: bool,
 }
 
 impl Parser {
@@ -145,6 +148,7 @@ impl Parser {
             finish_reason: None,
             seen_id: false,
             seen_data: false,
+            seen_done: false,
         }
     }
 
@@ -311,6 +315,11 @@ fn attach_encrypted_reasoning(detail: &Value, reply: &mut ReplyBuilder) {
 /// or a proxy answering with its own page).
 pub const NO_DATA: &str = "The server answered without any Chat Completions data chunks; check that baseUrl points to an OpenAI-compatible /chat/completions endpoint that supports streaming";
 
+/// The error for a body that ended with neither a `finish_reason` nor `[DONE]`: the
+/// connection was closed early, so the reply is truncated. "ended without" makes it retryable.
+pub const CUT_OFF: &str =
+    "The stream ended without a finish_reason or [DONE] marker: the reply was cut off";
+
 /// Maps `finish_reason`; unknown reasons are errors naming the reason.
 pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, String> {
     match reason {
@@ -346,6 +355,7 @@ impl WireParser for Parser {
         }
         self.seen_data = true;
         if data == "[DONE]" {
+            self.seen_done = true;
             return Ok(Flow::Stop);
         }
         let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
@@ -364,6 +374,9 @@ impl WireParser for Parser {
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String> {
         if !self.seen_data {
             return Err(NO_DATA.to_string());
+        }
+        if self.finish_reason.is_none() && !self.seen_done {
+            return Err(CUT_OFF.to_string());
         }
         reply.close_all();
         map_finish_reason(self.finish_reason.as_deref())

@@ -29,7 +29,9 @@ pub(crate) async fn start(
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
-        .kill_on_drop(true);
+        .kill_on_drop(true)
+        // Its own group, ended with everything else rho started when rho exits.
+        .process_group(0);
     if let Some(cwd) = &options.cwd {
         cmd.current_dir(cwd);
     }
@@ -37,6 +39,7 @@ pub(crate) async fn start(
         program: program.to_string(),
         source,
     })?;
+    rho_tools::children::register_group(child.id().unwrap_or(0));
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(ProcessError::Handshake {
             path,

@@ -1,0 +1,172 @@
+//! Nothing rho starts outlives it, and tool processes do not see provider keys (issue 17
+//! #2, #11): a bash tool call's processes end when rho gets SIGTERM, SIGHUP or SIGINT or
+//! reads EOF in RPC mode, background children of finished commands end when rho ends, and
+//! provider key variables are scrubbed from the tool's environment unless the settings say
+//! otherwise.
+
+mod common;
+
+use std::path::Path;
+use std::time::Duration;
+
+use common::{chat_messages, reply, stderr, Sandbox};
+use rho_testkit::openai_chat::ChatStream;
+use serde_json::json;
+use tokio::io::AsyncWriteExt;
+
+/// A reply that runs `command` with the bash tool.
+fn bash_call(command: &str) -> rho_testkit::MockResponse {
+    let args = json!({ "command": command }).to_string();
+    ChatStream::new("chatcmpl-b", "mock-model")
+        .role()
+        .tool_call_start(0, "call_1", "bash")
+        .tool_args(0, &args)
+        .finish("tool_calls")
+        .done()
+        .response()
+}
+
+/// True while `pid` exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks for existence.
+    if unsafe { libc::kill(pid, 0) } != 0 {
+        return false;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let state = stat
+        .rsplit_once(") ")
+        .and_then(|(_, rest)| rest.split_whitespace().next())
+        .unwrap_or("Z");
+    !matches!(state, "Z" | "X")
+}
+
+/// Waits (bounded) for a file holding a pid, written by the shell.
+async fn read_pid(path: &Path) -> i32 {
+    for _ in 0..2000 {
+        if let Some(pid) = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+        {
+            return pid;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("{} was never written", path.display());
+}
+
+/// Waits (bounded) for `pid` to be gone; false if it is still running after 10 s.
+async fn ends(pid: i32) -> bool {
+    for _ in 0..1000 {
+        if !alive(pid) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    false
+}
+
+/// A command that leaves a background child and a foreground child, recording both pids.
+const TWO_SLEEPERS: &str =
+    "sleep 1000 >/dev/null 2>&1 & echo $! > bg.pid; sleep 1000 & echo $! > fg.pid; wait";
+
+#[tokio::test]
+async fn signals_during_a_bash_tool_call_end_all_its_processes() {
+    for (signal, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+        (libc::SIGINT, 130),
+    ] {
+        let sb = Sandbox::new().await;
+        sb.server.push(bash_call(TWO_SLEEPERS));
+        let mut child = sb
+            .command(&["-p", "--no-session", "run it"])
+            .spawn()
+            .expect("spawn");
+        drop(child.stdin.take());
+        let bg = read_pid(&sb.cwd.join("bg.pid")).await;
+        let fg = read_pid(&sb.cwd.join("fg.pid")).await;
+        let pid = child.id().expect("pid") as i32;
+        // SAFETY: signals the rho child this test started.
+        unsafe { libc::kill(pid, signal) };
+        let out = child.wait_with_output().await.expect("rho exits");
+        assert_eq!(out.status.code(), Some(code), "signal {signal}");
+        assert!(ends(fg).await, "signal {signal}: the command outlived rho");
+        assert!(
+            ends(bg).await,
+            "signal {signal}: its background child outlived rho"
+        );
+    }
+}
+
+#[tokio::test]
+async fn background_children_of_finished_commands_end_with_rho() {
+    let sb = Sandbox::new().await;
+    sb.server
+        .push(bash_call("sleep 1000 >/dev/null 2>&1 & echo $! > bg.pid"));
+    sb.server.push(reply("started it"));
+    let out = sb
+        .rho(&["-p", "--no-session", "start a server"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let bg = read_pid(&sb.cwd.join("bg.pid")).await;
+    assert!(ends(bg).await, "a background child outlived rho");
+}
+
+#[tokio::test]
+async fn stdin_eof_in_rpc_mode_ends_a_running_bash_command_and_its_children() {
+    let sb = Sandbox::new().await;
+    let mut child = sb
+        .command(&["--mode", "rpc", "--no-session"])
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let line = json!({"id": "b", "type": "bash", "command": TWO_SLEEPERS}).to_string() + "\n";
+    stdin.write_all(line.as_bytes()).await.expect("send");
+    let bg = read_pid(&sb.cwd.join("bg.pid")).await;
+    let fg = read_pid(&sb.cwd.join("fg.pid")).await;
+    drop(stdin);
+    let out = child.wait_with_output().await.expect("rho exits");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert!(ends(fg).await && ends(bg).await, "a command outlived rho");
+}
+
+/// The environment the bash tool saw, as sent back to the model.
+async fn tool_env(sb: &Sandbox) -> String {
+    sb.server.push(bash_call("env"));
+    sb.server.push(reply("done"));
+    let mut cmd = sb.command(&[
+        "-p",
+        "--no-session",
+        "--model",
+        "mock/mock-model",
+        "show env",
+    ]);
+    cmd.env("OPENAI_API_KEY", "sk-secret-openai")
+        .env("ANTHROPIC_API_KEY", "sk-secret-anthropic")
+        .env("GH_TOKEN", "gh-kept");
+    let out = cmd.output().await.expect("rho runs");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    chat_messages(&sb.server.last_body())
+        .into_iter()
+        .filter(|(role, _)| role == "tool")
+        .map(|(_, text)| text)
+        .collect()
+}
+
+#[tokio::test]
+async fn provider_keys_stay_out_of_tool_processes_unless_the_settings_pass_them() {
+    let sb = Sandbox::new().await;
+    let env = tool_env(&sb).await;
+    assert!(env.contains("GH_TOKEN=gh-kept"), "{env}");
+    assert!(!env.contains("sk-secret-openai"), "{env}");
+    assert!(!env.contains("sk-secret-anthropic"), "{env}");
+
+    let sb = Sandbox::new().await;
+    std::fs::write(
+        sb.agent.path().join("settings.json"),
+        json!({"passProviderKeysToTools": true}).to_string(),
+    )
+    .expect("settings");
+    let env = tool_env(&sb).await;
+    assert!(env.contains("OPENAI_API_KEY=sk-secret-openai"), "{env}");
+}
