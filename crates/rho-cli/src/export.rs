@@ -137,7 +137,7 @@ fn render_message(html: &mut String, message: &AgentMessage) {
             "Compaction summary",
             &escape(&c.summary),
         ),
-        AgentMessage::Custom(_) => {}
+        AgentMessage::Custom(_) | AgentMessage::System(_) => {}
     }
 }
 

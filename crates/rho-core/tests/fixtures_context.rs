@@ -133,9 +133,9 @@ fn branched_fixture_tree_labels_name_and_other_branch() {
         .expect("unknown type kept")
         .data
     {
-        EntryData::Unknown { entry_type, fields } => {
+        EntryData::Unknown { entry_type, raw } => {
             assert_eq!(entry_type, "future_marker");
-            assert_eq!(fields["note"], "written by a newer version");
+            assert_eq!(raw.to_value()["note"], "written by a newer version");
         }
         other => panic!("expected an unknown entry, got {other:?}"),
     }

@@ -11,7 +11,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::decode::{decode_entry, decode_header};
+use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
 use super::migrate::migrate_lines;
@@ -75,6 +75,7 @@ struct State {
     entries: Vec<SessionEntry>,
     raw_lines: Option<Vec<String>>,
     raw_numbers: Vec<usize>,
+    warnings: Vec<LoadWarning>,
     pending_failure: Option<(usize, String)>,
     valid_len: u64,
     needs_newline: bool,
@@ -88,6 +89,7 @@ impl State {
             entries: Vec::new(),
             raw_lines: None,
             raw_numbers: vec![first.number],
+            warnings: Vec::new(),
             pending_failure: None,
             valid_len: first.end,
             needs_newline: !first.has_newline,
@@ -107,7 +109,7 @@ impl State {
                         self.raw_numbers.push(line.number);
                     })
                     .map_err(|e| e.to_string()),
-                None => decode_entry(text).map(|e| self.entries.push(e)),
+                None => decode_entry(text).map(|d| self.keep(line.number, d)),
             },
         };
         match parsed {
@@ -121,6 +123,18 @@ impl State {
         Ok(())
     }
 
+    /// Adds a decoded entry, reporting it when it was kept verbatim instead of decoded.
+    fn keep(&mut self, line: usize, decoded: Decoded) {
+        if let Some(message) = decoded.warning {
+            self.warnings.push(LoadWarning {
+                path: self.path.clone(),
+                line,
+                message,
+            });
+        }
+        self.entries.push(decoded.entry);
+    }
+
     fn corrupt(&self, line: usize, reason: String) -> SessionError {
         SessionError::Corrupt {
             path: self.path.clone(),
@@ -130,7 +144,7 @@ impl State {
     }
 
     fn finish(mut self) -> Result<LoadedFile, SessionError> {
-        let mut warnings = Vec::new();
+        let mut warnings = std::mem::take(&mut self.warnings);
         if let Some((bad, reason)) = self.pending_failure.take() {
             warnings.push(LoadWarning {
                 path: self.path.clone(),
@@ -148,10 +162,11 @@ impl State {
             })?;
             self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
             for (i, line) in lines.iter().enumerate().skip(1) {
-                let entry = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
-                self.entries.push(entry);
+                let decoded = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
+                self.keep(numbers[i], decoded);
             }
             migrated = Some((from, lines));
+            warnings.append(&mut self.warnings);
         }
         Ok(LoadedFile {
             header: self.header,
