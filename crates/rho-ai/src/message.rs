@@ -123,6 +123,9 @@ pub struct AssistantMessage {
     pub end_turn: Option<bool>,
     /// Unix ms.
     pub timestamp: i64,
+    /// pi 1.x: milliseconds from `timestamp` until the reply ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl AssistantMessage {
@@ -145,6 +148,7 @@ impl AssistantMessage {
             raw_stop_reason: None,
             end_turn: None,
             timestamp: now_ms(),
+            duration_ms: None,
         }
     }
 
@@ -186,6 +190,9 @@ pub struct ToolResultMessage {
     pub is_error: bool,
     /// Unix ms.
     pub timestamp: i64,
+    /// pi 1.x: how long the tool ran, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// An LLM message, tagged by `role`.

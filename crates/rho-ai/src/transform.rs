@@ -202,6 +202,7 @@ fn answer_orphans(
             continue;
         }
         out.push(Message::ToolResult(ToolResultMessage {
+            duration_ms: None,
             usage: None,
             nested_calls: None,
             tool_call_id: id,
@@ -218,6 +219,7 @@ impl AssistantMessage {
     /// A copy of every field but `content` (left empty), to rebuild a message cheaply.
     fn clone_without_content(&self) -> AssistantMessage {
         AssistantMessage {
+            duration_ms: None,
             provider_thinking_level: None,
             thinking_level: None,
             deferred: None,

@@ -30,6 +30,7 @@ fn reply(provider: &str, api: &str, id: &str, content: Vec<ContentBlock>) -> Ass
 
 fn result(id: &str, content: Vec<ContentBlock>) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),

@@ -160,6 +160,7 @@ fn call(name: &str) -> ContentBlock {
 
 fn result() -> EntryData {
     msg(AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: "c1".into(),

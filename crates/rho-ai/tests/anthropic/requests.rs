@@ -170,6 +170,7 @@ fn image(data: &str) -> ContentBlock {
 
 fn result(id: &str, content: Vec<ContentBlock>, is_error: bool) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),

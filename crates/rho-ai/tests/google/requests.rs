@@ -11,6 +11,7 @@ fn png() -> ImageContent {
 
 fn tool_result(id: &str, content: Vec<ContentBlock>, is_error: bool) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),

@@ -88,6 +88,7 @@ pub fn call(id: &str, name: &str, arguments: Value) -> ContentBlock {
 /// A successful tool result.
 pub fn result(id: &str, name: &str, content: Vec<ContentBlock>) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),

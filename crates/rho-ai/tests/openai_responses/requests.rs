@@ -59,6 +59,7 @@ fn history(m: &Model) -> Context {
     };
     let result = |id: &str, content: Vec<ContentBlock>, is_error: bool| {
         Message::ToolResult(ToolResultMessage {
+            duration_ms: None,
             usage: None,
             nested_calls: None,
             tool_call_id: id.into(),

@@ -80,6 +80,7 @@ pub fn error_assistant(t: &str, total_tokens: u64) -> AgentMessage {
 
 pub fn tool_result(id: &str, t: &str) -> AgentMessage {
     AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),

@@ -29,6 +29,7 @@ pub(crate) struct RawMessage {
     role: String,
     content: Option<RawContent>,
     timestamp: Option<i64>,
+    duration_ms: Option<u64>,
     api: Option<String>,
     provider: Option<String>,
     model: Option<String>,
@@ -197,6 +198,7 @@ impl RawMessage {
                 raw_stop_reason: self.raw_stop_reason,
                 end_turn: self.end_turn,
                 timestamp,
+                duration_ms: self.duration_ms,
             }),
             "toolResult" => AgentMessage::ToolResult(ToolResultMessage {
                 tool_call_id: self.tool_call_id?,
@@ -207,6 +209,7 @@ impl RawMessage {
                 nested_calls: self.nested_calls,
                 is_error: self.is_error?,
                 timestamp,
+                duration_ms: self.duration_ms,
             }),
             "bashExecution" => AgentMessage::BashExecution(BashExecutionMessage {
                 command: self.command?,

@@ -170,6 +170,7 @@ pub fn call(id: &str, name: &str, args: Value) -> ContentBlock {
 
 pub fn result(id: &str, name: &str, text: &str, ts: i64) -> AgentMessage {
     AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
         usage: None,
         nested_calls: None,
         tool_call_id: id.into(),
