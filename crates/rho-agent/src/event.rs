@@ -175,14 +175,15 @@ impl Serialize for AgentEvent {
 
 /// pi's JSON shape of a provider event: the event's own fields plus `partial`, the message so
 /// far (`start` carries only `partial`; `done`/`error` carry the final message instead).
-pub struct AssistantEventJson<'a> {
+/// `partial` is written last, so an encoder may put bytes it already has in its place.
+pub struct AssistantEventJson<'a, P: ?Sized = AgentMessage> {
     /// The provider event.
     pub event: &'a AssistantMessageEvent,
     /// The message so far (serialized with its `role`).
-    pub partial: &'a AgentMessage,
+    pub partial: &'a P,
 }
 
-impl Serialize for AssistantEventJson<'_> {
+impl<P: Serialize + ?Sized> Serialize for AssistantEventJson<'_, P> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use AssistantMessageEvent as E;
         let mut map = serializer.serialize_map(None)?;

@@ -86,6 +86,14 @@ pub struct Args {
     pub verbose: bool,
     /// `--offline`.
     pub offline: bool,
+    /// `--sandbox <off|read-only|workspace-write>`.
+    pub sandbox: Option<String>,
+    /// `--sandbox-network <on|off>`.
+    pub sandbox_network: Option<String>,
+    /// `--permission-mode <default|accept-edits|plan|bypass>`.
+    pub permission_mode: Option<String>,
+    /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`): this run's project trust.
+    pub approve: Option<bool>,
     /// `@path` arguments, in order.
     pub file_args: Vec<String>,
     /// Plain arguments: the messages.
@@ -204,6 +212,11 @@ pub fn parse(argv: &[String]) -> Args {
             "--export" => a.export = Some(value!()),
             "--verbose" => a.verbose = true,
             "--offline" => a.offline = true,
+            "--sandbox" => a.sandbox = Some(value!()),
+            "--sandbox-network" => a.sandbox_network = Some(value!()),
+            "--permission-mode" => a.permission_mode = Some(value!()),
+            "--approve" => a.approve = Some(true),
+            "--no-approve" => a.approve = Some(false),
             _ if arg.starts_with("--") && arg.len() > 2 => {
                 let name = &arg[2..];
                 if let Some((n, v)) = name.split_once('=') {
@@ -276,6 +289,10 @@ Options:
   --export <session.jsonl> [out.html]  Export a session to HTML
   --verbose                      Verbose startup
   --offline                      No network activity at startup
+  --sandbox <mode>               off, read-only, workspace-write (default)
+  --sandbox-network <on|off>     Whether sandboxed commands may use the network (default on)
+  --permission-mode <mode>       default, accept-edits, plan, bypass
+  --approve, --no-approve        Trust (or not) this project's resources for this run
   -h, --help                     Show this help
   -v, --version                  Show the version
 

@@ -46,7 +46,7 @@ pub fn sources(
     args: &Args,
     settings: &Settings,
     agent_dir: &Path,
-    project_dir: &Path,
+    project_dir: Option<&Path>,
     cwd: &Path,
 ) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
@@ -56,7 +56,9 @@ pub fn sources(
                 rho_core::session::paths::expand_tilde(p, &rho_core::session::paths::process_env);
             agent_dir.join(expanded)
         }));
-        paths.extend(discover(&project_dir.join("extensions")));
+        if let Some(project_dir) = project_dir {
+            paths.extend(discover(&project_dir.join("extensions")));
+        }
         paths.extend(discover(&agent_dir.join("extensions")));
     }
     let mut seen = Vec::new();

@@ -2,6 +2,7 @@
 
 mod args;
 mod credentials;
+mod event_out;
 mod export;
 mod extensions;
 mod file_args;
@@ -9,12 +10,15 @@ mod interactive;
 mod list_models;
 mod model_control;
 mod model_select;
+mod permissions_setup;
 mod print_mode;
 mod rpc;
+mod sandbox_setup;
 mod session_open;
 mod signals;
 mod startup;
 mod tool_names;
+mod trust_setup;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;

@@ -12,6 +12,9 @@ use std::process::ExitCode;
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, StopReason};
 use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent, SessionOnlyEvent};
+use tokio::sync::mpsc;
+
+use crate::event_out::{self, Out, WriterConfig};
 
 /// Which output the run produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,28 +33,33 @@ pub async fn run(
     output: Output,
 ) -> ExitCode {
     let mut rx = session.subscribe();
-    let stdout = std::io::stdout();
+    let mut writer = None;
     if output == Output::Json {
         let header = session.with_session(|s| serde_json::to_string(s.header()));
         match header {
-            Ok(line) => write_line(&stdout, &line),
+            Ok(line) => write_line(&line),
             Err(e) => {
                 eprintln!("Error: cannot serialize the session header: {e}");
                 return ExitCode::FAILURE;
             }
         }
+        writer = Some(spawn_json_writer(&session));
     }
     let work = send_all(&session, prompts, images);
     tokio::pin!(work);
     let outcome = loop {
         tokio::select! {
             biased;
-            Some(event) = rx.recv() => show_event(&stdout, &event, output),
+            Some(event) = rx.recv() => report_extension_error(&event),
             result = &mut work => break result,
         }
     };
     while let Ok(event) = rx.try_recv() {
-        show_event(&stdout, &event, output);
+        report_extension_error(&event);
+    }
+    if let Some((finish, task)) = writer {
+        let _ = finish.send(Out::Finish);
+        let _ = task.await;
     }
     if let Err(message) = outcome {
         eprintln!("{message}");
@@ -82,7 +90,29 @@ async fn send_all(
     Ok(())
 }
 
-fn show_event(stdout: &std::io::Stdout, event: &SessionEvent, output: Output) {
+/// JSON mode's event lines go through the shared writer (backpressure, coalesced
+/// `message_update`s for a slow reader); extension errors go to stderr instead.
+fn spawn_json_writer(
+    session: &AgentSession,
+) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
+    let (tx, lines) = mpsc::unbounded_channel();
+    let config = WriterConfig {
+        delivery: event_out::delivery_v073,
+        keep: |e| !is_extension_error(e),
+    };
+    let events = session.subscribe();
+    let task = tokio::spawn(event_out::run(tokio::io::stdout(), events, lines, config));
+    (tx, task)
+}
+
+fn is_extension_error(event: &SessionEvent) -> bool {
+    matches!(
+        event,
+        SessionEvent::Session(SessionOnlyEvent::ExtensionError { .. })
+    )
+}
+
+fn report_extension_error(event: &SessionEvent) {
     if let SessionEvent::Session(SessionOnlyEvent::ExtensionError {
         extension_path,
         event,
@@ -90,18 +120,11 @@ fn show_event(stdout: &std::io::Stdout, event: &SessionEvent, output: Output) {
     }) = event
     {
         eprintln!("Extension error ({extension_path}, {event}): {error}");
-        return;
-    }
-    if output == Output::Json {
-        match serde_json::to_string(event) {
-            Ok(line) => write_line(stdout, &line),
-            Err(e) => eprintln!("Error: cannot serialize an event: {e}"),
-        }
     }
 }
 
-fn write_line(stdout: &std::io::Stdout, line: &str) {
-    let mut out = stdout.lock();
+fn write_line(line: &str) {
+    let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
 }

@@ -1,6 +1,7 @@
 //! From flags and files to a ready [`AgentSession`]: agent dir, settings, models.json,
 //! credentials, model and thinking level, resources, system prompt and the session store.
 
+use rho_core::permissions::{PermissionMode, READ_ONLY_TOOLS};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -45,8 +46,12 @@ struct Registry {
 
 /// Loads settings, models.json and auth.json. `--api-key` applies to the provider of the
 /// model named by `--model` (or the first `--models` match), as pi does.
-fn load_registry(args: &Args, agent_dir: &Path, cwd: &Path) -> anyhow::Result<Registry> {
-    let settings = Settings::load(agent_dir, &cwd.join(PROJECT_DIR));
+fn load_registry(
+    args: &Args,
+    agent_dir: &Path,
+    project_dir: Option<&Path>,
+) -> anyhow::Result<Registry> {
+    let settings = Settings::load_scopes(agent_dir, project_dir);
     let mut warnings = settings.warnings.clone();
     let models = load_models(&agent_dir.join("models.json"), builtin_models());
     if let Some(e) = &models.error {
@@ -86,7 +91,15 @@ pub fn list_models_text(
     search: Option<&str>,
 ) -> anyhow::Result<(String, Vec<String>)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let reg = load_registry(args, &agent_dir(), &cwd)?;
+    let agent_dir = agent_dir();
+    let trust = crate::trust_setup::resolve(
+        args,
+        &agent_dir,
+        &cwd,
+        cwd.join(PROJECT_DIR),
+        &mut Vec::new(),
+    );
+    let reg = load_registry(args, &agent_dir, trust.project_dir.as_deref())?;
     let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
     let text = list_models::render(&reg.credentials.models.models, &has_auth, search);
     Ok((text, reg.warnings))
@@ -110,20 +123,114 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     if session_cwd != cwd {
         cwd = session_cwd;
     }
+    let trust = crate::trust_setup::resolve(
+        args,
+        &agent_dir,
+        &cwd,
+        cwd.join(PROJECT_DIR),
+        &mut early_warnings,
+    );
+    let project_dir = trust.project_dir.clone();
     let Registry {
         settings,
         credentials,
         mut warnings,
-    } = load_registry(args, &agent_dir, &cwd)?;
+    } = load_registry(args, &agent_dir, project_dir.as_deref())?;
     warnings.splice(0..0, early_warnings);
     let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
     record_initial_state(&mut session, &selection)?;
-    let project_dir = cwd.join(PROJECT_DIR);
-    let cwd_str = cwd.to_string_lossy().to_string();
+    let mut tools = active_tools(args);
+    let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
+    if permissions.mode == PermissionMode::Plan && args.tools.is_none() && !tools.builtin.is_empty()
+    {
+        // Plan mode looks around with every reader instead of the default set's one.
+        tools.builtin = READ_ONLY_TOOLS.map(String::from).to_vec();
+    }
+    tools.builtin.retain(|name| permissions.exposes(name));
+    let Resources {
+        skills,
+        templates,
+        prompt_options,
+    } = load_resources(
+        args,
+        &agent_dir,
+        &cwd,
+        project_dir.as_deref(),
+        &tools.builtin,
+        &mut warnings,
+    );
+    let mut config = AgentSessionConfig::new(cwd.clone());
+    config.base_system_prompt = build_system_prompt(&prompt_options);
+    config.prompt_options = Some(prompt_options.clone());
+    config.session = session;
+    config.settings = settings;
+    config.model = selection.model;
+    config.thinking_level = selection.thinking;
+    config.skills = skills;
+    config.templates = templates;
+    let extension_paths = crate::extensions::sources(
+        args,
+        &config.settings,
+        &agent_dir,
+        project_dir.as_deref(),
+        &cwd,
+    );
+    let has_ui = args.mode == Some(crate::args::Mode::Rpc);
+    config.extensions =
+        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
+    for ext in &mut config.extensions {
+        ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
+    }
+    config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
+    config.credentials = Arc::new(credentials);
+    let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
+    config.permissions = permissions;
+    let sandbox =
+        crate::sandbox_setup::build(args, &config.settings, &cwd, &agent_dir, &mut warnings)?;
+    config.sandbox = Some(sandbox.clone());
+    config.escalate = crate::sandbox_setup::escalate(args, &config.settings);
+    let tools_config = rho_tools::ToolsConfig {
+        shell: rho_tools::exec::ShellConfig {
+            shell_path: config.settings.shell_path().map(PathBuf::from),
+            command_prefix: config.settings.shell_command_prefix().map(str::to_string),
+            bin_dir: Some(agent_dir.join("bin")),
+            sandbox: Some(sandbox),
+        },
+        ..Default::default()
+    };
+    config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(Startup {
+        session: AgentSession::new(config),
+        warnings,
+    })
+}
+
+/// Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, context
+/// files) as the flags and files say now: read at start and again by /reload.
+pub struct Resources {
+    /// Loaded skills.
+    pub skills: Vec<rho_core::resources::skills::Skill>,
+    /// Loaded prompt templates.
+    pub templates: Vec<rho_core::resources::templates::PromptTemplate>,
+    /// What the system prompt is built from.
+    pub prompt_options: SystemPromptOptions,
+}
+
+/// Reads [`Resources`] for `cwd`; `project_dir` is `None` for an untrusted project (only the
+/// agent dir's and the flags' resources load). Problems found become `warnings`.
+pub fn load_resources(
+    args: &Args,
+    agent_dir: &Path,
+    cwd: &Path,
+    project_dir: Option<&Path>,
+    active_tools: &[String],
+    warnings: &mut Vec<String>,
+) -> Resources {
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(&agent_dir, &project_dir, args));
+        let (skills, diags) = load_skills(&skill_sources(agent_dir, project_dir, args));
         warnings.extend(
             diags
                 .into_iter()
@@ -134,74 +241,41 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     let templates = if args.no_prompt_templates {
         Vec::new()
     } else {
-        let mut sources = vec![project_dir.join("prompts"), agent_dir.join("prompts")];
+        let mut sources = scoped(project_dir, agent_dir, "prompts");
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
-    let tools = active_tools(args);
     let prompt_options = SystemPromptOptions {
         custom_base: args
             .system_prompt
             .as_deref()
-            .map(|v| text_or_file(v, &cwd))
-            .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
+            .map(|v| text_or_file(v, cwd))
+            .or_else(|| read_first(&scoped(project_dir, agent_dir, "SYSTEM.md"))),
         append: if args.append_system_prompt.is_empty() {
-            read_first(&[
-                project_dir.join("APPEND_SYSTEM.md"),
-                agent_dir.join("APPEND_SYSTEM.md"),
-            ])
-            .into_iter()
-            .collect()
+            read_first(&scoped(project_dir, agent_dir, "APPEND_SYSTEM.md"))
+                .into_iter()
+                .collect()
         } else {
             args.append_system_prompt
                 .iter()
-                .map(|v| text_or_file(v, &cwd))
+                .map(|v| text_or_file(v, cwd))
                 .collect()
         },
-        active_tools: Some(tools.builtin.clone()),
+        active_tools: Some(active_tools.to_vec()),
         context_files: if args.no_context_files {
             Vec::new()
         } else {
-            load_context_files(&agent_dir, &cwd)
+            load_context_files(agent_dir, cwd)
         },
         skills: skills.clone(),
-        cwd: cwd_str,
+        cwd: cwd.to_string_lossy().to_string(),
         date: today(),
     };
-    let mut config = AgentSessionConfig::new(cwd.clone());
-    config.base_system_prompt = build_system_prompt(&prompt_options);
-    config.prompt_options = Some(prompt_options.clone());
-    config.session = session;
-    config.settings = settings;
-    config.model = selection.model;
-    config.thinking_level = selection.thinking;
-    config.skills = skills;
-    config.templates = templates;
-    let extension_paths =
-        crate::extensions::sources(args, &config.settings, &agent_dir, &project_dir, &cwd);
-    let has_ui = args.mode == Some(crate::args::Mode::Rpc);
-    config.extensions =
-        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
-    for ext in &mut config.extensions {
-        ext.retain_tools(|name| tools.allows_extension_tool(name));
+    Resources {
+        skills,
+        templates,
+        prompt_options,
     }
-    config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
-    config.credentials = Arc::new(credentials);
-    let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
-    let tools_config = rho_tools::ToolsConfig {
-        shell: rho_tools::exec::ShellConfig {
-            shell_path: config.settings.shell_path().map(PathBuf::from),
-            command_prefix: config.settings.shell_command_prefix().map(str::to_string),
-            bin_dir: Some(agent_dir.join("bin")),
-        },
-        ..Default::default()
-    };
-    config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(Startup {
-        session: AgentSession::new(config),
-        warnings,
-    })
 }
 
 /// `rho_ai::stream` with the model's models.json headers resolved per request (literal, env
@@ -295,17 +369,23 @@ fn record_initial_state(session: &mut SessionManager, selection: &Selection) -> 
     Ok(())
 }
 
-fn skill_sources(agent_dir: &Path, project_dir: &Path, args: &Args) -> Vec<SkillSource> {
-    let mut sources = vec![
-        SkillSource {
-            path: project_dir.join("skills"),
+/// `name` in the project folder (when trusted) and then in the agent dir, in that order.
+fn scoped(project_dir: Option<&Path>, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
+    project_dir
+        .into_iter()
+        .chain([agent_dir])
+        .map(|dir| dir.join(name))
+        .collect()
+}
+
+fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> Vec<SkillSource> {
+    let mut sources: Vec<SkillSource> = scoped(project_dir, agent_dir, "skills")
+        .into_iter()
+        .map(|path| SkillSource {
+            path,
             top_level_md: true,
-        },
-        SkillSource {
-            path: agent_dir.join("skills"),
-            top_level_md: true,
-        },
-    ];
+        })
+        .collect();
     sources.extend(args.skills.iter().map(|p| SkillSource {
         path: PathBuf::from(p),
         top_level_md: true,

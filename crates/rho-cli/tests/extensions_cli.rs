@@ -31,9 +31,8 @@ async fn dash_e_loads_a_python_extension_that_transforms_input() {
     assert_eq!(last["content"][0]["text"], "HELLO");
 }
 
-#[tokio::test]
-async fn project_extension_dir_is_discovered_and_no_extensions_skips_it() {
-    let sb = Sandbox::new().await;
+/// Copies the example input-transform extension into the project's extension dir.
+fn install_project_extension(sb: &Sandbox) {
     let dir = sb.cwd.join(".rho/extensions");
     std::fs::create_dir_all(&dir).expect("mkdir");
     std::fs::copy(
@@ -45,15 +44,26 @@ async fn project_extension_dir_is_discovered_and_no_extensions_skips_it() {
     let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../extensions/js/rho-extension.mjs");
     std::fs::copy(&lib, sb.cwd.join(".rho/js/rho-extension.mjs")).expect("copy lib");
+}
+
+#[tokio::test]
+async fn project_extension_dir_is_discovered_and_no_extensions_skips_it() {
+    let sb = Sandbox::new().await;
+    install_project_extension(&sb);
     sb.server.push(reply("ok"));
-    let out = sb.rho(&["-p", "--no-session", "quiet please"], None).await;
+    let out = sb
+        .rho(&["--approve", "-p", "--no-session", "quiet please"], None)
+        .await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert!(
         sb.server.requests().is_empty(),
         "the extension handled the input"
     );
     let out = sb
-        .rho(&["-ne", "-p", "--no-session", "quiet please"], None)
+        .rho(
+            &["--approve", "-ne", "-p", "--no-session", "quiet please"],
+            None,
+        )
         .await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(
@@ -61,6 +71,41 @@ async fn project_extension_dir_is_discovered_and_no_extensions_skips_it() {
         1,
         "--no-extensions sends it to the model"
     );
+}
+
+#[tokio::test]
+async fn an_untrusted_projects_extension_does_not_load_until_trusted() {
+    let sb = Sandbox::new().await;
+    install_project_extension(&sb);
+    sb.server.push(reply("ok"));
+    let out = sb.rho(&["-p", "--no-session", "quiet please"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.requests().len(), 1, "no extension handled it");
+    assert!(
+        stderr(&out).contains("this folder is not trusted"),
+        "{}",
+        stderr(&out)
+    );
+    // A saved decision (what /trust writes) trusts it from then on.
+    let key = sb.cwd.display().to_string();
+    std::fs::write(
+        sb.agent.path().join("trust.json"),
+        serde_json::json!({ key: true }).to_string(),
+    )
+    .expect("write trust.json");
+    let out = sb.rho(&["-p", "--no-session", "quiet please"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.requests().len(), 1, "the extension handled it");
+    // --no-approve overrides the saved decision for one run.
+    sb.server.push(reply("ok"));
+    let out = sb
+        .rho(
+            &["--no-approve", "-p", "--no-session", "quiet please"],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    assert_eq!(sb.server.requests().len(), 2);
 }
 
 #[tokio::test]

@@ -280,7 +280,9 @@ async fn system_prompt_carries_tools_context_files_and_appends() {
     std::fs::create_dir_all(sb.cwd.join(".rho")).expect("mkdir");
     std::fs::write(sb.cwd.join(".rho/APPEND_SYSTEM.md"), "Answer in English.").expect("write");
     sb.server.push(reply("ok"));
-    let out = sb.rho(&["--no-session", "-p", "x"], None).await;
+    let out = sb
+        .rho(&["--approve", "--no-session", "-p", "x"], None)
+        .await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let prompt = system_prompt(&sb);
     let cwd = sb.cwd.display().to_string();
@@ -298,6 +300,7 @@ async fn system_prompt_carries_tools_context_files_and_appends() {
 
     sb.server.push(reply("ok"));
     let args = [
+        "--approve",
         "--no-session",
         "-nc",
         "-nt",

@@ -4,7 +4,9 @@
 pub mod agent_session;
 pub mod compaction;
 pub mod extensions;
+pub mod permissions;
 pub mod resources;
 pub mod session;
 pub mod settings;
 pub mod system_prompt;
+pub mod trust;

@@ -13,20 +13,40 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, Default)]
 pub struct Settings {
     merged: Map<String, Value>,
+    /// The global scope alone: settings a project must not change (`sandbox`).
+    global: Map<String, Value>,
+    /// The project scope alone: `permissions` lists are joined across scopes, not replaced.
+    project: Map<String, Value>,
     global_path: Option<PathBuf>,
     /// Problems found while reading (unparsable files), for the user.
     pub warnings: Vec<String>,
     global_broken: bool,
 }
 
+fn lookup<'a>(map: &'a Map<String, Value>, path: &str) -> Option<&'a Value> {
+    let mut parts = path.split('.');
+    let mut cur = map.get(parts.next()?)?;
+    for p in parts {
+        cur = cur.get(p)?;
+    }
+    Some(cur)
+}
+
 impl Settings {
     /// Reads both scopes. Missing files are empty; broken ones are `{}` plus a warning.
     pub fn load(agent_dir: &Path, project_dir: &Path) -> Settings {
+        Self::load_scopes(agent_dir, Some(project_dir))
+    }
+
+    /// Like [`Settings::load`]; `None` skips the project file (an untrusted project).
+    pub fn load_scopes(agent_dir: &Path, project_dir: Option<&Path>) -> Settings {
         let global_path = agent_dir.join("settings.json");
-        let project_path = project_dir.join("settings.json");
         let mut warnings = Vec::new();
         let (global, global_broken) = read_scope(&global_path, &mut warnings);
-        let (project, _) = read_scope(&project_path, &mut warnings);
+        let project = match project_dir {
+            Some(dir) => read_scope(&dir.join("settings.json"), &mut warnings).0,
+            None => Map::new(),
+        };
         let mut s = Settings::from_scopes(global, project);
         s.global_path = Some(global_path);
         s.global_broken = global_broken;
@@ -36,8 +56,9 @@ impl Settings {
 
     /// Merges two scopes (global, then project over it) after migrating both.
     pub fn from_scopes(global: Map<String, Value>, project: Map<String, Value>) -> Settings {
-        let mut merged = migrate(global);
-        for (k, v) in migrate(project) {
+        let (global, project) = (migrate(global), migrate(project));
+        let mut merged = global.clone();
+        for (k, v) in project.clone() {
             match (merged.get_mut(&k), v) {
                 (Some(Value::Object(g)), Value::Object(p)) => g.extend(p),
                 (_, v) => {
@@ -47,8 +68,26 @@ impl Settings {
         }
         Settings {
             merged,
+            global,
+            project,
             ..Default::default()
         }
+    }
+
+    /// A value from the global file only, ignoring the project's (`sandbox.*`: a folder must
+    /// not be able to switch off the sandbox that protects the user from it).
+    pub fn global_value(&self, path: &str) -> Option<&Value> {
+        lookup(&self.global, path)
+    }
+
+    /// A string list from both scopes, global first (`permissions.allow` and friends).
+    pub fn joined_list(&self, path: &str) -> Vec<String> {
+        [&self.global, &self.project]
+            .into_iter()
+            .filter_map(|scope| lookup(scope, path).and_then(Value::as_array))
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_string))
+            .collect()
     }
 
     /// The raw merged JSON.
@@ -57,12 +96,7 @@ impl Settings {
     }
 
     fn get(&self, path: &str) -> Option<&Value> {
-        let mut parts = path.split('.');
-        let mut cur = self.merged.get(parts.next()?)?;
-        for p in parts {
-            cur = cur.get(p)?;
-        }
-        Some(cur)
+        lookup(&self.merged, path)
     }
 
     fn bool_or(&self, path: &str, default: bool) -> bool {

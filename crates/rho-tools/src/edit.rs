@@ -19,12 +19,22 @@ const BOM: &str = "\u{FEFF}";
 /// Edits files for the model.
 pub struct EditTool {
     cwd: PathBuf,
+    sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
 }
 
 impl EditTool {
     /// An edit tool resolving relative paths against `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self { cwd: cwd.into() }
+        Self {
+            cwd: cwd.into(),
+            sandbox: None,
+        }
+    }
+
+    /// The same tool refusing writes the sandbox policy does not allow.
+    pub fn with_sandbox(mut self, sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 }
 
@@ -67,9 +77,11 @@ impl AgentTool for EditTool {
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let cwd = self.cwd.clone();
+        let sandbox = self.sandbox.clone();
         Box::pin(async move {
             let (path, edits) = edit_args(&args)?;
             let abs = resolve_to_cwd(&path, &cwd);
+            crate::sandbox_hook::check_write(sandbox.as_ref(), &abs)?;
             let _guard = lock_path(&abs).await;
             run_blocking(&ctx.cancel, move || edit_file(&abs, &path, &edits)).await
         })

@@ -8,7 +8,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
-use tokio::process::Command;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -27,6 +26,8 @@ pub struct ShellConfig {
     pub command_prefix: Option<String>,
     /// `<agentDir>/bin`, put first on PATH.
     pub bin_dir: Option<PathBuf>,
+    /// The session's sandbox; commands run unconfined without one.
+    pub sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
 }
 
 /// Why a command stopped.
@@ -66,6 +67,9 @@ pub enum ExecError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The sandbox refused to run anything (its mode cannot be enforced here).
+    #[error(transparent)]
+    Sandbox(#[from] rho_sandbox::SandboxError),
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
@@ -126,10 +130,9 @@ pub async fn run_shell_command(
         Some(prefix) => format!("{prefix}\n{command}"),
         None => command.to_string(),
     };
-    let mut cmd = Command::new(&shell);
-    cmd.arg("-c")
-        .arg(full_command)
-        .current_dir(cwd)
+    let mut cmd =
+        crate::sandbox_hook::shell_command(&shell, full_command, config.sandbox.as_ref())?;
+    cmd.current_dir(cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

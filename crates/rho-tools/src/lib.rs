@@ -18,6 +18,7 @@ mod ls;
 pub mod output;
 pub mod path;
 mod read;
+mod sandbox_hook;
 mod tool_set;
 pub mod truncate;
 mod write;

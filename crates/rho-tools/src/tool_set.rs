@@ -22,7 +22,7 @@ pub struct UnknownTool(pub String);
 /// Settings the tools take from the session.
 #[derive(Debug, Clone, Default)]
 pub struct ToolsConfig {
-    /// Shell settings for `bash`.
+    /// Shell settings for `bash`; its sandbox also binds `write` and `edit`.
     pub shell: ShellConfig,
     /// Image settings for `read`.
     pub read: ReadOptions,
@@ -45,8 +45,8 @@ pub fn create_tools_with(
             Ok(match *name {
                 "read" => Arc::new(ReadTool::new(cwd, config.read)),
                 "bash" => Arc::new(BashTool::new(cwd, config.shell.clone())),
-                "edit" => Arc::new(EditTool::new(cwd)),
-                "write" => Arc::new(WriteTool::new(cwd)),
+                "edit" => Arc::new(EditTool::new(cwd).with_sandbox(config.shell.sandbox.clone())),
+                "write" => Arc::new(WriteTool::new(cwd).with_sandbox(config.shell.sandbox.clone())),
                 "grep" => Arc::new(GrepTool::new(cwd)),
                 "find" => Arc::new(FindTool::new(cwd)),
                 "ls" => Arc::new(LsTool::new(cwd)),

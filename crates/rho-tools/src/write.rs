@@ -15,12 +15,22 @@ use crate::path::resolve_to_cwd;
 /// Writes files for the model.
 pub struct WriteTool {
     cwd: PathBuf,
+    sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
 }
 
 impl WriteTool {
     /// A write tool resolving relative paths against `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
-        Self { cwd: cwd.into() }
+        Self {
+            cwd: cwd.into(),
+            sandbox: None,
+        }
+    }
+
+    /// The same tool refusing writes the sandbox policy does not allow.
+    pub fn with_sandbox(mut self, sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>) -> Self {
+        self.sandbox = sandbox;
+        self
     }
 }
 
@@ -56,9 +66,11 @@ impl AgentTool for WriteTool {
         ctx: ToolContext,
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let cwd = self.cwd.clone();
+        let sandbox = self.sandbox.clone();
         Box::pin(async move {
             let args: WriteArgs = parse("write", args)?;
             let abs = resolve_to_cwd(&args.path, &cwd);
+            crate::sandbox_hook::check_write(sandbox.as_ref(), &abs)?;
             let _guard = lock_path(&abs).await;
             run_blocking(&ctx.cancel, move || {
                 write_file(&abs, &args.content).map_err(|err| {

@@ -125,6 +125,7 @@ async fn prefix_and_bin_dir_apply() {
         shell_path: Some("/bin/sh".into()),
         command_prefix: Some("GREETING=hi".into()),
         bin_dir: Some("/opt/agent/bin".into()),
+        sandbox: None,
     };
     let out = run(
         &BashTool::new(dir.path(), config),

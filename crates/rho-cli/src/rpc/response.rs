@@ -11,6 +11,9 @@ pub enum Reply {
     Done,
     /// Success with `data` (may be literal `null`).
     Data(Value),
+    /// Success with `data` already encoded as JSON (large replies are encoded straight
+    /// from the session's messages, without a `Value` tree).
+    Encoded(Vec<u8>),
     /// Failure with the error text.
     Error(String),
 }
@@ -44,6 +47,7 @@ pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
         Reply::Done => (true, None, None),
         Reply::Data(d) => (true, Some(d), None),
         Reply::Error(e) => (false, None, Some(e)),
+        Reply::Encoded(data) => return encoded_response(id, command, data),
     };
     let envelope = Envelope {
         id,
@@ -58,6 +62,24 @@ pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
             r#"{{"type":"response","command":{},"success":false,"error":{}}}"#,
             Value::from(command),
             Value::from(format!("cannot serialize the response: {e}"))
+        )
+    })
+}
+
+/// The envelope with `data` spliced in as given (which must be one JSON value): the data
+/// buffer becomes the line, so a large reply is not copied.
+fn encoded_response(id: Option<&Value>, command: &str, mut data: Vec<u8>) -> String {
+    let mut head = response(id, command, Reply::Done);
+    head.pop(); // the closing brace
+    head.push_str(",\"data\":");
+    data.reserve(head.len() + 1);
+    data.splice(0..0, head.into_bytes());
+    data.push(b'}');
+    String::from_utf8(data).unwrap_or_else(|e| {
+        response(
+            id,
+            command,
+            Reply::Error(format!("cannot serialize the response: {e}")),
         )
     })
 }
@@ -80,6 +102,14 @@ mod tests {
         assert_eq!(
             response(Some(&json!(3)), "parse", Reply::Error("Failed".into())),
             r#"{"id":3,"type":"response","command":"parse","success":false,"error":"Failed"}"#
+        );
+        assert_eq!(
+            response(
+                Some(&json!("m")),
+                "get_messages",
+                Reply::Encoded(br#"{"messages":[]}"#.to_vec())
+            ),
+            r#"{"id":"m","type":"response","command":"get_messages","success":true,"data":{"messages":[]}}"#
         );
     }
 }

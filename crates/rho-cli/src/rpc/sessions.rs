@@ -17,7 +17,7 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
         Command::SwitchSession { session_path } => switch_session(rpc, &session_path).await,
         Command::Fork { entry_id } => fork(rpc, &entry_id).await,
         Command::Clone => clone(rpc).await,
-        Command::GetForkMessages => Ok(fork_messages(rpc)),
+        Command::GetForkMessages => return fork_messages(rpc),
         Command::ExportHtml { output_path } => export_html::export(rpc, output_path.as_deref()),
         Command::SetSessionName { name } => {
             if name.trim().is_empty() {
@@ -63,15 +63,18 @@ async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
     Ok(json!({ "cancelled": outcome.cancelled }))
 }
 
-/// Every user message entry in file order (all branches) with non-empty text.
-fn fork_messages(rpc: &Rpc) -> serde_json::Value {
-    let messages: Vec<serde_json::Value> = rpc
-        .session
-        .fork_candidates()
-        .into_iter()
-        .map(|c| json!({ "entryId": c.entry_id, "text": c.text }))
-        .collect();
-    json!({ "messages": messages })
+/// Every user message entry in file order (all branches) with non-empty text, encoded
+/// without a `Value` tree.
+fn fork_messages(rpc: &Rpc) -> Reply {
+    #[derive(serde::Serialize)]
+    struct Messages {
+        messages: Vec<rho_core::agent_session::ForkCandidate>,
+    }
+    let messages = rpc.session.fork_candidates();
+    match serde_json::to_vec(&Messages { messages }) {
+        Ok(data) => Reply::Encoded(data),
+        Err(e) => Reply::Error(format!("cannot serialize the messages: {e}")),
+    }
 }
 
 /// `path` against the process's working directory.

@@ -16,7 +16,7 @@ pub fn handle(rpc: &Rpc, command: Command) -> Reply {
     let s = &rpc.session;
     match command {
         Command::GetState => Reply::Data(get_state(rpc)),
-        Command::GetMessages => Reply::Data(json!({ "messages": s.messages() })),
+        Command::GetMessages => messages(rpc),
         Command::GetSessionStats => Reply::Data(stats(rpc)),
         Command::GetLastAssistantText => Reply::Data(last_assistant_text(rpc)),
         Command::GetCommands => Reply::Data(json!({ "commands": commands(rpc) })),
@@ -64,12 +64,30 @@ fn get_state(rpc: &Rpc) -> Value {
     });
     let auto = s.with_settings(|st| st.compaction_enabled());
     m.insert("autoCompactionEnabled".into(), auto.into());
-    m.insert("messageCount".into(), s.messages().len().into());
+    let count = agent.with_state(|state| state.messages.len());
+    m.insert("messageCount".into(), count.into());
     m.insert(
         "pendingMessageCount".into(),
         s.pending_message_count().into(),
     );
     Value::Object(m)
+}
+
+/// `{"messages": [...]}` encoded straight from the transcript (no copy, no `Value` tree).
+fn messages(rpc: &Rpc) -> Reply {
+    #[derive(serde::Serialize)]
+    struct Messages<'a> {
+        messages: &'a [rho_agent::AgentMessage],
+    }
+    let encoded = rpc.session.agent().with_state(|state| {
+        serde_json::to_vec(&Messages {
+            messages: &state.messages,
+        })
+    });
+    match encoded {
+        Ok(data) => Reply::Encoded(data),
+        Err(e) => Reply::Error(format!("cannot serialize the messages: {e}")),
+    }
 }
 
 fn stats(rpc: &Rpc) -> Value {

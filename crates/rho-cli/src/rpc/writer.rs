@@ -1,19 +1,14 @@
-//! The single stdout writer (interfaces spec §1.2, §1.5): session events and responses go
-//! through one task, so lines never interleave. Before a response is written, every event
-//! already emitted is written first, so a response never overtakes the events its command
-//! caused (e.g. `queue_update` before the `steer` response).
+//! The single stdout writer of RPC mode (interfaces spec §1.2, §1.5), over
+//! [`crate::event_out`]: session events and responses go through one task, so lines never
+//! interleave, and a response never overtakes the events its command caused (e.g.
+//! `queue_update` before the `steer` response). A slow client gets coalesced
+//! `message_update`s (see `event_out`); nothing else is dropped.
 
 use rho_core::agent_session::SessionEvent;
-use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 
-/// What the writer is asked to write.
-enum Out {
-    /// A response or UI request line; the optional ack fires once it is written.
-    Line(String, Option<std::sync::mpsc::Sender<()>>),
-    /// Write what is pending, then stop.
-    Finish,
-}
+use crate::event_out::{self, Out, WriterConfig};
 
 /// A cheap handle for sending protocol lines to stdout.
 #[derive(Clone)]
@@ -53,68 +48,10 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::unbounded_channel();
-    let task = tokio::spawn(run(sink, events, rx));
+    let config = WriterConfig {
+        delivery: event_out::delivery_v073,
+        keep: |_| true,
+    };
+    let task = tokio::spawn(event_out::run(sink, events, rx, config));
     (Output { tx }, task)
-}
-
-async fn run<W: AsyncWrite + Unpin>(
-    mut sink: W,
-    mut events: mpsc::UnboundedReceiver<SessionEvent>,
-    mut lines: mpsc::UnboundedReceiver<Out>,
-) {
-    let mut buf: Vec<u8> = Vec::with_capacity(8192);
-    let mut events_open = true;
-    loop {
-        let mut acks = Vec::new();
-        let mut finish = false;
-        tokio::select! {
-            biased;
-            out = lines.recv() => {
-                while let Ok(e) = events.try_recv() {
-                    push_json(&mut buf, &e);
-                }
-                match out {
-                    Some(Out::Line(v, ack)) => {
-                        buf.extend_from_slice(v.as_bytes());
-                        buf.push(b'\n');
-                        acks.extend(ack);
-                    }
-                    Some(Out::Finish) | None => finish = true,
-                }
-            }
-            e = events.recv(), if events_open => match e {
-                Some(e) => {
-                    push_json(&mut buf, &e);
-                    while let Ok(e) = events.try_recv() {
-                        push_json(&mut buf, &e);
-                    }
-                }
-                None => events_open = false,
-            },
-        }
-        if !buf.is_empty() {
-            if sink.write_all(&buf).await.is_err() || sink.flush().await.is_err() {
-                return;
-            }
-            buf.clear();
-        }
-        for ack in acks {
-            let _ = ack.send(());
-        }
-        if finish {
-            return;
-        }
-    }
-}
-
-/// Compact JSON plus `\n` (never pretty-printed).
-fn push_json<T: serde::Serialize>(buf: &mut Vec<u8>, value: &T) {
-    let start = buf.len();
-    match serde_json::to_writer(&mut *buf, value) {
-        Ok(()) => buf.push(b'\n'),
-        Err(e) => {
-            buf.truncate(start);
-            eprintln!("rho rpc: could not serialize an output line: {e}");
-        }
-    }
 }

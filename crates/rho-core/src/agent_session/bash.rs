@@ -157,19 +157,26 @@ impl AgentSession {
         })
     }
 
+    /// The shell settings for commands the session runs itself, under `sandbox`.
+    pub(crate) fn shell_config(
+        &self,
+        sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
+    ) -> rho_tools::exec::ShellConfig {
+        let s = self.state();
+        rho_tools::exec::ShellConfig {
+            shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
+            command_prefix: s.settings.shell_command_prefix().map(str::to_string),
+            bin_dir: None,
+            sandbox,
+        }
+    }
+
     async fn run_bash(
         &self,
         command: &str,
         options: &BashOptions,
     ) -> Result<BashExecutionMessage, super::SessionError> {
-        let config = {
-            let s = self.state();
-            rho_tools::exec::ShellConfig {
-                shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
-                command_prefix: s.settings.shell_command_prefix().map(str::to_string),
-                bin_dir: None,
-            }
-        };
+        let config = self.shell_config(self.sandbox());
         let cancel = tokio_util::sync::CancellationToken::new();
         *super::lock(&self.inner.bash_cancel) = Some(cancel.clone());
         let mut tracker = ChunkTracker::default();

@@ -21,8 +21,9 @@ pub struct ForkOutcome {
     pub path: Option<PathBuf>,
 }
 
-/// A user message one can fork from.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A user message one can fork from (serialized as `get_fork_messages` lists it).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ForkCandidate {
     /// The `message` entry's id.
     pub entry_id: String,

@@ -36,6 +36,10 @@ impl ExtensionHost for SessionHost {
             .unwrap_or_default()
     }
 
+    fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
+        self.session().and_then(|s| s.sandbox())
+    }
+
     fn model(&self) -> Option<Model> {
         self.session().and_then(|s| s.model())
     }
@@ -217,7 +221,9 @@ impl AgentSession {
                 }));
             });
         }
-        if runner.has_handlers("tool_call") {
+        let gate = !self.inner.permissions.is_open();
+        let handlers = runner.has_handlers("tool_call");
+        if gate || handlers {
             let w = weak.clone();
             self.inner.agent.update_options(|o| {
                 o.before_tool_call = Some(Arc::new(move |c: BeforeToolCallContext| {
@@ -232,6 +238,14 @@ impl AgentSession {
                         let mut processed = s.inner.processed_assistant.subscribe();
                         let target = c.assistant_message.timestamp;
                         let _ = processed.wait_for(|t| *t >= target).await;
+                        if gate {
+                            if let Some(d) = s.permission_gate(&c.tool_call.name, &c.args).await {
+                                return Ok(Some(d));
+                            }
+                        }
+                        if !handlers {
+                            return Ok(None);
+                        }
                         let ctx = s.ext_ctx();
                         let mut input = c.args.clone();
                         let verdict = s
@@ -247,7 +261,9 @@ impl AgentSession {
                 }));
             });
         }
-        if runner.has_handlers("tool_result") {
+        let escalation = self.sandbox_confines();
+        let result_handlers = runner.has_handlers("tool_result");
+        if escalation || result_handlers {
             self.inner.agent.update_options(|o| {
                 o.after_tool_call = Some(Arc::new(move |c: AfterToolCallContext| {
                     let w = weak.clone();
@@ -256,23 +272,30 @@ impl AgentSession {
                             return Ok(None);
                         };
                         let s = AgentSession { inner };
-                        let ctx = s.ext_ctx();
-                        let start = ToolOutcome {
+                        let mut start = ToolOutcome {
                             content: c.content.clone(),
                             details: c.details.clone(),
                             is_error: c.is_error,
                         };
-                        let out = s
-                            .inner
-                            .extensions
-                            .emit_tool_result(
-                                &c.tool_call.name,
-                                &c.tool_call.id,
-                                &c.args,
-                                start,
-                                &ctx,
-                            )
-                            .await;
+                        if escalation {
+                            let (name, id) = (&c.tool_call.name, &c.tool_call.id);
+                            start = s.escalate(name, id, &c.args, start, c.cancel.clone()).await;
+                        }
+                        let out = if result_handlers {
+                            let ctx = s.ext_ctx();
+                            s.inner
+                                .extensions
+                                .emit_tool_result(
+                                    &c.tool_call.name,
+                                    &c.tool_call.id,
+                                    &c.args,
+                                    start,
+                                    &ctx,
+                                )
+                                .await
+                        } else {
+                            start
+                        };
                         Ok(Some(ToolResultOverride {
                             content: Some(out.content),
                             details: out.details,

@@ -13,10 +13,12 @@ pub mod compaction_flow;
 pub mod credentials;
 mod custom;
 mod error;
+mod escalation;
 pub mod events;
 mod fork;
 mod host;
 mod model;
+mod permission_gate;
 mod post_run;
 mod prompt;
 mod queue;
@@ -89,6 +91,14 @@ pub struct AgentSessionConfig {
     pub credentials: Arc<dyn CredentialStore>,
     /// Performs LLM calls (runs and compaction summaries); `rho_ai::stream` by default.
     pub stream_fn: StreamFn,
+    /// The sandbox for `!cmd` and extension `exec` (the tools carry their own copy).
+    pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
+    /// Permission rules and mode, checked for every tool call.
+    pub permissions: crate::permissions::Permissions,
+    /// Whether a command the sandbox seems to have blocked may be offered to run once
+    /// unsandboxed through the UI's `confirm` (the interactive mode; RPC only when asked for,
+    /// as clients that never answer would hang).
+    pub escalate: bool,
 }
 
 impl AgentSessionConfig {
@@ -111,6 +121,9 @@ impl AgentSessionConfig {
             ui: Arc::new(NoUi),
             credentials: Arc::new(EnvCredentials),
             stream_fn: Arc::new(rho_ai::stream),
+            sandbox: None,
+            permissions: Default::default(),
+            escalate: false,
         }
     }
 }
@@ -163,6 +176,9 @@ pub(crate) struct Inner {
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
     pub stream_fn: StreamFn,
+    pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
+    pub permissions: crate::permissions::Permissions,
+    pub escalate: bool,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -255,6 +271,9 @@ impl AgentSession {
                 ui: Mutex::new(config.ui),
                 credentials: config.credentials,
                 stream_fn: config.stream_fn,
+                sandbox: config.sandbox,
+                permissions: config.permissions,
+                escalate: config.escalate,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
@@ -296,6 +315,16 @@ impl AgentSession {
     }
 
     /// A fresh extension context for one emission (EXT-20).
+    /// The session's sandbox, if commands are sandboxed.
+    pub fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
+        self.inner.sandbox.clone()
+    }
+
+    /// The permission rules and mode in force.
+    pub fn permissions(&self) -> &crate::permissions::Permissions {
+        &self.inner.permissions
+    }
+
     pub(crate) fn ext_ctx(&self) -> ExtensionContext {
         ExtensionContext::new(
             Arc::new(host::SessionHost {
@@ -411,6 +440,15 @@ impl AgentSession {
             base
         };
         self.inner.agent.set_system_prompt(base);
+    }
+
+    /// The context files (AGENTS.md, CLAUDE.md) the system prompt was built with, root first.
+    pub fn context_files(&self) -> Vec<PathBuf> {
+        self.state()
+            .prompt_options
+            .as_ref()
+            .map(|o| o.context_files.iter().map(|f| f.path.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// The current system prompt.

@@ -98,6 +98,10 @@ pub trait ExtensionHost: Send + Sync {
     fn session_action(&self, _action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
         Box::pin(async { Ok(false) })
     }
+    /// The sandbox extension `exec` calls run under (`None`: unconfined).
+    fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
+        None
+    }
 }
 
 /// A session-replacing action a command may request (CMD-8).

@@ -34,7 +34,7 @@ pub struct AssistantMessageView {
     pub thinking_expanded: bool,
     /// `aborted` / `error` end the message with a notice.
     pub stop_reason: Option<StopReason>,
-    /// The error text for `error`.
+    /// The error text for `error`, the reason for `aborted`.
     pub error_message: Option<String>,
     /// Markdown caches, one per block (kept in step by [`Self::sync`]).
     md: Vec<MarkdownCache>,
@@ -52,6 +52,17 @@ impl AssistantMessageView {
     /// Brings the view up to date with a (partial or final) message. Streaming only appends, so
     /// the common case copies just the new suffix of the last block.
     pub fn sync(&mut self, msg: &AssistantMessage) -> bool {
+        self.sync_blocks(msg, false)
+    }
+
+    /// [`Self::sync`] for a partial message of the reply being streamed: its blocks only grow,
+    /// so a longer block takes its new suffix and an equally long one is unchanged, without
+    /// comparing the text already shown (per-token work stays O(delta)).
+    pub fn sync_partial(&mut self, msg: &AssistantMessage) -> bool {
+        self.sync_blocks(msg, true)
+    }
+
+    fn sync_blocks(&mut self, msg: &AssistantMessage, appending: bool) -> bool {
         let mut changed = false;
         let mut i = 0;
         for block in &msg.content {
@@ -68,7 +79,12 @@ impl AssistantMessageView {
                 });
             }
             let cur = self.blocks[i].text_mut();
-            if cur.as_str() != text {
+            if appending && text.len() >= cur.len() && text.is_char_boundary(cur.len()) {
+                if text.len() > cur.len() {
+                    cur.push_str(&text[cur.len()..]);
+                    changed = true;
+                }
+            } else if cur.as_str() != text {
                 if text.len() > cur.len() && text.starts_with(cur.as_str()) {
                     cur.push_str(&text[cur.len()..]);
                 } else {
@@ -130,8 +146,15 @@ impl Component for AssistantMessageView {
         }
         match self.stop_reason {
             Some(StopReason::Aborted) => {
+                // As pi: the reason when there is one beyond the plain abort (a reply cut off
+                // by steering says it was discarded).
+                let msg = match self.error_message.as_deref() {
+                    Some(m) if m != "Request was aborted" && !m.is_empty() => m,
+                    _ => "Operation aborted",
+                };
                 out.push(String::new());
-                out.push(format!(" {}", theme.fg(c.error, "Operation aborted")));
+                let text = theme.fg(c.error, msg);
+                out.extend(indent_lines(crate::ansi::wrap(&text, inner), 1));
             }
             Some(StopReason::Error) => {
                 let msg = self.error_message.as_deref().unwrap_or("Unknown error");

@@ -185,9 +185,21 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
 /// timeout (default 60 s).
 async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
     let cwd = p.cwd.map(Into::into).unwrap_or_else(|| ctx.host.cwd());
-    let mut cmd = tokio::process::Command::new(&p.command);
-    cmd.args(&p.args)
-        .current_dir(cwd)
+    let mut cmd = match ctx.host.sandbox() {
+        Some(sandbox) => {
+            let args: Vec<std::ffi::OsString> = p.args.iter().map(Into::into).collect();
+            let command = sandbox
+                .command(std::path::Path::new(&p.command), &args)
+                .map_err(|e| format!("exec: {e}"))?;
+            tokio::process::Command::from(command)
+        }
+        None => {
+            let mut cmd = tokio::process::Command::new(&p.command);
+            cmd.args(&p.args);
+            cmd
+        }
+    };
+    cmd.current_dir(cwd)
         .stdin(std::process::Stdio::null())
         .kill_on_drop(true);
     let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));

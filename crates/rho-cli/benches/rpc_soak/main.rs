@@ -1,0 +1,190 @@
+//! RPC soak: long streamed replies and long sessions against `rho --mode rpc` (and, with
+//! `--pi <command>`, against pi in the same run), printing wall time, CPU time and peak RSS.
+//!
+//! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "node <pi>/dist/cli.js"]
+//! [--only streams|sessions]`. The targets (issue 20): a 20,000-delta reply peaks at ≤ 64 MiB
+//! with a fast or a pausing reader, its CPU per delta is ≤ 1.5× that of a 2,000-delta reply,
+//! and on a 50,000-entry session rho's peak RSS is ≤ 1.5× the file, `get_messages` ≥ 2× and
+//! open → `get_state` ≥ 20× faster than pi 0.73.1.
+
+mod agent;
+mod session_file;
+mod sessions;
+mod stream;
+
+use std::path::Path;
+
+use agent::Kind;
+use rho_testkit::MockServer;
+use serde_json::json;
+
+const DELTAS: [usize; 3] = [2_000, 10_000, 20_000];
+const ENTRIES: [usize; 2] = [5_000, 50_000];
+
+struct Options {
+    pi: Option<Vec<String>>,
+    streams: bool,
+    sessions: bool,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        pi: None,
+        streams: true,
+        sessions: true,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--pi" => {
+                o.pi = args
+                    .next()
+                    .map(|c| c.split_whitespace().map(String::from).collect())
+            }
+            "--only" => match args.next().as_deref() {
+                Some("streams") => o.sessions = false,
+                Some("sessions") => o.streams = false,
+                other => panic!("--only streams|sessions, not {other:?}"),
+            },
+            _ => {} // cargo bench passes `--bench`
+        }
+    }
+    o
+}
+
+fn write_models(agent_dir: &Path, server: &MockServer) {
+    let models = json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", server.url()),
+        "api": "openai-completions",
+        "apiKey": "test-key",
+        "compat": {"supportsDeveloperRole": false, "supportsStore": false},
+        "models": [{"id": "mock-model", "name": "Mock Model", "contextWindow": 1000000}]
+    }}});
+    std::fs::write(agent_dir.join("models.json"), models.to_string()).expect("models.json");
+}
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn main() {
+    let o = options();
+    let runtime = tokio::runtime::Runtime::new().expect("runtime");
+    let server = runtime.block_on(MockServer::start());
+    let home = tempfile::tempdir().expect("temp dir");
+    let agent_dir = home.path().join("agent");
+    let cwd = home.path().join("project");
+    std::fs::create_dir_all(&agent_dir).expect("agent dir");
+    std::fs::create_dir_all(&cwd).expect("project dir");
+    write_models(&agent_dir, &server);
+    let mut kinds = vec![Kind::Rho];
+    kinds.extend(o.pi.clone().map(Kind::Pi));
+    println!("rpc_soak: load average at start {}", load());
+    if o.streams {
+        streams(&kinds, &server, &agent_dir, &cwd);
+    }
+    if o.sessions {
+        sessions(&kinds, &agent_dir, &cwd, home.path());
+    }
+    println!("rpc_soak: load average at end {}", load());
+}
+
+fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
+    println!(
+        "{:<4} {:>7} {:<6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  complete",
+        "",
+        "deltas",
+        "reader",
+        "replies",
+        "wall ms",
+        "CPU ms",
+        "µs/delta",
+        "peak MiB",
+        "updates",
+        "MiB read"
+    );
+    for kind in kinds {
+        let mut per_delta = Vec::new();
+        for deltas in DELTAS {
+            for slow in [false, true] {
+                // Fast readers repeat short replies so the CPU figure spans ~20k deltas
+                // (utime/stime tick every 10 ms).
+                let replies = if slow { 1 } else { (20_000 / deltas).max(1) };
+                let reader = if slow { "pause" } else { "fast" };
+                let Some(f) = stream::measure(kind, server, agent_dir, cwd, deltas, replies, slow)
+                else {
+                    println!(
+                        "{:<4} {deltas:>7} {reader:<6} failed (the agent exited or stalled)",
+                        kind.name()
+                    );
+                    continue;
+                };
+                if !slow {
+                    per_delta.push((deltas, f.cpu_us_per_delta(deltas)));
+                }
+                println!(
+                    "{:<4} {deltas:>7} {reader:<6} {:>7} {:>9.0} {:>9.0} {:>9.2} {:>9.1} {:>9} {:>9.0}  {}",
+                    kind.name(), f.replies, f.wall_ms, f.cpu_ms, f.cpu_us_per_delta(deltas),
+                    f.peak_mib, f.updates_read, f.mib_read, if f.complete { "yes" } else { "NO" }
+                );
+            }
+        }
+        if let (Some(first), Some(last)) = (per_delta.first(), per_delta.last()) {
+            println!(
+                "{}: CPU per delta at {} deltas = {:.2}× that at {} deltas (fast reader)",
+                kind.name(),
+                last.0,
+                last.1 / first.1,
+                first.0
+            );
+        }
+    }
+}
+
+fn sessions(kinds: &[Kind], agent_dir: &Path, cwd: &Path, tmp: &Path) {
+    println!(
+        "{:<4} {:>7} {:>8} {:>15} {:>16} {:>9} {:>9}",
+        "", "entries", "file MB", "open→state ms", "get_messages ms", "peak MiB", "RSS/file"
+    );
+    for entries in ENTRIES {
+        let file = tmp.join(format!("session-{entries}.jsonl"));
+        let size = session_file::generate(&file, cwd, entries);
+        let mut results = Vec::new();
+        for kind in kinds {
+            let Some(f) = sessions::measure(kind, agent_dir, cwd, &file) else {
+                println!(
+                    "{:<4} {entries:>7} failed (the agent exited or stalled)",
+                    kind.name()
+                );
+                continue;
+            };
+            assert_eq!(
+                f.messages,
+                entries,
+                "{} returned every message",
+                kind.name()
+            );
+            println!(
+                "{:<4} {entries:>7} {:>8.1} {:>15.0} {:>16.0} {:>9.1} {:>9.2}",
+                kind.name(),
+                size as f64 / 1e6,
+                f.open_ms,
+                f.get_messages_ms,
+                f.peak_mib,
+                f.peak_mib * 1024.0 * 1024.0 / size as f64
+            );
+            results.push(f);
+        }
+        if let [rho, pi] = results.as_slice() {
+            println!(
+                "{entries} entries: rho is {:.1}× faster to open → get_state, {:.2}× faster at get_messages",
+                pi.open_ms / rho.open_ms, pi.get_messages_ms / rho.get_messages_ms
+            );
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! What the writer has accepted but not yet encoded, in order. Only events the dialect marks
+//! [`Delivery::Superseded`] may be coalesced; everything else waits its turn, however long.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use rho_agent::AgentEvent;
+use rho_ai::AssistantMessageEvent;
+use rho_core::agent_session::SessionEvent;
+
+/// Fires once a line has been handed to the sink.
+pub type Ack = std::sync::mpsc::Sender<()>;
+
+/// What a dialect lets the writer do with a queued event while the reader is behind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Written, in order, whatever the backlog. A dialect whose events carry only deltas
+    /// marks them so: they are never dropped, they wait.
+    Always,
+    /// A snapshot that the next snapshot of the same stream makes redundant: while still
+    /// queued, it is merged into that one.
+    Superseded,
+}
+
+/// Delivery in pi 0.73.1's dialect: a `message_update` delta carries the whole partial
+/// message, so a queued one is superseded by the next delta of the same content block.
+/// Block starts and ends, and every other event, are always written.
+pub fn delivery_v073(event: &SessionEvent) -> Delivery {
+    use AssistantMessageEvent as E;
+    match event {
+        SessionEvent::Agent(a) => match &**a {
+            AgentEvent::MessageUpdate {
+                assistant_message_event:
+                    E::TextDelta { .. } | E::ThinkingDelta { .. } | E::ToolCallDelta { .. },
+                ..
+            } => Delivery::Superseded,
+            _ => Delivery::Always,
+        },
+        SessionEvent::Session(_) => Delivery::Always,
+    }
+}
+
+/// One queued item.
+pub enum Item {
+    /// An event written as it is.
+    Event(SessionEvent),
+    /// A `message_update` delta standing for itself and the updates it superseded: `event`
+    /// is the newest (its partial is written), `merged` its provider event with the deltas
+    /// of the superseded ones in front, so a client that appends deltas loses nothing.
+    Update {
+        event: Arc<AgentEvent>,
+        merged: AssistantMessageEvent,
+    },
+    /// A response or UI request line (compact JSON, no newline).
+    Line(String, Option<Ack>),
+}
+
+/// The queue.
+pub struct Backlog {
+    items: VecDeque<Item>,
+    delivery: fn(&SessionEvent) -> Delivery,
+    /// How many updates were merged into a later one (for tests and figures).
+    pub coalesced: u64,
+}
+
+impl Backlog {
+    pub fn new(delivery: fn(&SessionEvent) -> Delivery) -> Self {
+        Backlog {
+            items: VecDeque::new(),
+            delivery,
+            coalesced: 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn pop(&mut self) -> Option<Item> {
+        self.items.pop_front()
+    }
+
+    pub fn push_line(&mut self, line: String, ack: Option<Ack>) {
+        self.items.push_back(Item::Line(line, ack));
+    }
+
+    /// Queues `event`, merging it into the queued update it supersedes, if any.
+    pub fn push_event(&mut self, event: SessionEvent) {
+        if (self.delivery)(&event) == Delivery::Superseded {
+            if let SessionEvent::Agent(agent) = &event {
+                if let AgentEvent::MessageUpdate {
+                    assistant_message_event: new,
+                    ..
+                } = &**agent
+                {
+                    if let Some(Item::Update { event, merged }) = self.items.back_mut() {
+                        if append_delta(merged, new) {
+                            *event = agent.clone();
+                            self.coalesced += 1;
+                            return;
+                        }
+                    }
+                    self.items.push_back(Item::Update {
+                        event: agent.clone(),
+                        merged: new.clone(),
+                    });
+                    return;
+                }
+            }
+        }
+        self.items.push_back(Item::Event(event));
+    }
+}
+
+/// Appends `new`'s delta to `into` when both are deltas of the same kind and block.
+fn append_delta(into: &mut AssistantMessageEvent, new: &AssistantMessageEvent) -> bool {
+    use AssistantMessageEvent as E;
+    let (target, index, delta, new_index) = match (into, new) {
+        (
+            E::TextDelta {
+                content_index: i,
+                delta: d,
+            },
+            E::TextDelta {
+                content_index: j,
+                delta: n,
+            },
+        )
+        | (
+            E::ThinkingDelta {
+                content_index: i,
+                delta: d,
+            },
+            E::ThinkingDelta {
+                content_index: j,
+                delta: n,
+            },
+        )
+        | (
+            E::ToolCallDelta {
+                content_index: i,
+                delta: d,
+            },
+            E::ToolCallDelta {
+                content_index: j,
+                delta: n,
+            },
+        ) => (d, *i, n, *j),
+        _ => return false,
+    };
+    if index != new_index {
+        return false;
+    }
+    target.push_str(delta);
+    true
+}

@@ -1,0 +1,135 @@
+//! The one writer of an event stream (RPC's stdout, `--mode json`'s stdout): session events
+//! and protocol lines go through one task, so lines never interleave, and a line is written
+//! only after every event emitted before it was queued.
+//!
+//! Backpressure: the writer keeps taking events while the sink is slow, but encodes the next
+//! queued item only while fewer than [`OUT_LIMIT`] bytes wait to be written. Queued items
+//! are cheap (events hold their data behind an `Arc`), and the dialect decides which may be
+//! coalesced ([`Delivery`]): in pi 0.73.1's dialect, a queued `message_update` delta is
+//! merged into the next one of the same block (its partial is the newest, its `delta` the
+//! concatenation), so a reader that falls behind gets fewer, larger updates instead of an
+//! ever-growing backlog; every other event and every response is written as it was.
+
+mod backlog;
+mod encode;
+
+use rho_core::agent_session::SessionEvent;
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use backlog::Backlog;
+pub use backlog::{delivery_v073, Ack, Delivery};
+use encode::Encoder;
+
+/// Encoded bytes the writer holds before it stops encoding and only writes.
+pub const OUT_LIMIT: usize = 256 * 1024;
+
+/// A request to the writer.
+pub enum Out {
+    /// A line (compact JSON without the newline); the optional ack fires once it is written.
+    Line(String, Option<Ack>),
+    /// Write what is pending, then stop.
+    Finish,
+}
+
+/// What the writer is set up with.
+pub struct WriterConfig {
+    /// The dialect's coalescing rule.
+    pub delivery: fn(&SessionEvent) -> Delivery,
+    /// Events for which this returns false are not written (JSON mode sends some to stderr).
+    pub keep: fn(&SessionEvent) -> bool,
+}
+
+/// Encoded bytes not yet written, and the acks of lines inside them.
+struct Pending {
+    bytes: Vec<u8>,
+    written: usize,
+    /// `(end offset in bytes, ack)`, in order.
+    acks: Vec<(usize, Ack)>,
+}
+
+impl Pending {
+    fn unwritten(&self) -> &[u8] {
+        &self.bytes[self.written..]
+    }
+
+    fn advance(&mut self, n: usize) {
+        self.written += n;
+        let written = self.written;
+        self.acks.retain(|(end, ack)| {
+            let done = *end <= written;
+            if done {
+                let _ = ack.send(());
+            }
+            !done
+        });
+        if self.written == self.bytes.len() {
+            self.bytes.clear();
+            self.written = 0;
+            if self.bytes.capacity() > 4 * OUT_LIMIT {
+                // Give back what one huge line needed.
+                self.bytes = Vec::with_capacity(64 * 1024);
+            }
+        }
+    }
+}
+
+/// Runs the writer until `Finish` (or until both channels close, or the sink fails).
+pub async fn run<W: AsyncWrite + Unpin>(
+    mut sink: W,
+    mut events: mpsc::UnboundedReceiver<SessionEvent>,
+    mut lines: mpsc::UnboundedReceiver<Out>,
+    config: WriterConfig,
+) {
+    let mut backlog = Backlog::new(config.delivery);
+    let mut encoder = Encoder::default();
+    let mut out = Pending {
+        bytes: Vec::with_capacity(64 * 1024),
+        written: 0,
+        acks: Vec::new(),
+    };
+    let (mut events_open, mut lines_open) = (true, true);
+    loop {
+        while out.bytes.len() < OUT_LIMIT {
+            let Some(item) = backlog.pop() else { break };
+            if let Some(ack) = encoder.encode(item, &mut out.bytes) {
+                out.acks.push((out.bytes.len(), ack));
+            }
+        }
+        out.advance(0);
+        if out.bytes.is_empty() && backlog.is_empty() && !lines_open {
+            let _ = sink.flush().await;
+            return;
+        }
+        let keep = config.keep;
+        tokio::select! {
+            biased;
+            line = lines.recv(), if lines_open => {
+                while let Ok(e) = events.try_recv() {
+                    if keep(&e) { backlog.push_event(e) }
+                }
+                match line {
+                    Some(Out::Line(l, ack)) => backlog.push_line(l, ack),
+                    Some(Out::Finish) | None => lines_open = false,
+                }
+            }
+            e = events.recv(), if events_open => match e {
+                Some(e) => {
+                    if keep(&e) { backlog.push_event(e) }
+                    while let Ok(e) = events.try_recv() {
+                        if keep(&e) { backlog.push_event(e) }
+                    }
+                }
+                None => events_open = false,
+            },
+            written = sink.write(out.unwritten()), if !out.bytes.is_empty() => match written {
+                Ok(0) | Err(_) => return,
+                Ok(n) => out.advance(n),
+            },
+            else => return,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,209 @@
+//! The writer against an in-memory pipe: coalescing keeps the delta stream whole, other
+//! events and lines keep their order, and `message_update` lines are byte-identical to a
+//! plain serde encoding of the event.
+
+use std::sync::Arc;
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, PartialMessage};
+use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use serde_json::Value;
+use tokio::io::AsyncReadExt;
+use tokio::sync::mpsc;
+
+use super::{delivery_v073, run, Out, WriterConfig};
+
+/// The events of one streamed reply: start, `n` text deltas, a thinking block's start and
+/// one delta, then the end; each update carries the folded partial, as the agent emits it.
+fn reply_events(n: usize) -> Vec<AgentEvent> {
+    let start = AssistantMessage::empty("openai-completions", "mock", "mock-model");
+    let mut partial = PartialMessage::new();
+    partial.apply(&AssistantMessageEvent::Start {
+        partial: start.clone(),
+    });
+    let mut events = vec![AgentEvent::MessageStart {
+        message: AgentMessage::Assistant(start),
+    }];
+    let mut provider = vec![AssistantMessageEvent::TextStart { content_index: 0 }];
+    provider.extend((0..n).map(|i| AssistantMessageEvent::TextDelta {
+        content_index: 0,
+        delta: format!("t{i} \"q\"\n"),
+    }));
+    provider.push(AssistantMessageEvent::ThinkingStart { content_index: 1 });
+    provider.push(AssistantMessageEvent::ThinkingDelta {
+        content_index: 1,
+        delta: "hm".into(),
+    });
+    for e in provider {
+        partial.apply(&e);
+        let message = AgentMessage::Assistant(partial.message().cloned().expect("started"));
+        events.push(AgentEvent::MessageUpdate {
+            message,
+            assistant_message_event: e,
+        });
+    }
+    let end = partial.message().cloned().expect("started");
+    events.push(AgentEvent::MessageEnd {
+        message: AgentMessage::Assistant(end),
+    });
+    events
+}
+
+fn full_text(n: usize) -> String {
+    (0..n).map(|i| format!("t{i} \"q\"\n")).collect()
+}
+
+/// Queues `events` (and a response line once the first `split` of them are queued) before the writer
+/// starts, as a reader that fell behind would leave them, then reads every line.
+async fn write_all_queued(events: Vec<SessionEvent>, split: usize) -> Vec<Value> {
+    let (events_tx, events_rx) = mpsc::unbounded_channel();
+    let (lines_tx, lines_rx) = mpsc::unbounded_channel();
+    for (i, e) in events.into_iter().enumerate() {
+        if i == split {
+            // The writer drains queued events before it writes a line.
+            lines_tx
+                .send(Out::Line(r#"{"type":"response"}"#.into(), None))
+                .expect("queued");
+        }
+        events_tx.send(e).expect("queued");
+    }
+    lines_tx.send(Out::Finish).expect("queued");
+    drop(events_tx);
+    let (sink, mut source) = tokio::io::duplex(4096);
+    let config = WriterConfig {
+        delivery: delivery_v073,
+        keep: |_| true,
+    };
+    let writer = tokio::spawn(run(sink, events_rx, lines_rx, config));
+    let mut bytes = Vec::new();
+    source.read_to_end(&mut bytes).await.expect("read");
+    writer.await.expect("writer ends");
+    bytes
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("each line is JSON"))
+        .collect()
+}
+
+fn agent(events: Vec<AgentEvent>) -> Vec<SessionEvent> {
+    events
+        .into_iter()
+        .map(|e| SessionEvent::Agent(Arc::new(e)))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_backlog_of_deltas_is_written_as_one_update_carrying_all_of_them() {
+    let n = 2000;
+    let mut events = agent(reply_events(n));
+    let queue = SessionEvent::Session(SessionOnlyEvent::QueueUpdate {
+        steering: vec!["s".into()],
+        follow_up: vec![],
+    });
+    events.push(queue);
+    let lines = write_all_queued(events, usize::MAX).await;
+    let types: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            let inner = l["assistantMessageEvent"]["type"].as_str().unwrap_or("");
+            format!("{} {inner}", l["type"].as_str().unwrap_or(""))
+        })
+        .map(|t| t.trim().to_string())
+        .collect();
+    assert_eq!(
+        types,
+        [
+            "message_start",
+            "message_update text_start",
+            "message_update text_delta",
+            "message_update thinking_start",
+            "message_update thinking_delta",
+            "message_end",
+            "queue_update"
+        ]
+    );
+    let update = &lines[2];
+    assert_eq!(
+        update["assistantMessageEvent"]["delta"],
+        full_text(n).as_str()
+    );
+    assert_eq!(
+        update["message"]["content"][0]["text"],
+        full_text(n).as_str()
+    );
+    assert_eq!(
+        update["message"],
+        update["assistantMessageEvent"]["partial"]
+    );
+    assert_eq!(
+        lines[5]["message"]["content"][0]["text"],
+        full_text(n).as_str()
+    );
+}
+
+#[tokio::test]
+async fn a_line_is_written_after_the_events_queued_before_it() {
+    let events = agent(reply_events(3));
+    let lines = write_all_queued(events, 3).await;
+    let types: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "message_start",
+            "message_update",
+            "message_update",
+            "message_update",
+            "message_update",
+            "message_end",
+            "response"
+        ]
+    );
+}
+
+#[tokio::test]
+async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
+    for event in reply_events(2) {
+        let expected = serde_json::to_string(&event).expect("serializes");
+        let mut out = Vec::new();
+        let item = super::backlog::Item::Event(SessionEvent::Agent(Arc::new(event.clone())));
+        let merged = match &event {
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => Some(super::backlog::Item::Update {
+                event: Arc::new(event.clone()),
+                merged: assistant_message_event.clone(),
+            }),
+            _ => None,
+        };
+        let mut encoder = super::encode::Encoder::default();
+        encoder.encode(merged.unwrap_or(item), &mut out);
+        assert_eq!(
+            String::from_utf8(out).expect("utf-8"),
+            format!("{expected}\n")
+        );
+    }
+    let tool = AssistantMessageEvent::ToolCallDelta {
+        content_index: 0,
+        delta: "{\"a\":".into(),
+    };
+    let mut message = AssistantMessage::empty("a", "p", "m");
+    message.content = vec![ContentBlock::text("x")];
+    let event = AgentEvent::MessageUpdate {
+        message: AgentMessage::Assistant(message),
+        assistant_message_event: tool.clone(),
+    };
+    let mut out = Vec::new();
+    super::encode::Encoder::default().encode(
+        super::backlog::Item::Update {
+            event: Arc::new(event.clone()),
+            merged: tool,
+        },
+        &mut out,
+    );
+    let expected = serde_json::to_string(&event).expect("serializes");
+    assert_eq!(
+        String::from_utf8(out).expect("utf-8"),
+        format!("{expected}\n")
+    );
+}

@@ -1,0 +1,146 @@
+//! Permission rules and modes with the real binary: the loopback model scripts tool calls,
+//! the rules allow, ask or deny them; `ask` is answered through RPC's extension UI protocol
+//! and refused in print mode, which cannot ask.
+
+mod common;
+mod support;
+
+use common::{reply, stderr, Sandbox};
+use rho_testkit::openai_chat::ChatStream;
+use serde_json::{json, Value};
+
+/// An assistant message calling `bash` with `command`.
+fn bash_call(command: &str) -> rho_testkit::MockResponse {
+    ChatStream::new("chatcmpl-1", "mock-model")
+        .role()
+        .tool_call_start(0, "call_0", "bash")
+        .tool_args(0, &json!({ "command": command }).to_string())
+        .finish("tool_calls")
+        .done()
+        .response()
+}
+
+fn write_settings(sb: &Sandbox, settings: Value) {
+    std::fs::write(sb.agent.path().join("settings.json"), settings.to_string()).expect("write");
+}
+
+/// The text of the tool result the model got back in the last request.
+fn tool_result(body: &Value) -> String {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "tool")
+        .map(|m| m["content"].to_string())
+        .unwrap_or_default()
+}
+
+async fn print_run(sb: &Sandbox, flags: &[&str], command: &str) -> String {
+    sb.server.push(bash_call(command));
+    sb.server.push(reply("done"));
+    let mut args = vec!["-p", "--no-session"];
+    args.extend_from_slice(flags);
+    args.push("go");
+    let out = sb.rho(&args, None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    tool_result(&sb.server.last_body())
+}
+
+#[tokio::test]
+async fn deny_and_allow_rules_apply_as_written() {
+    let sb = Sandbox::new().await;
+    std::fs::write(sb.cwd.join("keep.txt"), "x").expect("write");
+    write_settings(
+        &sb,
+        json!({"permissions": {"deny": ["bash(rm *)"], "ask": ["bash"], "allow": ["bash(touch *)"]}}),
+    );
+    let denied = print_run(&sb, &[], "rm keep.txt").await;
+    assert!(sb.cwd.join("keep.txt").exists());
+    assert!(
+        denied.contains("Permission denied by rule \\\"bash(rm *)\\\""),
+        "{denied}"
+    );
+    let allowed = print_run(&sb, &[], "touch made.txt").await;
+    assert!(sb.cwd.join("made.txt").exists(), "{allowed}");
+}
+
+#[tokio::test]
+async fn ask_in_print_mode_is_refused_with_a_reason() {
+    let sb = Sandbox::new().await;
+    write_settings(&sb, json!({"permissions": {"ask": ["bash(touch *)"]}}));
+    let result = print_run(&sb, &[], "touch asked.txt").await;
+    assert!(!sb.cwd.join("asked.txt").exists());
+    assert!(result.contains("this mode cannot ask"), "{result}");
+    let bypassed = print_run(&sb, &["--permission-mode", "bypass"], "touch asked.txt").await;
+    assert!(sb.cwd.join("asked.txt").exists(), "{bypassed}");
+}
+
+#[tokio::test]
+async fn plan_mode_exposes_no_writing_tool() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("a plan"));
+    let out = sb
+        .rho(
+            &["-p", "--no-session", "--permission-mode", "plan", "plan it"],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let body = sb.server.last_body();
+    let tools: Vec<&str> = body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(tools, ["read", "grep", "find", "ls"]);
+}
+
+#[tokio::test]
+async fn an_untrusted_projects_settings_do_not_apply_and_a_trusted_ones_do() {
+    let sb = Sandbox::new().await;
+    std::fs::create_dir_all(sb.cwd.join(".rho")).expect("mkdir");
+    std::fs::write(
+        sb.cwd.join(".rho/settings.json"),
+        json!({"permissions": {"deny": ["bash"]}}).to_string(),
+    )
+    .expect("write");
+    print_run(&sb, &[], "touch untrusted.txt").await;
+    assert!(
+        sb.cwd.join("untrusted.txt").exists(),
+        "project rules ignored"
+    );
+    let result = print_run(&sb, &["--approve"], "touch trusted.txt").await;
+    assert!(!sb.cwd.join("trusted.txt").exists(), "{result}");
+}
+
+async fn rpc_ask(answer: bool) -> (bool, String) {
+    let mut rpc = support::Rpc::start_with(support::Start {
+        settings: Some(json!({"permissions": {"ask": ["bash(touch *)"]}})),
+        ..Default::default()
+    })
+    .await;
+    rpc.server.push(bash_call("touch answered.txt"));
+    rpc.server.push(support::reply("done"));
+    rpc.call(json!({"id": "p", "type": "prompt", "message": "go"}))
+        .await;
+    let request = rpc
+        .wait(|v| v["type"] == "extension_ui_request" && v["method"] == "confirm")
+        .await;
+    let message = request["message"].as_str().unwrap_or_default().to_string();
+    rpc.send(json!({"type": "extension_ui_response", "id": request["id"], "confirmed": answer}))
+        .await;
+    rpc.event("agent_end").await;
+    let made = rpc.work_dir().join("answered.txt").exists();
+    assert_eq!(rpc.close().await, Some(0));
+    (made, message)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ask_is_answered_through_rpc_extension_ui_confirm() {
+    let (made, message) = rpc_ask(true).await;
+    assert!(made, "yes runs the call");
+    assert!(message.contains("bash: touch answered.txt"), "{message}");
+    let (made, _) = rpc_ask(false).await;
+    assert!(!made, "no blocks it");
+}

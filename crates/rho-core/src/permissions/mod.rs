@@ -1,0 +1,9 @@
+//! Permission rules and modes, in the shape Claude Code users know: settings.json
+//! `permissions: {allow, ask, deny}` with `tool(argument-pattern)` rules, and the modes
+//! `default`, `accept-edits`, `plan`, `bypass`. Checked for every tool call (built-in,
+//! extension, MCP) in the session's one tool pipeline, before extension `tool_call` handlers.
+
+mod pattern;
+mod rules;
+
+pub use rules::{PermissionMode, Permissions, Rule, Verdict, READ_ONLY_TOOLS, WRITING_FILE_TOOLS};
