@@ -44,7 +44,7 @@ pub use hooks::{
 };
 pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,
-    CompactionSummaryMessage, CustomMessage,
+    CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
 pub use queue::QueueMode;
 pub use run::{is_discarded, DISCARDED_TEXT};

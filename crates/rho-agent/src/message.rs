@@ -6,7 +6,7 @@ use rho_ai::{
     AssistantMessage, ContentBlock, Message, ToolResultMessage, UserContent, UserMessage,
 };
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The result of a user-run shell command (`!cmd`), kept in the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -53,14 +53,36 @@ pub struct CustomMessage {
     pub timestamp: i64,
 }
 
+/// pi 1.x's record of the system prompt and tool list (`role: "system"`). The first one carries
+/// every prompt section and tool; later ones patch `sections` by name (`null` removes one) and
+/// list tools added or removed. rho keeps them so sessions round-trip, and never sends them:
+/// every request carries rho's own current system prompt and tools.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SystemMessage {
+    /// Free-form instructions: a string or text blocks.
+    pub content: UserContent,
+    /// Named prompt sections (`null` removes a section), in the order written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sections: Option<Map<String, Value>>,
+    /// Tool declarations added (name, description, parameters, as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_added: Option<Vec<Value>>,
+    /// References (`{name}`) to tools removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools_removed: Option<Vec<Value>>,
+    /// Unix ms.
+    pub timestamp: i64,
+}
+
 /// Summary of a branch the conversation returned from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     /// The summary text.
     pub summary: String,
-    /// The entry the branch started from.
-    pub from_id: String,
+    /// The leaf the abandoned branch ended at (`null` in pi 1.x when there was none).
+    pub from_id: Option<String>,
     /// Unix ms.
     pub timestamp: i64,
 }
@@ -81,6 +103,8 @@ pub struct CompactionSummaryMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum AgentMessage {
+    /// `system` (pi 1.x): never reaches the model.
+    System(SystemMessage),
     /// `user`
     User(UserMessage),
     /// `assistant`
@@ -111,6 +135,7 @@ impl AgentMessage {
     /// The `role` string.
     pub fn role(&self) -> &'static str {
         match self {
+            AgentMessage::System(_) => "system",
             AgentMessage::User(_) => "user",
             AgentMessage::Assistant(_) => "assistant",
             AgentMessage::ToolResult(_) => "toolResult",
@@ -124,6 +149,7 @@ impl AgentMessage {
     /// Unix ms.
     pub fn timestamp(&self) -> i64 {
         match self {
+            AgentMessage::System(m) => m.timestamp,
             AgentMessage::User(m) => m.timestamp,
             AgentMessage::Assistant(m) => m.timestamp,
             AgentMessage::ToolResult(m) => m.timestamp,
@@ -151,6 +177,7 @@ impl AgentMessage {
             }))
         };
         match self {
+            AgentMessage::System(_) => None,
             AgentMessage::User(m) => Some(Message::User(m.clone())),
             AgentMessage::Assistant(m) => Some(Message::Assistant(m.clone())),
             AgentMessage::ToolResult(m) => Some(Message::ToolResult(m.clone())),

@@ -318,6 +318,9 @@ impl ToolRunner<'_> {
     /// AC-17: the toolResult message, recorded in the transcript, with its events.
     fn emit_result_message(&self, call: &ToolCall, f: Finalized) -> ToolResultMessage {
         let result = ToolResultMessage {
+            duration_ms: None,
+            usage: None,
+            nested_calls: None,
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             content: f.content,

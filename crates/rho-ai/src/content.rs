@@ -55,6 +55,9 @@ pub struct ToolCall {
     /// Google thought signature or OpenRouter encrypted reasoning details.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thought_signature: Option<String>,
+    /// pi 1.x: the OpenAI Responses namespace of a namespaced tool (kept so copies keep it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 impl Default for ToolCall {
@@ -64,6 +67,7 @@ impl Default for ToolCall {
             name: String::new(),
             arguments: Value::Object(Default::default()),
             thought_signature: None,
+            namespace: None,
         }
     }
 }

@@ -95,6 +95,12 @@ pub struct AssistantMessage {
     /// Upstream message/response id.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_id: Option<String>,
+    /// pi 1.x: the provider's own name for the thinking level it applied.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_thinking_level: Option<String>,
+    /// pi 1.x: the thinking level requested for this reply.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_level: Option<String>,
     /// Provider diagnostics, passed through.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diagnostics: Option<Vec<Diagnostic>>,
@@ -103,11 +109,23 @@ pub struct AssistantMessage {
     pub usage: Usage,
     /// Why the reply ended.
     pub stop_reason: StopReason,
+    /// pi 1.x: the handle of a `deferred` reply (provider data, kept as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<Value>,
     /// Set when `stop_reason` is `error` or `aborted`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_message: Option<String>,
+    /// pi 1.x: the stop reason as the provider sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_stop_reason: Option<String>,
+    /// pi 1.x: whether the provider marked the end of the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_turn: Option<bool>,
     /// Unix ms.
     pub timestamp: i64,
+    /// pi 1.x: milliseconds from `timestamp` until the reply ended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 impl AssistantMessage {
@@ -120,11 +138,17 @@ impl AssistantMessage {
             model: model.to_string(),
             response_model: None,
             response_id: None,
+            provider_thinking_level: None,
+            thinking_level: None,
             diagnostics: None,
             usage: Usage::default(),
             stop_reason: StopReason::Stop,
+            deferred: None,
             error_message: None,
+            raw_stop_reason: None,
+            end_turn: None,
             timestamp: now_ms(),
+            duration_ms: None,
         }
     }
 
@@ -142,7 +166,8 @@ impl AssistantMessage {
     }
 }
 
-/// `{role:"toolResult", toolCallId, toolName, content, details?, isError, timestamp}`.
+/// `{role:"toolResult", toolCallId, toolName, content, details?, usage?, nestedCalls?, isError,
+/// timestamp}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
@@ -155,10 +180,19 @@ pub struct ToolResultMessage {
     /// Agent-side data (diffs, paths); never sent to the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
+    /// pi 1.x: usage of nested model work the tool did (counted in session totals only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// pi 1.x: bounded records of the calls this tool made to other tools (kept as written).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nested_calls: Option<Value>,
     /// True when the tool failed.
     pub is_error: bool,
     /// Unix ms.
     pub timestamp: i64,
+    /// pi 1.x: how long the tool ran, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 /// An LLM message, tagged by `role`.

@@ -202,6 +202,9 @@ fn answer_orphans(
             continue;
         }
         out.push(Message::ToolResult(ToolResultMessage {
+            duration_ms: None,
+            usage: None,
+            nested_calls: None,
             tool_call_id: id,
             tool_name: name,
             content: vec![ContentBlock::text(NO_RESULT_TEXT)],
@@ -216,6 +219,12 @@ impl AssistantMessage {
     /// A copy of every field but `content` (left empty), to rebuild a message cheaply.
     fn clone_without_content(&self) -> AssistantMessage {
         AssistantMessage {
+            duration_ms: None,
+            provider_thinking_level: None,
+            thinking_level: None,
+            deferred: None,
+            raw_stop_reason: None,
+            end_turn: None,
             content: Vec::new(),
             api: self.api.clone(),
             provider: self.provider.clone(),

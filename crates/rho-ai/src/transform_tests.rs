@@ -30,6 +30,9 @@ fn reply(provider: &str, api: &str, id: &str, content: Vec<ContentBlock>) -> Ass
 
 fn result(id: &str, content: Vec<ContentBlock>) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: "read".into(),
         content,
@@ -41,6 +44,7 @@ fn result(id: &str, content: Vec<ContentBlock>) -> Message {
 
 fn call(id: &str, sig: Option<&str>) -> ContentBlock {
     ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: id.into(),
         name: "read".into(),
         arguments: json!({"path": "a"}),

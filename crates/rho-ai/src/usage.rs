@@ -32,6 +32,16 @@ pub struct Usage {
     pub cache_read: u64,
     /// Prompt tokens written to cache.
     pub cache_write: u64,
+    /// pi 1.x: the part of `cache_write` written with one-hour retention.
+    #[serde(
+        default,
+        rename = "cacheWrite1h",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_write_1h: Option<u64>,
+    /// pi 1.x: reasoning tokens, already counted in `output`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reasoning: Option<u64>,
     /// All of the above.
     pub total_tokens: u64,
     /// USD cost.
@@ -69,10 +79,12 @@ pub enum StopReason {
     Error,
     /// The user aborted.
     Aborted,
+    /// pi 1.x: the provider deferred the response (see the message's `deferred` handle).
+    Deferred,
 }
 
 impl StopReason {
-    /// The wire name (`stop`, `length`, `toolUse`, `error`, `aborted`).
+    /// The wire name (`stop`, `length`, `toolUse`, `error`, `aborted`, `deferred`).
     pub fn as_str(self) -> &'static str {
         match self {
             StopReason::Stop => "stop",
@@ -80,6 +92,7 @@ impl StopReason {
             StopReason::ToolUse => "toolUse",
             StopReason::Error => "error",
             StopReason::Aborted => "aborted",
+            StopReason::Deferred => "deferred",
         }
     }
 }

@@ -42,6 +42,7 @@ fn message(i: usize) -> AgentMessage {
             a.content = vec![
                 ContentBlock::text(filler(i, 700)),
                 ContentBlock::ToolCall(ToolCall {
+                    namespace: None,
                     id: format!("toolu_{i:08}"),
                     name: "read".into(),
                     arguments: serde_json::json!({"path": format!("src/file_{i}.rs")}),
@@ -63,8 +64,11 @@ fn message(i: usize) -> AgentMessage {
             tool_name: "read".into(),
             content: vec![ContentBlock::text(filler(i, 900))],
             details: None,
+            usage: None,
+            nested_calls: None,
             is_error: false,
             timestamp: ts,
+            duration_ms: None,
         }),
     }
 }

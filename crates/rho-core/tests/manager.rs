@@ -89,6 +89,8 @@ fn every_entry_type_survives_a_reload_unchanged() {
     }))
     .expect("append");
     s.append_compaction(CompactionData {
+        usage: None,
+        system_message: None,
         summary: "sum".into(),
         first_kept_entry_id: first.clone(),
         tokens_before: 42,

@@ -238,6 +238,7 @@ async fn a_summary_of_the_abandoned_branch_is_written_and_enters_the_context() {
         summary,
         details,
         from_hook,
+        ..
     } = &entry.data
     else {
         panic!("not a branch summary: {entry:?}");

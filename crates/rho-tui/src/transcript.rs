@@ -248,7 +248,8 @@ impl Transcript {
                     text: c.content.text(),
                 }));
             }
-            AgentMessage::Custom(_) => {}
+            // Prompt state (pi 1.x), not conversation.
+            AgentMessage::Custom(_) | AgentMessage::System(_) => {}
             AgentMessage::BranchSummary(b) => {
                 self.push(View::BranchSummary(BranchSummaryView {
                     summary: b.summary.clone(),

@@ -150,6 +150,7 @@ fn assistant(blocks: Vec<ContentBlock>) -> EntryData {
 
 fn call(name: &str) -> ContentBlock {
     ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: "c1".into(),
         name: name.into(),
         arguments: serde_json::json!({}),
@@ -159,6 +160,9 @@ fn call(name: &str) -> ContentBlock {
 
 fn result() -> EntryData {
     msg(AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: "c1".into(),
         tool_name: "read".into(),
         content: vec![ContentBlock::text("file text")],
@@ -221,6 +225,8 @@ fn tree_session() -> Vec<SessionEntry> {
             "c1",
             Some("a4"),
             EntryData::Compaction(CompactionData {
+                usage: None,
+                system_message: None,
                 summary: "s".into(),
                 first_kept_entry_id: "a4".into(),
                 tokens_before: 1000,
@@ -232,6 +238,7 @@ fn tree_session() -> Vec<SessionEntry> {
             "b1",
             Some("u1"),
             EntryData::BranchSummary {
+                usage: None,
                 from_id: "a4".into(),
                 summary: "Tried another approach".into(),
                 details: None,

@@ -101,6 +101,7 @@ fn a_tool_call_runs_from_pending_to_done() {
     start_conversation(&mut t);
     let mut m = reply("Let me look.");
     m.content.push(ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: "c1".into(),
         name: "bash".into(),
         arguments: json!({"command": "ls"}),
@@ -275,6 +276,7 @@ fn stream_partial(t: &mut Transcript) -> AssistantMessage {
     start_conversation(t);
     let mut partial = reply("Working on");
     partial.content.push(ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: "call_9".into(),
         name: "bash".into(),
         arguments: json!({"command": "ls -la"}),

@@ -170,6 +170,9 @@ fn image(data: &str) -> ContentBlock {
 
 fn result(id: &str, content: Vec<ContentBlock>, is_error: bool) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: "read".into(),
         content,
@@ -189,6 +192,7 @@ fn user(content: UserContent) -> Message {
 fn history() -> Vec<Message> {
     let call = |id: &str, path: &str| {
         ContentBlock::ToolCall(ToolCall {
+            namespace: None,
             id: id.into(),
             name: "read".into(),
             arguments: json!({"path": path}),

@@ -11,6 +11,9 @@ fn png() -> ImageContent {
 
 fn tool_result(id: &str, content: Vec<ContentBlock>, is_error: bool) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: "read".into(),
         content,
@@ -39,12 +42,14 @@ fn history(target: &Model, from_model: &str) -> Context {
             text_signature: None,
         }),
         ContentBlock::ToolCall(ToolCall {
+            namespace: None,
             id: "read_1|x".into(),
             name: "read".into(),
             arguments: json!({"path": "a.png"}),
             thought_signature: Some("c2lnLWdlbWluaQ==".into()),
         }),
         ContentBlock::ToolCall(ToolCall {
+            namespace: None,
             id: "read_2".into(),
             name: "read".into(),
             arguments: json!({"path": "b.txt"}),

@@ -77,6 +77,7 @@ pub fn assistant(model: &Model, content: Vec<ContentBlock>) -> Message {
 /// A tool call block.
 pub fn call(id: &str, name: &str, arguments: Value) -> ContentBlock {
     ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: id.into(),
         name: name.into(),
         arguments,
@@ -87,6 +88,9 @@ pub fn call(id: &str, name: &str, arguments: Value) -> ContentBlock {
 /// A successful tool result.
 pub fn result(id: &str, name: &str, content: Vec<ContentBlock>) -> Message {
     Message::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: name.into(),
         content,

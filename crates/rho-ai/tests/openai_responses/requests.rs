@@ -37,13 +37,13 @@ fn history(m: &Model) -> Context {
             text: "Reading.".into(),
             text_signature: Some(r#"{"v":1,"id":"msg_9","phase":"commentary"}"#.into()),
         }),
-        ContentBlock::ToolCall(ToolCall {
+        ContentBlock::ToolCall(ToolCall { namespace: None,
             id: "call_9|fc_9".into(),
             name: "read".into(),
             arguments: json!({"path": "a.png"}),
             thought_signature: None,
         }),
-        ContentBlock::ToolCall(ToolCall {
+        ContentBlock::ToolCall(ToolCall { namespace: None,
             id: "call_10|fc_10".into(),
             name: "read".into(),
             arguments: json!({"path": "b.txt"}),
@@ -59,6 +59,9 @@ fn history(m: &Model) -> Context {
     };
     let result = |id: &str, content: Vec<ContentBlock>, is_error: bool| {
         Message::ToolResult(ToolResultMessage {
+            duration_ms: None,
+            usage: None,
+            nested_calls: None,
             tool_call_id: id.into(),
             tool_name: "read".into(),
             content,

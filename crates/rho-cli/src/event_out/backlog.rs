@@ -41,6 +41,7 @@ pub fn delivery_v073(event: &SessionEvent) -> Delivery {
 }
 
 /// One queued item.
+#[allow(clippy::large_enum_variant)] // queued briefly; the large variant is the common one
 pub enum Item {
     /// An event written as it is.
     Event(SessionEvent),

@@ -116,7 +116,7 @@ fn message(message: &AgentMessage, calls: &Calls) -> Option<(&'static str, Strin
                 false,
             ),
         ),
-        AgentMessage::Custom(_) => return None,
+        AgentMessage::Custom(_) | AgentMessage::System(_) => return None,
     })
 }
 

@@ -87,6 +87,7 @@ pub fn walk<'a>(tree: &'a SessionTree, calls: &Calls) -> Vec<Node<'a>> {
 pub fn row_text(entry: &SessionEntry, calls: &Calls) -> String {
     let text = match &entry.data {
         EntryData::Message(m) => match &**m {
+            AgentMessage::System(_) => "System prompt".to_string(),
             AgentMessage::User(u) => format!("User: {}", u.content.text()),
             AgentMessage::Assistant(a) => {
                 let text = a.text();

@@ -252,7 +252,9 @@ impl AgentSession {
                     first_kept_entry_id: result.first_kept_entry_id.clone(),
                     tokens_before: result.tokens_before,
                     details: result.details.clone(),
+                    usage: None,
                     from_hook: Some(compacted.from_extension),
+                    system_message: None,
                 })
                 .map_err(|e| Failure::Failed(e.to_string()))?;
             let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);

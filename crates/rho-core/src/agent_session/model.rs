@@ -1,7 +1,7 @@
 //! Model and thinking-level switching, session names, and statistics (issue item 10).
 
 use rho_agent::AgentMessage;
-use rho_ai::{ContentBlock, Message, Model, ThinkingLevel};
+use rho_ai::{ContentBlock, Message, Model, ThinkingLevel, Usage};
 use serde::Serialize;
 
 use super::credentials::AuthStatus;
@@ -9,6 +9,7 @@ use super::error::SessionError;
 use super::events::SessionOnlyEvent;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
+use crate::session::EntryData;
 
 /// Token and cost totals of the session's assistant replies, and message counts.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -28,6 +29,16 @@ pub struct SessionStats {
     pub tokens: TokenTotals,
     /// USD.
     pub cost: f64,
+}
+
+impl SessionStats {
+    fn add_usage(&mut self, usage: &Usage) {
+        self.tokens.input += usage.input;
+        self.tokens.output += usage.output;
+        self.tokens.cache_read += usage.cache_read;
+        self.tokens.cache_write += usage.cache_write;
+        self.cost += usage.cost.total;
+    }
 }
 
 /// Token totals.
@@ -196,14 +207,28 @@ impl AgentSession {
                 AgentMessage::Assistant(a) => {
                     st.assistant_messages += 1;
                     st.tool_calls += a.tool_calls().count();
-                    st.tokens.input += a.usage.input;
-                    st.tokens.output += a.usage.output;
-                    st.tokens.cache_read += a.usage.cache_read;
-                    st.tokens.cache_write += a.usage.cache_write;
-                    st.cost += a.usage.cost.total;
+                    st.add_usage(&a.usage);
                 }
-                AgentMessage::ToolResult(_) => st.tool_results += 1,
+                AgentMessage::ToolResult(t) => {
+                    st.tool_results += 1;
+                    if let Some(usage) = &t.usage {
+                        st.add_usage(usage);
+                    }
+                }
                 _ => {}
+            }
+        }
+        // pi 1.x records model work outside assistant messages: `usage` entries and the
+        // summaries' own usage. They count wherever they are in the file.
+        for entry in self.state().session.entries() {
+            let usage = match &entry.data {
+                EntryData::Usage(u) => Some(&u.usage),
+                EntryData::Compaction(c) => c.usage.as_ref(),
+                EntryData::BranchSummary { usage, .. } => usage.as_ref(),
+                _ => None,
+            };
+            if let Some(usage) = usage {
+                st.add_usage(usage);
             }
         }
         let t = &mut st.tokens;

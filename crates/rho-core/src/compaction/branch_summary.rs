@@ -253,7 +253,7 @@ mod tests {
                 kind: EntryKind::BranchSummary {
                     message: rho_agent::BranchSummaryMessage {
                         summary: "b".into(),
-                        from_id: "x".into(),
+                        from_id: Some("x".into()),
                         timestamp: 1,
                     },
                     details: Some(json!({"readFiles": ["seen.md"]})),

@@ -37,6 +37,7 @@ impl CompactionRecord {
 
 /// What kind of entry sits on the path, with the data compaction needs from it.
 #[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)] // short-lived, built per compaction; boxing would copy every message
 pub enum EntryKind {
     /// A `message` entry.
     Message(AgentMessage),

@@ -29,10 +29,11 @@ pub fn path_entry(entry: &SessionEntry) -> PathEntry {
             summary,
             details,
             from_hook,
+            ..
         } if !summary.is_empty() => EntryKind::BranchSummary {
             message: BranchSummaryMessage {
                 summary: summary.clone(),
-                from_id: from_id.clone(),
+                from_id: Some(from_id.clone()),
                 timestamp,
             },
             details: details.clone(),

@@ -25,6 +25,7 @@ pub fn thinking(t: &str) -> ContentBlock {
 
 pub fn tool_call(id: &str, name: &str, arguments: Value) -> ContentBlock {
     ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: id.into(),
         name: name.into(),
         arguments,
@@ -79,6 +80,9 @@ pub fn error_assistant(t: &str, total_tokens: u64) -> AgentMessage {
 
 pub fn tool_result(id: &str, t: &str) -> AgentMessage {
     AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: "read".into(),
         content: vec![text(t)],

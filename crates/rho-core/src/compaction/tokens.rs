@@ -81,6 +81,8 @@ fn content_chars(content: &UserContent) -> u64 {
 /// output; summaries their summary.
 pub fn message_chars(message: &AgentMessage) -> u64 {
     match message {
+        // Never sent: rho sends its own system prompt, counted apart from the messages.
+        AgentMessage::System(_) => 0,
         AgentMessage::User(u) => content_chars(&u.content),
         AgentMessage::Assistant(a) => a
             .content

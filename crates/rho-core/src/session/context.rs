@@ -1,10 +1,13 @@
 //! Rebuilding what the model sees from the current branch (`buildSessionContext`, interfaces
-//! spec §4.8): the messages root→leaf with compaction and branch summaries applied, plus the
-//! thinking level and model in force at the leaf.
+//! spec §4.8): the messages root→leaf with compaction, branch summaries and pi 1.x context
+//! edits applied, plus the thinking level and model in force at the leaf. pi 1.x system
+//! messages stay in the list (clients see them) and are dropped by [`SessionContext::to_llm`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rho_agent::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
+use rho_ai::{AssistantMessage, ToolResultMessage, UserContent, UserMessage};
 
 use super::entry::{EntryData, SessionEntry};
 use super::time::parse_iso;
@@ -79,31 +82,102 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         provider: provider.to_string(),
         model_id: model_id.to_string(),
     });
-    ctx.messages = Vec::with_capacity(path.len() + 1);
+    let selected = selected_entries(path, compaction_at);
+    let edits = latest_edits(&selected);
+    ctx.messages = Vec::with_capacity(selected.len() + 2);
+    for (i, entry) in selected.iter().enumerate() {
+        let edit = edits.get(entry.id.as_str()).copied();
+        if edit.is_some_and(|e| e.is_none()) {
+            continue;
+        }
+        match &entry.data {
+            EntryData::Compaction(c) if i == 0 => {
+                ctx.messages.extend(c.system_message.iter().cloned());
+                let summary = CompactionSummaryMessage {
+                    summary: c.summary.clone(),
+                    tokens_before: c.tokens_before,
+                    timestamp: entry_ms(entry),
+                };
+                ctx.messages
+                    .push(Arc::new(AgentMessage::CompactionSummary(summary)));
+            }
+            _ => ctx
+                .messages
+                .extend(context_message(entry).map(|m| apply_edit(m, edit.flatten()))),
+        }
+    }
+    ctx.messages.shrink_to_fit();
+    ctx
+}
+
+/// The entries that make up the context (pi's `buildContextEntries`): the whole path, or with a
+/// compaction the compaction entry first, then the kept entries before it (system messages
+/// left out: the compaction carries their replay), then everything after it.
+fn selected_entries<'a>(
+    path: &[&'a SessionEntry],
+    compaction_at: Option<usize>,
+) -> Vec<&'a SessionEntry> {
     let Some(at) = compaction_at else {
-        ctx.messages
-            .extend(path.iter().filter_map(|e| context_message(e)));
-        ctx.messages.shrink_to_fit();
-        return ctx;
+        return path.to_vec();
     };
     let EntryData::Compaction(c) = &path[at].data else {
         unreachable!("compaction_at indexes a compaction entry");
     };
-    ctx.messages.push(Arc::new(AgentMessage::CompactionSummary(
-        CompactionSummaryMessage {
-            summary: c.summary.clone(),
-            tokens_before: c.tokens_before,
-            timestamp: entry_ms(path[at]),
-        },
-    )));
     let kept_from = path[..at]
         .iter()
         .position(|e| e.id == c.first_kept_entry_id)
         .unwrap_or(at);
-    let kept = path[kept_from..at].iter().chain(&path[at + 1..]);
-    ctx.messages.extend(kept.filter_map(|e| context_message(e)));
-    ctx.messages.shrink_to_fit();
-    ctx
+    let is_system = |e: &&&SessionEntry| matches!(e.message(), Some(AgentMessage::System(_)));
+    let kept = path[kept_from..at].iter().filter(|e| !is_system(e));
+    std::iter::once(&path[at])
+        .chain(kept)
+        .chain(&path[at + 1..])
+        .copied()
+        .collect()
+}
+
+/// The latest `context_edit` among the selected entries for each target: `Some(None)` omits
+/// the target, `Some(Some(content))` replaces its content.
+fn latest_edits<'a>(selected: &[&'a SessionEntry]) -> HashMap<&'a str, Option<&'a UserContent>> {
+    let mut edits = HashMap::new();
+    for entry in selected {
+        if let EntryData::ContextEdit {
+            target_id,
+            replacement,
+        } = &entry.data
+        {
+            edits.insert(target_id.as_str(), replacement.as_ref());
+        }
+    }
+    edits
+}
+
+/// The message with an edit's replacement content (its role and metadata unchanged); a string
+/// becomes one text block for the roles whose content is a block list.
+fn apply_edit(message: Arc<AgentMessage>, content: Option<&UserContent>) -> Arc<AgentMessage> {
+    let Some(content) = content else {
+        return message;
+    };
+    let edited = match &*message {
+        AgentMessage::User(u) => AgentMessage::User(UserMessage {
+            content: content.clone(),
+            ..u.clone()
+        }),
+        AgentMessage::Assistant(a) => AgentMessage::Assistant(AssistantMessage {
+            content: content.to_blocks(),
+            ..a.clone()
+        }),
+        AgentMessage::ToolResult(t) => AgentMessage::ToolResult(ToolResultMessage {
+            content: content.to_blocks(),
+            ..t.clone()
+        }),
+        AgentMessage::Custom(c) => AgentMessage::Custom(CustomMessage {
+            content: content.clone(),
+            ..c.clone()
+        }),
+        _ => return message,
+    };
+    Arc::new(edited)
 }
 
 /// The message an entry contributes to the context, if any.
@@ -126,7 +200,7 @@ fn context_message(entry: &SessionEntry) -> Option<Arc<AgentMessage>> {
             from_id, summary, ..
         } if !summary.is_empty() => Some(AgentMessage::BranchSummary(BranchSummaryMessage {
             summary: summary.clone(),
-            from_id: from_id.clone(),
+            from_id: Some(from_id.clone()),
             timestamp: entry_ms(entry),
         })),
         _ => None,

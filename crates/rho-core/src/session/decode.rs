@@ -4,12 +4,14 @@
 //! never clash in type), so serde reads each line in a single pass without buffering, and the
 //! required fields of each type are checked afterwards with a message naming what is missing.
 
+use std::sync::Arc;
+
 use rho_agent::AgentMessage;
-use rho_ai::UserContent;
-use serde::Deserialize;
+use rho_ai::{Usage, UserContent};
+use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
-use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader};
+use super::entry::{CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData};
 use super::fast_message::RawMessage;
 
 /// Every field of every entry type, all optional.
@@ -38,10 +40,22 @@ struct RawEntry {
     target_id: Option<String>,
     label: Option<String>,
     name: Option<String>,
+    usage: Option<Usage>,
+    system_message: Option<Box<AgentMessage>>,
+    #[serde(default, deserialize_with = "present")]
+    replacement: Option<Value>,
+    kind: Option<String>,
+    model: Option<String>,
+    note: Option<String>,
+}
+
+/// `Some` whenever the key is there, `null` included (a context edit's `null` means "omit").
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Entry types this version understands.
-const KNOWN_TYPES: [&str; 9] = [
+const KNOWN_TYPES: [&str; 11] = [
     "message",
     "thinking_level_change",
     "model_change",
@@ -51,6 +65,8 @@ const KNOWN_TYPES: [&str; 9] = [
     "custom_message",
     "label",
     "session_info",
+    "context_edit",
+    "usage",
 ];
 
 /// Parses line 1. `Err` says what the line is instead of a header.
@@ -65,15 +81,40 @@ pub(crate) fn decode_header(line: &str) -> Result<SessionHeader, String> {
     serde_json::from_value(value).map_err(|e| format!("is not a valid header ({e})"))
 }
 
-/// Parses an entry line. `Err` is the reason it is not a valid entry.
-pub(crate) fn decode_entry(line: &str) -> Result<SessionEntry, String> {
-    match serde_json::from_str::<RawEntry>(line) {
-        Ok(raw) if is_known(&raw.entry_type) => from_raw(raw).or_else(|e| match e {
-            Fallback::Slow => decode_message_slowly(line),
-            Fallback::Error(reason) => Err(reason),
-        }),
-        Ok(_) => decode_unknown(line, String::new()),
-        Err(first) => decode_unknown(line, first.to_string()),
+/// An entry as decoded, with what was tolerated on the way.
+#[derive(Debug)]
+pub(crate) struct Decoded {
+    /// The entry.
+    pub entry: SessionEntry,
+    /// Set when the entry is kept verbatim instead of decoded (why, for a load warning).
+    pub warning: Option<String>,
+}
+
+/// Parses an entry line. A JSON object with a string `type` and `id` always gives an entry:
+/// one this version cannot use (unknown type or role, a field of an unexpected type) is kept
+/// verbatim with a warning. `Err` is the reason the line is not an entry at all.
+pub(crate) fn decode_entry(line: &str) -> Result<Decoded, String> {
+    let reason = match serde_json::from_str::<RawEntry>(line) {
+        Ok(raw) if is_known(&raw.entry_type) => match from_raw(raw) {
+            Ok(entry) => return Ok(Decoded::clean(entry)),
+            Err(Fallback::Slow) => match decode_message_slowly(line) {
+                Ok(entry) => return Ok(Decoded::clean(entry)),
+                Err(reason) => reason,
+            },
+            Err(Fallback::Error(reason)) => reason,
+        },
+        Ok(_) => String::new(),
+        Err(first) => first.to_string(),
+    };
+    keep_verbatim(line, reason)
+}
+
+impl Decoded {
+    fn clean(entry: SessionEntry) -> Self {
+        Self {
+            entry,
+            warning: None,
+        }
     }
 }
 
@@ -81,23 +122,52 @@ fn is_known(entry_type: &str) -> bool {
     KNOWN_TYPES.contains(&entry_type) || entry_type == "session"
 }
 
-/// The slow path: a line the flat struct rejects is fine only if its type is one we do not know.
-fn decode_unknown(line: &str, first: String) -> Result<SessionEntry, String> {
+/// Roles a stored message may have in this version.
+const KNOWN_ROLES: [&str; 8] = [
+    "system",
+    "user",
+    "assistant",
+    "toolResult",
+    "bashExecution",
+    "custom",
+    "branchSummary",
+    "compactionSummary",
+];
+
+/// The slow path: keeps a line that is a JSON object with a string `type` and `id` as written.
+fn keep_verbatim(line: &str, reason: String) -> Result<Decoded, String> {
     let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(line) else {
-        return Err(format!("not a JSON object: {first}"));
+        return Err(format!("not a JSON object: {reason}"));
     };
     let Some(Value::String(entry_type)) = fields.remove("type") else {
         return Err("no string \"type\"".into());
     };
-    if is_known(&entry_type) {
-        return Err(format!("bad {entry_type} entry: {first}"));
+    if entry_type == "session" {
+        return Err("a second session header".into());
     }
-    let base = take_common(&mut fields)?;
-    Ok(SessionEntry {
-        id: base.0,
-        parent_id: base.1,
-        timestamp: base.2,
-        data: EntryData::Unknown { entry_type, fields },
+    let (id, parent_id, timestamp) = take_common(&mut fields)?;
+    let role = fields
+        .get("message")
+        .and_then(|m| m.get("role"))
+        .and_then(Value::as_str);
+    let why = match role {
+        _ if !is_known(&entry_type) => format!("unknown entry type \"{entry_type}\""),
+        Some(role) if entry_type == "message" && !KNOWN_ROLES.contains(&role) => {
+            format!("unknown message role \"{role}\"")
+        }
+        _ => format!("unexpected {entry_type} entry ({reason})"),
+    };
+    let raw = RawLine::new(line).map_err(|e| e.to_string())?;
+    Ok(Decoded {
+        entry: SessionEntry {
+            id,
+            parent_id,
+            timestamp,
+            data: EntryData::Unknown { entry_type, raw },
+        },
+        warning: Some(format!(
+            "{why}: kept as written and left out of the context"
+        )),
     })
 }
 
@@ -114,7 +184,7 @@ struct SlowMessageEntry {
 
 fn decode_message_slowly(line: &str) -> Result<SessionEntry, String> {
     let slow: SlowMessageEntry =
-        serde_json::from_str(line).map_err(|e| format!("bad message entry: {e}"))?;
+        serde_json::from_str(line).map_err(|e| format!("bad message: {e}"))?;
     Ok(SessionEntry {
         id: slow.id,
         parent_id: slow.parent_id,
@@ -177,14 +247,28 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
             first_kept_entry_id: need(raw.first_kept_entry_id, ty, "firstKeptEntryId")?,
             tokens_before: need(raw.tokens_before, ty, "tokensBefore")?,
             details: raw.details,
+            usage: raw.usage,
             from_hook: raw.from_hook,
+            system_message: raw.system_message.map(Arc::from),
         }),
         "branch_summary" => EntryData::BranchSummary {
             from_id: need(raw.from_id, ty, "fromId")?,
             summary: need(raw.summary, ty, "summary")?,
             details: raw.details,
+            usage: raw.usage,
             from_hook: raw.from_hook,
         },
+        "context_edit" => EntryData::ContextEdit {
+            target_id: need(raw.target_id, ty, "targetId")?,
+            replacement: replacement(need(raw.replacement, ty, "replacement")?)?,
+        },
+        "usage" => EntryData::Usage(Box::new(UsageData {
+            kind: need(raw.kind, ty, "kind")?,
+            provider: need(raw.provider, ty, "provider")?,
+            model: need(raw.model, ty, "model")?,
+            usage: need(raw.usage, ty, "usage")?,
+            note: raw.note,
+        })),
         "custom" => EntryData::Custom {
             custom_type: need(raw.custom_type, ty, "customType")?,
             data: raw.data,
@@ -211,6 +295,18 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
     })
 }
 
+/// A context edit's `replacement`: `null`, or an object whose `content` is a string or blocks.
+fn replacement(value: Value) -> Result<Option<UserContent>, String> {
+    match value {
+        Value::Null => Ok(None),
+        Value::Object(mut o) => match o.remove("content").map(serde_json::from_value) {
+            Some(Ok(content)) => Ok(Some(content)),
+            _ => Err("context_edit replacement has no valid \"content\"".into()),
+        },
+        _ => Err("context_edit replacement is neither null nor an object".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,24 +324,69 @@ mod tests {
             r#"{"type":"label","id":"00000007","parentId":"00000006","timestamp":"t","targetId":"a1b2c3d4","label":"start"}"#,
             r#"{"type":"label","id":"00000008","parentId":"00000007","timestamp":"t","targetId":"a1b2c3d4"}"#,
             r#"{"type":"session_info","id":"00000009","parentId":"00000008","timestamp":"t","name":"My run"}"#,
-            r#"{"type":"future_thing","id":"0000000a","parentId":"00000009","timestamp":"t","content":42}"#,
+            r#"{"type":"message","id":"0000000b","parentId":"0000000a","timestamp":"t","message":{"role":"system","content":"","sections":{"preamble":"p","cwd":null},"toolsAdded":[{"name":"read","description":"d","parameters":{}}],"timestamp":1}}"#,
+            r#"{"type":"context_edit","id":"0000000c","parentId":"0000000b","timestamp":"t","targetId":"a1b2c3d4","replacement":null}"#,
+            r#"{"type":"context_edit","id":"0000000d","parentId":"0000000c","timestamp":"t","targetId":"a1b2c3d4","replacement":{"content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"usage","id":"0000000e","parentId":"0000000d","timestamp":"t","kind":"cache_warm","provider":"anthropic","model":"m","usage":{"input":0,"output":0,"cacheRead":5,"cacheWrite":0,"totalTokens":5,"cost":{"input":0.0,"output":0.0,"cacheRead":0.5,"cacheWrite":0.0,"total":0.5}}}"#,
+            r#"{"type":"compaction","id":"0000000f","parentId":"0000000e","timestamp":"t","summary":"s","firstKeptEntryId":"a1b2c3d4","tokensBefore":1,"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0.0,"output":0.0,"cacheRead":0.0,"cacheWrite":0.0,"total":0.0}},"systemMessage":{"role":"system","content":"c","toolsAdded":[],"timestamp":2}}"#,
         ];
         for line in lines {
-            let entry = decode_entry(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-            assert_eq!(serde_json::to_string(&entry).expect("serializes"), line);
+            let decoded = decode_entry(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(decoded.warning, None, "{line}");
+            assert_eq!(
+                serde_json::to_string(&decoded.entry).expect("serializes"),
+                line
+            );
+        }
+    }
+
+    /// What this version cannot use is kept as written (spacing included) with a warning.
+    #[test]
+    fn unusable_entries_are_kept_verbatim() {
+        let cases = [
+            (
+                r#"{"type":"future_thing", "id":"0000000a","parentId":"00000009","timestamp":"t","content":1.50}"#,
+                "unknown entry type \"future_thing\"",
+            ),
+            (
+                r#"{"type":"message","id":"x","parentId":null,"timestamp":"t","message":{"role":"critic","content":"hm","timestamp":1}}"#,
+                "unknown message role \"critic\"",
+            ),
+            (
+                r#"{"type":"compaction","id":"x","parentId":null,"timestamp":"t","summary":"s","firstKeptEntryId":"a","tokensBefore":"many"}"#,
+                "unexpected compaction entry (",
+            ),
+            (
+                r#"{"type":"message","id":"x","parentId":null,"timestamp":"t","message":{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","thinkingLevel":5,"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1}}"#,
+                "unexpected message entry (",
+            ),
+            (
+                r#"{"type":"compaction","id":"x","parentId":null,"timestamp":"t","summary":"s","tokensBefore":1}"#,
+                "unexpected compaction entry (compaction entry lacks \"firstKeptEntryId\")",
+            ),
+        ];
+        for (line, why) in cases {
+            let decoded = decode_entry(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            let warning = decoded.warning.expect("a warning");
+            assert!(warning.starts_with(why), "{warning}");
+            assert!(matches!(decoded.entry.data, EntryData::Unknown { .. }));
+            assert_eq!(
+                serde_json::to_string(&decoded.entry).expect("serializes"),
+                line
+            );
         }
     }
 
     #[test]
-    fn missing_required_field_is_named() {
-        let err = decode_entry(r#"{"type":"compaction","id":"x","parentId":null,"timestamp":"t","summary":"s","tokensBefore":1}"#)
-            .expect_err("must fail");
-        assert_eq!(err, "compaction entry lacks \"firstKeptEntryId\"");
-        let err = decode_entry(
-            r#"{"type":"message","id":"x","parentId":null,"message":{"role":"user"}}"#,
-        )
-        .expect_err("must fail");
-        assert!(err.starts_with("bad message entry"), "{err}");
+    fn what_is_not_an_entry_is_refused() {
+        for line in [
+            r#"{"type":"message","parentId":null}"#,
+            r#"{"id":"x"}"#,
+            r#"[1,2]"#,
+            r#"{"type":"session","id":"x"}"#,
+        ] {
+            assert!(decode_entry(line).is_err(), "{line}");
+        }
     }
 
     #[test]

@@ -7,10 +7,11 @@
 use std::sync::Arc;
 
 use rho_agent::AgentMessage;
-use rho_ai::UserContent;
+use rho_ai::{Usage, UserContent};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
 /// The session format version rho writes.
 pub const CURRENT_VERSION: u32 = 3;
@@ -95,9 +96,22 @@ pub enum EntryData {
         summary: String,
         /// Built-in: `{readFiles, modifiedFiles}`.
         details: Option<Value>,
+        /// pi 1.x: usage of generating the summary (counted in session totals).
+        usage: Option<Usage>,
         /// True when an extension produced it.
         from_hook: Option<bool>,
     },
+    /// `context_edit` (pi 1.x): from here on the branch, the model sees `target_id` with other
+    /// content, or (with `None`) not at all. The target entry itself is never changed.
+    ContextEdit {
+        /// The edited entry.
+        target_id: String,
+        /// The replacement content; `None` (`"replacement": null`) omits the target.
+        replacement: Option<UserContent>,
+    },
+    /// `usage` (pi 1.x): model usage outside an assistant message (e.g. cache warming); counted
+    /// in session totals, never in context or the conversation.
+    Usage(Box<UsageData>),
     /// `custom`: extension state, never in context.
     Custom {
         /// The extension's type tag.
@@ -128,13 +142,63 @@ pub enum EntryData {
         /// The trimmed name.
         name: Option<String>,
     },
-    /// An entry type this version does not know: kept (fields included) and never in context.
+    /// An entry this version cannot use (an unknown type, an unknown message role, or a field
+    /// of an unexpected type): kept as the exact line read, written back byte for byte, and
+    /// never in context.
     Unknown {
         /// Its `type`.
         entry_type: String,
-        /// Its fields other than the common ones.
-        fields: Map<String, Value>,
+        /// The whole line as read.
+        raw: RawLine,
     },
+}
+
+/// A line kept exactly as read (valid JSON), written back byte for byte.
+#[derive(Debug, Clone)]
+pub struct RawLine(Box<RawValue>);
+
+impl RawLine {
+    /// Keeps `line` (which must be valid JSON).
+    pub(crate) fn new(line: &str) -> Result<Self, serde_json::Error> {
+        RawValue::from_string(line.to_string()).map(Self)
+    }
+
+    /// The line's text.
+    pub fn get(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The line as a JSON value, for readers that want its fields.
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.get()).unwrap_or(Value::Null)
+    }
+}
+
+impl PartialEq for RawLine {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Serialize for RawLine {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
+}
+
+/// The fields of a `usage` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageData {
+    /// What the usage was for (`cache_warm`, …; any string).
+    pub kind: String,
+    /// Provider name.
+    pub provider: String,
+    /// Model id.
+    pub model: String,
+    /// Tokens and cost.
+    pub usage: Usage,
+    /// Optional free text.
+    pub note: Option<String>,
 }
 
 /// The fields of a `compaction` entry.
@@ -148,8 +212,13 @@ pub struct CompactionData {
     pub tokens_before: u64,
     /// Extension/built-in data.
     pub details: Option<Value>,
+    /// pi 1.x: usage of generating the summary (counted in session totals).
+    pub usage: Option<Usage>,
     /// True when an extension produced it.
     pub from_hook: Option<bool>,
+    /// pi 1.x: the `system` message replaying the prompt and tools at the compaction boundary
+    /// (kept and listed first in the context, never sent).
+    pub system_message: Option<Arc<AgentMessage>>,
 }
 
 impl EntryData {
@@ -161,6 +230,8 @@ impl EntryData {
             EntryData::ModelChange { .. } => "model_change",
             EntryData::Compaction(_) => "compaction",
             EntryData::BranchSummary { .. } => "branch_summary",
+            EntryData::ContextEdit { .. } => "context_edit",
+            EntryData::Usage(_) => "usage",
             EntryData::Custom { .. } => "custom",
             EntryData::CustomMessage { .. } => "custom_message",
             EntryData::Label { .. } => "label",
@@ -185,18 +256,36 @@ impl EntryData {
                 map.serialize_entry("firstKeptEntryId", &c.first_kept_entry_id)?;
                 map.serialize_entry("tokensBefore", &c.tokens_before)?;
                 opt(map, "details", &c.details)?;
+                opt(map, "usage", &c.usage)?;
                 opt(map, "fromHook", &c.from_hook)?;
+                opt(map, "systemMessage", &c.system_message.as_deref())?;
             }
             EntryData::BranchSummary {
                 from_id,
                 summary,
                 details,
+                usage,
                 from_hook,
             } => {
                 map.serialize_entry("fromId", from_id)?;
                 map.serialize_entry("summary", summary)?;
                 opt(map, "details", details)?;
+                opt(map, "usage", usage)?;
                 opt(map, "fromHook", from_hook)?;
+            }
+            EntryData::ContextEdit {
+                target_id,
+                replacement,
+            } => {
+                map.serialize_entry("targetId", target_id)?;
+                map.serialize_entry("replacement", &replacement.as_ref().map(Replacement))?;
+            }
+            EntryData::Usage(u) => {
+                map.serialize_entry("kind", &u.kind)?;
+                map.serialize_entry("provider", &u.provider)?;
+                map.serialize_entry("model", &u.model)?;
+                map.serialize_entry("usage", &u.usage)?;
+                opt(map, "note", &u.note)?;
             }
             EntryData::Custom { custom_type, data } => {
                 map.serialize_entry("customType", custom_type)?;
@@ -218,13 +307,20 @@ impl EntryData {
                 opt(map, "label", label)?;
             }
             EntryData::SessionInfo { name } => opt(map, "name", name)?,
-            EntryData::Unknown { fields, .. } => {
-                for (k, v) in fields {
-                    map.serialize_entry(k, v)?;
-                }
-            }
+            EntryData::Unknown { .. } => unreachable!("unknown entries are written verbatim"),
         }
         Ok(())
+    }
+}
+
+/// A context edit's `replacement` object: `{"content": …}`.
+struct Replacement<'a>(&'a UserContent);
+
+impl Serialize for Replacement<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(1))?;
+        map.serialize_entry("content", self.0)?;
+        map.end()
     }
 }
 
@@ -241,6 +337,9 @@ fn opt<M: SerializeMap, T: Serialize>(
 
 impl Serialize for SessionEntry {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let EntryData::Unknown { raw, .. } = &self.data {
+            return raw.serialize(s);
+        }
         let mut map = s.serialize_map(None)?;
         map.serialize_entry("type", self.data.type_name())?;
         map.serialize_entry("id", &self.id)?;

@@ -12,7 +12,7 @@ use std::fmt;
 
 use rho_agent::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
-    CustomMessage,
+    CustomMessage, SystemMessage,
 };
 use rho_ai::{
     AssistantMessage, ContentBlock, ImageContent, StopReason, TextContent, ThinkingContent,
@@ -20,7 +20,7 @@ use rho_ai::{
 };
 use serde::de::{Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// Every field any stored message role has.
 #[derive(Deserialize)]
@@ -29,18 +29,25 @@ pub(crate) struct RawMessage {
     role: String,
     content: Option<RawContent>,
     timestamp: Option<i64>,
+    duration_ms: Option<u64>,
     api: Option<String>,
     provider: Option<String>,
     model: Option<String>,
     response_model: Option<String>,
     response_id: Option<String>,
+    provider_thinking_level: Option<String>,
+    thinking_level: Option<String>,
     diagnostics: Option<Vec<Value>>,
     usage: Option<Usage>,
     stop_reason: Option<StopReason>,
+    deferred: Option<Value>,
     error_message: Option<String>,
+    raw_stop_reason: Option<String>,
+    end_turn: Option<bool>,
     tool_call_id: Option<String>,
     tool_name: Option<String>,
     details: Option<Value>,
+    nested_calls: Option<Value>,
     is_error: Option<bool>,
     command: Option<String>,
     output: Option<String>,
@@ -54,6 +61,9 @@ pub(crate) struct RawMessage {
     summary: Option<String>,
     from_id: Option<String>,
     tokens_before: Option<u64>,
+    sections: Option<Map<String, Value>>,
+    tools_added: Option<Vec<Value>>,
+    tools_removed: Option<Vec<Value>>,
 }
 
 /// Every field any content block has.
@@ -73,6 +83,7 @@ struct RawBlock {
     name: Option<String>,
     arguments: Option<Value>,
     thought_signature: Option<String>,
+    namespace: Option<String>,
 }
 
 /// `content`: a string or an array of blocks, told apart without buffering.
@@ -128,6 +139,7 @@ fn block(raw: RawBlock) -> Option<ContentBlock> {
             name: raw.name?,
             arguments: raw.arguments?,
             thought_signature: raw.thought_signature,
+            namespace: raw.namespace,
         }),
         _ => return None,
     })
@@ -158,6 +170,13 @@ impl RawMessage {
     pub(crate) fn into_message(self) -> Option<AgentMessage> {
         let timestamp = self.timestamp?;
         Some(match self.role.as_str() {
+            "system" => AgentMessage::System(SystemMessage {
+                content: user_content(self.content)?,
+                sections: self.sections,
+                tools_added: self.tools_added,
+                tools_removed: self.tools_removed,
+                timestamp,
+            }),
             "user" => AgentMessage::User(UserMessage {
                 content: user_content(self.content)?,
                 timestamp,
@@ -169,19 +188,28 @@ impl RawMessage {
                 model: self.model?,
                 response_model: self.response_model,
                 response_id: self.response_id,
+                provider_thinking_level: self.provider_thinking_level,
+                thinking_level: self.thinking_level,
                 diagnostics: self.diagnostics,
                 usage: self.usage.unwrap_or_default(),
                 stop_reason: self.stop_reason?,
+                deferred: self.deferred,
                 error_message: self.error_message,
+                raw_stop_reason: self.raw_stop_reason,
+                end_turn: self.end_turn,
                 timestamp,
+                duration_ms: self.duration_ms,
             }),
             "toolResult" => AgentMessage::ToolResult(ToolResultMessage {
                 tool_call_id: self.tool_call_id?,
                 tool_name: self.tool_name?,
                 content: blocks(self.content)?,
                 details: self.details,
+                usage: self.usage,
+                nested_calls: self.nested_calls,
                 is_error: self.is_error?,
                 timestamp,
+                duration_ms: self.duration_ms,
             }),
             "bashExecution" => AgentMessage::BashExecution(BashExecutionMessage {
                 command: self.command?,
@@ -202,7 +230,7 @@ impl RawMessage {
             }),
             "branchSummary" => AgentMessage::BranchSummary(BranchSummaryMessage {
                 summary: self.summary?,
-                from_id: self.from_id?,
+                from_id: self.from_id,
                 timestamp,
             }),
             "compactionSummary" => AgentMessage::CompactionSummary(CompactionSummaryMessage {
@@ -231,6 +259,11 @@ mod tests {
             r#"{"role":"custom","customType":"n","content":[{"type":"text","text":"c"}],"display":true,"details":null,"timestamp":6}"#,
             r#"{"role":"branchSummary","summary":"s","fromId":"f","timestamp":7}"#,
             r#"{"role":"compactionSummary","summary":"s","tokensBefore":9,"timestamp":8}"#,
+            r#"{"role":"system","content":"","sections":{"preamble":"p","skills":null},"toolsAdded":[{"name":"read","description":"d","parameters":{}}],"toolsRemoved":[{"name":"write"}],"timestamp":9}"#,
+            r#"{"role":"system","content":[{"type":"text","text":"extra"}],"timestamp":10}"#,
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"n","arguments":{},"namespace":"ns"}],"api":"a","provider":"p","model":"m","providerThinkingLevel":"high","thinkingLevel":"medium","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":4,"cacheWrite1h":3,"reasoning":1,"totalTokens":7,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"deferred","deferred":{"provider":"p","modelId":"m","api":"a","id":"x"},"rawStopReason":"end_turn","endTurn":true,"timestamp":11}"#,
+            r#"{"role":"toolResult","toolCallId":"c","toolName":"n","content":[],"usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"nestedCalls":{"calls":[],"complete":true},"isError":false,"timestamp":12}"#,
+            r#"{"role":"branchSummary","summary":"s","fromId":null,"timestamp":13}"#,
         ];
         for json in messages {
             let fast = serde_json::from_str::<RawMessage>(json)

@@ -14,7 +14,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use super::cycles::break_cycles;
-use super::decode::{decode_entry, decode_header};
+use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
 use super::migrate::migrate_lines;
@@ -115,10 +115,7 @@ impl State {
                         self.raw_numbers.push(line.number);
                     })
                     .map_err(|e| e.to_string()),
-                None => decode_entry(text).map(|e| {
-                    self.entries.push(e);
-                    self.entry_lines.push(line.number);
-                }),
+                None => decode_entry(text).map(|d| self.keep(line.number, d)),
             },
         };
         match parsed {
@@ -165,6 +162,19 @@ impl State {
         }
     }
 
+    /// Adds a decoded entry, reporting it when it was kept verbatim instead of decoded.
+    fn keep(&mut self, line: usize, decoded: Decoded) {
+        if let Some(message) = decoded.warning {
+            self.warnings.push(LoadWarning {
+                path: self.path.clone(),
+                line,
+                message,
+            });
+        }
+        self.entries.push(decoded.entry);
+        self.entry_lines.push(line);
+    }
+
     fn corrupt(&self, line: usize, reason: String) -> SessionError {
         SessionError::Corrupt {
             path: self.path.clone(),
@@ -192,9 +202,8 @@ impl State {
             })?;
             self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
             for (i, line) in lines.iter().enumerate().skip(1) {
-                let entry = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
-                self.entries.push(entry);
-                self.entry_lines.push(numbers[i]);
+                let decoded = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
+                self.keep(numbers[i], decoded);
             }
             migrated = Some((from, lines));
         }

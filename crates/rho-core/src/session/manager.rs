@@ -398,6 +398,7 @@ impl SessionManager {
             from_id: from.unwrap_or("root").to_string(),
             summary: summary.to_string(),
             details,
+            usage: None,
             from_hook,
         })
     }

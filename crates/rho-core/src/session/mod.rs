@@ -23,7 +23,9 @@ pub mod tree;
 pub mod writer;
 
 pub use context::{build_context, build_context_for_path, ModelRef, SessionContext};
-pub use entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
+pub use entry::{
+    CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
+};
 pub use error::{LoadWarning, SessionError};
 pub use listing::{
     find_session, is_path_argument, list_all_sessions, list_sessions, most_recent_session,

@@ -160,6 +160,7 @@ pub fn assistant(content: Vec<ContentBlock>, total_tokens: u64, ts: i64) -> Agen
 
 pub fn call(id: &str, name: &str, args: Value) -> ContentBlock {
     ContentBlock::ToolCall(ToolCall {
+        namespace: None,
         id: id.into(),
         name: name.into(),
         arguments: args,
@@ -169,6 +170,9 @@ pub fn call(id: &str, name: &str, args: Value) -> ContentBlock {
 
 pub fn result(id: &str, name: &str, text: &str, ts: i64) -> AgentMessage {
     AgentMessage::ToolResult(ToolResultMessage {
+        duration_ms: None,
+        usage: None,
+        nested_calls: None,
         tool_call_id: id.into(),
         tool_name: name.into(),
         content: vec![ContentBlock::text(text)],

@@ -51,7 +51,7 @@ fn message_text(m: &AgentMessage) -> Option<String> {
                 (true, true) => "assistant: (no text)".to_string(),
             }
         }
-        AgentMessage::ToolResult(_) => return None,
+        AgentMessage::ToolResult(_) | AgentMessage::System(_) => return None,
         AgentMessage::BashExecution(b) => format!("bash: {}", flatten(&b.command)),
         AgentMessage::Custom(c) => format!("[{}] {}", c.custom_type, flatten(&c.content.text())),
         AgentMessage::BranchSummary(b) => format!("[branch summary] {}", flatten(&b.summary)),
@@ -76,9 +76,11 @@ pub fn entry_text(entry: &SessionEntry) -> Option<String> {
             content,
             ..
         } => format!("[{custom_type}] {}", flatten(&content.text())),
-        EntryData::Custom { .. } | EntryData::Label { .. } | EntryData::SessionInfo { .. } => {
-            return None
-        }
+        EntryData::Custom { .. }
+        | EntryData::Label { .. }
+        | EntryData::SessionInfo { .. }
+        | EntryData::ContextEdit { .. }
+        | EntryData::Usage(_) => return None,
         EntryData::Unknown { entry_type, .. } => format!("[{entry_type}]"),
     })
 }

@@ -213,6 +213,7 @@ mod tests {
     #[test]
     fn function_call_ids_split_and_foreign_fc_ids_dropped() {
         let call = ToolCall {
+            namespace: None,
             id: "call_1|fc_1".into(),
             name: "read".into(),
             arguments: json!({"path": "a"}),

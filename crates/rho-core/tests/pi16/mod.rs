@@ -1,0 +1,182 @@
+//! Driving the real pi 1.6.0 in RPC mode against rho-testkit's loopback server: used to
+//! regenerate the committed pi 1.6 session fixture and to check that pi 1.6 opens what rho
+//! wrote. pi 1.6 needs node ≥ 22.19: `RHO_PI16_NODE` (else the first `node` under
+//! `~/.cache/node24`) and `RHO_PI16_CLI` (else pi's `dist/cli.js` under `~/.cache/pi16`).
+//! `.ci/run` installs both; elsewhere the tests that need them skip with a printed reason.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// The node binary and pi's CLI script, or why pi 1.6 cannot run here.
+pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
+    let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
+    let cli = std::env::var_os("RHO_PI16_CLI")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            home.join(".cache/pi16/node_modules/@earendil-works/pi-coding-agent/dist/cli.js")
+        });
+    if !cli.is_file() {
+        return Err(format!(
+            "pi 1.6 is not installed ({} missing)",
+            cli.display()
+        ));
+    }
+    let node = match std::env::var_os("RHO_PI16_NODE") {
+        Some(n) => PathBuf::from(n),
+        None => {
+            find_node(&home.join(".cache/node24")).ok_or("no node ≥ 22.19 under ~/.cache/node24")?
+        }
+    };
+    Ok((node, cli))
+}
+
+fn find_node(dir: &Path) -> Option<PathBuf> {
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let path = entry.path();
+        if path.is_dir() && !path.is_symlink() {
+            if let Some(found) = find_node(&path) {
+                return Some(found);
+            }
+        } else if path.file_name().is_some_and(|n| n == "node") && path.is_file() {
+            return Some(path);
+        }
+    }
+    None
+}
+
+/// Writes pi's agent folder: models.json naming the loopback server, settings, an extension.
+pub fn write_agent_dir(agent: &Path, base_url: &str) {
+    std::fs::create_dir_all(agent.join("extensions")).expect("agent dir");
+    let models = json!({"providers": {"loop": {
+        "baseUrl": base_url, "api": "openai-completions", "apiKey": "loopback-key",
+        "models": [{"id": "loop-model", "name": "Loop", "reasoning": true,
+                    "contextWindow": 128000, "maxTokens": 4096}]}}});
+    std::fs::write(agent.join("models.json"), models.to_string()).expect("models.json");
+    let settings = json!({"compaction": {"keepRecentTokens": 1}, "quietStartup": true});
+    std::fs::write(agent.join("settings.json"), settings.to_string()).expect("settings");
+    std::fs::write(agent.join("extensions/fixture.ts"), EXTENSION).expect("extension");
+}
+
+/// A tiny extension: `/fixture-state` writes a custom entry and a custom message,
+/// `/fixture-branch` navigates back to the first question with a label.
+const EXTENSION: &str = r#"export default function (pi) {
+  pi.registerCommand("fixture-state", {
+    description: "record fixture state",
+    handler: async () => {
+      pi.appendEntry("fixture-ext", { count: 1 });
+      pi.sendMessage({ customType: "fixture-note", content: "note from the extension", display: true });
+    },
+  });
+  pi.registerCommand("fixture-branch", {
+    description: "go back to the first question",
+    handler: async (_args, ctx) => {
+      await ctx.waitForIdle();
+      const first = ctx.sessionManager.getBranch().find((e) => e.type === "message" && e.message.role === "user");
+      await ctx.navigateTree(first.id, { summarize: false, label: "first-question" });
+    },
+  });
+  pi.registerCommand("fixture-edit", {
+    description: "edit the last exchange in the model's context",
+    handler: async (_args, ctx) => {
+      await ctx.waitForIdle();
+      const branch = ctx.sessionManager.getBranch().filter((e) => e.type === "message");
+      const reply = branch.filter((e) => e.message.role === "assistant").pop();
+      const asked = branch.filter((e) => e.message.role === "user").pop();
+      ctx.sessionManager.appendContextEdit(reply.id, { content: "Edited reply." });
+      ctx.sessionManager.appendContextEdit(asked.id, null);
+    },
+  });
+}
+"#;
+
+/// A running `pi --mode rpc`.
+pub struct Pi {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+    next_id: u64,
+}
+
+impl Pi {
+    /// Starts pi in `cwd` with `args` after `--mode rpc`.
+    pub fn start(home: &Path, cwd: &Path, args: &[&str]) -> Result<Pi, String> {
+        let (node, cli) = pi16()?;
+        let mut child = Command::new(node)
+            .arg(cli)
+            .args(["--mode", "rpc"])
+            .args(args)
+            .current_dir(cwd)
+            .env("HOME", home)
+            .env("PI_CODING_AGENT_DIR", home.join("agent"))
+            .env("PI_OFFLINE", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("cannot start pi 1.6: {e}"))?;
+        let stdin = child.stdin.take().expect("piped");
+        let lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        Ok(Pi {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        })
+    }
+
+    async fn next(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(60), self.lines.next_line())
+            .await
+            .expect("pi 1.6 answers within a minute")
+            .expect("pi's stdout")
+            .expect("pi 1.6 exited early");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("pi wrote {line:?}: {e}"))
+    }
+
+    /// Sends a command and returns its response (events before it are dropped).
+    pub async fn call(&mut self, mut command: Value) -> Value {
+        self.next_id += 1;
+        let id = format!("r{}", self.next_id);
+        command["id"] = json!(id);
+        let line = format!("{command}\n");
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .expect("pi stdin");
+        loop {
+            let v = self.next().await;
+            if v["type"] == "response" && v["id"] == json!(id) {
+                assert_eq!(v["success"], true, "pi 1.6 refused {command}: {v}");
+                return v;
+            }
+        }
+    }
+
+    /// Waits for the event `name`.
+    pub async fn wait_for(&mut self, name: &str) -> Value {
+        loop {
+            let v = self.next().await;
+            if v["type"] == name {
+                return v;
+            }
+        }
+    }
+
+    /// Sends a prompt and waits until the agent settles.
+    pub async fn prompt(&mut self, text: &str) {
+        self.call(json!({"type": "prompt", "message": text})).await;
+        self.wait_for("agent_end").await;
+    }
+
+    /// Ends pi.
+    pub async fn stop(mut self) {
+        drop(self.stdin);
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.child.wait()).await;
+    }
+}
