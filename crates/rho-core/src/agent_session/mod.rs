@@ -14,6 +14,7 @@ pub mod credentials;
 mod custom;
 mod error;
 pub mod events;
+mod external;
 mod fork;
 mod host;
 mod model;
@@ -49,6 +50,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
@@ -89,6 +91,8 @@ pub struct AgentSessionConfig {
     pub credentials: Arc<dyn CredentialStore>,
     /// Performs LLM calls (runs and compaction summaries); `rho_ai::stream` by default.
     pub stream_fn: StreamFn,
+    /// Tools and commands from outside (MCP servers); `None` = none.
+    pub external: Option<Arc<dyn ExternalTools>>,
 }
 
 impl AgentSessionConfig {
@@ -111,6 +115,7 @@ impl AgentSessionConfig {
             ui: Arc::new(NoUi),
             credentials: Arc::new(EnvCredentials),
             stream_fn: Arc::new(rho_ai::stream),
+            external: None,
         }
     }
 }
@@ -163,6 +168,7 @@ pub(crate) struct Inner {
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
     pub stream_fn: StreamFn,
+    pub external: Option<Arc<dyn ExternalTools>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -199,6 +205,7 @@ impl AgentSession {
                 .chain(collect_extension_tools(&config.extensions))
                 .collect(),
         );
+        agent.set_tool_source(config.external.as_ref().map(|e| e.tool_source()));
         agent.set_system_prompt(config.base_system_prompt.clone());
         agent.set_steering_mode(config.settings.steering_mode());
         agent.set_follow_up_mode(config.settings.follow_up_mode());
@@ -255,6 +262,7 @@ impl AgentSession {
                 ui: Mutex::new(config.ui),
                 credentials: config.credentials,
                 stream_fn: config.stream_fn,
+                external: config.external,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
