@@ -24,6 +24,9 @@ use crate::log::McpLog;
 use crate::process::{build_command, CommandHook, ProcessGroup};
 use crate::values::resolve;
 
+/// The least time `initialize` gets, whatever the per-request timeout.
+const CONNECT_TIMEOUT_SECS: f64 = 30.0;
+
 /// Receives progress text of a running call.
 pub type ProgressFn = Arc<dyn Fn(String) + Send + Sync>;
 
@@ -135,7 +138,8 @@ pub async fn connect(
     let handler = Handler {
         observer: observer.clone(),
     };
-    let limit = Duration::from_secs_f64(config.timeout_secs);
+    // Starting a server (npx downloads, Python imports) can take longer than one request.
+    let limit = Duration::from_secs_f64(config.timeout_secs.max(CONNECT_TIMEOUT_SECS));
     match &config.transport {
         Transport::Stdio { command, .. } => {
             let cmd = build_command(&config.name, &config.transport, session_cwd, hook)?;
@@ -154,7 +158,7 @@ pub async fn connect(
                     group.stop().await;
                     let reason = match failed {
                         Ok(Err(e)) => e.to_string(),
-                        _ => format!("initialize timed out after {}s", config.timeout_secs),
+                        _ => format!("initialize timed out after {}s", limit.as_secs()),
                     };
                     return Err(with_stderr(reason, &tail));
                 }
@@ -187,12 +191,7 @@ pub async fn connect(
             let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
                 Ok(Ok(s)) => s,
                 Ok(Err(e)) => return Err(http_error(&e.to_string())),
-                Err(_) => {
-                    return Err(format!(
-                        "initialize timed out after {}s",
-                        config.timeout_secs
-                    ))
-                }
+                Err(_) => return Err(format!("initialize timed out after {}s", limit.as_secs())),
             };
             Ok(Connection {
                 service,

@@ -14,7 +14,7 @@ use crate::config::{pattern_matches, Exposure, McpConfig};
 use crate::connection::lock;
 use crate::resources::resource_tools;
 use crate::search::{SearchSource, ToolSearch};
-use crate::server::{ListedTool, Server, ServerEnv};
+use crate::server::{ListedTool, Server, ServerEnv, ServerState};
 use crate::tool::McpTool;
 
 /// How long the first prompt waits for servers with direct tools.
@@ -96,7 +96,7 @@ impl McpManager {
                 out.push(self.tool_object(server, t));
             }
         }
-        if listed.iter().any(|(_, t)| t.exposure.is_searchable()) {
+        if self.servers.iter().any(|s| may_defer(s)) {
             if let Some(me) = self.weak.upgrade() {
                 out.push(Arc::new(ToolSearch { source: me }));
             }
@@ -184,6 +184,9 @@ impl McpManager {
                 if let Some(e) = s.error() {
                     v["error"] = json!(e);
                 }
+                if let Some(pid) = s.pid().filter(|_| s.state() == ServerState::Connected) {
+                    v["pid"] = json!(pid);
+                }
                 v
             })
             .collect();
@@ -206,7 +209,8 @@ impl McpManager {
     }
 
     /// Expands `/mcp__server__prompt args` into the prompt's text; `None` when the text names
-    /// no prompt. Positional words fill the prompt's arguments in order; `key=value` names one.
+    /// no prompt. Positional words fill the prompt's arguments in order (a prompt with one argument
+    /// gets the whole text); `key=value` names one.
     pub async fn expand_command(&self, text: &str) -> Option<Result<String, String>> {
         let rest = text.strip_prefix('/')?;
         let (command, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
@@ -221,7 +225,11 @@ impl McpManager {
         })?;
         let mut map = serde_json::Map::new();
         let mut positional = prompt.arguments.iter();
-        for word in args.split_whitespace() {
+        let whole = prompt.arguments.len() == 1 && !args.contains('=') && !args.trim().is_empty();
+        if whole {
+            map.insert(prompt.arguments[0].0.clone(), json!(args.trim()));
+        }
+        for word in args.split_whitespace().filter(|_| !whole) {
             match word.split_once('=') {
                 Some((k, v)) if prompt.arguments.iter().any(|(n, _)| n == k) => {
                     map.insert(k.to_string(), json!(v));
@@ -263,6 +271,17 @@ impl McpManager {
         server.stop().await;
         server.client().await.map(|_| ())
     }
+}
+
+/// Whether an enabled server's config lets some tool be found by `tool_search` (decided from
+/// the config, so `tool_search` is declared before the server connects).
+fn may_defer(s: &Server) -> bool {
+    s.config.enabled
+        && (s.config.exposure.is_searchable()
+            || s.config
+                .tool_exposure
+                .iter()
+                .any(|(_, e)| e.is_searchable()))
 }
 
 fn has_direct(s: &Server) -> bool {

@@ -72,6 +72,7 @@ struct Snapshot {
     prompts: Vec<ListedPrompt>,
     has_resources: bool,
     instructions: Option<String>,
+    pid: Option<i32>,
 }
 
 /// Settings every server shares.
@@ -139,6 +140,11 @@ impl Server {
         lock(&self.snap).has_resources
     }
 
+    /// The process id of a connected stdio server (its process group id too).
+    pub fn pid(&self) -> Option<i32> {
+        lock(&self.snap).pid
+    }
+
     pub fn instructions(&self) -> Option<String> {
         lock(&self.snap).instructions.clone()
     }
@@ -167,7 +173,8 @@ impl Server {
             return Err(format!("MCP server \"{}\" is disabled", self.name()));
         }
         let mut slot = self.conn.lock().await;
-        if let Some(c) = slot.as_ref().filter(|c| !c.is_closed()) {
+        let live = self.state() == ServerState::Connected;
+        if let Some(c) = slot.as_ref().filter(|c| live && !c.is_closed()) {
             return Ok(c.clone());
         }
         if let Some(old) = slot.take() {
@@ -225,7 +232,9 @@ impl Server {
             Vec::new()
         };
         let instructions = conn.instructions();
+        let pid = conn.process.as_ref().and_then(|p| p.pid());
         self.set(|s| {
+            s.pid = pid;
             s.state = Some(ServerState::Connected);
             s.error = None;
             s.tools = tools;
