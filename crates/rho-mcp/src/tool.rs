@@ -70,7 +70,7 @@ impl AgentTool for McpTool {
                 .call_tool(&tool, args, ctx.cancel.clone(), progress)
                 .await
                 .map_err(ToolError::new)?;
-            Ok(convert(server.name(), &tool, &result)?)
+            convert(server.name(), &tool, &result)
         })
     }
 }
