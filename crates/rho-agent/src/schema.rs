@@ -296,8 +296,8 @@ mod tests {
             issues(json!({"limit": [], "edits": [{"oldText": 1}]})),
             vec![
                 "path: must have required property 'path'",
-                "edits/0: must have required property 'newText'",
                 "limit: must be number",
+                "edits/0: must have required property 'newText'",
             ]
         );
     }

@@ -1,5 +1,5 @@
 //! AC-11..AC-20 (tool execution, preflight, progress, hooks, ordering, steering):
-//! one test per rule of session-behavior.md §17, against the scripted provider. Where rho
+//! one test per rule of session-behavior.md §17 (index: docs/rules.md), against the scripted provider. Where rho
 //! follows decisions.md instead of pi 0.73.1 (D4 steering, channel delivery) the test says so.
 
 mod common;

@@ -19,8 +19,9 @@ pub struct ModelControl {
     session: AgentSession,
     /// Every known model (built-in and models.json); availability is checked per call.
     models: Arc<Vec<Model>>,
-    /// `--models` scope, in pattern order.
-    scoped: Arc<Vec<ModelChoice>>,
+    /// `--models` (else settings `enabledModels`) scope, in pattern order; /scoped-models
+    /// changes it.
+    scoped: Arc<std::sync::Mutex<Vec<ModelChoice>>>,
 }
 
 /// What a model cycle landed on.
@@ -35,24 +36,43 @@ pub struct Cycled {
 }
 
 impl ModelControl {
-    /// Loads the registry (built-ins and `<agentDir>/models.json`) and the `--models` scope.
+    /// Loads the registry (built-ins and `<agentDir>/models.json`) and the scope: `--models`,
+    /// else settings `enabledModels`.
     pub fn load(session: AgentSession, args: &Args) -> Self {
         let loaded = load_models(
             &rho_core::session::paths::agent_dir().join("models.json"),
             builtin_models(),
         );
-        let scoped = match &args.models {
-            Some(patterns) => {
-                let patterns: Vec<&str> = patterns.iter().map(String::as_str).collect();
-                scope_models(&loaded.models, &patterns).0
-            }
-            None => Vec::new(),
-        };
-        Self {
+        let patterns = args
+            .models
+            .clone()
+            .unwrap_or_else(|| session.with_settings(|s| s.string_list("enabledModels")));
+        let control = Self {
             session,
             models: Arc::new(loaded.models),
-            scoped: Arc::new(scoped),
-        }
+            scoped: Arc::default(),
+        };
+        control.set_scope(&patterns);
+        control
+    }
+
+    /// Replaces the cycling scope with the models `patterns` name (`provider/id`, globs,
+    /// `:level` suffixes); empty: no scope.
+    pub fn set_scope(&self, patterns: &[String]) {
+        let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
+        let scoped = scope_models(&self.models, &refs).0;
+        *self.scoped.lock().unwrap_or_else(|p| p.into_inner()) = scoped;
+    }
+
+    /// `provider/id` of the scoped models, in order; `None` without a scope.
+    pub fn scope_ids(&self) -> Option<Vec<String>> {
+        let scoped = self.scoped.lock().unwrap_or_else(|p| p.into_inner());
+        (!scoped.is_empty()).then(|| {
+            scoped
+                .iter()
+                .map(|c| format!("{}/{}", c.model.provider, c.model.id))
+                .collect()
+        })
     }
 
     /// Models whose provider has credentials, in catalog order.
@@ -102,6 +122,8 @@ impl ModelControl {
     pub async fn cycle_model(&self) -> Result<Option<Cycled>, String> {
         let scoped: Vec<(Model, Option<ThinkingLevel>)> = self
             .scoped
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
             .iter()
             .filter(|c| self.session.auth_status(&c.model.provider) != AuthStatus::Missing)
             .map(|c| (c.model.clone(), c.thinking))

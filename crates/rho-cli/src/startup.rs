@@ -118,56 +118,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     warnings.splice(0..0, early_warnings);
     let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
     record_initial_state(&mut session, &selection)?;
-    let project_dir = cwd.join(PROJECT_DIR);
-    let cwd_str = cwd.to_string_lossy().to_string();
-    let skills = if args.no_skills {
-        Vec::new()
-    } else {
-        let (skills, diags) = load_skills(&skill_sources(&agent_dir, &project_dir, args));
-        warnings.extend(
-            diags
-                .into_iter()
-                .map(|d| format!("{}: {}", d.path.display(), d.message)),
-        );
-        skills
-    };
-    let templates = if args.no_prompt_templates {
-        Vec::new()
-    } else {
-        let mut sources = vec![project_dir.join("prompts"), agent_dir.join("prompts")];
-        sources.extend(args.prompt_templates.iter().map(PathBuf::from));
-        load_templates(&sources).0
-    };
     let tools = active_tools(args);
-    let prompt_options = SystemPromptOptions {
-        custom_base: args
-            .system_prompt
-            .as_deref()
-            .map(|v| text_or_file(v, &cwd))
-            .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
-        append: if args.append_system_prompt.is_empty() {
-            read_first(&[
-                project_dir.join("APPEND_SYSTEM.md"),
-                agent_dir.join("APPEND_SYSTEM.md"),
-            ])
-            .into_iter()
-            .collect()
-        } else {
-            args.append_system_prompt
-                .iter()
-                .map(|v| text_or_file(v, &cwd))
-                .collect()
-        },
-        active_tools: Some(tools.builtin.clone()),
-        context_files: if args.no_context_files {
-            Vec::new()
-        } else {
-            load_context_files(&agent_dir, &cwd)
-        },
-        skills: skills.clone(),
-        cwd: cwd_str,
-        date: today(),
-    };
+    let project_dir = cwd.join(PROJECT_DIR);
+    let Resources {
+        skills,
+        templates,
+        prompt_options,
+    } = load_resources(args, &agent_dir, &cwd, &tools.builtin, &mut warnings);
     let mut config = AgentSessionConfig::new(cwd.clone());
     config.base_system_prompt = build_system_prompt(&prompt_options);
     config.prompt_options = Some(prompt_options.clone());
@@ -203,6 +160,80 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         session: AgentSession::new(config),
         warnings,
     })
+}
+
+/// Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, context
+/// files) as the flags and files say now: read at start and again by /reload.
+pub struct Resources {
+    /// Loaded skills.
+    pub skills: Vec<rho_core::resources::skills::Skill>,
+    /// Loaded prompt templates.
+    pub templates: Vec<rho_core::resources::templates::PromptTemplate>,
+    /// What the system prompt is built from.
+    pub prompt_options: SystemPromptOptions,
+}
+
+/// Reads [`Resources`] for `cwd`; problems found become `warnings`.
+pub fn load_resources(
+    args: &Args,
+    agent_dir: &Path,
+    cwd: &Path,
+    active_tools: &[String],
+    warnings: &mut Vec<String>,
+) -> Resources {
+    let project_dir = cwd.join(PROJECT_DIR);
+    let skills = if args.no_skills {
+        Vec::new()
+    } else {
+        let (skills, diags) = load_skills(&skill_sources(agent_dir, &project_dir, args));
+        warnings.extend(
+            diags
+                .into_iter()
+                .map(|d| format!("{}: {}", d.path.display(), d.message)),
+        );
+        skills
+    };
+    let templates = if args.no_prompt_templates {
+        Vec::new()
+    } else {
+        let mut sources = vec![project_dir.join("prompts"), agent_dir.join("prompts")];
+        sources.extend(args.prompt_templates.iter().map(PathBuf::from));
+        load_templates(&sources).0
+    };
+    let prompt_options = SystemPromptOptions {
+        custom_base: args
+            .system_prompt
+            .as_deref()
+            .map(|v| text_or_file(v, cwd))
+            .or_else(|| read_first(&[project_dir.join("SYSTEM.md"), agent_dir.join("SYSTEM.md")])),
+        append: if args.append_system_prompt.is_empty() {
+            read_first(&[
+                project_dir.join("APPEND_SYSTEM.md"),
+                agent_dir.join("APPEND_SYSTEM.md"),
+            ])
+            .into_iter()
+            .collect()
+        } else {
+            args.append_system_prompt
+                .iter()
+                .map(|v| text_or_file(v, cwd))
+                .collect()
+        },
+        active_tools: Some(active_tools.to_vec()),
+        context_files: if args.no_context_files {
+            Vec::new()
+        } else {
+            load_context_files(agent_dir, cwd)
+        },
+        skills: skills.clone(),
+        cwd: cwd.to_string_lossy().to_string(),
+        date: today(),
+    };
+    Resources {
+        skills,
+        templates,
+        prompt_options,
+    }
 }
 
 /// `rho_ai::stream` with the model's models.json headers resolved per request (literal, env

@@ -295,7 +295,10 @@ async fn export_writes_an_html_page_of_the_session() {
     let user = html.find("Remember the word kiwi").expect("user text");
     let reply = html.find("Noted: kiwi.").expect("assistant text");
     assert!(user < reply);
-    assert!(html.contains("Assistant (mock/mock-model)"));
+    assert!(
+        html.contains("<div class=\"meta\">mock/mock-model"),
+        "the reply names its model"
+    );
 
     let out = sb.rho(&["--export", &arg], None).await;
     assert_eq!(out.status.code(), Some(0));

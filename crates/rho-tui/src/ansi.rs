@@ -218,9 +218,13 @@ impl Wrapper {
             return self.push_fitting(word, w);
         }
         self.drop_pending();
-        if w <= self.width && self.line_w > 0 {
+        // A word that does not fit starts a new line, even one wider than a whole line (which
+        // is then broken by characters there), as pi does: the space before it is a wrap point.
+        if self.line_w > 0 {
             self.break_line();
-            return self.push_fitting(word, w);
+            if w <= self.width {
+                return self.push_fitting(word, w);
+            }
         }
         let mut rest = word;
         while let Some(c) = rest.chars().next() {
@@ -339,6 +343,16 @@ mod tests {
             "no spaces kept at a wrap"
         );
         assert_eq!(wrap("  x", 5), vec!["  x"], "leading indentation kept");
+    }
+
+    #[test]
+    fn a_word_too_long_for_any_line_starts_a_new_one() {
+        assert_eq!(wrap("word abcdefghij", 8), vec!["word", "abcdefgh", "ij"]);
+        assert_eq!(
+            wrap("File: /a/long/path", 8),
+            vec!["File:", "/a/long/", "path"]
+        );
+        assert_eq!(wrap("abcdefghij", 8), vec!["abcdefgh", "ij"]);
     }
 
     #[test]

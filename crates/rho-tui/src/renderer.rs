@@ -74,6 +74,11 @@ impl Renderer {
         self.height
     }
 
+    /// The last frame drawn, line by line (escapes kept).
+    pub fn frame(&self) -> &[String] {
+        &self.prev
+    }
+
     /// The terminal was resized: the next frame is drawn whole (wrapped lines changed shape).
     pub fn resize(&mut self, width: usize, height: usize) {
         let (width, height) = (width.max(1), height.max(1));

@@ -57,6 +57,19 @@ impl Component for View {
     }
 }
 
+/// The note under a reply cut off by a steering message.
+const INTERRUPTED: &str =
+    "Interrupted by your message: this partial reply was discarded (not in the context)";
+
+/// Whether a reply's `message_end` says steering discarded it (stopReason `aborted`, an
+/// errorMessage that says so).
+fn is_discarded(a: &AssistantMessage) -> bool {
+    a.stop_reason == rho_ai::StopReason::Aborted
+        && a.error_message
+            .as_deref()
+            .is_some_and(|m| m.to_ascii_lowercase().contains("discard"))
+}
+
 #[derive(Debug)]
 struct Slot {
     view: View,
@@ -276,7 +289,7 @@ impl Transcript {
             AgentEvent::MessageStart { message } => {
                 if let Some(i) = self.streaming.take() {
                     // A reply without `message_end` was discarded (steering, decision D4).
-                    self.discard(i);
+                    self.interrupt(i);
                 }
                 self.push_message(message);
                 if message.as_assistant().is_some() {
@@ -292,6 +305,9 @@ impl Transcript {
                 if let (Some(i), Some(a)) = (self.streaming.take(), message.as_assistant()) {
                     self.sync_assistant(i, a);
                     self.record_usage(a);
+                    if is_discarded(a) {
+                        self.drop_announced_calls(i);
+                    }
                 }
             }
             AgentEvent::ToolExecutionStart {
@@ -301,6 +317,7 @@ impl Transcript {
             } => {
                 let i = self.tool_slot(tool_call_id, tool_name);
                 if let View::Tool(t) = &mut self.slots[i].view {
+                    t.started = Some(std::time::Instant::now());
                     if &t.args != args {
                         t.args = args.clone();
                         self.mark(i);
@@ -403,11 +420,20 @@ impl Transcript {
         }
     }
 
-    /// Removes the streamed reply at slot `i` and the tool calls it had announced (the pending
-    /// tool views after it: a discarded reply's calls never ran).
-    fn discard(&mut self, i: usize) {
-        self.slots[i].view = View::Empty;
-        self.mark(i);
+    /// Keeps the streamed reply at slot `i` on screen, marked as interrupted and left out of the
+    /// context, for a reply that ended without `message_end` (steering, decision D4: a steering
+    /// message discards the partial reply). The tool calls it announced never ran and go.
+    fn interrupt(&mut self, i: usize) {
+        if let View::Assistant(v) = &mut self.slots[i].view {
+            v.stop_reason = Some(rho_ai::StopReason::Aborted);
+            v.error_message = Some(INTERRUPTED.to_string());
+            self.mark(i);
+        }
+        self.drop_announced_calls(i);
+    }
+
+    /// Removes the pending tool views after slot `i`: calls a discarded reply announced.
+    fn drop_announced_calls(&mut self, i: usize) {
         let pending: Vec<usize> = (i + 1..self.slots.len())
             .filter(|&j| {
                 matches!(&self.slots[j].view, View::Tool(t) if t.status == ToolStatus::Pending)
@@ -485,6 +511,7 @@ impl Transcript {
         if let View::Tool(t) = &mut self.slots[i].view {
             t.output = join_text(content);
             t.details = details;
+            t.duration = t.started.map(|s| s.elapsed());
             t.status = if is_error {
                 ToolStatus::Error
             } else {

@@ -193,6 +193,7 @@ fn footer() {
         git_branch: Some("tui".into()),
         session_name: Some("parser fix".into()),
         model: Some("claude-sonnet-4-5".into()),
+        provider: Some("anthropic".into()),
         reasoning: true,
         thinking_level: ThinkingLevel::High,
         usage: UsageTotals {
@@ -246,4 +247,30 @@ fn assistant_message_with_table() {
         "Sizes:\n\n| file | lines | note |\n|---|---:|---|\n| `src/ansi.rs` | 325 | wrapping and widths |\n| `src/renderer.rs` | 217 | differential frames |".into(),
     )];
     both("assistant_table", &v);
+}
+
+#[test]
+fn a_path_too_long_for_the_line_wraps_after_its_label() {
+    let v = StatusView {
+        text: "File: /home/someone/.rho/agent/sessions/--home-someone-project--/2026-12-03T08-00-00-000Z_0195508c.jsonl\nID: 0195508c".into(),
+        is_error: false,
+    };
+    both("status_long_path", &v);
+}
+
+#[test]
+fn a_finished_bash_call_says_how_long_it_took() {
+    let mut v = ToolCallView::new("c1", "bash", json!({"command": "sleep 1"}));
+    v.output = "done".into();
+    v.status = ToolStatus::Success;
+    v.duration = Some(std::time::Duration::from_millis(1234));
+    both("tool_bash_took", &v);
+    assert_eq!(
+        format_duration(std::time::Duration::from_secs(90)),
+        "1m 30s"
+    );
+    assert_eq!(
+        format_duration(std::time::Duration::from_secs(7384)),
+        "2h 3m 4s"
+    );
 }

@@ -63,9 +63,9 @@ fn budget_thinking_adds_the_budget_to_max_tokens_and_drops_temperature() {
     assert!(req.body.get("temperature").is_none());
     insta::assert_json_snapshot!(req.body["thinking"], @r###"
     {
+      "type": "enabled",
       "budget_tokens": 8192,
-      "display": "summarized",
-      "type": "enabled"
+      "display": "summarized"
     }
     "###);
 }
@@ -99,12 +99,12 @@ fn adaptive_models_send_effort_and_no_interleaved_beta() {
         json!({"thinking": req.body["thinking"], "output_config": req.body["output_config"]}),
         @r###"
     {
+      "thinking": {
+        "type": "adaptive",
+        "display": "summarized"
+      },
       "output_config": {
         "effort": "max"
-      },
-      "thinking": {
-        "display": "summarized",
-        "type": "adaptive"
       }
     }
     "###
@@ -266,37 +266,37 @@ fn trailing_tool_results_carry_the_cache_marker() {
         .cloned();
     insta::assert_json_snapshot!(last, @r###"
     {
+      "role": "user",
       "content": [
         {
-          "content": "line 1\nline 2",
-          "is_error": false,
+          "type": "tool_result",
           "tool_use_id": "toolu_01_A",
-          "type": "tool_result"
+          "content": "line 1\nline 2",
+          "is_error": false
         },
         {
-          "cache_control": {
-            "type": "ephemeral"
-          },
+          "type": "tool_result",
+          "tool_use_id": "toolu_01B",
           "content": [
             {
-              "text": "(see attached image)",
-              "type": "text"
+              "type": "text",
+              "text": "(see attached image)"
             },
             {
+              "type": "image",
               "source": {
-                "data": "R0lGOD==",
+                "type": "base64",
                 "media_type": "image/png",
-                "type": "base64"
-              },
-              "type": "image"
+                "data": "R0lGOD=="
+              }
             }
           ],
           "is_error": true,
-          "tool_use_id": "toolu_01B",
-          "type": "tool_result"
+          "cache_control": {
+            "type": "ephemeral"
+          }
         }
-      ],
-      "role": "user"
+      ]
     }
     "###);
 }

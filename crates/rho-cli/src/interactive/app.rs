@@ -44,6 +44,8 @@ pub enum AppMsg {
     BashFailed(String),
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<super::InitialPrompt>),
+    /// /reload finished, with what it found wrong.
+    Reloaded(Vec<String>),
 }
 
 /// The interactive mode's state.
@@ -71,11 +73,20 @@ pub struct App {
     drawn_generation: u64,
     /// Where auth.json lives.
     pub(super) agent_dir: std::path::PathBuf,
+    /// The GitHub CLI /share runs.
+    pub(super) gh_program: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
     pub(super) running_bash: Option<usize>,
+    /// The command line (what /reload reads resources by).
+    pub(super) args: Args,
     renderer: Renderer,
     header: Vec<String>,
     spinner: usize,
+    /// Whether the last frame drawn shows the working indicator.
+    indicator_shown: bool,
+    /// The context's size estimated when the transcript was built (the footer's figure until a
+    /// reply reports usage; pi's context use from the first frame).
+    pub(super) loaded_context_tokens: Option<u64>,
 }
 
 /// Frames of the working indicator.
@@ -108,7 +119,6 @@ impl App {
         });
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
-        let header = header_lines(&theme);
         let mut app = Self {
             models: ModelControl::load(session.clone(), args),
             footer: FooterInfo::read(session.cwd()),
@@ -125,14 +135,22 @@ impl App {
             thinking_expanded: !hide_thinking,
             tools_expanded: false,
             running_bash: None,
+            gh_program: "gh".into(),
             drawn_generation: 0,
             agent_dir: rho_core::session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
-            header,
+            header: Vec::new(),
+            args: args.clone(),
             spinner: 0,
+            indicator_shown: false,
+            loaded_context_tokens: None,
             session,
         };
         app.reload();
+        app.rebuild_header();
+        if let Some(warning) = super::startup_notes::model_warning(&app.session) {
+            app.notice(warning, true);
+        }
         app
     }
 
@@ -186,6 +204,7 @@ impl App {
                     self.submit_prompt(first.text, first.images);
                 }
             }
+            AppMsg::Reloaded(warnings) => self.reloaded(warnings),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);
@@ -213,14 +232,17 @@ impl App {
         self.transcript.apply(event);
     }
 
-    /// Advances the working indicator; true when that changed the frame. An idle screen
-    /// stays still, so the loop need not draw.
-    pub fn tick(&mut self) -> bool {
-        if !self.is_busy() {
-            return false;
+    /// The loop's timer: advances the working indicator and draws. An idle screen stays
+    /// still (nothing is drawn), except once to take the indicator away: a run ends after its
+    /// last event (`agent_end` arrives while the session still finishes the run), so the
+    /// frame drawn for that event can still show the indicator and no event follows.
+    pub fn tick<W: Write>(&mut self, out: &mut W) {
+        if self.is_busy() {
+            self.spinner = (self.spinner + 1) % SPINNER.len();
+        } else if !self.indicator_shown {
+            return;
         }
-        self.spinner = (self.spinner + 1) % SPINNER.len();
-        true
+        self.draw(out);
     }
 
     /// Whether the agent, a compaction or a retry is running.
@@ -255,12 +277,27 @@ impl App {
         self.footer.refresh_branch();
     }
 
+    /// The banner and the list of loaded resources under it.
+    pub(super) fn rebuild_header(&mut self) {
+        let mut header = header_lines(&self.theme);
+        header.extend(super::startup_notes::resource_lines(
+            &self.session,
+            &self.theme,
+        ));
+        self.header = header;
+    }
+
     /// Rebuilds the transcript from the session's messages.
     pub(super) fn reload(&mut self) {
         self.drawn_generation = self.session.generation();
         self.running_bash = None;
         self.transcript.clear();
         self.transcript.load(&self.session.messages());
+        self.loaded_context_tokens = self
+            .session
+            .model()
+            .and_then(|m| self.session.context_usage(&m))
+            .and_then(|u| u.tokens);
         self.transcript.set_tools_expanded(self.tools_expanded);
         self.transcript
             .set_thinking_expanded(self.thinking_expanded);
@@ -271,6 +308,7 @@ impl App {
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
         let width = self.renderer.width();
+        self.indicator_shown = self.is_busy();
         let bottom = self.bottom_lines(width);
         let transcript = self.transcript.lines(width);
         let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
@@ -360,6 +398,22 @@ impl App {
     /// The editor's text.
     pub fn editor_text(&self) -> String {
         self.editor.text().to_string()
+    }
+
+    /// The last frame drawn, as plain text.
+    pub fn last_frame(&self) -> String {
+        let lines: Vec<String> = self
+            .renderer
+            .frame()
+            .iter()
+            .map(|l| rho_tui::ansi::strip_ansi(l))
+            .collect();
+        lines.join("\n")
+    }
+
+    /// Points /share at another GitHub CLI.
+    pub fn set_gh_program(&mut self, program: &std::path::Path) {
+        self.gh_program = program.to_path_buf();
     }
 
     /// Whether a `!` command's live view is open.

@@ -10,17 +10,35 @@ use super::app::{App, AppMsg};
 pub const BUILTINS: &[(&str, &str)] = &[
     ("model", "Select model (opens selector UI)"),
     ("thinking", "Set thinking level"),
+    ("scoped-models", "Enable/disable models for Ctrl+P cycling"),
     ("compact", "Manually compact the session context"),
     ("new", "Start a new session"),
     ("resume", "Resume a different session"),
     ("tree", "Navigate the session tree (switch branches)"),
     ("fork", "Create a new fork from a previous message"),
+    (
+        "clone",
+        "Duplicate the current session at the current position",
+    ),
     ("name", "Set session display name"),
     ("session", "Show session info and stats"),
-    ("export", "Export session to HTML file"),
+    (
+        "export",
+        "Export session (HTML default, or specify path: .html/.jsonl)",
+    ),
+    (
+        "import",
+        "Import a JSONL session, preserving its ID and working directory",
+    ),
+    ("share", "Share session as a secret GitHub gist"),
     ("copy", "Copy last agent message to clipboard"),
     ("settings", "Open settings menu"),
     ("hotkeys", "Show all keyboard shortcuts"),
+    (
+        "reload",
+        "Reload settings, skills, prompts, themes, and context files",
+    ),
+    ("changelog", "Show changelog entries"),
     ("login", "Store an API key for a provider"),
     ("set", "Set a value: /set api-key <provider> <key>"),
     ("logout", "Remove a provider's stored API key"),
@@ -68,17 +86,23 @@ impl App {
                 Some(level) => self.set_thinking(level),
                 None => self.open_thinking_selector(),
             },
+            "scoped-models" => self.open_scoped_models(),
             "compact" => self.compact(arg),
             "new" => self.new_session(),
             "resume" => self.open_session_picker(),
             "tree" => self.open_tree(),
             "fork" => self.open_fork(),
+            "clone" => self.clone_session(),
+            "import" => self.ask_import(args),
+            "share" => self.share(),
+            "changelog" => self.show_changelog(),
             "name" => self.set_name(args),
             "session" => self.show_session(),
             "export" => self.export(arg),
             "copy" => self.copy_last(),
             "settings" => self.open_settings(),
             "hotkeys" => self.open_hotkeys(),
+            "reload" => self.reload_resources(),
             "login" => self.open_login(arg),
             "set" => self.set_value(args),
             "logout" => self.open_logout(arg),
@@ -178,17 +202,15 @@ impl App {
         self.notice(text, false);
     }
 
+    /// /export [file]: HTML, or the current branch as JSONL for a `.jsonl` target.
     fn export(&mut self, out: Option<String>) {
-        let Some(path) = self
-            .session
-            .with_session(|s| s.path().map(|p| p.to_path_buf()))
-        else {
-            return self.notice("Nothing to export: this session is not saved".into(), true);
-        };
         let cwd = self.session.cwd().to_path_buf();
-        match crate::export::export_session(&path, out.as_deref(), &cwd) {
+        let result = self
+            .session
+            .with_session(|s| crate::export::export_live(s, out.as_deref(), &cwd));
+        match result {
             Ok(target) => self.notice(format!("Session exported to: {}", target.display()), false),
-            Err(e) => self.notice(format!("Export failed: {e:#}"), true),
+            Err(e) => self.notice(format!("Failed to export session: {e:#}"), true),
         }
     }
 

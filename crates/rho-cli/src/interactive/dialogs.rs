@@ -4,8 +4,8 @@
 use rho_ai::Model;
 use rho_core::session::listing::{list_all_sessions, list_sessions};
 use rho_tui::dialogs::{
-    ConfirmDialog, HotkeysView, InputDialog, ModelSelector, SelectItem, SelectList, SessionPicker,
-    SettingsDialog, TextAreaDialog, ThinkingSelector, TreeSelector,
+    ConfirmDialog, HotkeysView, InputDialog, ModelSelector, ScopedModelsDialog, SelectItem,
+    SelectList, SessionPicker, SettingsDialog, TextAreaDialog, ThinkingSelector, TreeSelector,
 };
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 use tokio::sync::oneshot;
@@ -48,6 +48,10 @@ pub enum ActiveDialog {
     ExtInput(InputDialog, Option<oneshot::Sender<Option<String>>>),
     /// An extension's multi-line editor.
     ExtEditor(TextAreaDialog, Option<oneshot::Sender<Option<String>>>),
+    /// /scoped-models.
+    ScopedModels(ScopedModelsDialog),
+    /// /import: replace the session with this file?
+    Import(ConfirmDialog, std::path::PathBuf),
 }
 
 impl ActiveDialog {
@@ -97,13 +101,14 @@ impl ActiveDialog {
             ActiveDialog::Tree(d) => d.render(width, theme),
             ActiveDialog::Settings(d) => d.render(width, theme),
             ActiveDialog::Hotkeys(d) => d.render(width, theme),
+            ActiveDialog::ScopedModels(d) => d.render(width, theme),
             ActiveDialog::TreeSummary(d, _)
             | ActiveDialog::Fork(d, _)
             | ActiveDialog::LoginProvider(d, _)
             | ActiveDialog::Logout(d, _)
             | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
             ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
-            ActiveDialog::ExtConfirm(d, _) => d.render(width, theme),
+            ActiveDialog::ExtConfirm(d, _) | ActiveDialog::Import(d, _) => d.render(width, theme),
             ActiveDialog::ExtEditor(d, _) => d.render(width, theme),
         }
     }
@@ -215,6 +220,15 @@ impl App {
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(yes);
                 }
+            }
+            ActiveDialog::ScopedModels(d) => {
+                if let Some(choice) = closed(d.handle(input))? {
+                    self.apply_scope(choice);
+                }
+            }
+            ActiveDialog::Import(d, source) => {
+                let yes = closed(d.handle(input))?.unwrap_or(false);
+                self.import(source.clone(), yes);
             }
             ActiveDialog::ExtInput(d, reply) => {
                 let text = closed(d.handle(input))?;

@@ -106,10 +106,14 @@ impl App {
             session_name: name,
             reasoning: model.as_ref().is_some_and(|m| m.reasoning),
             context_window: model.as_ref().map_or(0, |m| m.context_window),
+            provider: model.as_ref().map(|m| m.provider.clone()),
             model: model.map(|m| m.id),
             thinking_level: self.session.thinking_level(),
             usage: self.transcript.usage(),
-            context_tokens: self.transcript.context_tokens(),
+            context_tokens: self
+                .transcript
+                .context_tokens()
+                .or(self.loaded_context_tokens),
             auto_compact,
         }
     }

@@ -13,8 +13,12 @@ mod ext_ui;
 mod footer;
 mod keys;
 mod login;
+mod reload;
+mod scoped_models;
+mod session_cmds;
 mod session_nav;
 mod settings;
+mod startup_notes;
 mod submit;
 #[cfg(test)]
 mod tests;
@@ -90,9 +94,8 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
                 }
             }
             _ = tick.tick() => {
-                if !app.tick() {
-                    continue;
-                }
+                app.tick(&mut out);
+                continue;
             }
         }
         app.draw(&mut out);

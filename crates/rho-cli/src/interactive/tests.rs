@@ -32,11 +32,21 @@ impl Harness {
     }
 
     fn sized(provider: &ScriptedProvider, width: u16) -> Self {
+        Self::configured(provider, width, |_| {})
+    }
+
+    /// A harness whose session config `adjust` changed first.
+    fn configured(
+        provider: &ScriptedProvider,
+        width: u16,
+        adjust: impl FnOnce(&mut AgentSessionConfig),
+    ) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut config = AgentSessionConfig::new(dir.path());
         config.model = Some(scripted_model());
         config.credentials = Arc::new(StaticCredentials::new("scripted", "test-key"));
         config.stream_fn = provider.stream_fn();
+        adjust(&mut config);
         let session = AgentSession::new(config);
         let (tx, rx) = mpsc::unbounded_channel();
         let events = session.subscribe();
@@ -340,3 +350,101 @@ async fn the_note_about_a_session_switch_survives_the_rebuild() {
     assert!(screen.contains("New session started"), "{screen}");
     assert!(!screen.contains("old answer"), "{screen}");
 }
+
+/// How a run is brought to its end in [`the_indicator_leaves_the_screen_when_a_run_ends`].
+#[derive(Debug, Clone, Copy)]
+enum RunEnd {
+    Finishes,
+    Esc,
+    Steer,
+}
+
+/// A frame drawn while the run is busy shows the indicator; once the session is idle (its
+/// last event already drawn, none following), the loop's next tick draws a frame without it.
+#[tokio::test]
+async fn the_indicator_leaves_the_screen_when_a_run_ends() {
+    for end in [RunEnd::Finishes, RunEnd::Esc, RunEnd::Steer] {
+        let provider = ScriptedProvider::new();
+        let gate = Arc::new(Notify::new());
+        provider.push(ScriptedReply::text("first").step(Step::Gate(gate.clone())));
+        provider.push(ScriptedReply::text("after the steer"));
+        let mut h = Harness::new(&provider);
+        h.keys(Input::typed("hello\n"));
+        h.until_event("message_update").await;
+        h.app.draw(&mut std::io::sink());
+        assert!(h.app.last_frame().contains("Working..."), "{end:?}");
+        match end {
+            RunEnd::Finishes => gate.notify_one(),
+            RunEnd::Esc => h.key(KeyCode::Esc),
+            RunEnd::Steer => h.keys(Input::typed("steer\n")),
+        }
+        tokio::time::timeout(Duration::from_secs(5), h.session.wait_for_idle())
+            .await
+            .expect("the run ends within 5 s");
+        h.app.tick(&mut std::io::sink());
+        let frame = h.app.last_frame();
+        assert!(!frame.contains("Working..."), "{end:?}:\n{frame}");
+    }
+}
+
+#[tokio::test]
+async fn without_a_model_the_first_frame_says_what_to_do() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::configured(&provider, 200, |c| c.model = None);
+    let screen = h.screen();
+    assert!(screen.contains("No model selected."), "{screen}");
+    for step in [
+        "/login",
+        "/set api-key",
+        "ANTHROPIC_API_KEY",
+        "models.json",
+        "/model",
+    ] {
+        assert!(screen.contains(step), "{step} missing: {screen}");
+    }
+}
+
+#[tokio::test]
+async fn a_model_without_a_key_is_named_at_start() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::configured(&provider, 200, |c| {
+        c.credentials = Arc::new(StaticCredentials::new("someone-else", "k"));
+    });
+    let screen = h.screen();
+    assert!(
+        screen.contains("No API key found for scripted. Use /login scripted"),
+        "{screen}"
+    );
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    assert!(!h.screen().contains("No API key"), "no warning with a key");
+}
+
+#[tokio::test]
+async fn context_use_shows_from_the_first_frame() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    let screen = h.screen();
+    assert!(screen.contains("0.0%/128k"), "{screen}");
+    assert!(screen.contains("(scripted) scripted-model"), "{screen}");
+}
+
+#[tokio::test]
+async fn export_to_a_jsonl_path_writes_the_session_not_html() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("an answer"));
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("a question\n"));
+    h.until_event("agent_end").await;
+    h.keys(Input::typed("/export out.jsonl\n"));
+    let screen = h.screen();
+    assert!(screen.contains("Session exported to:"), "{screen}");
+    let text = std::fs::read_to_string(h.session.cwd().join("out.jsonl")).expect("written");
+    assert!(!text.contains("<html"), "{text}");
+    let first: serde_json::Value =
+        serde_json::from_str(text.lines().next().unwrap_or_default()).expect("JSON lines");
+    assert_eq!(first["type"], "session");
+    assert!(text.contains("an answer"));
+}
+
+mod commands;

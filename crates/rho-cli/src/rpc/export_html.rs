@@ -1,10 +1,8 @@
-//! `export_html`: a self-contained HTML page of the session's conversation (the format is
-//! not a compatibility requirement, interfaces spec §1.4; the paths and errors are).
+//! `export_html`: the session as the self-contained HTML page of [`crate::export`] (the page's
+//! format is not a compatibility requirement, interfaces spec §1.4; the paths and errors are).
 
-use std::fmt::Write as _;
 use std::path::Path;
 
-use rho_agent::AgentMessage;
 use serde_json::{json, Value};
 
 use super::sessions::absolute;
@@ -12,13 +10,9 @@ use super::Rpc;
 
 /// Writes the page; returns `{"path"}`.
 pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
-    let (file, persisted, title) = rpc.session.with_session(|s| {
-        (
-            s.path().map(Path::to_path_buf),
-            s.is_persisted(),
-            s.name().unwrap_or(s.session_id()).to_string(),
-        )
-    });
+    let (file, persisted) = rpc
+        .session
+        .with_session(|s| (s.path().map(Path::to_path_buf), s.is_persisted()));
     let file = file.ok_or("Cannot export in-memory session to HTML")?;
     if !persisted {
         return Err("Nothing to export yet - start a conversation first".into());
@@ -33,63 +27,7 @@ pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
             )))
         }
     };
-    let html = render(&title, &rpc.session.messages());
+    let html = rpc.session.with_session(crate::export::live_page);
     std::fs::write(&path, html).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
     Ok(json!({ "path": path.to_string_lossy() }))
-}
-
-fn render(title: &str, messages: &[AgentMessage]) -> String {
-    let mut body = String::new();
-    for m in messages {
-        let text = match m {
-            AgentMessage::User(u) => u.content.text(),
-            AgentMessage::Assistant(a) => a.text(),
-            AgentMessage::ToolResult(t) => t
-                .content
-                .iter()
-                .filter_map(|b| b.as_text())
-                .collect::<Vec<_>>()
-                .join("\n"),
-            AgentMessage::BashExecution(b) => format!("$ {}\n{}", b.command, b.output),
-            other => serde_json::to_string(other).unwrap_or_default(),
-        };
-        let _ = writeln!(
-            body,
-            "<section class=\"{role}\"><h2>{role}</h2><pre>{}</pre></section>",
-            escape(&text),
-            role = m.role()
-        );
-    }
-    format!(
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{t}</title>\
-         <style>body{{font-family:sans-serif;max-width:60em;margin:auto}}\
-         pre{{white-space:pre-wrap}}.user{{background:#eef}}</style></head>\
-         <body><h1>{t}</h1>\n{body}</body></html>\n",
-        t = escape(title)
-    )
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn escapes_markup() {
-        assert_eq!(
-            super::escape("<a href=\"x\">&"),
-            "&lt;a href=&quot;x&quot;&gt;&amp;"
-        );
-    }
 }

@@ -2,6 +2,7 @@
 //! server (so tests neither share state nor touch a user's tmux), keys go in with
 //! `send-keys`, and the screen comes back as plain text from `capture-pane`. Waiting is
 //! always for a condition, polled, with a deadline that fails the test showing the screen.
+#![allow(dead_code)] // each test file uses a subset
 
 use std::future::Future;
 use std::process::{Command, Output};
@@ -9,6 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::common::Sandbox;
+use rho_testkit::openai_chat::ChatStream;
+use rho_testkit::MockResponse;
 
 /// How long any awaited condition may take.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -210,4 +213,33 @@ pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
         Ok(v) => v,
         Err(_) => panic!("timed out waiting for {what}"),
     }
+}
+
+/// A reply streamed in one delta per piece.
+pub fn streamed(pieces: &[&str]) -> MockResponse {
+    let mut stream = ChatStream::new("chatcmpl-e2e", "mock-model").role();
+    for p in pieces {
+        stream = stream.text(p);
+    }
+    stream.finish("stop").usage(40, 9, None).done().response()
+}
+
+/// A reply that calls one tool.
+pub fn tool_call(name: &str, args: &str) -> MockResponse {
+    ChatStream::new("chatcmpl-t", "mock-model")
+        .role()
+        .tool_call_start(0, "call_1", name)
+        .tool_args(0, args)
+        .finish("tool_calls")
+        .usage(50, 10, None)
+        .done()
+        .response()
+}
+
+/// rho on the mock model, once its first frame (with the footer) is drawn.
+pub async fn start(sb: &Sandbox) -> Tmux {
+    let tmux = Tmux::start(sb, &["--model", "mock-model"]);
+    tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
+        .await;
+    tmux
 }

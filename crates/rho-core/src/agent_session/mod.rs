@@ -421,6 +421,15 @@ impl AgentSession {
         self.inner.agent.set_system_prompt(base);
     }
 
+    /// The context files (AGENTS.md, CLAUDE.md) the system prompt was built with, root first.
+    pub fn context_files(&self) -> Vec<PathBuf> {
+        self.state()
+            .prompt_options
+            .as_ref()
+            .map(|o| o.context_files.iter().map(|f| f.path.clone()).collect())
+            .unwrap_or_default()
+    }
+
     /// The current system prompt.
     pub fn system_prompt(&self) -> String {
         self.inner.agent.with_state(|s| s.system_prompt.clone())

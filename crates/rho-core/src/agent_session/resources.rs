@@ -1,12 +1,15 @@
 //! Session start: `session_start`, then `resources_discover`, whose skill and prompt paths
-//! extend the loaded resources and rebuild the base system prompt (EXT-16).
+//! extend the loaded resources and rebuild the base system prompt (EXT-16); and /reload,
+//! which replaces the resources read from disk and starts that again.
 
 use std::path::PathBuf;
 
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
-use crate::resources::skills::{load_skills, SkillSource};
-use crate::resources::templates::load_templates;
+use crate::resources::skills::{load_skills, Skill, SkillSource};
+use crate::resources::templates::{load_templates, PromptTemplate};
+use crate::settings::Settings;
+use crate::system_prompt::SystemPromptOptions;
 
 impl AgentSession {
     /// Tells extensions the session started (`reason`: `startup`, `new`, `resume`, `fork`,
@@ -51,6 +54,34 @@ impl AgentSession {
             return;
         }
         self.add_resources(skill_paths, prompt_paths);
+    }
+
+    /// /reload: takes settings, skills, prompt templates and the system prompt's parts as
+    /// read again from disk (the active tools stay), rebuilds the system prompt, then lets
+    /// extensions contribute again (`session_start` and `resources_discover` with reason
+    /// `reload`).
+    pub async fn reload_resources(
+        &self,
+        settings: Settings,
+        skills: Vec<Skill>,
+        templates: Vec<PromptTemplate>,
+        mut prompt_options: SystemPromptOptions,
+    ) {
+        let base = {
+            let mut s = self.state();
+            if let Some(old) = &s.prompt_options {
+                prompt_options.active_tools = old.active_tools.clone();
+            }
+            let base = crate::system_prompt::build_system_prompt(&prompt_options);
+            s.settings = settings;
+            s.skills = skills;
+            s.templates = templates;
+            s.prompt_options = Some(prompt_options);
+            s.base_system_prompt = base.clone();
+            base
+        };
+        self.inner.agent.set_system_prompt(base);
+        self.start("reload").await;
     }
 
     fn add_resources(&self, skill_paths: Vec<PathBuf>, prompt_paths: Vec<PathBuf>) {

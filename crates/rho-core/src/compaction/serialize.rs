@@ -120,7 +120,7 @@ mod tests {
         assert_eq!(
             serialize_conversation(&msgs),
             "[User]: fix the bug\n\n[Assistant thinking]: let me look\n\n[Assistant]: Reading.\n\n\
-             [Assistant tool calls]: read(limit=5, path=\"a.rs\"); bash(command=\"ls\")\n\n\
+             [Assistant tool calls]: read(path=\"a.rs\", limit=5); bash(command=\"ls\")\n\n\
              [Tool result]: fn main() {}\n\n[User]: Ran `ls`\n(no output)"
         );
     }

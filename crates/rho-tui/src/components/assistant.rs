@@ -34,7 +34,7 @@ pub struct AssistantMessageView {
     pub thinking_expanded: bool,
     /// `aborted` / `error` end the message with a notice.
     pub stop_reason: Option<StopReason>,
-    /// The error text for `error`.
+    /// The error text for `error`, the reason for `aborted`.
     pub error_message: Option<String>,
     /// Markdown caches, one per block (kept in step by [`Self::sync`]).
     md: Vec<MarkdownCache>,
@@ -130,8 +130,15 @@ impl Component for AssistantMessageView {
         }
         match self.stop_reason {
             Some(StopReason::Aborted) => {
+                // As pi: the reason when there is one beyond the plain abort (a reply cut off
+                // by steering says it was discarded).
+                let msg = match self.error_message.as_deref() {
+                    Some(m) if m != "Request was aborted" && !m.is_empty() => m,
+                    _ => "Operation aborted",
+                };
                 out.push(String::new());
-                out.push(format!(" {}", theme.fg(c.error, "Operation aborted")));
+                let text = theme.fg(c.error, msg);
+                out.extend(indent_lines(crate::ansi::wrap(&text, inner), 1));
             }
             Some(StopReason::Error) => {
                 let msg = self.error_message.as_deref().unwrap_or("Unknown error");

@@ -34,6 +34,8 @@ pub struct FooterView {
     pub session_name: Option<String>,
     /// Model id (`None`: no model selected).
     pub model: Option<String>,
+    /// The model's provider, shown before it as `(provider)`.
+    pub provider: Option<String>,
     /// Whether the model reasons (then the thinking level is shown).
     pub reasoning: bool,
     /// Effective thinking level.
@@ -115,8 +117,12 @@ impl FooterView {
         let Some(model) = &self.model else {
             return "no model".into();
         };
+        let model = match &self.provider {
+            Some(p) => format!("({p}) {model}"),
+            None => model.clone(),
+        };
         if !self.reasoning {
-            return model.clone();
+            return model;
         }
         match self.thinking_level {
             ThinkingLevel::Off => format!("{model} • thinking off"),

@@ -16,7 +16,7 @@ pub use notice::{
     BashExecutionView, BranchSummaryView, CompactionView, CustomMessageView, StatusView,
 };
 pub use queue::QueueView;
-pub use tool::{ToolCallView, ToolStatus};
+pub use tool::{format_duration, ToolCallView, ToolStatus};
 pub use user::UserMessageView;
 
 use crate::ansi::{pad_to_width, wrap, RESET};

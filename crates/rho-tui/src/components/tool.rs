@@ -39,6 +39,10 @@ pub struct ToolCallView {
     pub status: ToolStatus,
     /// Show the whole output instead of the collapsed preview.
     pub expanded: bool,
+    /// When the tool started running.
+    pub started: Option<std::time::Instant>,
+    /// How long it ran, once finished (bash shows `Took 1.2s`, as pi does).
+    pub duration: Option<std::time::Duration>,
 }
 
 /// Lines of output shown while collapsed (bash shows the last ones, others the first).
@@ -58,6 +62,12 @@ impl ToolCallView {
 
     fn arg(&self, key: &str) -> Option<&str> {
         self.args.get(key).and_then(Value::as_str)
+    }
+
+    /// The title without styles (`$ ls -la`, `read src/main.rs:10-20`), for other renderings
+    /// of a call such as the HTML export.
+    pub fn plain_title(&self) -> String {
+        crate::ansi::strip_ansi(&self.title(&Theme::dark()))
     }
 
     fn title(&self, theme: &Theme) -> String {
@@ -149,6 +159,20 @@ impl ToolCallView {
     }
 }
 
+/// pi's durations: `4.2s` below a minute, then `1m 30s` and `2h 3m 4s`.
+pub fn format_duration(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        return format!("{secs:.1}s");
+    }
+    let total = d.as_secs();
+    let (minutes, rest) = (total / 60, total % 60);
+    if minutes < 60 {
+        return format!("{minutes}m {rest}s");
+    }
+    format!("{}h {}m {rest}s", minutes / 60, minutes % 60)
+}
+
 fn diff_line(line: &str, theme: &Theme) -> String {
     let c = &theme.colors;
     let color = match line.as_bytes().first() {
@@ -191,6 +215,10 @@ impl Component for ToolCallView {
             }
             let note = format!("... ({hidden} more lines, {EXPAND_HINT})");
             body.push(theme.fg(c.muted, &note));
+        }
+        if let (Some(d), "bash") = (self.duration, self.name.as_str()) {
+            body.push(String::new());
+            body.push(theme.fg(c.muted, &format!("Took {}", format_duration(d))));
         }
         let bg = match self.status {
             ToolStatus::Pending => c.tool_pending_bg,

@@ -133,6 +133,14 @@ impl SelectList {
         self.refilter();
     }
 
+    /// Changes the label of item `index` in place (the selection and filter stay): for rows
+    /// that show a state, such as a check mark.
+    pub fn set_label(&mut self, index: usize, label: impl Into<String>) {
+        if let Some(item) = self.items.get_mut(index) {
+            item.label = label.into();
+        }
+    }
+
     /// The filter typed so far.
     pub fn query(&self) -> &str {
         &self.query

@@ -1,0 +1,215 @@
+//! /clone, /import, /share and /changelog: pi's commands for copying a session, taking one in
+//! from a file, publishing its HTML export as a secret gist, and reading what changed.
+
+use std::path::{Path, PathBuf};
+
+use rho_tui::components::CustomMessageView;
+use rho_tui::dialogs::ConfirmDialog;
+use rho_tui::View;
+
+use super::app::{App, AppMsg};
+use super::dialogs::ActiveDialog;
+
+/// rho's changelog, kept at the repository root.
+const CHANGELOG: &str = include_str!("../../../../CHANGELOG.md");
+
+impl App {
+    /// /clone: the current branch into a new session file that becomes the session.
+    pub(super) fn clone_session(&mut self) {
+        if self.session.with_session(|s| s.leaf_id().is_none()) {
+            return self.notice("Nothing to clone yet".into(), false);
+        }
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let msg = match session.clone_session().await {
+                Ok(outcome) if outcome.cancelled => AppMsg::Notice {
+                    text: "Clone cancelled".into(),
+                    error: false,
+                },
+                Ok(_) => AppMsg::Notice {
+                    text: "Cloned to new session".into(),
+                    error: false,
+                },
+                Err(e) => AppMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            let _ = tx.send(msg);
+        });
+    }
+
+    /// /import <file.jsonl>: asks first, as pi does (the current session is replaced).
+    pub(super) fn ask_import(&mut self, arg: &str) {
+        let Some(path) = path_argument(arg) else {
+            return self.notice("Usage: /import <path.jsonl>".into(), true);
+        };
+        let source = self.session.cwd().join(path);
+        let confirm = ConfirmDialog::new(
+            "Import session",
+            format!("Replace current session with {}?", source.display()),
+        );
+        self.open(ActiveDialog::Import(confirm, source));
+    }
+
+    /// Copies `source` into the sessions folder (keeping its id and working directory) and
+    /// switches to the copy; a copy that cannot be opened is removed again.
+    pub(super) fn import(&mut self, source: PathBuf, confirmed: bool) {
+        if !confirmed {
+            return self.notice("Import cancelled".into(), false);
+        }
+        let dir = self
+            .session
+            .with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf));
+        let dir = dir.unwrap_or_else(|| {
+            let cwd = self.session.cwd().to_string_lossy().into_owned();
+            rho_core::session::paths::default_session_dir(&self.agent_dir, &cwd)
+        });
+        let target = match copy_into(&source, &dir) {
+            Ok(t) => t,
+            Err(e) => return self.notice(format!("Failed to import session: {e}"), true),
+        };
+        let session = self.session.clone();
+        let tx = self.tx.clone();
+        tokio::spawn(async move {
+            let msg = match session.open_session(&target).await {
+                Ok(true) => AppMsg::Notice {
+                    text: "Import cancelled".into(),
+                    error: false,
+                },
+                Ok(false) => AppMsg::Notice {
+                    text: format!("Session imported from: {}", source.display()),
+                    error: false,
+                },
+                Err(e) => {
+                    if target != source {
+                        let _ = std::fs::remove_file(&target);
+                    }
+                    AppMsg::Notice {
+                        text: format!("Failed to import session: {e}"),
+                        error: true,
+                    }
+                }
+            };
+            let _ = tx.send(msg);
+        });
+    }
+
+    /// /share: the HTML export as a secret GitHub gist through the `gh` CLI.
+    pub(super) fn share(&mut self) {
+        let page = self.session.with_session(crate::export::live_page);
+        let gh = self.gh_program.clone();
+        let tx = self.tx.clone();
+        self.notice("Creating gist...".into(), false);
+        tokio::spawn(async move {
+            let (text, error) = match share_page(&gh, &page).await {
+                Ok(url) => (
+                    format!("Gist: {url}\nA secret gist of the HTML export: anyone with the link can read it."),
+                    false,
+                ),
+                Err(e) => (e, true),
+            };
+            let _ = tx.send(AppMsg::Notice { text, error });
+        });
+    }
+
+    /// /changelog: rho's CHANGELOG.md.
+    pub(super) fn show_changelog(&mut self) {
+        self.transcript.push(View::Custom(CustomMessageView {
+            custom_type: "changelog".into(),
+            text: CHANGELOG.trim().to_string(),
+        }));
+    }
+}
+
+/// The first argument, unquoted (`"a b.jsonl"` or `'a b.jsonl'` may hold spaces), as pi reads it.
+fn path_argument(arg: &str) -> Option<&str> {
+    let arg = arg.trim_start();
+    let first = arg.chars().next()?;
+    if first == '"' || first == '\'' {
+        let rest = &arg[1..];
+        return rest.find(first).map(|end| &rest[..end]);
+    }
+    arg.split_whitespace().next()
+}
+
+/// Copies `source` into `dir` under its own name (`name-1.jsonl`, ... when taken); a file
+/// already in `dir` is used where it is.
+fn copy_into(source: &Path, dir: &Path) -> Result<PathBuf, String> {
+    if !source.is_file() {
+        return Err(format!("File not found: {}", source.display()));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let name = source.file_name().ok_or("no file name")?;
+    let mut target = dir.join(name);
+    if target == source {
+        return Ok(target);
+    }
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut n = 1;
+    while target.exists() {
+        target = dir.join(format!("{stem}-{n}.jsonl"));
+        n += 1;
+    }
+    std::fs::copy(source, &target)
+        .map_err(|e| format!("cannot copy to {}: {e}", target.display()))?;
+    Ok(target)
+}
+
+/// Runs `gh auth status`, then `gh gist create --public=false` on the page; the gist's URL.
+async fn share_page(gh: &Path, page: &str) -> Result<String, String> {
+    let status = tokio::process::Command::new(gh)
+        .args(["auth", "status"])
+        .output()
+        .await;
+    match status {
+        Err(_) => {
+            return Err(
+                "GitHub CLI (gh) is not installed. Install it from https://cli.github.com/".into(),
+            )
+        }
+        Ok(out) if !out.status.success() => {
+            return Err("GitHub CLI is not logged in. Run 'gh auth login' first.".into())
+        }
+        Ok(_) => {}
+    }
+    let dir = tempfile_dir().map_err(|e| format!("Failed to export session: {e}"))?;
+    let file = dir.join("session.html");
+    std::fs::write(&file, page).map_err(|e| format!("Failed to export session: {e}"))?;
+    let out = tokio::process::Command::new(gh)
+        .args(["gist", "create", "--public=false"])
+        .arg(&file)
+        .output()
+        .await;
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.map_err(|e| format!("Failed to create gist: {e}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        let err = if err.is_empty() {
+            "Unknown error".into()
+        } else {
+            err
+        };
+        return Err(format!("Failed to create gist: {err}"));
+    }
+    let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if url.rsplit('/').next().is_none_or(str::is_empty) {
+        return Err("Failed to parse gist ID from gh output".into());
+    }
+    Ok(url)
+}
+
+/// A fresh private folder under the system's temp dir for the page gh uploads.
+fn tempfile_dir() -> std::io::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "rho-share-{}-{}",
+        std::process::id(),
+        rho_core::session::time::now_ms()
+    ));
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
