@@ -50,13 +50,19 @@ fn main() {
         drop(stdin);
         child.wait().expect("exit");
     };
-    report("rho --mode rpc → get_state response", &measure(|| rpc_run(&[])));
+    report(
+        "rho --mode rpc → get_state response",
+        &measure(|| rpc_run(&[])),
+    );
     // MCP: with no server configured nothing MCP runs (a few missing-file checks only), so
     // this matches --no-mcp; a configured server connects in the background.
     report("  same with --no-mcp", &measure(|| rpc_run(&["--no-mcp"])));
     let server = "{\"mcpServers\": {\"s\": {\"command\": \"cat\"}}}";
     std::fs::write(agent.join("mcp.json"), server).expect("mcp.json");
-    report("  same with one stdio MCP server configured", &measure(|| rpc_run(&[])));
+    report(
+        "  same with one stdio MCP server configured",
+        &measure(|| rpc_run(&[])),
+    );
     std::fs::remove_file(agent.join("mcp.json")).expect("remove mcp.json");
 }
 
