@@ -155,6 +155,11 @@ impl Agent {
         self.shared.state().tools = tools;
     }
 
+    /// Sets the source of tools that join while the agent runs; asked at every turn.
+    pub fn set_tool_source(&self, source: Option<crate::tool::ToolSource>) {
+        self.shared.state().tool_source = source;
+    }
+
     /// Replaces the transcript.
     pub fn set_messages(&self, messages: Vec<AgentMessage>) {
         self.shared.state().messages = messages;

@@ -49,5 +49,7 @@ pub use message::{
 pub use queue::QueueMode;
 pub use run::{is_discarded, DISCARDED_TEXT};
 pub use state::{AgentOptions, AgentState, ToolExecution};
-pub use tool::{AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput};
+pub use tool::{
+    AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
+};
 pub use tools_exec::SKIPPED_TEXT;

@@ -61,6 +61,9 @@ pub(crate) struct Run {
     model: Model,
     thinking: ThinkingLevel,
     tools: Vec<Arc<dyn AgentTool>>,
+    /// The fixed tools of this run; `tools` adds the source's at every turn.
+    base_tools: Vec<Arc<dyn AgentTool>>,
+    tool_source: Option<crate::tool::ToolSource>,
     context: Context,
     /// `(generation, messages converted)` while `context.messages` mirrors the transcript.
     converted: Option<(u64, usize)>,
@@ -72,15 +75,17 @@ pub(crate) struct Run {
 impl Run {
     pub fn new(shared: Arc<Shared>, cancel: CancellationToken) -> Self {
         let opts = shared.options();
-        let (model, thinking, tools, system_prompt) = {
+        let (model, thinking, base_tools, tool_source, system_prompt) = {
             let s = shared.state();
             (
                 s.model.clone(),
                 s.thinking_level,
                 s.tools.clone(),
+                s.tool_source.clone(),
                 s.system_prompt.clone(),
             )
         };
+        let tools = with_source(&base_tools, tool_source.as_ref());
         let context = Context {
             system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
             messages: Vec::new(),
@@ -93,6 +98,8 @@ impl Run {
             model,
             thinking,
             tools,
+            base_tools,
+            tool_source,
             context,
             converted: None,
             new_messages: Vec::new(),
@@ -160,6 +167,10 @@ impl Run {
 
     /// One turn: inject `pending`, stream the reply, run its tool calls, `turn_end`.
     async fn turn(&mut self, pending: Vec<AgentMessage>) -> TurnOutcome {
+        if self.tool_source.is_some() {
+            self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
+            self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
+        }
         for m in pending {
             self.add_message(m);
         }
@@ -467,4 +478,18 @@ pub(crate) fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| s.to_string())
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// The fixed tools followed by the source's (a name already taken is skipped).
+fn with_source(
+    base: &[Arc<dyn AgentTool>],
+    source: Option<&crate::tool::ToolSource>,
+) -> Vec<Arc<dyn AgentTool>> {
+    let mut tools = base.to_vec();
+    for t in source.map(|s| s()).unwrap_or_default() {
+        if !tools.iter().any(|b| b.name() == t.name()) {
+            tools.push(t);
+        }
+    }
+    tools
 }

@@ -25,6 +25,8 @@ pub struct AgentState {
     pub thinking_level: ThinkingLevel,
     /// The tools offered to the model.
     pub tools: Vec<Arc<dyn AgentTool>>,
+    /// More tools, asked for at every turn (see [`crate::tool::ToolSource`]).
+    pub tool_source: Option<crate::tool::ToolSource>,
     /// The transcript.
     pub messages: Vec<AgentMessage>,
     /// True from the start of a run until it fully stopped.
@@ -60,6 +62,7 @@ impl Default for AgentState {
             model: placeholder_model(),
             thinking_level: ThinkingLevel::Off,
             tools: Vec::new(),
+            tool_source: None,
             messages: Vec::new(),
             is_streaming: false,
             streaming_message: None,

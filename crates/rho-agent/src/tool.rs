@@ -47,6 +47,10 @@ impl ToolError {
     }
 }
 
+/// Tools that join the agent's set while it runs (MCP servers connecting, deferred tools
+/// loaded by a search). Read at the start of every turn, after the fixed tools.
+pub type ToolSource = Arc<dyn Fn() -> Vec<Arc<dyn AgentTool>> + Send + Sync>;
+
 /// Receives cumulative partial results while a tool runs (each replaces the previous).
 pub type ProgressSink = Arc<dyn Fn(ToolOutput) + Send + Sync>;
 
@@ -108,6 +112,12 @@ pub trait AgentTool: Send + Sync {
     /// legacy argument shape.
     fn prepare_arguments(&self, args: Value) -> Value {
         args
+    }
+
+    /// Behaviour hints (MCP's `readOnlyHint`, `destructiveHint`, `idempotentHint`,
+    /// `openWorldHint`), for extensions that decide which calls need confirmation.
+    fn annotations(&self) -> Option<Value> {
+        None
     }
 
     /// The tool as the model sees it.

@@ -29,8 +29,10 @@ fn main() {
     });
     report("rho --version", &version);
 
-    let rpc = measure(|| {
-        let mut child = command(&["--mode", "rpc", "--no-session"])
+    let rpc_run = |extra: &[&str]| {
+        let mut args = vec!["--mode", "rpc", "--no-session"];
+        args.extend_from_slice(extra);
+        let mut child = command(&args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -47,8 +49,21 @@ fn main() {
         assert!(line.contains("\"command\":\"get_state\""), "{line}");
         drop(stdin);
         child.wait().expect("exit");
-    });
-    report("rho --mode rpc → get_state response", &rpc);
+    };
+    report(
+        "rho --mode rpc → get_state response",
+        &measure(|| rpc_run(&[])),
+    );
+    // MCP: with no server configured nothing MCP runs (a few missing-file checks only), so
+    // this matches --no-mcp; a configured server connects in the background.
+    report("  same with --no-mcp", &measure(|| rpc_run(&["--no-mcp"])));
+    let server = "{\"mcpServers\": {\"s\": {\"command\": \"cat\"}}}";
+    std::fs::write(agent.join("mcp.json"), server).expect("mcp.json");
+    report(
+        "  same with one stdio MCP server configured",
+        &measure(|| rpc_run(&[])),
+    );
+    std::fs::remove_file(agent.join("mcp.json")).expect("remove mcp.json");
 }
 
 /// Runs `f` `RUNS` times (after one warm-up) and returns the sorted durations.

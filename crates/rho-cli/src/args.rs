@@ -70,6 +70,8 @@ pub struct Args {
     pub skills: Vec<String>,
     /// `-ns`/`--no-skills`.
     pub no_skills: bool,
+    /// `--no-mcp`: no MCP server for this run.
+    pub no_mcp: bool,
     /// `--prompt-template` (repeatable).
     pub prompt_templates: Vec<String>,
     /// `-np`/`--no-prompt-templates`.
@@ -204,6 +206,7 @@ pub fn parse(argv: &[String]) -> Args {
             "-ne" | "--no-extensions" => a.no_extensions = true,
             "--skill" => a.skills.push(value!()),
             "-ns" | "--no-skills" => a.no_skills = true,
+            "--no-mcp" => a.no_mcp = true,
             "--prompt-template" => a.prompt_templates.push(value!()),
             "-np" | "--no-prompt-templates" => a.no_prompt_templates = true,
             "--theme" => a.theme = Some(value!()),

@@ -9,6 +9,7 @@ mod file_args;
 mod first_run;
 mod interactive;
 mod list_models;
+mod mcp;
 mod model_control;
 mod model_select;
 mod permissions_setup;
@@ -26,6 +27,9 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("mcp") {
+        return mcp::command(&argv[1..]);
+    }
     let args = args::parse(&argv);
     if args.help {
         print!("{}", args::help_text());
@@ -95,9 +99,21 @@ async fn run(args: args::Args) -> ExitCode {
     }
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
+    let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
+    mcp::shutdown().await;
+    code
+}
+
+async fn run_mode(
+    mode: args::Mode,
+    startup: startup::Startup,
+    args: &args::Args,
+    input: Option<Input>,
+    stdin_is_tty: bool,
+) -> ExitCode {
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
-        args::Mode::Rpc => rpc::run(startup.session, &args).await,
+        args::Mode::Rpc => rpc::run(startup.session, args).await,
         args::Mode::Json => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
@@ -109,14 +125,14 @@ async fn run(args: args::Args) -> ExitCode {
             print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
         }
         args::Mode::Text => {
-            let first = match interactive_input(&args) {
+            let first = match interactive_input(args) {
                 Ok(first) => first,
                 Err(e) => {
                     eprintln!("Error: {e}");
                     return ExitCode::FAILURE;
                 }
             };
-            interactive::run(startup.session, &args, first).await
+            interactive::run(startup.session, args, first).await
         }
     }
 }

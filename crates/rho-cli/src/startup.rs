@@ -189,6 +189,8 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     for ext in &mut config.extensions {
         ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
     }
+    config.external =
+        crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();

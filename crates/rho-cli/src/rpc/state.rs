@@ -70,6 +70,9 @@ fn get_state(rpc: &Rpc) -> Value {
         "pendingMessageCount".into(),
         s.pending_message_count().into(),
     );
+    if let Some(servers) = crate::mcp::status() {
+        m.insert("mcpServers".into(), servers);
+    }
     Value::Object(m)
 }
 

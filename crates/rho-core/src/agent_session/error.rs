@@ -57,6 +57,9 @@ pub enum SessionError {
     /// Clone of a session without entries (interfaces §1.4).
     #[error("Cannot clone session: no current entry selected")]
     NothingToClone,
+    /// An external slash command (an MCP prompt) could not be expanded.
+    #[error("{0}")]
+    Command(String),
     /// The session file could not be written or read.
     #[error("{0}")]
     Store(String),

@@ -15,6 +15,7 @@ mod custom;
 mod error;
 mod escalation;
 pub mod events;
+mod external;
 mod fork;
 mod host;
 mod model;
@@ -51,6 +52,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
@@ -99,6 +101,8 @@ pub struct AgentSessionConfig {
     /// unsandboxed through the UI's `confirm` (the interactive mode; RPC only when asked for,
     /// as clients that never answer would hang).
     pub escalate: bool,
+    /// Tools and commands from outside (MCP servers); `None` = none.
+    pub external: Option<Arc<dyn ExternalTools>>,
 }
 
 impl AgentSessionConfig {
@@ -124,6 +128,7 @@ impl AgentSessionConfig {
             sandbox: None,
             permissions: Default::default(),
             escalate: false,
+            external: None,
         }
     }
 }
@@ -182,6 +187,7 @@ pub(crate) struct Inner {
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     pub permissions: crate::permissions::Permissions,
     pub escalate: bool,
+    pub external: Option<Arc<dyn ExternalTools>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -218,6 +224,7 @@ impl AgentSession {
                 .chain(collect_extension_tools(&config.extensions))
                 .collect(),
         );
+        agent.set_tool_source(config.external.as_ref().map(|e| e.tool_source()));
         agent.set_system_prompt(config.base_system_prompt.clone());
         agent.set_steering_mode(config.settings.steering_mode());
         agent.set_follow_up_mode(config.settings.follow_up_mode());
@@ -278,6 +285,7 @@ impl AgentSession {
                 sandbox: config.sandbox,
                 permissions: config.permissions,
                 escalate: config.escalate,
+                external: config.external,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),

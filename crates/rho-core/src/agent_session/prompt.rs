@@ -133,8 +133,18 @@ impl AgentSession {
         {
             return Ok(None);
         }
-        // Stage 2: the input event.
+        // Stage 1b: a command of the external tools (an MCP prompt) becomes its text.
         let mut text = text.to_string();
+        if expand && text.starts_with('/') {
+            if let Some(external) = self.inner.external.clone() {
+                match external.expand_command(&text).await {
+                    Some(Ok(expanded)) => text = expanded,
+                    Some(Err(e)) => return Err(SessionError::Command(e)),
+                    None => {}
+                }
+            }
+        }
+        // Stage 2: the input event.
         let mut images = options.images;
         if self.inner.extensions.has_handlers("input") {
             let behavior = streaming
@@ -195,7 +205,10 @@ impl AgentSession {
         // Stage 6: pre-send compaction (aborted replies included), then bash flush (point 2).
         self.pre_prompt_compaction().await;
         self.flush_pending_bash();
-        // Stage 7: messages and system prompt.
+        // Stage 7: messages and system prompt, once external tools had their chance to arrive.
+        if let Some(external) = self.inner.external.clone() {
+            external.before_prompt().await;
+        }
         Ok(Some(self.build_prompt_messages(text, images).await))
     }
 

@@ -1,0 +1,277 @@
+//! MCP wiring: the session's servers (rho-mcp's manager as the session's external tools),
+//! `--no-mcp`, `mcp__` patterns in `--tools`, shutdown at exit and `rho mcp list|add|remove`.
+//! With no server configured nothing MCP runs: no manager, no task, no process.
+
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::future::BoxFuture;
+use rho_core::agent_session::ExternalTools;
+use rho_mcp::{McpManager, McpOptions, ServerEnv};
+
+use crate::args::Args;
+
+static MANAGER: OnceLock<Arc<McpManager>> = OnceLock::new();
+
+struct External(Arc<McpManager>);
+
+impl ExternalTools for External {
+    fn tool_source(&self) -> rho_agent::ToolSource {
+        self.0.tool_source()
+    }
+    fn before_prompt(&self) -> BoxFuture<'_, ()> {
+        Box::pin(self.0.before_prompt())
+    }
+    fn expand_command<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> BoxFuture<'a, Option<Result<String, String>>> {
+        Box::pin(self.0.expand_command(text))
+    }
+}
+
+fn log(agent_dir: &Path) -> Arc<rho_mcp::log::McpLog> {
+    Arc::new(rho_mcp::log::McpLog::new(
+        Some(agent_dir.join("mcp.log")),
+        rho_core::session::time::now_iso,
+    ))
+}
+
+/// Starts the configured servers in the background; `None` when MCP is off or unconfigured.
+pub fn start(
+    args: &Args,
+    agent_dir: &Path,
+    cwd: &Path,
+    project_trusted: bool,
+    warnings: &mut Vec<String>,
+) -> Option<Arc<dyn ExternalTools>> {
+    if args.no_mcp {
+        return None;
+    }
+    let config = rho_mcp::load_config_trusted(agent_dir, cwd, project_trusted);
+    warnings.extend(config.errors.iter().cloned());
+    if config.is_empty() {
+        return None;
+    }
+    if config
+        .servers
+        .iter()
+        .any(|s| s.enabled && s.exposure == rho_mcp::Exposure::Codemode)
+    {
+        warnings.push("MCP: rho has no codemode; servers with \"codemode\" exposure (the default) are reached through tool_search, as \"deferred\"".into());
+    }
+    let patterns = args.tools.as_ref().and_then(|t| {
+        let mcp: Vec<String> = t
+            .iter()
+            .filter(|n| n.starts_with("mcp__"))
+            .cloned()
+            .collect();
+        (!mcp.is_empty()).then_some(mcp)
+    });
+    let manager = McpManager::start(
+        config,
+        McpOptions {
+            env: ServerEnv {
+                cwd: cwd.to_path_buf(),
+                hook: None,
+                log: log(agent_dir),
+            },
+            tool_patterns: patterns,
+        },
+    );
+    let _ = MANAGER.set(manager.clone());
+    Some(Arc::new(External(manager)))
+}
+
+/// Server state for RPC `get_state`; `None` without servers.
+pub fn status() -> Option<serde_json::Value> {
+    MANAGER.get().map(|m| m.status()["servers"].clone())
+}
+
+/// Stops every server (stdin, SIGTERM, SIGKILL to each group).
+pub async fn shutdown() {
+    if let Some(m) = MANAGER.get() {
+        m.shutdown().await;
+    }
+}
+
+/// `rho mcp list|add|remove`.
+pub fn command(argv: &[String]) -> ExitCode {
+    let agent_dir = rho_core::session::paths::agent_dir();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let local = argv.iter().any(|a| a == "-l" || a == "--local");
+    let rest: Vec<&String> = argv
+        .iter()
+        .skip(1)
+        .filter(|a| *a != "-l" && *a != "--local")
+        .collect();
+    let file = if local {
+        cwd.join(crate::startup::PROJECT_DIR).join("mcp.json")
+    } else {
+        agent_dir.join("mcp.json")
+    };
+    match argv.first().map(String::as_str) {
+        Some("list") => list(&agent_dir, &cwd),
+        Some("add") => add(&file, &rest),
+        Some("remove") => match rest.first() {
+            Some(name) => match rho_mcp::edit::remove_server(&file, name) {
+                Ok(true) => {
+                    println!("Removed MCP server \"{name}\" from {}", file.display());
+                    ExitCode::SUCCESS
+                }
+                Ok(false) => {
+                    eprintln!("{} does not define MCP server \"{name}\"", file.display());
+                    ExitCode::FAILURE
+                }
+                Err(e) => fail(e),
+            },
+            None => usage(),
+        },
+        _ => usage(),
+    }
+}
+
+fn usage() -> ExitCode {
+    eprintln!("Usage: rho mcp list | rho mcp add [-l] <name> (--url <url> | -- <command> [args...]) [--env K=V] [--header K=V] | rho mcp remove [-l] <name>");
+    ExitCode::FAILURE
+}
+
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("Error: {e}");
+    ExitCode::FAILURE
+}
+
+fn add(file: &Path, rest: &[&String]) -> ExitCode {
+    use rho_mcp::ordered::Json;
+    let Some(name) = rest.first() else {
+        return usage();
+    };
+    let mut entry: Vec<(String, Json)> = Vec::new();
+    let (mut env, mut headers) = (Vec::new(), Vec::new());
+    let mut i = 1;
+    while i < rest.len() {
+        match rest[i].as_str() {
+            "--" => {
+                let cmd: Vec<Json> = rest[i + 1..]
+                    .iter()
+                    .map(|a| Json::String(a.to_string()))
+                    .collect();
+                let mut it = cmd.into_iter();
+                if let Some(c) = it.next() {
+                    entry.push(("command".into(), c));
+                    let args: Vec<Json> = it.collect();
+                    if !args.is_empty() {
+                        entry.push(("args".into(), Json::Array(args)));
+                    }
+                }
+                break;
+            }
+            "--url" if i + 1 < rest.len() => {
+                entry.push(("url".into(), Json::String(rest[i + 1].to_string())));
+                i += 1;
+            }
+            flag @ ("--env" | "--header") if i + 1 < rest.len() => {
+                let Some((k, v)) = rest[i + 1].split_once('=') else {
+                    return fail(format!("{flag} expects KEY=VALUE"));
+                };
+                let target = if flag == "--env" {
+                    &mut env
+                } else {
+                    &mut headers
+                };
+                target.push((k.to_string(), Json::String(v.to_string())));
+                i += 1;
+            }
+            other => return fail(format!("unknown option {other}")),
+        }
+        i += 1;
+    }
+    if !env.is_empty() {
+        entry.push(("env".into(), Json::Object(env)));
+    }
+    if !headers.is_empty() {
+        entry.push(("headers".into(), Json::Object(headers)));
+    }
+    let entry = Json::Object(entry);
+    if let Err(e) =
+        rho_mcp::config::validate(name, entry.clone(), file, rho_mcp::config::Scope::User)
+    {
+        return fail(e);
+    }
+    match rho_mcp::edit::add_server(file, name, entry) {
+        Ok(replaced) => {
+            let verb = if replaced { "Updated" } else { "Added" };
+            println!("{verb} MCP server \"{name}\" in {}", file.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e),
+    }
+}
+
+fn list(agent_dir: &Path, cwd: &Path) -> ExitCode {
+    let config = rho_mcp::load_config(agent_dir, cwd);
+    let mut ok = config.errors.is_empty();
+    for e in &config.errors {
+        println!("error: {e}");
+    }
+    if config.is_empty() {
+        println!("No MCP servers configured.");
+        return if ok {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    let Ok(runtime) = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    else {
+        return fail("cannot start the async runtime");
+    };
+    let manager = runtime.block_on(async {
+        let m = McpManager::start(
+            config,
+            McpOptions {
+                env: ServerEnv {
+                    cwd: cwd.to_path_buf(),
+                    hook: None,
+                    log: log(agent_dir),
+                },
+                tool_patterns: None,
+            },
+        );
+        m.wait_all().await;
+        m
+    });
+    for s in manager.servers() {
+        let state = s.state();
+        println!(
+            "{} ({}, {}) {}",
+            s.name(),
+            state.as_str(),
+            s.config.exposure.as_str(),
+            s.config.source.display()
+        );
+        if s.config.enabled && state != rho_mcp::ServerState::Connected {
+            ok = false;
+        }
+        if let Some(e) = s.error() {
+            println!("  error: {e}");
+        }
+        for t in s.tools() {
+            let mark = if t.exposure != s.config.exposure {
+                format!(" [{}]", t.exposure.as_str())
+            } else {
+                String::new()
+            };
+            println!("  {}{mark}", t.name);
+        }
+    }
+    runtime.block_on(manager.shutdown());
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
+}

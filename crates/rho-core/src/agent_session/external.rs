@@ -1,0 +1,17 @@
+//! Tools and slash commands from outside the session, such as MCP servers (the `rho-mcp`
+//! crate, wired in by the binary). The session asks for their tools at every turn, lets the
+//! first prompt wait for them, and offers them slash commands before templates expand.
+
+use futures_util::future::BoxFuture;
+use rho_agent::ToolSource;
+
+/// A provider of tools and commands the session does not own.
+pub trait ExternalTools: Send + Sync {
+    /// The agent's source of these tools (asked at every turn).
+    fn tool_source(&self) -> ToolSource;
+    /// Runs before a prompt's messages are built; may wait for tools to arrive.
+    fn before_prompt(&self) -> BoxFuture<'_, ()>;
+    /// Expands a `/command args` it owns into prompt text; `None` when it is not its command.
+    fn expand_command<'a>(&'a self, text: &'a str)
+        -> BoxFuture<'a, Option<Result<String, String>>>;
+}

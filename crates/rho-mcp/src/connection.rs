@@ -1,0 +1,243 @@
+//! One live MCP session over rmcp: a stdio child or a streamable HTTP endpoint. The handler
+//! routes progress notifications to the running call, writes log notifications to `mcp.log`
+//! and reports `tools/list_changed`.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[allow(deprecated)]
+// logging notifications are deprecated (SEP-2577) but servers still send them
+use rmcp::model::{
+    ClientConfig, Implementation, LoggingMessageNotificationParam, ProgressNotificationParam,
+    ProgressToken,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::io::AsyncBufReadExt;
+
+use crate::config::{ServerConfig, Transport};
+use crate::log::McpLog;
+use crate::process::{build_command, CommandHook, ProcessGroup};
+use crate::values::resolve;
+
+/// The least time `initialize` gets, whatever the per-request timeout.
+const CONNECT_TIMEOUT_SECS: f64 = 30.0;
+
+/// Receives progress text of a running call.
+pub type ProgressFn = Arc<dyn Fn(String) + Send + Sync>;
+
+/// What a connection reports back to its server.
+#[derive(Clone)]
+pub struct Observer {
+    pub server: String,
+    pub log: Arc<McpLog>,
+    pub progress: Arc<Mutex<HashMap<ProgressToken, ProgressFn>>>,
+    pub tools_changed: Arc<dyn Fn() + Send + Sync>,
+}
+
+/// rmcp's client handler for one server.
+pub struct Handler {
+    observer: Observer,
+}
+
+impl ClientHandler for Handler {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        let sink = lock(&self.observer.progress)
+            .get(&params.progress_token)
+            .cloned();
+        if let Some(sink) = sink {
+            let total = params.total.map(|t| format!("/{t}")).unwrap_or_default();
+            sink(
+                params
+                    .message
+                    .clone()
+                    .unwrap_or_else(|| format!("Progress {}{total}", params.progress)),
+            );
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn on_logging_message(
+        &self,
+        params: LoggingMessageNotificationParam,
+        _ctx: NotificationContext<RoleClient>,
+    ) {
+        let level = serde_json::to_value(params.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let message = match &params.data {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        self.observer.log.write(
+            &self.observer.server,
+            &level,
+            params.logger.as_deref().unwrap_or("-"),
+            &message,
+        );
+    }
+
+    async fn on_tool_list_changed(&self, _ctx: NotificationContext<RoleClient>) {
+        (self.observer.tools_changed)();
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("rho", env!("CARGO_PKG_VERSION"));
+        info
+    }
+}
+
+/// A connected server.
+pub struct Connection {
+    pub service: RunningService<RoleClient, Handler>,
+    pub process: Option<Arc<ProcessGroup>>,
+    /// The tail of the server's stderr, for error reports.
+    pub stderr_tail: Arc<Mutex<Vec<String>>>,
+}
+
+impl Connection {
+    /// Whether the transport is gone (the process exited, the HTTP session closed).
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed() || self.service.peer().is_transport_closed()
+    }
+
+    /// The first line of the server's instructions.
+    pub fn instructions(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .and_then(|i| i.instructions.clone())
+            .filter(|s| !s.trim().is_empty())
+    }
+
+    /// Closes the session; for stdio, stdin first, then SIGTERM and SIGKILL to the group.
+    pub async fn stop(&self) {
+        self.service.cancellation_token().cancel();
+        if let Some(p) = &self.process {
+            p.stop().await;
+        }
+    }
+}
+
+/// Connects to `config`, waiting at most its timeout for `initialize`.
+pub async fn connect(
+    config: &ServerConfig,
+    session_cwd: &Path,
+    hook: Option<&CommandHook>,
+    observer: Observer,
+) -> Result<Connection, String> {
+    let handler = Handler {
+        observer: observer.clone(),
+    };
+    // Starting a server (npx downloads, Python imports) can take longer than one request.
+    let limit = Duration::from_secs_f64(config.timeout_secs.max(CONNECT_TIMEOUT_SECS));
+    match &config.transport {
+        Transport::Stdio { command, .. } => {
+            let cmd = build_command(&config.name, &config.transport, session_cwd, hook)?;
+            let (group, pipes) =
+                ProcessGroup::spawn(cmd).map_err(|e| format!("cannot start \"{command}\": {e}"))?;
+            let group = Arc::new(group);
+            let tail = Arc::new(Mutex::new(Vec::new()));
+            if let Some(stderr) = pipes.stderr {
+                spawn_stderr_reader(stderr, observer.clone(), tail.clone());
+            }
+            let started =
+                tokio::time::timeout(limit, handler.serve((pipes.stdout, pipes.stdin))).await;
+            let service = match started {
+                Ok(Ok(s)) => s,
+                failed => {
+                    group.stop().await;
+                    let reason = match failed {
+                        Ok(Err(e)) => e.to_string(),
+                        _ => format!("initialize timed out after {}s", limit.as_secs()),
+                    };
+                    return Err(with_stderr(reason, &tail));
+                }
+            };
+            Ok(Connection {
+                service,
+                process: Some(group),
+                stderr_tail: tail,
+            })
+        }
+        Transport::Http { url, headers } => {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+            for (name, raw) in headers {
+                let value = resolve(raw).map_err(|e| format!("header {name}: {e}"))?;
+                if name.eq_ignore_ascii_case("authorization") {
+                    let token = value.strip_prefix("Bearer ").unwrap_or(&value);
+                    http.auth_header = Some(token.to_string());
+                    continue;
+                }
+                let (Ok(n), Ok(v)) = (
+                    http::HeaderName::try_from(name.as_str()),
+                    http::HeaderValue::try_from(value.as_str()),
+                ) else {
+                    return Err(format!("header {name} is not a valid HTTP header"));
+                };
+                http.custom_headers.insert(n, v);
+            }
+            let transport = StreamableHttpClientTransport::from_config(http);
+            let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
+                Ok(Ok(s)) => s,
+                Ok(Err(e)) => return Err(http_error(&e.to_string())),
+                Err(_) => return Err(format!("initialize timed out after {}s", limit.as_secs())),
+            };
+            Ok(Connection {
+                service,
+                process: None,
+                stderr_tail: Arc::new(Mutex::new(Vec::new())),
+            })
+        }
+    }
+}
+
+/// A 401 means the server wants OAuth, which rho does not do yet: say so.
+fn http_error(text: &str) -> String {
+    if text.contains("401") || text.to_ascii_lowercase().contains("unauthorized") {
+        return format!(
+            "the server requires authorization (HTTP 401); rho does not support MCP OAuth sign-in yet: set an Authorization header in mcp.json instead ({text})"
+        );
+    }
+    text.to_string()
+}
+
+fn with_stderr(reason: String, tail: &Mutex<Vec<String>>) -> String {
+    let lines = lock(tail);
+    if lines.is_empty() {
+        return reason;
+    }
+    format!("{reason}\nstderr:\n{}", lines.join("\n"))
+}
+
+fn spawn_stderr_reader(
+    stderr: tokio::process::ChildStderr,
+    observer: Observer,
+    tail: Arc<Mutex<Vec<String>>>,
+) {
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            observer.log.write(&observer.server, "stderr", "-", &line);
+            let mut t = lock(&tail);
+            t.push(line);
+            if t.len() > 20 {
+                t.remove(0);
+            }
+        }
+    });
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
