@@ -47,15 +47,6 @@ pub fn list_models_empty(agent_dir: &Path) -> String {
     )
 }
 
-/// The interactive mode's warning at start when no model is usable.
-#[allow(dead_code)] // shown by the interactive mode's start screen, wired separately
-pub fn interactive_no_model(agent_dir: &Path) -> String {
-    format!(
-        "No model available. Use /login to store an API key (or {}), then /model to pick one.",
-        where_keys_go(agent_dir)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,7 +65,6 @@ mod tests {
             );
             assert!(text.contains("/home/u/.rho/agent/auth.json"), "{text}");
         }
-        assert!(interactive_no_model(dir).contains("/login"));
         assert!(print_no_api_key("anthropic", dir).contains("ANTHROPIC_API_KEY"));
     }
 }
