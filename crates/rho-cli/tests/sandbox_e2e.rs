@@ -13,13 +13,32 @@ use common::{reply, stderr, Sandbox};
 use rho_testkit::openai_chat::ChatStream;
 use serde_json::{json, Value};
 
+/// Where the test worlds live: the target's temp folder, unless the checkout itself sits under a
+/// temp dir (CI may clone into /tmp), which `workspace-write` opens; then a folder in the home dir.
+fn worlds_root() -> PathBuf {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let opened = [
+        std::env::temp_dir(),
+        PathBuf::from("/tmp"),
+        PathBuf::from("/var/tmp"),
+    ];
+    if !opened.iter().any(|t| target.starts_with(t)) {
+        return target.to_path_buf();
+    }
+    std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/root"))
+        .join(".rho-sandbox-tests")
+        .join(std::process::id().to_string())
+}
+
 struct World {
     root: PathBuf,
 }
 
 impl World {
     fn new(name: &str) -> Self {
-        let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("sandbox-e2e-{name}"));
+        let root = worlds_root().join(format!("sandbox-e2e-{name}"));
         let _ = std::fs::remove_dir_all(&root);
         for dir in ["proj/.git/hooks", "home", "outside/keep"] {
             std::fs::create_dir_all(root.join(dir)).expect("mkdir");
