@@ -146,29 +146,28 @@ impl AgentSession {
             _ => {}
         }
         let event = self.run_extension_handlers(event).await;
+        // A reply discarded by steering (D4) is on the stream only: not persisted, not the
+        // reply post-run looks at.
+        let kept_end = match &*event {
+            AgentEvent::MessageEnd { message } => match message {
+                AgentMessage::Assistant(a) if rho_agent::is_discarded(a) => None,
+                m => Some(m),
+            },
+            _ => None,
+        };
         // The durability rule: an entry is written before any event announcing it leaves the
         // process, so a client that saw `message_end` finds the message in the file even if
         // rho is killed the next instant (pi persists after its listeners; rho does not).
-        if let AgentEvent::MessageEnd { message } = &*event {
-            if !matches!(message, AgentMessage::Assistant(a) if rho_agent::is_discarded(a)) {
-                self.persist(message);
-            }
+        if let Some(message) = kept_end {
+            self.persist(message);
         }
         self.emit(super::SessionEvent::Agent(event.clone()));
-        match &*event {
-            // A reply discarded by steering (D4) is on the stream only: not persisted, not
-            // the reply post-run looks at.
-            AgentEvent::MessageEnd {
-                message: AgentMessage::Assistant(a),
-            } if rho_agent::is_discarded(a) => {}
-            AgentEvent::MessageEnd {
-                message: AgentMessage::Assistant(a),
-            } => {
-                self.on_assistant_end(a);
-                self.inner.processed_assistant.send_replace(a.timestamp);
-            }
-            AgentEvent::TurnEnd { .. } => self.state().turn_index += 1,
-            _ => {}
+        if let Some(AgentMessage::Assistant(a)) = kept_end {
+            self.on_assistant_end(a);
+            self.inner.processed_assistant.send_replace(a.timestamp);
+        }
+        if let AgentEvent::TurnEnd { .. } = &*event {
+            self.state().turn_index += 1;
         }
     }
 
