@@ -184,8 +184,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         &cwd,
     );
     let has_ui = args.mode == Some(crate::args::Mode::Rpc);
+    let node_path = config.settings.raw().get("nodePath").and_then(|v| v.as_str());
+    let pi = crate::extensions::PiHost {
+        agent_dir: &agent_dir,
+        node_path,
+    };
     config.extensions =
-        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
+        crate::extensions::load(&extension_paths, &cwd, has_ui, &pi, &mut warnings).await;
     for ext in &mut config.extensions {
         ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
     }

@@ -1,0 +1,254 @@
+//! pi's own example extensions (from `@earendil-works/pi-coding-agent@1.6.0`, fetched with npm
+//! at test time) running unchanged in `rho --mode rpc` through the pi extension host, each
+//! checked for the behaviour it exists for. Skipped, with the reason printed, without node ≥
+//! 22.18.
+
+mod pi_support;
+mod support;
+
+use rho_testkit::openai_chat::ChatStream;
+use rho_testkit::server::MockResponse;
+use serde_json::{json, Value};
+use support::{reply, user_texts, Rpc, Start};
+
+/// A streamed reply calling tool `name` with `args`.
+fn tool_call(name: &str, args: Value) -> MockResponse {
+    ChatStream::new("chatcmpl-t", "m1")
+        .role()
+        .tool_call_start(0, "call_1", name)
+        .tool_args(0, &args.to_string())
+        .finish("tool_calls")
+        .usage(20, 5, None)
+        .done()
+        .response()
+}
+
+async fn ui(rpc: &mut Rpc, method: &str) -> Value {
+    let m = method.to_string();
+    rpc.wait(move |v| v["type"] == "extension_ui_request" && v["method"] == m)
+        .await
+}
+
+async fn notified(rpc: &mut Rpc, text: &str) -> Value {
+    let t = text.to_string();
+    rpc.wait(move |v| {
+        v["type"] == "extension_ui_request" && v["method"] == "notify" && v["message"] == t
+    })
+    .await
+}
+
+fn tool_result_text(end: &Value) -> String {
+    end["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hello_registers_a_typebox_tool_the_model_calls() {
+    let Some(mut rpc) = pi_support::start(&["hello.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(tool_call("hello", json!({"name": "Ann"})));
+    rpc.server.push(reply("Greeted."));
+    rpc.prompt_ok("p", "greet Ann").await;
+    let tools = &rpc.server.requests()[0].json()["tools"];
+    let hello = tools
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["function"]["name"] == "hello"))
+        .expect("hello offered to the model");
+    assert_eq!(
+        hello["function"]["parameters"]["properties"]["name"]["type"],
+        "string"
+    );
+    let end = rpc.event("tool_execution_end").await;
+    assert_eq!(tool_result_text(&end), "Hello, Ann!");
+    assert_eq!(end["result"]["details"]["greeted"], "Ann");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_gate_asks_before_a_dangerous_bash_command_and_blocks_on_no() {
+    let Some(mut rpc) = pi_support::start(&["permission-gate.ts"], Start::default()).await else {
+        return;
+    };
+    let victim = rpc.work_dir().join("victim");
+    std::fs::create_dir_all(&victim).expect("victim dir");
+    rpc.server
+        .push(tool_call("bash", json!({"command": "rm -rf victim"})));
+    rpc.server.push(reply("Understood."));
+    rpc.call(json!({"id": "p", "type": "prompt", "message": "clean up"}))
+        .await;
+    let ask = ui(&mut rpc, "select").await;
+    assert!(ask["title"].as_str().unwrap_or_default().contains("rm -rf victim"));
+    assert_eq!(ask["options"], json!(["Yes", "No"]));
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "value": "No"}))
+        .await;
+    let end = rpc.event("tool_execution_end").await;
+    assert_eq!(tool_result_text(&end), "Blocked by user");
+    assert_eq!(end["isError"], true);
+    rpc.event("agent_end").await;
+    assert!(victim.exists(), "the blocked command did not run");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn protected_paths_blocks_writes_to_dot_env() {
+    let Some(mut rpc) = pi_support::start(&["protected-paths.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server
+        .push(tool_call("write", json!({"path": ".env", "content": "KEY=1"})));
+    rpc.server.push(reply("Ok."));
+    rpc.prompt_ok("p", "write the env").await;
+    notified(&mut rpc, "Blocked write to protected path: .env").await;
+    let end = rpc.event("tool_execution_end").await;
+    assert_eq!(tool_result_text(&end), "Path \".env\" is protected");
+    assert!(!rpc.work_dir().join(".env").exists());
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_transform_rewrites_quick_questions_and_answers_ping_itself() {
+    let Some(mut rpc) = pi_support::start(&["input-transform.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Short."));
+    rpc.prompt_ok("p1", "?quick what is rust").await;
+    assert_eq!(
+        user_texts(&rpc.server.last_body()),
+        ["Respond briefly in 1-2 sentences: what is rust"]
+    );
+    rpc.call(json!({"id": "p2", "type": "prompt", "message": "ping"}))
+        .await;
+    notified(&mut rpc, "pong").await;
+    assert_eq!(rpc.server.requests().len(), 1, "ping never reached the model");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_name_sets_and_shows_the_name() {
+    let Some(mut rpc) = pi_support::start(&["session-name.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.call(json!({"id": "c1", "type": "prompt", "message": "/session-name Big refactor"}))
+        .await;
+    notified(&mut rpc, "Session named: Big refactor").await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    assert_eq!(state["data"]["sessionName"], "Big refactor");
+    rpc.call(json!({"id": "c2", "type": "prompt", "message": "/session-name"}))
+        .await;
+    notified(&mut rpc, "Session: Big refactor").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pirate_mode_extends_the_system_prompt_after_the_command() {
+    let Some(mut rpc) = pi_support::start(&["pirate.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Hello."));
+    rpc.prompt_ok("p1", "hi").await;
+    let system = |body: &Value| body["messages"][0]["content"].to_string();
+    assert!(!system(&rpc.server.last_body()).contains("PIRATE MODE"));
+    rpc.call(json!({"id": "c", "type": "prompt", "message": "/pirate"}))
+        .await;
+    notified(&mut rpc, "Arrr! Pirate mode enabled!").await;
+    rpc.server.push(reply("Arrr."));
+    rpc.prompt_ok("p2", "hi again").await;
+    assert!(system(&rpc.server.last_body()).contains("PIRATE MODE"));
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_user_message_ask_starts_a_turn_with_the_text() {
+    let Some(mut rpc) = pi_support::start(&["send-user-message.ts"], Start::default()).await
+    else {
+        return;
+    };
+    rpc.server.push(reply("Answer."));
+    rpc.call(json!({"id": "c", "type": "prompt", "message": "/ask why is the sky blue"}))
+        .await;
+    rpc.event("agent_end").await;
+    assert_eq!(
+        user_texts(&rpc.server.last_body()),
+        ["why is the sky blue"]
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_bus_delivers_events_between_handlers() {
+    let Some(mut rpc) = pi_support::start(&["event-bus.ts"], Start::default()).await else {
+        return;
+    };
+    notified(&mut rpc, "Event from event-bus-example: Session started").await;
+    rpc.call(json!({"id": "c", "type": "prompt", "message": "/emit hi there"}))
+        .await;
+    notified(&mut rpc, "Event from /emit command: hi there").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn system_prompt_header_shows_the_prompt_length_in_the_status() {
+    let Some(mut rpc) = pi_support::start(&["system-prompt-header.ts"], Start::default()).await
+    else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p", "hello").await;
+    let status = ui(&mut rpc, "setStatus").await;
+    assert_eq!(status["statusKey"], "system-prompt");
+    let system = rpc.server.last_body()["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .chars()
+        .count();
+    assert_eq!(status["statusText"], format!("System: {system} chars"));
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_lists_extension_commands_in_a_select() {
+    let Some(mut rpc) = pi_support::start(&["commands.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "c", "type": "prompt", "message": "/commands"}))
+        .await;
+    let ask = ui(&mut rpc, "select").await;
+    assert_eq!(ask["title"], "Available Commands");
+    let line = "/commands - List available slash commands";
+    assert!(ask["options"]
+        .as_array()
+        .is_some_and(|o| o.iter().any(|o| o == line)));
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "value": line}))
+        .await;
+    let confirm = ui(&mut rpc, "confirm").await;
+    assert_eq!(confirm["title"], "commands");
+    assert!(confirm["message"]
+        .as_str()
+        .unwrap_or_default()
+        .ends_with("commands.ts"));
+    rpc.send(json!({"type": "extension_ui_response", "id": confirm["id"], "confirmed": false}))
+        .await;
+    let done = rpc.response(&json!("c")).await;
+    assert_eq!(done["success"], true, "{done}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn confirm_destructive_can_cancel_a_new_session() {
+    let Some(mut rpc) = pi_support::start(&["confirm-destructive.ts"], Start::default()).await
+    else {
+        return;
+    };
+    rpc.send(json!({"id": "n", "type": "new_session"})).await;
+    let ask = ui(&mut rpc, "confirm").await;
+    assert_eq!(ask["title"], "Clear session?");
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "confirmed": false}))
+        .await;
+    let r = rpc.response(&json!("n")).await;
+    assert_eq!(r["data"]["cancelled"], true, "{r}");
+    notified(&mut rpc, "Clear cancelled").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
