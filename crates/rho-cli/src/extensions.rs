@@ -164,7 +164,13 @@ async fn load_pi(
     } else {
         std::time::Duration::from_secs(600)
     };
-    let (program, args) = rho_pi_host::command(&node, &entry, &packages, paths);
+    let host = rho_pi_host::HostPaths {
+        node: &node,
+        entry: &entry,
+        packages: &packages,
+        agent_dir: pi.agent_dir,
+    };
+    let (program, args) = rho_pi_host::command(&host, paths);
     match ProcessExtension::spawn(&program, &args, options).await {
         Ok(ext) => {
             warnings.extend(ext.registration().notices.iter().cloned());

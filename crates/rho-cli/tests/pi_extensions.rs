@@ -252,3 +252,33 @@ async fn confirm_destructive_can_cancel_a_new_session() {
     notified(&mut rpc, "Clear cancelled").await;
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tool_override_replaces_the_built_in_read_and_blocks_secrets() {
+    let Some(mut rpc) = pi_support::start(&["tool-override.ts"], Start::default()).await else {
+        return;
+    };
+    std::fs::write(rpc.work_dir().join(".env"), "SECRET=1").expect(".env");
+    std::fs::write(rpc.work_dir().join("notes.txt"), "line one\nline two").expect("notes");
+    rpc.server.push(tool_call("read", json!({"path": ".env"})));
+    rpc.server.push(tool_call("read", json!({"path": "notes.txt"})));
+    rpc.server.push(reply("Read."));
+    rpc.prompt_ok("p", "read things").await;
+    let tools = rpc.server.requests()[0].json()["tools"].clone();
+    let reads: Vec<&Value> = tools
+        .as_array()
+        .map(|t| t.iter().filter(|t| t["function"]["name"] == "read").collect())
+        .unwrap_or_default();
+    assert_eq!(reads.len(), 1, "one read tool offered: {tools}");
+    assert!(reads[0]["function"]["description"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("access logging"));
+    let blocked = rpc.event("tool_execution_end").await;
+    assert!(tool_result_text(&blocked).starts_with("Access denied: \".env\""));
+    let read = rpc.event("tool_execution_end").await;
+    assert_eq!(tool_result_text(&read), "line one\nline two");
+    let log = support::read(&rpc.agent_dir().join("read-access.log"));
+    assert!(log.contains("BLOCKED") && log.contains("ALLOWED"), "{log}");
+    assert_eq!(rpc.close().await, Some(0));
+}

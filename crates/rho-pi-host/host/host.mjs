@@ -1,6 +1,6 @@
 // rho's host for pi extensions: loads every pi extension of a session into this one node
 // process and speaks rho's extension process protocol for all of them.
-// Usage: node host.mjs <packages dir> <extension path>...
+// Usage: node host.mjs <packages dir> <agent dir> <extension path>...
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,7 +13,9 @@ import { dispatchEvent, failure } from "./events.mjs";
 process.removeAllListeners("warning");
 process.on("warning", (w) => w.name !== "ExperimentalWarning" && process.stderr.write(`${w.name}: ${w.message}\n`));
 
-const [packagesDir, ...paths] = process.argv.slice(2);
+const [packagesDir, agentDir, ...paths] = process.argv.slice(2);
+// pi's getAgentDir() and everything built on it then see rho's agent dir.
+process.env.PI_CODING_AGENT_DIR = agentDir;
 installHooks(packagesDir);
 const wire = new Wire();
 const helloLine = wire.hello();

@@ -32,17 +32,25 @@ pub fn packages_ready(packages: &Path) -> bool {
         .is_file()
 }
 
+/// Where the host's parts are.
+pub struct HostPaths<'a> {
+    /// The node binary.
+    pub node: &'a Node,
+    /// `host.mjs` ([`install_host`]).
+    pub entry: &'a Path,
+    /// pi's packages ([`packages_dir`]).
+    pub packages: &'a Path,
+    /// rho's agent dir (pi's `getAgentDir()` answers it).
+    pub agent_dir: &'a Path,
+}
+
 /// The program and arguments that start the host for `extensions`.
-pub fn command(
-    node: &Node,
-    host_entry: &Path,
-    packages: &Path,
-    extensions: &[PathBuf],
-) -> (String, Vec<String>) {
+pub fn command(paths: &HostPaths<'_>, extensions: &[PathBuf]) -> (String, Vec<String>) {
     let mut args = vec![
-        host_entry.display().to_string(),
-        packages.display().to_string(),
+        paths.entry.display().to_string(),
+        paths.packages.display().to_string(),
+        paths.agent_dir.display().to_string(),
     ];
     args.extend(extensions.iter().map(|p| p.display().to_string()));
-    (node.path.display().to_string(), args)
+    (paths.node.path.display().to_string(), args)
 }
