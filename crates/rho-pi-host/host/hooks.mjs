@@ -72,7 +72,7 @@ export function installHooks(packagesDir) {
     if (spec !== PI_AI_VIEW) return next(spec, { ...context, parentURL: base });
     const file = join(packagesDir, PI_AI_VIEW);
     if (!existsSync(file)) throw Object.assign(new Error(`${file} is missing`), { code: "ERR_MODULE_NOT_FOUND" });
-    return { url: pathToFileURL(file).href, format: "module", shortCircuit: true };
+    return { url: pathToFileURL(realpathSync(file)).href, format: "module", shortCircuit: true };
   };
   registerHooks({
     resolve(specifier, context, next) {
@@ -91,9 +91,18 @@ export function installHooks(packagesDir) {
       try {
         return next(specifier, context);
       } catch (e) {
+        if (!notFound(e)) throw e;
         // TypeScript sources import `./x.js` meaning `./x.ts`.
-        if (notFound(e) && specifier.startsWith(".") && specifier.endsWith(".js")) {
+        if (specifier.startsWith(".") && specifier.endsWith(".js")) {
           return next(`${specifier.slice(0, -3)}.ts`, context);
+        }
+        // As in pi, an extension may use what pi itself depends on (e.g. @anthropic-ai/sdk).
+        if (!inside && !specifier.startsWith(".") && !specifier.startsWith("/") && !specifier.includes(":")) {
+          try {
+            return fromPackages(specifier, context, next);
+          } catch {
+            throw e;
+          }
         }
         throw e;
       }

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { installHooks } from "./hooks.mjs";
-import { Wire } from "./wire.mjs";
+import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure } from "./events.mjs";
 
@@ -17,6 +17,7 @@ const [packagesDir, agentDir, ...paths] = process.argv.slice(2);
 // pi's getAgentDir() and everything built on it then see rho's agent dir.
 process.env.PI_CODING_AGENT_DIR = agentDir;
 installHooks(packagesDir);
+guardStdout();
 const wire = new Wire();
 const helloLine = wire.hello();
 const reg = new Registry(wire);

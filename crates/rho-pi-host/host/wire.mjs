@@ -2,6 +2,15 @@
 // calls to rho, and the replies of both. stdout belongs to the protocol; logs go to stderr.
 import { createInterface } from "node:readline";
 
+/** The real stdout; extensions' own writes to stdout go to stderr instead (see `guardStdout`). */
+const protocolOut = process.stdout.write.bind(process.stdout);
+
+/** Sends what extensions print (console.log, terminal escapes) to stderr, keeping stdout for
+ * protocol lines only. */
+export function guardStdout() {
+  process.stdout.write = (chunk, ...rest) => process.stderr.write(chunk, ...rest);
+}
+
 export class Wire {
   constructor() {
     this.nextId = 1;
@@ -14,7 +23,7 @@ export class Wire {
   }
 
   write(message) {
-    process.stdout.write(`${JSON.stringify(message)}\n`);
+    protocolOut(`${JSON.stringify(message)}\n`);
   }
 
   /** Resolves with rho's `hello` (the first line). */
