@@ -282,3 +282,123 @@ async fn tool_override_replaces_the_built_in_read_and_blocks_secrets() {
     assert!(log.contains("BLOCKED") && log.contains("ALLOWED"), "{log}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let status = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git runs")
+        .status;
+    assert!(status.success(), "git {args:?}");
+}
+
+/// A repository in the work dir with one committed file, then changed.
+fn dirty_repo(work: &std::path::Path) {
+    git(work, &["init", "-q"]);
+    std::fs::write(work.join("a.txt"), "one\n").expect("a.txt");
+    git(work, &["add", "a.txt"]);
+    git(work, &["commit", "-q", "-m", "first"]);
+    std::fs::write(work.join("a.txt"), "one\ntwo\n").expect("a.txt changed");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dirty_repo_guard_asks_before_a_new_session_over_uncommitted_changes() {
+    let Some(mut rpc) = pi_support::start(&["dirty-repo-guard.ts"], Start::default()).await else {
+        return;
+    };
+    dirty_repo(&rpc.work_dir());
+    rpc.send(json!({"id": "n", "type": "new_session"})).await;
+    let ask = ui(&mut rpc, "select").await;
+    assert_eq!(
+        ask["title"],
+        "You have 1 uncommitted file(s). new session anyway?"
+    );
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "value": "No, let me commit first"}))
+        .await;
+    let r = rpc.response(&json!("n")).await;
+    assert_eq!(r["data"]["cancelled"], true, "{r}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn input_transform_streaming_appends_the_diff_stat_to_questions_about_changes() {
+    let Some(mut rpc) = pi_support::start(&["input-transform-streaming.ts"], Start::default()).await
+    else {
+        return;
+    };
+    dirty_repo(&rpc.work_dir());
+    rpc.server.push(reply("Seen."));
+    rpc.prompt_ok("p", "review my changes").await;
+    let texts = user_texts(&rpc.server.last_body());
+    assert!(
+        texts[0].starts_with("review my changes\n\nCurrent uncommitted changes:\n```\na.txt | 1 +\n 1 file changed"),
+        "{texts:?}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn claude_rules_lists_rule_files_in_the_system_prompt() {
+    let home = tempfile::tempdir().expect("home");
+    let rules = home.path().join("work/.claude/rules");
+    std::fs::create_dir_all(&rules).expect("rules dir");
+    std::fs::write(rules.join("style.md"), "Use tabs.").expect("rule");
+    let Some(mut rpc) = pi_support::start(
+        &["claude-rules.ts"],
+        Start {
+            home: Some(home),
+            ..Start::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    notified(&mut rpc, "Found 1 rule(s) in .claude/rules/").await;
+    rpc.server.push(reply("Ok."));
+    rpc.prompt_ok("p", "hi").await;
+    let system = rpc.server.last_body()["messages"][0]["content"].to_string();
+    assert!(system.contains("- .claude/rules/style.md"), "{system}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Written as for pi 0.73.1: `@mariozechner/*` and `@sinclair/typebox` imports with values.
+const PI_073_TOOL: &str = r#"
+import { StringEnum } from "@mariozechner/pi-ai";
+import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
+import { Text } from "@mariozechner/pi-tui";
+import { Type } from "@sinclair/typebox";
+
+export default function (pi: ExtensionAPI) {
+  pi.registerTool({
+    name: "shout",
+    label: "Shout",
+    description: "Shouts a word.",
+    parameters: Type.Object({ word: Type.String(), mood: StringEnum(["calm", "loud"] as const) }),
+    async execute(_id, params) {
+      const lines = new Text(params.word.toUpperCase(), 0, 0).render(80);
+      return { content: [{ type: "text", text: `${lines[0].trim()} (${params.mood})` }], details: {} };
+    },
+  });
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_written_for_pi_0_73_loads_with_its_old_package_names() {
+    let Some(mut rpc) =
+        pi_support::start_with_files(&[], &[("shout.ts", PI_073_TOOL)], Start::default()).await
+    else {
+        return;
+    };
+    rpc.server
+        .push(tool_call("shout", json!({"word": "ahoy", "mood": "loud"})));
+    rpc.server.push(reply("Done."));
+    rpc.prompt_ok("p", "shout").await;
+    let tools = rpc.server.requests()[0].json()["tools"].to_string();
+    assert!(tools.contains(r#""enum":["calm","loud"]"#), "{tools}");
+    let end = rpc.event("tool_execution_end").await;
+    assert_eq!(tool_result_text(&end), "AHOY (loud)");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -101,7 +101,17 @@ fn copy_tree(from: &Path, to: &Path) {
 /// A started RPC session with pi examples `names` loaded by `-e`, or `None` (reason printed)
 /// without a new enough node. The examples are copied into the temp home first: node does not
 /// strip types of files under `node_modules`, and pi users keep theirs elsewhere too.
-pub async fn start(names: &[&str], mut opts: Start) -> Option<Rpc> {
+pub async fn start(names: &[&str], opts: Start) -> Option<Rpc> {
+    start_with_files(names, &[], opts).await
+}
+
+/// Like [`start`], plus extension files of the test's own `(name, source)`, loaded after the
+/// examples.
+pub async fn start_with_files(
+    names: &[&str],
+    files: &[(&str, &str)],
+    mut opts: Start,
+) -> Option<Rpc> {
     let node = match node() {
         Ok(n) => n,
         Err(why) => {
@@ -110,7 +120,10 @@ pub async fn start(names: &[&str], mut opts: Start) -> Option<Rpc> {
         }
     };
     let packages = packages(&node);
-    let home = tempfile::tempdir().expect("tempdir");
+    let home = opts
+        .home
+        .take()
+        .unwrap_or_else(|| tempfile::tempdir().expect("tempdir"));
     let host = home.path().join("agent/pi-host");
     std::fs::create_dir_all(&host).expect("pi-host dir");
     std::os::unix::fs::symlink(packages.join("node_modules"), host.join("node_modules"))
@@ -118,6 +131,13 @@ pub async fn start(names: &[&str], mut opts: Start) -> Option<Rpc> {
     for name in names {
         let to = home.path().join("exts").join(name);
         copy_tree(&examples(&packages).join(name), &to);
+        opts.args.push("-e".into());
+        opts.args.push(to.display().to_string());
+    }
+    for (name, source) in files {
+        let to = home.path().join("exts").join(name);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&to, source).expect("extension file");
         opts.args.push("-e".into());
         opts.args.push(to.display().to_string());
     }
