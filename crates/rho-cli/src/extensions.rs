@@ -152,7 +152,10 @@ async fn load_pi(
         Ok(entry) => entry,
         Err(e) => {
             let dir = host_dir.display();
-            warnings.push(format!("pi extensions not loaded ({}): cannot write the host into {dir}: {e}", names()));
+            warnings.push(format!(
+                "pi extensions not loaded ({}): cannot write the host into {dir}: {e}",
+                names()
+            ));
             return None;
         }
     };

@@ -184,7 +184,11 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         &cwd,
     );
     let has_ui = args.mode == Some(crate::args::Mode::Rpc);
-    let node_path = config.settings.raw().get("nodePath").and_then(|v| v.as_str());
+    let node_path = config
+        .settings
+        .raw()
+        .get("nodePath")
+        .and_then(|v| v.as_str());
     let pi = crate::extensions::PiHost {
         agent_dir: &agent_dir,
         node_path,

@@ -41,12 +41,16 @@ async fn a_syntax_error_names_the_file_and_the_other_extensions_still_work() {
         .lines()
         .find(|l| l.contains("broken.ts"))
         .unwrap_or_else(|| panic!("broken.ts reported: {stderr}"));
-    assert!(line.contains("was not loaded") && line.contains("SyntaxError"), "{line}");
+    assert!(
+        line.contains("was not loaded") && line.contains("SyntaxError"),
+        "{line}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_throwing_handler_is_reported_with_its_file_and_the_prompt_runs() {
-    let Some(mut rpc) = pi_support::start_with_files(&[], &[("throws.ts", THROWS)], Start::default()).await
+    let Some(mut rpc) =
+        pi_support::start_with_files(&[], &[("throws.ts", THROWS)], Start::default()).await
     else {
         return;
     };

@@ -22,18 +22,26 @@ async fn all_examples_load_without_crashing_rho_or_the_host() {
         .filter(|n| n != "README.md")
         .collect();
     names.sort();
-    assert!(names.len() >= 78, "pi ships 78 example extensions: {names:?}");
+    assert!(
+        names.len() >= 78,
+        "pi ships 78 example extensions: {names:?}"
+    );
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let log = tempfile::NamedTempFile::new().expect("stderr file");
     let opts = Start {
         stderr_to: Some(log.path().to_path_buf()),
         ..Start::default()
     };
-    let mut rpc = pi_support::start(&refs, opts).await.expect("node found above");
+    let mut rpc = pi_support::start(&refs, opts)
+        .await
+        .expect("node found above");
     let commands = rpc.call(json!({"id": "c", "type": "get_commands"})).await;
     let listed = commands["data"]["commands"].to_string();
     for name in ["pirate", "session-name", "emit", "plan", "todos"] {
-        assert!(listed.contains(&format!("\"{name}\"")), "/{name} registered: {listed}");
+        assert!(
+            listed.contains(&format!("\"{name}\"")),
+            "/{name} registered: {listed}"
+        );
     }
     rpc.server.push(reply("All fine."));
     let text = rpc.prompt_ok("p", "hello").await;
@@ -48,7 +56,10 @@ async fn all_examples_load_without_crashing_rho_or_the_host() {
         "rho pi host: uncaught",
         "did not answer",
     ] {
-        assert!(!stderr.contains(broken), "{broken:?} in rho's stderr:\n{stderr}");
+        assert!(
+            !stderr.contains(broken),
+            "{broken:?} in rho's stderr:\n{stderr}"
+        );
     }
     let notices: Vec<&str> = stderr
         .lines()
@@ -56,7 +67,10 @@ async fn all_examples_load_without_crashing_rho_or_the_host() {
         .collect();
     eprintln!("{} notices:\n{}", notices.len(), notices.join("\n"));
     for notice in &notices {
-        assert!(notice.contains("/exts/"), "names the extension's file: {notice}");
+        assert!(
+            notice.contains("/exts/"),
+            "names the extension's file: {notice}"
+        );
     }
     let unloaded: Vec<&&str> = notices
         .iter()

@@ -80,7 +80,10 @@ async fn permission_gate_asks_before_a_dangerous_bash_command_and_blocks_on_no()
     rpc.call(json!({"id": "p", "type": "prompt", "message": "clean up"}))
         .await;
     let ask = ui(&mut rpc, "select").await;
-    assert!(ask["title"].as_str().unwrap_or_default().contains("rm -rf victim"));
+    assert!(ask["title"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("rm -rf victim"));
     assert_eq!(ask["options"], json!(["Yes", "No"]));
     rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "value": "No"}))
         .await;
@@ -97,8 +100,10 @@ async fn protected_paths_blocks_writes_to_dot_env() {
     let Some(mut rpc) = pi_support::start(&["protected-paths.ts"], Start::default()).await else {
         return;
     };
-    rpc.server
-        .push(tool_call("write", json!({"path": ".env", "content": "KEY=1"})));
+    rpc.server.push(tool_call(
+        "write",
+        json!({"path": ".env", "content": "KEY=1"}),
+    ));
     rpc.server.push(reply("Ok."));
     rpc.prompt_ok("p", "write the env").await;
     notified(&mut rpc, "Blocked write to protected path: .env").await;
@@ -122,7 +127,11 @@ async fn input_transform_rewrites_quick_questions_and_answers_ping_itself() {
     rpc.call(json!({"id": "p2", "type": "prompt", "message": "ping"}))
         .await;
     notified(&mut rpc, "pong").await;
-    assert_eq!(rpc.server.requests().len(), 1, "ping never reached the model");
+    assert_eq!(
+        rpc.server.requests().len(),
+        1,
+        "ping never reached the model"
+    );
     assert_eq!(rpc.close().await, Some(0));
 }
 
@@ -162,18 +171,14 @@ async fn pirate_mode_extends_the_system_prompt_after_the_command() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_user_message_ask_starts_a_turn_with_the_text() {
-    let Some(mut rpc) = pi_support::start(&["send-user-message.ts"], Start::default()).await
-    else {
+    let Some(mut rpc) = pi_support::start(&["send-user-message.ts"], Start::default()).await else {
         return;
     };
     rpc.server.push(reply("Answer."));
     rpc.call(json!({"id": "c", "type": "prompt", "message": "/ask why is the sky blue"}))
         .await;
     rpc.event("agent_end").await;
-    assert_eq!(
-        user_texts(&rpc.server.last_body()),
-        ["why is the sky blue"]
-    );
+    assert_eq!(user_texts(&rpc.server.last_body()), ["why is the sky blue"]);
     assert_eq!(rpc.close().await, Some(0));
 }
 
@@ -261,13 +266,18 @@ async fn tool_override_replaces_the_built_in_read_and_blocks_secrets() {
     std::fs::write(rpc.work_dir().join(".env"), "SECRET=1").expect(".env");
     std::fs::write(rpc.work_dir().join("notes.txt"), "line one\nline two").expect("notes");
     rpc.server.push(tool_call("read", json!({"path": ".env"})));
-    rpc.server.push(tool_call("read", json!({"path": "notes.txt"})));
+    rpc.server
+        .push(tool_call("read", json!({"path": "notes.txt"})));
     rpc.server.push(reply("Read."));
     rpc.prompt_ok("p", "read things").await;
     let tools = rpc.server.requests()[0].json()["tools"].clone();
     let reads: Vec<&Value> = tools
         .as_array()
-        .map(|t| t.iter().filter(|t| t["function"]["name"] == "read").collect())
+        .map(|t| {
+            t.iter()
+                .filter(|t| t["function"]["name"] == "read")
+                .collect()
+        })
         .unwrap_or_default();
     assert_eq!(reads.len(), 1, "one read tool offered: {tools}");
     assert!(reads[0]["function"]["description"]
@@ -285,7 +295,14 @@ async fn tool_override_replaces_the_built_in_read_and_blocks_secrets() {
 
 fn git(dir: &std::path::Path, args: &[&str]) {
     let status = std::process::Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "init.defaultBranch=main",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
@@ -324,7 +341,8 @@ async fn dirty_repo_guard_asks_before_a_new_session_over_uncommitted_changes() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn input_transform_streaming_appends_the_diff_stat_to_questions_about_changes() {
-    let Some(mut rpc) = pi_support::start(&["input-transform-streaming.ts"], Start::default()).await
+    let Some(mut rpc) =
+        pi_support::start(&["input-transform-streaming.ts"], Start::default()).await
     else {
         return;
     };
@@ -333,7 +351,9 @@ async fn input_transform_streaming_appends_the_diff_stat_to_questions_about_chan
     rpc.prompt_ok("p", "review my changes").await;
     let texts = user_texts(&rpc.server.last_body());
     assert!(
-        texts[0].starts_with("review my changes\n\nCurrent uncommitted changes:\n```\na.txt | 1 +\n 1 file changed"),
+        texts[0].starts_with(
+            "review my changes\n\nCurrent uncommitted changes:\n```\na.txt | 1 +\n 1 file changed"
+        ),
         "{texts:?}"
     );
     assert_eq!(rpc.close().await, Some(0));

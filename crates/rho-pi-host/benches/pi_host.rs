@@ -81,7 +81,10 @@ fn setup() -> Result<Setup, String> {
             .args(["-name", "node", "-type", "f"])
             .output()
             .map_err(|e| e.to_string())?;
-        let found = String::from_utf8_lossy(&out.stdout).lines().next().map(str::to_string);
+        let found = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(str::to_string);
         if let Some(node) = found {
             std::env::set_var("RHO_NODE", node);
         }
@@ -89,11 +92,20 @@ fn setup() -> Result<Setup, String> {
     let node = rho_pi_host::find_node(None).map_err(|e| e.to_string())?;
     let packages = home.join(".cache/rho-pi-test/npm");
     if !rho_pi_host::packages_ready(&packages) {
-        return Err(format!("{} has no pi packages: run `cargo test -p rho-cli --test pi_extensions` first", packages.display()));
+        return Err(format!(
+            "{} has no pi packages: run `cargo test -p rho-cli --test pi_extensions` first",
+            packages.display()
+        ));
     }
     let agent = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let entry = rho_pi_host::install_host(&agent.path().join("pi-host")).map_err(|e| e.to_string())?;
-    Ok(Setup { node, entry, packages, agent })
+    let entry =
+        rho_pi_host::install_host(&agent.path().join("pi-host")).map_err(|e| e.to_string())?;
+    Ok(Setup {
+        node,
+        entry,
+        packages,
+        agent,
+    })
 }
 
 async fn spawn(s: &Setup, extensions: &[PathBuf]) -> ProcessExtension {
@@ -185,7 +197,12 @@ fn main() {
         .expect("runtime");
     rt.block_on(async {
         let ex = examples(&s);
-        startup(&s, "input-transform.ts (no pi imports)", &[ex.join("input-transform.ts")]).await;
+        startup(
+            &s,
+            "input-transform.ts (no pi imports)",
+            &[ex.join("input-transform.ts")],
+        )
+        .await;
         startup(&s, "hello.ts (pi-ai + TypeBox)", &[ex.join("hello.ts")]).await;
         let all = all_examples(&ex);
         startup(&s, &format!("all {} examples", all.len()), &all).await;

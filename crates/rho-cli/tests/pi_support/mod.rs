@@ -47,7 +47,10 @@ pub fn node() -> Result<PathBuf, String> {
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     match rho_pi_host::node::parse_version(&text) {
         Some(v) if (v.0, v.1) >= rho_pi_host::MIN_NODE => Ok(candidate),
-        _ => Err(format!("{} is {text}, older than 22.18", candidate.display())),
+        _ => Err(format!(
+            "{} is {text}, older than 22.18",
+            candidate.display()
+        )),
     }
 }
 
