@@ -1,6 +1,7 @@
 //! Failures of pi extensions are reported with the extension's file and the session goes on:
 //! a syntax error, a throwing handler, and no usable node.
 
+mod mcp_support;
 mod pi_support;
 mod support;
 

@@ -2,6 +2,7 @@
 //! them in one node process, rho keeps working (commands, a full turn, a clean exit), and
 //! whatever rho cannot do is named in a notice that names the extension's file.
 
+mod mcp_support;
 mod pi_support;
 mod support;
 

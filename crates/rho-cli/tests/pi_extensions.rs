@@ -3,6 +3,7 @@
 //! checked for the behaviour it exists for. Skipped, with the reason printed, without node ≥
 //! 22.18.
 
+mod mcp_support;
 mod pi_support;
 mod support;
 

@@ -11,6 +11,7 @@ use std::sync::Mutex;
 
 use serde_json::json;
 
+use crate::mcp_support::find;
 use crate::support::{Rpc, Start};
 
 static INSTALL: Mutex<()> = Mutex::new(());
@@ -20,18 +21,6 @@ pub const PI: &str = "@earendil-works/pi-coding-agent@1.6.0";
 
 fn cache() -> PathBuf {
     PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache")
-}
-
-fn find(dir: &Path, name: &str) -> Option<PathBuf> {
-    let out = Command::new("find")
-        .arg(dir)
-        .args(["-name", name, "-type", "f"])
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .next()
-        .map(PathBuf::from)
 }
 
 /// A node new enough for the host, or why there is none (the test then skips).
