@@ -423,3 +423,63 @@ async fn an_extension_written_for_pi_0_73_loads_with_its_old_package_names() {
     assert_eq!(tool_result_text(&end), "AHOY (loud)");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_line_shows_the_turn_in_the_status() {
+    let Some(mut rpc) = pi_support::start(&["status-line.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p", "hello").await;
+    let mut texts = Vec::new();
+    for _ in 0..3 {
+        let status = ui(&mut rpc, "setStatus").await;
+        assert_eq!(status["statusKey"], "status-demo");
+        texts.push(
+            status["statusText"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    assert_eq!(texts, ["Ready", "● Turn 1...", "✓ Turn 1 complete"]);
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auto_commit_on_exit_commits_with_the_last_reply_as_message() {
+    let home = tempfile::tempdir().expect("home");
+    std::fs::write(
+        home.path().join(".gitconfig"),
+        "[user]\n\tname = t\n\temail = t@t\n",
+    )
+    .expect("gitconfig");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    dirty_repo(&work);
+    let Some(mut rpc) = pi_support::start(
+        &["auto-commit-on-exit.ts"],
+        Start {
+            home: Some(home),
+            ..Start::default()
+        },
+    )
+    .await
+    else {
+        return;
+    };
+    rpc.server.push(reply("Fixed the bug.\nDetails follow."));
+    rpc.prompt_ok("p", "fix it").await;
+    // Keep the home (and its repository) alive past close().
+    let _home = std::mem::replace(&mut rpc.home, tempfile::tempdir().expect("tempdir"));
+    assert_eq!(rpc.close().await, Some(0));
+    let log = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%s"])
+        .current_dir(&work)
+        .output()
+        .expect("git log");
+    assert_eq!(
+        String::from_utf8_lossy(&log.stdout).trim(),
+        "[pi] Fixed the bug."
+    );
+}

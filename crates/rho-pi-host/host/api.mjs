@@ -77,6 +77,7 @@ export function createApi(reg, ext) {
     },
     registerTool(def) {
       if (!def?.name) throw new Error("registerTool: a tool needs a name");
+      if (reg.registered) return reg.unsupported(ext, `registerTool("${def.name}") after loading`, "rho learns an extension's tools when it starts");
       if (reg.tools.has(def.name)) {
         reg.notice(`pi extension ${ext.path}: tool "${def.name}" is already registered by ${reg.tools.get(def.name).ext.path}; the first one is kept`);
         return;
@@ -85,6 +86,7 @@ export function createApi(reg, ext) {
       reg.tools.set(def.name, { ext, def });
     },
     registerCommand(name, options) {
+      if (reg.registered) return reg.unsupported(ext, `registerCommand("${name}") after loading`, "rho learns an extension's commands when it starts");
       let invoked = name;
       for (let n = 1; reg.commands.has(invoked); n++) invoked = `${name}:${n}`;
       reg.commands.set(invoked, { ext, name, options: options ?? {} });
