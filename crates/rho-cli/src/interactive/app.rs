@@ -45,7 +45,7 @@ pub enum AppMsg {
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
-    Reloaded(Vec<String>),
+    Reloaded(super::reload::ReloadReport),
 }
 
 /// The interactive mode's state.
@@ -204,7 +204,7 @@ impl App {
                     self.submit_prompt(first.text, first.images);
                 }
             }
-            AppMsg::Reloaded(warnings) => self.reloaded(warnings),
+            AppMsg::Reloaded(report) => self.reloaded(report),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);

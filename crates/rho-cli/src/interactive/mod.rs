@@ -104,5 +104,14 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     app.finish(&mut out);
     drop(guard);
     let _ = out.flush();
+    shut_down(&app.session_handle()).await;
     ExitCode::SUCCESS
+}
+
+/// After the screen is given back (as pi: extension clean-up cannot repaint it): extensions
+/// get `session_shutdown` with reason `quit` and their processes a moment to exit. UI calls
+/// they make meanwhile get no answer from a screen that is gone.
+async fn shut_down(session: &AgentSession) {
+    session.set_ui(Arc::new(rho_core::extensions::NoUi));
+    session.unload_extensions("quit").await;
 }

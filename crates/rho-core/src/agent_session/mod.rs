@@ -15,6 +15,7 @@ mod custom;
 mod error;
 mod escalation;
 pub mod events;
+mod extension_set;
 mod external;
 mod fork;
 mod host;
@@ -52,6 +53,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;

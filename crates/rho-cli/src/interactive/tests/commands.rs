@@ -193,7 +193,7 @@ async fn reload_reads_prompts_context_files_and_settings_again() {
     h.next_msg().await;
     let screen = h.screen();
     assert!(
-        screen.contains("Reloaded settings, skills, prompts"),
+        screen.contains("Reloaded extensions, settings, skills, prompts"),
         "{screen}"
     );
     assert!(
