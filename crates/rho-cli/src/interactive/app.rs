@@ -87,6 +87,8 @@ pub struct App {
     /// The context's size estimated when the transcript was built (the footer's figure until a
     /// reply reports usage; pi's context use from the first frame).
     pub(super) loaded_context_tokens: Option<u64>,
+    /// Messages typed during a compaction, sent when it is over.
+    pub(super) held: Vec<super::compaction_queue::HeldInput>,
 }
 
 /// Frames of the working indicator.
@@ -144,6 +146,7 @@ impl App {
             spinner: 0,
             indicator_shown: false,
             loaded_context_tokens: None,
+            held: Vec::new(),
             session,
         };
         app.reload();
@@ -230,6 +233,7 @@ impl App {
             return;
         }
         self.transcript.apply(event);
+        self.release_held();
     }
 
     /// The loop's timer: advances the working indicator and draws. An idle screen stays
@@ -237,6 +241,7 @@ impl App {
     /// last event (`agent_end` arrives while the session still finishes the run), so the
     /// frame drawn for that event can still show the indicator and no event follows.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
+        self.release_held();
         if self.is_busy() {
             self.spinner = (self.spinner + 1) % SPINNER.len();
         } else if !self.indicator_shown {

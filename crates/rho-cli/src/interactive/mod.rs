@@ -8,6 +8,7 @@
 
 mod app;
 mod commands;
+mod compaction_queue;
 mod dialogs;
 mod ext_ui;
 mod footer;

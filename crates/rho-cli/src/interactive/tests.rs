@@ -448,3 +448,4 @@ async fn export_to_a_jsonl_path_writes_the_session_not_html() {
 }
 
 mod commands;
+mod compaction;
