@@ -1,7 +1,8 @@
 //! Extension processes over the interactive mode's life, in a real terminal (tmux): /reload
 //! ends the old processes (after `session_shutdown` with reason `reload`) and starts the current
 //! code, whose new command and tool work afterwards; quitting sends `session_shutdown` with
-//! reason `quit`. Skipped (with a notice) where tmux is not installed.
+//! reason `quit`; what an extension writes to stderr shows as a notice, not over the frame.
+//! Skipped (with a notice) where tmux is not installed.
 
 mod common;
 mod tui;
@@ -33,6 +34,12 @@ const V1: &str = r#"
 @ext.command("hello", "says hello")
 def hello(args):
     ext.notify("hello from v1")
+
+@ext.command("noisy", "logs to stderr")
+def noisy(args):
+    sys.stderr.write("debug from the extension\n")
+    sys.stderr.flush()
+    ext.notify("noisy done")
 
 ext.run()
 "#;
@@ -184,4 +191,28 @@ async fn quitting_sends_session_shutdown_and_ends_the_processes() {
     let lines = log_lines(&log);
     assert!(lines.contains(&"shutdown v1 quit".to_string()), "{lines:?}");
     assert!(!process_exists(pid), "the process ended with rho");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extension_stderr_becomes_a_notice_instead_of_text_over_the_frame() {
+    if skip_without_tmux("extension stderr") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    let (ext, log) = (sb.cwd.join("life.py"), sb.cwd.join("life.log"));
+    write_extension(&ext, &log, "v1", V1);
+    let tmux = start_with(&sb, &ext).await;
+    tmux.submit("/noisy");
+    let screen = tmux.wait_for_text("noisy done").await;
+    let screen = if screen.contains("[life.py] debug") {
+        screen
+    } else {
+        tmux.wait_for_text("[life.py] debug from the extension")
+            .await
+    };
+    let raw = screen
+        .lines()
+        .filter(|l| l.contains("debug from the extension") && !l.contains("[life.py]"))
+        .count();
+    assert_eq!(raw, 0, "no raw stderr line on the screen:\n{screen}");
 }

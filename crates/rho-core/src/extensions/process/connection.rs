@@ -252,7 +252,7 @@ impl Shared {
     fn fail_pending(&self, reason: &str) {
         let drained: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
         if drained.is_empty() {
-            eprintln!("rho: {reason}");
+            crate::diagnostics::warn(reason);
         }
         for p in drained {
             let _ = p.reply.send(Err(reason.to_string()));
@@ -311,7 +311,7 @@ async fn read_loop(shared: Arc<Shared>, mut stdout: BufReader<ChildStdout>) {
         match stdout.read_line(&mut line).await {
             Ok(0) => {
                 shared.fail_all(&format!(
-                    "extension {} exited (its stdout closed); restart rho to reload it",
+                    "extension {} exited (its stdout closed); /reload or restart rho to start it again",
                     shared.path
                 ));
                 return;
