@@ -2,15 +2,16 @@
 //! ends the old processes (after `session_shutdown` with reason `reload`) and starts the current
 //! code, whose new command and tool work afterwards; quitting sends `session_shutdown` with
 //! reason `quit`; what an extension writes to stderr shows as a notice, not over the frame.
-//! Skipped (with a notice) where tmux is not installed.
+//! /reload also starts the MCP servers mcp.json names now. Skipped (with a notice) where tmux is not installed.
 
 mod common;
+mod mcp_support;
 mod tui;
 
 use std::path::{Path, PathBuf};
 
 use common::{chat_messages, Sandbox};
-use tui::{footer, skip_without_tmux, streamed, tool_call, until, Tmux};
+use tui::{footer, skip_without_tmux, start, streamed, tool_call, until, Tmux};
 
 /// An extension in Python that logs its start (with its pid) and its shutdowns to `LOG`.
 const PRELUDE: &str = r#"
@@ -215,4 +216,34 @@ async fn extension_stderr_becomes_a_notice_instead_of_text_over_the_frame() {
         .filter(|l| l.contains("debug from the extension") && !l.contains("[life.py]"))
         .count();
     assert_eq!(raw, 0, "no raw stderr line on the screen:\n{screen}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reload_starts_an_mcp_server_added_to_mcp_json() {
+    if skip_without_tmux("reload MCP") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    let tmux = start(&sb).await;
+    let config = serde_json::json!({"mcpServers": {"everything": {
+        "command": mcp_support::node(),
+        "args": [mcp_support::everything()],
+        "exposure": "direct"
+    }}});
+    std::fs::write(sb.agent.path().join("mcp.json"), config.to_string()).expect("mcp.json");
+    tmux.submit("/reload");
+    tmux.wait_for_text("Reloaded extensions").await;
+    sb.server.push(streamed(&["tools seen"]));
+    tmux.submit("which tools?");
+    tmux.wait_for_text("tools seen").await;
+    let body = sb.server.requests()[0].json();
+    let names: Vec<&str> = body["tools"]
+        .as_array()
+        .map(|t| {
+            t.iter()
+                .filter_map(|t| t["function"]["name"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(names.contains(&"mcp__everything__echo"), "{names:?}");
 }

@@ -2,8 +2,9 @@
 //! processes end; settings, skills, prompt templates, themes and the context files (AGENTS.md,
 //! SYSTEM.md, APPEND_SYSTEM.md) are read again; the extensions are resolved again (`-e`,
 //! settings `extensions`, the project's and the agent dir's extension folders) and started
-//! with their current code, so new and edited ones load and removed ones are gone; then they
-//! get `session_start` and `resources_discover` with reason `reload`.
+//! with their current code, so new and edited ones load and removed ones are gone; the MCP
+//! servers of mcp.json are started again (as pi, whose /reload picks up changed servers);
+//! then extensions get `session_start` and `resources_discover` with reason `reload`.
 
 use rho_core::settings::Settings;
 
@@ -73,6 +74,9 @@ impl App {
             let extensions = start_all(&setup, &mut warnings).await;
             let loaded = extensions.iter().map(|e| e.path.clone()).collect();
             session.load_extensions(extensions);
+            let trusted = project_dir.is_some();
+            let mcp = crate::mcp::restart(&args, &agent_dir, &cwd, trusted, &mut warnings).await;
+            session.set_external(mcp);
             session
                 .reload_resources(settings, skills, templates, prompt_options)
                 .await;
