@@ -138,8 +138,19 @@ async fn reload_restarts_extensions_with_their_current_code() {
     let folder = sb.agent.path().join("extensions");
     std::fs::create_dir_all(&folder).expect("mkdir");
     write_extension(&folder.join("added.py"), &log, "added", ADDED);
+    std::fs::write(folder.join("broken.py"), "raise SystemExit(3)\n").expect("write broken");
     tmux.submit("/reload");
     tmux.wait_for_text("Reloaded extensions").await;
+    // Words only: the warning may wrap.
+    let words = tmux
+        .screen()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        words.contains("broken.py failed the handshake"),
+        "a failing extension is named: {words}"
+    );
     let lines = log_lines(&log);
     assert!(
         lines.contains(&"shutdown v1 reload".to_string()),
