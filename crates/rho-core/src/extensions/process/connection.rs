@@ -114,11 +114,16 @@ impl Connection {
     pub async fn close(&self, grace: Duration) {
         self.shared
             .fail_all(&format!("extension {} was unloaded", self.path()));
-        self.shared.writer.lock().await.take();
+        // A write stuck on a process that stopped reading holds the writer: do not wait
+        // past the grace for it.
+        let closed = tokio::time::timeout(grace, async {
+            self.shared.writer.lock().await.take();
+        })
+        .await;
         let Some(mut child) = lock(&self.child).take() else {
             return;
         };
-        if tokio::time::timeout(grace, child.wait()).await.is_err() {
+        if closed.is_err() || tokio::time::timeout(grace, child.wait()).await.is_err() {
             let _ = child.kill().await;
         }
     }
