@@ -89,6 +89,8 @@ pub struct App {
     pub(super) loaded_context_tokens: Option<u64>,
     /// Messages typed during a compaction, sent when it is over.
     pub(super) held: Vec<super::compaction_queue::HeldInput>,
+    /// Why the screen ended, printed after the terminal is given back.
+    exit_error: Option<String>,
 }
 
 /// Frames of the working indicator.
@@ -147,6 +149,7 @@ impl App {
             indicator_shown: false,
             loaded_context_tokens: None,
             held: Vec::new(),
+            exit_error: None,
             session,
         };
         app.reload();
@@ -318,7 +321,8 @@ impl App {
         let transcript = self.transcript.lines(width);
         let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
         if let Err(e) = self.renderer.render(&segments, out) {
-            eprintln!("rho: cannot draw: {e}");
+            // Said once the terminal is restored (see `exit_error`): not over the frame.
+            self.exit_error = Some(format!("rho: cannot draw: {e}"));
             self.quit = true;
         }
     }
@@ -366,6 +370,11 @@ impl App {
     /// Leaves the last frame in the scrollback and the cursor under it.
     pub fn finish<W: Write>(&mut self, out: &mut W) {
         let _ = self.renderer.stop(out);
+    }
+
+    /// Why the screen ended early (a terminal that cannot be drawn on), if it did.
+    pub fn exit_error(&self) -> Option<&str> {
+        self.exit_error.as_deref()
     }
 }
 

@@ -107,6 +107,9 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     rho_core::diagnostics::set_sink(None);
     drop(guard);
     let _ = out.flush();
+    if let Some(e) = app.exit_error() {
+        eprintln!("{e}");
+    }
     shut_down(&app.session_handle()).await;
     ExitCode::SUCCESS
 }
