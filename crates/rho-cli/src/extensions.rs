@@ -116,6 +116,15 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
     loaded
 }
 
+/// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
+/// it; RPC after end of input; print mode after its prompts): extensions get `session_shutdown`
+/// with reason `quit` and their processes a moment to exit. UI calls they make meanwhile get
+/// no answer from a UI that is gone.
+pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
+    session.set_ui(std::sync::Arc::new(rho_core::extensions::NoUi));
+    session.unload_extensions("quit").await;
+}
+
 /// Starts every extension; failures become warnings.
 pub async fn load(
     paths: &[PathBuf],

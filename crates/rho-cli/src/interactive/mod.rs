@@ -110,7 +110,6 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     if let Some(e) = app.exit_error() {
         eprintln!("{e}");
     }
-    shut_down(&app.session_handle()).await;
     ExitCode::SUCCESS
 }
 
@@ -130,12 +129,4 @@ fn diagnostics_sink(tx: mpsc::UnboundedSender<AppMsg>) -> rho_core::diagnostics:
         };
         let _ = tx.send(AppMsg::Notice { text, error });
     })
-}
-
-/// After the screen is given back (as pi: extension clean-up cannot repaint it): extensions
-/// get `session_shutdown` with reason `quit` and their processes a moment to exit. UI calls
-/// they make meanwhile get no answer from a screen that is gone.
-async fn shut_down(session: &AgentSession) {
-    session.set_ui(Arc::new(rho_core::extensions::NoUi));
-    session.unload_extensions("quit").await;
 }
