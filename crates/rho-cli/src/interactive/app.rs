@@ -91,6 +91,8 @@ pub struct App {
     pub(super) held: Vec<super::compaction_queue::HeldInput>,
     /// Why the screen ended, printed after the terminal is given back.
     exit_error: Option<String>,
+    /// True while /reload runs (the editor is replaced by a note and keys wait).
+    pub(super) reloading: bool,
 }
 
 /// Frames of the working indicator.
@@ -150,6 +152,7 @@ impl App {
             loaded_context_tokens: None,
             held: Vec::new(),
             exit_error: None,
+            reloading: false,
             session,
         };
         app.reload();
@@ -187,6 +190,9 @@ impl App {
                 self.renderer.resize(w as usize, h as usize);
                 self.editor.set_terminal_rows(h as usize);
             }
+            // pi's reload box holds the focus: keys wait, except for a dialog an extension
+            // opened meanwhile.
+            AppMsg::Input(_) if self.reloading && self.dialog.is_none() => {}
             AppMsg::Input(input) => self.handle_input(&input),
             AppMsg::Notice { text, error } => self.notice(text, error),
             AppMsg::SetEditor(text) => self.editor.set_text(&text),
@@ -348,6 +354,10 @@ impl App {
         lines.extend(self.widgets.render(width, theme));
         match &self.dialog {
             Some(d) => lines.extend(d.render(width, theme)),
+            None if self.reloading => lines.push(theme.fg(
+                theme.colors.muted,
+                "Reloading extensions, skills, prompts, themes, and context files...",
+            )),
             None => lines.extend(self.editor.render(width, theme, self.editor_border())),
         }
         lines.extend(self.footer_view().render(width, theme));

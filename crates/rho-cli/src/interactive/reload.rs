@@ -35,6 +35,10 @@ impl App {
                 true,
             );
         }
+        // The old extensions' statuses and widgets go with them (pi's resetExtensionUI).
+        self.statuses = rho_tui::dialogs::StatusBar::new();
+        self.widgets = rho_tui::dialogs::WidgetArea::new();
+        self.reloading = true;
         let cwd = self.session.cwd().to_path_buf();
         let mut warnings = Vec::new();
         let trust = crate::trust_setup::resolve(
@@ -89,6 +93,7 @@ impl App {
 
     /// After the session took the new resources: theme, banner, completions and a note.
     pub(super) fn reloaded(&mut self, report: ReloadReport) {
+        self.reloading = false;
         self.theme = super::footer::load_theme(&self.session, &self.args);
         self.transcript.set_theme(self.theme.clone());
         self.rebuild_header();
