@@ -166,7 +166,6 @@ impl Rpc {
         if tokio::time::timeout(SHUTDOWN_GRACE, drain).await.is_err() {
             eprintln!("rho rpc: commands still running at shutdown were stopped");
         }
-        self.session.shutdown().await;
     }
 
     /// A signal: kill spawned shells' process groups, exit with the signal's code. Exits

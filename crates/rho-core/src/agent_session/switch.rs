@@ -36,16 +36,6 @@ impl SwitchReason {
 }
 
 impl AgentSession {
-    /// The process is ending: extensions get `session_shutdown` with reason `quit`, as in pi
-    /// (where e.g. an auto-commit extension commits then). Call once, before exiting.
-    pub async fn shutdown(&self) {
-        let event = ExtensionEvent::SessionShutdown {
-            reason: "quit".into(),
-            target_session_file: None,
-        };
-        self.inner.extensions.emit(event, &self.ext_ctx()).await;
-    }
-
     /// Asks extensions, then replaces the store. Returns `true` when an extension cancelled.
     pub async fn switch_session(&self, next: SessionManager, reason: SwitchReason) -> bool {
         let ctx = self.ext_ctx();
