@@ -229,10 +229,16 @@ async fn load_pi(
         agent_dir: pi.agent_dir,
     };
     let (program, args) = rho_pi_host::command(&host, paths);
-    match ProcessExtension::spawn(&program, &args, options).await {
+    match ProcessExtension::spawn(&program, &args, options.clone()).await {
         Ok(ext) => {
             warnings.extend(ext.registration().notices.iter().cloned());
-            Some(ext.extension())
+            let launch = crate::pi_supervisor::Launch {
+                program,
+                args,
+                options,
+                files: names(),
+            };
+            Some(crate::pi_supervisor::Supervisor::extension(launch, ext))
         }
         Err(e) => {
             warnings.push(format!("pi extensions not loaded ({}): {e}", names()));

@@ -13,6 +13,7 @@ mod mcp;
 mod model_control;
 mod model_select;
 mod permissions_setup;
+mod pi_supervisor;
 mod print_mode;
 mod rpc;
 mod sandbox_setup;

@@ -137,3 +137,67 @@ async fn rho_without_pi_extensions_never_runs_node() {
         assert_eq!(rpc.close().await, Some(0));
     }
 }
+
+const CRASHES: &str = r#"
+import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
+export default function (pi: ExtensionAPI) {
+  let pings = 0;
+  pi.registerCommand("crash", { handler: async () => process.exit(3) });
+  pi.registerCommand("ping", {
+    handler: async (_args, ctx) => ctx.ui.notify(`pong ${++pings}`, "info"),
+  });
+}
+"#;
+const BYSTANDER: &str = "export default function (pi) { pi.on(\"input\", () => undefined); }\n";
+
+/// A host that dies is started again once (its extensions work, their memory is fresh); when
+/// it dies again its extensions are unloaded. Both messages name the extension files.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_crashed_host_is_restarted_once_then_its_extensions_are_unloaded() {
+    let files = [("crashes.ts", CRASHES), ("bystander.js", BYSTANDER)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    let notice = |v: &serde_json::Value, text: &str| {
+        v["method"] == "notify" && v["message"].as_str().is_some_and(|m| m.contains(text))
+    };
+    rpc.call(json!({"id": "p1", "type": "prompt", "message": "/ping"}))
+        .await;
+    rpc.wait(|v| v["method"] == "notify" && v["message"] == "pong 1")
+        .await;
+    rpc.call(json!({"id": "c1", "type": "prompt", "message": "/crash"}))
+        .await;
+    let restarted = rpc.wait(|v| notice(v, "restarted")).await;
+    let text = restarted["message"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("crashes.ts") && text.contains("bystander.js") && !text.contains("host.mjs"),
+        "{text}"
+    );
+    rpc.call(json!({"id": "p2", "type": "prompt", "message": "/ping"}))
+        .await;
+    rpc.wait(|v| v["method"] == "notify" && v["message"] == "pong 1")
+        .await;
+    rpc.call(json!({"id": "c2", "type": "prompt", "message": "/crash"}))
+        .await;
+    let unloaded = rpc.wait(|v| notice(v, "are unloaded")).await;
+    let text = unloaded["message"].as_str().unwrap_or_default();
+    assert!(text.contains("crashes.ts"), "{text}");
+    rpc.call(json!({"id": "p3", "type": "prompt", "message": "/ping"}))
+        .await;
+    let error = rpc
+        .wait(|v| {
+            v["type"] == "extension_error"
+                && v["error"].as_str().is_some_and(|e| e.contains("unloaded"))
+        })
+        .await;
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("crashes.ts"),
+        "{error}"
+    );
+    rpc.server.push(reply("Session goes on."));
+    assert_eq!(rpc.prompt_ok("after", "hello").await, "Session goes on.");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -1,0 +1,318 @@
+//! The pi host's supervision: when the node host dies (an extension calls `process.exit`, node
+//! runs out of memory, the process is killed), it is started again once; when it dies a second
+//! time its extensions are reported unloaded and the session goes on without them. Messages
+//! name the extension files, not the host program.
+//!
+//! The [`Extension`] handed to the session forwards every event, command and tool to the
+//! current host generation, so a restart is invisible to the session's registry.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
+use rho_core::extensions::{CommandDef, Extension, ExtensionContext};
+
+/// How to start the host again.
+pub struct Launch {
+    /// node.
+    pub program: String,
+    /// host.mjs and its arguments.
+    pub args: Vec<String>,
+    /// Deadlines, cwd, flags.
+    pub options: ProcessOptions,
+    /// The extension files, for messages.
+    pub files: String,
+}
+
+struct State {
+    /// The running host; `None` once it is unloaded.
+    current: Option<(u64, ProcessExtension, Extension)>,
+    restarted: bool,
+    /// rho is unloading the host on purpose (/reload, quit): its exit is no crash.
+    closing: bool,
+    /// The context of the latest request: restart notices go to its UI.
+    ctx: Option<ExtensionContext>,
+}
+
+/// Keeps one pi host running for the session.
+pub struct Supervisor {
+    launch: Launch,
+    state: Mutex<State>,
+    /// Serialises crash handling between the watcher and a request that saw the exit.
+    handling: tokio::sync::Mutex<()>,
+    /// Dropped with the supervisor: watchers stop holding a host the session let go of.
+    alive: tokio::sync::watch::Sender<()>,
+}
+
+fn lock(m: &Mutex<State>) -> MutexGuard<'_, State> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Supervisor {
+    /// Supervises `first` (already started from `launch`) and returns the session's view of it.
+    pub fn extension(launch: Launch, first: ProcessExtension) -> Extension {
+        let inner = first.extension();
+        let sup = Arc::new(Supervisor {
+            launch,
+            state: Mutex::new(State {
+                current: Some((0, first.clone(), inner.clone())),
+                restarted: false,
+                closing: false,
+                ctx: None,
+            }),
+            handling: tokio::sync::Mutex::new(()),
+            alive: tokio::sync::watch::channel(()).0,
+        });
+        sup.watch(0, &first);
+        sup.outer(&first, &inner)
+    }
+
+    /// The extension the session sees: the registration of the first host, forwarded.
+    fn outer(self: &Arc<Self>, first: &ProcessExtension, inner: &Extension) -> Extension {
+        let mut ext = Extension::new(self.launch.files.clone());
+        for event in &first.registration().events {
+            let (sup, name) = (self.clone(), event.clone());
+            ext.on(
+                event,
+                Arc::new(move |event, ctx| {
+                    let (sup, name) = (sup.clone(), name.clone());
+                    Box::pin(async move {
+                        let Some((generation, inner)) = sup.current(&ctx) else {
+                            return Ok(None);
+                        };
+                        let Some(handler) = inner.handlers_for(&name).next().cloned() else {
+                            return Ok(None);
+                        };
+                        let r = handler(event, ctx).await;
+                        sup.checked(generation, r, &name).await
+                    })
+                }),
+            );
+        }
+        for command in inner.commands() {
+            let (sup, name) = (self.clone(), command.name.clone());
+            ext.register_command(CommandDef {
+                name: command.name.clone(),
+                description: command.description.clone(),
+                handler: Arc::new(move |args, ctx| {
+                    let (sup, name) = (sup.clone(), name.clone());
+                    Box::pin(async move {
+                        let Some((generation, inner)) = sup.current(&ctx) else {
+                            return Err(sup.unloaded());
+                        };
+                        let Some(def) = inner.commands().iter().find(|c| c.name == name) else {
+                            return Err(format!("the restarted pi host no longer has /{name}"));
+                        };
+                        let r = (def.handler)(args, ctx).await;
+                        sup.checked(generation, r, &format!("command /{name}"))
+                            .await
+                    })
+                }),
+            });
+        }
+        for tool in inner.tools() {
+            ext.register_tool(Arc::new(SupervisedTool {
+                sup: self.clone(),
+                first: tool.clone(),
+            }));
+        }
+        let sup = self.clone();
+        ext.set_closer(Arc::new(move |grace| {
+            let sup = sup.clone();
+            Box::pin(async move {
+                let current = {
+                    let mut state = lock(&sup.state);
+                    state.closing = true;
+                    state.current.take()
+                };
+                if let Some((_, _, inner)) = current {
+                    inner.close(grace).await;
+                }
+            })
+        }));
+        ext
+    }
+
+    /// The running generation (remembering `ctx` for notices), or `None` once unloaded.
+    fn current(&self, ctx: &ExtensionContext) -> Option<(u64, Extension)> {
+        let mut state = lock(&self.state);
+        state.ctx = Some(ctx.clone());
+        state.current.as_ref().map(|(g, _, e)| (*g, e.clone()))
+    }
+
+    fn unloaded(&self) -> String {
+        format!(
+            "pi extensions {} are unloaded: their host crashed twice; /reload starts them again",
+            self.launch.files
+        )
+    }
+
+    /// Passes a result on; a failure because the host died becomes the crash message.
+    async fn checked<T>(
+        self: &Arc<Self>,
+        generation: u64,
+        r: Result<T, String>,
+        what: &str,
+    ) -> Result<T, String> {
+        let Err(error) = r else { return r };
+        let died = {
+            let state = lock(&self.state);
+            match &state.current {
+                Some((g, process, _)) if *g == generation => {
+                    process.connection().dead_reason().is_some()
+                }
+                Some(_) => true,
+                None => !state.closing,
+            }
+        };
+        if !died {
+            return Err(error);
+        }
+        let outcome = self.crashed(generation).await;
+        Err(format!(
+            "pi extensions {}: their host exited during {what}; {outcome}",
+            self.launch.files
+        ))
+    }
+
+    /// Watches generation `generation` and handles its death.
+    fn watch(self: &Arc<Self>, generation: u64, process: &ProcessExtension) {
+        let sup = Arc::downgrade(self);
+        let conn = process.connection().clone();
+        let mut alive = self.alive.subscribe();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = conn.wait_dead() => {}
+                _ = alive.changed() => return,
+            }
+            if let Some(sup) = sup.upgrade() {
+                sup.crashed(generation).await;
+            }
+        });
+    }
+
+    /// Handles the death of `generation` once: restart once, else unload. Returns what
+    /// happened, for the message of a request that saw it.
+    async fn crashed(self: &Arc<Self>, generation: u64) -> String {
+        let _one = self.handling.lock().await;
+        let (restart, ctx) = {
+            let mut state = lock(&self.state);
+            if state.closing {
+                return "it was unloaded".into();
+            }
+            match &state.current {
+                Some((g, _, _)) if *g == generation => {}
+                Some(_) => return "it was restarted".into(),
+                None => return "they are unloaded".into(),
+            }
+            let restart = !state.restarted;
+            state.restarted = true;
+            if !restart {
+                state.current = None;
+            }
+            (restart, state.ctx.clone())
+        };
+        let files = &self.launch.files;
+        let (message, outcome) = if restart {
+            match self.respawn(generation + 1).await {
+                Ok(()) => (
+                    format!(
+                        "pi extensions {files}: their host crashed and was restarted (what they \
+                         kept in memory is lost)"
+                    ),
+                    "it was restarted".to_string(),
+                ),
+                Err(e) => {
+                    lock(&self.state).current = None;
+                    (
+                        format!("pi extensions {files} are unloaded: their host crashed and did not start again: {e}"),
+                        "they are unloaded".to_string(),
+                    )
+                }
+            }
+        } else {
+            (self.unloaded(), "they are unloaded".to_string())
+        };
+        match ctx {
+            Some(ctx) => ctx.ui.notify(message, "error".into()),
+            None => rho_core::diagnostics::warn(message),
+        }
+        outcome
+    }
+
+    async fn respawn(self: &Arc<Self>, generation: u64) -> Result<(), String> {
+        let launch = &self.launch;
+        let process =
+            ProcessExtension::spawn(&launch.program, &launch.args, launch.options.clone())
+                .await
+                .map_err(|e| e.to_string())?;
+        let inner = process.extension();
+        let mut state = lock(&self.state);
+        if state.closing {
+            drop(state);
+            drop(inner);
+            return Err("rho is unloading it".into());
+        }
+        state.current = Some((generation, process.clone(), inner));
+        drop(state);
+        self.watch(generation, &process);
+        Ok(())
+    }
+}
+
+/// A tool of the pi host that runs in whichever host generation is current.
+struct SupervisedTool {
+    sup: Arc<Supervisor>,
+    /// The first generation's tool: its name, label, description and schema.
+    first: Arc<dyn AgentTool>,
+}
+
+impl AgentTool for SupervisedTool {
+    fn name(&self) -> &str {
+        self.first.name()
+    }
+
+    fn label(&self) -> &str {
+        self.first.label()
+    }
+
+    fn description(&self) -> &str {
+        self.first.description()
+    }
+
+    fn parameters(&self) -> serde_json::Value {
+        self.first.parameters()
+    }
+
+    fn execute(
+        &self,
+        args: serde_json::Value,
+        ctx: ToolContext,
+    ) -> futures_util::future::BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let sup = self.sup.clone();
+        let name = self.first.name().to_string();
+        Box::pin(async move {
+            let current = lock(&sup.state)
+                .current
+                .as_ref()
+                .map(|(g, _, e)| (*g, e.clone()));
+            let Some((generation, inner)) = current else {
+                return Err(ToolError::new(sup.unloaded()));
+            };
+            let Some(tool) = inner.tools().iter().find(|t| t.name() == name).cloned() else {
+                return Err(ToolError::new(format!(
+                    "the restarted pi host no longer has the tool {name}"
+                )));
+            };
+            match tool.execute(args, ctx).await {
+                Err(e) => {
+                    let details = e.details.clone();
+                    sup.checked(generation, Err(e.message), &format!("tool {name}"))
+                        .await
+                        .map_err(|message| ToolError { message, details })
+                }
+                ok => ok,
+            }
+        })
+    }
+}
