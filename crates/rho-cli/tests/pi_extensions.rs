@@ -7,43 +7,9 @@ mod mcp_support;
 mod pi_support;
 mod support;
 
-use rho_testkit::openai_chat::ChatStream;
-use rho_testkit::server::MockResponse;
+use pi_support::{notified, tool_call, tool_result_text, ui};
 use serde_json::{json, Value};
-use support::{reply, user_texts, Rpc, Start};
-
-/// A streamed reply calling tool `name` with `args`.
-fn tool_call(name: &str, args: Value) -> MockResponse {
-    ChatStream::new("chatcmpl-t", "m1")
-        .role()
-        .tool_call_start(0, "call_1", name)
-        .tool_args(0, &args.to_string())
-        .finish("tool_calls")
-        .usage(20, 5, None)
-        .done()
-        .response()
-}
-
-async fn ui(rpc: &mut Rpc, method: &str) -> Value {
-    let m = method.to_string();
-    rpc.wait(move |v| v["type"] == "extension_ui_request" && v["method"] == m)
-        .await
-}
-
-async fn notified(rpc: &mut Rpc, text: &str) -> Value {
-    let t = text.to_string();
-    rpc.wait(move |v| {
-        v["type"] == "extension_ui_request" && v["method"] == "notify" && v["message"] == t
-    })
-    .await
-}
-
-fn tool_result_text(end: &Value) -> String {
-    end["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
-}
+use support::{reply, user_texts, Start};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hello_registers_a_typebox_tool_the_model_calls() {

@@ -165,14 +165,33 @@ export function createApi(reg, ext) {
   });
 }
 
+/** pi's dialog options: `timeout` (ms) or an aborted `signal` settle the dialog with `fallback`
+ * (false / undefined) as pi's do; a late answer from rho is then ignored. */
+function dialog(answer, opts, fallback) {
+  const { timeout, signal } = opts ?? {};
+  if (!timeout && !signal) return answer.then((r) => r ?? fallback);
+  if (signal?.aborted) return Promise.resolve(fallback);
+  return new Promise((resolve) => {
+    const timer = timeout ? setTimeout(() => done(fallback), timeout) : undefined;
+    const onAbort = () => done(fallback);
+    function done(value) {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      resolve(value);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    answer.then((r) => done(r ?? fallback), () => done(fallback));
+  });
+}
+
 function createUi(reg, ext) {
   const call = (method, params) => reg.wire.call(method, params);
   const fire = (method, params) => call(method, params).catch(() => {});
   const ui = {
     notify: (message, type) => fire("ui_notify", { message: String(message), kind: type ?? "info" }),
-    confirm: (title, message) => call("ui_confirm", { title, message: message ?? "" }),
-    select: (title, options) => call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }),
-    input: (title, placeholder) => call("ui_input", { title, placeholder }),
+    confirm: (title, message, opts) => dialog(call("ui_confirm", { title, message: message ?? "" }), opts, false),
+    select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }), opts, undefined),
+    input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder }), opts, undefined),
     editor: (title, prefill) => call("ui_editor", { title, prefill }),
     setStatus: (key, text) => fire("ui_status", { key, text: text ?? null }),
     setWidget(key, content) {

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use serde_json::json;
+use rho_testkit::openai_chat::ChatStream;
+use rho_testkit::server::MockResponse;
+use serde_json::{json, Value};
 
 use crate::mcp_support::find;
 use crate::support::{Rpc, Start};
@@ -138,4 +140,37 @@ pub async fn start_with_files(
     opts.settings = Some(settings);
     opts.home = Some(home);
     Some(Rpc::start_with(opts).await)
+}
+
+/// A streamed reply calling tool `name` with `args`.
+pub fn tool_call(name: &str, args: Value) -> MockResponse {
+    ChatStream::new("chatcmpl-t", "m1")
+        .role()
+        .tool_call_start(0, "call_1", name)
+        .tool_args(0, &args.to_string())
+        .finish("tool_calls")
+        .usage(20, 5, None)
+        .done()
+        .response()
+}
+
+pub async fn ui(rpc: &mut Rpc, method: &str) -> Value {
+    let m = method.to_string();
+    rpc.wait(move |v| v["type"] == "extension_ui_request" && v["method"] == m)
+        .await
+}
+
+pub async fn notified(rpc: &mut Rpc, text: &str) -> Value {
+    let t = text.to_string();
+    rpc.wait(move |v| {
+        v["type"] == "extension_ui_request" && v["method"] == "notify" && v["message"] == t
+    })
+    .await
+}
+
+pub fn tool_result_text(end: &Value) -> String {
+    end["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
 }

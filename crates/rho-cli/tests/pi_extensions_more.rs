@@ -1,0 +1,119 @@
+//! More of pi's example extensions (see pi_extensions.rs) running unchanged in `rho --mode rpc`,
+//! each checked for the behaviour it exists for. Skipped, with the reason printed, without
+//! node ≥ 22.18.
+
+mod mcp_support;
+mod pi_support;
+mod support;
+
+use pi_support::{notified, tool_call, tool_result_text, ui};
+use serde_json::json;
+use support::{reply, user_texts, Start};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_status_announces_a_model_change_and_shows_it_in_the_status() {
+    let Some(mut rpc) = pi_support::start(&["model-status.ts"], Start::default()).await else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "s", "type": "set_model", "provider": "mock", "modelId": "m2"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    notified(&mut rpc, "Model: mock/m2").await;
+    let status = ui(&mut rpc, "setStatus").await;
+    assert_eq!(status["statusKey"], "model");
+    assert!(
+        status["statusText"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("m2")),
+        "{status}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_bash_expands_commands_in_the_prompt_before_the_model_sees_it() {
+    let Some(mut rpc) = pi_support::start(&["inline-bash.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Noted."));
+    rpc.prompt_ok("p", "the answer is !{echo $((6*7))} here")
+        .await;
+    assert_eq!(
+        user_texts(&rpc.server.last_body()),
+        ["the answer is 42 here"]
+    );
+    let note = rpc
+        .wait(|v| {
+            v["method"] == "notify"
+                && v["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("Expanded 1"))
+        })
+        .await;
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"42\""),
+        "{note}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_spawn_hook_runs_bash_with_the_hooked_environment() {
+    let Some(mut rpc) = pi_support::start(&["bash-spawn-hook.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(tool_call(
+        "bash",
+        json!({"command": "echo hooked=$PI_SPAWN_HOOK"}),
+    ));
+    rpc.server.push(reply("Ran."));
+    rpc.prompt_ok("p", "run it").await;
+    let end = rpc.event("tool_execution_end").await;
+    let text = tool_result_text(&end);
+    assert!(text.contains("hooked=1"), "{end}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_confirm_answers_confirmed_or_cancels_when_time_runs_out() {
+    let Some(mut rpc) = pi_support::start(&["timed-confirm.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "t1", "type": "prompt", "message": "/timed"}))
+        .await;
+    let ask = ui(&mut rpc, "confirm").await;
+    assert_eq!(ask["title"], "Timed Confirmation");
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "confirmed": true}))
+        .await;
+    notified(&mut rpc, "Confirmed by user!").await;
+    // Unanswered, the dialog gives up after its 5 s as in pi.
+    rpc.send(json!({"id": "t2", "type": "prompt", "message": "/timed"}))
+        .await;
+    ui(&mut rpc, "confirm").await;
+    notified(&mut rpc, "Cancelled or timed out").await;
+    rpc.send(json!({"id": "t3", "type": "prompt", "message": "/timed-signal"}))
+        .await;
+    notified(&mut rpc, "Dialog timed out (auto-cancelled)").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_trigger_starts_a_turn_when_its_file_is_written() {
+    // The example watches this fixed path; it must exist before the session starts.
+    let trigger = std::path::Path::new("/tmp/agent-trigger.txt");
+    std::fs::write(trigger, "").expect("trigger file");
+    let Some(mut rpc) = pi_support::start(&["file-trigger.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Reacting."));
+    notified(&mut rpc, "Watching /tmp/agent-trigger.txt").await;
+    std::fs::write(trigger, "build finished\n").expect("write trigger");
+    rpc.event("agent_end").await;
+    let texts = user_texts(&rpc.server.last_body());
+    assert_eq!(texts, ["External trigger: build finished"]);
+    assert_eq!(rpc.close().await, Some(0));
+}
