@@ -117,3 +117,49 @@ async fn file_trigger_starts_a_turn_when_its_file_is_written() {
     assert_eq!(texts, ["External trigger: build finished"]);
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// The session file's entries of `kind`.
+fn entries_of(file: &str, kind: &str) -> Vec<serde_json::Value> {
+    support::read(std::path::Path::new(file))
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == kind)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bookmark_labels_the_last_assistant_message_and_removes_the_label() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["bookmark.ts"], opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Worth keeping."));
+    rpc.prompt_ok("p", "hello").await;
+    rpc.call(json!({"id": "b", "type": "prompt", "message": "/bookmark keeper"}))
+        .await;
+    notified(&mut rpc, "Bookmarked as: keeper").await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    let file = state["data"]["sessionFile"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let assistant = entries_of(&file, "message")
+        .into_iter()
+        .find(|e| e["message"]["role"] == "assistant")
+        .expect("assistant entry");
+    let labels = entries_of(&file, "label");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert_eq!(labels[0]["targetId"], assistant["id"]);
+    assert_eq!(labels[0]["label"], "keeper");
+    rpc.call(json!({"id": "u", "type": "prompt", "message": "/unbookmark"}))
+        .await;
+    notified(&mut rpc, "Removed bookmark: keeper").await;
+    let labels = entries_of(&file, "label");
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    assert_eq!(labels[1]["targetId"], assistant["id"]);
+    assert!(labels[1].get("label").is_none(), "{labels:?}");
+    assert_eq!(rpc.close().await, Some(0));
+}

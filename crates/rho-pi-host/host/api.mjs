@@ -28,7 +28,7 @@ export class Registry {
     this.bus = new EventEmitter();
     this.snapshot = { isIdle: true, hasPendingMessages: false, systemPrompt: "", model: null };
     this.sessionName = undefined;
-    this.entries = [];
+    this.session = { id: undefined, file: undefined, header: undefined, leafId: null, entries: [] };
   }
 
   /** One notice per unsupported call and extension: at load time in `register`, later via `ui_notify`. */
@@ -114,7 +114,6 @@ export function createApi(reg, ext) {
       return p.then(() => undefined);
     },
     appendEntry(customType, data) {
-      reg.entries.push({ type: "custom", customType, data, id: `ext-${reg.entries.length}`, timestamp: new Date().toISOString() });
       call("append_entry", { customType, data }).catch((e) => reg.notice(`pi extension ${ext.path}: appendEntry failed: ${e.message}`));
     },
     setSessionName(name) {
@@ -135,7 +134,9 @@ export function createApi(reg, ext) {
     setModel: async () => (no("pi.setModel")(), false),
     getThinkingLevel: () => "off",
     setThinkingLevel: no("pi.setThinkingLevel"),
-    setLabel: no("pi.setLabel"),
+    setLabel(id, label) {
+      call("set_label", { id, label: label ?? null }).catch((e) => reg.notice(`pi extension ${ext.path}: setLabel failed: ${e.message}`));
+    },
     registerProvider: no("pi.registerProvider"),
     unregisterProvider: no("pi.unregisterProvider"),
     registerMessageRenderer: no("pi.registerMessageRenderer", "rho shows its own message rendering"),
@@ -215,19 +216,41 @@ function createUi(reg, ext) {
   });
 }
 
+/** Brings `reg.session` up to date with rho's session (`get_entries`): only the entries added
+ * since the last look, unless the session was replaced. */
+export async function syncSession(reg) {
+  const known = reg.session;
+  const from = known.id ? known.entries.length : 0;
+  let r = await reg.wire.call("get_entries", { from });
+  if (r.sessionId !== known.id || r.total < from) r = { ...(await reg.wire.call("get_entries", { from: 0 })), base: [] };
+  const base = r.base ?? known.entries;
+  reg.session = { id: r.sessionId, file: r.sessionFile ?? undefined, header: r.header, leafId: r.leafId ?? null, entries: base.concat(r.entries) };
+}
+
+/** pi's read-only SessionManager over the last synced view of rho's session. */
 function sessionManager(reg) {
+  const all = () => reg.session.entries;
+  const byId = (id) => all().find((e) => e.id === id);
+  const branch = (fromId) => {
+    const path = [];
+    for (let e = byId(fromId ?? reg.session.leafId); e; e = e.parentId ? byId(e.parentId) : undefined) path.push(e);
+    return path.reverse();
+  };
+  const label = (id) => all().findLast((e) => e.type === "label" && e.targetId === id)?.label ?? undefined;
   return {
-    getEntries: () => reg.entries.slice(),
-    getBranch: () => reg.entries.slice(),
-    getSessionName: () => reg.sessionName,
+    getEntries: () => all().slice(),
+    getBranch: branch,
+    getSessionName: () => all().findLast((e) => e.type === "session_info")?.name ?? reg.sessionName,
     getCwd: () => reg.hello.cwd,
-    getSessionFile: () => undefined,
-    getSessionId: () => undefined,
-    getLeafId: () => reg.entries.at(-1)?.id ?? null,
-    getLeafEntry: () => reg.entries.at(-1),
-    getHeader: () => undefined,
-    getLabel: () => undefined,
-    getEntry: (id) => reg.entries.find((e) => e.id === id),
+    getSessionFile: () => reg.session.file,
+    getSessionId: () => reg.session.id,
+    getSessionDir: () => (reg.session.file ? reg.session.file.replace(/\/[^/]*$/, "") : undefined),
+    getLeafId: () => reg.session.leafId,
+    getLeafEntry: () => byId(reg.session.leafId),
+    getHeader: () => reg.session.header,
+    getLabel: label,
+    getEntry: byId,
+    getChildren: (id) => all().filter((e) => e.parentId === id),
     getTree: () => [],
   };
 }

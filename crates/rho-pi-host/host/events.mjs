@@ -1,6 +1,6 @@
 // Runs every pi handler of one rho event in load order and folds their results the way pi
 // composes them (chained transforms, first gate wins) into the one result rho expects.
-import { createContext } from "./api.mjs";
+import { createContext, syncSession } from "./api.mjs";
 
 const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update"]);
 
@@ -10,19 +10,18 @@ export function failure(ext, what, e) {
   return `pi extension ${ext.path}: ${what} failed: ${detail}`;
 }
 
-async function refresh(reg, type) {
+/** Updates the state and session view that pi's synchronous reads answer from. */
+export async function refresh(reg, type) {
   if (SNAPSHOT_SKIP.has(type)) return;
   try {
     Object.assign(reg.snapshot, await reg.wire.call("get_state"));
+    await syncSession(reg);
   } catch {
-    // The previous snapshot stays; sync reads stay answerable.
+    // The previous view stays; sync reads stay answerable.
   }
 }
 
 function observe(reg, event) {
-  if (event.type === "message_end" && event.message) {
-    reg.entries.push({ type: "message", id: `msg-${reg.entries.length}`, message: event.message, timestamp: new Date().toISOString() });
-  }
   if (event.type === "before_agent_start" && typeof event.systemPrompt === "string") reg.snapshot.systemPrompt = event.systemPrompt;
 }
 

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { installHooks } from "./hooks.mjs";
 import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
-import { dispatchEvent, failure } from "./events.mjs";
+import { dispatchEvent, failure, refresh } from "./events.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -65,7 +65,6 @@ async function load(path) {
 
 function registration() {
   const events = new Set(reg.handlers.keys());
-  events.add("message_end"); // keeps ctx.sessionManager's view of the conversation
   const schema = (p) => (p ? JSON.parse(JSON.stringify(p)) : { type: "object", properties: {} });
   return {
     type: "register",
@@ -88,6 +87,7 @@ async function runTool(msg) {
   const abort = new AbortController();
   running.set(msg.id, abort);
   try {
+    if (reg.wire.bound) await refresh(reg, "tool");
     const args = def.prepareArguments ? def.prepareArguments(msg.args) : msg.args;
     const onUpdate = (partial) => wire.update(msg.id, partial);
     const ctx = createContext(reg, ext, { signal: abort.signal });
@@ -103,11 +103,7 @@ async function runTool(msg) {
 async function runCommand(msg) {
   const entry = reg.commands.get(msg.name);
   if (!entry) throw new Error(`no pi command named ${msg.name}`);
-  try {
-    Object.assign(reg.snapshot, await wire.call("get_state"));
-  } catch {
-    // Sync reads answer from the last snapshot.
-  }
+  await refresh(reg, "command");
   try {
     await entry.options.handler?.(msg.args ?? "", createCommandContext(reg, entry.ext));
   } catch (e) {

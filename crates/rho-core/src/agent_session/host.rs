@@ -115,6 +115,31 @@ impl ExtensionHost for SessionHost {
         s.set_session_name(&name).map_err(|e| e.to_string())
     }
 
+    fn session_entries(&self, from: usize) -> Result<Value, String> {
+        let s = self.session().ok_or(GONE)?;
+        let state = s.state();
+        let store = &state.session;
+        let entries = store.entries();
+        Ok(serde_json::json!({
+            "sessionId": store.session_id(),
+            "sessionFile": store.path(),
+            "header": store.header(),
+            "leafId": store.leaf_id(),
+            "total": entries.len(),
+            "entries": entries.get(from..).unwrap_or_default(),
+        }))
+    }
+
+    fn set_label(&self, id: String, label: Option<String>) -> Result<(), String> {
+        let s = self.session().ok_or(GONE)?;
+        let mut state = s.state();
+        state
+            .session
+            .append_label(&id, label.as_deref())
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
     fn wait_for_idle(&self) -> BoxFuture<'static, ()> {
         let session = self.session();
         Box::pin(async move {

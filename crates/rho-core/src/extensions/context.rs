@@ -87,6 +87,16 @@ pub trait ExtensionHost: Send + Sync {
     /// Names the session.
     fn set_session_name(&self, name: String) -> Result<(), String>;
 
+    /// The session's entries from index `from` on (file order), with the session id, file and
+    /// leaf: what pi's `ctx.sessionManager` reads (`get_entries`).
+    fn session_entries(&self, _from: usize) -> Result<Value, String> {
+        Err("this session has no entries to show".into())
+    }
+    /// Sets (`Some`) or clears (`None`) the label of entry `id` (pi's `setLabel`).
+    fn set_label(&self, _id: String, _label: Option<String>) -> Result<(), String> {
+        Err("this session cannot label entries".into())
+    }
+
     /// Resolves when the agent is idle (command contexts, CMD-8).
     fn wait_for_idle(&self) -> BoxFuture<'static, ()> {
         Box::pin(async {})

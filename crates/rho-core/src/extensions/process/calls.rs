@@ -120,6 +120,13 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             "systemPrompt": ctx.system_prompt(),
             "hasUI": ui.has_ui(),
         })),
+        "get_entries" => {
+            let from = p.get("from").and_then(Value::as_u64).unwrap_or(0);
+            host.session_entries(usize::try_from(from).unwrap_or(usize::MAX))
+        }
+        "set_label" => host
+            .set_label(str_field(&p, "id"), opt_str(&p, "label"))
+            .map(|_| Value::Null),
         "abort" => {
             host.abort();
             Ok(Value::Null)
