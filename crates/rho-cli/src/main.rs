@@ -75,6 +75,9 @@ fn main() -> ExitCode {
     // Nothing outlives rho: background children of finished commands are still in their
     // process groups.
     rho_tools::children::kill_all_groups();
+    // A mode that ends without end of input (RPC after an extension's `ctx.shutdown`) leaves a
+    // stdin read blocked on its thread: do not wait for it forever.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     code
 }
 

@@ -163,3 +163,42 @@ async fn bookmark_labels_the_last_assistant_message_and_removes_the_label() {
     assert!(labels[1].get("label").is_none(), "{labels:?}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Waits for rho to exit on its own (stdin stays open).
+async fn exits_by_itself(rpc: &mut support::Rpc) -> Option<i32> {
+    tokio::time::timeout(std::time::Duration::from_secs(30), rpc.child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("rho quits without end of input; lines: {:#?}", rpc.seen))
+        .expect("exit status")
+        .code()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_command_quits_rho_from_a_command_and_after_a_tool_s_turn() {
+    let Some(mut rpc) = pi_support::start(&["shutdown-command.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "q", "type": "prompt", "message": "/quit"}))
+        .await;
+    assert_eq!(exits_by_itself(&mut rpc).await, Some(0));
+
+    let Some(mut rpc) = pi_support::start(&["shutdown-command.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(tool_call("finish_and_exit", json!({})));
+    rpc.server.push(reply("All done."));
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "finish"}))
+        .await;
+    let end = rpc.event("tool_execution_end").await;
+    assert!(
+        tool_result_text(&end).starts_with("Shutdown requested"),
+        "{end}"
+    );
+    rpc.event("agent_end").await;
+    assert_eq!(exits_by_itself(&mut rpc).await, Some(0));
+    assert_eq!(
+        rpc.server.requests().len(),
+        2,
+        "the turn ended before rho quit"
+    );
+}

@@ -274,7 +274,7 @@ export function createContext(reg, ext, extra = {}) {
     getSystemPrompt: () => s.systemPrompt ?? "",
     getContextUsage: () => undefined,
     compact: no("ctx.compact"),
-    shutdown: no("ctx.shutdown"),
+    shutdown: () => void reg.wire.call("shutdown").catch((e) => reg.unsupported(ext, "ctx.shutdown", e.message)),
     signal: extra.signal,
     ...extra,
   };

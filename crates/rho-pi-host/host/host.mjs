@@ -65,6 +65,9 @@ async function load(path) {
 
 function registration() {
   const events = new Set(reg.handlers.keys());
+  // Calls act on the session of the latest event: tools calling rho (ctx.shutdown, sessionManager)
+  // need one before the first tool runs.
+  if (reg.tools.size > 0) events.add("agent_start");
   const schema = (p) => (p ? JSON.parse(JSON.stringify(p)) : { type: "object", properties: {} });
   return {
     type: "register",

@@ -57,7 +57,7 @@ impl Rpc {
     }
 }
 
-/// Serves RPC on stdin/stdout until EOF (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
+/// Serves RPC on stdin/stdout until EOF or an extension's `ctx.shutdown` (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
 pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
     if !args.file_args.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
@@ -83,8 +83,15 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
     let mut turns = order::Line::default();
     let mut buf = vec![0u8; 64 * 1024];
     let mut frames = Vec::new();
+    let mut quit = rpc.ui.quit_requested();
+    let mut quitting = false;
     loop {
+        if quitting && tasks.is_empty() {
+            rpc.session.wait_for_idle().await;
+            break;
+        }
         tokio::select! {
+            Ok(()) = quit.changed(), if !quitting => quitting = *quit.borrow(),
             read = stdin.read(&mut buf) => match read {
                 Ok(0) => break,
                 Ok(n) => splitter.push(&buf[..n], &mut frames),

@@ -21,6 +21,8 @@ type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<UiAnswer>>>>;
 pub struct RpcUi {
     out: Output,
     pending: Pending,
+    /// Set when an extension asks rho to quit (`ctx.shutdown`); the RPC loop watches it.
+    quit: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl RpcUi {
@@ -29,7 +31,13 @@ impl RpcUi {
         Self {
             out,
             pending: Arc::default(),
+            quit: Arc::new(tokio::sync::watch::channel(false).0),
         }
+    }
+
+    /// Changes to true when an extension asked rho to quit.
+    pub fn quit_requested(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.quit.subscribe()
     }
 
     /// Delivers a client's answer; `false` when no dialog has that id.
@@ -72,6 +80,12 @@ type Fut<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
 impl ExtensionUi for RpcUi {
     fn has_ui(&self) -> bool {
+        true
+    }
+
+    /// As pi's RPC mode: rho quits once idle, after running commands have finished.
+    fn request_shutdown(&self) -> bool {
+        self.quit.send_replace(true);
         true
     }
 

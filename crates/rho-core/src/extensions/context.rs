@@ -170,6 +170,11 @@ pub trait ExtensionUi: Send + Sync {
     fn set_widget(&self, _key: String, _lines: Option<Vec<String>>) {}
     /// The terminal title.
     fn set_title(&self, _title: String) {}
+    /// Asks the mode to quit once the agent is idle and running commands have finished (pi's
+    /// `ctx.shutdown`); `false` when this mode does not quit on request.
+    fn request_shutdown(&self) -> bool {
+        false
+    }
 }
 
 /// The UI of modes without one.

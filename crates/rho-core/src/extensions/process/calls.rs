@@ -182,6 +182,10 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             ui.set_title(str_field(&p, "title"));
             Ok(Value::Null)
         }
+        "shutdown" => ui
+            .request_shutdown()
+            .then_some(Value::Null)
+            .ok_or_else(|| "shutdown: this mode does not quit on an extension's request".into()),
         other => Err(format!(
             "unknown method {other:?}; see docs/extensions.md for the calls rho serves"
         )),
