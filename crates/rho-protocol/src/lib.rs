@@ -4,5 +4,8 @@
 //! definition and cannot drift apart.
 //!
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
+//! - `session` (feature `session`): session file records, session events, session summaries.
 
 pub mod extension;
+#[cfg(feature = "session")]
+pub mod session;

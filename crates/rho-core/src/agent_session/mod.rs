@@ -14,7 +14,8 @@ pub mod credentials;
 mod custom;
 mod error;
 mod escalation;
-pub mod events;
+/// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
+pub use rho_protocol::session::events;
 mod external;
 mod fork;
 mod host;

@@ -159,7 +159,7 @@ pub struct RawLine(Box<RawValue>);
 
 impl RawLine {
     /// Keeps `line` (which must be valid JSON).
-    pub(crate) fn new(line: &str) -> Result<Self, serde_json::Error> {
+    pub fn new(line: &str) -> Result<Self, serde_json::Error> {
         RawValue::from_string(line.to_string()).map(Self)
     }
 
