@@ -4,8 +4,11 @@
 //! definition and cannot drift apart.
 //!
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
-//! - `session` (feature `session`): session file records, session events, session summaries.
+//! - `session` (feature `agent`): session file records, session events, session summaries.
+//! - `rpc` (feature `agent`): the RPC response envelope, each command's `data`, UI requests.
 
 pub mod extension;
-#[cfg(feature = "session")]
+#[cfg(feature = "agent")]
+pub mod rpc;
+#[cfg(feature = "agent")]
 pub mod session;

@@ -2,7 +2,7 @@
 //! (RPC, JSON mode, the TUI) receive, and what pickers show about a session file.
 //!
 //! They carry agent messages and events, so this module sits above `rho-agent` and is behind
-//! the `session` feature: the extension SDK, which needs only [`crate::extension`], stays free
+//! the `agent` feature: the extension SDK, which needs only [`crate::extension`], stays free
 //! of the model and agent crates.
 
 mod compaction;
