@@ -192,6 +192,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
+    config.models = Arc::new(credentials.models.models.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.permissions = permissions;

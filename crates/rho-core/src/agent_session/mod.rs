@@ -20,6 +20,7 @@ mod external;
 mod fork;
 mod host;
 mod model;
+mod model_control;
 mod permission_gate;
 mod post_run;
 mod prompt;
@@ -56,6 +57,7 @@ pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
+pub use model_control::{Cycled, ModelControl};
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use switch::SwitchReason;
@@ -104,6 +106,9 @@ pub struct AgentSessionConfig {
     pub escalate: bool,
     /// Tools and commands from outside (MCP servers); `None` = none.
     pub external: Option<Arc<dyn ExternalTools>>,
+    /// Every known model (built-ins and models.json), loaded once by the binary; model
+    /// switching chooses from it. The built-in catalog by default.
+    pub models: Arc<Vec<Model>>,
 }
 
 impl AgentSessionConfig {
@@ -130,6 +135,7 @@ impl AgentSessionConfig {
             permissions: Default::default(),
             escalate: false,
             external: None,
+            models: Arc::new(rho_ai::catalog::builtin_models().to_vec()),
         }
     }
 }
@@ -189,6 +195,7 @@ pub(crate) struct Inner {
     pub permissions: crate::permissions::Permissions,
     pub escalate: bool,
     pub external: Option<Arc<dyn ExternalTools>>,
+    pub models: Arc<Vec<Model>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -287,6 +294,7 @@ impl AgentSession {
                 permissions: config.permissions,
                 escalate: config.escalate,
                 external: config.external,
+                models: config.models,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
