@@ -16,6 +16,7 @@ mod error;
 mod escalation;
 /// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::events;
+mod extension_set;
 mod external;
 mod fork;
 mod host;
@@ -54,6 +55,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
@@ -194,7 +196,8 @@ pub(crate) struct Inner {
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     pub permissions: crate::permissions::Permissions,
     pub escalate: bool,
-    pub external: Option<Arc<dyn ExternalTools>>,
+    /// Replaceable: /reload starts the configured MCP servers again.
+    pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
     pub models: Arc<Vec<Model>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
@@ -293,7 +296,7 @@ impl AgentSession {
                 sandbox: config.sandbox,
                 permissions: config.permissions,
                 escalate: config.escalate,
-                external: config.external,
+                external: Mutex::new(config.external),
                 models: config.models,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
@@ -377,6 +380,20 @@ impl AgentSession {
     /// exists; later extension contexts use it.
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
         *lock(&self.inner.ui) = ui;
+    }
+
+    /// The external tools (MCP servers) in use, if any.
+    pub fn external(&self) -> Option<Arc<dyn ExternalTools>> {
+        lock(&self.inner.external).clone()
+    }
+
+    /// Replaces the external tools (/reload): the agent asks the new source for its tools
+    /// from the next turn on.
+    pub fn set_external(&self, external: Option<Arc<dyn ExternalTools>>) {
+        self.inner
+            .agent
+            .set_tool_source(external.as_ref().map(|e| e.tool_source()));
+        *lock(&self.inner.external) = external;
     }
 
     /// The extension runner.
