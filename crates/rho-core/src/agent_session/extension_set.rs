@@ -48,7 +48,8 @@ impl AgentSession {
         let retired: Vec<&Arc<dyn AgentTool>> = old.iter().flat_map(|e| e.tools()).collect();
         let mut tools = self.inner.agent.with_state(|s| s.tools.clone());
         tools.retain(|t| !retired.iter().any(|r| Arc::ptr_eq(r, t)));
-        tools.extend(new);
-        self.inner.agent.set_tools(tools);
+        self.inner
+            .agent
+            .set_tools(super::with_extension_tools(tools, new));
     }
 }

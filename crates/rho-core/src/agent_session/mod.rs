@@ -227,14 +227,10 @@ impl AgentSession {
         let driver = tokio::sync::Mutex::new(agent.subscribe());
         let context = config.session.build_context();
         agent.set_messages(context.owned_messages());
-        agent.set_tools(
-            config
-                .tools
-                .iter()
-                .cloned()
-                .chain(collect_extension_tools(&config.extensions))
-                .collect(),
-        );
+        agent.set_tools(with_extension_tools(
+            config.tools.clone(),
+            collect_extension_tools(&config.extensions),
+        ));
         agent.set_tool_source(config.external.as_ref().map(|e| e.tool_source()));
         agent.set_system_prompt(config.base_system_prompt.clone());
         agent.set_steering_mode(config.settings.steering_mode());
@@ -462,10 +458,7 @@ impl AgentSession {
     /// from its options, which also drops a per-run override (MSG-9).
     pub fn set_active_tools(&self, tools: Vec<Arc<dyn AgentTool>>) {
         let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
-        let all: Vec<Arc<dyn AgentTool>> = tools
-            .into_iter()
-            .chain(self.inner.extensions.tools())
-            .collect();
+        let all = with_extension_tools(tools, self.inner.extensions.tools());
         self.inner.agent.set_tools(all);
         let base = {
             let mut s = self.state();
@@ -499,6 +492,20 @@ fn collect_extension_tools(extensions: &[Extension]) -> Vec<Arc<dyn AgentTool>> 
     extensions
         .iter()
         .flat_map(|e| e.tools().iter().cloned())
+        .collect()
+}
+
+/// Built-in tools followed by extension tools; an extension tool named like a built-in
+/// replaces it (pi: "Extension's read tool replaces built-in read").
+fn with_extension_tools(
+    builtins: Vec<Arc<dyn AgentTool>>,
+    extension: Vec<Arc<dyn AgentTool>>,
+) -> Vec<Arc<dyn AgentTool>> {
+    let taken: Vec<String> = extension.iter().map(|e| e.name().to_string()).collect();
+    builtins
+        .into_iter()
+        .filter(|b| !taken.iter().any(|name| name == b.name()))
+        .chain(extension)
         .collect()
 }
 
