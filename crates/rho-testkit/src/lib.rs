@@ -6,6 +6,7 @@
 pub mod anthropic;
 pub mod gate;
 pub mod google;
+pub mod json;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod server;
