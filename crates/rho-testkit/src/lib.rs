@@ -9,6 +9,7 @@ pub mod google;
 pub mod json;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod pi16;
 pub mod server;
 
 pub use gate::Gate;

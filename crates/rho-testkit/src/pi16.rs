@@ -1,6 +1,6 @@
-//! Driving the real pi 1.6.0 in RPC mode against rho-testkit's loopback server: used to
-//! regenerate the committed pi 1.6 session fixture and to check that pi 1.6 opens what rho
-//! wrote. pi 1.6 needs node ≥ 22.19: `RHO_PI16_NODE` (else the first `node` under
+//! Driving the real pi 1.6.0 in RPC mode against the loopback server: used to regenerate the
+//! committed pi 1.6 session fixture (rho-core) and to check that pi 1.6 opens and continues
+//! what rho wrote (rho-cli). pi 1.6 needs node ≥ 22.19: `RHO_PI16_NODE` (else the first `node` under
 //! `~/.cache/node24`) and `RHO_PI16_CLI` (else pi's `dist/cli.js` under `~/.cache/pi16`).
 //! `.ci/run` installs both; elsewhere the tests that need them skip with a printed reason.
 
