@@ -32,7 +32,27 @@ pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
             find_node(&home.join(".cache/node24")).ok_or("no node ≥ 22.19 under ~/.cache/node24")?
         }
     };
+    node_is_new_enough(&node)?;
     Ok((node, cli))
+}
+
+/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault.
+fn node_is_new_enough(node: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", node.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let mut parts = version.trim_start_matches('v').split('.');
+    let mut number = || parts.next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+    let (major, minor) = (number(), number());
+    if (major, minor) < (22, 19) {
+        return Err(format!(
+            "{} is node {version:?}; pi 1.6 needs ≥ 22.19",
+            node.display()
+        ));
+    }
+    Ok(())
 }
 
 fn find_node(dir: &Path) -> Option<PathBuf> {
