@@ -107,14 +107,16 @@ async fn get_messages_of_a_pi16_session_equals_pi16s() {
     let before = std::fs::read(&path).expect("copy");
     let mut rpc = rho_on(&path, Some(home)).await;
     let ours = messages(&mut rpc, "m").await;
-    let pis: Value = serde_json::from_str(&support::read(&fixture(
-        "pi16_session.messages.json",
-    )))
-    .expect("saved answer");
+    let pis: Value = serde_json::from_str(&support::read(&fixture("pi16_session.messages.json")))
+        .expect("saved answer");
     assert_same_json(&ours, &pis, "rho's get_messages differs from pi 1.6's");
     rpc.close_stdin();
     rpc.child.wait().await.expect("rho exits");
-    assert_eq!(std::fs::read(&path).expect("file"), before, "nothing rewritten");
+    assert_eq!(
+        std::fs::read(&path).expect("file"),
+        before,
+        "nothing rewritten"
+    );
 }
 
 /// rho continues pi 1.6's session (a tool call and a reply), keeping every byte pi wrote;
@@ -145,7 +147,15 @@ async fn pi16_opens_and_continues_a_pi16_session_rho_continued() {
         .collect();
     assert_eq!(
         roles,
-        ["system", "user", "assistant", "user", "assistant", "toolResult", "assistant"]
+        [
+            "system",
+            "user",
+            "assistant",
+            "user",
+            "assistant",
+            "toolResult",
+            "assistant"
+        ]
     );
     let pis = pi_opens_and_continues(&rpc, &path, &ours).await;
     let home = rpc.home;

@@ -192,11 +192,18 @@ fn torn_last_line_is_skipped_with_a_warning_and_kept_when_appending() {
         .id
         .clone();
     let after = std::fs::read(&path).expect("read");
-    assert!(after.starts_with(&before), "every byte written before stays");
+    assert!(
+        after.starts_with(&before),
+        "every byte written before stays"
+    );
     assert_eq!(after[before.len()], b'\n', "the torn line is closed first");
     assert!(after.ends_with(b"}\n"));
     let again = SessionManager::open(&path).expect("reload");
-    assert_eq!(again.warnings().len(), 1, "the torn line is now a whole bad line");
+    assert_eq!(
+        again.warnings().len(),
+        1,
+        "the torn line is now a whole bad line"
+    );
     assert_eq!(again.warnings()[0].line, 7);
     assert_eq!(again.entries().len(), 6);
     assert_eq!(again.leaf_id(), Some(id.as_str()));

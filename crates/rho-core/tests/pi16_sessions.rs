@@ -137,7 +137,11 @@ fn pi16_fixture_context_matches_pi() {
         &std::fs::read_to_string(fixture("pi16_session.messages.json")).expect("saved"),
     )
     .expect("json");
-    assert_same_json(&Value::Array(ours), &pis, "rho's context differs from pi 1.6's");
+    assert_same_json(
+        &Value::Array(ours),
+        &pis,
+        "rho's context differs from pi 1.6's",
+    );
     assert_eq!(
         ctx.to_llm().len(),
         ctx.messages.len() - 1,

@@ -44,7 +44,12 @@ fn node_is_new_enough(node: &Path) -> Result<(), String> {
         .map_err(|e| format!("cannot run {}: {e}", node.display()))?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let mut parts = version.trim_start_matches('v').split('.');
-    let mut number = || parts.next().and_then(|p| p.parse::<u32>().ok()).unwrap_or(0);
+    let mut number = || {
+        parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
     let (major, minor) = (number(), number());
     if (major, minor) < (22, 19) {
         return Err(format!(
