@@ -264,7 +264,7 @@ Options:
   --provider <name>              Provider name (anthropic, openai, google, ...)
   --model <pattern>              Model id or pattern; provider/id and :<thinking> accepted
   --api-key <key>                API key for the selected model's provider (not saved)
-  --thinking <level>             off, minimal, low, medium, high, xhigh
+  --thinking <level>             off, minimal, low, medium, high, xhigh, max
   --models <p1,p2,...>           Models to cycle through (globs allowed)
   --list-models [search]         List available models and exit
   --mode <text|json|rpc>         Output mode (default: text)

@@ -330,7 +330,7 @@ fn choose_model(
         let level = ThinkingLevel::parse(t);
         if level.is_none() {
             warnings.push(format!(
-                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh"
+                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh, max"
             ));
         }
         level
