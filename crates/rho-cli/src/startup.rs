@@ -128,6 +128,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     }
     let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
     let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
+    if let Some(name) = &args.name {
+        let name = name.trim();
+        if name.is_empty() {
+            anyhow::bail!("--name requires a non-empty value");
+        }
+        session.append_session_info(name)?;
+    }
     // Skipped bad lines and broken parent cycles: the user should know the file is damaged.
     early_warnings.extend(session.warnings().iter().map(ToString::to_string));
     let session_cwd = PathBuf::from(session.cwd());
