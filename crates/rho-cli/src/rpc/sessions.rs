@@ -39,12 +39,18 @@ async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<Value, String>
 
 async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
     let path = absolute(Path::new(path));
-    let cancelled = rpc
+    let opened = rpc
         .session
         .open_session(&path)
         .await
         .map_err(|e| e.to_string())?;
-    data(&Cancelled { cancelled })
+    // Like the warnings of the session opened at startup: stderr, never the protocol stream.
+    for w in &opened.warnings {
+        eprintln!("Warning: {w}");
+    }
+    data(&Cancelled {
+        cancelled: opened.cancelled,
+    })
 }
 
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {

@@ -62,7 +62,7 @@ pub use model::SessionStats;
 pub use model_control::{Cycled, ModelControl};
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
-pub use switch::SwitchReason;
+pub use switch::{Opened, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
