@@ -10,7 +10,6 @@ mod first_run;
 mod interactive;
 mod list_models;
 mod mcp;
-mod model_control;
 mod model_select;
 mod permissions_setup;
 mod pi_supervisor;

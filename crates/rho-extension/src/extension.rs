@@ -5,13 +5,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::content::ToolResult;
 use crate::protocol::{
     empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
 };
 use crate::rho::Rho;
 use crate::tool::ToolCall;
-use crate::Error;
+use crate::{Error, ToolResult};
 
 /// An event handler: the event JSON in, its result object (or `None`) out.
 pub type EventFn = Box<dyn Fn(&Rho, &Value) -> Result<Option<Value>, Error> + Send + Sync>;

@@ -21,17 +21,17 @@
 //! command whose message runs a whole turn) never stalls the events that turn emits. Same
 //! capabilities as the Python and JavaScript libraries (`extensions/`); no async runtime.
 
-mod content;
 mod error;
 mod extension;
-pub mod protocol;
 mod rho;
 mod runtime;
 mod tool;
 
-pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use error::Error;
 pub use extension::{CommandFn, EventFn, Extension, ShortcutFn, Tool, ToolFn};
 pub use protocol::{Hello, PROTOCOL_VERSION};
 pub use rho::{ExecOutput, Rho, State};
+/// The protocol's types, shared with rho (`rho-protocol`).
+pub use rho_protocol::extension as protocol;
+pub use rho_protocol::extension::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use tool::ToolCall;

@@ -11,9 +11,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, PoisonError};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::content::{Content, CustomMessage, DeliverAs, SendOptions};
-use crate::protocol::{Hello, ToRho};
+use crate::protocol::{encode_line, FromExtension, Hello};
 use crate::Error;
+use crate::{Content, CustomMessage, DeliverAs, SendOptions};
 
 type Reply = Result<Value, String>;
 
@@ -46,9 +46,9 @@ impl Shared {
     }
 
     /// Writes one message as one line, flushed (lines of concurrent writers never mix).
-    pub(crate) fn send(&self, msg: &ToRho<'_>) -> Result<(), Error> {
-        let mut line = serde_json::to_vec(msg)?;
-        line.push(b'\n');
+    pub(crate) fn send(&self, msg: &FromExtension) -> Result<(), Error> {
+        let mut line = Vec::with_capacity(128);
+        encode_line(msg, &mut line)?;
         let mut out = lock(&self.out);
         out.write_all(&line)?;
         out.flush()?;
@@ -161,10 +161,10 @@ impl Rho {
             lock(&self.shared.waiting).remove(&id);
             return Err(Error::Closed(method.to_string()));
         }
-        let sent = self.shared.send(&ToRho::Call {
+        let sent = self.shared.send(&FromExtension::Call {
             id,
-            method,
-            params: &params,
+            method: method.to_string(),
+            params,
         });
         if let Err(e) = sent {
             lock(&self.shared.waiting).remove(&id);

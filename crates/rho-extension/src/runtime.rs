@@ -13,7 +13,7 @@ use std::thread;
 use serde_json::Value;
 
 use crate::extension::Extension;
-use crate::protocol::{FromRho, ToRho};
+use crate::protocol::{FromExtension, ToExtension};
 use crate::rho::{Rho, Shared};
 use crate::tool::ToolCall;
 use crate::Error;
@@ -43,27 +43,29 @@ impl Extension {
                     if line.trim().is_empty() {
                         continue;
                     }
-                    match serde_json::from_str(&line) {
-                        Ok(FromRho::Hello(hello)) => break hello,
+                    match serde_json::from_str::<ToExtension>(&line) {
+                        Ok(ToExtension::Hello(hello)) => break hello,
                         _ => return Err(Error::msg(format!("expected hello first, got {line}"))),
                     }
                 }
             }
         };
         let _ = rho.shared.hello.set(hello);
-        rho.shared.send(&ToRho::Register(&self.registration()))?;
+        rho.shared
+            .send(&FromExtension::Register(self.registration()))?;
         let pool = Pool::new(Arc::new(self), rho.clone());
         for line in lines {
             let line = line?;
             if line.trim().is_empty() {
                 continue;
             }
-            match serde_json::from_str::<FromRho>(&line) {
-                Ok(FromRho::Reply { id, result, error }) => {
+            match serde_json::from_str::<ToExtension>(&line) {
+                Ok(ToExtension::Reply { id, result, error }) => {
+                    let result = result.unwrap_or_default();
                     rho.shared.deliver_reply(id, error.map_or(Ok(result), Err));
                 }
-                Ok(FromRho::Cancel { id }) => rho.shared.cancel(id),
-                Ok(FromRho::Hello(_) | FromRho::Unknown) => {}
+                Ok(ToExtension::Cancel { id }) => rho.shared.cancel(id),
+                Ok(ToExtension::Hello(_) | ToExtension::Unknown) => {}
                 Ok(request) => pool.submit(request),
                 Err(e) => eprintln!("rho-extension: ignoring a line that is not a message ({e})"),
             }
@@ -75,8 +77,8 @@ impl Extension {
 
 /// Workers that serve requests; it grows when every worker is busy.
 struct Pool {
-    jobs: Sender<FromRho>,
-    queue: Arc<Mutex<Receiver<FromRho>>>,
+    jobs: Sender<ToExtension>,
+    queue: Arc<Mutex<Receiver<ToExtension>>>,
     idle: Arc<AtomicUsize>,
     ext: Arc<Extension>,
     rho: Rho,
@@ -95,7 +97,7 @@ impl Pool {
     }
 
     /// Queues `request` for an idle worker it reserves, or starts a worker for it.
-    fn submit(&self, request: FromRho) {
+    fn submit(&self, request: ToExtension) {
         let reserved = self
             .idle
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1))
@@ -123,45 +125,42 @@ impl Pool {
 }
 
 /// Runs one request's handler and writes its `result` line.
-fn serve(ext: &Extension, rho: &Rho, request: FromRho) {
+fn serve(ext: &Extension, rho: &Rho, request: ToExtension) {
     let Some(id) = request_id(&request) else {
         return;
     };
     let outcome = catch_unwind(AssertUnwindSafe(|| handle(ext, rho, request)))
         .unwrap_or_else(|_| Err(Error::msg("the extension's handler panicked")));
-    let sent = match &outcome {
-        Ok(value) => rho.shared.send(&ToRho::Result {
+    let sent = match outcome {
+        Ok(value) => rho.shared.send(&FromExtension::Result {
             id,
             result: Some(value),
             error: None,
         }),
-        Err(e) => {
-            let message = e.to_string();
-            rho.shared.send(&ToRho::Result {
-                id,
-                result: None,
-                error: Some(&message),
-            })
-        }
+        Err(e) => rho.shared.send(&FromExtension::Result {
+            id,
+            result: None,
+            error: Some(e.to_string()),
+        }),
     };
     if let Err(e) = sent {
         eprintln!("rho-extension: cannot answer request {id}: {e}");
     }
 }
 
-fn request_id(request: &FromRho) -> Option<u64> {
+fn request_id(request: &ToExtension) -> Option<u64> {
     match request {
-        FromRho::Event { id, .. }
-        | FromRho::Command { id, .. }
-        | FromRho::Tool { id, .. }
-        | FromRho::Shortcut { id, .. } => Some(*id),
+        ToExtension::Event { id, .. }
+        | ToExtension::Command { id, .. }
+        | ToExtension::Tool { id, .. }
+        | ToExtension::Shortcut { id, .. } => Some(*id),
         _ => None,
     }
 }
 
-fn handle(ext: &Extension, rho: &Rho, request: FromRho) -> Result<Value, Error> {
+fn handle(ext: &Extension, rho: &Rho, request: ToExtension) -> Result<Value, Error> {
     match request {
-        FromRho::Event { event, .. } => {
+        ToExtension::Event { event, .. } => {
             let kind = event
                 .get("type")
                 .and_then(Value::as_str)
@@ -171,14 +170,14 @@ fn handle(ext: &Extension, rho: &Rho, request: FromRho) -> Result<Value, Error> 
                 None => Ok(Value::Null),
             }
         }
-        FromRho::Command { name, args, .. } => {
+        ToExtension::Command { name, args, .. } => {
             let f = ext
                 .commands
                 .get(&name)
                 .ok_or_else(|| Error::msg(format!("no command named {name}")))?;
             f(rho, &args).map(|_| Value::Null)
         }
-        FromRho::Tool {
+        ToExtension::Tool {
             id,
             name,
             tool_call_id,
@@ -191,7 +190,7 @@ fn handle(ext: &Extension, rho: &Rho, request: FromRho) -> Result<Value, Error> 
             let call = ToolCall::new(rho.clone(), id, tool_call_id);
             Ok(serde_json::to_value(f(&call, args)?)?)
         }
-        FromRho::Shortcut { key, .. } => {
+        ToExtension::Shortcut { key, .. } => {
             let f = ext
                 .shortcuts
                 .get(&key)

@@ -1,9 +1,9 @@
 //! What a running tool gets: the call's ids, streamed updates and cancellation.
 
-use crate::content::ToolResult;
-use crate::protocol::ToRho;
+use crate::protocol::FromExtension;
 use crate::rho::Rho;
 use crate::Error;
+use crate::ToolResult;
 
 /// One running tool call. rho sends `cancel` when the run is aborted; a long tool checks
 /// [`ToolCall::is_cancelled`] (or blocks in [`ToolCall::wait_cancelled`]) and stops.
@@ -34,10 +34,9 @@ impl ToolCall {
 
     /// Streams a cumulative partial result; rho turns it into a `tool_execution_update`.
     pub fn update(&self, partial: &ToolResult) -> Result<(), Error> {
-        let partial = serde_json::to_value(partial)?;
-        self.rho.shared.send(&ToRho::ToolUpdate {
+        self.rho.shared.send(&FromExtension::ToolUpdate {
             id: self.request_id,
-            partial: &partial,
+            partial: partial.clone(),
         })
     }
 

@@ -6,6 +6,7 @@ mod args;
 mod bash;
 mod blocking;
 pub mod children;
+pub mod combined;
 mod edit;
 pub mod edit_apply;
 pub mod edit_diff;

@@ -4,7 +4,7 @@
 //! session events, and the dark and light themes.
 //!
 //! The UI sees the session only through data types (`rho_ai`, `rho_agent`) and
-//! `rho_core::agent_session::SessionEvent`; it never reaches into the session's internals.
+//! `rho_protocol::session::SessionEvent`; it never reaches into the session's internals.
 
 #![warn(missing_docs)]
 

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::message::join_text;
 use rho_ai::{AssistantMessage, ContentBlock, StopReason};
-use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
 
 use crate::components::{
     AssistantMessageView, BashExecutionView, BranchSummaryView, CompactionView, Component,

@@ -17,10 +17,10 @@ fn session(
     first: Option<&str>,
     ago_ms: i64,
     count: usize,
-) -> rho_core::session::listing::SessionSummary {
-    rho_core::session::listing::SessionSummary {
+) -> rho_protocol::session::SessionSummary {
+    rho_protocol::session::SessionSummary {
         path: std::path::PathBuf::from(format!("/sessions/{file}.jsonl")),
-        header: rho_core::session::SessionHeader {
+        header: rho_protocol::session::SessionHeader {
             version: 3,
             id: file.to_string(),
             timestamp: String::new(),
@@ -119,7 +119,7 @@ use rho_agent::AgentMessage;
 use rho_ai::{
     AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
-use rho_core::session::{CompactionData, EntryData, SessionEntry};
+use rho_protocol::session::{CompactionData, EntryData, SessionEntry};
 use std::sync::Arc;
 
 fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {

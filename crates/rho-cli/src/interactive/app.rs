@@ -17,7 +17,7 @@ use super::dialogs::ActiveDialog;
 use super::ext_ui::UiRequest;
 use super::footer::FooterInfo;
 use crate::args::Args;
-use crate::model_control::ModelControl;
+use rho_core::agent_session::ModelControl;
 
 /// Everything that reaches the interactive loop.
 pub enum AppMsg {
@@ -126,7 +126,7 @@ impl App {
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
         let mut app = Self {
-            models: ModelControl::load(session.clone(), args),
+            models: ModelControl::new(session.clone(), args.models.clone()),
             footer: FooterInfo::read(session.cwd()),
             transcript: Transcript::new(theme.clone()),
             theme,

@@ -12,7 +12,7 @@ impl App {
     pub(super) fn open_tree(&mut self) {
         let selector = self
             .session
-            .with_session(|s| TreeSelector::from_tree(s.tree()));
+            .with_session(|s| TreeSelector::new(s.tree().entries(), s.tree().leaf_id()));
         if selector.rows().is_empty() {
             return self.notice("No entries in session".into(), false);
         }

@@ -1,17 +1,13 @@
-//! The `bash` and `abort_bash` commands: runs a command line with `sh -c` in its own process
-//! group (so `abort_bash` and shutdown kill the whole tree), collects stdout and stderr in
-//! arrival order, and builds the `BashResult` (interfaces spec §1.4).
+//! The `bash` and `abort_bash` commands: runs a command line with `sh -c` through
+//! [`rho_tools::combined`] (own process group, so `abort_bash` and shutdown kill the whole
+//! tree; stdout and stderr in arrival order) and builds the `BashResult` (interfaces spec
+//! §1.4).
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 
 use rho_agent::BashExecutionMessage;
+use rho_tools::combined::CombinedRuns;
 use serde::Serialize;
-use std::os::fd::{FromRawFd, OwnedFd};
-
-use tokio::io::AsyncReadExt;
-use tokio::net::unix::pipe;
 
 use super::bash_output::{sanitize, truncate_tail, MAX_BYTES};
 
@@ -49,15 +45,11 @@ impl BashResult {
     }
 }
 
-struct Running {
-    pgid: i32,
-    cancelled: bool,
-}
-
-/// Runs user commands; remembers the running ones so they can be killed.
+/// Runs user commands through [`rho_tools::combined`]: stdout and stderr in one ordered
+/// pipe, any number at once, each in a process group killed by `abort_bash` or rho's exit.
 #[derive(Default)]
 pub struct BashRunner {
-    running: Mutex<Vec<Arc<Mutex<Running>>>>,
+    runs: CombinedRuns,
 }
 
 impl BashRunner {
@@ -73,81 +65,14 @@ impl BashRunner {
             Some(p) if !p.is_empty() => format!("{p}\n{command}"),
             _ => command.to_string(),
         };
-        let (reader, writer) = pipe()?;
-        let mut shell = tokio::process::Command::new("sh");
-        shell
-            .arg("-c")
-            .arg(&script)
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::from(writer.try_clone()?))
-            .stderr(Stdio::from(writer))
-            .process_group(0)
-            .kill_on_drop(true);
-        // Spawned and registered under one lock, so `abort_all` never misses a fresh shell.
-        let (mut child, entry) = {
-            let mut running = lock(&self.running);
-            let child = shell.spawn()?;
-            rho_tools::children::register_group(child.id().unwrap_or(0));
-            let entry = Arc::new(Mutex::new(Running {
-                pgid: child.id().map_or(0, |p| p as i32),
-                cancelled: false,
-            }));
-            running.push(entry.clone());
-            (child, entry)
-        };
-        // The parent's copies of the pipe's write end must close for EOF to arrive.
-        drop(shell);
-        let raw = collect(reader).await;
-        let status = child.wait().await;
-        rho_tools::children::forget_group_if_empty(lock(&entry).pgid as u32);
-        lock(&self.running).retain(|r| !Arc::ptr_eq(r, &entry));
-        let cancelled = lock(&entry).cancelled;
-        let exit_code = match status {
-            Ok(s) if !cancelled => s.code(),
-            _ => None,
-        };
-        Ok(finish(&raw, exit_code, cancelled))
+        let out = self.runs.run(&script, cwd).await?;
+        Ok(finish(&out.raw, out.exit_code, out.cancelled))
     }
 
     /// Kills every running command's process group; their results report `cancelled`.
     pub fn abort_all(&self) {
-        for r in lock(&self.running).iter() {
-            let mut r = lock(r);
-            r.cancelled = true;
-            rho_tools::children::kill_group(r.pgid as u32);
-        }
+        self.runs.abort_all();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// One pipe for stdout and stderr, so the output keeps the order it was written in.
-fn pipe() -> std::io::Result<(pipe::Receiver, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills both descriptors on success; each is owned exactly once below.
-    let (read, write) = unsafe {
-        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    };
-    Ok((pipe::Receiver::from_owned_fd(read)?, write))
-}
-
-/// Reads the pipe until every writer (the shell and its children) has closed it.
-async fn collect(mut reader: pipe::Receiver) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = vec![0u8; 16 * 1024];
-    while let Ok(n) = reader.read(&mut buf).await {
-        if n == 0 {
-            break;
-        }
-        out.extend_from_slice(&buf[..n]);
-    }
-    out
 }
 
 fn finish(raw: &[u8], exit_code: Option<i32>, cancelled: bool) -> BashResult {

@@ -117,10 +117,12 @@ pub fn done<E: std::fmt::Display>(r: Result<(), E>) -> Reply {
 
 /// Success with `value` serialized as `data`.
 pub fn to_data<T: serde::Serialize>(value: &T) -> Reply {
-    match serde_json::to_value(value) {
-        Ok(v) => Reply::Data(v),
-        Err(e) => Reply::Error(format!("cannot serialize the result: {e}")),
-    }
+    data_of(value).into()
+}
+
+/// A typed reply as the `data` value.
+pub fn data_of<T: serde::Serialize>(value: &T) -> Result<Value, String> {
+    serde_json::to_value(value).map_err(|e| format!("cannot serialize the result: {e}"))
 }
 
 async fn prompt(

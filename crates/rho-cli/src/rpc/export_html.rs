@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use serde_json::{json, Value};
+use rho_protocol::rpc::ExportedHtml;
+use serde_json::Value;
 
 use super::sessions::absolute;
 use super::Rpc;
@@ -23,5 +24,7 @@ pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
     };
     let html = rpc.session.with_session(crate::export::live_page);
     std::fs::write(&path, html).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
-    Ok(json!({ "path": path.to_string_lossy() }))
+    super::dispatch::data_of(&ExportedHtml {
+        path: path.to_string_lossy().into_owned(),
+    })
 }

@@ -29,9 +29,9 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
 use crate::args::Args;
-use crate::model_control::ModelControl;
 use bash::BashRunner;
 use framing::{Frame, LineSplitter};
+use rho_core::agent_session::ModelControl;
 use writer::Output;
 
 /// Longest accepted input record (images travel base64-encoded inside commands).
@@ -124,7 +124,7 @@ impl Rpc {
         session.set_ui(Arc::new(ui.clone()));
         Rpc {
             ui,
-            models: ModelControl::load(session.clone(), args),
+            models: ModelControl::new(session.clone(), args.models.clone()),
             session,
             out,
             bash: Arc::default(),

@@ -2,7 +2,8 @@
 //! `get_available_models`, `set_thinking_level`, `cycle_thinking_level`. "Available" means
 //! the provider has credentials.
 
-use serde_json::{json, Value};
+use rho_protocol::rpc::{CycledModel, ModelList, ThinkingLevelReply};
+use serde_json::Value;
 
 use super::command::Command;
 use super::dispatch::to_data;
@@ -13,7 +14,9 @@ use super::Rpc;
 pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
     let control = &rpc.models;
     match command {
-        Command::GetAvailableModels => Reply::Data(json!({ "models": control.available() })),
+        Command::GetAvailableModels => to_data(&ModelList {
+            models: control.available(),
+        }),
         Command::SetModel { provider, model_id } => {
             let found = control
                 .available()
@@ -28,11 +31,11 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             }
         }
         Command::CycleModel => match control.cycle_model().await {
-            Ok(Some(c)) => Reply::Data(json!({
-                "model": c.model,
-                "thinkingLevel": c.thinking_level,
-                "isScoped": c.is_scoped,
-            })),
+            Ok(Some(c)) => to_data(&CycledModel {
+                model: c.model,
+                thinking_level: c.thinking_level,
+                is_scoped: c.is_scoped,
+            }),
             Ok(None) => Reply::Data(Value::Null),
             Err(e) => Reply::Error(e),
         },
@@ -40,10 +43,10 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             control.set_level(&level).await;
             Reply::Done
         }
-        Command::CycleThinkingLevel => Reply::Data(match control.cycle_level().await {
-            Some(level) => json!({ "level": level }),
-            None => Value::Null,
-        }),
+        Command::CycleThinkingLevel => match control.cycle_level().await {
+            Some(level) => to_data(&ThinkingLevelReply { level }),
+            None => Reply::Data(Value::Null),
+        },
         _ => Reply::Error("not a model command".into()),
     }
 }

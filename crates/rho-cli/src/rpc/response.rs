@@ -1,8 +1,7 @@
-//! Response envelopes (interfaces spec §1.3): `{"id"?, "type":"response", "command",
-//! "success", "data"? | "error"}`; `id` is omitted when the command had none. Serialized
-//! once, in pi's field order.
+//! Writing response envelopes ([`rho_protocol::rpc::Response`], interfaces spec §1.3), each
+//! serialized once.
 
-use serde::Serialize;
+use rho_protocol::rpc::Response;
 use serde_json::Value;
 
 /// What a command produced.
@@ -27,35 +26,14 @@ impl From<Result<Value, String>> for Reply {
     }
 }
 
-#[derive(Serialize)]
-struct Envelope<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<&'a Value>,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    command: &'a str,
-    success: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    data: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<String>,
-}
-
 /// The response line (compact JSON, no newline) for `command`.
 pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
-    let (success, data, error) = match reply {
-        Reply::Done => (true, None, None),
-        Reply::Data(d) => (true, Some(d), None),
-        Reply::Error(e) => (false, None, Some(e)),
-        Reply::Encoded(data) => return encoded_response(id, command, data),
-    };
-    let envelope = Envelope {
-        id,
-        kind: "response",
-        command,
-        success,
-        data,
-        error,
+    let id = id.cloned();
+    let envelope = match reply {
+        Reply::Done => Response::success(id, command, None),
+        Reply::Data(d) => Response::success(id, command, Some(d)),
+        Reply::Error(e) => Response::failure(id, command, e),
+        Reply::Encoded(data) => return encoded_response(id.as_ref(), command, data),
     };
     serde_json::to_string(&envelope).unwrap_or_else(|e| {
         format!(

@@ -4,9 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
+use rho_protocol::rpc::{Cancelled, ForkResult, MessageList};
+use serde_json::Value;
 
 use super::command::Command;
+use super::dispatch::data_of as data;
 use super::response::Reply;
 use super::{export_html, Rpc};
 
@@ -30,48 +32,57 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
     result.into()
 }
 
-async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Value, String> {
+async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<Value, String> {
     let cancelled = rpc.session.new_session(parent.as_deref()).await;
-    Ok(json!({ "cancelled": cancelled }))
+    data(&Cancelled { cancelled })
 }
 
-async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, String> {
+async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
     let path = absolute(Path::new(path));
-    let cancelled = rpc
+    let opened = rpc
         .session
         .open_session(&path)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(json!({ "cancelled": cancelled }))
+    // Like the warnings of the session opened at startup: stderr, never the protocol stream.
+    for w in &opened.warnings {
+        eprintln!("Warning: {w}");
+    }
+    data(&Cancelled {
+        cancelled: opened.cancelled,
+    })
 }
 
-async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {
+async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
     let outcome = rpc
         .session
         .fork(entry_id)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(json!({ "text": outcome.selected_text, "cancelled": outcome.cancelled }))
+    data(&ForkResult {
+        text: outcome.selected_text,
+        cancelled: outcome.cancelled,
+    })
 }
 
-async fn clone(rpc: &Rpc) -> Result<serde_json::Value, String> {
+async fn clone(rpc: &Rpc) -> Result<Value, String> {
     let outcome = rpc
         .session
         .clone_session()
         .await
         .map_err(|e| e.to_string())?;
-    Ok(json!({ "cancelled": outcome.cancelled }))
+    data(&Cancelled {
+        cancelled: outcome.cancelled,
+    })
 }
 
 /// Every user message entry in file order (all branches) with non-empty text, encoded
 /// without a `Value` tree.
 fn fork_messages(rpc: &Rpc) -> Reply {
-    #[derive(serde::Serialize)]
-    struct Messages {
-        messages: Vec<rho_core::agent_session::ForkCandidate>,
-    }
     let messages = rpc.session.fork_candidates();
-    match serde_json::to_vec(&Messages { messages }) {
+    match serde_json::to_vec(&MessageList {
+        messages: &messages,
+    }) {
         Ok(data) => Reply::Encoded(data),
         Err(e) => Reply::Error(format!("cannot serialize the messages: {e}")),
     }

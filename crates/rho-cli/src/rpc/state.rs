@@ -5,9 +5,13 @@
 use std::path::Path;
 
 use rho_ai::StopReason;
-use serde_json::{json, Map, Value};
+use rho_protocol::rpc::{
+    CommandInfo, CommandList, LastAssistantText, MessageList, SessionState, SessionStatsReply,
+    SourceInfo,
+};
 
 use super::command::Command;
+use super::dispatch::to_data;
 use super::response::Reply;
 use super::Rpc;
 
@@ -15,11 +19,13 @@ use super::Rpc;
 pub fn handle(rpc: &Rpc, command: Command) -> Reply {
     let s = &rpc.session;
     match command {
-        Command::GetState => Reply::Data(get_state(rpc)),
+        Command::GetState => to_data(&get_state(rpc)),
         Command::GetMessages => messages(rpc),
-        Command::GetSessionStats => Reply::Data(stats(rpc)),
-        Command::GetLastAssistantText => Reply::Data(last_assistant_text(rpc)),
-        Command::GetCommands => Reply::Data(json!({ "commands": commands(rpc) })),
+        Command::GetSessionStats => to_data(&stats(rpc)),
+        Command::GetLastAssistantText => to_data(&last_assistant_text(rpc)),
+        Command::GetCommands => to_data(&CommandList {
+            commands: commands(rpc),
+        }),
         Command::SetSteeringMode { mode } => {
             s.set_steering_mode(mode);
             Reply::Done
@@ -38,52 +44,37 @@ pub fn handle(rpc: &Rpc, command: Command) -> Reply {
     }
 }
 
-fn get_state(rpc: &Rpc) -> Value {
+fn get_state(rpc: &Rpc) -> SessionState {
     let s = &rpc.session;
     let agent = s.agent();
-    let mut m = Map::new();
-    if let Some(model) = s.model() {
-        m.insert("model".into(), json!(model));
-    }
-    m.insert("thinkingLevel".into(), json!(s.thinking_level()));
-    m.insert("isStreaming".into(), s.is_streaming().into());
-    m.insert("isCompacting".into(), s.is_compacting().into());
-    m.insert("steeringMode".into(), agent.steering_mode().as_str().into());
-    m.insert(
-        "followUpMode".into(),
-        agent.follow_up_mode().as_str().into(),
-    );
-    s.with_session(|store| {
-        if let Some(p) = store.path() {
-            m.insert("sessionFile".into(), p.to_string_lossy().into());
-        }
-        m.insert("sessionId".into(), store.session_id().into());
-        if let Some(name) = store.name() {
-            m.insert("sessionName".into(), name.into());
-        }
+    let (session_file, session_id, session_name) = s.with_session(|store| {
+        (
+            store.path().map(|p| p.to_string_lossy().into_owned()),
+            store.session_id().to_string(),
+            store.name().map(str::to_string),
+        )
     });
-    let auto = s.with_settings(|st| st.compaction_enabled());
-    m.insert("autoCompactionEnabled".into(), auto.into());
-    let count = agent.with_state(|state| state.messages.len());
-    m.insert("messageCount".into(), count.into());
-    m.insert(
-        "pendingMessageCount".into(),
-        s.pending_message_count().into(),
-    );
-    if let Some(servers) = crate::mcp::status() {
-        m.insert("mcpServers".into(), servers);
+    SessionState {
+        model: s.model(),
+        thinking_level: s.thinking_level(),
+        is_streaming: s.is_streaming(),
+        is_compacting: s.is_compacting(),
+        steering_mode: agent.steering_mode().as_str().into(),
+        follow_up_mode: agent.follow_up_mode().as_str().into(),
+        session_file,
+        session_id,
+        session_name,
+        auto_compaction_enabled: s.with_settings(|st| st.compaction_enabled()),
+        message_count: agent.with_state(|state| state.messages.len()),
+        pending_message_count: s.pending_message_count(),
+        mcp_servers: crate::mcp::status(),
     }
-    Value::Object(m)
 }
 
 /// `{"messages": [...]}` encoded straight from the transcript (no copy, no `Value` tree).
 fn messages(rpc: &Rpc) -> Reply {
-    #[derive(serde::Serialize)]
-    struct Messages<'a> {
-        messages: &'a [rho_agent::AgentMessage],
-    }
     let encoded = rpc.session.agent().with_state(|state| {
-        serde_json::to_vec(&Messages {
+        serde_json::to_vec(&MessageList {
             messages: &state.messages,
         })
     });
@@ -93,25 +84,24 @@ fn messages(rpc: &Rpc) -> Reply {
     }
 }
 
-fn stats(rpc: &Rpc) -> Value {
+fn stats(rpc: &Rpc) -> SessionStatsReply {
     let s = &rpc.session;
-    let mut v = json!(s.stats());
-    if let Value::Object(m) = &mut v {
-        s.with_session(|store| {
-            if let Some(p) = store.path() {
-                m.insert("sessionFile".into(), p.to_string_lossy().into());
-            }
-            m.insert("sessionId".into(), store.session_id().into());
-        });
-        if let Some(usage) = s.model().and_then(|model| s.context_usage(&model)) {
-            m.insert("contextUsage".into(), json!(usage));
-        }
+    let (session_file, session_id) = s.with_session(|store| {
+        (
+            store.path().map(|p| p.to_string_lossy().into_owned()),
+            store.session_id().to_string(),
+        )
+    });
+    SessionStatsReply {
+        stats: s.stats(),
+        session_file,
+        session_id,
+        context_usage: s.model().and_then(|model| s.context_usage(&model)),
     }
-    v
 }
 
 /// The last assistant reply's text (aborted empty replies skipped); `{}` when none.
-fn last_assistant_text(rpc: &Rpc) -> Value {
+fn last_assistant_text(rpc: &Rpc) -> LastAssistantText {
     let messages = rpc.session.messages();
     let text = messages
         .iter()
@@ -120,39 +110,46 @@ fn last_assistant_text(rpc: &Rpc) -> Value {
         .find(|a| !(a.stop_reason == StopReason::Aborted && a.content.is_empty()))
         .map(|a| a.text().trim().to_string())
         .filter(|t| !t.is_empty());
-    match text {
-        Some(t) => json!({ "text": t }),
-        None => json!({}),
-    }
+    LastAssistantText { text }
 }
 
 /// Extension commands, then prompt templates, then skills (`skill:<name>`).
-fn commands(rpc: &Rpc) -> Vec<Value> {
+fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     let s = &rpc.session;
     let agent_dir = rho_core::session::paths::agent_dir();
     let cwd = s.cwd().to_path_buf();
-    let mut out: Vec<Value> = s
+    let mut out: Vec<CommandInfo> = s
         .extensions()
         .commands()
         .into_iter()
-        .map(|(name, def)| {
-            let mut c = json!({"name": name, "source": "extension",
-                "sourceInfo": {"path": "<builtin>", "source": "builtin", "scope": "temporary", "origin": "top-level"}});
-            if let Some(d) = def.description {
-                c["description"] = d.into();
-            }
-            c
+        .map(|(name, def)| CommandInfo {
+            name,
+            description: def.description,
+            source: "extension".into(),
+            source_info: SourceInfo {
+                path: "<builtin>".into(),
+                source: "builtin".into(),
+                scope: "temporary".into(),
+                origin: "top-level".into(),
+                base_dir: None,
+            },
         })
         .collect();
     for t in s.templates() {
-        out.push(
-            json!({"name": t.name, "description": t.description, "source": "prompt",
-            "sourceInfo": source_info(&t.file_path, None, &agent_dir, &cwd)}),
-        );
+        out.push(CommandInfo {
+            name: t.name.clone(),
+            description: Some(t.description.clone()),
+            source: "prompt".into(),
+            source_info: source_info(&t.file_path, None, &agent_dir, &cwd),
+        });
     }
     for k in s.skills() {
-        out.push(json!({"name": format!("skill:{}", k.name), "description": k.description,
-            "source": "skill", "sourceInfo": source_info(&k.file_path, Some(&k.base_dir), &agent_dir, &cwd)}));
+        out.push(CommandInfo {
+            name: format!("skill:{}", k.name),
+            description: Some(k.description.clone()),
+            source: "skill".into(),
+            source_info: source_info(&k.file_path, Some(&k.base_dir), &agent_dir, &cwd),
+        });
     }
     out
 }
@@ -161,7 +158,7 @@ fn commands(rpc: &Rpc) -> Vec<Value> {
 /// dir (`.rho/`, or `.pi/` for pi users), else given on the command line (temporary).
 /// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
 /// directory given (`base_dir`) or the file's own directory.
-fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> Value {
+fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> SourceInfo {
     let projects = rho_core::resources::project_dirs::project_dirs(cwd);
     let (source, scope, root) = if path.starts_with(agent_dir) {
         ("auto", "user", agent_dir.to_path_buf())
@@ -171,6 +168,11 @@ fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Pat
         let own = path.parent().unwrap_or(path).to_path_buf();
         ("cli", "temporary", base_dir.map_or(own, Path::to_path_buf))
     };
-    json!({"path": path.to_string_lossy(), "source": source, "scope": scope,
-        "origin": "top-level", "baseDir": root.to_string_lossy()})
+    SourceInfo {
+        path: path.to_string_lossy().into_owned(),
+        source: source.into(),
+        scope: scope.into(),
+        origin: "top-level".into(),
+        base_dir: Some(root.to_string_lossy().into_owned()),
+    }
 }

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
 use rho_core::extensions::ExtensionUi;
-use serde_json::{json, Map, Value};
+use rho_protocol::rpc::{UiRequest, UiRequestKind};
 use tokio::sync::oneshot;
 
 use super::command::UiAnswer;
@@ -47,28 +47,24 @@ impl RpcUi {
     }
 
     /// Writes a fire-and-forget request.
-    fn request(&self, method: &str, fields: Value) {
-        self.write(&rho_core::session::ids::uuid_v4(), method, fields);
+    fn request(&self, request: UiRequestKind) {
+        self.write(rho_core::session::ids::uuid_v4(), request);
     }
 
     /// Writes a dialog request and waits for its answer (cancelled if the mode shuts down).
-    fn dialog(&self, method: &str, fields: Value) -> Fut<UiAnswer> {
+    fn dialog(&self, request: UiRequestKind) -> Fut<UiAnswer> {
         let (tx, rx) = oneshot::channel();
         let id = rho_core::session::ids::uuid_v4();
         lock(&self.pending).insert(id.clone(), tx);
-        self.write(&id, method, fields);
+        self.write(id, request);
         Box::pin(async move { rx.await.unwrap_or(UiAnswer::Cancelled) })
     }
 
-    fn write(&self, id: &str, method: &str, fields: Value) {
-        let mut m = Map::new();
-        m.insert("type".into(), "extension_ui_request".into());
-        m.insert("id".into(), id.into());
-        m.insert("method".into(), method.into());
-        if let Value::Object(extra) = fields {
-            m.extend(extra);
+    fn write(&self, id: String, request: UiRequestKind) {
+        match serde_json::to_string(&UiRequest::new(id, request)) {
+            Ok(line) => self.out.send(line),
+            Err(e) => eprintln!("rho: cannot encode an extension UI request: {e}"),
         }
-        self.out.send(Value::Object(m).to_string());
     }
 }
 
@@ -90,7 +86,7 @@ impl ExtensionUi for RpcUi {
     }
 
     fn select(&self, title: String, options: Vec<String>) -> Fut<Option<String>> {
-        let answer = self.dialog("select", json!({"title": title, "options": options}));
+        let answer = self.dialog(UiRequestKind::Select { title, options });
         Box::pin(async move {
             match answer.await {
                 UiAnswer::Value(v) => Some(v),
@@ -100,16 +96,12 @@ impl ExtensionUi for RpcUi {
     }
 
     fn confirm(&self, title: String, message: String) -> Fut<bool> {
-        let answer = self.dialog("confirm", json!({"title": title, "message": message}));
+        let answer = self.dialog(UiRequestKind::Confirm { title, message });
         Box::pin(async move { answer.await == UiAnswer::Confirmed(true) })
     }
 
     fn input(&self, title: String, placeholder: Option<String>) -> Fut<Option<String>> {
-        let mut fields = json!({"title": title});
-        if let Some(p) = placeholder {
-            fields["placeholder"] = p.into();
-        }
-        let answer = self.dialog("input", fields);
+        let answer = self.dialog(UiRequestKind::Input { title, placeholder });
         Box::pin(async move {
             match answer.await {
                 UiAnswer::Value(v) => Some(v),
@@ -119,39 +111,33 @@ impl ExtensionUi for RpcUi {
     }
 
     fn notify(&self, message: String, kind: String) {
-        let mut fields = json!({"message": message});
-        if kind != "info" && !kind.is_empty() {
-            fields["notifyType"] = kind.into();
-        }
-        self.request("notify", fields);
+        let notify_type = (kind != "info" && !kind.is_empty()).then_some(kind);
+        self.request(UiRequestKind::Notify {
+            message,
+            notify_type,
+        });
     }
 
     fn set_status(&self, key: String, text: Option<String>) {
-        let mut fields = json!({"statusKey": key});
-        if let Some(t) = text {
-            fields["statusText"] = t.into();
-        }
-        self.request("setStatus", fields);
+        self.request(UiRequestKind::SetStatus {
+            status_key: key,
+            status_text: text,
+        });
     }
 
     fn set_widget(&self, key: String, lines: Option<Vec<String>>) {
-        let mut fields = json!({"widgetKey": key});
-        if let Some(l) = lines {
-            fields["widgetLines"] = l.into();
-        }
-        self.request("setWidget", fields);
+        self.request(UiRequestKind::SetWidget {
+            widget_key: key,
+            widget_lines: lines,
+        });
     }
 
     fn set_title(&self, title: String) {
-        self.request("setTitle", json!({"title": title}));
+        self.request(UiRequestKind::SetTitle { title });
     }
 
     fn editor(&self, title: String, prefill: Option<String>) -> Fut<Option<String>> {
-        let mut fields = json!({"title": title});
-        if let Some(p) = prefill {
-            fields["prefill"] = p.into();
-        }
-        let answer = self.dialog("editor", fields);
+        let answer = self.dialog(UiRequestKind::Editor { title, prefill });
         Box::pin(async move {
             match answer.await {
                 UiAnswer::Value(v) => Some(v),
@@ -161,13 +147,14 @@ impl ExtensionUi for RpcUi {
     }
 
     fn set_editor_text(&self, text: String) {
-        self.request("set_editor_text", json!({"text": text}));
+        self.request(UiRequestKind::SetEditorText { text });
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use tokio::io::AsyncReadExt;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

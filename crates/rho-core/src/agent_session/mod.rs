@@ -14,12 +14,14 @@ pub mod credentials;
 mod custom;
 mod error;
 mod escalation;
-pub mod events;
+/// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
+pub use rho_protocol::session::events;
 mod extension_set;
 mod external;
 mod fork;
 mod host;
 mod model;
+mod model_control;
 mod permission_gate;
 mod post_run;
 mod prompt;
@@ -57,9 +59,10 @@ pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
+pub use model_control::{Cycled, ModelControl};
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
-pub use switch::SwitchReason;
+pub use switch::{Opened, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
@@ -105,6 +108,9 @@ pub struct AgentSessionConfig {
     pub escalate: bool,
     /// Tools and commands from outside (MCP servers); `None` = none.
     pub external: Option<Arc<dyn ExternalTools>>,
+    /// Every known model (built-ins and models.json), loaded once by the binary; model
+    /// switching chooses from it. The built-in catalog by default.
+    pub models: Arc<Vec<Model>>,
 }
 
 impl AgentSessionConfig {
@@ -131,6 +137,7 @@ impl AgentSessionConfig {
             permissions: Default::default(),
             escalate: false,
             external: None,
+            models: Arc::new(rho_ai::catalog::builtin_models().to_vec()),
         }
     }
 }
@@ -191,6 +198,7 @@ pub(crate) struct Inner {
     pub escalate: bool,
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
+    pub models: Arc<Vec<Model>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -285,6 +293,7 @@ impl AgentSession {
                 permissions: config.permissions,
                 escalate: config.escalate,
                 external: Mutex::new(config.external),
+                models: config.models,
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),

@@ -2,7 +2,7 @@
 
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, Message, Model, ThinkingLevel, Usage};
-use serde::Serialize;
+pub use rho_protocol::rpc::SessionStats;
 
 use super::credentials::AuthStatus;
 use super::error::SessionError;
@@ -10,52 +10,6 @@ use super::events::SessionOnlyEvent;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 use crate::session::EntryData;
-
-/// Token and cost totals of the session's assistant replies, and message counts.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionStats {
-    /// User messages.
-    pub user_messages: usize,
-    /// Assistant messages.
-    pub assistant_messages: usize,
-    /// Tool calls made.
-    pub tool_calls: usize,
-    /// Tool results.
-    pub tool_results: usize,
-    /// All messages.
-    pub total_messages: usize,
-    /// Token totals.
-    pub tokens: TokenTotals,
-    /// USD.
-    pub cost: f64,
-}
-
-impl SessionStats {
-    fn add_usage(&mut self, usage: &Usage) {
-        self.tokens.input += usage.input;
-        self.tokens.output += usage.output;
-        self.tokens.cache_read += usage.cache_read;
-        self.tokens.cache_write += usage.cache_write;
-        self.cost += usage.cost.total;
-    }
-}
-
-/// Token totals.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TokenTotals {
-    /// Uncached input.
-    pub input: u64,
-    /// Output.
-    pub output: u64,
-    /// Cache reads.
-    pub cache_read: u64,
-    /// Cache writes.
-    pub cache_write: u64,
-    /// Sum.
-    pub total: u64,
-}
 
 /// Replaces image blocks in user and tool-result messages by a notice, collapsing runs
 /// (`images.blockImages`, interfaces spec §5.5).
@@ -207,12 +161,12 @@ impl AgentSession {
                 AgentMessage::Assistant(a) => {
                     st.assistant_messages += 1;
                     st.tool_calls += a.tool_calls().count();
-                    st.add_usage(&a.usage);
+                    add_usage(&mut st, &a.usage);
                 }
                 AgentMessage::ToolResult(t) => {
                     st.tool_results += 1;
                     if let Some(usage) = &t.usage {
-                        st.add_usage(usage);
+                        add_usage(&mut st, usage);
                     }
                 }
                 _ => {}
@@ -228,11 +182,20 @@ impl AgentSession {
                 _ => None,
             };
             if let Some(usage) = usage {
-                st.add_usage(usage);
+                add_usage(&mut st, usage);
             }
         }
         let t = &mut st.tokens;
         t.total = t.input + t.output + t.cache_read + t.cache_write;
         st
     }
+}
+
+/// Adds one reply's (or summary's) usage to the totals.
+fn add_usage(st: &mut SessionStats, usage: &Usage) {
+    st.tokens.input += usage.input;
+    st.tokens.output += usage.output;
+    st.tokens.cache_read += usage.cache_read;
+    st.tokens.cache_write += usage.cache_write;
+    st.cost += usage.cost.total;
 }

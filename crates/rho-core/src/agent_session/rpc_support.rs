@@ -1,6 +1,8 @@
 //! Small accessors the RPC mode needs beyond the interactive API: credential status for the
 //! available-model list, global settings writes, context usage and session-file facts.
 
+use std::sync::Arc;
+
 use rho_ai::Model;
 use serde_json::Value;
 
@@ -15,6 +17,11 @@ impl AgentSession {
     /// "available" to `set_model` / `cycle_model` / `get_available_models`.
     pub fn auth_status(&self, provider: &str) -> AuthStatus {
         self.inner.credentials.status(provider)
+    }
+
+    /// Every known model (built-ins and models.json), as loaded at startup.
+    pub fn models(&self) -> Arc<Vec<Model>> {
+        self.inner.models.clone()
     }
 
     /// Reads the effective settings (short; the state is locked meanwhile).

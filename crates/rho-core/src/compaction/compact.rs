@@ -1,30 +1,13 @@
 //! Running a prepared compaction: the extension verdict, the summary request(s), and the
 //! result the session store writes as a `compaction` entry (COMP-13, COMP-16, COMP-19).
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+pub use rho_protocol::session::CompactionResult;
 
 use super::error::CompactionError;
 use super::hook::HookDecision;
 use super::prepare::CompactionPreparation;
 use super::prompts::{NO_PRIOR_HISTORY, SPLIT_TURN_SEPARATOR};
 use super::summarize::{history_prompt, summary_context, turn_prefix_prompt, Summarizer};
-
-/// `CompactionResult = {summary, firstKeptEntryId, tokensBefore, details?}` (interfaces
-/// spec §1.4, §6.10): what `compact` returns and `compaction_end.result` carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CompactionResult {
-    /// The summary that replaces the dropped history.
-    pub summary: String,
-    /// The first entry kept verbatim.
-    pub first_kept_entry_id: String,
-    /// Estimated context tokens before the compaction.
-    pub tokens_before: u64,
-    /// Built-in: `{readFiles, modifiedFiles}`; extensions: anything.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
-}
 
 /// A finished compaction, ready to be written.
 #[derive(Debug, Clone, PartialEq)]

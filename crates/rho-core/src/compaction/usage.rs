@@ -2,22 +2,10 @@
 //! compaction, because the kept replies' usage measured the larger context before it.
 
 use rho_agent::AgentMessage;
-use serde::Serialize;
+pub use rho_protocol::rpc::ContextUsage;
 
 use super::entry::{last_compaction_index, PathEntry};
 use super::tokens::{assistant_usage, context_tokens, estimate_context_tokens};
-
-/// `{tokens, contextWindow, percent}`; `tokens` and `percent` are `null` while unknown.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ContextUsage {
-    /// Estimated context tokens, `None` right after a compaction.
-    pub tokens: Option<u64>,
-    /// The model's context window.
-    pub context_window: u64,
-    /// `tokens / contextWindow × 100`.
-    pub percent: Option<f64>,
-}
 
 /// Whether the newest trustworthy reply after the branch's latest compaction reports a
 /// non-zero usage (true when the branch has no compaction).

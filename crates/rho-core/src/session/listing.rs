@@ -14,28 +14,9 @@ use rho_ai::UserContent;
 use serde::Deserialize;
 
 use super::decode::decode_header;
-use super::entry::SessionHeader;
 use super::paths::sessions_root;
 use super::time::parse_iso;
-
-/// What a session picker shows about one file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SessionSummary {
-    /// The file.
-    pub path: PathBuf,
-    /// Its header.
-    pub header: SessionHeader,
-    /// Latest session name, if any.
-    pub name: Option<String>,
-    /// Latest user/assistant message time, else the header time, else the file mtime (Unix ms).
-    pub modified_ms: i64,
-    /// File size in bytes.
-    pub size: u64,
-    /// Number of `message` entries.
-    pub message_count: usize,
-    /// Text of the first user message.
-    pub first_message: Option<String>,
-}
+pub use rho_protocol::session::SessionSummary;
 
 #[derive(Deserialize)]
 struct LightEntry {

@@ -9,7 +9,8 @@
 pub mod context;
 mod cycles;
 mod decode;
-pub mod entry;
+/// The records of a session file (defined in `rho-protocol`, shared with the UIs).
+pub use rho_protocol::session::entry;
 pub mod error;
 mod fast_message;
 pub mod ids;

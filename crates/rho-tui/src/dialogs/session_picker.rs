@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crossterm::event::KeyCode;
-use rho_core::session::listing::SessionSummary;
+use rho_protocol::session::SessionSummary;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};

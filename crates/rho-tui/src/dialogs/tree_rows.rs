@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use rho_agent::AgentMessage;
 use rho_ai::ContentBlock;
-use rho_core::session::{EntryData, SessionEntry};
+use rho_protocol::session::{EntryData, SessionEntry};
 
 /// One line of the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

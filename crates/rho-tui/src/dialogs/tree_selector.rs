@@ -3,7 +3,7 @@
 //! filters rows by their text, Enter yields the chosen entry's id.
 
 use crossterm::event::{KeyCode, KeyModifiers};
-use rho_core::session::{SessionEntry, SessionTree};
+use rho_protocol::session::SessionEntry;
 
 use super::frame::{framed, inner_width};
 use super::tree_rows::{tree_rows, TreeRow};
@@ -37,11 +37,6 @@ impl TreeSelector {
         };
         s.selected = s.rows.iter().position(|r| r.is_leaf).unwrap_or(0);
         s
-    }
-
-    /// A navigator over a loaded tree, at its current leaf.
-    pub fn from_tree(tree: &SessionTree) -> Self {
-        Self::new(tree.entries(), tree.leaf_id())
     }
 
     /// Shows at most `n` rows (at least one); the view scrolls to the selection.

@@ -264,10 +264,16 @@ impl Shared {
         }
     }
 
-    fn route(self: &Arc<Self>, msg: Incoming) {
+    fn route(self: &Arc<Self>, msg: Incoming, text: &str) {
         match msg {
+            Incoming::Register(_) => self.fail_pending(&format!(
+                "extension {} wrote an invalid protocol line (register after the handshake): {}",
+                self.path,
+                excerpt(text, 120)
+            )),
             Incoming::Result { id, result, error } => {
                 if let Some(p) = lock(&self.pending).remove(&id) {
+                    let result = result.unwrap_or_default();
                     let _ = p.reply.send(error.map_or(Ok(result), Err));
                 }
             }
@@ -327,7 +333,7 @@ async fn read_loop(shared: Arc<Shared>, mut stdout: BufReader<ChildStdout>) {
                     continue;
                 }
                 match serde_json::from_str::<Incoming>(text) {
-                    Ok(msg) => shared.route(msg),
+                    Ok(msg) => shared.route(msg, text),
                     Err(e) => shared.fail_pending(&format!(
                         "extension {} wrote an invalid protocol line ({e}): {}",
                         shared.path,

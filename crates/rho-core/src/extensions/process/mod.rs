@@ -153,7 +153,10 @@ impl ProcessExtension {
                 &format!("shortcut {key}"),
                 self.options.command_timeout,
                 None,
-                |id| Request::Shortcut { id, key },
+                |id| Request::Shortcut {
+                    id,
+                    key: key.to_string(),
+                },
             )
             .await
             .map(|_| ())
@@ -192,8 +195,8 @@ impl ProcessExtension {
                     let what = format!("command /{name}");
                     conn.request(&what, deadline, None, |id| Request::Command {
                         id,
-                        name: &name,
-                        args: &args,
+                        name,
+                        args,
                     })
                     .await
                     .map(|_| ())

@@ -7,7 +7,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 
 use super::connection::Connection;
-use super::wire::{encode_line, excerpt, Hello, Registration, PROTOCOL_VERSION};
+use super::wire::{encode_line, excerpt, Hello, Registration, Request, PROTOCOL_VERSION};
 use super::{ProcessError, ProcessOptions};
 use crate::diagnostics::{self, Diagnostic};
 
@@ -58,13 +58,12 @@ pub(crate) async fn start(
         .or_else(|| std::env::current_dir().ok())
         .map(|c| c.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let hello = Hello {
-        kind: "hello",
+    let hello = Request::Hello(Hello {
         protocol_version: PROTOCOL_VERSION,
-        cwd: &cwd,
+        cwd,
         has_ui: options.has_ui,
-        flags: &options.flags,
-    };
+        flags: options.flags.clone(),
+    });
     let mut line = Vec::new();
     encode_line(&hello, &mut line).map_err(|e| handshake(&path, e.to_string()))?;
     let exchange = async {

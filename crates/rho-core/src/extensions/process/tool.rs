@@ -64,9 +64,9 @@ impl AgentTool for ProcessTool {
             let (id, rx) = conn
                 .send(progress, |id| Request::Tool {
                     id,
-                    name: &name,
-                    tool_call_id: &ctx.call_id,
-                    args: &args,
+                    name: name.clone(),
+                    tool_call_id: ctx.call_id.clone(),
+                    args,
                 })
                 .await
                 .map_err(ToolError::new)?;

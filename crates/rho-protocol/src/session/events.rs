@@ -7,7 +7,7 @@ use rho_agent::AgentEvent;
 use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
-use crate::compaction::CompactionResult;
+use super::compaction::CompactionResult;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

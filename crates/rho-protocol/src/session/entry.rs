@@ -76,7 +76,7 @@ pub enum EntryData {
     Message(Arc<AgentMessage>),
     /// `thinking_level_change`: the thinking level from here on.
     ThinkingLevelChange {
-        /// `off`, `minimal`, `low`, `medium`, `high` or `xhigh` (kept as written).
+        /// `off`, `minimal`, `low`, `medium`, `high`, `xhigh` or `max` (kept as written).
         thinking_level: String,
     },
     /// `model_change`: the model from here on.
@@ -159,7 +159,7 @@ pub struct RawLine(Box<RawValue>);
 
 impl RawLine {
     /// Keeps `line` (which must be valid JSON).
-    pub(crate) fn new(line: &str) -> Result<Self, serde_json::Error> {
+    pub fn new(line: &str) -> Result<Self, serde_json::Error> {
         RawValue::from_string(line.to_string()).map(Self)
     }
 

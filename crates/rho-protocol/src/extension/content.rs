@@ -34,18 +34,30 @@ impl Content {
 }
 
 /// What a tool returns (and what a streamed update carries): blocks for the model, details
-/// for UIs, and whether it failed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+/// for UIs, and whether it failed. Generic over the block type so rho can read the blocks
+/// straight into its own message content; extensions use [`Content`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ToolResult {
+pub struct ToolResult<C = Content> {
     /// Text and image blocks the model reads.
-    pub content: Vec<Content>,
+    #[serde(default = "Vec::new")]
+    pub content: Vec<C>,
     /// Structured data for UIs and session files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
     /// True when the tool failed (the model sees the content as an error).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub is_error: bool,
+}
+
+impl<C> Default for ToolResult<C> {
+    fn default() -> Self {
+        Self {
+            content: Vec::new(),
+            details: None,
+            is_error: false,
+        }
+    }
 }
 
 impl ToolResult {

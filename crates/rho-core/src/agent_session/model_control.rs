@@ -1,17 +1,15 @@
 //! Switching models and thinking levels the way pi's `set_model`, `cycle_model`,
 //! `set_thinking_level` and `cycle_thinking_level` do, with their persisted defaults. RPC
-//! commands and the interactive mode's /model, /thinking, Ctrl+P and Shift+Tab share it.
+//! commands and the interactive mode's /model, /thinking, Ctrl+P and Shift+Tab share it. It
+//! chooses from the session's model registry, loaded once at startup.
 
 use std::sync::Arc;
 
-use rho_ai::catalog::builtin_models;
 use rho_ai::catalog::select::{scope_models, ModelChoice};
-use rho_ai::models_json::load_models;
 use rho_ai::{Model, ThinkingLevel};
-use rho_core::agent_session::{AgentSession, AuthStatus};
 use serde_json::Value;
 
-use crate::args::Args;
+use super::{AgentSession, AuthStatus};
 
 /// The session plus the model registry it chooses from. Cheap to clone.
 #[derive(Clone)]
@@ -36,20 +34,14 @@ pub struct Cycled {
 }
 
 impl ModelControl {
-    /// Loads the registry (built-ins and `<agentDir>/models.json`) and the scope: `--models`,
-    /// else settings `enabledModels`.
-    pub fn load(session: AgentSession, args: &Args) -> Self {
-        let loaded = load_models(
-            &rho_core::session::paths::agent_dir().join("models.json"),
-            builtin_models(),
-        );
-        let patterns = args
-            .models
-            .clone()
-            .unwrap_or_else(|| session.with_settings(|s| s.string_list("enabledModels")));
+    /// Control over `session`, choosing from its registry, cycling through `patterns` (the
+    /// `--models` flag), else the settings' `enabledModels`.
+    pub fn new(session: AgentSession, patterns: Option<Vec<String>>) -> Self {
+        let patterns =
+            patterns.unwrap_or_else(|| session.with_settings(|s| s.string_list("enabledModels")));
         let control = Self {
+            models: session.models(),
             session,
-            models: Arc::new(loaded.models),
             scoped: Arc::default(),
         };
         control.set_scope(&patterns);
@@ -109,7 +101,7 @@ impl ModelControl {
             ("defaultModel", &model.id),
         ] {
             if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
-                rho_core::diagnostics::warn(e.to_string());
+                crate::diagnostics::warn(e.to_string());
             }
         }
         if model.clamp_thinking_level(wanted) != s.thinking_level() {
@@ -181,7 +173,7 @@ impl ModelControl {
         if reasoning || effective != ThinkingLevel::Off {
             if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
             {
-                rho_core::diagnostics::warn(e.to_string());
+                crate::diagnostics::warn(e.to_string());
             }
         }
     }

@@ -1,0 +1,143 @@
+//! The lines of the protocol: [`ToExtension`] (rho's handshake, requests and replies) and
+//! [`FromExtension`] (the registration, results, tool progress and calls into rho).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::content::ToolResult;
+use super::registration::Registration;
+
+/// rho's first line: where the session runs and the flag values the user gave.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    /// The protocol version rho speaks.
+    #[serde(default)]
+    pub protocol_version: u32,
+    /// The session's working directory.
+    #[serde(default)]
+    pub cwd: String,
+    /// Whether a UI answers `ui_*` calls (without one, `confirm` is `false`, `select` `None`).
+    #[serde(default, rename = "hasUI")]
+    pub has_ui: bool,
+    /// Values the user gave for declared flags, by name; a flag not given is absent.
+    #[serde(default)]
+    pub flags: Map<String, Value>,
+}
+
+/// A line rho writes. Every request (`event`, `command`, `tool`, `shortcut`) is answered by a
+/// [`FromExtension::Result`] of the same id. `E` is the event's type: rho serialises its own
+/// event, extensions read a JSON value (`type` in snake_case, fields in camelCase).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum ToExtension<E = Value> {
+    /// The handshake's first line.
+    Hello(Hello),
+    /// A subscribed event; answered with its result object or `null`.
+    Event {
+        /// Request id.
+        id: u64,
+        /// The event as in-process handlers see it.
+        event: E,
+    },
+    /// `/name args` was invoked.
+    Command {
+        /// Request id.
+        id: u64,
+        /// Registered name.
+        name: String,
+        /// Everything after the first space, verbatim.
+        #[serde(default)]
+        args: String,
+    },
+    /// The model called a registered tool.
+    Tool {
+        /// Request id.
+        id: u64,
+        /// Tool name.
+        name: String,
+        /// The model's tool call id.
+        #[serde(default)]
+        tool_call_id: String,
+        /// The validated arguments.
+        #[serde(default)]
+        args: Value,
+    },
+    /// A registered shortcut was pressed.
+    Shortcut {
+        /// Request id.
+        id: u64,
+        /// The key.
+        key: String,
+    },
+    /// rho no longer wants the answer of request `id` (tool aborted, deadline passed).
+    Cancel {
+        /// The request to stop.
+        id: u64,
+    },
+    /// The answer to one of the extension's calls.
+    Reply {
+        /// The extension's call id.
+        id: u64,
+        /// The value on success (absent and `null` read the same).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// The message on failure.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A message type this version does not know: extensions ignore it, rho never sends it.
+    #[serde(other)]
+    Unknown,
+}
+
+/// A line an extension writes. `P` is the type of a tool's partial output: extensions send
+/// [`ToolResult`]s of their blocks, rho reads them into its own content blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum FromExtension<P = ToolResult> {
+    /// The handshake's answer: everything the extension registers.
+    Register(Registration),
+    /// The answer to request `id`: `result` on success, `error` on failure.
+    Result {
+        /// rho's request id.
+        id: u64,
+        /// Handler result (absent and `null` both mean no result).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        result: Option<Value>,
+        /// Failure message.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// A cumulative partial result of running tool request `id`.
+    ToolUpdate {
+        /// rho's request id.
+        id: u64,
+        /// `{content, details?}`.
+        partial: P,
+    },
+    /// A call from the extension into rho.
+    Call {
+        /// The extension's call id.
+        id: u64,
+        /// Method name (`send_message`, `get_state`, `ui_select`, ...).
+        method: String,
+        /// Method arguments.
+        #[serde(default)]
+        params: Value,
+    },
+}
+
+/// Serialises `msg` as one protocol line (with its newline) into `buf`.
+pub fn encode_line<T: Serialize>(msg: &T, buf: &mut Vec<u8>) -> Result<(), serde_json::Error> {
+    serde_json::to_writer(&mut *buf, msg)?;
+    buf.push(b'\n');
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,20 @@
+//! The extension process protocol (docs/extensions.md): JSON Lines over an extension's
+//! stdin/stdout. rho writes [`ToExtension`] lines, the extension [`FromExtension`] lines; rho's
+//! requests and the extension's calls carry ids of their own.
+//!
+//! The envelopes are generic over the one payload each side types differently: the event
+//! rho sends (its own event type on the host, a plain [`serde_json::Value`] in the SDK) and the
+//! partial tool output the extension streams (rho's content blocks on the host).
+
+mod content;
+mod messages;
+mod registration;
+
+pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
+pub use messages::{encode_line, FromExtension, Hello, ToExtension};
+pub use registration::{
+    empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
+};
+
+/// The protocol version rho speaks and sends in `hello`.
+pub const PROTOCOL_VERSION: u32 = 1;

@@ -1,0 +1,86 @@
+//! What an extension registers in its `register` line: commands, tools, flags and shortcuts.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A `/command` the extension registers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandSpec {
+    /// Invocation name without the slash.
+    pub name: String,
+    /// Shown in completions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A tool the extension registers; it joins the model's tool list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// The name the model calls it by.
+    pub name: String,
+    /// Short label for UIs (rho uses the name when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments.
+    #[serde(default = "empty_object_schema")]
+    pub parameters: Value,
+}
+
+/// `{"type":"object","properties":{}}`: the schema of a tool without arguments.
+pub fn empty_object_schema() -> Value {
+    serde_json::json!({"type": "object", "properties": {}})
+}
+
+/// A command-line flag the extension declares (`--name`); its value arrives in [`Hello`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlagSpec {
+    /// Flag name without dashes.
+    pub name: String,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `"boolean"` or `"string"`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The value the extension assumes when the flag is not given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Value>,
+}
+
+/// A keyboard shortcut the extension declares; interactive mode sends `shortcut` requests.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShortcutSpec {
+    /// Key chord, e.g. `ctrl+shift+g`.
+    pub key: String,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// The answer to `hello`: everything the extension registers.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Registration {
+    /// Human name.
+    pub name: String,
+    /// Event types it handles, e.g. `["input", "tool_call"]`.
+    #[serde(default)]
+    pub events: Vec<String>,
+    /// Commands.
+    #[serde(default)]
+    pub commands: Vec<CommandSpec>,
+    /// Tools.
+    #[serde(default)]
+    pub tools: Vec<ToolSpec>,
+    /// Flags.
+    #[serde(default)]
+    pub flags: Vec<FlagSpec>,
+    /// Shortcuts.
+    #[serde(default)]
+    pub shortcuts: Vec<ShortcutSpec>,
+    /// Messages for the user about loading (rho shows them as warnings), e.g. the pi host's
+    /// "extension x.ts was not loaded: ..." or an unsupported call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
+}

@@ -1,0 +1,14 @@
+//! rho's wire types: every JSON shape another program reads or writes, defined once and used
+//! by both ends. Types only (serde derives, no I/O, no async), at the bottom of the crate
+//! graph, so the host, the libraries extensions are written with and the UIs share one
+//! definition and cannot drift apart.
+//!
+//! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
+//! - `session` (feature `agent`): session file records, session events, session summaries.
+//! - `rpc` (feature `agent`): the RPC response envelope, each command's `data`, UI requests.
+
+pub mod extension;
+#[cfg(feature = "agent")]
+pub mod rpc;
+#[cfg(feature = "agent")]
+pub mod session;

@@ -1,0 +1,81 @@
+//! The extension UI sub-protocol's requests (interfaces spec §1.6): `extension_ui_request`
+//! lines; dialogs wait for an `extension_ui_response` with the same id, the rest are notices.
+
+use serde::{Deserialize, Serialize};
+
+/// One `{"type":"extension_ui_request","id","method",...}` line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UiRequest {
+    /// Always `"extension_ui_request"`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A UUID v4; a dialog's answer carries it back.
+    pub id: String,
+    /// The method and its fields.
+    #[serde(flatten)]
+    pub request: UiRequestKind,
+}
+
+impl UiRequest {
+    /// The request `request` under `id`.
+    pub fn new(id: String, request: UiRequestKind) -> Self {
+        Self {
+            kind: "extension_ui_request".into(),
+            id,
+            request,
+        }
+    }
+}
+
+/// What is asked or shown, tagged by `method` (pi's names: some camelCase, some snake_case).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all_fields = "camelCase")]
+pub enum UiRequestKind {
+    /// Pick one of `options`; answered with `value` or `cancelled`.
+    #[serde(rename = "select")]
+    Select { title: String, options: Vec<String> },
+    /// Yes or no; answered with `confirmed`.
+    #[serde(rename = "confirm")]
+    Confirm { title: String, message: String },
+    /// One line of text; answered with `value` or `cancelled`.
+    #[serde(rename = "input")]
+    Input {
+        title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        placeholder: Option<String>,
+    },
+    /// Several lines of text; answered with `value` or `cancelled`.
+    #[serde(rename = "editor")]
+    Editor {
+        title: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prefill: Option<String>,
+    },
+    /// A notice; `notifyType` is absent for `info`.
+    #[serde(rename = "notify")]
+    Notify {
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        notify_type: Option<String>,
+    },
+    /// A footer status (cleared without `statusText`).
+    #[serde(rename = "setStatus")]
+    SetStatus {
+        status_key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status_text: Option<String>,
+    },
+    /// Lines above the editor (cleared without `widgetLines`).
+    #[serde(rename = "setWidget")]
+    SetWidget {
+        widget_key: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        widget_lines: Option<Vec<String>>,
+    },
+    /// The terminal title.
+    #[serde(rename = "setTitle")]
+    SetTitle { title: String },
+    /// Replaces the editor's text.
+    #[serde(rename = "set_editor_text")]
+    SetEditorText { text: String },
+}
