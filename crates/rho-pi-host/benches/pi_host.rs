@@ -1,7 +1,8 @@
 //! Cost of pi extensions in rho: the host's start-up (spawn to `register`) for one extension
 //! without pi imports, one importing pi-ai and TypeBox, and all of pi's examples; then one
 //! `input` event round trip rho → host → pi handler → rho through `ExtensionRunner::emit_input`
-//! (the host asks rho for its state once per event, so that is included).
+//! (the host asks rho for its state and the new session entries per event, so both are included;
+//! this host answers `get_entries` with an error, which costs the same round trip).
 //!
 //! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
 //! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
