@@ -2,7 +2,7 @@
 //! without pi imports, one importing pi-ai and TypeBox, and all of pi's examples; then one
 //! `input` event round trip rho → host → pi handler → rho through `ExtensionRunner::emit_input`
 //! (the host asks rho for its state and the new session entries per event, so both are included;
-//! this host answers `get_entries` with an error, which costs the same round trip).
+//! this host's session has no entries).
 //!
 //! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
 //! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
@@ -64,6 +64,12 @@ impl ExtensionHost for BenchHost {
     }
     fn set_session_name(&self, _: String) -> Result<(), String> {
         Err("bench host".into())
+    }
+    fn session_entries(&self, from: usize) -> Result<Value, String> {
+        Ok(
+            serde_json::json!({"sessionId": "bench", "sessionFile": null, "header": null,
+            "leafId": null, "total": from, "entries": []}),
+        )
     }
 }
 
