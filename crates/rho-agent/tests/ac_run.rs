@@ -1,6 +1,7 @@
 //! AC-1..AC-10 (state, prompt/continue, run lifecycle and failure, streaming, context):
 //! one test per rule of session-behavior.md §17 (index: docs/rules.md), against the scripted provider. Where rho
 //! follows decisions.md instead of pi 0.73.1 (D4 steering, channel delivery) the test says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Whole-run scenarios: the event sequence of a two-tool turn, steering (D4), follow-ups,
 //! abort (D6) during streaming and during a slow tool, invalid tool arguments, and the
 //! JSON of the event stream.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -178,6 +178,10 @@ impl AuthFile {
     }
 
     /// The file contents to write (pretty, as pi writes it).
+    #[allow(
+        clippy::expect_used,
+        reason = "a map of strings to plain data always serializes"
+    )]
     pub fn to_json_string(&self) -> String {
         serde_json::to_string_pretty(&self.entries).expect("a JSON map always serializes")
     }

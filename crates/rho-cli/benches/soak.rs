@@ -2,6 +2,7 @@
 //! whose replies are 50 KB each, against the loopback server. Prints rho's RSS after the
 //! first prompt, after the 1,000 prompts and after the 300 large replies (target: within 2x
 //! of the first). Run with `cargo bench -p rho-cli --bench soak`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Stdio;
 use std::time::Instant;

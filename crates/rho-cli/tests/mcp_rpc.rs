@@ -1,5 +1,6 @@
 //! MCP through RPC mode against real servers nobody here wrote: server-everything (npm) over
 //! stdio and streamable HTTP, and a FastMCP fixture (PyPI `mcp`). The LLM is the loopback mock.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod support;

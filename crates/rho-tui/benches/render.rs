@@ -3,6 +3,7 @@
 //! the terminal frame (bytes) with the differential renderer.
 //!
 //! Run: `cargo bench -p rho-tui --bench render`. Target: under 2 ms per token.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

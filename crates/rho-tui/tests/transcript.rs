@@ -1,5 +1,6 @@
 //! The transcript fed by session events: streaming updates only the last component, tool calls
 //! go from pending to done, queue and compaction events show up, and the rendered frame matches.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 

@@ -195,6 +195,10 @@ impl SessionManager {
 
     /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only
     /// once the entry is written (or buffered, for a session not yet written).
+    #[allow(
+        clippy::expect_used,
+        reason = "the entry pushed just before is the leaf"
+    )]
     pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
         let entry = SessionEntry {
             id: self.tree.new_id(),
@@ -379,6 +383,10 @@ impl SessionManager {
     }
 
     /// Moves the leaf before the first entry: the next append is a new root.
+    #[allow(
+        clippy::expect_used,
+        reason = "clearing the leaf names no entry, so it cannot fail"
+    )]
     pub fn reset_leaf(&mut self) {
         self.tree
             .set_leaf(None)
