@@ -3,6 +3,7 @@
 //! auto-compaction / auto-retry switches.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rho_ai::StopReason;
 use serde_json::{json, Map, Value};
@@ -80,7 +81,14 @@ fn get_state(rpc: &Rpc) -> Value {
 fn messages(rpc: &Rpc) -> Reply {
     #[derive(serde::Serialize)]
     struct Messages<'a> {
-        messages: &'a [rho_agent::AgentMessage],
+        #[serde(serialize_with = "shared")]
+        messages: &'a [Arc<rho_agent::AgentMessage>],
+    }
+    fn shared<S: serde::Serializer>(
+        messages: &&[Arc<rho_agent::AgentMessage>],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.collect_seq(messages.iter().map(|m| &**m))
     }
     let encoded = rpc.session.agent().with_state(|state| {
         serde_json::to_vec(&Messages {
@@ -112,7 +120,7 @@ fn stats(rpc: &Rpc) -> Value {
 
 /// The last assistant reply's text (aborted empty replies skipped); `{}` when none.
 fn last_assistant_text(rpc: &Rpc) -> Value {
-    let messages = rpc.session.messages();
+    let messages = rpc.session.shared_messages();
     let text = messages
         .iter()
         .rev()
