@@ -75,11 +75,20 @@ pub fn measure(kind: &Kind, server: &MockServer, home: &Path, cwd: &Path) -> Opt
             large.clone()
         };
         server.push(reply(&text));
-        agent.send(
-            &json!({"id": format!("p{i}"), "type": "prompt", "message": format!("prompt {i}")})
-                .to_string(),
-        );
-        agent.wait_for(r#"{"type":"agent_end""#, |_| {})?;
+        let id = format!("p{i}");
+        let prompt = json!({"id": id, "type": "prompt", "message": format!("prompt {i}")});
+        agent.send(&prompt.to_string());
+        let refused =
+            format!(r#""id":"{id}","type":"response","command":"prompt","success":false"#);
+        let mut error = None;
+        agent.wait_for(r#"{"type":"agent_end""#, |line| {
+            if line.contains(&refused) {
+                error = Some(line.to_string());
+            }
+        })?;
+        if let Some(line) = error {
+            println!("{} refused prompt {i}: {line}", kind.name());
+        }
         let rss = agent.rss_kib() as f64 / 1024.0;
         match i + 1 {
             1 => figures.first = rss,
