@@ -173,7 +173,7 @@ impl Model {
                     .as_ref()
                     .and_then(|m| m.get(level.as_str()));
                 match level {
-                    ThinkingLevel::Xhigh => matches!(mapped, Some(Some(_))),
+                    ThinkingLevel::Xhigh | ThinkingLevel::Max => matches!(mapped, Some(Some(_))),
                     _ => !matches!(mapped, Some(None)),
                 }
             })
@@ -229,17 +229,20 @@ pub enum ThinkingLevel {
     High,
     /// Extra high (only where the model's map names it).
     Xhigh,
+    /// pi 1.x: the provider's maximum effort (only where the model's map names it).
+    Max,
 }
 
 impl ThinkingLevel {
     /// Every level, lowest first.
-    pub const ALL: [ThinkingLevel; 6] = [
+    pub const ALL: [ThinkingLevel; 7] = [
         ThinkingLevel::Off,
         ThinkingLevel::Minimal,
         ThinkingLevel::Low,
         ThinkingLevel::Medium,
         ThinkingLevel::High,
         ThinkingLevel::Xhigh,
+        ThinkingLevel::Max,
     ];
 
     /// The wire/CLI name.
@@ -251,6 +254,7 @@ impl ThinkingLevel {
             ThinkingLevel::Medium => "medium",
             ThinkingLevel::High => "high",
             ThinkingLevel::Xhigh => "xhigh",
+            ThinkingLevel::Max => "max",
         }
     }
 

@@ -16,8 +16,13 @@ pub struct Cost {
     pub cache_read: f64,
     /// Cache writes.
     pub cache_write: f64,
-    /// Sum of the above.
+    /// Best total known: the billed cost when the provider reports one, else the sum of the
+    /// above.
     pub total: f64,
+    /// pi 1.x: `true` when `total` is the provider's billed cost rather than the catalog
+    /// estimate. Kept as read (absent means `false`) so sessions round-trip.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_from_provider: Option<bool>,
 }
 
 /// Token counts of one reply. `input` excludes cache reads and writes.

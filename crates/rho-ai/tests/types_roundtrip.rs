@@ -155,3 +155,29 @@ fn thinking_level_names() {
         ThinkingLevel::High
     );
 }
+
+/// pi 1.x's `max` level: offered only where the model's map names it, else clamped down.
+#[test]
+fn max_thinking_level_only_where_the_model_maps_it() {
+    assert_eq!(ThinkingLevel::parse("max"), Some(ThinkingLevel::Max));
+    let mapped: Model = serde_json::from_value(json!({
+        "id": "r", "name": "r", "api": "openai-completions", "provider": "p",
+        "baseUrl": "http://x", "reasoning": true,
+        "thinkingLevelMap": {"xhigh": "xhigh", "max": "max"}
+    }))
+    .expect("parses");
+    assert_eq!(
+        mapped.supported_thinking_levels().last(),
+        Some(&ThinkingLevel::Max)
+    );
+    assert_eq!(mapped.thinking_wire_value(ThinkingLevel::Max), "max");
+    let unmapped: Model = serde_json::from_value(json!({
+        "id": "r", "name": "r", "api": "openai-completions", "provider": "p",
+        "baseUrl": "http://x", "reasoning": true
+    }))
+    .expect("parses");
+    assert_eq!(
+        unmapped.clamp_thinking_level(ThinkingLevel::Max),
+        ThinkingLevel::High
+    );
+}

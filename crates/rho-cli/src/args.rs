@@ -50,6 +50,8 @@ pub struct Args {
     pub fork: Option<String>,
     /// `--session-dir`.
     pub session_dir: Option<String>,
+    /// `-n` / `--name`: the session's display name (pi 1.x).
+    pub name: Option<String>,
     /// `--no-session`.
     pub no_session: bool,
     /// `-t`/`--tools`.
@@ -196,6 +198,7 @@ pub fn parse(argv: &[String]) -> Args {
             "--session" => a.session = Some(value!()),
             "--fork" => a.fork = Some(value!()),
             "--session-dir" => a.session_dir = Some(value!()),
+            "-n" | "--name" => a.name = Some(value!()),
             "--no-session" => a.no_session = true,
             "-t" | "--tools" => a.tools = Some(split_list(&value!())),
             "-nbt" | "--no-builtin-tools" => a.no_builtin_tools = true,
@@ -264,7 +267,7 @@ Options:
   --provider <name>              Provider name (anthropic, openai, google, ...)
   --model <pattern>              Model id or pattern; provider/id and :<thinking> accepted
   --api-key <key>                API key for the selected model's provider (not saved)
-  --thinking <level>             off, minimal, low, medium, high, xhigh
+  --thinking <level>             off, minimal, low, medium, high, xhigh, max
   --models <p1,p2,...>           Models to cycle through (globs allowed)
   --list-models [search]         List available models and exit
   --mode <text|json|rpc>         Output mode (default: text)
@@ -274,6 +277,7 @@ Options:
   --session <path|id>            Open a session file or id prefix
   --fork <path|id>               Fork a session into a new one
   --session-dir <dir>            Where sessions are stored
+  -n, --name <name>              Name the session (shown by /resume and get_state)
   --no-session                   Do not save the session
   -t, --tools <a,b,...>          Allowed tools (default: read,bash,edit,write)
   -nbt, --no-builtin-tools       No built-in tools (extension tools stay)

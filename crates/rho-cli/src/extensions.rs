@@ -2,7 +2,9 @@
 //! settings `extensions` list and the extension directories `<project>/.rho/extensions/`,
 //! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17; both
 //! only in a trusted project) and `<agentDir>/extensions/` (docs/extensions.md). A failing
-//! extension is a warning; the session starts without it.
+//! extension is a warning; the session starts without it. pi extensions (TypeScript files,
+//! directories, JS modules with a default export) all run in one node host process
+//! (`rho-pi-host`); without any, no node starts.
 
 use std::path::{Path, PathBuf};
 
@@ -23,7 +25,8 @@ pub fn program_for(path: &Path) -> (String, Vec<String>) {
     }
 }
 
-/// Extension files in `dir` (sorted; dot files skipped).
+/// Extensions in `dir` (sorted; dot files skipped): files, and directories that are pi
+/// extensions (an `index.ts` or a `package.json` naming the entry, as pi finds them).
 fn discover(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -32,7 +35,7 @@ fn discover(dir: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.is_file()
+            (p.is_file() || rho_pi_host::is_pi_extension(p))
                 && !p
                     .file_name()
                     .is_some_and(|n| n.to_string_lossy().starts_with('.'))
@@ -78,27 +81,164 @@ pub fn sources(
     paths
 }
 
-/// Starts every extension; failures become warnings.
+/// Where extensions come from and which of their tools may be active: what start-up and
+/// /reload resolve the same way.
+pub struct ExtensionSetup<'a> {
+    /// The command line (`-e`, `--no-extensions`, `--tools`).
+    pub args: &'a Args,
+    /// Effective settings (their `extensions` list).
+    pub settings: &'a Settings,
+    /// The agent dir (`<agentDir>/extensions/`).
+    pub agent_dir: &'a Path,
+    /// The trusted project's folder, if any.
+    pub project_dir: Option<&'a Path>,
+    /// The session's working directory.
+    pub cwd: &'a Path,
+    /// The permission rules (a tool they hide is left out).
+    pub permissions: &'a rho_core::permissions::Permissions,
+}
+
+/// Resolves the extension paths, starts each one (failures become warnings) and keeps the
+/// tools the flags and permissions allow.
+pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
+    let paths = sources(
+        setup.args,
+        setup.settings,
+        setup.agent_dir,
+        setup.project_dir,
+        setup.cwd,
+    );
+    let has_ui = setup.args.mode == Some(crate::args::Mode::Rpc);
+    let pi = PiHost {
+        agent_dir: setup.agent_dir,
+        node_path: setup
+            .settings
+            .raw()
+            .get("nodePath")
+            .and_then(|v| v.as_str()),
+    };
+    let mut loaded = load(&paths, setup.cwd, has_ui, &pi, warnings).await;
+    let tools = crate::tool_names::active_tools(setup.args);
+    for ext in &mut loaded {
+        ext.retain_tools(|name| {
+            tools.allows_extension_tool(name) && setup.permissions.exposes(name)
+        });
+    }
+    loaded
+}
+
+/// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
+/// it; RPC after end of input; print mode after its prompts): extensions get `session_shutdown`
+/// with reason `quit` and their processes a moment to exit. UI calls they make meanwhile get
+/// no answer from a UI that is gone.
+pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
+    session.set_ui(std::sync::Arc::new(rho_core::extensions::NoUi));
+    session.unload_extensions("quit").await;
+}
+
+/// Starts every extension; failures become warnings. pi extensions go to one host process,
+/// loaded where the first of them stands in the order.
 pub async fn load(
     paths: &[PathBuf],
     cwd: &Path,
     has_ui: bool,
+    pi: &PiHost<'_>,
     warnings: &mut Vec<String>,
 ) -> Vec<Extension> {
+    let options = ProcessOptions {
+        cwd: Some(cwd.to_path_buf()),
+        has_ui,
+        ..ProcessOptions::default()
+    };
+    let (pi_paths, others): (Vec<PathBuf>, Vec<PathBuf>) = paths
+        .iter()
+        .cloned()
+        .partition(|p| rho_pi_host::is_pi_extension(p));
     let mut loaded = Vec::new();
+    let mut pi_pending = !pi_paths.is_empty();
     for path in paths {
+        if pi_pending && pi_paths.first() == Some(path) {
+            pi_pending = false;
+            loaded.extend(load_pi(&pi_paths, &options, pi, warnings).await);
+        }
+        if !others.contains(path) {
+            continue;
+        }
         let (program, args) = program_for(path);
-        let options = ProcessOptions {
-            cwd: Some(cwd.to_path_buf()),
-            has_ui,
-            ..ProcessOptions::default()
-        };
-        match ProcessExtension::spawn(&program, &args, options).await {
+        match ProcessExtension::spawn(&program, &args, options.clone()).await {
             Ok(ext) => loaded.push(ext.extension()),
             Err(e) => warnings.push(e.to_string()),
         }
     }
     loaded
+}
+
+/// Where the pi host finds node and its files.
+pub struct PiHost<'a> {
+    /// The agent dir (`pi-host/` beneath it holds the host and pi's packages).
+    pub agent_dir: &'a Path,
+    /// The settings key `nodePath`.
+    pub node_path: Option<&'a str>,
+}
+
+/// Starts the pi extension host for `paths`; its load notices become warnings.
+async fn load_pi(
+    paths: &[PathBuf],
+    options: &ProcessOptions,
+    pi: &PiHost<'_>,
+    warnings: &mut Vec<String>,
+) -> Option<Extension> {
+    let names = || {
+        paths
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let node = match rho_pi_host::find_node(pi.node_path) {
+        Ok(node) => node,
+        Err(e) => {
+            warnings.push(format!("pi extensions not loaded ({}): {e}", names()));
+            return None;
+        }
+    };
+    let host_dir = pi.agent_dir.join("pi-host");
+    let entry = match rho_pi_host::install_host(&host_dir) {
+        Ok(entry) => entry,
+        Err(e) => {
+            let dir = host_dir.display();
+            warnings.push(format!(
+                "pi extensions not loaded ({}): cannot write the host into {dir}: {e}",
+                names()
+            ));
+            return None;
+        }
+    };
+    let packages = rho_pi_host::packages_dir(pi.agent_dir);
+    let mut options = options.clone();
+    // Loading many extensions takes a while; the first npm install of pi's packages longer.
+    options.handshake_timeout = if rho_pi_host::packages_ready(&packages) {
+        std::time::Duration::from_secs(60)
+    } else {
+        std::time::Duration::from_secs(600)
+    };
+    let host = rho_pi_host::HostPaths {
+        node: &node,
+        entry: &entry,
+        packages: &packages,
+        agent_dir: pi.agent_dir,
+    };
+    let (program, args) = rho_pi_host::command(&host, paths);
+    match ProcessExtension::spawn(&program, &args, options).await {
+        Ok(ext) => {
+            warnings.extend(ext.registration().notices.iter().cloned());
+            Some(ext.extension())
+        }
+        Err(e) => {
+            warnings.push(format!("pi extensions not loaded ({}): {e}", names()));
+            None
+        }
+    }
 }
 
 #[cfg(test)]

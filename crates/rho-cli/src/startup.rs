@@ -11,6 +11,9 @@ use rho_ai::catalog::select::scope_models;
 use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::resources::agents_skills::{
+    agents_sources, project_agents_skills, user_agents_skills,
+};
 use rho_core::resources::context_files::load_context_files;
 use rho_core::resources::project_dirs::folders_of;
 use rho_core::resources::skills::{load_skills, SkillSource};
@@ -125,6 +128,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     }
     let settings = Settings::load(&agent_dir, &cwd.join(PROJECT_DIR));
     let mut session = session_open::open_session(args, &settings, &agent_dir, &cwd)?;
+    if let Some(name) = &args.name {
+        let name = name.trim();
+        if name.is_empty() {
+            anyhow::bail!("--name requires a non-empty value");
+        }
+        session.append_session_info(name)?;
+    }
     // Skipped bad lines and broken parent cycles: the user should know the file is damaged.
     early_warnings.extend(session.warnings().iter().map(ToString::to_string));
     let session_cwd = PathBuf::from(session.cwd());
@@ -176,19 +186,15 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
-    let extension_paths = crate::extensions::sources(
+    let setup = crate::extensions::ExtensionSetup {
         args,
-        &config.settings,
-        &agent_dir,
-        project_dir.as_deref(),
-        &cwd,
-    );
-    let has_ui = args.mode == Some(crate::args::Mode::Rpc);
-    config.extensions =
-        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
-    for ext in &mut config.extensions {
-        ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
-    }
+        settings: &config.settings,
+        agent_dir: &agent_dir,
+        project_dir: project_dir.as_deref(),
+        cwd: &cwd,
+        permissions: &permissions,
+    };
+    config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
@@ -327,7 +333,7 @@ fn choose_model(
         let level = ThinkingLevel::parse(t);
         if level.is_none() {
             warnings.push(format!(
-                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh"
+                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh, max"
             ));
         }
         level
@@ -390,14 +396,29 @@ fn scoped(project_dir: Option<&Path>, agent_dir: &Path, name: &str) -> Vec<PathB
         .collect()
 }
 
+/// Where skills come from, first of a name wins, in pi 1.6's order: the trusted project's
+/// folders, its `.agents/skills` up to the repository root, the agent dir, the user's
+/// `~/.agents/skills`, then `--skill` paths.
 fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> Vec<SkillSource> {
-    let mut sources: Vec<SkillSource> = scoped(project_dir, agent_dir, "skills")
-        .into_iter()
-        .map(|path| SkillSource {
+    let own = |paths: Vec<PathBuf>| {
+        paths.into_iter().map(|path| SkillSource {
             path,
             top_level_md: true,
         })
-        .collect();
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let cwd = project_dir.and_then(Path::parent);
+    let project = folders_of(project_dir)
+        .into_iter()
+        .map(|d| d.join("skills"));
+    let mut sources: Vec<SkillSource> = own(project.collect()).collect();
+    if let Some(cwd) = cwd {
+        sources.extend(agents_sources(project_agents_skills(cwd, home.as_deref())));
+    }
+    sources.extend(own(vec![agent_dir.join("skills")]));
+    sources.extend(agents_sources(home.as_deref().map(user_agents_skills)));
     sources.extend(args.skills.iter().map(|p| SkillSource {
         path: PathBuf::from(p),
         top_level_md: true,

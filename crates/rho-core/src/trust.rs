@@ -126,7 +126,18 @@ pub fn needs_trust(cwd: &Path) -> bool {
     let in_project_dir = PROJECT_DIRS
         .iter()
         .any(|d| PROTECTED.iter().any(|p| cwd.join(d).join(p).exists()));
-    in_project_dir || cwd.ancestors().any(|a| a.join(".agents/skills").is_dir())
+    // The user's own `~/.agents/skills` is theirs, not the project's (as in pi 1.6).
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(std::path::PathBuf::from);
+    let users = home
+        .as_deref()
+        .map(crate::resources::agents_skills::user_agents_skills);
+    in_project_dir
+        || cwd.ancestors().any(|a| {
+            let dir = a.join(".agents/skills");
+            dir.is_dir() && users.as_ref() != Some(&dir)
+        })
 }
 
 /// How the decision was reached, for messages.

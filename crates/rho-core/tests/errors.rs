@@ -1,6 +1,6 @@
 //! Every load error path: not a session, a corrupt middle line (skipped, named by number), a
-//! parent cycle (broken, reported), a torn last line (dropped with a warning, then cut off
-//! before the next append), and that a failed load never changes the file.
+//! parent cycle (broken, reported), a torn last line (skipped with a warning, kept in the file
+//! and closed by the next append's newline), and that a failed load never changes the file.
 
 use std::path::{Path, PathBuf};
 
@@ -172,9 +172,10 @@ fn old_version_file_with_corrupt_line_is_not_rewritten() {
 }
 
 #[test]
-fn torn_last_line_is_dropped_with_a_warning_then_cut_before_appending() {
+fn torn_last_line_is_skipped_with_a_warning_and_kept_when_appending() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = fixture_copy("torn_tail.jsonl", dir.path());
+    let before = std::fs::read(&path).expect("read");
     let mut session = SessionManager::open(&path).expect("a torn tail still loads");
     assert_eq!(session.entries().len(), 5);
     let warnings = session.warnings();
@@ -182,7 +183,7 @@ fn torn_last_line_is_dropped_with_a_warning_then_cut_before_appending() {
     assert_eq!(warnings[0].line, 7);
     assert!(warnings[0]
         .to_string()
-        .contains("torn_tail.jsonl:7: dropped an incomplete last line"));
+        .contains("torn_tail.jsonl:7: incomplete last line (interrupted write?) not loaded"));
     assert_eq!(session.leaf_id(), Some("c0000005"));
 
     let id = session
@@ -190,11 +191,20 @@ fn torn_last_line_is_dropped_with_a_warning_then_cut_before_appending() {
         .expect("append")
         .id
         .clone();
-    let text = std::fs::read_to_string(&path).expect("read");
-    assert!(!text.contains("\"tor"), "the torn bytes are gone");
-    assert!(text.ends_with("}\n"));
+    let after = std::fs::read(&path).expect("read");
+    assert!(
+        after.starts_with(&before),
+        "every byte written before stays"
+    );
+    assert_eq!(after[before.len()], b'\n', "the torn line is closed first");
+    assert!(after.ends_with(b"}\n"));
     let again = SessionManager::open(&path).expect("reload");
-    assert!(again.warnings().is_empty());
+    assert_eq!(
+        again.warnings().len(),
+        1,
+        "the torn line is now a whole bad line"
+    );
+    assert_eq!(again.warnings()[0].line, 7);
     assert_eq!(again.entries().len(), 6);
     assert_eq!(again.leaf_id(), Some(id.as_str()));
     assert_eq!(again.entries()[5].parent_id.as_deref(), Some("c0000005"));
@@ -228,4 +238,18 @@ fn operations_on_missing_entries_and_sessions_say_so() {
     assert_eq!(err.to_string(), "No session found matching 'zzz'");
     let err = load_file(&dir.path().join("missing.jsonl")).expect_err("missing file");
     assert!(matches!(err, SessionError::Io { .. }));
+}
+
+#[test]
+fn bytes_another_writer_added_after_loading_are_kept() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = fixture_copy("compacted.jsonl", dir.path());
+    let mut session = SessionManager::open(&path).expect("loads");
+    let mut other = std::fs::read(&path).expect("read");
+    other.extend_from_slice(b"{\"type\":\"label\",\"id\":\"half");
+    std::fs::write(&path, &other).expect("another writer appends");
+    session.append_message(user("mine")).expect("append");
+    let after = std::fs::read(&path).expect("read");
+    assert!(after.starts_with(&other), "the other writer's bytes stay");
+    assert_eq!(after[other.len()], b'\n', "and their line is closed first");
 }

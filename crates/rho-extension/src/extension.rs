@@ -173,6 +173,7 @@ impl Extension {
             tools: self.tool_specs.clone(),
             flags: self.flags.clone(),
             shortcuts: self.shortcut_specs.clone(),
+            notices: Vec::new(),
         }
     }
 }

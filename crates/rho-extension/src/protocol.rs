@@ -102,6 +102,10 @@ pub struct Registration {
     /// Shortcuts.
     #[serde(default)]
     pub shortcuts: Vec<ShortcutSpec>,
+    /// Messages for the user about loading (rho shows them as warnings), e.g. the pi host's
+    /// "extension x.ts was not loaded: ..." or an unsupported call.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<String>,
 }
 
 /// A line from rho.

@@ -6,8 +6,10 @@
 pub mod anthropic;
 pub mod gate;
 pub mod google;
+pub mod json;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod pi16;
 pub mod server;
 
 pub use gate::Gate;

@@ -301,7 +301,7 @@ impl Theme {
             L::Low => c.thinking_low,
             L::Medium => c.thinking_medium,
             L::High => c.thinking_high,
-            L::Xhigh => c.thinking_xhigh,
+            L::Xhigh | L::Max => c.thinking_xhigh,
         }
     }
 }

@@ -224,7 +224,7 @@ impl<'a> Obj<'a> {
             if ThinkingLevel::parse(level).is_none() {
                 return Err(invalid(
                     obj.at(level),
-                    "unknown thinking level (use off, minimal, low, medium, high or xhigh)",
+                    "unknown thinking level (use off, minimal, low, medium, high, xhigh or max)",
                 ));
             }
             let wire = match value {

@@ -131,7 +131,7 @@ fn validation_errors_name_the_field() {
         (custom(r#"{"name": "x"}"#), "providers.ollama.models[1].id: is required (a non-empty string)"),
         (custom(r#"{"id": "m", "cost": {"input": 1, "output": 2, "cacheRead": 0}}"#), "providers.ollama.models[1].cost.cacheWrite: is required when cost is given"),
         (custom(r#"{"id": "m", "input": ["text", "audio"]}"#), "providers.ollama.models[1].input[1]: expected \"text\" or \"image\""),
-        (custom(r#"{"id": "m", "thinkingLevelMap": {"max": "x"}}"#), "providers.ollama.models[1].thinkingLevelMap.max: unknown thinking level (use off, minimal, low, medium, high or xhigh)"),
+        (custom(r#"{"id": "m", "thinkingLevelMap": {"maximum": "x"}}"#), "providers.ollama.models[1].thinkingLevelMap.maximum: unknown thinking level (use off, minimal, low, medium, high, xhigh or max)"),
         (custom(r#"{"id": "m", "compat": {"supportsStore": "no"}}"#), "providers.ollama.models[1].compat.supportsStore: invalid type: string \"no\", expected a boolean"),
         (custom(r#"{"id": "m", "reasoning": 1}"#), "providers.ollama.models[1].reasoning: expected true or false"),
         (custom(r#""m""#), "providers.ollama.models[1]: expected an object"),

@@ -242,6 +242,19 @@ impl App {
 }
 
 /// The note after a session switch.
+/// What loading a session file tolerated, as one warning notice per line it names.
+pub(super) fn send_load_warnings(
+    tx: &tokio::sync::mpsc::UnboundedSender<AppMsg>,
+    warnings: &[rho_core::session::LoadWarning],
+) {
+    for w in warnings {
+        let _ = tx.send(AppMsg::Notice {
+            text: format!("Warning: {w}"),
+            error: true,
+        });
+    }
+}
+
 pub(super) fn switch_notice(cancelled: bool, done: &str) -> AppMsg {
     let text = if cancelled {
         "Cancelled by an extension".to_string()

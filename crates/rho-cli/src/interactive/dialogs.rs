@@ -338,7 +338,10 @@ impl App {
         let path = path.to_path_buf();
         tokio::spawn(async move {
             let msg = match session.open_session(&path).await {
-                Ok(cancelled) => super::commands::switch_notice(cancelled, "Resumed session"),
+                Ok(opened) => {
+                    super::commands::send_load_warnings(&tx, &opened.warnings);
+                    super::commands::switch_notice(opened.cancelled, "Resumed session")
+                }
                 Err(e) => AppMsg::Notice {
                     text: e.to_string(),
                     error: true,

@@ -74,14 +74,17 @@ impl App {
         let tx = self.tx.clone();
         tokio::spawn(async move {
             let msg = match session.open_session(&target).await {
-                Ok(true) => AppMsg::Notice {
+                Ok(opened) if opened.cancelled => AppMsg::Notice {
                     text: "Import cancelled".into(),
                     error: false,
                 },
-                Ok(false) => AppMsg::Notice {
-                    text: format!("Session imported from: {}", source.display()),
-                    error: false,
-                },
+                Ok(opened) => {
+                    super::commands::send_load_warnings(&tx, &opened.warnings);
+                    AppMsg::Notice {
+                        text: format!("Session imported from: {}", source.display()),
+                        error: false,
+                    }
+                }
                 Err(e) => {
                     if target != source {
                         let _ = std::fs::remove_file(&target);

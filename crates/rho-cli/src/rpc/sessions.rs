@@ -37,12 +37,16 @@ async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<serde_json::Va
 
 async fn switch_session(rpc: &Rpc, path: &str) -> Result<serde_json::Value, String> {
     let path = absolute(Path::new(path));
-    let cancelled = rpc
+    let opened = rpc
         .session
         .open_session(&path)
         .await
         .map_err(|e| e.to_string())?;
-    Ok(json!({ "cancelled": cancelled }))
+    // Like the warnings of the session opened at startup: stderr, never the protocol stream.
+    for w in &opened.warnings {
+        eprintln!("Warning: {w}");
+    }
+    Ok(json!({ "cancelled": opened.cancelled }))
 }
 
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<serde_json::Value, String> {

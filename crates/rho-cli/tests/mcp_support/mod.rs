@@ -24,7 +24,8 @@ pub fn node() -> PathBuf {
     })
 }
 
-fn find(dir: &Path, name: &str) -> Option<PathBuf> {
+/// The first file called `name` under `dir`.
+pub fn find(dir: &Path, name: &str) -> Option<PathBuf> {
     let out = Command::new("find")
         .arg(dir)
         .args(["-name", name, "-type", "f"])

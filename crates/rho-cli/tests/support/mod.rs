@@ -46,6 +46,8 @@ pub struct Start {
     pub args: Vec<String>,
     /// A home dir prepared beforehand (its `work/` is the process cwd).
     pub home: Option<tempfile::TempDir>,
+    /// Write rho's stderr into this file instead of the test's stderr.
+    pub stderr_to: Option<PathBuf>,
 }
 
 impl Rpc {
@@ -103,7 +105,10 @@ impl Rpc {
             .current_dir(&work)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(match &opts.stderr_to {
+                Some(path) => Stdio::from(std::fs::File::create(path).expect("stderr file")),
+                None => Stdio::inherit(),
+            })
             .kill_on_drop(true);
         let mut child = cmd.spawn().expect("rho starts");
         let stdout = child.stdout.take().expect("stdout");

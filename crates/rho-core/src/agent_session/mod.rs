@@ -15,6 +15,7 @@ mod custom;
 mod error;
 mod escalation;
 pub mod events;
+mod extension_set;
 mod external;
 mod fork;
 mod host;
@@ -52,12 +53,13 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
-pub use switch::SwitchReason;
+pub use switch::{Opened, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
@@ -187,7 +189,8 @@ pub(crate) struct Inner {
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     pub permissions: crate::permissions::Permissions,
     pub escalate: bool,
-    pub external: Option<Arc<dyn ExternalTools>>,
+    /// Replaceable: /reload starts the configured MCP servers again.
+    pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -216,14 +219,10 @@ impl AgentSession {
         let driver = tokio::sync::Mutex::new(agent.subscribe());
         let context = config.session.build_context();
         agent.set_messages(context.messages);
-        agent.set_tools(
-            config
-                .tools
-                .iter()
-                .cloned()
-                .chain(collect_extension_tools(&config.extensions))
-                .collect(),
-        );
+        agent.set_tools(with_extension_tools(
+            config.tools.clone(),
+            collect_extension_tools(&config.extensions),
+        ));
         agent.set_tool_source(config.external.as_ref().map(|e| e.tool_source()));
         agent.set_system_prompt(config.base_system_prompt.clone());
         agent.set_steering_mode(config.settings.steering_mode());
@@ -285,7 +284,7 @@ impl AgentSession {
                 sandbox: config.sandbox,
                 permissions: config.permissions,
                 escalate: config.escalate,
-                external: config.external,
+                external: Mutex::new(config.external),
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
@@ -370,6 +369,20 @@ impl AgentSession {
         *lock(&self.inner.ui) = ui;
     }
 
+    /// The external tools (MCP servers) in use, if any.
+    pub fn external(&self) -> Option<Arc<dyn ExternalTools>> {
+        lock(&self.inner.external).clone()
+    }
+
+    /// Replaces the external tools (/reload): the agent asks the new source for its tools
+    /// from the next turn on.
+    pub fn set_external(&self, external: Option<Arc<dyn ExternalTools>>) {
+        self.inner
+            .agent
+            .set_tool_source(external.as_ref().map(|e| e.tool_source()));
+        *lock(&self.inner.external) = external;
+    }
+
     /// The extension runner.
     pub fn extensions(&self) -> &ExtensionRunner {
         &self.inner.extensions
@@ -441,10 +454,7 @@ impl AgentSession {
     /// from its options, which also drops a per-run override (MSG-9).
     pub fn set_active_tools(&self, tools: Vec<Arc<dyn AgentTool>>) {
         let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
-        let all: Vec<Arc<dyn AgentTool>> = tools
-            .into_iter()
-            .chain(self.inner.extensions.tools())
-            .collect();
+        let all = with_extension_tools(tools, self.inner.extensions.tools());
         self.inner.agent.set_tools(all);
         let base = {
             let mut s = self.state();
@@ -478,6 +488,20 @@ fn collect_extension_tools(extensions: &[Extension]) -> Vec<Arc<dyn AgentTool>> 
     extensions
         .iter()
         .flat_map(|e| e.tools().iter().cloned())
+        .collect()
+}
+
+/// Built-in tools followed by extension tools; an extension tool named like a built-in
+/// replaces it (pi: "Extension's read tool replaces built-in read").
+fn with_extension_tools(
+    builtins: Vec<Arc<dyn AgentTool>>,
+    extension: Vec<Arc<dyn AgentTool>>,
+) -> Vec<Arc<dyn AgentTool>> {
+    let taken: Vec<String> = extension.iter().map(|e| e.name().to_string()).collect();
+    builtins
+        .into_iter()
+        .filter(|b| !taken.iter().any(|name| name == b.name()))
+        .chain(extension)
         .collect()
 }
 

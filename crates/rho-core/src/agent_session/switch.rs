@@ -7,7 +7,17 @@ use std::sync::atomic::Ordering;
 
 use super::{AgentSession, SessionError};
 use crate::extensions::{ExtensionEvent, SessionAction};
-use crate::session::SessionManager;
+use crate::session::{LoadWarning, SessionManager};
+
+/// What opening a session file did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Opened {
+    /// An extension cancelled the switch.
+    pub cancelled: bool,
+    /// What loading tolerated (skipped lines, broken cycles), each naming file and line: the
+    /// user should learn that the file is damaged even though it opened.
+    pub warnings: Vec<LoadWarning>,
+}
 
 /// Why the session is being replaced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +114,7 @@ impl AgentSession {
 
     /// Opens the session file at `path` (created when missing) and switches to it. A file
     /// whose working directory no longer exists is refused with both paths named.
-    pub async fn open_session(&self, path: &Path) -> Result<bool, SessionError> {
+    pub async fn open_session(&self, path: &Path) -> Result<Opened, SessionError> {
         let cwd = self.cwd().to_string_lossy().into_owned();
         let manager = SessionManager::open_or_create(path, &cwd)?;
         if let Err(e) = manager.check_cwd_exists() {
@@ -113,7 +123,12 @@ impl AgentSession {
                 path.display()
             )));
         }
-        Ok(self.switch_session(manager, SwitchReason::Resume).await)
+        let warnings = manager.warnings().to_vec();
+        let cancelled = self.switch_session(manager, SwitchReason::Resume).await;
+        Ok(Opened {
+            cancelled,
+            warnings,
+        })
     }
 
     /// Carries out extension commands' session actions (CMD-8) from now on: the interactive
@@ -137,7 +152,9 @@ impl AgentSession {
                 let options = super::NavigateTreeOptions::default();
                 Ok(self.navigate_tree(&id, options).await?.cancelled)
             }
-            SessionAction::SwitchSession(path) => self.open_session(Path::new(&path)).await,
+            SessionAction::SwitchSession(path) => {
+                Ok(self.open_session(Path::new(&path)).await?.cancelled)
+            }
             SessionAction::Reload => Ok(false),
         }
     }

@@ -11,13 +11,26 @@ pub struct ContextFile {
     pub content: String,
 }
 
-const NAMES: [&str; 4] = ["AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD"];
+/// pi 1.6's candidates, first found wins: `AGENTS.override.md` replaces the folder's
+/// `AGENTS.md` / `CLAUDE.md` (only in its own folder).
+const NAMES: [&str; 5] = [
+    "AGENTS.override.md",
+    "AGENTS.md",
+    "AGENTS.MD",
+    "CLAUDE.md",
+    "CLAUDE.MD",
+];
 
-/// The first existing candidate name in `dir`.
+/// The first existing candidate name in `dir`, without a leading byte-order mark (editors on
+/// Windows write one; it is not part of the instructions).
 fn context_file_in(dir: &Path) -> Option<ContextFile> {
     NAMES.iter().find_map(|name| {
         let path = dir.join(name);
         let content = std::fs::read_to_string(&path).ok()?;
+        let content = match content.strip_prefix('\u{feff}') {
+            Some(rest) => rest.to_string(),
+            None => content,
+        };
         Some(ContextFile { path, content })
     })
 }
@@ -69,5 +82,23 @@ mod tests {
         assert_eq!(contents, ["global", "project", "sub"]);
         let again = load_context_files(&project, &project);
         assert_eq!(again.len(), 1, "the same file is included once");
+    }
+
+    #[test]
+    fn an_override_replaces_its_own_folders_file_only() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let agent = tmp.path().join("agent");
+        let project = tmp.path().join("proj");
+        let sub = project.join("sub");
+        std::fs::create_dir_all(&agent).expect("mkdir");
+        std::fs::create_dir_all(&sub).expect("mkdir");
+        std::fs::write(agent.join("AGENTS.md"), "global").expect("write");
+        std::fs::write(project.join("CLAUDE.md"), "project").expect("write");
+        std::fs::write(sub.join("AGENTS.md"), "sub").expect("write");
+        std::fs::write(sub.join("AGENTS.override.md"), "\u{feff}sub override").expect("write");
+        let files = load_context_files(&agent, &sub);
+        let contents: Vec<&str> = files.iter().map(|f| f.content.as_str()).collect();
+        assert_eq!(contents, ["global", "project", "sub override"]);
+        assert!(files[2].path.ends_with("sub/AGENTS.override.md"));
     }
 }

@@ -1,6 +1,7 @@
 //! Resources the user writes as files: skills, prompt templates, context files.
 //! Discovery touches the file system; parsing and expansion are pure.
 
+pub mod agents_skills;
 pub mod context_files;
 pub mod frontmatter;
 pub mod project_dirs;

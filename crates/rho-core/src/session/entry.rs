@@ -76,7 +76,7 @@ pub enum EntryData {
     Message(Arc<AgentMessage>),
     /// `thinking_level_change`: the thinking level from here on.
     ThinkingLevelChange {
-        /// `off`, `minimal`, `low`, `medium`, `high` or `xhigh` (kept as written).
+        /// `off`, `minimal`, `low`, `medium`, `high`, `xhigh` or `max` (kept as written).
         thinking_level: String,
     },
     /// `model_change`: the model from here on.

@@ -6,7 +6,8 @@
 //!   too). Nothing is repaired or rewritten.
 //! - A parent cycle is broken in memory at its oldest edge and reported (see `cycles.rs`).
 //! - A last line without its newline that does not parse is what a process killed mid-write
-//!   leaves: it is dropped with a [`LoadWarning`], and writers cut it off before appending.
+//!   leaves: it is not loaded ([`LoadWarning`]) but stays in the file; a writer ends it with a
+//!   newline before appending, so it becomes a whole bad line and nothing the user had is lost.
 //! - Files older than format 3 are migrated in memory; the caller rewrites them (§4.6).
 
 use std::fs::File;
@@ -28,9 +29,9 @@ pub struct LoadedFile {
     pub entries: Vec<SessionEntry>,
     /// What was tolerated (a torn last line).
     pub warnings: Vec<LoadWarning>,
-    /// Bytes of the file that hold whole, valid lines; a torn tail starts here.
+    /// Bytes of the file an append goes after (all of it: a torn tail is kept).
     pub valid_len: u64,
-    /// True when the valid part does not end in `\n` (an append must add one first).
+    /// True when the file does not end in `\n` (an append must add one first).
     pub needs_newline: bool,
     /// For a file older than format 3: its version and the migrated lines to write back.
     pub migrated: Option<(u32, Vec<String>)>,
@@ -123,7 +124,12 @@ impl State {
                 self.valid_len = line.end;
                 self.needs_newline = !line.has_newline;
             }
-            Err(reason) if !line.has_newline => self.pending_failure = Some((line.number, reason)),
+            Err(reason) if !line.has_newline => {
+                // A torn write: kept in the file, closed by the next append's newline.
+                self.pending_failure = Some((line.number, reason));
+                self.valid_len = line.end;
+                self.needs_newline = true;
+            }
             // An old-format file is rewritten by its migration, which would drop the line:
             // such a file is refused instead.
             Err(reason) if self.raw_lines.is_some() => {
@@ -189,7 +195,10 @@ impl State {
             warnings.push(LoadWarning {
                 path: self.path.clone(),
                 line: bad,
-                message: format!("dropped an incomplete last line (interrupted write?): {reason}"),
+                message: format!(
+                    "incomplete last line (interrupted write?) not loaded; it stays in the file, \
+                     and new entries start on the next line: {reason}"
+                ),
             });
         }
         self.entries.shrink_to_fit();

@@ -1,15 +1,16 @@
 //! Putting entries on disk durably.
 //!
 //! Appends are one `write_all` of `line + "\n"` on an `O_APPEND` file: a process killed at any
-//! moment leaves whole lines plus at most one torn last line, which loading drops (see `load.rs`)
-//! and [`FileWriter::open_append`] cuts off before writing again. Whole-file writes (the first
+//! moment leaves whole lines plus at most one torn last line, which loading skips (see `load.rs`)
+//! and [`FileWriter::open_append`] ends with a newline before writing again, so it stays in the
+//! file as a whole bad line and no byte already written is lost. Whole-file writes (the first
 //! flush of a new session, migration rewrites) go to a temporary file renamed over the target, so
 //! they are all-or-nothing. `fsync` is optional ([`Durability`]): a killed process loses nothing
 //! without it; only a power loss or kernel crash can.
 
 use std::fs::{File, OpenOptions, Permissions};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::SessionError;
@@ -33,8 +34,9 @@ pub struct FileWriter {
 }
 
 impl FileWriter {
-    /// Opens an existing session file for appending. Bytes past `valid_len` (a torn last line)
-    /// are cut off, and a newline is added when the last whole line lacks one.
+    /// Opens an existing session file (read as `valid_len` bytes, `needs_newline` when they do
+    /// not end in one) for appending. Nothing is cut off: bytes another process added since the
+    /// file was read stay, and a newline is added first whenever the file's last line lacks one.
     pub fn open_append(
         path: &Path,
         valid_len: u64,
@@ -42,10 +44,18 @@ impl FileWriter {
         durability: Durability,
     ) -> Result<Self, SessionError> {
         let io = |e| SessionError::io(path, e);
-        let mut file = OpenOptions::new().append(true).open(path).map_err(io)?;
-        if file.metadata().map_err(io)?.len() > valid_len {
-            file.set_len(valid_len).map_err(io)?;
-        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let needs_newline = if len == valid_len {
+            needs_newline
+        } else {
+            let mut last = [0u8];
+            len > 0 && file.read_exact_at(&mut last, len - 1).is_ok() && last[0] != b'\n'
+        };
         if needs_newline {
             file.write_all(b"\n").map_err(io)?;
         }

@@ -16,6 +16,7 @@ pub fn thinking_description(level: ThinkingLevel) -> &'static str {
         ThinkingLevel::Medium => "Moderate reasoning (~8k tokens)",
         ThinkingLevel::High => "Deep reasoning (~16k tokens)",
         ThinkingLevel::Xhigh => "Maximum reasoning (~32k tokens)",
+        ThinkingLevel::Max => "The provider's maximum effort",
     }
 }
 

@@ -67,7 +67,10 @@ pub fn thinking_config(model: &Model, options: &StreamOptions) -> Option<Value> 
             Family::Budget => json!({"thinkingBudget": 0}),
         });
     };
-    let high = matches!(level, ThinkingLevel::High | ThinkingLevel::Xhigh);
+    let high = matches!(
+        level,
+        ThinkingLevel::High | ThinkingLevel::Xhigh | ThinkingLevel::Max
+    );
     let named = match family {
         Family::Gemini3Pro => Some(if high || level == ThinkingLevel::Medium {
             "HIGH"

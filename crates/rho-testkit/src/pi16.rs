@@ -1,6 +1,6 @@
-//! Driving the real pi 1.6.0 in RPC mode against rho-testkit's loopback server: used to
-//! regenerate the committed pi 1.6 session fixture and to check that pi 1.6 opens what rho
-//! wrote. pi 1.6 needs node ≥ 22.19: `RHO_PI16_NODE` (else the first `node` under
+//! Driving the real pi 1.6.0 in RPC mode against the loopback server: used to regenerate the
+//! committed pi 1.6 session fixture (rho-core) and to check that pi 1.6 opens and continues
+//! what rho wrote (rho-cli). pi 1.6 needs node ≥ 22.19: `RHO_PI16_NODE` (else the first `node` under
 //! `~/.cache/node24`) and `RHO_PI16_CLI` (else pi's `dist/cli.js` under `~/.cache/pi16`).
 //! `.ci/run` installs both; elsewhere the tests that need them skip with a printed reason.
 
@@ -32,7 +32,32 @@ pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
             find_node(&home.join(".cache/node24")).ok_or("no node ≥ 22.19 under ~/.cache/node24")?
         }
     };
+    node_is_new_enough(&node)?;
     Ok((node, cli))
+}
+
+/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault.
+fn node_is_new_enough(node: &Path) -> Result<(), String> {
+    let out = std::process::Command::new(node)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", node.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    let mut parts = version.trim_start_matches('v').split('.');
+    let mut number = || {
+        parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    let (major, minor) = (number(), number());
+    if (major, minor) < (22, 19) {
+        return Err(format!(
+            "{} is node {version:?}; pi 1.6 needs ≥ 22.19",
+            node.display()
+        ));
+    }
+    Ok(())
 }
 
 fn find_node(dir: &Path) -> Option<PathBuf> {

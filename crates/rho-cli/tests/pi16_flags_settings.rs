@@ -1,0 +1,88 @@
+//! Flags and settings new in pi 1.x that matter to sessions (issue 14): `--name`, thinking
+//! level `max`, pi 1.6's settings file with keys rho does not know (never an error) and its
+//! `sessionDir`.
+
+mod common;
+
+use common::{read_jsonl, reply, stderr, Sandbox};
+use serde_json::json;
+
+#[tokio::test]
+async fn name_flag_names_the_new_session() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("hello"));
+    let out = sb
+        .rho(&["--name", "  fixing auth ", "-p", "hi"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let files = sb.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let names: Vec<_> = read_jsonl(&files[0])
+        .into_iter()
+        .filter(|e| e["type"] == "session_info")
+        .map(|e| e["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("fixing auth")]);
+}
+
+#[tokio::test]
+async fn an_empty_name_is_refused_as_pi_does() {
+    let sb = Sandbox::new().await;
+    let out = sb.rho(&["-n", "   ", "-p", "hi"], None).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("--name requires a non-empty value"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(sb.session_files().is_empty());
+}
+
+#[tokio::test]
+async fn thinking_max_reaches_a_model_that_maps_it() {
+    let sb = Sandbox::new().await;
+    sb.write_models(&json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", sb.server.url()), "api": "openai-completions",
+        "apiKey": "test-key",
+        "models": [{"id": "deep", "reasoning": true,
+                    "thinkingLevelMap": {"xhigh": "xhigh", "max": "max"}}]}}}));
+    sb.server.push(reply("thought hard"));
+    let out = sb
+        .rho(
+            &["--model", "mock/deep", "--thinking", "max", "-p", "hi"],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(sb.server.last_body()["reasoning_effort"], "max");
+    let levels: Vec<_> = read_jsonl(&sb.session_files()[0])
+        .into_iter()
+        .filter(|e| e["type"] == "thinking_level_change")
+        .map(|e| e["thinkingLevel"].clone())
+        .collect();
+    assert_eq!(levels, [json!("max")]);
+}
+
+#[tokio::test]
+async fn pi16_settings_with_unknown_keys_work_and_session_dir_applies() {
+    let sb = Sandbox::new().await;
+    let settings = json!({
+        "sessionDir": "my-sessions",
+        "defaultThinkingLevel": "max",
+        "sessionShareDestination": "auto",
+        "tuiMode": "regular",
+        "warnings": {"anthropicExtraUsage": false},
+        "extensions": ["-builtin:mcp"],
+        "someFutureKey": {"nested": [1, 2, 3]},
+    });
+    std::fs::write(sb.agent.path().join("settings.json"), settings.to_string()).expect("settings");
+    sb.server.push(reply("fine"));
+    let out = sb.rho(&["-p", "hi"], None).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let dir = sb.cwd.join("my-sessions");
+    let files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .collect();
+    assert_eq!(files.len(), 1, "the session is in sessionDir");
+}

@@ -1,0 +1,141 @@
+//! pi's example extensions for tests: `@earendil-works/pi-coding-agent@1.6.0` installed with
+//! npm on first use into `~/.cache/rho-pi-test/npm` (never copied into the repository), node
+//! ≥ 22.18 from `RHO_NODE` or the `~/.cache/node24` venv that `.ci/run` creates, and an RPC
+//! session whose agent dir's `pi-host/node_modules` points at that install.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+use serde_json::json;
+
+use crate::mcp_support::find;
+use crate::support::{Rpc, Start};
+
+static INSTALL: Mutex<()> = Mutex::new(());
+
+/// The pi release whose examples are the corpus.
+pub const PI: &str = "@earendil-works/pi-coding-agent@1.6.0";
+
+fn cache() -> PathBuf {
+    PathBuf::from(std::env::var("HOME").unwrap_or_else(|_| "/tmp".into())).join(".cache")
+}
+
+/// A node new enough for the host, or why there is none (the test then skips).
+pub fn node() -> Result<PathBuf, String> {
+    let candidate = std::env::var_os("RHO_NODE")
+        .map(PathBuf::from)
+        .or_else(|| find(&cache().join("node24"), "node"))
+        .ok_or("no node: set RHO_NODE or run .ci/run (it installs node 24 into ~/.cache/node24)")?;
+    let out = Command::new(&candidate)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{}: {e}", candidate.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    match rho_pi_host::node::parse_version(&text) {
+        Some(v) if (v.0, v.1) >= rho_pi_host::MIN_NODE => Ok(candidate),
+        _ => Err(format!(
+            "{} is {text}, older than 22.18",
+            candidate.display()
+        )),
+    }
+}
+
+/// The npm prefix holding pi's packages (installed on first use).
+pub fn packages(node: &Path) -> PathBuf {
+    let _guard = INSTALL.lock().unwrap_or_else(|p| p.into_inner());
+    let dir = cache().join("rho-pi-test").join("npm");
+    if rho_pi_host::packages_ready(&dir) {
+        return dir;
+    }
+    std::fs::create_dir_all(&dir).expect("cache dir");
+    std::fs::write(dir.join("package.json"), "{\"private\":true}").expect("package.json");
+    let npm = node
+        .parent()
+        .map(|bin| bin.join("../lib/node_modules/npm/bin/npm-cli.js"))
+        .filter(|p| p.exists())
+        .expect("npm beside node");
+    let path = format!(
+        "{}:{}",
+        node.parent().expect("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let status = Command::new(node)
+        .arg(npm)
+        .args(["install", "--no-audit", "--no-fund", "--loglevel=error", PI])
+        .current_dir(&dir)
+        .env("PATH", path)
+        .status()
+        .expect("npm runs");
+    assert!(status.success(), "npm install {PI} failed");
+    dir
+}
+
+/// pi's `examples/extensions/` in the install.
+pub fn examples(packages: &Path) -> PathBuf {
+    packages.join("node_modules/@earendil-works/pi-coding-agent/examples/extensions")
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    if from.is_dir() {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+            copy_tree(&entry.path(), &to.join(entry.file_name()));
+        }
+    } else {
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(from, to).expect("copy");
+    }
+}
+
+/// A started RPC session with pi examples `names` loaded by `-e`, or `None` (reason printed)
+/// without a new enough node. The examples are copied into the temp home first: node does not
+/// strip types of files under `node_modules`, and pi users keep theirs elsewhere too.
+pub async fn start(names: &[&str], opts: Start) -> Option<Rpc> {
+    start_with_files(names, &[], opts).await
+}
+
+/// Like [`start`], plus extension files of the test's own `(name, source)`, loaded after the
+/// examples.
+pub async fn start_with_files(
+    names: &[&str],
+    files: &[(&str, &str)],
+    mut opts: Start,
+) -> Option<Rpc> {
+    let node = match node() {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return None;
+        }
+    };
+    let packages = packages(&node);
+    let home = opts
+        .home
+        .take()
+        .unwrap_or_else(|| tempfile::tempdir().expect("tempdir"));
+    let host = home.path().join("agent/pi-host");
+    std::fs::create_dir_all(&host).expect("pi-host dir");
+    std::os::unix::fs::symlink(packages.join("node_modules"), host.join("node_modules"))
+        .expect("symlink");
+    for name in names {
+        let to = home.path().join("exts").join(name);
+        copy_tree(&examples(&packages).join(name), &to);
+        opts.args.push("-e".into());
+        opts.args.push(to.display().to_string());
+    }
+    for (name, source) in files {
+        let to = home.path().join("exts").join(name);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&to, source).expect("extension file");
+        opts.args.push("-e".into());
+        opts.args.push(to.display().to_string());
+    }
+    let mut settings = opts.settings.take().unwrap_or_else(|| json!({}));
+    settings["nodePath"] = json!(node);
+    opts.settings = Some(settings);
+    opts.home = Some(home);
+    Some(Rpc::start_with(opts).await)
+}

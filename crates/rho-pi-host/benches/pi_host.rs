@@ -1,0 +1,211 @@
+//! Cost of pi extensions in rho: the host's start-up (spawn to `register`) for one extension
+//! without pi imports, one importing pi-ai and TypeBox, and all of pi's examples; then one
+//! `input` event round trip rho → host → pi handler → rho through `ExtensionRunner::emit_input`
+//! (the host asks rho for its state once per event, so that is included).
+//!
+//! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
+//! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
+//! `cargo bench -p rho-pi-host --bench pi_host`
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::future::BoxFuture;
+use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
+use rho_core::extensions::{
+    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, InputOutcome,
+    NoUi, SendOptions,
+};
+use serde_json::Value;
+
+const STARTS: usize = 5;
+const WARMUP: usize = 200;
+const EVENTS: usize = 2_000;
+
+/// Answers the host's `get_state`; refuses everything else.
+struct BenchHost;
+
+impl ExtensionHost for BenchHost {
+    fn cwd(&self) -> PathBuf {
+        PathBuf::from(".")
+    }
+    fn model(&self) -> Option<rho_ai::Model> {
+        None
+    }
+    fn is_idle(&self) -> bool {
+        true
+    }
+    fn has_pending_messages(&self) -> bool {
+        false
+    }
+    fn system_prompt(&self) -> String {
+        String::new()
+    }
+    fn abort(&self) {}
+    fn send_message(
+        &self,
+        _: CustomMessageInput,
+        _: SendOptions,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Err("bench host".to_string()) })
+    }
+    fn send_user_message(
+        &self,
+        _: String,
+        _: Vec<rho_ai::ImageContent>,
+        _: Option<DeliverAs>,
+    ) -> BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Err("bench host".to_string()) })
+    }
+    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
+        Err("bench host".into())
+    }
+    fn set_session_name(&self, _: String) -> Result<(), String> {
+        Err("bench host".into())
+    }
+}
+
+struct Setup {
+    node: rho_pi_host::Node,
+    entry: PathBuf,
+    packages: PathBuf,
+    agent: tempfile::TempDir,
+}
+
+fn setup() -> Result<Setup, String> {
+    let home = PathBuf::from(std::env::var("HOME").map_err(|_| "HOME unset")?);
+    if std::env::var_os("RHO_NODE").is_none() {
+        let out = std::process::Command::new("find")
+            .arg(home.join(".cache/node24"))
+            .args(["-name", "node", "-type", "f"])
+            .output()
+            .map_err(|e| e.to_string())?;
+        let found = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .map(str::to_string);
+        if let Some(node) = found {
+            std::env::set_var("RHO_NODE", node);
+        }
+    }
+    let node = rho_pi_host::find_node(None).map_err(|e| e.to_string())?;
+    let packages = home.join(".cache/rho-pi-test/npm");
+    if !rho_pi_host::packages_ready(&packages) {
+        return Err(format!(
+            "{} has no pi packages: run `cargo test -p rho-cli --test pi_extensions` first",
+            packages.display()
+        ));
+    }
+    let agent = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let entry =
+        rho_pi_host::install_host(&agent.path().join("pi-host")).map_err(|e| e.to_string())?;
+    Ok(Setup {
+        node,
+        entry,
+        packages,
+        agent,
+    })
+}
+
+async fn spawn(s: &Setup, extensions: &[PathBuf]) -> ProcessExtension {
+    let paths = rho_pi_host::HostPaths {
+        node: &s.node,
+        entry: &s.entry,
+        packages: &s.packages,
+        agent_dir: s.agent.path(),
+    };
+    let (program, args) = rho_pi_host::command(&paths, extensions);
+    let options = ProcessOptions {
+        handshake_timeout: Duration::from_secs(60),
+        ..ProcessOptions::default()
+    };
+    ProcessExtension::spawn(&program, &args, options)
+        .await
+        .expect("host starts")
+}
+
+fn median(mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let at = |q: f64| samples[((samples.len() as f64 - 1.0) * q) as usize];
+    (at(0.5), at(0.9))
+}
+
+fn examples(s: &Setup) -> PathBuf {
+    s.packages
+        .join("node_modules/@earendil-works/pi-coding-agent/examples/extensions")
+}
+
+fn all_examples(dir: &Path) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    all.retain(|p| !p.ends_with("README.md"));
+    all.sort();
+    all
+}
+
+async fn startup(s: &Setup, label: &str, extensions: &[PathBuf]) {
+    let mut samples = Vec::new();
+    for _ in 0..STARTS {
+        let start = Instant::now();
+        let ext = spawn(s, extensions).await;
+        samples.push(start.elapsed());
+        drop(ext);
+    }
+    let (med, p90) = median(samples);
+    println!(
+        "pi host start-up, {label}: median {:.0} ms, p90 {:.0} ms over {STARTS} starts",
+        med.as_secs_f64() * 1e3,
+        p90.as_secs_f64() * 1e3
+    );
+}
+
+async fn roundtrip(s: &Setup) {
+    let ext = spawn(s, &[examples(s).join("input-transform.ts")]).await;
+    let runner = ExtensionRunner::new(vec![ext.extension()], Arc::new(|e| panic!("{e:?}")));
+    let ctx = ExtensionContext::new(Arc::new(BenchHost), Arc::new(NoUi));
+    let mut samples = Vec::with_capacity(EVENTS);
+    for i in 0..WARMUP + EVENTS {
+        let start = Instant::now();
+        let out = runner.emit_input("?quick hi", &[], "rpc", None, &ctx).await;
+        let elapsed = start.elapsed();
+        assert!(matches!(out, InputOutcome::Transform { ref text, .. } if text.ends_with(": hi")));
+        if i >= WARMUP {
+            samples.push(elapsed);
+        }
+    }
+    let (med, p90) = median(samples);
+    println!(
+        "pi host input event round trip (input-transform.ts): median {:.0} µs, p90 {:.0} µs over {EVENTS} events",
+        med.as_secs_f64() * 1e6,
+        p90.as_secs_f64() * 1e6
+    );
+}
+
+fn main() {
+    let s = match setup() {
+        Ok(s) => s,
+        Err(why) => {
+            println!("pi_host bench skipped: {why}");
+            return;
+        }
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        let ex = examples(&s);
+        startup(
+            &s,
+            "input-transform.ts (no pi imports)",
+            &[ex.join("input-transform.ts")],
+        )
+        .await;
+        startup(&s, "hello.ts (pi-ai + TypeBox)", &[ex.join("hello.ts")]).await;
+        let all = all_examples(&ex);
+        startup(&s, &format!("all {} examples", all.len()), &all).await;
+        roundtrip(&s).await;
+    });
+}

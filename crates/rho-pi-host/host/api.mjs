@@ -1,0 +1,265 @@
+// pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
+// cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
+import { EventEmitter } from "node:events";
+
+/** Events rho emits to extensions (ExtensionEvent type names). */
+export const RHO_EVENTS = new Set([
+  "resources_discover", "session_start", "session_before_switch", "session_before_fork",
+  "session_before_compact", "session_compact", "session_before_tree", "session_tree",
+  "session_shutdown", "context", "before_provider_request", "after_provider_response",
+  "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
+  "message_update", "message_end", "tool_execution_start", "tool_execution_update",
+  "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
+  "tool_call", "tool_result",
+]);
+
+/** Everything the loaded extensions registered, shared by the whole host. */
+export class Registry {
+  constructor(wire) {
+    this.wire = wire;
+    this.hello = { cwd: process.cwd(), hasUI: false, flags: {} };
+    this.handlers = new Map();
+    this.tools = new Map();
+    this.commands = new Map();
+    this.flags = new Map();
+    this.shortcuts = new Map();
+    this.notices = [];
+    this.reported = new Set();
+    this.bus = new EventEmitter();
+    this.snapshot = { isIdle: true, hasPendingMessages: false, systemPrompt: "", model: null };
+    this.sessionName = undefined;
+    this.entries = [];
+  }
+
+  /** One notice per unsupported call and extension: at load time in `register`, later via `ui_notify`. */
+  unsupported(ext, what, why = "rho does not support it yet") {
+    const key = `${ext.path}\0${what}`;
+    if (this.reported.has(key)) return;
+    this.reported.add(key);
+    const text = `pi extension ${ext.path}: ${what} is not supported (${why}); the rest of the extension works`;
+    if (this.registered) this.wire.call("ui_notify", { message: text, kind: "warning" }).catch(() => {});
+    else this.notices.push(text);
+  }
+
+  notice(text) {
+    if (this.registered) this.wire.call("ui_notify", { message: text, kind: "warning" }).catch(() => {});
+    else this.notices.push(text);
+  }
+}
+
+const plain = (text) => String(text ?? "");
+/** A theme whose styling is identity: rho shows the text, its TUI styles it. */
+export const theme = new Proxy(
+  { fg: (_c, t) => plain(t), bg: (_c, t) => plain(t), bold: plain, italic: plain, underline: plain, dim: plain, strikethrough: plain, inverse: plain },
+  { get: (target, key) => target[key] ?? ((...a) => plain(a[a.length - 1])) },
+);
+
+function flatten(content) {
+  if (typeof content === "string") return { text: content, images: [] };
+  const parts = Array.isArray(content) ? content : [];
+  const text = parts.filter((p) => p?.type === "text").map((p) => p.text).join("\n");
+  const images = parts.filter((p) => p?.type === "image");
+  return { text, images };
+}
+
+/** The `pi` object handed to one extension's factory. */
+export function createApi(reg, ext) {
+  const call = (method, params) => reg.wire.call(method, params);
+  const no = (what, why) => () => reg.unsupported(ext, what, why);
+  const api = {
+    on(event, handler) {
+      if (!RHO_EVENTS.has(event)) {
+        reg.unsupported(ext, `pi.on("${event}")`, "rho does not emit this event");
+        return;
+      }
+      if (!reg.handlers.has(event)) reg.handlers.set(event, []);
+      reg.handlers.get(event).push({ ext, handler });
+    },
+    registerTool(def) {
+      if (!def?.name) throw new Error("registerTool: a tool needs a name");
+      if (reg.registered) return reg.unsupported(ext, `registerTool("${def.name}") after loading`, "rho learns an extension's tools when it starts");
+      if (reg.tools.has(def.name)) {
+        reg.notice(`pi extension ${ext.path}: tool "${def.name}" is already registered by ${reg.tools.get(def.name).ext.path}; the first one is kept`);
+        return;
+      }
+      if (def.renderCall || def.renderResult) no(`custom rendering of tool "${def.name}" (renderCall/renderResult)`, "rho shows its own tool rendering")();
+      reg.tools.set(def.name, { ext, def });
+    },
+    registerCommand(name, options) {
+      if (reg.registered) return reg.unsupported(ext, `registerCommand("${name}") after loading`, "rho learns an extension's commands when it starts");
+      let invoked = name;
+      for (let n = 1; reg.commands.has(invoked); n++) invoked = `${name}:${n}`;
+      reg.commands.set(invoked, { ext, name, options: options ?? {} });
+    },
+    registerShortcut(key, options) {
+      reg.shortcuts.set(String(key), { ext, options: options ?? {} });
+    },
+    registerFlag(name, options) {
+      reg.flags.set(name, { ext, options: options ?? {} });
+    },
+    getFlag(name) {
+      const given = reg.hello.flags?.[name];
+      return given !== undefined ? given : reg.flags.get(name)?.options.default;
+    },
+    sendMessage(message, options = {}) {
+      const m = { customType: message.customType, content: message.content ?? "", display: message.display ?? true, details: message.details };
+      const p = call("send_message", { message: m, triggerTurn: !!options.triggerTurn, deliverAs: options.deliverAs });
+      p.catch((e) => reg.notice(`pi extension ${ext.path}: sendMessage failed: ${e.message}`));
+      return p.then(() => undefined);
+    },
+    sendUserMessage(content, options = {}) {
+      const { text, images } = flatten(content);
+      const p = call("send_user_message", { text, images, deliverAs: options.deliverAs });
+      p.catch((e) => reg.notice(`pi extension ${ext.path}: sendUserMessage failed: ${e.message}`));
+      return p.then(() => undefined);
+    },
+    appendEntry(customType, data) {
+      reg.entries.push({ type: "custom", customType, data, id: `ext-${reg.entries.length}`, timestamp: new Date().toISOString() });
+      call("append_entry", { customType, data }).catch((e) => reg.notice(`pi extension ${ext.path}: appendEntry failed: ${e.message}`));
+    },
+    setSessionName(name) {
+      reg.sessionName = name;
+      call("set_session_name", { name }).catch((e) => reg.notice(`pi extension ${ext.path}: setSessionName failed: ${e.message}`));
+    },
+    getSessionName: () => reg.sessionName,
+    async exec(command, args = [], options = {}) {
+      const r = await call("exec", { command, args, cwd: options.cwd, timeoutMs: options.timeout });
+      return { stdout: r.stdout, stderr: r.stderr, code: r.code, killed: r.killed };
+    },
+    getCommands() {
+      return [...reg.commands].map(([name, c]) => ({ name, description: c.options.description, source: "extension", sourceInfo: { path: c.ext.path } }));
+    },
+    getActiveTools: () => [...reg.tools.keys()],
+    getAllTools: () => [...reg.tools.values()].map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters })),
+    setActiveTools: no("pi.setActiveTools"),
+    setModel: async () => (no("pi.setModel")(), false),
+    getThinkingLevel: () => "off",
+    setThinkingLevel: no("pi.setThinkingLevel"),
+    setLabel: no("pi.setLabel"),
+    registerProvider: no("pi.registerProvider"),
+    unregisterProvider: no("pi.unregisterProvider"),
+    registerMessageRenderer: no("pi.registerMessageRenderer", "rho shows its own message rendering"),
+    registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),
+    registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),
+    registerMarkdownTransformer: no("pi.registerMarkdownTransformer"),
+    registerMcpServer: no("pi.registerMcpServer", "configure MCP servers in rho's mcp.json"),
+    unregisterMcpServer: no("pi.unregisterMcpServer"),
+    getMcpServers: () => [],
+    registerVirtualModel: no("pi.registerVirtualModel"),
+    unregisterVirtualModel: no("pi.unregisterVirtualModel"),
+    getSettings: () => ({}),
+    events: {
+      on(name, fn) {
+        reg.bus.on(name, fn);
+        return () => reg.bus.off(name, fn);
+      },
+      emit: (name, data) => reg.bus.emit(name, data),
+    },
+  };
+  // Anything else pi offers: named in a notice when used, never a crash.
+  return new Proxy(api, {
+    get(target, key) {
+      if (key in target || typeof key === "symbol") return target[key];
+      return (..._args) => reg.unsupported(ext, `pi.${String(key)}`);
+    },
+  });
+}
+
+function createUi(reg, ext) {
+  const call = (method, params) => reg.wire.call(method, params);
+  const fire = (method, params) => call(method, params).catch(() => {});
+  const ui = {
+    notify: (message, type) => fire("ui_notify", { message: String(message), kind: type ?? "info" }),
+    confirm: (title, message) => call("ui_confirm", { title, message: message ?? "" }),
+    select: (title, options) => call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }),
+    input: (title, placeholder) => call("ui_input", { title, placeholder }),
+    editor: (title, prefill) => call("ui_editor", { title, prefill }),
+    setStatus: (key, text) => fire("ui_status", { key, text: text ?? null }),
+    setWidget(key, content) {
+      if (typeof content === "function") return reg.unsupported(ext, "ctx.ui.setWidget with a component", "rho widgets are lines of text");
+      fire("ui_widget", { key, lines: content ? [...content].map(String) : null });
+    },
+    setTitle: (title) => fire("ui_title", { title }),
+    setEditorText: (text) => fire("ui_set_editor_text", { text }),
+    getEditorText: () => "",
+    async custom() {
+      reg.unsupported(ext, "ctx.ui.custom", "rho cannot show pi-tui components yet");
+      return undefined;
+    },
+    theme,
+  };
+  return new Proxy(ui, {
+    get(target, key) {
+      if (key in target || typeof key === "symbol") return target[key];
+      return (..._args) => reg.unsupported(ext, `ctx.ui.${String(key)}`);
+    },
+  });
+}
+
+function sessionManager(reg) {
+  return {
+    getEntries: () => reg.entries.slice(),
+    getBranch: () => reg.entries.slice(),
+    getSessionName: () => reg.sessionName,
+    getCwd: () => reg.hello.cwd,
+    getSessionFile: () => undefined,
+    getSessionId: () => undefined,
+    getLeafId: () => reg.entries.at(-1)?.id ?? null,
+    getLeafEntry: () => reg.entries.at(-1),
+    getHeader: () => undefined,
+    getLabel: () => undefined,
+    getEntry: (id) => reg.entries.find((e) => e.id === id),
+    getTree: () => [],
+  };
+}
+
+/** ExtensionContext for a handler of `ext`; `extra` adds tool/command context fields. */
+export function createContext(reg, ext, extra = {}) {
+  const s = reg.snapshot;
+  const no = (what) => () => reg.unsupported(ext, what);
+  const ctx = {
+    ui: createUi(reg, ext),
+    hasUI: !!reg.hello.hasUI,
+    mode: reg.hello.hasUI ? "rpc" : "print",
+    cwd: reg.hello.cwd,
+    sessionManager: sessionManager(reg),
+    model: s.model ?? undefined,
+    modelRegistry: { getAll: () => [], getAvailable: () => [], find: () => undefined },
+    isProjectTrusted: () => true,
+    isIdle: () => !!s.isIdle,
+    hasPendingMessages: () => !!s.hasPendingMessages,
+    abort: () => void reg.wire.call("abort").catch(() => {}),
+    getSystemPrompt: () => s.systemPrompt ?? "",
+    getContextUsage: () => undefined,
+    compact: no("ctx.compact"),
+    shutdown: no("ctx.shutdown"),
+    signal: extra.signal,
+    ...extra,
+  };
+  return new Proxy(ctx, {
+    get(target, key) {
+      if (key in target || typeof key === "symbol" || key === "then") return target[key];
+      return (..._args) => reg.unsupported(ext, `ctx.${String(key)}`);
+    },
+  });
+}
+
+/** ExtensionCommandContext: the context plus session control. */
+export function createCommandContext(reg, ext) {
+  const no = (what) => async () => (reg.unsupported(ext, what), { cancelled: true });
+  return createContext(reg, ext, {
+    async waitForIdle() {
+      for (;;) {
+        const state = await reg.wire.call("get_state");
+        if (state.isIdle) return;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    newSession: no("ctx.newSession"),
+    fork: no("ctx.fork"),
+    navigateTree: no("ctx.navigateTree"),
+    switchSession: no("ctx.switchSession"),
+    reload: no("ctx.reload"),
+    getSystemPromptOptions: () => ({}),
+  });
+}

@@ -1,0 +1,104 @@
+// Runs every pi handler of one rho event in load order and folds their results the way pi
+// composes them (chained transforms, first gate wins) into the one result rho expects.
+import { createContext } from "./api.mjs";
+
+const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update"]);
+
+/** The failure message naming the extension, its file and the event. */
+export function failure(ext, what, e) {
+  const detail = e instanceof Error ? e.message : String(e);
+  return `pi extension ${ext.path}: ${what} failed: ${detail}`;
+}
+
+async function refresh(reg, type) {
+  if (SNAPSHOT_SKIP.has(type)) return;
+  try {
+    Object.assign(reg.snapshot, await reg.wire.call("get_state"));
+  } catch {
+    // The previous snapshot stays; sync reads stay answerable.
+  }
+}
+
+function observe(reg, event) {
+  if (event.type === "message_end" && event.message) {
+    reg.entries.push({ type: "message", id: `msg-${reg.entries.length}`, message: event.message, timestamp: new Date().toISOString() });
+  }
+  if (event.type === "before_agent_start" && typeof event.systemPrompt === "string") reg.snapshot.systemPrompt = event.systemPrompt;
+}
+
+/** Folds results per event type; `done` says a gate decided and later handlers are skipped. */
+const FOLD = {
+  input(state, r) {
+    if (r?.action === "handled") return { result: { action: "handled" }, done: true };
+    if (r?.action === "transform") {
+      state.event.text = r.text ?? state.event.text;
+      if (r.images) state.event.images = r.images;
+      state.result = { action: "transform", text: state.event.text, images: state.event.images };
+    }
+  },
+  before_agent_start(state, r) {
+    if (!r) return;
+    if (typeof r.systemPrompt === "string") {
+      state.event.systemPrompt = r.systemPrompt;
+      state.result = { ...state.result, systemPrompt: r.systemPrompt };
+    }
+    if (r.message && !state.result?.message) state.result = { ...state.result, message: r.message };
+  },
+  context(state, r) {
+    if (r?.messages) {
+      state.event.messages = r.messages;
+      state.result = { messages: r.messages };
+    }
+  },
+  tool_call(state, r) {
+    if (r?.block) return { result: { block: true, reason: r.reason }, done: true };
+  },
+  tool_result(state, r) {
+    if (!r) return;
+    for (const k of ["content", "details", "isError"]) if (r[k] !== undefined) state.event[k] = r[k];
+    state.result = { content: state.event.content, details: state.event.details, isError: state.event.isError };
+  },
+  message_end(state, r) {
+    if (r?.message) {
+      state.event.message = r.message;
+      state.result = { message: r.message };
+    }
+  },
+  user_bash(state, r) {
+    if (r?.result || r?.operations) return { result: r, done: true };
+  },
+  resources_discover(state, r) {
+    if (!r) return;
+    const out = (state.result ??= {});
+    for (const k of ["skillPaths", "promptPaths", "themePaths"]) if (r[k]) out[k] = [...(out[k] ?? []), ...r[k]];
+  },
+};
+for (const name of ["session_before_switch", "session_before_fork", "session_before_compact", "session_before_tree"]) {
+  FOLD[name] = (state, r) => {
+    if (r?.cancel) return { result: { cancel: true }, done: true };
+    if (r && typeof r === "object") state.result = { ...state.result, ...r };
+  };
+}
+
+/** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */
+export async function dispatchEvent(reg, event) {
+  const handlers = reg.handlers.get(event.type) ?? [];
+  observe(reg, event);
+  if (handlers.length === 0) return null;
+  await refresh(reg, event.type);
+  const before = event.type === "tool_call" ? JSON.stringify(event.input) : null;
+  const state = { event, result: null };
+  const fold = FOLD[event.type];
+  for (const { ext, handler } of handlers) {
+    let r;
+    try {
+      r = await handler(event, createContext(reg, ext));
+    } catch (e) {
+      throw new Error(failure(ext, `its ${event.type} handler`, e));
+    }
+    const decided = fold?.(state, r);
+    if (decided?.done) return decided.result;
+  }
+  if (before !== null && JSON.stringify(event.input) !== before) return { input: event.input };
+  return state.result;
+}

@@ -1,0 +1,152 @@
+// rho's host for pi extensions: loads every pi extension of a session into this one node
+// process and speaks rho's extension process protocol for all of them.
+// Usage: node host.mjs <packages dir> <agent dir> <extension path>...
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { installHooks } from "./hooks.mjs";
+import { Wire, guardStdout } from "./wire.mjs";
+import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
+import { dispatchEvent, failure } from "./events.mjs";
+
+// Type stripping is experimental in node; its warning would only confuse users.
+process.removeAllListeners("warning");
+process.on("warning", (w) => w.name !== "ExperimentalWarning" && process.stderr.write(`${w.name}: ${w.message}\n`));
+
+const [packagesDir, agentDir, ...paths] = process.argv.slice(2);
+// pi's getAgentDir() and everything built on it then see rho's agent dir.
+process.env.PI_CODING_AGENT_DIR = agentDir;
+installHooks(packagesDir);
+guardStdout();
+const wire = new Wire();
+const helloLine = wire.hello();
+const reg = new Registry(wire);
+
+process.on("uncaughtException", (e) => process.stderr.write(`rho pi host: uncaught: ${e?.stack ?? e}\n`));
+process.on("unhandledRejection", (e) => process.stderr.write(`rho pi host: unhandled rejection: ${e?.stack ?? e}\n`));
+
+/** The entry files of an extension path: a file, or a directory's package.json / index. */
+function entries(path) {
+  if (!statSync(path).isDirectory()) return [path];
+  const manifest = join(path, "package.json");
+  if (existsSync(manifest)) {
+    const pkg = JSON.parse(readFileSync(manifest, "utf8"));
+    const listed = pkg.pi?.extensions;
+    if (Array.isArray(listed) && listed.length > 0) return listed.map((p) => resolve(path, p));
+    if (typeof pkg.main === "string") return [resolve(path, pkg.main)];
+  }
+  for (const name of ["index.ts", "index.js", "index.mjs"]) {
+    if (existsSync(join(path, name))) return [join(path, name)];
+  }
+  throw new Error("the directory has neither a package.json naming its entry nor an index.ts/index.js");
+}
+
+async function load(path) {
+  let files;
+  try {
+    files = entries(path);
+  } catch (e) {
+    reg.notice(`pi extension ${path} was not loaded: ${e.message}`);
+    return;
+  }
+  for (const file of files) {
+    const ext = { path: file };
+    try {
+      const mod = await import(pathToFileURL(file).href);
+      const factory = mod.default;
+      if (typeof factory !== "function") throw new Error("it has no default export function (export default function (pi) {…})");
+      await factory(createApi(reg, ext));
+    } catch (e) {
+      const detail = e instanceof SyntaxError || !(e instanceof Error) ? String(e) : e.message;
+      reg.notice(`pi extension ${file} was not loaded: ${detail}`);
+    }
+  }
+}
+
+function registration() {
+  const events = new Set(reg.handlers.keys());
+  events.add("message_end"); // keeps ctx.sessionManager's view of the conversation
+  const schema = (p) => (p ? JSON.parse(JSON.stringify(p)) : { type: "object", properties: {} });
+  return {
+    type: "register",
+    name: "pi extensions",
+    events: [...events],
+    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description })),
+    tools: [...reg.tools.values()].map(({ def }) => ({ name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters: schema(def.parameters) })),
+    flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
+    shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
+    notices: reg.notices.splice(0),
+  };
+}
+
+const running = new Map();
+
+async function runTool(msg) {
+  const entry = reg.tools.get(msg.name);
+  if (!entry) throw new Error(`no pi tool named ${msg.name}`);
+  const { ext, def } = entry;
+  const abort = new AbortController();
+  running.set(msg.id, abort);
+  try {
+    const args = def.prepareArguments ? def.prepareArguments(msg.args) : msg.args;
+    const onUpdate = (partial) => wire.update(msg.id, partial);
+    const ctx = createContext(reg, ext, { signal: abort.signal });
+    const r = await def.execute(msg.toolCallId, args, abort.signal, onUpdate, ctx);
+    return { content: r?.content ?? [], details: r?.details, isError: r?.isError === true || undefined };
+  } catch (e) {
+    throw new Error(failure(ext, `tool "${msg.name}"`, e));
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
+async function runCommand(msg) {
+  const entry = reg.commands.get(msg.name);
+  if (!entry) throw new Error(`no pi command named ${msg.name}`);
+  try {
+    Object.assign(reg.snapshot, await wire.call("get_state"));
+  } catch {
+    // Sync reads answer from the last snapshot.
+  }
+  try {
+    await entry.options.handler?.(msg.args ?? "", createCommandContext(reg, entry.ext));
+  } catch (e) {
+    throw new Error(failure(entry.ext, `command /${msg.name}`, e));
+  }
+  return null;
+}
+
+async function runShortcut(msg) {
+  const entry = reg.shortcuts.get(msg.key);
+  if (!entry) throw new Error(`no pi shortcut ${msg.key}`);
+  await entry.options.handler?.(createContext(reg, entry.ext));
+  return null;
+}
+
+const REQUESTS = {
+  event: (msg) => dispatchEvent(reg, msg.event),
+  command: runCommand,
+  tool: runTool,
+  shortcut: runShortcut,
+};
+
+function serve(msg) {
+  if (msg.type === "cancel") return running.get(msg.id)?.abort();
+  const run = REQUESTS[msg.type];
+  if (!run) return;
+  run(msg).then(
+    (r) => wire.result(msg.id, r),
+    (e) => wire.error(msg.id, e instanceof Error ? e.message : String(e)),
+  );
+}
+
+// rho sends requests only after `register`; anything earlier waits for it.
+const early = [];
+wire.onRequest = (msg) => early.push(msg);
+
+for (const path of paths) await load(path);
+Object.assign(reg.hello, await helloLine);
+wire.write(registration());
+reg.registered = true;
+wire.onRequest = serve;
+for (const msg of early.splice(0)) serve(msg);
