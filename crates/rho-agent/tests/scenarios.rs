@@ -132,9 +132,7 @@ async fn steering_interrupts_a_streaming_reply_and_discards_the_partial() {
     let discarded = events
         .iter()
         .find_map(|e| match &**e {
-            AgentEvent::MessageEnd {
-                message: rho_agent::AgentMessage::Assistant(a),
-            } => Some(a.clone()),
+            AgentEvent::MessageEnd { message } => message.as_assistant().cloned(),
             _ => None,
         })
         .expect("the partial's message_end");

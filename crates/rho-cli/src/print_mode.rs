@@ -91,10 +91,10 @@ fn track_failure(event: &SessionEvent, failure: &mut Option<String>) {
             ..
         }) => *failure = Some(message.clone()),
         SessionEvent::Agent(agent_event) => {
-            if let rho_agent::AgentEvent::MessageEnd {
-                message: AgentMessage::Assistant(reply),
-            } = &**agent_event
-            {
+            if let rho_agent::AgentEvent::MessageEnd { message } = &**agent_event {
+                let AgentMessage::Assistant(reply) = &**message else {
+                    return;
+                };
                 if !matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {
                     *failure = None;
                 }

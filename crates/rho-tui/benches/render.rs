@@ -39,7 +39,7 @@ fn build_history(t: &mut Transcript) -> usize {
         }));
         let m = AgentMessage::Assistant(reply(ANSWER));
         t.apply(&agent(AgentEvent::MessageStart { message: m.clone() }));
-        t.apply(&agent(AgentEvent::MessageEnd { message: m }));
+        t.apply(&agent(AgentEvent::MessageEnd { message: m.into() }));
     }
     t.lines(WIDTH).len()
 }
