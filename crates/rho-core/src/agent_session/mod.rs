@@ -26,6 +26,7 @@ mod queue;
 mod resources;
 mod rpc_support;
 mod run_loop;
+mod save_failure;
 mod switch;
 mod tree;
 
@@ -57,6 +58,7 @@ pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
+pub use save_failure::SESSION_SOURCE;
 pub use switch::SwitchReason;
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
