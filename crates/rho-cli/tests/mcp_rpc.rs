@@ -400,15 +400,22 @@ async fn no_mcp_and_tools_patterns_limit_mcp_tools() {
 }
 
 /// Issue 17: SIGTERM, SIGHUP and SIGINT end rho without its orderly MCP shutdown; the
-/// server's whole group must end with it all the same.
+/// server's whole group must end with it all the same. The server leaves a helper process
+/// behind (as servers that spawn workers do), which stdin EOF alone would not end.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn termination_signals_end_the_server_group() {
+    let wrapper = format!(
+        "sleep 1000 & '{}' '{}'",
+        mcp_support::node().display(),
+        mcp_support::everything().display()
+    );
+    let server = json!({"command": "sh", "args": ["-c", wrapper], "exposure": "direct"});
     for (signal, code) in [
         (libc::SIGTERM, 143),
         (libc::SIGHUP, 129),
         (libc::SIGINT, 130),
     ] {
-        let mut rpc = start(json!({"everything": everything_stdio("direct")}), &[]).await;
+        let mut rpc = start(json!({ "everything": server }), &[]).await;
         rpc.server.push(reply("ready"));
         rpc.prompt_ok("p0", "hello").await;
         let state = until_state(&mut rpc, "everything", "connected").await;
