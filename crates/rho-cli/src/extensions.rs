@@ -78,6 +78,53 @@ pub fn sources(
     paths
 }
 
+/// Where extensions come from and which of their tools may be active: what start-up and
+/// /reload resolve the same way.
+pub struct ExtensionSetup<'a> {
+    /// The command line (`-e`, `--no-extensions`, `--tools`).
+    pub args: &'a Args,
+    /// Effective settings (their `extensions` list).
+    pub settings: &'a Settings,
+    /// The agent dir (`<agentDir>/extensions/`).
+    pub agent_dir: &'a Path,
+    /// The trusted project's folder, if any.
+    pub project_dir: Option<&'a Path>,
+    /// The session's working directory.
+    pub cwd: &'a Path,
+    /// The permission rules (a tool they hide is left out).
+    pub permissions: &'a rho_core::permissions::Permissions,
+}
+
+/// Resolves the extension paths, starts each one (failures become warnings) and keeps the
+/// tools the flags and permissions allow.
+pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
+    let paths = sources(
+        setup.args,
+        setup.settings,
+        setup.agent_dir,
+        setup.project_dir,
+        setup.cwd,
+    );
+    let has_ui = setup.args.mode == Some(crate::args::Mode::Rpc);
+    let mut loaded = load(&paths, setup.cwd, has_ui, warnings).await;
+    let tools = crate::tool_names::active_tools(setup.args);
+    for ext in &mut loaded {
+        ext.retain_tools(|name| {
+            tools.allows_extension_tool(name) && setup.permissions.exposes(name)
+        });
+    }
+    loaded
+}
+
+/// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
+/// it; RPC after end of input; print mode after its prompts): extensions get `session_shutdown`
+/// with reason `quit` and their processes a moment to exit. UI calls they make meanwhile get
+/// no answer from a UI that is gone.
+pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
+    session.set_ui(std::sync::Arc::new(rho_core::extensions::NoUi));
+    session.unload_extensions("quit").await;
+}
+
 /// Starts every extension; failures become warnings.
 pub async fn load(
     paths: &[PathBuf],

@@ -100,7 +100,10 @@ async fn run(args: args::Args) -> ExitCode {
     }
     let mode = args.mode.unwrap_or_default();
     let stdin_is_tty = std::io::stdin().is_terminal();
+    let session = startup.session.clone();
+    signals::set_session(session.clone());
     let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
+    extensions::shut_down(&session).await;
     mcp::shutdown().await;
     code
 }

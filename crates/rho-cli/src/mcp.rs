@@ -1,10 +1,11 @@
 //! MCP wiring: the session's servers (rho-mcp's manager as the session's external tools),
-//! `--no-mcp`, `mcp__` patterns in `--tools`, shutdown at exit and `rho mcp list|add|remove`.
+//! `--no-mcp`, `mcp__` patterns in `--tools`, a restart at /reload, shutdown at exit and
+//! `rho mcp list|add|remove`.
 //! With no server configured nothing MCP runs: no manager, no task, no process.
 
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use rho_core::agent_session::ExternalTools;
@@ -12,7 +13,17 @@ use rho_mcp::{McpManager, McpOptions, ServerEnv};
 
 use crate::args::Args;
 
-static MANAGER: OnceLock<Arc<McpManager>> = OnceLock::new();
+/// The running manager (replaced by /reload).
+static MANAGER: Mutex<Option<Arc<McpManager>>> = Mutex::new(None);
+
+fn manager() -> Option<Arc<McpManager>> {
+    MANAGER.lock().unwrap_or_else(|p| p.into_inner()).clone()
+}
+
+fn set_manager(manager: Option<Arc<McpManager>>) -> Option<Arc<McpManager>> {
+    let mut current = MANAGER.lock().unwrap_or_else(|p| p.into_inner());
+    std::mem::replace(&mut *current, manager)
+}
 
 struct External(Arc<McpManager>);
 
@@ -80,18 +91,31 @@ pub fn start(
             tool_patterns: patterns,
         },
     );
-    let _ = MANAGER.set(manager.clone());
+    set_manager(Some(manager.clone()));
     Some(Arc::new(External(manager)))
+}
+
+/// /reload: stops the running servers, then starts what the configuration files say now
+/// (added, removed and changed servers take effect).
+pub async fn restart(
+    args: &Args,
+    agent_dir: &Path,
+    cwd: &Path,
+    project_trusted: bool,
+    warnings: &mut Vec<String>,
+) -> Option<Arc<dyn ExternalTools>> {
+    shutdown().await;
+    start(args, agent_dir, cwd, project_trusted, warnings)
 }
 
 /// Server state for RPC `get_state`; `None` without servers.
 pub fn status() -> Option<serde_json::Value> {
-    MANAGER.get().map(|m| m.status()["servers"].clone())
+    manager().map(|m| m.status()["servers"].clone())
 }
 
 /// Stops every server (stdin, SIGTERM, SIGKILL to each group).
 pub async fn shutdown() {
-    if let Some(m) = MANAGER.get() {
+    if let Some(m) = set_manager(None) {
         m.shutdown().await;
     }
 }

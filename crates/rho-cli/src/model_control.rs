@@ -109,7 +109,7 @@ impl ModelControl {
             ("defaultModel", &model.id),
         ] {
             if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
-                eprintln!("Warning: {e}");
+                rho_core::diagnostics::warn(e.to_string());
             }
         }
         if model.clamp_thinking_level(wanted) != s.thinking_level() {
@@ -178,7 +178,7 @@ impl ModelControl {
         if reasoning || effective != ThinkingLevel::Off {
             if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
             {
-                eprintln!("Warning: {e}");
+                rho_core::diagnostics::warn(e.to_string());
             }
         }
     }

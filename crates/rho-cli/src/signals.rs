@@ -1,8 +1,25 @@
 //! Termination signals end the process with pi's exit codes (interfaces spec §3): SIGTERM →
 //! 143, SIGHUP → 129 (and SIGINT → 130), after killing every child process group. Session
 //! entries are written line by line as they happen, so nothing buffered is lost by exiting.
+//! Extensions get `session_shutdown` (reason `quit`) first.
 
 use std::future::Future;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use rho_core::agent_session::AgentSession;
+
+/// The session whose extensions hear `session_shutdown` when a signal ends rho.
+static SESSION: Mutex<Option<AgentSession>> = Mutex::new(None);
+
+/// How long extensions may take over `session_shutdown` before a signal's exit goes on.
+const SHUTDOWN_BOUND: Duration = Duration::from_secs(3);
+
+/// Names the session whose extensions a termination signal shuts down first (as pi, whose
+/// exit covers SIGTERM and SIGHUP).
+pub fn set_session(session: AgentSession) {
+    *SESSION.lock().unwrap_or_else(|p| p.into_inner()) = Some(session);
+}
 
 /// Registers the handlers now (so a signal arriving at any later point is caught) and
 /// returns the task that exits with 128 + the signal number. Must be called inside the
@@ -25,6 +42,14 @@ pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
                 _ = hup.recv() => 129,
                 _ = int.recv() => 130,
             };
+            // Extensions first, before the terminal is touched (their clean-up does not
+            // need it), bounded so a stuck one cannot hold the exit.
+            let session = SESSION.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            if let Some(session) = session {
+                let _ =
+                    tokio::time::timeout(SHUTDOWN_BOUND, crate::extensions::shut_down(&session))
+                        .await;
+            }
             // Children run in their own process groups, so the signal did not reach them:
             // end them before leaving.
             rho_tools::children::kill_all_groups();

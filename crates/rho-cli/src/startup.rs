@@ -196,19 +196,15 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
-    let extension_paths = crate::extensions::sources(
+    let setup = crate::extensions::ExtensionSetup {
         args,
-        &config.settings,
-        &agent_dir,
-        project_dir.as_deref(),
-        &cwd,
-    );
-    let has_ui = args.mode == Some(crate::args::Mode::Rpc);
-    config.extensions =
-        crate::extensions::load(&extension_paths, &cwd, has_ui, &mut warnings).await;
-    for ext in &mut config.extensions {
-        ext.retain_tools(|name| tools.allows_extension_tool(name) && permissions.exposes(name));
-    }
+        settings: &config.settings,
+        agent_dir: &agent_dir,
+        project_dir: project_dir.as_deref(),
+        cwd: &cwd,
+        permissions: &permissions,
+    };
+    config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());

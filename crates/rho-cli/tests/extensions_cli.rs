@@ -160,3 +160,69 @@ async fn tools_flag_filters_extension_tools() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     assert_eq!(tool_names(&sb, 1), ["read"]);
 }
+
+/// Logs the reason of each `session_shutdown` to `shutdown.log` beside itself.
+const SHUTDOWN_LOGGER: &str = r#"
+import os, sys
+sys.path.insert(0, LIB)
+from rho_extension import Extension
+
+ext = Extension("shutdown-logger")
+
+@ext.on("session_shutdown")
+def bye(event):
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "shutdown.log"), "a") as f:
+        f.write(event["reason"] + "\n")
+
+ext.run()
+"#;
+
+/// Writes the logger into the sandbox; returns its path.
+fn install_shutdown_logger(sb: &Sandbox) -> String {
+    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../extensions/python")
+        .canonicalize()
+        .expect("python library");
+    let source = format!("LIB = {:?}\n{SHUTDOWN_LOGGER}", lib.display().to_string());
+    let ext = sb.cwd.join("logger.py");
+    std::fs::write(&ext, source).expect("write extension");
+    ext.display().to_string()
+}
+
+#[tokio::test]
+async fn print_mode_sends_session_shutdown_with_reason_quit_when_it_ends() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("ok"));
+    let ext = install_shutdown_logger(&sb);
+    let out = sb
+        .rho(&["-e", &ext, "-p", "--no-session", "hi"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let log = std::fs::read_to_string(sb.cwd.join("shutdown.log")).unwrap_or_default();
+    assert_eq!(log, "quit\n");
+}
+
+#[tokio::test]
+async fn sigterm_sends_session_shutdown_before_rho_exits() {
+    let sb = Sandbox::new().await;
+    sb.server.push(
+        rho_testkit::openai_chat::ChatStream::new("chatcmpl-h", "mock-model")
+            .role()
+            .text("thinking it over")
+            .response_then_hang(),
+    );
+    let ext = install_shutdown_logger(&sb);
+    let mut child = sb
+        .command(&["-e", &ext, "-p", "--no-session", "hi"])
+        .spawn()
+        .expect("spawn");
+    drop(child.stdin.take());
+    sb.server.wait_for_requests(1).await;
+    let pid = child.id().expect("pid") as i32;
+    // SAFETY: signals the rho child this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let out = child.wait_with_output().await.expect("rho exits");
+    assert_eq!(out.status.code(), Some(143), "stderr: {}", stderr(&out));
+    let log = std::fs::read_to_string(sb.cwd.join("shutdown.log")).unwrap_or_default();
+    assert_eq!(log, "quit\n");
+}

@@ -177,7 +177,7 @@ async fn reload_picks_up_a_new_prompt_template_and_changelog_shows() {
     tmux.wait_for_text("Trusted").await;
     tmux.submit("/reload");
     let screen = tmux
-        .wait_for_text("Reloaded settings, skills, prompts")
+        .wait_for_text("Reloaded extensions, settings, skills, prompts")
         .await;
     assert!(
         screen.contains("[Prompts]") && screen.contains("/ship"),

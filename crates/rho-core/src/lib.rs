@@ -3,6 +3,7 @@
 
 pub mod agent_session;
 pub mod compaction;
+pub mod diagnostics;
 pub mod extensions;
 pub mod permissions;
 pub mod resources;

@@ -45,7 +45,7 @@ pub enum AppMsg {
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
-    Reloaded(Vec<String>),
+    Reloaded(super::reload::ReloadReport),
 }
 
 /// The interactive mode's state.
@@ -87,6 +87,12 @@ pub struct App {
     /// The context's size estimated when the transcript was built (the footer's figure until a
     /// reply reports usage; pi's context use from the first frame).
     pub(super) loaded_context_tokens: Option<u64>,
+    /// Messages typed during a compaction, sent when it is over.
+    pub(super) held: Vec<super::compaction_queue::HeldInput>,
+    /// Why the screen ended, printed after the terminal is given back.
+    exit_error: Option<String>,
+    /// True while /reload runs (the editor is replaced by a note and keys wait).
+    pub(super) reloading: bool,
 }
 
 /// Frames of the working indicator.
@@ -144,6 +150,9 @@ impl App {
             spinner: 0,
             indicator_shown: false,
             loaded_context_tokens: None,
+            held: Vec::new(),
+            exit_error: None,
+            reloading: false,
             session,
         };
         app.reload();
@@ -181,6 +190,9 @@ impl App {
                 self.renderer.resize(w as usize, h as usize);
                 self.editor.set_terminal_rows(h as usize);
             }
+            // pi's reload box holds the focus: keys wait, except for a dialog an extension
+            // opened meanwhile.
+            AppMsg::Input(_) if self.reloading && self.dialog.is_none() => {}
             AppMsg::Input(input) => self.handle_input(&input),
             AppMsg::Notice { text, error } => self.notice(text, error),
             AppMsg::SetEditor(text) => self.editor.set_text(&text),
@@ -204,7 +216,7 @@ impl App {
                     self.submit_prompt(first.text, first.images);
                 }
             }
-            AppMsg::Reloaded(warnings) => self.reloaded(warnings),
+            AppMsg::Reloaded(report) => self.reloaded(report),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);
@@ -230,6 +242,7 @@ impl App {
             return;
         }
         self.transcript.apply(event);
+        self.release_held();
     }
 
     /// The loop's timer: advances the working indicator and draws. An idle screen stays
@@ -237,6 +250,7 @@ impl App {
     /// last event (`agent_end` arrives while the session still finishes the run), so the
     /// frame drawn for that event can still show the indicator and no event follows.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
+        self.release_held();
         if self.is_busy() {
             self.spinner = (self.spinner + 1) % SPINNER.len();
         } else if !self.indicator_shown {
@@ -313,7 +327,8 @@ impl App {
         let transcript = self.transcript.lines(width);
         let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
         if let Err(e) = self.renderer.render(&segments, out) {
-            eprintln!("rho: cannot draw: {e}");
+            // Said once the terminal is restored (see `exit_error`): not over the frame.
+            self.exit_error = Some(format!("rho: cannot draw: {e}"));
             self.quit = true;
         }
     }
@@ -339,6 +354,10 @@ impl App {
         lines.extend(self.widgets.render(width, theme));
         match &self.dialog {
             Some(d) => lines.extend(d.render(width, theme)),
+            None if self.reloading => lines.push(theme.fg(
+                theme.colors.muted,
+                "Reloading extensions, skills, prompts, themes, and context files...",
+            )),
             None => lines.extend(self.editor.render(width, theme, self.editor_border())),
         }
         lines.extend(self.footer_view().render(width, theme));
@@ -361,6 +380,11 @@ impl App {
     /// Leaves the last frame in the scrollback and the cursor under it.
     pub fn finish<W: Write>(&mut self, out: &mut W) {
         let _ = self.renderer.stop(out);
+    }
+
+    /// Why the screen ended early (a terminal that cannot be drawn on), if it did.
+    pub fn exit_error(&self) -> Option<&str> {
+        self.exit_error.as_deref()
     }
 }
 

@@ -20,10 +20,14 @@ fn read_auth(agent_dir: &Path) -> Result<AuthFile, String> {
     }
 }
 
-/// Writes auth.json owner-only.
+/// Writes auth.json owner-only (0600, also when the old file was readable by others) through a
+/// temporary file and a rename: a crash or a full disk mid-write leaves the old keys, and
+/// another rho reading it never sees half a file.
 fn write_auth(agent_dir: &Path, file: &AuthFile) -> Result<(), String> {
-    crate::credentials::ensure_auth_file(agent_dir).map_err(|e| e.to_string())?;
-    std::fs::write(agent_dir.join("auth.json"), file.to_json_string()).map_err(|e| e.to_string())
+    use rho_core::session::{writer::write_atomic, Durability};
+    let path = agent_dir.join("auth.json");
+    write_atomic(&path, file.to_json_string().as_bytes(), Durability::Sync)
+        .map_err(|e| e.to_string())
 }
 
 impl App {

@@ -8,6 +8,7 @@
 
 mod app;
 mod commands;
+mod compaction_queue;
 mod dialogs;
 mod ext_ui;
 mod footer;
@@ -59,6 +60,7 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
         }
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
+    rho_core::diagnostics::set_sink(Some(diagnostics_sink(tx.clone())));
     let input_tx = tx.clone();
     terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
     session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
@@ -102,7 +104,29 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
         app.draw(&mut out);
     }
     app.finish(&mut out);
+    rho_core::diagnostics::set_sink(None);
     drop(guard);
     let _ = out.flush();
+    if let Some(e) = app.exit_error() {
+        eprintln!("{e}");
+    }
     ExitCode::SUCCESS
+}
+
+/// Warnings and extension stderr as transcript notices while the screen is in raw mode (text
+/// written to stderr would be drawn over the frame and garble it).
+fn diagnostics_sink(tx: mpsc::UnboundedSender<AppMsg>) -> rho_core::diagnostics::Sink {
+    use rho_core::diagnostics::Diagnostic;
+    Arc::new(move |d| {
+        let (text, error) = match d {
+            Diagnostic::Warning(text) => (format!("Warning: {text}"), true),
+            Diagnostic::ExtensionOutput { path, line } => {
+                let name = std::path::Path::new(&path)
+                    .file_name()
+                    .map_or(path.clone(), |n| n.to_string_lossy().into_owned());
+                (format!("[{name}] {line}"), false)
+            }
+        };
+        let _ = tx.send(AppMsg::Notice { text, error });
+    })
 }

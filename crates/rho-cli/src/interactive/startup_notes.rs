@@ -89,7 +89,7 @@ fn display_path(path: &Path, cwd: &Path) -> String {
 }
 
 /// An extension's file name, or its folder's name for an `index.*` entry point.
-fn extension_label(path: &str, cwd: &Path) -> String {
+pub(super) fn extension_label(path: &str, cwd: &Path) -> String {
     let p = Path::new(path);
     let is_index = p
         .file_stem()

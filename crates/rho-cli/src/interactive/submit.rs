@@ -36,6 +36,11 @@ impl App {
 
     /// Sends `text` as a prompt; while the agent runs, as a steering message.
     pub fn submit_prompt(&mut self, text: String, images: Vec<ImageContent>) {
+        let Some((text, images)) =
+            self.hold_during_compaction(text, images, StreamingBehavior::Steer)
+        else {
+            return;
+        };
         let behavior = self.is_busy().then_some(StreamingBehavior::Steer);
         self.prompt_with(text, images, behavior);
     }
@@ -50,6 +55,11 @@ impl App {
             return;
         }
         let images = attached_images(&text, self.session.cwd());
+        let Some((text, images)) =
+            self.hold_during_compaction(text, images, StreamingBehavior::FollowUp)
+        else {
+            return;
+        };
         self.prompt_with(text, images, Some(StreamingBehavior::FollowUp));
     }
 

@@ -284,6 +284,12 @@ async fn set_api_key_writes_auth_json_and_the_key_is_used_at_once() {
     let provider = ScriptedProvider::new();
     let mut h = Harness::new(&provider);
     h.app.set_agent_dir(agent.path());
+    // An older file readable by others: the write replaces it (a new inode) owner-only.
+    let auth = agent.path().join("auth.json");
+    std::fs::write(&auth, r#"{"openai":{"type":"api_key","key":"sk-old"}}"#).expect("old file");
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    std::fs::set_permissions(&auth, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    let old_inode = std::fs::metadata(&auth).expect("metadata").ino();
     h.keys(Input::typed("/set api-key\n"));
     assert!(h.screen().contains("Usage: /set api-key <provider> <key>"));
     h.keys(Input::typed("/set api-key anthropic sk-test-123\n"));
@@ -292,12 +298,16 @@ async fn set_api_key_writes_auth_json_and_the_key_is_used_at_once() {
     let json: serde_json::Value = serde_json::from_str(&text).expect("json");
     assert_eq!(json["anthropic"]["key"], "sk-test-123");
     assert_eq!(json["anthropic"]["type"], "api_key");
-    use std::os::unix::fs::PermissionsExt;
-    let mode = std::fs::metadata(agent.path().join("auth.json"))
-        .expect("metadata")
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o600);
+    assert_eq!(json["openai"]["key"], "sk-old", "other entries stay");
+    let meta = std::fs::metadata(&auth).expect("metadata");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    assert_ne!(meta.ino(), old_inode, "written beside and renamed over");
+    let leftovers: Vec<_> = std::fs::read_dir(agent.path())
+        .expect("list")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary file stays");
     h.keys(Input::typed("/logout anthropic\n"));
     assert!(h.screen().contains("Logged out of anthropic"));
     let text = std::fs::read_to_string(agent.path().join("auth.json")).expect("auth.json");
@@ -448,3 +458,4 @@ async fn export_to_a_jsonl_path_writes_the_session_not_html() {
 }
 
 mod commands;
+mod compaction;

@@ -15,6 +15,7 @@ mod custom;
 mod error;
 mod escalation;
 pub mod events;
+mod extension_set;
 mod external;
 mod fork;
 mod host;
@@ -53,6 +54,7 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
@@ -189,7 +191,8 @@ pub(crate) struct Inner {
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
     pub permissions: crate::permissions::Permissions,
     pub escalate: bool,
-    pub external: Option<Arc<dyn ExternalTools>>,
+    /// Replaceable: /reload starts the configured MCP servers again.
+    pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -287,7 +290,7 @@ impl AgentSession {
                 sandbox: config.sandbox,
                 permissions: config.permissions,
                 escalate: config.escalate,
-                external: config.external,
+                external: Mutex::new(config.external),
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
@@ -370,6 +373,20 @@ impl AgentSession {
     /// exists; later extension contexts use it.
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
         *lock(&self.inner.ui) = ui;
+    }
+
+    /// The external tools (MCP servers) in use, if any.
+    pub fn external(&self) -> Option<Arc<dyn ExternalTools>> {
+        lock(&self.inner.external).clone()
+    }
+
+    /// Replaces the external tools (/reload): the agent asks the new source for its tools
+    /// from the next turn on.
+    pub fn set_external(&self, external: Option<Arc<dyn ExternalTools>>) {
+        self.inner
+            .agent
+            .set_tool_source(external.as_ref().map(|e| e.tool_source()));
+        *lock(&self.inner.external) = external;
     }
 
     /// The extension runner.

@@ -136,7 +136,7 @@ impl AgentSession {
         // Stage 1b: a command of the external tools (an MCP prompt) becomes its text.
         let mut text = text.to_string();
         if expand && text.starts_with('/') {
-            if let Some(external) = self.inner.external.clone() {
+            if let Some(external) = self.external() {
                 match external.expand_command(&text).await {
                     Some(Ok(expanded)) => text = expanded,
                     Some(Err(e)) => return Err(SessionError::Command(e)),
@@ -206,7 +206,7 @@ impl AgentSession {
         self.pre_prompt_compaction().await;
         self.flush_pending_bash();
         // Stage 7: messages and system prompt, once external tools had their chance to arrive.
-        if let Some(external) = self.inner.external.clone() {
+        if let Some(external) = self.external() {
             external.before_prompt().await;
         }
         Ok(Some(self.build_prompt_messages(text, images).await))

@@ -44,6 +44,9 @@ pub struct CommandDef {
     pub handler: CommandHandler,
 }
 
+/// Ends what backs an extension (its process) once it is unloaded, within the grace period.
+pub type Closer = Arc<dyn Fn(std::time::Duration) -> BoxFuture<'static, ()> + Send + Sync>;
+
 /// One loaded extension: its handlers, commands and tools, in registration order.
 #[derive(Clone, Default)]
 pub struct Extension {
@@ -52,6 +55,7 @@ pub struct Extension {
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
     tools: Vec<Arc<dyn AgentTool>>,
+    closer: Option<Closer>,
 }
 
 impl Extension {
@@ -106,6 +110,20 @@ impl Extension {
     /// Registered tools.
     pub fn tools(&self) -> &[Arc<dyn AgentTool>] {
         &self.tools
+    }
+
+    /// Sets what [`Extension::close`] runs (a process extension ends its process).
+    pub fn set_closer(&mut self, closer: Closer) -> &mut Self {
+        self.closer = Some(closer);
+        self
+    }
+
+    /// Ends what backs the extension (/reload, quit): waits up to `grace` for it to stop on
+    /// its own, then stops it. In-process extensions have nothing to end.
+    pub async fn close(&self, grace: std::time::Duration) {
+        if let Some(closer) = &self.closer {
+            closer(grace).await;
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Runs extension handlers with the per-event rules of session-behavior §2, §3, §7 and §18:
 //! load order, error isolation (reports, never aborts), chaining and short-circuits.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent};
@@ -55,10 +55,12 @@ pub struct ToolOutcome {
     pub is_error: bool,
 }
 
-/// All loaded extensions, in load order.
+/// All loaded extensions, in load order. The set is replaceable (/reload): each emission works
+/// on the set current when it began, so a replacement never cuts a chain in half. Clones share
+/// the set.
 #[derive(Clone)]
 pub struct ExtensionRunner {
-    extensions: Vec<Extension>,
+    extensions: Arc<RwLock<Arc<[Extension]>>>,
     errors: ErrorSink,
 }
 
@@ -71,12 +73,24 @@ impl Default for ExtensionRunner {
 impl ExtensionRunner {
     /// A runner over `extensions` reporting failures to `errors`.
     pub fn new(extensions: Vec<Extension>, errors: ErrorSink) -> Self {
-        Self { extensions, errors }
+        Self {
+            extensions: Arc::new(RwLock::new(extensions.into())),
+            errors,
+        }
     }
 
-    /// The extensions in load order.
-    pub fn extensions(&self) -> &[Extension] {
-        &self.extensions
+    /// The extensions in load order (the set current now).
+    pub fn extensions(&self) -> Arc<[Extension]> {
+        self.extensions
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Puts `extensions` in place of the current set and returns the set it replaced.
+    pub fn replace(&self, extensions: Vec<Extension>) -> Arc<[Extension]> {
+        let mut current = self.extensions.write().unwrap_or_else(|p| p.into_inner());
+        std::mem::replace(&mut *current, extensions.into())
     }
 
     /// Replaces the error sink (the session installs its own).
@@ -86,7 +100,7 @@ impl ExtensionRunner {
 
     /// Whether any extension handles `event` (hooks are skipped entirely otherwise, EXT-8).
     pub fn has_handlers(&self, event: &str) -> bool {
-        self.extensions
+        self.extensions()
             .iter()
             .any(|e| e.handlers_for(event).next().is_some())
     }
@@ -109,7 +123,7 @@ impl ExtensionRunner {
     ) -> Vec<(String, Value)> {
         let name = event.type_name();
         let mut results = Vec::new();
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for(name) {
                 match handler(event.clone(), ctx.clone()).await {
                     Ok(Some(v)) if !v.is_null() => results.push((ext.path.clone(), v)),
@@ -125,7 +139,7 @@ impl ExtensionRunner {
     /// handlers and for the request; errors are isolated.
     pub async fn emit_payload(&self, payload: Value, ctx: &ExtensionContext) -> Value {
         let mut current = payload;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("before_provider_request") {
                 let event = ExtensionEvent::BeforeProviderRequest {
                     payload: current.clone(),
@@ -171,7 +185,7 @@ impl ExtensionRunner {
         let mut cur_text = text.to_string();
         let mut cur_images = images.to_vec();
         let mut images_replaced = false;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("input") {
                 let event = ExtensionEvent::Input {
                     text: cur_text.clone(),
@@ -218,7 +232,7 @@ impl ExtensionRunner {
     ) -> (Vec<InjectedMessage>, Option<String>) {
         let mut messages = Vec::new();
         let mut chained: Option<String> = None;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("before_agent_start") {
                 let current = chained
                     .clone()
@@ -260,7 +274,7 @@ impl ExtensionRunner {
         ctx: &ExtensionContext,
     ) -> Vec<AgentMessage> {
         let mut current = messages;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("context") {
                 let event = ExtensionEvent::Context {
                     messages: current.clone(),
@@ -295,7 +309,7 @@ impl ExtensionRunner {
         input: &mut Value,
         ctx: &ExtensionContext,
     ) -> Option<ToolCallResult> {
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("tool_call") {
                 let event = ExtensionEvent::ToolCall {
                     tool_name: tool_name.to_string(),
@@ -340,7 +354,7 @@ impl ExtensionRunner {
             mut details,
             mut is_error,
         } = result;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("tool_result") {
                 let event = ExtensionEvent::ToolResult {
                     tool_name: tool_name.to_string(),
@@ -387,7 +401,7 @@ impl ExtensionRunner {
     ) -> Option<SessionBeforeResult> {
         let name = event.type_name();
         let mut last = None;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for(name) {
                 match handler(event.clone(), ctx.clone()).await {
                     Err(e) => self.report(&ext.path, name, e),
@@ -412,7 +426,7 @@ impl ExtensionRunner {
     ) -> Option<AgentMessage> {
         let mut current = message.clone();
         let mut replaced = false;
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("message_end") {
                 let event = ExtensionEvent::MessageEnd {
                     message: current.clone(),
@@ -452,7 +466,7 @@ impl ExtensionRunner {
         event: ExtensionEvent,
         ctx: &ExtensionContext,
     ) -> Option<Value> {
-        for ext in &self.extensions {
+        for ext in self.extensions().iter() {
             for handler in ext.handlers_for("user_bash") {
                 match handler(event.clone(), ctx.clone()).await {
                     Err(e) => self.report(&ext.path, "user_bash", e),
@@ -466,7 +480,8 @@ impl ExtensionRunner {
 
     /// Every command with its invocation name (CMD-2), in load order.
     pub fn commands(&self) -> Vec<(String, CommandDef)> {
-        let all: Vec<&CommandDef> = self.extensions.iter().flat_map(|e| e.commands()).collect();
+        let extensions = self.extensions();
+        let all: Vec<&CommandDef> = extensions.iter().flat_map(|e| e.commands()).collect();
         let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
         invocation_names(&names)
             .into_iter()
@@ -499,7 +514,7 @@ impl ExtensionRunner {
 
     /// Every tool extensions registered, in load order.
     pub fn tools(&self) -> Vec<Arc<dyn rho_agent::AgentTool>> {
-        self.extensions
+        self.extensions()
             .iter()
             .flat_map(|e| e.tools().iter().cloned())
             .collect()

@@ -190,10 +190,14 @@ async fn reload_reads_prompts_context_files_and_settings_again() {
         .set(&cwd, Some(true))
         .expect("trust");
     h.keys(Input::typed("/reload\n"));
+    // Until it is done the editor gives way to a note and keys wait (pi's reload box).
+    h.keys(Input::typed("x"));
+    assert!(h.screen().contains("Reloading extensions"));
     h.next_msg().await;
+    assert_eq!(h.app.editor_text(), "");
     let screen = h.screen();
     assert!(
-        screen.contains("Reloaded settings, skills, prompts"),
+        screen.contains("Reloaded extensions, settings, skills, prompts"),
         "{screen}"
     );
     assert!(

@@ -29,7 +29,8 @@ struct Pending {
 pub(crate) struct Shared {
     /// The extension's path, for messages.
     path: String,
-    writer: tokio::sync::Mutex<ChildStdin>,
+    /// `None` once rho closed the process's stdin (unloading it).
+    writer: tokio::sync::Mutex<Option<ChildStdin>>,
     pending: Mutex<HashMap<u64, Pending>>,
     next_id: AtomicU64,
     /// The context of the latest forwarded request: calls into rho act on that session.
@@ -69,7 +70,7 @@ impl Connection {
     ) -> Self {
         let shared = Arc::new(Shared {
             path,
-            writer: tokio::sync::Mutex::new(stdin),
+            writer: tokio::sync::Mutex::new(Some(stdin)),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
             ctx: Mutex::new(ctx),
@@ -100,6 +101,31 @@ impl Connection {
         lock(&self.child)
             .as_mut()
             .and_then(|c| c.try_wait().ok().flatten())
+    }
+
+    /// The process id while the process runs under this connection.
+    pub fn pid(&self) -> Option<u32> {
+        lock(&self.child).as_ref().and_then(Child::id)
+    }
+
+    /// Unloads the extension: pending and later requests fail, its stdin closes (the author
+    /// libraries then return from their loop) and the process gets `grace` to exit before it
+    /// is killed. It is reaped either way, so no zombie stays behind.
+    pub async fn close(&self, grace: Duration) {
+        self.shared
+            .fail_all(&format!("extension {} was unloaded", self.path()));
+        // A write stuck on a process that stopped reading holds the writer: do not wait
+        // past the grace for it.
+        let closed = tokio::time::timeout(grace, async {
+            self.shared.writer.lock().await.take();
+        })
+        .await;
+        let Some(mut child) = lock(&self.child).take() else {
+            return;
+        };
+        if closed.is_err() || tokio::time::timeout(grace, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
     }
 
     /// The extension's path.
@@ -200,7 +226,12 @@ impl Connection {
 
 impl Shared {
     async fn write(&self, line: &[u8]) -> Result<(), String> {
-        let mut w = self.writer.lock().await;
+        let mut guard = self.writer.lock().await;
+        let Some(w) = guard.as_mut() else {
+            return Err(lock(&self.dead)
+                .clone()
+                .unwrap_or_else(|| format!("extension {} was unloaded", self.path)));
+        };
         let res = match w.write_all(line).await {
             Ok(()) => w.flush().await,
             Err(e) => Err(e),
@@ -226,7 +257,7 @@ impl Shared {
     fn fail_pending(&self, reason: &str) {
         let drained: Vec<Pending> = lock(&self.pending).drain().map(|(_, p)| p).collect();
         if drained.is_empty() {
-            eprintln!("rho: {reason}");
+            crate::diagnostics::warn(reason);
         }
         for p in drained {
             let _ = p.reply.send(Err(reason.to_string()));
@@ -285,7 +316,7 @@ async fn read_loop(shared: Arc<Shared>, mut stdout: BufReader<ChildStdout>) {
         match stdout.read_line(&mut line).await {
             Ok(0) => {
                 shared.fail_all(&format!(
-                    "extension {} exited (its stdout closed); restart rho to reload it",
+                    "extension {} exited (its stdout closed); /reload or restart rho to start it again",
                     shared.path
                 ));
                 return;

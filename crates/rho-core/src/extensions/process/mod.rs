@@ -138,6 +138,11 @@ impl ProcessExtension {
                 self.options.tool_timeout,
             )));
         }
+        let conn = self.connection.clone();
+        ext.set_closer(Arc::new(move |grace| {
+            let conn = conn.clone();
+            Box::pin(async move { conn.close(grace).await })
+        }));
         ext
     }
 

@@ -9,6 +9,7 @@ use tokio::process::{Child, Command};
 use super::connection::Connection;
 use super::wire::{encode_line, excerpt, Hello, Registration, PROTOCOL_VERSION};
 use super::{ProcessError, ProcessOptions};
+use crate::diagnostics::{self, Diagnostic};
 
 /// A started, registered process and the connection to it.
 pub(crate) struct Started {
@@ -17,7 +18,8 @@ pub(crate) struct Started {
     pub registration: Registration,
 }
 
-/// Spawns `program args` (stderr passed through to rho's) and performs the handshake.
+/// Spawns `program args` (its stderr lines forwarded as [`Diagnostic::ExtensionOutput`]) and
+/// performs the handshake.
 pub(crate) async fn start(
     program: &str,
     args: &[String],
@@ -28,7 +30,7 @@ pub(crate) async fn start(
     cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
+        .stderr(Stdio::piped())
         .kill_on_drop(true)
         // Its own group, ended with everything else rho started when rho exits.
         .process_group(0);
@@ -40,6 +42,9 @@ pub(crate) async fn start(
         source,
     })?;
     rho_tools::children::register_group(child.id().unwrap_or(0));
+    if let Some(stderr) = child.stderr.take() {
+        tokio::spawn(forward_stderr(path.clone(), stderr));
+    }
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(ProcessError::Handshake {
             path,
@@ -89,6 +94,22 @@ pub(crate) async fn start(
         connection,
         registration,
     })
+}
+
+/// Passes each line the process writes to stderr on, until it closes the pipe.
+async fn forward_stderr(path: String, stderr: tokio::process::ChildStderr) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = Vec::new();
+    // Bytes, not `lines()`: output that is not UTF-8 must not stop the reading (a full pipe
+    // would block the extension).
+    while matches!(reader.read_until(b'\n', &mut line).await, Ok(n) if n > 0) {
+        let text = String::from_utf8_lossy(&line);
+        diagnostics::report(Diagnostic::ExtensionOutput {
+            path: path.clone(),
+            line: text.trim_end_matches(['\n', '\r']).to_string(),
+        });
+        line.clear();
+    }
 }
 
 fn handshake(path: &str, reason: String) -> ProcessError {

@@ -1,0 +1,54 @@
+//! Replacing the loaded extensions while the session lives (/reload) and ending them (quit):
+//! pi's runtime teardown. The old set gets `session_shutdown` with the reason, leaves the
+//! runner and the agent's tools, and its processes are ended; a new set is put in place with
+//! its tools. The caller then sends `session_start` (reason `reload`) through [`AgentSession::start`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rho_agent::AgentTool;
+
+use super::AgentSession;
+use crate::extensions::{Extension, ExtensionEvent};
+
+/// How long an unloaded extension process may take to exit after its stdin closed.
+pub const EXTENSION_EXIT_GRACE: Duration = Duration::from_secs(2);
+
+impl AgentSession {
+    /// Sends `session_shutdown` (`reason`: `reload`, `quit`) to the loaded extensions, takes
+    /// them and their tools out of the session and ends their processes (each gets
+    /// [`EXTENSION_EXIT_GRACE`] to exit on its own). Returns how many were unloaded.
+    pub async fn unload_extensions(&self, reason: &str) -> usize {
+        let runner = &self.inner.extensions;
+        runner
+            .emit(
+                ExtensionEvent::SessionShutdown {
+                    reason: reason.to_string(),
+                    target_session_file: None,
+                },
+                &self.ext_ctx(),
+            )
+            .await;
+        let old = runner.replace(Vec::new());
+        self.swap_extension_tools(&old, Vec::new());
+        futures_util::future::join_all(old.iter().map(|e| e.close(EXTENSION_EXIT_GRACE))).await;
+        old.len()
+    }
+
+    /// Puts `extensions` in place of the loaded set (normally empty after
+    /// [`Self::unload_extensions`]); their tools join the active ones.
+    pub fn load_extensions(&self, extensions: Vec<Extension>) {
+        let tools = super::collect_extension_tools(&extensions);
+        let old = self.inner.extensions.replace(extensions);
+        self.swap_extension_tools(&old, tools);
+    }
+
+    /// The agent's tools without those of `old`, with `new` appended.
+    fn swap_extension_tools(&self, old: &[Extension], new: Vec<Arc<dyn AgentTool>>) {
+        let retired: Vec<&Arc<dyn AgentTool>> = old.iter().flat_map(|e| e.tools()).collect();
+        let mut tools = self.inner.agent.with_state(|s| s.tools.clone());
+        tools.retain(|t| !retired.iter().any(|r| Arc::ptr_eq(r, t)));
+        tools.extend(new);
+        self.inner.agent.set_tools(tools);
+    }
+}
