@@ -29,6 +29,7 @@ mod queue;
 mod resources;
 mod rpc_support;
 mod run_loop;
+mod save_failure;
 mod switch;
 mod tree;
 
@@ -59,9 +60,10 @@ pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
-pub use model_control::{Cycled, ModelControl};
+pub use model_control::{parse_level, Cycled, ModelControl};
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
+pub use save_failure::SESSION_SOURCE;
 pub use switch::{Opened, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 

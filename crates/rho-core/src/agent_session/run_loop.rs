@@ -242,12 +242,8 @@ impl AgentSession {
                 _ => Ok(()),
             }
         };
-        if let Err(e) = result {
-            self.inner.extensions.report(
-                "<session>",
-                "persist",
-                format!("Could not save the message: {e}"),
-            );
+        if result.is_err() {
+            self.announce_save_failure();
         }
     }
 
