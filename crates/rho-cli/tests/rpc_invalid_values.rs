@@ -31,7 +31,7 @@ async fn unknown_thinking_levels_are_refused() {
         assert_eq!(
             r["error"],
             format!(
-                "Invalid thinking level \"{level}\". Valid values: off, minimal, low, medium, high, xhigh"
+                "Invalid thinking level \"{level}\". Valid values: off, minimal, low, medium, high, xhigh, max"
             )
         );
     }
