@@ -4,6 +4,7 @@
 //! thread's on-CPU time (from `/proc/thread-self/schedstat`, so a loaded machine does not
 //! inflate it), and both with the provider's own event generation subtracted.
 //! Run: `cargo bench -p rho-agent --bench loop_overhead`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

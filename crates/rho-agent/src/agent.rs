@@ -125,8 +125,15 @@ impl Agent {
         f(&self.shared.state())
     }
 
-    /// A copy of the transcript.
+    /// A deep copy of the transcript, for callers that must own the messages; everything on a
+    /// hot path uses [`Self::shared_messages`].
     pub fn messages(&self) -> Vec<AgentMessage> {
+        let state = self.shared.state();
+        state.messages.iter().map(|m| (**m).clone()).collect()
+    }
+
+    /// The transcript, sharing each message with the agent (no message is copied).
+    pub fn shared_messages(&self) -> Vec<Arc<AgentMessage>> {
         self.shared.state().messages.clone()
     }
 
@@ -160,15 +167,16 @@ impl Agent {
         self.shared.state().tool_source = source;
     }
 
-    /// Replaces the transcript.
-    pub fn set_messages(&self, messages: Vec<AgentMessage>) {
+    /// Replaces the transcript; shared messages (e.g. a session's entries) stay shared.
+    pub fn set_messages<M: Into<Arc<AgentMessage>>>(&self, messages: impl IntoIterator<Item = M>) {
+        let messages = messages.into_iter().map(Into::into).collect();
         self.shared.state().messages = messages;
         self.shared.bump_generation();
     }
 
     /// Appends one message to the transcript without events.
-    pub fn append_message(&self, message: AgentMessage) {
-        self.shared.state().messages.push(message);
+    pub fn append_message(&self, message: impl Into<Arc<AgentMessage>>) {
+        self.shared.state().messages.push(message.into());
         self.shared.bump_generation();
     }
 
@@ -208,7 +216,7 @@ impl Agent {
                 let Some(last) = state.messages.last() else {
                     return Err(AgentError::NoMessages);
                 };
-                if !matches!(last, AgentMessage::Assistant(_)) {
+                if !matches!(**last, AgentMessage::Assistant(_)) {
                     return Ok((None, false));
                 }
                 let steering = shared.poll_steering();

@@ -4,6 +4,8 @@
 use rho_ai::{AssistantMessageEvent, ContentBlock, ToolCall, ToolResultMessage};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::message::AgentMessage;
@@ -53,8 +55,9 @@ pub enum AgentEvent {
     },
     /// A message is final (this form is what sessions persist).
     MessageEnd {
-        /// The final message.
-        message: AgentMessage,
+        /// The final message, shared with the transcript (and the session entry that
+        /// records it) instead of copied.
+        message: Arc<AgentMessage>,
     },
     /// A tool call began (emitted in call order).
     ToolExecutionStart {
@@ -123,9 +126,8 @@ impl Serialize for AgentEvent {
                     tool_results.iter().map(ToolResultJson::new).collect();
                 map.serialize_entry("toolResults", &tagged)?;
             }
-            AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
-                map.serialize_entry("message", message)?
-            }
+            AgentEvent::MessageStart { message } => map.serialize_entry("message", message)?,
+            AgentEvent::MessageEnd { message } => map.serialize_entry("message", &**message)?,
             AgentEvent::MessageUpdate {
                 message,
                 assistant_message_event,

@@ -19,7 +19,10 @@ pub type StreamFn = Arc<
 >;
 
 /// Turns agent messages into the LLM messages of a request (custom roles → user messages).
-pub type ConvertToLlmFn = Arc<dyn Fn(&[AgentMessage]) -> Vec<Message> + Send + Sync>;
+/// It must convert each message on its own (no look at its neighbours): without a
+/// [`TransformContextFn`] the agent converts only the messages added since the last call and
+/// keeps the earlier result, so a turn costs O(new messages), not O(transcript).
+pub type ConvertToLlmFn = Arc<dyn Fn(&[Arc<AgentMessage>]) -> Vec<Message> + Send + Sync>;
 
 /// Rewrites the transcript before each call (pi's `transformContext`, the session's `context`
 /// event). Gets a copy; the agent's state is unchanged. An `Err` fails the run (AC-5).
@@ -113,10 +116,12 @@ pub type ShouldStopAfterTurnFn =
 
 /// pi's bare-agent conversion (AC-27): only `user`, `assistant` and `toolResult` reach the
 /// model. The session installs [`crate::message::convert_to_llm`] instead.
-pub fn default_convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
+pub fn default_convert_to_llm<M: std::borrow::Borrow<AgentMessage>>(
+    messages: &[M],
+) -> Vec<Message> {
     messages
         .iter()
-        .filter_map(|m| match m {
+        .filter_map(|m| match m.borrow() {
             AgentMessage::User(u) => Some(Message::User(u.clone())),
             AgentMessage::Assistant(a) => Some(Message::Assistant(a.clone())),
             AgentMessage::ToolResult(t) => Some(Message::ToolResult(t.clone())),

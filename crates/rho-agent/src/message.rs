@@ -230,8 +230,12 @@ pub fn bash_execution_text(b: &BashExecutionMessage) -> String {
 }
 
 /// The default conversion before each LLM call: every message that reaches the model, in order.
-pub fn convert_to_llm(messages: &[AgentMessage]) -> Vec<Message> {
-    messages.iter().filter_map(AgentMessage::to_llm).collect()
+/// Takes owned or shared messages (`&[AgentMessage]`, `&[Arc<AgentMessage>]`).
+pub fn convert_to_llm<M: std::borrow::Borrow<AgentMessage>>(messages: &[M]) -> Vec<Message> {
+    messages
+        .iter()
+        .filter_map(|m| m.borrow().to_llm())
+        .collect()
 }
 
 #[cfg(test)]

@@ -223,8 +223,9 @@ impl Run {
         self.emit(AgentEvent::MessageStart {
             message: message.clone(),
         });
-        self.shared.state().messages.push(message.clone());
         self.new_messages.push(message.clone());
+        let message = Arc::new(message);
+        self.shared.state().messages.push(Arc::clone(&message));
         self.emit(AgentEvent::MessageEnd { message });
     }
 
@@ -263,29 +264,40 @@ impl Run {
         (batch.results, batch.terminate)
     }
 
-    /// Brings `self.context.messages` up to date with the transcript (AC-9).
+    /// Brings `self.context.messages` up to date with the transcript (AC-9). Without a
+    /// transform only the messages added since the last call are converted (the conversion
+    /// works per message, see [`crate::hooks::ConvertToLlmFn`]); a transform sees a copy of
+    /// the whole transcript every time.
     async fn refresh_context(&mut self) -> Result<(), String> {
         let opts = self.opts.clone();
-        if opts.transform_context.is_none() && opts.convert_to_llm.is_none() {
+        let convert = |messages: &[Arc<AgentMessage>]| match &opts.convert_to_llm {
+            Some(convert) => convert(messages),
+            None => default_convert_to_llm(messages),
+        };
+        let Some(transform) = &opts.transform_context else {
             let generation = self.shared.generation.load(Ordering::Acquire);
             let state = self.shared.state();
             match self.converted {
                 Some((g, n)) if g == generation && n <= state.messages.len() => {
-                    let more = default_convert_to_llm(&state.messages[n..]);
+                    let more = convert(&state.messages[n..]);
                     self.context.messages.extend(more);
                 }
-                _ => self.context.messages = default_convert_to_llm(&state.messages),
+                _ => self.context.messages = convert(&state.messages),
             }
             self.converted = Some((generation, state.messages.len()));
             return Ok(());
-        }
+        };
         self.converted = None;
-        let mut messages = self.shared.state().messages.clone();
-        if let Some(transform) = &opts.transform_context {
-            messages = transform(messages, self.cancel.clone()).await?;
-        }
+        let messages: Vec<AgentMessage> = {
+            let state = self.shared.state();
+            state.messages.iter().map(|m| (**m).clone()).collect()
+        };
+        let messages = transform(messages, self.cancel.clone()).await?;
         self.context.messages = match &opts.convert_to_llm {
-            Some(convert) => convert(&messages),
+            Some(convert) => {
+                let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
+                convert(&shared)
+            }
             None => default_convert_to_llm(&messages),
         };
         Ok(())
@@ -383,7 +395,7 @@ impl Run {
         message.error_message = Some(DISCARDED_TEXT.into());
         let message = AgentMessage::Assistant(message);
         self.emit(AgentEvent::MessageEnd {
-            message: message.clone(),
+            message: Arc::new(message.clone()),
         });
         self.emit(AgentEvent::TurnEnd {
             message,
@@ -431,12 +443,13 @@ impl Run {
                 message: agent_message.clone(),
             });
         }
+        self.new_messages.push(agent_message.clone());
+        let agent_message = Arc::new(agent_message);
         {
             let mut state = self.shared.state();
             state.streaming_message = None;
-            state.messages.push(agent_message.clone());
+            state.messages.push(Arc::clone(&agent_message));
         }
-        self.new_messages.push(agent_message.clone());
         self.emit(AgentEvent::MessageEnd {
             message: agent_message,
         });
@@ -463,7 +476,7 @@ fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: Strin
     let message = AgentMessage::Assistant(message);
     {
         let mut state = shared.state();
-        state.messages.push(message.clone());
+        state.messages.push(Arc::new(message.clone()));
         state.error_message = Some(error);
     }
     shared.emit(AgentEvent::AgentEnd {

@@ -27,8 +27,9 @@ pub struct AgentState {
     pub tools: Vec<Arc<dyn AgentTool>>,
     /// More tools, asked for at every turn (see [`crate::tool::ToolSource`]).
     pub tool_source: Option<crate::tool::ToolSource>,
-    /// The transcript.
-    pub messages: Vec<AgentMessage>,
+    /// The transcript. Each message is shared (with the session's entries, events and the
+    /// run's list) rather than copied: a long session is held once, and a turn never copies it.
+    pub messages: Vec<Arc<AgentMessage>>,
     /// True from the start of a run until it fully stopped.
     pub is_streaming: bool,
     /// The assistant message being streamed, folded from provider events.

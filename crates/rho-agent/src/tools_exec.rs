@@ -332,7 +332,8 @@ impl ToolRunner<'_> {
         self.shared.emit(AgentEvent::MessageStart {
             message: message.clone(),
         });
-        self.shared.state().messages.push(message.clone());
+        let message = Arc::new(message);
+        self.shared.state().messages.push(Arc::clone(&message));
         self.shared.emit(AgentEvent::MessageEnd { message });
         result
     }

@@ -1,6 +1,7 @@
 //! AC-21..AC-28 (queues, abort signal, idle, subscribers, reset, conversion, defaults):
 //! one test per rule of session-behavior.md §17 (index: docs/rules.md), against the scripted provider. Where rho
 //! follows decisions.md instead of pi 0.73.1 (D4 steering, channel delivery) the test says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

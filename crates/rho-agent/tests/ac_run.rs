@@ -1,6 +1,7 @@
 //! AC-1..AC-10 (state, prompt/continue, run lifecycle and failure, streaming, context):
 //! one test per rule of session-behavior.md §17 (index: docs/rules.md), against the scripted provider. Where rho
 //! follows decisions.md instead of pi 0.73.1 (D4 steering, channel delivery) the test says so.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -293,7 +294,11 @@ async fn ac_8_updates_follow_provider_deltas_and_message_end_is_in_state() {
             _ => None,
         })
         .expect("assistant end");
-    assert_eq!(agent.messages()[1], end);
+    assert_eq!(agent.messages()[1], *end);
+    assert!(
+        Arc::ptr_eq(&agent.shared_messages()[1], &end),
+        "message_end shares the transcript's message"
+    );
     let start = events
         .iter()
         .find_map(|e| match &**e {
@@ -378,4 +383,35 @@ async fn ac_10_error_reply_executes_no_tools_and_polls_no_queue() {
     assert!(tool.executions().is_empty());
     assert!(agent.has_queued_messages(), "Q-9: follow-up stays queued");
     assert_eq!(provider.call_count(), 1);
+}
+
+/// A turn converts only the messages added since the previous call, so a long transcript is
+/// not copied again at every turn; the request still carries the whole conversation.
+#[tokio::test]
+async fn conversion_hook_sees_only_new_messages_after_the_first_turn() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[(
+        "c1",
+        "echo",
+        json!({"x": 1}),
+    )]));
+    provider.push(ScriptedReply::text("done"));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let agent = agent_with(&provider, move |o| {
+        o.convert_to_llm = Some(Arc::new(move |messages: &[Arc<AgentMessage>]| {
+            log.lock().expect("lock").push(messages.len());
+            rho_agent::convert_to_llm(messages)
+        }))
+    });
+    agent.set_tools(vec![TestTool::new("echo", Behavior::Echo).arc()]);
+    agent.set_messages(vec![user("earlier"), user("more")]);
+    agent.prompt("go").await.expect("ran");
+    assert_eq!(*seen.lock().expect("lock"), [3, 2]);
+    let requests = provider.requests();
+    assert_eq!(
+        requests[1].messages.len(),
+        5,
+        "the second call sends all five"
+    );
 }

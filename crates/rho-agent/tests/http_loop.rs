@@ -1,5 +1,6 @@
 //! The loop over real HTTP: the default stream function (`rho_ai::stream`, Anthropic
 //! Messages) against the loopback server, two tool rounds, then a final text reply.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 

@@ -1,6 +1,7 @@
 //! Whole-run scenarios: the event sequence of a two-tool turn, steering (D4), follow-ups,
 //! abort (D6) during streaming and during a slow tool, invalid tool arguments, and the
 //! JSON of the event stream.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -131,9 +132,7 @@ async fn steering_interrupts_a_streaming_reply_and_discards_the_partial() {
     let discarded = events
         .iter()
         .find_map(|e| match &**e {
-            AgentEvent::MessageEnd {
-                message: rho_agent::AgentMessage::Assistant(a),
-            } => Some(a.clone()),
+            AgentEvent::MessageEnd { message } => message.as_assistant().cloned(),
             _ => None,
         })
         .expect("the partial's message_end");

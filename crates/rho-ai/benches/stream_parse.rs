@@ -4,6 +4,7 @@
 //!
 //! Run with `cargo bench -p rho-ai --bench stream_parse` (release build). Target: < 1 µs
 //! per delta.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

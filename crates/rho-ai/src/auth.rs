@@ -178,6 +178,10 @@ impl AuthFile {
     }
 
     /// The file contents to write (pretty, as pi writes it).
+    #[allow(
+        clippy::expect_used,
+        reason = "a map of strings to plain data always serializes"
+    )]
     pub fn to_json_string(&self) -> String {
         serde_json::to_string_pretty(&self.entries).expect("a JSON map always serializes")
     }
@@ -262,30 +266,27 @@ pub struct AuthSources<'a> {
     pub now_ms: i64,
 }
 
-/// A failure that stops resolution: a broken auth.json entry or a failing models.json
-/// command (auth.json commands fail soft, as "no key").
+/// A failure that stops resolution: a failing models.json command (auth.json commands fail
+/// soft, as "no key"; a malformed auth.json entry is skipped).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    /// Malformed auth.json entry.
-    #[error(transparent)]
-    Entry(#[from] AuthEntryError),
     /// models.json key command failed.
     #[error(transparent)]
     ModelsJson(#[from] ResolveError),
 }
 
-/// Resolves `provider`'s key in the spec's order. An auth.json `api_key` entry decides alone
+/// Resolves `provider`'s key in the spec's order. A valid auth.json `api_key` entry decides alone
 /// (its failing command means no key, as in pi); an expired OAuth token is reported, not used.
 pub fn resolve_api_key(provider: &str, s: &AuthSources) -> Result<ResolvedAuth, AuthError> {
     let key = |key: String, source: KeySource| ResolvedAuth::Key { key, source };
     if let Some(explicit) = s.explicit.filter(|k| !k.is_empty()) {
         return Ok(key(explicit.to_string(), KeySource::Explicit));
     }
+    // A malformed entry is skipped, not fatal (issue 17 #6: it hid models.json's key and
+    // ended in "No API key"); the CLI warns about it when it reads the file.
     match s
         .auth_file
-        .map(|f| f.credential(provider))
-        .transpose()?
-        .flatten()
+        .and_then(|f| f.credential(provider).ok().flatten())
     {
         Some(Credential::ApiKey { key: raw }) => {
             let resolved = match s.command_cache {

@@ -97,11 +97,44 @@ pub async fn post_json(
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
-            b = resp.text() => b.unwrap_or_default(),
+            b = read_capped(resp) => b,
         };
         return Err(HttpFailure::Status { status, body });
     }
     Ok(resp)
+}
+
+/// How much of an error body is kept: enough for any provider's real error JSON, while a
+/// runaway body (issue 17 #10: a 10 MB page became a 10 MB session entry) is cut.
+pub const ERROR_BODY_CAP: usize = 16 * 1024;
+
+/// Reads an error body up to [`ERROR_BODY_CAP`] bytes and stops reading there; a cut body
+/// ends with a note saying so (and the full size when the server announced it).
+async fn read_capped(resp: reqwest::Response) -> String {
+    let announced = resp.content_length();
+    let mut kept = Vec::new();
+    let mut cut = false;
+    let mut body = resp.bytes_stream();
+    while let Some(Ok(chunk)) = body.next().await {
+        let room = ERROR_BODY_CAP - kept.len();
+        if chunk.len() > room {
+            kept.extend_from_slice(&chunk[..room]);
+            cut = true;
+            break;
+        }
+        kept.extend_from_slice(&chunk);
+    }
+    let mut text = String::from_utf8_lossy(&kept).into_owned();
+    if cut {
+        if text.ends_with('\u{FFFD}') {
+            text.pop();
+        }
+        let total = announced.map_or_else(String::new, |n| format!(" of {n}"));
+        text.push_str(&format!(
+            "\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]"
+        ));
+    }
+    text
 }
 
 /// Reads the response body as SSE, calling `on_event` per event. `on_event` returns false to

@@ -57,6 +57,10 @@ pub const EXCLUSION_PATTERNS: &[&str] = &[
 ];
 
 /// Compiles `patterns` case-insensitively into one alternation.
+#[allow(
+    clippy::expect_used,
+    reason = "the patterns are compiled-in literals, checked by the tests"
+)]
 pub(crate) fn any_of(patterns: impl IntoIterator<Item = &'static str>) -> Regex {
     let joined: Vec<String> = patterns.into_iter().map(|p| format!("(?:{p})")).collect();
     RegexBuilder::new(&joined.join("|"))

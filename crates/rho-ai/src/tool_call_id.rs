@@ -128,7 +128,7 @@ fn base36(mut n: u32) -> String {
         n /= 36;
     }
     out.reverse();
-    String::from_utf8(out).expect("base-36 digits are ASCII")
+    out.into_iter().map(char::from).collect()
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! SSE bytes and error bodies of the Anthropic API (providers spec §2, §3.1, §7, Appendix A).
 //! Successful replies are tested here; failures in `anthropic/failures.rs`; request bodies
 //! and headers are snapshot-tested in `anthropic/requests.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod anthropic {
     pub mod common;

@@ -1,4 +1,5 @@
 //! `google-generative-ai` against the loopback server speaking the real Gemini SSE stream.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::time::Duration;

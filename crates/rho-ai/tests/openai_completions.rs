@@ -1,5 +1,6 @@
 //! `openai-completions` provider tests: stream behaviour over real HTTP against the mock
 //! server, and snapshot tests of request bodies per server flavour.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "openai_completions/common.rs"]
 mod common;

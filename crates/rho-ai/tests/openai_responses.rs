@@ -1,4 +1,5 @@
 //! `openai-responses` against the loopback server speaking the real Responses SSE stream.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
 

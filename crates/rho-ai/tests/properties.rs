@@ -2,6 +2,7 @@
 //! input without panicking; a stream always ends in exactly one `done` or `error` with a
 //! message; a models.json error always names the file. The `cargo fuzz` targets in `fuzz/`
 //! explore the same entry points for longer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use futures_util::FutureExt;
 use proptest::prelude::*;

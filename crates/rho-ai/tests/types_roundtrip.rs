@@ -1,5 +1,6 @@
 //! Round-trips of the message model against JSON written by hand from providers spec §1 and
 //! interfaces spec §5: what pi writes must load, and what rho writes must be byte-identical.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_ai::{ContentBlock, Message, Model, StopReason, ThinkingLevel, UserContent};
 use serde_json::{json, Value};

@@ -1,6 +1,7 @@
 //! 200 SIGKILL trials of `rho --mode rpc` (see `tests/kill/mod.rs`); prints acknowledged and
 //! lost entries. Run with `cargo bench -p rho-cli --bench kill_rpc`; `RHO_KILL_SEED` replays
 //! a seed and `RHO_KILL_TRIALS` changes the count.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/kill/mod.rs"]
 mod kill;

@@ -1,6 +1,7 @@
 //! Startup cost of the binary: `rho --version`, and `rho --mode rpc` from spawn until the
 //! `get_state` response arrives. Run with `cargo bench -p rho-cli --bench startup`
 //! (release build); prints the median and spread over `RUNS` runs each.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

@@ -36,7 +36,10 @@ impl AuthCache {
         let stamp = modified(&path);
         let file = match std::fs::read_to_string(&path) {
             Ok(text) => match AuthFile::parse(&text) {
-                Ok(f) => Some(Arc::new(f)),
+                Ok(f) => {
+                    warn_malformed_entries(&path, &f, warnings);
+                    Some(Arc::new(f))
+                }
                 Err(e) => {
                     warnings.push(format!("{}: {e}", path.display()));
                     None
@@ -54,6 +57,20 @@ impl AuthCache {
             *self = Self::read(std::mem::take(&mut self.path), &mut ignored);
         }
         self.file.clone()
+    }
+}
+
+/// One warning per entry that cannot be used, naming the file and the entry: resolution
+/// skips such an entry, so a key from the environment or models.json still works.
+fn warn_malformed_entries(path: &Path, file: &AuthFile, warnings: &mut Vec<String>) {
+    for provider in file.providers() {
+        if let Err(e) = file.credential(provider) {
+            warnings.push(format!(
+                "{}: entry \"{provider}\" is ignored: {}; fix or remove it (or /login again)",
+                path.display(),
+                e.message
+            ));
+        }
     }
 }
 

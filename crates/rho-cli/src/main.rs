@@ -19,6 +19,7 @@ mod sandbox_setup;
 mod session_open;
 mod signals;
 mod startup;
+mod terminal_text;
 mod tool_names;
 mod trust_setup;
 

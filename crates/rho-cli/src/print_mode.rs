@@ -19,6 +19,7 @@ use tokio::sync::mpsc;
 
 use crate::event_out::{self, Out, WriterConfig};
 use crate::first_run;
+use crate::terminal_text::neutralise;
 
 /// Which output the run produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,10 +92,10 @@ fn track_failure(event: &SessionEvent, failure: &mut Option<String>) {
             ..
         }) => *failure = Some(message.clone()),
         SessionEvent::Agent(agent_event) => {
-            if let rho_agent::AgentEvent::MessageEnd {
-                message: AgentMessage::Assistant(reply),
-            } = &**agent_event
-            {
+            if let rho_agent::AgentEvent::MessageEnd { message } = &**agent_event {
+                let AgentMessage::Assistant(reply) = &**message else {
+                    return;
+                };
                 if !matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {
                     *failure = None;
                 }
@@ -165,7 +166,11 @@ fn report_extension_error(event: &SessionEvent) {
         error,
     }) = event
     {
-        eprintln!("Extension error ({extension_path}, {event}): {error}");
+        if extension_path == rho_core::agent_session::SESSION_SOURCE {
+            eprintln!("Warning: {error}");
+        } else {
+            eprintln!("Extension error ({extension_path}, {event}): {error}");
+        }
     }
 }
 
@@ -180,14 +185,14 @@ fn write_line(line: &str) {
 fn print_last_reply(messages: &[AgentMessage], failure: Option<String>) -> ExitCode {
     let Some(AgentMessage::Assistant(reply)) = messages.last() else {
         if let Some(message) = failure {
-            eprintln!("{message}");
+            eprintln!("{}", neutralise(&message));
             return ExitCode::FAILURE;
         }
         return ExitCode::SUCCESS;
     };
     if matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted) {
         match &reply.error_message {
-            Some(message) => eprintln!("{message}"),
+            Some(message) => eprintln!("{}", neutralise(message)),
             None => eprintln!("Request {}", stop_reason_name(reply.stop_reason)),
         }
         return ExitCode::FAILURE;
@@ -195,7 +200,7 @@ fn print_last_reply(messages: &[AgentMessage], failure: Option<String>) -> ExitC
     let mut out = std::io::stdout().lock();
     for block in &reply.content {
         if let ContentBlock::Text(t) = block {
-            let _ = writeln!(out, "{}", t.text);
+            let _ = writeln!(out, "{}", neutralise(&t.text));
         }
     }
     let _ = out.flush();

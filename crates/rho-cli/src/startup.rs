@@ -89,6 +89,24 @@ fn api_key_provider(args: &Args, models: &[rho_ai::Model]) -> anyhow::Result<Str
     }
 }
 
+/// Settings, models.json, auth.json and sessions all live in the agent dir: when a file
+/// stands where it should be, nothing can be read or saved and every later error would be
+/// misleading ("Unknown provider"), so rho stops here and says what to do.
+fn check_agent_dir(dir: &Path) -> anyhow::Result<()> {
+    let fix = "move it away, or set RHO_CODING_AGENT_DIR to a directory";
+    match std::fs::metadata(dir) {
+        Ok(meta) if !meta.is_dir() => bail!(
+            "The agent directory {} is a file, not a directory: {fix}",
+            dir.display()
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => bail!(
+            "The agent directory {} cannot exist: part of its path is a file, not a directory ({e}): {fix}",
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
 /// The `--list-models` output and the warnings met while loading.
 pub fn list_models_text(
     args: &Args,
@@ -96,6 +114,7 @@ pub fn list_models_text(
 ) -> anyhow::Result<(String, Vec<String>)> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let agent_dir = agent_dir();
+    check_agent_dir(&agent_dir)?;
     let trust = crate::trust_setup::resolve(
         args,
         &agent_dir,
@@ -119,6 +138,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     session_open::validate(args)?;
     let mut cwd = std::env::current_dir().context("cannot read the current directory")?;
     let agent_dir = agent_dir();
+    check_agent_dir(&agent_dir)?;
     let mut early_warnings = Vec::new();
     if let Err(e) = ensure_auth_file(&agent_dir) {
         early_warnings.push(format!(
@@ -331,13 +351,9 @@ fn choose_model(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Selection> {
     let cli_thinking = args.thinking.as_deref().and_then(|t| {
-        let level = ThinkingLevel::parse(t);
-        if level.is_none() {
-            warnings.push(format!(
-                "Invalid thinking level \"{t}\". Valid values: off, minimal, low, medium, high, xhigh, max"
-            ));
-        }
-        level
+        rho_core::agent_session::parse_level(t)
+            .map_err(|e| warnings.push(e))
+            .ok()
     });
     let context = session.build_context();
     let resumed = !context.messages.is_empty();

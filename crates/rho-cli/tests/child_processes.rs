@@ -3,6 +3,7 @@
 //! reads EOF in RPC mode, background children of finished commands end when rho ends, and
 //! provider key variables are scrubbed from the tool's environment unless the settings say
 //! otherwise.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! The binary's first-day behaviour: `--version`, `--help`, and pi's unknown-option errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
 

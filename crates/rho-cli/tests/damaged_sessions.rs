@@ -1,6 +1,7 @@
 //! A damaged session still opens through `-c` (issue 17 #4): the bad line is skipped with a
 //! warning naming file and line, the rest of the conversation reaches the model, and the file
 //! keeps the bad line.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Extension processes started by the binary: `-e PATH` and the project's extension dir.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! SIGKILL durability of `rho --mode rpc` (issue 17): every entry whose event the client saw
 //! is in the session file after a kill at a random point, and the file opens. A bounded run
 //! for CI; `cargo bench -p rho-cli --bench kill_rpc` runs 200 trials.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod kill;
 

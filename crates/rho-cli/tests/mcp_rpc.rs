@@ -1,5 +1,6 @@
 //! MCP through RPC mode against real servers nobody here wrote: server-everything (npm) over
 //! stdio and streamable HTTP, and a FastMCP fixture (PyPI `mcp`). The LLM is the loopback mock.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod support;
@@ -397,4 +398,47 @@ async fn no_mcp_and_tools_patterns_limit_mcp_tools() {
         ]
     );
     rpc.close().await;
+}
+
+/// Issue 17: SIGTERM, SIGHUP and SIGINT end rho without its orderly MCP shutdown; the
+/// server's whole group must end with it all the same. The server leaves a helper process
+/// behind (as servers that spawn workers do), which stdin EOF alone would not end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn termination_signals_end_the_server_group() {
+    let wrapper = format!(
+        "sleep 1000 & '{}' '{}'",
+        mcp_support::node().display(),
+        mcp_support::everything().display()
+    );
+    let server = json!({"command": "sh", "args": ["-c", wrapper], "exposure": "direct"});
+    for (signal, code) in [
+        (libc::SIGTERM, 143),
+        (libc::SIGHUP, 129),
+        (libc::SIGINT, 130),
+    ] {
+        let mut rpc = start(json!({ "everything": server }), &[]).await;
+        rpc.server.push(reply("ready"));
+        rpc.prompt_ok("p0", "hello").await;
+        let state = until_state(&mut rpc, "everything", "connected").await;
+        let pgid = state["pid"].as_i64().expect("pid") as i32;
+        assert!(group_alive(pgid));
+        let pid = rpc.child.id().expect("rho runs") as i32;
+        // SAFETY: signals the rho process this test started.
+        unsafe { libc::kill(pid, signal) };
+        let status = tokio::time::timeout(std::time::Duration::from_secs(20), rpc.child.wait())
+            .await
+            .expect("rho exits on the signal")
+            .expect("wait");
+        assert_eq!(status.code(), Some(code), "signal {signal}");
+        // Killed members are reaped by init once rho is gone: allow it a moment.
+        let mut gone = false;
+        for _ in 0..1000 {
+            gone = !group_alive(pgid);
+            if gone {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert!(gone, "signal {signal}: the server group is gone");
+    }
 }

@@ -1,6 +1,7 @@
 //! Permission rules and modes with the real binary: the loopback model scripts tool calls,
 //! the rules allow, ask or deny them; `ask` is answered through RPC's extension UI protocol
 //! and refused in print mode, which cannot ask.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod support;

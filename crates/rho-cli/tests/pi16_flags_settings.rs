@@ -1,6 +1,7 @@
 //! Flags and settings new in pi 1.x that matter to sessions (issue 14): `--name`, thinking
 //! level `max`, pi 1.6's settings file with keys rho does not know (never an error) and its
 //! `sessionDir`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

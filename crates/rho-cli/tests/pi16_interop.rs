@@ -3,6 +3,7 @@
 //! scratch, and rho opens pi's continuation again. The tests that run pi 1.6 need node ≥ 22.19
 //! and pi 1.6 (`.ci/run` installs both; see `rho_testkit::pi16`) and skip with a printed
 //! reason elsewhere.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

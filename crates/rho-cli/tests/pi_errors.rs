@@ -1,5 +1,6 @@
 //! Failures of pi extensions are reported with the extension's file and the session goes on:
 //! a syntax error, a throwing handler, and no usable node.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod pi_support;

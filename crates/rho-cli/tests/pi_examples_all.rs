@@ -1,6 +1,7 @@
 //! All of pi 1.6's example extensions loaded at once into `rho --mode rpc`: the host loads
 //! them in one node process, rho keeps working (commands, a full turn, a clean exit), and
 //! whatever rho cannot do is named in a notice that names the extension's file.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod pi_support;

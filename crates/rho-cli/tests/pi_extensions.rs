@@ -2,6 +2,7 @@
 //! at test time) running unchanged in `rho --mode rpc` through the pi extension host, each
 //! checked for the behaviour it exists for. Skipped, with the reason printed, without node ≥
 //! 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod pi_support;

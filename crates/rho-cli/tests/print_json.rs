@@ -1,5 +1,6 @@
 //! Print and JSON modes of the real binary against a loopback OpenAI-compatible server:
 //! output streams, exit codes, event order, `@file` arguments, piped stdin.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Print mode with a tool round: the model calls the built-in `read` tool on a real file,
 //! the result goes back, and the final text is printed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! D17: a project's `.pi/` folder (pi users' skills, prompts, settings, SYSTEM.md,
 //! APPEND_SYSTEM.md, extensions) is read as well as `.rho/`; `.rho/` wins where both define
 //! the same thing. Real directories, the real binary in RPC mode.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! The remaining RPC commands against the binary: models and thinking levels, queue modes,
 //! settings switches, bash and abort_bash, compact, get_commands, and the session commands
 //! (new, switch, fork, clone, fork messages, export).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! RPC mode with an extension process: queueing an extension command is refused (CMD-7),
 //! while `prompt` runs it, also during a streamed reply (Q-12, P-3).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

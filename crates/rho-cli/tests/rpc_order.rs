@@ -1,6 +1,7 @@
 //! D13: commands take effect in line order. Several `prompt` lines written in one write
 //! (back to back while idle, and with `streamingBehavior` while a reply streams) must reach
 //! the conversation in the order they were written; only their waiting runs concurrently.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

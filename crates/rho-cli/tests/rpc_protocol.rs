@@ -1,5 +1,6 @@
 //! RPC framing, envelopes and error handling against the real binary: malformed input is
 //! answered and the session keeps working; a prompt's response precedes its events.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,5 +1,6 @@
 //! A client that stops reading while a long reply streams (issue 20): rho keeps no backlog of
 //! whole-message updates; the client still gets every delta (merged) and the full message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

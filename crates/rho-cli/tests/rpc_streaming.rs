@@ -1,5 +1,6 @@
 //! Commands that arrive while a reply streams (D13): steer, follow_up, prompt with and
 //! without streamingBehavior, abort, bash; and shutdown on EOF during a run.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 

@@ -1,6 +1,7 @@
 //! The sandbox end to end: the loopback model scripts tool calls, the real `rho` binary runs
 //! them in a real project, and the test looks at the file system afterwards. The world lives
 //! under the target dir, not under /tmp, because the temp dirs are writable by design.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(target_os = "linux")]
 
 mod common;

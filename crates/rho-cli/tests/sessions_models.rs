@@ -1,5 +1,6 @@
 //! Resuming pi-format session files (`--continue`, `--session`, `--fork`) and the model
 //! flags (`--list-models`, `--model`, `--thinking`) of the real binary.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

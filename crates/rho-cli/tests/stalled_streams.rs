@@ -1,5 +1,6 @@
 //! pi's `retry.provider.timeoutMs` and `httpIdleTimeoutMs` settings end a stalled stream
 //! (issue 17 #3): before, only a hard-coded 10-minute limit applied.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

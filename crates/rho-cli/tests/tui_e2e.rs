@@ -1,6 +1,7 @@
 //! The interactive mode end to end: the real binary in a tmux pane against the mock provider.
 //! Each test drives keys, reads the screen, and checks what reached the provider or the
 //! session file. Skipped (with a notice) where tmux is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod tui;

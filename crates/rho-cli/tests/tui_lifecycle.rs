@@ -3,6 +3,7 @@
 //! code, whose new command and tool work afterwards; quitting sends `session_shutdown` with
 //! reason `quit`; what an extension writes to stderr shows as a notice, not over the frame.
 //! /reload also starts the MCP servers mcp.json names now. Skipped (with a notice) where tmux is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod mcp_support;

@@ -2,6 +2,7 @@
 //! list of loaded resources, the first-run warning, the footer, the working line, bash timing,
 //! and the commands that copy, import and export sessions. The real binary in tmux against the
 //! mock provider; skipped (with a notice) where tmux is not installed.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod tui;

@@ -2,6 +2,7 @@
 //! `ExtensionRunner::emit_input`. Prints the median and p90 in µs (target: median < 200 µs).
 //!
 //! Run: `cargo build --release -p rho-core --example ext_echo && cargo bench -p rho-core --bench ext_roundtrip`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -3,6 +3,7 @@
 //!
 //! Run: `cargo bench -p rho-core --bench session_load`. Targets: load + context < 300 ms,
 //! peak memory < 3x the file size.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufWriter, Write};
 use std::path::Path;

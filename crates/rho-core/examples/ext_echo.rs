@@ -1,6 +1,7 @@
 //! A minimal rho extension process in Rust (docs/extensions.md): it registers for `input`
 //! and answers every input with a transform that appends ` [echo]` (text starting with `!` is
 //! left alone). Run by rho as a child process; not meant to be started by hand.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{self, BufRead, Write};
 

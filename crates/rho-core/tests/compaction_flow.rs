@@ -2,6 +2,7 @@
 //! triggers, the summariser request is built as the spec says, the result rebuilds a
 //! smaller context, a second compaction updates the first summary, files are tracked, and
 //! extensions can cancel or replace.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Hand-written pi-format session files (tests/fixtures) load, and the context rebuilt from them
 //! matches the spec (interfaces §4.8) message by message.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 

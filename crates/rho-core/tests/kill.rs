@@ -8,6 +8,7 @@
 //! line without its newline. The next child must reopen that file, keep the fragment (closed
 //! by a newline, skipped with a warning on every load) and go on appending without losing
 //! anything.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};

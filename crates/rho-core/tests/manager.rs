@@ -1,5 +1,6 @@
 //! The session manager against real files: lazy first write, every append type surviving a
 //! reload, branching, forking, in-memory sessions, and finding sessions (interfaces spec §4).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};

@@ -1,6 +1,7 @@
 //! The engine through the real Anthropic provider against `rho_testkit::MockServer`: the
 //! summariser request goes over HTTP as the real API's body, and the reply comes back as the
 //! real SSE bytes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! Extensions as real child processes (Python, JavaScript, Rust) driven through AgentSession
 //! with the scripted provider (docs/extensions.md; EXT-, IN-, CMD-, CM- rules).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

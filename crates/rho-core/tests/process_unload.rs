@@ -1,6 +1,7 @@
 //! Unloading extension processes (/reload, quit): `session_shutdown` first, then the process
 //! ends (stdin closed, killed after the grace when it ignores that) and its tools leave the
 //! agent; a new set takes their place.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

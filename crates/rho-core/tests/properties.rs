@@ -2,6 +2,7 @@
 //! without panicking; damaged lines never make a session with a valid header unopenable, and
 //! every error names the file. The `cargo fuzz` targets in `fuzz/` explore the same entry
 //! points for longer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use proptest::prelude::*;
 use rho_core::session::{load_file, SessionManager};

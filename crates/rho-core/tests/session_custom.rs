@@ -1,5 +1,6 @@
 //! Custom messages and extension commands through AgentSession (seed diagrams 6 and 7;
 //! CM-, CMD- rules; D9).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

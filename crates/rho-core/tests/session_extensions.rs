@@ -1,4 +1,5 @@
 //! Extension events through AgentSession (session-behavior §18, EXT- rules).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

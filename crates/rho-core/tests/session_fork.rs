@@ -1,5 +1,6 @@
 //! Forking and cloning through AgentSession (interfaces §1.4 `fork`, `clone`,
 //! `get_fork_messages`; EXT-4 for the `session_before_fork` veto), on real files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

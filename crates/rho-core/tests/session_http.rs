@@ -1,5 +1,6 @@
 //! AgentSession scenarios over real HTTP: the Anthropic provider against the loopback
 //! server speaking the real SSE bytes (issue "AgentSession": scenario tests).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

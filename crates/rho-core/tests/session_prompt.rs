@@ -1,5 +1,6 @@
 //! AgentSession prompt(): the seven stages, early returns and preflight points (seed
 //! diagram 1; P-, IN-, AUTH-, MSG- rules; D7, D8).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

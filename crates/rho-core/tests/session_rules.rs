@@ -1,6 +1,7 @@
 //! One test per remaining rule of session-behavior.md (index: docs/rules.md) that rho implements, named after it.
 //! Where rho follows the seed instead of pi 0.73.1 (decisions.md), the test proves rho's
 //! behaviour and says which decision applies.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

@@ -1,5 +1,6 @@
 //! More rule tests: steering and follow-up timing (D4), overflow flag, compaction state,
 //! request-time auth, aborts around tools and compaction.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

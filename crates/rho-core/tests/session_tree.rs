@@ -6,6 +6,7 @@
 //! u1 ─ a1 ─┬─ u2 ─ a2          (branch A)
 //!          └─ u3 ─ a3  ← leaf  (branch B)
 //! ```
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "session_common/mod.rs"]
 mod common;

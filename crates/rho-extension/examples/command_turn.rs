@@ -1,4 +1,5 @@
 //! A command that sends a custom message and triggers a turn: `/ask why` asks the model.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_extension::{CustomMessage, Error, Extension, SendOptions};
 

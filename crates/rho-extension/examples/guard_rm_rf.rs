@@ -1,4 +1,5 @@
 //! A tool_call guard: blocks any bash command containing `rm -rf`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_extension::{Error, Extension};
 use serde_json::json;

@@ -1,5 +1,6 @@
 //! Input transformer: `shout: x` is sent as `X`, `quiet ...` is consumed, anything else
 //! continues unchanged.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_extension::{Error, Extension};
 use serde_json::json;

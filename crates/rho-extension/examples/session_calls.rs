@@ -2,6 +2,7 @@
 //! (state, `exec`, a UI question, the `--greeting` flag) and names the session;
 //! `/note ROUTE TEXT` sends TEXT as a custom message by one of the five delivery routes
 //! (`append`, `trigger`, `steer`, `followUp`, `nextTurn`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_extension::{CustomMessage, DeliverAs, Error, Extension, Rho, SendOptions};
 use serde_json::{json, Value};

@@ -1,5 +1,6 @@
 //! The worked examples, compiled and spawned as real processes through rho's process extension
 //! host, driving an AgentSession over the scripted provider (docs/extensions.md).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The library's request loop driven in-process over pipes, playing rho's side of the
 //! protocol line by line: handshake, overlapping requests, calls, cancellation, errors.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::sync::mpsc::{channel, Receiver};

@@ -1,5 +1,6 @@
 //! The `session_calls` example: calls into rho reach the session, and the delivery routes of
 //! `send_message` behave as their names say.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

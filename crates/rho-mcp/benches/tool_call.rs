@@ -2,6 +2,7 @@
 //! server-everything's `echo` over stdio (installed by rho-cli's MCP tests under
 //! `~/.cache/rho-mcp-test`; node 24 from `~/.cache/node24`). Run with
 //! `cargo bench -p rho-mcp --bench tool_call`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::sync::Arc;

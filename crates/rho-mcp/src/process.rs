@@ -82,6 +82,9 @@ impl ProcessGroup {
         };
         let stderr = child.stderr.take();
         let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+        // Recorded with every other child group, so rho's signal handlers end the server
+        // even when they exit without the orderly shutdown (issue 17).
+        rho_tools::children::register_group(child.id().unwrap_or(0));
         Ok((
             ProcessGroup {
                 child: tokio::sync::Mutex::new(child),
@@ -116,6 +119,9 @@ impl ProcessGroup {
         }
         self.signal(libc::SIGKILL);
         let _ = child.wait().await;
+        if let Some(pgid) = self.pgid {
+            rho_tools::children::forget_group_if_empty(pgid as u32);
+        }
         self.stopped
             .store(true, std::sync::atomic::Ordering::Release);
     }

@@ -7,6 +7,7 @@
 //! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
 //! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
 //! `cargo bench -p rho-pi-host --bench pi_host`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -1,5 +1,6 @@
 //! The RPC types encode in pi's field order, byte for byte (serde_json's preserve_order keeps
 //! struct order), and read back.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_ai::ThinkingLevel;
 use rho_protocol::rpc::{

@@ -1,5 +1,6 @@
 //! What the sandbox adds to one command: `sh -c true` spawned and waited for, plain and under
 //! each mechanism, median of many runs, in a project with `.git/hooks` and `.rho`. Run: `cargo bench -p rho-sandbox --bench spawn_cost`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -1,5 +1,6 @@
 //! Real processes under the sandbox: what they may and may not change, on this machine's
 //! Landlock, under bubblewrap, and with nothing available.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(target_os = "linux")]
 
 use std::net::TcpListener;

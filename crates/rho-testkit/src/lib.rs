@@ -2,6 +2,8 @@
 //! that replays scripted responses (SSE streams as the real APIs send them, HTTP errors with
 //! the providers' real error bodies, delays, dropped connections, malformed bytes) and records
 //! every request so tests can assert on what was sent.
+// Test support only: a set-up that cannot work should fail the test that asked for it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod anthropic;
 pub mod gate;

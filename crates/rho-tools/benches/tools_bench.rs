@@ -1,6 +1,7 @@
 //! Times `grep` and `find` over a 100,000-file tree (about 1 GB, generated once under the temp
 //! dir and reused), compared in the same run with ripgrep when `rg` is installed, and an edit
 //! in a 10 MB file. Run: `cargo bench -p rho-tools --bench tools_bench`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

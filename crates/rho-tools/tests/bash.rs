@@ -1,4 +1,5 @@
 //! `bash` with real processes: output, exit codes, truncation, timeout and abort.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

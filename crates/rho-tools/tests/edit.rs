@@ -1,4 +1,5 @@
 //! `edit` against real files: line endings, BOM, matching errors, big files, concurrency.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! `read` and `write` against real files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,5 +1,6 @@
 //! The tools under a sandbox: `bash` runs confined, `write` and `edit` refuse what the
 //! policy refuses, in process, with the same answer.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

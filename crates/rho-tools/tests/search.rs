@@ -1,4 +1,5 @@
 //! `grep`, `find` and `ls` over real directory trees.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -3,6 +3,7 @@
 //! the terminal frame (bytes) with the differential renderer.
 //!
 //! Run: `cargo bench -p rho-tui --bench render`. Target: under 2 ms per token.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,7 +39,7 @@ fn build_history(t: &mut Transcript) -> usize {
         }));
         let m = AgentMessage::Assistant(reply(ANSWER));
         t.apply(&agent(AgentEvent::MessageStart { message: m.clone() }));
-        t.apply(&agent(AgentEvent::MessageEnd { message: m }));
+        t.apply(&agent(AgentEvent::MessageEnd { message: m.into() }));
     }
     t.lines(WIDTH).len()
 }

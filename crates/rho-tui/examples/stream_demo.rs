@@ -2,6 +2,7 @@
 //! the output by eye (e.g. in tmux). Size comes from `COLUMNS`/`LINES` (default 80×24).
 //!
 //! Run: `COLUMNS=$(tput cols) LINES=$(tput lines) cargo run -p rho-tui --example stream_demo`
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Write;
 use std::sync::Arc;

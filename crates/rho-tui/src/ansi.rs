@@ -263,7 +263,9 @@ fn for_each_run(line: &str, mut f: impl FnMut(&str, usize, bool)) {
             i += escape_len(&bytes[i..]);
             continue;
         }
-        let c = line[i..].chars().next().expect("index on a char boundary");
+        let Some(c) = line[i..].chars().next() else {
+            break;
+        };
         let is_space = c == ' ';
         if in_space.is_some_and(|s| s != is_space) {
             f(&line[start..i], width, in_space == Some(true));

@@ -44,14 +44,14 @@ impl MarkdownCache {
             .as_ref()
             .is_some_and(|f| f.width == width && &f.theme == theme && text.starts_with(&f.text));
         if !valid {
-            *slot = Some(Front {
-                width,
-                theme: theme.clone(),
-                text: String::new(),
-                lines: Vec::new(),
-            });
+            *slot = None;
         }
-        let front = slot.as_mut().expect("set above");
+        let front = slot.get_or_insert_with(|| Front {
+            width,
+            theme: theme.clone(),
+            text: String::new(),
+            lines: Vec::new(),
+        });
         let split = stable_split(text, front.text.len());
         if split > front.text.len() {
             let more = render_markdown(&text[front.text.len()..split], width, theme);

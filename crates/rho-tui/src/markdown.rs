@@ -242,7 +242,9 @@ pub fn inline(text: &str, theme: &Theme) -> String {
             out.push_str(&span);
             rest = &rest[len..];
         } else {
-            let ch = rest.chars().next().expect("non-empty");
+            let Some(ch) = rest.chars().next() else {
+                break;
+            };
             out.push(ch);
             rest = &rest[ch.len_utf8()..];
         }

@@ -459,6 +459,10 @@ impl Transcript {
         }
     }
 
+    #[allow(
+        clippy::expect_used,
+        reason = "called right after an assistant view is pushed"
+    )]
     fn last_assistant(&self) -> usize {
         self.slots
             .iter()

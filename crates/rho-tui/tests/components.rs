@@ -1,6 +1,7 @@
 //! Snapshot tests of every component at 80 and 40 columns. Snapshots show the visible text with
 //! escapes stripped and a `|` at the right edge of padded lines (so box widths show); a few
 //! snapshots keep the escapes (as `␛`) where the colours are the point (diffs, footer warning).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! Behaviour and snapshot tests of the selectors, prompts and settings dialogs. Snapshots show
 //! the visible text with escapes stripped and a `|` at the right edge of full-width lines, at
 //! 80 and 40 columns.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

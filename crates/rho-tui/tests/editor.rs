@@ -1,5 +1,6 @@
 //! The prompt editor driven by inputs, as the interactive loop drives it: editing, history,
 //! pastes and completion, and snapshots of how it draws at 80 and 40 columns.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_tui::ansi::strip_ansi;
 use rho_tui::editor::{CompletionItem, Editor, EditorAction};

@@ -1,6 +1,7 @@
 //! Snapshot tests of the prompt editor at 80 and 40 columns. Snapshots show the visible text
 //! with escapes stripped, the cursor as `⟦x⟧` around the character drawn in reverse video, and
 //! a `|` at the right edge of lines that fill the width.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use insta::assert_snapshot;
 use rho_tui::ansi::{strip_ansi, visible_width};

@@ -1,4 +1,5 @@
 //! Tests of the extension UI components: status bar, widget areas, notifications.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,6 +1,7 @@
 //! The differential renderer, checked two ways: the exact bytes it writes for small changes
 //! (only changed lines are rewritten), and a tiny terminal emulator that replays those bytes to
 //! prove the screen ends up showing each frame, with the scrollback kept.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_tui::renderer::{CLEAR_ALL, HIDE_CURSOR, SHOW_CURSOR, SYNC_END, SYNC_START};
 use rho_tui::Renderer;

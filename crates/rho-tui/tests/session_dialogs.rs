@@ -1,4 +1,5 @@
 //! Behaviour and snapshot tests of the session picker and the `/tree` navigator.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

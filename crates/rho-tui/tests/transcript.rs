@@ -1,5 +1,6 @@
 //! The transcript fed by session events: streaming updates only the last component, tool calls
 //! go from pending to done, queue and compaction events show up, and the rendered frame matches.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 
@@ -107,7 +108,7 @@ fn a_tool_call_runs_from_pending_to_done() {
         thought_signature: None,
     }));
     t.apply(&agent(AgentEvent::MessageEnd {
-        message: AgentMessage::Assistant(m),
+        message: AgentMessage::Assistant(m).into(),
     }));
     t.apply(&agent(AgentEvent::ToolExecutionStart {
         tool_call_id: "c1".into(),
@@ -211,7 +212,7 @@ fn usage_totals_and_width_changes() {
     m.usage.cache_read = 1000;
     m.usage.cost.total = 0.5;
     t.apply(&agent(AgentEvent::MessageEnd {
-        message: AgentMessage::Assistant(m),
+        message: AgentMessage::Assistant(m).into(),
     }));
     assert_eq!(t.usage().input, 100);
     assert_eq!(t.usage().cost, 0.5);
@@ -238,7 +239,7 @@ fn thinking_and_tool_output_toggle_everywhere() {
         ContentBlock::text("Answer"),
     ];
     t.apply(&agent(AgentEvent::MessageEnd {
-        message: AgentMessage::Assistant(m),
+        message: AgentMessage::Assistant(m).into(),
     }));
     t.apply(&agent(AgentEvent::ToolExecutionEnd {
         tool_call_id: "c9".into(),
@@ -325,7 +326,7 @@ fn a_discarded_reply_closed_by_message_end_stays_marked_with_its_reason() {
     partial.stop_reason = rho_ai::StopReason::Aborted;
     partial.error_message = Some("Discarded: interrupted by a steering message".into());
     t.apply(&agent(AgentEvent::MessageEnd {
-        message: AgentMessage::Assistant(partial),
+        message: AgentMessage::Assistant(partial).into(),
     }));
     let shown = steer(&mut t);
     assert!(shown.contains("Working on"), "{shown}");

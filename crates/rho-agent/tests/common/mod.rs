@@ -75,9 +75,8 @@ pub fn labels(events: &[Arc<AgentEvent>]) -> Vec<String> {
         .iter()
         .filter(|e| !matches!(***e, AgentEvent::MessageUpdate { .. }))
         .map(|e| match &**e {
-            AgentEvent::MessageStart { message } | AgentEvent::MessageEnd { message } => {
-                format!("{}:{}", e.type_name(), message.role())
-            }
+            AgentEvent::MessageStart { message } => format!("{}:{}", e.type_name(), message.role()),
+            AgentEvent::MessageEnd { message } => format!("{}:{}", e.type_name(), message.role()),
             AgentEvent::ToolExecutionStart { tool_call_id, .. }
             | AgentEvent::ToolExecutionEnd { tool_call_id, .. } => {
                 format!("{}:{}", e.type_name(), tool_call_id)

@@ -297,6 +297,10 @@ pub(super) fn build_models() -> Vec<Model> {
     ROWS.iter().map(build_model).collect()
 }
 
+#[allow(
+    clippy::expect_used,
+    reason = "the seed rows are compiled in and name only built-in providers"
+)]
 fn build_model(row: &Row) -> Model {
     let provider = provider_info(row.provider).expect("seed rows name built-in providers");
     let map: BTreeMap<String, Option<String>> = row

@@ -50,7 +50,8 @@ pub fn strip(text: &str) -> String {
             }
         }
     }
-    String::from_utf8(out).expect("only ASCII bytes were replaced, at ASCII positions")
+    // Only ASCII bytes at ASCII positions were blanked, so the bytes stay UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Whether the next significant byte after `from` (skipping whitespace and comments) is a

@@ -124,6 +124,11 @@ impl Agent {
         status_kib(self.pid(), "VmHWM:")
     }
 
+    /// Resident memory now, in KiB (VmRSS).
+    pub fn rss_kib(&self) -> u64 {
+        status_kib(self.pid(), "VmRSS:")
+    }
+
     /// CPU time (utime + stime) so far, in ms.
     pub fn cpu_ms(&self) -> f64 {
         cpu_ms(self.pid())

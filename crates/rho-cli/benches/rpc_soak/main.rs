@@ -1,15 +1,19 @@
-//! RPC soak: long streamed replies and long sessions against `rho --mode rpc` (and, with
-//! `--pi <command>`, against pi in the same run), printing wall time, CPU time and peak RSS.
+//! RPC soak: long streamed replies, long sessions and a memory soak against `rho --mode rpc`
+//! (and, with `--pi <command>`, against pi in the same run), printing wall time, CPU time and
+//! RSS.
 //!
 //! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "node <pi>/dist/cli.js"]
-//! [--only streams|sessions]`. The targets (issue 20): a 20,000-delta reply peaks at ≤ 64 MiB
-//! with a fast or a pausing reader, its CPU per delta is ≤ 1.5× that of a 2,000-delta reply,
-//! and on a 50,000-entry session rho's peak RSS is ≤ 1.5× the file, `get_messages` ≥ 2× and
-//! open → `get_state` ≥ 20× faster than pi 0.73.1.
+//! [--only streams|sessions|soak]`. The targets (issue 20): a 20,000-delta reply peaks at
+//! ≤ 64 MiB with a fast or a pausing reader, its CPU per delta is ≤ 1.5× that of a 2,000-delta
+//! reply, and on a 50,000-entry session rho's peak RSS is ≤ 1.5× the file, `get_messages` ≥ 2×
+//! and open → `get_state` ≥ 20× faster than pi 0.73.1. Issue 17: RSS after 1,000 prompts and
+//! after 300 × 50 KB replies ≤ 2× that after the first prompt.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent;
 mod session_file;
 mod sessions;
+mod soak;
 mod stream;
 
 use std::path::Path;
@@ -25,6 +29,7 @@ struct Options {
     pi: Option<Vec<String>>,
     streams: bool,
     sessions: bool,
+    soak: bool,
 }
 
 fn options() -> Options {
@@ -32,6 +37,7 @@ fn options() -> Options {
         pi: None,
         streams: true,
         sessions: true,
+        soak: true,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -41,11 +47,16 @@ fn options() -> Options {
                     .next()
                     .map(|c| c.split_whitespace().map(String::from).collect())
             }
-            "--only" => match args.next().as_deref() {
-                Some("streams") => o.sessions = false,
-                Some("sessions") => o.streams = false,
-                other => panic!("--only streams|sessions, not {other:?}"),
-            },
+            "--only" => {
+                let only = args.next();
+                let only = only.as_deref();
+                if !matches!(only, Some("streams" | "sessions" | "soak")) {
+                    panic!("--only streams|sessions|soak, not {only:?}");
+                }
+                o.streams = only == Some("streams");
+                o.sessions = only == Some("sessions");
+                o.soak = only == Some("soak");
+            }
             _ => {} // cargo bench passes `--bench`
         }
     }
@@ -90,6 +101,9 @@ fn main() {
     }
     if o.sessions {
         sessions(&kinds, &agent_dir, &cwd, home.path());
+    }
+    if o.soak {
+        soak::report(&kinds, &server, home.path(), &cwd);
     }
     println!("rpc_soak: load average at end {}", load());
 }

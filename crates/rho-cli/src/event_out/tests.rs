@@ -44,7 +44,7 @@ fn reply_events(n: usize) -> Vec<AgentEvent> {
     }
     let end = partial.message().cloned().expect("started");
     events.push(AgentEvent::MessageEnd {
-        message: AgentMessage::Assistant(end),
+        message: AgentMessage::Assistant(end).into(),
     });
     events
 }

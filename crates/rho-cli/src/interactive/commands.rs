@@ -130,9 +130,14 @@ impl App {
         let tx = self.tx.clone();
         let session = self.session.clone();
         tokio::spawn(async move {
-            models.set_level(&level).await;
-            let text = format!("Thinking level: {}", session.thinking_level().as_str());
-            let _ = tx.send(AppMsg::Notice { text, error: false });
+            let (text, error) = match models.set_level(&level).await {
+                Ok(()) => (
+                    format!("Thinking level: {}", session.thinking_level().as_str()),
+                    false,
+                ),
+                Err(e) => (e, true),
+            };
+            let _ = tx.send(AppMsg::Notice { text, error });
         });
     }
 

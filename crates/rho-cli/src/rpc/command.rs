@@ -278,7 +278,10 @@ impl Fields<'_> {
             .map(|(i, v)| {
                 let ok_type = v.get("type").is_none_or(|t| t == "image");
                 match serde_json::from_value::<ImageContent>(v.clone()) {
-                    Ok(img) if ok_type => Ok(img),
+                    Ok(img) if ok_type && is_base64(&img.data) => Ok(img),
+                    Ok(_) if ok_type => Err(format!(
+                        "images[{i}].data is not base64: the image must be base64-encoded bytes"
+                    )),
                     _ => Err(format!(
                         "images[{i}] must be {{\"type\":\"image\",\"data\":<base64>,\"mimeType\":<string>}}"
                     )),
@@ -297,6 +300,18 @@ impl Fields<'_> {
             _ => UiAnswer::Cancelled,
         }
     }
+}
+
+/// True when `data` decodes as standard base64 (padding optional): providers refuse anything
+/// else only after the whole request was sent, so it is refused before the prompt runs.
+fn is_base64(data: &str) -> bool {
+    use base64::engine::{general_purpose, DecodePaddingMode, GeneralPurpose};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        general_purpose::PAD.with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    !data.is_empty() && LENIENT.decode(data).is_ok()
 }
 
 #[cfg(test)]

@@ -39,10 +39,10 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             Ok(None) => Reply::Data(Value::Null),
             Err(e) => Reply::Error(e),
         },
-        Command::SetThinkingLevel { level } => {
-            control.set_level(&level).await;
-            Reply::Done
-        }
+        Command::SetThinkingLevel { level } => match control.set_level(&level).await {
+            Ok(()) => Reply::Done,
+            Err(e) => Reply::Error(e),
+        },
         Command::CycleThinkingLevel => match control.cycle_level().await {
             Some(level) => to_data(&ThinkingLevelReply { level }),
             None => Reply::Data(Value::Null),

@@ -102,7 +102,7 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
 
 /// The last assistant reply's text (aborted empty replies skipped); `{}` when none.
 fn last_assistant_text(rpc: &Rpc) -> LastAssistantText {
-    let messages = rpc.session.messages();
+    let messages = rpc.session.shared_messages();
     let text = messages
         .iter()
         .rev()

@@ -33,12 +33,9 @@ impl AgentSession {
     fn append_bash(&self, message: BashExecutionMessage) {
         let m = AgentMessage::BashExecution(message);
         self.inner.agent.append_message(m.clone());
-        if let Err(e) = self.state().session.append_message(m) {
-            self.inner.extensions.report(
-                "<session>",
-                "persist",
-                format!("Could not save the bash result: {e}"),
-            );
+        let saved = self.state().session.append_message(m).is_ok();
+        if !saved {
+            self.announce_save_failure();
         }
     }
 }

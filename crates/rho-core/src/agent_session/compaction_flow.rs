@@ -53,7 +53,7 @@ impl AgentSession {
         let last = self
             .inner
             .agent
-            .messages()
+            .shared_messages()
             .iter()
             .rev()
             .find_map(|m| m.as_assistant().cloned());
@@ -100,7 +100,7 @@ impl AgentSession {
                 .await;
             return Some(ok);
         }
-        let messages = self.inner.agent.messages();
+        let messages = self.inner.agent.shared_messages();
         if threshold_check(reply, &messages, latest, &settings, &model, point)
             && self
                 .run_auto_compaction(CompactionReason::Threshold, None)
@@ -259,7 +259,7 @@ impl AgentSession {
                 .map_err(|e| Failure::Failed(e.to_string()))?;
             let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
-            let messages = s.session.build_context().owned_messages();
+            let messages = s.session.build_context().messages;
             self.replace_conversation(messages);
             (entry, written_at)
         };

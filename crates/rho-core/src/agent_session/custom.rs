@@ -60,8 +60,8 @@ impl AgentSession {
                 .await
                 .map_err(|e| e.to_string());
         }
-        let m = AgentMessage::Custom(message.clone());
-        self.inner.agent.append_message(m.clone());
+        let m = std::sync::Arc::new(AgentMessage::Custom(message.clone()));
+        self.inner.agent.append_message(std::sync::Arc::clone(&m));
         let saved = self
             .state()
             .session
@@ -75,13 +75,12 @@ impl AgentSession {
         if let Err(e) = saved {
             return Err(e.to_string());
         }
-        let m = std::sync::Arc::new(m);
         for event in [
             rho_agent::AgentEvent::MessageStart {
                 message: (*m).clone(),
             },
             rho_agent::AgentEvent::MessageEnd {
-                message: (*m).clone(),
+                message: std::sync::Arc::clone(&m),
             },
         ] {
             self.emit(super::SessionEvent::Agent(std::sync::Arc::new(event)));

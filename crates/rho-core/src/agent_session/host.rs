@@ -220,7 +220,7 @@ impl AgentSession {
         self.inner.agent.update_options(|o| {
             o.stream_options.timeout = timeout;
             o.stream_options.idle_timeout = idle_timeout;
-            o.convert_to_llm = Some(Arc::new(move |messages: &[AgentMessage]| {
+            o.convert_to_llm = Some(Arc::new(move |messages: &[Arc<AgentMessage>]| {
                 let converted = rho_agent::convert_to_llm(messages);
                 if block_images {
                     super::model::block_images(converted)

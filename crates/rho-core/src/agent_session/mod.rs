@@ -29,6 +29,7 @@ mod queue;
 mod resources;
 mod rpc_support;
 mod run_loop;
+mod save_failure;
 mod switch;
 mod tree;
 
@@ -59,9 +60,10 @@ pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
-pub use model_control::{Cycled, ModelControl};
+pub use model_control::{parse_level, Cycled, ModelControl};
 pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
+pub use save_failure::SESSION_SOURCE;
 pub use switch::{Opened, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
@@ -226,7 +228,7 @@ impl AgentSession {
         let agent = Agent::new(AgentOptions::default());
         let driver = tokio::sync::Mutex::new(agent.subscribe());
         let context = config.session.build_context();
-        agent.set_messages(context.owned_messages());
+        agent.set_messages(context.messages);
         agent.set_tools(with_extension_tools(
             config.tools.clone(),
             collect_extension_tools(&config.extensions),
@@ -364,8 +366,8 @@ impl AgentSession {
             .load(std::sync::atomic::Ordering::Acquire)
     }
 
-    /// Sets the agent's messages to a rebuilt conversation and bumps [`Self::generation`].
-    pub(crate) fn replace_conversation(&self, messages: Vec<AgentMessage>) {
+    /// Sets the agent's messages to a rebuilt conversation (sharing the session's entries) and bumps [`Self::generation`].
+    pub(crate) fn replace_conversation(&self, messages: Vec<Arc<AgentMessage>>) {
         self.inner.agent.set_messages(messages);
         self.inner
             .generation
@@ -424,9 +426,14 @@ impl AgentSession {
         self.state().thinking_level
     }
 
-    /// A copy of the conversation (agent state).
+    /// A deep copy of the conversation (agent state), for callers that must own it.
     pub fn messages(&self) -> Vec<AgentMessage> {
         self.inner.agent.messages()
+    }
+
+    /// The conversation (agent state), sharing each message instead of copying it.
+    pub fn shared_messages(&self) -> Vec<Arc<AgentMessage>> {
+        self.inner.agent.shared_messages()
     }
 
     /// Runs `f` on the session store (short; the store is locked meanwhile).

@@ -130,7 +130,7 @@ impl AgentSession {
         self.abort_bash();
         let context = session.build_context();
         self.inner.agent.reset();
-        self.replace_conversation(context.owned_messages());
+        self.replace_conversation(context.messages);
         let mut s = self.state();
         s.session = session;
         s.steering.clear();
@@ -154,9 +154,9 @@ impl AgentSession {
     /// Counts and totals over the conversation.
     pub fn stats(&self) -> SessionStats {
         let mut st = SessionStats::default();
-        for m in self.inner.agent.messages() {
+        for m in self.inner.agent.shared_messages() {
             st.total_messages += 1;
-            match m {
+            match &*m {
                 AgentMessage::User(_) => st.user_messages += 1,
                 AgentMessage::Assistant(a) => {
                     st.assistant_messages += 1;

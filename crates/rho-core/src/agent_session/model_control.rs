@@ -147,14 +147,11 @@ impl ModelControl {
         }))
     }
 
-    /// `set_thinking_level`: unknown strings clamp to the model's first supported level.
-    pub async fn set_level(&self, level: &str) {
-        let requested = match (ThinkingLevel::parse(level), self.session.model()) {
-            (Some(l), _) => l,
-            (None, Some(m)) => first_level(&m),
-            (None, None) => ThinkingLevel::Off,
-        };
-        self.apply_level(requested).await;
+    /// `set_thinking_level`: a name pi does not know is refused (issue 17 #7: "HIGH" used to
+    /// turn thinking off); a known level is clamped to what the model supports.
+    pub async fn set_level(&self, level: &str) -> Result<(), String> {
+        self.apply_level(parse_level(level)?).await;
+        Ok(())
     }
 
     /// Sets the clamped level if it differs; persists `defaultThinkingLevel` unless the model
@@ -190,6 +187,17 @@ impl ModelControl {
         self.apply_level(next).await;
         Some(self.session.thinking_level())
     }
+}
+
+/// A thinking level by its exact name, or the error pi's `--thinking` gives for any other.
+pub fn parse_level(level: &str) -> Result<ThinkingLevel, String> {
+    ThinkingLevel::parse(level).ok_or_else(|| {
+        let names: Vec<_> = ThinkingLevel::ALL.iter().map(|l| l.as_str()).collect();
+        format!(
+            "Invalid thinking level \"{level}\". Valid values: {}",
+            names.join(", ")
+        )
+    })
 }
 
 fn first_level(model: &Model) -> ThinkingLevel {

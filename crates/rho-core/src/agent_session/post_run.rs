@@ -107,7 +107,7 @@ impl AgentSession {
     /// Removes the agent's last message if it is an assistant reply matching `pred`
     /// (RETRY-6, COMP-10). The session file keeps it.
     pub(crate) fn drop_last_assistant_if(&self, pred: impl Fn(&rho_ai::AssistantMessage) -> bool) {
-        let mut messages = self.inner.agent.messages();
+        let mut messages = self.inner.agent.shared_messages();
         if messages
             .last()
             .and_then(|m| m.as_assistant())

@@ -149,9 +149,9 @@ impl AgentSession {
         // A reply discarded by steering (D4) is on the stream only: not persisted, not the
         // reply post-run looks at.
         let kept_end = match &*event {
-            AgentEvent::MessageEnd { message } => match message {
+            AgentEvent::MessageEnd { message } => match &**message {
                 AgentMessage::Assistant(a) if rho_agent::is_discarded(a) => None,
-                m => Some(m),
+                _ => Some(message),
             },
             _ => None,
         };
@@ -162,7 +162,7 @@ impl AgentSession {
             self.persist(message);
         }
         self.emit(super::SessionEvent::Agent(event.clone()));
-        if let Some(AgentMessage::Assistant(a)) = kept_end {
+        if let Some(AgentMessage::Assistant(a)) = kept_end.map(|m| &**m) {
             self.on_assistant_end(a);
             self.inner.processed_assistant.send_replace(a.timestamp);
         }
@@ -220,10 +220,11 @@ impl AgentSession {
     }
 
     /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
-    fn persist(&self, message: &AgentMessage) {
+    /// Records a finished message; the entry shares it with the transcript.
+    fn persist(&self, message: &Arc<AgentMessage>) {
         let result = {
             let mut s = self.state();
-            match message {
+            match &**message {
                 AgentMessage::Custom(c) => s
                     .session
                     .append_custom_message(
@@ -236,17 +237,13 @@ impl AgentSession {
                 AgentMessage::User(_)
                 | AgentMessage::Assistant(_)
                 | AgentMessage::ToolResult(_) => {
-                    s.session.append_message(message.clone()).map(|_| ())
+                    s.session.append_message(Arc::clone(message)).map(|_| ())
                 }
                 _ => Ok(()),
             }
         };
-        if let Err(e) = result {
-            self.inner.extensions.report(
-                "<session>",
-                "persist",
-                format!("Could not save the message: {e}"),
-            );
+        if result.is_err() {
+            self.announce_save_failure();
         }
     }
 
@@ -260,7 +257,8 @@ impl AgentSession {
         let ctx = self.ext_ctx();
         if let AgentEvent::MessageEnd { message } = &*event {
             if let Some(replacement) = runner.emit_message_end(message, &ctx).await {
-                self.replace_last_message(message, replacement.clone());
+                let replacement = Arc::new(replacement);
+                self.replace_last_message(message, Arc::clone(&replacement));
                 return Arc::new(AgentEvent::MessageEnd {
                     message: replacement,
                 });
@@ -273,9 +271,13 @@ impl AgentSession {
         event
     }
 
-    fn replace_last_message(&self, original: &AgentMessage, replacement: AgentMessage) {
-        let mut messages = self.inner.agent.messages();
-        if let Some(slot) = messages.iter_mut().rev().find(|m| *m == original) {
+    fn replace_last_message(&self, original: &Arc<AgentMessage>, replacement: Arc<AgentMessage>) {
+        let mut messages = self.inner.agent.shared_messages();
+        if let Some(slot) = messages
+            .iter_mut()
+            .rev()
+            .find(|m| Arc::ptr_eq(m, original) || *m == original)
+        {
             *slot = replacement;
             self.inner.agent.set_messages(messages);
         }

@@ -357,7 +357,7 @@ impl AgentSession {
             store.append_label(labelled, Some(label))?;
         }
         let leaf = store.leaf_id().map(str::to_string);
-        let messages = store.build_context().owned_messages();
+        let messages = store.build_context().messages;
         self.replace_conversation(messages);
         Ok((summary_entry, leaf))
     }

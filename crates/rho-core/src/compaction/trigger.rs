@@ -18,9 +18,9 @@ pub fn is_stale(message_timestamp: i64, latest_compaction_timestamp: Option<i64>
 /// the agent state is estimated (usage of the last assistant that is neither error nor
 /// aborted, plus ⌈chars/4⌉ of every later message); `None` when no such assistant exists or
 /// it is stale. Otherwise COMP-2 of the reply's own usage.
-pub fn threshold_tokens(
+pub fn threshold_tokens<M: std::borrow::Borrow<AgentMessage>>(
     reply: &AssistantMessage,
-    state: &[AgentMessage],
+    state: &[M],
     latest_compaction_timestamp: Option<i64>,
 ) -> Option<u64> {
     if reply.stop_reason != StopReason::Error {
@@ -28,7 +28,7 @@ pub fn threshold_tokens(
     }
     let estimate = estimate_context_tokens(state);
     let anchor = state.get(estimate.last_usage_index?)?;
-    if is_stale(anchor.timestamp(), latest_compaction_timestamp) {
+    if is_stale(anchor.borrow().timestamp(), latest_compaction_timestamp) {
         return None;
     }
     Some(estimate.tokens)
@@ -47,9 +47,9 @@ pub enum CheckPoint {
 /// guards in order: disabled → no; aborted reply after a run → no; reply from another
 /// provider/model than `current` → no (D3: rho skips both branches for such replies);
 /// stale reply → no; otherwise COMP-3 on the COMP-11 tokens with `current`'s window.
-pub fn threshold_check(
+pub fn threshold_check<M: std::borrow::Borrow<AgentMessage>>(
     reply: &AssistantMessage,
-    state: &[AgentMessage],
+    state: &[M],
     latest_compaction_timestamp: Option<i64>,
     settings: &CompactionSettings,
     current: &Model,
@@ -98,7 +98,10 @@ mod tests {
     #[test]
     fn successful_reply_uses_its_own_usage() {
         let a = assistant("ok", 120_000);
-        assert_eq!(threshold_tokens(reply(&a), &[], None), Some(120_000));
+        assert_eq!(
+            threshold_tokens::<AgentMessage>(reply(&a), &[], None),
+            Some(120_000)
+        );
         assert!(check(reply(&a), &[], None));
         let small = assistant("ok", 1_000);
         assert!(!check(reply(&small), &[], None));
@@ -147,7 +150,7 @@ mod tests {
         let s = CompactionSettings::default();
         let cur = current();
         assert!(!check(reply(&aborted), &[], None));
-        assert!(threshold_check(
+        assert!(threshold_check::<AgentMessage>(
             reply(&aborted),
             &[],
             None,
@@ -159,7 +162,7 @@ mod tests {
             enabled: false,
             ..s
         };
-        assert!(!threshold_check(
+        assert!(!threshold_check::<AgentMessage>(
             reply(&a),
             &[],
             None,
@@ -169,7 +172,7 @@ mod tests {
         ));
         let mut other = cur.clone();
         other.id = "another-model".into();
-        assert!(!threshold_check(
+        assert!(!threshold_check::<AgentMessage>(
             reply(&a),
             &[],
             None,
@@ -179,7 +182,7 @@ mod tests {
         ));
         other = cur.clone();
         other.provider = "openai".into();
-        assert!(!threshold_check(
+        assert!(!threshold_check::<AgentMessage>(
             reply(&a),
             &[],
             None,
@@ -194,7 +197,7 @@ mod tests {
         let a = assistant("ok", 100_000);
         let s = CompactionSettings::default();
         let mut cur = current();
-        assert!(!threshold_check(
+        assert!(!threshold_check::<AgentMessage>(
             reply(&a),
             &[],
             None,
@@ -203,7 +206,7 @@ mod tests {
             CheckPoint::PostRun
         ));
         cur.context_window = 110_000;
-        assert!(threshold_check(
+        assert!(threshold_check::<AgentMessage>(
             reply(&a),
             &[],
             None,

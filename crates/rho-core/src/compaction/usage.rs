@@ -23,9 +23,9 @@ fn usage_known(path: &[PathEntry]) -> bool {
 
 /// The context usage of the agent's `messages` on branch `path` in a window of
 /// `context_window` tokens; `None` when the window is unknown (0).
-pub fn context_usage(
+pub fn context_usage<M: std::borrow::Borrow<AgentMessage>>(
     path: &[PathEntry],
-    messages: &[AgentMessage],
+    messages: &[M],
     context_window: u64,
 ) -> Option<ContextUsage> {
     if context_window == 0 {
@@ -67,7 +67,7 @@ mod tests {
         let u = usage_of(&path).expect("window known");
         assert_eq!(u.tokens, Some(250));
         assert_eq!(u.percent, Some(25.0));
-        assert_eq!(context_usage(&path, &[], 0), None);
+        assert_eq!(context_usage::<AgentMessage>(&path, &[], 0), None);
     }
 
     #[test]

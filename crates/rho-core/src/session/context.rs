@@ -43,7 +43,7 @@ impl SessionContext {
         self.messages.iter().filter_map(|m| m.to_llm()).collect()
     }
 
-    /// Owned copies of the messages, for a consumer that must hold `AgentMessage`s.
+    /// Deep copies of the messages, for a consumer that must own them (tests, comparisons).
     pub fn owned_messages(&self) -> Vec<AgentMessage> {
         self.messages.iter().map(|m| (**m).clone()).collect()
     }

@@ -52,6 +52,19 @@ pub struct SessionManager {
     storage: Storage,
     durability: Durability,
     warnings: Vec<LoadWarning>,
+    /// Serialized entries not yet on disk (their write failed, or the file is not due yet).
+    unsaved: Vec<Vec<u8>>,
+    /// A new session's file is due (an assistant message arrived).
+    write_due: bool,
+    failure: Failure,
+}
+
+/// Whether saving fails, and whether the user was told.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Failure {
+    None,
+    New(String),
+    Reported,
 }
 
 impl SessionManager {
@@ -106,11 +119,14 @@ impl SessionManager {
     }
 
     /// Opens `path`, or starts a new session there when no file exists (`--session <path>`).
+    /// Only a path that does not exist yet starts a new session: one the system refuses to
+    /// look at (a NUL byte, a file used as a folder, no permission) is an error now, not a
+    /// session that silently never saves.
     pub fn open_or_create(path: &Path, cwd: &str) -> Result<Self, SessionError> {
-        if path.exists() {
-            Self::open(path)
-        } else {
-            Ok(Self::create_at(path, cwd))
+        match std::fs::metadata(path) {
+            Ok(_) => Self::open(path),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::create_at(path, cwd)),
+            Err(e) => Err(SessionError::io(path, e)),
         }
     }
 
@@ -121,6 +137,9 @@ impl SessionManager {
             storage,
             durability: Durability::default(),
             warnings: Vec::new(),
+            unsaved: Vec::new(),
+            write_due: false,
+            failure: Failure::None,
         }
     }
 
@@ -194,7 +213,14 @@ impl SessionManager {
     }
 
     /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only
-    /// once the entry is written (or buffered, for a session not yet written).
+    /// once the entry is written (or buffered, for a session not yet written). When writing
+    /// fails the entry is still kept in memory (the conversation goes on and an export still
+    /// has it) and every later append tries again to write all that is missing, so a folder
+    /// that becomes writable again gets the whole session (issue 17 #8).
+    #[allow(
+        clippy::expect_used,
+        reason = "the entry pushed just before is the leaf"
+    )]
     pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
         let entry = SessionEntry {
             id: self.tree.new_id(),
@@ -202,43 +228,78 @@ impl SessionManager {
             timestamp: format_iso(now_ms()),
             data,
         };
-        self.persist(&entry)?;
+        let line = serde_json::to_vec(&entry)?;
+        let starts_file = matches!(entry.message(), Some(AgentMessage::Assistant(_)));
         self.tree.push(entry);
+        self.unsaved.push(line);
+        self.write_due |= starts_file;
+        match self.write_unsaved() {
+            Ok(()) => self.failure = Failure::None,
+            Err(e) => {
+                if self.failure == Failure::None {
+                    self.failure = Failure::New(e.to_string());
+                }
+                return Err(e);
+            }
+        }
         Ok(self.tree.leaf().expect("the entry just pushed is the leaf"))
     }
 
-    fn persist(&mut self, entry: &SessionEntry) -> Result<(), SessionError> {
-        let line = serde_json::to_vec(entry)?;
-        match &mut self.storage {
-            Storage::Memory => Ok(()),
-            Storage::Pending(path) => {
-                if matches!(entry.message(), Some(AgentMessage::Assistant(_))) {
-                    let path = path.clone();
-                    self.write_whole(&path, Some(line))?;
-                }
-                Ok(())
+    /// A save failure that began since the last call (`None` while saving works or once the
+    /// failure was taken): callers tell the user once per failure, not once per entry.
+    pub fn take_new_save_failure(&mut self) -> Option<String> {
+        match std::mem::replace(&mut self.failure, Failure::Reported) {
+            Failure::New(text) => Some(text),
+            other => {
+                self.failure = other;
+                None
             }
-            Storage::Loaded(path, valid_len, needs_newline) => {
-                let mut writer =
-                    FileWriter::open_append(path, *valid_len, *needs_newline, self.durability)?;
-                writer.append_line(line)?;
-                self.storage = Storage::Open(writer);
-                Ok(())
-            }
-            Storage::Open(writer) => writer.append_line(line),
         }
     }
 
-    /// Writes the header, every entry so far and `extra` as a new file, then keeps it open.
-    fn write_whole(&mut self, path: &Path, extra: Option<Vec<u8>>) -> Result<(), SessionError> {
+    /// Writes the entries not yet on disk, oldest first.
+    fn write_unsaved(&mut self) -> Result<(), SessionError> {
+        match &mut self.storage {
+            Storage::Memory => self.unsaved.clear(),
+            Storage::Pending(path) => {
+                // The whole file is written from the tree, which holds every entry.
+                self.unsaved.clear();
+                if self.write_due {
+                    let path = path.clone();
+                    self.write_whole(&path)?;
+                }
+            }
+            Storage::Loaded(path, valid_len, needs_newline) => {
+                let writer =
+                    FileWriter::open_append(path, *valid_len, *needs_newline, self.durability)?;
+                self.storage = Storage::Open(writer);
+                return self.write_unsaved();
+            }
+            Storage::Open(writer) => {
+                let mut written = 0;
+                let failed = self.unsaved.iter().find_map(|line| {
+                    let result = writer.append_line(line.clone());
+                    written += usize::from(result.is_ok());
+                    result.err()
+                });
+                self.unsaved.drain(..written);
+                if let Some(e) = failed {
+                    // Reopened on the next try, which cuts off a torn line first.
+                    let (path, len) = (writer.path().to_path_buf(), writer.written_len());
+                    self.storage = Storage::Loaded(path, len, false);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the header and every entry so far as a new file, then keeps it open.
+    fn write_whole(&mut self, path: &Path) -> Result<(), SessionError> {
         let mut contents = serde_json::to_vec(&self.header)?;
         contents.push(b'\n');
         for entry in self.tree.entries() {
             serde_json::to_writer(&mut contents, entry)?;
-            contents.push(b'\n');
-        }
-        if let Some(line) = extra {
-            contents.extend_from_slice(&line);
             contents.push(b'\n');
         }
         self.storage = Storage::Open(FileWriter::create(path, &contents, self.durability)?);
@@ -379,6 +440,10 @@ impl SessionManager {
     }
 
     /// Moves the leaf before the first entry: the next append is a new root.
+    #[allow(
+        clippy::expect_used,
+        reason = "clearing the leaf names no entry, so it cannot fail"
+    )]
     pub fn reset_leaf(&mut self) {
         self.tree
             .set_leaf(None)
@@ -428,7 +493,7 @@ impl SessionManager {
         );
         fork.durability = self.durability;
         if has_assistant {
-            fork.write_whole(&path, None)?;
+            fork.write_whole(&path)?;
         }
         Ok(fork)
     }

@@ -31,6 +31,8 @@ pub struct FileWriter {
     path: PathBuf,
     file: File,
     durability: Durability,
+    /// Bytes known to be on disk: where a torn append is cut back to.
+    len: u64,
 }
 
 impl FileWriter {
@@ -63,6 +65,7 @@ impl FileWriter {
             path: path.to_path_buf(),
             file,
             durability,
+            len: valid_len + u64::from(needs_newline),
         })
     }
 
@@ -91,7 +94,13 @@ impl FileWriter {
         if self.durability == Durability::Sync {
             self.file.sync_data().map_err(io)?;
         }
+        self.len += line.len() as u64;
         Ok(())
+    }
+
+    /// Bytes written by whole appends (and found valid when opened).
+    pub fn written_len(&self) -> u64 {
+        self.len
     }
 
     /// The file written to.

@@ -210,18 +210,32 @@ async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
             cmd
         }
     };
+    // Its own process group, recorded, so a signal that ends rho ends it too (issue 17).
     cmd.current_dir(cwd)
         .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .process_group(0)
         .kill_on_drop(true);
+    let child = cmd
+        .spawn()
+        .map_err(|e| format!("exec: cannot run {:?}: {e}", p.command))?;
+    let pgid = child.id().unwrap_or(0);
+    rho_tools::children::register_group(pgid);
     let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));
-    match tokio::time::timeout(timeout, cmd.output()).await {
+    let result = tokio::time::timeout(timeout, child.wait_with_output()).await;
+    if result.is_err() {
+        rho_tools::children::kill_group(pgid);
+    }
+    rho_tools::children::forget_group_if_empty(pgid);
+    match result {
         Ok(Ok(out)) => Ok(json!({
             "stdout": String::from_utf8_lossy(&out.stdout),
             "stderr": String::from_utf8_lossy(&out.stderr),
             "code": out.status.code(),
             "killed": false,
         })),
-        Ok(Err(e)) => Err(format!("exec: cannot run {:?}: {e}", p.command)),
+        Ok(Err(e)) => Err(format!("exec: {:?} failed: {e}", p.command)),
         Err(_) => Ok(json!({"stdout": "", "stderr": "", "code": null, "killed": true})),
     }
 }
