@@ -1,6 +1,7 @@
 //! More of pi's example extensions (see pi_extensions.rs) running unchanged in `rho --mode rpc`,
 //! each checked for the behaviour it exists for. Skipped, with the reason printed, without
 //! node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod mcp_support;
 mod pi_support;
