@@ -9,6 +9,7 @@ mod file_args;
 mod first_run;
 mod interactive;
 mod list_models;
+mod malloc_arenas;
 mod mcp;
 mod model_select;
 mod permissions_setup;
@@ -27,6 +28,7 @@ use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    malloc_arenas::limit();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("mcp") {
         return mcp::command(&argv[1..]);
