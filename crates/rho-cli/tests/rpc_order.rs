@@ -3,6 +3,8 @@
 //! the conversation in the order they were written; only their waiting runs concurrently.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../benches/rpc_soak/session_file.rs"]
+mod session_file;
 mod support;
 
 use std::time::Duration;
@@ -96,6 +98,39 @@ async fn prompt_lines_queued_while_streaming_keep_line_order() {
         let mut expected = vec![first];
         expected.extend(texts);
         assert_eq!(started, expected, "round {round}");
+    }
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Rounds for the prompt-after-`agent_end` race.
+const BACK_TO_BACK_ROUNDS: usize = 40;
+
+/// A client that waits for `agent_end` and sends its next prompt at once is never refused:
+/// the run that announced its end may still be finishing (its future, the post-run chain),
+/// and rho waits for it, as pi's single-threaded loop has always finished it by then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_sent_right_after_agent_end_is_accepted() {
+    let home = tempfile::tempdir().unwrap();
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    // A long transcript makes the end of each run (its checks walk the transcript) long
+    // enough for the race to show.
+    let session = home.path().join("long.jsonl");
+    session_file::generate(&session, &work, 3_000);
+    let mut rpc = Rpc::start_with(support::Start {
+        with_sessions: true,
+        home: Some(home),
+        args: vec!["--session".into(), session.to_string_lossy().into_owned()],
+        ..Default::default()
+    })
+    .await;
+    for round in 0..BACK_TO_BACK_ROUNDS {
+        rpc.server.push(support::reply(&format!("answer {round}")));
+        let prompt =
+            json!({"id": format!("p{round}"), "type": "prompt", "message": format!("q{round}")});
+        let r = rpc.call(prompt).await;
+        assert_eq!(r["success"], true, "round {round}: {r}");
+        rpc.event("agent_end").await;
     }
     assert_eq!(rpc.close().await, Some(0));
 }

@@ -184,6 +184,10 @@ pub(crate) struct Inner {
     /// Prompts accepted to run whose agent run has not started yet: later prompts queue
     /// behind them as if the agent were streaming, so input keeps its order (D13).
     pub runs_starting: std::sync::atomic::AtomicUsize,
+    /// Set once the run's `agent_end` is on its way to listeners, cleared by the next
+    /// `agent_start`: from then on the run is only finishing (its future and post-run chain),
+    /// and a client that saw `agent_end` and prompts must be waited for, not refused.
+    pub agent_ended: std::sync::atomic::AtomicBool,
     /// Set while manual compaction aborts the run: agent events are then neither
     /// forwarded nor persisted (SE-9).
     pub disconnected: std::sync::atomic::AtomicBool,
@@ -264,6 +268,7 @@ impl AgentSession {
                 driver,
                 loop_active: watch::channel(false).0,
                 runs_starting: std::sync::atomic::AtomicUsize::new(0),
+                agent_ended: std::sync::atomic::AtomicBool::new(false),
                 disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {

@@ -180,7 +180,7 @@ impl AgentSession {
         // A prompt accepted before this one and not started yet counts as streaming.
         if self.is_streaming()
             && !self.run_starting()
-            && !self.inner.agent.is_streaming()
+            && self.agent_finished()
             && !self.is_retrying()
             && !super::run_loop::in_run_loop()
         {

@@ -73,6 +73,12 @@ impl AgentSession {
         self.inner.runs_starting.load(Ordering::SeqCst) > 0
     }
 
+    /// True once the current run's agent is done: its `agent_end` went out (the agent's own
+    /// state may still say streaming for a moment) or it stopped streaming.
+    pub(crate) fn agent_finished(&self) -> bool {
+        self.inner.agent_ended.load(Ordering::SeqCst) || !self.inner.agent.is_streaming()
+    }
+
     async fn run_loop(
         &self,
         rx: &mut EventReceiver,
@@ -142,7 +148,11 @@ impl AgentSession {
             AgentEvent::MessageStart {
                 message: AgentMessage::User(u),
             } => self.on_user_message_start(&u.content.text()),
-            AgentEvent::AgentStart => self.state().turn_index = 0,
+            AgentEvent::AgentStart => {
+                self.inner.agent_ended.store(false, Ordering::SeqCst);
+                self.state().turn_index = 0;
+            }
+            AgentEvent::AgentEnd { .. } => self.inner.agent_ended.store(true, Ordering::SeqCst),
             _ => {}
         }
         let event = self.run_extension_handlers(event).await;
