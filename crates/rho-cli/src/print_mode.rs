@@ -77,7 +77,7 @@ pub async fn run(
     }
     match output {
         Output::Json => ExitCode::SUCCESS,
-        Output::Text => print_last_reply(&session.messages(), failure),
+        Output::Text => print_last_reply(session.shared_messages().last().map(|m| &**m), failure),
     }
 }
 
@@ -182,8 +182,8 @@ fn write_line(line: &str) {
 
 /// The text-mode result: the last message, if it is an assistant reply, else the failure
 /// that ended the run.
-fn print_last_reply(messages: &[AgentMessage], failure: Option<String>) -> ExitCode {
-    let Some(AgentMessage::Assistant(reply)) = messages.last() else {
+fn print_last_reply(last: Option<&AgentMessage>, failure: Option<String>) -> ExitCode {
+    let Some(AgentMessage::Assistant(reply)) = last else {
         if let Some(message) = failure {
             eprintln!("{}", neutralise(&message));
             return ExitCode::FAILURE;

@@ -226,7 +226,7 @@ impl App {
     /// /copy: the last reply's text to the system clipboard through the terminal (OSC 52,
     /// which works over ssh and in tmux with `set-clipboard on`).
     fn copy_last(&mut self) {
-        let last = self.session.messages().into_iter().rev().find_map(|m| {
+        let last = self.session.shared_messages().iter().rev().find_map(|m| {
             m.as_assistant()
                 .map(|a| rho_ai::message::join_text(&a.content))
                 .filter(|t| !t.is_empty())
