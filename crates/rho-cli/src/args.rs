@@ -96,6 +96,8 @@ pub struct Args {
     pub sandbox_network: Option<String>,
     /// `--permission-mode <default|accept-edits|plan|bypass>`.
     pub permission_mode: Option<String>,
+    /// `--rpc-dialect <1.x|0.73>`: the encoding of `--mode rpc` and `--mode json` (D15).
+    pub rpc_dialect: Option<String>,
     /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`): this run's project trust.
     pub approve: Option<bool>,
     /// `@path` arguments, in order.
@@ -221,6 +223,7 @@ pub fn parse(argv: &[String]) -> Args {
             "--sandbox" => a.sandbox = Some(value!()),
             "--sandbox-network" => a.sandbox_network = Some(value!()),
             "--permission-mode" => a.permission_mode = Some(value!()),
+            "--rpc-dialect" => a.rpc_dialect = Some(value!()),
             "--approve" => a.approve = Some(true),
             "--no-approve" => a.approve = Some(false),
             _ if arg.starts_with("--") && arg.len() > 2 => {
@@ -271,6 +274,7 @@ Options:
   --models <p1,p2,...>           Models to cycle through (globs allowed)
   --list-models [search]         List available models and exit
   --mode <text|json|rpc>         Output mode (default: text)
+  --rpc-dialect <1.x|0.73>       pi release whose RPC/JSON shapes to speak (setting rpcDialect)
   -p, --print                    Non-interactive: process the prompt and exit
   -c, --continue                 Continue the most recent session
   -r, --resume                   Pick a session to resume

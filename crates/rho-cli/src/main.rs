@@ -122,11 +122,17 @@ async fn run_mode(
 ) -> ExitCode {
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
-        args::Mode::Rpc => rpc::run(startup.session, args).await,
+        args::Mode::Rpc => rpc::run(startup.session, args, startup.dialect).await,
         args::Mode::Json => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
-            print_mode::run(startup.session, prompts, images, print_mode::Output::Json).await
+            print_mode::run(
+                startup.session,
+                prompts,
+                images,
+                print_mode::Output::Json(startup.dialect),
+            )
+            .await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
             startup.session.start("startup").await;

@@ -20,14 +20,15 @@ use tokio::sync::mpsc;
 use crate::event_out::{self, Out, WriterConfig};
 use crate::first_run;
 use crate::terminal_text::neutralise;
+use rho_protocol::rpc::Dialect;
 
 /// Which output the run produces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
     /// Final assistant text.
     Text,
-    /// Header line plus event lines.
-    Json,
+    /// Header line plus event lines, in a dialect.
+    Json(Dialect),
 }
 
 /// Sends `prompts` in order (images go with the first) and reports as `output` asks.
@@ -39,7 +40,7 @@ pub async fn run(
 ) -> ExitCode {
     let mut rx = session.subscribe();
     let mut writer = None;
-    if output == Output::Json {
+    if let Output::Json(dialect) = output {
         let header = session.with_session(|s| serde_json::to_string(s.header()));
         match header {
             Ok(line) => write_line(&line),
@@ -48,7 +49,7 @@ pub async fn run(
                 return ExitCode::FAILURE;
             }
         }
-        writer = Some(spawn_json_writer(&session));
+        writer = Some(spawn_json_writer(&session, dialect));
     }
     let work = send_all(&session, prompts, images);
     tokio::pin!(work);
@@ -76,7 +77,7 @@ pub async fn run(
         return ExitCode::FAILURE;
     }
     match output {
-        Output::Json => ExitCode::SUCCESS,
+        Output::Json(_) => ExitCode::SUCCESS,
         Output::Text => print_last_reply(session.shared_messages().last().map(|m| &**m), failure),
     }
 }
@@ -141,10 +142,11 @@ fn refusal_text(session: &AgentSession, error: SessionError) -> String {
 /// `message_update`s for a slow reader); extension errors go to stderr instead.
 fn spawn_json_writer(
     session: &AgentSession,
+    dialect: Dialect,
 ) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
     let (tx, lines) = mpsc::unbounded_channel();
     let config = WriterConfig {
-        delivery: event_out::delivery_v073,
+        delivery: event_out::delivery_for(dialect),
         keep: |e| !is_extension_error(e),
     };
     let events = session.subscribe();

@@ -22,6 +22,7 @@ use rho_core::session::paths::agent_dir;
 use rho_core::session::{ModelRef, SessionManager};
 use rho_core::settings::Settings;
 use rho_core::system_prompt::{build_system_prompt, text_or_file, SystemPromptOptions};
+use rho_protocol::rpc::Dialect;
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
@@ -39,6 +40,30 @@ pub struct Startup {
     pub session: AgentSession,
     /// Non-fatal problems (broken files, unknown models...), for stderr.
     pub warnings: Vec<String>,
+    /// The encoding of the RPC and JSON modes.
+    pub dialect: Dialect,
+}
+
+/// `--rpc-dialect` (a bad value is an error) over the setting `rpcDialect` (a bad value is a
+/// warning and the default).
+fn choose_dialect(
+    args: &Args,
+    settings: &Settings,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Dialect> {
+    if let Some(flag) = &args.rpc_dialect {
+        return flag
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--rpc-dialect: {e}"));
+    }
+    Ok(match settings.rpc_dialect().map(str::parse::<Dialect>) {
+        Some(Ok(dialect)) => dialect,
+        Some(Err(e)) => {
+            warnings.push(format!("settings.json rpcDialect: {e}"));
+            Dialect::default()
+        }
+        None => Dialect::default(),
+    })
 }
 
 /// Settings, models.json and credentials for one working directory.
@@ -177,6 +202,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     warnings.splice(0..0, early_warnings);
     let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
     record_initial_state(&mut session, &selection)?;
+    let dialect = choose_dialect(args, &settings, &mut warnings)?;
     let mut tools = active_tools(args);
     let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
     if permissions.mode == PermissionMode::Plan && args.tools.is_none() && !tools.builtin.is_empty()
@@ -241,6 +267,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,
+        dialect,
     })
 }
 

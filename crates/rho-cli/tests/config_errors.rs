@@ -50,3 +50,36 @@ async fn an_agent_dir_that_is_a_file_is_named_with_the_fix() {
     );
     assert!(sb.server.requests().is_empty());
 }
+
+#[tokio::test]
+async fn an_unknown_rpc_dialect_flag_stops_rho_and_a_bad_setting_warns() {
+    let sb = Sandbox::new().await;
+    let out = sb
+        .rho(
+            &["--mode", "json", "--rpc-dialect", "2", "--no-session", "hi"],
+            None,
+        )
+        .await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "stderr: {err}");
+    assert!(
+        err.contains("--rpc-dialect: unknown RPC dialect \"2\""),
+        "{err}"
+    );
+    assert!(sb.server.requests().is_empty());
+
+    std::fs::write(
+        sb.agent.path().join("settings.json"),
+        r#"{"rpcDialect": "ultra"}"#,
+    )
+    .expect("settings");
+    sb.server.push(reply("fine"));
+    let out = sb.rho(&["-p", "--no-session", "hi"], None).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "stderr: {err}");
+    assert_eq!(stdout(&out), "fine\n");
+    assert!(
+        err.contains("settings.json rpcDialect: unknown RPC dialect \"ultra\""),
+        "{err}"
+    );
+}

@@ -218,6 +218,10 @@ impl Settings {
     pub fn shell_command_prefix(&self) -> Option<&str> {
         self.str("shellCommandPrefix")
     }
+    /// `rpcDialect`: the pi release whose RPC and JSON event shapes rho speaks.
+    pub fn rpc_dialect(&self) -> Option<&str> {
+        self.str("rpcDialect")
+    }
     /// `sessionDir`.
     pub fn session_dir(&self) -> Option<&str> {
         self.str("sessionDir")

@@ -14,6 +14,7 @@ mod backlog;
 mod encode;
 
 use rho_core::agent_session::SessionEvent;
+use rho_protocol::rpc::Dialect;
 use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
@@ -38,6 +39,14 @@ pub struct WriterConfig {
     pub delivery: fn(&SessionEvent) -> Delivery,
     /// Events for which this returns false are not written (JSON mode sends some to stderr).
     pub keep: fn(&SessionEvent) -> bool,
+}
+
+/// The coalescing rule of `dialect`'s event stream.
+pub fn delivery_for(dialect: Dialect) -> fn(&SessionEvent) -> Delivery {
+    match dialect {
+        // pi 1.x's own encoding comes with its own rule; until then both speak 0.73.1's.
+        Dialect::Pi073 | Dialect::Pi1 => delivery_v073,
+    }
 }
 
 /// Encoded bytes not yet written, and the acks of lines inside them.

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_core::agent_session::AgentSession;
+use rho_protocol::rpc::Dialect;
 use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
@@ -58,7 +59,7 @@ impl Rpc {
 }
 
 /// Serves RPC on stdin/stdout until EOF or an extension's `ctx.shutdown` (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
-pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
+pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCode {
     if !args.file_args.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
         return ExitCode::FAILURE;
@@ -74,7 +75,7 @@ pub async fn run(session: AgentSession, args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe());
+    let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe(), dialect);
     let rpc = Rpc::new(session, out.clone(), args);
     rpc.session.start("startup").await;
     let mut stdin = tokio::io::stdin();

@@ -5,6 +5,7 @@
 //! `message_update`s (see `event_out`); nothing else is dropped.
 
 use rho_core::agent_session::SessionEvent;
+use rho_protocol::rpc::Dialect;
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
 
@@ -43,13 +44,14 @@ impl Output {
 pub fn spawn<W>(
     sink: W,
     events: mpsc::UnboundedReceiver<SessionEvent>,
+    dialect: Dialect,
 ) -> (Output, tokio::task::JoinHandle<()>)
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::unbounded_channel();
     let config = WriterConfig {
-        delivery: event_out::delivery_v073,
+        delivery: event_out::delivery_for(dialect),
         keep: |_| true,
     };
     let task = tokio::spawn(event_out::run(sink, events, rx, config));
