@@ -64,6 +64,7 @@ impl AgentSession {
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
+        self.after_run().await;
         self.inner.loop_active.send_replace(false);
         result
     }
@@ -383,6 +384,7 @@ impl AgentSession {
         self.inner.loop_active.send_replace(true);
         IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
+        self.after_run().await;
         self.inner.loop_active.send_replace(false);
     }
 }
