@@ -138,6 +138,7 @@ fn notices() {
         &CustomMessageView {
             custom_type: "reminder".into(),
             text: "Remember to run **cargo fmt** before committing.".into(),
+            ..Default::default()
         },
     );
     let mut c = CompactionView {

@@ -9,9 +9,11 @@
 mod content;
 mod messages;
 mod registration;
+mod render;
 
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
+pub use render::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
 pub use registration::{
     empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
 };
