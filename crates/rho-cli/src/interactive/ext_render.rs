@@ -269,11 +269,16 @@ impl App {
                 owner,
             } => {
                 let placed = self.ext_render.components.iter().any(|(k, _)| *k == key);
-                if placed && self.ext_render.asked_components.get(&key) == Some(&width) {
-                    if let Some(owner) = owner {
+                if !placed || self.ext_render.asked_components.get(&key) != Some(&width) {
+                    return;
+                }
+                match (owner, lines) {
+                    (Some(owner), Some(lines)) => {
                         self.ext_render.owners.insert(key.clone(), owner);
+                        self.ext_render.lines.insert(key, lines);
                     }
-                    self.ext_render.lines.insert(key, lines.unwrap_or_default());
+                    // Nobody draws it any more (its host restarted): rho's own part returns.
+                    _ => self.ext_render.place(key, None),
                 }
             }
         }
