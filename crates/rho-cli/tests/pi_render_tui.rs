@@ -42,7 +42,11 @@ fn row_of(screen: &str, text: &str) -> usize {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn built_in_tool_renderer_draws_the_read_call_and_its_line_count() {
     let sb = Sandbox::new().await;
-    std::fs::write(sb.cwd.join("notes.txt"), "alpha line\nbeta line\ngamma line").expect("notes");
+    std::fs::write(
+        sb.cwd.join("notes.txt"),
+        "alpha line\nbeta line\ngamma line",
+    )
+    .expect("notes");
     sb.server.push(tool_call("read", r#"{"path":"notes.txt"}"#));
     sb.server.push(streamed(&["Read them."]));
     let Some(tmux) = start(&sb, &["built-in-tool-renderer.ts"]).await else {
@@ -90,10 +94,8 @@ async fn custom_footer_replaces_the_footer_with_the_extensions_figures() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn todo_draws_its_tool_and_its_list_which_escape_closes() {
     let sb = Sandbox::new().await;
-    sb.server.push(tool_call(
-        "todo",
-        r#"{"action":"add","text":"buy milk"}"#,
-    ));
+    sb.server
+        .push(tool_call("todo", r#"{"action":"add","text":"buy milk"}"#));
     sb.server.push(streamed(&["Noted."]));
     let Some(tmux) = start(&sb, &["todo.ts"]).await else {
         return;

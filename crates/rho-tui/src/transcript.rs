@@ -233,7 +233,11 @@ impl Transcript {
     /// (`change`), unless the component changed since; the revision stays, so the same
     /// drawing is not asked for again.
     pub fn set_drawn(&mut self, index: usize, revision: u64, change: impl FnOnce(&mut View)) {
-        if self.slots.get(index).is_some_and(|s| s.revision == revision) {
+        if self
+            .slots
+            .get(index)
+            .is_some_and(|s| s.revision == revision)
+        {
             change(&mut self.slots[index].view);
             self.redraw(index);
         }

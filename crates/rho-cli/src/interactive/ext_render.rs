@@ -179,8 +179,7 @@ impl App {
     /// Asks for every drawing that is missing or stale at `width`.
     pub(super) fn ask_drawings(&mut self, width: usize) {
         let renderers = self.renderers();
-        if renderers.iter().all(|r| r.spec().is_empty()) && self.ext_render.components.is_empty()
-        {
+        if renderers.iter().all(|r| r.spec().is_empty()) && self.ext_render.components.is_empty() {
             return;
         }
         let mut wanted = Vec::new();

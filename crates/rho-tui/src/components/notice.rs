@@ -42,7 +42,11 @@ impl Component for CustomMessageView {
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         if let Some(lines) = &self.custom {
             let mut out = vec![String::new()];
-            out.extend(lines.iter().map(|l| crate::ansi::truncate_to_width(l, width)));
+            out.extend(
+                lines
+                    .iter()
+                    .map(|l| crate::ansi::truncate_to_width(l, width)),
+            );
             return out;
         }
         labelled_box(&self.custom_type, &self.text, width, theme)
