@@ -91,6 +91,43 @@ async fn custom_footer_replaces_the_footer_with_the_extensions_figures() {
     assert!(screen.contains("Default footer restored"), "{screen}");
 }
 
+/// The footer is drawn again for the new width when the terminal is resized (the extension
+/// pads the model name to the right edge).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_footer_is_drawn_again_for_a_new_width() {
+    let sb = Sandbox::new().await;
+    let Some(tmux) = start(&sb, &["custom-footer.ts"]).await else {
+        return;
+    };
+    tmux.submit("/footer");
+    let ends_at = |screen: &str, col: usize| {
+        screen.lines().any(|l| {
+            l.contains("$0.000")
+                && l.trim_end().ends_with("mock-model")
+                && l.trim_end().chars().count() == col
+        })
+    };
+    tmux.wait_for("the footer 100 columns wide", |s| ends_at(s, 100))
+        .await;
+    tmux.resize(80, 40);
+    tmux.wait_for("the footer 80 columns wide", |s| ends_at(s, 80))
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_header_replaces_the_banner_until_the_built_in_one_is_restored() {
+    let sb = Sandbox::new().await;
+    let Some(tmux) = start(&sb, &["custom-header.ts"]).await else {
+        return;
+    };
+    let screen = tmux.wait_for_text("shitty coding agent").await;
+    assert!(screen.contains("██████████████"), "{screen}");
+    assert!(!screen.contains("/hotkeys for more"), "{screen}");
+    tmux.submit("/builtin-header");
+    let screen = tmux.wait_for_text("/hotkeys for more").await;
+    assert!(!screen.contains("shitty coding agent"), "{screen}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn todo_draws_its_tool_and_its_list_which_escape_closes() {
     let sb = Sandbox::new().await;

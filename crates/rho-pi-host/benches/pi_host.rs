@@ -217,7 +217,9 @@ async fn render_roundtrip(s: &Setup) {
         let start = Instant::now();
         let drawn = renderer.render(target, 80).await.expect("renders");
         let elapsed = start.elapsed();
-        assert!(drawn.and_then(|d| d.lines).is_some_and(|l| l[0].contains("note")));
+        assert!(drawn
+            .and_then(|d| d.lines)
+            .is_some_and(|l| l[0].contains("note")));
         if i >= WARMUP {
             samples.push(elapsed);
         }
