@@ -58,6 +58,10 @@ async fn built_in_tool_renderer_draws_the_read_call_and_its_line_count() {
     // rho's own drawing shows the file's first lines; the extension's shows only the count.
     assert!(!screen.contains("alpha line"), "{screen}");
     tmux.wait_for_text("Read them.").await;
+    // Expanded (ctrl+o), the extension lists the lines.
+    tmux.send_keys(&["C-o"]);
+    let screen = tmux.wait_for_text("alpha line").await;
+    assert!(screen.contains("3 lines"), "{screen}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -70,6 +74,11 @@ async fn message_renderer_draws_status_messages_with_their_level() {
     let screen = tmux.wait_for_text("[WARN] disk almost full").await;
     // rho's own drawing labels the message with its type.
     assert!(!screen.contains("[status-update]"), "{screen}");
+    // Expanded (ctrl+o), the extension adds the time.
+    let timestamp = |s: &str| s.lines().any(|l| l.trim_start().starts_with("at "));
+    assert!(!timestamp(&screen), "{screen}");
+    tmux.send_keys(&["C-o"]);
+    tmux.wait_for("the expanded message's time", timestamp).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -202,5 +211,33 @@ async fn a_footer_in_rpc_mode_is_named_once_as_unsupported() {
         "{notice}"
     );
     pi_support::notified(&mut rpc, "Custom footer enabled").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// An RPC client learns where a widget goes, as pi's RPC mode tells it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn widget_placement_reaches_an_rpc_client() {
+    let Some(mut rpc) =
+        pi_support::start(&["widget-placement.ts"], support::Start::default()).await
+    else {
+        return;
+    };
+    let below = pi_support::ui(&mut rpc, "setWidget").await;
+    let above = pi_support::ui(&mut rpc, "setWidget").await;
+    let (above, below) = if above["widgetKey"] == "widget-below" {
+        (below, above)
+    } else {
+        (above, below)
+    };
+    assert_eq!(
+        above["widgetLines"],
+        serde_json::json!(["Above editor widget"])
+    );
+    assert!(above.get("widgetPlacement").is_none(), "{above}");
+    assert_eq!(
+        below["widgetLines"],
+        serde_json::json!(["Below editor widget"])
+    );
+    assert_eq!(below["widgetPlacement"], "belowEditor");
     assert_eq!(rpc.close().await, Some(0));
 }

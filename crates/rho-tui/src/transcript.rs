@@ -177,6 +177,7 @@ impl Transcript {
                 View::Tool(t) => std::mem::replace(&mut t.expanded, expanded) != expanded,
                 View::Compaction(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
                 View::BranchSummary(b) => std::mem::replace(&mut b.expanded, expanded) != expanded,
+                View::Custom(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
                 _ => false,
             };
             if touched {
@@ -279,6 +280,7 @@ impl Transcript {
                     text: c.content.text(),
                     details: c.details.clone(),
                     custom: None,
+                    expanded: self.tools_expanded,
                 }));
             }
             // Prompt state (pi 1.x), not conversation.

@@ -153,7 +153,7 @@ fn target_of(
                 custom_type: c.custom_type.clone(),
                 content: json!(c.text),
                 details: c.details.clone(),
-                expanded: false,
+                expanded: c.expanded,
             };
             Some((r.clone(), target, width))
         }

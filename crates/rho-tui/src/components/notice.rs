@@ -18,6 +18,8 @@ pub struct CustomMessageView {
     pub details: Option<serde_json::Value>,
     /// Lines the extension drew itself (pi's `registerMessageRenderer`), shown instead.
     pub custom: Option<Vec<String>>,
+    /// The user expanded tool output (ctrl+o); extensions' renderers may show more.
+    pub expanded: bool,
 }
 
 /// Draws the `[label]` line plus markdown body on the custom-message background.
