@@ -78,7 +78,8 @@ async fn message_renderer_draws_status_messages_with_their_level() {
     let timestamp = |s: &str| s.lines().any(|l| l.trim_start().starts_with("at "));
     assert!(!timestamp(&screen), "{screen}");
     tmux.send_keys(&["C-o"]);
-    tmux.wait_for("the expanded message's time", timestamp).await;
+    tmux.wait_for("the expanded message's time", timestamp)
+        .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
