@@ -41,7 +41,7 @@ export function registerMessageRenderer(reg, ext, customType, renderer) {
 /** The registration's `renderers`: what rho may ask this host to draw. */
 export function rendererSpec(reg) {
   const tools = [...reg.tools.values()].filter(({ def }) => def.renderCall || def.renderResult).map(({ def }) => def.name);
-  return { tools, messages: [...renderState(reg).messages.keys()] };
+  return { tools, messages: [...renderState(reg).messages.keys()], components: true };
 }
 
 const lines = (component, width) => (component?.render?.(width) ?? []).map(text);

@@ -179,11 +179,12 @@ impl App {
     /// Asks for every drawing that is missing or stale at `width`.
     pub(super) fn ask_drawings(&mut self, width: usize) {
         let renderers = self.renderers();
-        if renderers.iter().all(|r| r.spec().is_empty()) && self.ext_render.components.is_empty() {
+        let transcript = renderers.iter().any(|r| r.spec().draws_transcript());
+        if !transcript && self.ext_render.components.is_empty() {
             return;
         }
         let mut wanted = Vec::new();
-        for (index, revision, view) in self.transcript.revisions() {
+        for (index, revision, view) in self.transcript.revisions().filter(|_| transcript) {
             let Some((r, target, w)) = target_of(view, width, &renderers) else {
                 continue;
             };
@@ -217,7 +218,11 @@ impl App {
             self.ext_render.asked_components.insert(key.clone(), width);
             let candidates = match self.ext_render.owners.get(&key) {
                 Some(owner) => vec![owner.clone()],
-                None => renderers.clone(),
+                None => renderers
+                    .iter()
+                    .filter(|r| r.spec().components)
+                    .cloned()
+                    .collect(),
             };
             let tx = self.tx.clone();
             tokio::spawn(async move {

@@ -17,12 +17,20 @@ pub struct RendererSpec {
     /// Custom message types it draws (pi's `registerMessageRenderer`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<String>,
+    /// It may announce components (`ui_component`); rho asks only such extensions to draw one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub components: bool,
 }
 
 impl RendererSpec {
     /// True when nothing is declared.
     pub fn is_empty(&self) -> bool {
-        self.tools.is_empty() && self.messages.is_empty()
+        !self.draws_transcript() && !self.components
+    }
+
+    /// Whether it draws tools or messages of the transcript.
+    pub fn draws_transcript(&self) -> bool {
+        !self.tools.is_empty() || !self.messages.is_empty()
     }
 }
 
