@@ -61,7 +61,7 @@ pub use external::ExternalTools;
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::SessionStats;
 pub use model_control::{parse_level, Cycled, ModelControl};
-pub use prompt::{InputSource, PreflightFn, PromptOptions, StreamingBehavior};
+pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
 pub use switch::{Opened, SwitchReason};

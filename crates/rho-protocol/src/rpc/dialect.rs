@@ -5,6 +5,13 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde_json::Value;
+
+use super::command::Command;
+use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
+use super::replies::LastText;
+use super::{pi073, pi1};
+
 /// The encoding of `--mode rpc` and `--mode json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Dialect {
@@ -22,6 +29,42 @@ impl Dialect {
         match self {
             Dialect::Pi073 => "0.73",
             Dialect::Pi1 => "1.x",
+        }
+    }
+}
+
+/// Where the dialects' responses differ; each answer comes from the dialect's own file
+/// (`pi073.rs`, `pi1.rs`).
+impl Dialect {
+    /// Whether the dialect has `command` (else it is answered `Unknown command`).
+    pub fn knows(self, command: &Command) -> bool {
+        match self {
+            Dialect::Pi073 => pi073::knows(command),
+            Dialect::Pi1 => pi1::knows(command),
+        }
+    }
+
+    /// The `data` of an accepted `prompt`, `steer` or `follow_up` (none: no `data`).
+    pub fn accepted(self, disposition: Disposition) -> Option<DispositionReply> {
+        match self {
+            Dialect::Pi073 => pi073::accepted(disposition),
+            Dialect::Pi1 => pi1::accepted(disposition),
+        }
+    }
+
+    /// `get_last_assistant_text`'s `data`.
+    pub fn last_text(self, text: Option<String>) -> LastText {
+        match self {
+            Dialect::Pi073 => pi073::last_text(text),
+            Dialect::Pi1 => pi1::last_text(text),
+        }
+    }
+
+    /// The event for a piece of a `bash` command's output, if the dialect sends one.
+    pub fn bash_update(self, id: Option<&Value>, delta: String) -> Option<BashExecutionUpdate> {
+        match self {
+            Dialect::Pi073 => pi073::bash_update(id, delta),
+            Dialect::Pi1 => pi1::bash_update(id, delta),
         }
     }
 }

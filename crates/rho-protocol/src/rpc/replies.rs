@@ -56,6 +56,16 @@ pub struct LastAssistantText {
     pub text: Option<String>,
 }
 
+/// `get_last_assistant_text`'s `data` in either dialect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LastText {
+    /// pi 0.73.1: `{}` when there is no text.
+    Omitted(LastAssistantText),
+    /// pi 1.x: `{"text":null}` when there is no text.
+    Nullable(super::pi1_replies::NullableText),
+}
+
 /// `get_commands`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandList {

@@ -1,0 +1,29 @@
+//! pi 0.73.1's encoding of the command responses (interfaces spec §1.4): the commands pi
+//! 1.x added are unknown; accepted prompts, steers and follow-ups carry no `data`;
+//! `get_last_assistant_text` answers `{}` when there is no text; `bash` sends no events.
+
+use serde_json::Value;
+
+use super::command::Command;
+use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
+use super::replies::{LastAssistantText, LastText};
+
+/// False for the commands pi 1.x added.
+pub fn knows(command: &Command) -> bool {
+    !command.is_pi1_only()
+}
+
+/// No `data` on an accepted `prompt`, `steer` or `follow_up`.
+pub fn accepted(_disposition: Disposition) -> Option<DispositionReply> {
+    None
+}
+
+/// `get_last_assistant_text`'s `data`.
+pub fn last_text(text: Option<String>) -> LastText {
+    LastText::Omitted(LastAssistantText { text })
+}
+
+/// No events for `bash` output.
+pub fn bash_update(_id: Option<&Value>, _delta: String) -> Option<BashExecutionUpdate> {
+    None
+}

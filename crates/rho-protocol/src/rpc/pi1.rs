@@ -1,0 +1,34 @@
+//! pi 1.x's encoding of the command responses (pi 1.6's docs/rpc-commands.md): every
+//! command is known; prompts, steers and follow-ups answer with a `disposition`;
+//! `get_last_assistant_text` answers `{"text":null}` when there is none; `bash` streams
+//! `bash_execution_update` events.
+
+use serde_json::Value;
+
+use super::command::Command;
+use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply, NullableText};
+use super::replies::LastText;
+
+/// pi 1.x knows every command rho parses.
+pub fn knows(_command: &Command) -> bool {
+    true
+}
+
+/// The `data` of an accepted `prompt`, `steer` or `follow_up`.
+pub fn accepted(disposition: Disposition) -> Option<DispositionReply> {
+    Some(DispositionReply { disposition })
+}
+
+/// `get_last_assistant_text`'s `data`.
+pub fn last_text(text: Option<String>) -> LastText {
+    LastText::Nullable(NullableText { text })
+}
+
+/// The event for a piece of `bash` output.
+pub fn bash_update(id: Option<&Value>, delta: String) -> Option<BashExecutionUpdate> {
+    Some(BashExecutionUpdate {
+        kind: "bash_execution_update".into(),
+        id: id.cloned(),
+        delta,
+    })
+}
