@@ -55,7 +55,19 @@ async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
     })
 }
 
+/// The dialect's refusal when the session has a file that is not written yet.
+fn refuse_unsaved(rpc: &Rpc) -> Result<(), String> {
+    let unsaved = rpc
+        .session
+        .with_session(|store| store.path().is_some_and(|p| !p.exists()));
+    match rpc.dialect.unsaved_fork_error() {
+        Some(error) if unsaved => Err(error.into()),
+        _ => Ok(()),
+    }
+}
+
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
+    refuse_unsaved(rpc)?;
     let outcome = rpc
         .session
         .fork(entry_id)
@@ -68,6 +80,7 @@ async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
 }
 
 async fn clone(rpc: &Rpc) -> Result<Value, String> {
+    refuse_unsaved(rpc)?;
     let outcome = rpc
         .session
         .clone_session()

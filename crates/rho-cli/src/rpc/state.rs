@@ -92,7 +92,7 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
         )
     });
     SessionStatsReply {
-        stats: s.stats(),
+        stats: s.stats_over(rpc.dialect.stats_scope()),
         session_file,
         session_id,
         context_usage: s.model().and_then(|model| s.context_usage(&model)),

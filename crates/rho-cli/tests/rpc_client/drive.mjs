@@ -23,8 +23,11 @@ const client = new RpcClient({
 
 const steps = [];
 let events = [];
-// Message events carry their role, so a reader can tell which message they are about.
-client.onEvent((e) => events.push(e.message?.role ? `${e.type}:${e.message.role}` : e.type));
+// message_start/message_end carry their message's role, so a reader can tell which message
+// they are about.
+client.onEvent((e) =>
+  events.push(/^message_(start|end)$/.test(e.type) ? `${e.type}:${e.message?.role}` : e.type),
+);
 
 /** Runs one step, recording its result or error and the events seen since the last step. */
 async function step(name, fn) {

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
 use super::replies::LastText;
+use super::stats::StatsScope;
 use super::{pi073, pi1};
 
 /// The encoding of `--mode rpc` and `--mode json`.
@@ -57,6 +58,23 @@ impl Dialect {
         match self {
             Dialect::Pi073 => pi073::last_text(text),
             Dialect::Pi1 => pi1::last_text(text),
+        }
+    }
+
+    /// What `get_session_stats` counts.
+    pub fn stats_scope(self) -> StatsScope {
+        match self {
+            Dialect::Pi073 => pi073::stats_scope(),
+            Dialect::Pi1 => pi1::stats_scope(),
+        }
+    }
+
+    /// The refusal of `fork` and `clone` while the session file is not written yet, where the
+    /// dialect has one.
+    pub fn unsaved_fork_error(self) -> Option<&'static str> {
+        match self {
+            Dialect::Pi073 => pi073::unsaved_fork_error(),
+            Dialect::Pi1 => pi1::unsaved_fork_error(),
         }
     }
 

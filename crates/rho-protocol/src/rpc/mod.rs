@@ -23,5 +23,5 @@ pub use replies::{
     LastText, MessageList, ModelList, SessionState, SourceInfo, ThinkingLevelReply,
 };
 pub use response::Response;
-pub use stats::{ContextUsage, SessionStats, SessionStatsReply, TokenTotals};
+pub use stats::{ContextUsage, SessionStats, SessionStatsReply, StatsScope, TokenTotals};
 pub use ui::{UiRequest, UiRequestKind};

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
 use super::replies::{LastAssistantText, LastText};
+use super::stats::StatsScope;
 
 /// False for the commands pi 1.x added.
 pub fn knows(command: &Command) -> bool {
@@ -25,5 +26,15 @@ pub fn last_text(text: Option<String>) -> LastText {
 
 /// No events for `bash` output.
 pub fn bash_update(_id: Option<&Value>, _delta: String) -> Option<BashExecutionUpdate> {
+    None
+}
+
+/// What `get_session_stats` counts.
+pub fn stats_scope() -> StatsScope {
+    StatsScope::Context
+}
+
+/// pi 0.73.1 forks and clones a session whether or not its file is written yet.
+pub fn unsaved_fork_error() -> Option<&'static str> {
     None
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply, NullableText};
 use super::replies::LastText;
+use super::stats::StatsScope;
 
 /// pi 1.x knows every command rho parses.
 pub fn knows(_command: &Command) -> bool {
@@ -31,4 +32,15 @@ pub fn bash_update(id: Option<&Value>, delta: String) -> Option<BashExecutionUpd
         id: id.cloned(),
         delta,
     })
+}
+
+/// What `get_session_stats` counts.
+pub fn stats_scope() -> StatsScope {
+    StatsScope::File
+}
+
+/// pi 1.x refuses to fork or clone a session whose file is not written yet (it is written
+/// with the first reply).
+pub fn unsaved_fork_error() -> Option<&'static str> {
+    Some("This session has not been saved yet. Send a message before cloning or forking it.")
 }
