@@ -32,6 +32,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("*", "errorMessage: rho \"Request was aborted\" / pi \"This operation was aborted\"", "abort text of the 1.x agent"),
     ("*", ".messageCount:", "pi 1.x counts its system message in the context"),
     ("get_session_stats", ".totalMessages:", "pi 1.x counts its system message"),
+    ("compact", ".data.estimatedTokensAfter:", "a heuristic over each agent's own system prompt and tools"),
     ("cycle_thinking_level", ".data.level:", "pi 1.x keeps the current level when switching to a reasoning model without a defaultThinkingLevel setting; rho takes the default"),
 ];
 

@@ -99,7 +99,10 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
         Command::Compact {
             custom_instructions,
         } => match rpc.session.compact(custom_instructions.as_deref()).await {
-            Ok(result) => to_data(&result),
+            Ok(result) => {
+                let (after, usage) = rpc.session.after_compaction();
+                to_data(&rpc.dialect.compact_reply(result, after, usage))
+            }
             Err(e) => Reply::Error(e.to_string()),
         },
         other => match other {

@@ -9,9 +9,11 @@ use serde_json::Value;
 
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
-use super::replies::LastText;
+use super::replies::{CompactReply, LastText};
 use super::stats::StatsScope;
 use super::{pi073, pi1};
+use crate::session::CompactionResult;
+use rho_ai::Usage;
 
 /// The encoding of `--mode rpc` and `--mode json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -75,6 +77,19 @@ impl Dialect {
         match self {
             Dialect::Pi073 => pi073::unsaved_fork_error(),
             Dialect::Pi1 => pi1::unsaved_fork_error(),
+        }
+    }
+
+    /// `compact`'s `data`.
+    pub fn compact_reply(
+        self,
+        result: CompactionResult,
+        estimated_tokens_after: u64,
+        usage: Option<Usage>,
+    ) -> CompactReply {
+        match self {
+            Dialect::Pi073 => pi073::compact_reply(result, estimated_tokens_after, usage),
+            Dialect::Pi1 => pi1::compact_reply(result, estimated_tokens_after, usage),
         }
     }
 

@@ -19,8 +19,9 @@ pub use pi1_replies::{
     SessionTreeReply, ThinkingLevels, TreeNode,
 };
 pub use replies::{
-    Cancelled, CommandInfo, CommandList, CycledModel, ExportedHtml, ForkResult, LastAssistantText,
-    LastText, MessageList, ModelList, SessionState, SourceInfo, ThinkingLevelReply,
+    Cancelled, CommandInfo, CommandList, CompactReply, CycledModel, ExportedHtml, ForkResult,
+    LastAssistantText, LastText, MessageList, ModelList, SessionState, SourceInfo,
+    ThinkingLevelReply,
 };
 pub use response::Response;
 pub use stats::{ContextUsage, SessionStats, SessionStatsReply, StatsScope, TokenTotals};

@@ -1,13 +1,18 @@
 //! pi 0.73.1's encoding of the command responses (interfaces spec §1.4): the commands pi
 //! 1.x added are unknown; accepted prompts, steers and follow-ups carry no `data`;
-//! `get_last_assistant_text` answers `{}` when there is no text; `bash` sends no events.
+//! `get_last_assistant_text` answers `{}` when there is no text; `bash` sends no events;
+//! `compact` returns the result alone.
 
 use serde_json::Value;
 
+use rho_ai::Usage;
+
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
+use super::replies::CompactReply;
 use super::replies::{LastAssistantText, LastText};
 use super::stats::StatsScope;
+use crate::session::CompactionResult;
 
 /// False for the commands pi 1.x added.
 pub fn knows(command: &Command) -> bool {
@@ -37,4 +42,17 @@ pub fn stats_scope() -> StatsScope {
 /// pi 0.73.1 forks and clones a session whether or not its file is written yet.
 pub fn unsaved_fork_error() -> Option<&'static str> {
     None
+}
+
+/// `compact`'s `data`.
+pub fn compact_reply(
+    result: CompactionResult,
+    _estimated_tokens_after: u64,
+    _usage: Option<Usage>,
+) -> CompactReply {
+    CompactReply {
+        result,
+        estimated_tokens_after: None,
+        usage: None,
+    }
 }

@@ -1,14 +1,18 @@
 //! pi 1.x's encoding of the command responses (pi 1.6's docs/rpc-commands.md): every
 //! command is known; prompts, steers and follow-ups answer with a `disposition`;
 //! `get_last_assistant_text` answers `{"text":null}` when there is none; `bash` streams
-//! `bash_execution_update` events.
+//! `bash_execution_update` events; `compact` adds `estimatedTokensAfter` and `usage`.
 
 use serde_json::Value;
 
+use rho_ai::Usage;
+
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply, NullableText};
+use super::replies::CompactReply;
 use super::replies::LastText;
 use super::stats::StatsScope;
+use crate::session::CompactionResult;
 
 /// pi 1.x knows every command rho parses.
 pub fn knows(_command: &Command) -> bool {
@@ -43,4 +47,17 @@ pub fn stats_scope() -> StatsScope {
 /// with the first reply).
 pub fn unsaved_fork_error() -> Option<&'static str> {
     Some("This session has not been saved yet. Send a message before cloning or forking it.")
+}
+
+/// `compact`'s `data`.
+pub fn compact_reply(
+    result: CompactionResult,
+    estimated_tokens_after: u64,
+    usage: Option<Usage>,
+) -> CompactReply {
+    CompactReply {
+        result,
+        estimated_tokens_after: Some(estimated_tokens_after),
+        usage,
+    }
 }
