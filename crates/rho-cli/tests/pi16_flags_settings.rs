@@ -87,3 +87,44 @@ async fn pi16_settings_with_unknown_keys_work_and_session_dir_applies() {
         .collect();
     assert_eq!(files.len(), 1, "the session is in sessionDir");
 }
+
+/// `--exclude-tools` (pi 1.x, `-xt`) takes names and `*` patterns out of the tools the model
+/// is offered.
+#[tokio::test]
+async fn exclude_tools_takes_names_and_patterns_out() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("ok"));
+    sb.server.push(reply("ok"));
+    for argv in [
+        &["--exclude-tools", "bash,wr*", "--no-session", "-p", "hi"][..],
+        &[
+            "-xt",
+            "e*",
+            "--tools",
+            "read,edit,grep",
+            "--no-session",
+            "-p",
+            "hi",
+        ][..],
+    ] {
+        let out = sb.rho(argv, None).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let offered: Vec<Vec<String>> = sb
+        .server
+        .requests()
+        .iter()
+        .map(|r| {
+            r.json()["tools"]
+                .as_array()
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(offered, [vec!["read", "edit"], vec!["read", "grep"]]);
+}
