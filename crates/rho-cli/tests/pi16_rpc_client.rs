@@ -21,6 +21,10 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const KNOWN: &[(&str, &str, &str)] = &[
     // Deliberate.
     ("get_commands", ".data:", "pi 1.6 ships built-in extensions (/llama, /mcp); rho does not"),
+    ("*", ".messageCount:", "rho records no system message, which pi 1.x counts"),
+    ("get_session_stats", ".totalMessages:", "rho records no system message, which pi 1.x counts"),
+    ("compact", ".data.estimatedTokensAfter:", "a heuristic over each agent's own system prompt and tools"),
+    ("cycle_thinking_level", ".data.level:", "switching to a reasoning model takes defaultThinkingLevel (pi 0.73.1's rule); pi 1.6 keeps the current level"),
     // Not yet in rho (issue 14, outside the command layer).
     ("*", ".events.agent_settled:", "the 1.x event stream (agent_settled) lands separately"),
     ("*", ".durationMs:", "pi 1.x records durationMs on assistant messages"),
@@ -30,10 +34,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("*", ".cost.totalFromProvider:", "pi 1.x's cost says where its total came from"),
     ("*", ".systemMessage:", "pi 1.x records the system prompt on compaction entries"),
     ("*", "errorMessage: rho \"Request was aborted\" / pi \"This operation was aborted\"", "abort text of the 1.x agent"),
-    ("*", ".messageCount:", "pi 1.x counts its system message in the context"),
-    ("get_session_stats", ".totalMessages:", "pi 1.x counts its system message"),
-    ("compact", ".data.estimatedTokensAfter:", "a heuristic over each agent's own system prompt and tools"),
-    ("cycle_thinking_level", ".data.level:", "pi 1.x keeps the current level when switching to a reasoning model without a defaultThinkingLevel setting; rho takes the default"),
 ];
 
 fn reply(text: &str) -> MockResponse {
@@ -147,9 +147,9 @@ async fn transcript(node: &Path, agent: Agent) -> Value {
 
 /// Takes out pi 1.x's `system` messages (the system prompt and tool list it records at the
 /// start of a session, as messages, entries, tree nodes and their two events) and folds runs
-/// of `message_update` into one. Recording the system prompt belongs to issue 14's session
-/// part, and how finely updates are cut depends on the stream's chunks; neither is what this
-/// test compares.
+/// of `message_update` into one. rho records no system message on purpose (README, "Sessions
+/// and resources from pi 1.x"), and how finely updates are cut depends on the stream's
+/// chunks; neither is what this test compares.
 fn drop_system_messages(v: &mut Value) {
     let is_system = |v: &Value| {
         v["role"] == "system" || (v["type"] == "message" && v["message"]["role"] == "system")
