@@ -161,16 +161,14 @@ fn drop_system_messages(v: &mut Value) {
             for item in items.drain(..) {
                 if item.get("entry").is_some_and(is_system) {
                     kept.extend(item["children"].as_array().cloned().unwrap_or_default());
-                } else if is_system(&item) || item.as_str().is_some_and(|s| s.ends_with(":system"))
-                {
                     continue;
-                } else if item
+                }
+                let system_event = item.as_str().is_some_and(|s| s.ends_with(":system"));
+                let repeated_update = item
                     .as_str()
                     .is_some_and(|s| s.starts_with("message_update"))
-                    && kept.last() == Some(&item)
-                {
-                    continue;
-                } else {
+                    && kept.last() == Some(&item);
+                if !(is_system(&item) || system_event || repeated_update) {
                     kept.push(item);
                 }
             }

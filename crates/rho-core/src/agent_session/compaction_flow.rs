@@ -188,7 +188,7 @@ impl AgentSession {
         let messages = self.inner.agent.shared_messages();
         let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
         let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
-            Some(EntryData::Compaction(c)) => c.usage.clone(),
+            Some(EntryData::Compaction(c)) => c.usage,
             _ => None,
         });
         (system + estimate, usage)
