@@ -4,7 +4,6 @@
 
 use std::path::Path;
 
-use rho_ai::StopReason;
 use rho_protocol::rpc::{
     CommandInfo, CommandList, MessageList, SessionState, SessionStatsReply, SourceInfo,
 };
@@ -99,14 +98,16 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
     }
 }
 
-/// The last assistant reply's text (aborted empty replies skipped).
+/// The text of the last assistant reply the dialect reads (see [`Dialect::answers_last_text`]).
+///
+/// [`Dialect::answers_last_text`]: rho_protocol::rpc::Dialect::answers_last_text
 fn last_assistant_text(rpc: &Rpc) -> Option<String> {
     let messages = rpc.session.shared_messages();
     messages
         .iter()
         .rev()
         .filter_map(|m| m.as_assistant())
-        .find(|a| !(a.stop_reason == StopReason::Aborted && a.content.is_empty()))
+        .find(|a| rpc.dialect.answers_last_text(a))
         .map(|a| a.text().trim().to_string())
         .filter(|t| !t.is_empty())
 }

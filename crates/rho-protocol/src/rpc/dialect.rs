@@ -13,7 +13,7 @@ use super::replies::{CompactReply, LastText};
 use super::stats::StatsScope;
 use super::{pi073, pi1};
 use crate::session::CompactionResult;
-use rho_ai::Usage;
+use rho_ai::{AssistantMessage, Usage};
 
 /// The encoding of `--mode rpc` and `--mode json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -60,6 +60,14 @@ impl Dialect {
         match self {
             Dialect::Pi073 => pi073::last_text(text),
             Dialect::Pi1 => pi1::last_text(text),
+        }
+    }
+
+    /// Whether `get_last_assistant_text` reads `reply` (else it looks further back).
+    pub fn answers_last_text(self, reply: &AssistantMessage) -> bool {
+        match self {
+            Dialect::Pi073 => pi073::answers_last_text(reply),
+            Dialect::Pi1 => pi1::answers_last_text(reply),
         }
     }
 
@@ -157,6 +165,26 @@ mod tests {
         for d in [Dialect::Pi1, Dialect::Pi073] {
             assert_eq!(d.name().parse(), Ok(d));
         }
+    }
+
+    #[test]
+    fn last_text_skips_what_each_dialect_skips() {
+        use rho_ai::{ContentBlock, StopReason};
+        let reply = |stop_reason, content: Vec<ContentBlock>| AssistantMessage {
+            stop_reason,
+            content,
+            ..AssistantMessage::empty("api", "provider", "model")
+        };
+        let tool_only = reply(StopReason::ToolUse, Vec::new());
+        let aborted_empty = reply(StopReason::Aborted, Vec::new());
+        let aborted_text = reply(StopReason::Aborted, vec![ContentBlock::text("partial")]);
+        let failed_blank = reply(StopReason::Error, vec![ContentBlock::text("  ")]);
+        let answers = |d: Dialect| {
+            [&tool_only, &aborted_empty, &aborted_text, &failed_blank]
+                .map(|r| d.answers_last_text(r))
+        };
+        assert_eq!(answers(Dialect::Pi1), [false, false, true, false]);
+        assert_eq!(answers(Dialect::Pi073), [true, false, true, true]);
     }
 
     #[test]

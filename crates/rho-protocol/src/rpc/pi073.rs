@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use rho_ai::Usage;
+use rho_ai::{AssistantMessage, StopReason, Usage};
 
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
@@ -55,4 +55,10 @@ pub fn compact_reply(
         estimated_tokens_after: None,
         usage: None,
     }
+}
+
+/// Which reply `get_last_assistant_text` reads: the last one, unless it was aborted before
+/// any content.
+pub fn answers_last_text(reply: &AssistantMessage) -> bool {
+    !(reply.stop_reason == StopReason::Aborted && reply.content.is_empty())
 }

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use rho_ai::Usage;
+use rho_ai::{AssistantMessage, StopReason, Usage};
 
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply, NullableText};
@@ -60,4 +60,10 @@ pub fn compact_reply(
         estimated_tokens_after: Some(estimated_tokens_after),
         usage,
     }
+}
+
+/// Which reply `get_last_assistant_text` reads: the last one that ended normally or has text
+/// (replies of an aborted or failed turn without text, and tool-call-only replies, are skipped).
+pub fn answers_last_text(reply: &AssistantMessage) -> bool {
+    reply.stop_reason == StopReason::Stop || !reply.text().trim().is_empty()
 }
