@@ -11,8 +11,8 @@ use rho_core::extensions::ExtensionUi;
 use rho_protocol::rpc::{UiRequest, UiRequestKind};
 use tokio::sync::oneshot;
 
-use super::command::UiAnswer;
 use super::writer::Output;
+use rho_protocol::rpc::UiAnswer;
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<UiAnswer>>>>;
 
