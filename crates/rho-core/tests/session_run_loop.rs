@@ -364,7 +364,9 @@ async fn the_after_run_hook_runs_once_per_run_loop_before_the_session_reports_id
     s.set_after_run(Arc::new(move || {
         hook_seen.lock().unwrap().push(hook_session.is_streaming());
     }));
-    s.prompt("go", PromptOptions::default()).await.expect("runs");
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("runs");
     s.wait_for_idle().await;
     assert_eq!(
         *seen.lock().unwrap(),
