@@ -19,11 +19,11 @@
 //!   hands their pages back before the session reports idle.
 //!
 //! Measured with `cargo bench -p rho-cli --bench rpc_soak -- --only soak` (release, figures
-//! read once rho is idle after the prompt): after 300 replies of 50 KB, 112 MiB resident with
-//! two arenas alone, 43-70 MiB with trimming but glibc's moving threshold, 43-44 MiB with all
-//! three; 12.7 MiB of that is the binary's own pages and about 19 MiB is the heap still in use
-//! (mostly the 15 MB of reply text the conversation keeps). jemalloc 5.3 and mimalloc 2.0
-//! (preloaded) were measured too; see the README's memory soak section.
+//! read once rho is idle after the prompt): after 300 replies of 50 KB, 108-112 MiB resident
+//! with two arenas alone, 43-70 MiB with trimming but glibc's moving threshold, 42-45 MiB with
+//! all three; 12.6 MiB of that is the binary's own pages and about 19 MiB is the heap still in
+//! use (mostly the 15 MB of reply text the conversation keeps). jemalloc 5.3 and mimalloc 2.0,
+//! preloaded, ended at 364 and 240 MiB: both keep freed pages for reuse.
 //!
 //! A user's `MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_` or `GLIBC_TUNABLES` wins.
 
