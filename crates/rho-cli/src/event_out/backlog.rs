@@ -17,15 +17,16 @@ pub enum Delivery {
     /// Written, in order, whatever the backlog. A dialect whose events carry only deltas
     /// marks them so: they are never dropped, they wait.
     Always,
-    /// A snapshot that the next snapshot of the same stream makes redundant: while still
-    /// queued, it is merged into that one.
+    /// A delta that, while still queued, is joined with the next delta of the same block
+    /// (the later update stands for both; its delta is the two concatenated).
     Superseded,
 }
 
-/// Delivery in pi 0.73.1's dialect: a `message_update` delta carries the whole partial
-/// message, so a queued one is superseded by the next delta of the same content block.
-/// Block starts and ends, and every other event, are always written.
-pub fn delivery_v073(event: &SessionEvent) -> Delivery {
+/// Delivery in both dialects: a text, thinking or tool-call delta may be joined with the next
+/// delta of the same content block while both wait (in 0.73.1 the later partial supersedes
+/// the earlier; in 1.x appending the joined delta equals appending both). Block starts and
+/// ends, and every other event, are always written.
+pub fn join_deltas(event: &SessionEvent) -> Delivery {
     use AssistantMessageEvent as E;
     match event {
         SessionEvent::Agent(a) => match &**a {

@@ -4,14 +4,25 @@
 //!
 //! Backpressure: the writer keeps taking events while the sink is slow, but encodes the next
 //! queued item only while fewer than [`OUT_LIMIT`] bytes wait to be written. Queued items
-//! are cheap (events hold their data behind an `Arc`), and the dialect decides which may be
-//! coalesced ([`Delivery`]): in pi 0.73.1's dialect, a queued `message_update` delta is
-//! merged into the next one of the same block (its partial is the newest, its `delta` the
-//! concatenation), so a reader that falls behind gets fewer, larger updates instead of an
-//! ever-growing backlog; every other event and every response is written as it was.
+//! are cheap (events hold their data behind an `Arc`), and a queued text, thinking or
+//! tool-call delta is joined with the next delta of the same block ([`Delivery`]), so a
+//! reader that falls behind gets fewer, larger updates instead of an ever-growing backlog,
+//! in both dialects:
+//! - pi 0.73.1's `message_update` carries the whole partial message: the joined update
+//!   carries the newest partial, its `delta` the concatenation of the deltas it stands for.
+//! - pi 1.x's `message_update` is delta-only: the joined update's `delta` is the
+//!   concatenation, its `usage` the newest. json.md defines a delta as text to append to its
+//!   block, so appending the joined delta gives the same block as appending each one: no
+//!   delta is dropped, they wait, and what waits is the text not yet written, not one
+//!   record per provider token.
+//!
+//! Every other event and every response is written as it was, in order. A reader that keeps
+//! up sees one update per delta, as with pi.
 
 mod backlog;
 mod encode;
+mod pi073;
+mod pi1;
 
 use rho_core::agent_session::SessionEvent;
 use rho_protocol::rpc::Dialect;
@@ -19,7 +30,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use backlog::Backlog;
-pub use backlog::{delivery_v073, Ack, Delivery};
+pub use backlog::{join_deltas, Ack, Delivery};
 use encode::Encoder;
 
 /// Encoded bytes the writer holds before it stops encoding and only writes.
@@ -35,17 +46,16 @@ pub enum Out {
 
 /// What the writer is set up with.
 pub struct WriterConfig {
-    /// The dialect's coalescing rule.
-    pub delivery: fn(&SessionEvent) -> Delivery,
+    /// The encoding of events.
+    pub dialect: Dialect,
     /// Events for which this returns false are not written (JSON mode sends some to stderr).
     pub keep: fn(&SessionEvent) -> bool,
 }
 
-/// The coalescing rule of `dialect`'s event stream.
+/// The coalescing rule of `dialect`'s event stream (the same in both: see the module doc).
 pub fn delivery_for(dialect: Dialect) -> fn(&SessionEvent) -> Delivery {
     match dialect {
-        // pi 1.x's own encoding comes with its own rule; until then both speak 0.73.1's.
-        Dialect::Pi073 | Dialect::Pi1 => delivery_v073,
+        Dialect::Pi073 | Dialect::Pi1 => join_deltas,
     }
 }
 
@@ -90,8 +100,8 @@ pub async fn run<W: AsyncWrite + Unpin>(
     mut lines: mpsc::UnboundedReceiver<Out>,
     config: WriterConfig,
 ) {
-    let mut backlog = Backlog::new(config.delivery);
-    let mut encoder = Encoder::default();
+    let mut backlog = Backlog::new(delivery_for(config.dialect));
+    let mut encoder = Encoder::new(config.dialect);
     let mut out = Pending {
         bytes: Vec::with_capacity(64 * 1024),
         written: 0,
