@@ -4,20 +4,21 @@
 //!
 //! Backpressure: the writer keeps taking events while the sink is slow, but encodes the next
 //! queued item only while fewer than [`OUT_LIMIT`] bytes wait to be written. Queued items
-//! are cheap (events hold their data behind an `Arc`), and a queued text, thinking or
-//! tool-call delta is joined with the next delta of the same block ([`Delivery`]), so a
-//! reader that falls behind gets fewer, larger updates instead of an ever-growing backlog,
-//! in both dialects:
-//! - pi 0.73.1's `message_update` carries the whole partial message: the joined update
-//!   carries the newest partial, its `delta` the concatenation of the deltas it stands for.
-//! - pi 1.x's `message_update` is delta-only: the joined update's `delta` is the
-//!   concatenation, its `usage` the newest. json.md defines a delta as text to append to its
-//!   block, so appending the joined delta gives the same block as appending each one: no
-//!   delta is dropped, they wait, and what waits is the text not yet written, not one
-//!   record per provider token.
+//! are cheap (events hold their data behind an `Arc`), and the dialect decides which may be
+//! joined ([`Delivery`]), so a reader that falls behind gets fewer, larger updates instead
+//! of an ever-growing backlog:
+//! - pi 0.73.1's `message_update` carries the whole partial message: a queued delta is
+//!   merged into the next one of the same block (its partial is the newest, its `delta` the
+//!   concatenation), whenever both are queued.
+//! - pi 1.x's `message_update` is delta-only and cheap: deltas are joined only while the
+//!   reader is behind (the unwritten output is full), then the joined update's `delta` is
+//!   the concatenation and its `usage` the newest. json.md defines a delta as text to append
+//!   to its block, so appending the joined delta builds the same block: no delta is lost,
+//!   they wait, and what waits is the text not yet written rather than one queued event
+//!   (and partial snapshot) per provider token. A reader that keeps up gets one record per
+//!   delta, as from pi.
 //!
-//! Every other event and every response is written as it was, in order. A reader that keeps
-//! up sees one update per delta, as with pi.
+//! Every other event and every response is written as it was, in order.
 
 mod backlog;
 mod encode;
@@ -30,7 +31,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use backlog::Backlog;
-pub use backlog::{join_deltas, Ack, Delivery};
+pub use backlog::{delivery_v073, delivery_v1, Ack, Delivery};
 use encode::Encoder;
 
 /// Encoded bytes the writer holds before it stops encoding and only writes.
@@ -52,10 +53,11 @@ pub struct WriterConfig {
     pub keep: fn(&SessionEvent) -> bool,
 }
 
-/// The coalescing rule of `dialect`'s event stream (the same in both: see the module doc).
+/// The coalescing rule of `dialect`'s event stream.
 pub fn delivery_for(dialect: Dialect) -> fn(&SessionEvent) -> Delivery {
     match dialect {
-        Dialect::Pi073 | Dialect::Pi1 => join_deltas,
+        Dialect::Pi073 => delivery_v073,
+        Dialect::Pi1 => delivery_v1,
     }
 }
 
@@ -121,11 +123,12 @@ pub async fn run<W: AsyncWrite + Unpin>(
             return;
         }
         let keep = config.keep;
+        let behind = out.bytes.len() >= OUT_LIMIT;
         tokio::select! {
             biased;
             line = lines.recv(), if lines_open => {
                 while let Ok(e) = events.try_recv() {
-                    if keep(&e) { backlog.push_event(e) }
+                    if keep(&e) { backlog.push_event(e, behind) }
                 }
                 match line {
                     Some(Out::Line(l, ack)) => backlog.push_line(l, ack),
@@ -134,9 +137,9 @@ pub async fn run<W: AsyncWrite + Unpin>(
             }
             e = events.recv(), if events_open => match e {
                 Some(e) => {
-                    if keep(&e) { backlog.push_event(e) }
+                    if keep(&e) { backlog.push_event(e, behind) }
                     while let Ok(e) = events.try_recv() {
-                        if keep(&e) { backlog.push_event(e) }
+                        if keep(&e) { backlog.push_event(e, behind) }
                     }
                 }
                 None => events_open = false,

@@ -220,27 +220,36 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
 }
 
 #[tokio::test]
-async fn in_pi_1x_a_backlog_of_deltas_is_one_delta_only_update_with_all_the_text() {
-    let n = 2000;
-    let mut events = agent(reply_events(n));
-    events.push(SessionEvent::Session(SessionOnlyEvent::AgentSettled {
-        aborted: false,
-    }));
-    let lines = write_all_queued_in(Dialect::Pi1, events, usize::MAX).await;
-    let types: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
-    assert_eq!(
-        types,
-        [
-            "message_start",
-            "message_update",
-            "message_update",
-            "message_update",
-            "message_update",
-            "message_end",
-            "agent_settled"
-        ]
-    );
+async fn in_pi_1x_a_reader_that_keeps_up_gets_one_update_per_delta() {
+    let n = 50;
+    let lines = write_all_queued_in(Dialect::Pi1, agent(reply_events(n)), usize::MAX).await;
+    let deltas = lines
+        .iter()
+        .filter(|l| l["assistantMessageEvent"]["type"] == "text_delta")
+        .count();
+    assert_eq!(deltas, n);
     assert_eq!(lines[0]["message"]["stopReason"], "pending");
+}
+
+#[test]
+fn in_pi_1x_deltas_queued_while_behind_are_one_delta_only_update_with_all_the_text() {
+    let n = 2000;
+    let mut backlog = super::backlog::Backlog::new(super::delivery_v1);
+    for e in agent(reply_events(n)) {
+        backlog.push_event(e, true);
+    }
+    let mut encoder = super::encode::Encoder::new(Dialect::Pi1);
+    let mut out = Vec::new();
+    while let Some(item) = backlog.pop() {
+        encoder.encode(item, &mut out);
+    }
+    let lines: Vec<Value> = out
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("JSON"))
+        .collect();
+    let types: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
+    assert_eq!(types.len(), 6, "{types:?}");
     let update = &lines[2];
     assert_eq!(
         update["assistantMessageEvent"],
