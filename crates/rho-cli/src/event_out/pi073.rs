@@ -1,7 +1,8 @@
 //! pi 0.73.1's event encoding (`shared/spec/interfaces.md` §1.5): every event as the session
 //! serializes it, a `message_update` carrying its partial message twice (`message` and
-//! `assistantMessageEvent.partial`), and no `agent_settled` (pi 0.73.1 has none). The message
-//! is serialized once per written update and its bytes copied into both places.
+//! `assistantMessageEvent.partial`), and no `agent_settled` or `entry_appended` (pi 0.73.1
+//! has neither). The message is serialized once per written update and its bytes copied
+//! into both places.
 
 use rho_agent::{AgentEvent, AgentMessage, AssistantEventJson};
 use rho_ai::AssistantMessageEvent;
@@ -13,7 +14,9 @@ use super::encode::push_json;
 pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
     if !matches!(
         event,
-        SessionEvent::Session(SessionOnlyEvent::AgentSettled { .. })
+        SessionEvent::Session(
+            SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. }
+        )
     ) {
         push_json(out, event)
     }

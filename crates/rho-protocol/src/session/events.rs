@@ -8,6 +8,7 @@ use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
 use super::compaction::CompactionResult;
+use super::entry::SessionEntry;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -77,6 +78,9 @@ pub enum SessionOnlyEvent {
     /// automatically (pi 1.x's `agent_settled`). `aborted` when an abort ended it. Emitted
     /// once per run loop, after its last event; pi 0.73.1's dialect does not write it.
     AgentSettled { aborted: bool },
+    /// An extension appended a custom entry (`pi.appendEntry()`; pi 1.x's `entry_appended`,
+    /// which pi 0.73.1's dialect does not write).
+    EntryAppended { entry: SessionEntry },
 }
 
 /// One event for listeners.
@@ -103,6 +107,7 @@ impl SessionEvent {
                 SessionOnlyEvent::ThinkingLevelChanged { .. } => "thinking_level_changed",
                 SessionOnlyEvent::ExtensionError { .. } => "extension_error",
                 SessionOnlyEvent::AgentSettled { .. } => "agent_settled",
+                SessionOnlyEvent::EntryAppended { .. } => "entry_appended",
             },
         }
     }
