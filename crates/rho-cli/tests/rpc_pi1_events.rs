@@ -198,6 +198,23 @@ async fn a_tool_call_names_its_call_and_both_turns_end_in_one_settle() {
     let kinds: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "turn_end").count(), 2);
     assert_eq!(kinds.iter().filter(|k| **k == "agent_end").count(), 1);
+
+    let replies = vec![
+        openai_chat::reasoning_tool_call().response(),
+        reply("Done."),
+    ];
+    match pi16_lines(replies, "read it").await {
+        Ok(mut pi) => {
+            // rho does not time tool calls yet: pi's `durationMs` is the one known difference.
+            for l in &mut pi {
+                if let Some(o) = l.as_object_mut() {
+                    o.remove("durationMs");
+                }
+            }
+            assert_eq!(shapes(&lines), shapes(&pi), "pi 1.6's own sequence");
+        }
+        Err(why) => eprintln!("skipping the pi 1.6 comparison: {why}"),
+    }
     assert_eq!(rpc.close().await, Some(0));
 }
 
