@@ -4,6 +4,8 @@
 //! follow-ups. Where pi 1.6 is installed, the same scripted replies run through it too and
 //! the event shapes must match (else the comparison is skipped with a printed reason).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 mod support;
 

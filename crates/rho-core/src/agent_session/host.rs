@@ -109,7 +109,9 @@ impl ExtensionHost for SessionHost {
             .append_custom(&custom_type, data)
             .cloned()
             .map_err(|e| e.to_string())?;
-        s.emit_session(SessionOnlyEvent::EntryAppended { entry });
+        s.emit_session(SessionOnlyEvent::EntryAppended {
+            entry: Box::new(entry),
+        });
         Ok(())
     }
 

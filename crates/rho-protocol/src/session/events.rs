@@ -80,7 +80,7 @@ pub enum SessionOnlyEvent {
     AgentSettled { aborted: bool },
     /// An extension appended a custom entry (`pi.appendEntry()`; pi 1.x's `entry_appended`,
     /// which pi 0.73.1's dialect does not write).
-    EntryAppended { entry: SessionEntry },
+    EntryAppended { entry: Box<SessionEntry> },
 }
 
 /// One event for listeners.
