@@ -40,7 +40,7 @@ async fn a_prompt_settles_once_after_its_last_event() {
     let s = session(&provider);
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default()).await.expect("ok");
-    let events = drain(&mut rx);
+    let events = drain_all(&mut rx);
     assert_eq!(settled(&events), [false]);
     assert_eq!(types(&events).last(), Some(&"agent_settled"));
     assert_eq!(will_retry(&events), [false]);
@@ -56,7 +56,7 @@ async fn retries_and_follow_ups_settle_once_at_the_very_end() {
     s.follow_up("later", vec![]).expect("queued");
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default()).await.expect("ok");
-    let events = drain(&mut rx);
+    let events = drain_all(&mut rx);
     assert_eq!(provider.call_count(), 3);
     assert_eq!(settled(&events), [false], "one settle for the whole loop");
     let t = types(&events);
@@ -83,7 +83,7 @@ async fn exhausted_retries_promise_no_retry() {
     let s = session(&provider);
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default()).await.expect("ok");
-    let events = drain(&mut rx);
+    let events = drain_all(&mut rx);
     assert_eq!(will_retry(&events), [true, true, true, false]);
     assert_eq!(settled(&events), [false]);
 }
@@ -106,11 +106,11 @@ async fn an_aborted_run_settles_as_aborted_and_the_next_one_does_not() {
     wait_for(&mut rx, "message_update").await;
     s.abort().await;
     runner.await.expect("join").expect("resolved");
-    assert_eq!(settled(&drain(&mut rx)), [true]);
+    assert_eq!(settled(&drain_all(&mut rx)), [true]);
     s.prompt("again", PromptOptions::default())
         .await
         .expect("ok");
-    assert_eq!(settled(&drain(&mut rx)), [false]);
+    assert_eq!(settled(&drain_all(&mut rx)), [false]);
 }
 
 #[tokio::test]
@@ -119,5 +119,5 @@ async fn an_idle_abort_settles_nothing() {
     let s = session(&provider);
     let mut rx = s.subscribe();
     s.abort().await;
-    assert!(drain(&mut rx).is_empty());
+    assert!(drain_all(&mut rx).is_empty());
 }
