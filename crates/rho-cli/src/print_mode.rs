@@ -146,7 +146,7 @@ fn spawn_json_writer(
 ) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
     let (tx, lines) = mpsc::unbounded_channel();
     let config = WriterConfig {
-        delivery: event_out::delivery_for(dialect),
+        dialect,
         keep: |e| !is_extension_error(e),
     };
     let events = session.subscribe();

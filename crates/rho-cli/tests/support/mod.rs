@@ -86,7 +86,8 @@ impl Rpc {
         let work = home.path().join("work");
         std::fs::create_dir_all(&work).expect("work dir");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
-        cmd.args(["--mode", "rpc"]);
+        // pi 0.73.1's dialect, whose shapes these tests assert; `opts.args` may choose another.
+        cmd.args(["--mode", "rpc", "--rpc-dialect", "0.73"]);
         cmd.args(&opts.args);
         if !opts.no_model {
             cmd.args(["--model", "mock/m1"]);

@@ -12,6 +12,7 @@ use rho_ai::{ContentBlock, ImageContent, Model};
 use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
+use super::events::SessionOnlyEvent;
 use super::{AgentSession, Inner};
 use crate::extensions::runner::ToolOutcome;
 use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
@@ -102,12 +103,16 @@ impl ExtensionHost for SessionHost {
 
     fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String> {
         let s = self.session().ok_or(GONE)?;
-        let mut state = s.state();
-        state
+        let entry = s
+            .state()
             .session
             .append_custom(&custom_type, data)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+            .cloned()
+            .map_err(|e| e.to_string())?;
+        s.emit_session(SessionOnlyEvent::EntryAppended {
+            entry: Box::new(entry),
+        });
+        Ok(())
     }
 
     fn set_session_name(&self, name: String) -> Result<(), String> {

@@ -188,6 +188,9 @@ pub(crate) struct Inner {
     /// `agent_start`: from then on the run is only finishing (its future and post-run chain),
     /// and a client that saw `agent_end` and prompts must be waited for, not refused.
     pub agent_ended: std::sync::atomic::AtomicBool,
+    /// Set by `abort()` while a run loop is active or starting, cleared when the next run
+    /// loop starts: the loop's `agent_settled` then says `aborted`, and no retry is promised.
+    pub run_abort_requested: std::sync::atomic::AtomicBool,
     /// Set while manual compaction aborts the run: agent events are then neither
     /// forwarded nor persisted (SE-9).
     pub disconnected: std::sync::atomic::AtomicBool,
@@ -269,6 +272,7 @@ impl AgentSession {
                 loop_active: watch::channel(false).0,
                 runs_starting: std::sync::atomic::AtomicUsize::new(0),
                 agent_ended: std::sync::atomic::AtomicBool::new(false),
+                run_abort_requested: std::sync::atomic::AtomicBool::new(false),
                 disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
