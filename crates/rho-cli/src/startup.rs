@@ -264,6 +264,16 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     };
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The other built-ins wait inactive for extensions (pi's setActiveTools), unless the user
+    // turned built-ins off.
+    if !args.no_tools && !args.no_builtin_tools {
+        let rest: Vec<&str> = crate::tool_names::BUILTIN_TOOLS
+            .into_iter()
+            .filter(|n| !names.contains(n))
+            .collect();
+        config.inactive_tools = rho_tools::create_tools_with(&rest, &cwd, &tools_config)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,

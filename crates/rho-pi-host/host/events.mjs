@@ -1,6 +1,7 @@
 // Runs every pi handler of one rho event in load order and folds their results the way pi
 // composes them (chained transforms, first gate wins) into the one result rho expects.
 import { createContext, syncSession } from "./api.mjs";
+import { loadSessionView } from "./session_api.mjs";
 
 const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update"]);
 
@@ -16,6 +17,7 @@ export async function refresh(reg, type) {
   try {
     Object.assign(reg.snapshot, await reg.wire.call("get_state"));
     await syncSession(reg);
+    await loadSessionView(reg);
   } catch {
     // The previous view stays; sync reads stay answerable.
   }

@@ -8,6 +8,7 @@ import { installHooks } from "./hooks.mjs";
 import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
+import { toolSpec } from "./session_api.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -68,13 +69,12 @@ function registration() {
   // Calls act on the session of the latest event: tools calling rho (ctx.shutdown, sessionManager)
   // need one before the first tool runs.
   if (reg.tools.size > 0) events.add("agent_start");
-  const schema = (p) => (p ? JSON.parse(JSON.stringify(p)) : { type: "object", properties: {} });
   return {
     type: "register",
     name: "pi extensions",
     events: [...events],
     commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description })),
-    tools: [...reg.tools.values()].map(({ def }) => ({ name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters: schema(def.parameters) })),
+    tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
     notices: reg.notices.splice(0),

@@ -6,6 +6,7 @@
 //! rho sends (its own event type on the host, a plain [`serde_json::Value`] in the SDK) and the
 //! partial tool output the extension streams (rho's content blocks on the host).
 
+pub mod calls;
 mod content;
 mod messages;
 mod registration;

@@ -16,6 +16,7 @@ use tokio::sync::oneshot;
 use super::calls;
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use crate::extensions::ExtensionContext;
+use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 
 /// A handler's reply: its result value (`null` = none) or its error text.
 pub type Reply = Result<Value, String>;
@@ -294,6 +295,7 @@ impl Shared {
                 let shared = self.clone();
                 tokio::spawn(async move {
                     let outcome = match ctx {
+                        Some(ctx) if method == REGISTER_TOOL => shared.register_tool(params, &ctx),
                         Some(ctx) => calls::dispatch(&method, params, &ctx).await,
                         None => Err(format!(
                             "{NOT_INITIALIZED} ({method}: call rho from an event, command or \
@@ -312,6 +314,23 @@ impl Shared {
                 });
             }
         }
+    }
+}
+
+impl Shared {
+    /// `register_tool`: a tool whose calls go to this process, added to the session.
+    fn register_tool(self: &Arc<Self>, params: Value, ctx: &ExtensionContext) -> Reply {
+        let call: RegisterTool = serde_json::from_value(params)
+            .map_err(|e| format!("{REGISTER_TOOL}: invalid params: {e}"))?;
+        // A handle that does not own the process: the extension's own handles decide its life.
+        let handle = Connection {
+            shared: self.clone(),
+            child: Arc::new(Mutex::new(None)),
+        };
+        let deadline = super::ProcessOptions::default().tool_timeout;
+        let tool = super::ProcessTool::new(call.tool, handle, deadline);
+        ctx.host.register_tool(Arc::new(tool))?;
+        Ok(Value::Null)
     }
 }
 

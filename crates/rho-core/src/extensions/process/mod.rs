@@ -9,6 +9,7 @@
 
 pub mod calls;
 pub mod connection;
+pub mod session_calls;
 pub mod spawn;
 pub mod tool;
 pub mod wire;

@@ -1,0 +1,103 @@
+//! pi's example extensions that change the session (active tools, tools registered after
+//! loading, model and thinking level, compaction, session control, flags) running unchanged
+//! in `rho --mode rpc`, each checked for the behaviour it exists for. Skipped, with the
+//! reason printed, without node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod mcp_support;
+mod pi_support;
+mod support;
+
+use pi_support::{notified, tool_call, tool_result_text, ui};
+use serde_json::{json, Value};
+use support::{reply, Rpc, Start};
+
+/// The tool names of an OpenAI chat request body.
+fn offered_tools(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn command(rpc: &mut Rpc, id: &str, text: &str) {
+    let r = rpc
+        .call(json!({"id": id, "type": "prompt", "message": text}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dynamic_tools_registers_tools_at_session_start_and_from_a_command() {
+    let Some(mut rpc) = pi_support::start(&["dynamic-tools.ts"], Start::default()).await else {
+        return;
+    };
+    notified(&mut rpc, "Registered dynamic tool: echo_session").await;
+    command(&mut rpc, "c1", "/add-echo-tool shout").await;
+    notified(&mut rpc, "Registered dynamic tool: shout").await;
+    rpc.server
+        .push(tool_call("shout", json!({"message": "hello there"})));
+    rpc.server.push(reply("Done."));
+    rpc.prompt_ok("p", "shout it").await;
+    let first = &rpc.server.requests()[0];
+    let tools = offered_tools(&first.json());
+    for name in ["read", "bash", "echo_session", "shout"] {
+        assert!(tools.iter().any(|t| t == name), "{name} offered: {tools:?}");
+    }
+    let end = rpc
+        .wait(|v| v["type"] == "tool_execution_end" && v["toolName"] == "shout")
+        .await;
+    assert_eq!(tool_result_text(&end), "[shout] hello there", "{end}");
+    command(&mut rpc, "c2", "/add-echo-tool shout").await;
+    notified(&mut rpc, "Tool already registered: shout").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plan_mode_takes_write_tools_away_and_gives_them_back() {
+    let Some(mut rpc) = pi_support::start(&["plan-mode"], Start::default()).await else {
+        return;
+    };
+    command(&mut rpc, "c1", "/plan").await;
+    notified(
+        &mut rpc,
+        "Plan mode enabled. Built-in write tools disabled.",
+    )
+    .await;
+    rpc.server
+        .push(tool_call("bash", json!({"command": "rm -rf x"})));
+    rpc.server.push(reply("Plan:\n1. Look around"));
+    command(&mut rpc, "p1", "make a plan").await;
+    // With a UI, the extension asks what to do with the plan it found.
+    let ask = ui(&mut rpc, "select").await;
+    assert_eq!(ask["title"], "Plan mode - what next?");
+    rpc.send(
+        json!({"type": "extension_ui_response", "id": ask["id"], "value": "Stay in plan mode"}),
+    )
+    .await;
+    rpc.event("agent_end").await;
+    rpc.idle().await;
+    let planning = offered_tools(&rpc.server.requests()[0].json());
+    assert_eq!(
+        planning,
+        ["read", "bash", "grep", "find", "ls"],
+        "plan-mode tools"
+    );
+    let blocked = rpc.event("tool_execution_end").await;
+    assert!(
+        tool_result_text(&blocked).starts_with("Plan mode: command blocked"),
+        "{blocked}"
+    );
+    command(&mut rpc, "c2", "/plan").await;
+    notified(&mut rpc, "Plan mode disabled. Full access restored.").await;
+    rpc.server.push(reply("Writing now."));
+    rpc.prompt_ok("p2", "now do it").await;
+    let normal = offered_tools(&rpc.server.last_body());
+    assert_eq!(normal, ["read", "bash", "edit", "write"], "tools restored");
+    assert_eq!(rpc.close().await, Some(0));
+}
