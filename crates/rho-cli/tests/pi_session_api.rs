@@ -101,3 +101,50 @@ async fn plan_mode_takes_write_tools_away_and_gives_them_back() {
     assert_eq!(normal, ["read", "bash", "edit", "write"], "tools restored");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Switches model and thinking level the way pi extensions do.
+const SWITCHER: &str = r#"
+export default function (pi) {
+  pi.registerCommand("switch", {
+    handler: async (args, ctx) => {
+      const [provider, id] = args.trim().split("/");
+      const model = ctx.modelRegistry.find(provider, id);
+      const ok = await pi.setModel(model);
+      pi.setThinkingLevel("high");
+      ctx.ui.notify(`switched=${ok} thinking=${pi.getThinkingLevel()}`, "info");
+    },
+  });
+  pi.registerCommand("no-key", {
+    handler: async (_args, ctx) => {
+      const other = ctx.modelRegistry.getAll().find((m) => m.provider === "anthropic");
+      ctx.ui.notify(`no key: ${await pi.setModel(other)}`, "info");
+    },
+  });
+  pi.on("thinking_level_select", (event, ctx) => ctx.ui.notify(`level ${event.level}`, "info"));
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_sets_model_and_thinking_level_and_model_status_shows_it() {
+    let files = [("switcher.ts", SWITCHER)];
+    let Some(mut rpc) =
+        pi_support::start_with_files(&["model-status.ts"], &files, Start::default()).await
+    else {
+        return;
+    };
+    command(&mut rpc, "c1", "/switch mock/r1").await;
+    notified(&mut rpc, "Model: mock/r1").await;
+    notified(&mut rpc, "level high").await;
+    notified(&mut rpc, "switched=true thinking=high").await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    assert_eq!(state["data"]["model"]["id"], "r1", "{state}");
+    assert_eq!(state["data"]["thinkingLevel"], "high", "{state}");
+    rpc.server.push(reply("Thinking hard."));
+    rpc.prompt_ok("p", "go").await;
+    assert_eq!(rpc.server.last_body()["model"], "r1");
+    command(&mut rpc, "c2", "/no-key").await;
+    notified(&mut rpc, "no key: false").await;
+    let state = rpc.call(json!({"id": "s2", "type": "get_state"})).await;
+    assert_eq!(state["data"]["model"]["id"], "r1", "unchanged: {state}");
+    assert_eq!(rpc.close().await, Some(0));
+}
