@@ -148,3 +148,33 @@ async fn an_extension_sets_model_and_thinking_level_and_model_status_shows_it() 
     assert_eq!(state["data"]["model"]["id"], "r1", "unchanged: {state}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trigger_compact_compacts_with_the_commands_instructions() {
+    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], Start::default()).await else {
+        return;
+    };
+    for (i, text) in ["first question", "second question"].iter().enumerate() {
+        rpc.server.push(reply("An answer."));
+        rpc.prompt_ok(&format!("p{i}"), text).await;
+    }
+    rpc.server.push(reply("## Goal\nSummary of the talk."));
+    command(&mut rpc, "c", "/trigger-compact Focus on bananas").await;
+    notified(&mut rpc, "Compaction started").await;
+    notified(&mut rpc, "Compaction completed").await;
+    let summary_request = rpc.server.last_body().to_string();
+    assert!(
+        summary_request.contains("Focus on bananas"),
+        "{summary_request}"
+    );
+    let messages = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
+    let first = &messages["data"]["messages"][0];
+    assert_eq!(first["role"], "compactionSummary", "{messages}");
+    assert!(
+        first["summary"]
+            .as_str()
+            .is_some_and(|s| s.contains("Summary of the talk.")),
+        "{first}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -24,6 +24,8 @@ export async function refresh(reg, type) {
 }
 
 function observe(reg, event) {
+  // pi hands `session_before_*` handlers an abort signal for their own model calls.
+  if (event.type.startsWith("session_before_") && !event.signal) event.signal = new AbortController().signal;
   if (event.type === "before_agent_start" && typeof event.systemPrompt === "string") reg.snapshot.systemPrompt = event.systemPrompt;
 }
 
