@@ -178,3 +178,51 @@ async fn trigger_compact_compacts_with_the_commands_instructions() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_compaction_writes_the_summary_with_its_own_model() {
+    let opts = Start {
+        // The example asks google/gemini-2.5-flash for the summary: point google here.
+        providers: Some(
+            |url| json!({"google": {"baseUrl": format!("{url}/v1beta"), "apiKey": "gemini-test-key"}}),
+        ),
+        // Keep only the last turn, so the first one is summarised.
+        settings: Some(json!({"compaction": {"keepRecentTokens": 10}})),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["custom-compaction.ts"], opts).await else {
+        return;
+    };
+    for (i, text) in ["first question", "second question"].iter().enumerate() {
+        rpc.server.push(reply("An answer."));
+        rpc.prompt_ok(&format!("p{i}"), text).await;
+    }
+    let gemini = rho_testkit::google::GeminiStream::new("resp-1", "gemini-2.5-flash").finish(
+        vec![rho_testkit::google::text(
+            "## Goals\nEverything, summarised by Gemini.",
+        )],
+        "STOP",
+        rho_testkit::google::usage(40, 12, 0, 0),
+    );
+    rpc.server
+        .push(rho_testkit::server::MockResponse::sse(gemini));
+    let r = rpc.call(json!({"id": "c", "type": "compact"})).await;
+    assert_eq!(r["success"], true, "{r}");
+    notified(&mut rpc, "Custom compaction extension triggered").await;
+    let request = rpc.server.requests().last().cloned().expect("a request");
+    assert!(
+        request.path.contains("gemini-2.5-flash"),
+        "{}",
+        request.path
+    );
+    assert!(request.body.contains("first question"), "{}", request.body);
+    assert_eq!(
+        r["data"]["summary"], "## Goals\nEverything, summarised by Gemini.",
+        "{r}"
+    );
+    let messages = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
+    let first = &messages["data"]["messages"][0];
+    assert_eq!(first["role"], "compactionSummary", "{messages}");
+    assert_eq!(first["summary"], r["data"]["summary"]);
+    assert_eq!(rpc.close().await, Some(0));
+}

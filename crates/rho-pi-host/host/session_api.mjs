@@ -79,10 +79,13 @@ export function contextSessionApi(reg, ext) {
       getAll: () => all().slice(),
       getAvailable: () => all().slice(),
       find: (provider, id) => all().find((m) => m.provider === provider && m.id === id),
-      complete: async () => {
-        reg.unsupported(ext, "ctx.modelRegistry.complete", "rho does not run completions for extensions yet");
-        throw new Error("ctx.modelRegistry.complete is not supported by rho yet");
-      },
+      complete: (model, context, options = {}) =>
+        reg.wire.call("complete", {
+          provider: model?.provider,
+          modelId: model?.id,
+          context: { systemPrompt: context?.systemPrompt, messages: context?.messages ?? [] },
+          maxTokens: options.maxTokens,
+        }),
     },
   };
 }

@@ -48,6 +48,9 @@ pub struct Start {
     pub home: Option<tempfile::TempDir>,
     /// Write rho's stderr into this file instead of the test's stderr.
     pub stderr_to: Option<PathBuf>,
+    /// More models.json providers, given the mock server's URL (e.g. a built-in provider
+    /// pointed at it).
+    pub providers: Option<fn(&str) -> Value>,
 }
 
 impl Rpc {
@@ -70,6 +73,13 @@ impl Rpc {
             "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
             "apiKey": "sk-literal-test-key",
             "models": [model("m1", false), model("m2", false), model("r1", true)]}}});
+        if let Some(more) = opts.providers {
+            if let (Some(all), Value::Object(extra)) =
+                (models["providers"].as_object_mut(), more(&server.url()))
+            {
+                all.extend(extra);
+            }
+        }
         if opts.no_model {
             // Without any key the §6.5 chain finds no usable model.
             models = json!({"providers": {}});

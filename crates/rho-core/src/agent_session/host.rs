@@ -199,6 +199,22 @@ impl ExtensionHost for SessionHost {
         })
     }
 
+    fn complete(
+        &self,
+        call: rho_protocol::extension::calls::Complete,
+    ) -> BoxFuture<'static, Result<Value, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let context: rho_ai::Context = serde_json::from_value(call.context)
+                .map_err(|e| format!("complete: invalid context: {e}"))?;
+            let reply = s
+                .complete_for_extension(&call.provider, &call.model_id, context, call.max_tokens)
+                .await?;
+            serde_json::to_value(reply).map_err(|e| e.to_string())
+        })
+    }
+
     fn compact(&self, instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
         let session = self.session();
         Box::pin(async move {

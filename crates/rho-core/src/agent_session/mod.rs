@@ -16,6 +16,7 @@ mod error;
 mod escalation;
 /// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::events;
+mod ext_complete;
 mod extension_set;
 mod external;
 mod fork;

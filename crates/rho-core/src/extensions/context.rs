@@ -144,6 +144,13 @@ pub trait ExtensionHost: Send + Sync {
     fn set_thinking_level(&self, _level: String) -> BoxFuture<'static, Result<String, String>> {
         Box::pin(async { Err("this session cannot change its thinking level".into()) })
     }
+    /// One model call for an extension (pi's `modelRegistry.complete`): the reply message.
+    fn complete(
+        &self,
+        _call: rho_protocol::extension::calls::Complete,
+    ) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async { Err("this session cannot run completions".into()) })
+    }
     /// Compacts now with optional instructions; resolves with the compaction result.
     fn compact(&self, _instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
         Box::pin(async { Err("this session cannot compact".into()) })

@@ -27,6 +27,9 @@ pub const COMPACT: &str = "compact";
 /// `get_models`: every model the session knows (pi's `ctx.modelRegistry`), as rho's model
 /// objects (`provider`, `id`, `name`, `api`, `reasoning`, ...).
 pub const GET_MODELS: &str = "get_models";
+/// `complete` with [`Complete`]: one model call, nothing recorded in the session (pi's
+/// `ctx.modelRegistry.complete`); answered with the assistant message.
+pub const COMPLETE: &str = "complete";
 /// `session_action` with [`SessionActionCall`]; answered with [`SessionActionResult`].
 pub const SESSION_ACTION: &str = "session_action";
 
@@ -93,6 +96,21 @@ pub struct Compact {
     /// Extra instructions for the summary.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_instructions: Option<String>,
+}
+
+/// One model call on the extension's behalf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Complete {
+    /// Provider name.
+    pub provider: String,
+    /// Model id.
+    pub model_id: String,
+    /// `{systemPrompt?, messages}` in pi's message format.
+    pub context: Value,
+    /// Output token limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
 }
 
 /// A session replacement, as pi's `ExtensionCommandContext` offers them.

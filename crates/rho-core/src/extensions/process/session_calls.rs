@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use rho_protocol::extension::calls::{
-    self, Compact, SessionActionCall, SessionActionResult, SetActiveTools, SetModel,
+    self, Compact, Complete, SessionActionCall, SessionActionResult, SetActiveTools, SetModel,
     SetThinkingLevel,
 };
 
@@ -30,6 +30,7 @@ pub fn serves(method: &str) -> bool {
         calls::COMPACT,
         calls::SESSION_ACTION,
         calls::GET_MODELS,
+        calls::COMPLETE,
     ]
     .contains(&method)
 }
@@ -65,6 +66,10 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             Err(e) => Err(e),
         },
         calls::GET_MODELS => Ok(json!(host.models())),
+        calls::COMPLETE => match params::<Complete>(method, p) {
+            Ok(c) => host.complete(c).await,
+            Err(e) => Err(e),
+        },
         other => Err(format!("unknown method {other:?}")),
     }
 }
