@@ -226,3 +226,135 @@ async fn custom_compaction_writes_the_summary_with_its_own_model() {
     assert_eq!(first["summary"], r["data"]["summary"]);
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Forks at the model's first tool call, as a user going back to that point would.
+const FORK_BACK: &str = r#"
+export default function (pi) {
+  pi.registerCommand("fork-back", {
+    handler: async (_args, ctx) => {
+      const call = ctx.sessionManager.getEntries().find(
+        (e) => e.type === "message" && e.message.role === "assistant" && e.message.content.some((c) => c.type === "toolCall"),
+      );
+      const r = await ctx.fork(call.id, { position: "at" });
+      ctx.ui.notify(`forked cancelled=${r.cancelled}`, "info");
+    },
+  });
+}
+"#;
+
+fn git(dir: &std::path::Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .status()
+        .expect("git runs")
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+async fn session_file(rpc: &mut Rpc) -> String {
+    let state = rpc.call(json!({"id": "st", "type": "get_state"})).await;
+    state["data"]["sessionFile"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn git_checkpoint_restores_the_code_of_the_entry_a_fork_goes_back_to() {
+    let home = tempfile::tempdir().expect("home");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    git(&work, &["init", "-q"]);
+    git(&work, &["config", "user.email", "t@example.com"]);
+    git(&work, &["config", "user.name", "t"]);
+    std::fs::write(work.join("a.txt"), "v1\n").expect("a.txt");
+    git(&work, &["add", "a.txt"]);
+    git(&work, &["commit", "-qm", "v1"]);
+    let opts = Start {
+        with_sessions: true,
+        home: Some(home),
+        ..Start::default()
+    };
+    let files = [("fork-back.ts", FORK_BACK)];
+    let Some(mut rpc) = pi_support::start_with_files(&["git-checkpoint.ts"], &files, opts).await
+    else {
+        return;
+    };
+    rpc.server.push(tool_call(
+        "write",
+        json!({"path": "a.txt", "content": "v2\n"}),
+    ));
+    rpc.server.push(reply("Wrote it."));
+    rpc.prompt_ok("p", "change a.txt").await;
+    let before = session_file(&mut rpc).await;
+    // The code moves on (here: back to the commit) before the user returns to that point.
+    git(&work, &["checkout", "-q", "--", "a.txt"]);
+    assert_eq!(std::fs::read_to_string(work.join("a.txt")).unwrap(), "v1\n");
+    // The command's response comes once its handler is done, after the dialog.
+    rpc.send(json!({"id": "f", "type": "prompt", "message": "/fork-back"}))
+        .await;
+    let ask = ui(&mut rpc, "select").await;
+    assert_eq!(ask["title"], "Restore code state?");
+    let yes = "Yes, restore code to that point";
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "value": yes}))
+        .await;
+    notified(&mut rpc, "Code restored to checkpoint").await;
+    notified(&mut rpc, "forked cancelled=false").await;
+    assert_eq!(std::fs::read_to_string(work.join("a.txt")).unwrap(), "v2\n");
+    let after = session_file(&mut rpc).await;
+    assert_ne!(before, after, "the fork is a new session file");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// ExtensionCommandContext's session control, each reported back.
+const SESSION_CONTROL: &str = r#"
+export default function (pi) {
+  const done = (ctx, what, r) => ctx.ui.notify(`${what} cancelled=${r.cancelled}`, "info");
+  pi.registerCommand("fresh", { handler: async (_a, ctx) => done(ctx, "new", await ctx.newSession()) });
+  pi.registerCommand("open", { handler: async (path, ctx) => done(ctx, "switch", await ctx.switchSession(path.trim())) });
+  pi.registerCommand("back", {
+    handler: async (_a, ctx) => {
+      const first = ctx.sessionManager.getEntries().find((e) => e.type === "message");
+      done(ctx, "navigate", await ctx.navigateTree(first.id));
+    },
+  });
+}
+"#;
+
+async fn message_count(rpc: &mut Rpc) -> usize {
+    let m = rpc.call(json!({"id": "gm", "type": "get_messages"})).await;
+    m["data"]["messages"].as_array().map_or(0, Vec::len)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_start_switch_and_navigate_sessions() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let files = [("session-control.ts", SESSION_CONTROL)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p", "hello").await;
+    let first = session_file(&mut rpc).await;
+    assert_eq!(message_count(&mut rpc).await, 2);
+    command(&mut rpc, "n", "/fresh").await;
+    notified(&mut rpc, "new cancelled=false").await;
+    assert_ne!(session_file(&mut rpc).await, first);
+    assert_eq!(message_count(&mut rpc).await, 0);
+    command(&mut rpc, "o", &format!("/open {first}")).await;
+    notified(&mut rpc, "switch cancelled=false").await;
+    assert_eq!(session_file(&mut rpc).await, first);
+    assert_eq!(message_count(&mut rpc).await, 2);
+    command(&mut rpc, "b", "/back").await;
+    notified(&mut rpc, "navigate cancelled=false").await;
+    assert_eq!(
+        message_count(&mut rpc).await,
+        0,
+        "back before the first message"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -99,7 +99,7 @@ export function commandSessionApi(reg, ext) {
   };
   return {
     newSession: act(() => ({ action: "new_session" }), "ctx.newSession"),
-    fork: act((entryId) => ({ action: "fork", entryId }), "ctx.fork"),
+    fork: act((entryId, options) => ({ action: "fork", entryId, position: options?.position }), "ctx.fork"),
     navigateTree: act((targetId) => ({ action: "navigate_tree", targetId }), "ctx.navigateTree"),
     switchSession: act((sessionPath) => ({ action: "switch_session", sessionPath }), "ctx.switchSession"),
     reload: async () => void (await reg.wire.call("session_action", { action: "reload" })),

@@ -403,6 +403,11 @@ impl AgentSession {
                             start = s.escalate(name, id, &c.args, start, c.cancel.clone()).await;
                         }
                         let out = if result_handlers {
+                            // As for tool_call (SE-2): handlers see the assistant message
+                            // that made this call in the session (ctx.sessionManager).
+                            let mut processed = s.inner.processed_assistant.subscribe();
+                            let target = c.assistant_message.timestamp;
+                            let _ = processed.wait_for(|t| *t >= target).await;
                             let ctx = s.ext_ctx();
                             s.inner
                                 .extensions

@@ -166,8 +166,10 @@ pub trait ExtensionHost: Send + Sync {
 pub enum SessionAction {
     /// Start a new session.
     NewSession,
-    /// Fork at an entry.
+    /// Fork before a user message (pi's default position `before`).
     Fork(String),
+    /// Fork at any entry, keeping it (pi's position `at`).
+    ForkAt(String),
     /// Move the leaf to an entry.
     NavigateTree(String),
     /// Open another session file.

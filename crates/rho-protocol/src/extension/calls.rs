@@ -123,10 +123,14 @@ pub struct Complete {
 pub enum SessionActionCall {
     /// `ctx.newSession()`.
     NewSession,
-    /// `ctx.fork(entryId)`.
+    /// `ctx.fork(entryId, { position })`.
     Fork {
         /// The entry to fork at.
         entry_id: String,
+        /// `before` (the default: a user message, left out of the fork) or `at` (any entry,
+        /// kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<String>,
     },
     /// `ctx.navigateTree(targetId)`.
     NavigateTree {

@@ -77,7 +77,10 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
 fn action(call: SessionActionCall) -> SessionAction {
     match call {
         SessionActionCall::NewSession => SessionAction::NewSession,
-        SessionActionCall::Fork { entry_id } => SessionAction::Fork(entry_id),
+        SessionActionCall::Fork { entry_id, position } if position.as_deref() == Some("at") => {
+            SessionAction::ForkAt(entry_id)
+        }
+        SessionActionCall::Fork { entry_id, .. } => SessionAction::Fork(entry_id),
         SessionActionCall::NavigateTree { target_id } => SessionAction::NavigateTree(target_id),
         SessionActionCall::SwitchSession { session_path } => {
             SessionAction::SwitchSession(session_path)
