@@ -110,6 +110,9 @@ impl Supervisor {
                 }),
             });
         }
+        for flag in inner.flags() {
+            ext.declare_flag(flag.clone());
+        }
         for tool in inner.tools() {
             ext.register_tool(Arc::new(SupervisedTool {
                 sup: self.clone(),

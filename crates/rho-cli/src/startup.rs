@@ -241,6 +241,9 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         permissions: &permissions,
     };
     config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
+    if let Some(error) = crate::extensions::unclaimed_flags(args, &config.extensions) {
+        anyhow::bail!("{}", error.trim_start_matches("Error: "));
+    }
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());

@@ -358,3 +358,52 @@ async fn commands_start_switch_and_navigate_sessions() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Reports the value of its string flag `--greeting`.
+const GREETER: &str = r#"
+export default function (pi) {
+  pi.registerFlag("greeting", { type: "string", default: "hello", description: "How to greet" });
+  pi.on("session_start", (_e, ctx) => ctx.ui.notify(`greeting=${pi.getFlag("greeting")}`, "info"));
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flags_from_the_command_line_reach_the_extensions_that_declared_them() {
+    let opts = Start {
+        args: vec!["--plan".into(), "--greeting".into(), "hola".into()],
+        ..Start::default()
+    };
+    let files = [("greeter.ts", GREETER)];
+    let Some(mut rpc) = pi_support::start_with_files(&["plan-mode"], &files, opts).await else {
+        return;
+    };
+    notified(&mut rpc, "greeting=hola").await;
+    // --plan: plan mode from the start, without /plan.
+    rpc.server.push(reply("Plan:\n1. Look around"));
+    command(&mut rpc, "p", "look").await;
+    let ask = ui(&mut rpc, "select").await;
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "cancelled": true}))
+        .await;
+    rpc.event("agent_end").await;
+    let tools = offered_tools(&rpc.server.last_body());
+    assert_eq!(tools, ["read", "bash", "grep", "find", "ls"], "plan mode");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flag_no_extension_declares_is_an_unknown_option() {
+    let dir = tempfile::tempdir().expect("dir");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rho"))
+        .args(["--no-session", "-p", "--greeting", "hola", "hi"])
+        .env("RHO_CODING_AGENT_DIR", dir.path())
+        .env("HOME", dir.path())
+        .current_dir(dir.path())
+        .output()
+        .expect("rho runs");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Error: Unknown option: --greeting"),
+        "{stderr}"
+    );
+}

@@ -99,8 +99,13 @@ export function createApi(reg, ext) {
       reg.flags.set(name, { ext, options: options ?? {} });
     },
     getFlag(name) {
+      // rho passes every `--name [value]` it does not know; as in pi, a boolean flag given is
+      // true (a value after it is not its value), a string flag is its value.
       const given = reg.hello.flags?.[name];
-      return given !== undefined ? given : reg.flags.get(name)?.options.default;
+      const options = reg.flags.get(name)?.options ?? {};
+      if (given === undefined) return options.default;
+      if (options.type === "boolean") return true;
+      return given === true ? options.default : given;
     },
     sendMessage(message, options = {}) {
       const m = { customType: message.customType, content: message.content ?? "", display: message.display ?? true, details: message.details };

@@ -55,6 +55,7 @@ pub struct Extension {
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
     tools: Vec<Arc<dyn AgentTool>>,
+    flags: Vec<String>,
     closer: Option<Closer>,
 }
 
@@ -84,6 +85,17 @@ impl Extension {
     pub fn register_tool(&mut self, tool: Arc<dyn AgentTool>) -> &mut Self {
         self.tools.push(tool);
         self
+    }
+
+    /// Declares a command-line flag `--name` (it is then no unknown option).
+    pub fn declare_flag(&mut self, name: impl Into<String>) -> &mut Self {
+        self.flags.push(name.into());
+        self
+    }
+
+    /// The flags it declared.
+    pub fn flags(&self) -> &[String] {
+        &self.flags
     }
 
     /// Keeps only the tools `keep` accepts (the user's `--tools` / `--no-tools` selection).

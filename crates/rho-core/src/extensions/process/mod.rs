@@ -129,6 +129,9 @@ impl ProcessExtension {
         for event in &self.registration.events {
             ext.on(event, self.event_handler());
         }
+        for spec in &self.registration.flags {
+            ext.declare_flag(spec.name.clone());
+        }
         for spec in &self.registration.commands {
             ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
         }
