@@ -407,3 +407,33 @@ async fn a_flag_no_extension_declares_is_an_unknown_option() {
         "{stderr}"
     );
 }
+
+/// Tells the client the session settled (loaded after notify.ts, so it runs after it).
+const SETTLED: &str = r#"
+export default function (pi) {
+  pi.on("agent_settled", (event, ctx) => ctx.ui.notify(`settled aborted=${event.aborted}`, "info"));
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notify_sends_a_terminal_notification_when_the_agent_settles() {
+    let stderr = tempfile::NamedTempFile::new().expect("stderr file");
+    let opts = Start {
+        stderr_to: Some(stderr.path().to_path_buf()),
+        ..Start::default()
+    };
+    let files = [("settled.ts", SETTLED)];
+    let Some(mut rpc) = pi_support::start_with_files(&["notify.ts"], &files, opts).await else {
+        return;
+    };
+    rpc.server.push(reply("All done."));
+    rpc.prompt_ok("p", "work").await;
+    notified(&mut rpc, "settled aborted=false").await;
+    assert_eq!(rpc.close().await, Some(0));
+    // What an extension prints goes to rho's stderr (stdout is the protocol's): the terminal.
+    let written = std::fs::read_to_string(stderr.path()).expect("stderr");
+    assert!(
+        written.contains("\u{1b}]777;notify;Pi;Ready for input\u{7}"),
+        "{written:?}"
+    );
+}

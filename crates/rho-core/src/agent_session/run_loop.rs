@@ -65,7 +65,23 @@ impl AgentSession {
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
         self.inner.loop_active.send_replace(false);
+        self.emit_settled().await;
         result
+    }
+
+    /// `agent_settled` once a run loop is over, for the extensions that handle it.
+    async fn emit_settled(&self) {
+        if !self.inner.extensions.has_handlers("agent_settled") {
+            return;
+        }
+        let aborted = self.inner.agent.with_state(|s| {
+            matches!(
+                s.messages.last().map(|m| m.as_ref()),
+                Some(AgentMessage::Assistant(a)) if a.stop_reason == rho_ai::StopReason::Aborted
+            )
+        });
+        let event = ExtensionEvent::AgentSettled { aborted };
+        self.inner.extensions.emit(event, &self.ext_ctx()).await;
     }
 
     /// True while a prompt accepted to run waits for its agent run to start.
@@ -384,6 +400,7 @@ impl AgentSession {
         IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
         self.inner.loop_active.send_replace(false);
+        self.emit_settled().await;
     }
 }
 
