@@ -437,3 +437,24 @@ async fn notify_sends_a_terminal_notification_when_the_agent_settles() {
         "{written:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_customizer_adds_a_tool_guidance_section_for_the_active_tools() {
+    let Some(mut rpc) = pi_support::start(&["prompt-customizer.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Understood."));
+    rpc.prompt_ok("p", "hi").await;
+    let body = rpc.server.last_body();
+    let system = body["messages"][0]["content"].as_str().unwrap_or_default();
+    assert!(
+        system.contains("<tool_guidance>\n- Use `read` for file contents"),
+        "{system}"
+    );
+    assert!(
+        system.contains("- Use `write` to create new files"),
+        "{system}"
+    );
+    assert!(system.trim_end().ends_with("</tool_guidance>"), "{system}");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -105,3 +105,34 @@ export function commandSessionApi(reg, ext) {
     reload: async () => void (await reg.wire.call("session_action", { action: "reload" })),
   };
 }
+
+/** Gives `before_agent_start` pi's mutable `systemPromptOptions` (what rho sent, completed
+ * with pi's collections and the active tools); returns what to compare after the handlers. */
+export function preparePromptOptions(reg, event) {
+  const given = event.systemPromptOptions && typeof event.systemPromptOptions === "object" ? event.systemPromptOptions : {};
+  event.systemPromptOptions = {
+    cwd: reg.hello.cwd,
+    selectedTools: [...(reg.toolsState?.active ?? [])],
+    hiddenTools: [],
+    toolSnippets: {},
+    toolGuidelines: {},
+    promptGuidelines: [],
+    appendSystemPrompt: "",
+    contextFiles: [],
+    skills: [],
+    ...given,
+    sections: { ...(given.sections ?? {}) },
+  };
+  return JSON.stringify(event.systemPromptOptions.sections);
+}
+
+/** The sections handlers added or changed, appended to the chained prompt as pi's tagged
+ * sections (`<name>\n…\n</name>`); `null` when they changed none. */
+export function promptWithSections(event, before) {
+  const sections = event.systemPromptOptions?.sections ?? {};
+  if (JSON.stringify(sections) === before) return null;
+  const old = JSON.parse(before);
+  const added = Object.entries(sections).filter(([name, text]) => text && old[name] !== text);
+  const rendered = added.map(([name, text]) => `<${name}>\n${text}\n</${name}>`).join("\n\n");
+  return rendered ? `${event.systemPrompt ?? ""}\n\n${rendered}` : null;
+}
