@@ -458,3 +458,51 @@ async fn prompt_customizer_adds_a_tool_guidance_section_for_the_active_tools() {
     assert!(system.trim_end().ends_with("</tool_guidance>"), "{system}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncated_tool_cuts_long_ripgrep_output_and_keeps_all_of_it_in_a_file() {
+    if std::process::Command::new("rg")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no rg (ripgrep) on PATH; .ci/run installs it");
+        return;
+    }
+    let home = tempfile::tempdir().expect("home");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let lines: String = (0..3000).map(|i| format!("needle {i}\n")).collect();
+    std::fs::write(work.join("hay.txt"), lines).expect("hay");
+    let opts = Start {
+        home: Some(home),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["truncated-tool.ts"], opts).await else {
+        return;
+    };
+    rpc.server.push(tool_call(
+        "rg",
+        json!({"pattern": "needle", "path": "hay.txt"}),
+    ));
+    rpc.server.push(reply("Found many."));
+    rpc.prompt_ok("p", "find needles").await;
+    let end = rpc
+        .wait(|v| v["type"] == "tool_execution_end" && v["toolName"] == "rg")
+        .await;
+    let text = tool_result_text(&end);
+    assert!(text.starts_with("1:needle 0\n"), "{text:.200}");
+    assert!(
+        text.contains("[Output truncated: showing 2000 of 3000 lines"),
+        "{}",
+        &text[text.len().saturating_sub(300)..]
+    );
+    let details = &end["result"]["details"];
+    assert_eq!(details["matchCount"], 3000, "{details}");
+    let full = details["fullOutputPath"]
+        .as_str()
+        .expect("full output path");
+    let saved = std::fs::read_to_string(full).expect("full output");
+    assert_eq!(saved.lines().count(), 3000);
+    assert_eq!(rpc.close().await, Some(0));
+}
