@@ -506,3 +506,49 @@ async fn truncated_tool_cuts_long_ripgrep_output_and_keeps_all_of_it_in_a_file()
     assert_eq!(saved.lines().count(), 3000);
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subagent_runs_an_agent_in_a_child_process_and_returns_its_answer() {
+    let home = tempfile::tempdir().expect("home");
+    // The example starts `pi` from PATH; here a `pi` that is this rho.
+    let bin = home.path().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin");
+    let shim = bin.join("pi");
+    let rho = env!("CARGO_BIN_EXE_rho");
+    std::fs::write(&shim, format!("#!/bin/sh\nexec {rho} \"$@\"\n")).expect("shim");
+    std::fs::set_permissions(&shim, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let agent = "---\nname: echoer\ndescription: Repeats what it finds\n---\n\nYou repeat.\n";
+    std::fs::create_dir_all(home.path().join("agent/agents")).expect("agents");
+    std::fs::write(home.path().join("agent/agents/echoer.md"), agent).expect("agent file");
+    let opts = Start {
+        home: Some(home),
+        path_prefix: Some(bin),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["subagent"], opts).await else {
+        return;
+    };
+    rpc.server.push(tool_call(
+        "subagent",
+        json!({"agent": "echoer", "task": "say the magic word"}),
+    ));
+    // The child rho's one request, then the parent's second.
+    rpc.server.push(reply("The magic word is xyzzy."));
+    rpc.server.push(reply("The subagent said xyzzy."));
+    rpc.prompt_ok("p", "ask the echoer").await;
+    let end = rpc
+        .wait(|v| v["type"] == "tool_execution_end" && v["toolName"] == "subagent")
+        .await;
+    assert_eq!(end["isError"], false, "{end}");
+    assert!(
+        tool_result_text(&end).contains("The magic word is xyzzy."),
+        "{end}"
+    );
+    let requests = rpc.server.requests();
+    assert_eq!(requests.len(), 3);
+    let child = requests[1].body.clone();
+    assert!(child.contains("Task: say the magic word"), "{child}");
+    assert!(child.contains("You repeat."), "the agent's prompt: {child}");
+    assert_eq!(rpc.close().await, Some(0));
+}

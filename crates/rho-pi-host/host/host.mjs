@@ -15,6 +15,9 @@ process.removeAllListeners("warning");
 process.on("warning", (w) => w.name !== "ExperimentalWarning" && process.stderr.write(`${w.name}: ${w.message}\n`));
 
 const [packagesDir, agentDir, ...paths] = process.argv.slice(2);
+// Extensions that start pi again (subagent) run `process.argv[1]` when it exists: that would
+// be this host. Without it they run `pi` from PATH, as under a pi installed as a command.
+process.argv.splice(1);
 // pi's getAgentDir() and everything built on it then see rho's agent dir.
 process.env.PI_CODING_AGENT_DIR = agentDir;
 installHooks(packagesDir);

@@ -51,6 +51,8 @@ pub struct Start {
     /// More models.json providers, given the mock server's URL (e.g. a built-in provider
     /// pointed at it).
     pub providers: Option<fn(&str) -> Value>,
+    /// A directory put first on rho's PATH (e.g. with program shims).
+    pub path_prefix: Option<PathBuf>,
 }
 
 impl Rpc {
@@ -107,8 +109,13 @@ impl Rpc {
         } else {
             cmd.arg("--no-session");
         }
+        let path = std::env::var("PATH").unwrap_or_default();
+        let path = match &opts.path_prefix {
+            Some(dir) => format!("{}:{path}", dir.display()),
+            None => path,
+        };
         cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("PATH", path)
             .env("HOME", home.path())
             .env("TMPDIR", home.path())
             .env("RHO_CODING_AGENT_DIR", &agent)
