@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{CommandDef, Extension, ExtensionContext};
+use rho_core::extensions::{CommandDef, Extension, ExtensionContext, ExtensionEvent};
 
 /// How to start the host again.
 pub struct Launch {
@@ -236,11 +236,33 @@ impl Supervisor {
         } else {
             (self.unloaded(), "they are unloaded".to_string())
         };
-        match ctx {
+        match &ctx {
             Some(ctx) => ctx.ui.notify(message, "error".into()),
             None => rho_core::diagnostics::warn(message),
         }
+        if let (Some(ctx), "it was restarted") = (ctx, outcome.as_str()) {
+            self.restart_session(ctx).await;
+        }
         outcome
+    }
+
+    /// The restarted host lost what its extensions set up at `session_start`: they get it
+    /// again, with reason `reload` (their runtime started anew, as after pi's /reload).
+    async fn restart_session(&self, ctx: ExtensionContext) {
+        let current = lock(&self.state)
+            .current
+            .as_ref()
+            .map(|(_, _, e)| e.clone());
+        let Some(inner) = current else { return };
+        for handler in inner.handlers_for("session_start") {
+            let event = ExtensionEvent::SessionStart {
+                reason: "reload".into(),
+                previous_session_file: None,
+            };
+            if let Err(e) = handler(event, ctx.clone()).await {
+                ctx.ui.notify(e, "error".into());
+            }
+        }
     }
 
     async fn respawn(self: &Arc<Self>, generation: u64) -> Result<(), String> {
