@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{CommandDef, Extension, ExtensionContext, ExtensionEvent};
+use rho_core::extensions::{
+    CommandDef, Extension, ExtensionContext, ExtensionEvent, ProviderDef, ProviderStream,
+};
 
 /// How to start the host again.
 pub struct Launch {
@@ -110,6 +112,17 @@ impl Supervisor {
                 }),
             });
         }
+        for provider in inner.providers() {
+            let stream = provider
+                .stream
+                .is_some()
+                .then(|| self.provider_stream(&provider.name));
+            ext.register_provider(ProviderDef {
+                name: provider.name.clone(),
+                config: provider.config.clone(),
+                stream,
+            });
+        }
         for flag in inner.flags() {
             ext.declare_flag(flag.clone());
         }
@@ -134,6 +147,34 @@ impl Supervisor {
             })
         }));
         ext
+    }
+
+    /// Streams a reply of provider `name` in whichever host generation is current.
+    fn provider_stream(self: &Arc<Self>, name: &str) -> ProviderStream {
+        let (sup, name) = (self.clone(), name.to_string());
+        Arc::new(move |model, context, options, events| {
+            let (sup, name) = (sup.clone(), name.clone());
+            Box::pin(async move {
+                let current = lock(&sup.state)
+                    .current
+                    .as_ref()
+                    .map(|(g, _, e)| (*g, e.clone()));
+                let Some((generation, inner)) = current else {
+                    return Err(sup.unloaded());
+                };
+                let stream = inner
+                    .providers()
+                    .iter()
+                    .find(|p| p.name == name)
+                    .and_then(|p| p.stream.clone())
+                    .ok_or_else(|| {
+                        format!("the restarted pi host no longer has provider {name}")
+                    })?;
+                let r = stream(model, context, options, events).await;
+                sup.checked(generation, r, &format!("a reply of provider {name}"))
+                    .await
+            })
+        })
     }
 
     /// The running generation (remembering `ctx` for notices), or `None` once unloaded.

@@ -552,3 +552,45 @@ async fn subagent_runs_an_agent_in_a_child_process_and_returns_its_answer() {
     assert!(child.contains("You repeat."), "the agent's prompt: {child}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_provider_anthropic_streams_replies_through_its_own_client() {
+    let opts = Start {
+        // The user's models.json points the extension's provider at the loopback server.
+        providers: Some(
+            |url| json!({"custom-anthropic": {"baseUrl": url, "apiKey": "sk-ant-api-test"}}),
+        ),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["custom-provider-anthropic"], opts).await else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "m", "type": "set_model", "provider": "custom-anthropic", "modelId": "claude-sonnet-4-5"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let usage = rho_testkit::anthropic::Usage {
+        input: 12,
+        output: 4,
+        cache_read: 0,
+        cache_write: 0,
+    };
+    rpc.server.push(rho_testkit::server::MockResponse::sse(
+        rho_testkit::anthropic::text_reply(
+            "msg_1",
+            "claude-sonnet-4-5",
+            &["Hello from ", "the custom provider."],
+            usage,
+        ),
+    ));
+    let text = rpc.prompt_ok("p", "hi").await;
+    assert_eq!(text, "Hello from the custom provider.");
+    let request = rpc.server.requests().last().cloned().expect("request");
+    assert_eq!(request.path, "/v1/messages", "{request:?}");
+    let key = request.headers.iter().find(|(k, _)| k == "x-api-key");
+    assert_eq!(key.map(|(_, v)| v.as_str()), Some("sk-ant-api-test"));
+    let body = request.json();
+    assert_eq!(body["model"], "claude-sonnet-4-5");
+    assert!(body.to_string().contains("\"hi\""), "{body}");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -2,6 +2,7 @@
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
 import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
+import { registerProvider } from "./providers.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -24,6 +25,7 @@ export class Registry {
     this.commands = new Map();
     this.flags = new Map();
     this.shortcuts = new Map();
+    this.providers = new Map();
     this.notices = [];
     this.reported = new Set();
     this.bus = new EventEmitter();
@@ -138,7 +140,7 @@ export function createApi(reg, ext) {
     setLabel(id, label) {
       call("set_label", { id, label: label ?? null }).catch((e) => reg.notice(`pi extension ${ext.path}: setLabel failed: ${e.message}`));
     },
-    registerProvider: no("pi.registerProvider"),
+    registerProvider: (name, config) => registerProvider(reg, ext, name, config),
     unregisterProvider: no("pi.unregisterProvider"),
     registerMessageRenderer: no("pi.registerMessageRenderer", "rho shows its own message rendering"),
     registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),

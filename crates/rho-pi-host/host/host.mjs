@@ -9,6 +9,7 @@ import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { toolSpec } from "./session_api.mjs";
+import { providerSpecs, runStream } from "./providers.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -80,6 +81,7 @@ function registration() {
     tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
+    providers: providerSpecs(reg),
     notices: reg.notices.splice(0),
   };
 }
@@ -125,7 +127,20 @@ async function runShortcut(msg) {
   return null;
 }
 
+async function runProviderStream(msg) {
+  const abort = new AbortController();
+  running.set(msg.id, abort);
+  try {
+    return await runStream(reg, wire, msg, abort.signal);
+  } catch (e) {
+    throw new Error(failure(reg.providers.get(msg.provider)?.ext ?? { path: msg.provider }, `provider ${msg.provider}`, e));
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
 const REQUESTS = {
+  stream: runProviderStream,
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,
   tool: runTool,

@@ -14,7 +14,7 @@ mod registration;
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
-    empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
+    empty_object_schema, CommandSpec, FlagSpec, ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
 
 /// The protocol version rho speaks and sends in `hello`.

@@ -21,9 +21,13 @@ use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 /// A handler's reply: its result value (`null` = none) or its error text.
 pub type Reply = Result<Value, String>;
 
+/// Takes the `stream_event`s of a `stream` request.
+pub type StreamSink = Arc<dyn Fn(Value) + Send + Sync>;
+
 struct Pending {
     reply: oneshot::Sender<Reply>,
     progress: Option<ProgressSink>,
+    events: Option<StreamSink>,
 }
 
 /// State shared by the writer side and the reader task.
@@ -158,10 +162,31 @@ impl Connection {
         self.wait(id, rx, what, deadline).await
     }
 
+    /// Like [`Connection::request`], handing the request's `stream_event`s to `events`.
+    pub async fn request_stream<'a>(
+        &self,
+        what: &str,
+        deadline: Duration,
+        events: StreamSink,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Reply {
+        let (id, rx) = self.send_with(None, Some(events), build).await?;
+        self.wait(id, rx, what, deadline).await
+    }
+
     /// Registers a pending request and writes it; returns its id and reply receiver.
     pub(crate) async fn send<'a>(
         &self,
         progress: Option<ProgressSink>,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        self.send_with(progress, None, build).await
+    }
+
+    async fn send_with<'a>(
+        &self,
+        progress: Option<ProgressSink>,
+        events: Option<StreamSink>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
         if let Some(reason) = self.dead_reason() {
@@ -176,6 +201,7 @@ impl Connection {
             Pending {
                 reply: tx,
                 progress,
+                events,
             },
         );
         if let Err(e) = self.shared.write(&line).await {
@@ -287,6 +313,12 @@ impl Shared {
                         content: partial.content,
                         details: partial.details,
                     });
+                }
+            }
+            Incoming::StreamEvent { id, event } => {
+                let sink = lock(&self.pending).get(&id).and_then(|p| p.events.clone());
+                if let Some(sink) = sink {
+                    sink(event);
                 }
             }
             Incoming::Call { id, method, params } => {
