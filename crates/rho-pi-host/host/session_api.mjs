@@ -10,10 +10,12 @@ export function toolSpec(def) {
   return { name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters };
 }
 
-/** Fetches what the synchronous reads need, once per host: the tool set and the models. */
+/** Fetches what the synchronous reads need, once per host: the tool set and the models (a
+ * rho that cannot answer leaves them empty rather than being asked on every event). */
 export async function loadSessionView(reg) {
   if (reg.toolsState && reg.models) return;
-  const [tools, models] = await Promise.all([reg.wire.call("get_tools"), reg.wire.call("get_models")]);
+  const ask = (method, fallback) => reg.wire.call(method).catch(() => fallback);
+  const [tools, models] = await Promise.all([ask("get_tools", { active: [], all: [] }), ask("get_models", [])]);
   reg.toolsState = tools;
   reg.models = models;
 }
