@@ -10,7 +10,7 @@ mod support;
 
 use pi_support::{notified, tool_call, tool_result_text, ui};
 use serde_json::{json, Value};
-use support::{reply, Rpc, Start};
+use support::{hanging_reply, reply, Rpc, Start};
 
 /// The tool names of an OpenAI chat request body.
 fn offered_tools(body: &Value) -> Vec<String> {
@@ -227,9 +227,11 @@ async fn custom_compaction_writes_the_summary_with_its_own_model() {
     assert_eq!(rpc.close().await, Some(0));
 }
 
-/// Forks at the model's first tool call, as a user going back to that point would.
+/// Forks at the model's first tool call, as a user going back to that point would; tells
+/// when a turn started (after git-checkpoint, loaded first, handled it).
 const FORK_BACK: &str = r#"
 export default function (pi) {
+  pi.on("turn_start", (event, ctx) => ctx.ui.notify(`turn ${event.turnIndex} started`, "info"));
   pi.registerCommand("fork-back", {
     handler: async (_args, ctx) => {
       const call = ctx.sessionManager.getEntries().find(
@@ -285,8 +287,12 @@ async fn git_checkpoint_restores_the_code_of_the_entry_a_fork_goes_back_to() {
         "write",
         json!({"path": "a.txt", "content": "v2\n"}),
     ));
-    rpc.server.push(reply("Wrote it."));
-    rpc.prompt_ok("p", "change a.txt").await;
+    // The second turn keeps streaming: git-checkpoint keeps its checkpoints until the run
+    // settles (pi's agent_settled), so the user goes back while it runs.
+    rpc.server.push(hanging_reply("Thinking about"));
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "change a.txt"}))
+        .await;
+    notified(&mut rpc, "turn 1 started").await;
     let before = session_file(&mut rpc).await;
     // The code moves on (here: back to the commit) before the user returns to that point.
     git(&work, &["checkout", "-q", "--", "a.txt"]);
