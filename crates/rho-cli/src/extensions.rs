@@ -108,7 +108,8 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
         setup.project_dir,
         setup.cwd,
     );
-    let has_ui = setup.args.mode == Some(crate::args::Mode::Rpc);
+    let mode = mode_name(setup.args);
+    let has_ui = matches!(mode, "rpc" | "tui");
     let pi = PiHost {
         agent_dir: setup.agent_dir,
         node_path: setup
@@ -118,7 +119,7 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             .and_then(|v| v.as_str()),
     };
     let flags = flag_values(setup.args);
-    let mut loaded = load(&paths, setup.cwd, has_ui, flags, &pi, warnings).await;
+    let mut loaded = load(&paths, setup.cwd, (has_ui, mode), flags, &pi, warnings).await;
     let tools = crate::tool_names::active_tools(setup.args);
     for ext in &mut loaded {
         ext.retain_tools(|name| {
@@ -126,6 +127,17 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
         });
     }
     loaded
+}
+
+/// pi's name for the mode `args` select (`ctx.mode`): `tui` for the interactive screen.
+fn mode_name(args: &Args) -> &'static str {
+    use std::io::IsTerminal;
+    match args.mode.unwrap_or_default() {
+        crate::args::Mode::Rpc => "rpc",
+        crate::args::Mode::Json => "json",
+        crate::args::Mode::Text if args.print || !std::io::stdin().is_terminal() => "print",
+        crate::args::Mode::Text => "tui",
+    }
 }
 
 /// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
@@ -164,7 +176,7 @@ pub fn unclaimed_flags(args: &Args, loaded: &[Extension]) -> Option<String> {
 pub async fn load(
     paths: &[PathBuf],
     cwd: &Path,
-    has_ui: bool,
+    (has_ui, mode): (bool, &str),
     flags: serde_json::Map<String, serde_json::Value>,
     pi: &PiHost<'_>,
     warnings: &mut Vec<String>,
@@ -173,6 +185,7 @@ pub async fn load(
         cwd: Some(cwd.to_path_buf()),
         has_ui,
         flags,
+        mode: Some(mode.to_string()),
         ..ProcessOptions::default()
     };
     let (pi_paths, others): (Vec<PathBuf>, Vec<PathBuf>) = paths

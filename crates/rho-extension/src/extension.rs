@@ -174,6 +174,7 @@ impl Extension {
             shortcuts: self.shortcut_specs.clone(),
             providers: Vec::new(),
             notices: Vec::new(),
+            renderers: Default::default(),
         }
     }
 }

@@ -10,6 +10,7 @@ import { Registry, createApi, createCommandContext, createContext } from "./api.
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { toolSpec } from "./session_api.mjs";
 import { providerSpecs, runStream } from "./providers.mjs";
+import { componentInput, render, rendererSpec } from "./render.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -83,6 +84,7 @@ function registration() {
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
     providers: providerSpecs(reg),
     notices: reg.notices.splice(0),
+    renderers: rendererSpec(reg),
   };
 }
 
@@ -145,6 +147,8 @@ const REQUESTS = {
   command: runCommand,
   tool: runTool,
   shortcut: runShortcut,
+  render: (msg) => render(reg, msg, refresh),
+  component_input: async (msg) => componentInput(reg, msg),
 };
 
 function serve(msg) {

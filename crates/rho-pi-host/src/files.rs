@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 7] = [
+const FILES: [(&str, &str); 8] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
@@ -14,6 +14,7 @@ const FILES: [(&str, &str); 7] = [
     ("events.mjs", include_str!("../host/events.mjs")),
     ("session_api.mjs", include_str!("../host/session_api.mjs")),
     ("providers.mjs", include_str!("../host/providers.mjs")),
+    ("render.mjs", include_str!("../host/render.mjs")),
 ];
 
 /// A directory name that changes whenever the embedded files do, so a running rho of another

@@ -7,6 +7,7 @@ pub mod context;
 pub mod events;
 pub mod process;
 pub mod providers;
+pub mod render;
 pub mod runner;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ pub use context::{
     SessionAction,
 };
 pub use events::{ExtensionEvent, TreePreparation};
+pub use render::ExtensionRenderer;
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
 
 /// An event handler: gets the event and a context, may return a JSON result the runner
@@ -84,6 +86,7 @@ pub struct Extension {
     flags: Vec<String>,
     providers: Vec<ProviderDef>,
     closer: Option<Closer>,
+    renderer: Option<Arc<dyn ExtensionRenderer>>,
 }
 
 impl Extension {
@@ -166,6 +169,17 @@ impl Extension {
     pub fn set_closer(&mut self, closer: Closer) -> &mut Self {
         self.closer = Some(closer);
         self
+    }
+
+    /// Sets what draws the extension's own tool, message and component lines.
+    pub fn set_renderer(&mut self, renderer: Arc<dyn ExtensionRenderer>) -> &mut Self {
+        self.renderer = Some(renderer);
+        self
+    }
+
+    /// What draws the extension's own lines, if it draws any.
+    pub fn renderer(&self) -> Option<&Arc<dyn ExtensionRenderer>> {
+        self.renderer.as_ref()
     }
 
     /// Ends what backs the extension (/reload, quit): waits up to `grace` for it to stop on

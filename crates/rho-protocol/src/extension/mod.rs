@@ -10,12 +10,14 @@ pub mod calls;
 mod content;
 mod messages;
 mod registration;
+mod render;
 
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
     empty_object_schema, CommandSpec, FlagSpec, ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
+pub use render::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
 
 /// The protocol version rho speaks and sends in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;
