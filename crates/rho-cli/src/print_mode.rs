@@ -38,6 +38,7 @@ pub async fn run(
     images: Vec<ImageContent>,
     output: Output,
 ) -> ExitCode {
+    session.bind_session_actions();
     let mut rx = session.subscribe();
     let mut writer = None;
     if let Output::Json(dialect) = output {

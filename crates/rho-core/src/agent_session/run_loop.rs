@@ -64,7 +64,7 @@ impl AgentSession {
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
-        self.settle();
+        self.settle().await;
         result
     }
 
@@ -77,11 +77,16 @@ impl AgentSession {
     }
 
     /// The run loop is over (the driver lock is still held, so no other run's events can
-    /// come first): idle, then `agent_settled`, pi 1.x's "nothing more follows on its own".
-    fn settle(&self) {
+    /// come first): idle, then `agent_settled`, pi 1.x's "nothing more follows on its own",
+    /// to listeners and to the extensions that handle it.
+    async fn settle(&self) {
         self.inner.loop_active.send_replace(false);
         let aborted = self.inner.run_abort_requested.load(Ordering::SeqCst);
         self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
+        if self.inner.extensions.has_handlers("agent_settled") {
+            let event = ExtensionEvent::AgentSettled { aborted };
+            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+        }
     }
 
     /// True while a prompt accepted to run waits for its agent run to start.
@@ -414,7 +419,7 @@ impl AgentSession {
         self.start_loop();
         IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
-        self.settle();
+        self.settle().await;
     }
 }
 
