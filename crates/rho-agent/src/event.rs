@@ -12,6 +12,7 @@ use crate::message::AgentMessage;
 
 /// A tool's result as events carry it: `{content, details?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolExecutionResult {
     /// Text and images for the model.
     pub content: Vec<ContentBlock>,
