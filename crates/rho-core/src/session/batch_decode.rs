@@ -45,7 +45,7 @@ impl<M> Batch<M> {
     }
 
     /// Decodes every line, in order.
-    fn decode(self) -> Vec<(M, Result<Decoded, String>)> {
+    fn decode(self) -> Lines<M> {
         let mut start = 0;
         let text = self.text;
         self.meta
@@ -126,7 +126,10 @@ pub(crate) fn decode_in_order<M: Send>(
     })
 }
 
-type Done<M> = (usize, Vec<(M, Result<Decoded, String>)>);
+/// Each line's meta and how it decoded, in line order.
+type Lines<M> = Vec<(M, Result<Decoded, String>)>;
+/// A decoded batch and its place in the sequence.
+type Done<M> = (usize, Lines<M>);
 
 /// A worker: decodes batches until the queue closes.
 fn work<M>(jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>, done: mpsc::Sender<Done<M>>) {
@@ -146,7 +149,7 @@ fn work<M>(jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>, done: mpsc::Sender<D
 struct InOrder<M> {
     sent: usize,
     next: usize,
-    waiting: BTreeMap<usize, Vec<(M, Result<Decoded, String>)>>,
+    waiting: BTreeMap<usize, Lines<M>>,
 }
 
 impl<M> Default for InOrder<M> {
