@@ -8,9 +8,7 @@ use libfuzzer_sys::fuzz_target;
 #[path = "../../crates/rho-cli/src/rpc/framing.rs"]
 mod framing;
 
-#[allow(dead_code)]
-#[path = "../../crates/rho-cli/src/rpc/command.rs"]
-mod command;
+use rho_protocol::rpc::command;
 
 fuzz_target!(|data: &[u8]| {
     let mut splitter = framing::LineSplitter::new(4096);

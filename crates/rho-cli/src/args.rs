@@ -60,6 +60,10 @@ pub struct Args {
     pub no_builtin_tools: bool,
     /// `-nt`/`--no-tools`.
     pub no_tools: bool,
+    /// `-xt`/`--exclude-tools` (pi 1.x): tool names or `*` patterns to disable.
+    pub exclude_tools: Option<Vec<String>>,
+    /// `--session-id` (pi 1.x): open this directory's session with the id, else create it.
+    pub session_id: Option<String>,
     /// `--system-prompt`.
     pub system_prompt: Option<String>,
     /// `--append-system-prompt` (repeatable).
@@ -205,6 +209,8 @@ pub fn parse(argv: &[String]) -> Args {
             "-t" | "--tools" => a.tools = Some(split_list(&value!())),
             "-nbt" | "--no-builtin-tools" => a.no_builtin_tools = true,
             "-nt" | "--no-tools" => a.no_tools = true,
+            "-xt" | "--exclude-tools" => a.exclude_tools = Some(split_list(&value!())),
+            "--session-id" => a.session_id = Some(value!()),
             "--system-prompt" => a.system_prompt = Some(value!()),
             "--append-system-prompt" => a.append_system_prompt.push(value!()),
             "-e" | "--extension" => a.extensions.push(value!()),
@@ -281,11 +287,13 @@ Options:
   --session <path|id>            Open a session file or id prefix
   --fork <path|id>               Fork a session into a new one
   --session-dir <dir>            Where sessions are stored
+  --session-id <id>              Open this directory's session with the id, else create it
   -n, --name <name>              Name the session (shown by /resume and get_state)
   --no-session                   Do not save the session
   -t, --tools <a,b,...>          Allowed tools (default: read,bash,edit,write)
   -nbt, --no-builtin-tools       No built-in tools (extension tools stay)
   -nt, --no-tools                No tools at all
+  -xt, --exclude-tools <a,b*,...>  Tools to disable (names or * patterns)
   --system-prompt <text|file>    Replace the base system prompt
   --append-system-prompt <text|file>  Append to the system prompt (repeatable)
   -e, --extension <path>         Load an extension (repeatable)

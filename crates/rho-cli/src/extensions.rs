@@ -108,7 +108,8 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
         setup.project_dir,
         setup.cwd,
     );
-    let has_ui = setup.args.mode == Some(crate::args::Mode::Rpc);
+    let mode = mode_name(setup.args);
+    let has_ui = matches!(mode, "rpc" | "tui");
     let pi = PiHost {
         agent_dir: setup.agent_dir,
         node_path: setup
@@ -117,7 +118,7 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             .get("nodePath")
             .and_then(|v| v.as_str()),
     };
-    let mut loaded = load(&paths, setup.cwd, has_ui, &pi, warnings).await;
+    let mut loaded = load(&paths, setup.cwd, (has_ui, mode), &pi, warnings).await;
     let tools = crate::tool_names::active_tools(setup.args);
     for ext in &mut loaded {
         ext.retain_tools(|name| {
@@ -125,6 +126,17 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
         });
     }
     loaded
+}
+
+/// pi's name for the mode `args` select (`ctx.mode`): `tui` for the interactive screen.
+fn mode_name(args: &Args) -> &'static str {
+    use std::io::IsTerminal;
+    match args.mode.unwrap_or_default() {
+        crate::args::Mode::Rpc => "rpc",
+        crate::args::Mode::Json => "json",
+        crate::args::Mode::Text if args.print || !std::io::stdin().is_terminal() => "print",
+        crate::args::Mode::Text => "tui",
+    }
 }
 
 /// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
@@ -141,13 +153,14 @@ pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
 pub async fn load(
     paths: &[PathBuf],
     cwd: &Path,
-    has_ui: bool,
+    (has_ui, mode): (bool, &str),
     pi: &PiHost<'_>,
     warnings: &mut Vec<String>,
 ) -> Vec<Extension> {
     let options = ProcessOptions {
         cwd: Some(cwd.to_path_buf()),
         has_ui,
+        mode: Some(mode.to_string()),
         ..ProcessOptions::default()
     };
     let (pi_paths, others): (Vec<PathBuf>, Vec<PathBuf>) = paths

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{CommandDef, Extension, ExtensionContext};
+use rho_core::extensions::render::{RenderTarget, Rendered, RendererSpec};
+use rho_core::extensions::{CommandDef, Extension, ExtensionContext, ExtensionRenderer};
 
 /// How to start the host again.
 pub struct Launch {
@@ -116,6 +117,10 @@ impl Supervisor {
                 first: tool.clone(),
             }));
         }
+        ext.set_renderer(Arc::new(SupervisedRenderer {
+            sup: self.clone(),
+            spec: first.registration().renderers.clone(),
+        }));
         let sup = self.clone();
         ext.set_closer(Arc::new(move |grace| {
             let sup = sup.clone();
@@ -314,5 +319,48 @@ impl AgentTool for SupervisedTool {
                 ok => ok,
             }
         })
+    }
+}
+
+/// Draws with whichever host generation is current (an unloaded host draws nothing: rho's own
+/// rendering takes over).
+struct SupervisedRenderer {
+    sup: Arc<Supervisor>,
+    spec: RendererSpec,
+}
+
+impl SupervisedRenderer {
+    fn current(&self) -> Option<Arc<dyn ExtensionRenderer>> {
+        let state = lock(&self.sup.state);
+        let (_, _, inner) = state.current.as_ref()?;
+        inner.renderer().cloned()
+    }
+}
+
+impl ExtensionRenderer for SupervisedRenderer {
+    fn spec(&self) -> &RendererSpec {
+        &self.spec
+    }
+
+    fn render(
+        &self,
+        target: RenderTarget,
+        width: u16,
+    ) -> futures_util::future::BoxFuture<'static, Result<Option<Rendered>, String>> {
+        match self.current() {
+            Some(r) => r.render(target, width),
+            None => Box::pin(async { Ok(None) }),
+        }
+    }
+
+    fn input(
+        &self,
+        key: String,
+        data: String,
+    ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
+        match self.current() {
+            Some(r) => r.input(key, data),
+            None => Box::pin(async { Ok(()) }),
+        }
     }
 }

@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use rho_core::session::listing::is_path_argument;
+use rho_core::session::listing::{is_path_argument, list_sessions};
 use rho_core::session::paths::{process_env, resolve_session_dir};
 use rho_core::session::{find_session, most_recent_session, ForkScope, SessionManager};
 use rho_core::settings::Settings;
@@ -26,6 +26,25 @@ pub fn validate(args: &Args) -> anyhow::Result<()> {
         .collect();
         if !conflicts.is_empty() {
             bail!("--fork cannot be combined with {}", conflicts.join(", "));
+        }
+    }
+    if let Some(id) = &args.session_id {
+        let conflicts: Vec<&str> = [
+            (args.session.is_some(), "--session"),
+            (args.continue_session, "--continue"),
+            (args.resume, "--resume"),
+        ]
+        .into_iter()
+        .filter_map(|(set, name)| set.then_some(name))
+        .collect();
+        if !conflicts.is_empty() {
+            bail!(
+                "--session-id cannot be combined with {}",
+                conflicts.join(", ")
+            );
+        }
+        if !valid_session_id(id) {
+            bail!("Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character");
         }
     }
     if args.resume {
@@ -55,15 +74,25 @@ pub fn open_session(
     cwd: &Path,
 ) -> anyhow::Result<SessionManager> {
     let cwd_str = cwd.to_string_lossy().to_string();
+    let chosen_id = args.session_id.as_deref();
     if args.no_session {
-        return Ok(SessionManager::in_memory(&cwd_str));
+        let memory = SessionManager::in_memory(&cwd_str);
+        return Ok(match chosen_id {
+            Some(id) => memory.renamed_to_id(id),
+            None => memory,
+        });
     }
     let dir = session_dir(args, settings, agent_dir, cwd);
+    let with_id =
+        chosen_id.and_then(|id| list_sessions(&dir).into_iter().find(|s| s.header.id == id));
     let manager = if let Some(target) = &args.fork {
+        if let (Some(id), Some(_)) = (chosen_id, &with_id) {
+            bail!("Session already exists with id '{id}'");
+        }
         let source = locate(target, &dir, agent_dir, cwd)?;
         let source = open(&source)?;
         source
-            .fork(&dir, &cwd_str, ForkScope::All)
+            .fork_as(&dir, &cwd_str, ForkScope::All, chosen_id)
             .context("cannot fork the session")?
     } else if let Some(target) = &args.session {
         if is_path_argument(target) {
@@ -86,11 +115,30 @@ pub fn open_session(
             Some(path) => open(&path)?,
             None => SessionManager::create(&dir, &cwd_str),
         }
+    } else if let Some(id) = chosen_id {
+        match with_id {
+            Some(found) => open(&found.path)?,
+            None => {
+                eprintln!("Warning: No project session found with id '{id}'; creating a new session with that id.");
+                SessionManager::create_with_id(&dir, &cwd_str, id)
+            }
+        }
     } else {
         SessionManager::create(&dir, &cwd_str)
     };
     manager.check_cwd_exists()?;
     Ok(manager)
+}
+
+/// pi 1.x's rule for a chosen session id: letters, digits, `.`, `_`, `-`, starting and
+/// ending with a letter or digit.
+fn valid_session_id(id: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    edge(id.chars().next())
+        && edge(id.chars().last())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 fn open(path: &Path) -> anyhow::Result<SessionManager> {

@@ -210,7 +210,10 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         // Plan mode looks around with every reader instead of the default set's one.
         tools.builtin = READ_ONLY_TOOLS.map(String::from).to_vec();
     }
-    tools.builtin.retain(|name| permissions.exposes(name));
+    let excluded = tools.excluded.clone();
+    tools.builtin.retain(|name| {
+        permissions.exposes(name) && !crate::tool_names::is_excluded(&excluded, name)
+    });
     let Resources {
         skills,
         templates,

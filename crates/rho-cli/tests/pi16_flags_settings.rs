@@ -87,3 +87,111 @@ async fn pi16_settings_with_unknown_keys_work_and_session_dir_applies() {
         .collect();
     assert_eq!(files.len(), 1, "the session is in sessionDir");
 }
+
+/// `--exclude-tools` (pi 1.x, `-xt`) takes names and `*` patterns out of the tools the model
+/// is offered.
+#[tokio::test]
+async fn exclude_tools_takes_names_and_patterns_out() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("ok"));
+    sb.server.push(reply("ok"));
+    for argv in [
+        &["--exclude-tools", "bash,wr*", "--no-session", "-p", "hi"][..],
+        &[
+            "-xt",
+            "e*",
+            "--tools",
+            "read,edit,grep",
+            "--no-session",
+            "-p",
+            "hi",
+        ][..],
+    ] {
+        let out = sb.rho(argv, None).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+    let offered: Vec<Vec<String>> = sb
+        .server
+        .requests()
+        .iter()
+        .map(|r| {
+            r.json()["tools"]
+                .as_array()
+                .map(|tools| {
+                    tools
+                        .iter()
+                        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(offered, [vec!["read", "edit"], vec!["read", "grep"]]);
+}
+
+/// `--session-id` (pi 1.x): the first run creates a session with that id (and says so), the
+/// next continues the same file.
+#[tokio::test]
+async fn session_id_creates_then_continues_that_session() {
+    let sb = Sandbox::new().await;
+    sb.server.push(reply("first answer"));
+    sb.server.push(reply("second answer"));
+    let out = sb
+        .rho(&["--session-id", "task-42.a", "-p", "one"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "No project session found with id 'task-42.a'; creating a new session with that id."
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let out = sb
+        .rho(&["--session-id", "task-42.a", "-p", "two"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("No project session"),
+        "{}",
+        stderr(&out)
+    );
+    let files = sb.session_files();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let name = files[0]
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(name.ends_with("_task-42.a.jsonl"), "{name}");
+    let lines = read_jsonl(&files[0]);
+    assert_eq!(lines[0]["id"], "task-42.a");
+    let texts = serde_json::to_string(&lines).expect("json");
+    assert!(texts.contains("first answer") && texts.contains("second answer"));
+}
+
+/// A malformed id, or one combined with another way of choosing the session, is refused with
+/// pi 1.x's texts before anything is written.
+#[tokio::test]
+async fn session_id_refuses_bad_ids_and_conflicting_flags() {
+    let sb = Sandbox::new().await;
+    for (argv, text) in [
+        (
+            &["--session-id", "-x", "-p", "hi"][..],
+            "Session id must be non-empty",
+        ),
+        (
+            &["--session-id", "a b", "-p", "hi"][..],
+            "Session id must be non-empty",
+        ),
+        (
+            &["--session-id", "ok", "--continue", "-p", "hi"][..],
+            "--session-id cannot be combined with --continue",
+        ),
+    ] {
+        let out = sb.rho(argv, None).await;
+        assert_eq!(out.status.code(), Some(1), "{argv:?}");
+        assert!(stderr(&out).contains(text), "{argv:?}: {}", stderr(&out));
+    }
+    assert!(sb.session_files().is_empty());
+}

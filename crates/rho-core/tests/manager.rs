@@ -374,3 +374,36 @@ fn context_shares_messages_with_the_entries() {
         "no copy of the conversation"
     );
 }
+
+/// pi 1.x's `--session-id`: a new, in-memory or forked session takes the id the user chose,
+/// and a pending file is named after it.
+#[test]
+fn sessions_can_take_a_chosen_id() {
+    let dir = tempfile::tempdir().expect("dir");
+    let created = SessionManager::create_with_id(dir.path(), "/w", "task-1");
+    assert_eq!(created.session_id(), "task-1");
+    let name = created.path().expect("a path").file_name().expect("name");
+    assert!(
+        name.to_string_lossy().ends_with("_task-1.jsonl"),
+        "{name:?}"
+    );
+    let memory = SessionManager::in_memory("/w").renamed_to_id("mem-2");
+    assert_eq!((memory.session_id(), memory.path()), ("mem-2", None));
+    let mut source = SessionManager::create(dir.path(), "/w");
+    source.append_message(user("q", 1)).expect("append");
+    source.append_message(assistant("a", 2)).expect("append");
+    let fork = source
+        .fork_as(dir.path(), "/w", ForkScope::All, Some("fork-3"))
+        .expect("forks");
+    assert_eq!(fork.session_id(), "fork-3");
+    let written = fork.path().expect("a path");
+    let header: serde_json::Value = serde_json::from_str(
+        std::fs::read_to_string(written)
+            .expect("written at once: it has a reply")
+            .lines()
+            .next()
+            .expect("header"),
+    )
+    .expect("json");
+    assert_eq!(header["id"], "fork-3");
+}

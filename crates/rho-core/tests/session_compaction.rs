@@ -226,3 +226,38 @@ async fn comp_13_and_comp_16_extension_cancel_and_supplied_summary() {
     assert_eq!(r.summary, "FROM EXTENSION");
     assert_eq!(provider.call_count(), 0, "no summariser request");
 }
+
+/// pi 1.x bookkeeping of a compaction: the entry records what the summary cost, the session
+/// stats over the file count it and every message (compacted ones too), while the stats over
+/// the context see only what is left; `after_compaction` reports both figures.
+#[tokio::test]
+async fn a_compaction_records_its_usage_and_file_stats_keep_compacted_messages() {
+    use rho_core::agent_session::StatsScope;
+    use rho_core::session::EntryData;
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("ok").with_usage(10, 2));
+    provider.push(ScriptedReply::text("THE SUMMARY").with_usage(40, 8));
+    provider.push(ScriptedReply::text("THE SUMMARY").with_usage(40, 8));
+    let s = seeded(&provider);
+    s.prompt("second question", PromptOptions::default())
+        .await
+        .expect("runs");
+    s.compact(None).await.expect("compacted");
+    let usage = s.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
+        Some(EntryData::Compaction(c)) => c.usage,
+        other => panic!("leaf is not the compaction: {other:?}"),
+    });
+    let usage = usage.expect("the summary's usage is recorded");
+    assert!(usage.input >= 40 && usage.output >= 8, "{usage:?}");
+    let file = s.stats_over(StatsScope::File);
+    let context = s.stats_over(StatsScope::Context);
+    assert_eq!((file.user_messages, file.assistant_messages), (2, 2));
+    assert!(
+        context.total_messages < file.total_messages,
+        "{context:?} / {file:?}"
+    );
+    assert_eq!(file.tokens.input, 10 + usage.input);
+    let (estimate, reported) = s.after_compaction();
+    assert_eq!(reported, Some(usage));
+    assert!(estimate > 0);
+}

@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex};
 use common::*;
 use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_core::agent_session::{
-    AgentSession, AuthStatus, CredentialStore, PromptOptions, SessionError, StreamingBehavior,
+    AgentSession, AuthStatus, CredentialStore, Disposition, PromptOptions, SessionError,
+    StreamingBehavior,
 };
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
 use serde_json::json;
 
-fn preflight_log() -> (Arc<Mutex<Vec<bool>>>, PromptOptions) {
+/// `Some(disposition)` when accepted (pi 1.x's prompt ack), `None` when refused.
+fn preflight_log() -> (Arc<Mutex<Vec<Option<Disposition>>>>, PromptOptions) {
     let log = Arc::new(Mutex::new(Vec::new()));
     let l = log.clone();
     let opts = PromptOptions {
@@ -52,7 +54,7 @@ async fn p3_extension_command_runs_and_returns_without_llm_call() {
     let (pf, opts) = preflight_log();
     s.prompt("/hello  a b ", opts).await.expect("handled");
     assert_eq!(*log.lock().expect("lock"), [" a b "]);
-    assert_eq!(*pf.lock().expect("lock"), [true]);
+    assert_eq!(*pf.lock().expect("lock"), [Some(Disposition::Handled)]);
     assert_eq!(provider.call_count(), 0);
     assert!(s.messages().is_empty());
 }
@@ -84,7 +86,7 @@ async fn p4_and_in_3_input_handled_returns_early_with_preflight_true() {
     let s = AgentSession::new(c);
     let (pf, opts) = preflight_log();
     s.prompt("hi", opts).await.expect("handled");
-    assert_eq!(*pf.lock().expect("lock"), [true]);
+    assert_eq!(*pf.lock().expect("lock"), [Some(Disposition::Handled)]);
     assert_eq!(provider.call_count(), 0);
 }
 
@@ -201,11 +203,11 @@ async fn p6_streaming_without_behavior_errors_and_with_behavior_queues() {
         err.to_string(),
         "Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') to queue the message."
     );
-    assert_eq!(*pf.lock().expect("lock"), [false]);
+    assert_eq!(*pf.lock().expect("lock"), [None]);
     let (pf, mut opts) = preflight_log();
     opts.streaming_behavior = Some(StreamingBehavior::FollowUp);
     s.prompt("more", opts).await.expect("queued");
-    assert_eq!(*pf.lock().expect("lock"), [true]);
+    assert_eq!(*pf.lock().expect("lock"), [Some(Disposition::Queued)]);
     assert_eq!(s.follow_up_messages(), ["more"]);
     gate.notify_one();
     runner.await.expect("join").expect("run ok");
@@ -233,7 +235,7 @@ async fn auth_2_and_p_10_no_model_gives_d7_text_and_preflight_false() {
         err.to_string(),
         "No model selected. Run '/model <name>' to select a model."
     );
-    assert_eq!(*pf.lock().expect("lock"), [false]);
+    assert_eq!(*pf.lock().expect("lock"), [None]);
 }
 
 struct FixedStatus(AuthStatus);

@@ -12,7 +12,7 @@ use common::*;
 use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, UserMessage};
-use rho_core::agent_session::{AgentSession, PromptOptions, StreamingBehavior};
+use rho_core::agent_session::{AgentSession, Disposition, PromptOptions, StreamingBehavior};
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
 use rho_core::session::SessionManager;
@@ -133,7 +133,9 @@ async fn p_11_and_p_12_preflight_fires_once_before_the_run_starts() {
     provider.push(ScriptedReply::text("ok"));
     let s = session(&provider);
     let rx = Arc::new(Mutex::new(s.subscribe()));
-    let calls: Arc<Mutex<Vec<(bool, usize)>>> = Default::default();
+    // (the preflight's disposition, events seen before it)
+    type Calls = Arc<Mutex<Vec<(Option<Disposition>, usize)>>>;
+    let calls: Calls = Default::default();
     let (rx2, calls2) = (rx.clone(), calls.clone());
     let opts = PromptOptions {
         preflight: Some(Box::new(move |ok| {
@@ -145,7 +147,7 @@ async fn p_11_and_p_12_preflight_fires_once_before_the_run_starts() {
     s.prompt("x", opts).await.expect("runs");
     assert_eq!(
         *calls.lock().expect("lock"),
-        [(true, 0)],
+        [(Some(Disposition::Started), 0)],
         "fired once, before agent_start"
     );
 }
@@ -322,7 +324,7 @@ async fn cmd_6_preflight_fires_only_after_the_command_settled() {
     );
     gate.notify_one();
     run.await.expect("join").expect("handled");
-    assert_eq!(*fired.lock().expect("lock"), [true]);
+    assert_eq!(*fired.lock().expect("lock"), [Some(Disposition::Handled)]);
 }
 
 #[tokio::test]

@@ -173,6 +173,7 @@ impl Extension {
             flags: self.flags.clone(),
             shortcuts: self.shortcut_specs.clone(),
             notices: Vec::new(),
+            renderers: Default::default(),
         }
     }
 }

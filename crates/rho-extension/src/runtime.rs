@@ -153,7 +153,9 @@ fn request_id(request: &ToExtension) -> Option<u64> {
         ToExtension::Event { id, .. }
         | ToExtension::Command { id, .. }
         | ToExtension::Tool { id, .. }
-        | ToExtension::Shortcut { id, .. } => Some(*id),
+        | ToExtension::Shortcut { id, .. }
+        | ToExtension::Render { id, .. }
+        | ToExtension::ComponentInput { id, .. } => Some(*id),
         _ => None,
     }
 }

@@ -2,7 +2,8 @@
 //! without pi imports, one importing pi-ai and TypeBox, and all of pi's examples; then one
 //! `input` event round trip rho → host → pi handler → rho through `ExtensionRunner::emit_input`
 //! (the host asks rho for its state and the new session entries per event, so both are included;
-//! this host's session has no entries).
+//! this host's session has no entries); then one `render` round trip of a custom message drawn
+//! by a pi-tui `Text` (what the interactive mode asks per drawn message or tool).
 //!
 //! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
 //! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
@@ -191,6 +192,46 @@ async fn roundtrip(s: &Setup) {
     );
 }
 
+async fn render_roundtrip(s: &Setup) {
+    use rho_core::extensions::render::RenderTarget;
+    let file = s.agent.path().join("note-renderer.ts");
+    std::fs::write(
+        &file,
+        "import { Text } from \"@earendil-works/pi-tui\";\n\
+         export default function (pi: any) {\n\
+           pi.registerMessageRenderer(\"note\", (m: any, _o: any, theme: any) =>\n\
+             new Text(theme.fg(\"accent\", String(m.content)), 0, 0));\n\
+         }\n",
+    )
+    .expect("extension file");
+    let ext = spawn(s, &[file]).await.extension();
+    let renderer = ext.renderer().expect("a renderer").clone();
+    let mut samples = Vec::with_capacity(EVENTS);
+    for i in 0..WARMUP + EVENTS {
+        let target = RenderTarget::Message {
+            custom_type: "note".into(),
+            content: Value::String(format!("note {i}")),
+            details: None,
+            expanded: false,
+        };
+        let start = Instant::now();
+        let drawn = renderer.render(target, 80).await.expect("renders");
+        let elapsed = start.elapsed();
+        assert!(drawn
+            .and_then(|d| d.lines)
+            .is_some_and(|l| l[0].contains("note")));
+        if i >= WARMUP {
+            samples.push(elapsed);
+        }
+    }
+    let (med, p90) = median(samples);
+    println!(
+        "pi host render round trip (a message drawn by pi-tui Text): median {:.0} µs, p90 {:.0} µs over {EVENTS} renders",
+        med.as_secs_f64() * 1e6,
+        p90.as_secs_f64() * 1e6
+    );
+}
+
 fn main() {
     let s = match setup() {
         Ok(s) => s,
@@ -215,5 +256,6 @@ fn main() {
         let all = all_examples(&ex);
         startup(&s, &format!("all {} examples", all.len()), &all).await;
         roundtrip(&s).await;
+        render_roundtrip(&s).await;
     });
 }

@@ -1,6 +1,7 @@
 // pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
+import { componentUi, registerMessageRenderer } from "./render.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -82,7 +83,6 @@ export function createApi(reg, ext) {
         reg.notice(`pi extension ${ext.path}: tool "${def.name}" is already registered by ${reg.tools.get(def.name).ext.path}; the first one is kept`);
         return;
       }
-      if (def.renderCall || def.renderResult) no(`custom rendering of tool "${def.name}" (renderCall/renderResult)`, "rho shows its own tool rendering")();
       reg.tools.set(def.name, { ext, def });
     },
     registerCommand(name, options) {
@@ -139,7 +139,7 @@ export function createApi(reg, ext) {
     },
     registerProvider: no("pi.registerProvider"),
     unregisterProvider: no("pi.unregisterProvider"),
-    registerMessageRenderer: no("pi.registerMessageRenderer", "rho shows its own message rendering"),
+    registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
     registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),
     registerMarkdownTransformer: no("pi.registerMarkdownTransformer"),
@@ -194,19 +194,12 @@ function createUi(reg, ext) {
     select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }), opts, undefined),
     input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder }), opts, undefined),
     editor: (title, prefill) => call("ui_editor", { title, prefill }),
-    setStatus: (key, text) => fire("ui_status", { key, text: text ?? null }),
-    setWidget(key, content) {
-      if (typeof content === "function") return reg.unsupported(ext, "ctx.ui.setWidget with a component", "rho widgets are lines of text");
-      fire("ui_widget", { key, lines: content ? [...content].map(String) : null });
-    },
     setTitle: (title) => fire("ui_title", { title }),
     setEditorText: (text) => fire("ui_set_editor_text", { text }),
     getEditorText: () => "",
-    async custom() {
-      reg.unsupported(ext, "ctx.ui.custom", "rho cannot show pi-tui components yet");
-      return undefined;
-    },
     theme,
+    // setStatus, setWidget, setFooter, setHeader, custom: render.mjs.
+    ...componentUi(reg, ext, fire),
   };
   return new Proxy(ui, {
     get(target, key) {
@@ -262,7 +255,7 @@ export function createContext(reg, ext, extra = {}) {
   const ctx = {
     ui: createUi(reg, ext),
     hasUI: !!reg.hello.hasUI,
-    mode: reg.hello.hasUI ? "rpc" : "print",
+    mode: reg.hello.mode ?? (reg.hello.hasUI ? "rpc" : "print"),
     cwd: reg.hello.cwd,
     sessionManager: sessionManager(reg),
     model: s.model ?? undefined,

@@ -8,6 +8,7 @@ import { installHooks } from "./hooks.mjs";
 import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
+import { componentInput, render, rendererSpec } from "./render.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -78,6 +79,7 @@ function registration() {
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
     notices: reg.notices.splice(0),
+    renderers: rendererSpec(reg),
   };
 }
 
@@ -127,6 +129,8 @@ const REQUESTS = {
   command: runCommand,
   tool: runTool,
   shortcut: runShortcut,
+  render: (msg) => render(reg, msg, refresh),
+  component_input: async (msg) => componentInput(reg, msg),
 };
 
 function serve(msg) {

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 5] = [
+const FILES: [(&str, &str); 6] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
     ("api.mjs", include_str!("../host/api.mjs")),
     ("events.mjs", include_str!("../host/events.mjs")),
+    ("render.mjs", include_str!("../host/render.mjs")),
 ];
 
 /// A directory name that changes whenever the embedded files do, so a running rho of another

@@ -39,6 +39,17 @@ impl CombinedRuns {
     /// Runs `sh -c script` in `cwd` with stdin closed until it exits or is killed, and every
     /// process that inherited its output has closed it.
     pub async fn run(&self, script: &str, cwd: &Path) -> std::io::Result<CombinedOutput> {
+        self.run_streaming(script, cwd, |_| {}).await
+    }
+
+    /// [`Self::run`], handing each piece of output to `on_chunk` as it arrives (pi 1.x's
+    /// `bash_execution_update` events).
+    pub async fn run_streaming(
+        &self,
+        script: &str,
+        cwd: &Path,
+        on_chunk: impl FnMut(&[u8]),
+    ) -> std::io::Result<CombinedOutput> {
         let (reader, writer) = combined_pipe()?;
         let mut shell = tokio::process::Command::new("sh");
         shell
@@ -65,7 +76,7 @@ impl CombinedRuns {
         };
         // The parent's copies of the pipe's write end must close for EOF to arrive.
         drop(shell);
-        let raw = collect(reader).await;
+        let raw = collect(reader, on_chunk).await;
         let status = child.wait().await;
         children::forget_group_if_empty(lock(&entry).pgid);
         lock(&self.running).retain(|r| !Arc::ptr_eq(r, &entry));
@@ -109,13 +120,14 @@ fn combined_pipe() -> std::io::Result<(pipe::Receiver, OwnedFd)> {
 }
 
 /// Reads the pipe until every writer (the shell and its children) has closed it.
-async fn collect(mut reader: pipe::Receiver) -> Vec<u8> {
+async fn collect(mut reader: pipe::Receiver, mut on_chunk: impl FnMut(&[u8])) -> Vec<u8> {
     let mut out = Vec::new();
     let mut buf = vec![0u8; 16 * 1024];
     while let Ok(n) = reader.read(&mut buf).await {
         if n == 0 {
             break;
         }
+        on_chunk(&buf[..n]);
         out.extend_from_slice(&buf[..n]);
     }
     out
@@ -134,6 +146,20 @@ mod tests {
             .expect("runs");
         assert_eq!(String::from_utf8_lossy(&r.raw), "1\n2\n3\n4\n");
         assert_eq!((r.exit_code, r.cancelled), (Some(5), false));
+    }
+
+    #[tokio::test]
+    async fn chunks_arrive_as_written_and_add_up_to_the_output() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut chunks = Vec::new();
+        let r = CombinedRuns::default()
+            .run_streaming("echo one; echo two >&2", dir.path(), |c| {
+                chunks.extend_from_slice(c)
+            })
+            .await
+            .expect("runs");
+        assert_eq!(chunks, r.raw);
+        assert_eq!(String::from_utf8_lossy(&chunks), "one\ntwo\n");
     }
 
     #[tokio::test]

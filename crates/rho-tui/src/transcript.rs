@@ -76,6 +76,8 @@ struct Slot {
     start: usize,
     len: usize,
     dirty: bool,
+    /// Counts changes to the view (what an extension's drawing of it is checked against).
+    revision: u64,
 }
 
 /// The conversation as components plus its rendered lines.
@@ -175,6 +177,7 @@ impl Transcript {
                 View::Tool(t) => std::mem::replace(&mut t.expanded, expanded) != expanded,
                 View::Compaction(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
                 View::BranchSummary(b) => std::mem::replace(&mut b.expanded, expanded) != expanded,
+                View::Custom(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
                 _ => false,
             };
             if touched {
@@ -191,6 +194,7 @@ impl Transcript {
             start,
             len: 0,
             dirty: true,
+            revision: 0,
         });
         let i = self.slots.len() - 1;
         self.dirty_from = self.dirty_from.min(i);
@@ -208,8 +212,36 @@ impl Transcript {
     }
 
     fn mark(&mut self, i: usize) {
+        self.slots[i].revision += 1;
+        self.redraw(i);
+    }
+
+    fn redraw(&mut self, i: usize) {
         self.slots[i].dirty = true;
         self.dirty_from = self.dirty_from.min(i);
+    }
+
+    /// The components with their indexes and revisions (a revision changes with every change
+    /// to the component), for drawing some of them elsewhere.
+    pub fn revisions(&self) -> impl Iterator<Item = (usize, u64, &View)> {
+        self.slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i, s.revision, &s.view))
+    }
+
+    /// Puts lines drawn elsewhere for revision `revision` of component `index` into it
+    /// (`change`), unless the component changed since; the revision stays, so the same
+    /// drawing is not asked for again.
+    pub fn set_drawn(&mut self, index: usize, revision: u64, change: impl FnOnce(&mut View)) {
+        if self
+            .slots
+            .get(index)
+            .is_some_and(|s| s.revision == revision)
+        {
+            change(&mut self.slots[index].view);
+            self.redraw(index);
+        }
     }
 
     /// Appends the component for a message, as it looks when final.
@@ -246,6 +278,9 @@ impl Transcript {
                 self.push(View::Custom(CustomMessageView {
                     custom_type: c.custom_type.clone(),
                     text: c.content.text(),
+                    details: c.details.clone(),
+                    custom: None,
+                    expanded: self.tools_expanded,
                 }));
             }
             // Prompt state (pi 1.x), not conversation.

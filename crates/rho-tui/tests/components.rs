@@ -131,6 +131,29 @@ fn tool_write_error_and_other() {
     both("tool_custom", &g);
 }
 
+/// Lines an extension drew (pi's renderCall/renderResult, message renderers) inside rho's box;
+/// a part it did not draw is rho's own, lines too wide are cut.
+#[test]
+fn lines_drawn_by_an_extension() {
+    let mut v = ToolCallView::new("c7", "read", json!({"path": "notes.txt"}));
+    v.output = "alpha\nbeta".into();
+    v.status = ToolStatus::Success;
+    v.custom_call = Some(vec!["\x1b[1mread \x1b[22m\x1b[35mnotes.txt\x1b[39m".into()]);
+    v.custom_result = Some(vec!["\x1b[32m2 lines\x1b[39m".into(), "x".repeat(90)]);
+    both("tool_drawn_by_extension", &v);
+    v.custom_result = None;
+    both("tool_call_drawn_by_extension", &v);
+    both(
+        "message_drawn_by_extension",
+        &CustomMessageView {
+            custom_type: "status-update".into(),
+            text: "disk full".into(),
+            custom: Some(vec!["[WARN] disk full".into()]),
+            ..Default::default()
+        },
+    );
+}
+
 #[test]
 fn notices() {
     both(
@@ -138,6 +161,7 @@ fn notices() {
         &CustomMessageView {
             custom_type: "reminder".into(),
             text: "Remember to run **cargo fmt** before committing.".into(),
+            ..Default::default()
         },
     );
     let mut c = CompactionView {

@@ -18,6 +18,7 @@ use super::ext_ui::UiRequest;
 use super::footer::FooterInfo;
 use crate::args::Args;
 use rho_core::agent_session::ModelControl;
+use rho_core::extensions::render::ComponentSlot;
 
 /// Everything that reaches the interactive loop.
 pub enum AppMsg {
@@ -46,6 +47,8 @@ pub enum AppMsg {
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
     Reloaded(super::reload::ReloadReport),
+    /// Lines an extension drew came back.
+    Drawn(super::ext_render::Drawn),
 }
 
 /// The interactive mode's state.
@@ -63,6 +66,10 @@ pub struct App {
     pub(super) statuses: StatusBar,
     /// Extension widgets, shown above the editor.
     pub(super) widgets: WidgetArea,
+    /// Extension widgets placed below the editor.
+    pub(super) widgets_below: WidgetArea,
+    /// What extensions draw themselves.
+    pub(super) ext_render: super::ext_render::ExtRender,
     /// When Ctrl+C last cleared an empty editor (a second press soon after quits).
     pub(super) last_ctrl_c: Option<Instant>,
     pub(super) quit: bool,
@@ -136,6 +143,8 @@ impl App {
             tx,
             statuses: StatusBar::new(),
             widgets: WidgetArea::new(),
+            widgets_below: WidgetArea::new(),
+            ext_render: Default::default(),
             last_ctrl_c: None,
             quit: false,
             thinking_expanded: !hide_thinking,
@@ -217,6 +226,7 @@ impl App {
                 }
             }
             AppMsg::Reloaded(report) => self.reloaded(report),
+            AppMsg::Drawn(drawn) => self.drawn(drawn),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
                     self.transcript.update(i, |v| *v = View::Empty);
@@ -242,6 +252,10 @@ impl App {
             return;
         }
         self.transcript.apply(event);
+        if ends_message(event) {
+            // Footers and headers drawn by extensions show session figures.
+            self.ext_render.invalidate(None);
+        }
         self.release_held();
     }
 
@@ -304,6 +318,7 @@ impl App {
     /// Rebuilds the transcript from the session's messages.
     pub(super) fn reload(&mut self) {
         self.drawn_generation = self.session.generation();
+        self.ext_render.restart();
         self.running_bash = None;
         self.transcript.clear();
         self.transcript.load(&self.session.messages());
@@ -322,10 +337,13 @@ impl App {
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
         let width = self.renderer.width();
+        self.ask_drawings(width);
         self.indicator_shown = self.is_busy();
         let bottom = self.bottom_lines(width);
+        let header = self.ext_render.latest(ComponentSlot::Header);
+        let header = header.as_deref().unwrap_or(&self.header);
         let transcript = self.transcript.lines(width);
-        let segments: [&[String]; 3] = [&self.header, transcript, &bottom];
+        let segments: [&[String]; 3] = [header, transcript, &bottom];
         if let Err(e) = self.renderer.render(&segments, out) {
             // Said once the terminal is restored (see `exit_error`): not over the frame.
             self.exit_error = Some(format!("rho: cannot draw: {e}"));
@@ -352,16 +370,27 @@ impl App {
         }
         lines.extend(self.transcript.queue().render(width, theme));
         lines.extend(self.widgets.render(width, theme));
+        lines.extend(self.ext_render.all(ComponentSlot::AboveEditor));
+        let component = self.ext_render.latest(ComponentSlot::Editor);
         match &self.dialog {
             Some(d) => lines.extend(d.render(width, theme)),
+            None if component.is_some() => lines.extend(component.unwrap_or_default()),
             None if self.reloading => lines.push(theme.fg(
                 theme.colors.muted,
                 "Reloading extensions, skills, prompts, themes, and context files...",
             )),
             None => lines.extend(self.editor.render(width, theme, self.editor_border())),
         }
-        lines.extend(self.footer_view().render(width, theme));
-        lines.extend(self.statuses.render(width, theme));
+        lines.extend(self.widgets_below.render(width, theme));
+        lines.extend(self.ext_render.all(ComponentSlot::BelowEditor));
+        match self.ext_render.latest(ComponentSlot::Footer) {
+            // pi: a custom footer replaces the footer and the statuses in it.
+            Some(footer) => lines.extend(footer),
+            None => {
+                lines.extend(self.footer_view().render(width, theme));
+                lines.extend(self.statuses.render(width, theme));
+            }
+        }
         lines
     }
 
@@ -386,6 +415,12 @@ impl App {
     pub fn exit_error(&self) -> Option<&str> {
         self.exit_error.as_deref()
     }
+}
+
+/// Whether `event` ends a message or a run (session figures change).
+fn ends_message(event: &SessionEvent) -> bool {
+    use rho_agent::AgentEvent::{AgentEnd, MessageEnd};
+    matches!(event, SessionEvent::Agent(e) if matches!(**e, MessageEnd { .. } | AgentEnd { .. }))
 }
 
 /// The banner at the top of the screen: name, version and the keys worth knowing.

@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use rho_core::extensions::render::ComponentSlot;
 use rho_core::extensions::ExtensionUi;
 use tokio::sync::{mpsc, oneshot};
 
@@ -68,13 +69,24 @@ pub enum UiRequest {
         /// The text.
         text: Option<String>,
     },
-    /// Lines above the editor (`None` removes them).
+    /// Lines above (or below) the editor (`None` removes them).
     Widget {
         /// The extension's key.
         key: String,
         /// The lines.
         lines: Option<Vec<String>>,
+        /// Under the editor (pi's `placement: "belowEditor"`).
+        below: bool,
     },
+    /// An extension's component took a place (`None`: it went away).
+    Component {
+        /// The extension's key for it.
+        key: String,
+        /// Where.
+        slot: Option<ComponentSlot>,
+    },
+    /// An extension's component wants drawing again.
+    Redraw(String),
     /// The terminal window's title.
     Title(String),
 }
@@ -172,7 +184,20 @@ impl ExtensionUi for TuiUi {
     }
 
     fn set_widget(&self, key: String, lines: Option<Vec<String>>) {
-        self.tell(UiRequest::Widget { key, lines });
+        self.set_widget_at(key, lines, false);
+    }
+
+    fn set_widget_at(&self, key: String, lines: Option<Vec<String>>, below: bool) {
+        self.tell(UiRequest::Widget { key, lines, below });
+    }
+
+    fn set_component(&self, key: String, slot: Option<ComponentSlot>) -> bool {
+        self.tell(UiRequest::Component { key, slot });
+        true
+    }
+
+    fn request_render(&self, key: String) {
+        self.tell(UiRequest::Redraw(key));
     }
 
     fn set_title(&self, title: String) {
@@ -207,7 +232,14 @@ impl App {
             UiRequest::SetEditorText(text) => self.editor.set_text(&text),
             UiRequest::Notify { message, kind } => self.notice(message, kind == "error"),
             UiRequest::Status { key, text } => self.statuses.set(key, text),
-            UiRequest::Widget { key, lines } => self.widgets.set(key, lines),
+            UiRequest::Widget {
+                key,
+                lines,
+                below: false,
+            } => self.widgets.set(key, lines),
+            UiRequest::Widget { key, lines, .. } => self.widgets_below.set(key, lines),
+            UiRequest::Component { key, slot } => self.ext_render.place(key, slot),
+            UiRequest::Redraw(key) => self.ext_render.invalidate(Some(&key)),
             UiRequest::Title(title) => {
                 use std::io::Write;
                 let clean: String = title.chars().filter(|c| !c.is_control()).collect();

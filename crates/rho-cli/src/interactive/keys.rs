@@ -51,6 +51,9 @@ impl App {
             self.dialog_input(input);
             return;
         }
+        if let Some(key) = self.ext_render.focused() {
+            return self.component_key(key, input);
+        }
         match self.editor.handle(input) {
             EditorAction::Handled => self.last_ctrl_c = None,
             EditorAction::Submit(text) => self.submit(text),

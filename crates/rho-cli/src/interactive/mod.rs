@@ -10,6 +10,7 @@ mod app;
 mod commands;
 mod compaction_queue;
 mod dialogs;
+mod ext_render;
 mod ext_ui;
 mod footer;
 mod keys;

@@ -122,6 +122,7 @@ impl App {
         self.transcript.push(View::Custom(CustomMessageView {
             custom_type: "changelog".into(),
             text: CHANGELOG.trim().to_string(),
+            ..Default::default()
         }));
     }
 }

@@ -54,18 +54,39 @@ pub struct BashRunner {
 
 impl BashRunner {
     /// Runs `command` in `cwd` (`prefix`, the `shellCommandPrefix` setting, goes first on
-    /// its own line) until it exits or is killed.
+    /// its own line) until it exits or is killed; `on_output` gets the output as it arrives
+    /// (cleaned like the result; a character split between reads waits for its rest).
     pub async fn run(
         &self,
         command: &str,
         cwd: &Path,
         prefix: Option<&str>,
+        mut on_output: impl FnMut(String),
     ) -> std::io::Result<BashResult> {
         let script = match prefix {
             Some(p) if !p.is_empty() => format!("{p}\n{command}"),
             _ => command.to_string(),
         };
-        let out = self.runs.run(&script, cwd).await?;
+        let mut pending: Vec<u8> = Vec::new();
+        let out = self
+            .runs
+            .run_streaming(&script, cwd, |chunk| {
+                pending.extend_from_slice(chunk);
+                let complete = match std::str::from_utf8(&pending) {
+                    Ok(_) => pending.len(),
+                    Err(e) if e.error_len().is_none() => e.valid_up_to(),
+                    Err(_) => pending.len(),
+                };
+                let text = sanitize(&pending[..complete]);
+                pending.drain(..complete);
+                if !text.is_empty() {
+                    on_output(text);
+                }
+            })
+            .await?;
+        if !pending.is_empty() {
+            on_output(sanitize(&pending));
+        }
         Ok(finish(&out.raw, out.exit_code, out.cancelled))
     }
 
@@ -115,7 +136,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let runner = BashRunner::default();
         let r = runner
-            .run("pwd; echo err >&2; exit 3", dir.path(), Some("echo pre"))
+            .run(
+                "pwd; echo err >&2; exit 3",
+                dir.path(),
+                Some("echo pre"),
+                |_| {},
+            )
             .await
             .expect("runs");
         let cwd = dir.path().canonicalize().expect("canonical");
@@ -133,7 +159,7 @@ mod tests {
     async fn large_output_is_cut_and_saved() {
         let dir = tempfile::tempdir().expect("tempdir");
         let r = BashRunner::default()
-            .run("seq 1 3000", dir.path(), None)
+            .run("seq 1 3000", dir.path(), None, |_| {})
             .await
             .expect("runs");
         assert!(r.truncated);

@@ -5,8 +5,8 @@
 
 use proptest::prelude::*;
 
-use super::command::parse_line;
 use super::framing::{Frame, LineSplitter};
+use rho_protocol::rpc::command::parse_line;
 
 /// Command-shaped records with arbitrary field values.
 fn record() -> impl Strategy<Value = Vec<u8>> {

@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rho_core::agent_session::{InputSource, PromptOptions};
+use rho_protocol::rpc::{Command, Disposition, QueueContents, Request};
 use serde_json::Value;
 
-use super::command::{Command, Request};
 use super::order::Turn;
 use super::response::{response, Reply};
 use super::{models, sessions, state, Rpc};
@@ -45,6 +45,9 @@ pub fn immediate(command: &Command) -> bool {
             | Command::GetLastAssistantText
             | Command::GetCommands
             | Command::ExportHtml { .. }
+            | Command::GetEntries { .. }
+            | Command::GetTree
+            | Command::GetAvailableThinkingLevels
     )
 }
 
@@ -63,8 +66,17 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             rpc.ui.resolve(&ui_id, answer);
             return;
         }
-        Command::Steer { message, images } => done(rpc.session.steer(&message, images)),
-        Command::FollowUp { message, images } => done(rpc.session.follow_up(&message, images)),
+        Command::Steer { message, images } => queued(rpc, rpc.session.steer(&message, images)),
+        Command::FollowUp { message, images } => {
+            queued(rpc, rpc.session.follow_up(&message, images))
+        }
+        Command::ClearQueue => {
+            let texts = rpc.session.clear_queue();
+            to_data(&QueueContents {
+                steering: texts.steering,
+                follow_up: texts.follow_up,
+            })
+        }
         Command::Abort => {
             rpc.session.abort().await;
             Reply::Done
@@ -73,9 +85,12 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             rpc.session.abort_retry();
             Reply::Done
         }
-        Command::Bash { command } => {
+        Command::Bash {
+            command,
+            exclude_from_context,
+        } => {
             turn.pass();
-            bash(rpc, &command).await
+            bash(rpc, id, &command, exclude_from_context).await
         }
         Command::AbortBash => {
             rpc.bash.abort_all();
@@ -84,7 +99,10 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
         Command::Compact {
             custom_instructions,
         } => match rpc.session.compact(custom_instructions.as_deref()).await {
-            Ok(result) => to_data(&result),
+            Ok(result) => {
+                let (after, usage) = rpc.session.after_compaction();
+                to_data(&rpc.dialect.compact_reply(result, after, usage))
+            }
             Err(e) => Reply::Error(e.to_string()),
         },
         other => match other {
@@ -92,14 +110,17 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             | Command::CycleModel
             | Command::GetAvailableModels
             | Command::SetThinkingLevel { .. }
-            | Command::CycleThinkingLevel => models::handle(rpc, other).await,
+            | Command::CycleThinkingLevel
+            | Command::GetAvailableThinkingLevels => models::handle(rpc, other).await,
             Command::NewSession { .. }
             | Command::SwitchSession { .. }
             | Command::Fork { .. }
             | Command::Clone
             | Command::GetForkMessages
             | Command::ExportHtml { .. }
-            | Command::SetSessionName { .. } => sessions::handle(rpc, other).await,
+            | Command::SetSessionName { .. }
+            | Command::GetEntries { .. }
+            | Command::GetTree => sessions::handle(rpc, other).await,
             other => state::handle(rpc, other),
         },
     };
@@ -112,6 +133,22 @@ pub fn done<E: std::fmt::Display>(r: Result<(), E>) -> Reply {
     match r {
         Ok(()) => Reply::Done,
         Err(e) => Reply::Error(e.to_string()),
+    }
+}
+
+/// A queued steer or follow-up: pi 1.x reports its disposition, pi 0.73.1 nothing.
+fn queued<E: std::fmt::Display>(rpc: &Rpc, r: Result<(), E>) -> Reply {
+    match r {
+        Ok(()) => accepted(rpc, Disposition::Queued),
+        Err(e) => Reply::Error(e.to_string()),
+    }
+}
+
+/// The success of an accepted input in the session's dialect.
+fn accepted(rpc: &Rpc, disposition: Disposition) -> Reply {
+    match rpc.dialect.accepted(disposition) {
+        Some(data) => to_data(&data),
+        None => Reply::Done,
     }
 }
 
@@ -137,11 +174,13 @@ async fn prompt(
     let preflight = {
         let out = rpc.out.clone();
         let answered = answered.clone();
-        let line = response(id, "prompt", Reply::Done);
-        Box::new(move |accepted: bool| {
-            if accepted {
+        let rpc = rpc.clone();
+        let id = id.cloned();
+        Box::new(move |outcome: Option<Disposition>| {
+            if let Some(disposition) = outcome {
                 answered.store(true, Ordering::SeqCst);
-                out.send_and_wait(line);
+                let reply = accepted(&rpc, disposition);
+                out.send_and_wait(response(id.as_ref(), "prompt", reply));
             }
             turn.pass();
         })
@@ -167,17 +206,28 @@ async fn prompt(
     rpc.send(id, "prompt", reply);
 }
 
-async fn bash(rpc: &Rpc, command: &str) -> Reply {
+/// Runs a user command; its output streams as events where the dialect has them
+/// (`bash_execution_update` carrying the command's id).
+async fn bash(rpc: &Rpc, id: Option<&Value>, command: &str, exclude_from_context: bool) -> Reply {
     let prefix = rpc
         .session
         .with_settings(|s| s.shell_command_prefix().map(str::to_string));
+    let on_output = |delta: String| {
+        if let Some(event) = rpc.dialect.bash_update(id, delta) {
+            if let Ok(line) = serde_json::to_string(&event) {
+                rpc.out.send(line);
+            }
+        }
+    };
     match rpc
         .bash
-        .run(command, rpc.session.cwd(), prefix.as_deref())
+        .run(command, rpc.session.cwd(), prefix.as_deref(), on_output)
         .await
     {
         Ok(result) => {
-            rpc.session.record_bash_result(result.to_message(command));
+            let mut message = result.to_message(command);
+            message.exclude_from_context = exclude_from_context.then_some(true);
+            rpc.session.record_bash_result(message);
             to_data(&result)
         }
         Err(e) => Reply::Error(format!("Cannot run the command: {e}")),

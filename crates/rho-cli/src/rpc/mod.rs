@@ -5,7 +5,6 @@
 
 mod bash;
 mod bash_output;
-mod command;
 #[cfg(test)]
 mod command_props;
 mod dispatch;
@@ -24,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_core::agent_session::AgentSession;
-use rho_protocol::rpc::Dialect;
+use rho_protocol::rpc::{command, Dialect};
 use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
@@ -50,6 +49,8 @@ pub(crate) struct Rpc {
     /// The model registry and the switching rules.
     models: ModelControl,
     ui: ui::RpcUi,
+    /// Whose encoding the responses follow.
+    dialect: Dialect,
 }
 
 impl Rpc {
@@ -76,7 +77,7 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
         }
     };
     let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe(), dialect);
-    let rpc = Rpc::new(session, out.clone(), args);
+    let rpc = Rpc::new(session, out.clone(), args, dialect);
     rpc.session.start("startup").await;
     let mut stdin = tokio::io::stdin();
     let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
@@ -120,7 +121,7 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
 }
 
 impl Rpc {
-    fn new(session: AgentSession, out: Output, args: &Args) -> Self {
+    fn new(session: AgentSession, out: Output, args: &Args, dialect: Dialect) -> Self {
         let ui = ui::RpcUi::new(out.clone());
         session.set_ui(Arc::new(ui.clone()));
         Rpc {
@@ -129,6 +130,7 @@ impl Rpc {
             session,
             out,
             bash: Arc::default(),
+            dialect,
         }
     }
 
@@ -146,6 +148,10 @@ impl Rpc {
         };
         match command::parse_line(&line) {
             Err(f) => self.send(f.id.as_ref(), &f.command, response::Reply::Error(f.error)),
+            Ok(req) if !self.dialect.knows(&req.command) => {
+                let error = format!("Unknown command: {}", req.name);
+                self.send(req.id.as_ref(), &req.name, response::Reply::Error(error))
+            }
             Ok(req) => {
                 let mut turn = if dispatch::immediate(&req.command) {
                     order::Turn::free()

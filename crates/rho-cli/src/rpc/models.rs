@@ -2,13 +2,13 @@
 //! `get_available_models`, `set_thinking_level`, `cycle_thinking_level`. "Available" means
 //! the provider has credentials.
 
-use rho_protocol::rpc::{CycledModel, ModelList, ThinkingLevelReply};
+use rho_protocol::rpc::{CycledModel, ModelList, ThinkingLevelReply, ThinkingLevels};
 use serde_json::Value;
 
-use super::command::Command;
 use super::dispatch::to_data;
 use super::response::Reply;
 use super::Rpc;
+use rho_protocol::rpc::Command;
 
 /// Runs one model command.
 pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
@@ -47,6 +47,9 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             Some(level) => to_data(&ThinkingLevelReply { level }),
             None => Reply::Data(Value::Null),
         },
+        Command::GetAvailableThinkingLevels => to_data(&ThinkingLevels {
+            levels: control.available_levels(),
+        }),
         _ => Reply::Error("not a model command".into()),
     }
 }

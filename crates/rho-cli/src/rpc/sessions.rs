@@ -4,13 +4,13 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_protocol::rpc::{Cancelled, ForkResult, MessageList};
+use rho_protocol::rpc::{Cancelled, EntryList, ForkResult, MessageList};
 use serde_json::Value;
 
-use super::command::Command;
 use super::dispatch::data_of as data;
 use super::response::Reply;
 use super::{export_html, Rpc};
+use rho_protocol::rpc::Command;
 
 /// Runs one session command.
 pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
@@ -20,6 +20,8 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
         Command::Fork { entry_id } => fork(rpc, &entry_id).await,
         Command::Clone => clone(rpc).await,
         Command::GetForkMessages => return fork_messages(rpc),
+        Command::GetEntries { since } => return entries(rpc, since.as_deref()),
+        Command::GetTree => return tree(rpc),
         Command::ExportHtml { output_path } => export_html::export(rpc, output_path.as_deref()),
         Command::SetSessionName { name } => {
             if name.trim().is_empty() {
@@ -53,7 +55,19 @@ async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
     })
 }
 
+/// The dialect's refusal when the session has a file that is not written yet.
+fn refuse_unsaved(rpc: &Rpc) -> Result<(), String> {
+    let unsaved = rpc
+        .session
+        .with_session(|store| store.path().is_some_and(|p| !p.exists()));
+    match rpc.dialect.unsaved_fork_error() {
+        Some(error) if unsaved => Err(error.into()),
+        _ => Ok(()),
+    }
+}
+
 async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
+    refuse_unsaved(rpc)?;
     let outcome = rpc
         .session
         .fork(entry_id)
@@ -66,6 +80,7 @@ async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
 }
 
 async fn clone(rpc: &Rpc) -> Result<Value, String> {
+    refuse_unsaved(rpc)?;
     let outcome = rpc
         .session
         .clone_session()
@@ -86,6 +101,37 @@ fn fork_messages(rpc: &Rpc) -> Reply {
         Ok(data) => Reply::Encoded(data),
         Err(e) => Reply::Error(format!("cannot serialize the messages: {e}")),
     }
+}
+
+/// pi 1.x's `get_entries`: the entries after `since` (all without it), and the leaf.
+fn entries(rpc: &Rpc, since: Option<&str>) -> Reply {
+    rpc.session.with_session(|store| {
+        let all = store.entries();
+        let from = match since {
+            None => 0,
+            Some(id) => match all.iter().position(|e| e.id == id) {
+                Some(i) => i + 1,
+                None => return Reply::Error(format!("Entry not found: {id}")),
+            },
+        };
+        let list = EntryList {
+            entries: &all[from..],
+            leaf_id: store.leaf_id(),
+        };
+        match serde_json::to_vec(&list) {
+            Ok(data) => Reply::Encoded(data),
+            Err(e) => Reply::Error(format!("cannot serialize the entries: {e}")),
+        }
+    })
+}
+
+/// pi 1.x's `get_tree`.
+fn tree(rpc: &Rpc) -> Reply {
+    rpc.session
+        .with_session(|store| match store.tree().tree_view().to_json() {
+            Ok(data) => Reply::Encoded(data),
+            Err(e) => Reply::Error(format!("cannot serialize the tree: {e}")),
+        })
 }
 
 /// `path` against the process's working directory.

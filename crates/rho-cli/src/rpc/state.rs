@@ -4,16 +4,14 @@
 
 use std::path::Path;
 
-use rho_ai::StopReason;
 use rho_protocol::rpc::{
-    CommandInfo, CommandList, LastAssistantText, MessageList, SessionState, SessionStatsReply,
-    SourceInfo,
+    CommandInfo, CommandList, MessageList, SessionState, SessionStatsReply, SourceInfo,
 };
 
-use super::command::Command;
 use super::dispatch::to_data;
 use super::response::Reply;
 use super::Rpc;
+use rho_protocol::rpc::Command;
 
 /// Runs one state command.
 pub fn handle(rpc: &Rpc, command: Command) -> Reply {
@@ -22,7 +20,7 @@ pub fn handle(rpc: &Rpc, command: Command) -> Reply {
         Command::GetState => to_data(&get_state(rpc)),
         Command::GetMessages => messages(rpc),
         Command::GetSessionStats => to_data(&stats(rpc)),
-        Command::GetLastAssistantText => to_data(&last_assistant_text(rpc)),
+        Command::GetLastAssistantText => to_data(&rpc.dialect.last_text(last_assistant_text(rpc))),
         Command::GetCommands => to_data(&CommandList {
             commands: commands(rpc),
         }),
@@ -93,24 +91,25 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
         )
     });
     SessionStatsReply {
-        stats: s.stats(),
+        stats: s.stats_over(rpc.dialect.stats_scope()),
         session_file,
         session_id,
         context_usage: s.model().and_then(|model| s.context_usage(&model)),
     }
 }
 
-/// The last assistant reply's text (aborted empty replies skipped); `{}` when none.
-fn last_assistant_text(rpc: &Rpc) -> LastAssistantText {
+/// The text of the last assistant reply the dialect reads (see [`Dialect::answers_last_text`]).
+///
+/// [`Dialect::answers_last_text`]: rho_protocol::rpc::Dialect::answers_last_text
+fn last_assistant_text(rpc: &Rpc) -> Option<String> {
     let messages = rpc.session.shared_messages();
-    let text = messages
+    messages
         .iter()
         .rev()
         .filter_map(|m| m.as_assistant())
-        .find(|a| !(a.stop_reason == StopReason::Aborted && a.content.is_empty()))
+        .find(|a| rpc.dialect.answers_last_text(a))
         .map(|a| a.text().trim().to_string())
-        .filter(|t| !t.is_empty());
-    LastAssistantText { text }
+        .filter(|t| !t.is_empty())
 }
 
 /// Extension commands, then prompt templates, then skills (`skill:<name>`).

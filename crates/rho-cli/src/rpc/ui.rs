@@ -11,8 +11,8 @@ use rho_core::extensions::ExtensionUi;
 use rho_protocol::rpc::{UiRequest, UiRequestKind};
 use tokio::sync::oneshot;
 
-use super::command::UiAnswer;
 use super::writer::Output;
+use rho_protocol::rpc::UiAnswer;
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<UiAnswer>>>>;
 
@@ -126,9 +126,14 @@ impl ExtensionUi for RpcUi {
     }
 
     fn set_widget(&self, key: String, lines: Option<Vec<String>>) {
+        self.set_widget_at(key, lines, false);
+    }
+
+    fn set_widget_at(&self, key: String, lines: Option<Vec<String>>, below: bool) {
         self.request(UiRequestKind::SetWidget {
             widget_key: key,
             widget_lines: lines,
+            widget_placement: below.then(|| "belowEditor".to_string()),
         });
     }
 

@@ -174,3 +174,36 @@ pub fn tool_result_text(end: &Value) -> String {
         .unwrap_or_default()
         .to_string()
 }
+
+/// Prepares agent dir `agent` for pi examples `names` outside the RPC harness (the tmux
+/// tests): pi's packages linked into `pi-host/`, node in settings.json, the examples copied
+/// under `exts/` beside it. Returns the copies' paths, or `None` (reason printed) without a new
+/// enough node.
+pub fn prepare_agent(agent: &Path, names: &[&str]) -> Option<Vec<PathBuf>> {
+    let node = match node() {
+        Ok(n) => n,
+        Err(why) => {
+            eprintln!("skipped: {why}");
+            return None;
+        }
+    };
+    let packages = packages(&node);
+    let host = agent.join("pi-host");
+    std::fs::create_dir_all(&host).expect("pi-host dir");
+    std::os::unix::fs::symlink(packages.join("node_modules"), host.join("node_modules"))
+        .expect("symlink");
+    std::fs::write(
+        agent.join("settings.json"),
+        json!({"nodePath": node}).to_string(),
+    )
+    .expect("settings.json");
+    let copies = names
+        .iter()
+        .map(|name| {
+            let to = agent.join("exts").join(name);
+            copy_tree(&examples(&packages).join(name), &to);
+            to
+        })
+        .collect();
+    Some(copies)
+}

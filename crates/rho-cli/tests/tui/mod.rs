@@ -121,6 +121,13 @@ impl Tmux {
         self.send_keys(&["Enter"]);
     }
 
+    /// Resizes the window (rho sees a terminal resize).
+    pub fn resize(&self, columns: u16, rows: u16) {
+        let (x, y) = (columns.to_string(), rows.to_string());
+        let out = self.run(&["resize-window", "-t", "0", "-x", &x, "-y", &y]);
+        assert!(out.status.success(), "resize-window failed");
+    }
+
     /// The visible screen as plain text, one line per row, trailing blanks trimmed.
     pub fn screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-t", "0"]);

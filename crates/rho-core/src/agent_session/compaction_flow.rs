@@ -15,7 +15,7 @@ use crate::compaction::{
     CompactionResult, HookDecision, Summarizer,
 };
 use crate::extensions::ExtensionEvent;
-use crate::session::CompactionData;
+use crate::session::{CompactionData, EntryData};
 
 /// COMP-8's text for a second overflow in a row.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -180,6 +180,20 @@ impl AgentSession {
         result.ok_or_else(|| SessionError::Compaction(message.unwrap_or_default()))
     }
 
+    /// What pi 1.x's `compact` adds to the result: a heuristic estimate of the rebuilt
+    /// context's tokens (system prompt and messages, ~4 characters a token) and the usage the
+    /// summary cost, read from the compaction entry at the leaf.
+    pub fn after_compaction(&self) -> (u64, Option<rho_ai::Usage>) {
+        let system = self.system_prompt().len().div_ceil(4) as u64;
+        let messages = self.inner.agent.shared_messages();
+        let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
+        let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
+            Some(EntryData::Compaction(c)) => c.usage,
+            _ => None,
+        });
+        (system + estimate, usage)
+    }
+
     /// Aborts a running compaction (COMP-22).
     pub fn abort_compaction(&self) {
         if let Some(c) = lock(&self.inner.compaction_cancel).as_ref() {
@@ -252,7 +266,7 @@ impl AgentSession {
                     first_kept_entry_id: result.first_kept_entry_id.clone(),
                     tokens_before: result.tokens_before,
                     details: result.details.clone(),
-                    usage: None,
+                    usage: compacted.usage,
                     from_hook: Some(compacted.from_extension),
                     system_message: None,
                 })

@@ -10,6 +10,7 @@ use super::events::SessionOnlyEvent;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 use crate::session::EntryData;
+pub use rho_protocol::rpc::StatsScope;
 
 /// Replaces image blocks in user and tool-result messages by a notice, collapsing runs
 /// (`images.blockImages`, interfaces spec §5.5).
@@ -153,23 +154,25 @@ impl AgentSession {
 
     /// Counts and totals over the conversation.
     pub fn stats(&self) -> SessionStats {
+        self.stats_over(StatsScope::Context)
+    }
+
+    /// Counts and totals over the conversation in context (pi 0.73.1) or over every message
+    /// in the file, earlier branches and compacted history included (pi 1.x).
+    pub fn stats_over(&self, scope: StatsScope) -> SessionStats {
         let mut st = SessionStats::default();
-        for m in self.inner.agent.shared_messages() {
-            st.total_messages += 1;
-            match &*m {
-                AgentMessage::User(_) => st.user_messages += 1,
-                AgentMessage::Assistant(a) => {
-                    st.assistant_messages += 1;
-                    st.tool_calls += a.tool_calls().count();
-                    add_usage(&mut st, &a.usage);
+        match scope {
+            StatsScope::Context => {
+                for m in self.inner.agent.shared_messages() {
+                    count_message(&mut st, &m);
                 }
-                AgentMessage::ToolResult(t) => {
-                    st.tool_results += 1;
-                    if let Some(usage) = &t.usage {
-                        add_usage(&mut st, usage);
+            }
+            StatsScope::File => {
+                for entry in self.state().session.entries() {
+                    if let EntryData::Message(m) = &entry.data {
+                        count_message(&mut st, m);
                     }
                 }
-                _ => {}
             }
         }
         // pi 1.x records model work outside assistant messages: `usage` entries and the
@@ -188,6 +191,26 @@ impl AgentSession {
         let t = &mut st.tokens;
         t.total = t.input + t.output + t.cache_read + t.cache_write;
         st
+    }
+}
+
+/// Counts one message, and its usage.
+fn count_message(st: &mut SessionStats, m: &AgentMessage) {
+    st.total_messages += 1;
+    match m {
+        AgentMessage::User(_) => st.user_messages += 1,
+        AgentMessage::Assistant(a) => {
+            st.assistant_messages += 1;
+            st.tool_calls += a.tool_calls().count();
+            add_usage(st, &a.usage);
+        }
+        AgentMessage::ToolResult(t) => {
+            st.tool_results += 1;
+            if let Some(usage) = &t.usage {
+                add_usage(st, usage);
+            }
+        }
+        _ => {}
     }
 }
 

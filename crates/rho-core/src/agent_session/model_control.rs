@@ -175,6 +175,14 @@ impl ModelControl {
         }
     }
 
+    /// The levels the current model supports (`[off]` when it does not reason or none is set).
+    pub fn available_levels(&self) -> Vec<ThinkingLevel> {
+        match self.session.model().filter(|m| m.reasoning) {
+            Some(model) => model.supported_thinking_levels(),
+            None => vec![ThinkingLevel::Off],
+        }
+    }
+
     /// The next supported level; `None` when the model does not reason.
     pub async fn cycle_level(&self) -> Option<ThinkingLevel> {
         let model = self.session.model().filter(|m| m.reasoning)?;

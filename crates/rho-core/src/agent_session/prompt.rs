@@ -11,24 +11,7 @@ use crate::extensions::InputOutcome;
 use crate::resources::skills::expand_skill;
 use crate::resources::templates::expand_template;
 
-/// How a prompt sent while streaming is queued (P-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StreamingBehavior {
-    /// Interrupt: delivered before the next model call.
-    Steer,
-    /// Wait until the agent would stop.
-    FollowUp,
-}
-
-impl StreamingBehavior {
-    /// The wire name (`steer`, `followUp`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StreamingBehavior::Steer => "steer",
-            StreamingBehavior::FollowUp => "followUp",
-        }
-    }
-}
+pub use rho_protocol::rpc::{Disposition, StreamingBehavior};
 
 /// Where input came from (IN-1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -53,8 +36,9 @@ impl InputSource {
     }
 }
 
-/// Reports whether a prompt was accepted; called at most once (P-12).
-pub type PreflightFn = Box<dyn FnOnce(bool) + Send>;
+/// Reports whether a prompt was accepted (and whether it starts a run, was queued or was
+/// handled: pi 1.x's `disposition`) or refused (`None`); called at most once (P-12).
+pub type PreflightFn = Box<dyn FnOnce(Option<Disposition>) + Send>;
 
 /// Options of [`AgentSession::prompt`] (P-1).
 pub struct PromptOptions {
@@ -86,11 +70,19 @@ impl Default for PromptOptions {
 struct Preflight(Option<PreflightFn>);
 
 impl Preflight {
-    fn fire(&mut self, ok: bool) {
+    fn fire(&mut self, outcome: Option<Disposition>) {
         if let Some(f) = self.0.take() {
-            f(ok);
+            f(outcome);
         }
     }
+}
+
+/// What stages 1-7 made of a prompt.
+enum Prepared {
+    /// Run the agent on these messages.
+    Run(Vec<AgentMessage>),
+    /// Done without a run (queued or handled: early returns 1-3).
+    Done(Disposition),
 }
 
 impl AgentSession {
@@ -100,26 +92,26 @@ impl AgentSession {
     pub async fn prompt(&self, text: &str, mut options: PromptOptions) -> Result<(), SessionError> {
         let mut preflight = Preflight(options.preflight.take());
         let messages = match self.prepare_prompt(text, options).await {
-            Ok(Some(messages)) => messages,
-            Ok(None) => {
-                preflight.fire(true);
+            Ok(Prepared::Run(messages)) => messages,
+            Ok(Prepared::Done(disposition)) => {
+                preflight.fire(Some(disposition));
                 return Ok(());
             }
             Err(e) => {
-                preflight.fire(false);
+                preflight.fire(None);
                 return Err(e);
             }
         };
-        self.run_agent_prompt_announced(messages, || preflight.fire(true))
+        self.run_agent_prompt_announced(messages, || preflight.fire(Some(Disposition::Started)))
             .await
     }
 
-    /// Stages 1-7. `Ok(None)` = handled or queued (early returns 1-3).
+    /// Stages 1-7.
     async fn prepare_prompt(
         &self,
         text: &str,
         options: PromptOptions,
-    ) -> Result<Option<Vec<AgentMessage>>, SessionError> {
+    ) -> Result<Prepared, SessionError> {
         let expand = options.expand_prompt_templates;
         let streaming = self.is_streaming();
         // Stage 1: extension command (runs even while streaming).
@@ -131,7 +123,7 @@ impl AgentSession {
                 .execute_command(text, &self.ext_ctx())
                 .await
         {
-            return Ok(None);
+            return Ok(Prepared::Done(Disposition::Handled));
         }
         // Stage 1b: a command of the external tools (an MCP prompt) becomes its text.
         let mut text = text.to_string();
@@ -162,7 +154,7 @@ impl AgentSession {
                 )
                 .await
             {
-                InputOutcome::Handled => return Ok(None),
+                InputOutcome::Handled => return Ok(Prepared::Done(Disposition::Handled)),
                 InputOutcome::Transform { text: t, images: i } => {
                     text = t;
                     images = i;
@@ -191,11 +183,11 @@ impl AgentSession {
                 None => Err(SessionError::StreamingWithoutBehavior),
                 Some(StreamingBehavior::FollowUp) => {
                     self.queue_follow_up_text(text, images);
-                    Ok(None)
+                    Ok(Prepared::Done(Disposition::Queued))
                 }
                 Some(StreamingBehavior::Steer) => {
                     self.queue_steer_text(text, images);
-                    Ok(None)
+                    Ok(Prepared::Done(Disposition::Queued))
                 }
             };
         }
@@ -209,7 +201,9 @@ impl AgentSession {
         if let Some(external) = self.external() {
             external.before_prompt().await;
         }
-        Ok(Some(self.build_prompt_messages(text, images).await))
+        Ok(Prepared::Run(
+            self.build_prompt_messages(text, images).await,
+        ))
     }
 
     /// Skill expansion then template expansion (P-5); a skill read failure is reported as

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rho_agent::{convert_to_llm, AgentMessage};
 use rho_ai::{
     AssistantStream, Context, Message, Model, ProviderError, StopReason, StreamOptions,
-    ThinkingLevel, UserMessage,
+    ThinkingLevel, Usage, UserMessage,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -77,6 +77,16 @@ impl Summarizer {
         options: StreamOptions,
         label: fn(String) -> CompactionError,
     ) -> Result<String, CompactionError> {
+        Ok(self.complete_with_usage(context, options, label).await?.0)
+    }
+
+    /// [`Self::complete`], with the call's usage (pi 1.x records what summaries cost).
+    pub async fn complete_with_usage(
+        &self,
+        context: &Context,
+        options: StreamOptions,
+        label: fn(String) -> CompactionError,
+    ) -> Result<(String, Usage), CompactionError> {
         let stream = (self.stream)(&self.model, context, options)?;
         let reply = stream.result().await;
         match reply.stop_reason {
@@ -88,7 +98,7 @@ impl Summarizer {
                     .filter(|m| !m.is_empty())
                     .unwrap_or_else(|| "Unknown error".to_string()),
             )),
-            _ => Ok(reply.text()),
+            _ => Ok((reply.text(), reply.usage)),
         }
     }
 }

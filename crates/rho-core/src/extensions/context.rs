@@ -168,6 +168,19 @@ pub trait ExtensionUi: Send + Sync {
     fn set_status(&self, _key: String, _text: Option<String>) {}
     /// A widget above the editor (`None` removes it).
     fn set_widget(&self, _key: String, _lines: Option<Vec<String>>) {}
+    /// A widget placed below the editor when `below` (pi's `placement: "belowEditor"`); UIs
+    /// without placements show it as [`ExtensionUi::set_widget`] does.
+    fn set_widget_at(&self, key: String, lines: Option<Vec<String>>, _below: bool) {
+        self.set_widget(key, lines);
+    }
+    /// A component the extension draws itself took `slot` (`Some`) or went away (`None`);
+    /// the UI asks the extension's renderer for its lines. UIs that cannot draw components
+    /// return `false` (the extension then tells the user).
+    fn set_component(&self, _key: String, _slot: Option<super::render::ComponentSlot>) -> bool {
+        false
+    }
+    /// The extension's component `key` changed and wants drawing again.
+    fn request_render(&self, _key: String) {}
     /// The terminal title.
     fn set_title(&self, _title: String) {}
     /// Asks the mode to quit once the agent is idle and running commands have finished (pi's

@@ -6,6 +6,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 pub mod process;
+pub mod render;
 pub mod runner;
 
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub use context::{
     SessionAction,
 };
 pub use events::{ExtensionEvent, TreePreparation};
+pub use render::ExtensionRenderer;
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
 
 /// An event handler: gets the event and a context, may return a JSON result the runner
@@ -56,6 +58,7 @@ pub struct Extension {
     commands: Vec<CommandDef>,
     tools: Vec<Arc<dyn AgentTool>>,
     closer: Option<Closer>,
+    renderer: Option<Arc<dyn ExtensionRenderer>>,
 }
 
 impl Extension {
@@ -116,6 +119,17 @@ impl Extension {
     pub fn set_closer(&mut self, closer: Closer) -> &mut Self {
         self.closer = Some(closer);
         self
+    }
+
+    /// Sets what draws the extension's own tool, message and component lines.
+    pub fn set_renderer(&mut self, renderer: Arc<dyn ExtensionRenderer>) -> &mut Self {
+        self.renderer = Some(renderer);
+        self
+    }
+
+    /// What draws the extension's own lines, if it draws any.
+    pub fn renderer(&self) -> Option<&Arc<dyn ExtensionRenderer>> {
+        self.renderer.as_ref()
     }
 
     /// Ends what backs the extension (/reload, quit): waits up to `grace` for it to stop on

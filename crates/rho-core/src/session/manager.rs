@@ -75,6 +75,27 @@ impl SessionManager {
         Self::with(header, SessionTree::default(), Storage::Pending(path))
     }
 
+    /// A new session with the id the user chose (pi 1.x's `--session-id`), named
+    /// `<timestamp>_<id>.jsonl` in `dir`; written lazily.
+    pub fn create_with_id(dir: &Path, cwd: &str, id: &str) -> Self {
+        let mut header = new_header(cwd, None);
+        header.id = id.to_string();
+        let path = dir.join(session_file_name(&header.timestamp, &header.id));
+        Self::with(header, SessionTree::default(), Storage::Pending(path))
+    }
+
+    /// Gives a session never written yet (in memory, or created and still pending) the id
+    /// the user chose; the pending file is named after it.
+    pub fn renamed_to_id(mut self, id: &str) -> Self {
+        if let Storage::Pending(path) = &mut self.storage {
+            if let Some(dir) = path.parent() {
+                *path = dir.join(session_file_name(&self.header.timestamp, id));
+            }
+        }
+        self.header.id = id.to_string();
+        self
+    }
+
     /// A new session at an explicit path (`--session <missing file>`); written lazily.
     pub fn create_at(path: &Path, cwd: &str) -> Self {
         let storage = Storage::Pending(path.to_path_buf());
@@ -471,6 +492,17 @@ impl SessionManager {
     /// Copies entries into a new session for `cwd` in `dir` whose header names this session's
     /// file as `parentSession`. It is written at once if it holds an assistant message.
     pub fn fork(&self, dir: &Path, cwd: &str, scope: ForkScope<'_>) -> Result<Self, SessionError> {
+        self.fork_as(dir, cwd, scope, None)
+    }
+
+    /// [`Self::fork`] under the id `id` when given (pi 1.x's `--fork` with `--session-id`).
+    pub fn fork_as(
+        &self,
+        dir: &Path,
+        cwd: &str,
+        scope: ForkScope<'_>,
+        id: Option<&str>,
+    ) -> Result<Self, SessionError> {
         let entries: Vec<SessionEntry> = match scope {
             ForkScope::All => self.tree.entries().to_vec(),
             ForkScope::Branch(id) => {
@@ -481,7 +513,10 @@ impl SessionManager {
             }
         };
         let parent = self.path().map(|p| p.to_string_lossy().into_owned());
-        let header = new_header(cwd, parent);
+        let mut header = new_header(cwd, parent);
+        if let Some(id) = id {
+            header.id = id.to_string();
+        }
         let path = dir.join(session_file_name(&header.timestamp, &header.id));
         let has_assistant = entries
             .iter()

@@ -22,6 +22,7 @@ mod migrate;
 pub mod paths;
 pub mod time;
 pub mod tree;
+mod tree_view;
 pub mod writer;
 
 pub use context::{build_context, build_context_for_path, ModelRef, SessionContext};

@@ -23,6 +23,10 @@ pub struct Hello {
     /// Values the user gave for declared flags, by name; a flag not given is absent.
     #[serde(default)]
     pub flags: Map<String, Value>,
+    /// The mode the session runs in: `tui` (interactive), `rpc`, `json` or `print` (pi's
+    /// `ctx.mode`); absent from older rho.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
 }
 
 /// A line rho writes. Every request (`event`, `command`, `tool`, `shortcut`) is answered by a
@@ -73,6 +77,27 @@ pub enum ToExtension<E = Value> {
         id: u64,
         /// The key.
         key: String,
+    },
+    /// Draw `target` in `width` columns (only what the extension declared in its
+    /// registration's `renderers`, or a component it announced); answered by a
+    /// [`Rendered`](super::Rendered) or `null`.
+    Render {
+        /// Request id.
+        id: u64,
+        /// What to draw.
+        target: super::RenderTarget,
+        /// Columns available.
+        width: u16,
+    },
+    /// Terminal input for the component `key` that holds the keyboard (`ctx.ui.custom`):
+    /// `data` is the key as the terminal sends it (`\u001b` for Escape, `\r` for Enter).
+    ComponentInput {
+        /// Request id.
+        id: u64,
+        /// The component's key.
+        key: String,
+        /// The key's bytes as text.
+        data: String,
     },
     /// rho no longer wants the answer of request `id` (tool aborted, deadline passed).
     Cancel {

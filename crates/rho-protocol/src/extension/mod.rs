@@ -9,12 +9,14 @@
 mod content;
 mod messages;
 mod registration;
+mod render;
 
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
     empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
 };
+pub use render::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
 
 /// The protocol version rho speaks and sends in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -83,4 +83,7 @@ pub struct Registration {
     /// "extension x.ts was not loaded: ..." or an unsupported call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices: Vec<String>,
+    /// What it draws itself (rho asks with `render` requests only for these).
+    #[serde(default, skip_serializing_if = "super::RendererSpec::is_empty")]
+    pub renderers: super::RendererSpec,
 }

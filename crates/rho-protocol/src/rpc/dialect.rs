@@ -5,6 +5,16 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde_json::Value;
+
+use super::command::Command;
+use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply};
+use super::replies::{CompactReply, LastText};
+use super::stats::StatsScope;
+use super::{pi073, pi1};
+use crate::session::CompactionResult;
+use rho_ai::{AssistantMessage, Usage};
+
 /// The encoding of `--mode rpc` and `--mode json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Dialect {
@@ -22,6 +32,80 @@ impl Dialect {
         match self {
             Dialect::Pi073 => "0.73",
             Dialect::Pi1 => "1.x",
+        }
+    }
+}
+
+/// Where the dialects' responses differ; each answer comes from the dialect's own file
+/// (`pi073.rs`, `pi1.rs`).
+impl Dialect {
+    /// Whether the dialect has `command` (else it is answered `Unknown command`).
+    pub fn knows(self, command: &Command) -> bool {
+        match self {
+            Dialect::Pi073 => pi073::knows(command),
+            Dialect::Pi1 => pi1::knows(command),
+        }
+    }
+
+    /// The `data` of an accepted `prompt`, `steer` or `follow_up` (none: no `data`).
+    pub fn accepted(self, disposition: Disposition) -> Option<DispositionReply> {
+        match self {
+            Dialect::Pi073 => pi073::accepted(disposition),
+            Dialect::Pi1 => pi1::accepted(disposition),
+        }
+    }
+
+    /// `get_last_assistant_text`'s `data`.
+    pub fn last_text(self, text: Option<String>) -> LastText {
+        match self {
+            Dialect::Pi073 => pi073::last_text(text),
+            Dialect::Pi1 => pi1::last_text(text),
+        }
+    }
+
+    /// Whether `get_last_assistant_text` reads `reply` (else it looks further back).
+    pub fn answers_last_text(self, reply: &AssistantMessage) -> bool {
+        match self {
+            Dialect::Pi073 => pi073::answers_last_text(reply),
+            Dialect::Pi1 => pi1::answers_last_text(reply),
+        }
+    }
+
+    /// What `get_session_stats` counts.
+    pub fn stats_scope(self) -> StatsScope {
+        match self {
+            Dialect::Pi073 => pi073::stats_scope(),
+            Dialect::Pi1 => pi1::stats_scope(),
+        }
+    }
+
+    /// The refusal of `fork` and `clone` while the session file is not written yet, where the
+    /// dialect has one.
+    pub fn unsaved_fork_error(self) -> Option<&'static str> {
+        match self {
+            Dialect::Pi073 => pi073::unsaved_fork_error(),
+            Dialect::Pi1 => pi1::unsaved_fork_error(),
+        }
+    }
+
+    /// `compact`'s `data`.
+    pub fn compact_reply(
+        self,
+        result: CompactionResult,
+        estimated_tokens_after: u64,
+        usage: Option<Usage>,
+    ) -> CompactReply {
+        match self {
+            Dialect::Pi073 => pi073::compact_reply(result, estimated_tokens_after, usage),
+            Dialect::Pi1 => pi1::compact_reply(result, estimated_tokens_after, usage),
+        }
+    }
+
+    /// The event for a piece of a `bash` command's output, if the dialect sends one.
+    pub fn bash_update(self, id: Option<&Value>, delta: String) -> Option<BashExecutionUpdate> {
+        match self {
+            Dialect::Pi073 => pi073::bash_update(id, delta),
+            Dialect::Pi1 => pi1::bash_update(id, delta),
         }
     }
 }
@@ -81,6 +165,26 @@ mod tests {
         for d in [Dialect::Pi1, Dialect::Pi073] {
             assert_eq!(d.name().parse(), Ok(d));
         }
+    }
+
+    #[test]
+    fn last_text_skips_what_each_dialect_skips() {
+        use rho_ai::{ContentBlock, StopReason};
+        let reply = |stop_reason, content: Vec<ContentBlock>| AssistantMessage {
+            stop_reason,
+            content,
+            ..AssistantMessage::empty("api", "provider", "model")
+        };
+        let tool_only = reply(StopReason::ToolUse, Vec::new());
+        let aborted_empty = reply(StopReason::Aborted, Vec::new());
+        let aborted_text = reply(StopReason::Aborted, vec![ContentBlock::text("partial")]);
+        let failed_blank = reply(StopReason::Error, vec![ContentBlock::text("  ")]);
+        let answers = |d: Dialect| {
+            [&tool_only, &aborted_empty, &aborted_text, &failed_blank]
+                .map(|r| d.answers_last_text(r))
+        };
+        assert_eq!(answers(Dialect::Pi1), [false, false, true, false]);
+        assert_eq!(answers(Dialect::Pi073), [true, false, true, true]);
     }
 
     #[test]

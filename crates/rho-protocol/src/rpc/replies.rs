@@ -56,6 +56,32 @@ pub struct LastAssistantText {
     pub text: Option<String>,
 }
 
+/// `compact`: the result, and in pi 1.x an estimate of the context after it and what the
+/// summary cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactReply {
+    /// What the compaction produced.
+    #[serde(flatten)]
+    pub result: crate::session::CompactionResult,
+    /// Heuristic tokens of the rebuilt context.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens_after: Option<u64>,
+    /// The summary requests' usage.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<rho_ai::Usage>,
+}
+
+/// `get_last_assistant_text`'s `data` in either dialect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum LastText {
+    /// pi 0.73.1: `{}` when there is no text.
+    Omitted(LastAssistantText),
+    /// pi 1.x: `{"text":null}` when there is no text.
+    Nullable(super::pi1_replies::NullableText),
+}
+
 /// `get_commands`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandList {

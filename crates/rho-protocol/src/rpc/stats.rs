@@ -2,6 +2,16 @@
 
 use serde::{Deserialize, Serialize};
 
+/// What `get_session_stats` counts: pi 0.73.1 the messages in context, pi 1.x every message
+/// entry of the file (earlier branches and compacted history included).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatsScope {
+    /// The agent's current context.
+    Context,
+    /// Every message entry in the session file.
+    File,
+}
+
 /// Token and cost totals of the session's assistant replies, and message counts.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

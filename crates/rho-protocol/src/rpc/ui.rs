@@ -71,6 +71,9 @@ pub enum UiRequestKind {
         widget_key: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         widget_lines: Option<Vec<String>>,
+        /// `belowEditor` for a widget placed under the editor (absent: above it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        widget_placement: Option<String>,
     },
     /// The terminal title.
     #[serde(rename = "setTitle")]

@@ -8,12 +8,18 @@ use crate::markdown::render_markdown;
 use crate::theme::{bold, Theme};
 
 /// A message injected by an extension (`display: true`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CustomMessageView {
     /// The extension's message type, shown as `[type]`.
     pub custom_type: String,
     /// The content as markdown.
     pub text: String,
+    /// The message's details (what an extension's renderer reads).
+    pub details: Option<serde_json::Value>,
+    /// Lines the extension drew itself (pi's `registerMessageRenderer`), shown instead.
+    pub custom: Option<Vec<String>>,
+    /// The user expanded tool output (ctrl+o); extensions' renderers may show more.
+    pub expanded: bool,
 }
 
 /// Draws the `[label]` line plus markdown body on the custom-message background.
@@ -36,6 +42,15 @@ fn labelled_box(label: &str, body: &str, width: usize, theme: &Theme) -> Vec<Str
 
 impl Component for CustomMessageView {
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
+        if let Some(lines) = &self.custom {
+            let mut out = vec![String::new()];
+            out.extend(
+                lines
+                    .iter()
+                    .map(|l| crate::ansi::truncate_to_width(l, width)),
+            );
+            return out;
+        }
         labelled_box(&self.custom_type, &self.text, width, theme)
     }
 }

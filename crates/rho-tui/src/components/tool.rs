@@ -43,6 +43,10 @@ pub struct ToolCallView {
     pub started: Option<std::time::Instant>,
     /// How long it ran, once finished (bash shows `Took 1.2s`, as pi does).
     pub duration: Option<std::time::Duration>,
+    /// Call lines the extension drew itself (pi's `renderCall`), shown instead of the title.
+    pub custom_call: Option<Vec<String>>,
+    /// Result lines the extension drew itself (pi's `renderResult`), shown instead of output.
+    pub custom_result: Option<Vec<String>>,
 }
 
 /// Lines of output shown while collapsed (bash shows the last ones, others the first).
@@ -187,6 +191,9 @@ impl Component for ToolCallView {
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {
         let c = &theme.colors;
         let inner = width.saturating_sub(2).max(1);
+        if self.custom_call.is_some() || self.custom_result.is_some() {
+            return self.render_custom(inner, width, theme);
+        }
         let mut body = wrap(&self.title(theme), inner);
         let lines = self.body(theme);
         let keep_all = self.expanded || self.name == "edit" || self.status == ToolStatus::Error;
@@ -220,6 +227,14 @@ impl Component for ToolCallView {
             body.push(String::new());
             body.push(theme.fg(c.muted, &format!("Took {}", format_duration(d))));
         }
+        self.framed(body, width, theme)
+    }
+}
+
+impl ToolCallView {
+    /// The box on the status background.
+    fn framed(&self, body: Vec<String>, width: usize, theme: &Theme) -> Vec<String> {
+        let c = &theme.colors;
         let bg = match self.status {
             ToolStatus::Pending => c.tool_pending_bg,
             ToolStatus::Success => c.tool_success_bg,
@@ -228,5 +243,31 @@ impl Component for ToolCallView {
         let mut out = vec![String::new()];
         out.extend(boxed(body, width, bg, 1, 1));
         out
+    }
+
+    /// The extension's call and result lines (rho's own for a part it did not draw), in the
+    /// same box.
+    fn render_custom(&self, inner: usize, width: usize, theme: &Theme) -> Vec<String> {
+        let fit = |lines: &[String]| -> Vec<String> {
+            lines
+                .iter()
+                .map(|l| crate::ansi::truncate_to_width(l, inner))
+                .collect()
+        };
+        let mut body = match &self.custom_call {
+            Some(lines) => fit(lines),
+            None => wrap(&self.title(theme), inner),
+        };
+        match &self.custom_result {
+            Some(lines) => body.extend(fit(lines)),
+            None => {
+                let own = self.body(theme);
+                if !own.is_empty() {
+                    body.push(String::new());
+                    body.extend(own.iter().flat_map(|l| wrap(l, inner)));
+                }
+            }
+        }
+        self.framed(body, width, theme)
     }
 }

@@ -175,7 +175,19 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
                     .filter_map(|l| l.as_str().map(str::to_string))
                     .collect()
             });
-            ui.set_widget(str_field(&p, "key"), lines);
+            let below = opt_str(&p, "placement").as_deref() == Some("belowEditor");
+            ui.set_widget_at(str_field(&p, "key"), lines, below);
+            Ok(Value::Null)
+        }
+        "ui_component" => {
+            let slot = match p.get("slot") {
+                None | Some(Value::Null) => None,
+                Some(s) => Some(params(method, s.clone())?),
+            };
+            Ok(json!(ui.set_component(str_field(&p, "key"), slot)))
+        }
+        "ui_render" => {
+            ui.request_render(str_field(&p, "key"));
             Ok(Value::Null)
         }
         "ui_title" => {

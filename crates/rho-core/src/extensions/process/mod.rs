@@ -43,6 +43,8 @@ pub struct ProcessOptions {
     pub has_ui: bool,
     /// Flag values by name (sent in `hello`).
     pub flags: Map<String, Value>,
+    /// The session's mode (`tui`, `rpc`, `json`, `print`; sent in `hello`).
+    pub mode: Option<String>,
 }
 
 impl Default for ProcessOptions {
@@ -55,6 +57,7 @@ impl Default for ProcessOptions {
             cwd: None,
             has_ui: false,
             flags: Map::new(),
+            mode: None,
         }
     }
 }
@@ -138,6 +141,13 @@ impl ProcessExtension {
                 self.options.tool_timeout,
             )));
         }
+        // Components (footer, widgets, dialogs) may appear at any time; requests go out only
+        // for what is declared or announced.
+        ext.set_renderer(super::render::ProcessRenderer::new(
+            self.connection.clone(),
+            self.registration.renderers.clone(),
+            self.options.event_timeout,
+        ));
         let conn = self.connection.clone();
         ext.set_closer(Arc::new(move |grace| {
             let conn = conn.clone();

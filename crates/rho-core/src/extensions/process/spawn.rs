@@ -63,6 +63,7 @@ pub(crate) async fn start(
         cwd,
         has_ui: options.has_ui,
         flags: options.flags.clone(),
+        mode: options.mode.clone(),
     });
     let mut line = Vec::new();
     encode_line(&hello, &mut line).map_err(|e| handshake(&path, e.to_string()))?;

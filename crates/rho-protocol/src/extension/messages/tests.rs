@@ -16,6 +16,7 @@ fn rho_lines_are_one_tagged_object_each() {
         cwd: "/w".into(),
         has_ui: true,
         flags: Map::from_iter([("v".to_string(), json!(true))]),
+        mode: None,
     });
     assert_eq!(
         line(&hello),

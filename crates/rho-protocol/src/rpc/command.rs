@@ -1,11 +1,31 @@
-//! Parsing one input record into a typed command (interfaces spec §1.3, §1.4). Every
-//! failure carries what could be read (the `id`, the command name) so the response can be
-//! correlated (D13: even an unknown command's error keeps its id).
+//! The RPC commands as typed values, and parsing one input record into one (interfaces spec
+//! §1.3, §1.4; pi 1.6's docs/rpc-commands.md). Every failure carries what could be read (the
+//! `id`, the command name) so the response can be correlated (D13: even an unknown command's
+//! error keeps its id). Both dialects parse the same way; which commands a dialect knows is
+//! its encoding's business ([`super::Dialect::knows`]).
 
 use rho_agent::QueueMode;
 use rho_ai::ImageContent;
-use rho_core::agent_session::StreamingBehavior;
 use serde_json::{Map, Value};
+
+/// How a prompt sent while streaming is queued (P-6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamingBehavior {
+    /// Interrupt: delivered before the next model call.
+    Steer,
+    /// Wait until the agent would stop.
+    FollowUp,
+}
+
+impl StreamingBehavior {
+    /// The wire name (`steer`, `followUp`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamingBehavior::Steer => "steer",
+            StreamingBehavior::FollowUp => "followUp",
+        }
+    }
+}
 
 /// A parsed command with the id to echo.
 #[derive(Debug, Clone, PartialEq)]
@@ -18,7 +38,8 @@ pub struct Request {
     pub command: Command,
 }
 
-/// The 29 RPC commands plus the extension-UI answer (never answered itself).
+/// The RPC commands (29 of pi 0.73.1, four more of pi 1.x) plus the extension-UI answer
+/// (never answered itself).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
 pub enum Command {
@@ -36,6 +57,8 @@ pub enum Command {
         images: Vec<ImageContent>,
     },
     Abort,
+    /// pi 1.x: empties both queues and returns their texts.
+    ClearQueue,
     NewSession {
         parent_session: Option<String>,
     },
@@ -51,6 +74,8 @@ pub enum Command {
         level: String,
     },
     CycleThinkingLevel,
+    /// pi 1.x: the levels the current model supports.
+    GetAvailableThinkingLevels,
     SetSteeringMode {
         mode: QueueMode,
     },
@@ -69,6 +94,8 @@ pub enum Command {
     AbortRetry,
     Bash {
         command: String,
+        /// pi 1.x: store the output but keep it out of the model's context.
+        exclude_from_context: bool,
     },
     AbortBash,
     GetSessionStats,
@@ -83,6 +110,12 @@ pub enum Command {
     },
     Clone,
     GetForkMessages,
+    /// pi 1.x: the session's entries in append order, after the entry `since` if given.
+    GetEntries {
+        since: Option<String>,
+    },
+    /// pi 1.x: the entries as a tree.
+    GetTree,
     GetLastAssistantText,
     SetSessionName {
         name: String,
@@ -93,6 +126,19 @@ pub enum Command {
         ui_id: String,
         answer: UiAnswer,
     },
+}
+
+impl Command {
+    /// True for the commands pi 1.x added (pi 0.73.1 answers them `Unknown command`).
+    pub fn is_pi1_only(&self) -> bool {
+        matches!(
+            self,
+            Command::ClearQueue
+                | Command::GetAvailableThinkingLevels
+                | Command::GetEntries { .. }
+                | Command::GetTree
+        )
+    }
 }
 
 /// A client's answer to an extension dialog.
@@ -174,6 +220,7 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
             images: f.images()?,
         },
         "abort" => Command::Abort,
+        "clear_queue" => Command::ClearQueue,
         "new_session" => Command::NewSession {
             parent_session: f.opt_string("parentSession")?,
         },
@@ -189,6 +236,7 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
             level: f.string("level")?,
         },
         "cycle_thinking_level" => Command::CycleThinkingLevel,
+        "get_available_thinking_levels" => Command::GetAvailableThinkingLevels,
         "set_steering_mode" => Command::SetSteeringMode { mode: f.mode()? },
         "set_follow_up_mode" => Command::SetFollowUpMode { mode: f.mode()? },
         "compact" => Command::Compact {
@@ -203,6 +251,7 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
         "abort_retry" => Command::AbortRetry,
         "bash" => Command::Bash {
             command: f.string("command")?,
+            exclude_from_context: f.opt_bool("excludeFromContext")?.unwrap_or(false),
         },
         "abort_bash" => Command::AbortBash,
         "get_session_stats" => Command::GetSessionStats,
@@ -217,6 +266,10 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
         },
         "clone" => Command::Clone,
         "get_fork_messages" => Command::GetForkMessages,
+        "get_entries" => Command::GetEntries {
+            since: f.opt_string("since")?,
+        },
+        "get_tree" => Command::GetTree,
         "get_last_assistant_text" => Command::GetLastAssistantText,
         "set_session_name" => Command::SetSessionName {
             name: f.string("name")?,
@@ -257,6 +310,14 @@ impl Fields<'_> {
             None | Some(Value::Null) => {
                 Err(format!("Missing required field \"{key}\" (true or false)"))
             }
+            Some(_) => Err(format!("Field \"{key}\" must be true or false")),
+        }
+    }
+
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, String> {
+        match self.0.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
             Some(_) => Err(format!("Field \"{key}\" must be true or false")),
         }
     }
