@@ -12,6 +12,7 @@ use crate::message::AgentMessage;
 
 /// A tool's result as events carry it: `{content, details?}`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ToolExecutionResult {
     /// Text and images for the model.
     pub content: Vec<ContentBlock>,
@@ -31,6 +32,10 @@ pub enum AgentEvent {
     AgentEnd {
         /// The run's new messages.
         messages: Vec<AgentMessage>,
+        /// Whether the session will retry the run's failed reply (pi 1.x's `willRetry`). The
+        /// agent cannot know and says `false`; the session, which owns the retry policy, sets
+        /// it before listeners see the event. pi 0.73.1's encoding has no such field.
+        will_retry: bool,
     },
     /// A turn (one assistant reply plus its tool calls) began.
     TurnStart,
@@ -116,7 +121,7 @@ impl Serialize for AgentEvent {
         map.serialize_entry("type", self.type_name())?;
         match self {
             AgentEvent::AgentStart | AgentEvent::TurnStart => {}
-            AgentEvent::AgentEnd { messages } => map.serialize_entry("messages", messages)?,
+            AgentEvent::AgentEnd { messages, .. } => map.serialize_entry("messages", messages)?,
             AgentEvent::TurnEnd {
                 message,
                 tool_results,
@@ -137,7 +142,7 @@ impl Serialize for AgentEvent {
                     "assistantMessageEvent",
                     &AssistantEventJson {
                         event: assistant_message_event,
-                        partial: message,
+                        partial: Some(message),
                     },
                 )?;
             }
@@ -215,11 +220,14 @@ impl<'a> ToolCallJson<'a> {
 /// pi's JSON shape of a provider event: the event's own fields plus `partial`, the message so
 /// far (`start` carries only `partial`; `done`/`error` carry the final message instead).
 /// `partial` is written last, so an encoder may put bytes it already has in its place.
+///
+/// Without a partial this is pi 1.x's delta-only wire shape (its `json.md`): no `partial`
+/// field, and `toolcall_start` names its call (`id`, `toolName`) since no partial shows it.
 pub struct AssistantEventJson<'a, P: ?Sized = AgentMessage> {
     /// The provider event.
     pub event: &'a AssistantMessageEvent,
-    /// The message so far (serialized with its `role`).
-    pub partial: &'a P,
+    /// The message so far (serialized with its `role`); `None` for pi 1.x's shape.
+    pub partial: Option<&'a P>,
 }
 
 impl<P: Serialize + ?Sized> Serialize for AssistantEventJson<'_, P> {
@@ -229,10 +237,19 @@ impl<P: Serialize + ?Sized> Serialize for AssistantEventJson<'_, P> {
         map.serialize_entry("type", self.event.type_name())?;
         match self.event {
             E::Start { .. } => {}
-            E::TextStart { content_index }
-            | E::ThinkingStart { content_index }
-            | E::ToolCallStart { content_index, .. } => {
+            E::TextStart { content_index } | E::ThinkingStart { content_index } => {
                 map.serialize_entry("contentIndex", content_index)?
+            }
+            E::ToolCallStart {
+                content_index,
+                id,
+                name,
+            } => {
+                map.serialize_entry("contentIndex", content_index)?;
+                if self.partial.is_none() {
+                    map.serialize_entry("id", id)?;
+                    map.serialize_entry("toolName", name)?;
+                }
             }
             E::TextDelta {
                 content_index,
@@ -281,7 +298,9 @@ impl<P: Serialize + ?Sized> Serialize for AssistantEventJson<'_, P> {
                 return map.end();
             }
         }
-        map.serialize_entry("partial", self.partial)?;
+        if let Some(partial) = self.partial {
+            map.serialize_entry("partial", partial)?;
+        }
         map.end()
     }
 }
@@ -301,7 +320,7 @@ mod tests {
         let partial = AgentMessage::Assistant(msg());
         serde_json::to_string(&AssistantEventJson {
             event,
-            partial: &partial,
+            partial: Some(&partial),
         })
         .expect("serializes")
     }
@@ -325,6 +344,36 @@ mod tests {
         assert!(
             err.starts_with(r#"{"type":"error","reason":"aborted","error":{"role":"assistant","#)
         );
+    }
+
+    #[test]
+    fn without_a_partial_the_event_is_pi_1x_delta_only_shape() {
+        let encode = |event: &AssistantMessageEvent| {
+            serde_json::to_string(&AssistantEventJson::<AgentMessage> {
+                event,
+                partial: None,
+            })
+            .expect("serializes")
+        };
+        let start = AssistantMessageEvent::ToolCallStart {
+            content_index: 1,
+            id: "c1".into(),
+            name: "read".into(),
+        };
+        assert_eq!(
+            encode(&start),
+            r#"{"type":"toolcall_start","contentIndex":1,"id":"c1","toolName":"read"}"#
+        );
+        let delta = AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "Hi".into(),
+        };
+        assert_eq!(
+            encode(&delta),
+            r#"{"type":"text_delta","contentIndex":0,"delta":"Hi"}"#
+        );
+        // pi 0.73.1 names the call only in `partial`.
+        assert!(!json(&start).contains("toolName"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 /// The result of a user-run shell command (`!cmd`), kept in the conversation.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BashExecutionMessage {
     /// The command line.
@@ -37,6 +38,7 @@ pub struct BashExecutionMessage {
 
 /// A message injected by an extension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomMessage {
     /// The extension's message type.
@@ -58,6 +60,7 @@ pub struct CustomMessage {
 /// list tools added or removed. rho keeps them so sessions round-trip, and never sends them:
 /// every request carries rho's own current system prompt and tools.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SystemMessage {
     /// Free-form instructions: a string or text blocks.
@@ -77,6 +80,7 @@ pub struct SystemMessage {
 
 /// Summary of a branch the conversation returned from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BranchSummaryMessage {
     /// The summary text.
@@ -89,6 +93,7 @@ pub struct BranchSummaryMessage {
 
 /// Summary of history condensed by compaction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionSummaryMessage {
     /// The summary text.
@@ -101,6 +106,7 @@ pub struct CompactionSummaryMessage {
 
 /// Any message the agent keeps, tagged by `role` exactly as pi writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum AgentMessage {
     /// `system` (pi 1.x): never reaches the model.

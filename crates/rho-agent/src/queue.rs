@@ -9,6 +9,7 @@ use crate::message::AgentMessage;
 
 /// How many queued messages one poll delivers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum QueueMode {
     /// `one-at-a-time`: the oldest message only (pi's default).
     #[default]

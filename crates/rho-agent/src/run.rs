@@ -241,7 +241,10 @@ impl Run {
 
     fn end_run(&mut self) {
         let messages = std::mem::take(&mut self.new_messages);
-        self.emit(AgentEvent::AgentEnd { messages });
+        self.emit(AgentEvent::AgentEnd {
+            messages,
+            will_retry: false,
+        });
     }
 
     async fn execute_tools(
@@ -481,6 +484,7 @@ fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: Strin
     }
     shared.emit(AgentEvent::AgentEnd {
         messages: vec![message],
+        will_retry: false,
     });
 }
 

@@ -169,7 +169,7 @@ async fn ac_5_stream_function_error_fails_the_run_with_only_agent_end() {
             "agent_end"
         ]
     );
-    let AgentEvent::AgentEnd { messages } = &*events[4] else {
+    let AgentEvent::AgentEnd { messages, .. } = &*events[4] else {
         panic!("agent_end")
     };
     let a = messages[0].as_assistant().expect("assistant");
@@ -239,7 +239,7 @@ async fn ac_7_tool_turn_then_text_makes_two_turns() {
     let t = types(&events);
     assert_eq!(t.iter().filter(|t| **t == "turn_start").count(), 2);
     assert_eq!(t.iter().filter(|t| **t == "turn_end").count(), 2);
-    let AgentEvent::AgentEnd { messages } = &**events.last().expect("end") else {
+    let AgentEvent::AgentEnd { messages, .. } = &**events.last().expect("end") else {
         panic!()
     };
     let roles: Vec<&str> = messages.iter().map(|m| m.role()).collect();

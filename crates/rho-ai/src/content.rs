@@ -8,6 +8,7 @@ use serde_json::Value;
 
 /// Plain text. `textSignature` is opaque replay data some APIs need to resume a conversation.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TextContent {
     /// The text itself.
@@ -20,6 +21,7 @@ pub struct TextContent {
 /// Model reasoning. When `redacted` is true the payload lives in the signature and the
 /// text is a placeholder; the signature must be replayed verbatim to the same API.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ThinkingContent {
     /// The (summarised) reasoning text.
@@ -34,6 +36,7 @@ pub struct ThinkingContent {
 
 /// A base64 image (no `data:` prefix). Only user messages and tool results carry images.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ImageContent {
     /// Base64-encoded bytes.
@@ -44,6 +47,7 @@ pub struct ImageContent {
 
 /// A tool invocation requested by the model. `arguments` is always a JSON object once final.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolCall {
     /// Provider-issued call id; tool results refer to it.
@@ -74,6 +78,7 @@ impl Default for ToolCall {
 
 /// Any content block, tagged by `type` as pi writes it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "type", rename_all = "camelCase")]
 pub enum ContentBlock {
     /// `{"type":"text",...}`

@@ -16,6 +16,7 @@ pub fn now_ms() -> i64 {
 
 /// A user message's content: pi writes an array, but a bare string must load too.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum UserContent {
     /// The legacy/plain form.
@@ -56,6 +57,7 @@ pub fn join_text(blocks: &[ContentBlock]) -> String {
 
 /// `{role:"user", content, timestamp}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UserMessage {
     /// Text and images.
@@ -79,6 +81,7 @@ pub type Diagnostic = Value;
 
 /// What the model said, with who said it and what it cost.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AssistantMessage {
     /// Text, thinking and tool-call blocks in stream order.
@@ -169,6 +172,7 @@ impl AssistantMessage {
 /// `{role:"toolResult", toolCallId, toolName, content, details?, usage?, nestedCalls?, isError,
 /// timestamp}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ToolResultMessage {
     /// The id of the call this answers.
@@ -197,6 +201,7 @@ pub struct ToolResultMessage {
 
 /// An LLM message, tagged by `role`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "role", rename_all = "camelCase")]
 pub enum Message {
     /// `role: "user"`
@@ -220,6 +225,7 @@ impl Message {
 
 /// A tool as the model sees it: name, description and a JSON-Schema for its arguments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
     /// Unique tool name.
@@ -232,6 +238,7 @@ pub struct Tool {
 
 /// Everything one LLM call sends: system prompt, history and tools.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
     /// The system prompt, if any.

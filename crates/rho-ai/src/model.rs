@@ -7,6 +7,7 @@ use serde_json::Value;
 
 /// Prices in USD per 1,000,000 tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
     /// Uncached input.
@@ -25,6 +26,7 @@ pub struct ModelCost {
 
 /// What a model accepts as input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum InputKind {
     /// Text.
@@ -37,6 +39,7 @@ pub enum InputKind {
 /// Responses and Anthropic flag sets (providers spec §3.1-§3.3); every field is optional so
 /// that an absent flag falls back to auto-detection.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCompat {
     /// Chat Completions: send `"store": false`.
@@ -100,6 +103,7 @@ pub struct ModelCompat {
 
 /// A model the user can talk to: which API and endpoint, what it can do, what it costs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Model {
     /// Provider-side model id (sent on the wire).
@@ -214,6 +218,7 @@ impl Model {
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ThinkingLevel {
     /// No reasoning.

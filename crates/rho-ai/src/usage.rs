@@ -6,6 +6,7 @@ use crate::model::ModelCost;
 
 /// Cost in USD, split like [`Usage`].
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Cost {
     /// Uncached input.
@@ -27,6 +28,7 @@ pub struct Cost {
 
 /// Token counts of one reply. `input` excludes cache reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Usage {
     /// Uncached prompt tokens.
@@ -71,6 +73,7 @@ impl Usage {
 
 /// Why a reply ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub enum StopReason {
     /// Normal end.

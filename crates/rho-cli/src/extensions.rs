@@ -118,7 +118,8 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             .get("nodePath")
             .and_then(|v| v.as_str()),
     };
-    let mut loaded = load(&paths, setup.cwd, (has_ui, mode), &pi, warnings).await;
+    let flags = flag_values(setup.args);
+    let mut loaded = load(&paths, setup.cwd, (has_ui, mode), flags, &pi, warnings).await;
     let tools = crate::tool_names::active_tools(setup.args);
     for ext in &mut loaded {
         ext.retain_tools(|name| {
@@ -148,18 +149,42 @@ pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
     session.unload_extensions("quit").await;
 }
 
+/// The `--name [value]` flags rho does not know, for extensions (`hello`'s `flags`): the value
+/// given, or `true` without one. Which extension declares which flag is known only after they
+/// registered, so every such flag goes to every extension, as in pi.
+fn flag_values(args: &Args) -> serde_json::Map<String, serde_json::Value> {
+    args.extension_flags
+        .iter()
+        .map(|(name, value)| {
+            let value = value
+                .clone()
+                .map_or(serde_json::Value::Bool(true), Into::into);
+            (name.clone(), value)
+        })
+        .collect()
+}
+
+/// `Error: Unknown option: --x` for `--` flags no loaded extension declared (checked once
+/// they registered, as pi does after loading extensions).
+pub fn unclaimed_flags(args: &Args, loaded: &[Extension]) -> Option<String> {
+    let claimed: Vec<String> = loaded.iter().flat_map(|e| e.flags().to_vec()).collect();
+    args.unknown_options_error(&claimed)
+}
+
 /// Starts every extension; failures become warnings. pi extensions go to one host process,
 /// loaded where the first of them stands in the order.
 pub async fn load(
     paths: &[PathBuf],
     cwd: &Path,
     (has_ui, mode): (bool, &str),
+    flags: serde_json::Map<String, serde_json::Value>,
     pi: &PiHost<'_>,
     warnings: &mut Vec<String>,
 ) -> Vec<Extension> {
     let options = ProcessOptions {
         cwd: Some(cwd.to_path_buf()),
         has_ui,
+        flags,
         mode: Some(mode.to_string()),
         ..ProcessOptions::default()
     };

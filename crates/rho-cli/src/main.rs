@@ -42,9 +42,13 @@ fn main() -> ExitCode {
         println!("{}", env!("CARGO_PKG_VERSION"));
         return ExitCode::SUCCESS;
     }
+    // `--name` flags may belong to extensions: a session checks them once they registered.
+    let claims_flags = args.list_models.is_none() && args.export.is_none();
     if let Some(err) = args.unknown_options_error(&[]) {
-        eprintln!("{err}");
-        return ExitCode::FAILURE;
+        if !claims_flags || !args.unknown_short.is_empty() {
+            eprintln!("{err}");
+            return ExitCode::FAILURE;
+        }
     }
     if let Some(search) = &args.list_models {
         return list_models(&args, search.as_deref());

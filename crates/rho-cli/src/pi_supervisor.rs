@@ -11,7 +11,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::extensions::render::{RenderTarget, Rendered, RendererSpec};
-use rho_core::extensions::{CommandDef, Extension, ExtensionContext, ExtensionRenderer};
+use rho_core::extensions::{
+    CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
+    ProviderStream,
+};
 
 /// How to start the host again.
 pub struct Launch {
@@ -111,6 +114,20 @@ impl Supervisor {
                 }),
             });
         }
+        for provider in inner.providers() {
+            let stream = provider
+                .stream
+                .is_some()
+                .then(|| self.provider_stream(&provider.name));
+            ext.register_provider(ProviderDef {
+                name: provider.name.clone(),
+                config: provider.config.clone(),
+                stream,
+            });
+        }
+        for flag in inner.flags() {
+            ext.declare_flag(flag.clone());
+        }
         for tool in inner.tools() {
             ext.register_tool(Arc::new(SupervisedTool {
                 sup: self.clone(),
@@ -136,6 +153,34 @@ impl Supervisor {
             })
         }));
         ext
+    }
+
+    /// Streams a reply of provider `name` in whichever host generation is current.
+    fn provider_stream(self: &Arc<Self>, name: &str) -> ProviderStream {
+        let (sup, name) = (self.clone(), name.to_string());
+        Arc::new(move |model, context, options, events| {
+            let (sup, name) = (sup.clone(), name.clone());
+            Box::pin(async move {
+                let current = lock(&sup.state)
+                    .current
+                    .as_ref()
+                    .map(|(g, _, e)| (*g, e.clone()));
+                let Some((generation, inner)) = current else {
+                    return Err(sup.unloaded());
+                };
+                let stream = inner
+                    .providers()
+                    .iter()
+                    .find(|p| p.name == name)
+                    .and_then(|p| p.stream.clone())
+                    .ok_or_else(|| {
+                        format!("the restarted pi host no longer has provider {name}")
+                    })?;
+                let r = stream(model, context, options, events).await;
+                sup.checked(generation, r, &format!("a reply of provider {name}"))
+                    .await
+            })
+        })
     }
 
     /// The running generation (remembering `ctx` for notices), or `None` once unloaded.
@@ -238,11 +283,33 @@ impl Supervisor {
         } else {
             (self.unloaded(), "they are unloaded".to_string())
         };
-        match ctx {
+        match &ctx {
             Some(ctx) => ctx.ui.notify(message, "error".into()),
             None => rho_core::diagnostics::warn(message),
         }
+        if let (Some(ctx), "it was restarted") = (ctx, outcome.as_str()) {
+            self.restart_session(ctx).await;
+        }
         outcome
+    }
+
+    /// The restarted host lost what its extensions set up at `session_start`: they get it
+    /// again, with reason `reload` (their runtime started anew, as after pi's /reload).
+    async fn restart_session(&self, ctx: ExtensionContext) {
+        let current = lock(&self.state)
+            .current
+            .as_ref()
+            .map(|(_, _, e)| e.clone());
+        let Some(inner) = current else { return };
+        for handler in inner.handlers_for("session_start") {
+            let event = ExtensionEvent::SessionStart {
+                reason: "reload".into(),
+                previous_session_file: None,
+            };
+            if let Err(e) = handler(event, ctx.clone()).await {
+                ctx.ui.notify(e, "error".into());
+            }
+        }
     }
 
     async fn respawn(self: &Arc<Self>, generation: u64) -> Result<(), String> {

@@ -38,6 +38,7 @@ pub async fn run(
     images: Vec<ImageContent>,
     output: Output,
 ) -> ExitCode {
+    session.bind_session_actions();
     let mut rx = session.subscribe();
     let mut writer = None;
     if let Output::Json(dialect) = output {
@@ -146,7 +147,7 @@ fn spawn_json_writer(
 ) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
     let (tx, lines) = mpsc::unbounded_channel();
     let config = WriterConfig {
-        delivery: event_out::delivery_for(dialect),
+        dialect,
         keep: |e| !is_extension_error(e),
     };
     let events = session.subscribe();

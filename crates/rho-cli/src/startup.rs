@@ -196,7 +196,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     let project_dir = trust.project_dir.clone();
     let Registry {
         settings,
-        credentials,
+        mut credentials,
         mut warnings,
     } = load_registry(args, &agent_dir, project_dir.as_deref())?;
     warnings.splice(0..0, early_warnings);
@@ -244,9 +244,16 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         permissions: &permissions,
     };
     config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
+    if let Some(error) = crate::extensions::unclaimed_flags(args, &config.extensions) {
+        anyhow::bail!("{}", error.trim_start_matches("Error: "));
+    }
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
-    config.stream_fn = stream_with_resolved_headers(credentials.models.providers.clone());
+    let streams = add_extension_providers(&config.extensions, &mut credentials, &mut warnings);
+    config.stream_fn = rho_core::extensions::providers::bridged_stream_fn(
+        stream_with_resolved_headers(credentials.models.providers.clone()),
+        streams,
+    );
     config.models = Arc::new(credentials.models.models.clone());
     config.credentials = Arc::new(credentials);
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
@@ -267,11 +274,58 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     };
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The other built-ins wait inactive for extensions (pi's setActiveTools), unless the user
+    // turned built-ins off.
+    if !args.no_tools && !args.no_builtin_tools {
+        let rest: Vec<&str> = crate::tool_names::BUILTIN_TOOLS
+            .into_iter()
+            .filter(|n| !names.contains(n))
+            .collect();
+        config.inactive_tools = rho_tools::create_tools_with(&rest, &cwd, &tools_config)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     Ok(Startup {
         session: AgentSession::new(config),
         warnings,
         dialect,
     })
+}
+
+/// Puts the providers extensions registered into the model registry (the user's models.json
+/// entry of the same name overrides `baseUrl`, `apiKey` and `headers`); returns those whose
+/// replies the extension streams. A bad provider becomes a warning.
+fn add_extension_providers(
+    extensions: &[rho_core::extensions::Extension],
+    credentials: &mut CliCredentials,
+    warnings: &mut Vec<String>,
+) -> std::collections::HashMap<String, rho_core::extensions::ProviderStream> {
+    use rho_core::extensions::providers::{provider_config, provider_models};
+    let mut streams = std::collections::HashMap::new();
+    for def in extensions.iter().flat_map(|e| e.providers()) {
+        let user = credentials.models.providers.get(&def.name);
+        let config = match provider_config(def, user) {
+            Ok(c) => c,
+            Err(e) => {
+                warnings.push(format!(
+                    "extension provider {} not registered: {e}",
+                    def.name
+                ));
+                continue;
+            }
+        };
+        let models = provider_models(&def.name, &config);
+        let all = &mut credentials.models.models;
+        all.retain(|m| m.provider != def.name);
+        all.extend(models);
+        credentials
+            .models
+            .providers
+            .insert(def.name.clone(), config);
+        if let Some(stream) = &def.stream {
+            streams.insert(def.name.clone(), stream.clone());
+        }
+    }
+    streams
 }
 
 /// Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, context

@@ -143,6 +143,7 @@ const CRASHES: &str = r#"
 import type { ExtensionAPI } from "@earendil-works/pi-coding-agent";
 export default function (pi: ExtensionAPI) {
   let pings = 0;
+  pi.on("session_start", (event, ctx) => ctx.ui.notify(`started: ${event.reason}`, "info"));
   pi.registerCommand("crash", { handler: async () => process.exit(3) });
   pi.registerCommand("ping", {
     handler: async (_args, ctx) => ctx.ui.notify(`pong ${++pings}`, "info"),
@@ -162,6 +163,7 @@ async fn a_crashed_host_is_restarted_once_then_its_extensions_are_unloaded() {
     let notice = |v: &serde_json::Value, text: &str| {
         v["method"] == "notify" && v["message"].as_str().is_some_and(|m| m.contains(text))
     };
+    rpc.wait(|v| v["message"] == "started: startup").await;
     rpc.call(json!({"id": "p1", "type": "prompt", "message": "/ping"}))
         .await;
     rpc.wait(|v| v["method"] == "notify" && v["message"] == "pong 1")
@@ -174,6 +176,8 @@ async fn a_crashed_host_is_restarted_once_then_its_extensions_are_unloaded() {
         text.contains("crashes.ts") && text.contains("bystander.js") && !text.contains("host.mjs"),
         "{text}"
     );
+    // What the extensions set up at session_start, they set up again.
+    rpc.wait(|v| v["message"] == "started: reload").await;
     rpc.call(json!({"id": "p2", "type": "prompt", "message": "/ping"}))
         .await;
     rpc.wait(|v| v["method"] == "notify" && v["message"] == "pong 1")

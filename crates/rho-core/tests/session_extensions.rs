@@ -407,6 +407,33 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
 }
 
 #[tokio::test]
+async fn an_appended_custom_entry_is_announced_to_listeners() {
+    let provider = ScriptedProvider::new();
+    let mut ext = Extension::new("recorder");
+    ext.register_command(rho_core::extensions::CommandDef {
+        name: "record".into(),
+        description: None,
+        handler: Arc::new(move |_, ctx| {
+            Box::pin(async move { ctx.host.append_entry("rec".into(), Some(json!({"n": 1}))) })
+        }),
+    });
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    let s = AgentSession::new(c);
+    let mut rx = s.subscribe();
+    s.prompt("/record", PromptOptions::default())
+        .await
+        .expect("handled");
+    let appended = wait_for(&mut rx, "entry_appended").await;
+    let v = serde_json::to_value(&appended).expect("serializes");
+    assert_eq!(v["entry"]["type"], "custom");
+    assert_eq!(v["entry"]["customType"], "rec");
+    assert_eq!(v["entry"]["data"], json!({"n": 1}));
+    let stored = s.with_session(|m| m.entries().last().map(|e| e.id.clone()));
+    assert_eq!(v["entry"]["id"].as_str(), stored.as_deref());
+}
+
+#[tokio::test]
 async fn ext_16_resources_discover_after_session_start_adds_skills_to_the_prompt() {
     let provider = ScriptedProvider::new();
     let dir = tempfile::tempdir().expect("tempdir");

@@ -172,6 +172,7 @@ impl Extension {
             tools: self.tool_specs.clone(),
             flags: self.flags.clone(),
             shortcuts: self.shortcut_specs.clone(),
+            providers: Vec::new(),
             notices: Vec::new(),
             renderers: Default::default(),
         }

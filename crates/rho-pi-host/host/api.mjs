@@ -1,6 +1,8 @@
 // pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
+import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
+import { registerProvider } from "./providers.mjs";
 import { componentUi, registerMessageRenderer } from "./render.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
@@ -11,7 +13,7 @@ export const RHO_EVENTS = new Set([
   "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
   "message_update", "message_end", "tool_execution_start", "tool_execution_update",
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
-  "tool_call", "tool_result",
+  "tool_call", "tool_result", "agent_settled",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
@@ -24,6 +26,7 @@ export class Registry {
     this.commands = new Map();
     this.flags = new Map();
     this.shortcuts = new Map();
+    this.providers = new Map();
     this.notices = [];
     this.reported = new Set();
     this.bus = new EventEmitter();
@@ -78,7 +81,7 @@ export function createApi(reg, ext) {
     },
     registerTool(def) {
       if (!def?.name) throw new Error("registerTool: a tool needs a name");
-      if (reg.registered) return reg.unsupported(ext, `registerTool("${def.name}") after loading`, "rho learns an extension's tools when it starts");
+      if (reg.registered) return registerLate(reg, ext, def);
       if (reg.tools.has(def.name)) {
         reg.notice(`pi extension ${ext.path}: tool "${def.name}" is already registered by ${reg.tools.get(def.name).ext.path}; the first one is kept`);
         return;
@@ -98,8 +101,13 @@ export function createApi(reg, ext) {
       reg.flags.set(name, { ext, options: options ?? {} });
     },
     getFlag(name) {
+      // rho passes every `--name [value]` it does not know; as in pi, a boolean flag given is
+      // true (a value after it is not its value), a string flag is its value.
       const given = reg.hello.flags?.[name];
-      return given !== undefined ? given : reg.flags.get(name)?.options.default;
+      const options = reg.flags.get(name)?.options ?? {};
+      if (given === undefined) return options.default;
+      if (options.type === "boolean") return true;
+      return given === true ? options.default : given;
     },
     sendMessage(message, options = {}) {
       const m = { customType: message.customType, content: message.content ?? "", display: message.display ?? true, details: message.details };
@@ -128,16 +136,11 @@ export function createApi(reg, ext) {
     getCommands() {
       return [...reg.commands].map(([name, c]) => ({ name, description: c.options.description, source: "extension", sourceInfo: { path: c.ext.path } }));
     },
-    getActiveTools: () => [...reg.tools.keys()],
-    getAllTools: () => [...reg.tools.values()].map(({ def }) => ({ name: def.name, description: def.description, parameters: def.parameters })),
-    setActiveTools: no("pi.setActiveTools"),
-    setModel: async () => (no("pi.setModel")(), false),
-    getThinkingLevel: () => "off",
-    setThinkingLevel: no("pi.setThinkingLevel"),
+    ...sessionApi(reg, ext),
     setLabel(id, label) {
       call("set_label", { id, label: label ?? null }).catch((e) => reg.notice(`pi extension ${ext.path}: setLabel failed: ${e.message}`));
     },
-    registerProvider: no("pi.registerProvider"),
+    registerProvider: (name, config) => registerProvider(reg, ext, name, config),
     unregisterProvider: no("pi.unregisterProvider"),
     registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
     registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),
@@ -251,7 +254,6 @@ function sessionManager(reg) {
 /** ExtensionContext for a handler of `ext`; `extra` adds tool/command context fields. */
 export function createContext(reg, ext, extra = {}) {
   const s = reg.snapshot;
-  const no = (what) => () => reg.unsupported(ext, what);
   const ctx = {
     ui: createUi(reg, ext),
     hasUI: !!reg.hello.hasUI,
@@ -259,14 +261,13 @@ export function createContext(reg, ext, extra = {}) {
     cwd: reg.hello.cwd,
     sessionManager: sessionManager(reg),
     model: s.model ?? undefined,
-    modelRegistry: { getAll: () => [], getAvailable: () => [], find: () => undefined },
     isProjectTrusted: () => true,
     isIdle: () => !!s.isIdle,
     hasPendingMessages: () => !!s.hasPendingMessages,
     abort: () => void reg.wire.call("abort").catch(() => {}),
     getSystemPrompt: () => s.systemPrompt ?? "",
     getContextUsage: () => undefined,
-    compact: no("ctx.compact"),
+    ...contextSessionApi(reg, ext),
     shutdown: () => void reg.wire.call("shutdown").catch((e) => reg.unsupported(ext, "ctx.shutdown", e.message)),
     signal: extra.signal,
     ...extra,
@@ -281,7 +282,6 @@ export function createContext(reg, ext, extra = {}) {
 
 /** ExtensionCommandContext: the context plus session control. */
 export function createCommandContext(reg, ext) {
-  const no = (what) => async () => (reg.unsupported(ext, what), { cancelled: true });
   return createContext(reg, ext, {
     async waitForIdle() {
       for (;;) {
@@ -290,11 +290,7 @@ export function createCommandContext(reg, ext) {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    newSession: no("ctx.newSession"),
-    fork: no("ctx.fork"),
-    navigateTree: no("ctx.navigateTree"),
-    switchSession: no("ctx.switchSession"),
-    reload: no("ctx.reload"),
+    ...commandSessionApi(reg, ext),
     getSystemPromptOptions: () => ({}),
   });
 }

@@ -1,6 +1,7 @@
 // Runs every pi handler of one rho event in load order and folds their results the way pi
 // composes them (chained transforms, first gate wins) into the one result rho expects.
 import { createContext, syncSession } from "./api.mjs";
+import { loadSessionView, preparePromptOptions, promptWithSections } from "./session_api.mjs";
 
 const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update"]);
 
@@ -16,12 +17,15 @@ export async function refresh(reg, type) {
   try {
     Object.assign(reg.snapshot, await reg.wire.call("get_state"));
     await syncSession(reg);
+    await loadSessionView(reg);
   } catch {
     // The previous view stays; sync reads stay answerable.
   }
 }
 
 function observe(reg, event) {
+  // pi hands `session_before_*` handlers an abort signal for their own model calls.
+  if (event.type.startsWith("session_before_") && !event.signal) event.signal = new AbortController().signal;
   if (event.type === "before_agent_start" && typeof event.systemPrompt === "string") reg.snapshot.systemPrompt = event.systemPrompt;
 }
 
@@ -86,6 +90,7 @@ export async function dispatchEvent(reg, event) {
   if (handlers.length === 0) return null;
   await refresh(reg, event.type);
   const before = event.type === "tool_call" ? JSON.stringify(event.input) : null;
+  const sections = event.type === "before_agent_start" ? preparePromptOptions(reg, event) : null;
   const state = { event, result: null };
   const fold = FOLD[event.type];
   for (const { ext, handler } of handlers) {
@@ -99,5 +104,7 @@ export async function dispatchEvent(reg, event) {
     if (decided?.done) return decided.result;
   }
   if (before !== null && JSON.stringify(event.input) !== before) return { input: event.input };
+  const withSections = sections !== null && !state.result?.systemPrompt ? promptWithSections(event, sections) : null;
+  if (withSections) return { ...state.result, systemPrompt: withSections };
   return state.result;
 }

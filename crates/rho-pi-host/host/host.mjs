@@ -8,6 +8,8 @@ import { installHooks } from "./hooks.mjs";
 import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
+import { toolSpec } from "./session_api.mjs";
+import { providerSpecs, runStream } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
@@ -15,6 +17,9 @@ process.removeAllListeners("warning");
 process.on("warning", (w) => w.name !== "ExperimentalWarning" && process.stderr.write(`${w.name}: ${w.message}\n`));
 
 const [packagesDir, agentDir, ...paths] = process.argv.slice(2);
+// Extensions that start pi again (subagent) run `process.argv[1]` when it exists: that would
+// be this host. Without it they run `pi` from PATH, as under a pi installed as a command.
+process.argv.splice(1);
 // pi's getAgentDir() and everything built on it then see rho's agent dir.
 process.env.PI_CODING_AGENT_DIR = agentDir;
 installHooks(packagesDir);
@@ -69,15 +74,15 @@ function registration() {
   // Calls act on the session of the latest event: tools calling rho (ctx.shutdown, sessionManager)
   // need one before the first tool runs.
   if (reg.tools.size > 0) events.add("agent_start");
-  const schema = (p) => (p ? JSON.parse(JSON.stringify(p)) : { type: "object", properties: {} });
   return {
     type: "register",
     name: "pi extensions",
     events: [...events],
     commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description })),
-    tools: [...reg.tools.values()].map(({ def }) => ({ name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters: schema(def.parameters) })),
+    tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
+    providers: providerSpecs(reg),
     notices: reg.notices.splice(0),
     renderers: rendererSpec(reg),
   };
@@ -124,7 +129,20 @@ async function runShortcut(msg) {
   return null;
 }
 
+async function runProviderStream(msg) {
+  const abort = new AbortController();
+  running.set(msg.id, abort);
+  try {
+    return await runStream(reg, wire, msg, abort.signal);
+  } catch (e) {
+    throw new Error(failure(reg.providers.get(msg.provider)?.ext ?? { path: msg.provider }, `provider ${msg.provider}`, e));
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
 const REQUESTS = {
+  stream: runProviderStream,
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,
   tool: runTool,

@@ -6,9 +6,12 @@
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
 //! - `session` (feature `agent`): session file records, session events, session summaries.
 //! - `rpc` (feature `agent`): the RPC response envelope, each command's `data`, UI requests.
+//! - `schema` (feature `schema`): the RPC protocol's JSON Schema, generated from these types.
 
 pub mod extension;
 #[cfg(feature = "agent")]
 pub mod rpc;
+#[cfg(feature = "schema")]
+pub mod schema;
 #[cfg(feature = "agent")]
 pub mod session;

@@ -193,6 +193,19 @@ impl Pi {
         }
     }
 
+    /// Every line until (and with) the first event `name`.
+    pub async fn lines_until(&mut self, name: &str) -> Vec<Value> {
+        let mut lines = Vec::new();
+        loop {
+            let v = self.next().await;
+            let done = v["type"] == name;
+            lines.push(v);
+            if done {
+                return lines;
+            }
+        }
+    }
+
     /// Sends a prompt and waits until the agent settles.
     pub async fn prompt(&mut self, text: &str) {
         self.call(json!({"type": "prompt", "message": text})).await;

@@ -3,7 +3,8 @@
 //! RSS.
 //!
 //! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "node <pi>/dist/cli.js"]
-//! [--only streams|sessions|soak]`. The targets (issue 20): a 20,000-delta reply peaks at
+//! [--only streams|sessions|soak] [--dialect 1.x|0.73]` (replies stream through rho in both
+//! RPC dialects unless `--dialect` names one; sessions and the soak use the default). The targets (issue 20): a 20,000-delta reply peaks at
 //! ≤ 64 MiB with a fast or a pausing reader, its CPU per delta is ≤ 1.5× that of a 2,000-delta
 //! reply, and on a 50,000-entry session rho's peak RSS is ≤ 1.5× the file, `get_messages` ≥ 2×
 //! and open → `get_state` ≥ 20× faster than pi 0.73.1. Issue 17: RSS after 1,000 prompts and
@@ -27,6 +28,8 @@ const ENTRIES: [usize; 2] = [5_000, 50_000];
 
 struct Options {
     pi: Option<Vec<String>>,
+    /// rho's `--rpc-dialect` values the streams run in.
+    dialects: Vec<String>,
     streams: bool,
     sessions: bool,
     soak: bool,
@@ -35,6 +38,7 @@ struct Options {
 fn options() -> Options {
     let mut o = Options {
         pi: None,
+        dialects: vec!["1.x".into(), "0.73".into()],
         streams: true,
         sessions: true,
         soak: true,
@@ -47,6 +51,7 @@ fn options() -> Options {
                     .next()
                     .map(|c| c.split_whitespace().map(String::from).collect())
             }
+            "--dialect" => o.dialects = args.next().into_iter().collect(),
             "--only" => {
                 let only = args.next();
                 let only = only.as_deref();
@@ -97,7 +102,7 @@ fn main() {
     kinds.extend(o.pi.clone().map(Kind::Pi));
     println!("rpc_soak: load average at start {}", load());
     if o.streams {
-        streams(&kinds, &server, &agent_dir, &cwd);
+        streams(&kinds, &o.dialects, &server, &agent_dir, &cwd);
     }
     if o.sessions {
         sessions(&kinds, &agent_dir, &cwd, home.path());
@@ -108,9 +113,10 @@ fn main() {
     println!("rpc_soak: load average at end {}", load());
 }
 
-fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
+/// Each agent (rho once per dialect) streams every reply size to a fast and a pausing reader.
+fn streams(kinds: &[Kind], dialects: &[String], server: &MockServer, agent_dir: &Path, cwd: &Path) {
     println!(
-        "{:<4} {:>7} {:<6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  complete",
+        "{:<9} {:>7} {:<6} {:>7} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}  complete",
         "",
         "deltas",
         "reader",
@@ -122,7 +128,15 @@ fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
         "updates",
         "MiB read"
     );
-    for kind in kinds {
+    let runs = kinds.iter().flat_map(|kind| match kind {
+        Kind::Rho => dialects.iter().map(|d| (kind, Some(d.as_str()))).collect(),
+        Kind::Pi(_) => vec![(kind, None)],
+    });
+    for (kind, dialect) in runs {
+        let name = match dialect {
+            Some(d) => format!("{} {d}", kind.name()),
+            None => kind.name().to_string(),
+        };
         let mut per_delta = Vec::new();
         for deltas in DELTAS {
             for slow in [false, true] {
@@ -130,11 +144,15 @@ fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
                 // (utime/stime tick every 10 ms).
                 let replies = if slow { 1 } else { (20_000 / deltas).max(1) };
                 let reader = if slow { "pause" } else { "fast" };
-                let Some(f) = stream::measure(kind, server, agent_dir, cwd, deltas, replies, slow)
-                else {
+                let run = stream::Run {
+                    deltas,
+                    replies,
+                    slow,
+                    dialect,
+                };
+                let Some(f) = stream::measure(kind, server, agent_dir, cwd, run) else {
                     println!(
-                        "{:<4} {deltas:>7} {reader:<6} failed (the agent exited or stalled)",
-                        kind.name()
+                        "{name:<9} {deltas:>7} {reader:<6} failed (the agent exited or stalled)"
                     );
                     continue;
                 };
@@ -142,16 +160,15 @@ fn streams(kinds: &[Kind], server: &MockServer, agent_dir: &Path, cwd: &Path) {
                     per_delta.push((deltas, f.cpu_us_per_delta(deltas)));
                 }
                 println!(
-                    "{:<4} {deltas:>7} {reader:<6} {:>7} {:>9.0} {:>9.0} {:>9.2} {:>9.1} {:>9} {:>9.0}  {}",
-                    kind.name(), f.replies, f.wall_ms, f.cpu_ms, f.cpu_us_per_delta(deltas),
+                    "{name:<9} {deltas:>7} {reader:<6} {:>7} {:>9.0} {:>9.0} {:>9.2} {:>9.1} {:>9} {:>9.0}  {}",
+                    f.replies, f.wall_ms, f.cpu_ms, f.cpu_us_per_delta(deltas),
                     f.peak_mib, f.updates_read, f.mib_read, if f.complete { "yes" } else { "NO" }
                 );
             }
         }
         if let (Some(first), Some(last)) = (per_delta.first(), per_delta.last()) {
             println!(
-                "{}: CPU per delta at {} deltas = {:.2}× that at {} deltas (fast reader)",
-                kind.name(),
+                "{name}: CPU per delta at {} deltas = {:.2}× that at {} deltas (fast reader)",
                 last.0,
                 last.1 / first.1,
                 first.0

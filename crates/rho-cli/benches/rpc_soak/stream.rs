@@ -51,28 +51,43 @@ fn reply(deltas: usize) -> rho_testkit::MockResponse {
         .response()
 }
 
-/// Streams `replies` replies of `deltas` deltas through one agent process. A slow reader
-/// pauses once, after its 100th `message_update`.
-#[allow(clippy::too_many_arguments)]
+/// One measurement: `replies` replies of `deltas` deltas, a fast or a pausing reader, and
+/// rho's RPC dialect (`None`: the agent's default).
+pub struct Run<'a> {
+    pub deltas: usize,
+    pub replies: usize,
+    pub slow: bool,
+    pub dialect: Option<&'a str>,
+}
+
+/// Streams the run's replies through one agent process. A slow reader pauses once, after
+/// its 100th `message_update`.
 pub fn measure(
     kind: &Kind,
     server: &MockServer,
     agent_dir: &Path,
     cwd: &Path,
-    deltas: usize,
-    replies: usize,
-    slow: bool,
+    run: Run<'_>,
 ) -> Option<StreamFigures> {
+    let Run {
+        deltas,
+        replies,
+        slow,
+        dialect,
+    } = run;
     let mode = ReaderMode {
         pause_after: slow.then_some((100, PAUSE)),
     };
-    let args = [
+    let mut args = vec![
         "--no-session",
         "--provider",
         "mock",
         "--model",
         "mock-model",
     ];
+    if let Some(d) = dialect {
+        args.extend(["--rpc-dialect", d]);
+    }
     let mut agent = Agent::spawn(kind, agent_dir, cwd, &args, mode);
     agent.send(r#"{"id":"s","type":"get_state"}"#);
     agent.wait_for(r#""command":"get_state""#, |_| {})?;

@@ -14,30 +14,55 @@ pub type Ack = std::sync::mpsc::Sender<()>;
 /// What a dialect lets the writer do with a queued event while the reader is behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// Written, in order, whatever the backlog. A dialect whose events carry only deltas
-    /// marks them so: they are never dropped, they wait.
+    /// Written, in order, whatever the backlog.
     Always,
     /// A snapshot that the next snapshot of the same stream makes redundant: while still
-    /// queued, it is merged into that one.
+    /// queued, it is joined with that one (the later update stands for both; its delta is
+    /// the two concatenated).
     Superseded,
+    /// A delta to append: joined with the next delta of the same block only while the
+    /// writer is behind (its unwritten output is full), so a reader that keeps up gets one
+    /// record per delta, and one that falls behind gets the same text in fewer records.
+    Appended,
 }
 
 /// Delivery in pi 0.73.1's dialect: a `message_update` delta carries the whole partial
 /// message, so a queued one is superseded by the next delta of the same content block.
 /// Block starts and ends, and every other event, are always written.
 pub fn delivery_v073(event: &SessionEvent) -> Delivery {
-    use AssistantMessageEvent as E;
-    match event {
-        SessionEvent::Agent(a) => match &**a {
-            AgentEvent::MessageUpdate {
-                assistant_message_event:
-                    E::TextDelta { .. } | E::ThinkingDelta { .. } | E::ToolCallDelta { .. },
-                ..
-            } => Delivery::Superseded,
-            _ => Delivery::Always,
-        },
-        SessionEvent::Session(_) => Delivery::Always,
+    if is_delta(event) {
+        Delivery::Superseded
+    } else {
+        Delivery::Always
     }
+}
+
+/// Delivery in pi 1.x's dialect: `message_update` is delta-only and cheap to encode, so
+/// deltas are joined only when the reader is behind (json.md: a delta is text to append
+/// to its block, so appending the joined delta builds the same block).
+pub fn delivery_v1(event: &SessionEvent) -> Delivery {
+    if is_delta(event) {
+        Delivery::Appended
+    } else {
+        Delivery::Always
+    }
+}
+
+/// A text, thinking or tool-call delta.
+fn is_delta(event: &SessionEvent) -> bool {
+    use AssistantMessageEvent as E;
+    let SessionEvent::Agent(a) = event else {
+        return false;
+    };
+    matches!(
+        &**a,
+        AgentEvent::MessageUpdate {
+            assistant_message_event: E::TextDelta { .. }
+                | E::ThinkingDelta { .. }
+                | E::ToolCallDelta { .. },
+            ..
+        }
+    )
 }
 
 /// One queued item.
@@ -85,9 +110,15 @@ impl Backlog {
         self.items.push_back(Item::Line(line, ack));
     }
 
-    /// Queues `event`, merging it into the queued update it supersedes, if any.
-    pub fn push_event(&mut self, event: SessionEvent) {
-        if (self.delivery)(&event) == Delivery::Superseded {
+    /// Queues `event`, joining it with the queued update before it where its delivery
+    /// allows (`behind`: the writer's unwritten output is full).
+    pub fn push_event(&mut self, event: SessionEvent, behind: bool) {
+        let join = match (self.delivery)(&event) {
+            Delivery::Always => false,
+            Delivery::Superseded => true,
+            Delivery::Appended => behind,
+        };
+        if join {
             if let SessionEvent::Agent(agent) = &event {
                 if let AgentEvent::MessageUpdate {
                     assistant_message_event: new,

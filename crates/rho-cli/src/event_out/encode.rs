@@ -1,27 +1,36 @@
-//! Encoding queued items as JSON lines. A `message_update` carries its partial message twice
-//! (`message` and `assistantMessageEvent.partial`); the message is serialized once per
-//! written event and its bytes copied into both places.
+//! Encoding queued items as JSON lines, in the dialect the writer speaks: each dialect's
+//! event shapes are one file ([`super::pi073`], [`super::pi1`]); responses and UI requests
+//! are already encoded and are written as they are.
 
-use rho_agent::{AgentEvent, AgentMessage, AssistantEventJson};
-use rho_ai::AssistantMessageEvent;
+use rho_protocol::rpc::Dialect;
 
 use super::backlog::{Ack, Item};
+use super::{pi073, pi1};
 
-/// Reused buffers, so encoding a growing message does not allocate per event.
-#[derive(Default)]
+/// The dialect and reused buffers, so encoding a growing message does not allocate per event.
 pub struct Encoder {
-    message: Vec<u8>,
-    event: Vec<u8>,
+    dialect: Dialect,
+    v073: pi073::Buffers,
 }
 
 impl Encoder {
+    pub fn new(dialect: Dialect) -> Self {
+        Encoder {
+            dialect,
+            v073: pi073::Buffers::default(),
+        }
+    }
+
     /// Appends `item` as one line to `out`; returns the ack to fire once it is written.
     pub fn encode(&mut self, item: Item, out: &mut Vec<u8>) -> Option<Ack> {
         match item {
-            Item::Event(event) => push_json(out, &event),
-            Item::Update { event, merged } => match &*event {
-                AgentEvent::MessageUpdate { message, .. } => self.update(message, &merged, out),
-                other => push_json(out, other),
+            Item::Event(event) => match self.dialect {
+                Dialect::Pi073 => pi073::event(&event, out),
+                Dialect::Pi1 => pi1::event(&event, out),
+            },
+            Item::Update { event, merged } => match self.dialect {
+                Dialect::Pi073 => self.v073.update(&event, &merged, out),
+                Dialect::Pi1 => pi1::update(&event, &merged, out),
             },
             Item::Line(line, ack) => {
                 if out.is_empty() {
@@ -35,37 +44,6 @@ impl Encoder {
             }
         }
         None
-    }
-
-    /// `{"type":"message_update","message":M,"assistantMessageEvent":{...,"partial":M}}`.
-    fn update(&mut self, message: &AgentMessage, event: &AssistantMessageEvent, out: &mut Vec<u8>) {
-        self.message.clear();
-        self.event.clear();
-        let placeholder = AssistantEventJson {
-            event,
-            partial: &(),
-        };
-        let encoded = serde_json::to_writer(&mut self.message, message)
-            .and_then(|()| serde_json::to_writer(&mut self.event, &placeholder));
-        // The partial is the event's last field: `..."partial":null}` takes the message.
-        let head = self.event.strip_suffix(b"null}");
-        match (encoded, head) {
-            (Ok(()), Some(head)) => {
-                out.extend_from_slice(br#"{"type":"message_update","message":"#);
-                out.extend_from_slice(&self.message);
-                out.extend_from_slice(br#","assistantMessageEvent":"#);
-                out.extend_from_slice(head);
-                out.extend_from_slice(&self.message);
-                out.extend_from_slice(b"}}\n");
-            }
-            _ => push_json(
-                out,
-                &AgentEvent::MessageUpdate {
-                    message: message.clone(),
-                    assistant_message_event: event.clone(),
-                },
-            ),
-        }
     }
 }
 

@@ -5,13 +5,25 @@
 //! Backpressure: the writer keeps taking events while the sink is slow, but encodes the next
 //! queued item only while fewer than [`OUT_LIMIT`] bytes wait to be written. Queued items
 //! are cheap (events hold their data behind an `Arc`), and the dialect decides which may be
-//! coalesced ([`Delivery`]): in pi 0.73.1's dialect, a queued `message_update` delta is
-//! merged into the next one of the same block (its partial is the newest, its `delta` the
-//! concatenation), so a reader that falls behind gets fewer, larger updates instead of an
-//! ever-growing backlog; every other event and every response is written as it was.
+//! joined ([`Delivery`]), so a reader that falls behind gets fewer, larger updates instead
+//! of an ever-growing backlog:
+//! - pi 0.73.1's `message_update` carries the whole partial message: a queued delta is
+//!   merged into the next one of the same block (its partial is the newest, its `delta` the
+//!   concatenation), whenever both are queued.
+//! - pi 1.x's `message_update` is delta-only and cheap: deltas are joined only while the
+//!   reader is behind (the unwritten output is full), then the joined update's `delta` is
+//!   the concatenation and its `usage` the newest. json.md defines a delta as text to append
+//!   to its block, so appending the joined delta builds the same block: no delta is lost,
+//!   they wait, and what waits is the text not yet written rather than one queued event
+//!   (and partial snapshot) per provider token. A reader that keeps up gets one record per
+//!   delta, as from pi.
+//!
+//! Every other event and every response is written as it was, in order.
 
 mod backlog;
 mod encode;
+mod pi073;
+mod pi1;
 
 use rho_core::agent_session::SessionEvent;
 use rho_protocol::rpc::Dialect;
@@ -19,7 +31,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use backlog::Backlog;
-pub use backlog::{delivery_v073, Ack, Delivery};
+pub use backlog::{delivery_v073, delivery_v1, Ack, Delivery};
 use encode::Encoder;
 
 /// Encoded bytes the writer holds before it stops encoding and only writes.
@@ -35,8 +47,8 @@ pub enum Out {
 
 /// What the writer is set up with.
 pub struct WriterConfig {
-    /// The dialect's coalescing rule.
-    pub delivery: fn(&SessionEvent) -> Delivery,
+    /// The encoding of events.
+    pub dialect: Dialect,
     /// Events for which this returns false are not written (JSON mode sends some to stderr).
     pub keep: fn(&SessionEvent) -> bool,
 }
@@ -44,8 +56,8 @@ pub struct WriterConfig {
 /// The coalescing rule of `dialect`'s event stream.
 pub fn delivery_for(dialect: Dialect) -> fn(&SessionEvent) -> Delivery {
     match dialect {
-        // pi 1.x's own encoding comes with its own rule; until then both speak 0.73.1's.
-        Dialect::Pi073 | Dialect::Pi1 => delivery_v073,
+        Dialect::Pi073 => delivery_v073,
+        Dialect::Pi1 => delivery_v1,
     }
 }
 
@@ -90,8 +102,8 @@ pub async fn run<W: AsyncWrite + Unpin>(
     mut lines: mpsc::UnboundedReceiver<Out>,
     config: WriterConfig,
 ) {
-    let mut backlog = Backlog::new(config.delivery);
-    let mut encoder = Encoder::default();
+    let mut backlog = Backlog::new(delivery_for(config.dialect));
+    let mut encoder = Encoder::new(config.dialect);
     let mut out = Pending {
         bytes: Vec::with_capacity(64 * 1024),
         written: 0,
@@ -111,11 +123,12 @@ pub async fn run<W: AsyncWrite + Unpin>(
             return;
         }
         let keep = config.keep;
+        let behind = out.bytes.len() >= OUT_LIMIT;
         tokio::select! {
             biased;
             line = lines.recv(), if lines_open => {
                 while let Ok(e) = events.try_recv() {
-                    if keep(&e) { backlog.push_event(e) }
+                    if keep(&e) { backlog.push_event(e, behind) }
                 }
                 match line {
                     Some(Out::Line(l, ack)) => backlog.push_line(l, ack),
@@ -124,9 +137,9 @@ pub async fn run<W: AsyncWrite + Unpin>(
             }
             e = events.recv(), if events_open => match e {
                 Some(e) => {
-                    if keep(&e) { backlog.push_event(e) }
+                    if keep(&e) { backlog.push_event(e, behind) }
                     while let Ok(e) = events.try_recv() {
-                        if keep(&e) { backlog.push_event(e) }
+                        if keep(&e) { backlog.push_event(e, behind) }
                     }
                 }
                 None => events_open = false,

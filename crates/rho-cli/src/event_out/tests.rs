@@ -11,7 +11,9 @@ use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
 
-use super::{delivery_v073, run, Out, WriterConfig};
+use rho_protocol::rpc::Dialect;
+
+use super::{run, Out, WriterConfig};
 
 /// The events of one streamed reply: start, `n` text deltas, a thinking block's start and
 /// one delta, then the end; each update carries the folded partial, as the agent emits it.
@@ -56,6 +58,15 @@ fn full_text(n: usize) -> String {
 /// Queues `events` (and a response line once the first `split` of them are queued) before the writer
 /// starts, as a reader that fell behind would leave them, then reads every line.
 async fn write_all_queued(events: Vec<SessionEvent>, split: usize) -> Vec<Value> {
+    write_all_queued_in(Dialect::Pi073, events, split).await
+}
+
+/// [`write_all_queued`] in `dialect`.
+async fn write_all_queued_in(
+    dialect: Dialect,
+    events: Vec<SessionEvent>,
+    split: usize,
+) -> Vec<Value> {
     let (events_tx, events_rx) = mpsc::unbounded_channel();
     let (lines_tx, lines_rx) = mpsc::unbounded_channel();
     for (i, e) in events.into_iter().enumerate() {
@@ -71,7 +82,7 @@ async fn write_all_queued(events: Vec<SessionEvent>, split: usize) -> Vec<Value>
     drop(events_tx);
     let (sink, mut source) = tokio::io::duplex(4096);
     let config = WriterConfig {
-        delivery: delivery_v073,
+        dialect,
         keep: |_| true,
     };
     let writer = tokio::spawn(run(sink, events_rx, lines_rx, config));
@@ -176,7 +187,7 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
             }),
             _ => None,
         };
-        let mut encoder = super::encode::Encoder::default();
+        let mut encoder = super::encode::Encoder::new(Dialect::Pi073);
         encoder.encode(merged.unwrap_or(item), &mut out);
         assert_eq!(
             String::from_utf8(out).expect("utf-8"),
@@ -194,7 +205,7 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
         assistant_message_event: tool.clone(),
     };
     let mut out = Vec::new();
-    super::encode::Encoder::default().encode(
+    super::encode::Encoder::new(Dialect::Pi073).encode(
         super::backlog::Item::Update {
             event: Arc::new(event.clone()),
             merged: tool,
@@ -206,4 +217,74 @@ async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
         String::from_utf8(out).expect("utf-8"),
         format!("{expected}\n")
     );
+}
+
+#[tokio::test]
+async fn in_pi_1x_a_reader_that_keeps_up_gets_one_update_per_delta() {
+    let n = 50;
+    let lines = write_all_queued_in(Dialect::Pi1, agent(reply_events(n)), usize::MAX).await;
+    let deltas = lines
+        .iter()
+        .filter(|l| l["assistantMessageEvent"]["type"] == "text_delta")
+        .count();
+    assert_eq!(deltas, n);
+    assert_eq!(lines[0]["message"]["stopReason"], "pending");
+}
+
+#[test]
+fn in_pi_1x_deltas_queued_while_behind_are_one_delta_only_update_with_all_the_text() {
+    let n = 2000;
+    let mut backlog = super::backlog::Backlog::new(super::delivery_v1);
+    for e in agent(reply_events(n)) {
+        backlog.push_event(e, true);
+    }
+    let mut encoder = super::encode::Encoder::new(Dialect::Pi1);
+    let mut out = Vec::new();
+    while let Some(item) = backlog.pop() {
+        encoder.encode(item, &mut out);
+    }
+    let lines: Vec<Value> = out
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("JSON"))
+        .collect();
+    let types: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
+    assert_eq!(types.len(), 6, "{types:?}");
+    let update = &lines[2];
+    assert_eq!(
+        update["assistantMessageEvent"],
+        serde_json::json!({"type": "text_delta", "contentIndex": 0, "delta": full_text(n)})
+    );
+    assert!(update.get("message").is_none(), "delta-only: {update}");
+    assert_eq!(update["usage"]["totalTokens"], 0);
+    assert_eq!(
+        lines[5]["message"]["content"][0]["text"],
+        full_text(n).as_str()
+    );
+}
+
+#[tokio::test]
+async fn in_pi_1x_each_update_is_written_without_its_partial() {
+    let events = agent(reply_events(2));
+    let sizes: Vec<usize> = {
+        let mut out = Vec::new();
+        let mut encoder = super::encode::Encoder::new(Dialect::Pi1);
+        events
+            .into_iter()
+            .map(|e| {
+                out.clear();
+                encoder.encode(super::backlog::Item::Event(e), &mut out);
+                out.len()
+            })
+            .collect()
+    };
+    // Every update line is the same size whatever the reply so far: no partial in it.
+    assert_eq!(sizes[2], sizes[3], "{sizes:?}");
+}
+
+#[tokio::test]
+async fn agent_settled_is_not_written_in_pi_0_73() {
+    let settled = SessionEvent::Session(SessionOnlyEvent::AgentSettled { aborted: false });
+    let lines = write_all_queued(vec![settled], usize::MAX).await;
+    assert!(lines.is_empty(), "{lines:?}");
 }

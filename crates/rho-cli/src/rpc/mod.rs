@@ -77,6 +77,7 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
         }
     };
     let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe(), dialect);
+    session.bind_session_actions();
     let rpc = Rpc::new(session, out.clone(), args, dialect);
     rpc.session.start("startup").await;
     let mut stdin = tokio::io::stdin();

@@ -51,7 +51,7 @@ where
 {
     let (tx, rx) = mpsc::unbounded_channel();
     let config = WriterConfig {
-        delivery: event_out::delivery_for(dialect),
+        dialect,
         keep: |_| true,
     };
     let task = tokio::spawn(event_out::run(sink, events, rx, config));

@@ -77,9 +77,14 @@ impl Sandbox {
         files
     }
 
-    /// `rho args` in the project dir with the sandbox environment and piped stdio.
+    /// `rho args` in the project dir with the sandbox environment and piped stdio. The RPC
+    /// and JSON modes speak pi 0.73.1's dialect, whose shapes these tests assert; a test's own
+    /// `--rpc-dialect` comes later and wins.
     pub fn command(&self, args: &[&str]) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
+        if args.contains(&"--mode") {
+            cmd.args(["--rpc-dialect", "0.73"]);
+        }
         cmd.args(args)
             .current_dir(&self.cwd)
             .env_clear()

@@ -297,7 +297,15 @@ async fn spawn(dir: &Path, server: &MockServer, file: &Path) -> Rho {
     let settings = json!({"retry": {"enabled": false}, "compaction": {"keepRecentTokens": 1}});
     std::fs::write(agent.join("settings.json"), settings.to_string()).expect("settings");
     let mut child = Command::new(env!("CARGO_BIN_EXE_rho"))
-        .args(["--mode", "rpc", "--model", "mock/m1", "--session"])
+        .args([
+            "--mode",
+            "rpc",
+            "--rpc-dialect",
+            "0.73",
+            "--model",
+            "mock/m1",
+            "--session",
+        ])
         .arg(file)
         .arg("--session-dir")
         .arg(dir.join("sessions"))

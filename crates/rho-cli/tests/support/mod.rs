@@ -48,6 +48,11 @@ pub struct Start {
     pub home: Option<tempfile::TempDir>,
     /// Write rho's stderr into this file instead of the test's stderr.
     pub stderr_to: Option<PathBuf>,
+    /// More models.json providers, given the mock server's URL (e.g. a built-in provider
+    /// pointed at it).
+    pub providers: Option<fn(&str) -> Value>,
+    /// A directory put first on rho's PATH (e.g. with program shims).
+    pub path_prefix: Option<PathBuf>,
 }
 
 impl Rpc {
@@ -70,6 +75,13 @@ impl Rpc {
             "baseUrl": format!("{}/v1", server.url()), "api": "openai-completions",
             "apiKey": "sk-literal-test-key",
             "models": [model("m1", false), model("m2", false), model("r1", true)]}}});
+        if let Some(more) = opts.providers {
+            if let (Some(all), Value::Object(extra)) =
+                (models["providers"].as_object_mut(), more(&server.url()))
+            {
+                all.extend(extra);
+            }
+        }
         if opts.no_model {
             // Without any key the §6.5 chain finds no usable model.
             models = json!({"providers": {}});
@@ -86,7 +98,8 @@ impl Rpc {
         let work = home.path().join("work");
         std::fs::create_dir_all(&work).expect("work dir");
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_rho"));
-        cmd.args(["--mode", "rpc"]);
+        // pi 0.73.1's dialect, whose shapes these tests assert; `opts.args` may choose another.
+        cmd.args(["--mode", "rpc", "--rpc-dialect", "0.73"]);
         cmd.args(&opts.args);
         if !opts.no_model {
             cmd.args(["--model", "mock/m1"]);
@@ -97,8 +110,13 @@ impl Rpc {
         } else {
             cmd.arg("--no-session");
         }
+        let path = std::env::var("PATH").unwrap_or_default();
+        let path = match &opts.path_prefix {
+            Some(dir) => format!("{}:{path}", dir.display()),
+            None => path,
+        };
         cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("PATH", path)
             .env("HOME", home.path())
             .env("TMPDIR", home.path())
             .env("RHO_CODING_AGENT_DIR", &agent)

@@ -30,7 +30,8 @@ impl AgentSession {
             )
             .await;
         let old = runner.replace(Vec::new());
-        self.swap_extension_tools(&old, Vec::new());
+        let dynamic = self.drop_dynamic_tools();
+        self.swap_extension_tools(&old, &dynamic, Vec::new());
         futures_util::future::join_all(old.iter().map(|e| e.close(EXTENSION_EXIT_GRACE))).await;
         old.len()
     }
@@ -40,12 +41,19 @@ impl AgentSession {
     pub fn load_extensions(&self, extensions: Vec<Extension>) {
         let tools = super::collect_extension_tools(&extensions);
         let old = self.inner.extensions.replace(extensions);
-        self.swap_extension_tools(&old, tools);
+        self.swap_extension_tools(&old, &[], tools);
     }
 
-    /// The agent's tools without those of `old`, with `new` appended.
-    fn swap_extension_tools(&self, old: &[Extension], new: Vec<Arc<dyn AgentTool>>) {
-        let retired: Vec<&Arc<dyn AgentTool>> = old.iter().flat_map(|e| e.tools()).collect();
+    /// The agent's tools without those of `old` and the `dynamic` ones registered later, with
+    /// `new` appended.
+    fn swap_extension_tools(
+        &self,
+        old: &[Extension],
+        dynamic: &[Arc<dyn AgentTool>],
+        new: Vec<Arc<dyn AgentTool>>,
+    ) {
+        let retired: Vec<&Arc<dyn AgentTool>> =
+            old.iter().flat_map(|e| e.tools()).chain(dynamic).collect();
         let mut tools = self.inner.agent.with_state(|s| s.tools.clone());
         tools.retain(|t| !retired.iter().any(|r| Arc::ptr_eq(r, t)));
         self.inner

@@ -75,11 +75,20 @@ impl AgentSession {
         let leaf = self
             .with_session(|s| s.leaf_id().map(str::to_string))
             .ok_or(SessionError::NothingToClone)?;
+        self.fork_at(&leaf).await
+    }
+
+    /// Copies the path from the root to entry `entry_id` (any entry) into a new session file
+    /// that becomes the session: pi's `fork(entryId, { position: "at" })`.
+    pub async fn fork_at(&self, entry_id: &str) -> Result<ForkOutcome, SessionError> {
+        if self.with_session(|s| s.tree().get(entry_id).is_none()) {
+            return Err(SessionError::InvalidForkEntry);
+        }
         let (dir, cwd) = self.location();
         let dir = dir.ok_or(SessionError::InMemoryFork("clone"))?;
-        let cloned = self.with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(&leaf)))?;
+        let cloned = self.with_session(|s| s.fork(&dir, &cwd, ForkScope::Branch(entry_id)))?;
         let reason = SwitchReason::Fork {
-            entry_id: leaf,
+            entry_id: entry_id.to_string(),
             position: "at".into(),
         };
         Ok(self.switch_to_fork(cloned, reason).await)

@@ -5,14 +5,17 @@ use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 
 use futures_util::future::BoxFuture;
+use rho_agent::AgentTool;
 use rho_agent::{
     AfterToolCallContext, AgentMessage, BeforeToolCallContext, ToolCallDecision, ToolResultOverride,
 };
 use rho_ai::{ContentBlock, ImageContent, Model};
+use rho_protocol::extension::calls::ToolsState;
 use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
-use super::{AgentSession, Inner};
+use super::events::SessionOnlyEvent;
+use super::{AgentSession, Inner, SessionError};
 use crate::extensions::runner::ToolOutcome;
 use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
 
@@ -102,12 +105,16 @@ impl ExtensionHost for SessionHost {
 
     fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String> {
         let s = self.session().ok_or(GONE)?;
-        let mut state = s.state();
-        state
+        let entry = s
+            .state()
             .session
             .append_custom(&custom_type, data)
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+            .cloned()
+            .map_err(|e| e.to_string())?;
+        s.emit_session(SessionOnlyEvent::EntryAppended {
+            entry: Box::new(entry),
+        });
+        Ok(())
     }
 
     fn set_session_name(&self, name: String) -> Result<(), String> {
@@ -138,6 +145,91 @@ impl ExtensionHost for SessionHost {
             .append_label(&id, label.as_deref())
             .map(|_| ())
             .map_err(|e| e.to_string())
+    }
+
+    fn tools_state(&self) -> Result<ToolsState, String> {
+        Ok(self.session().ok_or(GONE)?.tools_state())
+    }
+
+    fn set_active_tools(&self, names: Vec<String>) -> Result<ToolsState, String> {
+        Ok(self.session().ok_or(GONE)?.set_active_tool_names(&names))
+    }
+
+    fn register_tool(&self, tool: Arc<dyn AgentTool>) -> Result<(), String> {
+        self.session().ok_or(GONE)?.register_dynamic_tool(tool);
+        Ok(())
+    }
+
+    fn models(&self) -> Vec<Model> {
+        self.session()
+            .map(|s| s.models().as_ref().clone())
+            .unwrap_or_default()
+    }
+
+    fn set_model(
+        &self,
+        provider: String,
+        model_id: String,
+    ) -> BoxFuture<'static, Result<bool, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let model = s
+                .models()
+                .iter()
+                .find(|m| m.provider == provider && m.id == model_id)
+                .cloned()
+                .ok_or_else(|| format!("set_model: no model {provider}/{model_id}"))?;
+            match s.set_model(model).await {
+                Ok(()) => Ok(true),
+                Err(SessionError::ModelWithoutKey { .. }) => Ok(false),
+                Err(e) => Err(e.to_string()),
+            }
+        })
+    }
+
+    fn thinking_level(&self) -> String {
+        self.session()
+            .map(|s| s.thinking_level().as_str().to_string())
+            .unwrap_or_else(|| "off".into())
+    }
+
+    fn set_thinking_level(&self, level: String) -> BoxFuture<'static, Result<String, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let level = super::parse_level(&level)?;
+            s.set_thinking_level(level).await;
+            Ok(s.thinking_level().as_str().to_string())
+        })
+    }
+
+    fn complete(
+        &self,
+        call: rho_protocol::extension::calls::Complete,
+    ) -> BoxFuture<'static, Result<Value, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let context: rho_ai::Context = serde_json::from_value(call.context)
+                .map_err(|e| format!("complete: invalid context: {e}"))?;
+            let reply = s
+                .complete_for_extension(&call.provider, &call.model_id, context, call.max_tokens)
+                .await?;
+            serde_json::to_value(reply).map_err(|e| e.to_string())
+        })
+    }
+
+    fn compact(&self, instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
+        let session = self.session();
+        Box::pin(async move {
+            let s = session.ok_or(GONE)?;
+            let result = s
+                .compact(instructions.as_deref())
+                .await
+                .map_err(|e| e.to_string())?;
+            serde_json::to_value(result).map_err(|e| e.to_string())
+        })
     }
 
     fn wait_for_idle(&self) -> BoxFuture<'static, ()> {
@@ -316,6 +408,11 @@ impl AgentSession {
                             start = s.escalate(name, id, &c.args, start, c.cancel.clone()).await;
                         }
                         let out = if result_handlers {
+                            // As for tool_call (SE-2): handlers see the assistant message
+                            // that made this call in the session (ctx.sessionManager).
+                            let mut processed = s.inner.processed_assistant.subscribe();
+                            let target = c.assistant_message.timestamp;
+                            let _ = processed.wait_for(|t| *t >= target).await;
                             let ctx = s.ext_ctx();
                             s.inner
                                 .extensions

@@ -16,6 +16,7 @@ mod error;
 mod escalation;
 /// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::events;
+mod ext_complete;
 mod extension_set;
 mod external;
 mod fork;
@@ -31,6 +32,7 @@ mod rpc_support;
 mod run_loop;
 mod save_failure;
 mod switch;
+mod tool_set;
 mod tree;
 
 use std::path::{Path, PathBuf};
@@ -81,6 +83,9 @@ pub struct AgentSessionConfig {
     pub thinking_level: ThinkingLevel,
     /// Active tools.
     pub tools: Vec<Arc<dyn AgentTool>>,
+    /// Built-in tools configured but not active at start (`grep`, `find`, `ls` by default):
+    /// extensions may activate them (pi's `setActiveTools`).
+    pub inactive_tools: Vec<Arc<dyn AgentTool>>,
     /// The base system prompt (MSG-4: what `before_agent_start` sees).
     pub base_system_prompt: String,
     /// The options the base prompt was built from, for `before_agent_start`.
@@ -126,6 +131,7 @@ impl AgentSessionConfig {
             model: None,
             thinking_level: ThinkingLevel::Off,
             tools: Vec::new(),
+            inactive_tools: Vec::new(),
             base_system_prompt: String::new(),
             system_prompt_options: serde_json::Value::Object(Default::default()),
             prompt_options: None,
@@ -188,6 +194,9 @@ pub(crate) struct Inner {
     /// `agent_start`: from then on the run is only finishing (its future and post-run chain),
     /// and a client that saw `agent_end` and prompts must be waited for, not refused.
     pub agent_ended: std::sync::atomic::AtomicBool,
+    /// Set by `abort()` while a run loop is active or starting, cleared when the next run
+    /// loop starts: the loop's `agent_settled` then says `aborted`, and no retry is promised.
+    pub run_abort_requested: std::sync::atomic::AtomicBool,
     /// Set while manual compaction aborts the run: agent events are then neither
     /// forwarded nor persisted (SE-9).
     pub disconnected: std::sync::atomic::AtomicBool,
@@ -205,6 +214,10 @@ pub(crate) struct Inner {
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
     pub models: Arc<Vec<Model>>,
+    /// Every configured built-in tool, active or not (see `tool_set`).
+    pub builtin_tools: Vec<Arc<dyn AgentTool>>,
+    /// Tools extensions registered after loading.
+    pub dynamic_tools: Mutex<Vec<Arc<dyn AgentTool>>>,
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
@@ -233,6 +246,12 @@ impl AgentSession {
         let driver = tokio::sync::Mutex::new(agent.subscribe());
         let context = config.session.build_context();
         agent.set_messages(context.messages);
+        let builtin_tools: Vec<Arc<dyn AgentTool>> = config
+            .tools
+            .iter()
+            .chain(&config.inactive_tools)
+            .cloned()
+            .collect();
         agent.set_tools(with_extension_tools(
             config.tools.clone(),
             collect_extension_tools(&config.extensions),
@@ -269,6 +288,7 @@ impl AgentSession {
                 loop_active: watch::channel(false).0,
                 runs_starting: std::sync::atomic::AtomicUsize::new(0),
                 agent_ended: std::sync::atomic::AtomicBool::new(false),
+                run_abort_requested: std::sync::atomic::AtomicBool::new(false),
                 disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
@@ -301,6 +321,8 @@ impl AgentSession {
                 escalate: config.escalate,
                 external: Mutex::new(config.external),
                 models: config.models,
+                builtin_tools,
+                dynamic_tools: Mutex::new(Vec::new()),
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),

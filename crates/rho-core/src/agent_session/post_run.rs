@@ -47,6 +47,32 @@ impl AgentSession {
         reply.stop_reason != StopReason::Aborted && self.inner.agent.has_queued_messages()
     }
 
+    /// Whether [`Self::retry_stage`] will retry after the run that ended with `messages`
+    /// (pi 1.x's `agent_end.willRetry`): retries on, attempts left, no abort requested, and
+    /// the run's last reply is a retryable failure.
+    pub(crate) fn will_retry_after(&self, messages: &[rho_agent::AgentMessage]) -> bool {
+        if self
+            .inner
+            .run_abort_requested
+            .load(std::sync::atomic::Ordering::SeqCst)
+        {
+            return false;
+        }
+        let (settings, window, attempt) = {
+            let s = self.state();
+            let window = s.model.as_ref().map_or(0, |m| m.context_window);
+            (s.settings.retry(), window, s.retry_attempt)
+        };
+        if !settings.enabled || attempt >= settings.max_retries {
+            return false;
+        }
+        messages
+            .iter()
+            .rev()
+            .find_map(|m| m.as_assistant())
+            .is_some_and(|reply| is_retryable(reply, window))
+    }
+
     /// RETRY-2..8: count the failure, back off (abortably), drop the failed reply.
     async fn retry_stage(&self, reply: &rho_ai::AssistantMessage) -> RetryOutcome {
         let (settings, window) = {
@@ -133,6 +159,11 @@ impl AgentSession {
     /// `abort()` (seed diagram 12, D6): cancel the retry sleep, abort the agent, wait until
     /// the run loop has stopped.
     pub async fn abort(&self) {
+        if self.is_streaming() || self.run_starting() {
+            self.inner
+                .run_abort_requested
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         self.abort_retry();
         self.inner.agent.abort();
         self.wait_for_idle().await;

@@ -57,15 +57,36 @@ impl AgentSession {
             Poll::Ready(guard) => guard,
             Poll::Pending => lock.await,
         };
-        self.inner.loop_active.send_replace(true);
+        self.start_loop();
         let result = IN_RUN_LOOP
             .scope((), self.run_loop(&mut rx, messages, starting))
             .await;
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
-        self.inner.loop_active.send_replace(false);
+        self.settle().await;
         result
+    }
+
+    /// A run loop begins (the driver lock is held): busy, and no abort requested yet.
+    fn start_loop(&self) {
+        self.inner
+            .run_abort_requested
+            .store(false, Ordering::SeqCst);
+        self.inner.loop_active.send_replace(true);
+    }
+
+    /// The run loop is over (the driver lock is still held, so no other run's events can
+    /// come first): idle, then `agent_settled`, pi 1.x's "nothing more follows on its own",
+    /// to listeners and to the extensions that handle it.
+    async fn settle(&self) {
+        self.inner.loop_active.send_replace(false);
+        let aborted = self.inner.run_abort_requested.load(Ordering::SeqCst);
+        self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
+        if self.inner.extensions.has_handlers("agent_settled") {
+            let event = ExtensionEvent::AgentSettled { aborted };
+            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+        }
     }
 
     /// True while a prompt accepted to run waits for its agent run to start.
@@ -155,6 +176,7 @@ impl AgentSession {
             AgentEvent::AgentEnd { .. } => self.inner.agent_ended.store(true, Ordering::SeqCst),
             _ => {}
         }
+        let event = self.with_will_retry(event);
         let event = self.run_extension_handlers(event).await;
         // A reply discarded by steering (D4) is on the stream only: not persisted, not the
         // reply post-run looks at.
@@ -178,6 +200,20 @@ impl AgentSession {
         }
         if let AgentEvent::TurnEnd { .. } = &*event {
             self.state().turn_index += 1;
+        }
+    }
+
+    /// `agent_end` as listeners get it: with `will_retry` set when the retry stage will
+    /// retry (the agent itself cannot know).
+    fn with_will_retry(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
+        match &*event {
+            AgentEvent::AgentEnd { messages, .. } if self.will_retry_after(messages) => {
+                Arc::new(AgentEvent::AgentEnd {
+                    messages: messages.clone(),
+                    will_retry: true,
+                })
+            }
+            _ => event,
         }
     }
 
@@ -303,7 +339,7 @@ impl AgentSession {
         };
         Some(match event {
             AgentEvent::AgentStart => ExtensionEvent::AgentStart,
-            AgentEvent::AgentEnd { messages } => ExtensionEvent::AgentEnd {
+            AgentEvent::AgentEnd { messages, .. } => ExtensionEvent::AgentEnd {
                 messages: messages.clone(),
             },
             AgentEvent::TurnStart => ExtensionEvent::TurnStart {
@@ -380,10 +416,10 @@ impl AgentSession {
     /// a triggered continuation): same chain and finally as [`Self::run_agent_prompt`].
     pub(crate) async fn run_agent_continue(&self) {
         let mut rx = self.inner.driver.lock().await;
-        self.inner.loop_active.send_replace(true);
+        self.start_loop();
         IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
         self.flush_pending_bash();
-        self.inner.loop_active.send_replace(false);
+        self.settle().await;
     }
 }
 

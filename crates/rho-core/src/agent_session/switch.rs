@@ -131,8 +131,8 @@ impl AgentSession {
         })
     }
 
-    /// Carries out extension commands' session actions (CMD-8) from now on: the interactive
-    /// mode binds them; in other modes they resolve at once with `cancelled: false`.
+    /// Carries out extension commands' session actions (CMD-8) from now on: every mode binds
+    /// them, as pi's do; unbound (an SDK session) they resolve at once with `cancelled: false`.
     pub fn bind_session_actions(&self) {
         self.inner.actions_bound.store(true, Ordering::Release);
     }
@@ -148,6 +148,7 @@ impl AgentSession {
         match action {
             SessionAction::NewSession => Ok(self.new_session(None).await),
             SessionAction::Fork(id) => Ok(self.fork(&id).await?.cancelled),
+            SessionAction::ForkAt(id) => Ok(self.fork_at(&id).await?.cancelled),
             SessionAction::NavigateTree(id) => {
                 let options = super::NavigateTreeOptions::default();
                 Ok(self.navigate_tree(&id, options).await?.cancelled)

@@ -5,7 +5,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rho_agent::AgentTool;
 use rho_ai::{ImageContent, Model};
+use rho_protocol::extension::calls::ToolsState;
 use serde_json::Value;
 
 /// How a custom message is delivered (session-behavior §14, CM-2..6).
@@ -108,6 +110,51 @@ pub trait ExtensionHost: Send + Sync {
     fn session_action(&self, _action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
         Box::pin(async { Ok(false) })
     }
+    /// The active tools and every tool that could be active (pi's `getActiveTools` /
+    /// `getAllTools`).
+    fn tools_state(&self) -> Result<ToolsState, String> {
+        Err("this session has no tool set to show".into())
+    }
+    /// Makes exactly the named tools active (pi's `setActiveTools`; unknown names ignored).
+    fn set_active_tools(&self, _names: Vec<String>) -> Result<ToolsState, String> {
+        Err("this session cannot change its tools".into())
+    }
+    /// Adds and activates a tool an extension registered after loading.
+    fn register_tool(&self, _tool: Arc<dyn AgentTool>) -> Result<(), String> {
+        Err("this session cannot take tools after loading".into())
+    }
+    /// Every model the session knows (pi's `ctx.modelRegistry`).
+    fn models(&self) -> Vec<Model> {
+        Vec::new()
+    }
+    /// Switches to `provider`/`model_id` for this session; `Ok(false)` when the provider has
+    /// no credentials (pi's `setModel`).
+    fn set_model(
+        &self,
+        _provider: String,
+        _model_id: String,
+    ) -> BoxFuture<'static, Result<bool, String>> {
+        Box::pin(async { Err("this session cannot change its model".into()) })
+    }
+    /// The thinking level (`off`, `minimal`, ... `xhigh`).
+    fn thinking_level(&self) -> String {
+        "off".into()
+    }
+    /// Sets the thinking level (clamped to the model); resolves with the level in effect.
+    fn set_thinking_level(&self, _level: String) -> BoxFuture<'static, Result<String, String>> {
+        Box::pin(async { Err("this session cannot change its thinking level".into()) })
+    }
+    /// One model call for an extension (pi's `modelRegistry.complete`): the reply message.
+    fn complete(
+        &self,
+        _call: rho_protocol::extension::calls::Complete,
+    ) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async { Err("this session cannot run completions".into()) })
+    }
+    /// Compacts now with optional instructions; resolves with the compaction result.
+    fn compact(&self, _instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
+        Box::pin(async { Err("this session cannot compact".into()) })
+    }
     /// The sandbox extension `exec` calls run under (`None`: unconfined).
     fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
         None
@@ -119,8 +166,10 @@ pub trait ExtensionHost: Send + Sync {
 pub enum SessionAction {
     /// Start a new session.
     NewSession,
-    /// Fork at an entry.
+    /// Fork before a user message (pi's default position `before`).
     Fork(String),
+    /// Fork at any entry, keeping it (pi's position `at`).
+    ForkAt(String),
     /// Move the leaf to an entry.
     NavigateTree(String),
     /// Open another session file.

@@ -80,6 +80,9 @@ pub enum ExtensionEvent {
     AgentStart,
     /// A run ended.
     AgentEnd { messages: Vec<AgentMessage> },
+    /// The session will not run on by itself (retries, compaction, follow-ups are done): pi
+    /// 1.x's notification-only `agent_settled`.
+    AgentSettled { aborted: bool },
     /// A turn began.
     TurnStart { turn_index: u32, timestamp: i64 },
     /// A turn ended.
@@ -182,6 +185,7 @@ impl ExtensionEvent {
             E::BeforeAgentStart { .. } => "before_agent_start",
             E::AgentStart => "agent_start",
             E::AgentEnd { .. } => "agent_end",
+            E::AgentSettled { .. } => "agent_settled",
             E::TurnStart { .. } => "turn_start",
             E::TurnEnd { .. } => "turn_end",
             E::MessageStart { .. } => "message_start",

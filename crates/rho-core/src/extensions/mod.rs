@@ -6,6 +6,7 @@ pub mod commands;
 pub mod context;
 pub mod events;
 pub mod process;
+pub mod providers;
 pub mod render;
 pub mod runner;
 
@@ -46,6 +47,31 @@ pub struct CommandDef {
     pub handler: CommandHandler,
 }
 
+/// Streams one reply of a provider an extension registered: gets the model, the context and
+/// the options (JSON), hands each pi `AssistantMessageEvent` to the callback, resolves with
+/// the final message.
+pub type ProviderStream = Arc<
+    dyn Fn(
+            Value,
+            Value,
+            Value,
+            Arc<dyn Fn(Value) + Send + Sync>,
+        ) -> BoxFuture<'static, Result<Value, String>>
+        + Send
+        + Sync,
+>;
+
+/// A model provider an extension registered (pi's `registerProvider`).
+#[derive(Clone)]
+pub struct ProviderDef {
+    /// Provider name.
+    pub name: String,
+    /// As a models.json provider entry (`baseUrl`, `apiKey`, `api`, `headers`, `models`).
+    pub config: Value,
+    /// The extension's own streaming, when it has one; else rho speaks `api`.
+    pub stream: Option<ProviderStream>,
+}
+
 /// Ends what backs an extension (its process) once it is unloaded, within the grace period.
 pub type Closer = Arc<dyn Fn(std::time::Duration) -> BoxFuture<'static, ()> + Send + Sync>;
 
@@ -57,6 +83,8 @@ pub struct Extension {
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
     tools: Vec<Arc<dyn AgentTool>>,
+    flags: Vec<String>,
+    providers: Vec<ProviderDef>,
     closer: Option<Closer>,
     renderer: Option<Arc<dyn ExtensionRenderer>>,
 }
@@ -87,6 +115,28 @@ impl Extension {
     pub fn register_tool(&mut self, tool: Arc<dyn AgentTool>) -> &mut Self {
         self.tools.push(tool);
         self
+    }
+
+    /// Registers a model provider.
+    pub fn register_provider(&mut self, def: ProviderDef) -> &mut Self {
+        self.providers.push(def);
+        self
+    }
+
+    /// The providers it registered.
+    pub fn providers(&self) -> &[ProviderDef] {
+        &self.providers
+    }
+
+    /// Declares a command-line flag `--name` (it is then no unknown option).
+    pub fn declare_flag(&mut self, name: impl Into<String>) -> &mut Self {
+        self.flags.push(name.into());
+        self
+    }
+
+    /// The flags it declared.
+    pub fn flags(&self) -> &[String] {
+        &self.flags
     }
 
     /// Keeps only the tools `keep` accepts (the user's `--tools` / `--no-tools` selection).

@@ -78,6 +78,22 @@ pub enum ToExtension<E = Value> {
         /// The key.
         key: String,
     },
+    /// A model of a provider the extension registered with `streams: true` is asked for a
+    /// reply: the extension sends `stream_event`s (pi's `AssistantMessageEvent`s) and answers
+    /// with the final assistant message.
+    Stream {
+        /// Request id.
+        id: u64,
+        /// The provider's name.
+        provider: String,
+        /// The model (rho's model object: `id`, `api`, `baseUrl`, ...).
+        model: Value,
+        /// `{systemPrompt?, messages, tools?}`.
+        context: Value,
+        /// `{apiKey?, maxTokens?, reasoning?}`.
+        #[serde(default)]
+        options: Value,
+    },
     /// Draw `target` in `width` columns (only what the extension declared in its
     /// registration's `renderers`, or a component it announced); answered by a
     /// [`Rendered`](super::Rendered) or `null`.
@@ -144,6 +160,13 @@ pub enum FromExtension<P = ToolResult> {
         id: u64,
         /// `{content, details?}`.
         partial: P,
+    },
+    /// One event of the reply `stream` request `id` is producing.
+    StreamEvent {
+        /// rho's request id.
+        id: u64,
+        /// pi's `AssistantMessageEvent` (`start`, `text_delta`, ..., `done`, `error`).
+        event: Value,
     },
     /// A call from the extension into rho.
     Call {

@@ -6,6 +6,7 @@
 //! rho sends (its own event type on the host, a plain [`serde_json::Value`] in the SDK) and the
 //! partial tool output the extension streams (rho's content blocks on the host).
 
+pub mod calls;
 mod content;
 mod messages;
 mod registration;
@@ -14,7 +15,7 @@ mod render;
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
-    empty_object_schema, CommandSpec, FlagSpec, Registration, ShortcutSpec, ToolSpec,
+    empty_object_schema, CommandSpec, FlagSpec, ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
 pub use render::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
 

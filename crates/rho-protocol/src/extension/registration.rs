@@ -59,6 +59,21 @@ pub struct ShortcutSpec {
     pub description: Option<String>,
 }
 
+/// A model provider the extension registers (pi's `registerProvider`): its models join the
+/// session's registry; the user's models.json entry of the same name overrides `baseUrl`,
+/// `apiKey` and `headers`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProviderSpec {
+    /// Provider name.
+    pub name: String,
+    /// As a models.json provider: `baseUrl`, `apiKey`, `api`, `headers`, `models`.
+    pub config: Value,
+    /// Whether the extension streams the replies itself (`stream` requests); otherwise rho
+    /// speaks the provider's `api`.
+    #[serde(default)]
+    pub streams: bool,
+}
+
 /// The answer to `hello`: everything the extension registers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Registration {
@@ -79,6 +94,9 @@ pub struct Registration {
     /// Shortcuts.
     #[serde(default)]
     pub shortcuts: Vec<ShortcutSpec>,
+    /// Model providers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub providers: Vec<ProviderSpec>,
     /// Messages for the user about loading (rho shows them as warnings), e.g. the pi host's
     /// "extension x.ts was not loaded: ..." or an unsupported call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -10,6 +10,11 @@ use serde_json::{Map, Value};
 
 /// How a prompt sent while streaming is queued (P-6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(rename_all = "camelCase")
+)]
 pub enum StreamingBehavior {
     /// Interrupt: delivered before the next model call.
     Steer,
@@ -42,18 +47,30 @@ pub struct Request {
 /// (never answered itself).
 #[derive(Debug, Clone, PartialEq)]
 #[allow(missing_docs)]
+#[cfg_attr(
+    feature = "schema",
+    derive(schemars::JsonSchema),
+    schemars(
+        tag = "type",
+        rename_all = "snake_case",
+        rename_all_fields = "camelCase"
+    )
+)]
 pub enum Command {
     Prompt {
         message: String,
+        #[cfg_attr(feature = "schema", schemars(default))]
         images: Vec<ImageContent>,
         streaming_behavior: Option<StreamingBehavior>,
     },
     Steer {
         message: String,
+        #[cfg_attr(feature = "schema", schemars(default))]
         images: Vec<ImageContent>,
     },
     FollowUp {
         message: String,
+        #[cfg_attr(feature = "schema", schemars(default))]
         images: Vec<ImageContent>,
     },
     Abort,
@@ -95,6 +112,7 @@ pub enum Command {
     Bash {
         command: String,
         /// pi 1.x: store the output but keep it out of the model's context.
+        #[cfg_attr(feature = "schema", schemars(default))]
         exclude_from_context: bool,
     },
     AbortBash,
@@ -121,7 +139,9 @@ pub enum Command {
         name: String,
     },
     GetCommands,
-    /// Resolves a pending extension dialog (§1.6).
+    /// Resolves a pending extension dialog (§1.6). Its wire shape (`id` of the request plus
+    /// `value`, `confirmed` or `cancelled`) is [`crate::schema`]'s `ExtensionUiResponse`.
+    #[cfg_attr(feature = "schema", schemars(skip))]
     ExtensionUiResponse {
         ui_id: String,
         answer: UiAnswer,

@@ -19,10 +19,10 @@ use rho_ai::{AssistantMessage, Usage};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Dialect {
     /// pi 0.73.1's (`@mariozechner/pi-coding-agent`), the shapes of `shared/spec/interfaces.md`.
-    #[default]
     Pi073,
     /// pi 1.x's (`@earendil-works/pi-coding-agent`), as pi 1.6.0's `docs/rpc*.md` and
-    /// `docs/json.md` define it.
+    /// `docs/json.md` define it: the default (D15), since pi 1.x is what pi users run.
+    #[default]
     Pi1,
 }
 

@@ -10,6 +10,7 @@ use crate::session::SessionEntry;
 
 /// What happened to a submitted prompt, steer or follow-up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Disposition {
     /// Accepted to start a run.
@@ -22,6 +23,7 @@ pub enum Disposition {
 
 /// `{"disposition"}` of `prompt`, `steer` and `follow_up`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct DispositionReply {
     /// What happened to the input.
     pub disposition: Disposition,
@@ -29,6 +31,7 @@ pub struct DispositionReply {
 
 /// `clear_queue`: the texts taken out of both queues.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QueueContents {
     /// Steering texts.
@@ -39,6 +42,7 @@ pub struct QueueContents {
 
 /// `get_entries`: entries in append order (borrowed), and the current leaf (`null` when empty).
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EntryList<'a> {
     /// The entries after the cursor, or all.
@@ -126,6 +130,7 @@ impl SessionTreeReply<'_> {
 
 /// `get_available_thinking_levels`: `["off"]` for a model that does not reason.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingLevels {
     /// Supported levels, lowest first.
     pub levels: Vec<ThinkingLevel>,
@@ -133,6 +138,7 @@ pub struct ThinkingLevels {
 
 /// pi 1.x's `get_last_assistant_text`: `text` is `null` when there is none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct NullableText {
     /// The last reply's trimmed text.
     pub text: Option<String>,
@@ -141,6 +147,7 @@ pub struct NullableText {
 /// `{"type":"bash_execution_update","id"?,"delta"}`: one piece of a running `bash` command's
 /// output; `id` is the command's, when it had one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BashExecutionUpdate {
     /// Always `"bash_execution_update"`.
     #[serde(rename = "type")]

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// `get_state`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionState {
     /// The current model (absent before one is chosen).
@@ -43,6 +44,7 @@ pub struct SessionState {
 /// `{"messages": [...]}` of `get_messages` (agent messages) and `get_fork_messages` (fork
 /// candidates); borrowed, so a long transcript is encoded without a copy.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct MessageList<'a, M> {
     /// The messages.
     pub messages: &'a [M],
@@ -50,6 +52,7 @@ pub struct MessageList<'a, M> {
 
 /// `get_last_assistant_text`: `{"text"}`, or `{}` when there is no reply with text.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LastAssistantText {
     /// The last reply's trimmed text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +62,7 @@ pub struct LastAssistantText {
 /// `compact`: the result, and in pi 1.x an estimate of the context after it and what the
 /// summary cost.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactReply {
     /// What the compaction produced.
@@ -74,6 +78,7 @@ pub struct CompactReply {
 
 /// `get_last_assistant_text`'s `data` in either dialect.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
 pub enum LastText {
     /// pi 0.73.1: `{}` when there is no text.
@@ -84,6 +89,7 @@ pub enum LastText {
 
 /// `get_commands`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CommandList {
     /// Extension commands, then prompt templates, then skills.
     pub commands: Vec<CommandInfo>,
@@ -91,6 +97,7 @@ pub struct CommandList {
 
 /// One command a `prompt` can invoke.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CommandInfo {
     /// Invocation name (`skill:<name>` for skills).
@@ -106,6 +113,7 @@ pub struct CommandInfo {
 
 /// Where a command's resource came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SourceInfo {
     /// The file (`<builtin>` for extension commands).
@@ -123,6 +131,7 @@ pub struct SourceInfo {
 
 /// `get_available_models`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ModelList {
     /// Models whose provider has credentials.
     pub models: Vec<Model>,
@@ -130,6 +139,7 @@ pub struct ModelList {
 
 /// `cycle_model` (its `data` is `null` when there is nothing to cycle to).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CycledModel {
     /// The new model.
@@ -142,6 +152,7 @@ pub struct CycledModel {
 
 /// `cycle_thinking_level` (its `data` is `null` when the model does not think).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ThinkingLevelReply {
     /// The new level.
     pub level: ThinkingLevel,
@@ -149,6 +160,7 @@ pub struct ThinkingLevelReply {
 
 /// `new_session`, `switch_session`, `clone`: whether an extension cancelled it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Cancelled {
     /// True when an extension cancelled the switch.
     pub cancelled: bool,
@@ -156,6 +168,7 @@ pub struct Cancelled {
 
 /// `fork`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ForkResult {
     /// The forked user message's text (for the editor).
     pub text: String,
@@ -165,6 +178,7 @@ pub struct ForkResult {
 
 /// `export_html`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ExportedHtml {
     /// The file written.
     pub path: String,

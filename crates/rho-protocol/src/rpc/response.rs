@@ -7,6 +7,7 @@ use serde_json::Value;
 
 /// One response line. `D` is the command's `data`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Response<D = Value> {
     /// The command's `id`, echoed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

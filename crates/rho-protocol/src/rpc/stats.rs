@@ -14,6 +14,7 @@ pub enum StatsScope {
 
 /// Token and cost totals of the session's assistant replies, and message counts.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStats {
     /// User messages.
@@ -34,6 +35,7 @@ pub struct SessionStats {
 
 /// Token totals.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TokenTotals {
     /// Uncached input.
@@ -50,6 +52,7 @@ pub struct TokenTotals {
 
 /// `{tokens, contextWindow, percent}`; `tokens` and `percent` are `null` while unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextUsage {
     /// Estimated context tokens, `None` right after a compaction.
@@ -63,6 +66,7 @@ pub struct ContextUsage {
 /// `get_session_stats`'s `data`: the totals, then the session's file and id, then the
 /// context's fill when a model is set.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatsReply {
     /// Counts and totals.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// One `{"type":"extension_ui_request","id","method",...}` line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct UiRequest {
     /// Always `"extension_ui_request"`.
     #[serde(rename = "type")]
@@ -29,6 +30,7 @@ impl UiRequest {
 
 /// What is asked or shown, tagged by `method` (pi's names: some camelCase, some snake_case).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "method", rename_all_fields = "camelCase")]
 pub enum UiRequestKind {
     /// Pick one of `options`; answered with `value` or `cancelled`.

@@ -6,6 +6,7 @@ use serde_json::Value;
 /// `CompactionResult = {summary, firstKeptEntryId, tokensBefore, details?}` (interfaces
 /// spec §1.4, §6.10): what `compact` returns and `compaction_end.result` carries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CompactionResult {
     /// The summary that replaces the dropped history.

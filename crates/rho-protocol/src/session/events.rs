@@ -8,6 +8,7 @@ use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
 use super::compaction::CompactionResult;
+use super::entry::SessionEntry;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -73,6 +74,13 @@ pub enum SessionOnlyEvent {
         event: String,
         error: String,
     },
+    /// A prompt's run loop is over: no retry, compaction recovery or queued message follows
+    /// automatically (pi 1.x's `agent_settled`). `aborted` when an abort ended it. Emitted
+    /// once per run loop, after its last event; pi 0.73.1's dialect does not write it.
+    AgentSettled { aborted: bool },
+    /// An extension appended a custom entry (`pi.appendEntry()`; pi 1.x's `entry_appended`,
+    /// which pi 0.73.1's dialect does not write).
+    EntryAppended { entry: Box<SessionEntry> },
 }
 
 /// One event for listeners.
@@ -98,6 +106,8 @@ impl SessionEvent {
                 SessionOnlyEvent::SessionInfoChanged { .. } => "session_info_changed",
                 SessionOnlyEvent::ThinkingLevelChanged { .. } => "thinking_level_changed",
                 SessionOnlyEvent::ExtensionError { .. } => "extension_error",
+                SessionOnlyEvent::AgentSettled { .. } => "agent_settled",
+                SessionOnlyEvent::EntryAppended { .. } => "entry_appended",
             },
         }
     }
@@ -139,6 +149,12 @@ mod tests {
         assert_eq!(
             serde_json::to_value(&end).expect("serializes"),
             json!({"type": "compaction_end", "reason": "overflow", "aborted": false, "willRetry": false, "errorMessage": "x"})
+        );
+        let settled = SessionEvent::Session(SessionOnlyEvent::AgentSettled { aborted: true });
+        assert_eq!(settled.type_name(), "agent_settled");
+        assert_eq!(
+            serde_json::to_value(&settled).expect("serializes"),
+            json!({"type": "agent_settled", "aborted": true})
         );
         let agent = SessionEvent::Agent(Arc::new(AgentEvent::AgentStart));
         assert_eq!(

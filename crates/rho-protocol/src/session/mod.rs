@@ -8,6 +8,7 @@
 mod compaction;
 pub mod entry;
 pub mod events;
+pub mod pi1;
 mod summary;
 
 pub use compaction::CompactionResult;

@@ -82,6 +82,9 @@ fn opt_str(p: &Value, key: &str) -> Option<String> {
 pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, String> {
     let host = &ctx.host;
     let ui = &ctx.ui;
+    if super::session_calls::serves(method) {
+        return super::session_calls::dispatch(method, p, ctx).await;
+    }
     match method {
         "send_message" => {
             let sp: SendMessageParams = params(method, p)?;
@@ -118,6 +121,7 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             "isIdle": host.is_idle(),
             "hasPendingMessages": host.has_pending_messages(),
             "systemPrompt": ctx.system_prompt(),
+            "thinkingLevel": host.thinking_level(),
             "hasUI": ui.has_ui(),
         })),
         "get_entries" => {

@@ -16,13 +16,18 @@ use tokio::sync::oneshot;
 use super::calls;
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use crate::extensions::ExtensionContext;
+use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 
 /// A handler's reply: its result value (`null` = none) or its error text.
 pub type Reply = Result<Value, String>;
 
+/// Takes the `stream_event`s of a `stream` request.
+pub type StreamSink = Arc<dyn Fn(Value) + Send + Sync>;
+
 struct Pending {
     reply: oneshot::Sender<Reply>,
     progress: Option<ProgressSink>,
+    events: Option<StreamSink>,
 }
 
 /// State shared by the writer side and the reader task.
@@ -157,10 +162,31 @@ impl Connection {
         self.wait(id, rx, what, deadline).await
     }
 
+    /// Like [`Connection::request`], handing the request's `stream_event`s to `events`.
+    pub async fn request_stream<'a>(
+        &self,
+        what: &str,
+        deadline: Duration,
+        events: StreamSink,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Reply {
+        let (id, rx) = self.send_with(None, Some(events), build).await?;
+        self.wait(id, rx, what, deadline).await
+    }
+
     /// Registers a pending request and writes it; returns its id and reply receiver.
     pub(crate) async fn send<'a>(
         &self,
         progress: Option<ProgressSink>,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        self.send_with(progress, None, build).await
+    }
+
+    async fn send_with<'a>(
+        &self,
+        progress: Option<ProgressSink>,
+        events: Option<StreamSink>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
         if let Some(reason) = self.dead_reason() {
@@ -175,6 +201,7 @@ impl Connection {
             Pending {
                 reply: tx,
                 progress,
+                events,
             },
         );
         if let Err(e) = self.shared.write(&line).await {
@@ -288,12 +315,19 @@ impl Shared {
                     });
                 }
             }
+            Incoming::StreamEvent { id, event } => {
+                let sink = lock(&self.pending).get(&id).and_then(|p| p.events.clone());
+                if let Some(sink) = sink {
+                    sink(event);
+                }
+            }
             Incoming::Call { id, method, params } => {
                 let ctx = lock(&self.ctx).clone();
                 self.busy.fetch_add(1, Ordering::AcqRel);
                 let shared = self.clone();
                 tokio::spawn(async move {
                     let outcome = match ctx {
+                        Some(ctx) if method == REGISTER_TOOL => shared.register_tool(params, &ctx),
                         Some(ctx) => calls::dispatch(&method, params, &ctx).await,
                         None => Err(format!(
                             "{NOT_INITIALIZED} ({method}: call rho from an event, command or \
@@ -312,6 +346,23 @@ impl Shared {
                 });
             }
         }
+    }
+}
+
+impl Shared {
+    /// `register_tool`: a tool whose calls go to this process, added to the session.
+    fn register_tool(self: &Arc<Self>, params: Value, ctx: &ExtensionContext) -> Reply {
+        let call: RegisterTool = serde_json::from_value(params)
+            .map_err(|e| format!("{REGISTER_TOOL}: invalid params: {e}"))?;
+        // A handle that does not own the process: the extension's own handles decide its life.
+        let handle = Connection {
+            shared: self.clone(),
+            child: Arc::new(Mutex::new(None)),
+        };
+        let deadline = super::ProcessOptions::default().tool_timeout;
+        let tool = super::ProcessTool::new(call.tool, handle, deadline);
+        ctx.host.register_tool(Arc::new(tool))?;
+        Ok(Value::Null)
     }
 }
 

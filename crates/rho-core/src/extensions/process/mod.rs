@@ -9,6 +9,7 @@
 
 pub mod calls;
 pub mod connection;
+pub mod session_calls;
 pub mod spawn;
 pub mod tool;
 pub mod wire;
@@ -131,6 +132,18 @@ impl ProcessExtension {
         for event in &self.registration.events {
             ext.on(event, self.event_handler());
         }
+        for spec in &self.registration.providers {
+            ext.register_provider(super::ProviderDef {
+                name: spec.name.clone(),
+                config: spec.config.clone(),
+                stream: spec
+                    .streams
+                    .then(|| self.provider_stream(spec.name.clone())),
+            });
+        }
+        for spec in &self.registration.flags {
+            ext.declare_flag(spec.name.clone());
+        }
         for spec in &self.registration.commands {
             ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
         }
@@ -170,6 +183,26 @@ impl ProcessExtension {
             )
             .await
             .map(|_| ())
+    }
+
+    /// Streams a reply of provider `name` in the process (`stream` request).
+    fn provider_stream(&self, name: String) -> super::ProviderStream {
+        let conn = self.connection.clone();
+        let deadline = self.options.tool_timeout;
+        Arc::new(move |model, context, options, events| {
+            let (conn, provider) = (conn.clone(), name.clone());
+            Box::pin(async move {
+                let what = format!("a reply of provider {provider}");
+                conn.request_stream(&what, deadline, events, |id| Request::Stream {
+                    id,
+                    provider,
+                    model,
+                    context,
+                    options,
+                })
+                .await
+            })
+        })
     }
 
     fn event_handler(&self) -> super::EventHandler {

@@ -1,0 +1,53 @@
+//! pi 1.x's event encoding (pi 1.6.0 `docs/json.md`): `message_update` is delta-only (the
+//! reply's `usage` and the provider event without `partial`), `agent_end` carries `willRetry`,
+//! an assistant's `message_start` is `pending`, and `agent_settled` is written. Every other
+//! event has the same shape in both dialects. The wire types are in
+//! [`rho_protocol::session::pi1`].
+
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::{AssistantMessageEvent, Usage};
+use rho_core::agent_session::SessionEvent;
+use rho_protocol::session::pi1::{AgentEnd, MessageUpdateDelta, PendingReplyStart};
+
+use super::encode::push_json;
+
+/// Appends `event` as one line.
+pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
+    let SessionEvent::Agent(agent) = event else {
+        return push_json(out, event);
+    };
+    match &**agent {
+        AgentEvent::MessageUpdate {
+            assistant_message_event,
+            ..
+        } => update(agent, assistant_message_event, out),
+        AgentEvent::MessageStart {
+            message: AgentMessage::Assistant(reply),
+        } => push_json(out, &PendingReplyStart(reply)),
+        AgentEvent::AgentEnd {
+            messages,
+            will_retry,
+        } => push_json(out, &AgentEnd::new(messages, *will_retry)),
+        other => push_json(out, other),
+    }
+}
+
+/// A `message_update` whose provider event is `merged` (its own delta, or several consecutive
+/// deltas of one block joined while the reader was behind): O(delta) bytes, whatever the
+/// length of the reply so far.
+pub fn update(event: &AgentEvent, merged: &AssistantMessageEvent, out: &mut Vec<u8>) {
+    let usage = match event {
+        AgentEvent::MessageUpdate {
+            message: AgentMessage::Assistant(reply),
+            ..
+        } => reply.usage,
+        _ => Usage::default(),
+    };
+    push_json(
+        out,
+        &MessageUpdateDelta {
+            usage: &usage,
+            event: merged,
+        },
+    )
+}

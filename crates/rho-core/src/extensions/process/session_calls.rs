@@ -1,0 +1,90 @@
+//! The calls that change the session (rho_protocol::extension::calls): the tool set, the
+//! model and thinking level, compaction and session replacement. `register_tool` is served
+//! by the connection, which owns what a new tool talks to.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use rho_protocol::extension::calls::{
+    self, Compact, Complete, SessionActionCall, SessionActionResult, SetActiveTools, SetModel,
+    SetThinkingLevel,
+};
+
+use crate::extensions::{ExtensionContext, SessionAction};
+
+fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, String> {
+    serde_json::from_value(v).map_err(|e| format!("{method}: invalid params: {e}"))
+}
+
+fn to_value<T: serde::Serialize>(v: T) -> Result<Value, String> {
+    serde_json::to_value(v).map_err(|e| e.to_string())
+}
+
+/// Whether `method` is one of these calls.
+pub fn serves(method: &str) -> bool {
+    [
+        calls::GET_TOOLS,
+        calls::SET_ACTIVE_TOOLS,
+        calls::SET_MODEL,
+        calls::SET_THINKING_LEVEL,
+        calls::COMPACT,
+        calls::SESSION_ACTION,
+        calls::GET_MODELS,
+        calls::COMPLETE,
+    ]
+    .contains(&method)
+}
+
+/// Serves one of these calls ([`serves`]); `Ok` is the reply's `result`, `Err` its `error`.
+pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, String> {
+    let host = &ctx.host;
+    match method {
+        calls::GET_TOOLS => host.tools_state().and_then(to_value),
+        calls::SET_ACTIVE_TOOLS => params::<SetActiveTools>(method, p)
+            .and_then(|s| host.set_active_tools(s.names))
+            .and_then(to_value),
+        calls::SET_MODEL => match params::<SetModel>(method, p) {
+            Ok(m) => host
+                .set_model(m.provider, m.model_id)
+                .await
+                .map(Value::Bool),
+            Err(e) => Err(e),
+        },
+        calls::SET_THINKING_LEVEL => match params::<SetThinkingLevel>(method, p) {
+            Ok(l) => host.set_thinking_level(l.level).await.map(Value::String),
+            Err(e) => Err(e),
+        },
+        calls::COMPACT => match params::<Compact>(method, p) {
+            Ok(c) => host.compact(c.custom_instructions).await,
+            Err(e) => Err(e),
+        },
+        calls::SESSION_ACTION => match params::<SessionActionCall>(method, p) {
+            Ok(call) => host
+                .session_action(action(call))
+                .await
+                .map(|cancelled| json!(SessionActionResult { cancelled })),
+            Err(e) => Err(e),
+        },
+        calls::GET_MODELS => Ok(json!(host.models())),
+        calls::COMPLETE => match params::<Complete>(method, p) {
+            Ok(c) => host.complete(c).await,
+            Err(e) => Err(e),
+        },
+        other => Err(format!("unknown method {other:?}")),
+    }
+}
+
+fn action(call: SessionActionCall) -> SessionAction {
+    match call {
+        SessionActionCall::NewSession => SessionAction::NewSession,
+        SessionActionCall::Fork { entry_id, position } if position.as_deref() == Some("at") => {
+            SessionAction::ForkAt(entry_id)
+        }
+        SessionActionCall::Fork { entry_id, .. } => SessionAction::Fork(entry_id),
+        SessionActionCall::NavigateTree { target_id } => SessionAction::NavigateTree(target_id),
+        SessionActionCall::SwitchSession { session_path } => {
+            SessionAction::SwitchSession(session_path)
+        }
+        SessionActionCall::Reload => SessionAction::Reload,
+    }
+}

@@ -1,0 +1,123 @@
+//! pi 1.x's run-loop signals: `agent_settled` once after the whole run loop (retries,
+//! compaction, queued messages included), and `agent_end`'s `will_retry`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "session_common/mod.rs"]
+mod common;
+
+use common::*;
+use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
+use rho_agent::AgentEvent;
+use rho_core::agent_session::{PromptOptions, SessionEvent, SessionOnlyEvent};
+
+fn settled(events: &[SessionEvent]) -> Vec<bool> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Session(SessionOnlyEvent::AgentSettled { aborted }) => Some(*aborted),
+            _ => None,
+        })
+        .collect()
+}
+
+fn will_retry(events: &[SessionEvent]) -> Vec<bool> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            SessionEvent::Agent(a) => match &**a {
+                AgentEvent::AgentEnd { will_retry, .. } => Some(*will_retry),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_prompt_settles_once_after_its_last_event() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("hello"));
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default()).await.expect("ok");
+    let events = drain_all(&mut rx);
+    assert_eq!(settled(&events), [false]);
+    assert_eq!(types(&events).last(), Some(&"agent_settled"));
+    assert_eq!(will_retry(&events), [false]);
+}
+
+#[tokio::test]
+async fn retries_and_follow_ups_settle_once_at_the_very_end() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::text("finally"));
+    provider.push(ScriptedReply::text("and the follow-up"));
+    let s = session(&provider);
+    s.follow_up("later", vec![]).expect("queued");
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default()).await.expect("ok");
+    let events = drain_all(&mut rx);
+    assert_eq!(provider.call_count(), 3);
+    assert_eq!(settled(&events), [false], "one settle for the whole loop");
+    let t = types(&events);
+    assert_eq!(t.last(), Some(&"agent_settled"));
+    let retry_end = t
+        .iter()
+        .position(|x| *x == "auto_retry_end")
+        .expect("retried");
+    assert!(retry_end < t.len() - 1);
+    assert_eq!(
+        will_retry(&events).first(),
+        Some(&true),
+        "the failed run's agent_end announces the retry"
+    );
+    assert_eq!(will_retry(&events).last(), Some(&false));
+}
+
+#[tokio::test]
+async fn exhausted_retries_promise_no_retry() {
+    let provider = ScriptedProvider::new();
+    for _ in 0..4 {
+        provider.push(ScriptedReply::new().fail("429 rate limit exceeded"));
+    }
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.prompt("go", PromptOptions::default()).await.expect("ok");
+    let events = drain_all(&mut rx);
+    assert_eq!(will_retry(&events), [true, true, true, false]);
+    assert_eq!(settled(&events), [false]);
+}
+
+#[tokio::test]
+async fn an_aborted_run_settles_as_aborted_and_the_next_one_does_not() {
+    let provider = ScriptedProvider::new();
+    provider.push(
+        ScriptedReply::new()
+            .with_text(&["partial"])
+            .step(Step::Hang),
+    );
+    provider.push(ScriptedReply::text("fresh"));
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    let runner = {
+        let s = s.clone();
+        tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
+    };
+    wait_for(&mut rx, "message_update").await;
+    s.abort().await;
+    runner.await.expect("join").expect("resolved");
+    assert_eq!(settled(&drain_all(&mut rx)), [true]);
+    s.prompt("again", PromptOptions::default())
+        .await
+        .expect("ok");
+    assert_eq!(settled(&drain_all(&mut rx)), [false]);
+}
+
+#[tokio::test]
+async fn an_idle_abort_settles_nothing() {
+    let provider = ScriptedProvider::new();
+    let s = session(&provider);
+    let mut rx = s.subscribe();
+    s.abort().await;
+    assert!(drain_all(&mut rx).is_empty());
+}

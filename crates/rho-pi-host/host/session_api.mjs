@@ -1,0 +1,140 @@
+// The parts of pi's API that change the session: the tool set (getActiveTools, getAllTools,
+// setActiveTools, registerTool after loading), the model and thinking level, ctx.compact,
+// ctx.modelRegistry and the command context's session control. Each is one call of rho's
+// extension protocol (rho_protocol::extension::calls); synchronous reads answer from a view
+// fetched once and kept current by the answers of these calls.
+
+/** The `register` / `register_tool` form of a pi tool definition. */
+export function toolSpec(def) {
+  const parameters = def.parameters ? JSON.parse(JSON.stringify(def.parameters)) : { type: "object", properties: {} };
+  return { name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters };
+}
+
+/** Fetches what the synchronous reads need, once per host: the tool set and the models (a
+ * rho that cannot answer leaves them empty rather than being asked on every event). */
+export async function loadSessionView(reg) {
+  if (reg.toolsState && reg.models) return;
+  const ask = (method, fallback) => reg.wire.call(method).catch(() => fallback);
+  const [tools, models] = await Promise.all([ask("get_tools", { active: [], all: [] }), ask("get_models", [])]);
+  reg.toolsState = tools;
+  reg.models = models;
+}
+
+const report = (reg, ext, what) => (e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`);
+
+/** Registers `def` with rho after loading: the tool joins the session's active tools. */
+export function registerLate(reg, ext, def) {
+  reg.tools.set(def.name, { ext, def });
+  const spec = toolSpec(def);
+  const state = reg.toolsState;
+  if (state) {
+    if (!state.active.includes(def.name)) state.active.push(def.name);
+    state.all = state.all.filter((t) => t.name !== def.name).concat([{ ...spec, source: "extension" }]);
+  }
+  reg.wire.call("register_tool", { tool: spec }).catch(report(reg, ext, `registerTool("${def.name}")`));
+}
+
+/** `pi.*` methods for tools, model and thinking level. */
+export function sessionApi(reg, ext) {
+  const call = (method, params) => reg.wire.call(method, params);
+  return {
+    getActiveTools: () => [...(reg.toolsState?.active ?? reg.tools.keys())],
+    getAllTools: () =>
+      (reg.toolsState?.all ?? [...reg.tools.values()].map(({ def }) => ({ ...toolSpec(def), source: "extension" }))).map((t) => ({
+        name: t.name,
+        description: t.description,
+        parameters: t.parameters,
+        sourceInfo: t.source === "builtin" ? { source: "builtin", path: `builtin:${t.name}` } : { source: t.source, path: reg.tools.get(t.name)?.ext.path ?? t.source },
+      })),
+    setActiveTools(names) {
+      const list = [...(names ?? [])].map(String);
+      if (reg.toolsState) {
+        const known = new Set(reg.toolsState.all.map((t) => t.name));
+        reg.toolsState.active = [...new Set(list.filter((n) => known.has(n)))];
+      }
+      call("set_active_tools", { names: list }).then((s) => (reg.toolsState = s), report(reg, ext, "setActiveTools"));
+    },
+    async setModel(model) {
+      const ok = await call("set_model", { provider: model?.provider, modelId: model?.id });
+      if (ok) reg.snapshot.model = model;
+      return ok;
+    },
+    getThinkingLevel: () => reg.snapshot.thinkingLevel ?? "off",
+    setThinkingLevel(level) {
+      reg.snapshot.thinkingLevel = level;
+      call("set_thinking_level", { level }).then((l) => (reg.snapshot.thinkingLevel = l), report(reg, ext, "setThinkingLevel"));
+    },
+  };
+}
+
+/** `ctx.compact` and `ctx.modelRegistry`. */
+export function contextSessionApi(reg, ext) {
+  const all = () => reg.models ?? [];
+  return {
+    compact(options = {}) {
+      reg.wire.call("compact", { customInstructions: options.customInstructions }).then(
+        (result) => options.onComplete?.(result),
+        (e) => (options.onError ? options.onError(e) : report(reg, ext, "ctx.compact")(e)),
+      );
+    },
+    modelRegistry: {
+      getAll: () => all().slice(),
+      getAvailable: () => all().slice(),
+      find: (provider, id) => all().find((m) => m.provider === provider && m.id === id),
+      complete: (model, context, options = {}) =>
+        reg.wire.call("complete", {
+          provider: model?.provider,
+          modelId: model?.id,
+          context: { systemPrompt: context?.systemPrompt, messages: context?.messages ?? [] },
+          maxTokens: options.maxTokens,
+        }),
+    },
+  };
+}
+
+/** ExtensionCommandContext's session control: each resolves with `{ cancelled }`. */
+export function commandSessionApi(reg, ext) {
+  const act = (params, what) => async (...args) => {
+    const options = args.find((a) => a && typeof a === "object") ?? {};
+    for (const hook of ["setup", "withSession"]) if (options[hook]) reg.unsupported(ext, `${what} with ${hook}`);
+    return reg.wire.call("session_action", params(...args));
+  };
+  return {
+    newSession: act(() => ({ action: "new_session" }), "ctx.newSession"),
+    fork: act((entryId, options) => ({ action: "fork", entryId, position: options?.position }), "ctx.fork"),
+    navigateTree: act((targetId) => ({ action: "navigate_tree", targetId }), "ctx.navigateTree"),
+    switchSession: act((sessionPath) => ({ action: "switch_session", sessionPath }), "ctx.switchSession"),
+    reload: async () => void (await reg.wire.call("session_action", { action: "reload" })),
+  };
+}
+
+/** Gives `before_agent_start` pi's mutable `systemPromptOptions` (what rho sent, completed
+ * with pi's collections and the active tools); returns what to compare after the handlers. */
+export function preparePromptOptions(reg, event) {
+  const given = event.systemPromptOptions && typeof event.systemPromptOptions === "object" ? event.systemPromptOptions : {};
+  event.systemPromptOptions = {
+    cwd: reg.hello.cwd,
+    selectedTools: [...(reg.toolsState?.active ?? [])],
+    hiddenTools: [],
+    toolSnippets: {},
+    toolGuidelines: {},
+    promptGuidelines: [],
+    appendSystemPrompt: "",
+    contextFiles: [],
+    skills: [],
+    ...given,
+    sections: { ...(given.sections ?? {}) },
+  };
+  return JSON.stringify(event.systemPromptOptions.sections);
+}
+
+/** The sections handlers added or changed, appended to the chained prompt as pi's tagged
+ * sections (`<name>\n…\n</name>`); `null` when they changed none. */
+export function promptWithSections(event, before) {
+  const sections = event.systemPromptOptions?.sections ?? {};
+  if (JSON.stringify(sections) === before) return null;
+  const old = JSON.parse(before);
+  const added = Object.entries(sections).filter(([name, text]) => text && old[name] !== text);
+  const rendered = added.map(([name, text]) => `<${name}>\n${text}\n</${name}>`).join("\n\n");
+  return rendered ? `${event.systemPrompt ?? ""}\n\n${rendered}` : null;
+}

@@ -1,0 +1,154 @@
+//! Parameters and answers of the calls that change the session (`{"type":"call","method":...}`):
+//! the tool set, the model and thinking level, compaction and session replacement. pi's
+//! `ExtensionAPI` needs them (`pi.setActiveTools`, `pi.setModel`, `ctx.compact`, ...); any
+//! extension may use them. The other calls (`send_message`, `ui_*`, ...) are documented in
+//! docs/extensions.md.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::registration::ToolSpec;
+
+/// `get_tools`: answered with [`ToolsState`].
+pub const GET_TOOLS: &str = "get_tools";
+/// `set_active_tools` with [`SetActiveTools`]; answered with [`ToolsState`].
+pub const SET_ACTIVE_TOOLS: &str = "set_active_tools";
+/// `register_tool` with [`RegisterTool`]: a tool registered after the handshake; it joins the
+/// active tools at once (pi's `registerTool` after loading).
+pub const REGISTER_TOOL: &str = "register_tool";
+/// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
+/// credentials (pi's `setModel`).
+pub const SET_MODEL: &str = "set_model";
+/// `set_thinking_level` with [`SetThinkingLevel`]; answered with the level now in effect.
+pub const SET_THINKING_LEVEL: &str = "set_thinking_level";
+/// `compact` with [`Compact`]: compacts the session now (aborting a run); answered with the
+/// compaction result (`summary`, `firstKeptEntryId`, `tokensBefore`, `details`) or an error.
+pub const COMPACT: &str = "compact";
+/// `get_models`: every model the session knows (pi's `ctx.modelRegistry`), as rho's model
+/// objects (`provider`, `id`, `name`, `api`, `reasoning`, ...).
+pub const GET_MODELS: &str = "get_models";
+/// `complete` with [`Complete`]: one model call, nothing recorded in the session (pi's
+/// `ctx.modelRegistry.complete`); answered with the assistant message.
+pub const COMPLETE: &str = "complete";
+/// `session_action` with [`SessionActionCall`]; answered with [`SessionActionResult`].
+pub const SESSION_ACTION: &str = "session_action";
+
+/// Tools by name to keep active; unknown names are ignored (as pi's `setActiveTools`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetActiveTools {
+    /// Tool names, in the order the model should see them.
+    pub names: Vec<String>,
+}
+
+/// One tool rho knows, active or not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolInfo {
+    /// The name the model calls it by.
+    pub name: String,
+    /// What it does.
+    #[serde(default)]
+    pub description: String,
+    /// JSON Schema of its arguments.
+    #[serde(default)]
+    pub parameters: Value,
+    /// `"builtin"`, `"extension"` or `"mcp"`.
+    #[serde(default)]
+    pub source: String,
+}
+
+/// The answer of `get_tools` and `set_active_tools`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolsState {
+    /// Active tool names, in order.
+    pub active: Vec<String>,
+    /// Every tool that could be active.
+    pub all: Vec<ToolInfo>,
+}
+
+/// A tool registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterTool {
+    /// The tool, as in `register`.
+    pub tool: ToolSpec,
+}
+
+/// A model by provider and id (from the session's model registry).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SetModel {
+    /// Provider name, e.g. `anthropic`.
+    pub provider: String,
+    /// Model id.
+    pub model_id: String,
+}
+
+/// A thinking level: `off`, `minimal`, `low`, `medium`, `high` or `xhigh`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetThinkingLevel {
+    /// The level; rho clamps it to the model.
+    pub level: String,
+}
+
+/// Manual compaction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Compact {
+    /// Extra instructions for the summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_instructions: Option<String>,
+}
+
+/// One model call on the extension's behalf.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Complete {
+    /// Provider name.
+    pub provider: String,
+    /// Model id.
+    pub model_id: String,
+    /// `{systemPrompt?, messages}` in pi's message format.
+    pub context: Value,
+    /// Output token limit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u64>,
+}
+
+/// A session replacement, as pi's `ExtensionCommandContext` offers them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "action",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum SessionActionCall {
+    /// `ctx.newSession()`.
+    NewSession,
+    /// `ctx.fork(entryId, { position })`.
+    Fork {
+        /// The entry to fork at.
+        entry_id: String,
+        /// `before` (the default: a user message, left out of the fork) or `at` (any entry,
+        /// kept).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        position: Option<String>,
+    },
+    /// `ctx.navigateTree(targetId)`.
+    NavigateTree {
+        /// The entry to move the leaf to.
+        target_id: String,
+    },
+    /// `ctx.switchSession(sessionPath)`.
+    SwitchSession {
+        /// The session file.
+        session_path: String,
+    },
+    /// `ctx.reload()`.
+    Reload,
+}
+
+/// What a session action did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionActionResult {
+    /// An extension (or the user) cancelled it.
+    pub cancelled: bool,
+}
