@@ -47,6 +47,8 @@ pub enum AppMsg {
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
     Reloaded(super::reload::ReloadReport),
+    /// An extension command called `ctx.reload()` and returned: run /reload.
+    ReloadRequested,
     /// Lines an extension drew came back.
     Drawn(super::ext_render::Drawn),
 }
@@ -226,6 +228,7 @@ impl App {
                 }
             }
             AppMsg::Reloaded(report) => self.reloaded(report),
+            AppMsg::ReloadRequested => self.reload_resources(),
             AppMsg::Drawn(drawn) => self.drawn(drawn),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {
