@@ -102,6 +102,8 @@ pub struct App {
     exit_error: Option<String>,
     /// True while /reload runs (the editor is replaced by a note and keys wait).
     pub(super) reloading: bool,
+    /// The extension shortcuts bound on the main screen.
+    pub(super) shortcuts: Vec<super::ext_shortcuts::Binding>,
 }
 
 /// Frames of the working indicator.
@@ -164,6 +166,7 @@ impl App {
             held: Vec::new(),
             exit_error: None,
             reloading: false,
+            shortcuts: Vec::new(),
             session,
         };
         app.reload();
@@ -171,6 +174,7 @@ impl App {
         if let Some(warning) = super::startup_notes::model_warning(&app.session) {
             app.notice(warning, true);
         }
+        app.bind_shortcuts();
         app
     }
 

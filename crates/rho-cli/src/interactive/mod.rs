@@ -11,6 +11,7 @@ mod commands;
 mod compaction_queue;
 mod dialogs;
 mod ext_render;
+mod ext_shortcuts;
 mod ext_ui;
 mod footer;
 mod keys;

@@ -45,6 +45,7 @@ impl App {
         self.rebuild_header();
         self.editor
             .set_commands(super::commands::completions(&self.session));
+        self.bind_shortcuts();
         for w in report.warnings {
             self.notice(format!("Warning: {w}"), true);
         }
