@@ -13,8 +13,7 @@ use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::extensions::render::{RenderTarget, Rendered, RendererSpec};
 use rho_core::extensions::{
     CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
-    ShortcutDef,
-    ProviderStream,
+    ProviderStream, ShortcutDef,
 };
 
 /// How to start the host again.

@@ -27,13 +27,8 @@ pub struct ReloadReport {
 pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> ReloadReport {
     let cwd = session.cwd().to_path_buf();
     let mut warnings = Vec::new();
-    let trust = crate::trust_setup::resolve(
-        args,
-        agent_dir,
-        &cwd,
-        cwd.join(PROJECT_DIR),
-        &mut warnings,
-    );
+    let trust =
+        crate::trust_setup::resolve(args, agent_dir, &cwd, cwd.join(PROJECT_DIR), &mut warnings);
     let project_dir = trust.project_dir;
     let settings = Settings::load_scopes(agent_dir, project_dir.as_deref());
     let Resources {

@@ -172,7 +172,10 @@ pub fn resolve(registered: Vec<(String, ShortcutDef)>) -> (Vec<Binding>, Vec<Str
             ));
             continue;
         };
-        if let Some(at) = bound.iter().position(|b| b.def.key.to_ascii_lowercase() == key) {
+        if let Some(at) = bound
+            .iter()
+            .position(|b| b.def.key.to_ascii_lowercase() == key)
+        {
             let earlier = bound.remove(at);
             warnings.push(format!(
                 "Extension shortcut conflict: '{}' registered by both {} and {path}. Using {path}.",
@@ -255,7 +258,10 @@ mod tests {
             ("a.ts".into(), def("alt+q")),
             ("b.ts".into(), def("alt+q")),
         ]);
-        let keys: Vec<_> = bound.iter().map(|b| (b.def.key.as_str(), b.path.as_str())).collect();
+        let keys: Vec<_> = bound
+            .iter()
+            .map(|b| (b.def.key.as_str(), b.path.as_str()))
+            .collect();
         assert_eq!(keys, vec![("ctrl+a", "a.ts"), ("alt+q", "b.ts")]);
         assert_eq!(
             warnings,
