@@ -73,6 +73,12 @@ pub fn headless_reloader(args: &Args) -> Reloader {
     Arc::new(move |session| {
         let args = args.clone();
         Box::pin(async move {
+            // As the interactive /reload: not under a running turn or compaction (pi's
+            // "cannot reload while the agent is running").
+            if session.is_streaming() || session.is_compacting() {
+                eprintln!("Warning: ctx.reload() ignored: wait for the agent to finish");
+                return;
+            }
             let agent_dir = rho_core::session::paths::agent_dir();
             for w in reload(&session, &args, &agent_dir).await.warnings {
                 eprintln!("Warning: {w}");
