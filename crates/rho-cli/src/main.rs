@@ -18,6 +18,7 @@ mod print_mode;
 mod rpc;
 mod sandbox_setup;
 mod session_open;
+mod session_reload;
 mod signals;
 mod startup;
 mod terminal_text;
@@ -125,6 +126,11 @@ async fn run_mode(
     input: Option<Input>,
     stdin_is_tty: bool,
 ) -> ExitCode {
+    if mode != args::Mode::Text || args.print || !stdin_is_tty {
+        startup
+            .session
+            .set_reloader(session_reload::headless_reloader(args));
+    }
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
         args::Mode::Rpc => rpc::run(startup.session, args, startup.dialect).await,

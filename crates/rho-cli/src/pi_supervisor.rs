@@ -13,7 +13,7 @@ use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::extensions::render::{RenderTarget, Rendered, RendererSpec};
 use rho_core::extensions::{
     CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
-    ProviderStream,
+    ProviderStream, ShortcutDef,
 };
 
 /// How to start the host again.
@@ -110,6 +110,26 @@ impl Supervisor {
                         let r = (def.handler)(args, ctx).await;
                         sup.checked(generation, r, &format!("command /{name}"))
                             .await
+                    })
+                }),
+            });
+        }
+        for shortcut in inner.shortcuts() {
+            let (sup, key) = (self.clone(), shortcut.key.clone());
+            ext.register_shortcut(ShortcutDef {
+                key: shortcut.key.clone(),
+                description: shortcut.description.clone(),
+                handler: Arc::new(move |ctx| {
+                    let (sup, key) = (sup.clone(), key.clone());
+                    Box::pin(async move {
+                        let Some((generation, inner)) = sup.current(&ctx) else {
+                            return Err(sup.unloaded());
+                        };
+                        let Some(def) = inner.shortcuts().iter().find(|s| s.key == key) else {
+                            return Err(format!("the restarted pi host no longer has {key}"));
+                        };
+                        let r = (def.handler)(ctx).await;
+                        sup.checked(generation, r, &format!("shortcut {key}")).await
                     })
                 }),
             });

@@ -47,6 +47,8 @@ pub enum AppMsg {
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
     Reloaded(super::reload::ReloadReport),
+    /// An extension command called `ctx.reload()` and returned: run /reload.
+    ReloadRequested,
     /// Lines an extension drew came back.
     Drawn(super::ext_render::Drawn),
 }
@@ -100,6 +102,8 @@ pub struct App {
     exit_error: Option<String>,
     /// True while /reload runs (the editor is replaced by a note and keys wait).
     pub(super) reloading: bool,
+    /// The extension shortcuts bound on the main screen.
+    pub(super) shortcuts: Vec<super::ext_shortcuts::Binding>,
 }
 
 /// Frames of the working indicator.
@@ -162,6 +166,7 @@ impl App {
             held: Vec::new(),
             exit_error: None,
             reloading: false,
+            shortcuts: Vec::new(),
             session,
         };
         app.reload();
@@ -169,6 +174,7 @@ impl App {
         if let Some(warning) = super::startup_notes::model_warning(&app.session) {
             app.notice(warning, true);
         }
+        app.bind_shortcuts();
         app
     }
 
@@ -226,6 +232,7 @@ impl App {
                 }
             }
             AppMsg::Reloaded(report) => self.reloaded(report),
+            AppMsg::ReloadRequested => self.reload_resources(),
             AppMsg::Drawn(drawn) => self.drawn(drawn),
             AppMsg::BashFailed(error) => {
                 if let Some(i) = self.running_bash.take() {

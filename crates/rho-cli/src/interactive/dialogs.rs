@@ -352,10 +352,15 @@ impl App {
     }
 
     pub(super) fn open_hotkeys(&mut self) {
-        let rows = super::keys::HOTKEYS
+        let builtin = super::keys::HOTKEYS
             .iter()
-            .map(|(k, a)| (k.to_string(), a.to_string()))
-            .collect();
+            .map(|(k, a)| (k.to_string(), a.to_string()));
+        // pi lists extension shortcuts after the built-in keys, by description or file.
+        let extensions = self.shortcuts.iter().map(|b| {
+            let what = b.def.description.clone().unwrap_or_else(|| b.path.clone());
+            (b.def.key.clone(), what)
+        });
+        let rows = builtin.chain(extensions).collect();
         self.open(ActiveDialog::Hotkeys(HotkeysView::new(rows)));
     }
 }

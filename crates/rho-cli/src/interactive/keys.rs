@@ -1,5 +1,6 @@
 //! What keys do on the main screen (pi's bindings): the open dialog takes every key; otherwise
-//! the editor gets first pick and the keys it leaves are the app's.
+//! extension shortcuts come first (see `ext_shortcuts`), then the editor gets its pick and the
+//! keys it leaves are the app's.
 //!
 //! | key | action |
 //! |---|---|
@@ -53,6 +54,9 @@ impl App {
         }
         if let Some(key) = self.ext_render.focused() {
             return self.component_key(key, input);
+        }
+        if self.shortcut_key(input) {
+            return;
         }
         match self.editor.handle(input) {
             EditorAction::Handled => self.last_ctrl_c = None,

@@ -11,6 +11,7 @@ mod commands;
 mod compaction_queue;
 mod dialogs;
 mod ext_render;
+mod ext_shortcuts;
 mod ext_ui;
 mod footer;
 mod keys;
@@ -66,6 +67,11 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
     session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
     session.bind_session_actions();
+    let reload_tx = tx.clone();
+    session.set_reloader(Arc::new(move |_| {
+        let _ = reload_tx.send(AppMsg::ReloadRequested);
+        Box::pin(async {})
+    }));
     let mut events = session.subscribe();
     let (width, height) = terminal::size();
     let mut app = App::new(session, args, tx.clone(), (width, height));

@@ -6,19 +6,8 @@
 //! servers of mcp.json are started again (as pi, whose /reload picks up changed servers);
 //! then extensions get `session_start` and `resources_discover` with reason `reload`.
 
-use rho_core::settings::Settings;
-
 use super::app::{App, AppMsg};
-use crate::extensions::{start_all, ExtensionSetup};
-use crate::startup::{load_resources, Resources, PROJECT_DIR};
-
-/// What /reload found, for the screen.
-pub struct ReloadReport {
-    /// Problems (an extension that failed to start, a bad skill...).
-    pub warnings: Vec<String>,
-    /// The extensions now loaded, by path.
-    pub extensions: Vec<String>,
-}
+pub use crate::session_reload::ReloadReport;
 
 impl App {
     /// Re-reads everything from disk in a task; [`AppMsg::Reloaded`] finishes on screen.
@@ -39,55 +28,12 @@ impl App {
         self.statuses = rho_tui::dialogs::StatusBar::new();
         self.widgets = rho_tui::dialogs::WidgetArea::new();
         self.reloading = true;
-        let cwd = self.session.cwd().to_path_buf();
-        let mut warnings = Vec::new();
-        let trust = crate::trust_setup::resolve(
-            &self.args,
-            &self.agent_dir,
-            &cwd,
-            cwd.join(PROJECT_DIR),
-            &mut warnings,
-        );
-        let project_dir = trust.project_dir;
-        let settings = Settings::load_scopes(&self.agent_dir, project_dir.as_deref());
-        let Resources {
-            skills,
-            templates,
-            prompt_options,
-        } = load_resources(
-            &self.args,
-            &self.agent_dir,
-            &cwd,
-            project_dir.as_deref(),
-            &[],
-            &mut warnings,
-        );
         let session = self.session.clone();
         let tx = self.tx.clone();
         let (args, agent_dir) = (self.args.clone(), self.agent_dir.clone());
         tokio::spawn(async move {
-            session.unload_extensions("reload").await;
-            let setup = ExtensionSetup {
-                args: &args,
-                settings: &settings,
-                agent_dir: &agent_dir,
-                project_dir: project_dir.as_deref(),
-                cwd: &cwd,
-                permissions: session.permissions(),
-            };
-            let extensions = start_all(&setup, &mut warnings).await;
-            let loaded = extensions.iter().map(|e| e.path.clone()).collect();
-            session.load_extensions(extensions);
-            let trusted = project_dir.is_some();
-            let mcp = crate::mcp::restart(&args, &agent_dir, &cwd, trusted, &mut warnings).await;
-            session.set_external(mcp);
-            session
-                .reload_resources(settings, skills, templates, prompt_options)
-                .await;
-            let _ = tx.send(AppMsg::Reloaded(ReloadReport {
-                warnings,
-                extensions: loaded,
-            }));
+            let report = crate::session_reload::reload(&session, &args, &agent_dir).await;
+            let _ = tx.send(AppMsg::Reloaded(report));
         });
     }
 
@@ -99,6 +45,7 @@ impl App {
         self.rebuild_header();
         self.editor
             .set_commands(super::commands::completions(&self.session));
+        self.bind_shortcuts();
         for w in report.warnings {
             self.notice(format!("Warning: {w}"), true);
         }

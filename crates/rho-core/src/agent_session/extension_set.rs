@@ -61,3 +61,13 @@ impl AgentSession {
             .set_tools(super::with_extension_tools(tools, new));
     }
 }
+
+impl AgentSession {
+    /// Runs the shortcut an extension (at `path`) registered, as its key was pressed; a
+    /// failing handler is reported as an `extension_error` of event `shortcut`.
+    pub async fn run_shortcut(&self, path: &str, shortcut: &crate::extensions::ShortcutDef) {
+        if let Err(e) = (shortcut.handler)(self.ext_ctx()).await {
+            self.inner.extensions.report(path, "shortcut", e);
+        }
+    }
+}

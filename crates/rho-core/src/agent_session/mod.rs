@@ -66,7 +66,7 @@ pub use model_control::{parse_level, Cycled, ModelControl};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
-pub use switch::{Opened, SwitchReason};
+pub use switch::{Opened, Reloader, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.
@@ -228,6 +228,8 @@ pub(crate) struct Inner {
     /// Whether extension commands' session actions are carried out (the interactive mode
     /// binds them; elsewhere they resolve at once, CMD-8).
     pub actions_bound: std::sync::atomic::AtomicBool,
+    /// What `ctx.reload()` runs (the mode's /reload), and whether a command asked for it.
+    pub reload: switch::ReloadHook,
     /// Runs when a run loop has ended, before the session reports idle (see
     /// [`AgentSession::set_after_run`]).
     pub after_run: Mutex<Option<AfterRun>>,
@@ -336,6 +338,7 @@ impl AgentSession {
                 branch_summary_cancel: Mutex::new(None),
                 generation: std::sync::atomic::AtomicU64::new(0),
                 actions_bound: std::sync::atomic::AtomicBool::new(false),
+                reload: switch::ReloadHook::default(),
                 after_run: Mutex::new(None),
                 weak: weak.clone(),
             }

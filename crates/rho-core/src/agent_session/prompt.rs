@@ -123,6 +123,7 @@ impl AgentSession {
                 .execute_command(text, &self.ext_ctx())
                 .await
         {
+            self.run_requested_reload().await;
             return Ok(Prepared::Done(Disposition::Handled));
         }
         // Stage 1b: a command of the external tools (an MCP prompt) becomes its text.

@@ -3,9 +3,12 @@
 //! for the new one (EXT-3, EXT-4).
 
 use std::path::Path;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
-use super::{AgentSession, SessionError};
+use futures_util::future::BoxFuture;
+
+use super::{lock, AgentSession, SessionError};
 use crate::extensions::{ExtensionEvent, SessionAction};
 use crate::session::{LoadWarning, SessionManager};
 
@@ -137,6 +140,25 @@ impl AgentSession {
         self.inner.actions_bound.store(true, Ordering::Release);
     }
 
+    /// Sets what an extension command's `ctx.reload()` runs: the mode's /reload.
+    pub fn set_reloader(&self, reloader: Reloader) {
+        *lock(&self.inner.reload.run) = Some(reloader);
+    }
+
+    /// Runs the reload a command asked for with `ctx.reload()`, once the command returned: the
+    /// reload ends the extension processes, the caller's among them, so it cannot run while
+    /// the call is still being answered (pi: code after `await ctx.reload()` runs in the old
+    /// version, and later commands and events use the new one).
+    pub(crate) async fn run_requested_reload(&self) {
+        if !self.inner.reload.requested.swap(false, Ordering::AcqRel) {
+            return;
+        }
+        let reloader = lock(&self.inner.reload.run).clone();
+        if let Some(reloader) = reloader {
+            reloader(self.clone()).await;
+        }
+    }
+
     /// Runs one session action for an extension command; `Ok(cancelled)`.
     pub(crate) async fn run_session_action(
         &self,
@@ -156,7 +178,20 @@ impl AgentSession {
             SessionAction::SwitchSession(path) => {
                 Ok(self.open_session(Path::new(&path)).await?.cancelled)
             }
-            SessionAction::Reload => Ok(false),
+            SessionAction::Reload => {
+                self.inner.reload.requested.store(true, Ordering::Release);
+                Ok(false)
+            }
         }
     }
+}
+
+/// The mode's /reload, run for an extension command's `ctx.reload()` with the session.
+pub type Reloader = Arc<dyn Fn(AgentSession) -> BoxFuture<'static, ()> + Send + Sync>;
+
+/// What `ctx.reload()` runs and whether a command asked for it.
+#[derive(Default)]
+pub struct ReloadHook {
+    run: Mutex<Option<Reloader>>,
+    requested: AtomicBool,
 }

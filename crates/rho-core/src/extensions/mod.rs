@@ -47,6 +47,21 @@ pub struct CommandDef {
     pub handler: CommandHandler,
 }
 
+/// A shortcut handler (pi's `registerShortcut`): runs when its key is pressed.
+pub type ShortcutHandler =
+    Arc<dyn Fn(ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
+/// A registered keyboard shortcut, bound by the interactive mode.
+#[derive(Clone)]
+pub struct ShortcutDef {
+    /// The key in pi's format, e.g. `ctrl+shift+p`.
+    pub key: String,
+    /// Shown in /hotkeys.
+    pub description: Option<String>,
+    /// Runs it.
+    pub handler: ShortcutHandler,
+}
+
 /// Streams one reply of a provider an extension registered: gets the model, the context and
 /// the options (JSON), hands each pi `AssistantMessageEvent` to the callback, resolves with
 /// the final message.
@@ -82,6 +97,7 @@ pub struct Extension {
     pub path: String,
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
+    shortcuts: Vec<ShortcutDef>,
     tools: Vec<Arc<dyn AgentTool>>,
     flags: Vec<String>,
     providers: Vec<ProviderDef>,
@@ -109,6 +125,18 @@ impl Extension {
         self.commands.retain(|c| c.name != def.name);
         self.commands.push(def);
         self
+    }
+
+    /// Registers a shortcut; the same key again replaces the earlier one.
+    pub fn register_shortcut(&mut self, def: ShortcutDef) -> &mut Self {
+        self.shortcuts.retain(|s| s.key != def.key);
+        self.shortcuts.push(def);
+        self
+    }
+
+    /// Registered shortcuts.
+    pub fn shortcuts(&self) -> &[ShortcutDef] {
+        &self.shortcuts
     }
 
     /// Registers a tool.

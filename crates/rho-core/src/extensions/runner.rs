@@ -12,7 +12,7 @@ use super::events::{
     BeforeAgentStartResult, ExtensionEvent, InjectedMessage, InputResult, SessionBeforeResult,
     ToolCallResult, ToolResultPatch,
 };
-use super::{CommandDef, Extension, ExtensionContext};
+use super::{CommandDef, Extension, ExtensionContext, ShortcutDef};
 
 /// An isolated handler failure, forwarded to listeners as `extension_error`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -510,6 +510,14 @@ impl ExtensionRunner {
             self.report(&format!("command:{name}"), "command", e);
         }
         true
+    }
+
+    /// Every shortcut with the path of the extension that registered it, in load order.
+    pub fn shortcuts(&self) -> Vec<(String, ShortcutDef)> {
+        self.extensions()
+            .iter()
+            .flat_map(|e| e.shortcuts().iter().map(|s| (e.path.clone(), s.clone())))
+            .collect()
     }
 
     /// Every tool extensions registered, in load order.

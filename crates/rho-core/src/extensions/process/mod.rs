@@ -24,7 +24,7 @@ pub use connection::Connection;
 pub use tool::ProcessTool;
 pub use wire::Registration;
 
-use super::{CommandDef, Extension, ExtensionEvent};
+use super::{CommandDef, Extension, ExtensionEvent, ShortcutDef};
 use wire::Request;
 
 /// Deadlines and start-up data for extension processes.
@@ -147,6 +147,9 @@ impl ProcessExtension {
         for spec in &self.registration.commands {
             ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
         }
+        for spec in &self.registration.shortcuts {
+            ext.register_shortcut(self.shortcut(spec.key.clone(), spec.description.clone()));
+        }
         for spec in &self.registration.tools {
             ext.register_tool(Arc::new(ProcessTool::new(
                 spec.clone(),
@@ -167,22 +170,6 @@ impl ProcessExtension {
             Box::pin(async move { conn.close(grace).await })
         }));
         ext
-    }
-
-    /// Tells the process a registered shortcut was pressed.
-    pub async fn shortcut(&self, key: &str) -> Result<(), String> {
-        self.connection
-            .request(
-                &format!("shortcut {key}"),
-                self.options.command_timeout,
-                None,
-                |id| Request::Shortcut {
-                    id,
-                    key: key.to_string(),
-                },
-            )
-            .await
-            .map(|_| ())
     }
 
     /// Streams a reply of provider `name` in the process (`stream` request).
@@ -221,6 +208,27 @@ impl ProcessExtension {
                 Ok((!reply.is_null()).then_some(reply))
             })
         })
+    }
+
+    /// Tells the process its shortcut `key` was pressed.
+    fn shortcut(&self, key: String, description: Option<String>) -> ShortcutDef {
+        let conn = self.connection.clone();
+        let deadline = self.options.command_timeout;
+        let pressed = key.clone();
+        ShortcutDef {
+            key,
+            description,
+            handler: Arc::new(move |ctx| {
+                let (conn, key) = (conn.clone(), pressed.clone());
+                Box::pin(async move {
+                    conn.bind(&ctx);
+                    let what = format!("shortcut {key}");
+                    conn.request(&what, deadline, None, |id| Request::Shortcut { id, key })
+                        .await
+                        .map(|_| ())
+                })
+            }),
+        }
     }
 
     fn command(&self, name: String, description: Option<String>) -> CommandDef {
