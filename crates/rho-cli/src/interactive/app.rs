@@ -75,6 +75,8 @@ pub struct App {
     /// When Ctrl+C last cleared an empty editor (a second press soon after quits).
     pub(super) last_ctrl_c: Option<Instant>,
     pub(super) quit: bool,
+    /// An extension called `ctx.shutdown()`: quit once the agent is idle (pi's rule).
+    pub(super) shutdown_requested: bool,
     pub(super) footer: FooterInfo,
     pub(super) thinking_expanded: bool,
     pub(super) tools_expanded: bool,
@@ -151,6 +153,7 @@ impl App {
             ext_render: Default::default(),
             last_ctrl_c: None,
             quit: false,
+            shutdown_requested: false,
             thinking_expanded: !hide_thinking,
             tools_expanded: false,
             running_bash: None,
@@ -183,9 +186,10 @@ impl App {
         self.session.clone()
     }
 
-    /// True once the user asked to leave.
+    /// True once the user asked to leave, or an extension did and the agent is idle (its
+    /// queued steering and follow-up messages ran first).
     pub fn should_quit(&self) -> bool {
-        self.quit
+        self.quit || (self.shutdown_requested && !self.is_busy())
     }
 
     /// Rebuilds the transcript when the session replaced its conversation (another session,

@@ -89,6 +89,8 @@ pub enum UiRequest {
     Redraw(String),
     /// The terminal window's title.
     Title(String),
+    /// An extension asked rho to quit (`ctx.shutdown()`).
+    Shutdown,
 }
 
 /// The [`ExtensionUi`] of the interactive mode.
@@ -203,6 +205,12 @@ impl ExtensionUi for TuiUi {
     fn set_title(&self, title: String) {
         self.tell(UiRequest::Title(title));
     }
+
+    /// As pi's interactive mode: rho quits once the agent is idle.
+    fn request_shutdown(&self) -> bool {
+        self.tell(UiRequest::Shutdown);
+        true
+    }
 }
 
 impl App {
@@ -240,6 +248,7 @@ impl App {
             UiRequest::Widget { key, lines, .. } => self.widgets_below.set(key, lines),
             UiRequest::Component { key, slot } => self.ext_render.place(key, slot),
             UiRequest::Redraw(key) => self.ext_render.invalidate(Some(&key)),
+            UiRequest::Shutdown => self.shutdown_requested = true,
             UiRequest::Title(title) => {
                 use std::io::Write;
                 let clean: String = title.chars().filter(|c| !c.is_control()).collect();
