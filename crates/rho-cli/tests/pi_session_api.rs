@@ -600,3 +600,57 @@ async fn custom_provider_anthropic_streams_replies_through_its_own_client() {
     assert!(body.to_string().contains("\"hi\""), "{body}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Reports `ctx.sessionManager.getTree()`: the roots, the user messages under the node where
+/// the conversation branched (in order), and the label of the first user message.
+const TREE_REPORT: &str = r#"
+export default function (pi) {
+  const text = (n) => n.entry.message?.content?.[0]?.text ?? n.entry.message?.content;
+  pi.registerCommand("label-first", {
+    handler: async (_a, ctx) => {
+      const first = ctx.sessionManager.getEntries().find((e) => e.message?.role === "user");
+      pi.setLabel(first.id, "start");
+    },
+  });
+  pi.registerCommand("back", {
+    handler: async (_a, ctx) => {
+      const first = ctx.sessionManager.getEntries().find((e) => e.type === "message");
+      await ctx.navigateTree(first.id);
+    },
+  });
+  pi.registerCommand("tree", {
+    handler: async (_a, ctx) => {
+      const roots = ctx.sessionManager.getTree();
+      let fork = [], label = null, stack = [...roots];
+      while (stack.length) {
+        const n = stack.pop();
+        if (n.children.length > 1) fork = n.children.map(text);
+        if (n.label) label = `${text(n)}=${n.label}@${!!n.labelTimestamp}`;
+        stack.push(...n.children);
+      }
+      ctx.ui.notify(`tree roots=${roots.length} fork=${fork.join("|")} label=${label}`, "info");
+    },
+  });
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_manager_get_tree_shows_branches_and_labels_as_pi() {
+    let files = [("tree-report.ts", TREE_REPORT)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p1", "hello").await;
+    command(&mut rpc, "b", "/back").await;
+    rpc.server.push(reply("Yo."));
+    rpc.prompt_ok("p2", "again").await;
+    command(&mut rpc, "l", "/label-first").await;
+    command(&mut rpc, "t", "/tree").await;
+    notified(
+        &mut rpc,
+        "tree roots=1 fork=hello|again label=hello=start@true",
+    )
+    .await;
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -223,6 +223,30 @@ export async function syncSession(reg) {
   reg.session = { id: r.sessionId, file: r.sessionFile ?? undefined, header: r.header, leafId: r.leafId ?? null, entries: base.concat(r.entries) };
 }
 
+/** pi's `getTree()`: every entry a node with its latest label; a missing or self parent makes
+ * a root; children oldest first. Built without recursion (sessions can be deep chains). */
+function sessionTree(entries) {
+  const labels = new Map();
+  for (const e of entries) {
+    if (e.type !== "label") continue;
+    if (e.label) labels.set(e.targetId, { label: e.label, at: e.timestamp });
+    else labels.delete(e.targetId);
+  }
+  const nodes = new Map(entries.map((e) => [e.id, { entry: e, children: [], label: labels.get(e.id)?.label, labelTimestamp: labels.get(e.id)?.at }]));
+  const roots = [];
+  for (const e of entries) {
+    const parent = e.parentId && e.parentId !== e.id ? nodes.get(e.parentId) : undefined;
+    (parent ? parent.children : roots).push(nodes.get(e.id));
+  }
+  const stack = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    node.children.sort((a, b) => Date.parse(a.entry.timestamp) - Date.parse(b.entry.timestamp));
+    stack.push(...node.children);
+  }
+  return roots;
+}
+
 /** pi's read-only SessionManager over the last synced view of rho's session. */
 function sessionManager(reg) {
   const all = () => reg.session.entries;
@@ -247,7 +271,7 @@ function sessionManager(reg) {
     getLabel: label,
     getEntry: byId,
     getChildren: (id) => all().filter((e) => e.parentId === id),
-    getTree: () => [],
+    getTree: () => sessionTree(all()),
   };
 }
 
