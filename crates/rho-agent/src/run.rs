@@ -439,7 +439,10 @@ impl Run {
 
     /// Emits `message_end` (and a late `message_start`), recording the final message in the
     /// transcript before subscribers hear of it.
-    fn finish_reply(&mut self, message: AssistantMessage, started: bool) -> AssistantMessage {
+    /// The reply is stamped with the thinking level it was requested at (`off` included), as
+    /// pi 1.x records it on every reply the loop streams.
+    fn finish_reply(&mut self, mut message: AssistantMessage, started: bool) -> AssistantMessage {
+        message.thinking_level = Some(self.thinking.as_str().to_string());
         let agent_message = AgentMessage::Assistant(message.clone());
         if !started {
             self.emit(AgentEvent::MessageStart {
