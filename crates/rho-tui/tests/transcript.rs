@@ -178,6 +178,7 @@ fn queue_compaction_and_retry_events() {
         aborted: false,
         will_retry: false,
         error_message: None,
+        after: None,
     }));
     let text = plain(t.lines(50));
     assert!(!text.contains("Compacting context..."), "{text}");
