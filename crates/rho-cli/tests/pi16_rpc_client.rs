@@ -24,10 +24,8 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("*", ".messageCount:", "rho records no system message, which pi 1.x counts"),
     ("get_session_stats", ".totalMessages:", "rho records no system message, which pi 1.x counts"),
     ("compact", ".data.estimatedTokensAfter:", "a heuristic over each agent's own system prompt and tools"),
+    ("*", ".systemMessage:", "rho records no system message, so none on compaction entries either"),
     ("cycle_thinking_level", ".data.level:", "switching to a reasoning model takes defaultThinkingLevel (pi 0.73.1's rule); pi 1.6 keeps the current level"),
-    // Not yet in rho (issue 14, outside the command layer).
-    ("*", ".events.agent_settled:", "the 1.x event stream (agent_settled) lands separately"),
-    ("*", ".systemMessage:", "pi 1.x records the system prompt on compaction entries"),
 ];
 
 fn reply(text: &str) -> MockResponse {
