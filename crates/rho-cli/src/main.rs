@@ -28,7 +28,7 @@ use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    malloc_arenas::limit();
+    malloc_arenas::configure();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("mcp") {
         return mcp::command(&argv[1..]);
@@ -111,6 +111,7 @@ async fn run(args: args::Args) -> ExitCode {
     let stdin_is_tty = std::io::stdin().is_terminal();
     let session = startup.session.clone();
     signals::set_session(session.clone());
+    session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
     let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
     extensions::shut_down(&session).await;
     mcp::shutdown().await;

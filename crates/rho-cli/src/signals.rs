@@ -21,6 +21,16 @@ pub fn set_session(session: AgentSession) {
     *SESSION.lock().unwrap_or_else(|p| p.into_inner()) = Some(session);
 }
 
+/// Sends `session_shutdown` (reason `quit`) to the named session's extensions and gives
+/// them a moment to exit, bounded so a stuck one cannot hold up a signal's exit. RPC mode,
+/// which handles its signals itself, calls this too.
+pub async fn shut_down_extensions() {
+    let session = SESSION.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    if let Some(session) = session {
+        let _ = tokio::time::timeout(SHUTDOWN_BOUND, crate::extensions::shut_down(&session)).await;
+    }
+}
+
 /// Registers the handlers now (so a signal arriving at any later point is caught) and
 /// returns the task that exits with 128 + the signal number. Must be called inside the
 /// runtime. Without these signals (or if registration fails) the default behaviour stays.
@@ -43,13 +53,8 @@ pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
                 _ = int.recv() => 130,
             };
             // Extensions first, before the terminal is touched (their clean-up does not
-            // need it), bounded so a stuck one cannot hold the exit.
-            let session = SESSION.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            if let Some(session) = session {
-                let _ =
-                    tokio::time::timeout(SHUTDOWN_BOUND, crate::extensions::shut_down(&session))
-                        .await;
-            }
+            // need it).
+            shut_down_extensions().await;
             // Children run in their own process groups, so the signal did not reach them:
             // end them before leaving.
             rho_tools::children::kill_all_groups();

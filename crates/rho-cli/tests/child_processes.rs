@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
-
-use std::path::Path;
-use std::time::Duration;
+mod pids;
 
 use common::{chat_messages, reply, stderr, Sandbox};
+use pids::{ends, read_pid};
 use rho_testkit::openai_chat::ChatStream;
 use serde_json::json;
 use tokio::io::AsyncWriteExt;
@@ -25,45 +24,6 @@ fn bash_call(command: &str) -> rho_testkit::MockResponse {
         .finish("tool_calls")
         .done()
         .response()
-}
-
-/// True while `pid` exists and is not a zombie.
-fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only checks for existence.
-    if unsafe { libc::kill(pid, 0) } != 0 {
-        return false;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let state = stat
-        .rsplit_once(") ")
-        .and_then(|(_, rest)| rest.split_whitespace().next())
-        .unwrap_or("Z");
-    !matches!(state, "Z" | "X")
-}
-
-/// Waits (bounded) for a file holding a pid, written by the shell.
-async fn read_pid(path: &Path) -> i32 {
-    for _ in 0..2000 {
-        if let Some(pid) = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|s| s.trim().parse().ok())
-        {
-            return pid;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    panic!("{} was never written", path.display());
-}
-
-/// Waits (bounded) for `pid` to be gone; false if it is still running after 10 s.
-async fn ends(pid: i32) -> bool {
-    for _ in 0..1000 {
-        if !alive(pid) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-    false
 }
 
 /// A command that leaves a background child and a foreground child, recording both pids.

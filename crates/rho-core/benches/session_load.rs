@@ -111,12 +111,16 @@ fn peak_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// CPU time this thread has run, in ns (the machine may be shared, so wall time overstates).
+/// CPU time the process has run, in ns, all threads (loading decodes on worker threads; the
+/// machine may be shared, so wall time overstates).
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// Current resident memory in KiB (VmRSS).

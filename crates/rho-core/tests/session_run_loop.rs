@@ -351,3 +351,31 @@ async fn q_10_clear_queue_returns_texts_and_empties_agent_queues() {
     );
     assert!(!s.agent().has_queued_messages());
 }
+
+#[tokio::test]
+async fn the_after_run_hook_runs_once_per_run_loop_before_the_session_reports_idle() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
+    provider.push(ScriptedReply::text("after a retry"));
+    provider.push(ScriptedReply::text("second"));
+    let s = session(&provider);
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (hook_seen, hook_session) = (seen.clone(), s.clone());
+    s.set_after_run(Arc::new(move || {
+        hook_seen.lock().unwrap().push(hook_session.is_streaming());
+    }));
+    s.prompt("go", PromptOptions::default())
+        .await
+        .expect("runs");
+    s.wait_for_idle().await;
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [true],
+        "once for the run and its retry, while the session still counts as running"
+    );
+    s.prompt("again", PromptOptions::default())
+        .await
+        .expect("runs");
+    s.wait_for_idle().await;
+    assert_eq!(seen.lock().unwrap().len(), 2);
+}

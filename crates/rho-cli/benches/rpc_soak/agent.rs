@@ -129,6 +129,15 @@ impl Agent {
         status_kib(self.pid(), "VmRSS:")
     }
 
+    /// The anonymous (heap, stacks) and file-backed (the binary's pages) parts of the
+    /// resident memory now, in KiB.
+    pub fn rss_parts_kib(&self) -> (u64, u64) {
+        (
+            status_kib(self.pid(), "RssAnon:"),
+            status_kib(self.pid(), "RssFile:"),
+        )
+    }
+
     /// CPU time (utime + stime) so far, in ms.
     pub fn cpu_ms(&self) -> f64 {
         cpu_ms(self.pid())

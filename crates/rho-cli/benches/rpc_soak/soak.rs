@@ -1,6 +1,7 @@
 //! Memory soak (issue 17): one agent with sessions on answers 1,000 short prompts, then 300
 //! prompts whose replies are 50 KB each. Reports resident memory (VmRSS, not the peak) after
-//! the first prompt, after the 1,000 and after the 300; the target is ≤ 2× the first figure.
+//! the first prompt, after the 1,000 and after the 300, each read once the agent is idle
+//! again; the target is ≤ 2× the first figure.
 
 use std::path::Path;
 
@@ -19,6 +20,9 @@ pub struct SoakFigures {
     pub first: f64,
     pub after_short: f64,
     pub after_large: f64,
+    /// After the 300: (anonymous, file-backed) parts, and the peak, in MiB.
+    pub parts: (f64, f64),
+    pub peak: f64,
     pub wall_s: f64,
 }
 
@@ -45,6 +49,20 @@ fn soak_agent_dir(home: &Path, server: &MockServer) -> std::path::PathBuf {
     dir
 }
 
+/// Asks `get_state` until the agent is idle: its post-run work is done, so the figure is the
+/// memory it keeps between prompts.
+fn wait_idle(agent: &mut Agent, prompt: usize) -> Option<()> {
+    for n in 0.. {
+        let id = format!("idle-{prompt}-{n}");
+        agent.send(&json!({"id": id, "type": "get_state"}).to_string());
+        let state = agent.wait_for(&format!(r#""id":"{id}""#), |_| {})?;
+        if state.contains(r#""isStreaming":false"#) {
+            return Some(());
+        }
+    }
+    None
+}
+
 /// Runs the soak against one agent; `None` if it exited or stalled.
 pub fn measure(kind: &Kind, server: &MockServer, home: &Path, cwd: &Path) -> Option<SoakFigures> {
     let agent_dir = soak_agent_dir(home, server);
@@ -66,6 +84,8 @@ pub fn measure(kind: &Kind, server: &MockServer, home: &Path, cwd: &Path) -> Opt
         first: 0.0,
         after_short: 0.0,
         after_large: 0.0,
+        parts: (0.0, 0.0),
+        peak: 0.0,
         wall_s: 0.0,
     };
     for i in 0..SHORT + LARGE {
@@ -89,11 +109,17 @@ pub fn measure(kind: &Kind, server: &MockServer, home: &Path, cwd: &Path) -> Opt
         if let Some(line) = error {
             println!("{} refused prompt {i}: {line}", kind.name());
         }
+        wait_idle(&mut agent, i)?;
         let rss = agent.rss_kib() as f64 / 1024.0;
         match i + 1 {
             1 => figures.first = rss,
             n if n == SHORT => figures.after_short = rss,
-            n if n == SHORT + LARGE => figures.after_large = rss,
+            n if n == SHORT + LARGE => {
+                figures.after_large = rss;
+                let (anon, file) = agent.rss_parts_kib();
+                figures.parts = (anon as f64 / 1024.0, file as f64 / 1024.0);
+                figures.peak = agent.peak_kib() as f64 / 1024.0;
+            }
             _ => {}
         }
     }
@@ -126,6 +152,10 @@ pub fn report(kinds: &[Kind], server: &MockServer, home: &Path, cwd: &Path) {
             f.after_large,
             f.after_large / f.first,
             f.wall_s
+        );
+        println!(
+            "{:<4} after the 300: {:.1} anonymous + {:.1} file-backed; peak {:.1}",
+            "", f.parts.0, f.parts.1, f.peak
         );
     }
 }

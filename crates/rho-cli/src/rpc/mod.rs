@@ -103,9 +103,9 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
                     break;
                 }
             },
-            _ = term.recv() => rpc.kill(143),
-            _ = hup.recv() => rpc.kill(129),
-            _ = int.recv() => rpc.kill(130),
+            _ = term.recv() => rpc.kill(143).await,
+            _ = hup.recv() => rpc.kill(129).await,
+            _ = int.recv() => rpc.kill(130).await,
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
         for frame in frames.drain(..) {
@@ -183,10 +183,12 @@ impl Rpc {
         }
     }
 
-    /// A signal: kill spawned shells' process groups, exit with the signal's code. Exits
-    /// at once: a pending stdin read would otherwise hold up the runtime's shutdown.
-    fn kill(&self, code: i32) -> ! {
+    /// A signal: extensions hear `session_shutdown` (bounded, as in the other modes), then
+    /// spawned process groups are killed and rho exits with the signal's code. Exits at
+    /// once: a pending stdin read would otherwise hold up the runtime's shutdown.
+    async fn kill(&self, code: i32) {
         self.bash.abort_all();
+        crate::signals::shut_down_extensions().await;
         rho_tools::children::kill_all_groups();
         std::process::exit(code)
     }

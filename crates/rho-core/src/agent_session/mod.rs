@@ -228,8 +228,14 @@ pub(crate) struct Inner {
     /// Whether extension commands' session actions are carried out (the interactive mode
     /// binds them; elsewhere they resolve at once, CMD-8).
     pub actions_bound: std::sync::atomic::AtomicBool,
+    /// Runs when a run loop has ended, before the session reports idle (see
+    /// [`AgentSession::set_after_run`]).
+    pub after_run: Mutex<Option<AfterRun>>,
     pub weak: std::sync::Weak<Inner>,
 }
+
+/// A hook run on the blocking pool after each run loop.
+pub type AfterRun = Arc<dyn Fn() + Send + Sync>;
 
 /// The session. Cheap to clone; clones share everything, so one task can `prompt()` while
 /// another calls `steer()` or `abort()`.
@@ -330,6 +336,7 @@ impl AgentSession {
                 branch_summary_cancel: Mutex::new(None),
                 generation: std::sync::atomic::AtomicU64::new(0),
                 actions_bound: std::sync::atomic::AtomicBool::new(false),
+                after_run: Mutex::new(None),
                 weak: weak.clone(),
             }
         });
@@ -405,6 +412,22 @@ impl AgentSession {
     /// exists; later extension contexts use it.
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
         *lock(&self.inner.ui) = ui;
+    }
+
+    /// Sets what runs after each run loop (prompt, retries, continuations) has ended and
+    /// its request buffers are freed, before the session reports idle: the binary hands
+    /// freed memory back to the system there. It runs on the blocking pool and the session
+    /// waits for it, so a client that sees the session idle sees its effect.
+    pub fn set_after_run(&self, hook: AfterRun) {
+        *lock(&self.inner.after_run) = Some(hook);
+    }
+
+    /// Runs the after-run hook, if any.
+    pub(crate) async fn after_run(&self) {
+        let hook = lock(&self.inner.after_run).clone();
+        if let Some(hook) = hook {
+            let _ = tokio::task::spawn_blocking(move || hook()).await;
+        }
     }
 
     /// The external tools (MCP servers) in use, if any.

@@ -77,9 +77,10 @@ impl AgentSession {
     }
 
     /// The run loop is over (the driver lock is still held, so no other run's events can
-    /// come first): idle, then `agent_settled`, pi 1.x's "nothing more follows on its own",
-    /// to listeners and to the extensions that handle it.
+    /// come first): the after-run hook, idle, then `agent_settled`, pi 1.x's "nothing more
+    /// follows on its own", to listeners and to the extensions that handle it.
     async fn settle(&self) {
+        self.after_run().await;
         self.inner.loop_active.send_replace(false);
         let aborted = self.inner.run_abort_requested.load(Ordering::SeqCst);
         self.emit_session(SessionOnlyEvent::AgentSettled { aborted });

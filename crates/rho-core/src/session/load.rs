@@ -14,6 +14,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
+use super::batch_decode::{decode_in_order, Batch};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
@@ -59,8 +60,20 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
     if state.header.version < CURRENT_VERSION {
         state.raw_lines = Some(vec![String::from_utf8_lossy(reader.text()).into_owned()]);
     }
-    while let Some(line) = reader.next_nonblank()? {
-        state.take(line, reader.text())?;
+    if state.raw_lines.is_some() {
+        while let Some(line) = reader.next_nonblank()? {
+            state.take_old(line, reader.text())?;
+        }
+    } else {
+        let fill = |batch: &mut Batch<Line>| {
+            while let Some(line) = reader.next_nonblank()? {
+                if batch.push(line, reader.text()) {
+                    return Ok(true);
+                }
+            }
+            Ok(false)
+        };
+        decode_in_order(path, fill, |line, decoded| state.take(line, decoded))?;
     }
     state.finish()
 }
@@ -103,22 +116,38 @@ impl State {
         }
     }
 
-    fn take(&mut self, line: Line, text: &[u8]) -> Result<(), SessionError> {
+    /// Takes a line of a file older than format 3: kept as text for the migration.
+    fn take_old(&mut self, line: Line, text: &[u8]) -> Result<(), SessionError> {
+        self.skip_pending();
+        let raw = self.raw_lines.get_or_insert_with(Vec::new);
+        let parsed = match std::str::from_utf8(text) {
+            Ok(text) => serde_json::from_str::<serde_json::Value>(text)
+                .map(|_| {
+                    raw.push(text.to_string());
+                    self.raw_numbers.push(line.number);
+                })
+                .map_err(|e| e.to_string()),
+            Err(_) => Err("not UTF-8 text".to_string()),
+        };
+        self.settle(line, parsed)
+    }
+
+    /// Takes a decoded line of a current-format file.
+    fn take(&mut self, line: Line, decoded: Result<Decoded, String>) -> Result<(), SessionError> {
+        self.skip_pending();
+        let parsed = decoded.map(|d| self.keep(line.number, d));
+        self.settle(line, parsed)
+    }
+
+    /// A line that failed without a newline turns out not to be the last: a skipped line.
+    fn skip_pending(&mut self) {
         if let Some((bad, reason)) = self.pending_failure.take() {
             self.skip(bad, reason);
         }
-        let parsed = match std::str::from_utf8(text) {
-            Err(_) => Err("not UTF-8 text".to_string()),
-            Ok(text) => match &mut self.raw_lines {
-                Some(raw) => serde_json::from_str::<serde_json::Value>(text)
-                    .map(|_| {
-                        raw.push(text.to_string());
-                        self.raw_numbers.push(line.number);
-                    })
-                    .map_err(|e| e.to_string()),
-                None => decode_entry(text).map(|d| self.keep(line.number, d)),
-            },
-        };
+    }
+
+    /// Records how a line went: an entry was kept, or why not.
+    fn settle(&mut self, line: Line, parsed: Result<(), String>) -> Result<(), SessionError> {
         match parsed {
             Ok(()) => {
                 self.valid_len = line.end;

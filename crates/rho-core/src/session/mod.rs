@@ -6,6 +6,7 @@
 //! branches), [`context`] (`buildSessionContext`), [`manager`] (the API modes use), [`listing`]
 //! (finding sessions), [`paths`] (where files live), [`time`] and [`ids`].
 
+mod batch_decode;
 pub mod context;
 mod cycles;
 mod decode;
