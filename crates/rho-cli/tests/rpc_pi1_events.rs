@@ -274,8 +274,14 @@ async fn a_threshold_compaction_comes_before_the_settle() {
     );
     assert_eq!(lines[end]["willRetry"], false);
     let result = &lines[end]["result"];
-    assert!(result["estimatedTokensAfter"].as_u64() > Some(0), "{result}");
-    assert!(result["usage"]["totalTokens"].as_u64() > Some(0), "{result}");
+    assert!(
+        result["estimatedTokensAfter"].as_u64() > Some(0),
+        "{result}"
+    );
+    assert!(
+        result["usage"]["totalTokens"].as_u64() > Some(0),
+        "{result}"
+    );
     assert_eq!(rpc.close().await, Some(0));
 }
 

@@ -140,7 +140,7 @@ impl AgentSession {
                 self.drop_last_assistant_if(|m| m == reply || m.stop_reason == StopReason::Error);
             }
         }
-        let after = ok.then(|| self.after_compaction());
+        let after = ok.then(|| Box::new(self.after_compaction()));
         self.emit_session(SessionOnlyEvent::CompactionEnd {
             reason,
             result,
@@ -180,7 +180,7 @@ impl AgentSession {
                 (Some(m), false) => Some(format!("Compaction failed: {m}")),
                 _ => None,
             },
-            after: result.is_some().then(|| self.after_compaction()),
+            after: result.is_some().then(|| Box::new(self.after_compaction())),
         });
         result.ok_or_else(|| SessionError::Compaction(message.unwrap_or_default()))
     }

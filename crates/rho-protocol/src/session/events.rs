@@ -49,7 +49,7 @@ pub enum SessionOnlyEvent {
         /// With a result: what pi 1.x adds to it. Only the 1.x dialect writes it
         /// ([`super::pi1::CompactionEnd`]); pi 0.73.1's event has neither field.
         #[serde(skip)]
-        after: Option<CompactionAfter>,
+        after: Option<Box<CompactionAfter>>,
     },
     /// A retryable error: waiting `delayMs` before retry `attempt`.
     AutoRetryStart {

@@ -83,6 +83,44 @@ impl Serialize for PendingReplyStart<'_> {
     }
 }
 
+/// `{"type":"compaction_end","reason",...,"result":{...,"estimatedTokensAfter","usage"}}`: the
+/// event with pi 1.x's additions to its result (the same fields as `compact`'s reply).
+pub struct CompactionEnd<'a>(pub &'a SessionOnlyEvent);
+
+impl Serialize for CompactionEnd<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let SessionOnlyEvent::CompactionEnd {
+            reason,
+            result,
+            aborted,
+            will_retry,
+            error_message,
+            after,
+        } = self.0
+        else {
+            return self.0.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "compaction_end")?;
+        map.serialize_entry("reason", reason)?;
+        if let Some(result) = result {
+            let after = after.as_deref().copied().unwrap_or_default();
+            let result = CompactReply {
+                result: result.clone(),
+                estimated_tokens_after: Some(after.estimated_tokens_after),
+                usage: after.usage,
+            };
+            map.serialize_entry("result", &result)?;
+        }
+        map.serialize_entry("aborted", aborted)?;
+        map.serialize_entry("willRetry", will_retry)?;
+        if let Some(message) = error_message {
+            map.serialize_entry("errorMessage", message)?;
+        }
+        map.end()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,43 +163,5 @@ mod tests {
         assert_eq!(start["type"], "message_start");
         assert_eq!(start["message"]["role"], "assistant");
         assert_eq!(start["message"]["stopReason"], "pending");
-    }
-}
-
-/// `{"type":"compaction_end","reason",...,"result":{...,"estimatedTokensAfter","usage"}}`: the
-/// event with pi 1.x's additions to its result (the same fields as `compact`'s reply).
-pub struct CompactionEnd<'a>(pub &'a SessionOnlyEvent);
-
-impl Serialize for CompactionEnd<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let SessionOnlyEvent::CompactionEnd {
-            reason,
-            result,
-            aborted,
-            will_retry,
-            error_message,
-            after,
-        } = self.0
-        else {
-            return self.0.serialize(serializer);
-        };
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("type", "compaction_end")?;
-        map.serialize_entry("reason", reason)?;
-        if let Some(result) = result {
-            let after = after.unwrap_or_default();
-            let result = CompactReply {
-                result: result.clone(),
-                estimated_tokens_after: Some(after.estimated_tokens_after),
-                usage: after.usage,
-            };
-            map.serialize_entry("result", &result)?;
-        }
-        map.serialize_entry("aborted", aborted)?;
-        map.serialize_entry("willRetry", will_retry)?;
-        if let Some(message) = error_message {
-            map.serialize_entry("errorMessage", message)?;
-        }
-        map.end()
     }
 }
