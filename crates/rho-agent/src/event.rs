@@ -94,10 +94,30 @@ pub enum AgentEvent {
         result: ToolExecutionResult,
         /// True when the call failed, was blocked, skipped or invalid.
         is_error: bool,
+        /// pi 1.x: how long the tool ran, in milliseconds; `None` for calls that never ran
+        /// (unknown tool, invalid arguments, blocked, skipped).
+        duration_ms: Option<u64>,
     },
 }
 
 impl AgentEvent {
+    /// A `tool_execution_end` of a call with no measured duration (UIs and tests that build
+    /// events by hand).
+    pub fn tool_execution_end(
+        tool_call_id: impl Into<String>,
+        tool_name: impl Into<String>,
+        result: ToolExecutionResult,
+        is_error: bool,
+    ) -> Self {
+        AgentEvent::ToolExecutionEnd {
+            tool_call_id: tool_call_id.into(),
+            tool_name: tool_name.into(),
+            result,
+            is_error,
+            duration_ms: None,
+        }
+    }
+
     /// The wire `type` string.
     pub fn type_name(&self) -> &'static str {
         match self {
@@ -171,11 +191,15 @@ impl Serialize for AgentEvent {
                 tool_name,
                 result,
                 is_error,
+                duration_ms,
             } => {
                 map.serialize_entry("toolCallId", tool_call_id)?;
                 map.serialize_entry("toolName", tool_name)?;
                 map.serialize_entry("result", result)?;
                 map.serialize_entry("isError", is_error)?;
+                if let Some(ms) = duration_ms {
+                    map.serialize_entry("durationMs", ms)?;
+                }
             }
         }
         map.end()
@@ -378,15 +402,15 @@ mod tests {
 
     #[test]
     fn tool_events_and_error_results() {
-        let end = AgentEvent::ToolExecutionEnd {
-            tool_call_id: "c1".into(),
-            tool_name: "bash".into(),
-            result: ToolExecutionResult {
+        let end = AgentEvent::tool_execution_end(
+            "c1",
+            "bash",
+            ToolExecutionResult {
                 content: vec![ContentBlock::text("Tool x not found")],
                 details: Some(Value::Object(Default::default())),
             },
-            is_error: true,
-        };
+            true,
+        );
         assert_eq!(
             serde_json::to_string(&end).expect("serializes"),
             r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","result":{"content":[{"type":"text","text":"Tool x not found"}],"details":{}},"isError":true}"#

@@ -24,6 +24,11 @@ use crate::tools_exec::ToolRunner;
 pub const DISCARDED_TEXT: &str =
     "Interrupted by your message: this partial reply was discarded (not in the context)";
 
+/// The `errorMessage` of a reply whose call was due after the abort fired (an abort while
+/// tools ran, AB-4): no request is made. pi 1.6 reports its HTTP client's text for a call
+/// made with a fired signal; an abort while a reply streams keeps the provider's own text.
+const ABORTED_BEFORE_CALL: &str = "This operation was aborted";
+
 /// True for a reply steering interrupted and discarded (D4): such a reply is ended on the
 /// event stream but never kept in the transcript, persisted or sent to the model.
 pub fn is_discarded(message: &AssistantMessage) -> bool {
@@ -312,7 +317,8 @@ impl Run {
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();
             m.stop_reason = StopReason::Aborted;
-            m.error_message = Some("Request was aborted".into());
+            m.error_message = Some(ABORTED_BEFORE_CALL.into());
+            m.duration_ms = Some(0);
             return Ok(Reply::Done(self.finish_reply(m, false)));
         }
         let call_cancel = self.cancel.child_token();
@@ -439,7 +445,10 @@ impl Run {
 
     /// Emits `message_end` (and a late `message_start`), recording the final message in the
     /// transcript before subscribers hear of it.
-    fn finish_reply(&mut self, message: AssistantMessage, started: bool) -> AssistantMessage {
+    /// The reply is stamped with the thinking level it was requested at (`off` included), as
+    /// pi 1.x records it on every reply the loop streams.
+    fn finish_reply(&mut self, mut message: AssistantMessage, started: bool) -> AssistantMessage {
+        message.thinking_level = Some(self.thinking.as_str().to_string());
         let agent_message = AgentMessage::Assistant(message.clone());
         if !started {
             self.emit(AgentEvent::MessageStart {

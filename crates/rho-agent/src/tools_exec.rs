@@ -31,6 +31,8 @@ struct Finalized {
     details: Option<Value>,
     is_error: bool,
     terminate: bool,
+    /// How long the tool itself ran (pi 1.x's `durationMs`); `None` when it never ran.
+    duration_ms: Option<u64>,
 }
 
 impl Finalized {
@@ -40,6 +42,7 @@ impl Finalized {
             details: Some(Value::Object(Default::default())),
             is_error: true,
             terminate: false,
+            duration_ms: None,
         }
     }
 }
@@ -207,10 +210,12 @@ impl ToolRunner<'_> {
         let fut =
             AssertUnwindSafe(prepared.tool.execute(prepared.args.clone(), ctx)).catch_unwind();
         let grace = self.opts.abort_grace;
+        let started = std::time::Instant::now();
         let outcome = tokio::select! {
             r = fut => Some(r),
             _ = abort_deadline(self.cancel, grace) => None,
         };
+        let duration_ms = Some(started.elapsed().as_millis() as u64);
         finished.store(true, Ordering::Release);
         let mut f = match outcome {
             None => Finalized::error("Tool execution aborted"),
@@ -223,14 +228,17 @@ impl ToolRunner<'_> {
                 ),
                 is_error: true,
                 terminate: false,
+                duration_ms: None,
             },
             Some(Ok(Ok(out))) => Finalized {
                 content: out.content,
                 details: out.details,
                 is_error: false,
                 terminate: false,
+                duration_ms: None,
             },
         };
+        f.duration_ms = duration_ms;
         if let Some(after) = &self.opts.after_tool_call {
             let ctx = AfterToolCallContext {
                 assistant_message: self.assistant.clone(),
@@ -260,6 +268,7 @@ impl ToolRunner<'_> {
                 Ok(Err(e)) => f = Finalized::error(e),
                 Err(p) => f = Finalized::error(panic_text(&p)),
             }
+            f.duration_ms = duration_ms;
         }
         f
     }
@@ -312,13 +321,14 @@ impl ToolRunner<'_> {
                 details: f.details.clone(),
             },
             is_error: f.is_error,
+            duration_ms: f.duration_ms,
         });
     }
 
     /// AC-17: the toolResult message, recorded in the transcript, with its events.
     fn emit_result_message(&self, call: &ToolCall, f: Finalized) -> ToolResultMessage {
         let result = ToolResultMessage {
-            duration_ms: None,
+            duration_ms: f.duration_ms,
             usage: None,
             nested_calls: None,
             tool_call_id: call.id.clone(),

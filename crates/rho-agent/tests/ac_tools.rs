@@ -296,3 +296,52 @@ async fn ac_20_steering_during_tools_skips_unstarted_calls_then_is_delivered() {
         ]
     );
 }
+
+/// pi 1.x: a tool that ran reports how long it ran, on `tool_execution_end` and on its
+/// result message; a call that never ran (unknown tool) has no duration.
+#[tokio::test]
+async fn a_tool_that_ran_has_a_duration_and_one_that_never_ran_has_none() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::tool_calls(&[
+        ("c1", "a", json!({"x": 1})),
+        ("c2", "missing", json!({})),
+    ]));
+    provider.push(ScriptedReply::text("ok"));
+    let agent = agent(&provider);
+    agent.set_tools(vec![TestTool::new("a", Behavior::Echo).arc()]);
+    let mut rx = agent.subscribe();
+    agent.prompt("x").await.expect("ran");
+    let events = run_events(&mut rx).await;
+    let mut ends: Vec<(String, bool, bool)> = events
+        .iter()
+        .filter_map(|e| match &**e {
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                duration_ms,
+                ..
+            } => {
+                let json = serde_json::to_value(&**e).expect("serializes");
+                Some((
+                    tool_call_id.clone(),
+                    duration_ms.is_some(),
+                    json.get("durationMs").is_some(),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
+    ends.sort();
+    assert_eq!(
+        ends,
+        [("c1".into(), true, true), ("c2".into(), false, false)]
+    );
+    let durations: Vec<bool> = agent
+        .messages()
+        .iter()
+        .filter_map(|m| match m {
+            AgentMessage::ToolResult(r) => Some(r.duration_ms.is_some()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(durations, [true, false]);
+}

@@ -345,10 +345,16 @@ async fn abort_during_a_slow_tool_stops_within_100ms() {
     };
     assert!(t.is_error);
     assert_eq!(rho_ai::message::join_text(&t.content), "Command aborted");
+    let reply = msgs[3].as_assistant().expect("assistant");
+    assert_eq!(reply.stop_reason, StopReason::Aborted);
+    // pi 1.6 says what its HTTP client says for a call made with a fired signal, and times
+    // the reply that ended at once.
     assert_eq!(
-        msgs[3].as_assistant().map(|a| a.stop_reason),
-        Some(StopReason::Aborted)
+        reply.error_message.as_deref(),
+        Some("This operation was aborted")
     );
+    assert_eq!(reply.duration_ms, Some(0));
+    assert_eq!(reply.thinking_level.as_deref(), Some("off"));
 }
 
 #[tokio::test]

@@ -131,23 +131,46 @@ pub struct AssistantStream {
 
 /// The sending end used by providers. Drops everything after the first terminal event so a
 /// provider bug can never produce two endings.
+///
+/// It also times the reply, as pi 1.x's stream does: the final message gets `durationMs`
+/// from the channel's creation (so every provider, built-in or extension, is timed the same
+/// way), unless it already has one or its `timestamp` predates the channel (a reply that
+/// started elsewhere, such as a replayed one, stays untimed).
 #[derive(Debug, Clone)]
 pub struct EventSink {
     tx: mpsc::UnboundedSender<AssistantMessageEvent>,
     ended: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// When the channel was made: monotonic for the duration, wall clock (Unix ms) to tell
+    /// replies that began earlier. `None` for replayed streams.
+    started: Option<(std::time::Instant, i64)>,
 }
 
 impl EventSink {
     /// Sends one event; returns false once the stream has ended or the receiver is gone.
-    pub fn push(&self, event: AssistantMessageEvent) -> bool {
+    pub fn push(&self, mut event: AssistantMessageEvent) -> bool {
         use std::sync::atomic::Ordering;
         if self.ended.load(Ordering::Acquire) {
             return false;
         }
         if event.is_terminal() {
             self.ended.store(true, Ordering::Release);
+            self.time(&mut event);
         }
         self.tx.send(event).is_ok()
+    }
+
+    fn time(&self, event: &mut AssistantMessageEvent) {
+        let (AssistantMessageEvent::Done { message, .. }
+        | AssistantMessageEvent::Error { error: message, .. }) = event
+        else {
+            return;
+        };
+        let Some((at, wall_ms)) = self.started else {
+            return;
+        };
+        if message.duration_ms.is_none() && message.timestamp >= wall_ms {
+            message.duration_ms = Some(at.elapsed().as_millis() as u64);
+        }
     }
 
     /// Whether a terminal event was sent.
@@ -169,6 +192,7 @@ impl AssistantStream {
             EventSink {
                 tx,
                 ended: Default::default(),
+                started: Some((std::time::Instant::now(), crate::message::now_ms())),
             },
             AssistantStream {
                 rx,
@@ -178,8 +202,10 @@ impl AssistantStream {
     }
 
     /// A stream that replays fixed events (scripted providers, tests).
+    /// Replayed replies are not timed: they did not start with this stream.
     pub fn from_events(events: impl IntoIterator<Item = AssistantMessageEvent>) -> Self {
-        let (sink, stream) = Self::channel();
+        let (mut sink, stream) = Self::channel();
+        sink.started = None;
         for e in events {
             sink.push(e);
         }

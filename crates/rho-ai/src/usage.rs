@@ -58,7 +58,8 @@ pub struct Usage {
 
 impl Usage {
     /// Fills `total_tokens` and `cost` from the token fields and the model's prices
-    /// (USD per million tokens).
+    /// (USD per million tokens). The total is then the catalog's estimate, which pi 1.x
+    /// records as `totalFromProvider: false`.
     pub fn compute_cost(&mut self, prices: &ModelCost) {
         self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
         let per = |tokens: u64, price: f64| price / 1e6 * tokens as f64;
@@ -68,6 +69,7 @@ impl Usage {
         self.cost.cache_write = per(self.cache_write, prices.cache_write);
         self.cost.total =
             self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
+        self.cost.total_from_provider = Some(false);
     }
 }
 

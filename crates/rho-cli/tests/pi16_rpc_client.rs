@@ -24,16 +24,8 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ("*", ".messageCount:", "rho records no system message, which pi 1.x counts"),
     ("get_session_stats", ".totalMessages:", "rho records no system message, which pi 1.x counts"),
     ("compact", ".data.estimatedTokensAfter:", "a heuristic over each agent's own system prompt and tools"),
+    ("*", ".systemMessage:", "rho records no system message, so none on compaction entries either"),
     ("cycle_thinking_level", ".data.level:", "switching to a reasoning model takes defaultThinkingLevel (pi 0.73.1's rule); pi 1.6 keeps the current level"),
-    // Not yet in rho (issue 14, outside the command layer).
-    ("*", ".events.agent_settled:", "the 1.x event stream (agent_settled) lands separately"),
-    ("*", ".durationMs:", "pi 1.x records durationMs on assistant messages"),
-    ("*", ".rawStopReason:", "pi 1.x records the provider's raw stop reason"),
-    ("*", ".thinkingLevel: rho None", "pi 1.x records the thinking level on assistant messages"),
-    ("*", ".usage.reasoning:", "pi 1.x's usage has a reasoning count"),
-    ("*", ".cost.totalFromProvider:", "pi 1.x's cost says where its total came from"),
-    ("*", ".systemMessage:", "pi 1.x records the system prompt on compaction entries"),
-    ("*", "errorMessage: rho \"Request was aborted\" / pi \"This operation was aborted\"", "abort text of the 1.x agent"),
 ];
 
 fn reply(text: &str) -> MockResponse {
@@ -179,7 +171,8 @@ fn drop_system_messages(v: &mut Value) {
     }
 }
 
-/// Masks what differs between any two runs: ids, timestamps, the home directory, durations.
+/// Masks what differs between any two runs: ids, timestamps, the home directory, durations
+/// (their presence is compared, not their value).
 fn mask(v: &mut Value, key: Option<&str>, home: &str) {
     const IDS: &[&str] = &[
         "id",
@@ -194,7 +187,7 @@ fn mask(v: &mut Value, key: Option<&str>, home: &str) {
         "responseId",
         "parentSession",
     ];
-    const TIMES: &[&str] = &["timestamp", "labelTimestamp"];
+    const TIMES: &[&str] = &["timestamp", "labelTimestamp", "durationMs"];
     match v {
         Value::Object(map) => {
             for (k, child) in map.iter_mut() {

@@ -206,13 +206,8 @@ async fn a_tool_call_names_its_call_and_both_turns_end_in_one_settle() {
         reply("Done."),
     ];
     match pi16_lines(replies, "read it").await {
-        Ok(mut pi) => {
-            // rho does not time tool calls yet: pi's `durationMs` is the one known difference.
-            for l in &mut pi {
-                if let Some(o) = l.as_object_mut() {
-                    o.remove("durationMs");
-                }
-            }
+        Ok(pi) => {
+            // Both time the tool call (`durationMs` on `tool_execution_end`).
             assert_eq!(shapes(&lines), shapes(&pi), "pi 1.6's own sequence");
         }
         Err(why) => eprintln!("skipping the pi 1.6 comparison: {why}"),
@@ -278,6 +273,35 @@ async fn a_threshold_compaction_comes_before_the_settle() {
         json!({"type": "compaction_start", "reason": "threshold"})
     );
     assert_eq!(lines[end]["willRetry"], false);
+    let result = &lines[end]["result"];
+    assert!(
+        result["estimatedTokensAfter"].as_u64() > Some(0),
+        "{result}"
+    );
+    assert!(
+        result["usage"]["totalTokens"].as_u64() > Some(0),
+        "{result}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// pi 1.x: `compaction_end.result` is what `compact` answers, `estimatedTokensAfter` and the
+/// summary's `usage` included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_manual_compaction_ends_with_the_reply_it_answers() {
+    let settings = json!({"compaction": {"keepRecentTokens": 1}});
+    let mut rpc = rho_1x(Some(settings)).await;
+    for _ in 0..4 {
+        rpc.server.push(reply("## Goal\nAnswer questions."));
+    }
+    prompt_until_settled(&mut rpc, "first question").await;
+    prompt_until_settled(&mut rpc, "second question").await;
+    let r = rpc.call(json!({"id": "c", "type": "compact"})).await;
+    assert_eq!(r["success"], true, "{r}");
+    assert!(r["data"]["estimatedTokensAfter"].as_u64() > Some(0), "{r}");
+    assert!(r["data"]["usage"].is_object(), "{r}");
+    let end = rpc.event("compaction_end").await;
+    assert_eq!(end["result"], r["data"]);
     assert_eq!(rpc.close().await, Some(0));
 }
 

@@ -257,7 +257,7 @@ async fn a_compaction_records_its_usage_and_file_stats_keep_compacted_messages()
         "{context:?} / {file:?}"
     );
     assert_eq!(file.tokens.input, 10 + usage.input);
-    let (estimate, reported) = s.after_compaction();
-    assert_eq!(reported, Some(usage));
-    assert!(estimate > 0);
+    let after = s.after_compaction();
+    assert_eq!(after.usage, Some(usage));
+    assert!(after.estimated_tokens_after > 0);
 }

@@ -66,15 +66,15 @@ fn main() -> std::io::Result<()> {
         frame(&mut t, &mut out)?;
         std::thread::sleep(Duration::from_millis(30));
     }
-    t.apply(&agent(AgentEvent::ToolExecutionEnd {
-        tool_call_id: "c1".into(),
-        tool_name: "bash".into(),
-        result: ToolExecutionResult {
+    t.apply(&agent(AgentEvent::tool_execution_end(
+        "c1",
+        "bash",
+        ToolExecutionResult {
             content: vec![ContentBlock::text("running 3 tests\n...\ntest result: ok")],
             details: None,
         },
-        is_error: false,
-    }));
+        false,
+    )));
     frame(&mut t, &mut out)?;
     r.stop(&mut out)?;
     out.flush()

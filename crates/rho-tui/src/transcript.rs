@@ -377,6 +377,7 @@ impl Transcript {
                 tool_name,
                 result,
                 is_error,
+                ..
             } => self.finish_tool(
                 tool_call_id,
                 tool_name,

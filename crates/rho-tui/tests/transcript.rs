@@ -134,15 +134,15 @@ fn a_tool_call_runs_from_pending_to_done() {
     };
     assert_eq!(tool(&t).status, ToolStatus::Pending);
     assert_eq!(tool(&t).output, "Cargo.toml");
-    t.apply(&agent(AgentEvent::ToolExecutionEnd {
-        tool_call_id: "c1".into(),
-        tool_name: "bash".into(),
-        result: ToolExecutionResult {
+    t.apply(&agent(AgentEvent::tool_execution_end(
+        "c1",
+        "bash",
+        ToolExecutionResult {
             content: vec![ContentBlock::text("Cargo.toml\nsrc")],
             details: None,
         },
-        is_error: false,
-    }));
+        false,
+    )));
     assert_eq!(tool(&t).status, ToolStatus::Success);
     assert_eq!(t.views().filter(|v| matches!(v, View::Tool(_))).count(), 1);
     // The run's duration is real time: only its presence is snapshotted.
@@ -178,6 +178,7 @@ fn queue_compaction_and_retry_events() {
         aborted: false,
         will_retry: false,
         error_message: None,
+        after: None,
     }));
     let text = plain(t.lines(50));
     assert!(!text.contains("Compacting context..."), "{text}");
@@ -241,10 +242,10 @@ fn thinking_and_tool_output_toggle_everywhere() {
     t.apply(&agent(AgentEvent::MessageEnd {
         message: AgentMessage::Assistant(m).into(),
     }));
-    t.apply(&agent(AgentEvent::ToolExecutionEnd {
-        tool_call_id: "c9".into(),
-        tool_name: "read".into(),
-        result: ToolExecutionResult {
+    t.apply(&agent(AgentEvent::tool_execution_end(
+        "c9",
+        "read",
+        ToolExecutionResult {
             content: vec![ContentBlock::text(
                 (1..=12)
                     .map(|i| format!("l{i}"))
@@ -253,8 +254,8 @@ fn thinking_and_tool_output_toggle_everywhere() {
             )],
             details: None,
         },
-        is_error: false,
-    }));
+        false,
+    )));
     let text = plain(t.lines(50));
     assert!(text.contains("secret plan") && text.contains("(2 more lines, ctrl+o to expand)"));
     t.set_thinking_expanded(false);

@@ -202,16 +202,23 @@ pub fn collect_run(agent: &Agent) -> tokio::task::JoinHandle<Vec<Arc<AgentEvent>
     tokio::spawn(async move { run_events(&mut rx).await })
 }
 
-/// Replaces the value of every `"timestamp":<digits>` with 0, keeping the key order of the
-/// serialized JSON (for snapshots).
+/// Replaces the value of every `"timestamp":<digits>` and `"durationMs":<digits>` with 0,
+/// keeping the key order of the serialized JSON (for snapshots).
 pub fn zero_timestamps(json: &str) -> String {
-    const KEY: &str = "\"timestamp\":";
+    let mut out = json.to_string();
+    for key in ["\"timestamp\":", "\"durationMs\":"] {
+        out = zero_numbers_after(&out, key);
+    }
+    out
+}
+
+fn zero_numbers_after(json: &str, key: &str) -> String {
     let mut out = String::with_capacity(json.len());
     let mut rest = json;
-    while let Some(i) = rest.find(KEY) {
-        out.push_str(&rest[..i + KEY.len()]);
+    while let Some(i) = rest.find(key) {
+        out.push_str(&rest[..i + key.len()]);
         out.push('0');
-        rest = rest[i + KEY.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+        rest = rest[i + key.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
     }
     out.push_str(rest);
     out

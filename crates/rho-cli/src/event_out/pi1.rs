@@ -1,20 +1,25 @@
 //! pi 1.x's event encoding (pi 1.6.0 `docs/json.md`): `message_update` is delta-only (the
 //! reply's `usage` and the provider event without `partial`), `agent_end` carries `willRetry`,
-//! an assistant's `message_start` is `pending`, and `agent_settled` is written. Every other
+//! an assistant's `message_start` is `pending`, `compaction_end.result` adds
+//! `estimatedTokensAfter` and `usage`, and `agent_settled` is written. Every other
 //! event has the same shape in both dialects. The wire types are in
 //! [`rho_protocol::session::pi1`].
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessageEvent, Usage};
-use rho_core::agent_session::SessionEvent;
-use rho_protocol::session::pi1::{AgentEnd, MessageUpdateDelta, PendingReplyStart};
+use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::session::pi1::{AgentEnd, CompactionEnd, MessageUpdateDelta, PendingReplyStart};
 
 use super::encode::push_json;
 
 /// Appends `event` as one line.
 pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
-    let SessionEvent::Agent(agent) = event else {
-        return push_json(out, event);
+    let agent = match event {
+        SessionEvent::Agent(agent) => agent,
+        SessionEvent::Session(end @ SessionOnlyEvent::CompactionEnd { .. }) => {
+            return push_json(out, &CompactionEnd(end));
+        }
+        SessionEvent::Session(_) => return push_json(out, event),
     };
     match &**agent {
         AgentEvent::MessageUpdate {

@@ -100,8 +100,12 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             custom_instructions,
         } => match rpc.session.compact(custom_instructions.as_deref()).await {
             Ok(result) => {
-                let (after, usage) = rpc.session.after_compaction();
-                to_data(&rpc.dialect.compact_reply(result, after, usage))
+                let after = rpc.session.after_compaction();
+                to_data(&rpc.dialect.compact_reply(
+                    result,
+                    after.estimated_tokens_after,
+                    after.usage,
+                ))
             }
             Err(e) => Reply::Error(e.to_string()),
         },

@@ -16,6 +16,7 @@ use crate::compaction::{
 };
 use crate::extensions::ExtensionEvent;
 use crate::session::{CompactionData, EntryData};
+use rho_protocol::session::CompactionAfter;
 
 /// COMP-8's text for a second overflow in a row.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -91,6 +92,7 @@ impl AgentSession {
                     aborted: false,
                     will_retry: false,
                     error_message: Some(OVERFLOW_RECOVERY_FAILED.into()),
+                    after: None,
                 });
                 return Some(false);
             }
@@ -138,12 +140,14 @@ impl AgentSession {
                 self.drop_last_assistant_if(|m| m == reply || m.stop_reason == StopReason::Error);
             }
         }
+        let after = ok.then(|| Box::new(self.after_compaction()));
         self.emit_session(SessionOnlyEvent::CompactionEnd {
             reason,
             result,
             aborted,
             will_retry: ok && retry_after.is_some(),
             error_message,
+            after,
         });
         ok
     }
@@ -176,6 +180,7 @@ impl AgentSession {
                 (Some(m), false) => Some(format!("Compaction failed: {m}")),
                 _ => None,
             },
+            after: result.is_some().then(|| Box::new(self.after_compaction())),
         });
         result.ok_or_else(|| SessionError::Compaction(message.unwrap_or_default()))
     }
@@ -183,7 +188,7 @@ impl AgentSession {
     /// What pi 1.x's `compact` adds to the result: a heuristic estimate of the rebuilt
     /// context's tokens (system prompt and messages, ~4 characters a token) and the usage the
     /// summary cost, read from the compaction entry at the leaf.
-    pub fn after_compaction(&self) -> (u64, Option<rho_ai::Usage>) {
+    pub fn after_compaction(&self) -> CompactionAfter {
         let system = self.system_prompt().len().div_ceil(4) as u64;
         let messages = self.inner.agent.shared_messages();
         let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
@@ -191,7 +196,10 @@ impl AgentSession {
             Some(EntryData::Compaction(c)) => c.usage,
             _ => None,
         });
-        (system + estimate, usage)
+        CompactionAfter {
+            estimated_tokens_after: system + estimate,
+            usage,
+        }
     }
 
     /// Aborts a running compaction (COMP-22).

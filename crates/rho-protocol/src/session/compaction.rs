@@ -19,3 +19,13 @@ pub struct CompactionResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub details: Option<Value>,
 }
+
+/// What pi 1.x adds to a compaction's result (`compact`'s reply and `compaction_end.result`
+/// in the 1.x dialect): the estimated context after it and what the summary cost.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct CompactionAfter {
+    /// Heuristic tokens of the rebuilt context (system prompt and messages).
+    pub estimated_tokens_after: u64,
+    /// The summary requests' usage, when the compaction recorded one.
+    pub usage: Option<rho_ai::Usage>,
+}

@@ -7,7 +7,7 @@ use rho_agent::AgentEvent;
 use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
-use super::compaction::CompactionResult;
+use super::compaction::{CompactionAfter, CompactionResult};
 use super::entry::SessionEntry;
 
 /// Why a compaction ran.
@@ -46,6 +46,10 @@ pub enum SessionOnlyEvent {
         will_retry: bool,
         #[serde(skip_serializing_if = "Option::is_none")]
         error_message: Option<String>,
+        /// With a result: what pi 1.x adds to it. Only the 1.x dialect writes it
+        /// ([`super::pi1::CompactionEnd`]); pi 0.73.1's event has neither field.
+        #[serde(skip)]
+        after: Option<Box<CompactionAfter>>,
     },
     /// A retryable error: waiting `delayMs` before retry `attempt`.
     AutoRetryStart {
@@ -145,6 +149,7 @@ mod tests {
             aborted: false,
             will_retry: false,
             error_message: Some("x".into()),
+            after: None,
         });
         assert_eq!(
             serde_json::to_value(&end).expect("serializes"),

@@ -11,7 +11,7 @@ pub mod events;
 pub mod pi1;
 mod summary;
 
-pub use compaction::CompactionResult;
+pub use compaction::{CompactionAfter, CompactionResult};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };

@@ -7,11 +7,15 @@
 //! - `message_start` of an assistant reply shows it as still streaming (`stopReason:
 //!   "pending"`).
 //! - `agent_settled` is [`super::SessionOnlyEvent::AgentSettled`].
+//! - `compaction_end.result` adds `estimatedTokensAfter` and `usage`, as `compact`'s reply.
 
 use rho_agent::{AgentMessage, AssistantEventJson};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, Usage};
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
+
+use super::SessionOnlyEvent;
+use crate::rpc::CompactReply;
 
 /// `{"type":"message_update","usage":{...},"assistantMessageEvent":{...}}`.
 pub struct MessageUpdateDelta<'a> {
@@ -75,6 +79,44 @@ impl Serialize for PendingReplyStart<'_> {
         let mut map = serializer.serialize_map(Some(2))?;
         map.serialize_entry("type", "message_start")?;
         map.serialize_entry("message", &message)?;
+        map.end()
+    }
+}
+
+/// `{"type":"compaction_end","reason",...,"result":{...,"estimatedTokensAfter","usage"}}`: the
+/// event with pi 1.x's additions to its result (the same fields as `compact`'s reply).
+pub struct CompactionEnd<'a>(pub &'a SessionOnlyEvent);
+
+impl Serialize for CompactionEnd<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let SessionOnlyEvent::CompactionEnd {
+            reason,
+            result,
+            aborted,
+            will_retry,
+            error_message,
+            after,
+        } = self.0
+        else {
+            return self.0.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("type", "compaction_end")?;
+        map.serialize_entry("reason", reason)?;
+        if let Some(result) = result {
+            let after = after.as_deref().copied().unwrap_or_default();
+            let result = CompactReply {
+                result: result.clone(),
+                estimated_tokens_after: Some(after.estimated_tokens_after),
+                usage: after.usage,
+            };
+            map.serialize_entry("result", &result)?;
+        }
+        map.serialize_entry("aborted", aborted)?;
+        map.serialize_entry("willRetry", will_retry)?;
+        if let Some(message) = error_message {
+            map.serialize_entry("errorMessage", message)?;
+        }
         map.end()
     }
 }

@@ -187,9 +187,14 @@ impl Parser {
         let mut scratch = None;
         let ev: MessageDelta = decode("message_delta", data, &mut scratch)?;
         if let Some(reason) = ev.delta.and_then(|d| d.stop_reason) {
+            reply.message_mut().raw_stop_reason = Some(reason.clone());
             self.stop_reason = Some(map_stop_reason(&reason)?);
         }
         if let Some(u) = ev.usage {
+            // Reasoning tokens, a part of `output_tokens`, when Anthropic reports them.
+            if let Some(thinking) = u.output_tokens_details.and_then(|d| d.thinking_tokens) {
+                reply.message_mut().usage.reasoning = Some(thinking);
+            }
             let fields = [
                 u.input_tokens,
                 u.output_tokens,
@@ -278,6 +283,13 @@ struct WireUsage {
     output_tokens: Option<u64>,
     cache_read_input_tokens: Option<u64>,
     cache_creation_input_tokens: Option<u64>,
+    #[serde(default)]
+    output_tokens_details: Option<OutputDetails>,
+}
+
+#[derive(Deserialize)]
+struct OutputDetails {
+    thinking_tokens: Option<u64>,
 }
 
 #[derive(Deserialize)]

@@ -179,6 +179,7 @@ impl Parser {
         let input = u.prompt_token_count.saturating_sub(cache_read);
         let output = u.candidates_token_count + u.thoughts_token_count;
         reply.set_usage(input, output, cache_read, 0);
+        reply.message_mut().usage.reasoning = Some(u.thoughts_token_count);
         if let Some(total) = u.total_token_count {
             reply.message_mut().usage.total_tokens = total;
         }
@@ -231,6 +232,7 @@ impl WireParser for Parser {
                 }
             }
             if let Some(reason) = &candidate.finish_reason {
+                reply.message_mut().raw_stop_reason = Some(reason.clone());
                 self.finish = Some(map_finish_reason(reason));
             }
         }

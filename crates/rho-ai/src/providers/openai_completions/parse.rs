@@ -86,6 +86,17 @@ struct WireUsage {
     /// DeepSeek's name for cache hits.
     #[serde(default, deserialize_with = "lenient_count")]
     prompt_cache_hit_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens_details: Option<CompletionDetails>,
+    /// Where some compatible servers put the reasoning count.
+    #[serde(default, deserialize_with = "lenient_count")]
+    reasoning_tokens: Option<u64>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct CompletionDetails {
+    #[serde(default, deserialize_with = "lenient_count")]
+    reasoning_tokens: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -174,6 +185,7 @@ impl Parser {
         }
         let Some(choice) = choice else { return };
         if let Some(reason) = choice.finish_reason {
+            reply.message_mut().raw_stop_reason = Some(reason.clone());
             self.finish_reason = Some(reason);
         }
         if let Some(delta) = choice.delta {
@@ -288,6 +300,12 @@ fn apply_usage(u: &WireUsage, reply: &mut ReplyBuilder) {
     let input = prompt.saturating_sub(cache_read + cache_write);
     let output = u.completion_tokens.unwrap_or(0);
     reply.set_usage(input, output, cache_read, cache_write);
+    // pi 1.x records the reasoning part of `output` whenever usage arrives (0 when unsaid).
+    let reasoning = u
+        .completion_tokens_details
+        .as_ref()
+        .and_then(|d| d.reasoning_tokens);
+    reply.message_mut().usage.reasoning = Some(reasoning.or(u.reasoning_tokens).unwrap_or(0));
 }
 
 /// OpenRouter's encrypted reasoning for a tool call, kept as JSON in `thoughtSignature`.

@@ -160,6 +160,7 @@ impl Parser {
             self.apply_usage(usage, response.get("service_tier"), reply);
         }
         let status = response.get("status").and_then(Value::as_str);
+        reply.message_mut().raw_stop_reason = raw_stop_reason(response);
         let reason = match status {
             Some("incomplete") => Ok(StopReason::Length),
             Some(s @ ("failed" | "cancelled")) => Err(format!(
@@ -183,6 +184,8 @@ impl Parser {
         let input = n(usage.get("input_tokens")).saturating_sub(cached);
         let output = n(usage.get("output_tokens"));
         reply.set_usage(input, output, cached, 0);
+        let reasoning = n(usage.pointer("/output_tokens_details/reasoning_tokens"));
+        reply.message_mut().usage.reasoning = Some(reasoning);
         let factor = match tier.and_then(Value::as_str) {
             Some("flex") => 0.5,
             Some("priority") => self.priority_factor,
@@ -290,6 +293,21 @@ fn failed_message(response: Option<&Value>) -> String {
     }
 }
 
+/// The response's `status`, with the incomplete reason after a dot when there is one
+/// (`incomplete.max_output_tokens`), as pi 1.x records it.
+fn raw_stop_reason(response: &Value) -> Option<String> {
+    let status = response.get("status").and_then(Value::as_str)?;
+    Some(
+        match response
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str)
+        {
+            Some(reason) => format!("{status}.{reason}"),
+            None => status.to_string(),
+        },
+    )
+}
+
 fn value_text(v: Option<&Value>) -> String {
     match v {
         Some(Value::String(s)) => s.clone(),
@@ -360,7 +378,11 @@ impl WireParser for Parser {
                 self.completed(ev.response.as_ref(), reply);
                 return Ok(Flow::Stop);
             }
-            "response.failed" => return Err(failed_message(ev.response.as_ref())),
+            "response.failed" => {
+                let response = ev.response.as_ref().unwrap_or(&Value::Null);
+                reply.message_mut().raw_stop_reason = raw_stop_reason(response);
+                return Err(failed_message(ev.response.as_ref()));
+            }
             "error" => {
                 let msg = ev.message.unwrap_or_else(|| "unknown".into());
                 return Err(format!(
