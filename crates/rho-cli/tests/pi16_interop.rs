@@ -99,25 +99,41 @@ async fn pi_opens_and_continues(rpc: &Rpc, path: &Path, expected: &Value) -> Val
     after
 }
 
-/// rho's `get_messages` for pi 1.6's fixture equals what pi 1.6 itself answered for it, and
-/// opening the file changes no byte of it.
+/// rho's `get_messages` for pi 1.6's fixture equals what pi 1.6 itself answered for it, in
+/// both dialects (messages are the same data in each), and opening the file changes no byte.
 #[tokio::test]
 async fn get_messages_of_a_pi16_session_equals_pi16s() {
-    let home = tempfile::tempdir().expect("home");
-    let path = copy_fixture(home.path(), &home.path().join("work"));
-    let before = std::fs::read(&path).expect("copy");
-    let mut rpc = rho_on(&path, Some(home)).await;
-    let ours = messages(&mut rpc, "m").await;
     let pis: Value = serde_json::from_str(&support::read(&fixture("pi16_session.messages.json")))
         .expect("saved answer");
-    assert_same_json(&ours, &pis, "rho's get_messages differs from pi 1.6's");
-    rpc.close_stdin();
-    rpc.child.wait().await.expect("rho exits");
-    assert_eq!(
-        std::fs::read(&path).expect("file"),
-        before,
-        "nothing rewritten"
-    );
+    for dialect in ["1.x", "0.73"] {
+        let home = tempfile::tempdir().expect("home");
+        let path = copy_fixture(home.path(), &home.path().join("work"));
+        let before = std::fs::read(&path).expect("copy");
+        let mut rpc = Rpc::start_with(Start {
+            with_sessions: true,
+            args: [
+                "--session",
+                &path.to_string_lossy(),
+                "--rpc-dialect",
+                dialect,
+            ]
+            .map(String::from)
+            .to_vec(),
+            home: Some(home),
+            ..Start::default()
+        })
+        .await;
+        let ours = messages(&mut rpc, "m").await;
+        let what = format!("rho's get_messages ({dialect} dialect) differs from pi 1.6's");
+        assert_same_json(&ours, &pis, &what);
+        rpc.close_stdin();
+        rpc.child.wait().await.expect("rho exits");
+        assert_eq!(
+            std::fs::read(&path).expect("file"),
+            before,
+            "nothing rewritten ({dialect})"
+        );
+    }
 }
 
 /// rho continues pi 1.6's session (a tool call and a reply), keeping every byte pi wrote;
