@@ -25,9 +25,12 @@ const steps = [];
 let events = [];
 // message_start/message_end carry their message's role, so a reader can tell which message
 // they are about.
-client.onEvent((e) =>
-  events.push(/^message_(start|end)$/.test(e.type) ? `${e.type}:${e.message?.role}` : e.type),
-);
+// Steps waiting for an event type: resolved by the listener the moment one arrives.
+let waiters = [];
+client.onEvent((e) => {
+  events.push(/^message_(start|end)$/.test(e.type) ? `${e.type}:${e.message?.role}` : e.type);
+  waiters = waiters.filter((w) => (w.type === e.type ? (w.resolve(), false) : true));
+});
 
 /** Runs one step, recording its result or error and the events seen since the last step. */
 async function step(name, fn) {
@@ -48,29 +51,18 @@ function settle(name) {
   events = [];
 }
 
-/** Resolves on `agent_settled`; where the dialect has none, once an `agent_end` came and the
- *  state shows nothing streaming or queued (polled: the event that would say so is missing). */
-async function settled(timeout = 30000) {
-  const deadline = Date.now() + timeout;
-  for (;;) {
-    if (events.includes("agent_settled")) return;
-    if (events.includes("agent_end")) {
-      const s = await client.getState();
-      if (!s.isStreaming && s.pendingMessageCount === 0) return;
-    }
-    if (Date.now() > deadline) throw new Error("the agent did not settle");
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Resolves once an event of `type` has arrived since the last step (at once if it already
+ *  has); fails after `timeout` ms. */
+function seen(type, timeout = 30000) {
+  if (events.includes(type)) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${type} event`)), timeout);
+    waiters.push({ type, resolve: () => (clearTimeout(timer), resolve()) });
+  });
 }
 
-/** Resolves once an event of `type` has arrived since the last step. */
-async function seen(type, timeout = 30000) {
-  const deadline = Date.now() + timeout;
-  while (!events.includes(type)) {
-    if (Date.now() > deadline) throw new Error(`no ${type} event`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** Resolves on `agent_settled`: both agents send it once nothing more follows on its own. */
+const settled = () => seen("agent_settled");
 
 await client.start();
 try {
