@@ -131,16 +131,8 @@ async fn a_broken_extension_is_a_warning_not_a_failure() {
 async fn tools_flag_filters_extension_tools() {
     let sb = Sandbox::new().await;
     let ext = example("tool_word_count.py");
-    let tool_names = |sb: &Sandbox, i: usize| -> Vec<String> {
-        sb.server.requests()[i].json()["tools"]
-            .as_array()
-            .map(|t| {
-                t.iter()
-                    .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
+    let tool_names =
+        |sb: &Sandbox, i: usize| rho_testkit::json::tool_names(&sb.server.requests()[i].json());
     sb.server.push(reply("a"));
     let out = sb
         .rho(&["-e", &ext, "-p", "--no-session", "hi"], None)

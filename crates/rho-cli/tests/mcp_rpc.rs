@@ -5,6 +5,7 @@
 mod mcp_support;
 mod support;
 
+use rho_testkit::json::tool_names;
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::server::MockResponse;
 use serde_json::{json, Value};
@@ -41,17 +42,6 @@ async fn start(servers: Value, args: &[&str]) -> Rpc {
         ..Default::default()
     })
     .await
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The `tool_execution_end` events seen so far, by tool call id.

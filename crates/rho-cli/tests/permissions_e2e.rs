@@ -88,12 +88,7 @@ async fn plan_mode_exposes_no_writing_tool() {
         .await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let body = sb.server.last_body();
-    let tools: Vec<&str> = body["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
+    let tools = rho_testkit::json::tool_names(&body);
     assert_eq!(tools, ["read", "grep", "find", "ls"]);
 }
 

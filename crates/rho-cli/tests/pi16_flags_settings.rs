@@ -114,17 +114,7 @@ async fn exclude_tools_takes_names_and_patterns_out() {
         .server
         .requests()
         .iter()
-        .map(|r| {
-            r.json()["tools"]
-                .as_array()
-                .map(|tools| {
-                    tools
-                        .iter()
-                        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
+        .map(|r| rho_testkit::json::tool_names(&r.json()))
         .collect();
     assert_eq!(offered, [vec!["read", "edit"], vec!["read", "grep"]]);
 }

@@ -9,21 +9,9 @@ mod pi_support;
 mod support;
 
 use pi_support::{notified, tool_call, tool_result_text, ui};
-use serde_json::{json, Value};
+use rho_testkit::json::tool_names;
+use serde_json::json;
 use support::{hanging_reply, reply, Rpc, Start};
-
-/// The tool names of an OpenAI chat request body.
-fn offered_tools(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .map(|tools| {
-            tools
-                .iter()
-                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
 
 async fn command(rpc: &mut Rpc, id: &str, text: &str) {
     let r = rpc
@@ -45,7 +33,7 @@ async fn dynamic_tools_registers_tools_at_session_start_and_from_a_command() {
     rpc.server.push(reply("Done."));
     rpc.prompt_ok("p", "shout it").await;
     let first = &rpc.server.requests()[0];
-    let tools = offered_tools(&first.json());
+    let tools = tool_names(&first.json());
     for name in ["read", "bash", "echo_session", "shout"] {
         assert!(tools.iter().any(|t| t == name), "{name} offered: {tools:?}");
     }
@@ -82,7 +70,7 @@ async fn plan_mode_takes_write_tools_away_and_gives_them_back() {
     .await;
     rpc.event("agent_end").await;
     rpc.idle().await;
-    let planning = offered_tools(&rpc.server.requests()[0].json());
+    let planning = tool_names(&rpc.server.requests()[0].json());
     assert_eq!(
         planning,
         ["read", "bash", "grep", "find", "ls"],
@@ -97,7 +85,7 @@ async fn plan_mode_takes_write_tools_away_and_gives_them_back() {
     notified(&mut rpc, "Plan mode disabled. Full access restored.").await;
     rpc.server.push(reply("Writing now."));
     rpc.prompt_ok("p2", "now do it").await;
-    let normal = offered_tools(&rpc.server.last_body());
+    let normal = tool_names(&rpc.server.last_body());
     assert_eq!(normal, ["read", "bash", "edit", "write"], "tools restored");
     assert_eq!(rpc.close().await, Some(0));
 }
@@ -391,7 +379,7 @@ async fn flags_from_the_command_line_reach_the_extensions_that_declared_them() {
     rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "cancelled": true}))
         .await;
     rpc.event("agent_end").await;
-    let tools = offered_tools(&rpc.server.last_body());
+    let tools = tool_names(&rpc.server.last_body());
     assert_eq!(tools, ["read", "bash", "grep", "find", "ls"], "plan mode");
     assert_eq!(rpc.close().await, Some(0));
 }

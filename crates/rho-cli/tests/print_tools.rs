@@ -28,12 +28,7 @@ async fn print_mode_runs_a_read_tool_round() {
     let requests = sb.server.requests();
     assert_eq!(requests.len(), 2);
     let first = requests[0].json();
-    let tools: Vec<&str> = first["tools"]
-        .as_array()
-        .expect("tools sent")
-        .iter()
-        .filter_map(|t| t["function"]["name"].as_str())
-        .collect();
+    let tools = rho_testkit::json::tool_names(&first);
     assert_eq!(tools, ["read", "bash", "edit", "write"]);
     let second = requests[1].json();
     let tool_msg = second["messages"]

@@ -249,13 +249,9 @@ async fn reload_starts_an_mcp_server_added_to_mcp_json() {
     tmux.submit("which tools?");
     tmux.wait_for_text("tools seen").await;
     let body = sb.server.requests()[0].json();
-    let names: Vec<&str> = body["tools"]
-        .as_array()
-        .map(|t| {
-            t.iter()
-                .filter_map(|t| t["function"]["name"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    assert!(names.contains(&"mcp__everything__echo"), "{names:?}");
+    let names = rho_testkit::json::tool_names(&body);
+    assert!(
+        names.iter().any(|n| n == "mcp__everything__echo"),
+        "{names:?}"
+    );
 }

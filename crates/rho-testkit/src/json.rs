@@ -20,6 +20,20 @@ pub fn numbers_as_f64(value: &Value) -> Value {
     }
 }
 
+/// The tool names an OpenAI Chat Completions request body offers (`tools[].function.name`),
+/// in order; none when the body has no tools.
+pub fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Asserts `a` and `b` are the same JSON, numbers compared by value.
 #[track_caller]
 pub fn assert_same_json(a: &Value, b: &Value, context: &str) {
