@@ -14,6 +14,7 @@ use crate::queue::QueueMode;
 use crate::run::Run;
 use crate::shared::{lock, Shared};
 use crate::state::{AgentOptions, AgentState};
+use crate::stored::{decode_all, ReadError, StoredMessage};
 use crate::tool::AgentTool;
 
 /// Why `prompt`/`continue_` refused to start a run (pi's texts, AC-2/AC-3).
@@ -125,16 +126,62 @@ impl Agent {
         f(&self.shared.state())
     }
 
-    /// A deep copy of the transcript, for callers that must own the messages; everything on a
-    /// hot path uses [`Self::shared_messages`].
+    /// A deep copy of the transcript, for callers that must own the messages (tests, views).
+    /// A message that can no longer be read from the session file is left out; everything
+    /// that must see the whole conversation uses [`Self::shared_messages`].
     pub fn messages(&self) -> Vec<AgentMessage> {
-        let state = self.shared.state();
-        state.messages.iter().map(|m| (**m).clone()).collect()
+        self.stored_messages()
+            .iter()
+            .filter_map(|m| m.get().ok())
+            .map(|m| (*m).clone())
+            .collect()
     }
 
-    /// The transcript, sharing each message with the agent (no message is copied).
-    pub fn shared_messages(&self) -> Vec<Arc<AgentMessage>> {
+    /// The transcript's messages, decoded where they are not held (no message is copied).
+    pub fn shared_messages(&self) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
+        decode_all(&self.stored_messages())
+    }
+
+    /// [`Self::shared_messages`], kept decoded until [`Self::release_stored_messages`] (for a
+    /// run that is about to send them).
+    pub fn hold_messages(&self) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
+        self.stored_messages()
+            .iter()
+            .map(StoredMessage::hold)
+            .collect()
+    }
+
+    /// The transcript's cells, shared with the session's entries (nothing is decoded).
+    pub fn stored_messages(&self) -> Vec<StoredMessage> {
         self.shared.state().messages.clone()
+    }
+
+    /// The transcript's cell holding `message` (the same allocation), searched from the end.
+    pub fn stored_message_of(&self, message: &Arc<AgentMessage>) -> Option<StoredMessage> {
+        let state = self.shared.state();
+        state
+            .messages
+            .iter()
+            .rev()
+            .find(|m| m.holds(message))
+            .cloned()
+    }
+
+    /// Replaces the cell holding `message` (searched from the end) with `cell`, which holds
+    /// the same message: the transcript and the session then share one cell.
+    pub fn share_stored_message(&self, message: &Arc<AgentMessage>, cell: StoredMessage) {
+        let mut state = self.shared.state();
+        if let Some(slot) = state.messages.iter_mut().rev().find(|m| m.holds(message)) {
+            *slot = cell;
+        }
+    }
+
+    /// Drops the decoded messages that are on disk (see [`StoredMessage::release`]); they are
+    /// read back when a run or a reader needs them.
+    pub fn release_stored_messages(&self) {
+        for m in &self.shared.state().messages {
+            m.release();
+        }
     }
 
     /// Whether a run is active (AC-4).
@@ -168,14 +215,14 @@ impl Agent {
     }
 
     /// Replaces the transcript; shared messages (e.g. a session's entries) stay shared.
-    pub fn set_messages<M: Into<Arc<AgentMessage>>>(&self, messages: impl IntoIterator<Item = M>) {
+    pub fn set_messages<M: Into<StoredMessage>>(&self, messages: impl IntoIterator<Item = M>) {
         let messages = messages.into_iter().map(Into::into).collect();
         self.shared.state().messages = messages;
         self.shared.bump_generation();
     }
 
     /// Appends one message to the transcript without events.
-    pub fn append_message(&self, message: impl Into<Arc<AgentMessage>>) {
+    pub fn append_message(&self, message: impl Into<StoredMessage>) {
         self.shared.state().messages.push(message.into());
         self.shared.bump_generation();
     }
@@ -216,7 +263,7 @@ impl Agent {
                 let Some(last) = state.messages.last() else {
                     return Err(AgentError::NoMessages);
                 };
-                if !matches!(**last, AgentMessage::Assistant(_)) {
+                if last.role() != "assistant" {
                     return Ok((None, false));
                 }
                 let steering = shared.poll_steering();

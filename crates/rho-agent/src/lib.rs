@@ -31,6 +31,7 @@ mod run;
 pub mod schema;
 mod shared;
 pub mod state;
+pub mod stored;
 pub mod testing;
 pub mod tool;
 mod tools_exec;
@@ -49,6 +50,7 @@ pub use message::{
 pub use queue::QueueMode;
 pub use run::{is_discarded, DISCARDED_TEXT};
 pub use state::{AgentOptions, AgentState, ToolExecution};
+pub use stored::{decode_all, MessageFile, Origin, ReadError, StoredMessage};
 pub use tool::{
     AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
 };

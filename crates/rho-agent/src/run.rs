@@ -17,6 +17,7 @@ use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
 use crate::shared::{abort_deadline, Shared};
 use crate::state::AgentOptions;
+use crate::stored::{ReadError, StoredMessage};
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
 
@@ -230,7 +231,10 @@ impl Run {
         });
         self.new_messages.push(message.clone());
         let message = Arc::new(message);
-        self.shared.state().messages.push(Arc::clone(&message));
+        self.shared
+            .state()
+            .messages
+            .push(Arc::clone(&message).into());
         self.emit(AgentEvent::MessageEnd { message });
     }
 
@@ -284,22 +288,26 @@ impl Run {
         };
         let Some(transform) = &opts.transform_context else {
             let generation = self.shared.generation.load(Ordering::Acquire);
-            let state = self.shared.state();
-            match self.converted {
-                Some((g, n)) if g == generation && n <= state.messages.len() => {
-                    let more = convert(&state.messages[n..]);
-                    self.context.messages.extend(more);
+            let stored = self.shared.state().messages.clone();
+            let from = match self.converted {
+                Some((g, n)) if g == generation && n <= stored.len() => n,
+                _ => {
+                    self.context.messages.clear();
+                    0
                 }
-                _ => self.context.messages = convert(&state.messages),
-            }
-            self.converted = Some((generation, state.messages.len()));
+            };
+            let more = hold_all(&stored[from..]).map_err(|e| e.to_string())?;
+            self.context.messages.extend(convert(&more));
+            self.converted = Some((generation, stored.len()));
             return Ok(());
         };
         self.converted = None;
-        let messages: Vec<AgentMessage> = {
-            let state = self.shared.state();
-            state.messages.iter().map(|m| (**m).clone()).collect()
-        };
+        let stored = self.shared.state().messages.clone();
+        let messages: Vec<AgentMessage> = hold_all(&stored)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .map(|m| (**m).clone())
+            .collect();
         let messages = transform(messages, self.cancel.clone()).await?;
         self.context.messages = match &opts.convert_to_llm {
             Some(convert) => {
@@ -460,7 +468,7 @@ impl Run {
         {
             let mut state = self.shared.state();
             state.streaming_message = None;
-            state.messages.push(Arc::clone(&agent_message));
+            state.messages.push(Arc::clone(&agent_message).into());
         }
         self.emit(AgentEvent::MessageEnd {
             message: agent_message,
@@ -471,6 +479,12 @@ impl Run {
     fn empty_message(&self) -> AssistantMessage {
         AssistantMessage::empty(&self.model.api, &self.model.provider, &self.model.id)
     }
+}
+
+/// Decodes the messages a request sends and keeps them decoded until the run is over (the
+/// session releases them afterwards, see [`StoredMessage::release`]).
+fn hold_all(messages: &[StoredMessage]) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
+    messages.iter().map(StoredMessage::hold).collect()
 }
 
 /// The run failure path (AC-5): a synthetic assistant message, recorded in the state and
@@ -488,7 +502,7 @@ fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: Strin
     let message = AgentMessage::Assistant(message);
     {
         let mut state = shared.state();
-        state.messages.push(Arc::new(message.clone()));
+        state.messages.push(message.clone().into());
         state.error_message = Some(error);
     }
     shared.emit(AgentEvent::AgentEnd {

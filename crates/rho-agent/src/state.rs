@@ -10,7 +10,7 @@ use crate::hooks::{
     default_stream_fn, AfterToolCallFn, BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn,
     ShouldStopAfterTurnFn, StreamFn, TransformContextFn,
 };
-use crate::message::AgentMessage;
+use crate::stored::StoredMessage;
 use crate::tool::AgentTool;
 
 /// The agent's state. Read it with [`crate::Agent::with_state`]; change it through the
@@ -27,9 +27,9 @@ pub struct AgentState {
     pub tools: Vec<Arc<dyn AgentTool>>,
     /// More tools, asked for at every turn (see [`crate::tool::ToolSource`]).
     pub tool_source: Option<crate::tool::ToolSource>,
-    /// The transcript. Each message is shared (with the session's entries, events and the
-    /// run's list) rather than copied: a long session is held once, and a turn never copies it.
-    pub messages: Vec<Arc<AgentMessage>>,
+    /// The transcript. Each message is a cell shared with the session's entry (see
+    /// [`StoredMessage`]): a long session is held once, and once on disk only while in use.
+    pub messages: Vec<StoredMessage>,
     /// True from the start of a run until it fully stopped.
     pub is_streaming: bool,
     /// The assistant message being streamed, folded from provider events.

@@ -343,7 +343,10 @@ impl ToolRunner<'_> {
             message: message.clone(),
         });
         let message = Arc::new(message);
-        self.shared.state().messages.push(Arc::clone(&message));
+        self.shared
+            .state()
+            .messages
+            .push(Arc::clone(&message).into());
         self.shared.emit(AgentEvent::MessageEnd { message });
         result
     }

@@ -296,7 +296,7 @@ async fn ac_8_updates_follow_provider_deltas_and_message_end_is_in_state() {
         .expect("assistant end");
     assert_eq!(agent.messages()[1], *end);
     assert!(
-        Arc::ptr_eq(&agent.shared_messages()[1], &end),
+        Arc::ptr_eq(&agent.shared_messages().expect("held")[1], &end),
         "message_end shares the transcript's message"
     );
     let start = events

@@ -79,7 +79,10 @@ pub async fn run(
     }
     match output {
         Output::Json(_) => ExitCode::SUCCESS,
-        Output::Text => print_last_reply(session.shared_messages().last().map(|m| &**m), failure),
+        Output::Text => {
+            let last = session.with_agent_last_message();
+            print_last_reply(last.as_deref(), failure)
+        }
     }
 }
 

@@ -147,7 +147,7 @@ fn parent_cycle_is_broken_at_the_oldest_edge_and_reported() {
         .build_context()
         .messages
         .iter()
-        .map(|m| serde_json::to_value(&**m).expect("json")["content"].to_string())
+        .map(|m| serde_json::to_value(m).expect("json")["content"].to_string())
         .collect();
     assert_eq!(texts, ["\"one\"", "\"two\"", "\"three\""]);
     assert_eq!(std::fs::read_to_string(&path).expect("read"), text);

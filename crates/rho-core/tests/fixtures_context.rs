@@ -37,7 +37,7 @@ fn model(provider: &str, id: &str) -> Option<ModelRef> {
 
 fn entry_message(session: &SessionManager, id: &str) -> AgentMessage {
     let entry = session.tree().get(id).expect("entry exists");
-    entry.message().expect("a message entry").clone()
+    (*entry.message().expect("a message entry")).clone()
 }
 
 #[test]
@@ -88,7 +88,8 @@ fn branched_fixture_context_follows_the_current_branch() {
     for (i, (got, want)) in got.iter().zip(&expected).enumerate() {
         assert_eq!(got, want, "context message {i}");
     }
-    let AgentMessage::Assistant(a) = &*ctx.messages[1] else {
+    let second = ctx.messages[1].get().expect("readable");
+    let AgentMessage::Assistant(a) = &*second else {
         panic!("message 1 is the tool-calling assistant");
     };
     assert_eq!(a.tool_calls().next().map(|t| t.name.as_str()), Some("ls"));
@@ -163,8 +164,8 @@ fn branched_fixture_tree_labels_name_and_other_branch() {
             "assistant"
         ]
     );
-    assert_eq!(*ctx.messages[4], entry_message(&session, "a0000008"));
-    assert_eq!(*ctx.messages[5], entry_message(&session, "a0000009"));
+    assert_eq!(*ctx.messages[4].get().expect("readable"), entry_message(&session, "a0000008"));
+    assert_eq!(*ctx.messages[5].get().expect("readable"), entry_message(&session, "a0000009"));
     assert_eq!(ctx.thinking_level, "medium");
     assert_eq!(
         ctx.model,

@@ -370,7 +370,7 @@ fn context_shares_messages_with_the_entries() {
         panic!("a message entry");
     };
     assert!(
-        std::sync::Arc::ptr_eq(stored, &ctx.messages[0]),
+        stored.ptr_eq(&ctx.messages[0]),
         "no copy of the conversation"
     );
 }

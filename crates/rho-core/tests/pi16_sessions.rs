@@ -132,7 +132,7 @@ fn pi16_fixture_context_matches_pi() {
     let ours: Vec<Value> = ctx
         .messages
         .iter()
-        .map(|m| serde_json::to_value(&**m).expect("serializes"))
+        .map(|m| serde_json::to_value(m).expect("serializes"))
         .collect();
     let pis: Value = serde_json::from_str(
         &std::fs::read_to_string(fixture("pi16_session.messages.json")).expect("saved"),

@@ -433,7 +433,7 @@ async fn se_9_manual_compaction_during_a_run_drops_the_aborted_reply() {
     let stored: Vec<rho_agent::AgentMessage> = s.with_session(|m| {
         m.entries()
             .iter()
-            .filter_map(|e| e.message().cloned())
+            .filter_map(|e| e.message().map(|m| (*m).clone()))
             .collect()
     });
     assert!(

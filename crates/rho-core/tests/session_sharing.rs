@@ -19,7 +19,7 @@ fn entry_messages(s: &AgentSession) -> Vec<Arc<AgentMessage>> {
             .entries()
             .iter()
             .filter_map(|e| match &e.data {
-                EntryData::Message(m) => Some(Arc::clone(m)),
+                EntryData::Message(m) => Some(m.get().expect("held")),
                 _ => None,
             })
             .collect()
@@ -41,8 +41,8 @@ async fn messages_of_a_run_are_shared_with_their_entries() {
     let s = session(&provider);
     s.prompt("a", PromptOptions::default()).await.expect("ran");
     s.prompt("b", PromptOptions::default()).await.expect("ran");
-    assert_shared(&s.shared_messages(), &entry_messages(&s));
-    assert_eq!(s.shared_messages().len(), 4);
+    assert_shared(&s.shared_messages().expect("held"), &entry_messages(&s));
+    assert_eq!(s.shared_messages().expect("held").len(), 4);
 }
 
 #[tokio::test]
@@ -57,6 +57,6 @@ async fn a_resumed_conversation_is_shared_with_the_entries() {
     let mut c = config(&provider);
     c.session = store;
     let s = AgentSession::new(c);
-    assert_shared(&s.shared_messages(), &entry_messages(&s));
-    assert_eq!(s.shared_messages().len(), 2);
+    assert_shared(&s.shared_messages().expect("held"), &entry_messages(&s));
+    assert_eq!(s.shared_messages().expect("held").len(), 2);
 }

@@ -121,7 +121,6 @@ use rho_ai::{
     AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
 use rho_protocol::session::{CompactionData, EntryData, SessionEntry};
-use std::sync::Arc;
 
 fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
     SessionEntry {
@@ -133,7 +132,7 @@ fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
 }
 
 fn msg(m: AgentMessage) -> EntryData {
-    EntryData::Message(Arc::new(m))
+    EntryData::Message(m.into())
 }
 
 fn user(text: &str) -> EntryData {

@@ -107,7 +107,7 @@ fn facts(html: &mut String, header: &SessionHeader, tree: &SessionTree) {
     for entry in tree.entries() {
         let Some(m) = entry.message() else { continue };
         messages += 1;
-        if let AgentMessage::Assistant(a) = m {
+        if let AgentMessage::Assistant(a) = &*m {
             input += a.usage.input;
             output += a.usage.output;
             cost += a.usage.cost.total;

@@ -20,7 +20,13 @@ pub type Calls = HashMap<String, String>;
 pub fn call_titles(entries: &[SessionEntry]) -> Calls {
     let mut calls = Calls::new();
     for entry in entries {
-        let Some(AgentMessage::Assistant(a)) = entry.message() else {
+        if entry.message_role() != Some("assistant") {
+            continue;
+        }
+        let Some(message) = entry.message() else {
+            continue;
+        };
+        let AgentMessage::Assistant(a) = &*message else {
             continue;
         };
         for block in &a.content {
@@ -37,7 +43,10 @@ pub fn call_titles(entries: &[SessionEntry]) -> Calls {
 /// (labels, names, extension state).
 pub fn render(entry: &SessionEntry, calls: &Calls) -> Option<(&'static str, String)> {
     Some(match &entry.data {
-        EntryData::Message(m) => return message(m, calls),
+        EntryData::Message(m) => match m.get() {
+            Ok(m) => return message(&m, calls),
+            Err(e) => ("note", escape(&e.to_string())),
+        },
         EntryData::ModelChange { provider, model_id } => (
             "note",
             format!("Model: {}", escape(&format!("{provider}/{model_id}"))),

@@ -86,37 +86,11 @@ pub fn walk<'a>(tree: &'a SessionTree, calls: &Calls) -> Vec<Node<'a>> {
 /// The one-line text of a node in the tree view.
 pub fn row_text(entry: &SessionEntry, calls: &Calls) -> String {
     let text = match &entry.data {
-        EntryData::Message(m) => match &**m {
-            AgentMessage::System(_) => "System prompt".to_string(),
-            AgentMessage::User(u) => format!("User: {}", u.content.text()),
-            AgentMessage::Assistant(a) => {
-                let text = a.text();
-                if !text.trim().is_empty() {
-                    format!("Assistant: {text}")
-                } else {
-                    let tools: Vec<&str> = a
-                        .content
-                        .iter()
-                        .filter_map(|b| match b {
-                            ContentBlock::ToolCall(c) => Some(c.name.as_str()),
-                            _ => None,
-                        })
-                        .collect();
-                    match (tools.is_empty(), &a.error_message) {
-                        (false, _) => format!("Assistant: [{}]", tools.join(", ")),
-                        (true, Some(e)) => format!("Assistant: ({e})"),
-                        (true, None) => "Assistant".to_string(),
-                    }
-                }
-            }
-            AgentMessage::ToolResult(t) => {
-                format!("→ {}", calls.get(&t.tool_call_id).unwrap_or(&t.tool_name))
-            }
-            AgentMessage::BashExecution(b) => format!("$ {}", b.command),
-            AgentMessage::Custom(c) => format!("[{}]", c.custom_type),
-            AgentMessage::BranchSummary(_) => "Branch summary".into(),
-            AgentMessage::CompactionSummary(_) => "Compaction summary".into(),
+        EntryData::Message(m) => match m.get() {
+            Err(e) => e.to_string(),
+            Ok(m) => message_row(&m, calls),
         },
+
         EntryData::ModelChange { provider, model_id } => format!("Model: {provider}/{model_id}"),
         EntryData::ThinkingLevelChange { thinking_level } => format!("Thinking: {thinking_level}"),
         EntryData::Compaction(_) => "Compaction".into(),
@@ -130,4 +104,39 @@ pub fn row_text(entry: &SessionEntry, calls: &Calls) -> String {
         short.push('…');
     }
     short
+}
+
+/// The row text of a message.
+fn message_row(m: &AgentMessage, calls: &Calls) -> String {
+    match m {
+        AgentMessage::System(_) => "System prompt".to_string(),
+        AgentMessage::User(u) => format!("User: {}", u.content.text()),
+        AgentMessage::Assistant(a) => {
+            let text = a.text();
+            if !text.trim().is_empty() {
+                format!("Assistant: {text}")
+            } else {
+                let tools: Vec<&str> = a
+                    .content
+                    .iter()
+                    .filter_map(|b| match b {
+                        ContentBlock::ToolCall(c) => Some(c.name.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                match (tools.is_empty(), &a.error_message) {
+                    (false, _) => format!("Assistant: [{}]", tools.join(", ")),
+                    (true, Some(e)) => format!("Assistant: ({e})"),
+                    (true, None) => "Assistant".to_string(),
+                }
+            }
+        }
+        AgentMessage::ToolResult(t) => {
+            format!("→ {}", calls.get(&t.tool_call_id).unwrap_or(&t.tool_name))
+        }
+        AgentMessage::BashExecution(b) => format!("$ {}", b.command),
+        AgentMessage::Custom(c) => format!("[{}]", c.custom_type),
+        AgentMessage::BranchSummary(_) => "Branch summary".into(),
+        AgentMessage::CompactionSummary(_) => "Compaction summary".into(),
+    }
 }

@@ -226,7 +226,9 @@ impl App {
     /// /copy: the last reply's text to the system clipboard through the terminal (OSC 52,
     /// which works over ssh and in tmux with `set-clipboard on`).
     fn copy_last(&mut self) {
-        let last = self.session.shared_messages().iter().rev().find_map(|m| {
+        let stored = self.session.agent().stored_messages();
+        let assistants = stored.iter().rev().filter(|m| m.role() == "assistant");
+        let last = assistants.filter_map(|m| m.get().ok()).find_map(|m| {
             m.as_assistant()
                 .map(|a| rho_ai::message::join_text(&a.content))
                 .filter(|t| !t.is_empty())

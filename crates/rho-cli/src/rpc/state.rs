@@ -102,13 +102,15 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
 ///
 /// [`Dialect::answers_last_text`]: rho_protocol::rpc::Dialect::answers_last_text
 fn last_assistant_text(rpc: &Rpc) -> Option<String> {
-    let messages = rpc.session.shared_messages();
-    messages
-        .iter()
-        .rev()
-        .filter_map(|m| m.as_assistant())
-        .find(|a| rpc.dialect.answers_last_text(a))
-        .map(|a| a.text().trim().to_string())
+    let stored = rpc.session.agent().stored_messages();
+    let assistants = stored.iter().rev().filter(|m| m.role() == "assistant");
+    assistants
+        .filter_map(|m| m.get().ok())
+        .find(|m| {
+            m.as_assistant()
+                .is_some_and(|a| rpc.dialect.answers_last_text(a))
+        })
+        .and_then(|m| m.as_assistant().map(|a| a.text().trim().to_string()))
         .filter(|t| !t.is_empty())
 }
 

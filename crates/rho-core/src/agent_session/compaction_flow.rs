@@ -51,14 +51,14 @@ impl AgentSession {
     /// to continue (overflow recovery, queued messages), the continuation runs here, before
     /// the new prompt (D12: no race with the prompt's own run).
     pub(crate) async fn pre_prompt_compaction(&self) {
-        let last = self
-            .inner
-            .agent
-            .shared_messages()
-            .iter()
-            .rev()
-            .find_map(|m| m.as_assistant().cloned());
-        let Some(reply) = last else { return };
+        let stored = self.inner.agent.stored_messages();
+        let last = stored.iter().rev().find(|m| m.role() == "assistant");
+        let Some(Ok(message)) = last.map(|m| m.get()) else {
+            return;
+        };
+        let Some(reply) = message.as_assistant().cloned() else {
+            return;
+        };
         if self.check_compaction(&reply, CheckPoint::PrePrompt).await == Some(true) {
             self.run_agent_continue().await;
         }
@@ -102,7 +102,10 @@ impl AgentSession {
                 .await;
             return Some(ok);
         }
-        let messages = self.inner.agent.shared_messages();
+        // The next request sends them all: decoded once for both.
+        let Ok(messages) = self.inner.agent.hold_messages() else {
+            return Some(false);
+        };
         if threshold_check(reply, &messages, latest, &settings, &model, point)
             && self
                 .run_auto_compaction(CompactionReason::Threshold, None)
@@ -190,7 +193,7 @@ impl AgentSession {
     /// summary cost, read from the compaction entry at the leaf.
     pub fn after_compaction(&self) -> CompactionAfter {
         let system = self.system_prompt().len().div_ceil(4) as u64;
-        let messages = self.inner.agent.shared_messages();
+        let messages = self.inner.agent.shared_messages().unwrap_or_default();
         let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
         let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
             Some(EntryData::Compaction(c)) => c.usage,
@@ -232,7 +235,8 @@ impl AgentSession {
                 .clone()
                 .ok_or_else(|| Failure::Quiet(SessionError::NoModel.to_string()))?;
             let branch = s.session.tree().branch();
-            let preparation = prepare_compaction(&path_entries(&branch), &s.settings.compaction())
+            let path = path_entries(&branch).map_err(|e| Failure::Quiet(e.to_string()))?;
+            let preparation = prepare_compaction(&path, &s.settings.compaction())
                 .map_err(|e| Failure::Quiet(e.to_string()))?;
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)

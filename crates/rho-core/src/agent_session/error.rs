@@ -30,6 +30,9 @@ pub enum SessionError {
     /// The agent refused to start (already running, nothing to continue).
     #[error(transparent)]
     Agent(#[from] rho_agent::AgentError),
+    /// A message released from memory could not be read back from the session file.
+    #[error(transparent)]
+    Unreadable(#[from] rho_agent::ReadError),
     /// A compaction could not run; the text is the `compaction_end` error.
     #[error("{0}")]
     Compaction(String),

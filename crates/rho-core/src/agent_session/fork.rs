@@ -38,7 +38,7 @@ impl AgentSession {
     pub async fn fork(&self, entry_id: &str) -> Result<ForkOutcome, SessionError> {
         let found = self.with_session(|s| {
             let entry = s.tree().get(entry_id)?;
-            match entry.message() {
+            match entry.message().as_deref() {
                 Some(AgentMessage::User(u)) => {
                     Some((content_text(&u.content), entry.parent_id.clone()))
                 }
@@ -100,7 +100,8 @@ impl AgentSession {
         self.with_session(|s| {
             s.entries()
                 .iter()
-                .filter_map(|e| match e.message() {
+                .filter(|e| e.message_role() == Some("user"))
+                .filter_map(|e| match e.message().as_deref() {
                     Some(AgentMessage::User(u)) => Some(ForkCandidate {
                         entry_id: e.id.clone(),
                         text: content_text(&u.content),

@@ -40,7 +40,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{
     Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage,
-    EventReceiver, StreamFn,
+    EventReceiver, ReadError, StoredMessage, StreamFn,
 };
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
@@ -404,7 +404,7 @@ impl AgentSession {
     }
 
     /// Sets the agent's messages to a rebuilt conversation (sharing the session's entries) and bumps [`Self::generation`].
-    pub(crate) fn replace_conversation(&self, messages: Vec<Arc<AgentMessage>>) {
+    pub(crate) fn replace_conversation(&self, messages: Vec<StoredMessage>) {
         self.inner.agent.set_messages(messages);
         self.inner
             .generation
@@ -484,9 +484,17 @@ impl AgentSession {
         self.inner.agent.messages()
     }
 
-    /// The conversation (agent state), sharing each message instead of copying it.
-    pub fn shared_messages(&self) -> Vec<Arc<AgentMessage>> {
+    /// The conversation (agent state), sharing each message instead of copying it; messages
+    /// released from memory are read back from the session file.
+    pub fn shared_messages(&self) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
         self.inner.agent.shared_messages()
+    }
+
+    /// The transcript's last message, decoded (`None` when there is none or it cannot be read
+    /// back).
+    pub fn with_agent_last_message(&self) -> Option<Arc<AgentMessage>> {
+        let last = self.inner.agent.stored_messages().pop()?;
+        last.get().ok()
     }
 
     /// Runs `f` on the session store (short; the store is locked meanwhile).

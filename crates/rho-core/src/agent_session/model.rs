@@ -163,14 +163,16 @@ impl AgentSession {
         let mut st = SessionStats::default();
         match scope {
             StatsScope::Context => {
-                for m in self.inner.agent.shared_messages() {
-                    count_message(&mut st, &m);
+                for m in self.inner.agent.stored_messages() {
+                    if let Ok(m) = m.get() {
+                        count_message(&mut st, &m);
+                    }
                 }
             }
             StatsScope::File => {
                 for entry in self.state().session.entries() {
-                    if let EntryData::Message(m) = &entry.data {
-                        count_message(&mut st, m);
+                    if let Some(Ok(m)) = entry.stored_message().map(|m| m.get()) {
+                        count_message(&mut st, &m);
                     }
                 }
             }

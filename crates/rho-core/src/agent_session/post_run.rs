@@ -133,9 +133,10 @@ impl AgentSession {
     /// Removes the agent's last message if it is an assistant reply matching `pred`
     /// (RETRY-6, COMP-10). The session file keeps it.
     pub(crate) fn drop_last_assistant_if(&self, pred: impl Fn(&rho_ai::AssistantMessage) -> bool) {
-        let mut messages = self.inner.agent.shared_messages();
-        if messages
-            .last()
+        let mut messages = self.inner.agent.stored_messages();
+        let last = messages.last().and_then(|m| m.get().ok());
+        if last
+            .as_deref()
             .and_then(|m| m.as_assistant())
             .is_some_and(pred)
         {

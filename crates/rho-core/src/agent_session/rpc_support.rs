@@ -54,9 +54,10 @@ impl AgentSession {
     /// How full the context is for `model` (interfaces spec §1.4 `get_session_stats`);
     /// `None` when the window is unknown.
     pub fn context_usage(&self, model: &Model) -> Option<ContextUsage> {
-        let messages = self.inner.agent.shared_messages();
+        let messages = self.inner.agent.shared_messages().ok()?;
         let s = self.state();
         let branch = s.session.tree().branch();
-        context_usage(&path_entries(&branch), &messages, model.context_window)
+        let path = path_entries(&branch).ok()?;
+        context_usage(&path, &messages, model.context_window)
     }
 }

@@ -267,8 +267,10 @@ impl AgentSession {
     }
 
     /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
-    /// Records a finished message; the entry shares it with the transcript.
+    /// Records a finished message; the entry shares the transcript's cell, so once the line
+    /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
+        let cell = self.inner.agent.stored_message_of(message);
         let result = {
             let mut s = self.state();
             match &**message {
@@ -284,7 +286,8 @@ impl AgentSession {
                 AgentMessage::User(_)
                 | AgentMessage::Assistant(_)
                 | AgentMessage::ToolResult(_) => {
-                    s.session.append_message(Arc::clone(message)).map(|_| ())
+                    let cell = cell.unwrap_or_else(|| Arc::clone(message).into());
+                    s.session.append_message(cell).map(|_| ())
                 }
                 _ => Ok(()),
             }
@@ -319,13 +322,13 @@ impl AgentSession {
     }
 
     fn replace_last_message(&self, original: &Arc<AgentMessage>, replacement: Arc<AgentMessage>) {
-        let mut messages = self.inner.agent.shared_messages();
+        let mut messages = self.inner.agent.stored_messages();
         if let Some(slot) = messages
             .iter_mut()
             .rev()
-            .find(|m| Arc::ptr_eq(m, original) || *m == original)
+            .find(|m| m.holds(original) || m.held().is_some_and(|held| *held == **original))
         {
-            *slot = replacement;
+            *slot = replacement.into();
             self.inner.agent.set_messages(messages);
         }
     }

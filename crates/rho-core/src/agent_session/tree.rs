@@ -134,7 +134,7 @@ impl AgentSession {
                 .into_iter()
                 .map(|e| e.id.as_str())
                 .collect();
-            let engine_path = path_entries(&old_path);
+            let engine_path = path_entries(&old_path).map_err(SessionError::from)?;
             let (engine, ancestor) = match old_leaf {
                 Some(_) => branch_entries(&engine_path, &target_ids),
                 None => (&engine_path[..0], None),
@@ -367,8 +367,8 @@ impl AgentSession {
 /// re-editable, so the leaf moves to their parent (`None`: before the root).
 fn new_position(target: &SessionEntry) -> (Option<String>, Option<String>) {
     match &target.data {
-        EntryData::Message(m) => match m.as_ref() {
-            rho_agent::AgentMessage::User(u) => {
+        EntryData::Message(m) => match m.get().as_deref() {
+            Ok(rho_agent::AgentMessage::User(u)) => {
                 (Some(content_text(&u.content)), target.parent_id.clone())
             }
             _ => (None, Some(target.id.clone())),

@@ -1,17 +1,17 @@
 //! The session store's branch as the engine's [`PathEntry`] list. The one place that knows
 //! both shapes, so neither the store nor the engine depends on the other's internals.
 
-use rho_agent::{BranchSummaryMessage, CustomMessage};
+use rho_agent::{BranchSummaryMessage, CustomMessage, ReadError};
 
 use super::entry::{CompactionRecord, EntryKind, PathEntry};
 use crate::session::time::parse_iso;
 use crate::session::{EntryData, SessionEntry};
 
 /// Converts one stored entry.
-pub fn path_entry(entry: &SessionEntry) -> PathEntry {
+pub fn path_entry(entry: &SessionEntry) -> Result<PathEntry, ReadError> {
     let timestamp = parse_iso(&entry.timestamp).unwrap_or(0);
     let kind = match &entry.data {
-        EntryData::Message(m) => EntryKind::Message((**m).clone()),
+        EntryData::Message(m) => EntryKind::Message((*m.get()?).clone()),
         EntryData::CustomMessage {
             custom_type,
             content,
@@ -49,14 +49,14 @@ pub fn path_entry(entry: &SessionEntry) -> PathEntry {
         }),
         _ => EntryKind::Other,
     };
-    PathEntry {
+    Ok(PathEntry {
         id: entry.id.clone(),
         kind,
-    }
+    })
 }
 
 /// Converts a root→leaf branch.
-pub fn path_entries(branch: &[&SessionEntry]) -> Vec<PathEntry> {
+pub fn path_entries(branch: &[&SessionEntry]) -> Result<Vec<PathEntry>, ReadError> {
     branch.iter().map(|e| path_entry(e)).collect()
 }
 
@@ -86,7 +86,7 @@ mod tests {
         s.append_custom_message("note", rho_ai::UserContent::Text("x".into()), true, None)
             .expect("append");
         let branch = s.tree().branch();
-        let path = path_entries(&branch);
+        let path = path_entries(&branch).expect("in memory");
         assert!(path[0].is_user_message());
         assert!(matches!(path[1].kind, EntryKind::Other));
         assert!(matches!(path[2].kind, EntryKind::CustomMessage(_)));

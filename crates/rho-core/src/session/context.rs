@@ -4,9 +4,10 @@
 //! messages stay in the list (clients see them) and are dropped by [`SessionContext::to_llm`].
 
 use std::collections::HashMap;
-use std::sync::Arc;
 
-use rho_agent::{AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage};
+use rho_agent::{
+    AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, StoredMessage,
+};
 use rho_ai::{AssistantMessage, ToolResultMessage, UserContent, UserMessage};
 
 use super::entry::{EntryData, SessionEntry};
@@ -25,9 +26,9 @@ pub struct ModelRef {
 /// The conversation state at a leaf.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SessionContext {
-    /// Messages in order, summaries included. Message entries are shared with the session,
-    /// not copied; [`Self::to_llm`] gives what the model sees.
-    pub messages: Vec<Arc<AgentMessage>>,
+    /// Messages in order, summaries included. Message entries' cells are shared with the
+    /// session, not copied or decoded; [`Self::to_llm`] gives what the model sees.
+    pub messages: Vec<StoredMessage>,
     /// The last `thinking_level_change` on the branch, else `off`.
     pub thinking_level: String,
     /// Whether the branch has a `thinking_level_change` (else the settings default applies).
@@ -39,13 +40,18 @@ pub struct SessionContext {
 impl SessionContext {
     /// The messages as the model receives them (`bashExecution` with `excludeFromContext`
     /// dropped, pi roles turned into user messages).
+    /// For tests and comparisons: a message that cannot be read back is left out (runs read
+    /// the agent's transcript, which reports it).
     pub fn to_llm(&self) -> Vec<rho_ai::Message> {
-        self.messages.iter().filter_map(|m| m.to_llm()).collect()
+        let messages = self.messages.iter().filter_map(|m| m.get().ok());
+        messages.filter_map(|m| m.to_llm()).collect()
     }
 
-    /// Deep copies of the messages, for a consumer that must own them (tests, comparisons).
+    /// Deep copies of the messages, for a consumer that must own them (tests, comparisons);
+    /// a message that cannot be read back is left out.
     pub fn owned_messages(&self) -> Vec<AgentMessage> {
-        self.messages.iter().map(|m| (**m).clone()).collect()
+        let messages = self.messages.iter().filter_map(|m| m.get().ok());
+        messages.map(|m| (*m).clone()).collect()
     }
 }
 
@@ -61,27 +67,20 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         ..Default::default()
     };
     let mut compaction_at = None;
-    let mut model: Option<(&str, &str)> = None;
+    let mut model: Option<usize> = None;
     for (i, entry) in path.iter().enumerate() {
         match &entry.data {
             EntryData::ThinkingLevelChange { thinking_level } => {
                 ctx.thinking_level.clone_from(thinking_level);
                 ctx.has_thinking_level_change = true;
             }
-            EntryData::ModelChange { provider, model_id } => model = Some((provider, model_id)),
-            EntryData::Message(m) => {
-                if let Some(a) = m.as_assistant() {
-                    model = Some((&a.provider, &a.model));
-                }
-            }
+            EntryData::ModelChange { .. } => model = Some(i),
+            EntryData::Message(m) if m.role() == "assistant" => model = Some(i),
             EntryData::Compaction(_) => compaction_at = Some(i),
             _ => {}
         }
     }
-    ctx.model = model.map(|(provider, model_id)| ModelRef {
-        provider: provider.to_string(),
-        model_id: model_id.to_string(),
-    });
+    ctx.model = model.and_then(|i| model_at(path[i]));
     let selected = selected_entries(path, compaction_at);
     let edits = latest_edits(&selected);
     ctx.messages = Vec::with_capacity(selected.len() + 2);
@@ -92,14 +91,15 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         }
         match &entry.data {
             EntryData::Compaction(c) if i == 0 => {
-                ctx.messages.extend(c.system_message.iter().cloned());
+                ctx.messages
+                    .extend(c.system_message.iter().cloned().map(StoredMessage::from));
                 let summary = CompactionSummaryMessage {
                     summary: c.summary.clone(),
                     tokens_before: c.tokens_before,
                     timestamp: entry_ms(entry),
                 };
                 ctx.messages
-                    .push(Arc::new(AgentMessage::CompactionSummary(summary)));
+                    .push(AgentMessage::CompactionSummary(summary).into());
             }
             _ => ctx
                 .messages
@@ -127,7 +127,7 @@ fn selected_entries<'a>(
         .iter()
         .position(|e| e.id == c.first_kept_entry_id)
         .unwrap_or(at);
-    let is_system = |e: &&&SessionEntry| matches!(e.message(), Some(AgentMessage::System(_)));
+    let is_system = |e: &&&SessionEntry| e.message_role() == Some("system");
     let kept = path[kept_from..at].iter().filter(|e| !is_system(e));
     std::iter::once(&path[at])
         .chain(kept)
@@ -153,10 +153,14 @@ fn latest_edits<'a>(selected: &[&'a SessionEntry]) -> HashMap<&'a str, Option<&'
 }
 
 /// The message with an edit's replacement content (its role and metadata unchanged); a string
-/// becomes one text block for the roles whose content is a block list.
-fn apply_edit(message: Arc<AgentMessage>, content: Option<&UserContent>) -> Arc<AgentMessage> {
+/// becomes one text block for the roles whose content is a block list. A message that cannot
+/// be read back stays as it is (the run that needs it reports the error).
+fn apply_edit(stored: StoredMessage, content: Option<&UserContent>) -> StoredMessage {
     let Some(content) = content else {
-        return message;
+        return stored;
+    };
+    let Ok(message) = stored.get() else {
+        return stored;
     };
     let edited = match &*message {
         AgentMessage::User(u) => AgentMessage::User(UserMessage {
@@ -175,15 +179,29 @@ fn apply_edit(message: Arc<AgentMessage>, content: Option<&UserContent>) -> Arc<
             content: content.clone(),
             ..c.clone()
         }),
-        _ => return message,
+        _ => return stored,
     };
-    Arc::new(edited)
+    edited.into()
+}
+
+/// The model an entry names: a `model_change`'s, or an assistant message's (decoded).
+fn model_at(entry: &SessionEntry) -> Option<ModelRef> {
+    let (provider, model_id) = match &entry.data {
+        EntryData::ModelChange { provider, model_id } => (provider.clone(), model_id.clone()),
+        EntryData::Message(m) => {
+            let message = m.get().ok()?;
+            let a = message.as_assistant()?;
+            (a.provider.clone(), a.model.clone())
+        }
+        _ => return None,
+    };
+    Some(ModelRef { provider, model_id })
 }
 
 /// The message an entry contributes to the context, if any.
-fn context_message(entry: &SessionEntry) -> Option<Arc<AgentMessage>> {
+fn context_message(entry: &SessionEntry) -> Option<StoredMessage> {
     let message = match &entry.data {
-        EntryData::Message(m) => return Some(Arc::clone(m)),
+        EntryData::Message(m) => return Some(m.clone()),
         EntryData::CustomMessage {
             custom_type,
             content,
@@ -205,7 +223,7 @@ fn context_message(entry: &SessionEntry) -> Option<Arc<AgentMessage>> {
         })),
         _ => None,
     };
-    message.map(Arc::new)
+    message.map(StoredMessage::from)
 }
 
 /// The entry's timestamp in Unix ms (0 when it is not a valid ISO date).

@@ -33,6 +33,9 @@ pub enum SessionError {
         /// What is wrong with it.
         reason: String,
     },
+    /// A message released from memory could not be read back from the session file.
+    #[error(transparent)]
+    Unreadable(#[from] rho_agent::ReadError),
     /// Creating a session file where one already exists.
     #[error("session file {path} already exists; open it instead of creating it")]
     AlreadyExists {

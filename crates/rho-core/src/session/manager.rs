@@ -6,9 +6,8 @@
 //! each append is one durable line. `--no-session` sessions never touch the disk.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use rho_agent::AgentMessage;
+use rho_agent::StoredMessage;
 use rho_ai::UserContent;
 use serde_json::Value;
 
@@ -250,7 +249,7 @@ impl SessionManager {
             data,
         };
         let line = serde_json::to_vec(&entry)?;
-        let starts_file = matches!(entry.message(), Some(AgentMessage::Assistant(_)));
+        let starts_file = entry.message_role() == Some("assistant");
         self.tree.push(entry);
         self.unsaved.push(line);
         self.write_due |= starts_file;
@@ -327,10 +326,11 @@ impl SessionManager {
         Ok(())
     }
 
-    /// Appends a conversation message (any stored role; an `Arc` is stored without copying).
+    /// Appends a conversation message (any stored role; a cell or an `Arc` is stored without
+    /// copying).
     pub fn append_message(
         &mut self,
-        message: impl Into<Arc<AgentMessage>>,
+        message: impl Into<StoredMessage>,
     ) -> Result<&SessionEntry, SessionError> {
         self.append(EntryData::Message(message.into()))
     }
@@ -520,7 +520,7 @@ impl SessionManager {
         let path = dir.join(session_file_name(&header.timestamp, &header.id));
         let has_assistant = entries
             .iter()
-            .any(|e| matches!(e.message(), Some(AgentMessage::Assistant(_))));
+            .any(|e| e.message_role() == Some("assistant"));
         let mut fork = Self::with(
             header,
             SessionTree::from_entries(entries),

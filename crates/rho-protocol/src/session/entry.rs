@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
+use rho_agent::{AgentMessage, StoredMessage};
 use rho_ai::{Usage, UserContent};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
@@ -71,9 +71,10 @@ pub struct SessionEntry {
 /// The type-specific part of an entry (interfaces spec §4.3).
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryData {
-    /// `message`: a conversation message of any stored role. Shared (like pi's message objects)
-    /// so rebuilding the context does not copy the conversation.
-    Message(Arc<AgentMessage>),
+    /// `message`: a conversation message of any stored role. A cell shared with the agent's
+    /// transcript (rebuilding the context copies nothing); once the line is on disk the
+    /// decoded message is kept only while in use (see [`StoredMessage`]).
+    Message(StoredMessage),
     /// `thinking_level_change`: the thinking level from here on.
     ThinkingLevelChange {
         /// `off`, `minimal`, `low`, `medium`, `high`, `xhigh` or `max` (kept as written).
@@ -243,7 +244,7 @@ impl EntryData {
     /// Writes the type's own fields, in pi's order, leaving out unset optionals.
     fn serialize_fields<M: SerializeMap>(&self, map: &mut M) -> Result<(), M::Error> {
         match self {
-            EntryData::Message(m) => map.serialize_entry("message", &**m)?,
+            EntryData::Message(m) => map.serialize_entry("message", m)?,
             EntryData::ThinkingLevelChange { thinking_level } => {
                 map.serialize_entry("thinkingLevel", thinking_level)?
             }
@@ -351,11 +352,23 @@ impl Serialize for SessionEntry {
 }
 
 impl SessionEntry {
-    /// The stored message, for `message` entries.
-    pub fn message(&self) -> Option<&AgentMessage> {
+    /// The message of a `message` entry, decoded (read back from the session file if it was
+    /// released; `None` also when that fails: callers that must not skip it use
+    /// [`Self::stored_message`]).
+    pub fn message(&self) -> Option<Arc<AgentMessage>> {
+        self.stored_message().and_then(|m| m.get().ok())
+    }
+
+    /// The cell of a `message` entry (nothing decoded).
+    pub fn stored_message(&self) -> Option<&StoredMessage> {
         match &self.data {
             EntryData::Message(m) => Some(m),
             _ => None,
         }
+    }
+
+    /// The role of a `message` entry's message (known without decoding it).
+    pub fn message_role(&self) -> Option<&'static str> {
+        self.stored_message().map(StoredMessage::role)
     }
 }

@@ -62,7 +62,10 @@ fn message_text(m: &AgentMessage) -> Option<String> {
 /// The row text of an entry, or `None` when the entry gets no row.
 pub fn entry_text(entry: &SessionEntry) -> Option<String> {
     Some(match &entry.data {
-        EntryData::Message(m) => return message_text(m),
+        EntryData::Message(m) => match m.get() {
+            Ok(message) => return message_text(&message),
+            Err(e) => format!("{}: [{e}]", m.role()),
+        },
         EntryData::ThinkingLevelChange { thinking_level } => {
             format!("[thinking: {thinking_level}]")
         }

@@ -1,0 +1,323 @@
+//! A message shared by the agent's transcript and the session's entry, held decoded only while
+//! something uses it.
+//!
+//! A long session must not live in memory twice (once as the file, once decoded): once a
+//! message's line is durably in the session file, the cell only has to know where it is
+//! ([`Origin`]: an open file, a byte offset and a length). The decoded message is kept while it
+//! is in use (a run sends it); [`StoredMessage::release`] then keeps only a weak reference, and
+//! [`StoredMessage::get`] reads and decodes the bytes again when someone needs them. The file is
+//! read through a descriptor kept open, so renaming or deleting its path changes nothing; a file
+//! another program truncated or rewrote in place gives a [`ReadError`], never a wrong message.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::message::AgentMessage;
+
+/// Decodes one stored message's JSON (the session loader's decoder, which is faster than
+/// serde's derive for tagged enums).
+pub type DecodeFn = fn(&str) -> Result<AgentMessage, String>;
+
+/// A session file open for reading messages back.
+pub struct MessageFile {
+    path: PathBuf,
+    file: File,
+    decode: DecodeFn,
+}
+
+impl std::fmt::Debug for MessageFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MessageFile")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl MessageFile {
+    /// Wraps an open `file` (read access) whose messages `decode` decodes.
+    pub fn new(path: &Path, file: File, decode: DecodeFn) -> Arc<Self> {
+        Arc::new(Self {
+            path: path.to_path_buf(),
+            file,
+            decode,
+        })
+    }
+
+    /// The path the file was opened at.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The open file (writers append through it).
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+}
+
+/// Where a message's JSON is in a session file.
+#[derive(Clone, Debug)]
+pub struct Origin {
+    file: Arc<MessageFile>,
+    offset: u64,
+    len: u64,
+}
+
+impl Origin {
+    /// The `len` bytes at `offset` of `file` are the message's JSON value.
+    pub fn new(file: Arc<MessageFile>, offset: u64, len: u64) -> Self {
+        Self { file, offset, len }
+    }
+
+    /// The byte offset of the message's JSON in the file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// The message's JSON as stored, checked to be a JSON object with a string `role`.
+    pub fn read_json(&self) -> Result<String, ReadError> {
+        let len = usize::try_from(self.len).map_err(|e| self.changed(e.to_string()))?;
+        let mut bytes = vec![0; len];
+        self.file
+            .file
+            .read_exact_at(&mut bytes, self.offset)
+            .map_err(|e| self.changed(e.to_string()))?;
+        let text = String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
+        /// Unknown fields are skipped without being kept.
+        #[derive(Deserialize)]
+        struct Shape {
+            #[serde(rename = "role")]
+            _role: String,
+        }
+        serde_json::from_str::<Shape>(&text).map_err(|e| self.changed(e.to_string()))?;
+        Ok(text)
+    }
+
+    /// Reads and decodes the message.
+    fn load(&self) -> Result<AgentMessage, ReadError> {
+        let text = self.read_json()?;
+        let message = (self.file.decode)(&text).map_err(|e| self.changed(e))?;
+        DECODED_FROM_FILE.fetch_add(1, Ordering::Relaxed);
+        Ok(message)
+    }
+
+    fn changed(&self, reason: String) -> ReadError {
+        ReadError {
+            path: self.file.path.clone(),
+            offset: self.offset,
+            reason,
+        }
+    }
+}
+
+/// A message that was in the session file could not be read back.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "cannot read the message at byte {offset} of the session file {}: {reason} (was the file \
+     truncated or rewritten by another program?)",
+    path.display()
+)]
+pub struct ReadError {
+    /// The session file.
+    pub path: PathBuf,
+    /// Where the message's JSON was.
+    pub offset: u64,
+    /// What went wrong.
+    pub reason: String,
+}
+
+/// Messages decoded from a session file so far in this process (tests check that opening a
+/// session and answering `get_state` decode none).
+static DECODED_FROM_FILE: AtomicU64 = AtomicU64::new(0);
+
+/// How many messages were read back and decoded from session files in this process.
+pub fn decoded_from_file() -> u64 {
+    DECODED_FROM_FILE.load(Ordering::Relaxed)
+}
+
+/// The decoded message, or only a weak reference to it once released.
+enum Held {
+    Strong(Arc<AgentMessage>),
+    Weak(Weak<AgentMessage>),
+}
+
+struct Cell {
+    held: Mutex<Held>,
+    origin: OnceLock<Origin>,
+    role: &'static str,
+}
+
+/// A message of the transcript and of the session, shared (cloning shares the cell).
+#[derive(Clone)]
+pub struct StoredMessage(Arc<Cell>);
+
+impl StoredMessage {
+    /// A message held in memory, not (yet) on disk.
+    pub fn new(message: Arc<AgentMessage>) -> Self {
+        let role = message.role();
+        Self(Arc::new(Cell {
+            held: Mutex::new(Held::Strong(message)),
+            origin: OnceLock::new(),
+            role,
+        }))
+    }
+
+    /// A message known only by where it is on disk (a session opened from a file); `role` is
+    /// its `role` (checked when it was loaded).
+    pub fn on_disk(origin: Origin, role: &'static str) -> Self {
+        let origin_cell = OnceLock::new();
+        let _ = origin_cell.set(origin);
+        Self(Arc::new(Cell {
+            held: Mutex::new(Held::Weak(Weak::new())),
+            origin: origin_cell,
+            role,
+        }))
+    }
+
+    /// The message's role, known without decoding it.
+    pub fn role(&self) -> &'static str {
+        self.0.role
+    }
+
+    /// The decoded message: the one held, else read back from the session file.
+    pub fn get(&self) -> Result<Arc<AgentMessage>, ReadError> {
+        let mut held = lock(&self.0.held);
+        match &*held {
+            Held::Strong(m) => return Ok(Arc::clone(m)),
+            Held::Weak(w) => {
+                if let Some(m) = w.upgrade() {
+                    return Ok(m);
+                }
+            }
+        }
+        let origin = self.origin_or_error()?;
+        let message = Arc::new(origin.load()?);
+        *held = Held::Weak(Arc::downgrade(&message));
+        Ok(message)
+    }
+
+    /// The decoded message while it is held (no disk access).
+    pub fn held(&self) -> Option<Arc<AgentMessage>> {
+        match &*lock(&self.0.held) {
+            Held::Strong(m) => Some(Arc::clone(m)),
+            Held::Weak(w) => w.upgrade(),
+        }
+    }
+
+    /// Keeps the decoded message until [`Self::release`] (e.g. for the run that sends it).
+    pub fn hold(&self) -> Result<Arc<AgentMessage>, ReadError> {
+        let message = self.get()?;
+        *lock(&self.0.held) = Held::Strong(Arc::clone(&message));
+        Ok(message)
+    }
+
+    /// Records where the message now is on disk (once written and flushed); the first origin
+    /// set stays.
+    pub fn set_origin(&self, origin: Origin) {
+        let _ = self.0.origin.set(origin);
+    }
+
+    /// Where the message is on disk, if it is.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.0.origin.get()
+    }
+
+    /// Drops the decoded message if it is on disk (it is read back when needed again).
+    /// Returns whether it was released.
+    pub fn release(&self) -> bool {
+        if self.0.origin.get().is_none() {
+            return false;
+        }
+        let mut held = lock(&self.0.held);
+        if let Held::Strong(m) = &*held {
+            *held = Held::Weak(Arc::downgrade(m));
+        }
+        true
+    }
+
+    /// The origin of a cell whose message is not held. Every such cell has one
+    /// ([`Self::on_disk`] sets it, and [`Self::release`] requires one).
+    fn origin_or_error(&self) -> Result<&Origin, ReadError> {
+        self.0.origin.get().ok_or_else(|| ReadError {
+            path: PathBuf::new(),
+            offset: 0,
+            reason: "a released message without an origin".into(),
+        })
+    }
+
+    /// Whether both share one cell.
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Whether this cell holds exactly `message` (the same allocation).
+    pub fn holds(&self, message: &Arc<AgentMessage>) -> bool {
+        self.held().is_some_and(|m| Arc::ptr_eq(&m, message))
+    }
+}
+
+/// Decodes every message in order; the first that cannot be read is the error.
+pub fn decode_all(messages: &[StoredMessage]) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
+    messages.iter().map(StoredMessage::get).collect()
+}
+
+fn lock(m: &Mutex<Held>) -> std::sync::MutexGuard<'_, Held> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl From<AgentMessage> for StoredMessage {
+    fn from(message: AgentMessage) -> Self {
+        Self::new(Arc::new(message))
+    }
+}
+
+impl From<Arc<AgentMessage>> for StoredMessage {
+    fn from(message: Arc<AgentMessage>) -> Self {
+        Self::new(message)
+    }
+}
+
+impl std::fmt::Debug for StoredMessage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.held() {
+            Some(m) => m.fmt(f),
+            None => {
+                let offset = self.origin().map_or(0, Origin::offset);
+                write!(f, "{} message at byte {offset} (on disk)", self.role())
+            }
+        }
+    }
+}
+
+/// Equal when they share a cell or their messages are equal; a message that cannot be read
+/// equals nothing else.
+impl PartialEq for StoredMessage {
+    fn eq(&self, other: &Self) -> bool {
+        if self.ptr_eq(other) {
+            return true;
+        }
+        match (self.get(), other.get()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A held message is encoded; one on disk is copied as stored (pi's readers get the JSON the
+/// file has, as pi itself sends it), without decoding it.
+impl Serialize for StoredMessage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if let Some(m) = self.held() {
+            return m.serialize(s);
+        }
+        let origin = self.origin_or_error().map_err(serde::ser::Error::custom)?;
+        let json = origin.read_json().map_err(serde::ser::Error::custom)?;
+        let raw = RawValue::from_string(json).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
+}
