@@ -164,8 +164,14 @@ fn branched_fixture_tree_labels_name_and_other_branch() {
             "assistant"
         ]
     );
-    assert_eq!(*ctx.messages[4].get().expect("readable"), entry_message(&session, "a0000008"));
-    assert_eq!(*ctx.messages[5].get().expect("readable"), entry_message(&session, "a0000009"));
+    assert_eq!(
+        *ctx.messages[4].get().expect("readable"),
+        entry_message(&session, "a0000008")
+    );
+    assert_eq!(
+        *ctx.messages[5].get().expect("readable"),
+        entry_message(&session, "a0000009")
+    );
     assert_eq!(ctx.thinking_level, "medium");
     assert_eq!(
         ctx.model,

@@ -786,7 +786,11 @@ async fn se_5_message_end_replacement_reaches_listeners_state_and_file() {
         .and_then(|m| m.as_assistant().cloned())
         .expect("assistant");
     assert_eq!(state.usage.cost.total, 0.123);
-    let stored = s.with_session(|m| m.entries().last().and_then(|e| e.message().map(|m| (*m).clone())));
+    let stored = s.with_session(|m| {
+        m.entries()
+            .last()
+            .and_then(|e| e.message().map(|m| (*m).clone()))
+    });
     let stored = stored
         .and_then(|m| m.as_assistant().cloned())
         .expect("stored");

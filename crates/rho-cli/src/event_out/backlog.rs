@@ -79,6 +79,8 @@ pub enum Item {
     },
     /// A response or UI request line (compact JSON, no newline).
     Line(String, Option<Ack>),
+    /// A response line given in pieces (see [`super::Pieces`]).
+    Pieces(super::Pieces),
 }
 
 /// The queue.
@@ -108,6 +110,10 @@ impl Backlog {
 
     pub fn push_line(&mut self, line: String, ack: Option<Ack>) {
         self.items.push_back(Item::Line(line, ack));
+    }
+
+    pub fn push_pieces(&mut self, pieces: super::Pieces) {
+        self.items.push_back(Item::Pieces(pieces));
     }
 
     /// Queues `event`, joining it with the queued update before it where its delivery

@@ -42,6 +42,8 @@ impl Encoder {
                 out.push(b'\n');
                 return ack;
             }
+            // The writer takes pieces itself, one at a time (see `run`).
+            Item::Pieces(_) => {}
         }
         None
     }

@@ -37,10 +37,18 @@ use encode::Encoder;
 /// Encoded bytes the writer holds before it stops encoding and only writes.
 pub const OUT_LIMIT: usize = 256 * 1024;
 
+/// One line produced in pieces as the writer asks for them (a large response such as
+/// `get_messages`, read from the session file as it is written): nothing else is written
+/// between its pieces, and the writer asks for the next piece only while its unwritten
+/// output is under [`OUT_LIMIT`], so the whole line is never held at once.
+pub type Pieces = Box<dyn Iterator<Item = Vec<u8>> + Send>;
+
 /// A request to the writer.
 pub enum Out {
     /// A line (compact JSON without the newline); the optional ack fires once it is written.
     Line(String, Option<Ack>),
+    /// A line given in pieces (without the newline).
+    Pieces(Pieces),
     /// Write what is pending, then stop.
     Finish,
 }
@@ -110,15 +118,30 @@ pub async fn run<W: AsyncWrite + Unpin>(
         acks: Vec::new(),
     };
     let (mut events_open, mut lines_open) = (true, true);
+    let mut pieces: Option<Pieces> = None;
     loop {
         while out.bytes.len() < OUT_LIMIT {
+            if let Some(line) = &mut pieces {
+                match line.next() {
+                    Some(piece) => out.bytes.extend_from_slice(&piece),
+                    None => {
+                        out.bytes.push(b'\n');
+                        pieces = None;
+                    }
+                }
+                continue;
+            }
             let Some(item) = backlog.pop() else { break };
+            if let backlog::Item::Pieces(line) = item {
+                pieces = Some(line);
+                continue;
+            }
             if let Some(ack) = encoder.encode(item, &mut out.bytes) {
                 out.acks.push((out.bytes.len(), ack));
             }
         }
         out.advance(0);
-        if out.bytes.is_empty() && backlog.is_empty() && !lines_open {
+        if out.bytes.is_empty() && pieces.is_none() && backlog.is_empty() && !lines_open {
             let _ = sink.flush().await;
             return;
         }
@@ -132,6 +155,7 @@ pub async fn run<W: AsyncWrite + Unpin>(
                 }
                 match line {
                     Some(Out::Line(l, ack)) => backlog.push_line(l, ack),
+                    Some(Out::Pieces(p)) => backlog.push_pieces(p),
                     Some(Out::Finish) | None => lines_open = false,
                 }
             }

@@ -55,7 +55,13 @@ pub(crate) struct Rpc {
 
 impl Rpc {
     fn send(&self, id: Option<&serde_json::Value>, command: &str, reply: response::Reply) {
-        self.out.send(response::response(id, command, reply));
+        match reply {
+            response::Reply::Pieces(data) => {
+                self.out
+                    .send_pieces(response::pieces_response(id, command, data));
+            }
+            reply => self.out.send(response::response(id, command, reply)),
+        }
     }
 }
 

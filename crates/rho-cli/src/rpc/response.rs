@@ -2,6 +2,8 @@
 //! serialized once.
 
 use rho_protocol::rpc::Response;
+
+use crate::event_out::Pieces;
 use serde_json::Value;
 
 /// What a command produced.
@@ -13,6 +15,8 @@ pub enum Reply {
     /// Success with `data` already encoded as JSON (large replies are encoded straight
     /// from the session's messages, without a `Value` tree).
     Encoded(Vec<u8>),
+    /// Success with `data` produced in pieces as the writer takes them (one JSON value).
+    Pieces(Pieces),
     /// Failure with the error text.
     Error(String),
 }
@@ -34,6 +38,12 @@ pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
         Reply::Data(d) => Response::success(id, command, Some(d)),
         Reply::Error(e) => Response::failure(id, command, e),
         Reply::Encoded(data) => return encoded_response(id.as_ref(), command, data),
+        Reply::Pieces(data) => {
+            let line: Vec<u8> = pieces_response(id.as_ref(), command, data)
+                .flatten()
+                .collect();
+            return String::from_utf8_lossy(&line).into_owned();
+        }
     };
     serde_json::to_string(&envelope).unwrap_or_else(|e| {
         format!(
@@ -42,6 +52,15 @@ pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
             Value::from(format!("cannot serialize the response: {e}"))
         )
     })
+}
+
+/// The envelope with `data` given in pieces, as pieces (head, data, closing brace).
+pub fn pieces_response(id: Option<&Value>, command: &str, data: Pieces) -> Pieces {
+    let mut head = response(id, command, Reply::Done);
+    head.pop(); // the closing brace
+    head.push_str(",\"data\":");
+    let head = std::iter::once(head.into_bytes());
+    Box::new(head.chain(data).chain(std::iter::once(b"}".to_vec())))
 }
 
 /// The envelope with `data` spliced in as given (which must be one JSON value): the data

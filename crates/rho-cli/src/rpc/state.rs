@@ -4,9 +4,8 @@
 
 use std::path::Path;
 
-use rho_protocol::rpc::{
-    CommandInfo, CommandList, MessageList, SessionState, SessionStatsReply, SourceInfo,
-};
+use rho_agent::StoredMessage;
+use rho_protocol::rpc::{CommandInfo, CommandList, SessionState, SessionStatsReply, SourceInfo};
 
 use super::dispatch::to_data;
 use super::response::Reply;
@@ -69,16 +68,53 @@ fn get_state(rpc: &Rpc) -> SessionState {
     }
 }
 
-/// `{"messages": [...]}` encoded straight from the transcript (no copy, no `Value` tree).
+/// `{"messages": [...]}` written in pieces straight from the transcript as the client reads
+/// it: held messages are encoded, the others copied from the session file as stored, so
+/// neither the conversation nor the reply is ever whole in memory.
 fn messages(rpc: &Rpc) -> Reply {
-    let encoded = rpc.session.agent().with_state(|state| {
-        serde_json::to_vec(&MessageList {
-            messages: &state.messages,
-        })
-    });
-    match encoded {
-        Ok(data) => Reply::Encoded(data),
-        Err(e) => Reply::Error(format!("cannot serialize the messages: {e}")),
+    let messages = rpc.session.agent().stored_messages();
+    Reply::Pieces(Box::new(MessagePieces { messages, next: 0 }))
+}
+
+/// Bytes per piece of a `get_messages` reply.
+const PIECE_BYTES: usize = 64 * 1024;
+
+/// The pieces of `{"messages":[...]}`.
+struct MessagePieces {
+    messages: Vec<StoredMessage>,
+    /// The next message to write; `messages.len() + 1` once the closing brackets are out.
+    next: usize,
+}
+
+impl Iterator for MessagePieces {
+    type Item = Vec<u8>;
+
+    fn next(&mut self) -> Option<Vec<u8>> {
+        if self.next > self.messages.len() {
+            return None;
+        }
+        let mut piece = Vec::with_capacity(PIECE_BYTES + 4096);
+        if self.next == 0 {
+            piece.extend_from_slice(br#"{"messages":["#);
+        }
+        while self.next < self.messages.len() && piece.len() < PIECE_BYTES {
+            if self.next > 0 {
+                piece.push(b',');
+            }
+            let start = piece.len();
+            if let Err(e) = serde_json::to_writer(&mut piece, &self.messages[self.next]) {
+                // Too late for an error response: the reply is already under way.
+                eprintln!("rho: get_messages: {e}");
+                piece.truncate(start);
+                piece.extend_from_slice(b"null");
+            }
+            self.next += 1;
+        }
+        if self.next == self.messages.len() {
+            piece.extend_from_slice(b"]}");
+            self.next += 1;
+        }
+        Some(piece)
     }
 }
 

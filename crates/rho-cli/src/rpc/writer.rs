@@ -23,6 +23,11 @@ impl Output {
         let _ = self.tx.send(Out::Line(line, None));
     }
 
+    /// Queues one line given in pieces (see [`event_out::Pieces`]).
+    pub fn send_pieces(&self, pieces: event_out::Pieces) {
+        let _ = self.tx.send(Out::Pieces(pieces));
+    }
+
     /// Queues one line and blocks the calling thread until it is written (the `prompt`
     /// response must precede the run's first event). Multi-thread runtime only.
     pub fn send_and_wait(&self, line: String) {

@@ -425,11 +425,24 @@ impl AgentSession {
         *lock(&self.inner.after_run) = Some(hook);
     }
 
-    /// Runs the after-run hook, if any.
+    /// Lets go of the decoded messages that are in the session file (they are read back when
+    /// needed), then runs the after-run hook, if any.
     pub(crate) async fn after_run(&self) {
+        self.release_messages();
         let hook = lock(&self.inner.after_run).clone();
         if let Some(hook) = hook {
             let _ = tokio::task::spawn_blocking(move || hook()).await;
+        }
+    }
+
+    /// Drops the decoded messages of the transcript and of every entry that are on disk
+    /// (messages not yet written, or never, stay in memory).
+    pub fn release_messages(&self) {
+        self.inner.agent.release_stored_messages();
+        for entry in self.state().session.entries() {
+            if let Some(m) = entry.stored_message() {
+                m.release();
+            }
         }
     }
 

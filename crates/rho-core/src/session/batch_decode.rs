@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
-use super::decode::{decode_entry, Decoded};
+use super::decode::Decoded;
 use super::error::SessionError;
 
 /// Bytes of line text per batch: large enough that handing a batch over costs nothing
@@ -45,7 +45,7 @@ impl<M> Batch<M> {
     }
 
     /// Decodes every line, in order.
-    fn decode(self) -> Lines<M> {
+    fn decode(self, decode: &impl Fn(&M, &str) -> Result<Decoded, String>) -> Lines<M> {
         let mut start = 0;
         let text = self.text;
         self.meta
@@ -54,23 +54,21 @@ impl<M> Batch<M> {
             .map(|(meta, end)| {
                 let line = &text[start..end];
                 start = end;
-                (meta, decode_line(line))
+                let decoded = std::str::from_utf8(line)
+                    .map_err(|_| "not UTF-8 text".to_string())
+                    .and_then(|line| decode(&meta, line));
+                (meta, decoded)
             })
             .collect()
     }
 }
 
-/// One entry line: UTF-8 text holding a valid entry, or why not.
-pub(crate) fn decode_line(line: &[u8]) -> Result<Decoded, String> {
-    std::str::from_utf8(line)
-        .map_err(|_| "not UTF-8 text".to_string())
-        .and_then(decode_entry)
-}
-
-/// Decodes the batches `fill` reads (it fills one and returns `false` once the input is
-/// exhausted) and passes each line's result to `take` in input order.
+/// Decodes (with `decode`, given each line's meta and its UTF-8 text) the batches `fill` reads
+/// (it fills one and returns `false` once the input is exhausted) and passes each line's
+/// result to `take` in input order.
 pub(crate) fn decode_in_order<M: Send>(
     path: &Path,
+    decode: &(impl Fn(&M, &str) -> Result<Decoded, String> + Sync),
     mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, SessionError>,
     mut take: impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
 ) -> Result<(), SessionError> {
@@ -80,7 +78,7 @@ pub(crate) fn decode_in_order<M: Send>(
     if !more || workers < 2 {
         let (mut batch, mut more) = (first, more);
         loop {
-            for (meta, result) in batch.decode() {
+            for (meta, result) in batch.decode(decode) {
                 take(meta, result)?;
             }
             if !more {
@@ -96,7 +94,7 @@ pub(crate) fn decode_in_order<M: Send>(
         let (done_tx, done) = mpsc::channel();
         for _ in 0..workers {
             let (job_rx, done_tx) = (&job_rx, done_tx.clone());
-            scope.spawn(move || work(job_rx, done_tx));
+            scope.spawn(move || work(job_rx, done_tx, decode));
         }
         drop(done_tx);
         let mut order = InOrder::default();
@@ -132,14 +130,18 @@ type Lines<M> = Vec<(M, Result<Decoded, String>)>;
 type Done<M> = (usize, Lines<M>);
 
 /// A worker: decodes batches until the queue closes.
-fn work<M>(jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>, done: mpsc::Sender<Done<M>>) {
+fn work<M>(
+    jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>,
+    done: mpsc::Sender<Done<M>>,
+    decode: &impl Fn(&M, &str) -> Result<Decoded, String>,
+) {
     loop {
         let job = match jobs.lock() {
             Ok(rx) => rx.recv(),
             Err(_) => return,
         };
         let Ok((seq, batch)) = job else { return };
-        if done.send((seq, batch.decode())).is_err() {
+        if done.send((seq, batch.decode(decode))).is_err() {
             return;
         }
     }

@@ -19,7 +19,9 @@ use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
+use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
+use rho_agent::MessageFile;
 
 /// What [`load_file`] read.
 #[derive(Debug)]
@@ -38,9 +40,10 @@ pub struct LoadedFile {
     pub migrated: Option<(u32, Vec<String>)>,
 }
 
-/// One line as read, with where it ends (including its newline).
+/// One line as read, with where it starts and ends (including its newline).
 struct Line {
     number: usize,
+    start: u64,
     end: u64,
     has_newline: bool,
 }
@@ -48,6 +51,8 @@ struct Line {
 /// Reads `path` line by line; see the module docs for what is an error.
 pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
     let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
+    let messages = file.try_clone().map_err(|e| SessionError::io(path, e))?;
+    let messages = MessageFile::new(path, messages, decode_message);
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file), path);
     let first = reader
         .next_nonblank()?
@@ -73,7 +78,10 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
             }
             Ok(false)
         };
-        decode_in_order(path, fill, |line, decoded| state.take(line, decoded))?;
+        let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, &messages);
+        decode_in_order(path, &decode, fill, |line, decoded| {
+            state.take(line, decoded)
+        })?;
     }
     state.finish()
 }
@@ -295,6 +303,7 @@ impl<'a, R: BufRead> LineReader<'a, R> {
                 return Ok(None);
             }
             self.number += 1;
+            let start = self.offset;
             self.offset += n as u64;
             let has_newline = text.last() == Some(&b'\n');
             if has_newline {
@@ -308,6 +317,7 @@ impl<'a, R: BufRead> LineReader<'a, R> {
             }
             return Ok(Some(Line {
                 number: self.number,
+                start,
                 end: self.offset,
                 has_newline,
             }));

@@ -15,6 +15,7 @@ use super::context::{build_context, ModelRef, SessionContext};
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
 use super::ids::uuid_v7;
+use super::lazy::set_origin;
 use super::load::load_file;
 use super::paths::session_file_name;
 use super::time::{format_iso, now_ms};
@@ -52,7 +53,8 @@ pub struct SessionManager {
     durability: Durability,
     warnings: Vec<LoadWarning>,
     /// Serialized entries not yet on disk (their write failed, or the file is not due yet).
-    unsaved: Vec<Vec<u8>>,
+    /// Each with its message cell, which learns where it is once written.
+    unsaved: Vec<(Vec<u8>, Option<StoredMessage>)>,
     /// A new session's file is due (an assistant message arrived).
     write_due: bool,
     failure: Failure,
@@ -251,7 +253,12 @@ impl SessionManager {
         let line = serde_json::to_vec(&entry)?;
         let starts_file = entry.message_role() == Some("assistant");
         self.tree.push(entry);
-        self.unsaved.push(line);
+        let cell = self
+            .tree
+            .leaf()
+            .and_then(SessionEntry::stored_message)
+            .cloned();
+        self.unsaved.push((line, cell));
         self.write_due |= starts_file;
         match self.write_unsaved() {
             Ok(()) => self.failure = Failure::None,
@@ -297,8 +304,11 @@ impl SessionManager {
             }
             Storage::Open(writer) => {
                 let mut written = 0;
-                let failed = self.unsaved.iter().find_map(|line| {
+                let failed = self.unsaved.iter().find_map(|(line, cell)| {
                     let result = writer.append_line(line.clone());
+                    if let (Ok(at), Some(cell)) = (&result, cell) {
+                        set_origin(cell, line, writer.message_file(), *at);
+                    }
                     written += usize::from(result.is_ok());
                     result.err()
                 });
@@ -318,11 +328,25 @@ impl SessionManager {
     fn write_whole(&mut self, path: &Path) -> Result<(), SessionError> {
         let mut contents = serde_json::to_vec(&self.header)?;
         contents.push(b'\n');
+        let mut messages = Vec::new();
         for entry in self.tree.entries() {
+            let start = contents.len();
             serde_json::to_writer(&mut contents, entry)?;
+            if let Some(cell) = entry.stored_message() {
+                messages.push((cell, start, contents.len()));
+            }
             contents.push(b'\n');
         }
-        self.storage = Storage::Open(FileWriter::create(path, &contents, self.durability)?);
+        let writer = FileWriter::create(path, &contents, self.durability)?;
+        for (cell, start, end) in messages {
+            set_origin(
+                cell,
+                &contents[start..end],
+                writer.message_file(),
+                start as u64,
+            );
+        }
+        self.storage = Storage::Open(writer);
         Ok(())
     }
 

@@ -15,6 +15,7 @@ pub use rho_protocol::session::entry;
 pub mod error;
 mod fast_message;
 pub mod ids;
+mod lazy;
 pub mod listing;
 pub mod load;
 pub mod manager;

@@ -14,6 +14,9 @@ use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::SessionError;
+use super::lazy::decode_message;
+use rho_agent::MessageFile;
+use std::sync::Arc;
 
 /// How hard each write pushes data towards the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,10 +32,13 @@ pub enum Durability {
 #[derive(Debug)]
 pub struct FileWriter {
     path: PathBuf,
-    file: File,
+    /// Shared with the messages written through it, which read themselves back from it.
+    file: Arc<MessageFile>,
     durability: Durability,
     /// Bytes known to be on disk: where a torn append is cut back to.
     len: u64,
+    /// Where the next append lands (the file's end: bytes another process added count).
+    end: u64,
 }
 
 impl FileWriter {
@@ -46,7 +52,7 @@ impl FileWriter {
         durability: Durability,
     ) -> Result<Self, SessionError> {
         let io = |e| SessionError::io(path, e);
-        let mut file = OpenOptions::new()
+        let file = OpenOptions::new()
             .read(true)
             .append(true)
             .open(path)
@@ -59,13 +65,14 @@ impl FileWriter {
             len > 0 && file.read_exact_at(&mut last, len - 1).is_ok() && last[0] != b'\n'
         };
         if needs_newline {
-            file.write_all(b"\n").map_err(io)?;
+            (&file).write_all(b"\n").map_err(io)?;
         }
         Ok(Self {
             path: path.to_path_buf(),
-            file,
+            file: MessageFile::new(path, file, decode_message),
             durability,
             len: valid_len + u64::from(needs_newline),
+            end: len + u64::from(needs_newline),
         })
     }
 
@@ -85,17 +92,26 @@ impl FileWriter {
         Self::open_append(path, contents.len() as u64, false, durability)
     }
 
-    /// Appends one serialized entry (without its newline) as a single write.
-    pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<(), SessionError> {
+    /// Appends one serialized entry (without its newline) as a single write; returns the
+    /// offset the line starts at.
+    pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<u64, SessionError> {
         line.push(b'\n');
         let io = |e| SessionError::io(&self.path, e);
-        self.file.write_all(&line).map_err(io)?;
-        self.file.flush().map_err(io)?;
+        let mut file = self.file.file();
+        file.write_all(&line).map_err(io)?;
+        file.flush().map_err(io)?;
         if self.durability == Durability::Sync {
-            self.file.sync_data().map_err(io)?;
+            file.sync_data().map_err(io)?;
         }
+        let at = self.end;
         self.len += line.len() as u64;
-        Ok(())
+        self.end += line.len() as u64;
+        Ok(at)
+    }
+
+    /// The open file, for messages that read themselves back from it.
+    pub fn message_file(&self) -> &Arc<MessageFile> {
+        &self.file
     }
 
     /// Bytes written by whole appends (and found valid when opened).

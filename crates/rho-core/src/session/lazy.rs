@@ -1,0 +1,128 @@
+//! Message entries loaded without decoding their message.
+//!
+//! Opening a long session must not cost what decoding every message costs (in time, and in
+//! memory: the decoded conversation is about twice the file). `get_state` needs none of it, and
+//! a prompt needs only the current branch. So a `message` line whose message is of a bulk role
+//! (`user`, `assistant`, `toolResult`) is read only as far as its envelope (`type`, `id`,
+//! `parentId`, `timestamp`) and the message's `role`; the entry's [`StoredMessage`] records
+//! where the message's JSON is, and it is decoded when first needed. Messages of the other roles
+//! (system prompts, bash runs, summaries: few and small) are decoded at once, as before.
+//!
+//! What this changes: a bulk-role message whose body is malformed (a field of the wrong type)
+//! is no longer found at open (where it was kept verbatim with a warning) but when it is
+//! needed: the prompt that would send it fails with an error naming the file and the byte
+//! offset, and `get_messages` sends it as stored. An unknown role, a bad envelope, or any
+//! other entry type are found at open exactly as before.
+
+use std::sync::Arc;
+
+use rho_agent::{AgentMessage, MessageFile, Origin, StoredMessage};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::decode::{decode_entry, Decoded};
+use super::entry::{EntryData, SessionEntry};
+use super::fast_message::RawMessage;
+
+/// Roles whose messages stay on disk when a session is opened.
+const LAZY_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
+
+/// A message entry's envelope; the message itself is only delimited.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Envelope<'a> {
+    id: Option<String>,
+    parent_id: Option<String>,
+    timestamp: Option<String>,
+    #[serde(borrow)]
+    message: Option<&'a RawValue>,
+}
+
+/// Decodes the entry `line`, which starts at byte `at` of `file`: a bulk-role message is left
+/// on disk (see the module docs), everything else is decoded by [`decode_entry`].
+pub(crate) fn decode_entry_at(
+    line: &str,
+    at: u64,
+    file: &Arc<MessageFile>,
+) -> Result<Decoded, String> {
+    if !line.starts_with(r#"{"type":"message","#) {
+        return decode_entry(line);
+    }
+    let Ok(Envelope {
+        id: Some(id),
+        parent_id,
+        timestamp,
+        message: Some(raw),
+    }) = serde_json::from_str::<Envelope>(line)
+    else {
+        return decode_entry(line);
+    };
+    let json = raw.get();
+    let start = json.as_ptr() as usize - line.as_ptr() as usize;
+    let origin = Origin::new(Arc::clone(file), at + start as u64, json.len() as u64);
+    let Some(role) = lazy_role(json) else {
+        let decoded = decode_entry(line)?;
+        if let EntryData::Message(m) = &decoded.entry.data {
+            m.set_origin(origin);
+        }
+        return Ok(decoded);
+    };
+    Ok(Decoded {
+        entry: SessionEntry {
+            id,
+            parent_id,
+            timestamp: timestamp.unwrap_or_default(),
+            data: EntryData::Message(StoredMessage::on_disk(origin, role)),
+        },
+        warning: None,
+    })
+}
+
+/// The message's role when it is one left on disk. `role` is the first key in the files pi
+/// and rho write, so it is read without scanning the message; otherwise the message is
+/// scanned for it.
+fn lazy_role(json: &str) -> Option<&'static str> {
+    let role = match json.strip_prefix(r#"{"role":""#) {
+        Some(rest) => rest.split('"').next().map(str::to_string),
+        None => {
+            #[derive(Deserialize)]
+            struct Role {
+                role: String,
+            }
+            serde_json::from_str::<Role>(json).ok().map(|r| r.role)
+        }
+    }?;
+    LAZY_ROLES.into_iter().find(|r| *r == role)
+}
+
+/// Where the message's JSON is in a serialized `message` entry line: `(offset, length)`.
+pub(crate) fn message_span(line: &[u8]) -> Option<(u64, u64)> {
+    #[derive(Deserialize)]
+    struct Message<'a> {
+        #[serde(borrow)]
+        message: &'a RawValue,
+    }
+    let text = std::str::from_utf8(line).ok()?;
+    let json = serde_json::from_str::<Message>(text).ok()?.message.get();
+    let start = json.as_ptr() as usize - text.as_ptr() as usize;
+    Some((start as u64, json.len() as u64))
+}
+
+/// Records that `message`, serialized in `line`, is on disk in `file` with the line at `at`.
+pub(crate) fn set_origin(message: &StoredMessage, line: &[u8], file: &Arc<MessageFile>, at: u64) {
+    if let Some((start, len)) = message_span(line) {
+        message.set_origin(Origin::new(Arc::clone(file), at + start, len));
+    }
+}
+
+/// Decodes a stored message's JSON (read back from the file): the single-pass decoder, with
+/// serde's own decoding as the authority when it declines.
+pub(crate) fn decode_message(json: &str) -> Result<AgentMessage, String> {
+    if let Some(m) = serde_json::from_str::<RawMessage>(json)
+        .ok()
+        .and_then(RawMessage::into_message)
+    {
+        return Ok(m);
+    }
+    serde_json::from_str::<AgentMessage>(json).map_err(|e| format!("bad message: {e}"))
+}
