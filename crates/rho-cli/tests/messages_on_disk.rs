@@ -147,7 +147,7 @@ async fn get_state_and_get_messages_answer_without_decoding_messages() {
         sb.server.requests().is_empty(),
         "no request with a wrong context"
     );
-    assert_eq!(rpc.ask("s2", "get_state").await["messageCount"], 4);
+    assert_eq!(rpc.ask("s2", "get_state").await["messageCount"], 5);
     rpc.close().await;
 }
 
