@@ -32,6 +32,7 @@ pub mod schema;
 mod shared;
 pub mod state;
 pub mod stored;
+mod stored_json;
 pub mod testing;
 pub mod tool;
 mod tools_exec;
@@ -51,6 +52,7 @@ pub use queue::QueueMode;
 pub use run::{is_discarded, DISCARDED_TEXT};
 pub use state::{AgentOptions, AgentState, ToolExecution};
 pub use stored::{decode_all, MessageFile, Origin, ReadError, StoredMessage};
+pub use stored_json::stored_json;
 pub use tool::{
     AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
 };

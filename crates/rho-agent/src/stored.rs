@@ -79,28 +79,60 @@ impl Origin {
         self.offset
     }
 
-    /// The message's JSON as stored, checked to be a JSON object with a string `role`.
-    pub fn read_json(&self) -> Result<String, ReadError> {
-        let len = usize::try_from(self.len).map_err(|e| self.changed(e.to_string()))?;
+    /// The end of the message's JSON in the file.
+    pub fn end(&self) -> u64 {
+        self.offset + self.len
+    }
+
+    /// Whether both are in the same open file.
+    pub(crate) fn same_file(&self, other: &Origin) -> bool {
+        Arc::ptr_eq(&self.file, &other.file)
+    }
+
+    /// The bytes from this message's start to `end` (this message and its neighbours).
+    pub(crate) fn read_to(&self, end: u64) -> Result<Vec<u8>, ReadError> {
+        let len = usize::try_from(end.saturating_sub(self.offset))
+            .map_err(|e| self.changed(e.to_string()))?;
         let mut bytes = vec![0; len];
         self.file
             .file
             .read_exact_at(&mut bytes, self.offset)
             .map_err(|e| self.changed(e.to_string()))?;
+        Ok(bytes)
+    }
+
+    /// The message's JSON as stored, checked to be a JSON object with the message's `role`.
+    pub(crate) fn checked_json(
+        &self,
+        bytes: Vec<u8>,
+        role: &str,
+    ) -> Result<Box<RawValue>, ReadError> {
         let text = String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
-        /// Unknown fields are skipped without being kept.
-        #[derive(Deserialize)]
-        struct Shape {
-            #[serde(rename = "role")]
-            _role: String,
+        let raw = RawValue::from_string(text).map_err(|e| self.changed(e.to_string()))?;
+        let json = raw.get();
+        let fast = json
+            .strip_prefix(r#"{"role":""#)
+            .and_then(|rest| rest.strip_prefix(role))
+            .is_some_and(|rest| rest.starts_with('"'));
+        if !fast {
+            /// Unknown fields are skipped without being kept.
+            #[derive(Deserialize)]
+            struct Shape {
+                role: String,
+            }
+            let stored =
+                serde_json::from_str::<Shape>(json).map_err(|e| self.changed(e.to_string()))?;
+            if stored.role != role {
+                return Err(self.changed(format!("a {} message, not {role}", stored.role)));
+            }
         }
-        serde_json::from_str::<Shape>(&text).map_err(|e| self.changed(e.to_string()))?;
-        Ok(text)
+        Ok(raw)
     }
 
     /// Reads and decodes the message.
     fn load(&self) -> Result<AgentMessage, ReadError> {
-        let text = self.read_json()?;
+        let bytes = self.read_to(self.end())?;
+        let text = String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
         let message = (self.file.decode)(&text).map_err(|e| self.changed(e))?;
         DECODED_FROM_FILE.fetch_add(1, Ordering::Relaxed);
         Ok(message)
@@ -242,7 +274,7 @@ impl StoredMessage {
 
     /// The origin of a cell whose message is not held. Every such cell has one
     /// ([`Self::on_disk`] sets it, and [`Self::release`] requires one).
-    fn origin_or_error(&self) -> Result<&Origin, ReadError> {
+    pub(crate) fn origin_or_error(&self) -> Result<&Origin, ReadError> {
         self.0.origin.get().ok_or_else(|| ReadError {
             path: PathBuf::new(),
             offset: 0,
@@ -316,8 +348,12 @@ impl Serialize for StoredMessage {
             return m.serialize(s);
         }
         let origin = self.origin_or_error().map_err(serde::ser::Error::custom)?;
-        let json = origin.read_json().map_err(serde::ser::Error::custom)?;
-        let raw = RawValue::from_string(json).map_err(serde::ser::Error::custom)?;
+        let bytes = origin
+            .read_to(origin.end())
+            .map_err(serde::ser::Error::custom)?;
+        let raw = origin
+            .checked_json(bytes, self.role())
+            .map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }
 }

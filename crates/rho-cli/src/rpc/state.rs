@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::StoredMessage;
+use rho_agent::{stored_json, StoredMessage};
 use rho_protocol::rpc::{CommandInfo, CommandList, SessionState, SessionStatsReply, SourceInfo};
 
 use super::dispatch::to_data;
@@ -97,18 +97,27 @@ impl Iterator for MessagePieces {
         if self.next == 0 {
             piece.extend_from_slice(br#"{"messages":["#);
         }
-        while self.next < self.messages.len() && piece.len() < PIECE_BYTES {
-            if self.next > 0 {
+        let (from, mut size) = (self.next, 0);
+        while self.next < self.messages.len() && size < PIECE_BYTES as u64 {
+            let stored = &self.messages[self.next];
+            size += stored.origin().map_or(1024, |o| o.end() - o.offset());
+            self.next += 1;
+        }
+        for (i, json) in stored_json(&self.messages[from..self.next])
+            .into_iter()
+            .enumerate()
+        {
+            if from + i > 0 {
                 piece.push(b',');
             }
-            let start = piece.len();
-            if let Err(e) = serde_json::to_writer(&mut piece, &self.messages[self.next]) {
-                // Too late for an error response: the reply is already under way.
-                eprintln!("rho: get_messages: {e}");
-                piece.truncate(start);
-                piece.extend_from_slice(b"null");
+            match json {
+                Ok(json) => piece.extend_from_slice(json.get().as_bytes()),
+                Err(e) => {
+                    // Too late for an error response: the reply is already under way.
+                    eprintln!("rho: get_messages: {e}");
+                    piece.extend_from_slice(b"null");
+                }
             }
-            self.next += 1;
         }
         if self.next == self.messages.len() {
             piece.extend_from_slice(b"]}");

@@ -27,11 +27,31 @@ pub(crate) struct Batch<M> {
     ends: Vec<usize>,
 }
 
+/// Text buffers of decoded batches, reused by the next ones: a fresh buffer of this size is a
+/// fresh memory mapping, and faulting in its pages for every batch cost more than a third of
+/// the time to open a long session.
+#[derive(Default)]
+struct Pool(Mutex<Vec<Vec<u8>>>);
+
+impl Pool {
+    fn take(&self) -> Vec<u8> {
+        let reused = self.0.lock().ok().and_then(|mut p| p.pop());
+        reused.unwrap_or_else(|| Vec::with_capacity(BATCH_BYTES + 4096))
+    }
+
+    fn give(&self, mut text: Vec<u8>) {
+        text.clear();
+        if let Ok(mut p) = self.0.lock() {
+            p.push(text);
+        }
+    }
+}
+
 impl<M> Batch<M> {
-    fn new() -> Self {
+    fn new(pool: &Pool) -> Self {
         Self {
             meta: Vec::new(),
-            text: Vec::with_capacity(BATCH_BYTES + 4096),
+            text: pool.take(),
             ends: Vec::new(),
         }
     }
@@ -45,10 +65,15 @@ impl<M> Batch<M> {
     }
 
     /// Decodes every line, in order.
-    fn decode(self, decode: &impl Fn(&M, &str) -> Result<Decoded, String>) -> Lines<M> {
+    fn decode(
+        self,
+        decode: &impl Fn(&M, &str) -> Result<Decoded, String>,
+        pool: &Pool,
+    ) -> Lines<M> {
         let mut start = 0;
         let text = self.text;
-        self.meta
+        let lines = self
+            .meta
             .into_iter()
             .zip(self.ends)
             .map(|(meta, end)| {
@@ -59,7 +84,9 @@ impl<M> Batch<M> {
                     .and_then(|line| decode(&meta, line));
                 (meta, decoded)
             })
-            .collect()
+            .collect();
+        pool.give(text);
+        lines
     }
 }
 
@@ -72,19 +99,21 @@ pub(crate) fn decode_in_order<M: Send>(
     mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, SessionError>,
     mut take: impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
 ) -> Result<(), SessionError> {
-    let mut first = Batch::new();
+    let pool = Pool::default();
+    let pool = &pool;
+    let mut first = Batch::new(pool);
     let more = fill(&mut first)?;
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS));
     if !more || workers < 2 {
         let (mut batch, mut more) = (first, more);
         loop {
-            for (meta, result) in batch.decode(decode) {
+            for (meta, result) in batch.decode(decode, pool) {
                 take(meta, result)?;
             }
             if !more {
                 return Ok(());
             }
-            batch = Batch::new();
+            batch = Batch::new(pool);
             more = fill(&mut batch)?;
         }
     }
@@ -94,7 +123,7 @@ pub(crate) fn decode_in_order<M: Send>(
         let (done_tx, done) = mpsc::channel();
         for _ in 0..workers {
             let (job_rx, done_tx) = (&job_rx, done_tx.clone());
-            scope.spawn(move || work(job_rx, done_tx, decode));
+            scope.spawn(move || work(job_rx, done_tx, decode, pool));
         }
         drop(done_tx);
         let mut order = InOrder::default();
@@ -110,7 +139,7 @@ pub(crate) fn decode_in_order<M: Send>(
             if !more {
                 break;
             }
-            batch = Batch::new();
+            batch = Batch::new(pool);
             more = fill(&mut batch)?;
         }
         drop(jobs);
@@ -134,6 +163,7 @@ fn work<M>(
     jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>,
     done: mpsc::Sender<Done<M>>,
     decode: &impl Fn(&M, &str) -> Result<Decoded, String>,
+    pool: &Pool,
 ) {
     loop {
         let job = match jobs.lock() {
@@ -141,7 +171,7 @@ fn work<M>(
             Err(_) => return,
         };
         let Ok((seq, batch)) = job else { return };
-        if done.send((seq, batch.decode(decode))).is_err() {
+        if done.send((seq, batch.decode(decode, pool))).is_err() {
             return;
         }
     }

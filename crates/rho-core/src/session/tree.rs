@@ -12,6 +12,9 @@ use super::ids::new_entry_id;
 pub struct SessionTree {
     entries: Vec<SessionEntry>,
     index: HashMap<String, usize>,
+    /// Each entry's parent (by position), resolved once: walking a 50,000-entry branch is
+    /// then no hashing at all.
+    parents: Vec<Option<usize>>,
     leaf: Option<usize>,
     labels: HashMap<String, String>,
     name: Option<String>,
@@ -27,13 +30,19 @@ impl SessionTree {
         for (i, entry) in entries.iter().enumerate() {
             tree.note(entry, i);
         }
+        tree.parents = entries.iter().map(|e| tree.position_of_parent(e)).collect();
         tree.leaf = entries.len().checked_sub(1);
         tree.entries = entries;
         tree
     }
 
+    fn position_of_parent(&self, entry: &SessionEntry) -> Option<usize> {
+        self.index.get(entry.parent_id.as_deref()?).copied()
+    }
+
     /// Adds an entry (its `parent_id` already set) and makes it the leaf.
     pub fn push(&mut self, entry: SessionEntry) {
+        self.parents.push(self.position_of_parent(&entry));
         self.note(&entry, self.entries.len());
         self.leaf = Some(self.entries.len());
         self.entries.push(entry);
@@ -103,12 +112,8 @@ impl SessionTree {
             if path.len() > self.entries.len() {
                 break; // a parent cycle in a hand-edited file: stop rather than loop
             }
-            let entry = &self.entries[i];
-            path.push(entry);
-            cursor = entry
-                .parent_id
-                .as_deref()
-                .and_then(|p| self.index.get(p).copied());
+            path.push(&self.entries[i]);
+            cursor = self.parents[i];
         }
         path.reverse();
         path

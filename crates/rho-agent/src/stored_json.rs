@@ -1,0 +1,81 @@
+//! The JSON of many stored messages at once (`get_messages`, exports): held messages are
+//! encoded, the others copied from their session file as stored, neighbours in one read.
+
+use serde_json::value::RawValue;
+
+use crate::stored::{ReadError, StoredMessage};
+
+/// Bytes read at once for neighbouring messages.
+const READ_BYTES: u64 = 1 << 20;
+
+/// The JSON of each message, in order (see the module docs).
+pub fn stored_json(messages: &[StoredMessage]) -> Vec<Result<Box<RawValue>, ReadError>> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut i = 0;
+    while i < messages.len() {
+        if let Some(m) = messages[i].held() {
+            out.push(serde_json::value::to_raw_value(&*m).map_err(|e| ReadError {
+                path: Default::default(),
+                offset: 0,
+                reason: e.to_string(),
+            }));
+            i += 1;
+            continue;
+        }
+        let group = neighbours(&messages[i..]);
+        read_group(&messages[i..i + group], &mut out);
+        i += group;
+    }
+    out
+}
+
+/// How many messages from the first (which is not held) are read together: the following
+/// ones not held that come next in the same file, within [`READ_BYTES`].
+fn neighbours(messages: &[StoredMessage]) -> usize {
+    let Some(first) = messages[0].origin() else {
+        return 1;
+    };
+    let mut end = first.end();
+    let mut n = 1;
+    for m in &messages[1..] {
+        let Some(o) = m
+            .origin()
+            .filter(|o| o.same_file(first) && o.offset() >= end)
+        else {
+            break;
+        };
+        if o.end() - first.offset() > READ_BYTES || m.held().is_some() {
+            break;
+        }
+        end = o.end();
+        n += 1;
+    }
+    n
+}
+
+/// Reads `group` (neighbours, see [`neighbours`]) with one read and checks each message.
+fn read_group(group: &[StoredMessage], out: &mut Vec<Result<Box<RawValue>, ReadError>>) {
+    let first = match group[0].origin_or_error() {
+        Ok(o) => o,
+        Err(e) => return out.push(Err(e)),
+    };
+    let end = group
+        .last()
+        .and_then(StoredMessage::origin)
+        .map_or(first.end(), |o| o.end());
+    let block = match first.read_to(end) {
+        Ok(block) => block,
+        Err(e) => {
+            out.extend(group.iter().map(|_| Err(e.clone())));
+            return;
+        }
+    };
+    for m in group {
+        let json = m.origin_or_error().and_then(|o| {
+            let start = (o.offset() - first.offset()) as usize;
+            let bytes = block.get(start..start + (o.end() - o.offset()) as usize);
+            o.checked_json(bytes.unwrap_or_default().to_vec(), m.role())
+        });
+        out.push(json);
+    }
+}
