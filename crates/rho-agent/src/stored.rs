@@ -102,13 +102,13 @@ impl Origin {
     }
 
     /// The message's JSON as stored, checked to be a JSON object with the message's `role`.
-    pub(crate) fn checked_json(
+    pub(crate) fn checked_json<'a>(
         &self,
-        bytes: Vec<u8>,
+        bytes: &'a [u8],
         role: &str,
-    ) -> Result<Box<RawValue>, ReadError> {
-        let text = String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
-        let raw = RawValue::from_string(text).map_err(|e| self.changed(e.to_string()))?;
+    ) -> Result<&'a RawValue, ReadError> {
+        let text = std::str::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
+        let raw: &RawValue = serde_json::from_str(text).map_err(|e| self.changed(e.to_string()))?;
         let json = raw.get();
         let fast = json
             .strip_prefix(r#"{"role":""#)
@@ -352,7 +352,7 @@ impl Serialize for StoredMessage {
             .read_to(origin.end())
             .map_err(serde::ser::Error::custom)?;
         let raw = origin
-            .checked_json(bytes, self.role())
+            .checked_json(&bytes, self.role())
             .map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }

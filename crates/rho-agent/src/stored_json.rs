@@ -8,25 +8,26 @@ use crate::stored::{ReadError, StoredMessage};
 /// Bytes read at once for neighbouring messages.
 const READ_BYTES: u64 = 1 << 20;
 
-/// The JSON of each message, in order (see the module docs).
-pub fn stored_json(messages: &[StoredMessage]) -> Vec<Result<Box<RawValue>, ReadError>> {
-    let mut out = Vec::with_capacity(messages.len());
+/// Passes the JSON of each message, in order, to `each` (see the module docs).
+pub fn stored_json(messages: &[StoredMessage], mut each: impl FnMut(Result<&str, ReadError>)) {
     let mut i = 0;
     while i < messages.len() {
         if let Some(m) = messages[i].held() {
-            out.push(serde_json::value::to_raw_value(&*m).map_err(|e| ReadError {
-                path: Default::default(),
-                offset: 0,
-                reason: e.to_string(),
-            }));
+            match serde_json::to_string(&*m) {
+                Ok(json) => each(Ok(&json)),
+                Err(e) => each(Err(ReadError {
+                    path: Default::default(),
+                    offset: 0,
+                    reason: e.to_string(),
+                })),
+            }
             i += 1;
             continue;
         }
         let group = neighbours(&messages[i..]);
-        read_group(&messages[i..i + group], &mut out);
+        read_group(&messages[i..i + group], &mut each);
         i += group;
     }
-    out
 }
 
 /// How many messages from the first (which is not held) are read together: the following
@@ -54,10 +55,10 @@ fn neighbours(messages: &[StoredMessage]) -> usize {
 }
 
 /// Reads `group` (neighbours, see [`neighbours`]) with one read and checks each message.
-fn read_group(group: &[StoredMessage], out: &mut Vec<Result<Box<RawValue>, ReadError>>) {
+fn read_group(group: &[StoredMessage], each: &mut impl FnMut(Result<&str, ReadError>)) {
     let first = match group[0].origin_or_error() {
         Ok(o) => o,
-        Err(e) => return out.push(Err(e)),
+        Err(e) => return each(Err(e)),
     };
     let end = group
         .last()
@@ -66,7 +67,7 @@ fn read_group(group: &[StoredMessage], out: &mut Vec<Result<Box<RawValue>, ReadE
     let block = match first.read_to(end) {
         Ok(block) => block,
         Err(e) => {
-            out.extend(group.iter().map(|_| Err(e.clone())));
+            group.iter().for_each(|_| each(Err(e.clone())));
             return;
         }
     };
@@ -74,8 +75,8 @@ fn read_group(group: &[StoredMessage], out: &mut Vec<Result<Box<RawValue>, ReadE
         let json = m.origin_or_error().and_then(|o| {
             let start = (o.offset() - first.offset()) as usize;
             let bytes = block.get(start..start + (o.end() - o.offset()) as usize);
-            o.checked_json(bytes.unwrap_or_default().to_vec(), m.role())
+            o.checked_json(bytes.unwrap_or_default(), m.role())
         });
-        out.push(json);
+        each(json.map(RawValue::get));
     }
 }

@@ -103,22 +103,20 @@ impl Iterator for MessagePieces {
             size += stored.origin().map_or(1024, |o| o.end() - o.offset());
             self.next += 1;
         }
-        for (i, json) in stored_json(&self.messages[from..self.next])
-            .into_iter()
-            .enumerate()
-        {
-            if from + i > 0 {
+        let mut first = from == 0;
+        stored_json(&self.messages[from..self.next], |json| {
+            if !std::mem::take(&mut first) {
                 piece.push(b',');
             }
             match json {
-                Ok(json) => piece.extend_from_slice(json.get().as_bytes()),
+                Ok(json) => piece.extend_from_slice(json.as_bytes()),
                 Err(e) => {
                     // Too late for an error response: the reply is already under way.
                     eprintln!("rho: get_messages: {e}");
                     piece.extend_from_slice(b"null");
                 }
             }
-        }
+        });
         if self.next == self.messages.len() {
             piece.extend_from_slice(b"]}");
             self.next += 1;
