@@ -167,15 +167,6 @@ impl Agent {
             .cloned()
     }
 
-    /// Replaces the cell holding `message` (searched from the end) with `cell`, which holds
-    /// the same message: the transcript and the session then share one cell.
-    pub fn share_stored_message(&self, message: &Arc<AgentMessage>, cell: StoredMessage) {
-        let mut state = self.shared.state();
-        if let Some(slot) = state.messages.iter_mut().rev().find(|m| m.holds(message)) {
-            *slot = cell;
-        }
-    }
-
     /// Drops the decoded messages that are on disk (see [`StoredMessage::release`]); they are
     /// read back when a run or a reader needs them.
     pub fn release_stored_messages(&self) {
