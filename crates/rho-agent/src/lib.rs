@@ -36,7 +36,7 @@ pub mod tool;
 mod tools_exec;
 
 pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
-pub use event::{AgentEvent, AssistantEventJson, ToolExecutionResult};
+pub use event::{AgentEvent, AgentEventKind, AssistantEventJson, ToolExecutionResult};
 pub use hooks::{
     default_convert_to_llm, AfterToolCallContext, AfterToolCallFn, BeforeToolCallContext,
     BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, ShouldStopAfterTurnFn, StreamFn,

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use rho_agent::AgentMessage;
+use crate::agent::AgentMessage;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{Map, Value};
 

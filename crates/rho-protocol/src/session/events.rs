@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentEvent;
+use crate::agent::AgentEvent;
 use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 

@@ -1,7 +1,7 @@
 //! The session's wire types: the records of a session file, the events session listeners
 //! (RPC, JSON mode, the TUI) receive, and what pickers show about a session file.
 //!
-//! They carry agent messages and events, so this module sits above `rho-agent` and is behind
+//! They carry agent messages and events ([`crate::agent`]), so this module is behind
 //! the `agent` feature: the extension SDK, which needs only [`crate::extension`], stays free
 //! of the model and agent crates.
 

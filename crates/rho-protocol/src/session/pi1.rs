@@ -9,7 +9,7 @@
 //! - `agent_settled` is [`super::SessionOnlyEvent::AgentSettled`].
 //! - `compaction_end.result` adds `estimatedTokensAfter` and `usage`, as `compact`'s reply.
 
-use rho_agent::{AgentMessage, AssistantEventJson};
+use crate::agent::{AgentMessage, AssistantEventJson};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, Usage};
 use serde::ser::{Error as _, SerializeMap};
 use serde::{Serialize, Serializer};
