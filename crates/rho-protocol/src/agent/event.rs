@@ -211,4 +211,4 @@ fn message_update<S: Serializer>(
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

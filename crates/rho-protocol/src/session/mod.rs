@@ -15,5 +15,5 @@ pub use compaction::{CompactionAfter, CompactionResult};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };
-pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use events::{CompactionReason, SessionEvent, SessionEventKind, SessionOnlyEvent};
 pub use summary::SessionSummary;

@@ -7,7 +7,7 @@ fn reply() -> AgentMessage {
 }
 
 /// One event of every kind.
-fn one_of_each() -> Vec<AgentEvent> {
+pub(crate) fn one_of_each() -> Vec<AgentEvent> {
     let result = ToolExecutionResult {
         content: vec![ContentBlock::text("ok")],
         details: None,
