@@ -116,7 +116,7 @@ fn session_picker_snapshots() {
     both!("session_picker_all", &p);
 }
 
-use rho_agent::AgentMessage;
+use rho_protocol::agent::AgentMessage;
 use rho_ai::{
     AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rho_agent::AgentMessage;
+use rho_protocol::agent::AgentMessage;
 use rho_ai::ContentBlock;
 use rho_protocol::session::{EntryData, SessionEntry};
 
