@@ -66,7 +66,7 @@ impl JsonSchema for SessionEntry {
         let content = generator.subschema_for::<UserContent>().to_value();
         let string = json!({"type": "string"});
         let any = json!({});
-        let kinds: Vec<(&str, &str, Vec<(&str, Value, bool)>)> = vec![
+        let kinds: Vec<EntryKind> = vec![
             ("message", "A conversation message of any stored role.",
                 vec![("message", message.clone(), true)]),
             ("thinking_level_change", "The thinking level from here on.",
@@ -135,8 +135,14 @@ impl JsonSchema for SessionEntry {
     }
 }
 
+/// A field of an entry kind: its name, its schema, whether it is required.
+type EntryField = (&'static str, Value, bool);
+
+/// An entry kind: its `type`, a description, its own fields.
+type EntryKind = (&'static str, &'static str, Vec<EntryField>);
+
 /// One kind of session entry: the common fields, then `fields` (name, schema, required).
-fn entry_variant(kind: &str, description: &str, fields: Vec<(&str, Value, bool)>) -> Value {
+fn entry_variant(kind: &str, description: &str, fields: Vec<EntryField>) -> Value {
     let mut properties = Map::new();
     properties.insert("type".into(), json!({"const": kind}));
     properties.insert("id".into(), json!({"type": "string"}));
