@@ -63,6 +63,8 @@ fn without_a_partial_the_event_is_pi_1x_delta_only_shape() {
     assert!(!json(&start).contains("toolName"));
 }
 
+/// `rho_ai::AssistantMessageEvent::type_name` (the provider layer's own name for its events)
+/// and the derived wire tag are the same for every event.
 #[test]
 fn the_wire_tag_is_the_provider_event_name() {
     let call = ToolCall {
@@ -72,29 +74,63 @@ fn the_wire_tag_is_the_provider_event_name() {
         thought_signature: None,
         namespace: None,
     };
+    let text = rho_ai::TextContent {
+        text: "hi".into(),
+        text_signature: None,
+    };
+    let thinking = rho_ai::ThinkingContent {
+        thinking: "hm".into(),
+        thinking_signature: None,
+        redacted: None,
+    };
+    let (content_index, delta) = (0, String::from("x"));
     let events = [
+        AssistantMessageEvent::Start { partial: msg() },
+        AssistantMessageEvent::TextStart { content_index },
+        AssistantMessageEvent::TextDelta {
+            content_index,
+            delta: delta.clone(),
+        },
         AssistantMessageEvent::TextEnd {
-            content_index: 0,
-            text: rho_ai::TextContent {
-                text: "hi".into(),
-                text_signature: None,
-            },
+            content_index,
+            text,
+        },
+        AssistantMessageEvent::ThinkingStart { content_index },
+        AssistantMessageEvent::ThinkingDelta {
+            content_index,
+            delta: delta.clone(),
+        },
+        AssistantMessageEvent::ThinkingEnd {
+            content_index,
+            thinking,
+        },
+        AssistantMessageEvent::ToolCallStart {
+            content_index,
+            id: "c1".into(),
+            name: "read".into(),
         },
         AssistantMessageEvent::ToolCallDelta {
-            content_index: 1,
-            delta: "{".into(),
+            content_index,
+            delta,
         },
         AssistantMessageEvent::ToolCallEnd {
-            content_index: 1,
+            content_index,
             tool_call: call,
         },
-        AssistantMessageEvent::ThinkingStart { content_index: 2 },
+        AssistantMessageEvent::Done {
+            reason: StopReason::Stop,
+            message: msg(),
+        },
+        AssistantMessageEvent::Error {
+            reason: StopReason::Error,
+            error: msg(),
+        },
     ];
     for event in &events {
         let v: serde_json::Value = serde_json::from_str(&json(event)).expect("json");
         assert_eq!(v["type"], event.type_name());
     }
-    let end: serde_json::Value = serde_json::from_str(&json(&events[2])).expect("json");
+    let end: serde_json::Value = serde_json::from_str(&json(&events[9])).expect("json");
     assert_eq!(
         end["toolCall"],
         serde_json::json!({"type": "toolCall", "id": "c1", "name": "read", "arguments": {"path": "a"}})
