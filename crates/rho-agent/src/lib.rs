@@ -31,14 +31,13 @@ mod run;
 pub mod schema;
 mod shared;
 pub mod state;
-pub mod stored;
-mod stored_json;
+pub use rho_protocol::agent::stored;
 pub mod testing;
 pub mod tool;
 mod tools_exec;
 
 pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
-pub use event::{AgentEvent, AssistantEventJson, ToolExecutionResult};
+pub use event::{AgentEvent, AgentEventKind, AssistantEventJson, ToolExecutionResult};
 pub use hooks::{
     default_convert_to_llm, AfterToolCallContext, AfterToolCallFn, BeforeToolCallContext,
     BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, ShouldStopAfterTurnFn, StreamFn,
@@ -49,10 +48,11 @@ pub use message::{
     CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
 pub use queue::QueueMode;
+pub use rho_protocol::agent::{
+    decode_all, stored_json, MessageFile, Origin, ReadError, StoredMessage,
+};
 pub use run::{is_discarded, DISCARDED_TEXT};
 pub use state::{AgentOptions, AgentState, ToolExecution};
-pub use stored::{decode_all, MessageFile, Origin, ReadError, StoredMessage};
-pub use stored_json::stored_json;
 pub use tool::{
     AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
 };

@@ -3,41 +3,8 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use crate::message::AgentMessage;
-
-/// How many queued messages one poll delivers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-pub enum QueueMode {
-    /// `one-at-a-time`: the oldest message only (pi's default).
-    #[default]
-    #[serde(rename = "one-at-a-time")]
-    OneAtATime,
-    /// `all`: the whole queue.
-    #[serde(rename = "all")]
-    All,
-}
-
-impl QueueMode {
-    /// The settings/RPC string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            QueueMode::OneAtATime => "one-at-a-time",
-            QueueMode::All => "all",
-        }
-    }
-
-    /// Parses the settings/RPC string.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "one-at-a-time" => Some(QueueMode::OneAtATime),
-            "all" => Some(QueueMode::All),
-            _ => None,
-        }
-    }
-}
+pub use rho_protocol::agent::QueueMode;
 
 /// A FIFO of messages with a drain mode.
 #[derive(Debug, Clone, Default)]

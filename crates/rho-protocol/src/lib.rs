@@ -4,10 +4,13 @@
 //! definition and cannot drift apart.
 //!
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
+//! - `agent` (feature `agent`): agent messages and the events of a run.
 //! - `session` (feature `agent`): session file records, session events, session summaries.
 //! - `rpc` (feature `agent`): the RPC response envelope, each command's `data`, UI requests.
 //! - `schema` (feature `schema`): the RPC protocol's JSON Schema, generated from these types.
 
+#[cfg(feature = "agent")]
+pub mod agent;
 pub mod extension;
 #[cfg(feature = "agent")]
 pub mod rpc;

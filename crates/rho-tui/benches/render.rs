@@ -8,8 +8,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, ThinkingLevel, UserMessage};
+use rho_protocol::agent::{AgentEvent, AgentMessage};
 use rho_protocol::session::SessionEvent;
 use rho_tui::components::{Component, EditorView, FooterView};
 use rho_tui::{Renderer, Theme, Transcript};

@@ -3,8 +3,9 @@
 //! (messages, tool calls, notices, editor, footer, queue indicator), a [`Transcript`] model fed by
 //! session events, and the dark and light themes.
 //!
-//! The UI sees the session only through data types (`rho_ai`, `rho_agent`) and
-//! `rho_protocol::session::SessionEvent`; it never reaches into the session's internals.
+//! The UI sees the session only through data types (`rho_ai`, and `rho_protocol`'s agent
+//! messages, events and `session::SessionEvent`); it depends on neither the agent loop nor the
+//! session engine, and never reaches into the session's internals.
 
 #![warn(missing_docs)]
 

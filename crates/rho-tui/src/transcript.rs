@@ -6,9 +6,9 @@
 
 use std::collections::HashMap;
 
-use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::message::join_text;
 use rho_ai::{AssistantMessage, ContentBlock, StopReason};
+use rho_protocol::agent::{AgentEvent, AgentMessage};
 use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
 
 use crate::components::{

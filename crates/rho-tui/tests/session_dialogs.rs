@@ -116,10 +116,10 @@ fn session_picker_snapshots() {
     both!("session_picker_all", &p);
 }
 
-use rho_agent::AgentMessage;
 use rho_ai::{
     AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
 };
+use rho_protocol::agent::AgentMessage;
 use rho_protocol::session::{CompactionData, EntryData, SessionEntry};
 
 fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {

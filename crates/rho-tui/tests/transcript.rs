@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use insta::assert_snapshot;
-use rho_agent::{AgentEvent, AgentMessage, ToolExecutionResult};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, ToolCall, UserMessage};
+use rho_protocol::agent::{AgentEvent, AgentMessage, ToolExecutionResult};
 use rho_protocol::session::{CompactionReason, CompactionResult, SessionEvent, SessionOnlyEvent};
 use rho_tui::ansi::strip_ansi;
 use rho_tui::components::ToolStatus;

@@ -7,8 +7,8 @@
 
 use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessageEvent, Usage};
-use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
-use rho_protocol::session::pi1::{AgentEnd, CompactionEnd, MessageUpdateDelta, PendingReplyStart};
+use rho_core::agent_session::SessionEvent;
+use rho_protocol::session::pi1::Pi1Event;
 
 use super::encode::push_json;
 
@@ -16,10 +16,12 @@ use super::encode::push_json;
 pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
     let agent = match event {
         SessionEvent::Agent(agent) => agent,
-        SessionEvent::Session(end @ SessionOnlyEvent::CompactionEnd { .. }) => {
-            return push_json(out, &CompactionEnd(end));
+        SessionEvent::Session(session) => {
+            return match Pi1Event::compaction_end(session) {
+                Some(end) => push_json(out, &end),
+                None => push_json(out, event),
+            };
         }
-        SessionEvent::Session(_) => return push_json(out, event),
     };
     match &**agent {
         AgentEvent::MessageUpdate {
@@ -28,11 +30,11 @@ pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
         } => update(agent, assistant_message_event, out),
         AgentEvent::MessageStart {
             message: AgentMessage::Assistant(reply),
-        } => push_json(out, &PendingReplyStart(reply)),
+        } => push_json(out, &Pi1Event::reply_start(reply)),
         AgentEvent::AgentEnd {
             messages,
             will_retry,
-        } => push_json(out, &AgentEnd::new(messages, *will_retry)),
+        } => push_json(out, &Pi1Event::agent_end(messages, *will_retry)),
         other => push_json(out, other),
     }
 }
@@ -48,11 +50,5 @@ pub fn update(event: &AgentEvent, merged: &AssistantMessageEvent, out: &mut Vec<
         } => reply.usage,
         _ => Usage::default(),
     };
-    push_json(
-        out,
-        &MessageUpdateDelta {
-            usage: &usage,
-            event: merged,
-        },
-    )
+    push_json(out, &Pi1Event::message_update(&usage, merged))
 }

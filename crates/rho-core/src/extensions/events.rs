@@ -7,9 +7,11 @@ use rho_ai::{ContentBlock, ImageContent, Model, ThinkingLevel, ToolResultMessage
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One event, tagged by `type` (snake_case) with camelCase fields.
+/// One event, tagged by `type` (snake_case) with camelCase fields. [`Self::type_name`] is
+/// derived by the same rule.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, strum::IntoStaticStr)]
+#[strum(serialize_all = "snake_case")]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
@@ -168,39 +170,7 @@ pub enum ExtensionEvent {
 impl ExtensionEvent {
     /// The `type` string handlers are registered under.
     pub fn type_name(&self) -> &'static str {
-        use ExtensionEvent as E;
-        match self {
-            E::ResourcesDiscover { .. } => "resources_discover",
-            E::SessionStart { .. } => "session_start",
-            E::SessionBeforeSwitch { .. } => "session_before_switch",
-            E::SessionBeforeFork { .. } => "session_before_fork",
-            E::SessionBeforeCompact { .. } => "session_before_compact",
-            E::SessionCompact { .. } => "session_compact",
-            E::SessionBeforeTree { .. } => "session_before_tree",
-            E::SessionTree { .. } => "session_tree",
-            E::SessionShutdown { .. } => "session_shutdown",
-            E::Context { .. } => "context",
-            E::BeforeProviderRequest { .. } => "before_provider_request",
-            E::AfterProviderResponse { .. } => "after_provider_response",
-            E::BeforeAgentStart { .. } => "before_agent_start",
-            E::AgentStart => "agent_start",
-            E::AgentEnd { .. } => "agent_end",
-            E::AgentSettled { .. } => "agent_settled",
-            E::TurnStart { .. } => "turn_start",
-            E::TurnEnd { .. } => "turn_end",
-            E::MessageStart { .. } => "message_start",
-            E::MessageUpdate { .. } => "message_update",
-            E::MessageEnd { .. } => "message_end",
-            E::ToolExecutionStart { .. } => "tool_execution_start",
-            E::ToolExecutionUpdate { .. } => "tool_execution_update",
-            E::ToolExecutionEnd { .. } => "tool_execution_end",
-            E::ModelSelect { .. } => "model_select",
-            E::ThinkingLevelSelect { .. } => "thinking_level_select",
-            E::UserBash { .. } => "user_bash",
-            E::Input { .. } => "input",
-            E::ToolCall { .. } => "tool_call",
-            E::ToolResult { .. } => "tool_result",
-        }
+        self.into()
     }
 }
 

@@ -4,7 +4,7 @@
 //! error keeps its id). Both dialects parse the same way; which commands a dialect knows is
 //! its encoding's business ([`super::Dialect::knows`]).
 
-use rho_agent::QueueMode;
+use crate::agent::QueueMode;
 use rho_ai::ImageContent;
 use serde_json::{Map, Value};
 

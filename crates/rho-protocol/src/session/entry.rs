@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentMessage, StoredMessage};
+use crate::agent::{AgentMessage, StoredMessage};
 use rho_ai::{Usage, UserContent};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentEvent;
+use crate::agent::AgentEvent;
 use rho_ai::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
@@ -12,6 +12,7 @@ use super::entry::SessionEntry;
 
 /// Why a compaction ran.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CompactionReason {
     /// `/compact` or the RPC `compact` command.
@@ -23,11 +24,19 @@ pub enum CompactionReason {
 }
 
 /// Events only the session emits (listeners see them; extension handlers do not, SE-7).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// [`SessionEventKind`] names them without serializing, by the same rule as serde's tag.
+#[derive(Debug, Clone, PartialEq, Serialize, strum::EnumDiscriminants)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(
     tag = "type",
     rename_all = "snake_case",
     rename_all_fields = "camelCase"
+)]
+#[strum_discriminants(
+    name(SessionEventKind),
+    derive(Hash, strum::IntoStaticStr, strum::EnumIter),
+    strum(serialize_all = "snake_case"),
+    doc = "The kind of a [`SessionOnlyEvent`]; converts into its wire `type` string."
 )]
 pub enum SessionOnlyEvent {
     /// The queued texts changed (full lists).
@@ -101,18 +110,7 @@ impl SessionEvent {
     pub fn type_name(&self) -> &'static str {
         match self {
             SessionEvent::Agent(e) => e.type_name(),
-            SessionEvent::Session(e) => match e {
-                SessionOnlyEvent::QueueUpdate { .. } => "queue_update",
-                SessionOnlyEvent::CompactionStart { .. } => "compaction_start",
-                SessionOnlyEvent::CompactionEnd { .. } => "compaction_end",
-                SessionOnlyEvent::AutoRetryStart { .. } => "auto_retry_start",
-                SessionOnlyEvent::AutoRetryEnd { .. } => "auto_retry_end",
-                SessionOnlyEvent::SessionInfoChanged { .. } => "session_info_changed",
-                SessionOnlyEvent::ThinkingLevelChanged { .. } => "thinking_level_changed",
-                SessionOnlyEvent::ExtensionError { .. } => "extension_error",
-                SessionOnlyEvent::AgentSettled { .. } => "agent_settled",
-                SessionOnlyEvent::EntryAppended { .. } => "entry_appended",
-            },
+            SessionEvent::Session(e) => SessionEventKind::from(e).into(),
         }
     }
 }
@@ -129,7 +127,65 @@ impl Serialize for SessionEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::EntryData;
     use serde_json::json;
+    use strum::IntoEnumIterator;
+
+    #[test]
+    fn the_kind_names_the_serialized_type_of_every_session_event() {
+        let reason = CompactionReason::Manual;
+        let entry = SessionEntry {
+            id: "e1".into(),
+            parent_id: None,
+            timestamp: "t".into(),
+            data: EntryData::SessionInfo { name: None },
+        };
+        let events = [
+            SessionOnlyEvent::QueueUpdate {
+                steering: vec![],
+                follow_up: vec![],
+            },
+            SessionOnlyEvent::CompactionStart { reason },
+            SessionOnlyEvent::CompactionEnd {
+                reason,
+                result: None,
+                aborted: true,
+                will_retry: false,
+                error_message: None,
+                after: None,
+            },
+            SessionOnlyEvent::AutoRetryStart {
+                attempt: 1,
+                max_attempts: 3,
+                delay_ms: 1,
+                error_message: "x".into(),
+            },
+            SessionOnlyEvent::AutoRetryEnd {
+                success: true,
+                attempt: 1,
+                final_error: None,
+            },
+            SessionOnlyEvent::SessionInfoChanged { name: None },
+            SessionOnlyEvent::ThinkingLevelChanged {
+                level: ThinkingLevel::High,
+            },
+            SessionOnlyEvent::ExtensionError {
+                extension_path: "p".into(),
+                event: "input".into(),
+                error: "e".into(),
+            },
+            SessionOnlyEvent::AgentSettled { aborted: false },
+            SessionOnlyEvent::EntryAppended {
+                entry: Box::new(entry),
+            },
+        ];
+        assert_eq!(events.len(), SessionEventKind::iter().count());
+        for event in events {
+            let event = SessionEvent::Session(event);
+            let v = serde_json::to_value(&event).expect("serializes");
+            assert_eq!(v["type"], event.type_name(), "{v}");
+        }
+    }
 
     #[test]
     fn session_events_serialize_as_pi_writes_them() {

@@ -1,7 +1,7 @@
 //! The session's wire types: the records of a session file, the events session listeners
 //! (RPC, JSON mode, the TUI) receive, and what pickers show about a session file.
 //!
-//! They carry agent messages and events, so this module sits above `rho-agent` and is behind
+//! They carry agent messages and events ([`crate::agent`]), so this module is behind
 //! the `agent` feature: the extension SDK, which needs only [`crate::extension`], stays free
 //! of the model and agent crates.
 
@@ -15,5 +15,5 @@ pub use compaction::{CompactionAfter, CompactionResult};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };
-pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use events::{CompactionReason, SessionEvent, SessionEventKind, SessionOnlyEvent};
 pub use summary::SessionSummary;

@@ -8,87 +8,98 @@
 //!   "pending"`).
 //! - `agent_settled` is [`super::SessionOnlyEvent::AgentSettled`].
 //! - `compaction_end.result` adds `estimatedTokensAfter` and `usage`, as `compact`'s reply.
+//!
+//! [`Pi1Event`] is those shapes; the other events are written by their own serialization.
 
-use rho_agent::{AgentMessage, AssistantEventJson};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, Usage};
-use serde::ser::{Error as _, SerializeMap};
+use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 
-use super::SessionOnlyEvent;
+use super::{CompactionReason, SessionOnlyEvent};
+use crate::agent::{AgentMessage, AssistantEventJson};
 use crate::rpc::CompactReply;
 
-/// `{"type":"message_update","usage":{...},"assistantMessageEvent":{...}}`.
-pub struct MessageUpdateDelta<'a> {
-    /// The reply's usage so far.
-    pub usage: &'a Usage,
-    /// The provider event (its delta may be several provider deltas of one block, joined).
-    pub event: &'a AssistantMessageEvent,
+/// The events pi 1.x writes in its own shape. Tags and field names are derived by the same
+/// rule as [`crate::agent::AgentEvent`]'s and [`SessionOnlyEvent`]'s, whose variants these
+/// replace in the 1.x stream. A value lives only while one line is encoded, so the size gap
+/// between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum Pi1Event<'a> {
+    /// An assistant reply began; pi 1.x marks it `"stopReason": "pending"` (message-types.md;
+    /// rho's message type has no such stop reason, so the encoding sets it). Other messages'
+    /// `message_start` is written as in pi 0.73.1.
+    MessageStart {
+        /// The empty reply, `pending`.
+        message: PendingReply<'a>,
+    },
+    /// Delta-only: the reply's latest cumulative `usage` and the provider event without its
+    /// `partial` snapshot.
+    MessageUpdate {
+        /// The reply's usage so far.
+        usage: &'a Usage,
+        /// The provider event (its delta may be several provider deltas of one block, joined).
+        assistant_message_event: AssistantEventJson<'a>,
+    },
+    /// A run ended.
+    AgentEnd {
+        /// The run's new messages.
+        messages: &'a [AgentMessage],
+        /// Whether an automatic retry of the failed reply follows.
+        will_retry: bool,
+    },
+    /// A compaction ended; its result has `compact`'s reply fields.
+    CompactionEnd {
+        /// Why it ran.
+        reason: CompactionReason,
+        /// What it produced, with `estimatedTokensAfter` and `usage`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        result: Option<CompactReply>,
+        /// Whether it was cancelled.
+        aborted: bool,
+        /// Whether the failed prompt is retried after it.
+        will_retry: bool,
+        /// Why it failed.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error_message: Option<&'a str>,
+    },
 }
 
-impl Serialize for MessageUpdateDelta<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(3))?;
-        map.serialize_entry("type", "message_update")?;
-        map.serialize_entry("usage", self.usage)?;
-        map.serialize_entry(
-            "assistantMessageEvent",
-            &AssistantEventJson::<AgentMessage> {
-                event: self.event,
+impl<'a> Pi1Event<'a> {
+    /// `message_update` with `event` as the provider event (its own delta, or several joined).
+    pub fn message_update(usage: &'a Usage, event: &'a AssistantMessageEvent) -> Self {
+        Pi1Event::MessageUpdate {
+            usage,
+            assistant_message_event: AssistantEventJson {
+                event,
                 partial: None,
             },
-        )?;
-        map.end()
+        }
     }
-}
 
-/// `{"type":"agent_end","messages":[...],"willRetry":bool}`.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AgentEnd<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    /// The run's new messages.
-    pub messages: &'a [AgentMessage],
-    /// Whether an automatic retry of the failed reply follows.
-    pub will_retry: bool,
-}
-
-impl<'a> AgentEnd<'a> {
-    pub fn new(messages: &'a [AgentMessage], will_retry: bool) -> Self {
-        AgentEnd {
-            kind: "agent_end",
+    /// `agent_end` with `willRetry`.
+    pub fn agent_end(messages: &'a [AgentMessage], will_retry: bool) -> Self {
+        Pi1Event::AgentEnd {
             messages,
             will_retry,
         }
     }
-}
 
-/// `{"type":"message_start","message":{..."stopReason":"pending"...}}` for an assistant reply
-/// that has only begun: pi 1.x marks a partial reply `pending` (message-types.md), rho's
-/// message type has no such stop reason, so the encoding sets it.
-pub struct PendingReplyStart<'a>(pub &'a AssistantMessage);
-
-impl Serialize for PendingReplyStart<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Once per reply, on a message with no content yet: a `Value` detour is cheap here.
-        let mut message = serde_json::to_value(AgentMessage::Assistant(self.0.clone()))
-            .map_err(S::Error::custom)?;
-        if let Some(fields) = message.as_object_mut() {
-            fields.insert("stopReason".into(), "pending".into());
+    /// `message_start` of an assistant reply that has only begun.
+    pub fn reply_start(reply: &'a AssistantMessage) -> Self {
+        Pi1Event::MessageStart {
+            message: PendingReply(reply),
         }
-        let mut map = serializer.serialize_map(Some(2))?;
-        map.serialize_entry("type", "message_start")?;
-        map.serialize_entry("message", &message)?;
-        map.end()
     }
-}
 
-/// `{"type":"compaction_end","reason",...,"result":{...,"estimatedTokensAfter","usage"}}`: the
-/// event with pi 1.x's additions to its result (the same fields as `compact`'s reply).
-pub struct CompactionEnd<'a>(pub &'a SessionOnlyEvent);
-
-impl Serialize for CompactionEnd<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+    /// `compaction_end` with pi 1.x's additions to its result; `None` for other events.
+    pub fn compaction_end(event: &'a SessionOnlyEvent) -> Option<Self> {
         let SessionOnlyEvent::CompactionEnd {
             reason,
             result,
@@ -96,28 +107,65 @@ impl Serialize for CompactionEnd<'_> {
             will_retry,
             error_message,
             after,
-        } = self.0
+        } = event
         else {
-            return self.0.serialize(serializer);
+            return None;
         };
-        let mut map = serializer.serialize_map(None)?;
-        map.serialize_entry("type", "compaction_end")?;
-        map.serialize_entry("reason", reason)?;
-        if let Some(result) = result {
+        let result = result.as_ref().map(|result| {
             let after = after.as_deref().copied().unwrap_or_default();
-            let result = CompactReply {
+            CompactReply {
                 result: result.clone(),
                 estimated_tokens_after: Some(after.estimated_tokens_after),
                 usage: after.usage,
-            };
-            map.serialize_entry("result", &result)?;
+            }
+        });
+        Some(Pi1Event::CompactionEnd {
+            reason: *reason,
+            result,
+            aborted: *aborted,
+            will_retry: *will_retry,
+            error_message: error_message.as_deref(),
+        })
+    }
+}
+
+/// An assistant message that has only begun, written with `"stopReason": "pending"`.
+pub struct PendingReply<'a>(pub &'a AssistantMessage);
+
+impl Serialize for PendingReply<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Once per reply, on a message with no content yet: a `Value` detour is cheap here.
+        let mut message = serde_json::to_value(AgentMessage::Assistant(self.0.clone()))
+            .map_err(S::Error::custom)?;
+        if let Some(fields) = message.as_object_mut() {
+            fields.insert("stopReason".into(), "pending".into());
         }
-        map.serialize_entry("aborted", aborted)?;
-        map.serialize_entry("willRetry", will_retry)?;
-        if let Some(message) = error_message {
-            map.serialize_entry("errorMessage", message)?;
+        message.serialize(serializer)
+    }
+}
+
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for PendingReply<'_> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PendingAssistantMessage".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = AssistantMessage::json_schema(generator);
+        if let Some(properties) = schema
+            .ensure_object()
+            .entry("properties")
+            .or_insert_with(|| serde_json::Value::Object(Default::default()))
+            .as_object_mut()
+        {
+            properties.insert("role".into(), serde_json::json!({"const": "assistant"}));
+            properties.insert("stopReason".into(), serde_json::json!({"const": "pending"}));
         }
-        map.end()
+        schema.insert(
+            "description".into(),
+            "An assistant reply that has only begun (`stopReason` is `pending`).".into(),
+        );
+        schema
     }
 }
 
@@ -137,11 +185,7 @@ mod tests {
             content_index: 0,
             delta: "hm".into(),
         };
-        let v = serde_json::to_value(MessageUpdateDelta {
-            usage: &usage,
-            event: &event,
-        })
-        .expect("serializes");
+        let v = serde_json::to_value(Pi1Event::message_update(&usage, &event)).expect("serializes");
         assert_eq!(v["type"], "message_update");
         assert_eq!(v["usage"]["output"], 3);
         assert_eq!(
@@ -153,13 +197,13 @@ mod tests {
 
     #[test]
     fn agent_end_says_will_retry_and_a_started_reply_is_pending() {
-        let end = serde_json::to_value(AgentEnd::new(&[], true)).expect("serializes");
+        let end = serde_json::to_value(Pi1Event::agent_end(&[], true)).expect("serializes");
         assert_eq!(
             end,
             json!({"type": "agent_end", "messages": [], "willRetry": true})
         );
         let reply = AssistantMessage::empty("api", "p", "m");
-        let start = serde_json::to_value(PendingReplyStart(&reply)).expect("serializes");
+        let start = serde_json::to_value(Pi1Event::reply_start(&reply)).expect("serializes");
         assert_eq!(start["type"], "message_start");
         assert_eq!(start["message"]["role"], "assistant");
         assert_eq!(start["message"]["stopReason"], "pending");

@@ -7,8 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rho_agent::AgentMessage;
 use rho_ai::ContentBlock;
+use rho_protocol::agent::AgentMessage;
 use rho_protocol::session::{EntryData, SessionEntry};
 
 /// One line of the tree.

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::value::RawValue;
 
-use crate::message::AgentMessage;
+use super::message::AgentMessage;
 
 /// Decodes one stored message's JSON (the session loader's decoder, which is faster than
 /// serde's derive for tagged enums).

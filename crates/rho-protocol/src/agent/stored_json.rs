@@ -3,7 +3,7 @@
 
 use serde_json::value::RawValue;
 
-use crate::stored::{ReadError, StoredMessage};
+use super::stored::{ReadError, StoredMessage};
 
 /// Bytes read at once for neighbouring messages.
 const READ_BYTES: u64 = 1 << 20;

@@ -1,0 +1,119 @@
+use super::*;
+use rho_ai::{AssistantMessage, UserMessage};
+use strum::IntoEnumIterator;
+
+fn reply() -> AgentMessage {
+    AgentMessage::Assistant(AssistantMessage::empty("api", "p", "m"))
+}
+
+/// One event of every kind.
+pub(crate) fn one_of_each() -> Vec<AgentEvent> {
+    let result = ToolExecutionResult {
+        content: vec![ContentBlock::text("ok")],
+        details: None,
+    };
+    vec![
+        AgentEvent::AgentStart,
+        AgentEvent::AgentEnd {
+            messages: vec![],
+            will_retry: true,
+        },
+        AgentEvent::TurnStart,
+        AgentEvent::TurnEnd {
+            message: reply(),
+            tool_results: vec![],
+        },
+        AgentEvent::MessageStart {
+            message: AgentMessage::User(UserMessage::text("hi")),
+        },
+        AgentEvent::MessageUpdate {
+            message: reply(),
+            assistant_message_event: AssistantMessageEvent::TextStart { content_index: 0 },
+        },
+        AgentEvent::MessageEnd {
+            message: Arc::new(reply()),
+        },
+        AgentEvent::ToolExecutionStart {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: Value::Null,
+        },
+        AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: Value::Null,
+            partial_result: result.clone(),
+        },
+        AgentEvent::tool_execution_end("c1", "bash", result, false),
+    ]
+}
+
+#[test]
+fn the_kind_names_the_serialized_type_of_every_event() {
+    let events = one_of_each();
+    assert_eq!(events.len(), AgentEventKind::iter().count());
+    for event in &events {
+        let v = serde_json::to_value(event).expect("serializes");
+        assert_eq!(v["type"], event.type_name(), "{v}");
+        assert_eq!(event.kind().name(), event.type_name());
+    }
+}
+
+#[test]
+fn tool_events_and_error_results() {
+    let end = AgentEvent::tool_execution_end(
+        "c1",
+        "bash",
+        ToolExecutionResult {
+            content: vec![ContentBlock::text("Tool x not found")],
+            details: Some(Value::Object(Default::default())),
+        },
+        true,
+    );
+    assert_eq!(
+        serde_json::to_string(&end).expect("serializes"),
+        r#"{"type":"tool_execution_end","toolCallId":"c1","toolName":"bash","result":{"content":[{"type":"text","text":"Tool x not found"}],"details":{}},"isError":true}"#
+    );
+    assert_eq!(
+        serde_json::to_string(&AgentEvent::AgentStart).expect("serializes"),
+        r#"{"type":"agent_start"}"#
+    );
+}
+
+#[test]
+fn pi_0_73_writes_no_will_retry_and_tags_tool_results() {
+    let end = AgentEvent::AgentEnd {
+        messages: vec![],
+        will_retry: true,
+    };
+    assert_eq!(
+        serde_json::to_string(&end).expect("serializes"),
+        r#"{"type":"agent_end","messages":[]}"#
+    );
+    let turn = AgentEvent::TurnEnd {
+        message: reply(),
+        tool_results: vec![serde_json::from_value(serde_json::json!({
+            "toolCallId": "c1", "toolName": "bash", "content": [], "isError": false, "timestamp": 3
+        }))
+        .expect("a tool result")],
+    };
+    let v = serde_json::to_value(&turn).expect("serializes");
+    assert_eq!(v["toolResults"][0]["role"], "toolResult");
+    assert_eq!(v["toolResults"][0]["toolCallId"], "c1");
+}
+
+#[test]
+fn message_update_repeats_the_message_as_partial() {
+    let update = AgentEvent::MessageUpdate {
+        message: reply(),
+        assistant_message_event: AssistantMessageEvent::TextStart { content_index: 0 },
+    };
+    let text = serde_json::to_string(&update).expect("serializes");
+    let message = serde_json::to_string(&reply()).expect("serializes");
+    assert_eq!(
+        text,
+        format!(
+            r#"{{"type":"message_update","message":{message},"assistantMessageEvent":{{"type":"text_start","contentIndex":0,"partial":{message}}}}}"#
+        )
+    );
+}

@@ -1,0 +1,20 @@
+//! The agent's wire types: messages as pi writes them (the LLM roles from `rho-ai` plus pi's
+//! own), the events of a run, and the queue delivery mode. `rho-agent` runs the loop that
+//! produces them and re-exports them under its old paths.
+
+pub mod assistant_event;
+pub mod event;
+pub mod message;
+mod queue_mode;
+pub mod stored;
+mod stored_json;
+
+pub use assistant_event::AssistantEventJson;
+pub use event::{AgentEvent, AgentEventKind, ToolExecutionResult};
+pub use message::{
+    bash_execution_text, AgentMessage, BashExecutionMessage, BranchSummaryMessage,
+    CompactionSummaryMessage, CustomMessage, SystemMessage,
+};
+pub use queue_mode::QueueMode;
+pub use stored::{decode_all, MessageFile, Origin, ReadError, StoredMessage};
+pub use stored_json::stored_json;
