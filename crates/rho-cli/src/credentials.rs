@@ -9,6 +9,7 @@ use rho_ai::auth::{
     has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential,
     ResolvedAuth,
 };
+use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
 use rho_ai::models_json::LoadedModels;
 use rho_core::agent_session::{AuthStatus, CredentialStore};
 
@@ -104,7 +105,7 @@ impl CliCredentials {
         auth_file: Option<&'a AuthFile>,
         provider: &str,
         env: &'a dyn Fn(&str) -> Option<String>,
-        run: &'a dyn Fn(&str) -> Result<String, String>,
+        run: &'a ShellRunner<'a>,
         exists: &'a dyn Fn(&str) -> bool,
     ) -> AuthSources<'a> {
         AuthSources {
@@ -128,26 +129,13 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Runs a `!command` value with `sh -c`; its trimmed stdout is the value.
-pub fn run_shell(command: &str) -> Result<String, String> {
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("command exited with {}", out.status));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 fn exists(path: &str) -> bool {
     Path::new(path).exists()
 }
 
 impl CredentialStore for CliCredentials {
     fn status(&self, provider: &str) -> AuthStatus {
-        let no_run = |_: &str| Err("not run during the auth check".to_string());
+        let no_run = |_: &str| Err(ShellError::NotRun("not run during the auth check"));
         let file = self.auth().current();
         let s = self.sources(file.as_deref(), provider, &env, &no_run, &exists);
         if has_configured_auth(provider, &s) {
