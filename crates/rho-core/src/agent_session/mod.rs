@@ -59,7 +59,7 @@ pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
 pub use extension_set::EXTENSION_EXIT_GRACE;
-pub use external::ExternalTools;
+pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, ModelControl};
