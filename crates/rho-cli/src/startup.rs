@@ -436,7 +436,7 @@ fn choose_model(
 ) -> anyhow::Result<Selection> {
     let cli_thinking = args.thinking.as_deref().and_then(|t| {
         rho_core::agent_session::parse_level(t)
-            .map_err(|e| warnings.push(e))
+            .map_err(|e| warnings.push(e.to_string()))
             .ok()
     });
     let context = session.build_context();

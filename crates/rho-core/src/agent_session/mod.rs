@@ -58,11 +58,12 @@ pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredent
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use ext_complete::CompleteError;
 pub use extension_set::EXTENSION_EXIT_GRACE;
 pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
-pub use model_control::{parse_level, Cycled, ModelControl};
+pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
