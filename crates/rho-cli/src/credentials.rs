@@ -11,7 +11,7 @@ use rho_ai::auth::{
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
 use rho_ai::models_json::LoadedModels;
-use rho_core::agent_session::{AuthStatus, CredentialStore};
+use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
 /// Keys from every source the CLI knows.
 pub struct CliCredentials {
@@ -152,12 +152,14 @@ impl CredentialStore for CliCredentials {
         }
     }
 
-    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
         let file = self.auth().current();
         let s = self.sources(file.as_deref(), provider, &env, &run_shell, &exists);
-        match resolve_api_key(provider, &s).map_err(|e| e.to_string())? {
+        match resolve_api_key(provider, &s)? {
             ResolvedAuth::Key { key, .. } => Ok(Some(key)),
-            ResolvedAuth::OAuthExpired(_) => Err(rho_ai::auth::oauth_failed_message(provider)),
+            ResolvedAuth::OAuthExpired(_) => {
+                Err(CredentialError::OAuthFailed(provider.to_string()))
+            }
             ResolvedAuth::Missing => Ok(None),
         }
     }

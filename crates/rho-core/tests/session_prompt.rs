@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use rho_core::agent_session::{
-    AgentSession, AuthStatus, CredentialStore, Disposition, PromptOptions, SessionError,
-    StreamingBehavior,
+    AgentSession, AuthStatus, CredentialError, CredentialStore, Disposition, PromptOptions,
+    SessionError, StreamingBehavior,
 };
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
@@ -244,7 +244,7 @@ impl CredentialStore for FixedStatus {
     fn status(&self, _: &str) -> AuthStatus {
         self.0.clone()
     }
-    fn api_key(&self, _: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, _: &str) -> Result<Option<String>, CredentialError> {
         Ok(None)
     }
 }

@@ -11,7 +11,9 @@ use common::*;
 use futures_util::future::BoxFuture;
 use rho_agent::{AgentMessage, AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_ai::UserMessage;
-use rho_core::agent_session::{AgentSession, AuthStatus, CredentialStore, PromptOptions};
+use rho_core::agent_session::{
+    AgentSession, AuthStatus, CredentialError, CredentialStore, PromptOptions,
+};
 use rho_core::session::SessionManager;
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
@@ -245,8 +247,8 @@ impl CredentialStore for FixedCredentials {
     fn status(&self, _: &str) -> AuthStatus {
         self.status.clone()
     }
-    fn api_key(&self, _: &str) -> Result<Option<String>, String> {
-        self.key.clone()
+    fn api_key(&self, _: &str) -> Result<Option<String>, CredentialError> {
+        self.key.clone().map_err(CredentialError::Other)
     }
 }
 

@@ -18,9 +18,9 @@ pub enum CompleteError {
         /// The model id asked for.
         model_id: String,
     },
-    /// The credential store could not give a key; the text is the store's.
+    /// The credential store could not give a key.
     #[error("complete: {0}")]
-    Credentials(String),
+    Credentials(#[source] super::CredentialError),
     /// The provider call could not start (no key, unsupported API, bad configuration).
     #[error("complete: {0}")]
     Start(#[source] rho_ai::ProviderError),

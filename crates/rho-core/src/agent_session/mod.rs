@@ -54,7 +54,9 @@ use crate::settings::Settings;
 
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;
-pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredentials};
+pub use credentials::{
+    AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
+};
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
