@@ -276,9 +276,8 @@ pub fn drive_bytes<'a, P: WireParser>(
 
 fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {
     match f {
-        HttpFailure::Aborted => "Request was aborted".to_string(),
         HttpFailure::Status { status, body } => error_message(status, &body),
-        HttpFailure::Transport(m) => m,
+        other => other.to_string(),
     }
 }
 
