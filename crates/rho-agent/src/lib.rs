@@ -31,7 +31,6 @@ mod run;
 pub mod schema;
 mod shared;
 pub mod state;
-pub mod testing;
 pub mod tool;
 mod tools_exec;
 
