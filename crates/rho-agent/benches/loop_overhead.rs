@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
 use rho_agent::{Agent, AgentOptions, AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_ai::{Context, StreamOptions};
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
 const TURNS: usize = 1_000;

@@ -32,7 +32,6 @@ pub mod schema;
 mod shared;
 pub mod state;
 pub use rho_protocol::agent::stored;
-pub mod testing;
 pub mod tool;
 mod tools_exec;
 

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_agent::{AgentMessage, QueueMode, ToolExecution};
 use rho_ai::{StopReason, UserContent};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::json;
 use tokio::sync::Notify;
 

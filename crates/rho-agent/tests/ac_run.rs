@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use common::*;
 use futures_util::FutureExt;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_agent::{AgentError, AgentEvent, AgentMessage, PromptInput};
 use rho_ai::{ContentBlock, ImageContent, ProviderError, StopReason, UserContent};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::json;
 
 #[tokio::test]
@@ -155,7 +155,7 @@ async fn ac_5_stream_function_error_fails_the_run_with_only_agent_end() {
     let agent = rho_agent::Agent::new(rho_agent::AgentOptions::with_stream_fn(Arc::new(
         |_, _, _| Err(ProviderError::NoApiKey("lab".into())),
     )));
-    agent.set_model(rho_agent::testing::scripted_model());
+    agent.set_model(rho_testkit::scripted::scripted_model());
     let mut rx = agent.subscribe();
     agent.prompt("hi").await.expect("accepted");
     let events = run_events(&mut rx).await;
@@ -327,7 +327,7 @@ async fn ac_8_updates_follow_provider_deltas_and_message_end_is_in_state() {
             ]))
         },
     )));
-    failing.set_model(rho_agent::testing::scripted_model());
+    failing.set_model(rho_testkit::scripted::scripted_model());
     let mut rx = failing.subscribe();
     failing.prompt("x").await.expect("ran");
     let l = labels(&run_events(&mut rx).await);

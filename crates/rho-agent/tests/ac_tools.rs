@@ -9,10 +9,10 @@ use std::sync::Arc;
 
 use common::*;
 use futures_util::FutureExt;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_agent::{
     AgentEvent, AgentMessage, ExecutionMode, ToolCallDecision, ToolExecution, ToolResultOverride,
 };
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::json;
 use tokio::sync::Notify;
 

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{agent, run_events, user};
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
 use common::{Behavior, TestTool};

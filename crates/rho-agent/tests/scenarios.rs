@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_agent::{AgentEvent, AgentMessage, ToolExecution};
 use rho_ai::StopReason;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 use tokio::sync::Notify;
 
@@ -540,7 +540,7 @@ async fn a_provider_ignoring_abort_is_ended_by_the_agent_with_the_partial_kept()
         abort_grace: Duration::from_millis(20),
         ..rho_agent::AgentOptions::with_stream_fn(stream_fn)
     });
-    agent.set_model(rho_agent::testing::scripted_model());
+    agent.set_model(rho_testkit::scripted::scripted_model());
     let mut waiter = agent.subscribe();
     let run = tokio::spawn(agent.prompt("x"));
     until(&mut waiter, |e| {

@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use serde_json::{Map, Value};
 
 use crate::api_key::{env_vars_for, primary_env_var};
-use crate::config_value::resolve_value;
+use crate::config_value::{resolve_value, ShellRunner};
 use crate::models_json::{resolve_provider_api_key, ProviderConfig, ResolveError};
 
 /// The OAuth providers pi ships, with their login display names.
@@ -200,7 +200,7 @@ impl CommandCache {
         &self,
         raw: &str,
         env: &dyn Fn(&str) -> Option<String>,
-        run: &dyn Fn(&str) -> Result<String, String>,
+        run: &ShellRunner,
     ) -> Option<String> {
         if !raw.starts_with('!') {
             return resolve_value(raw, env, run).ok();
@@ -259,7 +259,7 @@ pub struct AuthSources<'a> {
     /// Environment lookup.
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// Shell runner for `!command` values.
-    pub run: &'a dyn Fn(&str) -> Result<String, String>,
+    pub run: &'a ShellRunner<'a>,
     /// Whether a file exists (for Google ADC).
     pub file_exists: &'a dyn Fn(&str) -> bool,
     /// Now, Unix ms (for OAuth expiry).

@@ -5,6 +5,7 @@ use std::cell::Cell;
 use serde_json::json;
 
 use super::*;
+use crate::config_value::ShellError;
 
 const AUTH: &str = r#"{
   "anthropic": {"type": "oauth", "access": "sk-ant-oat-1", "refresh": "r1", "expires": 2000},
@@ -32,11 +33,14 @@ fn no_files(_: &str) -> bool {
     false
 }
 
-fn run(cmd: &str) -> Result<String, String> {
+fn run(cmd: &str) -> Result<String, ShellError> {
     match cmd {
         "get-groq-key" => Ok("gsk-cmd\n".into()),
         "models-key" => Ok("mk".into()),
-        _ => Err("exit status: 1".into()),
+        _ => Err(ShellError::Exited {
+            status: "exit status: 1".into(),
+            stderr: String::new(),
+        }),
     }
 }
 
@@ -283,7 +287,7 @@ fn ambient_cloud_credentials() {
 #[test]
 fn configured_auth_runs_nothing() {
     let file = AuthFile::parse(AUTH).expect("object");
-    let panic_run = |_: &str| -> Result<String, String> { panic!("must not run commands") };
+    let panic_run = |_: &str| -> Result<String, ShellError> { panic!("must not run commands") };
     let config = crate::models_json::ProviderConfig {
         api_key: Some("!secret".into()),
         ..Default::default()

@@ -26,32 +26,63 @@ pub fn value_source(raw: &str) -> ValueSource<'_> {
 }
 
 /// A shell command that failed or printed nothing.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[error("command `{command}` failed: {reason}")]
 pub struct CommandFailed {
     /// The command as configured (without `!`).
     pub command: String,
     /// Exit status, spawn error or "printed nothing".
-    pub reason: String,
+    #[source]
+    pub reason: ShellError,
 }
+
+/// Why a `!command` value produced no value.
+#[derive(Debug, thiserror::Error)]
+pub enum ShellError {
+    /// The shell itself could not be started.
+    #[error("could not start the shell: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The command exited unsuccessfully; `status` is the exit status as the OS words it.
+    #[error("{}", exited_text(.status, .stderr))]
+    Exited {
+        /// The exit status (`exit status: 3`).
+        status: String,
+        /// What the command wrote to stderr.
+        stderr: String,
+    },
+    /// The command succeeded but its output was blank.
+    #[error("it printed nothing")]
+    Empty,
+    /// The caller does not run commands at this point (e.g. an "is auth configured?" check);
+    /// the text says why.
+    #[error("{0}")]
+    NotRun(&'static str),
+}
+
+fn exited_text(status: &str, stderr: &str) -> String {
+    format!("{status} {}", stderr.trim()).trim().to_string()
+}
+
+/// A runner for `!command` values: the command's stdout, or why there is none.
+pub type ShellRunner<'a> = dyn Fn(&str) -> Result<String, ShellError> + 'a;
 
 /// Resolves `raw`: commands through `run` (trimmed stdout; empty output is a failure), other
 /// values through `env` (set and non-empty wins) and otherwise literally.
 pub fn resolve_value(
     raw: &str,
     env: &dyn Fn(&str) -> Option<String>,
-    run: &dyn Fn(&str) -> Result<String, String>,
+    run: &ShellRunner,
 ) -> Result<String, CommandFailed> {
     match value_source(raw) {
         ValueSource::Command(command) => {
-            let failed = |reason: String| CommandFailed {
+            let failed = |reason: ShellError| CommandFailed {
                 command: command.to_string(),
                 reason,
             };
             let out = run(command).map_err(failed)?;
             let trimmed = out.trim();
             if trimmed.is_empty() {
-                return Err(failed("it printed nothing".into()));
+                return Err(failed(ShellError::Empty));
             }
             Ok(trimmed.to_string())
         }
@@ -69,7 +100,7 @@ pub fn process_env(name: &str) -> Option<String> {
 /// Runs `command` through `sh -c` (`cmd /C` on Windows) and returns its stdout; a non-zero
 /// exit or a spawn failure is an error. Stdin is closed so a command cannot hang waiting for
 /// input.
-pub fn run_shell(command: &str) -> Result<String, String> {
+pub fn run_shell(command: &str) -> Result<String, ShellError> {
     let mut cmd = if cfg!(windows) {
         let mut c = Command::new("cmd");
         c.args(["/C", command]);
@@ -83,12 +114,12 @@ pub fn run_shell(command: &str) -> Result<String, String> {
         .stdin(Stdio::null())
         .stderr(Stdio::piped())
         .output()
-        .map_err(|e| format!("could not start the shell: {e}"))?;
+        .map_err(ShellError::Spawn)?;
     if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        return Err(format!("{} {}", output.status, stderr.trim())
-            .trim()
-            .to_string());
+        return Err(ShellError::Exited {
+            status: output.status.to_string(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
     }
     Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }
@@ -105,7 +136,7 @@ mod tests {
         }
     }
 
-    fn no_run(_: &str) -> Result<String, String> {
+    fn no_run(_: &str) -> Result<String, ShellError> {
         panic!("no command expected")
     }
 
@@ -114,24 +145,16 @@ mod tests {
         let run = |cmd: &str| match cmd {
             "pass show key" => Ok("  secret\n".to_string()),
             "silent" => Ok("\n".to_string()),
-            _ => Err("exit status: 1".to_string()),
+            _ => Err(ShellError::Exited {
+                status: "exit status: 1".to_string(),
+                stderr: String::new(),
+            }),
         };
-        assert_eq!(
-            resolve_value("MY_KEY", &env, &no_run),
-            Ok("from-env".into())
-        );
-        assert_eq!(
-            resolve_value("EMPTY_KEY", &env, &no_run),
-            Ok("EMPTY_KEY".into())
-        );
-        assert_eq!(
-            resolve_value("sk-literal", &env, &no_run),
-            Ok("sk-literal".into())
-        );
-        assert_eq!(
-            resolve_value("!pass show key", &env, &run),
-            Ok("secret".into())
-        );
+        let resolved = |raw, run: &ShellRunner| resolve_value(raw, &env, run).ok();
+        assert_eq!(resolved("MY_KEY", &no_run), Some("from-env".into()));
+        assert_eq!(resolved("EMPTY_KEY", &no_run), Some("EMPTY_KEY".into()));
+        assert_eq!(resolved("sk-literal", &no_run), Some("sk-literal".into()));
+        assert_eq!(resolved("!pass show key", &run), Some("secret".into()));
         let err = resolve_value("!silent", &env, &run).expect_err("empty output");
         assert_eq!(err.command, "silent");
         let err = resolve_value("!false", &env, &run).expect_err("failure");
@@ -141,10 +164,12 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn real_shell_commands() {
-        assert_eq!(run_shell("printf 'k-123\\n'"), Ok("k-123\n".into()));
-        let err = run_shell("echo oops >&2; exit 3").expect_err("non-zero exit");
+        assert_eq!(run_shell("printf 'k-123\\n'").ok(), Some("k-123\n".into()));
+        let err = run_shell("echo oops >&2; exit 3")
+            .expect_err("non-zero exit")
+            .to_string();
         assert!(err.contains('3') && err.contains("oops"), "{err}");
         let resolved = resolve_value("!echo '  spaced  '", &env, &run_shell);
-        assert_eq!(resolved, Ok("spaced".into()));
+        assert_eq!(resolved.ok(), Some("spaced".into()));
     }
 }

@@ -20,20 +20,30 @@ pub fn client() -> &'static reqwest::Client {
     })
 }
 
-/// How a request failed before or while streaming.
-#[derive(Debug)]
+/// How a request failed before or while streaming. A stream's error text is the Display of
+/// every variant but `Status`, which each API words itself from the body.
+#[derive(Debug, thiserror::Error)]
 pub enum HttpFailure {
     /// The caller aborted.
+    #[error("Request was aborted")]
     Aborted,
     /// A non-2xx status with the raw body text.
+    #[error("{status} {body}")]
     Status {
         /// HTTP status code.
         status: u16,
         /// The response body as text (possibly empty).
         body: String,
     },
-    /// Connection, TLS, timeout or body-read failure.
-    Transport(String),
+    /// The request body could not be encoded.
+    #[error("{0}")]
+    Encode(#[source] serde_json::Error),
+    /// No headers, or no event, within the idle timeout.
+    #[error("{}", idle_message(*.0))]
+    Idle(Duration),
+    /// Connection, TLS, timeout or body-read failure; the text names the kind and the causes.
+    #[error("{}", transport_message(.0))]
+    Transport(#[source] reqwest::Error),
 }
 
 /// The time limits of one request.
@@ -62,7 +72,7 @@ pub async fn post_json(
     timeouts: Timeouts,
     after_response: Option<&crate::options::ResponseHook>,
 ) -> Result<reqwest::Response, HttpFailure> {
-    let bytes = serde_json::to_vec(body).map_err(|e| HttpFailure::Transport(e.to_string()))?;
+    let bytes = serde_json::to_vec(body).map_err(HttpFailure::Encode)?;
     let mut req = client()
         .post(url)
         .header("content-type", "application/json")
@@ -75,9 +85,9 @@ pub async fn post_json(
         biased;
         _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
         _ = tokio::time::sleep(timeouts.idle) => {
-            return Err(HttpFailure::Transport(idle_message(timeouts.idle)))
+            return Err(HttpFailure::Idle(timeouts.idle))
         }
-        r = req.send() => r.map_err(|e| HttpFailure::Transport(transport_message(&e)))?,
+        r = req.send() => r.map_err(HttpFailure::Transport)?,
     };
     let status = resp.status().as_u16();
     if let Some(hook) = after_response {
@@ -157,7 +167,7 @@ pub async fn read_sse(
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
             _ = tokio::time::sleep_until(stall_at) => {
-                return Err(HttpFailure::Transport(idle_message(idle)))
+                return Err(HttpFailure::Idle(idle))
             }
             c = body.next() => c,
         };
@@ -168,7 +178,7 @@ pub async fn read_sse(
                     keep_going = on_event(e);
                 }
             }),
-            Some(Err(e)) => return Err(HttpFailure::Transport(transport_message(&e))),
+            Some(Err(e)) => return Err(HttpFailure::Transport(e)),
             None => {
                 parser.finish(|e| {
                     if keep_going {

@@ -23,6 +23,7 @@ pub mod providers;
 pub mod reply;
 pub mod retry;
 pub mod sse;
+pub mod stream_error;
 pub mod tool_call_id;
 pub mod transform;
 pub mod usage;
@@ -35,4 +36,5 @@ pub use message::{
 pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
 pub use options::{CacheRetention, StreamOptions, ThinkingBudgets};
 pub use provider::{stream, ProviderError};
+pub use stream_error::StreamError;
 pub use usage::{Cost, StopReason, Usage};

@@ -15,6 +15,7 @@ use crate::model::Model;
 use crate::options::StreamOptions;
 use crate::reply::ReplyBuilder;
 use crate::sse::SseEvent;
+use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
 /// Why a call could not even start (no stream exists yet).
@@ -23,10 +24,10 @@ pub enum ProviderError {
     /// No key in the options nor in the provider's environment variables.
     #[error("No API key for provider: {0}")]
     NoApiKey(String),
-    /// The provider's configuration could not be applied (e.g. a models.json header
-    /// command failed); the text says which and what to fix.
-    #[error("{0}")]
-    Config(String),
+    /// The provider's models.json configuration could not be applied (a header command
+    /// failed, or `authHeader` without a key); the text says which and what to fix.
+    #[error(transparent)]
+    Config(#[from] crate::models_json::ResolveError),
     /// The model names an API rho does not speak.
     #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses or google-generative-ai")]
     UnsupportedApi {
@@ -60,9 +61,9 @@ pub enum Flow {
 /// Folds one API's SSE events into the reply.
 pub trait WireParser: Send {
     /// Handles one event; `Err` ends the stream with that error message.
-    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String>;
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError>;
     /// Called when the body ended: the stop reason, or `Err` when the stream was cut short.
-    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String>;
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError>;
 }
 
 /// The wire APIs rho speaks.
@@ -233,14 +234,14 @@ pub async fn drive<P: WireParser>(
     })
     .await;
     if let Some(e) = parse_error {
-        return reply.fail(e);
+        return reply.fail(e.to_string());
     }
     if let Err(f) = read {
         return reply.fail(failure_message(f, error_message));
     }
     match parser.finish(&mut reply) {
         Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e),
+        Err(e) => reply.fail(e.to_string()),
     }
 }
 
@@ -254,9 +255,9 @@ pub fn drive_bytes<'a, P: WireParser>(
 ) {
     reply.start();
     let mut sse = crate::sse::SseParser::new();
-    let mut outcome: Result<Flow, String> = Ok(Flow::Continue);
+    let mut outcome: Result<Flow, StreamError> = Ok(Flow::Continue);
     let mut on_event = |event: SseEvent| {
-        if outcome == Ok(Flow::Continue) {
+        if matches!(outcome, Ok(Flow::Continue)) {
             outcome = parser.on_event(event, &mut reply);
         }
     };
@@ -265,19 +266,18 @@ pub fn drive_bytes<'a, P: WireParser>(
     }
     sse.finish(&mut on_event);
     if let Err(e) = outcome {
-        return reply.fail(e);
+        return reply.fail(e.to_string());
     }
     match parser.finish(&mut reply) {
         Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e),
+        Err(e) => reply.fail(e.to_string()),
     }
 }
 
 fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {
     match f {
-        HttpFailure::Aborted => "Request was aborted".to_string(),
         HttpFailure::Status { status, body } => error_message(status, &body),
-        HttpFailure::Transport(m) => m,
+        other => other.to_string(),
     }
 }
 

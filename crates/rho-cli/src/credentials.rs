@@ -9,8 +9,9 @@ use rho_ai::auth::{
     has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential,
     ResolvedAuth,
 };
+use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
 use rho_ai::models_json::LoadedModels;
-use rho_core::agent_session::{AuthStatus, CredentialStore};
+use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
 /// Keys from every source the CLI knows.
 pub struct CliCredentials {
@@ -104,7 +105,7 @@ impl CliCredentials {
         auth_file: Option<&'a AuthFile>,
         provider: &str,
         env: &'a dyn Fn(&str) -> Option<String>,
-        run: &'a dyn Fn(&str) -> Result<String, String>,
+        run: &'a ShellRunner<'a>,
         exists: &'a dyn Fn(&str) -> bool,
     ) -> AuthSources<'a> {
         AuthSources {
@@ -128,26 +129,13 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Runs a `!command` value with `sh -c`; its trimmed stdout is the value.
-pub fn run_shell(command: &str) -> Result<String, String> {
-    let out = std::process::Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if !out.status.success() {
-        return Err(format!("command exited with {}", out.status));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-}
-
 fn exists(path: &str) -> bool {
     Path::new(path).exists()
 }
 
 impl CredentialStore for CliCredentials {
     fn status(&self, provider: &str) -> AuthStatus {
-        let no_run = |_: &str| Err("not run during the auth check".to_string());
+        let no_run = |_: &str| Err(ShellError::NotRun("not run during the auth check"));
         let file = self.auth().current();
         let s = self.sources(file.as_deref(), provider, &env, &no_run, &exists);
         if has_configured_auth(provider, &s) {
@@ -164,12 +152,14 @@ impl CredentialStore for CliCredentials {
         }
     }
 
-    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
         let file = self.auth().current();
         let s = self.sources(file.as_deref(), provider, &env, &run_shell, &exists);
-        match resolve_api_key(provider, &s).map_err(|e| e.to_string())? {
+        match resolve_api_key(provider, &s)? {
             ResolvedAuth::Key { key, .. } => Ok(Some(key)),
-            ResolvedAuth::OAuthExpired(_) => Err(rho_ai::auth::oauth_failed_message(provider)),
+            ResolvedAuth::OAuthExpired(_) => {
+                Err(CredentialError::OAuthFailed(provider.to_string()))
+            }
             ResolvedAuth::Missing => Ok(None),
         }
     }

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
-use rho_core::agent_session::ExternalTools;
+use rho_core::agent_session::{ExternalError, ExternalTools};
 use rho_mcp::{McpManager, McpOptions, ServerEnv};
 
 use crate::args::Args;
@@ -37,8 +37,11 @@ impl ExternalTools for External {
     fn expand_command<'a>(
         &'a self,
         text: &'a str,
-    ) -> BoxFuture<'a, Option<Result<String, String>>> {
-        Box::pin(self.0.expand_command(text))
+    ) -> BoxFuture<'a, Option<Result<String, ExternalError>>> {
+        Box::pin(async move {
+            let expanded = self.0.expand_command(text).await?;
+            Some(expanded.map_err(ExternalError::from))
+        })
     }
 }
 

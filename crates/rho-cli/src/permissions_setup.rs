@@ -2,7 +2,7 @@
 //! the (trusted) project settings joined, the mode from `--permission-mode`, else the global
 //! `permissions.defaultMode`, else `default`.
 
-use rho_core::permissions::{PermissionMode, Permissions};
+use rho_core::permissions::{PermissionMode, Permissions, UnknownPermissionMode};
 use rho_core::settings::Settings;
 use serde_json::Value;
 
@@ -15,12 +15,12 @@ pub fn build(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Permissions> {
     let mode = match &args.permission_mode {
-        Some(flag) => flag.parse().map_err(anyhow::Error::msg)?,
+        Some(flag) => flag.parse()?,
         None => match settings
             .global_value("permissions.defaultMode")
             .and_then(Value::as_str)
         {
-            Some(text) => text.parse().unwrap_or_else(|e: String| {
+            Some(text) => text.parse().unwrap_or_else(|e: UnknownPermissionMode| {
                 warnings.push(format!("settings.json permissions.defaultMode: {e}"));
                 PermissionMode::Default
             }),

@@ -332,24 +332,33 @@ impl Supervisor {
         }
     }
 
-    async fn respawn(self: &Arc<Self>, generation: u64) -> Result<(), String> {
+    async fn respawn(self: &Arc<Self>, generation: u64) -> Result<(), RespawnError> {
         let launch = &self.launch;
         let process =
-            ProcessExtension::spawn(&launch.program, &launch.args, launch.options.clone())
-                .await
-                .map_err(|e| e.to_string())?;
+            ProcessExtension::spawn(&launch.program, &launch.args, launch.options.clone()).await?;
         let inner = process.extension();
         let mut state = lock(&self.state);
         if state.closing {
             drop(state);
             drop(inner);
-            return Err("rho is unloading it".into());
+            return Err(RespawnError::Unloading);
         }
         state.current = Some((generation, process.clone(), inner));
         drop(state);
         self.watch(generation, &process);
         Ok(())
     }
+}
+
+/// Why a crashed host was not started again; ends "...did not start again: <this>".
+#[derive(Debug, thiserror::Error)]
+enum RespawnError {
+    /// The host process could not be started or failed its handshake.
+    #[error(transparent)]
+    Spawn(#[from] rho_core::extensions::process::ProcessError),
+    /// rho began unloading the extensions meanwhile.
+    #[error("rho is unloading it")]
+    Unloading,
 }
 
 /// A tool of the pi host that runs in whichever host generation is current.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::bail;
 use rho_core::settings::Settings;
-use rho_sandbox::{NetworkAccess, Probe, Sandbox, SandboxMode, SandboxPolicy};
+use rho_sandbox::{NetworkAccess, Probe, Sandbox, SandboxMode, SandboxPolicy, UnknownSandboxMode};
 use serde_json::Value;
 
 use crate::args::Args;
@@ -18,13 +18,13 @@ fn mode(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<SandboxMode> {
     if let Some(flag) = &args.sandbox {
-        return flag.parse().map_err(anyhow::Error::msg);
+        return Ok(flag.parse()?);
     }
     match settings
         .global_value("sandbox.mode")
         .and_then(Value::as_str)
     {
-        Some(text) => Ok(text.parse().unwrap_or_else(|e: String| {
+        Some(text) => Ok(text.parse().unwrap_or_else(|e: UnknownSandboxMode| {
             warnings.push(format!(
                 "settings.json sandbox.mode: {e}; using workspace-write"
             ));

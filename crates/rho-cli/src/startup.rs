@@ -417,9 +417,9 @@ fn stream_with_resolved_headers(
             provider,
             options.api_key.as_deref(),
             &env,
-            &crate::credentials::run_shell,
+            &rho_ai::config_value::run_shell,
         )
-        .map_err(|e| rho_ai::ProviderError::Config(e.to_string()))?;
+        .map_err(rho_ai::ProviderError::Config)?;
         let mut resolved = model.clone();
         resolved.headers = Some(headers);
         rho_ai::stream(&resolved, context, options)
@@ -436,7 +436,7 @@ fn choose_model(
 ) -> anyhow::Result<Selection> {
     let cli_thinking = args.thinking.as_deref().and_then(|t| {
         rho_core::agent_session::parse_level(t)
-            .map_err(|e| warnings.push(e))
+            .map_err(|e| warnings.push(e.to_string()))
             .ok()
     });
     let context = session.build_context();

@@ -274,13 +274,12 @@ impl Settings {
             Err(_) => rewritten("{}", key, value),
         };
         if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))?;
+            std::fs::create_dir_all(dir).map_err(|e| SettingsError::Write(path.clone(), e))?;
         }
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, text)
             .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| SettingsError::Write(path.clone(), e.to_string()))
+            .map_err(|e| SettingsError::Write(path.clone(), e))
     }
 }
 
@@ -299,8 +298,13 @@ pub enum SettingsError {
     Broken(PathBuf),
     /// The write failed.
     #[error("cannot write {0}: {1}")]
-    Write(PathBuf, String),
+    Write(PathBuf, #[source] std::io::Error),
 }
+
+/// A settings.json text that is not a JSON object.
+#[derive(Debug, thiserror::Error)]
+#[error("invalid JSON ({0})")]
+pub struct InvalidSettings(#[source] serde_json::Error);
 
 fn read_scope(path: &Path, warnings: &mut Vec<String>) -> (Map<String, Value>, bool) {
     let text = match std::fs::read_to_string(path) {
@@ -326,8 +330,8 @@ fn read_scope(path: &Path, warnings: &mut Vec<String>) -> (Map<String, Value>, b
 }
 
 /// Parses one settings.json text: a JSON object, else an error naming what is wrong.
-pub fn parse_scope(text: &str) -> Result<Map<String, Value>, String> {
-    serde_json::from_str::<Map<String, Value>>(text).map_err(|e| format!("invalid JSON ({e})"))
+pub fn parse_scope(text: &str) -> Result<Map<String, Value>, InvalidSettings> {
+    serde_json::from_str::<Map<String, Value>>(text).map_err(InvalidSettings)
 }
 
 /// pi's read-time migrations: `queueMode` → `steeringMode`; boolean `websockets` → `transport`;

@@ -13,13 +13,13 @@ use std::time::Duration;
 
 use common::*;
 use process_common::*;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
 use rho_agent::AgentMessage;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent};
 use rho_core::extensions::process::tool::TOOL_ABORTED;
 use rho_core::extensions::process::{ProcessError, ProcessExtension, ProcessOptions};
 use rho_core::extensions::{Extension, ExtensionContext, ExtensionEvent, NoUi};
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
 fn session_with(provider: &ScriptedProvider, extensions: Vec<Extension>) -> AgentSession {

@@ -13,10 +13,10 @@ use std::time::Duration;
 
 use common::*;
 use process_common::*;
-use rho_agent::testing::ScriptedProvider;
 use rho_core::agent_session::AgentSession;
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::extensions::{ExtensionEvent, ExtensionRunner};
+use rho_testkit::scripted::ScriptedProvider;
 use std::sync::{Arc, Mutex};
 
 fn process_exists(pid: u32) -> bool {

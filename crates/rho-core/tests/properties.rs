@@ -76,7 +76,7 @@ proptest! {
                 let _ = (s.retry(), s.compaction(), s.http_idle_timeout(), s.provider_timeout());
                 let _ = (s.steering_mode(), s.default_thinking_level());
             }
-            Err(e) => prop_assert!(e.starts_with("invalid JSON ("), "{e}"),
+            Err(e) => prop_assert!(e.to_string().starts_with("invalid JSON ("), "{e}"),
         }
     }
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use rho_agent::testing::ScriptedProvider;
 use rho_core::agent_session::{AgentSession, BashOptions};
+use rho_testkit::scripted::ScriptedProvider;
 use serde_json::json;
 
 fn session_in(dir: &std::path::Path, settings: serde_json::Value) -> AgentSession {

@@ -5,12 +5,12 @@
 mod common;
 
 use common::*;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_core::agent_session::compaction_flow::OVERFLOW_RECOVERY_FAILED;
 use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_core::session::SessionManager;
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::json;
 
 const OVERFLOW: &str = "prompt is too long: 213462 tokens > 200000 maximum";

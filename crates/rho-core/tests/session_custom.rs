@@ -8,10 +8,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_ai::UserContent;
 use rho_core::agent_session::{AgentSession, PromptOptions, SendMessageOptions};
 use rho_core::extensions::{CommandDef, CustomMessageInput, DeliverAs, Extension, SendOptions};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
 fn note(text: &str) -> CustomMessageInput {

@@ -7,9 +7,9 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
 use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_core::extensions::{Extension, ExtensionEvent};
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::json;
 
 /// An extension that logs `label:<event type>` for each of `events`.

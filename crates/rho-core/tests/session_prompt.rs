@@ -8,13 +8,13 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_core::agent_session::{
-    AgentSession, AuthStatus, CredentialStore, Disposition, PromptOptions, SessionError,
-    StreamingBehavior,
+    AgentSession, AuthStatus, CredentialError, CredentialStore, Disposition, PromptOptions,
+    SessionError, StreamingBehavior,
 };
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
 /// `Some(disposition)` when accepted (pi 1.x's prompt ack), `None` when refused.
@@ -244,7 +244,7 @@ impl CredentialStore for FixedStatus {
     fn status(&self, _: &str) -> AuthStatus {
         self.0.clone()
     }
-    fn api_key(&self, _: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, _: &str) -> Result<Option<String>, CredentialError> {
         Ok(None)
     }
 }
@@ -252,7 +252,7 @@ impl CredentialStore for FixedStatus {
 #[tokio::test]
 async fn auth_4_and_auth_5_and_auth_7_missing_key_and_oauth_texts() {
     let provider = ScriptedProvider::new();
-    let mut model = rho_agent::testing::scripted_model();
+    let mut model = rho_testkit::scripted::scripted_model();
     model.provider = "anthropic".into();
     let mut c = config(&provider);
     c.model = Some(model.clone());

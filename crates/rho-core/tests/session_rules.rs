@@ -9,13 +9,13 @@ mod common;
 use std::sync::{Arc, Mutex};
 
 use common::*;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, UserMessage};
 use rho_core::agent_session::{AgentSession, Disposition, PromptOptions, StreamingBehavior};
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
 use rho_core::session::SessionManager;
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
 fn image(data: &str) -> ImageContent {

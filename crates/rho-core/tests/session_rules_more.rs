@@ -9,11 +9,13 @@ use std::sync::Arc;
 
 use common::*;
 use futures_util::future::BoxFuture;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_agent::{AgentMessage, AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_ai::UserMessage;
-use rho_core::agent_session::{AgentSession, AuthStatus, CredentialStore, PromptOptions};
+use rho_core::agent_session::{
+    AgentSession, AuthStatus, CredentialError, CredentialStore, PromptOptions,
+};
 use rho_core::session::SessionManager;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
 fn spawn_prompt(
@@ -245,8 +247,8 @@ impl CredentialStore for FixedCredentials {
     fn status(&self, _: &str) -> AuthStatus {
         self.status.clone()
     }
-    fn api_key(&self, _: &str) -> Result<Option<String>, String> {
-        self.key.clone()
+    fn api_key(&self, _: &str) -> Result<Option<String>, CredentialError> {
+        self.key.clone().map_err(CredentialError::Other)
     }
 }
 

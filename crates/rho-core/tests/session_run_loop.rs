@@ -8,9 +8,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_agent::BashExecutionMessage;
 use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
 fn retry_events(events: &[SessionEvent]) -> Vec<serde_json::Value> {

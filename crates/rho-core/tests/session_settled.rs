@@ -6,9 +6,9 @@
 mod common;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_agent::AgentEvent;
 use rho_core::agent_session::{PromptOptions, SessionEvent, SessionOnlyEvent};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 
 fn settled(events: &[SessionEvent]) -> Vec<bool> {
     events

@@ -8,10 +8,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_agent::AgentMessage;
 use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_core::session::{EntryData, SessionManager};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 
 fn entry_messages(s: &AgentSession) -> Vec<Arc<AgentMessage>> {
     s.with_session(|m| {

@@ -14,12 +14,12 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_core::agent_session::{AgentSession, NavigateTreeOptions, PromptOptions, SessionError};
 use rho_core::extensions::Extension;
 use rho_core::session::{EntryData, SessionManager};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::{json, Value};
 
 /// Entry ids of the tree above.

@@ -7,10 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_core::extensions::process::tool::TOOL_ABORTED;
 use rho_core::extensions::process::ProcessOptions;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
 #[tokio::test]

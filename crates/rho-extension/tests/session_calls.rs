@@ -5,9 +5,9 @@
 mod common;
 
 use common::*;
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_core::extensions::process::ProcessOptions;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
 async fn session(provider: &ScriptedProvider, flags: Value) -> AgentSession {

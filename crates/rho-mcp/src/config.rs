@@ -6,13 +6,14 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::error::{ConfigError, ExposureError};
 use crate::naming::namespace;
 use crate::ordered::Json;
 
 /// Default per-request timeout, seconds.
 pub const DEFAULT_TIMEOUT_SECS: f64 = 60.0;
 
-const OVERRIDE_KEYS: [&str; 3] = ["enabled", "exposure", "toolExposure"];
+pub(crate) const OVERRIDE_KEYS: [&str; 3] = ["enabled", "exposure", "toolExposure"];
 
 /// How a server's tools reach the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,22 +197,17 @@ fn add_entry(
     path: &Path,
     scope: Scope,
     config: &mut McpConfig,
-) -> Result<(), String> {
+) -> Result<(), ConfigError> {
     if scope == Scope::Project && is_override(&value) {
         let Some(base) = config.servers.iter_mut().find(|s| s.name == name) else {
-            return Err(format!(
-                "server \"{name}\" needs \"command\" or \"url\", or a global server to override"
-            ));
+            return Err(ConfigError::NothingToOverride(name.to_string()));
         };
         let entries = value.as_object().unwrap_or_default();
         if entries
             .iter()
             .any(|(k, _)| !OVERRIDE_KEYS.contains(&k.as_str()))
         {
-            return Err(format!(
-                "server \"{name}\": an override can only set {}",
-                OVERRIDE_KEYS.join(", ")
-            ));
+            return Err(ConfigError::OverrideKey(name.to_string()));
         }
         let mut merged = base.raw.clone();
         for (k, v) in entries {
@@ -229,10 +225,10 @@ fn add_entry(
         .iter()
         .find(|s| s.name != name && namespace(&s.name) == ns)
     {
-        return Err(format!(
-            "server \"{name}\" conflicts with \"{}\"",
-            clash.name
-        ));
+        return Err(ConfigError::Conflict {
+            name: name.to_string(),
+            other: clash.name.clone(),
+        });
     }
     match config.servers.iter_mut().find(|s| s.name == name) {
         Some(existing) => *existing = server,
@@ -255,20 +251,21 @@ pub fn validate(
     raw: Json,
     source: &Path,
     scope: Scope,
-) -> Result<ServerConfig, String> {
+) -> Result<ServerConfig, ConfigError> {
     if name.is_empty()
         || !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
     {
-        return Err(format!(
-            "invalid server name \"{name}\" (use letters, digits, \"_\" and \"-\")"
-        ));
+        return Err(ConfigError::InvalidName(name.to_string()));
     }
     if raw.as_object().is_none() {
-        return Err(format!("server \"{name}\" must be an object"));
+        return Err(ConfigError::NotObject(name.to_string()));
     }
-    let fail = |e: &str| format!("server \"{name}\": {e}");
+    let fail = |problem| ConfigError::Field {
+        name: name.to_string(),
+        problem,
+    };
     let enabled = match raw.get("enabled") {
         None => true,
         Some(Json::Bool(b)) => *b,
@@ -287,7 +284,10 @@ pub fn validate(
         Some(_) => return Err(fail("timeout must be a positive number of seconds")),
     };
     let transport = transport(name, &raw)?;
-    let (exposure, tool_exposure) = exposures(&raw).map_err(|e| fail(&e))?;
+    let (exposure, tool_exposure) = exposures(&raw).map_err(|source| ConfigError::Exposure {
+        name: name.to_string(),
+        source,
+    })?;
     Ok(ServerConfig {
         name: name.to_string(),
         transport,
@@ -303,8 +303,11 @@ pub fn validate(
     })
 }
 
-fn transport(name: &str, raw: &Json) -> Result<Transport, String> {
-    let fail = |e: &str| format!("server \"{name}\": {e}");
+fn transport(name: &str, raw: &Json) -> Result<Transport, ConfigError> {
+    let fail = |problem| ConfigError::Field {
+        name: name.to_string(),
+        problem,
+    };
     let kind = raw.get("type").and_then(Json::as_str);
     if kind == Some("sse") {
         return Err(fail(
@@ -349,9 +352,7 @@ fn transport(name: &str, raw: &Json) -> Result<Transport, String> {
             cwd,
         });
     }
-    Err(format!(
-        "server \"{name}\" needs either \"command\" (stdio) or \"url\" (streamable HTTP)"
-    ))
+    Err(ConfigError::NoTransport(name.to_string()))
 }
 
 fn string_map(value: Option<&Json>) -> Option<Vec<(String, String)>> {
@@ -367,14 +368,13 @@ fn string_map(value: Option<&Json>) -> Option<Vec<(String, String)>> {
 
 type Exposures = (Exposure, Vec<(String, Exposure)>);
 
-fn exposures(raw: &Json) -> Result<Exposures, String> {
-    let all = "\"codemode\", \"deferred\", \"direct\", \"hidden\"";
+fn exposures(raw: &Json) -> Result<Exposures, ExposureError> {
     let exposure = match raw.get("exposure") {
         None => Exposure::Codemode,
         Some(v) => v
             .as_str()
             .and_then(Exposure::parse)
-            .ok_or_else(|| format!("exposure must be one of {all}"))?,
+            .ok_or(ExposureError::Server)?,
     };
     let tools = match raw.get("toolExposure") {
         None => Vec::new(),
@@ -384,10 +384,10 @@ fn exposures(raw: &Json) -> Result<Exposures, String> {
                 v.as_str()
                     .and_then(Exposure::parse)
                     .map(|e| (tool.clone(), e))
-                    .ok_or_else(|| format!("toolExposure \"{tool}\" must be one of {all}"))
+                    .ok_or_else(|| ExposureError::Tool(tool.clone()))
             })
             .collect::<Result<Vec<_>, _>>()?,
-        Some(_) => return Err("toolExposure must map tool names to exposures".into()),
+        Some(_) => return Err(ExposureError::NotMap),
     };
     Ok((exposure, tools))
 }

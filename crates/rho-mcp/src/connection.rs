@@ -20,6 +20,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::io::AsyncBufReadExt;
 
 use crate::config::{ServerConfig, Transport};
+use crate::error::{ConnectError, InitializeError};
 use crate::log::McpLog;
 use crate::process::{build_command, CommandHook, ProcessGroup};
 use crate::values::resolve;
@@ -134,7 +135,7 @@ pub async fn connect(
     session_cwd: &Path,
     hook: Option<&CommandHook>,
     observer: Observer,
-) -> Result<Connection, String> {
+) -> Result<Connection, ConnectError> {
     let handler = Handler {
         observer: observer.clone(),
     };
@@ -144,7 +145,10 @@ pub async fn connect(
         Transport::Stdio { command, .. } => {
             let cmd = build_command(&config.name, &config.transport, session_cwd, hook)?;
             let (group, pipes) =
-                ProcessGroup::spawn(cmd).map_err(|e| format!("cannot start \"{command}\": {e}"))?;
+                ProcessGroup::spawn(cmd).map_err(|source| ConnectError::Spawn {
+                    command: command.clone(),
+                    source,
+                })?;
             let group = Arc::new(group);
             let tail = Arc::new(Mutex::new(Vec::new()));
             if let Some(stderr) = pipes.stderr {
@@ -157,10 +161,13 @@ pub async fn connect(
                 failed => {
                     group.stop().await;
                     let reason = match failed {
-                        Ok(Err(e)) => e.to_string(),
-                        _ => format!("initialize timed out after {}s", limit.as_secs()),
+                        Ok(Err(e)) => InitializeError::Failed(Box::new(e)),
+                        _ => InitializeError::TimedOut(limit.as_secs()),
                     };
-                    return Err(with_stderr(reason, &tail));
+                    return Err(ConnectError::Stdio {
+                        reason,
+                        stderr: stderr_text(&tail),
+                    });
                 }
             };
             Ok(Connection {
@@ -173,7 +180,10 @@ pub async fn connect(
             let _ = rustls::crypto::ring::default_provider().install_default();
             let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             for (name, raw) in headers {
-                let value = resolve(raw).map_err(|e| format!("header {name}: {e}"))?;
+                let value = resolve(raw).map_err(|source| ConnectError::Header {
+                    name: name.clone(),
+                    source,
+                })?;
                 if name.eq_ignore_ascii_case("authorization") {
                     let token = value.strip_prefix("Bearer ").unwrap_or(&value);
                     http.auth_header = Some(token.to_string());
@@ -183,15 +193,19 @@ pub async fn connect(
                     http::HeaderName::try_from(name.as_str()),
                     http::HeaderValue::try_from(value.as_str()),
                 ) else {
-                    return Err(format!("header {name} is not a valid HTTP header"));
+                    return Err(ConnectError::InvalidHeader(name.clone()));
                 };
                 http.custom_headers.insert(n, v);
             }
             let transport = StreamableHttpClientTransport::from_config(http);
             let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
                 Ok(Ok(s)) => s,
-                Ok(Err(e)) => return Err(http_error(&e.to_string())),
-                Err(_) => return Err(format!("initialize timed out after {}s", limit.as_secs())),
+                Ok(Err(e)) => return Err(http_error(e)),
+                Err(_) => {
+                    return Err(ConnectError::Http(InitializeError::TimedOut(
+                        limit.as_secs(),
+                    )))
+                }
             };
             Ok(Connection {
                 service,
@@ -203,21 +217,21 @@ pub async fn connect(
 }
 
 /// A 401 means the server wants OAuth, which rho does not do yet: say so.
-fn http_error(text: &str) -> String {
+fn http_error(e: rmcp::service::ClientInitializeError) -> ConnectError {
+    let text = e.to_string();
     if text.contains("401") || text.to_ascii_lowercase().contains("unauthorized") {
-        return format!(
-            "the server requires authorization (HTTP 401); rho does not support MCP OAuth sign-in yet: set an Authorization header in mcp.json instead ({text})"
-        );
+        return ConnectError::Unauthorized(Box::new(e));
     }
-    text.to_string()
+    ConnectError::Http(InitializeError::Failed(Box::new(e)))
 }
 
-fn with_stderr(reason: String, tail: &Mutex<Vec<String>>) -> String {
+/// The server's last stderr lines, to append to an error: empty when it wrote none.
+fn stderr_text(tail: &Mutex<Vec<String>>) -> String {
     let lines = lock(tail);
     if lines.is_empty() {
-        return reason;
+        return String::new();
     }
-    format!("{reason}\nstderr:\n{}", lines.join("\n"))
+    format!("\nstderr:\n{}", lines.join("\n"))
 }
 
 fn spawn_stderr_reader(

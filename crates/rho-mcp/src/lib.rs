@@ -7,6 +7,7 @@ pub mod config;
 pub mod connection;
 pub mod content;
 pub mod edit;
+pub mod error;
 pub mod limit;
 pub mod log;
 pub mod manager;

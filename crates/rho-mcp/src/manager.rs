@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 
 use crate::config::{pattern_matches, Exposure, McpConfig};
 use crate::connection::lock;
+use crate::error::{PromptError, RequestError};
 use crate::resources::resource_tools;
 use crate::search::{SearchSource, ToolSearch};
 use crate::server::{ListedTool, Server, ServerEnv, ServerState};
@@ -211,7 +212,7 @@ impl McpManager {
     /// Expands `/mcp__server__prompt args` into the prompt's text; `None` when the text names
     /// no prompt. Positional words fill the prompt's arguments in order (a prompt with one argument
     /// gets the whole text); `key=value` names one.
-    pub async fn expand_command(&self, text: &str) -> Option<Result<String, String>> {
+    pub async fn expand_command(&self, text: &str) -> Option<Result<String, PromptError>> {
         let rest = text.strip_prefix('/')?;
         let (command, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         if !command.starts_with("mcp__") {
@@ -246,13 +247,17 @@ impl McpManager {
             .iter()
             .find(|(n, req)| *req && !map.contains_key(n))
         {
-            return Some(Err(format!("/{command}: missing argument \"{missing}\"")));
+            return Some(Err(PromptError::MissingArgument {
+                command: command.to_string(),
+                argument: missing.clone(),
+            }));
         }
         Some(
             server
                 .get_prompt(&prompt.name, map)
                 .await
-                .map(|r| prompt_text(&r)),
+                .map(|r| prompt_text(&r))
+                .map_err(PromptError::from),
         )
     }
 
@@ -262,12 +267,12 @@ impl McpManager {
     }
 
     /// Reconnects one server by name.
-    pub async fn reconnect(&self, name: &str) -> Result<(), String> {
+    pub async fn reconnect(&self, name: &str) -> Result<(), RequestError> {
         let server = self
             .servers
             .iter()
             .find(|s| s.name() == name)
-            .ok_or_else(|| format!("unknown MCP server \"{name}\""))?;
+            .ok_or_else(|| RequestError::UnknownServer(name.to_string()))?;
         server.stop().await;
         server.client().await.map(|_| ())
     }

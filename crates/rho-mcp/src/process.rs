@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::config::Transport;
+use crate::error::ConnectError;
 use crate::values::{expand_home, resolve};
 
 /// Adjusts a server's command before it is spawned (for example to run it in a sandbox).
@@ -28,7 +29,7 @@ pub fn build_command(
     transport: &Transport,
     session_cwd: &Path,
     hook: Option<&CommandHook>,
-) -> Result<Command, String> {
+) -> Result<Command, ConnectError> {
     let Transport::Stdio {
         command,
         args,
@@ -36,12 +37,16 @@ pub fn build_command(
         cwd,
     } = transport
     else {
-        return Err(format!("server \"{name}\" is not a stdio server"));
+        return Err(ConnectError::NotStdio(name.to_string()));
     };
     let mut cmd = Command::new(expand_home(command));
     cmd.args(args.iter().map(|a| expand_home(a)));
     for (key, raw) in env {
-        cmd.env(key, resolve(raw).map_err(|e| format!("env {key}: {e}"))?);
+        let value = resolve(raw).map_err(|source| ConnectError::Env {
+            key: key.clone(),
+            source,
+        })?;
+        cmd.env(key, value);
     }
     let dir = match cwd {
         Some(c) => session_cwd.join(expand_home(c)),

@@ -107,7 +107,7 @@ impl AgentTool for ResourceTool {
                 let result = server
                     .read_resource(&uri, ctx.cancel.clone())
                     .await
-                    .map_err(ToolError::new)?;
+                    .map_err(|e| ToolError::new(e.to_string()))?;
                 let contents: Vec<Value> = result
                     .get("contents")
                     .and_then(Value::as_array)
@@ -129,7 +129,7 @@ impl AgentTool for ResourceTool {
                 let page = server
                     .list_resources(kind == Kind::Templates, arg("cursor"))
                     .await
-                    .map_err(ToolError::new)?;
+                    .map_err(|e| ToolError::new(e.to_string()))?;
                 let mut out = json!({"server": name, key: tag(&name, page.get(key))});
                 if let Some(c) = page.get("nextCursor").filter(|c| !c.is_null()) {
                     out["nextCursor"] = c.clone();
@@ -160,7 +160,7 @@ impl AgentTool for ResourceTool {
                                 }
                             }
                             Err(e) => {
-                                errors.push(json!({"server": s.name(), "error": e}));
+                                errors.push(json!({"server": s.name(), "error": e.to_string()}));
                                 break;
                             }
                         }

@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::config::{Exposure, ServerConfig};
 use crate::connection::{connect, lock, Connection, Observer, ProgressFn};
+use crate::error::{ConnectError, RequestError};
 use crate::log::McpLog;
 use crate::naming::server_tool_names;
 use crate::process::CommandHook;
@@ -168,9 +169,9 @@ impl Server {
     }
 
     /// The live connection, connecting or reconnecting as needed.
-    pub async fn client(&self) -> Result<Arc<Connection>, String> {
+    pub async fn client(&self) -> Result<Arc<Connection>, RequestError> {
         if !self.config.enabled {
-            return Err(format!("MCP server \"{}\" is disabled", self.name()));
+            return Err(RequestError::Disabled(self.name().to_string()));
         }
         let mut slot = self.conn.lock().await;
         let live = self.state() == ServerState::Connected;
@@ -189,17 +190,17 @@ impl Server {
             Err(e) => {
                 self.set(|s| {
                     s.state = Some(ServerState::Failed);
-                    s.error = Some(e.clone());
+                    s.error = Some(e.to_string());
                 });
-                Err(format!(
-                    "MCP server \"{}\" is not connected: {e}",
-                    self.name()
-                ))
+                Err(RequestError::NotConnected {
+                    server: self.name().to_string(),
+                    source: e,
+                })
             }
         }
     }
 
-    async fn open(&self) -> Result<Arc<Connection>, String> {
+    async fn open(&self) -> Result<Arc<Connection>, ConnectError> {
         let weak = self.weak.clone();
         let observer = Observer {
             server: self.config.name.clone(),
@@ -272,13 +273,13 @@ impl Server {
         });
     }
 
-    async fn list_tools(&self, conn: &Connection) -> Result<Vec<ListedTool>, String> {
+    async fn list_tools(&self, conn: &Connection) -> Result<Vec<ListedTool>, ConnectError> {
         let listed = conn
             .service
             .peer()
             .list_all_tools()
             .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+            .map_err(ConnectError::ListTools)?;
         let raw: Vec<Value> = listed
             .iter()
             .filter_map(|t| serde_json::to_value(t).ok())
@@ -318,7 +319,7 @@ impl Server {
         args: Value,
         cancel: CancellationToken,
         progress: ProgressFn,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RequestError> {
         let conn = self.client().await?;
         let mut params = CallToolRequestParams::new(tool.to_string());
         if let Value::Object(map) = args {
@@ -333,7 +334,7 @@ impl Server {
         &self,
         uri: &str,
         cancel: CancellationToken,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RequestError> {
         let conn = self.client().await?;
         let request = ClientRequest::ReadResourceRequest(rmcp::model::ReadResourceRequest::new(
             ReadResourceRequestParams::new(uri.to_string()),
@@ -346,7 +347,7 @@ impl Server {
         &self,
         templates: bool,
         cursor: Option<String>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RequestError> {
         let conn = self.client().await?;
         let params = Some(rmcp::model::PaginatedRequestParams::default().with_cursor(cursor));
         let peer = conn.service.peer();
@@ -359,7 +360,7 @@ impl Server {
                 serde_json::to_value(r).map_err(|_| rmcp::ServiceError::UnexpectedResponse)
             })
         };
-        result.map_err(|e| e.to_string())
+        result.map_err(RequestError::Service)
     }
 
     /// Gets a prompt with its arguments.
@@ -367,7 +368,7 @@ impl Server {
         &self,
         name: &str,
         args: serde_json::Map<String, Value>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RequestError> {
         let conn = self.client().await?;
         let mut params = GetPromptRequestParams::new(name.to_string());
         if !args.is_empty() {
@@ -384,14 +385,14 @@ impl Server {
         request: ClientRequest,
         cancel: CancellationToken,
         progress: Option<ProgressFn>,
-    ) -> Result<Value, String> {
+    ) -> Result<Value, RequestError> {
         let timeout = Duration::from_secs_f64(self.config.timeout_secs);
         let peer = conn.service.peer().clone();
         let options = PeerRequestOptions::with_timeout(timeout).reset_timeout_on_progress();
         let handle = peer
             .send_cancellable_request(request, options)
             .await
-            .map_err(|e| self.failure(e.to_string()))?;
+            .map_err(|e| self.failure(e))?;
         let (id, token) = (handle.id.clone(), handle.progress_token.clone());
         if let Some(p) = progress {
             lock(&self.progress).insert(token.clone(), p);
@@ -409,20 +410,19 @@ impl Server {
                         Some("aborted".into()),
                     ))
                     .await;
-                Err("Operation aborted".into())
+                Err(RequestError::Aborted)
             }
-            Some(Ok(result)) => serde_json::to_value(result).map_err(|e| e.to_string()),
-            Some(Err(rmcp::ServiceError::Timeout { .. })) => Err(format!(
-                "MCP server \"{}\" did not answer within {}s",
-                self.name(),
-                self.config.timeout_secs
-            )),
-            Some(Err(e)) => Err(self.failure(e.to_string())),
+            Some(Ok(result)) => serde_json::to_value(result).map_err(RequestError::Json),
+            Some(Err(rmcp::ServiceError::Timeout { .. })) => Err(RequestError::TimedOut {
+                server: self.name().to_string(),
+                secs: self.config.timeout_secs,
+            }),
+            Some(Err(e)) => Err(self.failure(e)),
         }
     }
 
-    /// An error text; a closed transport marks the server disconnected.
-    fn failure(&self, text: String) -> String {
+    /// The request's error; a closed transport marks the server disconnected.
+    fn failure(&self, e: rmcp::ServiceError) -> RequestError {
         let closed = self
             .conn
             .try_lock()
@@ -432,11 +432,14 @@ impl Server {
         if closed {
             self.set(|s| {
                 s.state = Some(ServerState::Disconnected);
-                s.error = Some(text.clone());
+                s.error = Some(e.to_string());
             });
-            return format!("MCP server \"{}\" disconnected: {text}", self.name());
+            return RequestError::Disconnected {
+                server: self.name().to_string(),
+                source: e,
+            };
         }
-        text
+        RequestError::Service(e)
     }
 
     /// Stops the connection (stdio: stdin, SIGTERM, SIGKILL to the group).

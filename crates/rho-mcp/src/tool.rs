@@ -69,7 +69,7 @@ impl AgentTool for McpTool {
             let result = server
                 .call_tool(&tool, args, ctx.cancel.clone(), progress)
                 .await
-                .map_err(ToolError::new)?;
+                .map_err(|e| ToolError::new(e.to_string()))?;
             convert(server.name(), &tool, &result)
         })
     }

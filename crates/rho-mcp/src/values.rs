@@ -1,12 +1,17 @@
 //! `env` and `headers` values: `${VAR}` anywhere in the text is replaced by the variable (empty
 //! when unset), and a value starting with `!` is a shell command whose trimmed output is the value.
 
+use crate::error::ValueError;
+
 /// Resolves one configured value.
-pub fn resolve(raw: &str) -> Result<String, String> {
+pub fn resolve(raw: &str) -> Result<String, ValueError> {
     if let Some(command) = raw.strip_prefix('!') {
         return rho_ai::config_value::run_shell(command)
             .map(|out| out.trim().to_string())
-            .map_err(|e| format!("command `{command}` failed: {e}"));
+            .map_err(|source| ValueError {
+                command: command.to_string(),
+                source,
+            });
     }
     Ok(expand_vars(raw, &|name| std::env::var(name).ok()))
 }
@@ -45,6 +50,6 @@ mod tests {
         let env = |n: &str| (n == "TOKEN").then(|| "abc".to_string());
         assert_eq!(expand_vars("Bearer ${TOKEN}", &env), "Bearer abc");
         assert_eq!(expand_vars("${MISSING}x${", &env), "x${");
-        assert_eq!(resolve("!echo hi").as_deref(), Ok("hi"));
+        assert_eq!(resolve("!echo hi").ok().as_deref(), Some("hi"));
     }
 }

@@ -19,6 +19,8 @@ mod seccomp;
 
 pub use denial::{looks_like_denial, Denial};
 pub use error::{SandboxError, WriteDenied};
-pub use policy::{well_known_caches, NetworkAccess, SandboxMode, SandboxPolicy};
+pub use policy::{
+    well_known_caches, NetworkAccess, SandboxMode, SandboxPolicy, UnknownSandboxMode,
+};
 pub use probe::Probe;
 pub use sandbox::{Mechanism, Sandbox};

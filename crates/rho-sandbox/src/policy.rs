@@ -35,16 +35,19 @@ impl fmt::Display for SandboxMode {
     }
 }
 
+/// A `--sandbox` or `sandbox.mode` value that names no mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Unknown sandbox mode: {0}. Valid modes: off, read-only, workspace-write")]
+pub struct UnknownSandboxMode(pub String);
+
 impl FromStr for SandboxMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownSandboxMode;
+    fn from_str(s: &str) -> Result<Self, UnknownSandboxMode> {
         match s {
             "off" => Ok(Self::Off),
             "read-only" => Ok(Self::ReadOnly),
             "workspace-write" => Ok(Self::WorkspaceWrite),
-            other => Err(format!(
-                "Unknown sandbox mode: {other}. Valid modes: off, read-only, workspace-write"
-            )),
+            other => Err(UnknownSandboxMode(other.to_string())),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Test support shared by every rho crate: [`MockServer`], an HTTP/1.1 server on 127.0.0.1
 //! that replays scripted responses (SSE streams as the real APIs send them, HTTP errors with
 //! the providers' real error bodies, delays, dropped connections, malformed bytes) and records
-//! every request so tests can assert on what was sent.
+//! every request so tests can assert on what was sent; and [`scripted::ScriptedProvider`], an
+//! in-memory provider that plays scripted replies through rho-ai's own reply builder.
 // Test support only: a set-up that cannot work should fail the test that asked for it.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -12,6 +13,7 @@ pub mod json;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod pi16;
+pub mod scripted;
 pub mod server;
 
 pub use gate::Gate;

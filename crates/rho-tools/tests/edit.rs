@@ -226,8 +226,8 @@ async fn concurrent_edits_to_one_file_are_serialized() {
 /// Runs one `edit` call through the agent loop (schema validation included) and returns the
 /// tool result's text and error flag.
 async fn edit_through_agent(dir: &TempDir, args: serde_json::Value) -> (String, bool) {
-    use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply};
     use rho_agent::{Agent, AgentMessage, AgentOptions};
+    use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::tool_calls(&[("c1", "edit", args)]));
     provider.push(ScriptedReply::text("done"));

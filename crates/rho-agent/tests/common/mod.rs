@@ -6,12 +6,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_agent::{
     AgentEvent, AgentMessage, AgentOptions, AgentTool, EventReceiver, ExecutionMode, ToolContext,
     ToolError, ToolOutput,
 };
 use rho_ai::{Context, Message, UserMessage};
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
 

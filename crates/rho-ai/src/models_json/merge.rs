@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::schema::{CompatMap, ModelDef, ModelOverride, ModelsConfig, ProviderConfig};
 use crate::catalog::provider_info;
-use crate::config_value::resolve_value;
+use crate::config_value::{resolve_value, ShellRunner};
 use crate::model::{InputKind, Model, ModelCompat};
 
 /// Built-ins first (provider `baseUrl`/`compat`/`headers` applied, then `modelOverrides`),
@@ -171,7 +171,7 @@ pub fn resolve_provider_api_key(
     provider_id: &str,
     provider: Option<&ProviderConfig>,
     env: &dyn Fn(&str) -> Option<String>,
-    run: &dyn Fn(&str) -> Result<String, String>,
+    run: &ShellRunner,
 ) -> Result<Option<String>, ResolveError> {
     let Some(raw) = provider.and_then(|p| p.api_key.as_deref()) else {
         return Ok(None);
@@ -191,7 +191,7 @@ pub fn resolve_request_headers(
     provider: Option<&ProviderConfig>,
     api_key: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
-    run: &dyn Fn(&str) -> Result<String, String>,
+    run: &ShellRunner,
 ) -> Result<BTreeMap<String, String>, ResolveError> {
     let mut out = BTreeMap::new();
     for (name, raw) in model.headers.iter().flatten() {

@@ -251,7 +251,10 @@ fn request_headers_resolve_values_and_add_bearer() {
     ]));
     let run = |cmd: &str| match cmd {
         "tenant" => Ok("t-1\n".to_string()),
-        _ => Err("exit status: 1".to_string()),
+        _ => Err(crate::config_value::ShellError::Exited {
+            status: "exit status: 1".to_string(),
+            stderr: String::new(),
+        }),
     };
     let mut config = provider("k");
     config.auth_header = true;

@@ -100,6 +100,8 @@ pub struct App {
     pub(super) loaded_context_tokens: Option<u64>,
     /// Messages typed during a compaction, sent when it is over.
     pub(super) held: Vec<super::compaction_queue::HeldInput>,
+    /// Extensions have seen `session_start`; until then prompts are held.
+    pub(super) started: bool,
     /// Why the screen ended, printed after the terminal is given back.
     exit_error: Option<String>,
     /// True while /reload runs (the editor is replaced by a note and keys wait).
@@ -167,6 +169,7 @@ impl App {
             indicator_shown: false,
             loaded_context_tokens: None,
             held: Vec::new(),
+            started: false,
             exit_error: None,
             reloading: false,
             shortcuts: Vec::new(),
@@ -231,9 +234,7 @@ impl App {
                 // session_start may have added skills or templates.
                 self.editor
                     .set_commands(super::commands::completions(&self.session));
-                if let Some(first) = first {
-                    self.submit_prompt(first.text, first.images);
-                }
+                self.session_started(first);
             }
             AppMsg::Reloaded(report) => self.reloaded(report),
             AppMsg::ReloadRequested => self.reload_resources(),

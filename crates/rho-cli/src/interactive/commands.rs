@@ -135,7 +135,7 @@ impl App {
                     format!("Thinking level: {}", session.thinking_level().as_str()),
                     false,
                 ),
-                Err(e) => (e, true),
+                Err(e) => (e.to_string(), true),
             };
             let _ = tx.send(AppMsg::Notice { text, error });
         });

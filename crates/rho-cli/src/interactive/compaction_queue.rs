@@ -1,7 +1,9 @@
-//! Input while a compaction runs, as pi's interactive mode: a prompt is held by the screen
-//! ("Queued message for after compaction") and sent when the compaction is over, so it neither
-//! starts a second run beside the compaction nor reaches the model before the summary.
-//! Extension commands still run at once.
+//! Input the session cannot take yet. While a compaction runs, as pi's interactive mode: a
+//! prompt is held by the screen ("Queued message for after compaction") and sent when the
+//! compaction is over, so it neither starts a second run beside the compaction nor reaches the
+//! model before the summary; extension commands still run at once. Before extensions have
+//! seen `session_start` (it runs beside the screen, as it may open a dialog), everything typed
+//! is held too, so no handler sees a prompt or a tool call before its `session_start`.
 
 use rho_ai::ImageContent;
 use rho_core::agent_session::{PromptOptions, StreamingBehavior};
@@ -9,7 +11,7 @@ use tokio::sync::oneshot;
 
 use super::app::{App, AppMsg};
 
-/// A message typed during a compaction.
+/// A message typed during a compaction or before the session started.
 pub struct HeldInput {
     text: String,
     images: Vec<ImageContent>,
@@ -17,14 +19,16 @@ pub struct HeldInput {
 }
 
 impl App {
-    /// Holds `text` when a compaction runs (returns `None`); otherwise hands it back.
-    pub(super) fn hold_during_compaction(
+    /// Holds `text` before the session started or while a compaction runs (returns
+    /// `None`); otherwise hands it back.
+    pub(super) fn hold_until_ready(
         &mut self,
         text: String,
         images: Vec<ImageContent>,
         behavior: StreamingBehavior,
     ) -> Option<(String, Vec<ImageContent>)> {
-        if !self.session.is_compacting() || self.is_extension_command(&text) {
+        let compacting = self.session.is_compacting() && !self.is_extension_command(&text);
+        if self.started && !compacting {
             return Some((text, images));
         }
         self.held.push(HeldInput {
@@ -32,8 +36,29 @@ impl App {
             images,
             behavior,
         });
-        self.notice("Queued message for after compaction".into(), false);
+        if compacting {
+            self.notice("Queued message for after compaction".into(), false);
+        }
         None
+    }
+
+    /// Extensions have seen `session_start`: the command line's prompt goes first, then what
+    /// was typed meanwhile.
+    pub(super) fn session_started(&mut self, first: Option<super::InitialPrompt>) {
+        self.started = true;
+        match first {
+            Some(first) if self.held.is_empty() => self.submit_prompt(first.text, first.images),
+            Some(first) => {
+                let input = HeldInput {
+                    text: first.text,
+                    images: first.images,
+                    behavior: StreamingBehavior::Steer,
+                };
+                self.held.insert(0, input);
+                self.release_held();
+            }
+            None => self.release_held(),
+        }
     }
 
     fn is_extension_command(&self, text: &str) -> bool {
@@ -44,7 +69,7 @@ impl App {
     /// Sends the held messages once no compaction runs, in order: each is accepted (started,
     /// or queued behind the run the one before started) before the next is sent.
     pub(super) fn release_held(&mut self) {
-        if self.held.is_empty() || self.session.is_compacting() {
+        if self.held.is_empty() || !self.started || self.session.is_compacting() {
             return;
         }
         let held = std::mem::take(&mut self.held);

@@ -292,7 +292,7 @@ impl App {
             let label = format!("{}/{}", model.provider, model.id);
             let (text, error) = match models.switch_model(model, None).await {
                 Ok(()) => (format!("Model: {label}"), false),
-                Err(e) => (e, true),
+                Err(e) => (e.to_string(), true),
             };
             let _ = tx.send(AppMsg::Notice { text, error });
         });

@@ -168,7 +168,7 @@ impl App {
             let (text, error) = match models.cycle_model().await {
                 Ok(Some(c)) => (format!("Model: {}/{}", c.model.provider, c.model.id), false),
                 Ok(None) => ("Only one model available".into(), false),
-                Err(e) => (e, true),
+                Err(e) => (e.to_string(), true),
             };
             let _ = tx.send(AppMsg::Notice { text, error });
         });

@@ -11,23 +11,43 @@ use rho_tui::dialogs::{SelectItem, SelectList};
 use super::app::App;
 use super::dialogs::ActiveDialog;
 
+/// Why /login or /logout could not update auth.json; the text is the notice shown.
+#[derive(Debug, thiserror::Error)]
+enum LoginError {
+    /// auth.json is not valid.
+    #[error("auth.json: {0}")]
+    Parse(#[source] rho_ai::auth::AuthFileError),
+    /// auth.json exists but cannot be read.
+    #[error("cannot read auth.json: {0}")]
+    Read(#[source] std::io::Error),
+    /// auth.json could not be written.
+    #[error(transparent)]
+    Write(#[from] rho_core::session::SessionError),
+    /// /logout of a provider without a stored credential.
+    #[error("No stored credential for {0}")]
+    NotStored(String),
+}
+
 /// auth.json as stored (empty when absent).
-fn read_auth(agent_dir: &Path) -> Result<AuthFile, String> {
+fn read_auth(agent_dir: &Path) -> Result<AuthFile, LoginError> {
     match std::fs::read_to_string(agent_dir.join("auth.json")) {
-        Ok(text) => AuthFile::parse(&text).map_err(|e| format!("auth.json: {e}")),
+        Ok(text) => AuthFile::parse(&text).map_err(LoginError::Parse),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AuthFile::default()),
-        Err(e) => Err(format!("cannot read auth.json: {e}")),
+        Err(e) => Err(LoginError::Read(e)),
     }
 }
 
 /// Writes auth.json owner-only (0600, also when the old file was readable by others) through a
 /// temporary file and a rename: a crash or a full disk mid-write leaves the old keys, and
 /// another rho reading it never sees half a file.
-fn write_auth(agent_dir: &Path, file: &AuthFile) -> Result<(), String> {
+fn write_auth(agent_dir: &Path, file: &AuthFile) -> Result<(), LoginError> {
     use rho_core::session::{writer::write_atomic, Durability};
     let path = agent_dir.join("auth.json");
-    write_atomic(&path, file.to_json_string().as_bytes(), Durability::Sync)
-        .map_err(|e| e.to_string())
+    Ok(write_atomic(
+        &path,
+        file.to_json_string().as_bytes(),
+        Durability::Sync,
+    )?)
 }
 
 impl App {
@@ -82,7 +102,7 @@ impl App {
         });
         match result {
             Ok(()) => self.notice(format!("Logged in to {provider}"), false),
-            Err(e) => self.notice(e, true),
+            Err(e) => self.notice(e.to_string(), true),
         }
     }
 
@@ -90,7 +110,7 @@ impl App {
     pub(super) fn open_logout(&mut self, provider: Option<String>) {
         let file = match read_auth(&self.agent_dir) {
             Ok(f) => f,
-            Err(e) => return self.notice(e, true),
+            Err(e) => return self.notice(e.to_string(), true),
         };
         let stored: Vec<String> = file.providers().map(str::to_string).collect();
         if let Some(p) = provider {
@@ -108,13 +128,13 @@ impl App {
     pub(super) fn remove_key(&mut self, provider: &str) {
         let result = read_auth(&self.agent_dir).and_then(|mut file| {
             if !file.remove(provider) {
-                return Err(format!("No stored credential for {provider}"));
+                return Err(LoginError::NotStored(provider.to_string()));
             }
             write_auth(&self.agent_dir, &file)
         });
         match result {
             Ok(()) => self.notice(format!("Logged out of {provider}"), false),
-            Err(e) => self.notice(e, true),
+            Err(e) => self.notice(e.to_string(), true),
         }
     }
 }

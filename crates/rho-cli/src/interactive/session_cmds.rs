@@ -111,7 +111,7 @@ impl App {
                     format!("Gist: {url}\nA secret gist of the HTML export: anyone with the link can read it."),
                     false,
                 ),
-                Err(e) => (e, true),
+                Err(e) => (e.to_string(), true),
             };
             let _ = tx.send(AppMsg::Notice { text, error });
         });
@@ -138,14 +138,67 @@ fn path_argument(arg: &str) -> Option<&str> {
     arg.split_whitespace().next()
 }
 
+/// Why /import could not copy the file; shown after "Failed to import session: ".
+#[derive(Debug, thiserror::Error)]
+enum ImportError {
+    /// The path names no file.
+    #[error("File not found: {}", .0.display())]
+    NotFound(PathBuf),
+    /// The sessions folder could not be created.
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir {
+        /// The folder.
+        dir: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The path ends in `..` or `/`.
+    #[error("no file name")]
+    NoFileName,
+    /// The copy failed.
+    #[error("cannot copy to {}: {source}", target.display())]
+    Copy {
+        /// The new file.
+        target: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// Why /share made no gist; the text is the notice (pi's wording where pi has one).
+#[derive(Debug, thiserror::Error)]
+enum ShareError {
+    /// `gh` cannot be run.
+    #[error("GitHub CLI (gh) is not installed. Install it from https://cli.github.com/")]
+    NoGh,
+    /// `gh auth status` failed.
+    #[error("GitHub CLI is not logged in. Run 'gh auth login' first.")]
+    NotLoggedIn,
+    /// The page could not be written for upload.
+    #[error("Failed to export session: {0}")]
+    Export(#[source] std::io::Error),
+    /// `gh gist create` could not be run.
+    #[error("Failed to create gist: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// `gh gist create` failed; the text is its stderr (or "Unknown error").
+    #[error("Failed to create gist: {0}")]
+    Gist(String),
+    /// gh printed no gist URL.
+    #[error("Failed to parse gist ID from gh output")]
+    NoUrl,
+}
+
 /// Copies `source` into `dir` under its own name (`name-1.jsonl`, ... when taken); a file
 /// already in `dir` is used where it is.
-fn copy_into(source: &Path, dir: &Path) -> Result<PathBuf, String> {
+fn copy_into(source: &Path, dir: &Path) -> Result<PathBuf, ImportError> {
     if !source.is_file() {
-        return Err(format!("File not found: {}", source.display()));
+        return Err(ImportError::NotFound(source.to_path_buf()));
     }
-    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let name = source.file_name().ok_or("no file name")?;
+    std::fs::create_dir_all(dir).map_err(|source| ImportError::CreateDir {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    let name = source.file_name().ok_or(ImportError::NoFileName)?;
     let mut target = dir.join(name);
     if target == source {
         return Ok(target);
@@ -159,38 +212,33 @@ fn copy_into(source: &Path, dir: &Path) -> Result<PathBuf, String> {
         target = dir.join(format!("{stem}-{n}.jsonl"));
         n += 1;
     }
-    std::fs::copy(source, &target)
-        .map_err(|e| format!("cannot copy to {}: {e}", target.display()))?;
+    if let Err(source) = std::fs::copy(source, &target) {
+        return Err(ImportError::Copy { target, source });
+    }
     Ok(target)
 }
 
 /// Runs `gh auth status`, then `gh gist create --public=false` on the page; the gist's URL.
-async fn share_page(gh: &Path, page: &str) -> Result<String, String> {
+async fn share_page(gh: &Path, page: &str) -> Result<String, ShareError> {
     let status = tokio::process::Command::new(gh)
         .args(["auth", "status"])
         .output()
         .await;
     match status {
-        Err(_) => {
-            return Err(
-                "GitHub CLI (gh) is not installed. Install it from https://cli.github.com/".into(),
-            )
-        }
-        Ok(out) if !out.status.success() => {
-            return Err("GitHub CLI is not logged in. Run 'gh auth login' first.".into())
-        }
+        Err(_) => return Err(ShareError::NoGh),
+        Ok(out) if !out.status.success() => return Err(ShareError::NotLoggedIn),
         Ok(_) => {}
     }
-    let dir = tempfile_dir().map_err(|e| format!("Failed to export session: {e}"))?;
+    let dir = tempfile_dir().map_err(ShareError::Export)?;
     let file = dir.join("session.html");
-    std::fs::write(&file, page).map_err(|e| format!("Failed to export session: {e}"))?;
+    std::fs::write(&file, page).map_err(ShareError::Export)?;
     let out = tokio::process::Command::new(gh)
         .args(["gist", "create", "--public=false"])
         .arg(&file)
         .output()
         .await;
     let _ = std::fs::remove_dir_all(&dir);
-    let out = out.map_err(|e| format!("Failed to create gist: {e}"))?;
+    let out = out.map_err(ShareError::Spawn)?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
         let err = if err.is_empty() {
@@ -198,11 +246,11 @@ async fn share_page(gh: &Path, page: &str) -> Result<String, String> {
         } else {
             err
         };
-        return Err(format!("Failed to create gist: {err}"));
+        return Err(ShareError::Gist(err));
     }
     let url = String::from_utf8_lossy(&out.stdout).trim().to_string();
     if url.rsplit('/').next().is_none_or(str::is_empty) {
-        return Err("Failed to parse gist ID from gh output".into());
+        return Err(ShareError::NoUrl);
     }
     Ok(url)
 }

@@ -36,8 +36,7 @@ impl App {
 
     /// Sends `text` as a prompt; while the agent runs, as a steering message.
     pub fn submit_prompt(&mut self, text: String, images: Vec<ImageContent>) {
-        let Some((text, images)) =
-            self.hold_during_compaction(text, images, StreamingBehavior::Steer)
+        let Some((text, images)) = self.hold_until_ready(text, images, StreamingBehavior::Steer)
         else {
             return;
         };
@@ -55,8 +54,7 @@ impl App {
             return;
         }
         let images = attached_images(&text, self.session.cwd());
-        let Some((text, images)) =
-            self.hold_during_compaction(text, images, StreamingBehavior::FollowUp)
+        let Some((text, images)) = self.hold_until_ready(text, images, StreamingBehavior::FollowUp)
         else {
             return;
         };

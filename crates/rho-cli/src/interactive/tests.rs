@@ -4,9 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_agent::testing::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, StaticCredentials};
 use rho_core::extensions::ExtensionUi;
+use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_tui::ansi::strip_ansi;
 use rho_tui::input::KeyCode;
 use rho_tui::Input;
@@ -35,8 +35,19 @@ impl Harness {
         Self::configured(provider, width, |_| {})
     }
 
-    /// A harness whose session config `adjust` changed first.
+    /// A harness whose session config `adjust` changed first, past `session_start`.
     fn configured(
+        provider: &ScriptedProvider,
+        width: u16,
+        adjust: impl FnOnce(&mut AgentSessionConfig),
+    ) -> Self {
+        let mut h = Self::unstarted(provider, width, adjust);
+        h.app.handle(AppMsg::Started(None));
+        h
+    }
+
+    /// A harness whose screen runs while extensions have not yet seen `session_start`.
+    fn unstarted(
         provider: &ScriptedProvider,
         width: u16,
         adjust: impl FnOnce(&mut AgentSessionConfig),
@@ -236,6 +247,32 @@ async fn a_reply_streams_into_the_transcript_with_its_usage_in_the_footer() {
     assert!(screen.contains("The answer is 42."), "{screen}");
     assert!(screen.contains("↑1.5k ↓20"), "{screen}");
     assert!(screen.contains(&scripted_model().id), "{screen}");
+}
+
+/// A prompt typed before extensions have seen `session_start` waits for it (a handler that
+/// rebuilds its state there must not see the prompt's tool calls first), then goes.
+#[tokio::test]
+async fn a_prompt_typed_before_the_session_started_waits_for_the_start() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("Hello back."));
+    let mut h = Harness::unstarted(&provider, 80, |_| {});
+    h.keys(Input::typed("early\n"));
+    // The test runtime has one thread: yielding lets a spawned prompt task run to its end
+    // (the scripted provider answers at once), so a prompt sent too early shows here.
+    for _ in 0..100 {
+        tokio::task::yield_now().await;
+    }
+    h.pump();
+    assert_eq!(
+        provider.call_count(),
+        0,
+        "the prompt went before session_start"
+    );
+    assert!(h.session.messages().is_empty());
+    h.app.handle(AppMsg::Started(None));
+    h.until_event("agent_end").await;
+    assert_eq!(provider.call_count(), 1);
+    assert!(h.screen().contains("Hello back."));
 }
 
 #[tokio::test]

@@ -9,6 +9,7 @@ use rho_core::agent_session::{InputSource, PromptOptions};
 use rho_protocol::rpc::{Command, Disposition, QueueContents, Request};
 use serde_json::Value;
 
+use super::error::CommandError;
 use super::order::Turn;
 use super::response::{response, Reply};
 use super::{models, sessions, state, Rpc};
@@ -162,8 +163,8 @@ pub fn to_data<T: serde::Serialize>(value: &T) -> Reply {
 }
 
 /// A typed reply as the `data` value.
-pub fn data_of<T: serde::Serialize>(value: &T) -> Result<Value, String> {
-    serde_json::to_value(value).map_err(|e| format!("cannot serialize the result: {e}"))
+pub fn data_of<T: serde::Serialize>(value: &T) -> Result<Value, CommandError> {
+    serde_json::to_value(value).map_err(CommandError::Serialize)
 }
 
 async fn prompt(

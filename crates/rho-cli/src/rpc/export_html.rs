@@ -6,24 +6,31 @@ use std::path::Path;
 use rho_protocol::rpc::ExportedHtml;
 use serde_json::Value;
 
+use super::error::CommandError;
 use super::sessions::absolute;
 use super::Rpc;
 
 /// Writes the page; returns `{"path"}`.
-pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, String> {
+pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, CommandError> {
     let (file, persisted) = rpc
         .session
         .with_session(|s| (s.path().map(Path::to_path_buf), s.is_persisted()));
-    let file = file.ok_or("Cannot export in-memory session to HTML")?;
+    let file = file.ok_or(CommandError::Refused(
+        "Cannot export in-memory session to HTML",
+    ))?;
     if !persisted {
-        return Err("Nothing to export yet - start a conversation first".into());
+        return Err(CommandError::Refused(
+            "Nothing to export yet - start a conversation first",
+        ));
     }
     let path = match output_path {
         Some(p) => absolute(Path::new(p)),
         None => absolute(Path::new(&crate::export::default_html_name(&file))),
     };
     let html = rpc.session.with_session(crate::export::live_page);
-    std::fs::write(&path, html).map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
+    if let Err(source) = std::fs::write(&path, html) {
+        return Err(CommandError::Write { path, source });
+    }
     super::dispatch::data_of(&ExportedHtml {
         path: path.to_string_lossy().into_owned(),
     })

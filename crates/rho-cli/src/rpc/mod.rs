@@ -8,6 +8,7 @@ mod bash_output;
 #[cfg(test)]
 mod command_props;
 mod dispatch;
+mod error;
 mod export_html;
 mod framing;
 mod models;

@@ -27,7 +27,7 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             };
             match control.switch_model(model.clone(), None).await {
                 Ok(()) => to_data(&model),
-                Err(e) => Reply::Error(e),
+                Err(e) => Reply::Error(e.to_string()),
             }
         }
         Command::CycleModel => match control.cycle_model().await {
@@ -37,11 +37,11 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
                 is_scoped: c.is_scoped,
             }),
             Ok(None) => Reply::Data(Value::Null),
-            Err(e) => Reply::Error(e),
+            Err(e) => Reply::Error(e.to_string()),
         },
         Command::SetThinkingLevel { level } => match control.set_level(&level).await {
             Ok(()) => Reply::Done,
-            Err(e) => Reply::Error(e),
+            Err(e) => Reply::Error(e.to_string()),
         },
         Command::CycleThinkingLevel => match control.cycle_level().await {
             Some(level) => to_data(&ThinkingLevelReply { level }),

@@ -21,11 +21,12 @@ pub enum Reply {
     Error(String),
 }
 
-impl From<Result<Value, String>> for Reply {
-    fn from(r: Result<Value, String>) -> Self {
+/// The edge where a command's error becomes the response's `error` text.
+impl<E: std::fmt::Display> From<Result<Value, E>> for Reply {
+    fn from(r: Result<Value, E>) -> Self {
         match r {
             Ok(v) => Reply::Data(v),
-            Err(e) => Reply::Error(e),
+            Err(e) => Reply::Error(e.to_string()),
         }
     }
 }

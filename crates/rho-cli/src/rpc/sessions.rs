@@ -8,6 +8,7 @@ use rho_protocol::rpc::{Cancelled, EntryList, ForkResult, MessageList};
 use serde_json::Value;
 
 use super::dispatch::data_of as data;
+use super::error::CommandError;
 use super::response::Reply;
 use super::{export_html, Rpc};
 use rho_protocol::rpc::Command;
@@ -29,23 +30,19 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
             }
             return super::dispatch::done(rpc.session.set_session_name(&name));
         }
-        _ => Err("not a session command".into()),
+        _ => Err(CommandError::NotASessionCommand),
     };
     result.into()
 }
 
-async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<Value, String> {
+async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<Value, CommandError> {
     let cancelled = rpc.session.new_session(parent.as_deref()).await;
     data(&Cancelled { cancelled })
 }
 
-async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
+async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, CommandError> {
     let path = absolute(Path::new(path));
-    let opened = rpc
-        .session
-        .open_session(&path)
-        .await
-        .map_err(|e| e.to_string())?;
+    let opened = rpc.session.open_session(&path).await?;
     // Like the warnings of the session opened at startup: stderr, never the protocol stream.
     for w in &opened.warnings {
         eprintln!("Warning: {w}");
@@ -56,36 +53,28 @@ async fn switch_session(rpc: &Rpc, path: &str) -> Result<Value, String> {
 }
 
 /// The dialect's refusal when the session has a file that is not written yet.
-fn refuse_unsaved(rpc: &Rpc) -> Result<(), String> {
+fn refuse_unsaved(rpc: &Rpc) -> Result<(), CommandError> {
     let unsaved = rpc
         .session
         .with_session(|store| store.path().is_some_and(|p| !p.exists()));
     match rpc.dialect.unsaved_fork_error() {
-        Some(error) if unsaved => Err(error.into()),
+        Some(error) if unsaved => Err(CommandError::Refused(error)),
         _ => Ok(()),
     }
 }
 
-async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, String> {
+async fn fork(rpc: &Rpc, entry_id: &str) -> Result<Value, CommandError> {
     refuse_unsaved(rpc)?;
-    let outcome = rpc
-        .session
-        .fork(entry_id)
-        .await
-        .map_err(|e| e.to_string())?;
+    let outcome = rpc.session.fork(entry_id).await?;
     data(&ForkResult {
         text: outcome.selected_text,
         cancelled: outcome.cancelled,
     })
 }
 
-async fn clone(rpc: &Rpc) -> Result<Value, String> {
+async fn clone(rpc: &Rpc) -> Result<Value, CommandError> {
     refuse_unsaved(rpc)?;
-    let outcome = rpc
-        .session
-        .clone_session()
-        .await
-        .map_err(|e| e.to_string())?;
+    let outcome = rpc.session.clone_session().await?;
     data(&Cancelled {
         cancelled: outcome.cancelled,
     })

@@ -248,7 +248,7 @@ impl AgentSession {
                     &model.provider,
                 )))
             }
-            Err(e) => return Err(Failure::Quiet(e)),
+            Err(e) => return Err(Failure::Quiet(e.to_string())),
         };
         let hook = self
             .compaction_hook(&preparation, branch_json, custom_instructions)

@@ -14,12 +14,26 @@ pub enum AuthStatus {
     Missing,
 }
 
+/// Why a store has no key to give; the text is shown as the refusal or the turn's error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CredentialError {
+    /// A configured key could not be resolved (a models.json `!command` failed).
+    #[error(transparent)]
+    Resolve(#[from] rho_ai::auth::AuthError),
+    /// Only an expired OAuth credential exists for this provider (pi's text).
+    #[error("{}", rho_ai::auth::oauth_failed_message(.0))]
+    OAuthFailed(String),
+    /// Another store's reason, as it words it.
+    #[error("{0}")]
+    Other(String),
+}
+
 /// Resolves credentials for the session.
 pub trait CredentialStore: Send + Sync {
     /// Whether `provider` has usable credentials (cheap; no network).
     fn status(&self, provider: &str) -> AuthStatus;
     /// The key for one request (may run a command or refresh a token). `Ok(None)` = none.
-    fn api_key(&self, provider: &str) -> Result<Option<String>, String>;
+    fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError>;
 }
 
 /// Environment variables only (providers spec §6).
@@ -34,7 +48,7 @@ impl CredentialStore for EnvCredentials {
         }
     }
 
-    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
         Ok(env_api_key(provider))
     }
 }
@@ -69,7 +83,7 @@ impl CredentialStore for StaticCredentials {
         }
     }
 
-    fn api_key(&self, provider: &str) -> Result<Option<String>, String> {
+    fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
         Ok(self
             .keys
             .iter()

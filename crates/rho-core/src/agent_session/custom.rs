@@ -34,7 +34,7 @@ impl AgentSession {
         &self,
         input: CustomMessageInput,
         options: SendMessageOptions,
-    ) -> Result<(), String> {
+    ) -> Result<(), SessionError> {
         let message = CustomMessage {
             custom_type: input.custom_type,
             content: input.content,
@@ -57,8 +57,7 @@ impl AgentSession {
         if options.trigger_turn {
             return self
                 .run_agent_prompt(vec![AgentMessage::Custom(message)])
-                .await
-                .map_err(|e| e.to_string());
+                .await;
         }
         let m = std::sync::Arc::new(AgentMessage::Custom(message.clone()));
         self.inner.agent.append_message(std::sync::Arc::clone(&m));
@@ -72,9 +71,7 @@ impl AgentSession {
                 message.details.clone(),
             )
             .map(|_| ());
-        if let Err(e) = saved {
-            return Err(e.to_string());
-        }
+        saved?;
         for event in [
             rho_agent::AgentEvent::MessageStart {
                 message: (*m).clone(),
@@ -93,7 +90,7 @@ impl AgentSession {
         &self,
         content: UserMessageContent,
         deliver_as: Option<DeliverAs>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SessionError> {
         let (text, images) = match content {
             UserMessageContent::Text(t) => (t, Vec::new()),
             UserMessageContent::Blocks(blocks) => {
@@ -124,6 +121,5 @@ impl AgentSession {
             },
         )
         .await
-        .map_err(|e: SessionError| e.to_string())
     }
 }

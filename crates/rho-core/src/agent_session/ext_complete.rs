@@ -7,6 +7,25 @@ use rho_ai::{AssistantMessage, Context};
 
 use super::AgentSession;
 
+/// Why an extension's completion could not start; the text is answered to the extension.
+#[derive(Debug, thiserror::Error)]
+pub enum CompleteError {
+    /// No model of that provider and id is known.
+    #[error("complete: no model {provider}/{model_id}")]
+    NoModel {
+        /// The provider asked for.
+        provider: String,
+        /// The model id asked for.
+        model_id: String,
+    },
+    /// The credential store could not give a key.
+    #[error("complete: {0}")]
+    Credentials(#[source] super::CredentialError),
+    /// The provider call could not start (no key, unsupported API, bad configuration).
+    #[error("complete: {0}")]
+    Start(#[source] rho_ai::ProviderError),
+}
+
 impl AgentSession {
     /// Asks `provider`/`model_id` for one reply to `context`; an error reply is returned as
     /// the message pi would return (`stopReason: "error"`), a call that cannot start as `Err`.
@@ -16,26 +35,29 @@ impl AgentSession {
         model_id: &str,
         context: Context,
         max_tokens: Option<u64>,
-    ) -> Result<AssistantMessage, String> {
+    ) -> Result<AssistantMessage, CompleteError> {
         let model = self
             .inner
             .models
             .iter()
             .find(|m| m.provider == provider && m.id == model_id)
             .cloned()
-            .ok_or_else(|| format!("complete: no model {provider}/{model_id}"))?;
+            .ok_or_else(|| CompleteError::NoModel {
+                provider: provider.to_string(),
+                model_id: model_id.to_string(),
+            })?;
         let api_key = self
             .inner
             .credentials
             .api_key(provider)
-            .map_err(|e| format!("complete: {e}"))?;
+            .map_err(CompleteError::Credentials)?;
         let options = StreamOptions {
             api_key,
             max_tokens,
             ..Default::default()
         };
-        let stream = (self.inner.stream_fn)(&model, &context, options)
-            .map_err(|e| format!("complete: {e}"))?;
+        let stream =
+            (self.inner.stream_fn)(&model, &context, options).map_err(CompleteError::Start)?;
         Ok(stream.result().await)
     }
 }

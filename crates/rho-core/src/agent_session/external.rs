@@ -5,6 +5,9 @@
 use futures_util::future::BoxFuture;
 use rho_agent::ToolSource;
 
+/// Why an external command failed; its text is shown to the user as is.
+pub type ExternalError = Box<dyn std::error::Error + Send + Sync>;
+
 /// A provider of tools and commands the session does not own.
 pub trait ExternalTools: Send + Sync {
     /// The agent's source of these tools (asked at every turn).
@@ -12,6 +15,8 @@ pub trait ExternalTools: Send + Sync {
     /// Runs before a prompt's messages are built; may wait for tools to arrive.
     fn before_prompt(&self) -> BoxFuture<'_, ()>;
     /// Expands a `/command args` it owns into prompt text; `None` when it is not its command.
-    fn expand_command<'a>(&'a self, text: &'a str)
-        -> BoxFuture<'a, Option<Result<String, String>>>;
+    fn expand_command<'a>(
+        &'a self,
+        text: &'a str,
+    ) -> BoxFuture<'a, Option<Result<String, ExternalError>>>;
 }

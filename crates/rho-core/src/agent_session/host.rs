@@ -1,5 +1,8 @@
 //! The session as extensions see it ([`ExtensionHost`]), and the agent hooks through which
 //! extensions take part in every run: `context`, `tool_call`, `tool_result` (EXT-5, 10, 11).
+//!
+//! The host's errors are strings on purpose: each is the text answered to the extension's
+//! call (wire data), so the session's typed errors are turned into text here, at that edge.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -84,6 +87,7 @@ impl ExtensionHost for SessionHost {
                 },
             )
             .await
+            .map_err(|e| e.to_string())
         })
     }
 
@@ -100,6 +104,7 @@ impl ExtensionHost for SessionHost {
             content.extend(images.into_iter().map(ContentBlock::Image));
             s.send_user_message(UserMessageContent::Blocks(content), deliver_as)
                 .await
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -198,7 +203,7 @@ impl ExtensionHost for SessionHost {
         let session = self.session();
         Box::pin(async move {
             let s = session.ok_or(GONE)?;
-            let level = super::parse_level(&level)?;
+            let level = super::parse_level(&level).map_err(|e| e.to_string())?;
             s.set_thinking_level(level).await;
             Ok(s.thinking_level().as_str().to_string())
         })
@@ -215,7 +220,8 @@ impl ExtensionHost for SessionHost {
                 .map_err(|e| format!("complete: invalid context: {e}"))?;
             let reply = s
                 .complete_for_extension(&call.provider, &call.model_id, context, call.max_tokens)
-                .await?;
+                .await
+                .map_err(|e| e.to_string())?;
             serde_json::to_value(reply).map_err(|e| e.to_string())
         })
     }

@@ -54,15 +54,18 @@ use crate::settings::Settings;
 
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;
-pub use credentials::{AuthStatus, CredentialStore, EnvCredentials, StaticCredentials};
+pub use credentials::{
+    AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
+};
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
+pub use ext_complete::CompleteError;
 pub use extension_set::EXTENSION_EXIT_GRACE;
-pub use external::ExternalTools;
+pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
-pub use model_control::{parse_level, Cycled, ModelControl};
+pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;

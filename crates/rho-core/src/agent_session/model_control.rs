@@ -9,7 +9,7 @@ use rho_ai::catalog::select::{scope_models, ModelChoice};
 use rho_ai::{Model, ThinkingLevel};
 use serde_json::Value;
 
-use super::{AgentSession, AuthStatus};
+use super::{AgentSession, AuthStatus, SessionError};
 
 /// The session plus the model registry it chooses from. Cheap to clone.
 #[derive(Clone)]
@@ -20,6 +20,16 @@ pub struct ModelControl {
     /// `--models` (else settings `enabledModels`) scope, in pattern order; /scoped-models
     /// changes it.
     scoped: Arc<std::sync::Mutex<Vec<ModelChoice>>>,
+}
+
+/// A thinking level name pi does not know; the text is pi's `--thinking` error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Invalid thinking level \"{0}\". Valid values: {names}", names = level_names())]
+pub struct InvalidThinkingLevel(pub String);
+
+fn level_names() -> String {
+    let names: Vec<_> = ThinkingLevel::ALL.iter().map(|l| l.as_str()).collect();
+    names.join(", ")
 }
 
 /// What a model cycle landed on.
@@ -87,15 +97,13 @@ impl ModelControl {
         &self,
         model: Model,
         level: Option<ThinkingLevel>,
-    ) -> Result<(), String> {
+    ) -> Result<(), SessionError> {
         let s = &self.session;
         let wanted = level.unwrap_or_else(|| match s.model() {
             Some(prev) if prev.reasoning => s.thinking_level(),
             _ => s.with_settings(|st| st.default_thinking_level()),
         });
-        s.set_model(model.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        s.set_model(model.clone()).await?;
         for (key, value) in [
             ("defaultProvider", &model.provider),
             ("defaultModel", &model.id),
@@ -111,7 +119,7 @@ impl ModelControl {
     }
 
     /// The next model of the scope (or of the available models); `None` with fewer than two.
-    pub async fn cycle_model(&self) -> Result<Option<Cycled>, String> {
+    pub async fn cycle_model(&self) -> Result<Option<Cycled>, SessionError> {
         let scoped: Vec<(Model, Option<ThinkingLevel>)> = self
             .scoped
             .lock()
@@ -149,7 +157,7 @@ impl ModelControl {
 
     /// `set_thinking_level`: a name pi does not know is refused (issue 17 #7: "HIGH" used to
     /// turn thinking off); a known level is clamped to what the model supports.
-    pub async fn set_level(&self, level: &str) -> Result<(), String> {
+    pub async fn set_level(&self, level: &str) -> Result<(), InvalidThinkingLevel> {
         self.apply_level(parse_level(level)?).await;
         Ok(())
     }
@@ -198,14 +206,8 @@ impl ModelControl {
 }
 
 /// A thinking level by its exact name, or the error pi's `--thinking` gives for any other.
-pub fn parse_level(level: &str) -> Result<ThinkingLevel, String> {
-    ThinkingLevel::parse(level).ok_or_else(|| {
-        let names: Vec<_> = ThinkingLevel::ALL.iter().map(|l| l.as_str()).collect();
-        format!(
-            "Invalid thinking level \"{level}\". Valid values: {}",
-            names.join(", ")
-        )
-    })
+pub fn parse_level(level: &str) -> Result<ThinkingLevel, InvalidThinkingLevel> {
+    ThinkingLevel::parse(level).ok_or_else(|| InvalidThinkingLevel(level.to_string()))
 }
 
 fn first_level(model: &Model) -> ThinkingLevel {

@@ -132,7 +132,7 @@ impl AgentSession {
             if let Some(external) = self.external() {
                 match external.expand_command(&text).await {
                     Some(Ok(expanded)) => text = expanded,
-                    Some(Err(e)) => return Err(SessionError::Command(e)),
+                    Some(Err(e)) => return Err(SessionError::Command(e.to_string())),
                     None => {}
                 }
             }

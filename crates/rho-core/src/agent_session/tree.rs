@@ -293,7 +293,7 @@ impl AgentSession {
                     rho_ai::auth::no_api_key_message(&model.provider),
                 ))
             }
-            Err(e) => return Err(CompactionError::BranchSummary(e)),
+            Err(e) => return Err(CompactionError::BranchSummary(e.to_string())),
         };
         let summarizer = Summarizer {
             model,

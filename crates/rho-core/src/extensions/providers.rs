@@ -5,7 +5,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use rho_ai::models_json::{merge_models, parse_models_json, ModelsConfig, ProviderConfig};
+use rho_ai::models_json::{
+    merge_models, parse_models_json, ModelsConfig, ModelsJsonError, ProviderConfig,
+};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, AssistantStream, Model, StopReason};
 use serde_json::{json, Value};
 
@@ -17,10 +19,9 @@ use crate::compaction::StreamFn;
 pub fn provider_config(
     def: &ProviderDef,
     user: Option<&ProviderConfig>,
-) -> Result<ProviderConfig, String> {
+) -> Result<ProviderConfig, ModelsJsonError> {
     let text = json!({"providers": {&def.name: def.config}}).to_string();
-    let parsed = parse_models_json(&text, &format!("registerProvider(\"{}\")", def.name))
-        .map_err(|e| e.to_string())?;
+    let parsed = parse_models_json(&text, &format!("registerProvider(\"{}\")", def.name))?;
     let mut config = parsed.providers.into_values().next().unwrap_or_default();
     if let Some(user) = user {
         config.base_url = user.base_url.clone().or(config.base_url);

@@ -6,4 +6,7 @@
 mod pattern;
 mod rules;
 
-pub use rules::{PermissionMode, Permissions, Rule, Verdict, READ_ONLY_TOOLS, WRITING_FILE_TOOLS};
+pub use rules::{
+    PermissionMode, Permissions, Rule, RuleError, UnknownPermissionMode, Verdict, READ_ONLY_TOOLS,
+    WRITING_FILE_TOOLS,
+};

@@ -45,17 +45,31 @@ impl fmt::Display for PermissionMode {
     }
 }
 
+/// A `--permission-mode` or `permissions.defaultMode` value that names no mode.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Unknown permission mode: {0}. Valid modes: default, accept-edits, plan, bypass")]
+pub struct UnknownPermissionMode(pub String);
+
+/// A permission rule that cannot be parsed; the text quotes it as written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RuleError {
+    /// `tool(pattern` without `)`.
+    #[error("permission rule {0:?} is missing its closing )")]
+    Unclosed(String),
+    /// `(pattern)` or an empty rule.
+    #[error("permission rule {0:?} names no tool")]
+    NoTool(String),
+}
+
 impl FromStr for PermissionMode {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownPermissionMode;
+    fn from_str(s: &str) -> Result<Self, UnknownPermissionMode> {
         match s {
             "default" => Ok(Self::Default),
             "accept-edits" | "acceptEdits" => Ok(Self::AcceptEdits),
             "plan" => Ok(Self::Plan),
             "bypass" | "bypassPermissions" => Ok(Self::Bypass),
-            other => Err(format!(
-                "Unknown permission mode: {other}. Valid modes: default, accept-edits, plan, bypass"
-            )),
+            other => Err(UnknownPermissionMode(other.to_string())),
         }
     }
 }
@@ -72,17 +86,17 @@ pub struct Rule {
 impl Rule {
     /// Parses `tool` or `tool(pattern)`; tool names compare case-insensitively so Claude
     /// Code's `Bash(npm test)` works as written.
-    pub fn parse(text: &str) -> Result<Rule, String> {
+    pub fn parse(text: &str) -> Result<Rule, RuleError> {
         let trimmed = text.trim();
         let (tool, argument) = match trimmed.split_once('(') {
             Some((tool, rest)) => match rest.strip_suffix(')') {
                 Some(arg) => (tool.trim(), Some(arg.to_string())),
-                None => return Err(format!("permission rule {text:?} is missing its closing )")),
+                None => return Err(RuleError::Unclosed(text.to_string())),
             },
             None => (trimmed, None),
         };
         if tool.is_empty() {
-            return Err(format!("permission rule {text:?} names no tool"));
+            return Err(RuleError::NoTool(text.to_string()));
         }
         Ok(Rule {
             text: text.to_string(),
@@ -175,7 +189,11 @@ impl Permissions {
     ) -> Self {
         let mut parse = |list: &[String]| -> Vec<Rule> {
             list.iter()
-                .filter_map(|t| Rule::parse(t).map_err(|e| warnings.push(e)).ok())
+                .filter_map(|t| {
+                    Rule::parse(t)
+                        .map_err(|e| warnings.push(e.to_string()))
+                        .ok()
+                })
                 .collect()
         };
         Self {
@@ -348,7 +366,7 @@ mod tests {
         assert_eq!(
             "nope"
                 .parse::<PermissionMode>()
-                .map_err(|e| e.contains("Valid")),
+                .map_err(|e| e.to_string().contains("Valid")),
             Err(true)
         );
     }

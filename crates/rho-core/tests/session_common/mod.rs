@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rho_agent::testing::{scripted_model, ScriptedProvider};
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, SessionEvent, StaticCredentials};
 use rho_core::extensions::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
 use rho_core::settings::Settings;
+use rho_testkit::scripted::{scripted_model, ScriptedProvider};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 

@@ -16,6 +16,7 @@ use crate::options::StreamOptions;
 use crate::provider::{Flow, WireParser};
 use crate::reply::ReplyBuilder;
 use crate::sse::SseEvent;
+use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
 /// Text of the thinking block that stands in for a `redacted_thinking` block.
@@ -72,7 +73,7 @@ impl Parser {
             .map_or(name, String::as_str)
     }
 
-    fn message_start(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+    fn message_start(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         let mut scratch = None;
         let ev: MessageStart = decode("message_start", data, &mut scratch)?;
         if let Some(id) = ev.message.id {
@@ -89,7 +90,7 @@ impl Parser {
         Ok(())
     }
 
-    fn block_start(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+    fn block_start(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         let mut scratch = None;
         let ev: BlockStart = decode("content_block_start", data, &mut scratch)?;
         let block = ev.content_block;
@@ -131,7 +132,7 @@ impl Parser {
         Ok(())
     }
 
-    fn block_delta(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+    fn block_delta(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         if let Some(d) = fast_delta::parse(data) {
             self.apply_delta(d.index, d.kind, &d.value, reply);
             return Ok(());
@@ -173,7 +174,7 @@ impl Parser {
         }
     }
 
-    fn block_stop(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+    fn block_stop(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         let mut scratch = None;
         let ev: BlockStop = decode("content_block_stop", data, &mut scratch)?;
         if let Some(pos) = self.open.iter().rposition(|b| b.wire == ev.index) {
@@ -183,7 +184,7 @@ impl Parser {
         Ok(())
     }
 
-    fn message_delta(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), String> {
+    fn message_delta(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         let mut scratch = None;
         let ev: MessageDelta = decode("message_delta", data, &mut scratch)?;
         if let Some(reason) = ev.delta.and_then(|d| d.stop_reason) {
@@ -218,7 +219,7 @@ impl Parser {
 }
 
 impl WireParser for Parser {
-    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String> {
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError> {
         let data = event.data.as_str();
         match event.event.as_deref() {
             Some("content_block_delta") => self.block_delta(data, reply)?,
@@ -230,31 +231,33 @@ impl WireParser for Parser {
                 self.saw_message_stop = true;
                 return Ok(Flow::Stop);
             }
-            Some("error") => return Err(event.data),
+            Some("error") => return Err(StreamError::Provider(event.data)),
             _ => {}
         }
         Ok(Flow::Continue)
     }
 
-    fn finish(&mut self, _reply: &mut ReplyBuilder) -> Result<StopReason, String> {
+    fn finish(&mut self, _reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         if !self.saw_message_stop {
-            return Err("Anthropic stream ended before message_stop".into());
+            return Err(StreamError::EndedEarly(
+                "Anthropic stream ended before message_stop",
+            ));
         }
         match self.stop_reason.unwrap_or(StopReason::Stop) {
-            StopReason::Error | StopReason::Aborted => Err("An unknown error occurred".into()),
+            StopReason::Error | StopReason::Aborted => Err(StreamError::Unknown),
             reason => Ok(reason),
         }
     }
 }
 
 /// Anthropic `stop_reason` → unified stop reason; unknown values are an error.
-fn map_stop_reason(reason: &str) -> Result<StopReason, String> {
+fn map_stop_reason(reason: &str) -> Result<StopReason, StreamError> {
     match reason {
         "end_turn" | "pause_turn" | "stop_sequence" => Ok(StopReason::Stop),
         "max_tokens" => Ok(StopReason::Length),
         "tool_use" => Ok(StopReason::ToolUse),
         "refusal" | "sensitive" => Ok(StopReason::Error),
-        other => Err(format!("Unhandled stop reason: {other}")),
+        other => Err(StreamError::UnhandledStopReason(other.to_string())),
     }
 }
 
@@ -264,14 +267,15 @@ fn decode<'a, T: Deserialize<'a>>(
     event: &str,
     data: &'a str,
     scratch: &'a mut Option<String>,
-) -> Result<T, String> {
+) -> Result<T, StreamError> {
     match serde_json::from_str(data) {
         Ok(v) => Ok(v),
         Err(first) => {
             let repaired: &'a str = scratch.insert(repair_json(data));
-            serde_json::from_str(repaired).map_err(|_| {
-                let shown: String = data.chars().take(200).collect();
-                format!("Invalid JSON in Anthropic stream event {event}: {first}. Data: {shown}")
+            serde_json::from_str(repaired).map_err(|_| StreamError::AnthropicJson {
+                event: event.to_string(),
+                data: data.chars().take(200).collect(),
+                source: first,
             })
         }
     }
@@ -365,6 +369,7 @@ mod tests {
 
     #[test]
     fn stop_reasons_map_per_spec() {
+        let map_stop_reason = |r| map_stop_reason(r).map_err(|e| e.to_string());
         assert_eq!(map_stop_reason("end_turn"), Ok(StopReason::Stop));
         assert_eq!(map_stop_reason("pause_turn"), Ok(StopReason::Stop));
         assert_eq!(map_stop_reason("stop_sequence"), Ok(StopReason::Stop));
@@ -391,7 +396,8 @@ mod tests {
         let mut scratch = None;
         let err = decode::<BlockStop>("content_block_stop", "{\"index\":", &mut scratch)
             .err()
-            .expect("invalid");
+            .expect("invalid")
+            .to_string();
         assert!(err.starts_with("Invalid JSON in Anthropic stream event content_block_stop: "));
         assert!(err.ends_with("Data: {\"index\":"));
     }

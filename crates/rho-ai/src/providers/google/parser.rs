@@ -10,6 +10,7 @@ use crate::model::Model;
 use crate::provider::{Flow, WireParser};
 use crate::reply::ReplyBuilder;
 use crate::sse::SseEvent;
+use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
 /// Process-wide counter behind generated tool-call ids, so two calls in the same
@@ -201,14 +202,15 @@ fn map_finish_reason(reason: &str) -> StopReason {
 }
 
 impl WireParser for Parser {
-    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String> {
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError> {
         if event.data.trim().is_empty() {
             return Ok(Flow::Continue);
         }
-        let chunk: Chunk = serde_json::from_str(&event.data).map_err(|e| {
-            let preview: String = event.data.chars().take(200).collect();
-            format!("Invalid JSON in Gemini stream chunk ({e}): {preview}")
-        })?;
+        let chunk: Chunk =
+            serde_json::from_str(&event.data).map_err(|source| StreamError::GeminiJson {
+                data: event.data.chars().take(200).collect(),
+                source,
+            })?;
         if let Some(error) = &chunk.error {
             let status = match error.get("status").or_else(|| error.get("code")) {
                 Some(Value::String(s)) => s.clone(),
@@ -216,7 +218,9 @@ impl WireParser for Parser {
                 None => "unknown".to_string(),
             };
             let json = crate::provider::compact_json(&event.data).unwrap_or(event.data);
-            return Err(format!("got status: {status}. {json}"));
+            return Err(StreamError::Provider(format!(
+                "got status: {status}. {json}"
+            )));
         }
         if reply.message().response_id.is_none() {
             reply.message_mut().response_id = chunk.response_id;
@@ -242,19 +246,18 @@ impl WireParser for Parser {
         Ok(Flow::Continue)
     }
 
-    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String> {
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         self.close_open(reply);
         let Some(reason) = self.finish else {
-            return Err(
-                "Connection lost: the Gemini stream ended without a finishReason; try again"
-                    .to_string(),
-            );
+            return Err(StreamError::EndedEarly(
+                "Connection lost: the Gemini stream ended without a finishReason; try again",
+            ));
         };
         if reply.message().tool_calls().next().is_some() {
             return Ok(StopReason::ToolUse);
         }
         match reason {
-            StopReason::Error => Err("An unknown error occurred".to_string()),
+            StopReason::Error => Err(StreamError::Unknown),
             other => Ok(other),
         }
     }
@@ -311,7 +314,7 @@ mod tests {
         let mut fin = chunk(serde_json::json!([]));
         fin["candidates"][0]["finishReason"] = serde_json::json!("STOP");
         feed(&mut p, &mut reply, fin);
-        assert_eq!(p.finish(&mut reply), Ok(StopReason::ToolUse));
+        assert_eq!(p.finish(&mut reply).ok(), Some(StopReason::ToolUse));
         match &reply.message().content[1] {
             crate::content::ContentBlock::Text(t) => {
                 assert_eq!(t.text_signature.as_deref(), Some("c2ln"))
@@ -329,7 +332,10 @@ mod tests {
         .expect("model");
         let (sink, _stream) = crate::event::AssistantStream::channel();
         let mut reply = ReplyBuilder::new(&m, sink, Default::default());
-        let err = Parser::new(&m).finish(&mut reply).expect_err("no finish");
+        let err = Parser::new(&m)
+            .finish(&mut reply)
+            .expect_err("no finish")
+            .to_string();
         assert!(err.contains("finishReason"), "{err}");
     }
 

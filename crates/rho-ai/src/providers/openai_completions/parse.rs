@@ -12,6 +12,7 @@ use crate::model::Model;
 use crate::provider::{Flow, WireParser};
 use crate::reply::ReplyBuilder;
 use crate::sse::SseEvent;
+use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
 /// One `chat.completion.chunk`. Unknown fields are ignored; text fields that are not strings
@@ -339,12 +340,12 @@ pub const CUT_OFF: &str =
     "The stream ended without a finish_reason or [DONE] marker: the reply was cut off";
 
 /// Maps `finish_reason`; unknown reasons are errors naming the reason.
-pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, String> {
+pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, StreamError> {
     match reason {
         None | Some("stop") | Some("end") => Ok(StopReason::Stop),
         Some("length") => Ok(StopReason::Length),
         Some("tool_calls") | Some("function_call") => Ok(StopReason::ToolUse),
-        Some(other) => Err(format!("Provider finish_reason: {other}")),
+        Some(other) => Err(StreamError::FinishReason(other.to_string())),
     }
 }
 
@@ -366,7 +367,7 @@ fn excerpt(data: &str) -> String {
 }
 
 impl WireParser for Parser {
-    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String> {
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError> {
         let data = event.data.trim();
         if data.is_empty() {
             return Ok(Flow::Continue);
@@ -376,25 +377,24 @@ impl WireParser for Parser {
             self.seen_done = true;
             return Ok(Flow::Stop);
         }
-        let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
-            format!(
-                "Invalid JSON in Chat Completions stream chunk ({e}); the server sent: {}",
-                excerpt(data)
-            )
-        })?;
+        let chunk: Chunk =
+            serde_json::from_str(data).map_err(|source| StreamError::CompletionsJson {
+                data: excerpt(data),
+                source,
+            })?;
         if let Some(error) = chunk.error.as_ref().filter(|e| !e.is_null()) {
-            return Err(stream_error_message(error));
+            return Err(StreamError::Provider(stream_error_message(error)));
         }
         self.on_chunk(chunk, reply);
         Ok(Flow::Continue)
     }
 
-    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String> {
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         if !self.seen_data {
-            return Err(NO_DATA.to_string());
+            return Err(StreamError::EndedEarly(NO_DATA));
         }
         if self.finish_reason.is_none() && !self.seen_done {
-            return Err(CUT_OFF.to_string());
+            return Err(StreamError::EndedEarly(CUT_OFF));
         }
         reply.close_all();
         map_finish_reason(self.finish_reason.as_deref())
@@ -420,7 +420,7 @@ mod tests {
             "model_context_window_exceeded",
         ] {
             assert_eq!(
-                map_finish_reason(Some(bad)),
+                map_finish_reason(Some(bad)).map_err(|e| e.to_string()),
                 Err(format!("Provider finish_reason: {bad}"))
             );
         }

@@ -8,6 +8,7 @@ use crate::model::Model;
 use crate::provider::{Flow, WireParser};
 use crate::reply::ReplyBuilder;
 use crate::sse::SseEvent;
+use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
 /// One event's `data`. Only the fields rho reads are typed; items stay raw JSON because
@@ -44,7 +45,7 @@ enum Current {
 pub struct Parser {
     current: Current,
     /// Set by `response.completed` (or `incomplete`/`done`): the mapped stop reason.
-    outcome: Option<Result<StopReason, String>>,
+    outcome: Option<Result<StopReason, StreamError>>,
     /// Cost multiplier for gpt-5.5 priority tier.
     priority_factor: f64,
 }
@@ -163,9 +164,7 @@ impl Parser {
         reply.message_mut().raw_stop_reason = raw_stop_reason(response);
         let reason = match status {
             Some("incomplete") => Ok(StopReason::Length),
-            Some(s @ ("failed" | "cancelled")) => Err(format!(
-                "Response ended with status \"{s}\"; try the request again"
-            )),
+            Some(s @ ("failed" | "cancelled")) => Err(StreamError::ResponseStatus(s.to_string())),
             _ => Ok(StopReason::Stop),
         };
         self.outcome = Some(reason.map(|r| {
@@ -317,16 +316,15 @@ fn value_text(v: Option<&Value>) -> String {
 }
 
 impl WireParser for Parser {
-    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, String> {
+    fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError> {
         if event.data.trim().is_empty() || event.data == "[DONE]" {
             return Ok(Flow::Continue);
         }
-        let ev: Event = serde_json::from_str(&event.data).map_err(|e| {
-            format!(
-                "Invalid JSON in Responses stream event ({e}): {}",
-                preview(&event.data)
-            )
-        })?;
+        let ev: Event =
+            serde_json::from_str(&event.data).map_err(|source| StreamError::ResponsesJson {
+                data: preview(&event.data),
+                source,
+            })?;
         let kind = if ev.kind.is_empty() {
             event.event.unwrap_or_default()
         } else {
@@ -381,28 +379,27 @@ impl WireParser for Parser {
             "response.failed" => {
                 let response = ev.response.as_ref().unwrap_or(&Value::Null);
                 reply.message_mut().raw_stop_reason = raw_stop_reason(response);
-                return Err(failed_message(ev.response.as_ref()));
+                return Err(StreamError::Provider(failed_message(ev.response.as_ref())));
             }
             "error" => {
                 let msg = ev.message.unwrap_or_else(|| "unknown".into());
-                return Err(format!(
+                return Err(StreamError::Provider(format!(
                     "Error Code {}: {msg}",
                     value_text(ev.code.as_ref())
-                ));
+                )));
             }
             _ => {}
         }
         Ok(Flow::Continue)
     }
 
-    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, String> {
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         self.close_current(reply);
         match self.outcome.take() {
             Some(outcome) => outcome,
-            None => Err(
-                "Connection lost: the Responses stream ended before response.completed; try again"
-                    .to_string(),
-            ),
+            None => Err(StreamError::EndedEarly(
+                "Connection lost: the Responses stream ended before response.completed; try again",
+            )),
         }
     }
 }
@@ -461,7 +458,7 @@ mod tests {
         feed(&mut p, &mut reply, item_done);
         let completed = json!({"type": "response.completed", "response": {"status": "completed"}});
         assert_eq!(feed(&mut p, &mut reply, completed), Flow::Stop);
-        assert_eq!(p.finish(&mut reply), Ok(StopReason::ToolUse));
+        assert_eq!(p.finish(&mut reply).ok(), Some(StopReason::ToolUse));
         let calls: Vec<_> = reply.message().tool_calls().cloned().collect();
         assert_eq!(calls[0].arguments, json!({"command": "ls"}));
         let mut deltas = Vec::new();
@@ -494,7 +491,7 @@ mod tests {
         let (sink, _stream) = AssistantStream::channel();
         let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
         let mut p = Parser::new(&m);
-        let err = p.finish(&mut reply).expect_err("no completion");
+        let err = p.finish(&mut reply).expect_err("no completion").to_string();
         assert!(err.contains("response.completed"), "{err}");
     }
 

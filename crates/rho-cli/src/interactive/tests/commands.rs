@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use rho_agent::testing::{ScriptedProvider, ScriptedReply};
 use rho_core::agent_session::StaticCredentials;
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use rho_tui::input::KeyCode;
 use rho_tui::Input;
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::testing::{ScriptedProvider, ScriptedReply, Step};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use rho_tui::Input;
 use serde_json::json;
 use tokio::sync::Notify;

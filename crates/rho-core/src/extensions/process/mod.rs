@@ -83,8 +83,43 @@ pub enum ProcessError {
         /// The extension's path.
         path: String,
         /// What went wrong.
-        reason: String,
+        #[source]
+        reason: HandshakeError,
     },
+}
+
+/// What went wrong between starting an extension and its `register` line.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    /// stdin or stdout was not piped.
+    #[error("its stdio pipes could not be opened")]
+    NoPipes,
+    /// The hello message could not be encoded.
+    #[error("{0}")]
+    Encode(#[source] serde_json::Error),
+    /// No line within the handshake timeout.
+    #[error("no register message within {0} ms")]
+    TimedOut(u128),
+    /// Writing hello or reading the answer failed.
+    #[error("pipe error: {0}")]
+    Pipe(#[source] std::io::Error),
+    /// The process closed stdout without a line.
+    #[error("it exited or closed stdout before registering")]
+    Closed,
+    /// The first line is not JSON.
+    #[error("first line is not JSON ({source}): {line}")]
+    NotJson {
+        /// The parse error.
+        source: serde_json::Error,
+        /// The start of the line.
+        line: String,
+    },
+    /// The first line is JSON but not a register message.
+    #[error("first line must be {{\"type\":\"register\",...}}, got: {0}")]
+    NotRegister(String),
+    /// A register message with missing or wrong fields.
+    #[error("invalid register message: {0}")]
+    InvalidRegister(#[source] serde_json::Error),
 }
 
 /// A running extension process and what it registered.

@@ -8,7 +8,7 @@ use tokio::process::{Child, Command};
 
 use super::connection::Connection;
 use super::wire::{encode_line, excerpt, Hello, Registration, Request, PROTOCOL_VERSION};
-use super::{ProcessError, ProcessOptions};
+use super::{HandshakeError, ProcessError, ProcessOptions};
 use crate::diagnostics::{self, Diagnostic};
 
 /// A started, registered process and the connection to it.
@@ -48,7 +48,7 @@ pub(crate) async fn start(
     let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(ProcessError::Handshake {
             path,
-            reason: "its stdio pipes could not be opened".into(),
+            reason: HandshakeError::NoPipes,
         });
     };
     let mut stdout = BufReader::new(stdout);
@@ -66,7 +66,7 @@ pub(crate) async fn start(
         mode: options.mode.clone(),
     });
     let mut line = Vec::new();
-    encode_line(&hello, &mut line).map_err(|e| handshake(&path, e.to_string()))?;
+    encode_line(&hello, &mut line).map_err(|e| handshake(&path, HandshakeError::Encode(e)))?;
     let exchange = async {
         stdin.write_all(&line).await?;
         stdin.flush().await?;
@@ -78,13 +78,10 @@ pub(crate) async fn start(
         Err(_) => {
             return Err(handshake(
                 &path,
-                format!(
-                    "no register message within {} ms",
-                    options.handshake_timeout.as_millis()
-                ),
+                HandshakeError::TimedOut(options.handshake_timeout.as_millis()),
             ))
         }
-        Ok(Err(e)) => return Err(handshake(&path, format!("pipe error: {e}"))),
+        Ok(Err(e)) => return Err(handshake(&path, HandshakeError::Pipe(e))),
         Ok(Ok(a)) => a,
     };
     let registration = parse_registration(&answer).map_err(|r| handshake(&path, r))?;
@@ -112,7 +109,7 @@ async fn forward_stderr(path: String, stderr: tokio::process::ChildStderr) {
     }
 }
 
-fn handshake(path: &str, reason: String) -> ProcessError {
+fn handshake(path: &str, reason: HandshakeError) -> ProcessError {
     ProcessError::Handshake {
         path: path.to_string(),
         reason,
@@ -120,20 +117,20 @@ fn handshake(path: &str, reason: String) -> ProcessError {
 }
 
 /// Parses the extension's first line, which must be `{"type":"register",...}`.
-pub(crate) fn parse_registration(line: &str) -> Result<Registration, String> {
+pub(crate) fn parse_registration(line: &str) -> Result<Registration, HandshakeError> {
     let text = line.trim();
     if text.is_empty() {
-        return Err("it exited or closed stdout before registering".into());
+        return Err(HandshakeError::Closed);
     }
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| format!("first line is not JSON ({e}): {}", excerpt(text, 120)))?;
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|source| HandshakeError::NotJson {
+            source,
+            line: excerpt(text, 120).to_string(),
+        })?;
     if value.get("type").and_then(|t| t.as_str()) != Some("register") {
-        return Err(format!(
-            "first line must be {{\"type\":\"register\",...}}, got: {}",
-            excerpt(text, 120)
-        ));
+        return Err(HandshakeError::NotRegister(excerpt(text, 120).to_string()));
     }
-    serde_json::from_value(value).map_err(|e| format!("invalid register message: {e}"))
+    serde_json::from_value(value).map_err(HandshakeError::InvalidRegister)
 }
 
 #[cfg(test)]
@@ -148,12 +145,15 @@ mod tests {
         assert!(parse_registration("").is_err());
         assert!(parse_registration("hello there")
             .expect_err("garbage")
+            .to_string()
             .contains("not JSON"));
         assert!(parse_registration(r#"{"type":"result","id":1}"#)
             .expect_err("wrong type")
+            .to_string()
             .contains("must be"));
         assert!(parse_registration(r#"{"type":"register"}"#)
             .expect_err("no name")
+            .to_string()
             .contains("invalid register"));
     }
 }

@@ -3,7 +3,7 @@
 //! real providers emit, and it can pause, wait on a gate or hang until the call is aborted.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rho_ai::reply::ReplyBuilder;
@@ -12,8 +12,13 @@ use serde_json::Value;
 use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
-use crate::hooks::StreamFn;
-use crate::shared::lock;
+use rho_agent::StreamFn;
+
+/// A poisoned lock still holds usable data: a panicking test thread must not hide the
+/// provider's script from the test's own assertions.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// One step of a scripted reply.
 #[derive(Debug, Clone)]
@@ -280,7 +285,7 @@ impl ScriptedProvider {
         let _ = rx.wait_for(|c| *c >= n).await;
     }
 
-    /// The stream function to install in [`crate::AgentOptions`].
+    /// The stream function to install in [`rho_agent::AgentOptions`].
     pub fn stream_fn(&self) -> StreamFn {
         let provider = self.clone();
         Arc::new(move |model, context, options| Ok(provider.call(model, context, options.cancel)))
