@@ -1,5 +1,6 @@
 //! The session loader over arbitrary file contents: it must return a session or a clear
-//! error, never panic; a loaded session's context must build.
+//! error, never panic; a loaded session's context must build, and each of its messages
+//! (left on disk by the loader) must read back or give a clear error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,7 +16,11 @@ fuzz_target!(|data: &[u8]| {
     match load_file(&path) {
         Ok(loaded) => {
             let tree = SessionTree::from_entries(loaded.entries);
-            let _ = build_context(&tree);
+            for message in build_context(&tree).messages {
+                if let Err(e) = message.get() {
+                    assert!(!e.to_string().is_empty());
+                }
+            }
         }
         Err(e) => assert!(!e.to_string().is_empty()),
     }

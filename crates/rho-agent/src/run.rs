@@ -288,17 +288,23 @@ impl Run {
         };
         let Some(transform) = &opts.transform_context else {
             let generation = self.shared.generation.load(Ordering::Acquire);
-            let stored = self.shared.state().messages.clone();
-            let from = match self.converted {
-                Some((g, n)) if g == generation && n <= stored.len() => n,
-                _ => {
-                    self.context.messages.clear();
-                    0
-                }
+            // Only the messages not yet converted are copied out of the lock: cloning the
+            // whole transcript each turn made a long run quadratic.
+            let (new, total) = {
+                let state = self.shared.state();
+                let total = state.messages.len();
+                let from = match self.converted {
+                    Some((g, n)) if g == generation && n <= total => n,
+                    _ => {
+                        self.context.messages.clear();
+                        0
+                    }
+                };
+                (state.messages[from..].to_vec(), total)
             };
-            let more = hold_all(&stored[from..]).map_err(|e| e.to_string())?;
+            let more = hold_all(&new).map_err(|e| e.to_string())?;
             self.context.messages.extend(convert(&more));
-            self.converted = Some((generation, stored.len()));
+            self.converted = Some((generation, total));
             return Ok(());
         };
         self.converted = None;
