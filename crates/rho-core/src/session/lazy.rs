@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentMessage, MessageFile, Origin, StoredMessage};
+use rho_agent::{stored_role, AgentMessage, MessageFile, Origin, StoredMessage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -78,34 +78,22 @@ pub(crate) fn decode_entry_at(
     })
 }
 
-/// The message's role when it is one left on disk. `role` is the first key in the files pi
-/// and rho write, so it is read without scanning the message; otherwise the message is
-/// scanned for it.
+/// The message's role when it is one left on disk.
 fn lazy_role(json: &str) -> Option<&'static str> {
-    let role = match json.strip_prefix(r#"{"role":""#) {
-        Some(rest) => rest.split('"').next().map(str::to_string),
-        None => {
-            #[derive(Deserialize)]
-            struct Role {
-                role: String,
-            }
-            serde_json::from_str::<Role>(json).ok().map(|r| r.role)
-        }
-    }?;
+    let role = stored_role(json).ok()?;
     LAZY_ROLES.into_iter().find(|r| *r == role)
 }
 
-/// Where the message's JSON is in a serialized `message` entry line: `(offset, length)`.
+/// Where the message's JSON is in a `message` entry line rho serialized: `(offset, length)`.
+/// rho writes `message` as the last key, after the envelope's strings, so it is found without
+/// parsing the line again: the first `,"message":` is that key (a quote inside a string value
+/// is escaped) and the message ends before the line's closing brace.
 pub(crate) fn message_span(line: &[u8]) -> Option<(u64, u64)> {
-    #[derive(Deserialize)]
-    struct Message<'a> {
-        #[serde(borrow)]
-        message: &'a RawValue,
-    }
-    let text = std::str::from_utf8(line).ok()?;
-    let json = serde_json::from_str::<Message>(text).ok()?.message.get();
-    let start = json.as_ptr() as usize - text.as_ptr() as usize;
-    Some((start as u64, json.len() as u64))
+    const KEY: &[u8] = br#","message":"#;
+    let start = line.windows(KEY.len()).position(|w| w == KEY)? + KEY.len();
+    let end = line.len().checked_sub(1).filter(|&end| line[end] == b'}')?;
+    let len = end.checked_sub(start).filter(|&len| len > 0)?;
+    Some((start as u64, len as u64))
 }
 
 /// Records that `message`, serialized in `line`, is on disk in `file` with the line at `at`.
@@ -125,4 +113,54 @@ pub(crate) fn decode_message(json: &str) -> Result<AgentMessage, String> {
         return Ok(m);
     }
     serde_json::from_str::<AgentMessage>(json).map_err(|e| format!("bad message: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The span found without parsing is the `message` value a parser finds, also when the
+    /// message itself has `message` keys and strings quoting one.
+    #[test]
+    fn the_message_span_of_a_written_line_is_the_parsed_message() {
+        let message = serde_json::json!({
+            "role": "user",
+            "content": [{"type": "text", "text": "a \",\"message\": inside"}],
+            "message": {"message": 1},
+            "timestamp": 3,
+        });
+        let entry = SessionEntry {
+            id: "ab12cd34".into(),
+            parent_id: Some("message\":".into()),
+            timestamp: "2026-12-03T00:00:00.000Z".into(),
+            data: EntryData::Message(StoredMessage::new(Arc::new(
+                serde_json::from_value(message).unwrap_or_else(|e| panic!("{e}")),
+            ))),
+        };
+        let line = serde_json::to_vec(&entry).unwrap_or_else(|e| panic!("{e}"));
+        let (start, len) = message_span(&line).unwrap_or_else(|| panic!("no span"));
+        let span = &line[start as usize..(start + len) as usize];
+        #[derive(Deserialize)]
+        struct Line<'a> {
+            #[serde(borrow)]
+            message: &'a RawValue,
+        }
+        let text = std::str::from_utf8(&line).unwrap_or_else(|e| panic!("{e}"));
+        let parsed: Line = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(std::str::from_utf8(span).ok(), Some(parsed.message.get()));
+    }
+
+    #[test]
+    fn the_role_is_read_from_the_first_key_or_found_by_scanning() {
+        assert_eq!(
+            lazy_role(r#"{"role":"assistant","content":[]}"#),
+            Some("assistant")
+        );
+        assert_eq!(
+            lazy_role(r#"{"content":[],"role":"toolResult"}"#),
+            Some("toolResult")
+        );
+        assert_eq!(lazy_role(r#"{"role":"bashExecution"}"#), None);
+        assert_eq!(lazy_role(r#"{"content":[]}"#), None);
+    }
 }

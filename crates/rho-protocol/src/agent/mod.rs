@@ -16,5 +16,5 @@ pub use message::{
     CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
 pub use queue_mode::QueueMode;
-pub use stored::{decode_all, MessageFile, Origin, ReadError, StoredMessage};
+pub use stored::{decode_all, stored_role, MessageFile, Origin, ReadError, StoredMessage};
 pub use stored_json::stored_json;

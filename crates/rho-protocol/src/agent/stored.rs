@@ -9,6 +9,7 @@
 //! read through a descriptor kept open, so renaming or deleting its path changes nothing; a file
 //! another program truncated or rewrote in place gives a [`ReadError`], never a wrong message.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -109,22 +110,9 @@ impl Origin {
     ) -> Result<&'a RawValue, ReadError> {
         let text = std::str::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
         let raw: &RawValue = serde_json::from_str(text).map_err(|e| self.changed(e.to_string()))?;
-        let json = raw.get();
-        let fast = json
-            .strip_prefix(r#"{"role":""#)
-            .and_then(|rest| rest.strip_prefix(role))
-            .is_some_and(|rest| rest.starts_with('"'));
-        if !fast {
-            /// Unknown fields are skipped without being kept.
-            #[derive(Deserialize)]
-            struct Shape {
-                role: String,
-            }
-            let stored =
-                serde_json::from_str::<Shape>(json).map_err(|e| self.changed(e.to_string()))?;
-            if stored.role != role {
-                return Err(self.changed(format!("a {} message, not {role}", stored.role)));
-            }
+        let stored = stored_role(raw.get()).map_err(|e| self.changed(e.to_string()))?;
+        if stored != role {
+            return Err(self.changed(format!("a {stored} message, not {role}")));
         }
         Ok(raw)
     }
@@ -145,6 +133,25 @@ impl Origin {
             reason,
         }
     }
+}
+
+/// The `role` of a message's JSON. It is the first key in the files pi and rho write, so it
+/// is read without scanning the message; otherwise the message is scanned for it.
+pub fn stored_role(json: &str) -> Result<Cow<'_, str>, serde_json::Error> {
+    let first = json
+        .strip_prefix(r#"{"role":""#)
+        .and_then(|rest| rest.split_once('"'))
+        .map(|(role, _)| role)
+        .filter(|role| !role.contains('\\'));
+    if let Some(role) = first {
+        return Ok(Cow::Borrowed(role));
+    }
+    /// Unknown fields are skipped without being kept.
+    #[derive(Deserialize)]
+    struct Shape {
+        role: String,
+    }
+    serde_json::from_str::<Shape>(json).map(|shape| Cow::Owned(shape.role))
 }
 
 /// A message that was in the session file could not be read back.
