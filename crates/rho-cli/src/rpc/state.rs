@@ -149,11 +149,12 @@ fn last_assistant_text(rpc: &Rpc) -> Option<String> {
     let assistants = stored.iter().rev().filter(|m| m.role() == "assistant");
     assistants
         .filter_map(|m| m.get().ok())
-        .find(|m| {
-            m.as_assistant()
-                .is_some_and(|a| rpc.dialect.answers_last_text(a))
+        .find_map(|m| {
+            let a = m.as_assistant()?;
+            rpc.dialect
+                .answers_last_text(a)
+                .then(|| a.text().trim().to_string())
         })
-        .and_then(|m| m.as_assistant().map(|a| a.text().trim().to_string()))
         .filter(|t| !t.is_empty())
 }
 
