@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use common::{chat_messages, reply, stderr, Sandbox};
+use common::{assistant_message, chat_messages, message_line, reply, stderr, Sandbox};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
@@ -20,22 +20,8 @@ struct Damage {
     says: &'static str,
 }
 
-fn entry(id: &str, parent: Option<&str>, message: Value) -> String {
-    json!({"type": "message", "id": id, "parentId": parent,
-        "timestamp": "2026-01-01T00:00:00.000Z", "message": message})
-    .to_string()
-}
-
 fn user(text: &str) -> Value {
     json!({"role": "user", "content": text, "timestamp": 1})
-}
-
-fn assistant(text: &str) -> Value {
-    json!({"role": "assistant", "content": [{"type": "text", "text": text}],
-        "api": "openai-completions", "provider": "mock", "model": "mock-model",
-        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": "stop", "timestamp": 2})
 }
 
 fn header(cwd: &Path) -> String {
@@ -50,9 +36,9 @@ fn unknown_kind(cwd: &Path) -> Damage {
         "timestamp": "2026-01-01T00:00:00.000Z", "pinned": {"why": "later pi"}});
     let lines = [
         header(cwd),
-        entry("a1", None, user("remember the word kumquat")),
+        message_line("a1", None, user("remember the word kumquat")),
         future.to_string(),
-        entry("a2", Some("u1"), assistant("noted: kumquat")),
+        message_line("a2", Some("u1"), assistant_message("noted: kumquat")),
     ];
     Damage {
         text: lines.join("\n") + "\n",
@@ -63,11 +49,11 @@ fn unknown_kind(cwd: &Path) -> Damage {
 
 /// The last line cut off mid-write (no newline).
 fn truncated_last_line(cwd: &Path) -> Damage {
-    let last = entry("a3", Some("a2"), user("this one never finished"));
+    let last = message_line("a3", Some("a2"), user("this one never finished"));
     let lines = [
         header(cwd),
-        entry("a1", None, user("remember the word kumquat")),
-        entry("a2", Some("a1"), assistant("noted: kumquat")),
+        message_line("a1", None, user("remember the word kumquat")),
+        message_line("a2", Some("a1"), assistant_message("noted: kumquat")),
         last[..last.len() / 2].to_string(),
     ];
     Damage {
@@ -83,9 +69,9 @@ fn wrong_type_field(cwd: &Path) -> Damage {
         "timestamp": 0});
     let lines = [
         header(cwd),
-        entry("s0", None, system),
-        entry("a1", Some("s0"), user("remember the word kumquat")),
-        entry("a2", Some("a1"), assistant("noted: kumquat")),
+        message_line("s0", None, system),
+        message_line("a1", Some("s0"), user("remember the word kumquat")),
+        message_line("a2", Some("a1"), assistant_message("noted: kumquat")),
     ];
     Damage {
         text: lines.join("\n") + "\n",

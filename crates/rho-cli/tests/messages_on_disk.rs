@@ -8,24 +8,10 @@ mod common;
 use std::path::Path;
 use std::process::Stdio;
 
-use common::{stderr, Sandbox};
+use common::{assistant_message, message_line, stderr, Sandbox};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{ChildStdin, ChildStdout};
-
-fn entry(id: &str, parent: Option<&str>, message: Value) -> String {
-    json!({"type": "message", "id": id, "parentId": parent,
-        "timestamp": "2026-01-01T00:00:00.000Z", "message": message})
-    .to_string()
-}
-
-fn assistant(text: &str) -> Value {
-    json!({"role": "assistant", "content": [{"type": "text", "text": text}],
-        "api": "openai-completions", "provider": "mock", "model": "mock-model",
-        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
-            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-        "stopReason": "stop", "timestamp": 2})
-}
 
 /// A session file: a question, its answer, and `last` as the third message.
 fn plant(sb: &Sandbox, last: Value) -> std::path::PathBuf {
@@ -34,13 +20,13 @@ fn plant(sb: &Sandbox, last: Value) -> std::path::PathBuf {
         "timestamp": "2026-01-01T00:00:00.000Z", "cwd": sb.cwd.to_string_lossy()});
     let lines = [
         header.to_string(),
-        entry(
+        message_line(
             "a1",
             None,
             json!({"role": "user", "content": "remember the word kumquat", "timestamp": 1}),
         ),
-        entry("a2", Some("a1"), assistant("noted: kumquat")),
-        entry("a3", Some("a2"), last),
+        message_line("a2", Some("a1"), assistant_message("noted: kumquat")),
+        message_line("a3", Some("a2"), last),
     ];
     std::fs::write(&path, lines.join("\n") + "\n").expect("write");
     path
@@ -132,21 +118,9 @@ async fn get_state_and_get_messages_answer_without_decoding_messages() {
     let mut rpc = Rpc::start(&sb, &path);
     assert_eq!(rpc.ask("s", "get_state").await["messageCount"], 3);
     let messages = rpc.ask("m", "get_messages").await["messages"].clone();
-    assert_eq!(messages[1], assistant("noted: kumquat"));
+    assert_eq!(messages[1], assistant_message("noted: kumquat"));
     assert_eq!(messages[2], bad, "sent as stored");
-    let error = rpc
-        .prompt("what was the word?")
-        .await
-        .expect("the prompt fails");
-    assert!(
-        error.contains("cannot read the message at byte")
-            && error.contains(&path.to_string_lossy().into_owned()),
-        "{error}"
-    );
-    assert!(
-        sb.server.requests().is_empty(),
-        "no request with a wrong context"
-    );
+    prompt_fails_reading(&mut rpc, &sb, &path).await;
     assert_eq!(rpc.ask("s2", "get_state").await["messageCount"], 5);
     rpc.close().await;
 }
@@ -163,6 +137,14 @@ async fn a_session_file_truncated_under_rho_is_a_clear_error_and_rho_lives() {
     let text = std::fs::read_to_string(&path).expect("read");
     let header = text.lines().next().expect("header");
     std::fs::write(&path, format!("{header}\n")).expect("truncate in place");
+    prompt_fails_reading(&mut rpc, &sb, &path).await;
+    rpc.ask("s2", "get_state").await;
+    rpc.close().await;
+}
+
+/// The next prompt fails with the read-back error naming `path`, and nothing reaches the
+/// server.
+async fn prompt_fails_reading(rpc: &mut Rpc, sb: &Sandbox, path: &Path) {
     let error = rpc
         .prompt("what was the word?")
         .await
@@ -176,6 +158,4 @@ async fn a_session_file_truncated_under_rho_is_a_clear_error_and_rho_lives() {
         sb.server.requests().is_empty(),
         "no request with a wrong context"
     );
-    rpc.ask("s2", "get_state").await;
-    rpc.close().await;
 }

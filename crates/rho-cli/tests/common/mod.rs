@@ -165,3 +165,19 @@ pub fn read_jsonl(path: &Path) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).expect("json line"))
         .collect()
 }
+
+/// A `message` entry line of a session file, as pi writes it.
+pub fn message_line(id: &str, parent: Option<&str>, message: Value) -> String {
+    json!({"type": "message", "id": id, "parentId": parent,
+        "timestamp": "2026-01-01T00:00:00.000Z", "message": message})
+    .to_string()
+}
+
+/// An assistant message of the `mock/mock-model` the sandbox's models.json defines.
+pub fn assistant_message(text: &str) -> Value {
+    json!({"role": "assistant", "content": [{"type": "text", "text": text}],
+        "api": "openai-completions", "provider": "mock", "model": "mock-model",
+        "usage": {"input": 1, "output": 1, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 2,
+            "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
+        "stopReason": "stop", "timestamp": 2})
+}
