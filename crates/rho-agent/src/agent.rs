@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::AgentEvent;
 use crate::message::AgentMessage;
 use crate::queue::QueueMode;
-use crate::run::Run;
+use crate::run::{Opening, Run};
 use crate::shared::{lock, Shared};
 use crate::state::{AgentOptions, AgentState};
 use crate::stored::{decode_all, ReadError, StoredMessage};
@@ -239,7 +239,7 @@ impl Agent {
     ) -> impl Future<Output = Result<(), AgentError>> + Send + 'static {
         let messages = input.into().into_messages();
         let started = self.start(
-            |_, _| Ok((Some(messages), false)),
+            |_, _| Ok(Opening::Messages(Some(messages))),
             AgentError::AlreadyProcessingPrompt,
         );
         Self::finish(started)
@@ -255,15 +255,15 @@ impl Agent {
                     return Err(AgentError::NoMessages);
                 };
                 if last.role() != "assistant" {
-                    return Ok((None, false));
+                    return Ok(Opening::Messages(None));
                 }
                 let steering = shared.poll_steering();
-                if !steering.is_empty() {
-                    return Ok((Some(steering), true));
+                if !steering.messages.is_empty() {
+                    return Ok(Opening::Steering(steering));
                 }
                 let follow = shared.poll_follow_up();
                 if !follow.is_empty() {
-                    return Ok((Some(follow), false));
+                    return Ok(Opening::Messages(Some(follow)));
                 }
                 Err(AgentError::CannotContinueFrom(last.role().to_string()))
             },
@@ -283,18 +283,14 @@ impl Agent {
     }
 
     /// Checks the preconditions and starts the run task, atomically under the state lock.
-    #[allow(clippy::type_complexity)]
     fn start(
         &self,
-        decide: impl FnOnce(
-            &AgentState,
-            &Shared,
-        ) -> Result<(Option<Vec<AgentMessage>>, bool), AgentError>,
+        decide: impl FnOnce(&AgentState, &Shared) -> Result<Opening, AgentError>,
         busy: AgentError,
     ) -> Result<tokio::task::JoinHandle<()>, AgentError> {
         let shared = &self.shared;
         let cancel = CancellationToken::new();
-        let (prompts, skip_initial_steering) = {
+        let opening = {
             let mut state = shared.state();
             if state.is_streaming {
                 return Err(busy);
@@ -308,7 +304,7 @@ impl Agent {
             decided
         };
         let run = Run::new(shared.clone(), cancel);
-        Ok(tokio::spawn(run.execute(prompts, skip_initial_steering)))
+        Ok(tokio::spawn(run.execute(opening)))
     }
 
     /// Queues a steering message: it interrupts a streaming reply or skips tool calls not

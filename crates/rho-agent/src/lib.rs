@@ -14,6 +14,9 @@
 //!   that arrives while tools run lets running calls finish and answers calls not yet
 //!   started with `Skipped due to queued user message.`. Only steering that arrived during
 //!   the current turn interrupts; messages a `one-at-a-time` poll left queued wait their turn.
+//!   In `one-at-a-time` mode the turn that answers a delivered steering message is not
+//!   interrupted at all (pi: "one steering message per completed assistant turn"): steering
+//!   sent meanwhile is delivered once that answer and its tool calls are complete.
 //! - Subscribers receive events through unbounded channels instead of being awaited in turn
 //!   (AC-24): a slow or panicking subscriber cannot hold up or break the loop, and every
 //!   subscriber sees the same order. `is_streaming` turns false right after `agent_end` is

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::AgentEvent;
 use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
-use crate::shared::{abort_deadline, Shared};
+use crate::shared::{abort_deadline, Shared, SteeringPoll};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
 use crate::tool::AgentTool;
@@ -75,7 +75,19 @@ pub(crate) struct Run {
     converted: Option<(u64, usize)>,
     new_messages: Vec<AgentMessage>,
     /// Steering arrival count at the last poll: later arrivals interrupt the turn (D4).
-    steer_seq: u64,
+    /// `None` while the turn answers a steering message delivered `one-at-a-time`: steering
+    /// sent meanwhile waits until that answer is complete ("one steering message per
+    /// completed assistant turn"), so two steers sent together are answered in turn.
+    interrupt_after: Option<u64>,
+}
+
+/// The messages a run opens with.
+pub(crate) enum Opening {
+    /// Given messages (`None`: continue from the transcript); steering queued meanwhile is
+    /// delivered with them.
+    Messages(Option<Vec<AgentMessage>>),
+    /// Steering `continue_()` took from the queue.
+    Steering(SteeringPoll),
 }
 
 impl Run {
@@ -109,16 +121,16 @@ impl Run {
             context,
             converted: None,
             new_messages: Vec::new(),
-            steer_seq: 0,
+            interrupt_after: Some(0),
         }
     }
 
     /// Runs to the end, whatever happens inside, then marks the agent idle.
-    pub async fn execute(mut self, prompts: Option<Vec<AgentMessage>>, skip_steering: bool) {
+    pub async fn execute(mut self, opening: Opening) {
         let shared = self.shared.clone();
         let model = self.model.clone();
         let cancel = self.cancel.clone();
-        let outcome = AssertUnwindSafe(self.run_loop(prompts, skip_steering))
+        let outcome = AssertUnwindSafe(self.run_loop(opening))
             .catch_unwind()
             .await;
         if let Err(panic) = outcome {
@@ -133,17 +145,22 @@ impl Run {
         shared.finish_run();
     }
 
-    async fn run_loop(&mut self, prompts: Option<Vec<AgentMessage>>, skip_steering: bool) {
+    async fn run_loop(&mut self, opening: Opening) {
         self.emit(AgentEvent::AgentStart);
         self.emit(AgentEvent::TurnStart);
-        for m in prompts.into_iter().flatten() {
-            self.add_message(m);
-        }
-        self.steer_seq = self.shared.steer_seq();
-        let mut pending = if skip_steering {
-            Vec::new()
-        } else {
-            self.poll_steering()
+        let mut pending = match opening {
+            Opening::Messages(prompts) => {
+                for m in prompts.into_iter().flatten() {
+                    self.add_message(m);
+                }
+                self.poll_steering()
+            }
+            Opening::Steering(poll) => {
+                for m in self.took_steering(poll) {
+                    self.add_message(m);
+                }
+                Vec::new()
+            }
         };
         let mut need_turn_start = false;
         loop {
@@ -163,7 +180,7 @@ impl Run {
                 }
                 pending = self.poll_steering();
             }
-            self.steer_seq = self.shared.steer_seq();
+            self.interrupt_after = Some(self.shared.steer_seq());
             pending = self.shared.poll_follow_up();
             if pending.is_empty() {
                 return self.end_run();
@@ -214,10 +231,18 @@ impl Run {
         }
     }
 
-    /// Drains steering per mode, remembering the arrival count it saw.
+    /// Drains steering per mode for the next turn (see [`Self::took_steering`]).
     fn poll_steering(&mut self) -> Vec<AgentMessage> {
-        self.steer_seq = self.shared.steer_seq();
-        self.shared.poll_steering()
+        let poll = self.shared.poll_steering();
+        self.took_steering(poll)
+    }
+
+    /// Sets what may interrupt the turn that delivers `poll`'s messages: steering newer than
+    /// the poll, unless the turn answers a message delivered one at a time.
+    fn took_steering(&mut self, poll: SteeringPoll) -> Vec<AgentMessage> {
+        let answers_one = poll.one_at_a_time && !poll.messages.is_empty();
+        self.interrupt_after = (!answers_one).then_some(poll.seq);
+        poll.messages
     }
 
     fn emit(&self, event: AgentEvent) {
@@ -267,7 +292,7 @@ impl Run {
             definitions: &self.context.tools,
             cancel: &self.cancel,
             assistant: message,
-            steer_seq: self.steer_seq,
+            interrupt_after: self.interrupt_after,
         };
         let batch = runner.run().await;
         for r in &batch.results {
@@ -344,7 +369,7 @@ impl Run {
                 options.api_key = Some(key);
             }
         }
-        if self.shared.steering_since(self.steer_seq) {
+        if self.shared.steering_since(self.interrupt_after) {
             return Ok(Reply::Interrupted { closed: false });
         }
         let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
@@ -362,7 +387,7 @@ impl Run {
         let mut started = false;
         // Built once: recreating these per event would re-register their waiters each time.
         let shared = self.shared.clone();
-        let steering = shared.steering_arrived(self.steer_seq);
+        let steering = shared.steering_arrived(self.interrupt_after);
         let cancel = self.cancel.clone();
         let deadline = abort_deadline(&cancel, self.opts.abort_grace);
         tokio::pin!(steering, deadline);

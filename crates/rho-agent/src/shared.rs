@@ -17,6 +17,20 @@ use crate::state::{AgentOptions, AgentState};
 pub(crate) struct Queues {
     pub steering: MessageQueue,
     pub follow_up: MessageQueue,
+    /// Counts `steer()` calls: a turn is interrupted only by steering that arrived after it
+    /// began, not by messages a `one-at-a-time` poll left queued for later turns. Kept with
+    /// the queue so a poll reads the count and drains in one step.
+    steer_seq: u64,
+}
+
+/// What one poll of the steering queue took.
+pub(crate) struct SteeringPoll {
+    /// The messages delivered now (one, or all, per the mode).
+    pub messages: Vec<AgentMessage>,
+    /// The arrival count the poll saw: later `steer()` calls are newer than this turn.
+    pub seq: u64,
+    /// Whether the queue is drained one message per turn.
+    pub one_at_a_time: bool,
 }
 
 pub(crate) struct Shared {
@@ -27,9 +41,6 @@ pub(crate) struct Shared {
     queues: Mutex<Queues>,
     /// Woken on every `steer()` so a streaming reply can be interrupted (D4).
     pub steer_notify: Notify,
-    /// Counts `steer()` calls: a turn is interrupted only by steering that arrived after it
-    /// began, not by messages a `one-at-a-time` poll left queued for later turns.
-    steer_seq: AtomicU64,
     subscribers: Mutex<Vec<mpsc::UnboundedSender<Arc<AgentEvent>>>>,
     options: RwLock<Arc<AgentOptions>>,
     pub run_cancel: Mutex<Option<CancellationToken>>,
@@ -49,7 +60,6 @@ impl Shared {
             generation: AtomicU64::new(0),
             queues: Mutex::new(Queues::default()),
             steer_notify: Notify::new(),
-            steer_seq: AtomicU64::new(0),
             subscribers: Mutex::new(Vec::new()),
             options: RwLock::new(Arc::new(options)),
             run_cancel: Mutex::new(None),
@@ -101,23 +111,38 @@ impl Shared {
 
     /// Queues a steering message and wakes a streaming turn.
     pub fn push_steering(&self, message: AgentMessage) {
-        self.queues().steering.push(message);
-        self.steer_seq.fetch_add(1, Ordering::AcqRel);
+        {
+            let mut q = self.queues();
+            q.steering.push(message);
+            q.steer_seq += 1;
+        }
         self.steer_notify.notify_waiters();
     }
 
     /// The current steering arrival count (taken when a turn begins).
     pub fn steer_seq(&self) -> u64 {
-        self.steer_seq.load(Ordering::Acquire)
+        self.queues().steer_seq
     }
 
-    /// Whether steering arrived after arrival count `since` and is still queued.
-    pub fn steering_since(&self, since: u64) -> bool {
-        self.steer_seq() > since && !self.queues().steering.is_empty()
+    /// Whether steering arrived after arrival count `since` and is still queued (`None`:
+    /// the turn is not interrupted by steering).
+    pub fn steering_since(&self, since: Option<u64>) -> bool {
+        let Some(since) = since else {
+            return false;
+        };
+        let q = self.queues();
+        q.steer_seq > since && !q.steering.is_empty()
     }
 
-    pub fn poll_steering(&self) -> Vec<AgentMessage> {
-        self.queues().steering.drain()
+    /// Drains steering per mode, with the arrival count seen (one lock: a `steer()` racing
+    /// the poll is either delivered now or counted as newer, never both or neither).
+    pub fn poll_steering(&self) -> SteeringPoll {
+        let mut q = self.queues();
+        SteeringPoll {
+            one_at_a_time: q.steering.mode == crate::queue::QueueMode::OneAtATime,
+            messages: q.steering.drain(),
+            seq: q.steer_seq,
+        }
     }
 
     pub fn poll_follow_up(&self) -> Vec<AgentMessage> {
@@ -125,7 +150,11 @@ impl Shared {
     }
 
     /// Resolves once steering that arrived after count `since` is queued (at once if so).
-    pub async fn steering_arrived(&self, since: u64) {
+    /// Never resolves for `None`.
+    pub async fn steering_arrived(&self, since: Option<u64>) {
+        if since.is_none() {
+            return std::future::pending().await;
+        }
         loop {
             let notified = self.steer_notify.notified();
             tokio::pin!(notified);

@@ -70,8 +70,9 @@ pub(crate) struct ToolRunner<'a> {
     pub definitions: &'a [rho_ai::Tool],
     pub cancel: &'a CancellationToken,
     pub assistant: &'a AssistantMessage,
-    /// Steering arrival count when the turn began (see [`Shared::steering_since`]).
-    pub steer_seq: u64,
+    /// Steering arrival count when the turn began (see [`Shared::steering_since`]); `None`
+    /// when no steering skips this turn's calls (it answers one delivered one at a time).
+    pub interrupt_after: Option<u64>,
 }
 
 impl ToolRunner<'_> {
@@ -155,7 +156,7 @@ impl ToolRunner<'_> {
 
     /// AC-14 plus D4's skip: `Err` is an immediate result, the call does not execute.
     async fn preflight(&self, call: &ToolCall) -> Result<Prepared, Finalized> {
-        if self.shared.steering_since(self.steer_seq) {
+        if self.shared.steering_since(self.interrupt_after) {
             return Err(Finalized::error(SKIPPED_TEXT));
         }
         let Some(tool) = self.find(&call.name) else {

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use rho_agent::{AgentMessage, QueueMode, ToolExecution};
+use rho_agent::{AgentEvent, AgentMessage, QueueMode, ToolExecution};
 use rho_ai::{StopReason, UserContent};
-use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
+use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 use tokio::sync::Notify;
 
@@ -179,5 +179,95 @@ async fn ac_28_defaults_are_one_at_a_time_and_parallel() {
     assert_eq!(
         rho_agent::AgentOptions::default().tool_execution,
         ToolExecution::Parallel
+    );
+}
+
+/// Starts a prompt whose reply hangs, steers `s1` into it, and waits until the answer to
+/// `s1` (the provider's second reply) is under way: streaming, or running its tools.
+async fn steer_into_a_run(
+    agent: &rho_agent::Agent,
+    provider: &ScriptedProvider,
+) -> tokio::task::JoinHandle<Result<(), rho_agent::AgentError>> {
+    let mut rx = agent.subscribe();
+    let run = tokio::spawn(agent.prompt("p"));
+    until(&mut rx, |e| matches!(e, AgentEvent::MessageUpdate { .. })).await;
+    agent.steer(user("s1"));
+    until(&mut rx, |e| {
+        matches!(e, AgentEvent::MessageStart { .. }) && provider.call_count() == 2
+    })
+    .await;
+    run
+}
+
+/// pi's `one-at-a-time` is "one steering message per completed assistant turn": steering
+/// sent while the answer to a delivered steering message streams waits for that answer, so
+/// two steers sent together each get their own model call. In `all` mode the later steer
+/// interrupts that answer, as D4 says.
+#[tokio::test]
+async fn one_at_a_time_steering_waits_for_the_answer_to_the_one_delivered() {
+    for (mode, answered) in [(QueueMode::OneAtATime, true), (QueueMode::All, false)] {
+        let provider = ScriptedProvider::new();
+        provider.push(
+            ScriptedReply::new()
+                .with_text(&["working"])
+                .step(Step::Hang),
+        );
+        let gate = Arc::new(Notify::new());
+        provider.push(
+            ScriptedReply::new()
+                .with_text(&["on s1"])
+                .step(Step::Gate(gate.clone()))
+                .with_text(&["done"]),
+        );
+        provider.push(ScriptedReply::text("on s2"));
+        let agent = agent(&provider);
+        agent.set_steering_mode(mode);
+        let run = steer_into_a_run(&agent, &provider).await;
+        agent.steer(user("s2"));
+        gate.notify_one();
+        run.await.expect("joined").expect("ran");
+        let requests = provider.requests();
+        assert_eq!(requests.len(), 3, "mode {mode:?}");
+        assert_eq!(request_texts(&requests[1]), ["user:p", "user:s1"]);
+        let third = request_texts(&requests[2]);
+        let expected: &[&str] = if answered {
+            &["user:p", "user:s1", "assistant:on s1\ndone", "user:s2"]
+        } else {
+            &["user:p", "user:s1", "user:s2"]
+        };
+        assert_eq!(third, expected, "mode {mode:?}");
+    }
+}
+
+/// The same for the tool calls of that answer: steering sent while they run skips none of
+/// them in `one-at-a-time` mode; it is delivered once the turn is complete.
+#[tokio::test]
+async fn one_at_a_time_steering_lets_the_answer_finish_its_tool_calls() {
+    let provider = ScriptedProvider::new();
+    provider.push(
+        ScriptedReply::new()
+            .with_text(&["working"])
+            .step(Step::Hang),
+    );
+    provider.push(ScriptedReply::tool_calls(&[
+        ("c1", "a", json!({})),
+        ("c2", "b", json!({})),
+    ]));
+    provider.push(ScriptedReply::text("on s2"));
+    let agent = agent_with(&provider, |o| o.tool_execution = ToolExecution::Sequential);
+    let gate = Arc::new(Notify::new());
+    let a = TestTool::new("a", Behavior::Gate(gate.clone()));
+    let b = TestTool::new("b", Behavior::Echo);
+    agent.set_tools(vec![a.clone().arc(), b.clone().arc()]);
+    let run = steer_into_a_run(&agent, &provider).await;
+    a.entered.notified().await;
+    agent.steer(user("s2"));
+    gate.notify_one();
+    run.await.expect("joined").expect("ran");
+    assert_eq!(b.executions().len(), 1, "the second call ran");
+    let third = request_texts(&provider.requests()[2]);
+    assert_eq!(
+        &third[third.len() - 3..],
+        ["toolResult:released", "toolResult:echo {}", "user:s2"]
     );
 }

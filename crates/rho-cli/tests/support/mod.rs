@@ -276,12 +276,19 @@ pub fn hanging_reply(text: &str) -> MockResponse {
 
 /// A reply that streams `first`, pauses `pause`, then finishes with `rest`.
 pub fn slow_reply(first: &str, pause: Duration, rest: &str) -> MockResponse {
+    paused_reply(first, rho_testkit::server::Chunk::Delay(pause), rest)
+}
+
+/// A reply that streams `first`, waits until `gate` opens, then finishes with `rest`.
+pub fn gated_reply(first: &str, gate: &rho_testkit::gate::Gate, rest: &str) -> MockResponse {
+    paused_reply(first, rho_testkit::server::Chunk::Wait(gate.clone()), rest)
+}
+
+fn paused_reply(first: &str, pause: rho_testkit::server::Chunk, rest: &str) -> MockResponse {
     let head = ChatStream::new("chatcmpl-s", "m1").role().text(first);
     let mut response = head.response_then_hang();
     response.chunks.pop();
-    response
-        .chunks
-        .push(rho_testkit::server::Chunk::Delay(pause));
+    response.chunks.push(pause);
     let tail = ChatStream::new("chatcmpl-s", "m1")
         .text(rest)
         .finish("stop")
