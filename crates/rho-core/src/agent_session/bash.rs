@@ -32,7 +32,7 @@ impl AgentSession {
 
     fn append_bash(&self, message: BashExecutionMessage) {
         let m = AgentMessage::BashExecution(message);
-        self.inner.agent.append_message(m.clone());
+        self.inner.services.agent.append_message(m.clone());
         let saved = self.state().session.append_message(m).is_ok();
         if !saved {
             self.announce_save_failure();
@@ -131,7 +131,7 @@ impl AgentSession {
         command: &str,
         options: &BashOptions,
     ) -> Option<BashExecutionMessage> {
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         if !runner.has_handlers("user_bash") {
             return None;
         }
@@ -176,7 +176,7 @@ impl AgentSession {
     ) -> Result<BashExecutionMessage, super::SessionError> {
         let config = self.shell_config(self.sandbox());
         let cancel = tokio_util::sync::CancellationToken::new();
-        *super::lock(&self.inner.bash_cancel) = Some(cancel.clone());
+        self.inner.run.cancels(|c| c.bash = Some(cancel.clone()));
         let mut tracker = ChunkTracker::default();
         let on_output = options.on_output.clone();
         let result = rho_tools::exec::run_shell_command(
@@ -192,7 +192,7 @@ impl AgentSession {
             },
         )
         .await;
-        *super::lock(&self.inner.bash_cancel) = None;
+        self.inner.run.cancels(|c| c.bash = None);
         let result = result.map_err(|e| super::SessionError::Bash(e.to_string()))?;
         let (exit_code, cancelled) = match result.end {
             rho_tools::exec::ExecEnd::Exited(code) => (code, false),
@@ -215,14 +215,14 @@ impl AgentSession {
 
     /// Aborts a running `execute_bash` (BASH-8).
     pub fn abort_bash(&self) {
-        if let Some(c) = super::lock(&self.inner.bash_cancel).as_ref() {
-            c.cancel();
-        }
+        self.inner
+            .run
+            .cancels(|c| c.bash.as_ref().map(|t| t.cancel()));
     }
 
     /// Whether a user command is running.
     pub fn is_bash_running(&self) -> bool {
-        super::lock(&self.inner.bash_cancel).is_some()
+        self.inner.run.cancels(|c| c.bash.is_some())
     }
 }
 

@@ -8,7 +8,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use super::events::{CompactionReason, SessionOnlyEvent};
-use super::{lock, AgentSession};
+use super::phase::{RunPhase, SideWork};
+use super::AgentSession;
 use crate::compaction::from_session::{latest_compaction_timestamp, path_entries};
 use crate::compaction::{
     prepare_compaction, run_compaction, threshold_check, CheckPoint, CompactionError,
@@ -31,6 +32,14 @@ async fn wait_past_millisecond(written_at: i64) {
     }
 }
 
+/// Where a compaction runs: inside the run loop's post-run chain (a phase of the run) or
+/// outside any run loop (manual, or the check before a prompt).
+#[derive(Clone, Copy)]
+enum Site {
+    RunLoop,
+    Outside,
+}
+
 /// Why a compaction produced no result.
 enum Failure {
     /// Nothing to do or no way to do it (no model, no key, nothing to prepare): no message.
@@ -51,7 +60,7 @@ impl AgentSession {
     /// to continue (overflow recovery, queued messages), the continuation runs here, before
     /// the new prompt (D12: no race with the prompt's own run).
     pub(crate) async fn pre_prompt_compaction(&self) {
-        let stored = self.inner.agent.stored_messages();
+        let stored = self.inner.services.agent.stored_messages();
         let last = stored.iter().rev().find(|m| m.role() == "assistant");
         let Some(Ok(message)) = last.map(|m| m.get()) else {
             return;
@@ -98,20 +107,20 @@ impl AgentSession {
             }
             self.drop_last_assistant_if(|m| m == reply);
             let ok = self
-                .run_auto_compaction(CompactionReason::Overflow, Some(reply))
+                .run_auto_compaction(CompactionReason::Overflow, Some(reply), point)
                 .await;
             return Some(ok);
         }
         // The next request sends them all: decoded once for both.
-        let Ok(messages) = self.inner.agent.hold_messages() else {
+        let Ok(messages) = self.inner.services.agent.hold_messages() else {
             return Some(false);
         };
         if threshold_check(reply, &messages, latest, &settings, &model, point)
             && self
-                .run_auto_compaction(CompactionReason::Threshold, None)
+                .run_auto_compaction(CompactionReason::Threshold, None, point)
                 .await
         {
-            return Some(self.inner.agent.has_queued_messages());
+            return Some(self.inner.services.agent.has_queued_messages());
         }
         None
     }
@@ -122,9 +131,14 @@ impl AgentSession {
         &self,
         reason: CompactionReason,
         retry_after: Option<&AssistantMessage>,
+        point: CheckPoint,
     ) -> bool {
         self.emit_session(SessionOnlyEvent::CompactionStart { reason });
-        let outcome = self.compact_now(None).await;
+        let site = match point {
+            CheckPoint::PostRun => Site::RunLoop,
+            CheckPoint::PrePrompt => Site::Outside,
+        };
+        let outcome = self.compact_now(None, site).await;
         let (result, aborted, error_message) = match outcome {
             Ok(result) => (Some(result), false, None),
             Err(Failure::Quiet(_)) => (None, false, None),
@@ -160,15 +174,14 @@ impl AgentSession {
         &self,
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, SessionError> {
-        use std::sync::atomic::Ordering;
         // SE-9: the run this aborts is neither forwarded nor persisted.
-        self.inner.disconnected.store(true, Ordering::Release);
+        self.inner.run.update(|s| s.detached = true);
         self.abort().await;
-        self.inner.disconnected.store(false, Ordering::Release);
+        self.inner.run.update(|s| s.detached = false);
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
         });
-        let outcome = self.compact_now(custom_instructions).await;
+        let outcome = self.compact_now(custom_instructions, Site::Outside).await;
         let (result, aborted, message) = match outcome {
             Ok(r) => (Some(r), false, None),
             Err(Failure::Cancelled) => (None, true, Some("Compaction cancelled".to_string())),
@@ -193,7 +206,12 @@ impl AgentSession {
     /// summary cost, read from the compaction entry at the leaf.
     pub fn after_compaction(&self) -> CompactionAfter {
         let system = self.system_prompt().len().div_ceil(4) as u64;
-        let messages = self.inner.agent.shared_messages().unwrap_or_default();
+        let messages = self
+            .inner
+            .services
+            .agent
+            .shared_messages()
+            .unwrap_or_default();
         let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
         let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
             Some(EntryData::Compaction(c)) => c.usage,
@@ -207,20 +225,29 @@ impl AgentSession {
 
     /// Aborts a running compaction (COMP-22).
     pub fn abort_compaction(&self) {
-        if let Some(c) = lock(&self.inner.compaction_cancel).as_ref() {
-            c.cancel();
-        }
+        self.inner
+            .run
+            .cancels(|c| c.compaction.as_ref().map(|t| t.cancel()));
     }
 
-    /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state.
+    /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state;
+    /// the run's state says "compacting" meanwhile.
     async fn compact_now(
         &self,
         custom_instructions: Option<&str>,
+        site: Site,
     ) -> Result<CompactionResult, Failure> {
-        self.state().is_compacting = true;
+        let run = &self.inner.run;
+        match site {
+            Site::RunLoop => run.set_phase(RunPhase::Compacting),
+            Site::Outside => run.update(|s| s.side = Some(SideWork::Compaction)),
+        }
         let outcome = self.compact_steps(custom_instructions).await;
-        self.state().is_compacting = false;
-        *lock(&self.inner.compaction_cancel) = None;
+        match site {
+            Site::RunLoop => run.set_phase(RunPhase::Finishing),
+            Site::Outside => run.update(|s| s.side = None),
+        }
+        run.cancels(|c| c.compaction = None);
         outcome
     }
 
@@ -241,7 +268,7 @@ impl AgentSession {
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
-        let api_key = match self.inner.credentials.api_key(&model.provider) {
+        let api_key = match self.inner.services.credentials.api_key(&model.provider) {
             Ok(Some(k)) => k,
             Ok(None) => {
                 return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(
@@ -254,13 +281,15 @@ impl AgentSession {
             .compaction_hook(&preparation, branch_json, custom_instructions)
             .await;
         let cancel = CancellationToken::new();
-        *lock(&self.inner.compaction_cancel) = Some(cancel.clone());
+        self.inner
+            .run
+            .cancels(|c| c.compaction = Some(cancel.clone()));
         let summarizer = Summarizer {
             model,
             api_key: Some(api_key),
             thinking,
             cancel,
-            stream: self.inner.stream_fn.clone(),
+            stream: self.inner.services.stream_fn.clone(),
         };
         let compacted = run_compaction(&preparation, &summarizer, custom_instructions, hook)
             .await
@@ -291,6 +320,7 @@ impl AgentSession {
         };
         wait_past_millisecond(written_at).await;
         self.inner
+            .services
             .extensions
             .emit(
                 ExtensionEvent::SessionCompact {
@@ -310,7 +340,7 @@ impl AgentSession {
         branch_entries: Value,
         custom_instructions: Option<&str>,
     ) -> HookDecision<CompactionResult> {
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         if !runner.has_handlers("session_before_compact") {
             return HookDecision::Proceed;
         }

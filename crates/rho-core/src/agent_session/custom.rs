@@ -49,8 +49,8 @@ impl AgentSession {
         if self.is_streaming() {
             let m = AgentMessage::Custom(message);
             match options.deliver_as {
-                Some(DeliverAs::FollowUp) => self.inner.agent.follow_up(m),
-                _ => self.inner.agent.steer(m),
+                Some(DeliverAs::FollowUp) => self.inner.services.agent.follow_up(m),
+                _ => self.inner.services.agent.steer(m),
             }
             return Ok(());
         }
@@ -60,7 +60,10 @@ impl AgentSession {
                 .await;
         }
         let m = std::sync::Arc::new(AgentMessage::Custom(message.clone()));
-        self.inner.agent.append_message(std::sync::Arc::clone(&m));
+        self.inner
+            .services
+            .agent
+            .append_message(std::sync::Arc::clone(&m));
         let saved = self
             .state()
             .session

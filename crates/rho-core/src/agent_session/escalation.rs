@@ -24,6 +24,7 @@ impl AgentSession {
     /// Whether failed `bash` results are looked at for sandbox denials.
     pub(crate) fn sandbox_confines(&self) -> bool {
         self.inner
+            .services
             .sandbox
             .as_ref()
             .is_some_and(|s| !matches!(s.mechanism(), Mechanism::None | Mechanism::Refused(_)))
@@ -38,7 +39,7 @@ impl AgentSession {
         outcome: ToolOutcome,
         cancel: CancellationToken,
     ) -> ToolOutcome {
-        let Some(sandbox) = self.inner.sandbox.clone() else {
+        let Some(sandbox) = self.inner.services.sandbox.clone() else {
             return outcome;
         };
         if tool != "bash" || !outcome.is_error {
@@ -55,8 +56,8 @@ impl AgentSession {
             .get("command")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        let ui = super::lock(&self.inner.ui).clone();
-        if self.inner.escalate && ui.has_ui() {
+        let ui = super::lock(&self.inner.services.ui).clone();
+        if self.inner.services.escalate && ui.has_ui() {
             let message = format!(
                 "{command}\n\nThis failed, possibly on {what} (sandbox: {}). Run it once without the sandbox?",
                 sandbox.describe()

@@ -38,6 +38,7 @@ impl AgentSession {
     ) -> Result<AssistantMessage, CompleteError> {
         let model = self
             .inner
+            .services
             .models
             .iter()
             .find(|m| m.provider == provider && m.id == model_id)
@@ -48,6 +49,7 @@ impl AgentSession {
             })?;
         let api_key = self
             .inner
+            .services
             .credentials
             .api_key(provider)
             .map_err(CompleteError::Credentials)?;
@@ -56,8 +58,8 @@ impl AgentSession {
             max_tokens,
             ..Default::default()
         };
-        let stream =
-            (self.inner.stream_fn)(&model, &context, options).map_err(CompleteError::Start)?;
+        let stream = (self.inner.services.stream_fn)(&model, &context, options)
+            .map_err(CompleteError::Start)?;
         Ok(stream.result().await)
     }
 }

@@ -19,7 +19,7 @@ impl AgentSession {
     /// them and their tools out of the session and ends their processes (each gets
     /// [`EXTENSION_EXIT_GRACE`] to exit on its own). Returns how many were unloaded.
     pub async fn unload_extensions(&self, reason: &str) -> usize {
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         runner
             .emit(
                 ExtensionEvent::SessionShutdown {
@@ -40,7 +40,7 @@ impl AgentSession {
     /// [`Self::unload_extensions`]); their tools join the active ones.
     pub fn load_extensions(&self, extensions: Vec<Extension>) {
         let tools = super::collect_extension_tools(&extensions);
-        let old = self.inner.extensions.replace(extensions);
+        let old = self.inner.services.extensions.replace(extensions);
         self.swap_extension_tools(&old, &[], tools);
     }
 
@@ -54,9 +54,10 @@ impl AgentSession {
     ) {
         let retired: Vec<&Arc<dyn AgentTool>> =
             old.iter().flat_map(|e| e.tools()).chain(dynamic).collect();
-        let mut tools = self.inner.agent.with_state(|s| s.tools.clone());
+        let mut tools = self.inner.services.agent.with_state(|s| s.tools.clone());
         tools.retain(|t| !retired.iter().any(|r| Arc::ptr_eq(r, t)));
         self.inner
+            .services
             .agent
             .set_tools(super::with_extension_tools(tools, new));
     }
@@ -67,7 +68,7 @@ impl AgentSession {
     /// failing handler is reported as an `extension_error` of event `shortcut`.
     pub async fn run_shortcut(&self, path: &str, shortcut: &crate::extensions::ShortcutDef) {
         if let Err(e) = (shortcut.handler)(self.ext_ctx()).await {
-            self.inner.extensions.report(path, "shortcut", e);
+            self.inner.services.extensions.report(path, "shortcut", e);
         }
     }
 }

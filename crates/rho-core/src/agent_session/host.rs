@@ -262,7 +262,7 @@ impl AgentSession {
     /// `before_provider_request` / `after_provider_response` as HTTP hooks, only when an
     /// extension handles them (EXT-6, EXT-8).
     fn request_hooks(&self) -> rho_ai::options::RequestHooks {
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         let mut hooks = rho_ai::options::RequestHooks::default();
         if runner.has_handlers("before_provider_request") {
             let w = self.inner.weak.clone();
@@ -274,7 +274,11 @@ impl AgentSession {
                     };
                     let s = AgentSession { inner };
                     let ctx = s.ext_ctx();
-                    s.inner.extensions.emit_payload(payload, &ctx).await
+                    s.inner
+                        .services
+                        .extensions
+                        .emit_payload(payload, &ctx)
+                        .await
                 })
             }));
         }
@@ -293,7 +297,7 @@ impl AgentSession {
                         status,
                         headers: Value::Object(headers),
                     };
-                    s.inner.extensions.emit(event, &s.ext_ctx()).await;
+                    s.inner.services.extensions.emit(event, &s.ext_ctx()).await;
                 })
             }));
         }
@@ -304,8 +308,8 @@ impl AgentSession {
     /// conversion, credentials per request, and the extension events inside a run.
     pub(crate) fn install_agent_hooks(&self) {
         let weak = self.inner.weak.clone();
-        let stream = self.inner.stream_fn.clone();
-        let credentials = self.inner.credentials.clone();
+        let stream = self.inner.services.stream_fn.clone();
+        let credentials = self.inner.services.credentials.clone();
         let block_images = self.state().settings.block_images();
         let (timeout, idle_timeout) = {
             let s = self.state();
@@ -315,7 +319,7 @@ impl AgentSession {
             )
         };
         let hooks = self.request_hooks();
-        self.inner.agent.update_options(|o| {
+        self.inner.services.agent.update_options(|o| {
             o.stream_options.timeout = timeout;
             o.stream_options.idle_timeout = idle_timeout;
             o.convert_to_llm = Some(Arc::new(move |messages: &[Arc<AgentMessage>]| {
@@ -336,10 +340,10 @@ impl AgentSession {
                 stream(model, context, options)
             });
         });
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         if runner.has_handlers("context") {
             let w = weak.clone();
-            self.inner.agent.update_options(|o| {
+            self.inner.services.agent.update_options(|o| {
                 o.transform_context = Some(Arc::new(move |messages, _cancel| {
                     let w = w.clone();
                     Box::pin(async move {
@@ -348,16 +352,20 @@ impl AgentSession {
                         };
                         let s = AgentSession { inner };
                         let ctx = s.ext_ctx();
-                        Ok(s.inner.extensions.emit_context(messages, &ctx).await)
+                        Ok(s.inner
+                            .services
+                            .extensions
+                            .emit_context(messages, &ctx)
+                            .await)
                     })
                 }));
             });
         }
-        let gate = !self.inner.permissions.is_open();
+        let gate = !self.inner.services.permissions.is_open();
         let handlers = runner.has_handlers("tool_call");
         if gate || handlers {
             let w = weak.clone();
-            self.inner.agent.update_options(|o| {
+            self.inner.services.agent.update_options(|o| {
                 o.before_tool_call = Some(Arc::new(move |c: BeforeToolCallContext| {
                     let w = w.clone();
                     Box::pin(async move {
@@ -382,6 +390,7 @@ impl AgentSession {
                         let mut input = c.args.clone();
                         let verdict = s
                             .inner
+                            .services
                             .extensions
                             .emit_tool_call(&c.tool_call.name, &c.tool_call.id, &mut input, &ctx)
                             .await;
@@ -396,7 +405,7 @@ impl AgentSession {
         let escalation = self.sandbox_confines();
         let result_handlers = runner.has_handlers("tool_result");
         if escalation || result_handlers {
-            self.inner.agent.update_options(|o| {
+            self.inner.services.agent.update_options(|o| {
                 o.after_tool_call = Some(Arc::new(move |c: AfterToolCallContext| {
                     let w = weak.clone();
                     Box::pin(async move {
@@ -421,6 +430,7 @@ impl AgentSession {
                             let _ = processed.wait_for(|t| *t >= target).await;
                             let ctx = s.ext_ctx();
                             s.inner
+                                .services
                                 .extensions
                                 .emit_tool_result(
                                     &c.tool_call.name,

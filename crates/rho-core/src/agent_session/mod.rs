@@ -24,6 +24,7 @@ mod host;
 mod model;
 mod model_control;
 mod permission_gate;
+mod phase;
 mod post_run;
 mod prompt;
 mod queue;
@@ -44,13 +45,13 @@ use rho_agent::{
 };
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
-use tokio_util::sync::CancellationToken;
 
 use crate::extensions::{Extension, ExtensionContext, ExtensionRunner, ExtensionUi, NoUi};
 use crate::resources::skills::Skill;
 use crate::resources::templates::PromptTemplate;
 use crate::session::SessionManager;
 use crate::settings::Settings;
+use phase::RunControl;
 
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;
@@ -66,6 +67,7 @@ pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
+pub use phase::{RunPhase, RunState, SideWork};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
@@ -153,7 +155,8 @@ impl AgentSessionConfig {
     }
 }
 
-/// Mutable session state. Locked briefly, never across an await.
+/// The session's data: the store, settings, the model and what prompts are built from.
+/// Locked briefly, never across an await.
 pub(crate) struct State {
     pub session: SessionManager,
     pub settings: Settings,
@@ -178,34 +181,15 @@ pub(crate) struct State {
     pub overflow_recovery_attempted: bool,
     /// The last assistant `message_end` since the previous post-run (POST-1).
     pub last_assistant: Option<rho_ai::AssistantMessage>,
-    /// True while a compaction (manual, auto or branch summary) runs.
-    pub is_compacting: bool,
     /// The extension-visible turn index (EXT-13).
     pub turn_index: u32,
 }
 
-pub(crate) struct Inner {
+/// What the session works with for its whole life: the agent, extensions, credentials, the
+/// provider, confinement, listeners. Set up once; the few parts that can be replaced
+/// (/reload, the mode's UI) sit behind their own locks.
+pub(crate) struct Services {
     pub agent: Agent,
-    /// The run driver's event stream; holding the lock means a run loop is active.
-    pub driver: tokio::sync::Mutex<EventReceiver>,
-    /// True while a run loop (prompt, retries, continuations) is active.
-    pub loop_active: watch::Sender<bool>,
-    /// Prompts accepted to run whose agent run has not started yet: later prompts queue
-    /// behind them as if the agent were streaming, so input keeps its order (D13).
-    pub runs_starting: std::sync::atomic::AtomicUsize,
-    /// Set once the run's `agent_end` is on its way to listeners, cleared by the next
-    /// `agent_start`: from then on the run is only finishing (its future and post-run chain),
-    /// and a client that saw `agent_end` and prompts must be waited for, not refused.
-    pub agent_ended: std::sync::atomic::AtomicBool,
-    /// Set by `abort()` while a run loop is active or starting, cleared when the next run
-    /// loop starts: the loop's `agent_settled` then says `aborted`, and no retry is promised.
-    pub run_abort_requested: std::sync::atomic::AtomicBool,
-    /// Set while manual compaction aborts the run: agent events are then neither
-    /// forwarded nor persisted (SE-9).
-    pub disconnected: std::sync::atomic::AtomicBool,
-    /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
-    pub processed_assistant: watch::Sender<i64>,
-    pub state: Mutex<State>,
     pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
     pub extensions: ExtensionRunner,
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
@@ -222,10 +206,6 @@ pub(crate) struct Inner {
     /// Tools extensions registered after loading.
     pub dynamic_tools: Mutex<Vec<Arc<dyn AgentTool>>>,
     pub cwd: PathBuf,
-    pub retry_cancel: Mutex<Option<CancellationToken>>,
-    pub compaction_cancel: Mutex<Option<CancellationToken>>,
-    pub bash_cancel: Mutex<Option<CancellationToken>>,
-    pub branch_summary_cancel: Mutex<Option<CancellationToken>>,
     /// Bumped whenever the conversation is replaced wholesale (see [`AgentSession::generation`]).
     pub generation: std::sync::atomic::AtomicU64,
     /// Whether extension commands' session actions are carried out (the interactive mode
@@ -236,6 +216,18 @@ pub(crate) struct Inner {
     /// Runs when a run loop has ended, before the session reports idle (see
     /// [`AgentSession::set_after_run`]).
     pub after_run: Mutex<Option<AfterRun>>,
+}
+
+/// Everything behind a session handle, grouped by lifetime: services for the session's life,
+/// the run's control (its phase, the driver of the agent's events), and the session's data.
+pub(crate) struct Inner {
+    pub services: Services,
+    pub run: RunControl,
+    /// The run driver's event stream; holding the lock means a run loop is active.
+    pub driver: tokio::sync::Mutex<EventReceiver>,
+    /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
+    pub processed_assistant: watch::Sender<i64>,
+    pub state: Mutex<State>,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -294,13 +286,28 @@ impl AgentSession {
                 }),
             );
             Inner {
-                agent,
+                services: Services {
+                    agent,
+                    listeners: Mutex::new(Vec::new()),
+                    extensions,
+                    ui: Mutex::new(config.ui),
+                    credentials: config.credentials,
+                    stream_fn: config.stream_fn,
+                    sandbox: config.sandbox,
+                    permissions: config.permissions,
+                    escalate: config.escalate,
+                    external: Mutex::new(config.external),
+                    models: config.models,
+                    builtin_tools,
+                    dynamic_tools: Mutex::new(Vec::new()),
+                    cwd: config.cwd,
+                    generation: std::sync::atomic::AtomicU64::new(0),
+                    actions_bound: std::sync::atomic::AtomicBool::new(false),
+                    reload: switch::ReloadHook::default(),
+                    after_run: Mutex::new(None),
+                },
+                run: RunControl::default(),
                 driver,
-                loop_active: watch::channel(false).0,
-                runs_starting: std::sync::atomic::AtomicUsize::new(0),
-                agent_ended: std::sync::atomic::AtomicBool::new(false),
-                run_abort_requested: std::sync::atomic::AtomicBool::new(false),
-                disconnected: std::sync::atomic::AtomicBool::new(false),
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
                     session: config.session,
@@ -319,30 +326,8 @@ impl AgentSession {
                     retry_attempt: 0,
                     overflow_recovery_attempted: false,
                     last_assistant: None,
-                    is_compacting: false,
                     turn_index: 0,
                 }),
-                listeners: Mutex::new(Vec::new()),
-                extensions,
-                ui: Mutex::new(config.ui),
-                credentials: config.credentials,
-                stream_fn: config.stream_fn,
-                sandbox: config.sandbox,
-                permissions: config.permissions,
-                escalate: config.escalate,
-                external: Mutex::new(config.external),
-                models: config.models,
-                builtin_tools,
-                dynamic_tools: Mutex::new(Vec::new()),
-                cwd: config.cwd,
-                retry_cancel: Mutex::new(None),
-                compaction_cancel: Mutex::new(None),
-                bash_cancel: Mutex::new(None),
-                branch_summary_cancel: Mutex::new(None),
-                generation: std::sync::atomic::AtomicU64::new(0),
-                actions_bound: std::sync::atomic::AtomicBool::new(false),
-                reload: switch::ReloadHook::default(),
-                after_run: Mutex::new(None),
                 weak: weak.clone(),
             }
         });
@@ -357,19 +342,19 @@ impl AgentSession {
 
     /// The agent underneath (read-only use: state, messages).
     pub fn agent(&self) -> &Agent {
-        &self.inner.agent
+        &self.inner.services.agent
     }
 
     /// Subscribes to every event, in emission order. Drop the receiver to unsubscribe.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.listeners).push(tx);
+        lock(&self.inner.services.listeners).push(tx);
         rx
     }
 
     /// Sends an event to every listener; closed ones are dropped.
     pub(crate) fn emit(&self, event: SessionEvent) {
-        lock(&self.inner.listeners).retain(|l| l.send(event.clone()).is_ok());
+        lock(&self.inner.services.listeners).retain(|l| l.send(event.clone()).is_ok());
     }
 
     pub(crate) fn emit_session(&self, event: SessionOnlyEvent) {
@@ -379,12 +364,12 @@ impl AgentSession {
     /// A fresh extension context for one emission (EXT-20).
     /// The session's sandbox, if commands are sandboxed.
     pub fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
-        self.inner.sandbox.clone()
+        self.inner.services.sandbox.clone()
     }
 
     /// The permission rules and mode in force.
     pub fn permissions(&self) -> &crate::permissions::Permissions {
-        &self.inner.permissions
+        &self.inner.services.permissions
     }
 
     pub(crate) fn ext_ctx(&self) -> ExtensionContext {
@@ -392,7 +377,7 @@ impl AgentSession {
             Arc::new(host::SessionHost {
                 inner: self.inner.weak.clone(),
             }),
-            lock(&self.inner.ui).clone(),
+            lock(&self.inner.services.ui).clone(),
         )
     }
 
@@ -402,14 +387,16 @@ impl AgentSession {
     /// replacements have no event of their own in pi's protocol.
     pub fn generation(&self) -> u64 {
         self.inner
+            .services
             .generation
             .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Sets the agent's messages to a rebuilt conversation (sharing the session's entries) and bumps [`Self::generation`].
     pub(crate) fn replace_conversation(&self, messages: Vec<StoredMessage>) {
-        self.inner.agent.set_messages(messages);
+        self.inner.services.agent.set_messages(messages);
         self.inner
+            .services
             .generation
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
@@ -417,7 +404,7 @@ impl AgentSession {
     /// Connects the mode's UI (the RPC mode's extension UI sub-protocol, the TUI) once it
     /// exists; later extension contexts use it.
     pub fn set_ui(&self, ui: Arc<dyn ExtensionUi>) {
-        *lock(&self.inner.ui) = ui;
+        *lock(&self.inner.services.ui) = ui;
     }
 
     /// Sets what runs after each run loop (prompt, retries, continuations) has ended and
@@ -425,14 +412,14 @@ impl AgentSession {
     /// freed memory back to the system there. It runs on the blocking pool and the session
     /// waits for it, so a client that sees the session idle sees its effect.
     pub fn set_after_run(&self, hook: AfterRun) {
-        *lock(&self.inner.after_run) = Some(hook);
+        *lock(&self.inner.services.after_run) = Some(hook);
     }
 
     /// Lets go of the decoded messages that are in the session file (they are read back when
     /// needed), then runs the after-run hook, if any.
     pub(crate) async fn after_run(&self) {
         self.release_messages();
-        let hook = lock(&self.inner.after_run).clone();
+        let hook = lock(&self.inner.services.after_run).clone();
         if let Some(hook) = hook {
             let _ = tokio::task::spawn_blocking(move || hook()).await;
         }
@@ -441,7 +428,7 @@ impl AgentSession {
     /// Drops the decoded messages of the transcript and of every entry that are on disk
     /// (messages not yet written, or never, stay in memory).
     pub fn release_messages(&self) {
-        self.inner.agent.release_stored_messages();
+        self.inner.services.agent.release_stored_messages();
         for entry in self.state().session.entries() {
             if let Some(m) = entry.stored_message() {
                 m.release();
@@ -451,38 +438,43 @@ impl AgentSession {
 
     /// The external tools (MCP servers) in use, if any.
     pub fn external(&self) -> Option<Arc<dyn ExternalTools>> {
-        lock(&self.inner.external).clone()
+        lock(&self.inner.services.external).clone()
     }
 
     /// Replaces the external tools (/reload): the agent asks the new source for its tools
     /// from the next turn on.
     pub fn set_external(&self, external: Option<Arc<dyn ExternalTools>>) {
         self.inner
+            .services
             .agent
             .set_tool_source(external.as_ref().map(|e| e.tool_source()));
-        *lock(&self.inner.external) = external;
+        *lock(&self.inner.services.external) = external;
     }
 
     /// The extension runner.
     pub fn extensions(&self) -> &ExtensionRunner {
-        &self.inner.extensions
+        &self.inner.services.extensions
     }
 
     /// True while a run loop is active: streaming, retry back-off, or a continuation.
     pub fn is_streaming(&self) -> bool {
-        *self.inner.loop_active.borrow() || self.inner.agent.is_streaming()
+        self.inner.run.get().phase != RunPhase::Idle || self.inner.services.agent.is_streaming()
+    }
+
+    /// The run's phase and what was asked of it.
+    pub fn run_state(&self) -> RunState {
+        self.inner.run.get()
     }
 
     /// Resolves when no run loop is active.
     pub async fn wait_for_idle(&self) {
-        let mut rx = self.inner.loop_active.subscribe();
-        let _ = rx.wait_for(|active| !active).await;
-        self.inner.agent.wait_for_idle().await;
+        self.inner.run.idle().await;
+        self.inner.services.agent.wait_for_idle().await;
     }
 
     /// The session's working directory.
     pub fn cwd(&self) -> &Path {
-        &self.inner.cwd
+        &self.inner.services.cwd
     }
 
     /// The current model.
@@ -497,19 +489,19 @@ impl AgentSession {
 
     /// A deep copy of the conversation (agent state), for callers that must own it.
     pub fn messages(&self) -> Vec<AgentMessage> {
-        self.inner.agent.messages()
+        self.inner.services.agent.messages()
     }
 
     /// The conversation (agent state), sharing each message instead of copying it; messages
     /// released from memory are read back from the session file.
     pub fn shared_messages(&self) -> Result<Vec<Arc<AgentMessage>>, ReadError> {
-        self.inner.agent.shared_messages()
+        self.inner.services.agent.shared_messages()
     }
 
     /// The transcript's last message, decoded (`None` when there is none or it cannot be read
     /// back).
     pub fn with_agent_last_message(&self) -> Option<Arc<AgentMessage>> {
-        let last = self.inner.agent.stored_messages().pop()?;
+        let last = self.inner.services.agent.stored_messages().pop()?;
         last.get().ok()
     }
 
@@ -520,7 +512,7 @@ impl AgentSession {
 
     /// True while a compaction runs.
     pub fn is_compacting(&self) -> bool {
-        self.state().is_compacting
+        self.inner.run.get().compacting()
     }
 
     /// The retry counter (RETRY-12).
@@ -542,8 +534,8 @@ impl AgentSession {
     /// from its options, which also drops a per-run override (MSG-9).
     pub fn set_active_tools(&self, tools: Vec<Arc<dyn AgentTool>>) {
         let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
-        let all = with_extension_tools(tools, self.inner.extensions.tools());
-        self.inner.agent.set_tools(all);
+        let all = with_extension_tools(tools, self.inner.services.extensions.tools());
+        self.inner.services.agent.set_tools(all);
         let base = {
             let mut s = self.state();
             let Some(options) = s.prompt_options.as_mut() else {
@@ -554,7 +546,7 @@ impl AgentSession {
             s.base_system_prompt = base.clone();
             base
         };
-        self.inner.agent.set_system_prompt(base);
+        self.inner.services.agent.set_system_prompt(base);
     }
 
     /// The context files (AGENTS.md, CLAUDE.md) the system prompt was built with, root first.
@@ -568,7 +560,10 @@ impl AgentSession {
 
     /// The current system prompt.
     pub fn system_prompt(&self) -> String {
-        self.inner.agent.with_state(|s| s.system_prompt.clone())
+        self.inner
+            .services
+            .agent
+            .with_state(|s| s.system_prompt.clone())
     }
 }
 

@@ -52,7 +52,7 @@ impl AgentSession {
     /// Switches the model (AUTH-10 when it has no credentials), records a `model_change`
     /// entry, and re-clamps the thinking level.
     pub async fn set_model(&self, model: Model) -> Result<(), SessionError> {
-        if self.inner.credentials.status(&model.provider) == AuthStatus::Missing {
+        if self.inner.services.credentials.status(&model.provider) == AuthStatus::Missing {
             return Err(SessionError::ModelWithoutKey {
                 provider: model.provider.clone(),
                 id: model.id.clone(),
@@ -62,7 +62,7 @@ impl AgentSession {
         let changed = previous
             .as_ref()
             .is_none_or(|p| p.provider != model.provider || p.id != model.id);
-        self.inner.agent.set_model(model.clone());
+        self.inner.services.agent.set_model(model.clone());
         {
             let mut s = self.state();
             s.model = Some(model.clone());
@@ -79,7 +79,11 @@ impl AgentSession {
                 previous_model: previous,
                 source: "set".into(),
             };
-            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+            self.inner
+                .services
+                .extensions
+                .emit(event, &self.ext_ctx())
+                .await;
         }
         Ok(())
     }
@@ -98,7 +102,7 @@ impl AgentSession {
         if previous == level && !always_record {
             return;
         }
-        self.inner.agent.set_thinking_level(level);
+        self.inner.services.agent.set_thinking_level(level);
         {
             let mut s = self.state();
             s.thinking_level = level;
@@ -110,7 +114,11 @@ impl AgentSession {
                 level,
                 previous_level: previous,
             };
-            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+            self.inner
+                .services
+                .extensions
+                .emit(event, &self.ext_ctx())
+                .await;
         }
     }
 
@@ -130,7 +138,7 @@ impl AgentSession {
         self.abort().await;
         self.abort_bash();
         let context = session.build_context();
-        self.inner.agent.reset();
+        self.inner.services.agent.reset();
         self.replace_conversation(context.messages);
         let mut s = self.state();
         s.session = session;
@@ -147,7 +155,10 @@ impl AgentSession {
                 s.model.clone(),
             ) {
                 s.thinking_level = model.clamp_thinking_level(level);
-                self.inner.agent.set_thinking_level(s.thinking_level);
+                self.inner
+                    .services
+                    .agent
+                    .set_thinking_level(s.thinking_level);
             }
         }
     }
@@ -163,7 +174,7 @@ impl AgentSession {
         let mut st = SessionStats::default();
         match scope {
             StatsScope::Context => {
-                for m in self.inner.agent.stored_messages() {
+                for m in self.inner.services.agent.stored_messages() {
                     if let Ok(m) = m.get() {
                         count_message(&mut st, &m);
                     }

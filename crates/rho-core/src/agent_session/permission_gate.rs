@@ -32,13 +32,17 @@ impl AgentSession {
         tool: &str,
         args: &Value,
     ) -> Option<ToolCallDecision> {
-        let verdict = self.inner.permissions.check(tool, args, self.cwd());
+        let verdict = self
+            .inner
+            .services
+            .permissions
+            .check(tool, args, self.cwd());
         let rule = match verdict {
             Verdict::Allow => return None,
             Verdict::Deny(reason) => return Some(block(reason)),
             Verdict::Ask(rule) => rule,
         };
-        let ui = super::lock(&self.inner.ui).clone();
+        let ui = super::lock(&self.inner.services.ui).clone();
         if !ui.has_ui() {
             return Some(block(format!(
                 "Permission required: rule {rule:?} (permissions.ask) needs approval for {}, \

@@ -8,7 +8,8 @@ use rho_ai::StopReason;
 use tokio_util::sync::CancellationToken;
 
 use super::events::SessionOnlyEvent;
-use super::{lock, AgentSession};
+use super::phase::RunPhase;
+use super::AgentSession;
 
 /// What the retry stage decided.
 enum RetryOutcome {
@@ -44,18 +45,14 @@ impl AgentSession {
         if let Some(decision) = self.post_run_compaction(&reply).await {
             return decision;
         }
-        reply.stop_reason != StopReason::Aborted && self.inner.agent.has_queued_messages()
+        reply.stop_reason != StopReason::Aborted && self.inner.services.agent.has_queued_messages()
     }
 
     /// Whether [`Self::retry_stage`] will retry after the run that ended with `messages`
     /// (pi 1.x's `agent_end.willRetry`): retries on, attempts left, no abort requested, and
     /// the run's last reply is a retryable failure.
     pub(crate) fn will_retry_after(&self, messages: &[rho_agent::AgentMessage]) -> bool {
-        if self
-            .inner
-            .run_abort_requested
-            .load(std::sync::atomic::Ordering::SeqCst)
-        {
+        if self.inner.run.get().aborted {
             return false;
         }
         let (settings, window, attempt) = {
@@ -112,12 +109,14 @@ impl AgentSession {
         });
         self.drop_last_assistant_if(|m| m.stop_reason == StopReason::Error);
         let cancel = CancellationToken::new();
-        *lock(&self.inner.retry_cancel) = Some(cancel.clone());
+        self.inner.run.cancels(|c| c.retry = Some(cancel.clone()));
+        self.inner.run.set_phase(RunPhase::Retrying);
         let slept = tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(delay_ms)) => true,
             _ = cancel.cancelled() => false,
         };
-        *lock(&self.inner.retry_cancel) = None;
+        self.inner.run.set_phase(RunPhase::Finishing);
+        self.inner.run.cancels(|c| c.retry = None);
         if slept {
             return RetryOutcome::Retry;
         }
@@ -133,7 +132,7 @@ impl AgentSession {
     /// Removes the agent's last message if it is an assistant reply matching `pred`
     /// (RETRY-6, COMP-10). The session file keeps it.
     pub(crate) fn drop_last_assistant_if(&self, pred: impl Fn(&rho_ai::AssistantMessage) -> bool) {
-        let mut messages = self.inner.agent.stored_messages();
+        let mut messages = self.inner.services.agent.stored_messages();
         let last = messages.last().and_then(|m| m.get().ok());
         if last
             .as_deref()
@@ -141,32 +140,30 @@ impl AgentSession {
             .is_some_and(pred)
         {
             messages.pop();
-            self.inner.agent.set_messages(messages);
+            self.inner.services.agent.set_messages(messages);
         }
     }
 
     /// Cancels a running retry back-off (RETRY-15).
     pub fn abort_retry(&self) {
-        if let Some(c) = lock(&self.inner.retry_cancel).as_ref() {
-            c.cancel();
-        }
+        self.inner
+            .run
+            .cancels(|c| c.retry.as_ref().map(|t| t.cancel()));
     }
 
     /// Whether a retry back-off is in progress.
     pub fn is_retrying(&self) -> bool {
-        lock(&self.inner.retry_cancel).is_some()
+        self.inner.run.get().phase == RunPhase::Retrying
     }
 
     /// `abort()` (seed diagram 12, D6): cancel the retry sleep, abort the agent, wait until
     /// the run loop has stopped.
     pub async fn abort(&self) {
         if self.is_streaming() || self.run_starting() {
-            self.inner
-                .run_abort_requested
-                .store(true, std::sync::atomic::Ordering::SeqCst);
+            self.inner.run.update(|s| s.aborted = true);
         }
         self.abort_retry();
-        self.inner.agent.abort();
+        self.inner.services.agent.abort();
         self.wait_for_idle().await;
     }
 }

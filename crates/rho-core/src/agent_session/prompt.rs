@@ -119,6 +119,7 @@ impl AgentSession {
             && text.starts_with('/')
             && self
                 .inner
+                .services
                 .extensions
                 .execute_command(text, &self.ext_ctx())
                 .await
@@ -139,12 +140,13 @@ impl AgentSession {
         }
         // Stage 2: the input event.
         let mut images = options.images;
-        if self.inner.extensions.has_handlers("input") {
+        if self.inner.services.extensions.has_handlers("input") {
             let behavior = streaming
                 .then(|| options.streaming_behavior.map(|b| b.as_str()))
                 .flatten();
             match self
                 .inner
+                .services
                 .extensions
                 .emit_input(
                     &text,
@@ -217,7 +219,7 @@ impl AgentSession {
         let expanded = match expand_skill(text, &skills) {
             Ok(t) => t,
             Err(e) => {
-                self.inner.extensions.report(
+                self.inner.services.extensions.report(
                     &e.file_path.display().to_string(),
                     "skill_expansion",
                     e.message,
@@ -233,7 +235,7 @@ impl AgentSession {
         let Some(model) = self.model() else {
             return Err(SessionError::NoModel);
         };
-        match self.inner.credentials.status(&model.provider) {
+        match self.inner.services.credentials.status(&model.provider) {
             AuthStatus::Configured => Ok(()),
             AuthStatus::OAuthUnavailable => Err(SessionError::OAuthFailed(
                 rho_ai::auth::oauth_failed_message(&model.provider),
@@ -267,9 +269,15 @@ impl AgentSession {
         };
         messages.extend(asides.into_iter().map(AgentMessage::Custom));
         let mut system_prompt = base.clone();
-        if self.inner.extensions.has_handlers("before_agent_start") {
+        if self
+            .inner
+            .services
+            .extensions
+            .has_handlers("before_agent_start")
+        {
             let (injected, chained) = self
                 .inner
+                .services
                 .extensions
                 .emit_before_agent_start(&text, &images, &base, options, &self.ext_ctx())
                 .await;
@@ -286,7 +294,7 @@ impl AgentSession {
                 system_prompt = sp;
             }
         }
-        self.inner.agent.set_system_prompt(system_prompt);
+        self.inner.services.agent.set_system_prompt(system_prompt);
         messages
     }
 }

@@ -47,7 +47,7 @@ impl AgentSession {
 
     fn refuse_command(&self, text: &str) -> Result<(), SessionError> {
         if let Some((name, _)) = parse_command(text) {
-            if self.inner.extensions.get_command(name).is_some() {
+            if self.inner.services.extensions.get_command(name).is_some() {
                 return Err(SessionError::CommandCannotBeQueued(name.to_string()));
             }
         }
@@ -57,13 +57,16 @@ impl AgentSession {
     pub(crate) fn queue_steer_text(&self, text: String, images: Vec<ImageContent>) {
         self.state().steering.push(text.clone());
         self.emit_queue_update();
-        self.inner.agent.steer(user_message(text, images));
+        self.inner.services.agent.steer(user_message(text, images));
     }
 
     pub(crate) fn queue_follow_up_text(&self, text: String, images: Vec<ImageContent>) {
         self.state().follow_up.push(text.clone());
         self.emit_queue_update();
-        self.inner.agent.follow_up(user_message(text, images));
+        self.inner
+            .services
+            .agent
+            .follow_up(user_message(text, images));
     }
 
     pub(crate) fn emit_queue_update(&self) {
@@ -86,7 +89,7 @@ impl AgentSession {
                 follow_up: std::mem::take(&mut s.follow_up),
             }
         };
-        self.inner.agent.clear_all_queues();
+        self.inner.services.agent.clear_all_queues();
         self.emit_queue_update();
         texts
     }
@@ -109,7 +112,7 @@ impl AgentSession {
 
     /// Sets and persists the steering mode.
     pub fn set_steering_mode(&self, mode: QueueMode) {
-        self.inner.agent.set_steering_mode(mode);
+        self.inner.services.agent.set_steering_mode(mode);
         let _ = self
             .state()
             .settings
@@ -118,7 +121,7 @@ impl AgentSession {
 
     /// Sets and persists the follow-up mode.
     pub fn set_follow_up_mode(&self, mode: QueueMode) {
-        self.inner.agent.set_follow_up_mode(mode);
+        self.inner.services.agent.set_follow_up_mode(mode);
         let _ = self
             .state()
             .settings

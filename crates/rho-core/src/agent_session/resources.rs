@@ -16,7 +16,7 @@ impl AgentSession {
     /// `reload`) and lets them contribute skills and prompt templates.
     pub async fn start(&self, reason: &str) {
         let ctx = self.ext_ctx();
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         let previous = self.with_session(|m| m.path().map(|p| p.display().to_string()));
         runner
             .emit(
@@ -80,7 +80,7 @@ impl AgentSession {
             s.base_system_prompt = base.clone();
             base
         };
-        self.inner.agent.set_system_prompt(base);
+        self.inner.services.agent.set_system_prompt(base);
         self.start("reload").await;
     }
 
@@ -94,7 +94,7 @@ impl AgentSession {
             .collect();
         let (new_skills, diagnostics) = load_skills(&sources);
         for d in diagnostics {
-            self.inner.extensions.report(
+            self.inner.services.extensions.report(
                 &d.path.display().to_string(),
                 "resources_discover",
                 d.message,
@@ -122,6 +122,6 @@ impl AgentSession {
             s.base_system_prompt = base.clone();
             base
         };
-        self.inner.agent.set_system_prompt(base);
+        self.inner.services.agent.set_system_prompt(base);
     }
 }

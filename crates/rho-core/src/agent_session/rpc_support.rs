@@ -16,12 +16,12 @@ impl AgentSession {
     /// Whether `provider` has credentials (no command is run); decides which models are
     /// "available" to `set_model` / `cycle_model` / `get_available_models`.
     pub fn auth_status(&self, provider: &str) -> AuthStatus {
-        self.inner.credentials.status(provider)
+        self.inner.services.credentials.status(provider)
     }
 
     /// Every known model (built-ins and models.json), as loaded at startup.
     pub fn models(&self) -> Arc<Vec<Model>> {
-        self.inner.models.clone()
+        self.inner.services.models.clone()
     }
 
     /// Reads the effective settings (short; the state is locked meanwhile).
@@ -54,7 +54,7 @@ impl AgentSession {
     /// How full the context is for `model` (interfaces spec §1.4 `get_session_stats`);
     /// `None` when the window is unknown.
     pub fn context_usage(&self, model: &Model) -> Option<ContextUsage> {
-        let messages = self.inner.agent.shared_messages().ok()?;
+        let messages = self.inner.services.agent.shared_messages().ok()?;
         let s = self.state();
         let branch = s.session.tree().branch();
         let path = path_entries(&branch).ok()?;

@@ -3,7 +3,6 @@
 //! handlers, listeners, persistence, tracking), then runs the post-run chain.
 
 use std::future::Future;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -12,6 +11,7 @@ use rho_ai::StopReason;
 
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
+use super::phase::{RunControl, RunPhase};
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 
@@ -47,7 +47,7 @@ impl AgentSession {
         messages: Vec<AgentMessage>,
         announce: impl FnOnce(),
     ) -> Result<(), SessionError> {
-        let starting = RunStarting::new(&self.inner.runs_starting);
+        let starting = RunStarting::new(&self.inner.run);
         let lock = self.inner.driver.lock();
         tokio::pin!(lock);
         // The first poll either takes the lock or joins its wait queue.
@@ -63,17 +63,17 @@ impl AgentSession {
             .await;
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
-        self.inner.agent.set_system_prompt(base);
+        self.inner.services.agent.set_system_prompt(base);
         self.settle().await;
         result
     }
 
-    /// A run loop begins (the driver lock is held): busy, and no abort requested yet.
+    /// A run loop begins (the driver lock is held): running, and no abort requested yet.
     fn start_loop(&self) {
-        self.inner
-            .run_abort_requested
-            .store(false, Ordering::SeqCst);
-        self.inner.loop_active.send_replace(true);
+        self.inner.run.update(|s| {
+            s.phase = RunPhase::Running;
+            s.aborted = false;
+        });
     }
 
     /// The run loop is over (the driver lock is still held, so no other run's events can
@@ -81,24 +81,31 @@ impl AgentSession {
     /// follows on its own", to listeners and to the extensions that handle it.
     async fn settle(&self) {
         self.after_run().await;
-        self.inner.loop_active.send_replace(false);
-        let aborted = self.inner.run_abort_requested.load(Ordering::SeqCst);
+        let mut aborted = false;
+        self.inner.run.update(|s| {
+            s.phase = RunPhase::Idle;
+            aborted = s.aborted;
+        });
         self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
-        if self.inner.extensions.has_handlers("agent_settled") {
+        if self.inner.services.extensions.has_handlers("agent_settled") {
             let event = ExtensionEvent::AgentSettled { aborted };
-            self.inner.extensions.emit(event, &self.ext_ctx()).await;
+            self.inner
+                .services
+                .extensions
+                .emit(event, &self.ext_ctx())
+                .await;
         }
     }
 
     /// True while a prompt accepted to run waits for its agent run to start.
     pub(crate) fn run_starting(&self) -> bool {
-        self.inner.runs_starting.load(Ordering::SeqCst) > 0
+        self.inner.run.get().starting > 0
     }
 
     /// True once the current run's agent is done: its `agent_end` went out (the agent's own
     /// state may still say streaming for a moment) or it stopped streaming.
     pub(crate) fn agent_finished(&self) -> bool {
-        self.inner.agent_ended.load(Ordering::SeqCst) || !self.inner.agent.is_streaming()
+        self.inner.run.get().phase.agent_done() || !self.inner.services.agent.is_streaming()
     }
 
     async fn run_loop(
@@ -107,23 +114,24 @@ impl AgentSession {
         messages: Vec<AgentMessage>,
         starting: RunStarting<'_>,
     ) -> Result<(), SessionError> {
-        let run = self.inner.agent.prompt(messages);
+        let run = self.inner.services.agent.prompt(messages);
         drop(starting);
         self.drive(rx, run).await?;
         let mut iterations = 0;
         while self.post_run().await {
             iterations += 1;
             if iterations > MAX_POST_RUN_ITERATIONS {
-                self.inner.extensions.report(
+                self.inner.services.extensions.report(
                     "<session>",
                     "post_run",
                     format!("Stopped after {MAX_POST_RUN_ITERATIONS} automatic continuations in one prompt"),
                 );
                 break;
             }
-            let run = self.inner.agent.continue_();
+            let run = self.inner.services.agent.continue_();
             if let Err(e) = self.drive(rx, run).await {
                 self.inner
+                    .services
                     .extensions
                     .report("<session>", "continue", e.to_string());
                 break;
@@ -159,11 +167,7 @@ impl AgentSession {
     /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (d) persistence, then
     /// (c) listeners (the durability rule moves persistence first), (e) assistant tracking.
     async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
-        if self
-            .inner
-            .disconnected
-            .load(std::sync::atomic::Ordering::Acquire)
-        {
+        if self.inner.run.get().detached {
             return;
         }
         match &*event {
@@ -171,10 +175,10 @@ impl AgentSession {
                 message: AgentMessage::User(u),
             } => self.on_user_message_start(&u.content.text()),
             AgentEvent::AgentStart => {
-                self.inner.agent_ended.store(false, Ordering::SeqCst);
+                self.inner.run.set_phase(RunPhase::Running);
                 self.state().turn_index = 0;
             }
-            AgentEvent::AgentEnd { .. } => self.inner.agent_ended.store(true, Ordering::SeqCst),
+            AgentEvent::AgentEnd { .. } => self.inner.run.set_phase(RunPhase::Finishing),
             _ => {}
         }
         let event = self.with_will_retry(event);
@@ -270,7 +274,7 @@ impl AgentSession {
     /// Records a finished message; the entry shares the transcript's cell, so once the line
     /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
-        let cell = self.inner.agent.stored_message_of(message);
+        let cell = self.inner.services.agent.stored_message_of(message);
         let result = {
             let mut s = self.state();
             match &**message {
@@ -300,7 +304,7 @@ impl AgentSession {
     /// Forwards the event to extension handlers (EXT-9); a `message_end` replacement is
     /// applied to the agent state and returned (EXT-12, SE-5).
     async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         if !runner.has_handlers(event.type_name()) {
             return event;
         }
@@ -322,14 +326,14 @@ impl AgentSession {
     }
 
     fn replace_last_message(&self, original: &Arc<AgentMessage>, replacement: Arc<AgentMessage>) {
-        let mut messages = self.inner.agent.stored_messages();
+        let mut messages = self.inner.services.agent.stored_messages();
         if let Some(slot) = messages
             .iter_mut()
             .rev()
             .find(|m| m.holds(original) || m.held().is_some_and(|held| *held == **original))
         {
             *slot = replacement.into();
-            self.inner.agent.set_messages(messages);
+            self.inner.services.agent.set_messages(messages);
         }
     }
 
@@ -403,12 +407,12 @@ impl AgentSession {
 
 impl AgentSession {
     async fn continue_loop(&self, rx: &mut EventReceiver) {
-        let run = self.inner.agent.continue_();
+        let run = self.inner.services.agent.continue_();
         if self.drive(rx, run).await.is_ok() {
             let mut iterations = 0;
             while iterations < MAX_POST_RUN_ITERATIONS && self.post_run().await {
                 iterations += 1;
-                let run = self.inner.agent.continue_();
+                let run = self.inner.services.agent.continue_();
                 if self.drive(rx, run).await.is_err() {
                     break;
                 }
@@ -427,18 +431,18 @@ impl AgentSession {
     }
 }
 
-/// Counts a prompt in [`Inner::runs_starting`](super::Inner) until dropped.
-struct RunStarting<'a>(&'a AtomicUsize);
+/// Counts a prompt in [`RunState::starting`](super::RunState) until dropped.
+struct RunStarting<'a>(&'a RunControl);
 
 impl<'a> RunStarting<'a> {
-    fn new(count: &'a AtomicUsize) -> Self {
-        count.fetch_add(1, Ordering::SeqCst);
-        RunStarting(count)
+    fn new(run: &'a RunControl) -> Self {
+        run.update(|s| s.starting += 1);
+        RunStarting(run)
     }
 }
 
 impl Drop for RunStarting<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.update(|s| s.starting -= 1);
     }
 }

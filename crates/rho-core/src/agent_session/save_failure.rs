@@ -18,7 +18,7 @@ impl AgentSession {
             "The session is not being saved: {error}. The conversation goes on in memory \
              and rho tries again with every new entry; make the folder writable or export it."
         );
-        let ui = lock(&self.inner.ui).clone();
+        let ui = lock(&self.inner.services.ui).clone();
         if ui.has_ui() {
             ui.notify(text, "error".into());
         } else {

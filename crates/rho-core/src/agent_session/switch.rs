@@ -52,7 +52,7 @@ impl AgentSession {
     /// Asks extensions, then replaces the store. Returns `true` when an extension cancelled.
     pub async fn switch_session(&self, next: SessionManager, reason: SwitchReason) -> bool {
         let ctx = self.ext_ctx();
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         let target = next.path().map(|p| p.display().to_string());
         let before = match &reason {
             SwitchReason::Fork { entry_id, position } => ExtensionEvent::SessionBeforeFork {
@@ -137,12 +137,15 @@ impl AgentSession {
     /// Carries out extension commands' session actions (CMD-8) from now on: every mode binds
     /// them, as pi's do; unbound (an SDK session) they resolve at once with `cancelled: false`.
     pub fn bind_session_actions(&self) {
-        self.inner.actions_bound.store(true, Ordering::Release);
+        self.inner
+            .services
+            .actions_bound
+            .store(true, Ordering::Release);
     }
 
     /// Sets what an extension command's `ctx.reload()` runs: the mode's /reload.
     pub fn set_reloader(&self, reloader: Reloader) {
-        *lock(&self.inner.reload.run) = Some(reloader);
+        *lock(&self.inner.services.reload.run) = Some(reloader);
     }
 
     /// Runs the reload a command asked for with `ctx.reload()`, once the command returned: the
@@ -150,10 +153,16 @@ impl AgentSession {
     /// the call is still being answered (pi: code after `await ctx.reload()` runs in the old
     /// version, and later commands and events use the new one).
     pub(crate) async fn run_requested_reload(&self) {
-        if !self.inner.reload.requested.swap(false, Ordering::AcqRel) {
+        if !self
+            .inner
+            .services
+            .reload
+            .requested
+            .swap(false, Ordering::AcqRel)
+        {
             return;
         }
-        let reloader = lock(&self.inner.reload.run).clone();
+        let reloader = lock(&self.inner.services.reload.run).clone();
         if let Some(reloader) = reloader {
             reloader(self.clone()).await;
         }
@@ -164,7 +173,7 @@ impl AgentSession {
         &self,
         action: SessionAction,
     ) -> Result<bool, SessionError> {
-        if !self.inner.actions_bound.load(Ordering::Acquire) {
+        if !self.inner.services.actions_bound.load(Ordering::Acquire) {
             return Ok(false);
         }
         match action {
@@ -179,7 +188,11 @@ impl AgentSession {
                 Ok(self.open_session(Path::new(&path)).await?.cancelled)
             }
             SessionAction::Reload => {
-                self.inner.reload.requested.store(true, Ordering::Release);
+                self.inner
+                    .services
+                    .reload
+                    .requested
+                    .store(true, Ordering::Release);
                 Ok(false)
             }
         }

@@ -24,14 +24,14 @@ impl AgentSession {
     /// registered later) before the built-ins they replace.
     fn tool_pool(&self) -> Vec<(Arc<dyn AgentTool>, &'static str)> {
         let mut pool: Vec<(Arc<dyn AgentTool>, &'static str)> = Vec::new();
-        let extension = self.inner.extensions.tools();
-        let dynamic = lock(&self.inner.dynamic_tools).clone();
+        let extension = self.inner.services.extensions.tools();
+        let dynamic = lock(&self.inner.services.dynamic_tools).clone();
         for tool in extension.into_iter().chain(dynamic) {
             if !pool.iter().any(|(t, _)| t.name() == tool.name()) {
                 pool.push((tool, "extension"));
             }
         }
-        for tool in &self.inner.builtin_tools {
+        for tool in &self.inner.services.builtin_tools {
             if !pool.iter().any(|(t, _)| t.name() == tool.name()) {
                 pool.push((tool.clone(), "builtin"));
             }
@@ -43,6 +43,7 @@ impl AgentSession {
     pub fn tools_state(&self) -> ToolsState {
         let active = self
             .inner
+            .services
             .agent
             .with_state(|s| s.tools.iter().map(|t| t.name().to_string()).collect());
         let mut all: Vec<ToolInfo> = self.tool_pool().iter().map(|(t, s)| info(t, s)).collect();
@@ -65,7 +66,7 @@ impl AgentSession {
             }
         }
         let active: Vec<String> = chosen.iter().map(|t| t.name().to_string()).collect();
-        self.inner.agent.set_tools(chosen);
+        self.inner.services.agent.set_tools(chosen);
         self.rebuild_prompt_for(active);
         self.tools_state()
     }
@@ -75,21 +76,21 @@ impl AgentSession {
     pub fn register_dynamic_tool(&self, tool: Arc<dyn AgentTool>) {
         let name = tool.name().to_string();
         {
-            let mut dynamic = lock(&self.inner.dynamic_tools);
+            let mut dynamic = lock(&self.inner.services.dynamic_tools);
             dynamic.retain(|t| t.name() != name);
             dynamic.push(tool.clone());
         }
-        let mut tools = self.inner.agent.with_state(|s| s.tools.clone());
+        let mut tools = self.inner.services.agent.with_state(|s| s.tools.clone());
         tools.retain(|t| t.name() != name);
         tools.push(tool);
         let active: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
-        self.inner.agent.set_tools(tools);
+        self.inner.services.agent.set_tools(tools);
         self.rebuild_prompt_for(active);
     }
 
     /// Forgets the tools registered after loading (their extensions were unloaded).
     pub(crate) fn drop_dynamic_tools(&self) -> Vec<Arc<dyn AgentTool>> {
-        std::mem::take(&mut *lock(&self.inner.dynamic_tools))
+        std::mem::take(&mut *lock(&self.inner.services.dynamic_tools))
     }
 
     /// Rebuilds the base system prompt for the active tool names (MSG-9).
@@ -104,6 +105,6 @@ impl AgentSession {
             s.base_system_prompt = base.clone();
             base
         };
-        self.inner.agent.set_system_prompt(base);
+        self.inner.services.agent.set_system_prompt(base);
     }
 }

@@ -7,7 +7,8 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
-use super::{lock, AgentSession};
+use super::phase::SideWork;
+use super::AgentSession;
 use crate::compaction::from_session::path_entries;
 use crate::compaction::{
     branch_entries, summarize_branch, BranchSummaryOptions, BranchSummarySettings, CompactionError,
@@ -105,19 +106,20 @@ impl AgentSession {
         }
         let plan = self.plan_navigation(target_id)?;
         let cancel = CancellationToken::new();
-        *lock(&self.inner.branch_summary_cancel) = Some(cancel.clone());
-        self.state().is_compacting = true;
+        let run = &self.inner.run;
+        run.cancels(|c| c.branch_summary = Some(cancel.clone()));
+        run.update(|s| s.side = Some(SideWork::BranchSummary));
         let result = self.navigate_steps(plan, options, cancel).await;
-        self.state().is_compacting = false;
-        *lock(&self.inner.branch_summary_cancel) = None;
+        run.update(|s| s.side = None);
+        run.cancels(|c| c.branch_summary = None);
         result
     }
 
     /// Aborts a running branch summary; the navigation then ends cancelled (AB-7).
     pub fn abort_branch_summary(&self) {
-        if let Some(c) = lock(&self.inner.branch_summary_cancel).as_ref() {
-            c.cancel();
-        }
+        self.inner
+            .run
+            .cancels(|c| c.branch_summary.as_ref().map(|t| t.cancel()));
     }
 
     fn plan_navigation(&self, target_id: &str) -> Result<Plan, SessionError> {
@@ -193,6 +195,7 @@ impl AgentSession {
             label.as_deref(),
         )?;
         self.inner
+            .services
             .extensions
             .emit(
                 ExtensionEvent::SessionTree {
@@ -222,7 +225,7 @@ impl AgentSession {
             replace_instructions: options.replace_instructions,
             label: options.label.clone(),
         };
-        let runner = &self.inner.extensions;
+        let runner = &self.inner.services.extensions;
         if !runner.has_handlers("session_before_tree") {
             return verdict;
         }
@@ -286,7 +289,7 @@ impl AgentSession {
                 s.settings.branch_summary_reserve_tokens(),
             )
         };
-        let api_key = match self.inner.credentials.api_key(&model.provider) {
+        let api_key = match self.inner.services.credentials.api_key(&model.provider) {
             Ok(Some(k)) => k,
             Ok(None) => {
                 return Err(CompactionError::BranchSummary(
@@ -300,7 +303,7 @@ impl AgentSession {
             api_key: Some(api_key),
             thinking,
             cancel,
-            stream: self.inner.stream_fn.clone(),
+            stream: self.inner.services.stream_fn.clone(),
         };
         let settings = BranchSummarySettings {
             reserve_tokens,

@@ -1,0 +1,181 @@
+//! What the session's run is doing, as one value written in one place. Every question of the
+//! form "is a run going?", "is it retrying?", "may this prompt start?" reads [`RunState`];
+//! only the run driver and the operations that start, abort or compact change it.
+
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// The phase of the run loop (seed diagram 3: prompt, post-run chain, settle).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum RunPhase {
+    /// No run loop is active and none is waiting to start.
+    #[default]
+    Idle,
+    /// A prompt was accepted to run and its agent run has not started yet (prompt stages
+    /// 5-7, or waiting behind the run before it): later prompts queue behind it (D13).
+    Starting,
+    /// The agent streams replies or runs tools.
+    Running,
+    /// The post-run chain waits out a retry back-off (RETRY-2..8); `abort_retry` ends it.
+    Retrying,
+    /// The post-run chain or the pre-prompt check compacts the context (COMP-4..15).
+    Compacting,
+    /// The agent's run is over (`agent_end` went out); the post-run chain decides whether to
+    /// continue, then the loop settles.
+    Finishing,
+}
+
+impl RunPhase {
+    /// The name used in logs and docs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunPhase::Idle => "idle",
+            RunPhase::Starting => "starting",
+            RunPhase::Running => "running",
+            RunPhase::Retrying => "retrying",
+            RunPhase::Compacting => "compacting",
+            RunPhase::Finishing => "finishing",
+        }
+    }
+
+    /// Whether the agent itself is done with the run: what is left (compaction, settling) is
+    /// the session's own, so a prompt from outside waits for it instead of being refused.
+    pub fn agent_done(self) -> bool {
+        matches!(self, RunPhase::Compacting | RunPhase::Finishing)
+    }
+}
+
+/// Work that replaces the conversation outside any run loop, shown as "compacting".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideWork {
+    /// A manual `compact()` (COMP-17).
+    Compaction,
+    /// The summary of an abandoned branch (`navigate_tree`).
+    BranchSummary,
+}
+
+/// The run's state: its phase and what was asked of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RunState {
+    /// The run loop's phase.
+    pub phase: RunPhase,
+    /// A compaction or branch summary outside the run loop.
+    pub side: Option<SideWork>,
+    /// `abort()` was called for this run loop: its `agent_settled` says `aborted` and no
+    /// retry is promised. Cleared when the next run loop starts.
+    pub aborted: bool,
+    /// The run's agent events are neither forwarded nor persisted: a manual compaction is
+    /// aborting it (SE-9).
+    pub detached: bool,
+    /// Prompts accepted to run whose run loop has not started (they wait for the run before
+    /// them).
+    pub starting: usize,
+}
+
+impl RunState {
+    /// True while a run loop is active or a prompt waits to start one.
+    pub fn busy(&self) -> bool {
+        self.phase != RunPhase::Idle || self.starting > 0
+    }
+
+    /// True while any compaction runs (in the run loop or outside it).
+    pub fn compacting(&self) -> bool {
+        self.phase == RunPhase::Compacting || self.side.is_some()
+    }
+}
+
+/// The cancellation handles of the work that can be interrupted on its own (AB-7).
+#[derive(Default)]
+pub(crate) struct Cancels {
+    /// The retry back-off (RETRY-15).
+    pub retry: Option<CancellationToken>,
+    /// The compaction's summary call (COMP-22).
+    pub compaction: Option<CancellationToken>,
+    /// The branch summary's call (AB-7).
+    pub branch_summary: Option<CancellationToken>,
+    /// A user command (`!cmd`, BASH-8).
+    pub bash: Option<CancellationToken>,
+}
+
+/// The run's state and its cancellation handles, shared by the session's handles.
+pub(crate) struct RunControl {
+    state: watch::Sender<RunState>,
+    pub cancels: std::sync::Mutex<Cancels>,
+}
+
+impl Default for RunControl {
+    fn default() -> Self {
+        Self {
+            state: watch::channel(RunState::default()).0,
+            cancels: Default::default(),
+        }
+    }
+}
+
+impl RunControl {
+    /// The current state.
+    pub fn get(&self) -> RunState {
+        *self.state.borrow()
+    }
+
+    /// Changes the state in one step; watchers see the result.
+    pub fn update(&self, f: impl FnOnce(&mut RunState)) {
+        self.state.send_if_modified(|s| {
+            let before = *s;
+            f(s);
+            *s != before
+        });
+    }
+
+    /// Sets the run loop's phase.
+    pub fn set_phase(&self, phase: RunPhase) {
+        self.update(|s| s.phase = phase);
+    }
+
+    /// Resolves once no run loop is active (at once if none is).
+    pub async fn idle(&self) {
+        let mut rx = self.state.subscribe();
+        let _ = rx.wait_for(|s| s.phase == RunPhase::Idle).await;
+    }
+
+    /// Runs `f` on the cancellation handles.
+    pub fn cancels<R>(&self, f: impl FnOnce(&mut Cancels) -> R) -> R {
+        f(&mut super::lock(&self.cancels))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_covers_a_waiting_prompt_and_compacting_covers_side_work() {
+        let mut s = RunState::default();
+        assert!(!s.busy() && !s.compacting());
+        s.starting = 1;
+        assert!(s.busy());
+        s = RunState {
+            side: Some(SideWork::BranchSummary),
+            ..RunState::default()
+        };
+        assert!(!s.busy() && s.compacting());
+        s.phase = RunPhase::Compacting;
+        s.side = None;
+        assert!(s.busy() && s.compacting() && s.phase.agent_done());
+        assert!(!RunPhase::Retrying.agent_done());
+    }
+
+    #[tokio::test]
+    async fn idle_resolves_when_the_phase_returns_to_idle() {
+        let control = std::sync::Arc::new(RunControl::default());
+        control.set_phase(RunPhase::Running);
+        let waiter = tokio::spawn({
+            let control = control.clone();
+            async move { control.idle().await }
+        });
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished());
+        control.set_phase(RunPhase::Idle);
+        waiter.await.expect("joined");
+    }
+}
