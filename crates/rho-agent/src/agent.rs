@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
 use crate::message::AgentMessage;
-use crate::queue::QueueMode;
+use crate::queue::{MessageQueue, Queue, QueueMode};
 use crate::run::{Opening, Run};
-use crate::shared::{lock, Shared};
+use crate::shared::{lock, Emitted, Shared};
 use crate::state::{AgentOptions, AgentState};
 use crate::stored::{decode_all, ReadError, StoredMessage};
 use crate::tool::AgentTool;
@@ -84,17 +84,29 @@ impl From<Vec<AgentMessage>> for PromptInput {
 /// subscriber; a slow or dead subscriber never holds the loop up. Drop it to unsubscribe.
 #[derive(Debug)]
 pub struct EventReceiver {
-    rx: mpsc::UnboundedReceiver<Arc<AgentEvent>>,
+    rx: mpsc::UnboundedReceiver<Emitted>,
 }
 
 impl EventReceiver {
     /// The next event (`None` once the agent is gone).
     pub async fn recv(&mut self) -> Option<Arc<AgentEvent>> {
-        self.rx.recv().await
+        self.rx.recv().await.map(|(event, _)| event)
     }
 
     /// The next event if one is already waiting.
     pub fn try_recv(&mut self) -> Option<Arc<AgentEvent>> {
+        self.rx.try_recv().ok().map(|(event, _)| event)
+    }
+
+    /// The next event with, for the `message_start` of a message the run took from a
+    /// queue, that queue: a subscriber mirroring the queues learns of each delivery at its
+    /// place in the event stream.
+    pub async fn recv_delivery(&mut self) -> Option<(Arc<AgentEvent>, Option<Queue>)> {
+        self.rx.recv().await
+    }
+
+    /// [`Self::recv_delivery`] if an event is already waiting.
+    pub fn try_recv_delivery(&mut self) -> Option<(Arc<AgentEvent>, Option<Queue>)> {
         self.rx.try_recv().ok()
     }
 }
@@ -263,7 +275,7 @@ impl Agent {
                 }
                 let follow = shared.poll_follow_up();
                 if !follow.is_empty() {
-                    return Ok(Opening::Messages(Some(follow)));
+                    return Ok(Opening::FollowUp(follow));
                 }
                 Err(AgentError::CannotContinueFrom(last.role().to_string()))
             },
@@ -348,11 +360,16 @@ impl Agent {
         self.shared.queues().follow_up.clear()
     }
 
-    /// Empties both queues.
-    pub fn clear_all_queues(&self) {
+    /// Empties both queues, returning what they held (steering, follow-ups) in one step.
+    pub fn clear_all_queues(&self) -> (Vec<AgentMessage>, Vec<AgentMessage>) {
         let mut q = self.shared.queues();
-        q.steering.clear();
-        q.follow_up.clear();
+        (q.steering.clear(), q.follow_up.clear())
+    }
+
+    /// Reads both queues (steering, follow-ups) under their lock; keep `f` short.
+    pub fn with_queues<R>(&self, f: impl FnOnce(&MessageQueue, &MessageQueue) -> R) -> R {
+        let q = self.shared.queues();
+        f(&q.steering, &q.follow_up)
     }
 
     /// Whether either queue holds a message.

@@ -6,6 +6,15 @@ use std::collections::VecDeque;
 use crate::message::AgentMessage;
 pub use rho_protocol::agent::QueueMode;
 
+/// Which queue a delivered message came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queue {
+    /// Steering (`steer()`).
+    Steering,
+    /// Follow-ups (`follow_up()`).
+    FollowUp,
+}
+
 /// A FIFO of messages with a drain mode.
 #[derive(Debug, Clone, Default)]
 pub struct MessageQueue {
@@ -41,6 +50,11 @@ impl MessageQueue {
     /// Number of queued messages.
     pub fn len(&self) -> usize {
         self.messages.len()
+    }
+
+    /// The queued messages, oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &AgentMessage> {
+        self.messages.iter()
     }
 }
 

@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::AgentEvent;
 use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
+use crate::queue::Queue;
 use crate::shared::{abort_deadline, Shared, SteeringPoll};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
@@ -88,6 +89,21 @@ pub(crate) enum Opening {
     Messages(Option<Vec<AgentMessage>>),
     /// Steering `continue_()` took from the queue.
     Steering(SteeringPoll),
+    /// Follow-ups `continue_()` took from the queue.
+    FollowUp(Vec<AgentMessage>),
+}
+
+/// Messages to add at the start of the next turn, and the queue they were taken from.
+#[derive(Default)]
+struct Pending {
+    messages: Vec<AgentMessage>,
+    from: Option<Queue>,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.messages.is_empty()
+    }
 }
 
 impl Run {
@@ -151,15 +167,21 @@ impl Run {
         let mut pending = match opening {
             Opening::Messages(prompts) => {
                 for m in prompts.into_iter().flatten() {
-                    self.add_message(m);
+                    self.add_message(m, None);
                 }
                 self.poll_steering()
             }
             Opening::Steering(poll) => {
-                for m in self.took_steering(poll) {
-                    self.add_message(m);
+                for m in self.took_steering(poll).messages {
+                    self.add_message(m, Some(Queue::Steering));
                 }
-                Vec::new()
+                Pending::default()
+            }
+            Opening::FollowUp(messages) => {
+                for m in messages {
+                    self.add_message(m, Some(Queue::FollowUp));
+                }
+                self.poll_steering()
             }
         };
         let mut need_turn_start = false;
@@ -181,7 +203,10 @@ impl Run {
                 pending = self.poll_steering();
             }
             self.interrupt_after = Some(self.shared.steer_seq());
-            pending = self.shared.poll_follow_up();
+            pending = Pending {
+                messages: self.shared.poll_follow_up(),
+                from: Some(Queue::FollowUp),
+            };
             if pending.is_empty() {
                 return self.end_run();
             }
@@ -189,13 +214,13 @@ impl Run {
     }
 
     /// One turn: inject `pending`, stream the reply, run its tool calls, `turn_end`.
-    async fn turn(&mut self, pending: Vec<AgentMessage>) -> TurnOutcome {
+    async fn turn(&mut self, pending: Pending) -> TurnOutcome {
         if self.tool_source.is_some() {
             self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
             self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
         }
-        for m in pending {
-            self.add_message(m);
+        for m in pending.messages {
+            self.add_message(m, pending.from);
         }
         let message = match self.stream_reply().await {
             Err(e) => {
@@ -232,28 +257,35 @@ impl Run {
     }
 
     /// Drains steering per mode for the next turn (see [`Self::took_steering`]).
-    fn poll_steering(&mut self) -> Vec<AgentMessage> {
+    fn poll_steering(&mut self) -> Pending {
         let poll = self.shared.poll_steering();
         self.took_steering(poll)
     }
 
     /// Sets what may interrupt the turn that delivers `poll`'s messages: steering newer than
     /// the poll, unless the turn answers a message delivered one at a time.
-    fn took_steering(&mut self, poll: SteeringPoll) -> Vec<AgentMessage> {
+    fn took_steering(&mut self, poll: SteeringPoll) -> Pending {
         let answers_one = poll.one_at_a_time && !poll.messages.is_empty();
         self.interrupt_after = (!answers_one).then_some(poll.seq);
-        poll.messages
+        Pending {
+            messages: poll.messages,
+            from: Some(Queue::Steering),
+        }
     }
 
     fn emit(&self, event: AgentEvent) {
         self.shared.emit(event);
     }
 
-    /// Appends a message to the transcript and the run's list, with its start/end events.
-    fn add_message(&mut self, message: AgentMessage) {
-        self.emit(AgentEvent::MessageStart {
-            message: message.clone(),
-        });
+    /// Appends a message to the transcript and the run's list, with its start/end events;
+    /// `from` names the queue it was taken from.
+    fn add_message(&mut self, message: AgentMessage, from: Option<Queue>) {
+        self.shared.emit_from(
+            AgentEvent::MessageStart {
+                message: message.clone(),
+            },
+            from,
+        );
         self.new_messages.push(message.clone());
         let message = Arc::new(message);
         self.shared

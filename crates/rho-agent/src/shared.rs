@@ -9,8 +9,12 @@ use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
 use crate::message::AgentMessage;
-use crate::queue::MessageQueue;
+use crate::queue::{MessageQueue, Queue};
 use crate::state::{AgentOptions, AgentState};
+
+/// An event as subscribers receive it: with the queue its message came from, for the
+/// `message_start` of a queued message.
+pub(crate) type Emitted = (Arc<AgentEvent>, Option<Queue>);
 
 /// Both queues under one lock so "steering first, then follow-ups" reads are consistent.
 #[derive(Debug, Default)]
@@ -41,7 +45,7 @@ pub(crate) struct Shared {
     queues: Mutex<Queues>,
     /// Woken on every `steer()` so a streaming reply can be interrupted (D4).
     pub steer_notify: Notify,
-    subscribers: Mutex<Vec<mpsc::UnboundedSender<Arc<AgentEvent>>>>,
+    subscribers: Mutex<Vec<mpsc::UnboundedSender<Emitted>>>,
     options: RwLock<Arc<AgentOptions>>,
     pub run_cancel: Mutex<Option<CancellationToken>>,
     pub running: watch::Sender<bool>,
@@ -94,7 +98,7 @@ impl Shared {
         self.generation.fetch_add(1, Ordering::AcqRel);
     }
 
-    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Arc<AgentEvent>> {
+    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Emitted> {
         let (tx, rx) = mpsc::unbounded_channel();
         lock(&self.subscribers).push(tx);
         rx
@@ -104,9 +108,14 @@ impl Shared {
     /// order even when tools report progress from other threads; dropped receivers are
     /// removed.
     pub fn emit(&self, event: AgentEvent) {
+        self.emit_from(event, None);
+    }
+
+    /// [`Self::emit`] for the `message_start` of a message taken from `from`.
+    pub fn emit_from(&self, event: AgentEvent, from: Option<Queue>) {
         let event = Arc::new(event);
         let mut subs = lock(&self.subscribers);
-        subs.retain(|tx| tx.send(event.clone()).is_ok());
+        subs.retain(|tx| tx.send((event.clone(), from)).is_ok());
     }
 
     /// Queues a steering message and wakes a streaming turn.

@@ -25,15 +25,6 @@ fn image(data: &str) -> ImageContent {
     }
 }
 
-fn spawn_prompt(
-    s: &AgentSession,
-    text: &str,
-) -> tokio::task::JoinHandle<Result<(), rho_core::agent_session::SessionError>> {
-    let s = s.clone();
-    let text = text.to_string();
-    tokio::spawn(async move { s.prompt(&text, PromptOptions::default()).await })
-}
-
 #[tokio::test]
 async fn p_1_defaults_expand_templates_and_source_interactive() {
     let provider = ScriptedProvider::new();

@@ -18,15 +18,6 @@ use rho_core::session::SessionManager;
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
-fn spawn_prompt(
-    s: &AgentSession,
-    text: &str,
-) -> tokio::task::JoinHandle<Result<(), rho_core::agent_session::SessionError>> {
-    let s = s.clone();
-    let text = text.to_string();
-    tokio::spawn(async move { s.prompt(&text, PromptOptions::default()).await })
-}
-
 const OVERFLOW: &str = "prompt is too long: 213462 tokens > 200000 maximum";
 
 #[tokio::test]

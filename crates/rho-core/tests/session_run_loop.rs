@@ -310,6 +310,47 @@ async fn q_4_and_se_3_queue_update_precedes_delivered_user_message_start() {
     assert_eq!(provider.call_count(), 2);
 }
 
+/// The queue lists follow what the agent delivers, not texts that look alike: a prompt with
+/// the text of a queued follow-up leaves the follow-up listed until the agent delivers it.
+#[tokio::test]
+async fn q_4_a_prompt_with_a_queued_text_does_not_take_it_off_the_list() {
+    let provider = ScriptedProvider::new();
+    let gate = Arc::new(tokio::sync::Notify::new());
+    provider.push(
+        ScriptedReply::new()
+            .step(Step::Gate(gate.clone()))
+            .with_text(&["a"]),
+    );
+    provider.push(ScriptedReply::text("b"));
+    let s = session(&provider);
+    s.follow_up("yes", vec![]).expect("queued");
+    let mut rx = s.subscribe();
+    let run = spawn_prompt(&s, "yes");
+    provider.wait_for_calls(1).await;
+    assert_eq!(
+        s.follow_up_messages(),
+        ["yes"],
+        "the prompt is not the queued follow-up"
+    );
+    gate.notify_one();
+    run.await.expect("join").expect("resolves");
+    assert!(s.follow_up_messages().is_empty());
+    let events = json_events(&drain(&mut rx));
+    let updates: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["type"] == "queue_update")
+        .collect();
+    assert_eq!(
+        updates,
+        [&json!({"type": "queue_update", "steering": [], "followUp": []})],
+        "one update, when the follow-up was delivered"
+    );
+    assert_eq!(
+        request_texts(&provider.requests()[1]),
+        ["user:yes", "assistant:a", "user:yes"]
+    );
+}
+
 #[tokio::test]
 async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
     let provider = ScriptedProvider::new();

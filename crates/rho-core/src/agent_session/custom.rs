@@ -1,5 +1,6 @@
 //! Custom messages and user messages from extensions (seed diagram 6, CM-1..11, D9).
 
+use rho_agent::queue::Queue;
 use rho_agent::{AgentMessage, CustomMessage};
 use rho_ai::{ContentBlock, ImageContent};
 
@@ -47,11 +48,11 @@ impl AgentSession {
             return Ok(());
         }
         if self.is_streaming() {
-            let m = AgentMessage::Custom(message);
-            match options.deliver_as {
-                Some(DeliverAs::FollowUp) => self.inner.services.agent.follow_up(m),
-                _ => self.inner.services.agent.steer(m),
-            }
+            let queue = match options.deliver_as {
+                Some(DeliverAs::FollowUp) => Queue::FollowUp,
+                _ => Queue::Steering,
+            };
+            self.queue_custom(AgentMessage::Custom(message), queue);
             return Ok(());
         }
         if options.trigger_turn {

@@ -167,10 +167,8 @@ pub(crate) struct State {
     pub prompt_options: Option<crate::system_prompt::SystemPromptOptions>,
     pub skills: Vec<Skill>,
     pub templates: Vec<PromptTemplate>,
-    /// Texts of queued steering messages (UI bookkeeping, Q-2).
-    pub steering: Vec<String>,
-    /// Texts of queued follow-ups.
-    pub follow_up: Vec<String>,
+    /// The agent's queues as listeners know them (`queue_update`, Q-2, Q-4).
+    pub queue: queue::QueueView,
     /// Bash results recorded while streaming (BASH-4).
     pub pending_bash: Vec<BashExecutionMessage>,
     /// Custom messages for the next prompt (CM-2).
@@ -319,8 +317,7 @@ impl AgentSession {
                     prompt_options: config.prompt_options,
                     skills: config.skills,
                     templates: config.templates,
-                    steering: Vec::new(),
-                    follow_up: Vec::new(),
+                    queue: queue::QueueView::default(),
                     pending_bash: Vec::new(),
                     pending_next_turn: Vec::new(),
                     retry_attempt: 0,

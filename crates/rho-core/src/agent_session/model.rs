@@ -142,8 +142,7 @@ impl AgentSession {
         self.replace_conversation(context.messages);
         let mut s = self.state();
         s.session = session;
-        s.steering.clear();
-        s.follow_up.clear();
+        s.queue = Default::default();
         s.pending_bash.clear();
         s.pending_next_turn.clear();
         s.retry_attempt = 0;

@@ -6,6 +6,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::task::Poll;
 
+use rho_agent::queue::Queue;
 use rho_agent::{AgentError, AgentEvent, AgentMessage, EventReceiver};
 use rho_ai::StopReason;
 
@@ -150,13 +151,13 @@ impl AgentSession {
         loop {
             tokio::select! {
                 biased;
-                event = rx.recv() => match event {
-                    Some(e) => self.handle_agent_event(e).await,
+                event = rx.recv_delivery() => match event {
+                    Some((e, from)) => self.handle_agent_event(e, from).await,
                     None => return run.await.map_err(SessionError::from),
                 },
                 result = &mut run => {
-                    while let Some(e) = rx.try_recv() {
-                        self.handle_agent_event(e).await;
+                    while let Some((e, from)) = rx.try_recv_delivery() {
+                        self.handle_agent_event(e, from).await;
                     }
                     return result.map_err(SessionError::from);
                 }
@@ -164,16 +165,20 @@ impl AgentSession {
         }
     }
 
-    /// SE-3 for one event: (a) user bookkeeping, (b) extension handlers, (d) persistence, then
-    /// (c) listeners (the durability rule moves persistence first), (e) assistant tracking.
-    async fn handle_agent_event(&self, event: Arc<AgentEvent>) {
+    /// SE-3 for one event: (a) user and queue bookkeeping, (b) extension handlers, (d)
+    /// persistence, then (c) listeners (the durability rule moves persistence first), (e)
+    /// assistant tracking. `from` is the queue a started message was taken from.
+    async fn handle_agent_event(&self, event: Arc<AgentEvent>, from: Option<Queue>) {
+        if let Some(queue) = from {
+            self.on_queue_delivery(queue);
+        }
         if self.inner.run.get().detached {
             return;
         }
         match &*event {
             AgentEvent::MessageStart {
-                message: AgentMessage::User(u),
-            } => self.on_user_message_start(&u.content.text()),
+                message: AgentMessage::User(_),
+            } => self.state().overflow_recovery_attempted = false,
             AgentEvent::AgentStart => {
                 self.inner.run.set_phase(RunPhase::Running);
                 self.state().turn_index = 0;
@@ -219,31 +224,6 @@ impl AgentSession {
                 })
             }
             _ => event,
-        }
-    }
-
-    /// Q-4 and COMP-9: a delivered user message leaves the queue lists; user input clears the
-    /// overflow flag.
-    fn on_user_message_start(&self, text: &str) {
-        let update = {
-            let mut s = self.state();
-            s.overflow_recovery_attempted = false;
-            let removed = if let Some(i) = s.steering.iter().position(|t| t == text) {
-                s.steering.remove(i);
-                true
-            } else if let Some(i) = s.follow_up.iter().position(|t| t == text) {
-                s.follow_up.remove(i);
-                true
-            } else {
-                false
-            };
-            removed.then(|| (s.steering.clone(), s.follow_up.clone()))
-        };
-        if let Some((steering, follow_up)) = update {
-            self.emit_session(SessionOnlyEvent::QueueUpdate {
-                steering,
-                follow_up,
-            });
         }
     }
 

@@ -5,7 +5,9 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rho_core::agent_session::{AgentSession, AgentSessionConfig, SessionEvent, StaticCredentials};
+use rho_core::agent_session::{
+    AgentSession, AgentSessionConfig, PromptOptions, SessionEvent, StaticCredentials,
+};
 use rho_core::extensions::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
 use rho_core::settings::Settings;
 use rho_testkit::scripted::{scripted_model, ScriptedProvider};
@@ -36,6 +38,16 @@ pub fn config(provider: &ScriptedProvider) -> AgentSessionConfig {
 /// A session over `provider`.
 pub fn session(provider: &ScriptedProvider) -> AgentSession {
     AgentSession::new(config(provider))
+}
+
+/// Runs `prompt(text)` on its own task, so the test can act while it runs.
+pub fn spawn_prompt(
+    s: &AgentSession,
+    text: &str,
+) -> tokio::task::JoinHandle<Result<(), rho_core::agent_session::SessionError>> {
+    let s = s.clone();
+    let text = text.to_string();
+    tokio::spawn(async move { s.prompt(&text, PromptOptions::default()).await })
 }
 
 /// Every event already delivered, but `agent_settled` (pi 1.x's closing signal, which the
