@@ -271,7 +271,7 @@ async fn steer_during_a_slow_tool_is_delivered_after_its_result() {
         tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
     };
     wait_for(&mut rx, "tool_execution_start").await;
-    s.steer("stop and summarise", vec![]).expect("queued");
+    s.steer("stop and summarise", vec![]).await.expect("queued");
     gate.notify_one();
     run.await.expect("join").expect("runs");
     let second = server.requests()[1].json();
@@ -306,7 +306,7 @@ async fn follow_up_during_streaming_waits_for_the_reply() {
         tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
     };
     wait_for(&mut rx, "message_update").await;
-    s.follow_up("and then?", vec![]).expect("queued");
+    s.follow_up("and then?", vec![]).await.expect("queued");
     run.await.expect("join").expect("runs");
     let second = server.requests()[1].json();
     let texts = user_texts(&second);
@@ -398,7 +398,8 @@ async fn bash_recorded_while_streaming_follows_the_turns_tool_results() {
         full_output_path: None,
         timestamp: rho_ai::now_ms(),
         exclude_from_context: None,
-    });
+    })
+    .await;
     gate.notify_one();
     run.await.expect("join").expect("runs");
     s.prompt("next", PromptOptions::default())

@@ -287,7 +287,7 @@ async fn p7_and_auth_1_and_bash_4_bash_flushed_even_when_auth_fails() {
     let mut c = config(&provider);
     c.model = None;
     let s = AgentSession::new(c);
-    s.record_bash_result(bash("ls"));
+    s.record_bash_result(bash("ls")).await;
     assert_eq!(
         s.messages().len(),
         1,

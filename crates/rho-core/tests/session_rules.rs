@@ -260,8 +260,8 @@ async fn in_9_steer_does_not_emit_input() {
         Ok(None)
     })];
     let s = AgentSession::new(c);
-    s.steer("x", vec![]).expect("queued");
-    s.follow_up("y", vec![]).expect("queued");
+    s.steer("x", vec![]).await.expect("queued");
+    s.follow_up("y", vec![]).await.expect("queued");
     assert!(calls.lock().expect("lock").is_empty());
 }
 
@@ -334,8 +334,8 @@ async fn sk_1_and_q_1_and_tpl_7_steer_expands_skills_and_templates() {
     c.skills = skills;
     c.templates = vec![parse_template("comp", "Component $1", "/comp.md".into())];
     let s = AgentSession::new(c);
-    s.steer("/skill:dbg x", vec![]).expect("queued");
-    s.steer("/comp a b", vec![]).expect("queued");
+    s.steer("/skill:dbg x", vec![]).await.expect("queued");
+    s.steer("/comp a b", vec![]).await.expect("queued");
     let queued = s.steering_messages();
     assert!(queued[0].starts_with("<skill name=\"dbg\"") && queued[0].ends_with("</skill>\n\nx"));
     assert_eq!(queued[1], "Component a");
@@ -800,7 +800,7 @@ async fn se_7_session_only_events_never_reach_handlers() {
     })];
     let s = AgentSession::new(c);
     let mut rx = s.subscribe();
-    s.follow_up("x", vec![]).expect("queued");
+    s.follow_up("x", vec![]).await.expect("queued");
     assert_eq!(types(&drain(&mut rx)), ["queue_update"]);
     assert!(calls.lock().expect("lock").is_empty());
 }
@@ -821,9 +821,9 @@ async fn q_2_queueing_emits_growing_lists() {
     let provider = ScriptedProvider::new();
     let s = session(&provider);
     let mut rx = s.subscribe();
-    s.follow_up("F1", vec![]).expect("queued");
-    s.follow_up("F2", vec![]).expect("queued");
-    s.steer("S1", vec![]).expect("queued");
+    s.follow_up("F1", vec![]).await.expect("queued");
+    s.follow_up("F2", vec![]).await.expect("queued");
+    s.steer("S1", vec![]).await.expect("queued");
     assert_eq!(
         json_events(&drain(&mut rx)),
         vec![
@@ -841,9 +841,9 @@ async fn q_7_steering_has_priority_over_follow_ups() {
         provider.push(ScriptedReply::text(text));
     }
     let s = session(&provider);
-    s.follow_up("F1", vec![]).expect("queued");
-    s.follow_up("F2", vec![]).expect("queued");
-    s.steer("S1", vec![]).expect("queued");
+    s.follow_up("F1", vec![]).await.expect("queued");
+    s.follow_up("F2", vec![]).await.expect("queued");
+    s.steer("S1", vec![]).await.expect("queued");
     s.prompt("go", PromptOptions::default())
         .await
         .expect("runs");
@@ -862,8 +862,8 @@ async fn q_8_all_mode_delivers_the_whole_queue_at_once() {
     let mut c = config(&provider);
     c.settings = fast_settings(json!({"steeringMode": "all"}));
     let s = AgentSession::new(c);
-    s.steer("S1", vec![]).expect("queued");
-    s.steer("S2", vec![]).expect("queued");
+    s.steer("S1", vec![]).await.expect("queued");
+    s.steer("S2", vec![]).await.expect("queued");
     s.prompt("go", PromptOptions::default())
         .await
         .expect("runs");
@@ -889,7 +889,7 @@ async fn q_9_and_post_6_seed_post_run_still_delivers_a_follow_up_after_an_error_
     let run = spawn_prompt(&s, "go");
     wait_for(&mut rx, "message_start").await;
     provider.wait_for_calls(1).await;
-    s.follow_up("later", vec![]).expect("queued");
+    s.follow_up("later", vec![]).await.expect("queued");
     gate.notify_one();
     run.await.expect("join").expect("ok");
     assert_eq!(
@@ -904,7 +904,7 @@ async fn q_9_and_post_6_seed_post_run_still_delivers_a_follow_up_after_an_error_
 async fn q_11_pending_count_ignores_custom_messages() {
     let provider = ScriptedProvider::new();
     let s = session(&provider);
-    s.follow_up("a", vec![]).expect("queued");
+    s.follow_up("a", vec![]).await.expect("queued");
     assert_eq!(s.pending_message_count(), 1);
     assert_eq!(s.follow_up_messages(), ["a"]);
     assert!(s.steering_messages().is_empty());
@@ -933,7 +933,8 @@ async fn bash_3_and_5_shape_and_flush_before_the_new_prompt() {
         full_output_path: None,
         timestamp: rho_ai::now_ms(),
         exclude_from_context: None,
-    });
+    })
+    .await;
     gate.notify_one();
     run.await.expect("join").expect("ok");
     s.prompt("two", PromptOptions::default())

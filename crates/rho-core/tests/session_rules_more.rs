@@ -33,7 +33,7 @@ async fn q_5_steering_interrupts_a_streaming_reply_d4() {
     let mut rx = s.subscribe();
     let run = spawn_prompt(&s, "go");
     wait_for(&mut rx, "message_update").await;
-    s.steer("change course", vec![]).expect("queued");
+    s.steer("change course", vec![]).await.expect("queued");
     run.await.expect("join").expect("ok");
     assert_eq!(provider.call_count(), 2);
     assert_eq!(
@@ -60,7 +60,7 @@ async fn q_6_follow_up_during_a_tool_turn_waits_for_the_final_reply_in_one_run()
     let mut rx = s.subscribe();
     let run = spawn_prompt(&s, "go");
     wait_for(&mut rx, "tool_execution_end").await;
-    s.follow_up("F", vec![]).expect("queued");
+    s.follow_up("F", vec![]).await.expect("queued");
     gate.notify_one();
     run.await.expect("join").expect("ok");
     let t = types(&drain(&mut rx));

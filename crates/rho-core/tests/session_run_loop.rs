@@ -190,7 +190,7 @@ async fn ab_3_abort_while_streaming_keeps_aborted_reply_and_next_prompt_works() 
 async fn ab_6_idle_abort_emits_nothing_and_keeps_queues() {
     let provider = ScriptedProvider::new();
     let s = session(&provider);
-    s.follow_up("later", vec![]).expect("queued");
+    s.follow_up("later", vec![]).await.expect("queued");
     let mut rx = s.subscribe();
     s.abort().await;
     assert!(drain(&mut rx).is_empty());
@@ -231,7 +231,7 @@ async fn bash_6_and_7_and_loop_6_result_recorded_while_streaming_lands_after_the
         tokio::spawn(async move { s.prompt("go", PromptOptions::default()).await })
     };
     provider.wait_for_calls(2).await;
-    s.record_bash_result(bash("ls"));
+    s.record_bash_result(bash("ls")).await;
     assert!(
         s.has_pending_bash_messages(),
         "BASH-4: queued while streaming"
@@ -264,7 +264,9 @@ async fn q_3_idle_steering_is_delivered_right_after_the_prompt() {
     ]));
     provider.push(ScriptedReply::text("after steer"));
     let s = session(&provider);
-    s.steer("change course", vec![]).expect("queued while idle");
+    s.steer("change course", vec![])
+        .await
+        .expect("queued while idle");
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default())
         .await
@@ -293,7 +295,7 @@ async fn q_4_and_se_3_queue_update_precedes_delivered_user_message_start() {
     provider.push(ScriptedReply::text("a"));
     provider.push(ScriptedReply::text("b"));
     let s = session(&provider);
-    s.follow_up("F1", vec![]).expect("queued");
+    s.follow_up("F1", vec![]).await.expect("queued");
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default())
         .await
@@ -323,7 +325,7 @@ async fn q_4_a_prompt_with_a_queued_text_does_not_take_it_off_the_list() {
     );
     provider.push(ScriptedReply::text("b"));
     let s = session(&provider);
-    s.follow_up("yes", vec![]).expect("queued");
+    s.follow_up("yes", vec![]).await.expect("queued");
     let mut rx = s.subscribe();
     let run = spawn_prompt(&s, "yes");
     provider.wait_for_calls(1).await;
@@ -363,13 +365,13 @@ async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
     });
     c.extensions = vec![ext];
     let s = AgentSession::new(c);
-    let err = s.steer("/hello", vec![]).expect_err("refused");
+    let err = s.steer("/hello", vec![]).await.expect_err("refused");
     assert_eq!(
         err.to_string(),
         "Extension command \"/hello\" cannot be queued. Use prompt() or execute the command when not streaming."
     );
     assert!(
-        s.follow_up("/other x", vec![]).is_ok(),
+        s.follow_up("/other x", vec![]).await.is_ok(),
         "non-command slash text is queued"
     );
 }
@@ -378,8 +380,8 @@ async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
 async fn q_10_clear_queue_returns_texts_and_empties_agent_queues() {
     let provider = ScriptedProvider::new();
     let s = session(&provider);
-    s.follow_up("a", vec![]).expect("queued");
-    s.steer("b", vec![]).expect("queued");
+    s.follow_up("a", vec![]).await.expect("queued");
+    s.steer("b", vec![]).await.expect("queued");
     let mut rx = s.subscribe();
     let cleared = s.clear_queue();
     assert_eq!(

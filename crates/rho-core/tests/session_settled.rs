@@ -53,7 +53,7 @@ async fn retries_and_follow_ups_settle_once_at_the_very_end() {
     provider.push(ScriptedReply::text("finally"));
     provider.push(ScriptedReply::text("and the follow-up"));
     let s = session(&provider);
-    s.follow_up("later", vec![]).expect("queued");
+    s.follow_up("later", vec![]).await.expect("queued");
     let mut rx = s.subscribe();
     s.prompt("go", PromptOptions::default()).await.expect("ok");
     let events = drain_all(&mut rx);
@@ -120,4 +120,46 @@ async fn an_idle_abort_settles_nothing() {
     let mut rx = s.subscribe();
     s.abort().await;
     assert!(drain_all(&mut rx).is_empty());
+}
+
+/// A steer sent while the run loop finishes (here: while its after-run hook runs, after the
+/// post-run chain looked at the queues) is delivered by that loop: one more model call and
+/// one `agent_settled`, instead of waiting in the queue for the next prompt.
+#[tokio::test]
+async fn a_steer_sent_while_the_loop_finishes_is_delivered_by_it() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{mpsc, Arc, Mutex};
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("first"));
+    provider.push(ScriptedReply::text("second"));
+    let s = session(&provider);
+    let (entered, hook_entered) = mpsc::channel();
+    let (release, released) = mpsc::channel::<()>();
+    let released = Mutex::new(released);
+    let first_time = AtomicBool::new(true);
+    s.set_after_run(Arc::new(move || {
+        if first_time.swap(false, Ordering::SeqCst) {
+            let _ = entered.send(());
+            let _ = released.lock().map(|r| r.recv());
+        }
+    }));
+    let mut rx = s.subscribe();
+    let run = spawn_prompt(&s, "go");
+    tokio::task::spawn_blocking(move || hook_entered.recv())
+        .await
+        .expect("join")
+        .expect("the hook ran");
+    assert!(s.is_streaming(), "the loop has not settled yet");
+    s.steer("one more thing", vec![]).await.expect("queued");
+    release.send(()).expect("hook waiting");
+    run.await.expect("join").expect("ok");
+    assert_eq!(provider.call_count(), 2, "the steer got its model call");
+    let last = request_texts(&provider.requests()[1]);
+    assert_eq!(last.last().map(String::as_str), Some("user:one more thing"));
+    assert_eq!(
+        settled(&drain_all(&mut rx)),
+        [false],
+        "one run loop, settled once"
+    );
+    assert_eq!(s.pending_message_count(), 0);
 }

@@ -67,9 +67,11 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             rpc.ui.resolve(&ui_id, answer);
             return;
         }
-        Command::Steer { message, images } => queued(rpc, rpc.session.steer(&message, images)),
+        Command::Steer { message, images } => {
+            queued(rpc, rpc.session.steer(&message, images).await)
+        }
         Command::FollowUp { message, images } => {
-            queued(rpc, rpc.session.follow_up(&message, images))
+            queued(rpc, rpc.session.follow_up(&message, images).await)
         }
         Command::ClearQueue => {
             let texts = rpc.session.clear_queue();
@@ -232,7 +234,7 @@ async fn bash(rpc: &Rpc, id: Option<&Value>, command: &str, exclude_from_context
         Ok(result) => {
             let mut message = result.to_message(command);
             message.exclude_from_context = exclude_from_context.then_some(true);
-            rpc.session.record_bash_result(message);
+            rpc.session.record_bash_result(message).await;
             to_data(&result)
         }
         Err(e) => Reply::Error(format!("Cannot run the command: {e}")),

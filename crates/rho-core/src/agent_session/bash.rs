@@ -4,12 +4,33 @@
 use rho_agent::{AgentMessage, BashExecutionMessage};
 
 use super::bash_chunks::{ChunkTracker, OutputFn};
+use super::ops::Op;
 use super::AgentSession;
 
 impl AgentSession {
-    /// Records a user-run command's result: queued while streaming, appended to state and
-    /// session at once otherwise (BASH-4). No events either way.
-    pub fn record_bash_result(&self, message: BashExecutionMessage) {
+    /// Records a user-run command's result: queued while a run is active, appended to state
+    /// and session at once otherwise (BASH-4). No events either way.
+    pub async fn record_bash_result(&self, message: BashExecutionMessage) {
+        self.record_bash_in(message, None).await;
+    }
+
+    /// [`Self::record_bash_result`], dropped unless the session is still the one with id
+    /// `session_id` (a command that outlived its session is not recorded in the next one).
+    async fn record_bash_in(&self, message: BashExecutionMessage, session_id: Option<String>) {
+        let op = |done| Op::Bash {
+            message: Box::new(message),
+            session_id,
+            done,
+        };
+        let _ = self.request(op).await;
+    }
+
+    /// Records a result on the session task: a run's last flush and its settle happen with
+    /// no operation in between, so a result lands in that flush or after it.
+    pub(crate) fn apply_bash(&self, message: BashExecutionMessage, session_id: Option<&str>) {
+        if session_id.is_some_and(|id| self.with_session(|s| s.session_id() != id)) {
+            return;
+        }
         if self.is_streaming() {
             self.state().pending_bash.push(message);
             return;
@@ -120,9 +141,7 @@ impl AgentSession {
         };
         // A command that outlived its session (the user switched meanwhile) is returned but
         // not recorded into the next one.
-        if self.with_session(|s| s.session_id() == started_in) {
-            self.record_bash_result(message.clone());
-        }
+        self.record_bash_in(message.clone(), Some(started_in)).await;
         Ok(message)
     }
 

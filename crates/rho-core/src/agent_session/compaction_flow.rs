@@ -1,6 +1,7 @@
 //! Compaction as the session runs it: the post-run and pre-prompt checks (D2, D3, COMP-4..12),
 //! auto-compaction with its events (COMP-13..15), and manual `compact()` (COMP-17).
 
+use rho_agent::EventReceiver;
 use rho_ai::overflow::is_context_overflow;
 use rho_ai::{AssistantMessage, StopReason};
 use serde_json::Value;
@@ -8,6 +9,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
 use super::events::{CompactionReason, SessionOnlyEvent};
+use super::ops::Origin;
 use super::phase::{RunPhase, SideWork};
 use super::AgentSession;
 use crate::compaction::from_session::{latest_compaction_timestamp, path_entries};
@@ -32,12 +34,22 @@ async fn wait_past_millisecond(written_at: i64) {
     }
 }
 
-/// Where a compaction runs: inside the run loop's post-run chain (a phase of the run) or
-/// outside any run loop (manual, or the check before a prompt).
+/// Where a compaction runs: in a run the session task drives (the post-run chain, the
+/// check before a prompt's run), as a phase of that run, or outside any run (manual).
 #[derive(Clone, Copy)]
 enum Site {
-    RunLoop,
+    Run,
     Outside,
+}
+
+impl Site {
+    /// Whose extension context the compaction's events carry.
+    fn origin(self) -> Origin {
+        match self {
+            Site::Run => Origin::RunLoop,
+            Site::Outside => Origin::Outside,
+        }
+    }
 }
 
 /// Why a compaction produced no result.
@@ -59,7 +71,7 @@ impl AgentSession {
     /// Stage 6: the check on the agent's last reply, aborted ones included; when it asks
     /// to continue (overflow recovery, queued messages), the continuation runs here, before
     /// the new prompt (D12: no race with the prompt's own run).
-    pub(crate) async fn pre_prompt_compaction(&self) {
+    pub(crate) async fn pre_prompt_compaction(&self, rx: &mut EventReceiver) {
         let stored = self.inner.services.agent.stored_messages();
         let last = stored.iter().rev().find(|m| m.role() == "assistant");
         let Some(Ok(message)) = last.map(|m| m.get()) else {
@@ -69,7 +81,7 @@ impl AgentSession {
             return;
         };
         if self.check_compaction(&reply, CheckPoint::PrePrompt).await == Some(true) {
-            self.run_agent_continue().await;
+            self.continue_loop(rx).await;
         }
     }
 
@@ -107,7 +119,7 @@ impl AgentSession {
             }
             self.drop_last_assistant_if(|m| m == reply);
             let ok = self
-                .run_auto_compaction(CompactionReason::Overflow, Some(reply), point)
+                .run_auto_compaction(CompactionReason::Overflow, Some(reply))
                 .await;
             return Some(ok);
         }
@@ -117,7 +129,7 @@ impl AgentSession {
         };
         if threshold_check(reply, &messages, latest, &settings, &model, point)
             && self
-                .run_auto_compaction(CompactionReason::Threshold, None, point)
+                .run_auto_compaction(CompactionReason::Threshold, None)
                 .await
         {
             return Some(self.inner.services.agent.has_queued_messages());
@@ -131,14 +143,9 @@ impl AgentSession {
         &self,
         reason: CompactionReason,
         retry_after: Option<&AssistantMessage>,
-        point: CheckPoint,
     ) -> bool {
         self.emit_session(SessionOnlyEvent::CompactionStart { reason });
-        let site = match point {
-            CheckPoint::PostRun => Site::RunLoop,
-            CheckPoint::PrePrompt => Site::Outside,
-        };
-        let outcome = self.compact_now(None, site).await;
+        let outcome = self.compact_now(None, Site::Run).await;
         let (result, aborted, error_message) = match outcome {
             Ok(result) => (Some(result), false, None),
             Err(Failure::Quiet(_)) => (None, false, None),
@@ -175,9 +182,7 @@ impl AgentSession {
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, SessionError> {
         // SE-9: the run this aborts is neither forwarded nor persisted.
-        self.inner.run.update(|s| s.detached = true);
-        self.abort().await;
-        self.inner.run.update(|s| s.detached = false);
+        self.abort_run(true).await;
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
         });
@@ -238,13 +243,14 @@ impl AgentSession {
         site: Site,
     ) -> Result<CompactionResult, Failure> {
         let run = &self.inner.run;
+        let before = run.get().phase;
         match site {
-            Site::RunLoop => run.set_phase(RunPhase::Compacting),
+            Site::Run => run.set_phase(RunPhase::Compacting),
             Site::Outside => run.update(|s| s.side = Some(SideWork::Compaction)),
         }
-        let outcome = self.compact_steps(custom_instructions).await;
+        let outcome = self.compact_steps(custom_instructions, site).await;
         match site {
-            Site::RunLoop => run.set_phase(RunPhase::Finishing),
+            Site::Run => run.set_phase(before),
             Site::Outside => run.update(|s| s.side = None),
         }
         run.cancels(|c| c.compaction = None);
@@ -254,6 +260,7 @@ impl AgentSession {
     async fn compact_steps(
         &self,
         custom_instructions: Option<&str>,
+        site: Site,
     ) -> Result<CompactionResult, Failure> {
         let (model, thinking, preparation, branch_json) = {
             let s = self.state();
@@ -277,8 +284,9 @@ impl AgentSession {
             }
             Err(e) => return Err(Failure::Quiet(e.to_string())),
         };
+        let ctx = self.ctx_for(site.origin());
         let hook = self
-            .compaction_hook(&preparation, branch_json, custom_instructions)
+            .compaction_hook(&preparation, branch_json, custom_instructions, &ctx)
             .await;
         let cancel = CancellationToken::new();
         self.inner
@@ -327,7 +335,7 @@ impl AgentSession {
                     compaction_entry: entry,
                     from_extension: compacted.from_extension,
                 },
-                &self.ext_ctx(),
+                &ctx,
             )
             .await;
         Ok(result)
@@ -339,6 +347,7 @@ impl AgentSession {
         preparation: &crate::compaction::CompactionPreparation,
         branch_entries: Value,
         custom_instructions: Option<&str>,
+        ctx: &crate::extensions::ExtensionContext,
     ) -> HookDecision<CompactionResult> {
         let runner = &self.inner.services.extensions;
         if !runner.has_handlers("session_before_compact") {
@@ -349,7 +358,7 @@ impl AgentSession {
             branch_entries,
             custom_instructions: custom_instructions.map(str::to_string),
         };
-        match runner.emit_session_before(event, &self.ext_ctx()).await {
+        match runner.emit_session_before(event, ctx).await {
             Some(r) if r.cancel => HookDecision::Cancel,
             Some(r) => match r.compaction.map(serde_json::from_value::<CompactionResult>) {
                 Some(Ok(result)) => HookDecision::Replace(result),

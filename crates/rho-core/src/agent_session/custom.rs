@@ -1,11 +1,16 @@
 //! Custom messages and user messages from extensions (seed diagram 6, CM-1..11, D9).
 
+use std::sync::Arc;
+
 use rho_agent::queue::Queue;
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_agent::{AgentEvent, AgentMessage, CustomMessage};
 use rho_ai::{ContentBlock, ImageContent};
+use tokio::sync::oneshot;
 
 use super::error::SessionError;
+use super::ops::{Job, Op, Origin};
 use super::prompt::{InputSource, PromptOptions, StreamingBehavior};
+use super::task::Runs;
 use super::AgentSession;
 use crate::extensions::{CustomMessageInput, DeliverAs};
 
@@ -43,9 +48,27 @@ impl AgentSession {
             details: input.details,
             timestamp: rho_ai::now_ms(),
         };
+        self.request(|done| Op::Custom {
+            message: Box::new(message),
+            options,
+            done,
+        })
+        .await?
+    }
+
+    /// Routes a custom message on the session task; a triggered run answers `done` when it
+    /// has settled.
+    pub(crate) fn apply_custom(
+        &self,
+        message: CustomMessage,
+        options: SendMessageOptions,
+        done: oneshot::Sender<Result<(), SessionError>>,
+        runs: &mut Runs,
+    ) {
         if options.deliver_as == Some(DeliverAs::NextTurn) {
             self.state().pending_next_turn.push(message);
-            return Ok(());
+            let _ = done.send(Ok(()));
+            return;
         }
         if self.is_streaming() {
             let queue = match options.deliver_as {
@@ -53,38 +76,36 @@ impl AgentSession {
                 _ => Queue::Steering,
             };
             self.queue_custom(AgentMessage::Custom(message), queue);
-            return Ok(());
+            let _ = done.send(Ok(()));
+            return;
         }
         if options.trigger_turn {
-            return self
-                .run_agent_prompt(vec![AgentMessage::Custom(message)])
-                .await;
+            let messages = vec![AgentMessage::Custom(message)];
+            runs.push(self, Job::Messages { messages, done });
+            return;
         }
-        let m = std::sync::Arc::new(AgentMessage::Custom(message.clone()));
-        self.inner
-            .services
-            .agent
-            .append_message(std::sync::Arc::clone(&m));
-        let saved = self
-            .state()
-            .session
-            .append_custom_message(
-                &message.custom_type,
-                message.content.clone(),
-                message.display,
-                message.details.clone(),
-            )
-            .map(|_| ());
-        saved?;
+        let _ = done.send(self.append_custom(message));
+    }
+
+    /// Appends a custom message to state and session, with its events and no model call.
+    fn append_custom(&self, message: CustomMessage) -> Result<(), SessionError> {
+        let m = Arc::new(AgentMessage::Custom(message.clone()));
+        self.inner.services.agent.append_message(Arc::clone(&m));
+        self.state().session.append_custom_message(
+            &message.custom_type,
+            message.content.clone(),
+            message.display,
+            message.details.clone(),
+        )?;
         for event in [
-            rho_agent::AgentEvent::MessageStart {
+            AgentEvent::MessageStart {
                 message: (*m).clone(),
             },
-            rho_agent::AgentEvent::MessageEnd {
-                message: std::sync::Arc::clone(&m),
+            AgentEvent::MessageEnd {
+                message: Arc::clone(&m),
             },
         ] {
-            self.emit(super::SessionEvent::Agent(std::sync::Arc::new(event)));
+            self.emit(super::SessionEvent::Agent(Arc::new(event)));
         }
         Ok(())
     }
@@ -94,6 +115,18 @@ impl AgentSession {
         &self,
         content: UserMessageContent,
         deliver_as: Option<DeliverAs>,
+    ) -> Result<(), SessionError> {
+        self.send_user_message_from(content, deliver_as, Origin::Outside)
+            .await
+    }
+
+    /// [`Self::send_user_message`] from `origin` (an extension handler the run loop awaits
+    /// must not wait for that loop).
+    pub(crate) async fn send_user_message_from(
+        &self,
+        content: UserMessageContent,
+        deliver_as: Option<DeliverAs>,
+        origin: Origin,
     ) -> Result<(), SessionError> {
         let (text, images) = match content {
             UserMessageContent::Text(t) => (t, Vec::new()),
@@ -114,16 +147,13 @@ impl AgentSession {
             Some(DeliverAs::Steer) => Some(StreamingBehavior::Steer),
             _ => None,
         };
-        self.prompt(
-            &text,
-            PromptOptions {
-                expand_prompt_templates: false,
-                images,
-                streaming_behavior,
-                source: InputSource::Extension,
-                preflight: None,
-            },
-        )
-        .await
+        let options = PromptOptions {
+            expand_prompt_templates: false,
+            images,
+            streaming_behavior,
+            source: InputSource::Extension,
+            preflight: None,
+        };
+        self.prompt_from(&text, options, origin).await
     }
 }

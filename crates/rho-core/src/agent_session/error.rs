@@ -66,6 +66,11 @@ pub enum SessionError {
     /// The session file could not be written or read.
     #[error("{0}")]
     Store(String),
+    /// The session's task is gone (it can only end by a bug): nothing more can run.
+    #[error(
+        "The session stopped working (an internal error ended its task); restart rho to go on"
+    )]
+    Stopped,
 }
 
 impl From<crate::session::SessionError> for SessionError {

@@ -18,6 +18,7 @@ use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
 use super::events::SessionOnlyEvent;
+use super::ops::Origin;
 use super::{AgentSession, Inner, SessionError};
 use crate::extensions::runner::ToolOutcome;
 use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
@@ -25,6 +26,8 @@ use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOption
 /// A weak handle: a captured context never keeps a closed session alive.
 pub(crate) struct SessionHost {
     pub inner: Weak<Inner>,
+    /// Where the calls come from: a handler the run loop awaits must not wait for it.
+    pub origin: Origin,
 }
 
 impl SessionHost {
@@ -98,11 +101,13 @@ impl ExtensionHost for SessionHost {
         deliver_as: Option<DeliverAs>,
     ) -> BoxFuture<'static, Result<(), String>> {
         let session = self.session();
+        let origin = self.origin;
         Box::pin(async move {
             let s = session.ok_or(GONE)?;
             let mut content = vec![ContentBlock::text(text)];
             content.extend(images.into_iter().map(ContentBlock::Image));
-            s.send_user_message(UserMessageContent::Blocks(content), deliver_as)
+            let content = UserMessageContent::Blocks(content);
+            s.send_user_message_from(content, deliver_as, origin)
                 .await
                 .map_err(|e| e.to_string())
         })

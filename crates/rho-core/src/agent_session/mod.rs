@@ -3,9 +3,14 @@
 //! compaction, queued messages), steering and follow-up bookkeeping, custom messages,
 //! extension commands, deferred bash results and abort (seed diagrams 1-12, decisions D1-D13).
 //!
-//! Concurrency: one *run driver* at a time owns the agent's event stream and processes each
-//! event to completion before the next (SE-1); everything else (`steer`, `abort`, getters)
-//! only touches shared state under short locks, so it works while a prompt runs (D13).
+//! Concurrency: one *session task* (`task.rs`) owns the run. It holds the agent's event
+//! stream, drives one run at a time (processing each event to completion before the next,
+//! SE-1), and applies the typed operations (`ops.rs`) that `prompt`, `steer`, `abort`,
+//! `compact`, bash results, session switches, model changes and extension calls send it, in
+//! the order they were sent and between two steps of the run. [`AgentSession`] is a cheap
+//! handle: its async methods send an operation and await the answer; its getters read the
+//! session's data and the run's one [`RunState`] under short locks, so they work while a
+//! prompt runs (D13).
 
 mod bash;
 mod bash_chunks;
@@ -23,8 +28,10 @@ mod fork;
 mod host;
 mod model;
 mod model_control;
+mod ops;
 mod permission_gate;
 mod phase;
+mod pipeline;
 mod post_run;
 mod prompt;
 mod queue;
@@ -33,6 +40,7 @@ mod rpc_support;
 mod run_loop;
 mod save_failure;
 mod switch;
+mod task;
 mod tool_set;
 mod tree;
 
@@ -40,8 +48,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{
-    Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage,
-    EventReceiver, ReadError, StoredMessage, StreamFn,
+    Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage, ReadError,
+    StoredMessage, StreamFn,
 };
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
@@ -51,6 +59,7 @@ use crate::resources::skills::Skill;
 use crate::resources::templates::PromptTemplate;
 use crate::session::SessionManager;
 use crate::settings::Settings;
+use ops::{Op, Origin};
 use phase::RunControl;
 
 pub use bash::{sanitize_output, BashOptions};
@@ -221,8 +230,8 @@ pub(crate) struct Services {
 pub(crate) struct Inner {
     pub services: Services,
     pub run: RunControl,
-    /// The run driver's event stream; holding the lock means a run loop is active.
-    pub driver: tokio::sync::Mutex<EventReceiver>,
+    /// The session task's inbox (see `task.rs`).
+    pub ops: mpsc::UnboundedSender<Op>,
     /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
     pub processed_assistant: watch::Sender<i64>,
     pub state: Mutex<State>,
@@ -244,7 +253,8 @@ impl AgentSession {
     /// messages; extension hooks are installed. Must be called inside a tokio runtime.
     pub fn new(config: AgentSessionConfig) -> AgentSession {
         let agent = Agent::new(AgentOptions::default());
-        let driver = tokio::sync::Mutex::new(agent.subscribe());
+        let events = agent.subscribe();
+        let (ops, inbox) = mpsc::unbounded_channel();
         let context = config.session.build_context();
         agent.set_messages(context.messages);
         let builtin_tools: Vec<Arc<dyn AgentTool>> = config
@@ -305,7 +315,7 @@ impl AgentSession {
                     after_run: Mutex::new(None),
                 },
                 run: RunControl::default(),
-                driver,
+                ops,
                 processed_assistant: watch::channel(0).0,
                 state: Mutex::new(State {
                     session: config.session,
@@ -328,6 +338,12 @@ impl AgentSession {
                 weak: weak.clone(),
             }
         });
+        let task = task::SessionTask {
+            inner: Arc::downgrade(&inner),
+            ops: inbox,
+            events,
+        };
+        tokio::spawn(task.run());
         let session = AgentSession { inner };
         session.install_agent_hooks();
         session
@@ -370,9 +386,20 @@ impl AgentSession {
     }
 
     pub(crate) fn ext_ctx(&self) -> ExtensionContext {
+        self.ctx_for(Origin::Outside)
+    }
+
+    /// The context for the extension handlers a run loop awaits.
+    pub(crate) fn run_ctx(&self) -> ExtensionContext {
+        self.ctx_for(Origin::RunLoop)
+    }
+
+    /// A context whose session calls come from `origin`.
+    pub(crate) fn ctx_for(&self, origin: Origin) -> ExtensionContext {
         ExtensionContext::new(
             Arc::new(host::SessionHost {
                 inner: self.inner.weak.clone(),
+                origin,
             }),
             lock(&self.inner.services.ui).clone(),
         )
@@ -453,9 +480,10 @@ impl AgentSession {
         &self.inner.services.extensions
     }
 
-    /// True while a run loop is active: streaming, retry back-off, or a continuation.
+    /// True while a run is active or accepted to start: streaming, retry back-off, a
+    /// continuation, or a prompt between its acceptance and its first event.
     pub fn is_streaming(&self) -> bool {
-        self.inner.run.get().phase != RunPhase::Idle || self.inner.services.agent.is_streaming()
+        self.inner.run.get().busy() || self.inner.services.agent.is_streaming()
     }
 
     /// The run's phase and what was asked of it.

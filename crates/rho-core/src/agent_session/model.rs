@@ -7,6 +7,7 @@ pub use rho_protocol::rpc::SessionStats;
 use super::credentials::AuthStatus;
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
+use super::ops::{LevelChange, ModelSwitch, Op};
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 use crate::session::EntryData;
@@ -50,8 +51,58 @@ pub(crate) fn block_images(messages: Vec<Message>) -> Vec<Message> {
 
 impl AgentSession {
     /// Switches the model (AUTH-10 when it has no credentials), records a `model_change`
-    /// entry, and re-clamps the thinking level.
+    /// entry, and re-clamps the thinking level; extensions hear of both changes.
     pub async fn set_model(&self, model: Model) -> Result<(), SessionError> {
+        let op = |done| Op::SetModel {
+            model: Box::new(model.clone()),
+            done,
+        };
+        let switch = self.request(op).await??;
+        if let Some(change) = switch.level_change {
+            self.announce_thinking_level(change).await;
+        }
+        if switch.changed {
+            let event = ExtensionEvent::ModelSelect {
+                model,
+                previous_model: switch.previous,
+                source: "set".into(),
+            };
+            self.inner
+                .services
+                .extensions
+                .emit(event, &self.ext_ctx())
+                .await;
+        }
+        Ok(())
+    }
+
+    /// Sets the thinking level (clamped to the model) and records it.
+    pub async fn set_thinking_level(&self, level: ThinkingLevel) {
+        let op = |done| Op::SetThinkingLevel {
+            level,
+            always_record: true,
+            done,
+        };
+        if let Ok(Some(change)) = self.request(op).await {
+            self.announce_thinking_level(change).await;
+        }
+    }
+
+    /// Tells extensions the thinking level changed.
+    async fn announce_thinking_level(&self, (previous, level): LevelChange) {
+        let event = ExtensionEvent::ThinkingLevelSelect {
+            level,
+            previous_level: previous,
+        };
+        self.inner
+            .services
+            .extensions
+            .emit(event, &self.ext_ctx())
+            .await;
+    }
+
+    /// The model switch on the session task.
+    pub(crate) fn apply_model(&self, model: Model) -> Result<ModelSwitch, SessionError> {
         if self.inner.services.credentials.status(&model.provider) == AuthStatus::Missing {
             return Err(SessionError::ModelWithoutKey {
                 provider: model.provider.clone(),
@@ -70,37 +121,28 @@ impl AgentSession {
                 s.session.append_model_change(&model.provider, &model.id)?;
             }
         }
-        let level = self.thinking_level();
-        self.apply_thinking_level(model.clamp_thinking_level(level), false)
-            .await;
-        if changed {
-            let event = ExtensionEvent::ModelSelect {
-                model,
-                previous_model: previous,
-                source: "set".into(),
-            };
-            self.inner
-                .services
-                .extensions
-                .emit(event, &self.ext_ctx())
-                .await;
-        }
-        Ok(())
+        let level = model.clamp_thinking_level(self.thinking_level());
+        Ok(ModelSwitch {
+            previous,
+            changed,
+            level_change: self.apply_thinking_level(level, false),
+        })
     }
 
-    /// Sets the thinking level (clamped to the model) and records it.
-    pub async fn set_thinking_level(&self, level: ThinkingLevel) {
+    /// Sets the thinking level on the session task (clamped to the model) and records it
+    /// when it changed or `always_record`; returns the change, if any.
+    pub(crate) fn apply_thinking_level(
+        &self,
+        level: ThinkingLevel,
+        always_record: bool,
+    ) -> Option<LevelChange> {
         let level = match self.model() {
             Some(m) => m.clamp_thinking_level(level),
             None => ThinkingLevel::Off,
         };
-        self.apply_thinking_level(level, true).await;
-    }
-
-    async fn apply_thinking_level(&self, level: ThinkingLevel, always_record: bool) {
         let previous = self.thinking_level();
         if previous == level && !always_record {
-            return;
+            return None;
         }
         self.inner.services.agent.set_thinking_level(level);
         {
@@ -108,18 +150,11 @@ impl AgentSession {
             s.thinking_level = level;
             let _ = s.session.append_thinking_level_change(level.as_str());
         }
-        if previous != level {
-            self.emit_session(SessionOnlyEvent::ThinkingLevelChanged { level });
-            let event = ExtensionEvent::ThinkingLevelSelect {
-                level,
-                previous_level: previous,
-            };
-            self.inner
-                .services
-                .extensions
-                .emit(event, &self.ext_ctx())
-                .await;
+        if previous == level {
+            return None;
         }
+        self.emit_session(SessionOnlyEvent::ThinkingLevelChanged { level });
+        Some((previous, level))
     }
 
     /// Names the session (a `session_info` entry) and tells listeners.
@@ -132,11 +167,19 @@ impl AgentSession {
         Ok(())
     }
 
-    /// Replaces the session store (new, resumed or forked session): the agent's messages,
-    /// model and thinking level follow the new store; queues and pending state are cleared.
+    /// Replaces the session store (new, resumed or forked session): a running run is
+    /// aborted and the store replaced once it has ended; the agent's messages, model and
+    /// thinking level follow the new store; queues and pending state are cleared.
     pub async fn replace_session(&self, session: crate::session::SessionManager) {
-        self.abort().await;
-        self.abort_bash();
+        let op = |done| Op::ReplaceSession {
+            next: Box::new(session),
+            done,
+        };
+        let _ = self.request(op).await;
+    }
+
+    /// The replacement itself, on the session task with no run loop active.
+    pub(crate) fn replace_store(&self, session: crate::session::SessionManager) {
         let context = session.build_context();
         self.inner.services.agent.reset();
         self.replace_conversation(context.messages);

@@ -11,8 +11,8 @@ pub enum RunPhase {
     /// No run loop is active and none is waiting to start.
     #[default]
     Idle,
-    /// A prompt was accepted to run and its agent run has not started yet (prompt stages
-    /// 5-7, or waiting behind the run before it): later prompts queue behind it (D13).
+    /// A prompt's run has begun and its agent run has not started yet (prompt stages 5-7:
+    /// the model and key checks, the pre-prompt compaction, `before_agent_start`).
     Starting,
     /// The agent streams replies or runs tools.
     Running,
@@ -67,13 +67,14 @@ pub struct RunState {
     /// The run's agent events are neither forwarded nor persisted: a manual compaction is
     /// aborting it (SE-9).
     pub detached: bool,
-    /// Prompts accepted to run whose run loop has not started (they wait for the run before
-    /// them).
+    /// Runs accepted to start after the current one (they wait for the run before them).
     pub starting: usize,
+    /// How many run loops have settled: `abort()` waits for the count to pass the one it saw.
+    pub settled: u64,
 }
 
 impl RunState {
-    /// True while a run loop is active or a prompt waits to start one.
+    /// True while a run is active or waits to start.
     pub fn busy(&self) -> bool {
         self.phase != RunPhase::Idle || self.starting > 0
     }
@@ -132,10 +133,16 @@ impl RunControl {
         self.update(|s| s.phase = phase);
     }
 
-    /// Resolves once no run loop is active (at once if none is).
+    /// Resolves once no run is active or waiting (at once if none is).
     pub async fn idle(&self) {
         let mut rx = self.state.subscribe();
-        let _ = rx.wait_for(|s| s.phase == RunPhase::Idle).await;
+        let _ = rx.wait_for(|s| !s.busy()).await;
+    }
+
+    /// Resolves once more than `count` run loops have settled.
+    pub async fn settled_past(&self, count: u64) {
+        let mut rx = self.state.subscribe();
+        let _ = rx.wait_for(|s| s.settled > count).await;
     }
 
     /// Runs `f` on the cancellation handles.
@@ -166,16 +173,38 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn idle_resolves_when_the_phase_returns_to_idle() {
+    async fn idle_waits_for_the_runs_waiting_to_start_too() {
         let control = std::sync::Arc::new(RunControl::default());
-        control.set_phase(RunPhase::Running);
+        control.update(|s| {
+            s.phase = RunPhase::Running;
+            s.starting = 1;
+        });
         let waiter = tokio::spawn({
             let control = control.clone();
             async move { control.idle().await }
         });
         tokio::task::yield_now().await;
-        assert!(!waiter.is_finished());
         control.set_phase(RunPhase::Idle);
+        tokio::task::yield_now().await;
+        assert!(!waiter.is_finished(), "a run still waits to start");
+        control.update(|s| s.starting = 0);
+        waiter.await.expect("joined");
+    }
+
+    #[tokio::test]
+    async fn settled_past_sees_a_settle_even_when_the_next_run_starts_at_once() {
+        let control = std::sync::Arc::new(RunControl::default());
+        control.set_phase(RunPhase::Running);
+        let seen = control.get().settled;
+        let waiter = tokio::spawn({
+            let control = control.clone();
+            async move { control.settled_past(seen).await }
+        });
+        control.update(|s| {
+            s.phase = RunPhase::Idle;
+            s.settled += 1;
+        });
+        control.set_phase(RunPhase::Starting);
         waiter.await.expect("joined");
     }
 }

@@ -8,6 +8,7 @@ use rho_ai::StopReason;
 use tokio_util::sync::CancellationToken;
 
 use super::events::SessionOnlyEvent;
+use super::ops::Op;
 use super::phase::RunPhase;
 use super::AgentSession;
 
@@ -159,11 +160,31 @@ impl AgentSession {
     /// `abort()` (seed diagram 12, D6): cancel the retry sleep, abort the agent, wait until
     /// the run loop has stopped.
     pub async fn abort(&self) {
-        if self.is_streaming() || self.run_starting() {
-            self.inner.run.update(|s| s.aborted = true);
+        self.abort_run(false).await;
+    }
+
+    /// [`Self::abort`]; `detach` drops the aborted run's remaining events (SE-9).
+    pub(crate) async fn abort_run(&self, detach: bool) {
+        if let Ok(Some(settled)) = self.request(|done| Op::Abort { detach, done }).await {
+            self.inner.run.settled_past(settled).await;
+        }
+        self.inner.services.agent.wait_for_idle().await;
+    }
+
+    /// The abort on the session task: the run loop (if one is active) is marked aborted,
+    /// the retry back-off cancelled, the agent aborted. Returns the settle count to wait
+    /// past when a run loop was active.
+    pub(crate) fn apply_abort(&self, detach: bool) -> Option<u64> {
+        let state = self.inner.run.get();
+        let in_loop = !matches!(state.phase, RunPhase::Idle | RunPhase::Starting);
+        if state.busy() {
+            self.inner.run.update(|s| {
+                s.aborted = true;
+                s.detached |= detach && in_loop;
+            });
         }
         self.abort_retry();
         self.inner.services.agent.abort();
-        self.wait_for_idle().await;
+        in_loop.then_some(state.settled)
     }
 }

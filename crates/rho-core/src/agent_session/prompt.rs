@@ -1,11 +1,15 @@
 //! `prompt()`: the seed's seven stages with their early returns and the five preflight
 //! points (seed diagram 1; rules P-1..15, MSG-1..8, AUTH-, D1, D5, D7, D8).
 
-use rho_agent::{AgentMessage, CustomMessage};
+use rho_agent::queue::Queue;
+use rho_agent::{AgentMessage, CustomMessage, EventReceiver};
 use rho_ai::{ContentBlock, ImageContent, UserContent, UserMessage};
 
 use super::credentials::AuthStatus;
 use super::error::SessionError;
+use super::ops::{Job, Op, Origin, PromptOp};
+use super::phase::RunPhase;
+use super::task::Runs;
 use super::AgentSession;
 use crate::extensions::InputOutcome;
 use crate::resources::skills::expand_skill;
@@ -67,34 +71,46 @@ impl Default for PromptOptions {
 }
 
 /// Fires the preflight callback at most once.
-struct Preflight(Option<PreflightFn>);
+pub(crate) struct Preflight(Option<PreflightFn>);
 
 impl Preflight {
-    fn fire(&mut self, outcome: Option<Disposition>) {
+    pub(crate) fn fire(&mut self, outcome: Option<Disposition>) {
         if let Some(f) = self.0.take() {
             f(outcome);
         }
     }
 }
 
-/// What stages 1-7 made of a prompt.
-enum Prepared {
-    /// Run the agent on these messages.
-    Run(Vec<AgentMessage>),
-    /// Done without a run (queued or handled: early returns 1-3).
-    Done(Disposition),
+/// What stages 1-3 made of the input.
+enum Input {
+    /// Text and images for stage 4.
+    Ready(String, Vec<ImageContent>),
+    /// An extension command or an `input` handler took it (early returns 1-2).
+    Handled,
 }
 
 impl AgentSession {
     /// Sends user input through the seven stages, then runs the agent until the whole
     /// post-run chain is done (D1). Provider failures do not make this fail (P-13); only a
     /// refusal (no model, no key, streaming without behaviour...) does.
-    pub async fn prompt(&self, text: &str, mut options: PromptOptions) -> Result<(), SessionError> {
+    pub async fn prompt(&self, text: &str, options: PromptOptions) -> Result<(), SessionError> {
+        self.prompt_from(text, options, Origin::Outside).await
+    }
+
+    /// [`Self::prompt`] from `origin`. Stages 1-3 run here, in the caller's task (they may
+    /// await extensions); stage 4 on is the session task's (see [`Self::apply_prompt`]).
+    pub(crate) async fn prompt_from(
+        &self,
+        text: &str,
+        mut options: PromptOptions,
+        origin: Origin,
+    ) -> Result<(), SessionError> {
         let mut preflight = Preflight(options.preflight.take());
-        let messages = match self.prepare_prompt(text, options).await {
-            Ok(Prepared::Run(messages)) => messages,
-            Ok(Prepared::Done(disposition)) => {
-                preflight.fire(Some(disposition));
+        let behavior = options.streaming_behavior;
+        let (text, images) = match self.prepare_input(text, options).await {
+            Ok(Input::Ready(text, images)) => (text, images),
+            Ok(Input::Handled) => {
+                preflight.fire(Some(Disposition::Handled));
                 return Ok(());
             }
             Err(e) => {
@@ -102,16 +118,25 @@ impl AgentSession {
                 return Err(e);
             }
         };
-        self.run_agent_prompt_announced(messages, || preflight.fire(Some(Disposition::Started)))
-            .await
+        let prompt = |reply| {
+            Op::Prompt(Box::new(PromptOp {
+                text,
+                images,
+                behavior,
+                origin,
+                preflight,
+                reply,
+            }))
+        };
+        self.request(prompt).await?
     }
 
-    /// Stages 1-7.
-    async fn prepare_prompt(
+    /// Stages 1-3.
+    async fn prepare_input(
         &self,
         text: &str,
         options: PromptOptions,
-    ) -> Result<Prepared, SessionError> {
+    ) -> Result<Input, SessionError> {
         let expand = options.expand_prompt_templates;
         let streaming = self.is_streaming();
         // Stage 1: extension command (runs even while streaming).
@@ -125,7 +150,7 @@ impl AgentSession {
                 .await
         {
             self.run_requested_reload().await;
-            return Ok(Prepared::Done(Disposition::Handled));
+            return Ok(Input::Handled);
         }
         // Stage 1b: a command of the external tools (an MCP prompt) becomes its text.
         let mut text = text.to_string();
@@ -157,7 +182,7 @@ impl AgentSession {
                 )
                 .await
             {
-                InputOutcome::Handled => return Ok(Prepared::Done(Disposition::Handled)),
+                InputOutcome::Handled => return Ok(Input::Handled),
                 InputOutcome::Transform { text: t, images: i } => {
                     text = t;
                     images = i;
@@ -169,44 +194,87 @@ impl AgentSession {
         if expand {
             text = self.expand_text(&text);
         }
-        // Stage 4: streaming → queue. A run that is only finishing its post-run chain (the
-        // agent idle, no retry back-off) is waited for, so a client that prompts right
-        // after `agent_end` is not refused.
-        // A prompt accepted before this one and not started yet counts as streaming.
-        if self.is_streaming()
-            && !self.run_starting()
-            && self.agent_finished()
-            && !self.is_retrying()
-            && !super::run_loop::in_run_loop()
-        {
-            self.wait_for_idle().await;
+        Ok(Input::Ready(text, images))
+    }
+
+    /// Stage 4, applied by the session task in the order prompts were sent: while idle the
+    /// prompt's run is accepted; while a run is only finishing (its agent is done: the
+    /// post-run compaction, the settle) a prompt from outside that run waits for it instead
+    /// of being refused, so a client that prompts right after `agent_end` is served; any
+    /// other time it is queued as its streaming behaviour says, or refused without one (P-6).
+    /// A run accepted and not started yet counts as running: later prompts queue behind it.
+    pub(crate) fn apply_prompt(&self, prompt: PromptOp, runs: &mut Runs) {
+        let state = self.inner.run.get();
+        let waits_for_run =
+            state.phase.agent_done() && state.starting == 0 && prompt.origin == Origin::Outside;
+        if !state.busy() || waits_for_run {
+            runs.push(self, Job::Prompt(Box::new(prompt)));
+            return;
         }
-        if self.is_streaming() || self.run_starting() {
-            return match options.streaming_behavior {
-                None => Err(SessionError::StreamingWithoutBehavior),
-                Some(StreamingBehavior::FollowUp) => {
-                    self.queue_follow_up_text(text, images);
-                    Ok(Prepared::Done(Disposition::Queued))
-                }
-                Some(StreamingBehavior::Steer) => {
-                    self.queue_steer_text(text, images);
-                    Ok(Prepared::Done(Disposition::Queued))
-                }
-            };
+        let PromptOp {
+            text,
+            images,
+            behavior,
+            mut preflight,
+            reply,
+            ..
+        } = prompt;
+        let outcome = match behavior {
+            None => Err(SessionError::StreamingWithoutBehavior),
+            Some(StreamingBehavior::FollowUp) => {
+                self.queue_text(Queue::FollowUp, text, images);
+                Ok(())
+            }
+            Some(StreamingBehavior::Steer) => {
+                self.queue_text(Queue::Steering, text, images);
+                Ok(())
+            }
+        };
+        preflight.fire(outcome.is_ok().then_some(Disposition::Queued));
+        let _ = reply.send(outcome);
+    }
+
+    /// A prompt's turn on the session task: stages 5-7, then its run loop.
+    pub(crate) async fn prompt_job(&self, prompt: PromptOp, rx: &mut EventReceiver) {
+        let PromptOp {
+            text,
+            images,
+            mut preflight,
+            reply,
+            ..
+        } = prompt;
+        match self.prepare_run(text, images, rx).await {
+            Ok(messages) => {
+                preflight.fire(Some(Disposition::Started));
+                let _ = reply.send(self.run_loop(rx, messages).await);
+            }
+            Err(e) => {
+                self.inner.run.set_phase(RunPhase::Idle);
+                preflight.fire(None);
+                let _ = reply.send(Err(e));
+            }
         }
+    }
+
+    /// Stages 5-7.
+    async fn prepare_run(
+        &self,
+        text: String,
+        images: Vec<ImageContent>,
+        rx: &mut EventReceiver,
+    ) -> Result<Vec<AgentMessage>, SessionError> {
         // Stage 5: bash flush (point 1), model check, auth check.
         self.flush_pending_bash();
         self.check_model_and_auth()?;
         // Stage 6: pre-send compaction (aborted replies included), then bash flush (point 2).
-        self.pre_prompt_compaction().await;
+        self.pre_prompt_compaction(rx).await;
+        self.inner.run.set_phase(RunPhase::Starting);
         self.flush_pending_bash();
         // Stage 7: messages and system prompt, once external tools had their chance to arrive.
         if let Some(external) = self.external() {
             external.before_prompt().await;
         }
-        Ok(Prepared::Run(
-            self.build_prompt_messages(text, images).await,
-        ))
+        Ok(self.build_prompt_messages(text, images).await)
     }
 
     /// Skill expansion then template expansion (P-5); a skill read failure is reported as
@@ -279,7 +347,7 @@ impl AgentSession {
                 .inner
                 .services
                 .extensions
-                .emit_before_agent_start(&text, &images, &base, options, &self.ext_ctx())
+                .emit_before_agent_start(&text, &images, &base, options, &self.run_ctx())
                 .await;
             messages.extend(injected.into_iter().map(|m| {
                 AgentMessage::Custom(CustomMessage {

@@ -10,6 +10,7 @@ use rho_ai::{ContentBlock, ImageContent, UserContent, UserMessage};
 
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
+use super::ops::Op;
 use super::AgentSession;
 use crate::extensions::commands::parse_command;
 
@@ -104,19 +105,34 @@ fn user_message(text: String, images: Vec<ImageContent>) -> AgentMessage {
 impl AgentSession {
     /// Queues a steering message: extension commands are refused (CMD-7); skills and
     /// templates are expanded; never starts a run.
-    pub fn steer(&self, text: &str, images: Vec<ImageContent>) -> Result<(), SessionError> {
-        self.refuse_command(text)?;
-        let text = self.expand_text(text);
-        self.queue_steer_text(text, images);
-        Ok(())
+    pub async fn steer(&self, text: &str, images: Vec<ImageContent>) -> Result<(), SessionError> {
+        self.queue_input(Queue::Steering, text, images).await
     }
 
     /// Queues a follow-up, delivered when the agent would otherwise stop.
-    pub fn follow_up(&self, text: &str, images: Vec<ImageContent>) -> Result<(), SessionError> {
+    pub async fn follow_up(
+        &self,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<(), SessionError> {
+        self.queue_input(Queue::FollowUp, text, images).await
+    }
+
+    async fn queue_input(
+        &self,
+        queue: Queue,
+        text: &str,
+        images: Vec<ImageContent>,
+    ) -> Result<(), SessionError> {
         self.refuse_command(text)?;
         let text = self.expand_text(text);
-        self.queue_follow_up_text(text, images);
-        Ok(())
+        self.request(|done| Op::Queue {
+            queue,
+            text,
+            images,
+            done,
+        })
+        .await
     }
 
     fn refuse_command(&self, text: &str) -> Result<(), SessionError> {
@@ -128,21 +144,15 @@ impl AgentSession {
         Ok(())
     }
 
-    pub(crate) fn queue_steer_text(&self, text: String, images: Vec<ImageContent>) {
-        self.inner
-            .services
-            .agent
-            .steer(user_message(text.clone(), images));
-        self.state().queue.push(Queue::Steering, Some(text));
-        self.emit_queue_update();
-    }
-
-    pub(crate) fn queue_follow_up_text(&self, text: String, images: Vec<ImageContent>) {
-        self.inner
-            .services
-            .agent
-            .follow_up(user_message(text.clone(), images));
-        self.state().queue.push(Queue::FollowUp, Some(text));
+    /// Puts a user message in the agent's queue and tells listeners.
+    pub(crate) fn queue_text(&self, queue: Queue, text: String, images: Vec<ImageContent>) {
+        let message = user_message(text.clone(), images);
+        let agent = &self.inner.services.agent;
+        match queue {
+            Queue::Steering => agent.steer(message),
+            Queue::FollowUp => agent.follow_up(message),
+        }
+        self.state().queue.push(queue, Some(text));
         self.emit_queue_update();
     }
 

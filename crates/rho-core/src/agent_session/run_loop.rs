@@ -1,75 +1,53 @@
-//! The run loop (seed diagram 3, D1) and the per-event pipeline (SE-1..6): one driver owns
-//! the agent's event stream, processes each event to completion (bookkeeping, extension
-//! handlers, listeners, persistence, tracking), then runs the post-run chain.
+//! The run loop (seed diagram 3, D1, D2), as the session task drives it: `agent.prompt`,
+//! then `while post_run() { agent.continue() }`, then the finally (bash flush, the reset of a
+//! per-run system prompt) and the settle. Each agent event goes through the pipeline of
+//! `pipeline.rs` before the next is read.
 
 use std::future::Future;
-use std::sync::Arc;
-use std::task::Poll;
 
-use rho_agent::queue::Queue;
-use rho_agent::{AgentError, AgentEvent, AgentMessage, EventReceiver};
+use rho_agent::{AgentError, AgentMessage, EventReceiver};
 use rho_ai::StopReason;
 
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
-use super::phase::{RunControl, RunPhase};
+use super::phase::RunPhase;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 
-tokio::task_local! {
-    /// Set while the current task is a run loop (its event handlers and post-run chain).
-    static IN_RUN_LOOP: ();
-}
-
-/// Whether the caller runs inside a run loop (an extension handler, a compaction hook):
-/// such a caller must never wait for the loop to finish.
-pub(crate) fn in_run_loop() -> bool {
-    IN_RUN_LOOP.try_with(|_| ()).is_ok()
-}
-
-/// D2's safety cap on post-run continuations within one `prompt()`.
+/// D2's safety cap on post-run continuations within one run loop.
 const MAX_POST_RUN_ITERATIONS: u32 = 10;
 
 impl AgentSession {
-    /// `agent.prompt(messages)`, then `while post_run() { agent.continue() }`, then (finally)
-    /// the bash flush and the reset of a per-run system prompt (D1).
-    pub(crate) async fn run_agent_prompt(
+    /// One run loop over `messages`, from `agent.prompt` to the settle (D1).
+    pub(crate) async fn run_loop(
         &self,
+        rx: &mut EventReceiver,
         messages: Vec<AgentMessage>,
     ) -> Result<(), SessionError> {
-        self.run_agent_prompt_announced(messages, || {}).await
-    }
-
-    /// [`Self::run_agent_prompt`], calling `announce` once this prompt holds its place in
-    /// the driver's FIFO queue: prompts announced in some order then run in that order
-    /// (D13's line order for RPC prompts sent back to back).
-    pub(crate) async fn run_agent_prompt_announced(
-        &self,
-        messages: Vec<AgentMessage>,
-        announce: impl FnOnce(),
-    ) -> Result<(), SessionError> {
-        let starting = RunStarting::new(&self.inner.run);
-        let lock = self.inner.driver.lock();
-        tokio::pin!(lock);
-        // The first poll either takes the lock or joins its wait queue.
-        let first = std::future::poll_fn(|cx| Poll::Ready(lock.as_mut().poll(cx))).await;
-        announce();
-        let mut rx = match first {
-            Poll::Ready(guard) => guard,
-            Poll::Pending => lock.await,
-        };
         self.start_loop();
-        let result = IN_RUN_LOOP
-            .scope((), self.run_loop(&mut rx, messages, starting))
-            .await;
-        self.flush_pending_bash();
-        let base = self.state().base_system_prompt.clone();
-        self.inner.services.agent.set_system_prompt(base);
-        self.settle().await;
+        let run = self.inner.services.agent.prompt(messages);
+        let result = self.drive(rx, run).await;
+        let mut iterations = 0;
+        if result.is_ok() {
+            self.post_run_chain(rx, &mut iterations).await;
+        }
+        self.finish_loop(rx, iterations).await;
         result
     }
 
-    /// A run loop begins (the driver lock is held): running, and no abort requested yet.
+    /// A run loop that starts with `agent.continue()` (the pre-prompt overflow recovery,
+    /// COMP-23): the same chain, finally and settle.
+    pub(crate) async fn continue_loop(&self, rx: &mut EventReceiver) {
+        self.start_loop();
+        let run = self.inner.services.agent.continue_();
+        let mut iterations = 0;
+        if self.drive(rx, run).await.is_ok() {
+            self.post_run_chain(rx, &mut iterations).await;
+        }
+        self.finish_loop(rx, iterations).await;
+    }
+
+    /// A run loop begins: running, and no abort requested yet.
     fn start_loop(&self) {
         self.inner.run.update(|s| {
             s.phase = RunPhase::Running;
@@ -77,72 +55,85 @@ impl AgentSession {
         });
     }
 
-    /// The run loop is over (the driver lock is still held, so no other run's events can
-    /// come first): the after-run hook, idle, then `agent_settled`, pi 1.x's "nothing more
-    /// follows on its own", to listeners and to the extensions that handle it.
-    async fn settle(&self) {
-        self.after_run().await;
-        let mut aborted = false;
-        self.inner.run.update(|s| {
-            s.phase = RunPhase::Idle;
-            aborted = s.aborted;
-        });
-        self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
-        if self.inner.services.extensions.has_handlers("agent_settled") {
-            let event = ExtensionEvent::AgentSettled { aborted };
-            self.inner
-                .services
-                .extensions
-                .emit(event, &self.ext_ctx())
-                .await;
-        }
-    }
-
-    /// True while a prompt accepted to run waits for its agent run to start.
-    pub(crate) fn run_starting(&self) -> bool {
-        self.inner.run.get().starting > 0
-    }
-
-    /// True once the current run's agent is done: its `agent_end` went out (the agent's own
-    /// state may still say streaming for a moment) or it stopped streaming.
-    pub(crate) fn agent_finished(&self) -> bool {
-        self.inner.run.get().phase.agent_done() || !self.inner.services.agent.is_streaming()
-    }
-
-    async fn run_loop(
-        &self,
-        rx: &mut EventReceiver,
-        messages: Vec<AgentMessage>,
-        starting: RunStarting<'_>,
-    ) -> Result<(), SessionError> {
-        let run = self.inner.services.agent.prompt(messages);
-        drop(starting);
-        self.drive(rx, run).await?;
-        let mut iterations = 0;
+    /// `while post_run() { agent.continue() }`, at most [`MAX_POST_RUN_ITERATIONS`] times.
+    async fn post_run_chain(&self, rx: &mut EventReceiver, iterations: &mut u32) {
+        let extensions = &self.inner.services.extensions;
         while self.post_run().await {
-            iterations += 1;
-            if iterations > MAX_POST_RUN_ITERATIONS {
-                self.inner.services.extensions.report(
+            *iterations += 1;
+            if *iterations > MAX_POST_RUN_ITERATIONS {
+                extensions.report(
                     "<session>",
                     "post_run",
                     format!("Stopped after {MAX_POST_RUN_ITERATIONS} automatic continuations in one prompt"),
                 );
-                break;
+                return;
             }
             let run = self.inner.services.agent.continue_();
             if let Err(e) = self.drive(rx, run).await {
-                self.inner
-                    .services
-                    .extensions
-                    .report("<session>", "continue", e.to_string());
-                break;
+                extensions.report("<session>", "continue", e.to_string());
+                return;
             }
         }
-        Ok(())
+    }
+
+    /// The end of a run loop: the after-run hook, then D2's last stage taken once more (a
+    /// message queued after the chain last looked, while the loop was finishing, is
+    /// delivered by this loop rather than left for the next prompt), then the finally and
+    /// the settle. Nothing awaits between that last look and the settle, so a message sent
+    /// from then on finds the session idle.
+    async fn finish_loop(&self, rx: &mut EventReceiver, mut iterations: u32) {
+        let agent = &self.inner.services.agent;
+        loop {
+            let declined = agent.has_queued_messages();
+            self.after_run().await;
+            if declined || iterations >= MAX_POST_RUN_ITERATIONS || !self.late_messages() {
+                break;
+            }
+            iterations += 1;
+            if self.drive(rx, agent.continue_()).await.is_err() {
+                break;
+            }
+            self.post_run_chain(rx, &mut iterations).await;
+        }
+        self.flush_pending_bash();
+        let base = self.state().base_system_prompt.clone();
+        agent.set_system_prompt(base);
+        self.settle().await;
+    }
+
+    /// Whether messages wait in the agent's queues and the run's last reply lets them be
+    /// delivered now (a failed or aborted run leaves them for the next one, Q-9).
+    fn late_messages(&self) -> bool {
+        let agent = &self.inner.services.agent;
+        if !agent.has_queued_messages() {
+            return false;
+        }
+        let last = agent.stored_messages().pop().and_then(|m| m.get().ok());
+        last.as_deref()
+            .and_then(AgentMessage::as_assistant)
+            .is_some_and(|a| !matches!(a.stop_reason, StopReason::Error | StopReason::Aborted))
+    }
+
+    /// The run loop is over: idle, then `agent_settled`, pi 1.x's "nothing more follows on
+    /// its own", to listeners and to the extensions that handle it.
+    async fn settle(&self) {
+        let mut aborted = false;
+        self.inner.run.update(|s| {
+            s.phase = RunPhase::Idle;
+            aborted = s.aborted;
+            s.detached = false;
+            s.settled += 1;
+        });
+        self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
+        let extensions = &self.inner.services.extensions;
+        if extensions.has_handlers("agent_settled") {
+            let event = ExtensionEvent::AgentSettled { aborted };
+            extensions.emit(event, &self.run_ctx()).await;
+        }
     }
 
     /// Processes events while `run` goes on, then the events still queued after it ended.
-    async fn drive(
+    pub(crate) async fn drive(
         &self,
         rx: &mut EventReceiver,
         run: impl Future<Output = Result<(), AgentError>>,
@@ -163,266 +154,5 @@ impl AgentSession {
                 }
             }
         }
-    }
-
-    /// SE-3 for one event: (a) user and queue bookkeeping, (b) extension handlers, (d)
-    /// persistence, then (c) listeners (the durability rule moves persistence first), (e)
-    /// assistant tracking. `from` is the queue a started message was taken from.
-    async fn handle_agent_event(&self, event: Arc<AgentEvent>, from: Option<Queue>) {
-        if let Some(queue) = from {
-            self.on_queue_delivery(queue);
-        }
-        if self.inner.run.get().detached {
-            return;
-        }
-        match &*event {
-            AgentEvent::MessageStart {
-                message: AgentMessage::User(_),
-            } => self.state().overflow_recovery_attempted = false,
-            AgentEvent::AgentStart => {
-                self.inner.run.set_phase(RunPhase::Running);
-                self.state().turn_index = 0;
-            }
-            AgentEvent::AgentEnd { .. } => self.inner.run.set_phase(RunPhase::Finishing),
-            _ => {}
-        }
-        let event = self.with_will_retry(event);
-        let event = self.run_extension_handlers(event).await;
-        // A reply discarded by steering (D4) is on the stream only: not persisted, not the
-        // reply post-run looks at.
-        let kept_end = match &*event {
-            AgentEvent::MessageEnd { message } => match &**message {
-                AgentMessage::Assistant(a) if rho_agent::is_discarded(a) => None,
-                _ => Some(message),
-            },
-            _ => None,
-        };
-        // The durability rule: an entry is written before any event announcing it leaves the
-        // process, so a client that saw `message_end` finds the message in the file even if
-        // rho is killed the next instant (pi persists after its listeners; rho does not).
-        if let Some(message) = kept_end {
-            self.persist(message);
-        }
-        self.emit(super::SessionEvent::Agent(event.clone()));
-        if let Some(AgentMessage::Assistant(a)) = kept_end.map(|m| &**m) {
-            self.on_assistant_end(a);
-            self.inner.processed_assistant.send_replace(a.timestamp);
-        }
-        if let AgentEvent::TurnEnd { .. } = &*event {
-            self.state().turn_index += 1;
-        }
-    }
-
-    /// `agent_end` as listeners get it: with `will_retry` set when the retry stage will
-    /// retry (the agent itself cannot know).
-    fn with_will_retry(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
-        match &*event {
-            AgentEvent::AgentEnd { messages, .. } if self.will_retry_after(messages) => {
-                Arc::new(AgentEvent::AgentEnd {
-                    messages: messages.clone(),
-                    will_retry: true,
-                })
-            }
-            _ => event,
-        }
-    }
-
-    /// SE-6: remember the reply for post-run; a good reply clears the overflow flag and ends
-    /// a retry sequence successfully (RETRY-9).
-    fn on_assistant_end(&self, reply: &rho_ai::AssistantMessage) {
-        let success_attempt = {
-            let mut s = self.state();
-            s.last_assistant = Some(reply.clone());
-            if reply.stop_reason == StopReason::Error {
-                None
-            } else {
-                s.overflow_recovery_attempted = false;
-                let attempt = std::mem::take(&mut s.retry_attempt);
-                (attempt > 0).then_some(attempt)
-            }
-        };
-        if let Some(attempt) = success_attempt {
-            self.emit_session(SessionOnlyEvent::AutoRetryEnd {
-                success: true,
-                attempt,
-                final_error: None,
-            });
-        }
-    }
-
-    /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
-    /// Records a finished message; the entry shares the transcript's cell, so once the line
-    /// is on disk both can let the decoded message go.
-    fn persist(&self, message: &Arc<AgentMessage>) {
-        let cell = self.inner.services.agent.stored_message_of(message);
-        let result = {
-            let mut s = self.state();
-            match &**message {
-                AgentMessage::Custom(c) => s
-                    .session
-                    .append_custom_message(
-                        &c.custom_type,
-                        c.content.clone(),
-                        c.display,
-                        c.details.clone(),
-                    )
-                    .map(|_| ()),
-                AgentMessage::User(_)
-                | AgentMessage::Assistant(_)
-                | AgentMessage::ToolResult(_) => {
-                    let cell = cell.unwrap_or_else(|| Arc::clone(message).into());
-                    s.session.append_message(cell).map(|_| ())
-                }
-                _ => Ok(()),
-            }
-        };
-        if result.is_err() {
-            self.announce_save_failure();
-        }
-    }
-
-    /// Forwards the event to extension handlers (EXT-9); a `message_end` replacement is
-    /// applied to the agent state and returned (EXT-12, SE-5).
-    async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
-        let runner = &self.inner.services.extensions;
-        if !runner.has_handlers(event.type_name()) {
-            return event;
-        }
-        let ctx = self.ext_ctx();
-        if let AgentEvent::MessageEnd { message } = &*event {
-            if let Some(replacement) = runner.emit_message_end(message, &ctx).await {
-                let replacement = Arc::new(replacement);
-                self.replace_last_message(message, Arc::clone(&replacement));
-                return Arc::new(AgentEvent::MessageEnd {
-                    message: replacement,
-                });
-            }
-            return event;
-        }
-        if let Some(ext_event) = self.extension_event(&event) {
-            runner.emit(ext_event, &ctx).await;
-        }
-        event
-    }
-
-    fn replace_last_message(&self, original: &Arc<AgentMessage>, replacement: Arc<AgentMessage>) {
-        let mut messages = self.inner.services.agent.stored_messages();
-        if let Some(slot) = messages
-            .iter_mut()
-            .rev()
-            .find(|m| m.holds(original) || m.held().is_some_and(|held| *held == **original))
-        {
-            *slot = replacement.into();
-            self.inner.services.agent.set_messages(messages);
-        }
-    }
-
-    fn extension_event(&self, event: &AgentEvent) -> Option<ExtensionEvent> {
-        let turn_index = self.state().turn_index;
-        let value = |e: &AgentEvent, field: &str| {
-            serde_json::to_value(e)
-                .ok()
-                .and_then(|v| v.get(field).cloned())
-                .unwrap_or_default()
-        };
-        Some(match event {
-            AgentEvent::AgentStart => ExtensionEvent::AgentStart,
-            AgentEvent::AgentEnd { messages, .. } => ExtensionEvent::AgentEnd {
-                messages: messages.clone(),
-            },
-            AgentEvent::TurnStart => ExtensionEvent::TurnStart {
-                turn_index,
-                timestamp: rho_ai::now_ms(),
-            },
-            AgentEvent::TurnEnd {
-                message,
-                tool_results,
-            } => ExtensionEvent::TurnEnd {
-                turn_index,
-                message: message.clone(),
-                tool_results: tool_results.clone(),
-            },
-            AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
-                message: message.clone(),
-            },
-            AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
-                message: message.clone(),
-                assistant_message_event: value(event, "assistantMessageEvent"),
-            },
-            AgentEvent::MessageEnd { .. } => return None,
-            AgentEvent::ToolExecutionStart {
-                tool_call_id,
-                tool_name,
-                args,
-            } => ExtensionEvent::ToolExecutionStart {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                args: args.clone(),
-            },
-            AgentEvent::ToolExecutionUpdate {
-                tool_call_id,
-                tool_name,
-                args,
-                ..
-            } => ExtensionEvent::ToolExecutionUpdate {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                args: args.clone(),
-                partial_result: value(event, "partialResult"),
-            },
-            AgentEvent::ToolExecutionEnd {
-                tool_call_id,
-                tool_name,
-                is_error,
-                ..
-            } => ExtensionEvent::ToolExecutionEnd {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                result: value(event, "result"),
-                is_error: *is_error,
-            },
-        })
-    }
-}
-
-impl AgentSession {
-    async fn continue_loop(&self, rx: &mut EventReceiver) {
-        let run = self.inner.services.agent.continue_();
-        if self.drive(rx, run).await.is_ok() {
-            let mut iterations = 0;
-            while iterations < MAX_POST_RUN_ITERATIONS && self.post_run().await {
-                iterations += 1;
-                let run = self.inner.services.agent.continue_();
-                if self.drive(rx, run).await.is_err() {
-                    break;
-                }
-            }
-        }
-    }
-
-    /// A run loop that starts with `agent.continue()` (pre-prompt overflow recovery,
-    /// a triggered continuation): same chain and finally as [`Self::run_agent_prompt`].
-    pub(crate) async fn run_agent_continue(&self) {
-        let mut rx = self.inner.driver.lock().await;
-        self.start_loop();
-        IN_RUN_LOOP.scope((), self.continue_loop(&mut rx)).await;
-        self.flush_pending_bash();
-        self.settle().await;
-    }
-}
-
-/// Counts a prompt in [`RunState::starting`](super::RunState) until dropped.
-struct RunStarting<'a>(&'a RunControl);
-
-impl<'a> RunStarting<'a> {
-    fn new(run: &'a RunControl) -> Self {
-        run.update(|s| s.starting += 1);
-        RunStarting(run)
-    }
-}
-
-impl Drop for RunStarting<'_> {
-    fn drop(&mut self) {
-        self.0.update(|s| s.starting -= 1);
     }
 }

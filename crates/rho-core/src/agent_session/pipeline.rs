@@ -1,0 +1,235 @@
+//! The per-event pipeline (SE-1..6): the run driver processes each agent event to completion
+//! before the next: user and queue bookkeeping, extension handlers, persistence, listeners,
+//! then assistant tracking.
+
+use std::sync::Arc;
+
+use rho_agent::queue::Queue;
+use rho_agent::{AgentEvent, AgentMessage};
+use rho_ai::StopReason;
+
+use super::events::SessionOnlyEvent;
+use super::phase::RunPhase;
+use super::AgentSession;
+use crate::extensions::ExtensionEvent;
+
+impl AgentSession {
+    /// SE-3 for one event: (a) user and queue bookkeeping, (b) extension handlers, (d)
+    /// persistence, then (c) listeners (the durability rule moves persistence first), (e)
+    /// assistant tracking. `from` is the queue a started message was taken from.
+    pub(crate) async fn handle_agent_event(&self, event: Arc<AgentEvent>, from: Option<Queue>) {
+        if let Some(queue) = from {
+            self.on_queue_delivery(queue);
+        }
+        if self.inner.run.get().detached {
+            return;
+        }
+        match &*event {
+            AgentEvent::MessageStart {
+                message: AgentMessage::User(_),
+            } => self.state().overflow_recovery_attempted = false,
+            AgentEvent::AgentStart => {
+                self.inner.run.set_phase(RunPhase::Running);
+                self.state().turn_index = 0;
+            }
+            AgentEvent::AgentEnd { .. } => self.inner.run.set_phase(RunPhase::Finishing),
+            _ => {}
+        }
+        let event = self.with_will_retry(event);
+        let event = self.run_extension_handlers(event).await;
+        // A reply discarded by steering (D4) is on the stream only: not persisted, not the
+        // reply post-run looks at.
+        let kept_end = match &*event {
+            AgentEvent::MessageEnd { message } => match &**message {
+                AgentMessage::Assistant(a) if rho_agent::is_discarded(a) => None,
+                _ => Some(message),
+            },
+            _ => None,
+        };
+        // The durability rule: an entry is written before any event announcing it leaves the
+        // process, so a client that saw `message_end` finds the message in the file even if
+        // rho is killed the next instant (pi persists after its listeners; rho does not).
+        if let Some(message) = kept_end {
+            self.persist(message);
+        }
+        self.emit(super::SessionEvent::Agent(event.clone()));
+        if let Some(AgentMessage::Assistant(a)) = kept_end.map(|m| &**m) {
+            self.on_assistant_end(a);
+            self.inner.processed_assistant.send_replace(a.timestamp);
+        }
+        if let AgentEvent::TurnEnd { .. } = &*event {
+            self.state().turn_index += 1;
+        }
+    }
+
+    /// `agent_end` as listeners get it: with `will_retry` set when the retry stage will
+    /// retry (the agent itself cannot know).
+    fn with_will_retry(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
+        match &*event {
+            AgentEvent::AgentEnd { messages, .. } if self.will_retry_after(messages) => {
+                Arc::new(AgentEvent::AgentEnd {
+                    messages: messages.clone(),
+                    will_retry: true,
+                })
+            }
+            _ => event,
+        }
+    }
+
+    /// SE-6: remember the reply for post-run; a good reply clears the overflow flag and ends
+    /// a retry sequence successfully (RETRY-9).
+    fn on_assistant_end(&self, reply: &rho_ai::AssistantMessage) {
+        let success_attempt = {
+            let mut s = self.state();
+            s.last_assistant = Some(reply.clone());
+            if reply.stop_reason == StopReason::Error {
+                None
+            } else {
+                s.overflow_recovery_attempted = false;
+                let attempt = std::mem::take(&mut s.retry_attempt);
+                (attempt > 0).then_some(attempt)
+            }
+        };
+        if let Some(attempt) = success_attempt {
+            self.emit_session(SessionOnlyEvent::AutoRetryEnd {
+                success: true,
+                attempt,
+                final_error: None,
+            });
+        }
+    }
+
+    /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
+    /// Records a finished message; the entry shares the transcript's cell, so once the line
+    /// is on disk both can let the decoded message go.
+    fn persist(&self, message: &Arc<AgentMessage>) {
+        let cell = self.inner.services.agent.stored_message_of(message);
+        let result = {
+            let mut s = self.state();
+            match &**message {
+                AgentMessage::Custom(c) => s
+                    .session
+                    .append_custom_message(
+                        &c.custom_type,
+                        c.content.clone(),
+                        c.display,
+                        c.details.clone(),
+                    )
+                    .map(|_| ()),
+                AgentMessage::User(_)
+                | AgentMessage::Assistant(_)
+                | AgentMessage::ToolResult(_) => {
+                    let cell = cell.unwrap_or_else(|| Arc::clone(message).into());
+                    s.session.append_message(cell).map(|_| ())
+                }
+                _ => Ok(()),
+            }
+        };
+        if result.is_err() {
+            self.announce_save_failure();
+        }
+    }
+
+    /// Forwards the event to extension handlers (EXT-9); a `message_end` replacement is
+    /// applied to the agent state and returned (EXT-12, SE-5).
+    async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
+        let runner = &self.inner.services.extensions;
+        if !runner.has_handlers(event.type_name()) {
+            return event;
+        }
+        let ctx = self.run_ctx();
+        if let AgentEvent::MessageEnd { message } = &*event {
+            if let Some(replacement) = runner.emit_message_end(message, &ctx).await {
+                let replacement = Arc::new(replacement);
+                self.replace_last_message(message, Arc::clone(&replacement));
+                return Arc::new(AgentEvent::MessageEnd {
+                    message: replacement,
+                });
+            }
+            return event;
+        }
+        if let Some(ext_event) = self.extension_event(&event) {
+            runner.emit(ext_event, &ctx).await;
+        }
+        event
+    }
+
+    fn replace_last_message(&self, original: &Arc<AgentMessage>, replacement: Arc<AgentMessage>) {
+        let mut messages = self.inner.services.agent.stored_messages();
+        if let Some(slot) = messages
+            .iter_mut()
+            .rev()
+            .find(|m| m.holds(original) || m.held().is_some_and(|held| *held == **original))
+        {
+            *slot = replacement.into();
+            self.inner.services.agent.set_messages(messages);
+        }
+    }
+
+    fn extension_event(&self, event: &AgentEvent) -> Option<ExtensionEvent> {
+        let turn_index = self.state().turn_index;
+        let value = |e: &AgentEvent, field: &str| {
+            serde_json::to_value(e)
+                .ok()
+                .and_then(|v| v.get(field).cloned())
+                .unwrap_or_default()
+        };
+        Some(match event {
+            AgentEvent::AgentStart => ExtensionEvent::AgentStart,
+            AgentEvent::AgentEnd { messages, .. } => ExtensionEvent::AgentEnd {
+                messages: messages.clone(),
+            },
+            AgentEvent::TurnStart => ExtensionEvent::TurnStart {
+                turn_index,
+                timestamp: rho_ai::now_ms(),
+            },
+            AgentEvent::TurnEnd {
+                message,
+                tool_results,
+            } => ExtensionEvent::TurnEnd {
+                turn_index,
+                message: message.clone(),
+                tool_results: tool_results.clone(),
+            },
+            AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
+                message: message.clone(),
+            },
+            AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
+                message: message.clone(),
+                assistant_message_event: value(event, "assistantMessageEvent"),
+            },
+            AgentEvent::MessageEnd { .. } => return None,
+            AgentEvent::ToolExecutionStart {
+                tool_call_id,
+                tool_name,
+                args,
+            } => ExtensionEvent::ToolExecutionStart {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                args: args.clone(),
+            },
+            AgentEvent::ToolExecutionUpdate {
+                tool_call_id,
+                tool_name,
+                args,
+                ..
+            } => ExtensionEvent::ToolExecutionUpdate {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                args: args.clone(),
+                partial_result: value(event, "partialResult"),
+            },
+            AgentEvent::ToolExecutionEnd {
+                tool_call_id,
+                tool_name,
+                is_error,
+                ..
+            } => ExtensionEvent::ToolExecutionEnd {
+                tool_call_id: tool_call_id.clone(),
+                tool_name: tool_name.clone(),
+                result: value(event, "result"),
+                is_error: *is_error,
+            },
+        })
+    }
+}

@@ -1,0 +1,167 @@
+//! The session task: the one owner of the run. It holds the agent's event stream and the
+//! runs waiting to start, drives one run at a time, and applies the operations handles send
+//! (see `ops.rs`) in the order they were sent. An operation is applied between two steps of
+//! the run, never in the middle of one: "is a run going?" and "start, queue or refuse" are
+//! answered by the same task that moves the run from phase to phase, so no message can slip
+//! between a check and the change it leads to.
+//!
+//! Applying an operation never awaits: whatever takes time (a run, an extension's answer) is
+//! part of a run this task drives or happens in the caller's task. So a handler the run is
+//! awaiting can itself send operations (`sendUserMessage`, `ctx.abort()`) without
+//! deadlocking the task.
+
+use std::collections::VecDeque;
+use std::sync::Weak;
+
+use rho_agent::EventReceiver;
+use tokio::sync::{mpsc, oneshot};
+
+use super::ops::{Job, Op};
+use super::phase::RunPhase;
+use super::{AgentSession, Inner};
+use crate::session::SessionManager;
+
+/// The runs waiting to start and what waits for the current one to end.
+#[derive(Default)]
+pub(crate) struct Runs {
+    /// Runs accepted to start after the current one, in the order they were accepted.
+    waiting: VecDeque<Job>,
+    /// True while the task drives a run (from its first stage to its settling).
+    pub active: bool,
+    /// Session replacements asked for during a run: carried out when it has ended.
+    replacements: Vec<(SessionManager, oneshot::Sender<()>)>,
+}
+
+impl Runs {
+    /// Accepts `job` to start after the runs before it.
+    pub fn push(&mut self, session: &AgentSession, job: Job) {
+        session.inner.run.update(|s| s.starting += 1);
+        self.waiting.push_back(job);
+    }
+
+    /// Defers replacing the store with `next` until the current run has ended.
+    pub fn defer_replacement(&mut self, next: SessionManager, done: oneshot::Sender<()>) {
+        self.replacements.push((next, done));
+    }
+}
+
+/// The task's own parts: the operations inbox and the agent's event stream.
+pub(crate) struct SessionTask {
+    pub inner: Weak<Inner>,
+    pub ops: mpsc::UnboundedReceiver<Op>,
+    pub events: EventReceiver,
+}
+
+impl SessionTask {
+    /// Runs until every handle of the session is gone (a run in progress is finished first).
+    pub async fn run(self) {
+        let SessionTask {
+            inner,
+            mut ops,
+            mut events,
+        } = self;
+        let mut runs = Runs::default();
+        loop {
+            let Some(job) = runs.waiting.pop_front() else {
+                let Some(op) = ops.recv().await else {
+                    return;
+                };
+                let Some(inner) = inner.upgrade() else {
+                    return;
+                };
+                AgentSession { inner }.apply(op, &mut runs);
+                continue;
+            };
+            let Some(inner) = inner.upgrade() else {
+                return;
+            };
+            let session = AgentSession { inner };
+            session.inner.run.update(|s| {
+                s.starting -= 1;
+                s.phase = RunPhase::Starting;
+            });
+            runs.active = true;
+            {
+                let job = session.run_job(job, &mut events);
+                tokio::pin!(job);
+                loop {
+                    tokio::select! {
+                        biased;
+                        Some(op) = ops.recv() => session.apply(op, &mut runs),
+                        () = &mut job => break,
+                    }
+                }
+            }
+            runs.active = false;
+            for (next, done) in std::mem::take(&mut runs.replacements) {
+                session.replace_store(next);
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+impl AgentSession {
+    /// Applies one operation (without awaiting anything).
+    fn apply(&self, op: Op, runs: &mut Runs) {
+        match op {
+            Op::Prompt(prompt) => self.apply_prompt(*prompt, runs),
+            Op::Queue {
+                queue,
+                text,
+                images,
+                done,
+            } => {
+                self.queue_text(queue, text, images);
+                let _ = done.send(());
+            }
+            Op::Custom {
+                message,
+                options,
+                done,
+            } => self.apply_custom(*message, options, done, runs),
+            Op::Abort { detach, done } => {
+                let _ = done.send(self.apply_abort(detach));
+            }
+            Op::Bash {
+                message,
+                session_id,
+                done,
+            } => {
+                self.apply_bash(*message, session_id.as_deref());
+                let _ = done.send(());
+            }
+            Op::SetModel { model, done } => {
+                let _ = done.send(self.apply_model(*model));
+            }
+            Op::SetThinkingLevel {
+                level,
+                always_record,
+                done,
+            } => {
+                let _ = done.send(self.apply_thinking_level(level, always_record));
+            }
+            Op::ReplaceSession { next, done } => {
+                self.apply_abort(false);
+                self.abort_bash();
+                if runs.active {
+                    runs.defer_replacement(*next, done);
+                } else {
+                    self.replace_store(*next);
+                    let _ = done.send(());
+                }
+            }
+        }
+    }
+
+    /// Starts the run of `job` and drives it to its end.
+    async fn run_job(&self, job: Job, rx: &mut EventReceiver) {
+        match job {
+            Job::Prompt(prompt) => self.prompt_job(*prompt, rx).await,
+            Job::Messages { messages, done } => {
+                let result = self.run_loop(rx, messages).await;
+                let _ = done.send(result);
+            }
+        }
+    }
+}
