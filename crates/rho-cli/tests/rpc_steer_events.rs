@@ -1,52 +1,14 @@
 //! D4 + D15 over RPC: a steer that interrupts a streaming reply leaves a well-formed event
-//! stream (every `message_start` has its `message_end`, every `turn_start` its `turn_end`),
+//! stream (every `message_start` has its `message_end`, every `turn_start` its `turn_end`,
+//! every `agent_start` its `agent_end`),
 //! while the discarded partial stays out of the session file and the next request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::json;
+use support::stream::assert_well_formed;
 use support::{hanging_reply, is_text_delta, reply, user_texts, Rpc, Start};
-
-/// Checks the nesting of message and turn events; returns the ended assistant messages.
-fn assert_well_formed(lines: &[Value]) -> Vec<Value> {
-    let mut open_message = false;
-    let mut open_turn = false;
-    let mut assistants = Vec::new();
-    for line in lines {
-        match line["type"].as_str() {
-            Some("turn_start") => {
-                assert!(!open_turn, "turn_start inside a turn: {lines:#?}");
-                open_turn = true;
-            }
-            Some("turn_end") => {
-                assert!(
-                    open_turn && !open_message,
-                    "unbalanced turn_end: {lines:#?}"
-                );
-                open_turn = false;
-            }
-            Some("message_start") => {
-                assert!(
-                    !open_message,
-                    "message_start before the last ended: {lines:#?}"
-                );
-                open_message = true;
-            }
-            Some("message_update") => assert!(open_message, "update outside a message"),
-            Some("message_end") => {
-                assert!(open_message, "message_end without a start: {lines:#?}");
-                open_message = false;
-                if line["message"]["role"] == "assistant" {
-                    assistants.push(line["message"].clone());
-                }
-            }
-            _ => {}
-        }
-    }
-    assert!(!open_message && !open_turn, "left open: {lines:#?}");
-    assistants
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_steer_ends_the_interrupted_reply_and_its_turn() {

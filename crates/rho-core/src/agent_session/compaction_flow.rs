@@ -181,7 +181,7 @@ impl AgentSession {
         &self,
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, SessionError> {
-        // SE-9: the run this aborts is neither forwarded nor persisted.
+        // SE-9: the run this aborts is not persisted (its end still reaches listeners).
         self.abort_run(true).await;
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,

@@ -44,8 +44,8 @@ pub(crate) enum Op {
         options: SendMessageOptions,
         done: oneshot::Sender<Result<(), SessionError>>,
     },
-    /// `abort` (D6); `detach` for a manual compaction, whose aborted run is neither forwarded
-    /// nor persisted (SE-9). Answers the settle count to wait past when a run loop was
+    /// `abort` (D6); `detach` for a manual compaction, whose aborted run is not persisted
+    /// (SE-9). Answers the settle count to wait past when a run loop was
     /// active.
     Abort {
         detach: bool,

@@ -64,8 +64,9 @@ pub struct RunState {
     /// `abort()` was called for this run loop: its `agent_settled` says `aborted` and no
     /// retry is promised. Cleared when the next run loop starts.
     pub aborted: bool,
-    /// The run's agent events are neither forwarded nor persisted: a manual compaction is
-    /// aborting it (SE-9).
+    /// The run's messages are not persisted: a manual compaction is aborting it (SE-9).
+    /// Listeners and extensions still see the run end, so the event stream stays well-formed
+    /// (D15; pi 1.x no longer hides those events either).
     pub detached: bool,
     /// Runs accepted to start after the current one (they wait for the run before them).
     pub starting: usize,

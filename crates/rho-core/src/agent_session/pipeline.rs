@@ -21,9 +21,6 @@ impl AgentSession {
         if let Some(queue) = from {
             self.on_queue_delivery(queue);
         }
-        if self.inner.run.get().detached {
-            return;
-        }
         match &*event {
             AgentEvent::MessageStart {
                 message: AgentMessage::User(_),
@@ -49,7 +46,8 @@ impl AgentSession {
         // The durability rule: an entry is written before any event announcing it leaves the
         // process, so a client that saw `message_end` finds the message in the file even if
         // rho is killed the next instant (pi persists after its listeners; rho does not).
-        if let Some(message) = kept_end {
+        // A run a manual compaction aborts is not written at all (SE-9).
+        if let Some(message) = kept_end.filter(|_| !self.inner.run.get().detached) {
             self.persist(message);
         }
         self.emit(super::SessionEvent::Agent(event.clone()));

@@ -163,7 +163,8 @@ impl AgentSession {
         self.abort_run(false).await;
     }
 
-    /// [`Self::abort`]; `detach` drops the aborted run's remaining events (SE-9).
+    /// [`Self::abort`]; with `detach` the aborted run's remaining messages are not persisted
+    /// (SE-9).
     pub(crate) async fn abort_run(&self, detach: bool) {
         if let Ok(Some(settled)) = self.request(|done| Op::Abort { detach, done }).await {
             self.inner.run.settled_past(settled).await;
