@@ -5,6 +5,7 @@ use rho_agent::{AgentMessage, BashExecutionMessage};
 
 use super::bash_chunks::{ChunkTracker, OutputFn};
 use super::ops::Op;
+use super::task::{data as run_data, Data};
 use super::AgentSession;
 
 impl AgentSession {
@@ -27,12 +28,22 @@ impl AgentSession {
 
     /// Records a result on the session task: a run's last flush and its settle happen with
     /// no operation in between, so a result lands in that flush or after it.
-    pub(crate) fn apply_bash(&self, message: BashExecutionMessage, session_id: Option<&str>) {
+    pub(crate) fn apply_bash(
+        &self,
+        message: BashExecutionMessage,
+        session_id: Option<&str>,
+        data: &Data,
+    ) {
         if session_id.is_some_and(|id| self.with_session(|s| s.session_id() != id)) {
             return;
         }
         if self.is_streaming() {
-            self.state().pending_bash.push(message);
+            let pending = {
+                let mut d = run_data(data);
+                d.pending_bash.push(message);
+                d.pending_bash.len()
+            };
+            self.inner.run.update(|s| s.pending_bash = pending);
             return;
         }
         self.append_bash(message);
@@ -40,12 +51,13 @@ impl AgentSession {
 
     /// Whether results wait for the next flush.
     pub fn has_pending_bash_messages(&self) -> bool {
-        !self.state().pending_bash.is_empty()
+        self.inner.run.get().pending_bash > 0
     }
 
     /// Moves every pending result, in order, into state and session (the three flush points).
-    pub(crate) fn flush_pending_bash(&self) {
-        let pending = std::mem::take(&mut self.state().pending_bash);
+    pub(crate) fn flush_pending_bash(&self, data: &Data) {
+        let pending = std::mem::take(&mut run_data(data).pending_bash);
+        self.inner.run.update(|s| s.pending_bash = 0);
         for message in pending {
             self.append_bash(message);
         }

@@ -1,7 +1,6 @@
 //! Compaction as the session runs it: the post-run and pre-prompt checks (D2, D3, COMP-4..12),
 //! auto-compaction with its events (COMP-13..15), and manual `compact()` (COMP-17).
 
-use rho_agent::EventReceiver;
 use rho_ai::overflow::is_context_overflow;
 use rho_ai::{AssistantMessage, StopReason};
 use serde_json::Value;
@@ -11,6 +10,7 @@ use super::error::SessionError;
 use super::events::{CompactionReason, SessionOnlyEvent};
 use super::ops::Origin;
 use super::phase::{RunPhase, SideWork};
+use super::task::{data as run_data, Data, Driver};
 use super::AgentSession;
 use crate::compaction::from_session::{latest_compaction_timestamp, path_entries};
 use crate::compaction::{
@@ -64,14 +64,19 @@ enum Failure {
 
 impl AgentSession {
     /// The post-run check (aborted replies skipped). `Some(continue?)` decides the chain.
-    pub(crate) async fn post_run_compaction(&self, reply: &AssistantMessage) -> Option<bool> {
-        self.check_compaction(reply, CheckPoint::PostRun).await
+    pub(crate) async fn post_run_compaction(
+        &self,
+        reply: &AssistantMessage,
+        data: &Data,
+    ) -> Option<bool> {
+        self.check_compaction(reply, CheckPoint::PostRun, data)
+            .await
     }
 
     /// Stage 6: the check on the agent's last reply, aborted ones included; when it asks
     /// to continue (overflow recovery, queued messages), the continuation runs here, before
     /// the new prompt (D12: no race with the prompt's own run).
-    pub(crate) async fn pre_prompt_compaction(&self, rx: &mut EventReceiver) {
+    pub(crate) async fn pre_prompt_compaction(&self, d: &mut Driver<'_>) {
         let stored = self.inner.services.agent.stored_messages();
         let last = stored.iter().rev().find(|m| m.role() == "assistant");
         let Some(Ok(message)) = last.map(|m| m.get()) else {
@@ -80,12 +85,21 @@ impl AgentSession {
         let Some(reply) = message.as_assistant().cloned() else {
             return;
         };
-        if self.check_compaction(&reply, CheckPoint::PrePrompt).await == Some(true) {
-            self.continue_loop(rx).await;
+        if self
+            .check_compaction(&reply, CheckPoint::PrePrompt, d.data)
+            .await
+            == Some(true)
+        {
+            self.continue_loop(d).await;
         }
     }
 
-    async fn check_compaction(&self, reply: &AssistantMessage, point: CheckPoint) -> Option<bool> {
+    async fn check_compaction(
+        &self,
+        reply: &AssistantMessage,
+        point: CheckPoint,
+        data: &Data,
+    ) -> Option<bool> {
         let (settings, model, latest) = {
             let s = self.state();
             let branch = s.session.tree().branch();
@@ -105,7 +119,7 @@ impl AgentSession {
             return None;
         }
         if is_context_overflow(reply, model.context_window) {
-            let second = std::mem::replace(&mut self.state().overflow_recovery_attempted, true);
+            let second = std::mem::replace(&mut run_data(data).overflow_recovery_attempted, true);
             if second {
                 self.emit_session(SessionOnlyEvent::CompactionEnd {
                     reason: CompactionReason::Overflow,

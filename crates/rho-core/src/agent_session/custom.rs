@@ -10,7 +10,7 @@ use tokio::sync::oneshot;
 use super::error::SessionError;
 use super::ops::{Job, Op, Origin};
 use super::prompt::{InputSource, PromptOptions, StreamingBehavior};
-use super::task::Runs;
+use super::task::{data as run_data, Data, Runs};
 use super::AgentSession;
 use crate::extensions::{CustomMessageInput, DeliverAs};
 
@@ -64,9 +64,10 @@ impl AgentSession {
         options: SendMessageOptions,
         done: oneshot::Sender<Result<(), SessionError>>,
         runs: &mut Runs,
+        data: &Data,
     ) {
         if options.deliver_as == Some(DeliverAs::NextTurn) {
-            self.state().pending_next_turn.push(message);
+            run_data(data).pending_next_turn.push(message);
             let _ = done.send(Ok(()));
             return;
         }

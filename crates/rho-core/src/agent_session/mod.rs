@@ -47,10 +47,7 @@ mod tree;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use rho_agent::{
-    Agent, AgentMessage, AgentOptions, AgentTool, BashExecutionMessage, CustomMessage, ReadError,
-    StoredMessage, StreamFn,
-};
+use rho_agent::{Agent, AgentMessage, AgentOptions, AgentTool, ReadError, StoredMessage, StreamFn};
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
 
@@ -178,18 +175,6 @@ pub(crate) struct State {
     pub templates: Vec<PromptTemplate>,
     /// The agent's queues as listeners know them (`queue_update`, Q-2, Q-4).
     pub queue: queue::QueueView,
-    /// Bash results recorded while streaming (BASH-4).
-    pub pending_bash: Vec<BashExecutionMessage>,
-    /// Custom messages for the next prompt (CM-2).
-    pub pending_next_turn: Vec<CustomMessage>,
-    /// Retry counter (RETRY-4).
-    pub retry_attempt: u32,
-    /// Set by the first overflow recovery, cleared by user input and good replies (COMP-9).
-    pub overflow_recovery_attempted: bool,
-    /// The last assistant `message_end` since the previous post-run (POST-1).
-    pub last_assistant: Option<rho_ai::AssistantMessage>,
-    /// The extension-visible turn index (EXT-13).
-    pub turn_index: u32,
 }
 
 /// What the session works with for its whole life: the agent, extensions, credentials, the
@@ -328,12 +313,6 @@ impl AgentSession {
                     skills: config.skills,
                     templates: config.templates,
                     queue: queue::QueueView::default(),
-                    pending_bash: Vec::new(),
-                    pending_next_turn: Vec::new(),
-                    retry_attempt: 0,
-                    overflow_recovery_attempted: false,
-                    last_assistant: None,
-                    turn_index: 0,
                 }),
                 weak: weak.clone(),
             }
@@ -542,7 +521,7 @@ impl AgentSession {
 
     /// The retry counter (RETRY-12).
     pub fn retry_attempt(&self) -> u32 {
-        self.state().retry_attempt
+        self.inner.run.get().retry_attempt
     }
 
     /// Loaded skills.

@@ -8,6 +8,7 @@ use super::credentials::AuthStatus;
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
 use super::ops::{LevelChange, ModelSwitch, Op};
+use super::task::{data as run_data, Data, RunData};
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 use crate::session::EntryData;
@@ -179,18 +180,18 @@ impl AgentSession {
     }
 
     /// The replacement itself, on the session task with no run loop active.
-    pub(crate) fn replace_store(&self, session: crate::session::SessionManager) {
+    pub(crate) fn replace_store(&self, session: crate::session::SessionManager, data: &Data) {
         let context = session.build_context();
         self.inner.services.agent.reset();
         self.replace_conversation(context.messages);
+        *run_data(data) = RunData::default();
+        self.inner.run.update(|s| {
+            s.retry_attempt = 0;
+            s.pending_bash = 0;
+        });
         let mut s = self.state();
         s.session = session;
         s.queue = Default::default();
-        s.pending_bash.clear();
-        s.pending_next_turn.clear();
-        s.retry_attempt = 0;
-        s.overflow_recovery_attempted = false;
-        s.last_assistant = None;
         if context.has_thinking_level_change {
             if let (Some(level), Some(model)) = (
                 ThinkingLevel::parse(&context.thinking_level),

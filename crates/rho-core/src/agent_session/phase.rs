@@ -72,6 +72,10 @@ pub struct RunState {
     pub starting: usize,
     /// How many run loops have settled: `abort()` waits for the count to pass the one it saw.
     pub settled: u64,
+    /// The retry counter (RETRY-4, RETRY-12): failed attempts of the current retry sequence.
+    pub retry_attempt: u32,
+    /// How many user command results wait for the run's next flush (BASH-4).
+    pub pending_bash: usize,
 }
 
 impl RunState {
@@ -132,6 +136,13 @@ impl RunControl {
     /// Sets the run loop's phase.
     pub fn set_phase(&self, phase: RunPhase) {
         self.update(|s| s.phase = phase);
+    }
+
+    /// Ends a retry sequence: returns its attempt count and resets it.
+    pub fn take_retry_attempt(&self) -> u32 {
+        let mut attempt = 0;
+        self.update(|s| attempt = std::mem::take(&mut s.retry_attempt));
+        attempt
     }
 
     /// Resolves once no run is active or waiting (at once if none is).

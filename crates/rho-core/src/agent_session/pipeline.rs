@@ -10,6 +10,7 @@ use rho_ai::StopReason;
 
 use super::events::SessionOnlyEvent;
 use super::phase::RunPhase;
+use super::task::{data as run_data, Data};
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 
@@ -17,23 +18,28 @@ impl AgentSession {
     /// SE-3 for one event: (a) user and queue bookkeeping, (b) extension handlers, (d)
     /// persistence, then (c) listeners (the durability rule moves persistence first), (e)
     /// assistant tracking. `from` is the queue a started message was taken from.
-    pub(crate) async fn handle_agent_event(&self, event: Arc<AgentEvent>, from: Option<Queue>) {
+    pub(crate) async fn handle_agent_event(
+        &self,
+        event: Arc<AgentEvent>,
+        from: Option<Queue>,
+        data: &Data,
+    ) {
         if let Some(queue) = from {
             self.on_queue_delivery(queue);
         }
         match &*event {
             AgentEvent::MessageStart {
                 message: AgentMessage::User(_),
-            } => self.state().overflow_recovery_attempted = false,
+            } => run_data(data).overflow_recovery_attempted = false,
             AgentEvent::AgentStart => {
                 self.inner.run.set_phase(RunPhase::Running);
-                self.state().turn_index = 0;
+                run_data(data).turn_index = 0;
             }
             AgentEvent::AgentEnd { .. } => self.inner.run.set_phase(RunPhase::Finishing),
             _ => {}
         }
         let event = self.with_will_retry(event);
-        let event = self.run_extension_handlers(event).await;
+        let event = self.run_extension_handlers(event, data).await;
         // A reply discarded by steering (D4) is on the stream only: not persisted, not the
         // reply post-run looks at.
         let kept_end = match &*event {
@@ -52,11 +58,11 @@ impl AgentSession {
         }
         self.emit(super::SessionEvent::Agent(event.clone()));
         if let Some(AgentMessage::Assistant(a)) = kept_end.map(|m| &**m) {
-            self.on_assistant_end(a);
+            self.on_assistant_end(a, data);
             self.inner.processed_assistant.send_replace(a.timestamp);
         }
         if let AgentEvent::TurnEnd { .. } = &*event {
-            self.state().turn_index += 1;
+            run_data(data).turn_index += 1;
         }
     }
 
@@ -76,15 +82,15 @@ impl AgentSession {
 
     /// SE-6: remember the reply for post-run; a good reply clears the overflow flag and ends
     /// a retry sequence successfully (RETRY-9).
-    fn on_assistant_end(&self, reply: &rho_ai::AssistantMessage) {
+    fn on_assistant_end(&self, reply: &rho_ai::AssistantMessage, data: &Data) {
         let success_attempt = {
-            let mut s = self.state();
-            s.last_assistant = Some(reply.clone());
+            let mut d = run_data(data);
+            d.last_assistant = Some(reply.clone());
             if reply.stop_reason == StopReason::Error {
                 None
             } else {
-                s.overflow_recovery_attempted = false;
-                let attempt = std::mem::take(&mut s.retry_attempt);
+                d.overflow_recovery_attempted = false;
+                let attempt = self.inner.run.take_retry_attempt();
                 (attempt > 0).then_some(attempt)
             }
         };
@@ -130,7 +136,7 @@ impl AgentSession {
 
     /// Forwards the event to extension handlers (EXT-9); a `message_end` replacement is
     /// applied to the agent state and returned (EXT-12, SE-5).
-    async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
+    async fn run_extension_handlers(&self, event: Arc<AgentEvent>, data: &Data) -> Arc<AgentEvent> {
         let runner = &self.inner.services.extensions;
         if !runner.has_handlers(event.type_name()) {
             return event;
@@ -146,7 +152,8 @@ impl AgentSession {
             }
             return event;
         }
-        if let Some(ext_event) = self.extension_event(&event) {
+        let turn_index = run_data(data).turn_index;
+        if let Some(ext_event) = extension_event(&event, turn_index) {
             runner.emit(ext_event, &ctx).await;
         }
         event
@@ -163,71 +170,71 @@ impl AgentSession {
             self.inner.services.agent.set_messages(messages);
         }
     }
+}
 
-    fn extension_event(&self, event: &AgentEvent) -> Option<ExtensionEvent> {
-        let turn_index = self.state().turn_index;
-        let value = |e: &AgentEvent, field: &str| {
-            serde_json::to_value(e)
-                .ok()
-                .and_then(|v| v.get(field).cloned())
-                .unwrap_or_default()
-        };
-        Some(match event {
-            AgentEvent::AgentStart => ExtensionEvent::AgentStart,
-            AgentEvent::AgentEnd { messages, .. } => ExtensionEvent::AgentEnd {
-                messages: messages.clone(),
-            },
-            AgentEvent::TurnStart => ExtensionEvent::TurnStart {
-                turn_index,
-                timestamp: rho_ai::now_ms(),
-            },
-            AgentEvent::TurnEnd {
-                message,
-                tool_results,
-            } => ExtensionEvent::TurnEnd {
-                turn_index,
-                message: message.clone(),
-                tool_results: tool_results.clone(),
-            },
-            AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
-                message: message.clone(),
-            },
-            AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
-                message: message.clone(),
-                assistant_message_event: value(event, "assistantMessageEvent"),
-            },
-            AgentEvent::MessageEnd { .. } => return None,
-            AgentEvent::ToolExecutionStart {
-                tool_call_id,
-                tool_name,
-                args,
-            } => ExtensionEvent::ToolExecutionStart {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                args: args.clone(),
-            },
-            AgentEvent::ToolExecutionUpdate {
-                tool_call_id,
-                tool_name,
-                args,
-                ..
-            } => ExtensionEvent::ToolExecutionUpdate {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                args: args.clone(),
-                partial_result: value(event, "partialResult"),
-            },
-            AgentEvent::ToolExecutionEnd {
-                tool_call_id,
-                tool_name,
-                is_error,
-                ..
-            } => ExtensionEvent::ToolExecutionEnd {
-                tool_call_id: tool_call_id.clone(),
-                tool_name: tool_name.clone(),
-                result: value(event, "result"),
-                is_error: *is_error,
-            },
-        })
-    }
+/// The extension event for an agent event (EXT-9, EXT-13); `message_end` has its own path.
+fn extension_event(event: &AgentEvent, turn_index: u32) -> Option<ExtensionEvent> {
+    let value = |e: &AgentEvent, field: &str| {
+        serde_json::to_value(e)
+            .ok()
+            .and_then(|v| v.get(field).cloned())
+            .unwrap_or_default()
+    };
+    Some(match event {
+        AgentEvent::AgentStart => ExtensionEvent::AgentStart,
+        AgentEvent::AgentEnd { messages, .. } => ExtensionEvent::AgentEnd {
+            messages: messages.clone(),
+        },
+        AgentEvent::TurnStart => ExtensionEvent::TurnStart {
+            turn_index,
+            timestamp: rho_ai::now_ms(),
+        },
+        AgentEvent::TurnEnd {
+            message,
+            tool_results,
+        } => ExtensionEvent::TurnEnd {
+            turn_index,
+            message: message.clone(),
+            tool_results: tool_results.clone(),
+        },
+        AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
+            message: message.clone(),
+        },
+        AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
+            message: message.clone(),
+            assistant_message_event: value(event, "assistantMessageEvent"),
+        },
+        AgentEvent::MessageEnd { .. } => return None,
+        AgentEvent::ToolExecutionStart {
+            tool_call_id,
+            tool_name,
+            args,
+        } => ExtensionEvent::ToolExecutionStart {
+            tool_call_id: tool_call_id.clone(),
+            tool_name: tool_name.clone(),
+            args: args.clone(),
+        },
+        AgentEvent::ToolExecutionUpdate {
+            tool_call_id,
+            tool_name,
+            args,
+            ..
+        } => ExtensionEvent::ToolExecutionUpdate {
+            tool_call_id: tool_call_id.clone(),
+            tool_name: tool_name.clone(),
+            args: args.clone(),
+            partial_result: value(event, "partialResult"),
+        },
+        AgentEvent::ToolExecutionEnd {
+            tool_call_id,
+            tool_name,
+            is_error,
+            ..
+        } => ExtensionEvent::ToolExecutionEnd {
+            tool_call_id: tool_call_id.clone(),
+            tool_name: tool_name.clone(),
+            result: value(event, "result"),
+            is_error: *is_error,
+        },
+    })
 }

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::events::SessionOnlyEvent;
 use super::ops::Op;
 use super::phase::RunPhase;
+use super::task::{data as run_data, Data};
 use super::AgentSession;
 
 /// What the retry stage decided.
@@ -24,8 +25,8 @@ enum RetryOutcome {
 
 impl AgentSession {
     /// D2's chain for the last reply of the run.
-    pub(crate) async fn post_run(&self) -> bool {
-        let Some(reply) = self.state().last_assistant.take() else {
+    pub(crate) async fn post_run(&self, data: &Data) -> bool {
+        let Some(reply) = run_data(data).last_assistant.take() else {
             return false;
         };
         match self.retry_stage(&reply).await {
@@ -34,7 +35,7 @@ impl AgentSession {
             RetryOutcome::GoOn => {}
         }
         if reply.stop_reason == StopReason::Error {
-            let attempt = std::mem::take(&mut self.state().retry_attempt);
+            let attempt = self.inner.run.take_retry_attempt();
             if attempt > 0 {
                 self.emit_session(SessionOnlyEvent::AutoRetryEnd {
                     success: false,
@@ -43,7 +44,7 @@ impl AgentSession {
                 });
             }
         }
-        if let Some(decision) = self.post_run_compaction(&reply).await {
+        if let Some(decision) = self.post_run_compaction(&reply, data).await {
             return decision;
         }
         reply.stop_reason != StopReason::Aborted && self.inner.services.agent.has_queued_messages()
@@ -56,10 +57,11 @@ impl AgentSession {
         if self.inner.run.get().aborted {
             return false;
         }
-        let (settings, window, attempt) = {
+        let attempt = self.inner.run.get().retry_attempt;
+        let (settings, window) = {
             let s = self.state();
             let window = s.model.as_ref().map_or(0, |m| m.context_window);
-            (s.settings.retry(), window, s.retry_attempt)
+            (s.settings.retry(), window)
         };
         if !settings.enabled || attempt >= settings.max_retries {
             return false;
@@ -83,17 +85,17 @@ impl AgentSession {
         if !settings.enabled || !is_retryable(reply, window) {
             return RetryOutcome::GoOn;
         }
-        let attempt = {
-            let mut s = self.state();
+        let mut attempt = 0;
+        self.inner.run.update(|s| {
             s.retry_attempt += 1;
-            s.retry_attempt
-        };
+            attempt = s.retry_attempt;
+        });
         let error = reply
             .error_message
             .clone()
             .unwrap_or_else(|| "Unknown error".into());
         if attempt > settings.max_retries {
-            self.state().retry_attempt = 0;
+            self.inner.run.take_retry_attempt();
             self.emit_session(SessionOnlyEvent::AutoRetryEnd {
                 success: false,
                 attempt: attempt - 1,
@@ -121,7 +123,7 @@ impl AgentSession {
         if slept {
             return RetryOutcome::Retry;
         }
-        let attempt = std::mem::take(&mut self.state().retry_attempt);
+        let attempt = self.inner.run.take_retry_attempt();
         self.emit_session(SessionOnlyEvent::AutoRetryEnd {
             success: false,
             attempt,

@@ -2,14 +2,14 @@
 //! points (seed diagram 1; rules P-1..15, MSG-1..8, AUTH-, D1, D5, D7, D8).
 
 use rho_agent::queue::Queue;
-use rho_agent::{AgentMessage, CustomMessage, EventReceiver};
+use rho_agent::{AgentMessage, CustomMessage};
 use rho_ai::{ContentBlock, ImageContent, UserContent, UserMessage};
 
 use super::credentials::AuthStatus;
 use super::error::SessionError;
 use super::ops::{Job, Op, Origin, PromptOp};
 use super::phase::RunPhase;
-use super::task::Runs;
+use super::task::{data as run_data, Data, Driver, Runs};
 use super::AgentSession;
 use crate::extensions::InputOutcome;
 use crate::resources::skills::expand_skill;
@@ -235,7 +235,7 @@ impl AgentSession {
     }
 
     /// A prompt's turn on the session task: stages 5-7, then its run loop.
-    pub(crate) async fn prompt_job(&self, prompt: PromptOp, rx: &mut EventReceiver) {
+    pub(crate) async fn prompt_job(&self, prompt: PromptOp, d: &mut Driver<'_>) {
         let PromptOp {
             text,
             images,
@@ -243,10 +243,10 @@ impl AgentSession {
             reply,
             ..
         } = prompt;
-        match self.prepare_run(text, images, rx).await {
+        match self.prepare_run(text, images, d).await {
             Ok(messages) => {
                 preflight.fire(Some(Disposition::Started));
-                let _ = reply.send(self.run_loop(rx, messages).await);
+                let _ = reply.send(self.run_loop(d, messages).await);
             }
             Err(e) => {
                 self.inner.run.set_phase(RunPhase::Idle);
@@ -261,20 +261,20 @@ impl AgentSession {
         &self,
         text: String,
         images: Vec<ImageContent>,
-        rx: &mut EventReceiver,
+        d: &mut Driver<'_>,
     ) -> Result<Vec<AgentMessage>, SessionError> {
         // Stage 5: bash flush (point 1), model check, auth check.
-        self.flush_pending_bash();
+        self.flush_pending_bash(d.data);
         self.check_model_and_auth()?;
         // Stage 6: pre-send compaction (aborted replies included), then bash flush (point 2).
-        self.pre_prompt_compaction(rx).await;
+        self.pre_prompt_compaction(d).await;
         self.inner.run.set_phase(RunPhase::Starting);
-        self.flush_pending_bash();
+        self.flush_pending_bash(d.data);
         // Stage 7: messages and system prompt, once external tools had their chance to arrive.
         if let Some(external) = self.external() {
             external.before_prompt().await;
         }
-        Ok(self.build_prompt_messages(text, images).await)
+        Ok(self.build_prompt_messages(text, images, d.data).await)
     }
 
     /// Skill expansion then template expansion (P-5); a skill read failure is reported as
@@ -320,6 +320,7 @@ impl AgentSession {
         &self,
         text: String,
         images: Vec<ImageContent>,
+        data: &Data,
     ) -> Vec<AgentMessage> {
         let mut content = vec![ContentBlock::text(text.clone())];
         content.extend(images.iter().cloned().map(ContentBlock::Image));
@@ -327,10 +328,10 @@ impl AgentSession {
             content: UserContent::Blocks(content),
             timestamp: rho_ai::now_ms(),
         })];
-        let (asides, base, options) = {
-            let mut s = self.state();
+        let asides = std::mem::take(&mut run_data(data).pending_next_turn);
+        let (base, options) = {
+            let s = self.state();
             (
-                std::mem::take(&mut s.pending_next_turn),
                 s.base_system_prompt.clone(),
                 s.system_prompt_options.clone(),
             )

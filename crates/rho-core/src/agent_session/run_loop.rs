@@ -5,12 +5,13 @@
 
 use std::future::Future;
 
-use rho_agent::{AgentError, AgentMessage, EventReceiver};
+use rho_agent::{AgentError, AgentMessage};
 use rho_ai::StopReason;
 
 use super::error::SessionError;
 use super::events::SessionOnlyEvent;
 use super::phase::RunPhase;
+use super::task::Driver;
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
 
@@ -21,30 +22,30 @@ impl AgentSession {
     /// One run loop over `messages`, from `agent.prompt` to the settle (D1).
     pub(crate) async fn run_loop(
         &self,
-        rx: &mut EventReceiver,
+        d: &mut Driver<'_>,
         messages: Vec<AgentMessage>,
     ) -> Result<(), SessionError> {
         self.start_loop();
         let run = self.inner.services.agent.prompt(messages);
-        let result = self.drive(rx, run).await;
+        let result = self.drive(d, run).await;
         let mut iterations = 0;
         if result.is_ok() {
-            self.post_run_chain(rx, &mut iterations).await;
+            self.post_run_chain(d, &mut iterations).await;
         }
-        self.finish_loop(rx, iterations).await;
+        self.finish_loop(d, iterations).await;
         result
     }
 
     /// A run loop that starts with `agent.continue()` (the pre-prompt overflow recovery,
     /// COMP-23): the same chain, finally and settle.
-    pub(crate) async fn continue_loop(&self, rx: &mut EventReceiver) {
+    pub(crate) async fn continue_loop(&self, d: &mut Driver<'_>) {
         self.start_loop();
         let run = self.inner.services.agent.continue_();
         let mut iterations = 0;
-        if self.drive(rx, run).await.is_ok() {
-            self.post_run_chain(rx, &mut iterations).await;
+        if self.drive(d, run).await.is_ok() {
+            self.post_run_chain(d, &mut iterations).await;
         }
-        self.finish_loop(rx, iterations).await;
+        self.finish_loop(d, iterations).await;
     }
 
     /// A run loop begins: running, and no abort requested yet.
@@ -56,9 +57,9 @@ impl AgentSession {
     }
 
     /// `while post_run() { agent.continue() }`, at most [`MAX_POST_RUN_ITERATIONS`] times.
-    async fn post_run_chain(&self, rx: &mut EventReceiver, iterations: &mut u32) {
+    async fn post_run_chain(&self, d: &mut Driver<'_>, iterations: &mut u32) {
         let extensions = &self.inner.services.extensions;
-        while self.post_run().await {
+        while self.post_run(d.data).await {
             *iterations += 1;
             if *iterations > MAX_POST_RUN_ITERATIONS {
                 extensions.report(
@@ -69,7 +70,7 @@ impl AgentSession {
                 return;
             }
             let run = self.inner.services.agent.continue_();
-            if let Err(e) = self.drive(rx, run).await {
+            if let Err(e) = self.drive(d, run).await {
                 extensions.report("<session>", "continue", e.to_string());
                 return;
             }
@@ -81,7 +82,7 @@ impl AgentSession {
     /// delivered by this loop rather than left for the next prompt), then the finally and
     /// the settle. Nothing awaits between that last look and the settle, so a message sent
     /// from then on finds the session idle.
-    async fn finish_loop(&self, rx: &mut EventReceiver, mut iterations: u32) {
+    async fn finish_loop(&self, d: &mut Driver<'_>, mut iterations: u32) {
         let agent = &self.inner.services.agent;
         loop {
             let declined = agent.has_queued_messages();
@@ -90,12 +91,12 @@ impl AgentSession {
                 break;
             }
             iterations += 1;
-            if self.drive(rx, agent.continue_()).await.is_err() {
+            if self.drive(d, agent.continue_()).await.is_err() {
                 break;
             }
-            self.post_run_chain(rx, &mut iterations).await;
+            self.post_run_chain(d, &mut iterations).await;
         }
-        self.flush_pending_bash();
+        self.flush_pending_bash(d.data);
         let base = self.state().base_system_prompt.clone();
         agent.set_system_prompt(base);
         self.settle().await;
@@ -135,20 +136,20 @@ impl AgentSession {
     /// Processes events while `run` goes on, then the events still queued after it ended.
     pub(crate) async fn drive(
         &self,
-        rx: &mut EventReceiver,
+        d: &mut Driver<'_>,
         run: impl Future<Output = Result<(), AgentError>>,
     ) -> Result<(), SessionError> {
         tokio::pin!(run);
         loop {
             tokio::select! {
                 biased;
-                event = rx.recv_delivery() => match event {
-                    Some((e, from)) => self.handle_agent_event(e, from).await,
+                event = d.events.recv_delivery() => match event {
+                    Some((e, from)) => self.handle_agent_event(e, from, d.data).await,
                     None => return run.await.map_err(SessionError::from),
                 },
                 result = &mut run => {
-                    while let Some((e, from)) = rx.try_recv_delivery() {
-                        self.handle_agent_event(e, from).await;
+                    while let Some((e, from)) = d.events.try_recv_delivery() {
+                        self.handle_agent_event(e, from, d.data).await;
                     }
                     return result.map_err(SessionError::from);
                 }

@@ -11,15 +11,46 @@
 //! deadlocking the task.
 
 use std::collections::VecDeque;
-use std::sync::Weak;
+use std::sync::{Mutex, MutexGuard, Weak};
 
-use rho_agent::EventReceiver;
+use rho_agent::{BashExecutionMessage, CustomMessage, EventReceiver};
 use tokio::sync::{mpsc, oneshot};
 
 use super::ops::{Job, Op};
 use super::phase::RunPhase;
-use super::{AgentSession, Inner};
+use super::{lock, AgentSession, Inner};
 use crate::session::SessionManager;
+
+/// The run's own data. Only the session task touches it: it lends it to the run it drives
+/// and to the operations it applies, which never run at the same time (the lock is never
+/// contended; it only lets the run's future be sent between threads).
+#[derive(Default)]
+pub(crate) struct RunData {
+    /// Bash results recorded while a run is active (BASH-4).
+    pub pending_bash: Vec<BashExecutionMessage>,
+    /// Custom messages for the next prompt (CM-2).
+    pub pending_next_turn: Vec<CustomMessage>,
+    /// Set by the first overflow recovery, cleared by user input and good replies (COMP-9).
+    pub overflow_recovery_attempted: bool,
+    /// The last assistant `message_end` since the previous post-run (POST-1).
+    pub last_assistant: Option<rho_ai::AssistantMessage>,
+    /// The extension-visible turn index (EXT-13).
+    pub turn_index: u32,
+}
+
+/// The run data, as the session task lends it.
+pub(crate) type Data = Mutex<RunData>;
+
+/// Locks the run data (never contended, see [`RunData`]).
+pub(crate) fn data(data: &Data) -> MutexGuard<'_, RunData> {
+    lock(data)
+}
+
+/// What the run the session task drives works with: the run data and the agent's events.
+pub(crate) struct Driver<'a> {
+    pub data: &'a Data,
+    pub events: &'a mut EventReceiver,
+}
 
 /// The runs waiting to start and what waits for the current one to end.
 #[derive(Default)]
@@ -61,6 +92,7 @@ impl SessionTask {
             mut events,
         } = self;
         let mut runs = Runs::default();
+        let data = Data::default();
         loop {
             let Some(job) = runs.waiting.pop_front() else {
                 let Some(op) = ops.recv().await else {
@@ -69,7 +101,7 @@ impl SessionTask {
                 let Some(inner) = inner.upgrade() else {
                     return;
                 };
-                AgentSession { inner }.apply(op, &mut runs);
+                AgentSession { inner }.apply(op, &mut runs, &data);
                 continue;
             };
             let Some(inner) = inner.upgrade() else {
@@ -82,19 +114,23 @@ impl SessionTask {
             });
             runs.active = true;
             {
-                let job = session.run_job(job, &mut events);
+                let mut driver = Driver {
+                    data: &data,
+                    events: &mut events,
+                };
+                let job = session.run_job(job, &mut driver);
                 tokio::pin!(job);
                 loop {
                     tokio::select! {
                         biased;
-                        Some(op) = ops.recv() => session.apply(op, &mut runs),
+                        Some(op) = ops.recv() => session.apply(op, &mut runs, &data),
                         () = &mut job => break,
                     }
                 }
             }
             runs.active = false;
             for (next, done) in std::mem::take(&mut runs.replacements) {
-                session.replace_store(next);
+                session.replace_store(next, &data);
                 let _ = done.send(());
             }
         }
@@ -103,7 +139,7 @@ impl SessionTask {
 
 impl AgentSession {
     /// Applies one operation (without awaiting anything).
-    fn apply(&self, op: Op, runs: &mut Runs) {
+    fn apply(&self, op: Op, runs: &mut Runs, data: &Data) {
         match op {
             Op::Prompt(prompt) => self.apply_prompt(*prompt, runs),
             Op::Queue {
@@ -119,7 +155,7 @@ impl AgentSession {
                 message,
                 options,
                 done,
-            } => self.apply_custom(*message, options, done, runs),
+            } => self.apply_custom(*message, options, done, runs, data),
             Op::Abort { detach, done } => {
                 let _ = done.send(self.apply_abort(detach));
             }
@@ -128,7 +164,7 @@ impl AgentSession {
                 session_id,
                 done,
             } => {
-                self.apply_bash(*message, session_id.as_deref());
+                self.apply_bash(*message, session_id.as_deref(), data);
                 let _ = done.send(());
             }
             Op::SetModel { model, done } => {
@@ -147,7 +183,7 @@ impl AgentSession {
                 if runs.active {
                     runs.defer_replacement(*next, done);
                 } else {
-                    self.replace_store(*next);
+                    self.replace_store(*next, data);
                     let _ = done.send(());
                 }
             }
@@ -155,11 +191,11 @@ impl AgentSession {
     }
 
     /// Starts the run of `job` and drives it to its end.
-    async fn run_job(&self, job: Job, rx: &mut EventReceiver) {
+    async fn run_job(&self, job: Job, d: &mut Driver<'_>) {
         match job {
-            Job::Prompt(prompt) => self.prompt_job(*prompt, rx).await,
+            Job::Prompt(prompt) => self.prompt_job(*prompt, d).await,
             Job::Messages { messages, done } => {
-                let result = self.run_loop(rx, messages).await;
+                let result = self.run_loop(d, messages).await;
                 let _ = done.send(result);
             }
         }
