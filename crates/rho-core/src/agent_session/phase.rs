@@ -1,6 +1,7 @@
 //! What the session's run is doing, as one value written in one place. Every question of the
 //! form "is a run going?", "is it retrying?", "may this prompt start?" reads [`RunState`];
-//! only the run driver and the operations that start, abort or compact change it.
+//! only the session task (the run it drives, the operations it applies) changes it, besides
+//! the compaction and branch summary that run outside a run loop.
 
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -26,18 +27,6 @@ pub enum RunPhase {
 }
 
 impl RunPhase {
-    /// The name used in logs and docs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunPhase::Idle => "idle",
-            RunPhase::Starting => "starting",
-            RunPhase::Running => "running",
-            RunPhase::Retrying => "retrying",
-            RunPhase::Compacting => "compacting",
-            RunPhase::Finishing => "finishing",
-        }
-    }
-
     /// Whether the agent itself is done with the run: what is left (compaction, settling) is
     /// the session's own, so a prompt from outside waits for it instead of being refused.
     pub fn agent_done(self) -> bool {
@@ -106,7 +95,7 @@ pub(crate) struct Cancels {
 /// The run's state and its cancellation handles, shared by the session's handles.
 pub(crate) struct RunControl {
     state: watch::Sender<RunState>,
-    pub cancels: std::sync::Mutex<Cancels>,
+    cancels: std::sync::Mutex<Cancels>,
 }
 
 impl Default for RunControl {
