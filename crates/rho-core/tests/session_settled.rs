@@ -163,3 +163,35 @@ async fn a_steer_sent_while_the_loop_finishes_is_delivered_by_it() {
     );
     assert_eq!(s.pending_message_count(), 0);
 }
+
+/// An `agent_settled` handler may start a new session (pi's `ctx.newSession()`): the run it
+/// follows has settled, so the replacement happens at once instead of waiting for that run.
+#[tokio::test]
+async fn an_agent_settled_handler_can_start_a_new_session() {
+    use rho_core::extensions::{Extension, ExtensionContext, SessionAction};
+    use std::sync::Arc;
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("done"));
+    let mut c = config(&provider);
+    let mut ext = Extension::new("fresh-start");
+    ext.on(
+        "agent_settled",
+        Arc::new(|_, ctx: ExtensionContext| {
+            Box::pin(async move {
+                ctx.host.session_action(SessionAction::NewSession).await?;
+                Ok(None)
+            })
+        }),
+    );
+    c.extensions = vec![ext];
+    let s = rho_core::agent_session::AgentSession::new(c);
+    s.bind_session_actions();
+    let before = s.with_session(|m| m.session_id().to_string());
+    let prompt = s.prompt("go", PromptOptions::default());
+    tokio::time::timeout(std::time::Duration::from_secs(5), prompt)
+        .await
+        .expect("the handler's new session does not wait for the run it follows")
+        .expect("ok");
+    assert_ne!(s.with_session(|m| m.session_id().to_string()), before);
+    assert!(s.messages().is_empty(), "the new session starts empty");
+}

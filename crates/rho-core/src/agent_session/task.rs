@@ -180,7 +180,9 @@ impl AgentSession {
             Op::ReplaceSession { next, done } => {
                 self.apply_abort(false);
                 self.abort_bash();
-                if runs.active {
+                // A run past its settle (its `agent_settled` handlers) no longer reads the
+                // store: only a run still going makes the replacement wait.
+                if runs.active && self.inner.run.get().phase != RunPhase::Idle {
                     runs.defer_replacement(*next, done);
                 } else {
                     self.replace_store(*next, data);
