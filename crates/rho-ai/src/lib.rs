@@ -10,6 +10,7 @@ pub mod auth;
 pub mod catalog;
 pub mod config_value;
 pub mod content;
+pub mod env_refs;
 pub mod event;
 pub mod http;
 pub mod json_stream;
