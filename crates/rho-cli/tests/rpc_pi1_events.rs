@@ -426,3 +426,37 @@ async fn pi16_lines(replies: Vec<MockResponse>, prompt: &str) -> Result<Vec<Valu
         .filter(|l| l["message"]["role"] != "system")
         .collect())
 }
+
+/// On Anthropic every `message_update` reports the input tokens of the provider's
+/// `message_start` (pi 1.6), not zeros until the reply ends.
+#[tokio::test]
+async fn anthropic_updates_report_the_usage_of_message_start() {
+    let mut rpc = Rpc::start_with(Start {
+        args: vec!["--rpc-dialect".into(), "1.x".into()],
+        providers: Some(|url| json!({"anthropic": {"baseUrl": url, "apiKey": "sk-ant-test"}})),
+        ..Start::default()
+    })
+    .await;
+    let set = rpc
+        .call(json!({"id": "m", "type": "set_model", "provider": "anthropic", "modelId": "claude-sonnet-4-5"}))
+        .await;
+    assert_eq!(set["success"], true, "{set}");
+    rpc.server
+        .push(MockResponse::sse(rho_testkit::anthropic::transcript_a1()));
+    let lines = prompt_until_settled(&mut rpc, "hi").await;
+    assert_1x_stream(&lines, false);
+    let updates: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message_update")
+        .collect();
+    assert!(!updates.is_empty(), "{:#?}", shapes(&lines));
+    for u in updates {
+        let usage = &u["usage"];
+        assert_eq!(
+            (&usage["input"], &usage["cacheRead"]),
+            (&json!(412), &json!(1800)),
+            "{u}"
+        );
+    }
+    assert_eq!(rpc.close().await, Some(0));
+}
