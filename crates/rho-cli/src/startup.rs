@@ -400,7 +400,6 @@ pub fn load_resources(
         },
         skills: skills.clone(),
         cwd: cwd.to_string_lossy().to_string(),
-        date: today(),
     };
     Resources {
         skills,
@@ -538,10 +537,4 @@ fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> V
 
 fn read_first(paths: &[PathBuf]) -> Option<String> {
     paths.iter().find_map(|p| std::fs::read_to_string(p).ok())
-}
-
-/// Today's date (UTC), `YYYY-MM-DD`.
-fn today() -> String {
-    let iso = rho_core::session::time::now_iso();
-    iso.get(..10).unwrap_or(&iso).to_string()
 }

@@ -55,9 +55,12 @@ async fn continue_resumes_the_newest_session_and_sends_its_messages() {
     // The same file grew by the new exchange; no other file was made.
     assert_eq!(sb.session_files(), std::slice::from_ref(&path));
     let lines = read_jsonl(&path);
-    assert_eq!(lines.len(), 7);
+    // A session from before system messages gets its first one with the first prompt, as
+    // pi 1.x does (D18).
+    assert_eq!(lines.len(), 8);
     assert_eq!(lines[5]["parentId"], "a0000004");
-    assert_eq!(lines[6]["message"]["content"][0]["text"], "kiwi");
+    assert_eq!(lines[5]["message"]["role"], "system");
+    assert_eq!(lines[7]["message"]["content"][0]["text"], "kiwi");
 }
 
 #[tokio::test]
