@@ -19,8 +19,10 @@ use crate::queue::Queue;
 use crate::shared::{abort_deadline, Shared, SteeringPoll};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
+use crate::system;
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
+use rho_protocol::agent::SystemState;
 
 /// The `errorMessage` of a partial reply discarded because steering interrupted it (D4).
 pub const DISCARDED_TEXT: &str =
@@ -80,6 +82,9 @@ pub(crate) struct Run {
     /// sent meanwhile waits until that answer is complete ("one steering message per
     /// completed assistant turn"), so two steers sent together are answered in turn.
     interrupt_after: Option<u64>,
+    /// With structured prompt sections: what the transcript's system messages replay to
+    /// after the last declaration, which the request sends (D18).
+    system: Option<SystemState>,
 }
 
 /// The messages a run opens with.
@@ -138,6 +143,7 @@ impl Run {
             converted: None,
             new_messages: Vec::new(),
             interrupt_after: Some(0),
+            system: None,
         }
     }
 
@@ -164,6 +170,13 @@ impl Run {
     async fn run_loop(&mut self, opening: Opening) {
         self.emit(AgentEvent::AgentStart);
         self.emit(AgentEvent::TurnStart);
+        // A change of prompt or tools is recorded before the messages it applies to
+        // (continuing from the transcript alone records nothing new).
+        if !matches!(opening, Opening::Messages(None)) {
+            if let Err(e) = self.declare_system() {
+                return fail(&self.shared, &self.model, &self.cancel, e);
+            }
+        }
         let mut pending = match opening {
             Opening::Messages(prompts) => {
                 for m in prompts.into_iter().flatten() {
@@ -219,6 +232,10 @@ impl Run {
             self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
             self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
         }
+        if let Err(e) = self.declare_system() {
+            fail(&self.shared, &self.model, &self.cancel, e);
+            return TurnOutcome::RunOver;
+        }
         for m in pending.messages {
             self.add_message(m, pending.from);
         }
@@ -254,6 +271,34 @@ impl Run {
         TurnOutcome::Next {
             tool_calls: has_calls && !terminate,
         }
+    }
+
+    /// With structured prompt sections (D18): records the change of prompt or tools since
+    /// what the transcript's system messages replay to, and keeps the replay for the
+    /// request. Without sections nothing is recorded.
+    fn declare_system(&mut self) -> Result<(), String> {
+        let (sections, recorded) = {
+            let state = self.shared.state();
+            let Some(sections) = state.system_sections.clone() else {
+                self.system = None;
+                return Ok(());
+            };
+            let recorded: Vec<StoredMessage> = state
+                .messages
+                .iter()
+                .filter(|m| m.role() == "system")
+                .cloned()
+                .collect();
+            (sections, recorded)
+        };
+        let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
+        let tools: Vec<rho_ai::Tool> = self.tools.iter().map(|t| t.definition()).collect();
+        let (message, after) = system::declare(replayed, &sections, &tools);
+        if let Some(message) = message {
+            self.add_message(message, None);
+        }
+        self.system = after;
+        Ok(())
     }
 
     /// Drains steering per mode for the next turn (see [`Self::took_steering`]).
@@ -385,6 +430,14 @@ impl Run {
     /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
     async fn stream_reply(&mut self) -> Result<Reply, String> {
         self.refresh_context().await?;
+        if let Some(system) = &self.system {
+            // The replay is what the model gets; an extension's forced prompt replaces its
+            // text for this run without being recorded (pi's forced prompt).
+            let forced = self.shared.state().forced_system_prompt.clone();
+            let text = forced.unwrap_or_else(|| system.text());
+            self.context.system_prompt = (!text.is_empty()).then_some(text);
+            self.context.tools = system.tools();
+        }
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();
             m.stop_reason = StopReason::Aborted;

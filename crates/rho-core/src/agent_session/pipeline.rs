@@ -103,7 +103,8 @@ impl AgentSession {
         }
     }
 
-    /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
+    /// SE-4: `custom` → custom_message entry; system (pi 1.x)/user/assistant/toolResult →
+    /// message entry.
     /// Records a finished message; the entry shares the transcript's cell, so once the line
     /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
@@ -120,7 +121,8 @@ impl AgentSession {
                         c.details.clone(),
                     )
                     .map(|_| ()),
-                AgentMessage::User(_)
+                AgentMessage::System(_)
+                | AgentMessage::User(_)
                 | AgentMessage::Assistant(_)
                 | AgentMessage::ToolResult(_) => {
                     let cell = cell.unwrap_or_else(|| Arc::clone(message).into());

@@ -99,6 +99,7 @@ impl AgentSession {
         self.flush_pending_bash(d.data);
         let base = self.state().base_system_prompt.clone();
         agent.set_system_prompt(base);
+        agent.set_forced_system_prompt(None);
         self.settle().await;
     }
 
