@@ -105,3 +105,45 @@ pub fn theme_file(name: &str) -> Option<PathBuf> {
             || (named.is_none() && file.file_stem().is_some_and(|s| s == name))
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A local package (no npm, no git): its resources resolve, its theme is found by the
+    /// name inside the file, and every kind switched off by flags leaves it unread.
+    #[test]
+    fn a_packages_theme_is_found_by_its_name() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (agent, pkg) = (tmp.path().join("agent"), tmp.path().join("pkg"));
+        std::fs::create_dir_all(pkg.join("themes")).expect("mkdir");
+        std::fs::create_dir_all(&agent).expect("mkdir");
+        let theme = pkg.join("themes/ocean.json");
+        std::fs::write(&theme, r#"{"name":"deep-sea","vars":{},"colors":{}}"#).expect("theme");
+        let declared = serde_json::json!({"packages": [pkg]});
+        std::fs::write(agent.join("settings.json"), declared.to_string()).expect("settings");
+        let settings = Settings::load_scopes(&agent, None);
+        let mut warnings = Vec::new();
+        let off = Args {
+            no_extensions: true,
+            no_skills: true,
+            no_prompt_templates: true,
+            no_themes: true,
+            ..Args::default()
+        };
+        prepare(&off, &settings, &agent, tmp.path(), None, &mut warnings);
+        assert_eq!(theme_file("deep-sea"), None);
+        let resolved = prepare(
+            &Args::default(),
+            &settings,
+            &agent,
+            tmp.path(),
+            None,
+            &mut warnings,
+        );
+        assert_eq!(resolved.enabled(Kind::Themes), [theme.clone()]);
+        assert_eq!(theme_file("deep-sea"), Some(theme));
+        assert_eq!(theme_file("ocean"), None, "named inside, not by file name");
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+}
