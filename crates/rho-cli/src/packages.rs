@@ -88,6 +88,17 @@ pub fn prepare(
     resolved
 }
 
+/// Runs `work` (which may wait for npm or git) without stalling the async workers: on a
+/// multi-thread runtime through `block_in_place`, elsewhere (a current-thread runtime in
+/// tests, no runtime at all) directly.
+pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    match Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(RuntimeFlavor::MultiThread) => tokio::task::block_in_place(work),
+        _ => work(),
+    }
+}
+
 /// The package a loaded skill, template or theme file came from.
 pub fn origin_of(path: &Path) -> Option<Origin> {
     loaded()?.origin_of(path).cloned()

@@ -32,7 +32,7 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
     let project_dir = trust.project_dir;
     let settings = Settings::load_scopes(agent_dir, project_dir.as_deref());
     let project = project_dir.as_deref();
-    let packages = tokio::task::block_in_place(|| {
+    let packages = crate::packages::off_the_workers(|| {
         crate::packages::prepare(args, &settings, agent_dir, &cwd, project, &mut warnings)
     });
     let Resources {

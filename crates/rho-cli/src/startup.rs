@@ -215,7 +215,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     tools.builtin.retain(|name| {
         permissions.exposes(name) && !crate::tool_names::is_excluded(&excluded, name)
     });
-    let packages = tokio::task::block_in_place(|| {
+    let packages = crate::packages::off_the_workers(|| {
         let project = project_dir.as_deref();
         crate::packages::prepare(args, &settings, &agent_dir, &cwd, project, &mut warnings)
     });
