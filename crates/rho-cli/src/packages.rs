@@ -152,7 +152,7 @@ mod tests {
             None,
             &mut warnings,
         );
-        assert_eq!(resolved.enabled(Kind::Themes), [theme.clone()]);
+        assert_eq!(resolved.enabled(Kind::Themes), std::slice::from_ref(&theme));
         assert_eq!(theme_file("deep-sea"), Some(theme));
         assert_eq!(theme_file("ocean"), None, "named inside, not by file name");
         assert!(warnings.is_empty(), "{warnings:?}");
