@@ -89,6 +89,12 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: args::Args) -> ExitCode {
+    if let Some(mode) = &args.tui_mode {
+        if rho_tui::fullscreen::TuiMode::parse(mode).is_err() {
+            eprintln!("Error: --tui-mode requires regular or fullscreen");
+            return ExitCode::FAILURE;
+        }
+    }
     // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
     // any session is touched.
     let input = match headless_input(&args) {

@@ -159,7 +159,7 @@ impl App {
     }
 
     /// /new: a fresh session file beside the current one (in memory without one).
-    fn new_session(&mut self) {
+    pub(super) fn new_session(&mut self) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -225,7 +225,7 @@ impl App {
 
     /// /copy: the last reply's text to the system clipboard through the terminal (OSC 52,
     /// which works over ssh and in tmux with `set-clipboard on`).
-    fn copy_last(&mut self) {
+    pub(super) fn copy_last(&mut self) {
         let stored = self.session.agent().stored_messages();
         let assistants = stored.iter().rev().filter(|m| m.role() == "assistant");
         let last = assistants.filter_map(|m| m.get().ok()).find_map(|m| {

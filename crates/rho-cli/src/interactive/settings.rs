@@ -12,7 +12,13 @@ use super::dialogs::ActiveDialog;
 const ON_OFF: [&str; 2] = ["true", "false"];
 const QUEUE_MODES: [&str; 2] = ["one-at-a-time", "all"];
 
-fn item(key: &str, label: &str, description: &str, values: &[&str], current: &str) -> SettingItem {
+pub(super) fn item(
+    key: &str,
+    label: &str,
+    description: &str,
+    values: &[&str],
+    current: &str,
+) -> SettingItem {
     SettingItem {
         key: key.into(),
         label: label.into(),
@@ -66,6 +72,8 @@ impl App {
             ),
             item("theme", "Theme", "Colour theme", &["dark", "light"], &theme),
         ];
+        let mut items = items;
+        items.extend(self.fullscreen_setting_items());
         self.open(ActiveDialog::Settings(SettingsDialog::new(items)));
     }
 
@@ -102,7 +110,7 @@ impl App {
                     self.session
                         .set_global_setting(&key, Value::from(value.as_str()))
                 }
-                _ => Ok(()),
+                _ => self.apply_fullscreen_setting(&key, &value),
             };
             if let Err(e) = written {
                 self.notice(format!("Cannot save {key}: {e}"), true);
