@@ -41,7 +41,7 @@ impl App {
             )
         });
         let bool_str = |b: bool| if b { "true" } else { "false" };
-        let items = vec![
+        let mut items = vec![
             item(
                 "compaction.enabled",
                 "Auto-compact",
@@ -72,7 +72,6 @@ impl App {
             ),
             item("theme", "Theme", "Colour theme", &["dark", "light"], &theme),
         ];
-        let mut items = items;
         items.extend(self.fullscreen_setting_items());
         self.open(ActiveDialog::Settings(SettingsDialog::new(items)));
     }
