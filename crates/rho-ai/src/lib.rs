@@ -8,6 +8,7 @@
 pub mod api_key;
 pub mod auth;
 pub mod catalog;
+pub mod config_env;
 pub mod config_value;
 pub mod content;
 pub mod event;

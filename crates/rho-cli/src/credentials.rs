@@ -163,6 +163,13 @@ impl CredentialStore for CliCredentials {
             ResolvedAuth::Missing => Ok(None),
         }
     }
+
+    fn key_env_names(&self) -> Vec<String> {
+        let file = self.auth().current();
+        rho_ai::config_env::config_env_names(self.models.providers.values(), file.as_deref())
+            .into_iter()
+            .collect()
+    }
 }
 
 /// Creates `<agent_dir>/auth.json` as `{}` when missing (interfaces spec §6.3): the directory
