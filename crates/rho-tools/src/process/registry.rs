@@ -49,9 +49,14 @@ pub(crate) fn signal_group(pgid: u32, signal: libc::c_int) {
 }
 
 /// Ends every recorded group (rho is exiting): SIGTERM to all, up to [`TERM_GRACE`] for them
-/// to go, then SIGKILL to what is left. Blocks for at most the grace; safe to call more than
-/// once.
+/// to go, then SIGKILL to what is left; then the sandbox's empty placeholder folders go.
+/// Blocks for at most the grace; safe to call more than once.
 pub fn end_all_groups() {
+    end_groups();
+    rho_sandbox::remove_placeholders();
+}
+
+fn end_groups() {
     let all = std::mem::take(&mut *groups());
     if all.is_empty() {
         return;
