@@ -12,6 +12,7 @@ mod list_models;
 mod malloc_arenas;
 mod mcp;
 mod model_select;
+mod permissions_check;
 mod permissions_setup;
 mod pi_supervisor;
 mod print_mode;
@@ -31,8 +32,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     malloc_arenas::configure();
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("mcp") {
-        return mcp::command(&argv[1..]);
+    match argv.first().map(String::as_str) {
+        Some("mcp") => return mcp::command(&argv[1..]),
+        Some("permissions") => return permissions_check::command(&argv[1..]),
+        _ => {}
     }
     let args = args::parse(&argv);
     if args.help {

@@ -140,3 +140,63 @@ async fn ask_is_answered_through_rpc_extension_ui_confirm() {
     let (made, _) = rpc_ask(false).await;
     assert!(!made, "no blocks it");
 }
+
+#[tokio::test]
+async fn a_denied_command_inside_a_compound_line_is_refused_and_plain_lines_still_run() {
+    let sb = Sandbox::new().await;
+    std::fs::create_dir_all(sb.cwd.join("keep")).expect("mkdir");
+    write_settings(&sb, json!({"permissions": {"deny": ["bash(rm -rf*)"]}}));
+    for line in [
+        "true && rm -rf keep",
+        "sh -c 'rm -rf keep'",
+        "echo $(rm -rf keep)",
+    ] {
+        let result = print_run(&sb, &[], line).await;
+        assert!(sb.cwd.join("keep").exists(), "{line}: {result}");
+        assert!(result.contains("(command: rm -rf keep)"), "{result}");
+    }
+    let result = print_run(&sb, &[], "echo ran > ran.txt && ls").await;
+    assert!(sb.cwd.join("ran.txt").exists(), "{result}");
+}
+
+#[tokio::test]
+async fn permissions_check_prints_the_decision_and_exits_with_its_code() {
+    let sb = Sandbox::new().await;
+    write_settings(
+        &sb,
+        json!({"permissions": {"deny": ["bash(rm -rf*)"], "ask": ["bash(git push*)"]}}),
+    );
+    let cases = [
+        (
+            "true && rm -rf x",
+            1,
+            "rule: bash(rm -rf*) (permissions.deny)\ncommand: rm -rf x",
+        ),
+        (
+            "git status; git push",
+            2,
+            "ask\nrule: bash(git push*) (permissions.ask)\ncommand: git push",
+        ),
+        ("ls -la", 0, "allow\n"),
+    ];
+    for (line, code, expected) in cases {
+        let out = sb.rho(&["permissions", "check", "bash", line], None).await;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{line}: {stdout}{}",
+            stderr(&out)
+        );
+        assert!(stdout.contains(expected), "{line}: {stdout}");
+    }
+    let out = sb
+        .rho(&["permissions", "check", "mcp__x__y", "not json"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        stderr(&out).contains("arguments as JSON"),
+        "{}",
+        stderr(&out)
+    );
+}
