@@ -12,8 +12,8 @@
 pub mod api_key;
 pub mod auth;
 pub mod catalog;
-pub mod config_env;
 pub mod config_value;
+pub mod env_refs;
 pub mod event;
 pub mod http;
 pub mod json_stream;

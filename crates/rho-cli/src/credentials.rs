@@ -166,9 +166,7 @@ impl CredentialStore for CliCredentials {
 
     fn key_env_names(&self) -> Vec<String> {
         let file = self.auth().current();
-        rho_ai::config_env::config_env_names(self.models.providers.values(), file.as_deref())
-            .into_iter()
-            .collect()
+        rho_ai::env_refs::referenced_env_names(&self.models.providers, file.as_deref())
     }
 }
 

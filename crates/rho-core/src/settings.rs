@@ -161,9 +161,21 @@ impl Settings {
     }
     /// `defaultThinkingLevel` (unset → `medium`).
     pub fn default_thinking_level(&self) -> ThinkingLevel {
+        self.chosen_thinking_level()
+            .unwrap_or(ThinkingLevel::Medium)
+    }
+    /// `defaultThinkingLevel` when the settings set one (pi 1.x keeps the current level on
+    /// a model switch otherwise).
+    pub fn chosen_thinking_level(&self) -> Option<ThinkingLevel> {
         self.str("defaultThinkingLevel")
             .and_then(ThinkingLevel::parse)
-            .unwrap_or(ThinkingLevel::Medium)
+    }
+    /// pi 1.x's `modelThinkingLevels["<provider>/<id>"]`: the level a model starts with.
+    pub fn model_thinking_level(&self, provider: &str, id: &str) -> Option<ThinkingLevel> {
+        let levels = self.get("modelThinkingLevels")?;
+        levels[format!("{provider}/{id}").as_str()]
+            .as_str()
+            .and_then(ThinkingLevel::parse)
     }
     /// `steeringMode`.
     pub fn steering_mode(&self) -> QueueMode {

@@ -62,7 +62,11 @@ fn get_state(rpc: &Rpc) -> SessionState {
         session_id,
         session_name,
         auto_compaction_enabled: s.with_settings(|st| st.compaction_enabled()),
-        message_count: agent.with_state(|state| state.messages.len()),
+        message_count: agent.with_state(|state| {
+            let shown =
+                |m: &&StoredMessage| rpc.dialect.shows_system_messages() || m.role() != "system";
+            state.messages.iter().filter(shown).count()
+        }),
         pending_message_count: s.pending_message_count(),
         mcp_servers: crate::mcp::status(),
     }
@@ -72,7 +76,10 @@ fn get_state(rpc: &Rpc) -> SessionState {
 /// it: held messages are encoded, the others copied from the session file as stored, so
 /// neither the conversation nor the reply is ever whole in memory.
 fn messages(rpc: &Rpc) -> Reply {
-    let messages = rpc.session.agent().stored_messages();
+    let mut messages = rpc.session.agent().stored_messages();
+    if !rpc.dialect.shows_system_messages() {
+        messages.retain(|m| m.role() != "system");
+    }
     Reply::Pieces(Box::new(MessagePieces { messages, next: 0 }))
 }
 
