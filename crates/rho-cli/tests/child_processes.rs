@@ -139,7 +139,7 @@ fn key_from_env(sb: &Sandbox) {
         &std::fs::read_to_string(sb.agent.path().join("models.json")).expect("models"),
     )
     .expect("json");
-    models["providers"]["mock"]["apiKey"] = json!("MYCO_LLM_KEY");
+    models["providers"]["mock"]["apiKey"] = json!("$MYCO_LLM_KEY");
     models["providers"]["mock"]["headers"] = json!({"X-Org": "${MYCO_ORG}"});
     sb.write_models(&models);
 }
