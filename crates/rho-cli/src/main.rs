@@ -12,6 +12,8 @@ mod list_models;
 mod malloc_arenas;
 mod mcp;
 mod model_select;
+mod package_command;
+mod packages;
 mod permissions_check;
 mod permissions_setup;
 mod pi_supervisor;
@@ -36,6 +38,9 @@ fn main() -> ExitCode {
         Some("mcp") => return mcp::command(&argv[1..]),
         Some("permissions") => return permissions_check::command(&argv[1..]),
         _ => {}
+    }
+    if package_command::verb(&argv).is_some() {
+        return package_command::command(&argv);
     }
     let args = args::parse(&argv);
     if args.help {

@@ -11,6 +11,7 @@ use rho_ai::catalog::select::scope_models;
 use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::packages::{Kind, Resolved};
 use rho_core::resources::agents_skills::{
     agents_sources, project_agents_skills, user_agents_skills,
 };
@@ -212,6 +213,10 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     tools.builtin.retain(|name| {
         permissions.exposes(name) && !crate::tool_names::is_excluded(&excluded, name)
     });
+    let packages = crate::packages::off_the_workers(|| {
+        let project = project_dir.as_deref();
+        crate::packages::prepare(args, &settings, &agent_dir, &cwd, project, &mut warnings)
+    });
     let Resources {
         skills,
         templates,
@@ -221,7 +226,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         &agent_dir,
         &cwd,
         project_dir.as_deref(),
-        &tools.builtin,
+        (&tools.builtin, &packages),
         &mut warnings,
     );
     let mut config = AgentSessionConfig::new(cwd.clone());
@@ -237,6 +242,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         project_dir: project_dir.as_deref(),
         cwd: &cwd,
         permissions: &permissions,
+        packages: &packages,
     };
     config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
     if let Some(error) = crate::extensions::unclaimed_flags(args, &config.extensions) {
@@ -352,19 +358,22 @@ pub struct Resources {
 }
 
 /// Reads [`Resources`] for `cwd`; `project_dir` is `None` for an untrusted project (only the
-/// agent dir's and the flags' resources load). Problems found become `warnings`.
+/// agent dir's and the flags' resources load). `packages` are the installed packages'
+/// resources, which load after the folders' and before the flags'. Problems found become
+/// `warnings`.
 pub fn load_resources(
     args: &Args,
     agent_dir: &Path,
     cwd: &Path,
     project_dir: Option<&Path>,
-    active_tools: &[String],
+    (active_tools, packages): (&[String], &Resolved),
     warnings: &mut Vec<String>,
 ) -> Resources {
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(agent_dir, project_dir, args));
+        let sources = skill_sources(agent_dir, project_dir, packages, args);
+        let (skills, diags) = load_skills(&sources);
         warnings.extend(
             diags
                 .into_iter()
@@ -376,6 +385,7 @@ pub fn load_resources(
         Vec::new()
     } else {
         let mut sources = scoped(project_dir, agent_dir, "prompts");
+        sources.extend(packages.enabled(Kind::Prompts));
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
@@ -510,8 +520,13 @@ fn scoped(project_dir: Option<&Path>, agent_dir: &Path, name: &str) -> Vec<PathB
 
 /// Where skills come from, first of a name wins, in pi 1.6's order: the trusted project's
 /// folders, its `.agents/skills` up to the repository root, the agent dir, the user's
-/// `~/.agents/skills`, then `--skill` paths.
-fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> Vec<SkillSource> {
+/// `~/.agents/skills`, the packages' skills, then `--skill` paths.
+fn skill_sources(
+    agent_dir: &Path,
+    project_dir: Option<&Path>,
+    packages: &Resolved,
+    args: &Args,
+) -> Vec<SkillSource> {
     let own = |paths: Vec<PathBuf>| {
         paths.into_iter().map(|path| SkillSource {
             path,
@@ -531,6 +546,7 @@ fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> V
     }
     sources.extend(own(vec![agent_dir.join("skills")]));
     sources.extend(agents_sources(home.as_deref().map(user_agents_skills)));
+    sources.extend(own(packages.enabled(Kind::Skills)));
     sources.extend(args.skills.iter().map(|p| SkillSource {
         path: PathBuf::from(p),
         top_level_md: true,

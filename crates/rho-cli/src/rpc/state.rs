@@ -206,11 +206,21 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     out
 }
 
-/// Where a resource came from: auto-discovered under the agent dir (user) or a project
-/// dir (`.rho/`, or `.pi/` for pi users), else given on the command line (temporary).
+/// Where a resource came from: a package (its source and scope, origin `package`),
+/// auto-discovered under the agent dir (user) or a project dir (`.rho/`, or `.pi/` for pi
+/// users), else given on the command line (temporary).
 /// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
 /// directory given (`base_dir`) or the file's own directory.
 fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> SourceInfo {
+    if let Some(package) = crate::packages::origin_of(path) {
+        return SourceInfo {
+            path: path.to_string_lossy().into_owned(),
+            source: package.source,
+            scope: package.scope.as_str().into(),
+            origin: "package".into(),
+            base_dir: Some(package.root.to_string_lossy().into_owned()),
+        };
+    }
     let projects = rho_core::resources::project_dirs::project_dirs(cwd);
     let (source, scope, root) = if path.starts_with(agent_dir) {
         ("auto", "user", agent_dir.to_path_buf())
