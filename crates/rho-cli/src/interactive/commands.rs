@@ -42,7 +42,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("login", "Store an API key for a provider"),
     ("set", "Set a value: /set api-key <provider> <key>"),
     ("logout", "Remove a provider's stored API key"),
-    ("permissions", "Show permission rules, mode and sandbox"),
+    (
+        "permissions",
+        "Show permission rules, mode and sandbox; check <tool> <argument> explains one call",
+    ),
     ("trust", "Trust this project folder: /trust [yes|no|forget]"),
     ("quit", "Quit rho"),
 ];
@@ -108,7 +111,7 @@ impl App {
             "login" => self.open_login(arg),
             "set" => self.set_value(args),
             "logout" => self.open_logout(arg),
-            "permissions" => self.show_permissions(),
+            "permissions" => self.show_permissions(args),
             "trust" => self.trust(arg.as_deref()),
             "quit" | "exit" => self.quit = true,
             _ => return false,
