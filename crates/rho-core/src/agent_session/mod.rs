@@ -62,7 +62,7 @@ use phase::RunControl;
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;
 pub use credentials::{
-    AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
+    key_scrub, AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
 };
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
@@ -198,6 +198,7 @@ pub(crate) struct Services {
     /// Tools extensions registered after loading.
     pub dynamic_tools: Mutex<Vec<Arc<dyn AgentTool>>>,
     pub cwd: PathBuf,
+    pub bash_runs: bash::BashRuns,
     /// Bumped whenever the conversation is replaced wholesale (see [`AgentSession::generation`]).
     pub generation: std::sync::atomic::AtomicU64,
     /// Whether extension commands' session actions are carried out (the interactive mode
@@ -298,6 +299,7 @@ impl AgentSession {
                     actions_bound: std::sync::atomic::AtomicBool::new(false),
                     reload: switch::ReloadHook::default(),
                     after_run: Mutex::new(None),
+                    bash_runs: bash::BashRuns::default(),
                 },
                 run: RunControl::default(),
                 ops,

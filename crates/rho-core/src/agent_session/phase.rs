@@ -88,8 +88,6 @@ pub(crate) struct Cancels {
     pub compaction: Option<CancellationToken>,
     /// The branch summary's call (AB-7).
     pub branch_summary: Option<CancellationToken>,
-    /// A user command (`!cmd`, BASH-8).
-    pub bash: Option<CancellationToken>,
 }
 
 /// The run's state and its cancellation handles, shared by the session's handles.
