@@ -21,6 +21,7 @@ pub mod output;
 pub mod path;
 mod read;
 mod sandbox_hook;
+pub mod spill;
 mod tool_set;
 pub mod truncate;
 mod write;
