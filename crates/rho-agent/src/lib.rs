@@ -26,7 +26,9 @@ pub mod agent;
 pub mod event;
 pub mod hooks;
 pub mod message;
+pub mod nested;
 pub mod queue;
+pub mod rank;
 mod run;
 pub mod schema;
 mod shared;
@@ -46,6 +48,7 @@ pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,
     CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
+pub use nested::{NestedCalls, NestedOutcome};
 pub use queue::QueueMode;
 pub use rho_protocol::agent::{
     decode_all, stored_json, stored_role, MessageFile, Origin, ReadError, StoredMessage,

@@ -63,6 +63,11 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Progress updates.
     pub progress: ProgressSink,
+    /// Runs other tools on behalf of this call through the agent's tool pipeline (pi's
+    /// `ctx.executeTool`); set for every call the agent runs.
+    pub nested: Option<crate::nested::NestedCalls>,
+    /// The call that made this one, for a call a tool made through [`ToolContext::nested`].
+    pub parent_call_id: Option<String>,
 }
 
 impl ToolContext {
@@ -72,6 +77,8 @@ impl ToolContext {
             call_id: call_id.into(),
             cancel: CancellationToken::new(),
             progress: Arc::new(|_| {}),
+            nested: None,
+            parent_call_id: None,
         }
     }
 }
@@ -117,6 +124,13 @@ pub trait AgentTool: Send + Sync {
     /// Behaviour hints (MCP's `readOnlyHint`, `destructiveHint`, `idempotentHint`,
     /// `openWorldHint`), for extensions that decide which calls need confirmation.
     fn annotations(&self) -> Option<Value> {
+        None
+    }
+
+    /// What a script receives for the call `call_id` when the tool's model-facing content is
+    /// not all of it (an MCP tool's whole `CallToolResult`); asked once, after a call made
+    /// through [`ToolContext::nested`].
+    fn take_script_value(&self, _call_id: &str) -> Option<Value> {
         None
     }
 

@@ -8,10 +8,15 @@
 //! Tool calls from a script leave the VM through one bridge and run in the host, through the
 //! session's tool pipeline (see [`tool`]).
 
+pub mod declare;
 pub mod report;
 pub mod run;
 pub mod source;
+pub mod tool;
 pub mod vm;
 
 pub use run::{execute, CallHandler, Execution, ScriptError, ScriptResult, StoreWrites};
+pub use tool::{
+    Callable, CodemodeHost, CodemodeTool, Namespace, CODEMODE_TOOL_NAME, STORE_ENTRY_TYPE,
+};
 pub use vm::{OutputItem, ScriptTool};

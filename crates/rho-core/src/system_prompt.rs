@@ -35,6 +35,7 @@ fn tool_snippet(name: &str) -> Option<&'static str> {
         "grep" => "Search file contents for patterns (respects .gitignore)",
         "find" => "Find files by glob pattern (respects .gitignore)",
         "ls" => "List directory contents",
+        rho_codemode::CODEMODE_TOOL_NAME => rho_codemode::tool::PROMPT_SNIPPET,
         _ => return None,
     })
 }
@@ -49,6 +50,7 @@ fn tool_guidelines(name: &str) -> &'static [&'static str] {
             "Read the file first so oldText matches its current content",
         ],
         "write" => &["Use write only for new files or complete rewrites."],
+        rho_codemode::CODEMODE_TOOL_NAME => &[rho_codemode::tool::PROMPT_GUIDELINE],
         _ => &[],
     }
 }

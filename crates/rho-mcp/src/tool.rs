@@ -2,7 +2,8 @@
 //! `tool_result` pipeline as built-in tools. Results are converted to model content and kept
 //! within the 20 KB limit; `isError` results become tool errors.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
@@ -17,6 +18,8 @@ pub struct McpTool {
     pub listed: ListedTool,
     label: String,
     server: Arc<Server>,
+    /// Whole results of calls a codemode script made, by call id, until the script takes them.
+    script_values: Arc<Mutex<HashMap<String, Value>>>,
 }
 
 impl McpTool {
@@ -25,8 +28,34 @@ impl McpTool {
             label: format!("{}/{}", server.name(), listed.tool),
             listed,
             server,
+            script_values: Arc::default(),
         }
     }
+
+    /// The server's name.
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+}
+
+/// What a script's call resolves to: the `CallToolResult` (`content` as the server sent it,
+/// `structuredContent`, `isError`), never cut; the tool's own output schema describes
+/// `structuredContent`.
+pub fn script_result_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "content": {"type": "array", "items": {"type": "object", "properties": {
+                "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+                "text": {"type": "string"},
+                "data": {"type": "string"},
+                "mimeType": {"type": "string"}
+            }, "required": ["type"]}},
+            "structuredContent": {},
+            "isError": {"type": "boolean"}
+        },
+        "required": ["content"]
+    })
 }
 
 impl AgentTool for McpTool {
@@ -50,6 +79,10 @@ impl AgentTool for McpTool {
         self.listed.annotations.clone()
     }
 
+    fn take_script_value(&self, call_id: &str) -> Option<Value> {
+        crate::connection::lock(&self.script_values).remove(call_id)
+    }
+
     fn execute(
         &self,
         args: Value,
@@ -57,6 +90,10 @@ impl AgentTool for McpTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let server = self.server.clone();
         let tool = self.listed.tool.clone();
+        let keep = ctx
+            .parent_call_id
+            .is_some()
+            .then(|| (self.script_values.clone(), ctx.call_id.clone()));
         Box::pin(async move {
             let (name, tool_name) = (server.name().to_string(), tool.clone());
             let sink = ctx.progress.clone();
@@ -70,6 +107,13 @@ impl AgentTool for McpTool {
                 .call_tool(&tool, args, ctx.cancel.clone(), progress)
                 .await
                 .map_err(|e| ToolError::new(e.to_string()))?;
+            if let Some((values, id)) = keep {
+                let mut whole = result.clone();
+                if let Value::Object(map) = &mut whole {
+                    map.remove("_meta");
+                }
+                crate::connection::lock(&values).insert(id, whole);
+            }
             convert(server.name(), &tool, &result)
         })
     }

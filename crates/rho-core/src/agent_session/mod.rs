@@ -9,6 +9,7 @@
 
 mod bash;
 mod bash_chunks;
+mod codemode;
 pub mod compaction_flow;
 pub mod credentials;
 mod custom;
@@ -332,7 +333,10 @@ impl AgentSession {
                 escalate: config.escalate,
                 external: Mutex::new(config.external),
                 models: config.models,
-                builtin_tools,
+                builtin_tools: builtin_tools
+                    .into_iter()
+                    .chain([codemode::tool(weak.clone())])
+                    .collect(),
                 dynamic_tools: Mutex::new(Vec::new()),
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),

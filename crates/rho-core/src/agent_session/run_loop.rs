@@ -370,6 +370,7 @@ impl AgentSession {
                 tool_call_id,
                 tool_name,
                 args,
+                ..
             } => ExtensionEvent::ToolExecutionStart {
                 tool_call_id: tool_call_id.clone(),
                 tool_name: tool_name.clone(),
