@@ -70,7 +70,7 @@ pub fn rank(query: &str, tools: &[RankDoc<'_>], limit: usize) -> Vec<usize> {
             for w in &words {
                 *counts.entry(w.clone()).or_insert(0) += 1;
             }
-            (tokenize(&t.name).into_iter().collect(), counts, words.len())
+            (tokenize(t.name).into_iter().collect(), counts, words.len())
         })
         .collect();
     let avg = (docs.iter().map(|d| d.2).sum::<usize>() as f64 / docs.len() as f64).max(1.0);

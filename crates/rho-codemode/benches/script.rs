@@ -6,6 +6,8 @@
 //!
 //! `cargo bench -p rho-codemode --bench script [-- --node ~/.cache/node24/.../bin/node]`
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
