@@ -27,10 +27,12 @@ pub mod event;
 pub mod hooks;
 pub mod message;
 pub mod nested;
+mod nested_record;
 pub mod queue;
 pub mod rank;
 mod run;
 pub mod schema;
+pub mod script_values;
 mod shared;
 pub mod state;
 pub use rho_protocol::agent::stored;
@@ -54,8 +56,10 @@ pub use rho_protocol::agent::{
     decode_all, stored_json, stored_role, MessageFile, Origin, ReadError, StoredMessage,
 };
 pub use run::{is_discarded, DISCARDED_TEXT};
+pub use script_values::{ScriptValueSlot, ScriptValues};
 pub use state::{AgentOptions, AgentState, ToolExecution};
 pub use tool::{
-    AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
+    definitions, AgentTool, ExecutionMode, LoadoutChanges, ProgressSink, ToolContext, ToolError,
+    ToolOutput, ToolSource,
 };
 pub use tools_exec::SKIPPED_TEXT;

@@ -11,6 +11,7 @@ use rho_ai::{AssistantMessage, ContentBlock, ToolCall};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use crate::nested_record::Recorder;
 use crate::shared::Shared;
 use crate::state::AgentOptions;
 use crate::tool::AgentTool;
@@ -30,6 +31,8 @@ struct Inner {
     cancel: CancellationToken,
     parent_id: String,
     next: AtomicU64,
+    /// The record of the model-issued call these calls are made for (shared by every level).
+    recorder: Arc<Recorder>,
 }
 
 /// How a nested call ended, after every hook.
@@ -64,6 +67,7 @@ impl NestedCalls {
         pipeline: &Pipeline<'_>,
         parent_id: &str,
         cancel: CancellationToken,
+        recorder: Arc<Recorder>,
     ) -> NestedCalls {
         NestedCalls {
             inner: Arc::new(Inner {
@@ -73,6 +77,7 @@ impl NestedCalls {
                 cancel,
                 parent_id: parent_id.to_string(),
                 next: AtomicU64::new(1),
+                recorder,
             }),
         }
     }
@@ -100,6 +105,7 @@ impl NestedCalls {
             namespace: None,
         };
         let parent = Some(inner.parent_id.as_str());
+        let slot = inner.recorder.start(&call.id, &call.name, &call.arguments);
         emit_start(&inner.shared, &call, parent);
         // Either the script's own cancel or the calling tool's stops this call.
         let token = inner.cancel.child_token();
@@ -113,6 +119,7 @@ impl NestedCalls {
             opts: &inner.opts,
             assistant: &inner.assistant,
             cancel: &token,
+            recorder: Some(inner.recorder.clone()),
         };
         let f = match pipeline.check(&tool, &call, None).await {
             Err(f) => f,
@@ -125,13 +132,17 @@ impl NestedCalls {
             }
         };
         watch.abort();
-        emit_end(&inner.shared, &call, &f, parent);
-        NestedOutcome {
+        let outcome = NestedOutcome {
             script_value: tool.take_script_value(&call.id),
-            id: call.id,
-            content: f.content,
-            details: f.details,
+            id: call.id.clone(),
+            content: f.content.clone(),
+            details: f.details.clone(),
             is_error: f.is_error,
-        }
+        };
+        inner
+            .recorder
+            .finish(slot, outcome.is_error.then(|| outcome.text()).as_deref());
+        emit_end(&inner.shared, &call, &f, parent);
+        outcome
     }
 }

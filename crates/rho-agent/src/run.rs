@@ -95,7 +95,7 @@ impl Run {
         let context = Context {
             system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
             messages: Vec::new(),
-            tools: tools.iter().map(|t| t.definition()).collect(),
+            tools: crate::tool::definitions(&tools),
         };
         Self {
             shared,
@@ -175,7 +175,7 @@ impl Run {
     async fn turn(&mut self, pending: Vec<AgentMessage>) -> TurnOutcome {
         if self.tool_source.is_some() {
             self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
-            self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
+            self.context.tools = crate::tool::definitions(&self.tools);
         }
         for m in pending {
             self.add_message(m);

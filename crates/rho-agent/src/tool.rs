@@ -134,6 +134,18 @@ pub trait AgentTool: Send + Sync {
         None
     }
 
+    /// The JSON Schema of what a script's call resolves to when that is not the tool's text
+    /// (pi's `outputSchema`; the value comes from [`AgentTool::take_script_value`]).
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
+    /// Changes to how the declared tools (`declared`, this one among them) are presented to
+    /// the model, asked before every request (pi's `prepareLoadout`; codemode uses it).
+    fn prepare_loadout(&self, _declared: &[Arc<dyn AgentTool>]) -> Option<LoadoutChanges> {
+        None
+    }
+
     /// The tool as the model sees it.
     fn definition(&self) -> Tool {
         Tool {
@@ -142,4 +154,28 @@ pub trait AgentTool: Send + Sync {
             parameters: self.parameters(),
         }
     }
+}
+
+/// What a tool's [`AgentTool::prepare_loadout`] changes in the declarations sent to the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadoutChanges {
+    /// New descriptions, by tool name.
+    pub descriptions: Vec<(String, String)>,
+    /// Tools left out of the declarations; they stay callable (from scripts).
+    pub hidden: Vec<String>,
+}
+
+/// The declarations of `tools` sent to the model, after every tool's
+/// [`AgentTool::prepare_loadout`].
+pub fn definitions(tools: &[Arc<dyn AgentTool>]) -> Vec<Tool> {
+    let mut defs: Vec<Tool> = tools.iter().map(|t| t.definition()).collect();
+    for changes in tools.iter().filter_map(|t| t.prepare_loadout(tools)) {
+        for (name, description) in changes.descriptions {
+            if let Some(d) = defs.iter_mut().find(|d| d.name == name) {
+                d.description = description;
+            }
+        }
+        defs.retain(|d| !changes.hidden.contains(&d.name));
+    }
+    defs
 }

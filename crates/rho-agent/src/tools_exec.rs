@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::{AgentEvent, ToolExecutionResult};
 use crate::hooks::{AfterToolCallContext, BeforeToolCallContext};
 use crate::message::AgentMessage;
+use crate::nested_record::Recorder;
 use crate::run::panic_text;
 use crate::schema::{format_validation_error, validate};
 use crate::shared::{abort_deadline, Shared};
@@ -33,6 +34,8 @@ pub(crate) struct Finalized {
     pub terminate: bool,
     /// How long the tool itself ran (pi 1.x's `durationMs`); `None` when it never ran.
     pub duration_ms: Option<u64>,
+    /// The calls the tool made through [`ToolContext::nested`] (pi 1.x's `nestedCalls`).
+    pub nested_calls: Option<Value>,
 }
 
 impl Finalized {
@@ -43,6 +46,7 @@ impl Finalized {
             is_error: true,
             terminate: false,
             duration_ms: None,
+            nested_calls: None,
         }
     }
 }
@@ -177,6 +181,7 @@ impl ToolRunner<'_> {
             opts: self.opts,
             assistant: self.assistant,
             cancel: self.cancel,
+            recorder: None,
         }
     }
 
@@ -210,7 +215,7 @@ impl ToolRunner<'_> {
         let result = ToolResultMessage {
             duration_ms: f.duration_ms,
             usage: None,
-            nested_calls: None,
+            nested_calls: f.nested_calls,
             tool_call_id: call.id.clone(),
             tool_name: call.name.clone(),
             content: f.content,
@@ -240,6 +245,9 @@ pub(crate) struct Pipeline<'a> {
     /// The assistant message whose call this is (or whose call made it).
     pub assistant: &'a AssistantMessage,
     pub cancel: &'a CancellationToken,
+    /// The record of a model-issued call's nested calls, for calls made on its behalf;
+    /// `None` for the call the model made (its run starts the record).
+    pub recorder: Option<Arc<Recorder>>,
 }
 
 impl Pipeline<'_> {
@@ -296,11 +304,17 @@ impl Pipeline<'_> {
         parent: Option<&str>,
     ) -> Finalized {
         let cancel = self.cancel.child_token();
+        let recorder = self.recorder.clone().unwrap_or_default();
         let ctx = ToolContext {
             call_id: call.id.clone(),
             cancel: cancel.clone(),
             progress,
-            nested: Some(crate::nested::NestedCalls::new(self, &call.id, cancel)),
+            nested: Some(crate::nested::NestedCalls::new(
+                self,
+                &call.id,
+                cancel,
+                recorder.clone(),
+            )),
             parent_call_id: parent.map(str::to_string),
         };
         let fut = AssertUnwindSafe(tool.execute(args.clone(), ctx)).catch_unwind();
@@ -323,6 +337,7 @@ impl Pipeline<'_> {
                 is_error: true,
                 terminate: false,
                 duration_ms: None,
+                nested_calls: None,
             },
             Some(Ok(Ok(out))) => Finalized {
                 content: out.content,
@@ -330,10 +345,15 @@ impl Pipeline<'_> {
                 is_error: false,
                 terminate: false,
                 duration_ms: None,
+                nested_calls: None,
             },
         };
         f.duration_ms = duration_ms;
+        if self.recorder.is_none() {
+            f.nested_calls = recorder.snapshot();
+        }
         if let Some(after) = &self.opts.after_tool_call {
+            let nested_calls = f.nested_calls.clone();
             let ctx = AfterToolCallContext {
                 assistant_message: self.assistant.clone(),
                 tool_call: call.clone(),
@@ -363,6 +383,7 @@ impl Pipeline<'_> {
                 Err(p) => f = Finalized::error(panic_text(&p)),
             }
             f.duration_ms = duration_ms;
+            f.nested_calls = nested_calls;
         }
         f
     }

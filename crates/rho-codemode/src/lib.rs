@@ -9,12 +9,14 @@
 //! session's tool pipeline (see [`tool`]).
 
 pub mod declare;
+pub mod loadout;
 pub mod report;
 pub mod run;
 pub mod source;
 pub mod tool;
 pub mod vm;
 
+pub use loadout::{Mode, Presentation};
 pub use run::{execute, CallHandler, Execution, ScriptError, ScriptResult, StoreWrites};
 pub use tool::{
     Callable, CodemodeHost, CodemodeTool, Namespace, CODEMODE_TOOL_NAME, STORE_ENTRY_TYPE,

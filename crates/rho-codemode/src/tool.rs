@@ -10,11 +10,12 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use rho_agent::rank::{rank, RankDoc};
-use rho_agent::{AgentTool, NestedCalls, ToolContext, ToolError, ToolOutput};
+use rho_agent::{AgentTool, LoadoutChanges, NestedCalls, ToolContext, ToolError, ToolOutput};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use crate::declare::{identifier, sample};
+use crate::loadout::{self, Listed, Mode, Presentation};
 use crate::report::report;
 use crate::run::{execute, CallHandler, Execution, StoreWrites};
 use crate::source;
@@ -23,6 +24,8 @@ use crate::vm::ScriptTool;
 pub const CODEMODE_TOOL_NAME: &str = "codemode";
 /// The custom entry type holding one script's `store()` writes (`{set, delete}`).
 pub const STORE_ENTRY_TYPE: &str = "codemode-store";
+/// Tools only the model calls: scripts cannot (pi's `model-only` exposure).
+pub const MODEL_ONLY: [&str; 2] = [CODEMODE_TOOL_NAME, "tool_search"];
 /// A script's deadline when its options line sets none (pi has none; rho bounds every script,
 /// see the README).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -85,6 +88,14 @@ pub trait CodemodeHost: Send + Sync {
     fn load_store(&self) -> BTreeMap<String, Value>;
     /// Records a successful script's writes (a `codemode-store` entry).
     fn save_store(&self, writes: &StoreWrites) -> Result<(), String>;
+    /// `codemode.mode` and `codemode.inlineBudget`.
+    fn presentation(&self) -> Presentation {
+        Presentation::default()
+    }
+    /// A tool's prompt guidelines (the system prompt's lines for it when it is declared).
+    fn prompt_guidelines(&self, _name: &str) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// The `codemode` tool.
@@ -138,6 +149,48 @@ impl AgentTool for CodemodeTool {
         })
     }
 
+    fn prepare_loadout(&self, declared: &[Arc<dyn AgentTool>]) -> Option<LoadoutChanges> {
+        let presentation = self.host.presentation();
+        let direct: Vec<&Arc<dyn AgentTool>> = declared
+            .iter()
+            .filter(|t| !MODEL_ONLY.contains(&t.name()))
+            .collect();
+        let mut changes = LoadoutChanges::default();
+        match presentation.mode {
+            // The callable tools that are not declared are all deferred (MCP), never listed:
+            // the description stays as it is.
+            Mode::On => {
+                for t in direct {
+                    let schema = t.output_schema();
+                    let note = loadout::script_note(t.name(), t.description(), schema.as_ref());
+                    changes.descriptions.push((t.name().to_string(), note));
+                }
+            }
+            Mode::Only => {
+                let schemas: Vec<Option<Value>> =
+                    direct.iter().map(|t| t.output_schema()).collect();
+                let listed: Vec<Listed<'_>> = direct
+                    .iter()
+                    .zip(&schemas)
+                    .map(|(t, schema)| Listed {
+                        name: t.name(),
+                        description: t.description(),
+                        parameters: t.parameters(),
+                        output_schema: schema.as_ref(),
+                        namespace: None,
+                        guidelines: self.host.prompt_guidelines(t.name()),
+                    })
+                    .collect();
+                let text = loadout::description(&listed, presentation.inline_budget);
+                changes
+                    .descriptions
+                    .push((CODEMODE_TOOL_NAME.to_string(), text));
+                changes.hidden = direct.iter().map(|t| t.name().to_string()).collect();
+            }
+        }
+        Some(changes)
+    }
+
     fn execute(
         &self,
         args: Value,
@@ -152,9 +205,12 @@ impl AgentTool for CodemodeTool {
             let callable: Vec<Callable> = host
                 .callable()
                 .into_iter()
-                .filter(|c| c.tool.name() != CODEMODE_TOOL_NAME)
+                .filter(|c| !MODEL_ONLY.contains(&c.tool.name()))
                 .collect();
-            let samples: Vec<String> = callable.iter().map(describe).collect();
+            let samples: Vec<String> = callable
+                .iter()
+                .map(|c| describe(c, &host.prompt_guidelines(c.tool.name())))
+                .collect();
             let tools = callable
                 .iter()
                 .zip(&samples)
@@ -225,11 +281,12 @@ impl AgentTool for CodemodeTool {
     }
 }
 
-/// A tool's description and declaration, as `describeTool()` and `ALL_TOOLS` give it.
-fn describe(c: &Callable) -> String {
+/// A tool's description, prompt guidelines and declaration, as `describeTool()` and
+/// `ALL_TOOLS` give it.
+fn describe(c: &Callable, guidelines: &[String]) -> String {
     sample(
         c.tool.name(),
-        c.tool.description(),
+        &loadout::with_guidelines(c.tool.description(), guidelines),
         &c.tool.parameters(),
         c.output_schema.as_ref(),
     )

@@ -40,7 +40,9 @@ fn tool_snippet(name: &str) -> Option<&'static str> {
     })
 }
 
-fn tool_guidelines(name: &str) -> &'static [&'static str] {
+/// The system prompt's guidelines for a built-in tool (codemode lists them with tools it
+/// declares to scripts).
+pub(crate) fn tool_guidelines(name: &str) -> &'static [&'static str] {
     match name {
         "read" => &["Use read to examine files instead of cat or sed."],
         "edit" => &[

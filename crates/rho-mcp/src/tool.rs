@@ -2,11 +2,10 @@
 //! `tool_result` pipeline as built-in tools. Results are converted to model content and kept
 //! within the 20 KB limit; `isError` results become tool errors.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_agent::{AgentTool, ScriptValues, ToolContext, ToolError, ToolOutput};
 use serde_json::{json, Value};
 
 use crate::content::result_content;
@@ -19,7 +18,7 @@ pub struct McpTool {
     label: String,
     server: Arc<Server>,
     /// Whole results of calls a codemode script made, by call id, until the script takes them.
-    script_values: Arc<Mutex<HashMap<String, Value>>>,
+    script_values: ScriptValues,
 }
 
 impl McpTool {
@@ -28,7 +27,7 @@ impl McpTool {
             label: format!("{}/{}", server.name(), listed.tool),
             listed,
             server,
-            script_values: Arc::default(),
+            script_values: ScriptValues::default(),
         }
     }
 
@@ -79,8 +78,12 @@ impl AgentTool for McpTool {
         self.listed.annotations.clone()
     }
 
+    fn output_schema(&self) -> Option<Value> {
+        Some(script_result_schema())
+    }
+
     fn take_script_value(&self, call_id: &str) -> Option<Value> {
-        crate::connection::lock(&self.script_values).remove(call_id)
+        self.script_values.take(call_id)
     }
 
     fn execute(
@@ -90,10 +93,7 @@ impl AgentTool for McpTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let server = self.server.clone();
         let tool = self.listed.tool.clone();
-        let keep = ctx
-            .parent_call_id
-            .is_some()
-            .then(|| (self.script_values.clone(), ctx.call_id.clone()));
+        let keep = self.script_values.slot(&ctx);
         Box::pin(async move {
             let (name, tool_name) = (server.name().to_string(), tool.clone());
             let sink = ctx.progress.clone();
@@ -107,12 +107,12 @@ impl AgentTool for McpTool {
                 .call_tool(&tool, args, ctx.cancel.clone(), progress)
                 .await
                 .map_err(|e| ToolError::new(e.to_string()))?;
-            if let Some((values, id)) = keep {
+            if let Some(slot) = keep {
                 let mut whole = result.clone();
                 if let Value::Object(map) = &mut whole {
                     map.remove("_meta");
                 }
-                crate::connection::lock(&values).insert(id, whole);
+                slot.keep(whole);
             }
             convert(server.name(), &tool, &result)
         })

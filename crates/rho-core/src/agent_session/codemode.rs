@@ -9,7 +9,9 @@ use std::sync::{Arc, Weak};
 
 use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
-use rho_codemode::{Callable, CodemodeHost, CodemodeTool, StoreWrites, STORE_ENTRY_TYPE};
+use rho_codemode::{
+    Callable, CodemodeHost, CodemodeTool, Presentation, StoreWrites, STORE_ENTRY_TYPE,
+};
 use rho_protocol::session::entry::EntryData;
 use serde_json::{json, Value};
 
@@ -47,9 +49,9 @@ impl CodemodeHost for Host {
         for tool in active {
             if !out.iter().any(|c| c.tool.name() == tool.name()) {
                 out.push(Callable {
+                    output_schema: tool.output_schema(),
                     tool,
                     namespace: None,
-                    output_schema: None,
                 });
             }
         }
@@ -94,6 +96,19 @@ impl CodemodeHost for Host {
             }
         }
         store
+    }
+
+    fn presentation(&self) -> Presentation {
+        self.session()
+            .map(|s| s.state().settings.codemode())
+            .unwrap_or_default()
+    }
+
+    fn prompt_guidelines(&self, name: &str) -> Vec<String> {
+        crate::system_prompt::tool_guidelines(name)
+            .iter()
+            .map(|g| g.to_string())
+            .collect()
     }
 
     fn save_store(&self, writes: &StoreWrites) -> Result<(), String> {

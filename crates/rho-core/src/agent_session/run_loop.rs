@@ -370,33 +370,38 @@ impl AgentSession {
                 tool_call_id,
                 tool_name,
                 args,
-                ..
+                parent_tool_call_id,
             } => ExtensionEvent::ToolExecutionStart {
                 tool_call_id: tool_call_id.clone(),
                 tool_name: tool_name.clone(),
                 args: args.clone(),
+                parent_tool_call_id: parent_tool_call_id.clone(),
             },
             AgentEvent::ToolExecutionUpdate {
                 tool_call_id,
                 tool_name,
                 args,
+                parent_tool_call_id,
                 ..
             } => ExtensionEvent::ToolExecutionUpdate {
                 tool_call_id: tool_call_id.clone(),
                 tool_name: tool_name.clone(),
                 args: args.clone(),
                 partial_result: value(event, "partialResult"),
+                parent_tool_call_id: parent_tool_call_id.clone(),
             },
             AgentEvent::ToolExecutionEnd {
                 tool_call_id,
                 tool_name,
                 is_error,
+                parent_tool_call_id,
                 ..
             } => ExtensionEvent::ToolExecutionEnd {
                 tool_call_id: tool_call_id.clone(),
                 tool_name: tool_name.clone(),
                 result: value(event, "result"),
                 is_error: *is_error,
+                parent_tool_call_id: parent_tool_call_id.clone(),
             },
         })
     }
