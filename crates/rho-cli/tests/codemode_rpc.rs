@@ -129,7 +129,7 @@ try {
   await tools.bash({ command: "touch made-by-script" });
   return "ran";
 } catch (e) {
-  return ok.trim() + " / refused: " + e.message;
+  return ok.output.trim() + " / refused: " + e.message;
 }"#,
     ));
     rpc.server.push(reply("done"));
@@ -266,6 +266,154 @@ async fn store_values_last_across_calls_and_follow_the_branch() {
             r#""customType":"codemode-store","data":{"set":{"n":1,"tmp":"x"},"delete":[]}"#
         ),
         "{stored}"
+    );
+    rpc.close().await;
+}
+
+/// The description a request declares `name` with.
+fn declared_description(body: &Value, name: &str) -> Option<String> {
+    body["tools"].as_array()?.iter().find_map(|t| {
+        (t["function"]["name"] == name)
+            .then(|| t["function"]["description"].as_str().map(str::to_string))?
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_tools_say_how_scripts_call_them_and_bash_resolves_to_an_object() {
+    let mut start = with_codemode();
+    start.with_sessions = true;
+    let mut rpc = Rpc::start_with(start).await;
+    rpc.server.push(script(
+        "cm1",
+        r#"const small = await tools.bash({ command: "echo hi; exit 3" });
+const big = await tools.bash({ command: "seq 1 300000" });
+const text = await tools.read({ path: "note.txt" });
+return {
+  small: [small.output, small.exit_code, small.truncated, typeof small.wall_time_seconds],
+  big: [big.truncated, big.output.length, big.output.includes("bytes omitted ...]"), big.output.endsWith("300000\n")],
+  path: big.full_output_path,
+  text,
+};"#,
+    ));
+    rpc.server.push(reply("done"));
+    std::fs::write(rpc.work_dir().join("note.txt"), "a note").unwrap();
+    assert_eq!(rpc.prompt_ok("p", "run it").await, "done");
+
+    let first = rpc.server.requests()[0].json();
+    let bash = declared_description(&first, "bash").expect("bash declared");
+    assert!(
+        bash.ends_with("\n\nCodemode: `tools.bash(args)` resolves to `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }`."),
+        "{bash}"
+    );
+    let read = declared_description(&first, "read").expect("read declared");
+    assert!(
+        read.ends_with("\n\nCodemode: `tools.read(args)` resolves to a string."),
+        "{read}"
+    );
+    // In `on` mode codemode lists no declarations: its description is pi's plain one.
+    assert_eq!(
+        declared_description(&first, "codemode").as_deref(),
+        Some(rho_codemode::tool::DESCRIPTION)
+    );
+
+    let end = tool_end(&rpc, "cm1");
+    assert_eq!(end["isError"], false, "{end}");
+    let out = text_of(&end);
+    let json = out.rsplit("Output:\n").next().expect("output");
+    let v: Value = serde_json::from_str(json).expect("the script's JSON");
+    assert_eq!(v["small"], json!(["hi\n", 3, false, "number"]));
+    assert_eq!(v["big"][0], true, "{v}");
+    assert!(v["big"][1].as_u64().unwrap() <= 1024 * 1024 + 64, "{v}");
+    assert_eq!(v["big"][2], true, "{v}");
+    assert_eq!(v["big"][3], true, "{v}");
+    let full = std::fs::read_to_string(v["path"].as_str().expect("full_output_path")).unwrap();
+    assert!(full.starts_with("1\n2\n") && full.ends_with("300000\n"));
+    assert_eq!(v["text"], "a note");
+
+    // The session file keeps the nested calls on the script's tool result (pi's nestedCalls).
+    let file = rpc.call(json!({"id": "s", "type": "get_state"})).await["data"]["sessionFile"]
+        .as_str()
+        .expect("file")
+        .to_string();
+    let result = std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["message"]["role"] == "toolResult" && e["message"]["toolCallId"] == "cm1")
+        .expect("the script's result");
+    let nested = &result["message"]["nestedCalls"];
+    assert_eq!(nested["complete"], true, "{nested}");
+    let calls = nested["calls"].as_array().expect("calls");
+    let summary: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap(),
+                c["name"].as_str().unwrap(),
+                c["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("cm1/1", "bash", "error"),
+            ("cm1/2", "bash", "ok"),
+            ("cm1/3", "read", "ok")
+        ]
+    );
+    assert_eq!(calls[0]["arguments"], json!({"command": "echo hi; exit 3"}));
+    assert!(calls[0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("Command exited with code 3"));
+    assert!(calls.iter().all(|c| c["durationMs"].is_u64()));
+    rpc.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn codemode_only_lists_the_tools_in_its_description_and_hides_them() {
+    let mut start = with_codemode();
+    start.settings = Some(json!({"codemode": {"mode": "only"}}));
+    let mut rpc = Rpc::start_with(start).await;
+    rpc.server.push(script(
+        "cm1",
+        r#"const r = await tools.bash({ command: "echo via script" }); return r.output.trim();"#,
+    ));
+    rpc.server.push(reply("done"));
+    assert_eq!(rpc.prompt_ok("p", "go").await, "done");
+    let first = rpc.server.requests()[0].json();
+    assert_eq!(tool_names(&first), ["codemode"]);
+    let description = declared_description(&first, "codemode").unwrap();
+    let listed = description
+        .strip_prefix(rho_codemode::tool::DESCRIPTION)
+        .expect("pi's description first");
+    assert!(
+        listed.starts_with("\n\nNested tools:\n\n### `read`\n"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("declare const tools: { bash(args: {\n  // Bash command to execute\n  command: string;\n  // Timeout in seconds (optional, no default timeout)\n  timeout?: number;\n}): Promise<{\n  exit_code: number;\n  // Full output, when truncated\n  full_output_path?: string;\n  // Combined stdout and stderr, possibly truncated\n  output: string;\n  truncated: boolean;\n  wall_time_seconds: number;\n}>; };"),
+        "{listed}"
+    );
+    // The guidelines the system prompt has for declared tools come with the declaration.
+    assert!(
+        listed.contains("- Use read to examine files instead of cat or sed."),
+        "{listed}"
+    );
+    assert!(text_of(&tool_end(&rpc, "cm1")).ends_with("Output:\nvia script"));
+    rpc.close().await;
+
+    // A budget of 0 lists no declarations.
+    let mut start = with_codemode();
+    start.settings = Some(json!({"codemode": {"mode": "only", "inlineBudget": 0}}));
+    let mut rpc = Rpc::start_with(start).await;
+    rpc.server.push(reply("ok"));
+    assert_eq!(rpc.prompt_ok("p", "go").await, "ok");
+    let first = rpc.server.requests()[0].json();
+    assert_eq!(
+        declared_description(&first, "codemode").unwrap(),
+        format!("{}\n\nNested tools:", rho_codemode::tool::DESCRIPTION)
     );
     rpc.close().await;
 }

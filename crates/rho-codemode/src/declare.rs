@@ -107,56 +107,81 @@ pub fn ts_type(schema: &Value, root: &Value, depth: usize) -> String {
     }
 }
 
+/// pi's object rendering: properties sorted by name, on one line unless one has a comment;
+/// nested members are indented under their parent.
 fn object_type(obj: &serde_json::Map<String, Value>, root: &Value, depth: usize) -> String {
-    let Some(props) = obj.get("properties").and_then(Value::as_object) else {
-        return "Record<string, unknown>".into();
-    };
-    if props.is_empty() {
-        return "{}".into();
-    }
+    let empty = serde_json::Map::new();
+    let props = obj
+        .get("properties")
+        .and_then(Value::as_object)
+        .unwrap_or(&empty);
     let required: Vec<&str> = obj
         .get("required")
         .and_then(Value::as_array)
         .map(|r| r.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let indent = "  ".repeat(depth + 1);
-    let mut lines = Vec::new();
-    let mut commented = false;
-    for (name, prop) in props {
-        let notes = notes(prop);
-        if !notes.is_empty() {
-            commented = true;
-            lines.push(format!("{indent}// {notes}"));
+    let mut names: Vec<&String> = props.keys().collect();
+    names.sort();
+    let mut members: Vec<String> = names
+        .iter()
+        .map(|name| {
+            let key = if identifier(name) == **name {
+                name.to_string()
+            } else {
+                Value::String(name.to_string()).to_string()
+            };
+            let optional = if required.contains(&name.as_str()) {
+                ""
+            } else {
+                "?"
+            };
+            format!(
+                "{key}{optional}: {};",
+                ts_type(&props[*name], root, depth + 1)
+            )
+        })
+        .collect();
+    match obj.get("additionalProperties") {
+        Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => members.push("[key: string]: unknown;".into()),
+        Some(other) => members.push(format!(
+            "[key: string]: {};",
+            ts_type(other, root, depth + 1)
+        )),
+        None if names.is_empty() => members.push("[key: string]: unknown;".into()),
+        None => {}
+    }
+    if members.is_empty() {
+        return "{}".into();
+    }
+    let comments: Vec<Vec<String>> = names.iter().map(|n| notes(&props[*n])).collect();
+    if comments.iter().all(Vec::is_empty) {
+        return format!("{{ {} }}", members.join(" "));
+    }
+    let mut lines = vec!["{".to_string()];
+    for (i, member) in members.iter().enumerate() {
+        for line in comments.get(i).into_iter().flatten() {
+            lines.push(format!("  // {line}"));
         }
-        let key = if identifier(name) == *name {
-            name.clone()
-        } else {
-            Value::String(name.clone()).to_string()
-        };
-        let optional = if required.contains(&name.as_str()) {
-            ""
-        } else {
-            "?"
-        };
-        lines.push(format!(
-            "{indent}{key}{optional}: {};",
-            ts_type(prop, root, depth + 1)
-        ));
+        lines.push(format!("  {}", member.replace('\n', "\n  ")));
     }
-    if commented {
-        format!("{{\n{}\n{}}}", lines.join("\n"), "  ".repeat(depth))
-    } else {
-        let inline: Vec<&str> = lines.iter().map(|l| l.trim()).collect();
-        format!("{{ {} }}", inline.join(" "))
-    }
+    lines.push("}".into());
+    lines.join("\n")
 }
 
-/// A property's description and the constraints its type does not show.
-fn notes(prop: &Value) -> String {
-    let mut parts = Vec::new();
-    if let Some(d) = prop.get("description").and_then(Value::as_str) {
-        parts.push(d.split_whitespace().collect::<Vec<_>>().join(" "));
-    }
+/// A property's description lines and the constraints its type does not show.
+fn notes(prop: &Value) -> Vec<String> {
+    let mut lines: Vec<String> = prop
+        .get("description")
+        .and_then(Value::as_str)
+        .map(|d| {
+            d.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut tags = Vec::new();
     if prop.get("type").and_then(Value::as_str) == Some("integer") {
         tags.push("@integer".to_string());
@@ -174,9 +199,9 @@ fn notes(prop: &Value) -> String {
         }
     }
     if !tags.is_empty() {
-        parts.push(tags.join(" "));
+        lines.push(tags.join(" "));
     }
-    parts.join(" ")
+    lines
 }
 
 #[cfg(test)]
@@ -194,20 +219,24 @@ mod tests {
         assert_eq!(identifier(""), "_");
     }
 
+    /// The expected texts are what pi 1.6's `renderToolSample` gives for the same schemas.
     #[test]
     fn declarations_show_arguments_comments_and_results() {
         let input = json!({"type": "object", "properties": {
             "message": {"type": "string", "description": "Message to echo"},
             "n": {"type": "integer", "minimum": 1, "default": 3},
             "mode": {"enum": ["a", "b"]},
-            "tags": {"type": "array", "items": {"type": "string"}}
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "opts": {"type": "object", "properties": {"deep": {"type": "string", "description": "line one\nline two"}}}
         }, "required": ["message"]});
         assert_eq!(
             sample("mcp__s__echo", "Echoes back", &input, None),
-            "Echoes back\n\ncodemode tool declaration:\n```ts\ndeclare const tools: { mcp__s__echo(args: {\n  // Message to echo\n  message: string;\n  // @integer @minimum 1 @default 3\n  n?: number;\n  mode?: \"a\" | \"b\";\n  tags?: Array<string>;\n}): Promise<string>; };\n```"
+            "Echoes back\n\ncodemode tool declaration:\n```ts\ndeclare const tools: { mcp__s__echo(args: {\n  // Message to echo\n  message: string;\n  mode?: \"a\" | \"b\";\n  // @integer @minimum 1 @default 3\n  n?: number;\n  opts?: {\n    // line one\n    // line two\n    deep?: string;\n  };\n  tags?: Array<string>;\n}): Promise<string>; };\n```"
         );
         let output = json!({"type": "object", "properties": {"content": {"type": "array"}, "isError": {"type": "boolean"}}, "required": ["content"]});
-        assert!(sample("read", "Read", &json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}), Some(&output))
-            .contains("read(args: { path: string; }): Promise<{ content: unknown[]; isError?: boolean; }>;"));
+        assert_eq!(
+            sample("x", "X", &json!({"type": "object", "properties": {}}), Some(&output)),
+            "X\n\ncodemode tool declaration:\n```ts\ndeclare const tools: { x(args: { [key: string]: unknown; }): Promise<{ content: unknown[]; isError?: boolean; }>; };\n```"
+        );
     }
 }
