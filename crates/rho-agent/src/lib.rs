@@ -35,6 +35,7 @@ pub mod schema;
 pub mod script_values;
 mod shared;
 pub mod state;
+mod system;
 pub use rho_protocol::agent::stored;
 pub mod tool;
 mod tools_exec;
