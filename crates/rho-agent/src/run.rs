@@ -81,6 +81,9 @@ pub(crate) struct Run {
     /// With structured prompt sections: what the transcript's system messages replay to
     /// after the last declaration, which the request sends (D18).
     system: Option<SystemState>,
+    /// Declared tools that `prepare_loadout` hooks leave out of requests (codemode `only`);
+    /// system messages still record them, as pi's do.
+    hidden: Vec<String>,
 }
 
 impl Run {
@@ -116,6 +119,7 @@ impl Run {
             new_messages: Vec::new(),
             steer_seq: 0,
             system: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -249,7 +253,8 @@ impl Run {
             (sections, recorded)
         };
         let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
-        let tools: Vec<rho_ai::Tool> = self.tools.iter().map(|t| t.definition()).collect();
+        let (tools, hidden) = crate::tool::loadout(&self.tools);
+        self.hidden = hidden;
         let (message, after) = system::declare(replayed, &sections, &tools);
         if let Some(message) = message {
             self.add_message(message);
@@ -379,6 +384,8 @@ impl Run {
             let text = forced.unwrap_or_else(|| system.text());
             self.context.system_prompt = (!text.is_empty()).then_some(text);
             self.context.tools = system.tools();
+            let hidden = &self.hidden;
+            self.context.tools.retain(|t| !hidden.contains(&t.name));
         }
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();

@@ -168,14 +168,25 @@ pub struct LoadoutChanges {
 /// The declarations of `tools` sent to the model, after every tool's
 /// [`AgentTool::prepare_loadout`].
 pub fn definitions(tools: &[Arc<dyn AgentTool>]) -> Vec<Tool> {
+    let (mut defs, hidden) = loadout(tools);
+    defs.retain(|d| !hidden.contains(&d.name));
+    defs
+}
+
+/// The declarations of `tools` with the descriptions every tool's
+/// [`AgentTool::prepare_loadout`] gives them, and the names those hooks hide from requests.
+/// Kept apart because pi records the described tools (hidden ones too) in system messages and
+/// leaves the hidden ones out only when it sends a request.
+pub fn loadout(tools: &[Arc<dyn AgentTool>]) -> (Vec<Tool>, Vec<String>) {
     let mut defs: Vec<Tool> = tools.iter().map(|t| t.definition()).collect();
+    let mut hidden = Vec::new();
     for changes in tools.iter().filter_map(|t| t.prepare_loadout(tools)) {
         for (name, description) in changes.descriptions {
             if let Some(d) = defs.iter_mut().find(|d| d.name == name) {
                 d.description = description;
             }
         }
-        defs.retain(|d| !changes.hidden.contains(&d.name));
+        hidden.extend(changes.hidden);
     }
-    defs
+    (defs, hidden)
 }
