@@ -61,6 +61,7 @@ impl ExternalTools for External {
                     instructions: server.instructions(),
                 };
                 rho_codemode::Callable {
+                    deferred: tool.listed.exposure == rho_mcp::Exposure::Deferred,
                     tool,
                     namespace: Some(namespace),
                     output_schema: Some(rho_mcp::tool::script_result_schema()),

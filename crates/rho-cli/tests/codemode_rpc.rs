@@ -114,6 +114,17 @@ return echo.content[0].text;"#,
     let second = requests[1].json().to_string();
     assert!(second.contains("The sum of 2 and 3 is 5."), "{second}");
     assert!(second.contains("Echo: from a script"), "{second}");
+    // By then the server is connected (the script waited for it), and codemode's description
+    // lists its tools under the server's namespace, as pi's does for `codemode` exposure.
+    let listed = declared_description(&requests[1].json(), "codemode").expect("codemode");
+    let listed = listed
+        .strip_prefix(rho_codemode::tool::DESCRIPTION)
+        .expect("pi's description first");
+    assert!(
+        listed.starts_with("\n\nNested tools:\n\n## mcp__everything"),
+        "{listed}"
+    );
+    assert!(listed.contains("### `mcp__everything__echo`"), "{listed}");
     rpc.close().await;
 }
 

@@ -75,6 +75,9 @@ pub struct Callable {
     /// The schema of what a call resolves to when it is not the tool's text (an MCP tool's
     /// `CallToolResult`).
     pub output_schema: Option<Value>,
+    /// Found with `tool_search` (MCP `deferred` exposure): the codemode description never
+    /// lists it.
+    pub deferred: bool,
 }
 
 /// What a script needs from the session.
@@ -155,10 +158,21 @@ impl AgentTool for CodemodeTool {
             .iter()
             .filter(|t| !MODEL_ONLY.contains(&t.name()))
             .collect();
+        // Callable but not declared (MCP tools with `codemode` exposure): listed in both modes.
+        let undeclared: Vec<Callable> = self
+            .host
+            .callable()
+            .into_iter()
+            .filter(|c| {
+                let name = c.tool.name();
+                !c.deferred
+                    && !MODEL_ONLY.contains(&name)
+                    && !declared.iter().any(|t| t.name() == name)
+            })
+            .collect();
         let mut changes = LoadoutChanges::default();
+        let mut listed: Vec<Callable> = Vec::new();
         match presentation.mode {
-            // The callable tools that are not declared are all deferred (MCP), never listed:
-            // the description stays as it is.
             Mode::On => {
                 for t in direct {
                     let schema = t.output_schema();
@@ -167,26 +181,37 @@ impl AgentTool for CodemodeTool {
                 }
             }
             Mode::Only => {
-                let schemas: Vec<Option<Value>> =
-                    direct.iter().map(|t| t.output_schema()).collect();
-                let listed: Vec<Listed<'_>> = direct
-                    .iter()
-                    .zip(&schemas)
-                    .map(|(t, schema)| Listed {
-                        name: t.name(),
-                        description: t.description(),
-                        parameters: t.parameters(),
-                        output_schema: schema.as_ref(),
-                        namespace: None,
-                        guidelines: self.host.prompt_guidelines(t.name()),
-                    })
-                    .collect();
-                let text = loadout::description(&listed, presentation.inline_budget);
-                changes
-                    .descriptions
-                    .push((CODEMODE_TOOL_NAME.to_string(), text));
                 changes.hidden = direct.iter().map(|t| t.name().to_string()).collect();
+                listed.extend(direct.into_iter().map(|t| Callable {
+                    output_schema: t.output_schema(),
+                    tool: t.clone(),
+                    namespace: None,
+                    deferred: false,
+                }));
             }
+        }
+        listed.extend(undeclared);
+        if presentation.mode == Mode::Only || !listed.is_empty() {
+            let guidelines: Vec<Vec<String>> = listed
+                .iter()
+                .map(|c| self.host.prompt_guidelines(c.tool.name()))
+                .collect();
+            let entries: Vec<Listed<'_>> = listed
+                .iter()
+                .zip(guidelines)
+                .map(|(c, guidelines)| Listed {
+                    name: c.tool.name(),
+                    description: c.tool.description(),
+                    parameters: c.tool.parameters(),
+                    output_schema: c.output_schema.as_ref(),
+                    namespace: c.namespace.as_ref(),
+                    guidelines,
+                })
+                .collect();
+            let text = loadout::description(&entries, presentation.inline_budget);
+            changes
+                .descriptions
+                .push((CODEMODE_TOOL_NAME.to_string(), text));
         }
         Some(changes)
     }

@@ -52,6 +52,7 @@ impl CodemodeHost for Host {
                     output_schema: tool.output_schema(),
                     tool,
                     namespace: None,
+                    deferred: false,
                 });
             }
         }
