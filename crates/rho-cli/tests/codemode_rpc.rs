@@ -278,6 +278,34 @@ async fn store_values_last_across_calls_and_follow_the_branch() {
         ),
         "{stored}"
     );
+    // Each store entry sits between the script's call and its result (pi's order), so a fork
+    // before the prompt never keeps it, however far the file lags behind the run.
+    let entries: Vec<Value> = stored
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut checked = 0;
+    for (i, e) in entries.iter().enumerate() {
+        if e["customType"] != "codemode-store" {
+            continue;
+        }
+        let result = entries
+            .iter()
+            .find(|r| r["parentId"] == e["id"])
+            .expect("a child");
+        assert_eq!(result["message"]["role"], "toolResult", "{result}");
+        assert_eq!(
+            entries[i - 1]["message"]["role"],
+            "assistant",
+            "{}",
+            entries[i - 1]
+        );
+        checked += 1;
+    }
+    assert_eq!(
+        checked, 1,
+        "the fork keeps the first script's entry: {stored}"
+    );
     rpc.close().await;
 }
 

@@ -70,31 +70,20 @@ impl CodemodeHost for Host {
         let Some(s) = self.session() else {
             return BTreeMap::new();
         };
-        let state = s.state();
         let mut store = BTreeMap::new();
-        for entry in state.session.tree().branch() {
-            let EntryData::Custom {
+        for entry in s.state().session.tree().branch() {
+            if let EntryData::Custom {
                 custom_type,
                 data: Some(data),
             } = &entry.data
-            else {
-                continue;
-            };
-            if custom_type != STORE_ENTRY_TYPE {
-                continue;
+            {
+                if custom_type == STORE_ENTRY_TYPE {
+                    apply(&mut store, data);
+                }
             }
-            let (Some(set), Some(deleted)) = (
-                data.get("set").and_then(Value::as_object),
-                data.get("delete").and_then(Value::as_array),
-            ) else {
-                continue;
-            };
-            for key in deleted.iter().filter_map(Value::as_str) {
-                store.remove(key);
-            }
-            for (key, value) in set {
-                store.insert(key.clone(), value.clone());
-            }
+        }
+        for data in s.pending_store().iter() {
+            apply(&mut store, data);
         }
         store
     }
@@ -112,23 +101,60 @@ impl CodemodeHost for Host {
             .collect()
     }
 
+    /// Queued, not appended: the run loop persists the turn's messages behind the run, so
+    /// an entry appended now could land before them (under load, before the prompt) and a
+    /// fork there would keep it. [`AgentSession::write_codemode_store`] writes it in order.
     fn save_store(&self, writes: &StoreWrites) -> Result<(), String> {
         let s = self.session().ok_or("the session has ended")?;
         let data = json!({"set": writes.set, "delete": writes.delete});
-        let entry = s
-            .state()
-            .session
-            .append_custom(STORE_ENTRY_TYPE, Some(data))
-            .cloned()
-            .map_err(|e| e.to_string())?;
-        s.emit_session(SessionOnlyEvent::EntryAppended {
-            entry: Box::new(entry),
-        });
+        s.pending_store().push(data);
         Ok(())
     }
 }
 
+/// Applies one `codemode-store` entry's data to `store`.
+fn apply(store: &mut BTreeMap<String, Value>, data: &Value) {
+    let (Some(set), Some(deleted)) = (
+        data.get("set").and_then(Value::as_object),
+        data.get("delete").and_then(Value::as_array),
+    ) else {
+        return;
+    };
+    for key in deleted.iter().filter_map(Value::as_str) {
+        store.remove(key);
+    }
+    for (key, value) in set {
+        store.insert(key.clone(), value.clone());
+    }
+}
+
 impl AgentSession {
+    fn pending_store(&self) -> std::sync::MutexGuard<'_, Vec<Value>> {
+        self.inner
+            .codemode_store
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Appends the queued `store()` writes as `codemode-store` entries; the run loop calls it
+    /// before persisting a tool result (pi's order: the entry, then the script's result).
+    pub(crate) fn write_codemode_store(&self) {
+        let pending = std::mem::take(&mut *self.pending_store());
+        for data in pending {
+            let entry = self
+                .state()
+                .session
+                .append_custom(STORE_ENTRY_TYPE, Some(data))
+                .cloned();
+            match entry {
+                Ok(entry) => self.emit_session(SessionOnlyEvent::EntryAppended {
+                    entry: Box::new(entry),
+                }),
+                Err(_) => self.announce_save_failure(),
+            }
+        }
+    }
+
     /// Makes the `codemode` tool active (pi: `--tools +codemode`, `defaultTools`, or an MCP
     /// server with `codemode` exposure); the system prompt lists it.
     pub fn activate_codemode(&self) {

@@ -237,6 +237,9 @@ pub(crate) struct Inner {
     /// Runs when a run loop has ended, before the session reports idle (see
     /// [`AgentSession::set_after_run`]).
     pub after_run: Mutex<Option<AfterRun>>,
+    /// codemode `store()` writes of scripts whose tool result the run loop has not persisted
+    /// yet: written just before that result, so the entry follows the call on the branch.
+    pub codemode_store: Mutex<Vec<serde_json::Value>>,
     pub weak: std::sync::Weak<Inner>,
 }
 
@@ -347,6 +350,7 @@ impl AgentSession {
                 actions_bound: std::sync::atomic::AtomicBool::new(false),
                 reload: switch::ReloadHook::default(),
                 after_run: Mutex::new(None),
+                codemode_store: Mutex::new(Vec::new()),
                 weak: weak.clone(),
             }
         });

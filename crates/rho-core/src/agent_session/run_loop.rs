@@ -272,6 +272,9 @@ impl AgentSession {
     /// Records a finished message; the entry shares the transcript's cell, so once the line
     /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
+        if matches!(&**message, AgentMessage::ToolResult(_)) {
+            self.write_codemode_store();
+        }
         let cell = self.inner.agent.stored_message_of(message);
         let result = {
             let mut s = self.state();
