@@ -64,6 +64,10 @@ pub struct Connection {
     /// The process; killed when the last connection handle goes (the reader task does not
     /// hold it, so a dropped extension never lingers).
     child: Arc<Mutex<Option<ChildGroup>>>,
+    /// The stderr forwarder, awaited when the extension is unloaded: output without a final
+    /// newline (a terminal escape such as notify.ts's) is only passed on at end of file, and
+    /// rho may exit right after the unload.
+    stderr_forwarder: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>>,
 }
 
 impl Connection {
@@ -88,12 +92,18 @@ impl Connection {
         Self {
             shared,
             child: Arc::new(Mutex::new(None)),
+            stderr_forwarder: Arc::new(Mutex::new(None)),
         }
     }
 
     /// Ties the process's lifetime to this connection.
-    pub(crate) fn attach(&self, child: ChildGroup) {
+    pub(crate) fn attach(
+        &self,
+        child: ChildGroup,
+        stderr_forwarder: Option<tokio::task::JoinHandle<()>>,
+    ) {
         *lock(&self.child) = Some(child);
+        *lock(&self.stderr_forwarder) = stderr_forwarder;
     }
 
     /// Resolves once the process can no longer answer (it exited or closed its output).
@@ -134,6 +144,12 @@ impl Connection {
             child.terminate().await;
         } else {
             child.stop_after(grace).await;
+        }
+        // The process is gone, so its stderr reaches end of file soon (unless a grandchild
+        // still holds the pipe: then do not wait past the grace).
+        let forwarder = lock(&self.stderr_forwarder).take();
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(grace, forwarder).await;
         }
     }
 
@@ -362,6 +378,7 @@ impl Shared {
         let handle = Connection {
             shared: self.clone(),
             child: Arc::new(Mutex::new(None)),
+            stderr_forwarder: Arc::new(Mutex::new(None)),
         };
         let deadline = super::ProcessOptions::default().tool_timeout;
         let tool = super::ProcessTool::new(call.tool, handle, deadline);

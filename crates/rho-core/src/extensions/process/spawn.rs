@@ -14,6 +14,8 @@ use crate::diagnostics::{self, Diagnostic};
 /// A started, registered process and the connection to it.
 pub(crate) struct Started {
     pub child: ChildGroup,
+    /// The task passing the process's stderr on; it ends when the process closes the pipe.
+    pub stderr_forwarder: Option<tokio::task::JoinHandle<()>>,
     pub connection: Connection,
     pub registration: Registration,
 }
@@ -45,9 +47,9 @@ pub(crate) async fn start(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let (child, pipes) = ChildGroup::spawn(cmd).map_err(spawn_error)?;
-    if let Some(stderr) = pipes.stderr {
-        tokio::spawn(forward_stderr(path.clone(), stderr));
-    }
+    let stderr_forwarder = pipes
+        .stderr
+        .map(|stderr| tokio::spawn(forward_stderr(path.clone(), stderr)));
     let (Some(mut stdin), Some(stdout)) = (pipes.stdin, pipes.stdout) else {
         return Err(ProcessError::Handshake {
             path,
@@ -91,6 +93,7 @@ pub(crate) async fn start(
     let connection = Connection::start(path, stdin, stdout, None);
     Ok(Started {
         child,
+        stderr_forwarder,
         connection,
         registration,
     })
