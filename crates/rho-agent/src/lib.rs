@@ -29,9 +29,13 @@ pub mod agent;
 pub mod event;
 pub mod hooks;
 pub mod message;
+pub mod nested;
+mod nested_record;
 pub mod queue;
+pub mod rank;
 mod run;
 pub mod schema;
+pub mod script_values;
 mod shared;
 pub mod state;
 mod system;
@@ -50,13 +54,16 @@ pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,
     CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
+pub use nested::{NestedCalls, NestedOutcome};
 pub use queue::QueueMode;
 pub use rho_protocol::agent::{
     decode_all, stored_json, stored_role, MessageFile, Origin, ReadError, StoredMessage,
 };
 pub use run::{is_discarded, DISCARDED_TEXT};
+pub use script_values::{ScriptValueSlot, ScriptValues};
 pub use state::{AgentOptions, AgentState, ToolExecution};
 pub use tool::{
-    AgentTool, ExecutionMode, ProgressSink, ToolContext, ToolError, ToolOutput, ToolSource,
+    definitions, AgentTool, ExecutionMode, LoadoutChanges, ProgressSink, ToolContext, ToolError,
+    ToolOutput, ToolSource,
 };
 pub use tools_exec::SKIPPED_TEXT;

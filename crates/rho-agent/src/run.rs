@@ -85,6 +85,9 @@ pub(crate) struct Run {
     /// With structured prompt sections: what the transcript's system messages replay to
     /// after the last declaration, which the request sends (D18).
     system: Option<SystemState>,
+    /// Declared tools that `prepare_loadout` hooks leave out of requests (codemode `only`);
+    /// system messages still record them, as pi's do.
+    hidden: Vec<String>,
 }
 
 /// The messages a run opens with.
@@ -128,7 +131,7 @@ impl Run {
         let context = Context {
             system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
             messages: Vec::new(),
-            tools: tools.iter().map(|t| t.definition()).collect(),
+            tools: crate::tool::definitions(&tools),
         };
         Self {
             shared,
@@ -144,6 +147,7 @@ impl Run {
             new_messages: Vec::new(),
             interrupt_after: Some(0),
             system: None,
+            hidden: Vec::new(),
         }
     }
 
@@ -230,7 +234,7 @@ impl Run {
     async fn turn(&mut self, pending: Pending) -> TurnOutcome {
         if self.tool_source.is_some() {
             self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
-            self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
+            self.context.tools = crate::tool::definitions(&self.tools);
         }
         if let Err(e) = self.declare_system() {
             fail(&self.shared, &self.model, &self.cancel, e);
@@ -292,7 +296,8 @@ impl Run {
             (sections, recorded)
         };
         let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
-        let tools: Vec<rho_ai::Tool> = self.tools.iter().map(|t| t.definition()).collect();
+        let (tools, hidden) = crate::tool::loadout(&self.tools);
+        self.hidden = hidden;
         let (message, after) = system::declare(replayed, &sections, &tools);
         if let Some(message) = message {
             self.add_message(message, None);
@@ -437,6 +442,8 @@ impl Run {
             let text = forced.unwrap_or_else(|| system.text());
             self.context.system_prompt = (!text.is_empty()).then_some(text);
             self.context.tools = system.tools();
+            let hidden = &self.hidden;
+            self.context.tools.retain(|t| !hidden.contains(&t.name));
         }
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();

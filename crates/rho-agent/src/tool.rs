@@ -63,6 +63,11 @@ pub struct ToolContext {
     pub cancel: CancellationToken,
     /// Progress updates.
     pub progress: ProgressSink,
+    /// Runs other tools on behalf of this call through the agent's tool pipeline (pi's
+    /// `ctx.executeTool`); set for every call the agent runs.
+    pub nested: Option<crate::nested::NestedCalls>,
+    /// The call that made this one, for a call a tool made through [`ToolContext::nested`].
+    pub parent_call_id: Option<String>,
 }
 
 impl ToolContext {
@@ -72,6 +77,8 @@ impl ToolContext {
             call_id: call_id.into(),
             cancel: CancellationToken::new(),
             progress: Arc::new(|_| {}),
+            nested: None,
+            parent_call_id: None,
         }
     }
 }
@@ -120,6 +127,25 @@ pub trait AgentTool: Send + Sync {
         None
     }
 
+    /// What a script receives for the call `call_id` when the tool's model-facing content is
+    /// not all of it (an MCP tool's whole `CallToolResult`); asked once, after a call made
+    /// through [`ToolContext::nested`].
+    fn take_script_value(&self, _call_id: &str) -> Option<Value> {
+        None
+    }
+
+    /// The JSON Schema of what a script's call resolves to when that is not the tool's text
+    /// (pi's `outputSchema`; the value comes from [`AgentTool::take_script_value`]).
+    fn output_schema(&self) -> Option<Value> {
+        None
+    }
+
+    /// Changes to how the declared tools (`declared`, this one among them) are presented to
+    /// the model, asked before every request (pi's `prepareLoadout`; codemode uses it).
+    fn prepare_loadout(&self, _declared: &[Arc<dyn AgentTool>]) -> Option<LoadoutChanges> {
+        None
+    }
+
     /// The tool as the model sees it.
     fn definition(&self) -> Tool {
         Tool {
@@ -128,4 +154,39 @@ pub trait AgentTool: Send + Sync {
             parameters: self.parameters(),
         }
     }
+}
+
+/// What a tool's [`AgentTool::prepare_loadout`] changes in the declarations sent to the model.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LoadoutChanges {
+    /// New descriptions, by tool name.
+    pub descriptions: Vec<(String, String)>,
+    /// Tools left out of the declarations; they stay callable (from scripts).
+    pub hidden: Vec<String>,
+}
+
+/// The declarations of `tools` sent to the model, after every tool's
+/// [`AgentTool::prepare_loadout`].
+pub fn definitions(tools: &[Arc<dyn AgentTool>]) -> Vec<Tool> {
+    let (mut defs, hidden) = loadout(tools);
+    defs.retain(|d| !hidden.contains(&d.name));
+    defs
+}
+
+/// The declarations of `tools` with the descriptions every tool's
+/// [`AgentTool::prepare_loadout`] gives them, and the names those hooks hide from requests.
+/// Kept apart because pi records the described tools (hidden ones too) in system messages and
+/// leaves the hidden ones out only when it sends a request.
+pub fn loadout(tools: &[Arc<dyn AgentTool>]) -> (Vec<Tool>, Vec<String>) {
+    let mut defs: Vec<Tool> = tools.iter().map(|t| t.definition()).collect();
+    let mut hidden = Vec::new();
+    for changes in tools.iter().filter_map(|t| t.prepare_loadout(tools)) {
+        for (name, description) in changes.descriptions {
+            if let Some(d) = defs.iter_mut().find(|d| d.name == name) {
+                d.description = description;
+            }
+        }
+        hidden.extend(changes.hidden);
+    }
+    (defs, hidden)
 }

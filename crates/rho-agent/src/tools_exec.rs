@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::{AgentEvent, ToolExecutionResult};
 use crate::hooks::{AfterToolCallContext, BeforeToolCallContext};
 use crate::message::AgentMessage;
+use crate::nested_record::Recorder;
 use crate::run::panic_text;
 use crate::schema::{format_validation_error, validate};
 use crate::shared::{abort_deadline, Shared};
@@ -26,23 +27,26 @@ pub const SKIPPED_TEXT: &str = "Skipped due to queued user message.";
 
 /// A call's result before it becomes a message.
 #[derive(Debug, Clone)]
-struct Finalized {
-    content: Vec<ContentBlock>,
-    details: Option<Value>,
-    is_error: bool,
-    terminate: bool,
+pub(crate) struct Finalized {
+    pub content: Vec<ContentBlock>,
+    pub details: Option<Value>,
+    pub is_error: bool,
+    pub terminate: bool,
     /// How long the tool itself ran (pi 1.x's `durationMs`); `None` when it never ran.
-    duration_ms: Option<u64>,
+    pub duration_ms: Option<u64>,
+    /// The calls the tool made through [`ToolContext::nested`] (pi 1.x's `nestedCalls`).
+    pub nested_calls: Option<Value>,
 }
 
 impl Finalized {
-    fn error(text: impl Into<String>) -> Self {
+    pub(crate) fn error(text: impl Into<String>) -> Self {
         Self {
             content: vec![ContentBlock::text(text)],
             details: Some(Value::Object(Default::default())),
             is_error: true,
             terminate: false,
             duration_ms: None,
+            nested_calls: None,
         }
     }
 }
@@ -64,7 +68,7 @@ pub(crate) struct Batch {
 /// Borrowed view of the run that tool execution needs.
 pub(crate) struct ToolRunner<'a> {
     pub shared: &'a Arc<Shared>,
-    pub opts: &'a AgentOptions,
+    pub opts: &'a Arc<AgentOptions>,
     pub tools: &'a [Arc<dyn AgentTool>],
     /// The run's tool definitions (schemas built once per run, not per call).
     pub definitions: &'a [rho_ai::Tool],
@@ -162,9 +166,103 @@ impl ToolRunner<'_> {
         let Some(tool) = self.find(&call.name) else {
             return Err(Finalized::error(format!("Tool {} not found", call.name)));
         };
+        let args = self
+            .pipeline()
+            .check(tool, call, self.schema(&call.name))
+            .await?;
+        Ok(Prepared {
+            tool: tool.clone(),
+            args,
+        })
+    }
+
+    fn pipeline(&self) -> Pipeline<'_> {
+        Pipeline {
+            shared: self.shared,
+            opts: self.opts,
+            assistant: self.assistant,
+            cancel: self.cancel,
+            recorder: None,
+        }
+    }
+
+    /// AC-15/AC-16: runs the tool with progress and abort, then `after_tool_call`.
+    async fn execute(&self, call: &ToolCall, prepared: Prepared) -> Finalized {
+        let finished = Arc::new(AtomicBool::new(false));
+        let progress = progress_sink(self.shared, call, None, finished.clone());
+        let f = self
+            .pipeline()
+            .run(&prepared.tool, call, prepared.args, progress, None)
+            .await;
+        finished.store(true, Ordering::Release);
+        f
+    }
+
+    fn emit_start(&self, call: &ToolCall) {
+        self.shared
+            .state()
+            .pending_tool_calls
+            .insert(call.id.clone());
+        emit_start(self.shared, call, None);
+    }
+
+    fn emit_end(&self, call: &ToolCall, f: &Finalized) {
+        self.shared.state().pending_tool_calls.remove(&call.id);
+        emit_end(self.shared, call, f, None);
+    }
+
+    /// AC-17: the toolResult message, recorded in the transcript, with its events.
+    fn emit_result_message(&self, call: &ToolCall, f: Finalized) -> ToolResultMessage {
+        let result = ToolResultMessage {
+            duration_ms: f.duration_ms,
+            usage: None,
+            nested_calls: f.nested_calls,
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: f.content,
+            details: f.details,
+            is_error: f.is_error,
+            timestamp: rho_ai::now_ms(),
+        };
+        let message = AgentMessage::ToolResult(result.clone());
+        self.shared.emit(AgentEvent::MessageStart {
+            message: message.clone(),
+        });
+        let message = Arc::new(message);
+        self.shared
+            .state()
+            .messages
+            .push(Arc::clone(&message).into());
+        self.shared.emit(AgentEvent::MessageEnd { message });
+        result
+    }
+}
+
+/// The checks and hooks around one tool call, shared by the calls the model makes and the
+/// calls tools make on its behalf ([`crate::nested`]).
+pub(crate) struct Pipeline<'a> {
+    pub shared: &'a Arc<Shared>,
+    pub opts: &'a Arc<AgentOptions>,
+    /// The assistant message whose call this is (or whose call made it).
+    pub assistant: &'a AssistantMessage,
+    pub cancel: &'a CancellationToken,
+    /// The record of a model-issued call's nested calls, for calls made on its behalf;
+    /// `None` for the call the model made (its run starts the record).
+    pub recorder: Option<Arc<Recorder>>,
+}
+
+impl Pipeline<'_> {
+    /// AC-14: argument preparation, validation and `before_tool_call`; `Err` is an immediate
+    /// result, the call does not execute. `schema` defaults to the tool's parameters.
+    pub async fn check(
+        &self,
+        tool: &Arc<dyn AgentTool>,
+        call: &ToolCall,
+        schema: Option<&Value>,
+    ) -> Result<Value, Finalized> {
         let mut args = tool.prepare_arguments(call.arguments.clone());
         let built;
-        let schema = match self.schema(&call.name) {
+        let schema = match schema {
             Some(s) => s,
             None => {
                 built = tool.parameters();
@@ -194,22 +292,33 @@ impl ToolRunner<'_> {
                 Err(p) => return Err(Finalized::error(panic_text(&p))),
             }
         }
-        Ok(Prepared {
-            tool: tool.clone(),
-            args,
-        })
+        Ok(args)
     }
 
     /// AC-15/AC-16: runs the tool with progress and abort, then `after_tool_call`.
-    async fn execute(&self, call: &ToolCall, prepared: Prepared) -> Finalized {
-        let finished = Arc::new(AtomicBool::new(false));
+    pub async fn run(
+        &self,
+        tool: &Arc<dyn AgentTool>,
+        call: &ToolCall,
+        args: Value,
+        progress: crate::tool::ProgressSink,
+        parent: Option<&str>,
+    ) -> Finalized {
+        let cancel = self.cancel.child_token();
+        let recorder = self.recorder.clone().unwrap_or_default();
         let ctx = ToolContext {
             call_id: call.id.clone(),
-            cancel: self.cancel.child_token(),
-            progress: self.progress_sink(call, finished.clone()),
+            cancel: cancel.clone(),
+            progress,
+            nested: Some(crate::nested::NestedCalls::new(
+                self,
+                &call.id,
+                cancel,
+                recorder.clone(),
+            )),
+            parent_call_id: parent.map(str::to_string),
         };
-        let fut =
-            AssertUnwindSafe(prepared.tool.execute(prepared.args.clone(), ctx)).catch_unwind();
+        let fut = AssertUnwindSafe(tool.execute(args.clone(), ctx)).catch_unwind();
         let grace = self.opts.abort_grace;
         let started = std::time::Instant::now();
         let outcome = tokio::select! {
@@ -217,7 +326,6 @@ impl ToolRunner<'_> {
             _ = abort_deadline(self.cancel, grace) => None,
         };
         let duration_ms = Some(started.elapsed().as_millis() as u64);
-        finished.store(true, Ordering::Release);
         let mut f = match outcome {
             None => Finalized::error("Tool execution aborted"),
             Some(Err(p)) => Finalized::error(panic_text(&p)),
@@ -230,6 +338,7 @@ impl ToolRunner<'_> {
                 is_error: true,
                 terminate: false,
                 duration_ms: None,
+                nested_calls: None,
             },
             Some(Ok(Ok(out))) => Finalized {
                 content: out.content,
@@ -237,14 +346,19 @@ impl ToolRunner<'_> {
                 is_error: false,
                 terminate: false,
                 duration_ms: None,
+                nested_calls: None,
             },
         };
         f.duration_ms = duration_ms;
+        if self.recorder.is_none() {
+            f.nested_calls = recorder.snapshot();
+        }
         if let Some(after) = &self.opts.after_tool_call {
+            let nested_calls = f.nested_calls.clone();
             let ctx = AfterToolCallContext {
                 assistant_message: self.assistant.clone(),
                 tool_call: call.clone(),
-                args: prepared.args,
+                args,
                 content: f.content.clone(),
                 details: f.details.clone(),
                 is_error: f.is_error,
@@ -270,85 +384,60 @@ impl ToolRunner<'_> {
                 Err(p) => f = Finalized::error(panic_text(&p)),
             }
             f.duration_ms = duration_ms;
+            f.nested_calls = nested_calls;
         }
         f
     }
+}
 
-    /// Progress reports become `tool_execution_update` events until the call finished.
-    fn progress_sink(
-        &self,
-        call: &ToolCall,
-        finished: Arc<AtomicBool>,
-    ) -> crate::tool::ProgressSink {
-        let shared = self.shared.clone();
-        let id = call.id.clone();
-        let name = call.name.clone();
-        let args = call.arguments.clone();
-        Arc::new(move |out: ToolOutput| {
-            if finished.load(Ordering::Acquire) {
-                return;
-            }
-            shared.emit(AgentEvent::ToolExecutionUpdate {
-                tool_call_id: id.clone(),
-                tool_name: name.clone(),
-                args: args.clone(),
-                partial_result: ToolExecutionResult {
-                    content: out.content,
-                    details: out.details,
-                },
-            });
-        })
-    }
-
-    fn emit_start(&self, call: &ToolCall) {
-        self.shared
-            .state()
-            .pending_tool_calls
-            .insert(call.id.clone());
-        self.shared.emit(AgentEvent::ToolExecutionStart {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            args: call.arguments.clone(),
-        });
-    }
-
-    fn emit_end(&self, call: &ToolCall, f: &Finalized) {
-        self.shared.state().pending_tool_calls.remove(&call.id);
-        self.shared.emit(AgentEvent::ToolExecutionEnd {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            result: ToolExecutionResult {
-                content: f.content.clone(),
-                details: f.details.clone(),
+/// Progress reports become `tool_execution_update` events until the call finished.
+pub(crate) fn progress_sink(
+    shared: &Arc<Shared>,
+    call: &ToolCall,
+    parent: Option<&str>,
+    finished: Arc<AtomicBool>,
+) -> crate::tool::ProgressSink {
+    let shared = shared.clone();
+    let id = call.id.clone();
+    let name = call.name.clone();
+    let args = call.arguments.clone();
+    let parent = parent.map(str::to_string);
+    Arc::new(move |out: ToolOutput| {
+        if finished.load(Ordering::Acquire) {
+            return;
+        }
+        shared.emit(AgentEvent::ToolExecutionUpdate {
+            tool_call_id: id.clone(),
+            tool_name: name.clone(),
+            args: args.clone(),
+            partial_result: ToolExecutionResult {
+                content: out.content,
+                details: out.details,
             },
-            is_error: f.is_error,
-            duration_ms: f.duration_ms,
+            parent_tool_call_id: parent.clone(),
         });
-    }
+    })
+}
 
-    /// AC-17: the toolResult message, recorded in the transcript, with its events.
-    fn emit_result_message(&self, call: &ToolCall, f: Finalized) -> ToolResultMessage {
-        let result = ToolResultMessage {
-            duration_ms: f.duration_ms,
-            usage: None,
-            nested_calls: None,
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
-            content: f.content,
-            details: f.details,
-            is_error: f.is_error,
-            timestamp: rho_ai::now_ms(),
-        };
-        let message = AgentMessage::ToolResult(result.clone());
-        self.shared.emit(AgentEvent::MessageStart {
-            message: message.clone(),
-        });
-        let message = Arc::new(message);
-        self.shared
-            .state()
-            .messages
-            .push(Arc::clone(&message).into());
-        self.shared.emit(AgentEvent::MessageEnd { message });
-        result
-    }
+pub(crate) fn emit_start(shared: &Shared, call: &ToolCall, parent: Option<&str>) {
+    shared.emit(AgentEvent::ToolExecutionStart {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        args: call.arguments.clone(),
+        parent_tool_call_id: parent.map(str::to_string),
+    });
+}
+
+pub(crate) fn emit_end(shared: &Shared, call: &ToolCall, f: &Finalized, parent: Option<&str>) {
+    shared.emit(AgentEvent::ToolExecutionEnd {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        result: ToolExecutionResult {
+            content: f.content.clone(),
+            details: f.details.clone(),
+        },
+        is_error: f.is_error,
+        duration_ms: f.duration_ms,
+        parent_tool_call_id: parent.map(str::to_string),
+    });
 }

@@ -124,7 +124,10 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
     };
     let flags = flag_values(setup.args);
     let mut loaded = load(&paths, setup.cwd, (has_ui, mode), flags, &pi, warnings).await;
-    let tools = crate::tool_names::active_tools(setup.args);
+    let tools = crate::tool_names::active_tools(
+        setup.args,
+        crate::tool_names::default_tools(setup.settings).as_deref(),
+    );
     for ext in &mut loaded {
         ext.retain_tools(|name| {
             tools.allows_extension_tool(name) && setup.permissions.exposes(name)

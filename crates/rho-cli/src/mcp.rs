@@ -43,6 +43,39 @@ impl ExternalTools for External {
             Some(expanded.map_err(ExternalError::from))
         })
     }
+    fn script_tools(&self) -> Vec<rho_codemode::Callable> {
+        self.0
+            .script_tools()
+            .into_iter()
+            .map(|tool| {
+                let server = tool.server();
+                let description = server.config.summary().map(str::to_string).or_else(|| {
+                    server
+                        .instructions()
+                        .and_then(|i| i.trim().lines().next().map(str::to_string))
+                });
+                let namespace = rho_codemode::Namespace {
+                    name: rho_mcp::naming::namespace(server.name()),
+                    aliases: vec![server.name().to_string()],
+                    description,
+                    instructions: server.instructions(),
+                };
+                rho_codemode::Callable {
+                    deferred: tool.listed.exposure == rho_mcp::Exposure::Deferred,
+                    tool,
+                    namespace: Some(namespace),
+                    output_schema: Some(rho_mcp::tool::script_result_schema()),
+                }
+            })
+            .collect()
+    }
+    fn wants_codemode(&self) -> bool {
+        self.0.wants_codemode()
+    }
+    fn wait_for(&self, words: Option<Vec<String>>) -> BoxFuture<'static, ()> {
+        let manager = self.0.clone();
+        Box::pin(async move { manager.wait_for(words.as_deref()).await })
+    }
 }
 
 fn log(agent_dir: &Path) -> Arc<rho_mcp::log::McpLog> {
@@ -67,13 +100,6 @@ pub fn start(
     warnings.extend(config.errors.iter().cloned());
     if config.is_empty() {
         return None;
-    }
-    if config
-        .servers
-        .iter()
-        .any(|s| s.enabled && s.exposure == rho_mcp::Exposure::Codemode)
-    {
-        warnings.push("MCP: rho has no codemode; servers with \"codemode\" exposure (the default) are reached through tool_search, as \"deferred\"".into());
     }
     let patterns = args.tools.as_ref().and_then(|t| {
         let mcp: Vec<String> = t

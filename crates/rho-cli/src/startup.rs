@@ -202,7 +202,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     } = load_registry(&agent_dir, project_dir.as_deref());
     warnings.splice(0..0, early_warnings);
     let dialect = choose_dialect(args, &settings, &mut warnings)?;
-    let mut tools = active_tools(args);
+    let mut tools = active_tools(args, crate::tool_names::default_tools(&settings).as_deref());
     let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
     if permissions.mode == PermissionMode::Plan && args.tools.is_none() && !tools.builtin.is_empty()
     {
@@ -302,8 +302,15 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         config.inactive_tools = rho_tools::create_tools_with(&rest, &cwd, &tools_config)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
     }
+    let codemode = tools.codemode
+        || (config.external.as_ref().is_some_and(|e| e.wants_codemode())
+            && !crate::tool_names::is_excluded(&tools.excluded, rho_codemode::CODEMODE_TOOL_NAME));
+    let session = AgentSession::new(config);
+    if codemode {
+        session.activate_codemode();
+    }
     Ok(Startup {
-        session: AgentSession::new(config),
+        session,
         warnings,
         dialect,
     })

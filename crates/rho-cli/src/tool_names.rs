@@ -22,6 +22,8 @@ pub struct ToolSelection {
     pub extension_tools: bool,
     /// `--exclude-tools`: names or `*` patterns no tool may match.
     pub excluded: Vec<String>,
+    /// The `codemode` tool was asked for (`--tools`, `defaultTools`).
+    pub codemode: bool,
 }
 
 impl ToolSelection {
@@ -61,10 +63,55 @@ fn matches_pattern(pattern: &str, name: &str) -> bool {
     rest.len() >= last.len() && rest.ends_with(last)
 }
 
+/// The `defaultTools` setting, when set (an empty list turns the built-ins off).
+pub fn default_tools(settings: &rho_core::settings::Settings) -> Option<Vec<String>> {
+    settings
+        .raw()
+        .get("defaultTools")
+        .and_then(serde_json::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+}
+
+/// True when every entry is `+name` or `-name`: the list edits a selection instead of
+/// replacing it (pi 1.x's `--tools +codemode,-write` and `defaultTools`).
+fn is_edit_list(list: &[String]) -> bool {
+    !list.is_empty()
+        && list
+            .iter()
+            .all(|n| n.starts_with('+') || n.starts_with('-'))
+}
+
+/// `list` applied to `base`: plain names form the selection, then `+name`/`-name` apply in
+/// order (an edit-only list starts from `base`).
+fn apply_list(base: &[String], list: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = if is_edit_list(list) {
+        base.to_vec()
+    } else {
+        Vec::new()
+    };
+    for entry in list {
+        if let Some(name) = entry.strip_prefix('-') {
+            out.retain(|n| n != name);
+        } else {
+            let name = entry.strip_prefix('+').unwrap_or(entry);
+            if !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// `--no-tools` → nothing; `--tools a,b` → the built-ins among them (unknown names are
 /// silently ignored; they may name extension tools); `--no-builtin-tools` → no built-ins;
-/// else read, bash, edit, write; then `--exclude-tools` takes its matches out.
-pub fn active_tools(args: &Args) -> ToolSelection {
+/// else read, bash, edit, write, changed by the `defaultTools` setting; `--tools` of only
+/// `+name`/`-name` entries changes that default selection. Then `--exclude-tools` takes its
+/// matches out. `codemode` counts as chosen when the selection names it.
+pub fn active_tools(args: &Args, default_tools: Option<&[String]>) -> ToolSelection {
     let excluded = args.exclude_tools.clone().unwrap_or_default();
     if args.no_tools {
         return ToolSelection {
@@ -72,29 +119,40 @@ pub fn active_tools(args: &Args) -> ToolSelection {
             allowlist: Some(Vec::new()),
             extension_tools: false,
             excluded,
+            codemode: false,
         };
     }
-    let builtin = match (&args.tools, args.no_builtin_tools) {
-        (_, true) => Vec::new(),
-        (Some(list), false) => {
-            let mut names: Vec<String> = Vec::new();
-            for n in list.iter().filter(|n| BUILTIN_TOOLS.contains(&n.as_str())) {
-                if !names.contains(n) {
-                    names.push(n.clone());
-                }
-            }
-            names
-        }
-        (None, false) => DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect(),
+    let defaults: Vec<String> = DEFAULT_TOOLS.iter().map(|s| s.to_string()).collect();
+    let defaults = match default_tools {
+        Some(list) => apply_list(&defaults, list),
+        None => defaults,
+    };
+    let (selection, allowlist) = match &args.tools {
+        Some(list) if is_edit_list(list) => (apply_list(&defaults, list), None),
+        Some(list) => (apply_list(&[], list), Some(list.clone())),
+        None => (defaults, None),
+    };
+    let codemode = selection
+        .iter()
+        .any(|n| n == rho_codemode::CODEMODE_TOOL_NAME)
+        && !is_excluded(&excluded, rho_codemode::CODEMODE_TOOL_NAME);
+    let builtin = if args.no_builtin_tools {
+        Vec::new()
+    } else {
+        selection
+            .into_iter()
+            .filter(|n| BUILTIN_TOOLS.contains(&n.as_str()))
+            .collect()
     };
     ToolSelection {
         builtin: builtin
             .into_iter()
             .filter(|n| !is_excluded(&excluded, n))
             .collect(),
-        allowlist: args.tools.clone(),
+        allowlist,
         extension_tools: true,
         excluded,
+        codemode,
     }
 }
 
@@ -104,9 +162,10 @@ mod tests {
     use crate::args::parse;
 
     fn sel(argv: &[&str]) -> ToolSelection {
-        active_tools(&parse(
-            &argv.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        ))
+        active_tools(
+            &parse(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>()),
+            None,
+        )
     }
 
     #[test]
@@ -137,6 +196,24 @@ mod tests {
         assert!(matches_pattern("*", ""));
         assert!(!matches_pattern("a*a", "a"));
         assert!(matches_pattern("mcp__*__read", "mcp__srv__read"));
+    }
+
+    #[test]
+    fn plus_and_minus_entries_edit_the_defaults() {
+        let s = sel(&["--tools", "+codemode,-write"]);
+        assert_eq!(s.builtin, ["read", "bash", "edit"]);
+        assert!(s.codemode && s.allowlist.is_none());
+        assert!(!sel(&[]).codemode);
+        let args = parse(&[]);
+        let s = active_tools(&args, Some(&["+codemode".into(), "+grep".into()]));
+        assert_eq!(s.builtin, ["read", "bash", "edit", "write", "grep"]);
+        assert!(s.codemode);
+        let s = active_tools(&args, Some(&["read".into(), "codemode".into()]));
+        assert_eq!(active_tools(&args, Some(&[])).builtin, Vec::<String>::new());
+        assert_eq!(s.builtin, ["read"]);
+        assert!(s.codemode);
+        let s = sel(&["--tools", "read,codemode", "-xt", "code*"]);
+        assert!(!s.codemode);
     }
 
     #[test]

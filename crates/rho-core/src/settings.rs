@@ -120,6 +120,23 @@ impl Settings {
         self.get(path).and_then(Value::as_str)
     }
 
+    /// `codemode.mode` (`"on"` unless `"only"`) and `codemode.inlineBudget` (estimated tokens,
+    /// a finite number from 0; pi's default 3000 otherwise).
+    pub fn codemode(&self) -> rho_codemode::Presentation {
+        let mut p = rho_codemode::Presentation::default();
+        if self.str("codemode.mode") == Some("only") {
+            p.mode = rho_codemode::Mode::Only;
+        }
+        if let Some(budget) = self
+            .get("codemode.inlineBudget")
+            .and_then(Value::as_f64)
+            .filter(|b| b.is_finite() && *b >= 0.0)
+        {
+            p.inline_budget = budget as usize;
+        }
+        p
+    }
+
     /// `passProviderKeysToTools` (rho only, default false): whether tool processes (bash,
     /// `!cmd`) inherit the LLM provider key variables from rho's environment.
     pub fn pass_provider_keys_to_tools(&self) -> bool {

@@ -41,11 +41,14 @@ fn tool_snippet(name: &str) -> Option<&'static str> {
         "grep" => "Search file contents for patterns (respects .gitignore)",
         "find" => "Find files by glob pattern (respects .gitignore)",
         "ls" => "List directory contents",
+        rho_codemode::CODEMODE_TOOL_NAME => rho_codemode::tool::PROMPT_SNIPPET,
         _ => return None,
     })
 }
 
-fn tool_guidelines(name: &str) -> &'static [&'static str] {
+/// The system prompt's guidelines for a built-in tool (codemode lists them with tools it
+/// declares to scripts).
+pub(crate) fn tool_guidelines(name: &str) -> &'static [&'static str] {
     match name {
         "read" => &["Use read to examine files instead of cat or sed."],
         "edit" => &[
@@ -55,6 +58,7 @@ fn tool_guidelines(name: &str) -> &'static [&'static str] {
             "Read the file first so oldText matches its current content",
         ],
         "write" => &["Use write only for new files or complete rewrites."],
+        rho_codemode::CODEMODE_TOOL_NAME => &[rho_codemode::tool::PROMPT_GUIDELINE],
         _ => &[],
     }
 }

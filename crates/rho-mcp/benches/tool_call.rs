@@ -61,6 +61,7 @@ fn main() {
             McpConfig {
                 servers: vec![config],
                 errors: Vec::new(),
+                auto_enable_codemode: None,
             },
             McpOptions {
                 env: ServerEnv {

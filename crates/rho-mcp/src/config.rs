@@ -22,7 +22,8 @@ pub enum Exposure {
     Direct,
     /// Declared once `tool_search` loads it.
     Deferred,
-    /// pi's default, for codemode scripts; rho has no codemode, so it acts as `Deferred`.
+    /// pi's default: callable from `codemode` scripts, not declared, and loadable by
+    /// `tool_search` too.
     Codemode,
     /// Registered, never reachable.
     Hidden,
@@ -50,7 +51,7 @@ impl Exposure {
         }
     }
 
-    /// Reachable through `tool_search`.
+    /// Reachable through `tool_search` and codemode scripts without being declared.
     pub fn is_searchable(self) -> bool {
         matches!(self, Exposure::Deferred | Exposure::Codemode)
     }
@@ -126,6 +127,9 @@ impl ServerConfig {
 pub struct McpConfig {
     pub servers: Vec<ServerConfig>,
     pub errors: Vec<String>,
+    /// `autoEnableCodemode` beside `mcpServers` (a later file wins): `false` keeps servers
+    /// with `codemode` exposure from turning the `codemode` tool on.
+    pub auto_enable_codemode: Option<bool>,
 }
 
 impl McpConfig {
@@ -174,6 +178,9 @@ fn read_file(path: &Path, scope: Scope, config: &mut McpConfig) {
             return;
         }
     };
+    if let Some(Json::Bool(b)) = parsed.get("autoEnableCodemode") {
+        config.auto_enable_codemode = Some(*b);
+    }
     let servers = match parsed.get("mcpServers") {
         None if parsed.as_object().is_some() => return,
         Some(Json::Object(entries)) if parsed.as_object().is_some() => entries.clone(),

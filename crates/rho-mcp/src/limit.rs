@@ -3,7 +3,6 @@
 //! file named in the result.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use rho_ai::ContentBlock;
 
@@ -59,50 +58,24 @@ pub fn limit_content(content: Vec<ContentBlock>) -> Limited {
     }
 }
 
+/// Keeps half of `max` bytes from each end, cutting at character boundaries.
+fn truncate_middle(text: &str, max: usize) -> Option<Cut> {
+    let (head, tail, removed) = rho_tools::spill::cut_middle(text, max / 2, max - max / 2)?;
+    let lines = text.split('\n').count() - usize::from(text.ends_with('\n'));
+    Some(Cut {
+        content: format!("{head}…{removed} chars truncated…{tail}"),
+        total_lines: lines,
+    })
+}
+
 struct Cut {
     content: String,
     total_lines: usize,
 }
 
-/// Keeps half of `max` bytes from each end, cutting at character boundaries.
-fn truncate_middle(text: &str, max: usize) -> Option<Cut> {
-    if text.len() <= max {
-        return None;
-    }
-    let mut head_end = max / 2;
-    while head_end > 0 && !text.is_char_boundary(head_end) {
-        head_end -= 1;
-    }
-    let mut tail_start = text.len() - (max - max / 2);
-    while tail_start < text.len() && !text.is_char_boundary(tail_start) {
-        tail_start += 1;
-    }
-    let removed = text[head_end..tail_start].chars().count();
-    let lines = text.split('\n').count() - usize::from(text.ends_with('\n'));
-    Some(Cut {
-        content: format!(
-            "{}…{removed} chars truncated…{}",
-            &text[..head_end],
-            &text[tail_start..]
-        ),
-        total_lines: lines,
-    })
-}
-
-/// Writes `data` to a new file in the temp directory and returns its path.
+/// Writes `data` to a new `rho-mcp-…` file in the temp directory and returns its path.
 pub fn save_temp(data: &[u8], extension: &str) -> std::io::Result<PathBuf> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or_default();
-    let path = std::env::temp_dir().join(format!(
-        "rho-mcp-{}-{stamp}-{n}{extension}",
-        std::process::id()
-    ));
-    std::fs::write(&path, data)?;
-    Ok(path)
+    rho_tools::spill::save_temp("rho-mcp", data, extension)
 }
 
 #[cfg(test)]

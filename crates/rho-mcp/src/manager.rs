@@ -37,6 +37,7 @@ pub struct McpManager {
     /// Tool objects per model name, reused while the listing is unchanged.
     cache: Mutex<Vec<Arc<McpTool>>>,
     pub errors: Vec<String>,
+    auto_enable_codemode: bool,
     weak: Weak<McpManager>,
 }
 
@@ -61,6 +62,7 @@ impl McpManager {
             waited_first: false.into(),
             cache: Mutex::new(Vec::new()),
             errors: config.errors,
+            auto_enable_codemode: config.auto_enable_codemode != Some(false),
             weak: weak.clone(),
         })
     }
@@ -118,7 +120,48 @@ impl McpManager {
         out
     }
 
+    /// Every tool a codemode script may call: each connected server's tools but hidden ones,
+    /// declared or not (pi: scripts do not depend on the active tool set).
+    pub fn script_tools(&self) -> Vec<Arc<McpTool>> {
+        self.listed_tools()
+            .iter()
+            .filter(|(_, t)| t.exposure != Exposure::Hidden)
+            .map(|(server, t)| self.mcp_tool(server, t))
+            .collect()
+    }
+
+    /// Whether the `codemode` tool should be on: some enabled server has `codemode` exposure
+    /// (for the server or a tool) and `autoEnableCodemode` is not `false`. Decided from the
+    /// configuration, so the tool is there before servers connect.
+    pub fn wants_codemode(&self) -> bool {
+        self.auto_enable_codemode
+            && self
+                .servers
+                .iter()
+                .any(|s| s.config.enabled && has_exposure(s, Exposure::Codemode))
+    }
+
+    /// Waits for the servers a script reaches: all of them, or those whose namespace
+    /// (`mcp__<server>`) starts one of `words`.
+    pub async fn wait_for(&self, words: Option<&[String]>) {
+        let named = |s: &Server| {
+            let ns = crate::naming::namespace(s.name());
+            words.is_none_or(|w| w.iter().any(|w| w.starts_with(&ns)))
+        };
+        join_all(
+            self.servers
+                .iter()
+                .filter(|s| s.config.enabled && named(s))
+                .map(|s| s.settled()),
+        )
+        .await;
+    }
+
     fn tool_object(&self, server: &Arc<Server>, t: &ListedTool) -> Arc<dyn AgentTool> {
+        self.mcp_tool(server, t)
+    }
+
+    fn mcp_tool(&self, server: &Arc<Server>, t: &ListedTool) -> Arc<McpTool> {
         let mut cache = lock(&self.cache);
         if let Some(hit) = cache.iter().find(|c| c.listed == *t) {
             return hit.clone();
@@ -278,23 +321,20 @@ impl McpManager {
     }
 }
 
-/// Whether an enabled server's config lets some tool be found by `tool_search` (decided from
-/// the config, so `tool_search` is declared before the server connects).
+/// Whether an enabled server's config has `deferred` tools, which `tool_search` is for (pi
+/// turns it on for them; `codemode` tools are for the codemode tool). Decided from the config,
+/// so `tool_search` is declared before the server connects.
 fn may_defer(s: &Server) -> bool {
-    s.config.enabled
-        && (s.config.exposure.is_searchable()
-            || s.config
-                .tool_exposure
-                .iter()
-                .any(|(_, e)| e.is_searchable()))
+    s.config.enabled && has_exposure(s, Exposure::Deferred)
 }
 
 fn has_direct(s: &Server) -> bool {
-    s.config.exposure == Exposure::Direct
-        || s.config
-            .tool_exposure
-            .iter()
-            .any(|(_, e)| *e == Exposure::Direct)
+    has_exposure(s, Exposure::Direct)
+}
+
+/// Whether the server or one of its `toolExposure` entries has `exposure`.
+fn has_exposure(s: &Server, exposure: Exposure) -> bool {
+    s.config.exposure == exposure || s.config.tool_exposure.iter().any(|(_, e)| *e == exposure)
 }
 
 /// The text of a `GetPromptResult`'s messages, joined by blank lines.

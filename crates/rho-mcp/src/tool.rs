@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_agent::{AgentTool, ScriptValues, ToolContext, ToolError, ToolOutput};
 use serde_json::{json, Value};
 
 use crate::content::result_content;
@@ -17,6 +17,8 @@ pub struct McpTool {
     pub listed: ListedTool,
     label: String,
     server: Arc<Server>,
+    /// Whole results of calls a codemode script made, by call id, until the script takes them.
+    script_values: ScriptValues,
 }
 
 impl McpTool {
@@ -25,8 +27,34 @@ impl McpTool {
             label: format!("{}/{}", server.name(), listed.tool),
             listed,
             server,
+            script_values: ScriptValues::default(),
         }
     }
+
+    /// The server's name.
+    pub fn server(&self) -> &Arc<Server> {
+        &self.server
+    }
+}
+
+/// What a script's call resolves to: the `CallToolResult` (`content` as the server sent it,
+/// `structuredContent`, `isError`), never cut; the tool's own output schema describes
+/// `structuredContent`.
+pub fn script_result_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "content": {"type": "array", "items": {"type": "object", "properties": {
+                "type": {"enum": ["text", "image", "audio", "resource_link", "resource"]},
+                "text": {"type": "string"},
+                "data": {"type": "string"},
+                "mimeType": {"type": "string"}
+            }, "required": ["type"]}},
+            "structuredContent": {},
+            "isError": {"type": "boolean"}
+        },
+        "required": ["content"]
+    })
 }
 
 impl AgentTool for McpTool {
@@ -50,6 +78,14 @@ impl AgentTool for McpTool {
         self.listed.annotations.clone()
     }
 
+    fn output_schema(&self) -> Option<Value> {
+        Some(script_result_schema())
+    }
+
+    fn take_script_value(&self, call_id: &str) -> Option<Value> {
+        self.script_values.take(call_id)
+    }
+
     fn execute(
         &self,
         args: Value,
@@ -57,6 +93,7 @@ impl AgentTool for McpTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let server = self.server.clone();
         let tool = self.listed.tool.clone();
+        let keep = self.script_values.slot(&ctx);
         Box::pin(async move {
             let (name, tool_name) = (server.name().to_string(), tool.clone());
             let sink = ctx.progress.clone();
@@ -70,6 +107,13 @@ impl AgentTool for McpTool {
                 .call_tool(&tool, args, ctx.cancel.clone(), progress)
                 .await
                 .map_err(|e| ToolError::new(e.to_string()))?;
+            if let Some(slot) = keep {
+                let mut whole = result.clone();
+                if let Value::Object(map) = &mut whole {
+                    map.remove("_meta");
+                }
+                slot.keep(whole);
+            }
             convert(server.name(), &tool, &result)
         })
     }

@@ -5,20 +5,26 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_agent::{AgentTool, ScriptValues, ToolContext, ToolError, ToolOutput};
 use rho_ai::ContentBlock;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::args::parse;
-use crate::output::OutputSnapshot;
+use crate::output::{read_full_output, OutputSnapshot};
 use crate::process::{run_shell, ExecEnd, Progress, ShellConfig, ShellRun};
 use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
+
+/// How much output a script's call resolves to (pi's 1 MiB; the model sees 50KB).
+pub const SCRIPT_OUTPUT_MAX_BYTES: usize = 1024 * 1024;
 
 /// Runs shell commands for the model.
 pub struct BashTool {
     cwd: PathBuf,
     config: ShellConfig,
+    /// `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }` of calls
+    /// codemode scripts made.
+    script_values: ScriptValues,
 }
 
 impl BashTool {
@@ -27,6 +33,7 @@ impl BashTool {
         Self {
             cwd: cwd.into(),
             config,
+            script_values: ScriptValues::default(),
         }
     }
 }
@@ -90,6 +97,38 @@ pub fn format_output(snap: &OutputSnapshot, empty: &str) -> (String, Option<Valu
     )
 }
 
+/// What a script's call resolves to once the command exited (pi's `structuredContent`),
+/// also for a non-zero exit code.
+fn script_value(snap: &OutputSnapshot, exit_code: i32, wall: Duration) -> Value {
+    let (output, truncated) = read_full_output(snap, SCRIPT_OUTPUT_MAX_BYTES)
+        .unwrap_or_else(|_| (snap.text.clone(), snap.truncation.truncated));
+    let mut v = json!({
+        "output": output,
+        "truncated": truncated,
+        "exit_code": exit_code,
+        "wall_time_seconds": (wall.as_secs_f64() * 10.0).round() / 10.0,
+    });
+    if let (true, Some(path)) = (truncated, &snap.full_output_path) {
+        v["full_output_path"] = json!(path.display().to_string());
+    }
+    v
+}
+
+/// pi's `outputSchema` of `bash`.
+fn output_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "output": {"type": "string", "description": "Combined stdout and stderr, possibly truncated"},
+            "truncated": {"type": "boolean"},
+            "full_output_path": {"type": "string", "description": "Full output, when truncated"},
+            "exit_code": {"type": "number"},
+            "wall_time_seconds": {"type": "number"}
+        },
+        "required": ["output", "truncated", "exit_code", "wall_time_seconds"]
+    })
+}
+
 fn with_status(text: &str, status: &str) -> String {
     if text.is_empty() {
         status.to_string()
@@ -131,6 +170,12 @@ impl AgentTool for BashTool {
             "required": ["command"]
         })
     }
+    fn output_schema(&self) -> Option<Value> {
+        Some(output_schema())
+    }
+    fn take_script_value(&self, call_id: &str) -> Option<Value> {
+        self.script_values.take(call_id)
+    }
     fn execute(
         &self,
         args: Value,
@@ -138,6 +183,7 @@ impl AgentTool for BashTool {
     ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         let cwd = self.cwd.clone();
         let config = self.config.clone();
+        let slot = self.script_values.slot(&ctx);
         Box::pin(async move {
             let args: BashArgs = parse("bash", args)?;
             let timeout = args
@@ -146,6 +192,7 @@ impl AgentTool for BashTool {
                 .map(Duration::from_secs_f64);
             let progress = ctx.progress.clone();
             progress(ToolOutput::default());
+            let started = std::time::Instant::now();
             let shell = ShellRun {
                 command: &args.command,
                 cwd: &cwd,
@@ -170,6 +217,9 @@ impl AgentTool for BashTool {
                     )))
                 }
                 ExecEnd::Exited(code) => {
+                    if let (Some(slot), Some(code)) = (slot, code) {
+                        slot.keep(script_value(&run.output, code, started.elapsed()));
+                    }
                     let (text, details) = format_output(&run.output, "(no output)");
                     match code {
                         Some(code) if code != 0 => Err(ToolError::new(with_status(

@@ -19,6 +19,7 @@ pub mod path;
 pub mod process;
 mod read;
 mod sandbox_hook;
+pub mod spill;
 mod tool_set;
 pub mod truncate;
 mod write;

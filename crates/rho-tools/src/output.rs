@@ -132,9 +132,76 @@ impl OutputBuffer {
     }
 }
 
+/// The whole output for programmatic callers (codemode scripts), up to `max_bytes`: longer
+/// output keeps its first and last `max_bytes / 2` bytes around pi's omission marker, cut at
+/// character boundaries. The bool says whether it was cut. Reads the full-output file when
+/// the snapshot was truncated for the model.
+pub fn read_full_output(
+    snap: &OutputSnapshot,
+    max_bytes: usize,
+) -> std::io::Result<(String, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(path) = &snap.full_output_path else {
+        return Ok((snap.text.clone(), false));
+    };
+    let mut file = File::open(path)?;
+    let size = file.metadata()?.len() as usize;
+    if size <= max_bytes {
+        let mut all = Vec::with_capacity(size);
+        file.read_to_end(&mut all)?;
+        return Ok((String::from_utf8_lossy(&all).into_owned(), false));
+    }
+    let head_bytes = max_bytes / 2;
+    let tail_bytes = max_bytes - head_bytes;
+    let mut head = vec![0; head_bytes];
+    file.read_exact(&mut head)?;
+    let mut tail = vec![0; tail_bytes];
+    file.seek(SeekFrom::Start((size - tail_bytes) as u64))?;
+    file.read_exact(&mut tail)?;
+    // A sequence cut at the head's end is dropped; the tail skips continuation bytes.
+    let head_text = match std::str::from_utf8(&head) {
+        Ok(t) => t.to_string(),
+        Err(e) if e.error_len().is_none() => {
+            String::from_utf8_lossy(&head[..e.valid_up_to()]).into_owned()
+        }
+        Err(_) => String::from_utf8_lossy(&head).into_owned(),
+    };
+    let start = tail.iter().take_while(|b| (**b & 0xC0) == 0x80).count();
+    let tail_text = String::from_utf8_lossy(&tail[start..]);
+    let omitted = size - head_bytes - tail_bytes;
+    Ok((
+        format!("{head_text}\n\n[... {omitted} bytes omitted ...]\n\n{tail_text}"),
+        true,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn full_output_for_scripts_is_whole_or_cut_in_the_middle() {
+        let mut small = OutputBuffer::new(2000, 50 * 1024);
+        small.push(b"one\ntwo\n");
+        assert_eq!(
+            read_full_output(&small.snapshot(), 1024).unwrap(),
+            ("one\ntwo\n".to_string(), false)
+        );
+        let mut big = OutputBuffer::new(10, 100);
+        let text = format!("{}MIDDLE{}", "a".repeat(300), "é".repeat(150));
+        big.push(text.as_bytes());
+        let snap = big.snapshot();
+        assert_eq!(
+            read_full_output(&snap, 4096).unwrap(),
+            (text.clone(), false)
+        );
+        let (cut, truncated) = read_full_output(&snap, 101).unwrap();
+        assert!(truncated);
+        assert!(cut.starts_with(&"a".repeat(50)));
+        assert!(cut.contains("\n\n[... 505 bytes omitted ...]\n\n"), "{cut}");
+        assert!(cut.ends_with(&"é".repeat(25)) && !cut.contains("MIDDLE"));
+        std::fs::remove_file(snap.full_output_path.unwrap()).unwrap();
+    }
 
     #[test]
     fn small_output_is_kept_whole_without_a_file() {

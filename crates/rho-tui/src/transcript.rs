@@ -346,10 +346,24 @@ impl Transcript {
                     }
                 }
             }
+            // Calls a tool made (a codemode script's) show in their caller's box.
+            AgentEvent::ToolExecutionStart {
+                parent_tool_call_id: Some(_),
+                ..
+            }
+            | AgentEvent::ToolExecutionUpdate {
+                parent_tool_call_id: Some(_),
+                ..
+            }
+            | AgentEvent::ToolExecutionEnd {
+                parent_tool_call_id: Some(_),
+                ..
+            } => {}
             AgentEvent::ToolExecutionStart {
                 tool_call_id,
                 tool_name,
                 args,
+                ..
             } => {
                 let i = self.tool_slot(tool_call_id, tool_name);
                 if let View::Tool(t) = &mut self.slots[i].view {

@@ -114,6 +114,7 @@ fn a_tool_call_runs_from_pending_to_done() {
         tool_call_id: "c1".into(),
         tool_name: "bash".into(),
         args: json!({"command": "ls"}),
+        parent_tool_call_id: None,
     }));
     t.apply(&agent(AgentEvent::ToolExecutionUpdate {
         tool_call_id: "c1".into(),
@@ -123,6 +124,7 @@ fn a_tool_call_runs_from_pending_to_done() {
             content: vec![ContentBlock::text("Cargo.toml")],
             details: None,
         },
+        parent_tool_call_id: None,
     }));
     let tool = |t: &Transcript| {
         t.views()

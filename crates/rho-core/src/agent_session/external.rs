@@ -19,4 +19,17 @@ pub trait ExternalTools: Send + Sync {
         &'a self,
         text: &'a str,
     ) -> BoxFuture<'a, Option<Result<String, ExternalError>>>;
+    /// Tools codemode scripts may call besides the session's active ones (MCP tools with
+    /// `codemode` or `deferred` exposure), with their namespaces.
+    fn script_tools(&self) -> Vec<rho_codemode::Callable> {
+        Vec::new()
+    }
+    /// Whether these tools want the `codemode` tool on (an MCP server with `codemode` exposure).
+    fn wants_codemode(&self) -> bool {
+        false
+    }
+    /// Waits for what a script reaches (`None`: everything; else the words of its source).
+    fn wait_for(&self, _words: Option<Vec<String>>) -> BoxFuture<'static, ()> {
+        Box::pin(async {})
+    }
 }

@@ -14,6 +14,7 @@
 
 mod bash;
 mod bash_chunks;
+mod codemode;
 pub mod compaction_flow;
 pub mod credentials;
 mod custom;
@@ -209,6 +210,9 @@ pub(crate) struct Services {
     /// Runs when a run loop has ended, before the session reports idle (see
     /// [`AgentSession::set_after_run`]).
     pub after_run: Mutex<Option<AfterRun>>,
+    /// codemode `store()` writes of scripts whose tool result the run loop has not persisted
+    /// yet: written just before that result, so the entry follows the call on the branch.
+    pub codemode_store: Mutex<Vec<serde_json::Value>>,
 }
 
 /// Everything behind a session handle, grouped by lifetime: services for the session's life,
@@ -292,7 +296,10 @@ impl AgentSession {
                     escalate: config.escalate,
                     external: Mutex::new(config.external),
                     models: config.models,
-                    builtin_tools,
+                    builtin_tools: builtin_tools
+                        .into_iter()
+                        .chain([codemode::tool(weak.clone())])
+                        .collect(),
                     dynamic_tools: Mutex::new(Vec::new()),
                     cwd: config.cwd,
                     generation: std::sync::atomic::AtomicU64::new(0),
@@ -300,6 +307,7 @@ impl AgentSession {
                     reload: switch::ReloadHook::default(),
                     after_run: Mutex::new(None),
                     bash_runs: bash::BashRuns::default(),
+                    codemode_store: Mutex::new(Vec::new()),
                 },
                 run: RunControl::default(),
                 ops,

@@ -108,6 +108,9 @@ impl AgentSession {
     /// Records a finished message; the entry shares the transcript's cell, so once the line
     /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
+        if matches!(&**message, AgentMessage::ToolResult(_)) {
+            self.write_codemode_store();
+        }
         let cell = self.inner.services.agent.stored_message_of(message);
         let result = {
             let mut s = self.state();
@@ -211,32 +214,38 @@ fn extension_event(event: &AgentEvent, turn_index: u32) -> Option<ExtensionEvent
             tool_call_id,
             tool_name,
             args,
+            parent_tool_call_id,
         } => ExtensionEvent::ToolExecutionStart {
             tool_call_id: tool_call_id.clone(),
             tool_name: tool_name.clone(),
             args: args.clone(),
+            parent_tool_call_id: parent_tool_call_id.clone(),
         },
         AgentEvent::ToolExecutionUpdate {
             tool_call_id,
             tool_name,
             args,
+            parent_tool_call_id,
             ..
         } => ExtensionEvent::ToolExecutionUpdate {
             tool_call_id: tool_call_id.clone(),
             tool_name: tool_name.clone(),
             args: args.clone(),
             partial_result: value(event, "partialResult"),
+            parent_tool_call_id: parent_tool_call_id.clone(),
         },
         AgentEvent::ToolExecutionEnd {
             tool_call_id,
             tool_name,
             is_error,
+            parent_tool_call_id,
             ..
         } => ExtensionEvent::ToolExecutionEnd {
             tool_call_id: tool_call_id.clone(),
             tool_name: tool_name.clone(),
             result: value(event, "result"),
             is_error: *is_error,
+            parent_tool_call_id: parent_tool_call_id.clone(),
         },
     })
 }

@@ -107,6 +107,9 @@ pub enum ExtensionEvent {
         tool_call_id: String,
         tool_name: String,
         args: Value,
+        /// The call that made this one (a codemode script's), for a nested call.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
     /// A tool reported progress.
     ToolExecutionUpdate {
@@ -114,6 +117,8 @@ pub enum ExtensionEvent {
         tool_name: String,
         args: Value,
         partial_result: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
     /// A tool call finished.
     ToolExecutionEnd {
@@ -121,6 +126,8 @@ pub enum ExtensionEvent {
         tool_name: String,
         result: Value,
         is_error: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
     /// The model changed.
     ModelSelect {

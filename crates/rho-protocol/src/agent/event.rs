@@ -93,6 +93,10 @@ pub enum AgentEvent {
         tool_name: String,
         /// The raw arguments the model sent.
         args: Value,
+        /// pi 1.x: the call that made this one (a codemode script's tool call); absent for
+        /// calls the model made.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
     /// A running tool reported progress (cumulative; replaces the previous update).
     ToolExecutionUpdate {
@@ -104,6 +108,10 @@ pub enum AgentEvent {
         args: Value,
         /// The output so far.
         partial_result: ToolExecutionResult,
+        /// pi 1.x: the call that made this one (a codemode script's tool call); absent for
+        /// calls the model made.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
     /// A tool call finished (emitted in completion order).
     ToolExecutionEnd {
@@ -119,6 +127,10 @@ pub enum AgentEvent {
         /// (unknown tool, invalid arguments, blocked, skipped).
         #[serde(skip_serializing_if = "Option::is_none")]
         duration_ms: Option<u64>,
+        /// pi 1.x: the call that made this one (a codemode script's tool call); absent for
+        /// calls the model made.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        parent_tool_call_id: Option<String>,
     },
 }
 
@@ -137,6 +149,7 @@ impl AgentEvent {
             result,
             is_error,
             duration_ms: None,
+            parent_tool_call_id: None,
         }
     }
 

@@ -37,12 +37,14 @@ pub(crate) fn one_of_each() -> Vec<AgentEvent> {
             tool_call_id: "c1".into(),
             tool_name: "bash".into(),
             args: Value::Null,
+            parent_tool_call_id: None,
         },
         AgentEvent::ToolExecutionUpdate {
             tool_call_id: "c1".into(),
             tool_name: "bash".into(),
             args: Value::Null,
             partial_result: result.clone(),
+            parent_tool_call_id: Some("c0".into()),
         },
         AgentEvent::tool_execution_end("c1", "bash", result, false),
     ]
@@ -77,6 +79,16 @@ fn tool_events_and_error_results() {
     assert_eq!(
         serde_json::to_string(&AgentEvent::AgentStart).expect("serializes"),
         r#"{"type":"agent_start"}"#
+    );
+    let nested = AgentEvent::ToolExecutionStart {
+        tool_call_id: "c1/1".into(),
+        tool_name: "read".into(),
+        args: Value::Null,
+        parent_tool_call_id: Some("c1".into()),
+    };
+    assert_eq!(
+        serde_json::to_string(&nested).expect("serializes"),
+        r#"{"type":"tool_execution_start","toolCallId":"c1/1","toolName":"read","args":null,"parentToolCallId":"c1"}"#
     );
 }
 
