@@ -16,6 +16,7 @@ pub mod json_stream;
 pub mod message;
 pub mod model;
 pub mod models_json;
+pub mod oauth;
 pub mod options;
 pub mod overflow;
 pub mod provider;
