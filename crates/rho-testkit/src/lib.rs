@@ -10,6 +10,7 @@ pub mod anthropic;
 pub mod gate;
 pub mod google;
 pub mod json;
+pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod pi16;

@@ -84,6 +84,24 @@ pub enum LoginPrompt {
     },
 }
 
+impl LoginPrompt {
+    /// The message and placeholder of a question answered with typed text (`Text`,
+    /// `ManualCode`); `None` for a selection.
+    pub fn typed(&self) -> Option<(&str, &str)> {
+        match self {
+            LoginPrompt::Text {
+                message,
+                placeholder,
+            }
+            | LoginPrompt::ManualCode {
+                message,
+                placeholder,
+            } => Some((message, placeholder)),
+            LoginPrompt::Select { .. } => None,
+        }
+    }
+}
+
 /// How a flow reaches the user.
 pub trait LoginUi: Send + Sync {
     /// Shows a notice.

@@ -30,8 +30,8 @@ pub enum ActiveDialog {
     Settings(SettingsDialog),
     /// /hotkeys.
     Hotkeys(HotkeysView),
-    /// /login: pick a provider.
-    LoginProvider(SelectList, Vec<String>),
+    /// /login: pick a provider and how to log in.
+    LoginProvider(SelectList, Vec<super::login::LoginChoice>),
     /// /login: the key for a provider.
     LoginKey(InputDialog, String),
     /// /logout: pick a stored provider.
@@ -123,7 +123,30 @@ fn closed<T>(action: DialogAction<T>) -> Result<Option<T>, ()> {
     }
 }
 
+impl ActiveDialog {
+    /// Whether the one waiting for the answer went away (a sign-in whose browser redirect came
+    /// first, an extension whose dialog timed out): nothing would use the answer.
+    fn abandoned(&self) -> bool {
+        match self {
+            ActiveDialog::ExtSelect(_, _, Some(r)) | ActiveDialog::ExtInput(_, Some(r)) => {
+                r.is_closed()
+            }
+            ActiveDialog::ExtEditor(_, Some(r)) => r.is_closed(),
+            ActiveDialog::ExtConfirm(_, Some(r)) => r.is_closed(),
+            _ => false,
+        }
+    }
+}
+
 impl App {
+    /// Closes dialogs nobody waits for any more; the next waiting one shows.
+    pub(super) fn close_abandoned_dialogs(&mut self) {
+        self.waiting_dialogs.retain(|d| !d.abandoned());
+        if self.dialog.as_ref().is_some_and(ActiveDialog::abandoned) {
+            self.dialog = self.waiting_dialogs.pop_front();
+        }
+    }
+
     /// Shows `dialog` now, or after the one that is open.
     pub(super) fn open(&mut self, dialog: ActiveDialog) {
         if self.dialog.is_some() {
@@ -188,15 +211,9 @@ impl App {
             ActiveDialog::Hotkeys(d) => {
                 closed(d.handle(input))?;
             }
-            ActiveDialog::LoginProvider(d, providers) => {
+            ActiveDialog::LoginProvider(d, choices) => {
                 if let Some(i) = closed(d.handle(input))? {
-                    let provider = providers[i].clone();
-                    let prompt = InputDialog::new(
-                        format!("API key for {provider}"),
-                        "paste the key and press enter",
-                    )
-                    .masked();
-                    self.open(ActiveDialog::LoginKey(prompt, provider));
+                    self.choose_login(choices[i].clone());
                 }
             }
             ActiveDialog::LoginKey(d, provider) => {

@@ -16,6 +16,7 @@ mod ext_ui;
 mod footer;
 mod keys;
 mod login;
+mod login_ui;
 mod reload;
 mod safety_commands;
 mod scoped_models;

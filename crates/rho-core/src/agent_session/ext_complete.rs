@@ -49,7 +49,8 @@ impl AgentSession {
         let api_key = self
             .inner
             .credentials
-            .api_key(provider)
+            .request_key(provider)
+            .await
             .map_err(CompleteError::Credentials)?;
         let options = StreamOptions {
             api_key,
