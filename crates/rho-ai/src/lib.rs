@@ -1,20 +1,21 @@
-//! rho's provider layer: the message model every other crate speaks, the model catalog, and
-//! streaming calls to Anthropic, OpenAI (Chat Completions and Responses, plus every
-//! compatible server) and Google Gemini over real HTTP/SSE.
+//! rho's provider layer: the model catalog and streaming calls to Anthropic, OpenAI (Chat
+//! Completions and Responses, plus every compatible server) and Google Gemini over real
+//! HTTP/SSE.
 //!
 //! Wire formats follow pi 0.73.1 (`@mariozechner/pi-ai`) so sessions and RPC payloads are
 //! interchangeable with pi.
+//!
+//! The message model every other crate speaks (`content`, `message`, `model`, `usage` and
+//! [`AssistantMessageEvent`]) is plain data in `rho-protocol`; it is re-exported here under
+//! its old paths so provider code and callers need not care where it lives.
 
 pub mod api_key;
 pub mod auth;
 pub mod catalog;
 pub mod config_value;
-pub mod content;
 pub mod event;
 pub mod http;
 pub mod json_stream;
-pub mod message;
-pub mod model;
 pub mod models_json;
 pub mod oauth;
 pub mod options;
@@ -27,7 +28,8 @@ pub mod sse;
 pub mod stream_error;
 pub mod tool_call_id;
 pub mod transform;
-pub mod usage;
+
+pub use rho_protocol::{content, message, model, usage};
 
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
 pub use event::{AssistantMessageEvent, AssistantStream, EventSink, PartialMessage};

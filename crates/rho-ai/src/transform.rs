@@ -129,7 +129,7 @@ fn convert_assistant(
         .collect();
     AssistantMessage {
         content,
-        ..reply.clone_without_content()
+        ..clone_without_content(reply)
     }
 }
 
@@ -215,28 +215,26 @@ fn answer_orphans(
     }
 }
 
-impl AssistantMessage {
-    /// A copy of every field but `content` (left empty), to rebuild a message cheaply.
-    fn clone_without_content(&self) -> AssistantMessage {
-        AssistantMessage {
-            duration_ms: None,
-            provider_thinking_level: None,
-            thinking_level: None,
-            deferred: None,
-            raw_stop_reason: None,
-            end_turn: None,
-            content: Vec::new(),
-            api: self.api.clone(),
-            provider: self.provider.clone(),
-            model: self.model.clone(),
-            response_model: self.response_model.clone(),
-            response_id: self.response_id.clone(),
-            diagnostics: self.diagnostics.clone(),
-            usage: self.usage,
-            stop_reason: self.stop_reason,
-            error_message: self.error_message.clone(),
-            timestamp: self.timestamp,
-        }
+/// A copy of every field but `content` (left empty), to rebuild a message cheaply.
+fn clone_without_content(reply: &AssistantMessage) -> AssistantMessage {
+    AssistantMessage {
+        duration_ms: None,
+        provider_thinking_level: None,
+        thinking_level: None,
+        deferred: None,
+        raw_stop_reason: None,
+        end_turn: None,
+        content: Vec::new(),
+        api: reply.api.clone(),
+        provider: reply.provider.clone(),
+        model: reply.model.clone(),
+        response_model: reply.response_model.clone(),
+        response_id: reply.response_id.clone(),
+        diagnostics: reply.diagnostics.clone(),
+        usage: reply.usage,
+        stop_reason: reply.stop_reason,
+        error_message: reply.error_message.clone(),
+        timestamp: reply.timestamp,
     }
 }
 

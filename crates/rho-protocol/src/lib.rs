@@ -3,6 +3,9 @@
 //! graph, so the host, the libraries extensions are written with and the UIs share one
 //! definition and cannot drift apart.
 //!
+//! - The message model (always built, serde only): [`content`] blocks, [`message`]s,
+//!   [`model`] records and thinking levels, [`usage`] and stop reasons, and the provider
+//!   stream's [`stream_event`]. `rho-ai` re-exports them under its old paths.
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
 //! - `agent` (feature `agent`): agent messages and the events of a run.
 //! - `session` (feature `agent`): session file records, session events, session summaries.
@@ -11,10 +14,23 @@
 
 #[cfg(feature = "agent")]
 pub mod agent;
+pub mod content;
 pub mod extension;
+pub mod message;
+pub mod model;
 #[cfg(feature = "agent")]
 pub mod rpc;
 #[cfg(feature = "schema")]
 pub mod schema;
 #[cfg(feature = "agent")]
 pub mod session;
+pub mod stream_event;
+pub mod usage;
+
+pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
+pub use message::{
+    now_ms, AssistantMessage, Context, Message, Tool, ToolResultMessage, UserContent, UserMessage,
+};
+pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
+pub use stream_event::AssistantMessageEvent;
+pub use usage::{Cost, StopReason, Usage};

@@ -9,7 +9,7 @@
 
 use std::borrow::Cow;
 
-use rho_ai::{Usage, UserContent};
+use crate::{Usage, UserContent};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde_json::{json, Map, Value};
 

@@ -2,11 +2,11 @@
 //! struct order), and read back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rho_ai::ThinkingLevel;
 use rho_protocol::rpc::{
     LastAssistantText, Response, SessionState, SessionStats, SessionStatsReply, UiRequest,
     UiRequestKind,
 };
+use rho_protocol::ThinkingLevel;
 use serde_json::{json, Value};
 
 #[test]

@@ -8,9 +8,11 @@ use std::io::Write;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, ThinkingLevel, UserMessage};
 use rho_protocol::agent::{AgentEvent, AgentMessage, ToolExecutionResult};
 use rho_protocol::session::SessionEvent;
+use rho_protocol::{
+    AssistantMessage, AssistantMessageEvent, ContentBlock, ThinkingLevel, UserMessage,
+};
 use rho_tui::components::{Component, EditorView, FooterView};
 use rho_tui::{Renderer, Theme, Transcript};
 

@@ -3,9 +3,10 @@
 //! (messages, tool calls, notices, editor, footer, queue indicator), a [`Transcript`] model fed by
 //! session events, and the dark and light themes.
 //!
-//! The UI sees the session only through data types (`rho_ai`, and `rho_protocol`'s agent
-//! messages, events and `session::SessionEvent`); it depends on neither the agent loop nor the
-//! session engine, and never reaches into the session's internals.
+//! The UI sees the session only through data types (`rho_protocol`'s message model, agent
+//! messages, events and `session::SessionEvent`); it depends on neither the agent loop, the
+//! session engine nor the provider layer (so it links no HTTP stack), and never reaches into
+//! the session's internals.
 
 #![warn(missing_docs)]
 

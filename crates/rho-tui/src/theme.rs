@@ -292,8 +292,8 @@ impl Theme {
     }
 
     /// The thinking-level colour pi uses for the editor border.
-    pub fn thinking_color(&self, level: rho_ai::ThinkingLevel) -> Color {
-        use rho_ai::ThinkingLevel as L;
+    pub fn thinking_color(&self, level: rho_protocol::ThinkingLevel) -> Color {
+        use rho_protocol::ThinkingLevel as L;
         let c = &self.colors;
         match level {
             L::Off => c.thinking_off,

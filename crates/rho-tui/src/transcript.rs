@@ -6,10 +6,10 @@
 
 use std::collections::HashMap;
 
-use rho_ai::message::join_text;
-use rho_ai::{AssistantMessage, ContentBlock, StopReason};
 use rho_protocol::agent::{AgentEvent, AgentMessage};
+use rho_protocol::message::join_text;
 use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::{AssistantMessage, ContentBlock, StopReason};
 
 use crate::components::{
     AssistantMessageView, BashExecutionView, BranchSummaryView, CompactionView, Component,
@@ -64,7 +64,7 @@ const INTERRUPTED: &str =
 /// Whether a reply's `message_end` says steering discarded it (stopReason `aborted`, an
 /// errorMessage that says so).
 fn is_discarded(a: &AssistantMessage) -> bool {
-    a.stop_reason == rho_ai::StopReason::Aborted
+    a.stop_reason == rho_protocol::StopReason::Aborted
         && a.error_message
             .as_deref()
             .is_some_and(|m| m.to_ascii_lowercase().contains("discard"))
@@ -462,7 +462,7 @@ impl Transcript {
     /// message discards the partial reply). The tool calls it announced never ran and go.
     fn interrupt(&mut self, i: usize) {
         if let View::Assistant(v) = &mut self.slots[i].view {
-            v.stop_reason = Some(rho_ai::StopReason::Aborted);
+            v.stop_reason = Some(rho_protocol::StopReason::Aborted);
             v.error_message = Some(INTERRUPTED.to_string());
             self.mark(i);
         }

@@ -7,7 +7,7 @@ mod common;
 
 use common::show;
 use insta::assert_snapshot;
-use rho_ai::ThinkingLevel;
+use rho_protocol::ThinkingLevel;
 use rho_tui::components::*;
 use rho_tui::Theme;
 use serde_json::json;
@@ -56,9 +56,9 @@ fn assistant_message_with_thinking() {
 fn assistant_message_aborted_and_failed() {
     let mut v = AssistantMessageView::new(true);
     v.blocks = vec![ReplyBlock::Text("Half an answ".into())];
-    v.stop_reason = Some(rho_ai::StopReason::Aborted);
+    v.stop_reason = Some(rho_protocol::StopReason::Aborted);
     both("assistant_aborted", &v);
-    v.stop_reason = Some(rho_ai::StopReason::Error);
+    v.stop_reason = Some(rho_protocol::StopReason::Error);
     v.error_message = Some("429 rate limit exceeded: please retry after 20 seconds".into());
     both("assistant_error", &v);
 }

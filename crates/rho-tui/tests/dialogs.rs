@@ -206,14 +206,14 @@ fn text_area_scrolls_to_the_cursor() {
     ));
 }
 
-fn model(provider: &str, id: &str) -> rho_ai::Model {
+fn model(provider: &str, id: &str) -> rho_protocol::Model {
     serde_json::from_value(serde_json::json!({
         "id": id, "name": id, "api": "test", "provider": provider, "baseUrl": "http://x"
     }))
     .expect("valid model json")
 }
 
-fn models() -> Vec<rho_ai::Model> {
+fn models() -> Vec<rho_protocol::Model> {
     vec![
         model("anthropic", "claude-opus-4-1"),
         model("anthropic", "claude-sonnet-4-5"),
@@ -253,7 +253,7 @@ fn model_selector_snapshots() {
 
 #[test]
 fn thinking_selector_picks_a_level() {
-    use rho_ai::ThinkingLevel as L;
+    use rho_protocol::ThinkingLevel as L;
     let levels = L::ALL.to_vec();
     let mut s = ThinkingSelector::new(levels.clone(), L::Medium);
     assert_eq!(s.handle(&key(KeyCode::Down)), DialogAction::Pending);
@@ -387,8 +387,8 @@ fn every_dialog_fits_tiny_widths() {
     fits(&TextAreaDialog::new("Edit", "a\nbc"));
     fits(&ModelSelector::new(models(), Some(("openai", "gpt-5"))));
     fits(&ThinkingSelector::new(
-        rho_ai::ThinkingLevel::ALL.to_vec(),
-        rho_ai::ThinkingLevel::Low,
+        rho_protocol::ThinkingLevel::ALL.to_vec(),
+        rho_protocol::ThinkingLevel::Low,
     ));
     fits(&SettingsDialog::new(settings()));
     fits(&HotkeysView::new(vec![("ctrl+o".into(), "expand".into())]));

@@ -116,11 +116,11 @@ fn session_picker_snapshots() {
     both!("session_picker_all", &p);
 }
 
-use rho_ai::{
-    AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
-};
 use rho_protocol::agent::AgentMessage;
 use rho_protocol::session::{CompactionData, EntryData, SessionEntry};
+use rho_protocol::{
+    AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
+};
 
 fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
     SessionEntry {

@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use insta::assert_snapshot;
-use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, ToolCall, UserMessage};
 use rho_protocol::agent::{AgentEvent, AgentMessage, ToolExecutionResult};
 use rho_protocol::session::{CompactionReason, CompactionResult, SessionEvent, SessionOnlyEvent};
+use rho_protocol::{AssistantMessage, AssistantMessageEvent, ContentBlock, ToolCall, UserMessage};
 use rho_tui::ansi::strip_ansi;
 use rho_tui::components::ToolStatus;
 use rho_tui::{Renderer, Theme, Transcript, View};
@@ -233,7 +233,7 @@ fn thinking_and_tool_output_toggle_everywhere() {
     start_conversation(&mut t);
     let mut m = reply("");
     m.content = vec![
-        ContentBlock::Thinking(rho_ai::ThinkingContent {
+        ContentBlock::Thinking(rho_protocol::ThinkingContent {
             thinking: "secret plan".into(),
             ..Default::default()
         }),
@@ -324,7 +324,7 @@ fn a_discarded_reply_closed_by_message_end_stays_marked_with_its_reason() {
     // With the partial reply closed by message_end (aborted, saying it was discarded).
     let mut t = Transcript::new(Theme::dark());
     let mut partial = stream_partial(&mut t);
-    partial.stop_reason = rho_ai::StopReason::Aborted;
+    partial.stop_reason = rho_protocol::StopReason::Aborted;
     partial.error_message = Some("Discarded: interrupted by a steering message".into());
     t.apply(&agent(AgentEvent::MessageEnd {
         message: AgentMessage::Assistant(partial).into(),

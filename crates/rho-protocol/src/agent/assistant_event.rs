@@ -4,10 +4,10 @@
 //! delta-only shape (its `json.md`): no `partial`, and `toolcall_start` names its call (`id`,
 //! `toolName`) since no partial shows it.
 //!
-//! [`rho_ai::AssistantMessageEvent`] is the provider layer's event; [`AssistantEventJson`]
+//! [`crate::AssistantMessageEvent`] is the provider layer's event; [`AssistantEventJson`]
 //! borrows it into [`AssistantEventWire`], whose derived serialization is the wire shape.
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, StopReason, ToolCall};
+use crate::{AssistantMessage, AssistantMessageEvent, StopReason, ToolCall};
 use serde::{Serialize, Serializer};
 
 use super::message::AgentMessage;

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use rho_ai::{AssistantMessageEvent, ContentBlock, ToolResultMessage};
+use crate::{AssistantMessageEvent, ContentBlock, ToolResultMessage};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 

@@ -2,9 +2,7 @@
 //! branch and compaction summaries), as pi writes them in events and session files, and the
 //! LLM form each one takes before a model call (interfaces spec §5.4-§5.5).
 
-use rho_ai::{
-    AssistantMessage, ContentBlock, Message, ToolResultMessage, UserContent, UserMessage,
-};
+use crate::{AssistantMessage, ContentBlock, Message, ToolResultMessage, UserContent, UserMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

@@ -5,7 +5,7 @@
 //! its encoding's business ([`super::Dialect::knows`]).
 
 use crate::agent::QueueMode;
-use rho_ai::ImageContent;
+use crate::ImageContent;
 use serde_json::{Map, Value};
 
 /// How a prompt sent while streaming is queued (P-6).

@@ -13,7 +13,7 @@ use super::replies::{CompactReply, LastText};
 use super::stats::StatsScope;
 use super::{pi073, pi1};
 use crate::session::CompactionResult;
-use rho_ai::{AssistantMessage, Usage};
+use crate::{AssistantMessage, Usage};
 
 /// The encoding of `--mode rpc` and `--mode json`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -169,7 +169,7 @@ mod tests {
 
     #[test]
     fn last_text_skips_what_each_dialect_skips() {
-        use rho_ai::{ContentBlock, StopReason};
+        use crate::{ContentBlock, StopReason};
         let reply = |stop_reason, content: Vec<ContentBlock>| AssistantMessage {
             stop_reason,
             content,

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use rho_ai::{AssistantMessage, StopReason, Usage};
+use crate::{AssistantMessage, StopReason, Usage};
 
 use super::command::Command;
 use super::pi1_replies::{BashExecutionUpdate, Disposition, DispositionReply, NullableText};

@@ -2,7 +2,7 @@
 //! prompt dispositions, `clear_queue`, `get_entries`, `get_tree`,
 //! `get_available_thinking_levels`, and the `bash_execution_update` event of the `bash` command.
 
-use rho_ai::ThinkingLevel;
+use crate::ThinkingLevel;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

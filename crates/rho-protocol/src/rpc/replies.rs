@@ -1,6 +1,6 @@
 //! The `data` of the RPC commands' responses (interfaces spec §1.4), in pi's field order.
 
-use rho_ai::{Model, ThinkingLevel};
+use crate::{Model, ThinkingLevel};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -73,7 +73,7 @@ pub struct CompactReply {
     pub estimated_tokens_after: Option<u64>,
     /// The summary requests' usage.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage: Option<rho_ai::Usage>,
+    pub usage: Option<crate::Usage>,
 }
 
 /// `get_last_assistant_text`'s `data` in either dialect.

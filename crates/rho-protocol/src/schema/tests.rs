@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, Usage, UserContent, UserMessage};
+use crate::{AssistantMessage, AssistantMessageEvent, Usage, UserContent, UserMessage};
 use serde::Serialize;
 use serde_json::{json, Value};
 use strum::IntoEnumIterator;

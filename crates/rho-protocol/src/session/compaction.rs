@@ -27,5 +27,5 @@ pub struct CompactionAfter {
     /// Heuristic tokens of the rebuilt context (system prompt and messages).
     pub estimated_tokens_after: u64,
     /// The summary requests' usage, when the compaction recorded one.
-    pub usage: Option<rho_ai::Usage>,
+    pub usage: Option<crate::Usage>,
 }

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::agent::{AgentMessage, StoredMessage};
-use rho_ai::{Usage, UserContent};
+use crate::{Usage, UserContent};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use crate::agent::AgentEvent;
-use rho_ai::ThinkingLevel;
+use crate::ThinkingLevel;
 use serde::{Serialize, Serializer};
 
 use super::compaction::{CompactionAfter, CompactionResult};

@@ -11,7 +11,7 @@
 //!
 //! [`Pi1Event`] is those shapes; the other events are written by their own serialization.
 
-use rho_ai::{AssistantMessage, AssistantMessageEvent, Usage};
+use crate::{AssistantMessage, AssistantMessageEvent, Usage};
 use serde::ser::Error as _;
 use serde::{Serialize, Serializer};
 

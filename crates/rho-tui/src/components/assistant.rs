@@ -1,7 +1,7 @@
 //! The assistant's reply: thinking blocks (collapsible) and text, as markdown; aborted and failed
 //! replies end with a red notice. Tool calls are separate components ([`super::ToolCallView`]).
 
-use rho_ai::{AssistantMessage, ContentBlock, StopReason};
+use rho_protocol::{AssistantMessage, ContentBlock, StopReason};
 
 use super::{indent_lines, Component};
 use crate::incremental::MarkdownCache;

@@ -2,7 +2,7 @@
 //! session name on the first line; token counts, cost and context use on the left of the second,
 //! the model and thinking level on its right.
 
-use rho_ai::ThinkingLevel;
+use rho_protocol::ThinkingLevel;
 
 use super::Component;
 use crate::ansi::{truncate_with_ellipsis, visible_width};

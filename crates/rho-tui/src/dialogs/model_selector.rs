@@ -1,7 +1,7 @@
 //! pi's `/model` selector: every available model as `id  [provider]`, the current one marked
 //! with `✓` and selected first; typing searches both the id and the provider.
 
-use rho_ai::Model;
+use rho_protocol::Model;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};

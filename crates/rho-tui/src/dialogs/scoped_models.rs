@@ -3,7 +3,7 @@
 //! the choice kept for this session only; Ctrl+S closes and saves it to settings
 //! (`enabledModels`).
 
-use rho_ai::Model;
+use rho_protocol::Model;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input, KeyCode};

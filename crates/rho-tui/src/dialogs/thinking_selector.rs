@@ -1,7 +1,7 @@
 //! pi's thinking-level selector: the levels the model supports, each with pi's description of
 //! its reasoning budget, the current one marked.
 
-use rho_ai::ThinkingLevel;
+use rho_protocol::ThinkingLevel;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};

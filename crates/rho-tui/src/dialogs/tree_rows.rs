@@ -7,9 +7,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rho_ai::ContentBlock;
 use rho_protocol::agent::AgentMessage;
 use rho_protocol::session::{EntryData, SessionEntry};
+use rho_protocol::ContentBlock;
 
 /// One line of the tree.
 #[derive(Debug, Clone, PartialEq, Eq)]

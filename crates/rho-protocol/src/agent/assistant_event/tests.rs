@@ -1,5 +1,5 @@
 use super::*;
-use rho_ai::{AssistantMessage, StopReason};
+use crate::{AssistantMessage, StopReason};
 
 fn msg() -> AssistantMessage {
     let mut m = AssistantMessage::empty("api", "prov", "m");
@@ -63,7 +63,7 @@ fn without_a_partial_the_event_is_pi_1x_delta_only_shape() {
     assert!(!json(&start).contains("toolName"));
 }
 
-/// `rho_ai::AssistantMessageEvent::type_name` (the provider layer's own name for its events)
+/// `crate::AssistantMessageEvent::type_name` (the provider layer's own name for its events)
 /// and the derived wire tag are the same for every event.
 #[test]
 fn the_wire_tag_is_the_provider_event_name() {
@@ -74,11 +74,11 @@ fn the_wire_tag_is_the_provider_event_name() {
         thought_signature: None,
         namespace: None,
     };
-    let text = rho_ai::TextContent {
+    let text = crate::TextContent {
         text: "hi".into(),
         text_signature: None,
     };
-    let thinking = rho_ai::ThinkingContent {
+    let thinking = crate::ThinkingContent {
         thinking: "hm".into(),
         thinking_signature: None,
         redacted: None,

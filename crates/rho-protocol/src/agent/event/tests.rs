@@ -1,5 +1,5 @@
 use super::*;
-use rho_ai::{AssistantMessage, UserMessage};
+use crate::{AssistantMessage, UserMessage};
 use strum::IntoEnumIterator;
 
 fn reply() -> AgentMessage {
