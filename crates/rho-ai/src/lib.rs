@@ -14,6 +14,7 @@ pub mod auth;
 pub mod catalog;
 pub mod config_value;
 pub mod event;
+pub mod file_lock;
 pub mod http;
 pub mod json_stream;
 pub mod models_json;

@@ -3,16 +3,9 @@
 //! logins or refreshed tokens. Writes go through a temporary file and a rename, owner-only.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
 
 use rho_ai::auth::{AuthFile, AuthFileError};
-
-/// A lock older than this is left over by a process that died; pi uses the same age.
-const STALE: Duration = Duration::from_secs(30);
-/// How long to wait for another holder before giving up.
-const WAIT: Duration = Duration::from_secs(30);
-/// Between attempts.
-const RETRY: Duration = Duration::from_millis(25);
+use rho_ai::file_lock::{FileLock, LockError, WAIT};
 
 /// Why auth.json could not be read or changed; the text is what the user sees.
 #[derive(Debug, thiserror::Error)]
@@ -37,30 +30,14 @@ pub enum AuthStoreError {
     #[error(transparent)]
     Write(#[from] rho_core::session::SessionError),
     /// Another process held the lock for the whole wait, or it cannot be created.
-    #[error("cannot lock {path} ({reason}); if no other rho or pi is running, delete {path}.lock")]
-    Lock {
-        /// The file.
-        path: String,
-        /// Why.
-        reason: String,
-    },
+    #[error(transparent)]
+    Lock(#[from] LockError),
 }
 
 /// `<agent dir>/auth.json`.
 #[derive(Debug, Clone)]
 pub struct AuthStore {
     path: PathBuf,
-}
-
-/// Held while auth.json is being changed; dropping it releases the lock.
-pub struct AuthLock {
-    dir: PathBuf,
-}
-
-impl Drop for AuthLock {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir(&self.dir);
-    }
 }
 
 impl AuthStore {
@@ -95,7 +72,7 @@ impl AuthStore {
     }
 
     /// Writes `file` (under a lock the caller holds).
-    pub fn write(&self, file: &AuthFile, _lock: &AuthLock) -> Result<(), AuthStoreError> {
+    pub fn write(&self, file: &AuthFile, _lock: &FileLock) -> Result<(), AuthStoreError> {
         use rho_core::session::{writer::write_atomic, Durability};
         write_atomic(
             &self.path,
@@ -111,7 +88,7 @@ impl AuthStore {
         &self,
         change: impl FnOnce(&mut AuthFile) -> (bool, T),
     ) -> Result<T, AuthStoreError> {
-        let lock = self.lock_blocking()?;
+        let lock = FileLock::acquire_blocking(&self.path, WAIT)?;
         let mut file = self.read()?;
         let (changed, out) = change(&mut file);
         if changed {
@@ -121,64 +98,8 @@ impl AuthStore {
     }
 
     /// Takes the lock, waiting (without blocking a thread) while another process holds it.
-    pub async fn lock(&self) -> Result<AuthLock, AuthStoreError> {
-        let deadline = tokio::time::Instant::now() + WAIT;
-        loop {
-            if let Some(lock) = self.try_lock()? {
-                return Ok(lock);
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(self.busy());
-            }
-            tokio::time::sleep(RETRY).await;
-        }
-    }
-
-    fn lock_blocking(&self) -> Result<AuthLock, AuthStoreError> {
-        let deadline = std::time::Instant::now() + WAIT;
-        loop {
-            if let Some(lock) = self.try_lock()? {
-                return Ok(lock);
-            }
-            if std::time::Instant::now() >= deadline {
-                return Err(self.busy());
-            }
-            std::thread::sleep(RETRY);
-        }
-    }
-
-    fn busy(&self) -> AuthStoreError {
-        AuthStoreError::Lock {
-            path: self.path.display().to_string(),
-            reason: "another process holds the lock".into(),
-        }
-    }
-
-    /// One attempt: the lock, or `None` while a live holder has it. A stale lock is removed.
-    fn try_lock(&self) -> Result<Option<AuthLock>, AuthStoreError> {
-        let mut name = self.path.file_name().unwrap_or_default().to_os_string();
-        name.push(".lock");
-        let dir = self.path.with_file_name(name);
-        if let Some(parent) = dir.parent() {
-            let _ = std::fs::create_dir_all(parent);
-        }
-        match std::fs::create_dir(&dir) {
-            Ok(()) => Ok(Some(AuthLock { dir })),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let age = std::fs::metadata(&dir)
-                    .and_then(|m| m.modified())
-                    .ok()
-                    .and_then(|t| SystemTime::now().duration_since(t).ok());
-                if age.is_some_and(|a| a > STALE) {
-                    let _ = std::fs::remove_dir(&dir);
-                }
-                Ok(None)
-            }
-            Err(e) => Err(AuthStoreError::Lock {
-                path: self.path.display().to_string(),
-                reason: e.to_string(),
-            }),
-        }
+    pub async fn lock(&self) -> Result<FileLock, AuthStoreError> {
+        Ok(FileLock::acquire(&self.path, WAIT).await?)
     }
 }
 
@@ -216,28 +137,5 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o777, 0o600);
         }
-    }
-
-    #[tokio::test]
-    async fn a_held_lock_makes_others_wait_and_a_stale_one_is_taken_over() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = AuthStore::new(dir.path());
-        let held = store.lock().await.unwrap();
-        assert!(store.try_lock().unwrap().is_none());
-        drop(held);
-        assert!(store.try_lock().unwrap().is_some());
-        // A lock directory left by a killed process, older than the stale age.
-        let lock_dir = dir.path().join("auth.json.lock");
-        std::fs::create_dir(&lock_dir).unwrap();
-        let old = SystemTime::now() - Duration::from_secs(60);
-        std::fs::File::open(&lock_dir)
-            .unwrap()
-            .set_modified(old)
-            .unwrap();
-        assert!(
-            store.try_lock().unwrap().is_none(),
-            "the stale lock is removed first"
-        );
-        assert!(store.try_lock().unwrap().is_some());
     }
 }

@@ -124,13 +124,27 @@ fn login(store: &AuthStore, args: &[String]) -> Result<String, String> {
 
 /// Runs the provider's sign-in on a runtime of its own.
 fn sign_in(provider: &str, browser: bool) -> Result<rho_ai::auth::OAuthCredential, String> {
+    let id = provider.to_string();
+    in_terminal(provider, browser, move |ui, cancel| {
+        Box::pin(async move { rho_ai::oauth::login(&id, ui, &cancel).await })
+    })?
+    .map_err(|e| e.to_string())
+}
+
+/// Runs `flow` with the terminal as its [`LoginUi`] on a runtime of its own; Ctrl+C cancels
+/// it. `hint` is the provider named in the `--no-browser` hint.
+pub(crate) fn in_terminal<T>(
+    hint: &str,
+    browser: bool,
+    flow: impl for<'a> FnOnce(&'a TerminalUi, CancellationToken) -> BoxFuture<'a, T>,
+) -> Result<T, String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     let result = runtime.block_on(async {
         let ui = TerminalUi {
-            provider: provider.to_string(),
+            provider: hint.to_string(),
             browser,
             skipped: Mutex::new(Vec::new()),
             lines: Arc::new(tokio::sync::Mutex::new(
@@ -144,11 +158,11 @@ fn sign_in(provider: &str, browser: bool) -> Result<rho_ai::auth::OAuthCredentia
                 on_signal.cancel();
             }
         });
-        rho_ai::oauth::login(provider, &ui, &cancel).await
+        flow(&ui, cancel).await
     });
     // A stdin read the browser made unnecessary is still blocked on its thread.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
-    result.map_err(|e| e.to_string())
+    Ok(result)
 }
 
 /// Reads an API key from stdin, without echo on a terminal.
@@ -202,7 +216,7 @@ impl Drop for EchoOff {
 }
 
 /// The sign-in's questions and notices on stdin and stdout.
-struct TerminalUi {
+pub(crate) struct TerminalUi {
     provider: String,
     browser: bool,
     /// Methods not taken because the browser was, for the hint after the URL.

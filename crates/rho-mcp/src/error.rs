@@ -62,9 +62,21 @@ pub enum ConnectError {
     /// An HTTP server did not complete `initialize`.
     #[error(transparent)]
     Http(InitializeError),
-    /// An HTTP server answered 401: rho has no MCP OAuth sign-in yet.
-    #[error("the server requires authorization (HTTP 401); rho does not support MCP OAuth sign-in yet: set an Authorization header in mcp.json instead ({0})")]
+    /// An HTTP server asked for authorization (401) and no stored token works: the user has
+    /// to sign in. `challenge` is its `WWW-Authenticate` value (empty when none came).
+    #[error("requires sign-in. Run /mcp (or `rho mcp login {server}`) to sign in.")]
+    NeedsAuth {
+        /// The server's name.
+        server: String,
+        /// The challenge, for the sign-in's discovery.
+        challenge: String,
+    },
+    /// An HTTP server has a header set to send its token, and it was refused (401).
+    #[error("the server refused the configured Authorization header (HTTP 401): {0}")]
     Unauthorized(#[source] Box<rmcp::service::ClientInitializeError>),
+    /// The stored OAuth state could not be used.
+    #[error("OAuth: {0}")]
+    OAuth(String),
     /// The first `tools/list` failed.
     #[error("tools/list failed: {0}")]
     ListTools(#[source] rmcp::ServiceError),

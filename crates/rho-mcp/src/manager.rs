@@ -48,7 +48,7 @@ impl McpManager {
             .into_iter()
             .map(|c| Server::new(c, options.env.clone()))
             .collect();
-        for s in servers.iter().filter(|s| s.config.enabled) {
+        for s in servers.iter().filter(|s| s.enabled()) {
             let s = s.clone();
             tokio::spawn(async move {
                 let _ = s.client().await;
@@ -79,7 +79,7 @@ impl McpManager {
     pub fn listed_tools(&self) -> Vec<(Arc<Server>, ListedTool)> {
         self.servers
             .iter()
-            .filter(|s| s.config.enabled)
+            .filter(|s| s.enabled())
             .flat_map(|s| s.tools().into_iter().map(move |t| (s.clone(), t)))
             .filter(|(_, t)| self.allowed(&t.name))
             .collect()
@@ -146,7 +146,7 @@ impl McpManager {
         let waits = self
             .servers
             .iter()
-            .filter(|s| s.config.enabled && has_direct(s))
+            .filter(|s| s.enabled() && has_direct(s))
             .map(|s| s.settled());
         let _ = tokio::time::timeout(FIRST_PROMPT_WAIT, join_all(waits)).await;
     }
@@ -156,7 +156,7 @@ impl McpManager {
         join_all(
             self.servers
                 .iter()
-                .filter(|s| s.config.enabled)
+                .filter(|s| s.enabled())
                 .map(|s| s.settled()),
         )
         .await;
@@ -266,13 +266,17 @@ impl McpManager {
         join_all(self.servers.iter().map(|s| s.stop())).await;
     }
 
-    /// Reconnects one server by name.
-    pub async fn reconnect(&self, name: &str) -> Result<(), RequestError> {
-        let server = self
-            .servers
+    /// The server called `name`.
+    pub fn server(&self, name: &str) -> Result<&Arc<Server>, RequestError> {
+        self.servers
             .iter()
             .find(|s| s.name() == name)
-            .ok_or_else(|| RequestError::UnknownServer(name.to_string()))?;
+            .ok_or_else(|| RequestError::UnknownServer(name.to_string()))
+    }
+
+    /// Reconnects one server by name.
+    pub async fn reconnect(&self, name: &str) -> Result<(), RequestError> {
+        let server = self.server(name)?;
         server.stop().await;
         server.client().await.map(|_| ())
     }
@@ -281,7 +285,7 @@ impl McpManager {
 /// Whether an enabled server's config lets some tool be found by `tool_search` (decided from
 /// the config, so `tool_search` is declared before the server connects).
 fn may_defer(s: &Server) -> bool {
-    s.config.enabled
+    s.enabled()
         && (s.config.exposure.is_searchable()
             || s.config
                 .tool_exposure

@@ -515,12 +515,62 @@ async fn mcp(mut sock: TcpStream, shared: &Shared, request: &RecordedRequest) {
     {
         return;
     }
-    // The upstream closes after its answer; copy it through as it comes.
-    let mut buf = [0u8; 8192];
-    while let Ok(n) = up.read(&mut buf).await {
-        if n == 0 || sock.write_all(&buf[..n]).await.is_err() {
-            break;
-        }
-    }
+    relay(&mut up, &mut sock).await;
     let _ = sock.shutdown().await;
+}
+
+/// Copies one response from `up` to `client`, telling the client the connection closes after
+/// it (the upstream keeps it alive, and this proxy serves one request per connection): the
+/// head with `connection: close`, then the body until its length or last chunk, or until the
+/// upstream closes (a stream that stays open, as an SSE `GET`, is copied as it comes).
+async fn relay(up: &mut TcpStream, client: &mut TcpStream) {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let head_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p + 4;
+        }
+        match up.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let mut rewritten = String::new();
+    let (mut length, mut chunked) = (None, false);
+    for line in head.trim_end().split("\r\n") {
+        let lower = line.to_ascii_lowercase();
+        if lower.starts_with("connection:") {
+            continue;
+        }
+        if let Some(v) = lower.strip_prefix("content-length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+        chunked |= lower.starts_with("transfer-encoding:") && lower.contains("chunked");
+        rewritten.push_str(line);
+        rewritten.push_str("\r\n");
+    }
+    rewritten.push_str("connection: close\r\n\r\n");
+    if client.write_all(rewritten.as_bytes()).await.is_err() {
+        return;
+    }
+    let mut body = buf[head_end..].to_vec();
+    let mut sent = 0usize;
+    loop {
+        if client.write_all(&body).await.is_err() {
+            return;
+        }
+        sent += body.len();
+        let done = match length {
+            Some(n) => sent >= n,
+            None => chunked && body.ends_with(b"0\r\n\r\n"),
+        };
+        if done {
+            return;
+        }
+        body = match up.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => chunk[..n].to_vec(),
+        };
+    }
 }

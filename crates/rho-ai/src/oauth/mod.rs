@@ -253,7 +253,7 @@ fn callback_host() -> String {
 
 /// Asks a question that the browser callback may answer first: the callback wins when it
 /// arrives before the user typed anything. `Ok(Err(text))` is the typed answer.
-async fn callback_or_manual(
+pub async fn callback_or_manual(
     ui: &dyn LoginUi,
     server: Option<&mut callback::CallbackServer>,
     prompt: LoginPrompt,

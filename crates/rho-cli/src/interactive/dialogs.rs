@@ -52,6 +52,12 @@ pub enum ActiveDialog {
     ScopedModels(ScopedModelsDialog),
     /// /import: replace the session with this file?
     Import(ConfirmDialog, std::path::PathBuf),
+    /// /mcp: pick a server (names parallel to the items).
+    McpServers(SelectList, Vec<String>),
+    /// /mcp: what to do with a server.
+    McpServer(SelectList, String, Vec<super::mcp_view::McpAction>),
+    /// /mcp: a server's tools (back to its menu).
+    McpTools(SelectList, String),
 }
 
 impl ActiveDialog {
@@ -106,6 +112,9 @@ impl ActiveDialog {
             | ActiveDialog::Fork(d, _)
             | ActiveDialog::LoginProvider(d, _)
             | ActiveDialog::Logout(d, _)
+            | ActiveDialog::McpServers(d, _)
+            | ActiveDialog::McpServer(d, _, _)
+            | ActiveDialog::McpTools(d, _)
             | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
             ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
             ActiveDialog::ExtConfirm(d, _) | ActiveDialog::Import(d, _) => d.render(width, theme),
@@ -220,6 +229,24 @@ impl App {
                 if let Some(key) = closed(d.handle(input))? {
                     self.store_key(provider, key.trim());
                 }
+            }
+            ActiveDialog::McpServers(d, names) => {
+                if let Some(i) = closed(d.handle(input))? {
+                    self.open_mcp_server(&names[i].clone());
+                }
+            }
+            ActiveDialog::McpServer(d, name, actions) => match closed(d.handle(input))? {
+                Some(i) => {
+                    let server = crate::mcp::running().and_then(|m| m.server(name).ok().cloned());
+                    if let Some(server) = server {
+                        self.mcp_act(server, actions[i]);
+                    }
+                }
+                None => self.mcp_command(""),
+            },
+            ActiveDialog::McpTools(d, name) => {
+                closed(d.handle(input))?;
+                self.open_mcp_server(&name.clone());
             }
             ActiveDialog::Logout(d, providers) => {
                 if let Some(i) = closed(d.handle(input))? {

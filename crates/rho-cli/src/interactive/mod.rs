@@ -17,6 +17,7 @@ mod footer;
 mod keys;
 mod login;
 mod login_ui;
+mod mcp_view;
 mod reload;
 mod safety_commands;
 mod scoped_models;
