@@ -124,15 +124,6 @@ async fn an_mcp_server_behind_oauth_connects_after_login_and_a_revoked_token_is_
 
     let out = run(&sb, &browser, &["mcp", "list"]).await;
     let text = stdout(&out);
-    for r in auth.requests() {
-        eprintln!(
-            r.method,
-            r.path,
-            r.headers,
-            &r.body.chars().take(200).collect::<String>()
-        );
-    }
-    eprintln!(std::fs::read_to_string(sb.agent.path().join("mcp.log")).unwrap_or_default());
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(text.contains("docs (connected"), "{text}");
     assert!(text.contains("mcp__docs__get_sum"), "{text}");
