@@ -13,7 +13,7 @@ use std::path::Path;
 
 use common::Sandbox;
 use serde_json::{json, Value};
-use tui::{skip_without_tmux, start, streamed, until, Tmux};
+use tui::{skip_without_tmux, start, streamed, Tmux};
 
 /// How many times the wrapper has started the server.
 fn starts(log: &Path) -> usize {
@@ -82,6 +82,13 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     )
     .unwrap();
     let tmux = start(&sb).await;
+    // The first prompt waits for servers with direct tools.
+    let first = ask(&tmux, &sb, "one", "First reply.").await;
+    assert!(
+        mcp_tools(&sb, first).contains(&"mcp__everything__get_sum".to_string()),
+        "{:?}",
+        mcp_tools(&sb, first)
+    );
 
     // The list: name, state with the tool count, exposure and scope.
     tmux.submit("/mcp");
@@ -99,12 +106,6 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     tmux.send_keys(&["Escape"]);
     tmux.wait_for_gone("MCP servers").await;
     assert_eq!(starts(&log), 1);
-    let first = ask(&tmux, &sb, "one", "First reply.").await;
-    assert!(
-        mcp_tools(&sb, first).contains(&"mcp__everything__get_sum".to_string()),
-        "{:?}",
-        mcp_tools(&sb, first)
-    );
 
     // Disable: saved to mcp.json, the tools leave the next request.
     act(&tmux, "Disable").await;
@@ -127,7 +128,9 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     tmux.wait_for_text("MCP server \"everything\" enabled (saved to")
         .await;
     assert_eq!(mcp_json(&sb)["mcpServers"]["everything"]["enabled"], true);
-    until("the server to start again", || starts(&log) == 2).await;
+    tmux.wait_for_text("MCP server \"everything\": connected · ")
+        .await;
+    assert_eq!(starts(&log), 2);
     let third = ask(&tmux, &sb, "three", "Third reply.").await;
     assert!(
         mcp_tools(&sb, third).contains(&"mcp__everything__get_sum".to_string()),
@@ -137,7 +140,9 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
 
     // Reconnect: the process is replaced and the server reports connected again.
     act(&tmux, "Reconnect").await;
-    tmux.wait_for_text("MCP server \"everything\": connected · ")
-        .await;
+    tmux.wait_for("the reconnected server's notice", |s| {
+        s.matches("MCP server \"everything\": connected · ").count() == 2
+    })
+    .await;
     assert_eq!(starts(&log), 3);
 }

@@ -105,7 +105,7 @@ pub enum RequestError {
         /// The server.
         server: String,
         /// Why.
-        source: ConnectError,
+        source: Box<ConnectError>,
     },
     /// The call was aborted by the user.
     #[error("Operation aborted")]
@@ -124,11 +124,11 @@ pub enum RequestError {
         /// The server.
         server: String,
         /// The transport's error.
-        source: rmcp::ServiceError,
+        source: Box<rmcp::ServiceError>,
     },
     /// The server answered with an error, or the request could not be sent.
     #[error(transparent)]
-    Service(rmcp::ServiceError),
+    Service(Box<rmcp::ServiceError>),
     /// The answer could not be turned into JSON.
     #[error(transparent)]
     Json(serde_json::Error),

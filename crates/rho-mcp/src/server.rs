@@ -146,12 +146,14 @@ impl Server {
                 let _ = me.client().await;
             });
         } else {
-            self.stop().await;
+            // Disabled at once, before the (slow) stop: an enable while the old process is
+            // still being stopped must not be overwritten when that stop ends.
             self.set(|s| {
                 s.state = Some(ServerState::Disabled);
                 s.tools.clear();
                 s.error = None;
             });
+            self.stop().await;
         }
     }
 
@@ -251,7 +253,7 @@ impl Server {
                 });
                 Err(RequestError::NotConnected {
                     server: self.name().to_string(),
-                    source: e,
+                    source: Box::new(e),
                 })
             }
         }
@@ -306,11 +308,13 @@ impl Server {
         Ok(conn)
     }
 
-    /// Marks the server disconnected when its process exits.
+    /// Marks the server disconnected when its process exits, unless a newer process has
+    /// taken its place (a reconnect or an enable while the old one was still stopping).
     fn watch_exit(&self, conn: &Arc<Connection>) {
         let Some(process) = conn.process.clone() else {
             return;
         };
+        let pid = process.pid();
         let weak = self.weak.clone();
         let tail = conn.stderr_tail.clone();
         tokio::spawn(async move {
@@ -320,7 +324,7 @@ impl Server {
             };
             let last = lock(&tail).last().cloned().unwrap_or_default();
             server.set(|s| {
-                if s.state == Some(ServerState::Connected) {
+                if s.state == Some(ServerState::Connected) && s.pid == pid {
                     s.state = Some(ServerState::Disconnected);
                     s.error = Some(
                         format!("the server process exited {last}")
@@ -419,7 +423,7 @@ impl Server {
                 serde_json::to_value(r).map_err(|_| rmcp::ServiceError::UnexpectedResponse)
             })
         };
-        result.map_err(RequestError::Service)
+        result.map_err(|e| RequestError::Service(Box::new(e)))
     }
 
     /// Gets a prompt with its arguments.
@@ -495,10 +499,10 @@ impl Server {
             });
             return RequestError::Disconnected {
                 server: self.name().to_string(),
-                source: e,
+                source: Box::new(e),
             };
         }
-        RequestError::Service(e)
+        RequestError::Service(Box::new(e))
     }
 
     /// Stops the connection (stdio: stdin, SIGTERM, SIGKILL to the group).

@@ -272,7 +272,17 @@ impl App {
                     format!("MCP server \"{name}\" {verb} (saved to {})", file.display()),
                     false,
                 );
-                tokio::spawn(async move { server.set_enabled(on).await });
+                tokio::spawn(async move {
+                    server.set_enabled(on).await;
+                    if on {
+                        server.settled().await;
+                        let failed = server.state() != ServerState::Connected;
+                        say(
+                            format!("MCP server \"{name}\": {}", describe(&server)),
+                            failed,
+                        );
+                    }
+                });
             }
             McpAction::SignIn => self.mcp_sign_in(server),
         }
