@@ -15,6 +15,8 @@ mod login_cli;
 mod malloc_arenas;
 mod mcp;
 mod model_select;
+mod package_command;
+mod packages;
 mod permissions_setup;
 mod pi_supervisor;
 mod print_mode;
@@ -45,6 +47,9 @@ fn main() -> ExitCode {
             }
         },
         _ => {}
+    }
+    if package_command::verb(&argv).is_some() {
+        return package_command::command(&argv);
     }
     let args = args::parse(&argv);
     if args.help {

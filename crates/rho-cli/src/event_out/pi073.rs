@@ -10,16 +10,36 @@ use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
 
 use super::encode::push_json;
 
-/// Appends `event` as one line, unless 0.73.1 has no such event.
+/// Appends `event` as one line, unless 0.73.1 has no such event. pi 1.x's `system`
+/// messages are not 0.73.1's: their own events are left out, and so are they from
+/// `agent_end` (D18).
 pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
-    if !matches!(
-        event,
+    match event {
         SessionEvent::Session(
-            SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. }
-        )
-    ) {
-        push_json(out, event)
+            SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. },
+        ) => {}
+        SessionEvent::Agent(agent) => match &**agent {
+            AgentEvent::MessageStart { message } if is_system(message) => {}
+            AgentEvent::MessageEnd { message } if is_system(message) => {}
+            AgentEvent::AgentEnd {
+                messages,
+                will_retry,
+            } if messages.iter().any(is_system) => {
+                let kept = AgentEvent::AgentEnd {
+                    messages: messages.iter().filter(|m| !is_system(m)).cloned().collect(),
+                    will_retry: *will_retry,
+                };
+                push_json(out, &SessionEvent::Agent(kept.into()))
+            }
+            _ => push_json(out, event),
+        },
+        _ => push_json(out, event),
     }
+}
+
+/// pi 1.x's `system` role, which pi 0.73.1 clients do not know.
+pub fn is_system(message: &AgentMessage) -> bool {
+    matches!(message, AgentMessage::System(_))
 }
 
 /// Reused buffers for `message_update`.
