@@ -10,7 +10,7 @@
 mod common;
 mod mcp_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::Duration;
 
@@ -18,39 +18,6 @@ use common::{stderr, stdout, Sandbox};
 use rho_testkit::oauth::MockOAuth;
 use rho_testkit::openai_chat::ChatStream;
 use serde_json::{json, Value};
-
-/// server-everything over streamable HTTP on a free port; its `http://127.0.0.1:<port>`.
-async fn everything_http() -> (tokio::process::Child, String) {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
-        l.local_addr().expect("addr").port()
-    };
-    let mut server = tokio::process::Command::new(mcp_support::node())
-        .arg(mcp_support::everything())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(
-        server.stderr.take().expect("stderr"),
-    ));
-    while let Some(line) = lines.next_line().await.expect("stderr line") {
-        if line.contains("listening on port") {
-            break;
-        }
-    }
-    (server, format!("http://127.0.0.1:{port}"))
-}
-
-fn fake_browser(dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join("fake-browser.sh");
-    std::fs::write(&path, "#!/bin/sh\nexec curl -s -L -o /dev/null \"$1\"\n").unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
-}
 
 /// Runs rho with `BROWSER` set; stdin stays open (a terminal) for `mcp login`.
 async fn run(sb: &Sandbox, browser: &Path, args: &[&str]) -> Output {
@@ -75,10 +42,10 @@ fn mcp_auth(sb: &Sandbox) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mcp_server_behind_oauth_connects_after_login_and_a_revoked_token_is_refreshed() {
-    let (_upstream, upstream_url) = everything_http().await;
+    let (_upstream, upstream_url) = mcp_support::everything_http().await;
     let auth = MockOAuth::start_with_upstream(&upstream_url).await;
     let sb = Sandbox::new().await;
-    let browser = fake_browser(sb.agent.path());
+    let browser = mcp_support::curl_browser(sb.agent.path());
     let url = format!("{}/mcp", auth.url());
     std::fs::write(
         sb.agent.path().join("mcp.json"),

@@ -2,7 +2,8 @@
 //! a wrapper that counts its starts) in the user's mcp.json. The list shows the server's state
 //! and tools; its menu disables it (saved to mcp.json, the process stops, its tools leave the
 //! next request), enables it again (a new process, tools back) and reconnects it (another new
-//! process). Skipped (with a notice) where tmux is not installed.
+//! process). A second test signs in to a server behind rho-testkit's mock OAuth server from
+//! `/mcp`. Skipped (with a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -12,8 +13,9 @@ mod tui;
 use std::path::Path;
 
 use common::Sandbox;
+use rho_testkit::oauth::MockOAuth;
 use serde_json::{json, Value};
-use tui::{skip_without_tmux, start, streamed, Tmux};
+use tui::{footer, skip_without_tmux, start, streamed, Tmux};
 
 /// How many times the wrapper has started the server.
 fn starts(log: &Path) -> usize {
@@ -42,10 +44,14 @@ fn mcp_tools(sb: &Sandbox, i: usize) -> Vec<String> {
 
 /// Opens `/mcp`, picks the only server and the menu entry `label`.
 async fn act(tmux: &Tmux, label: &str) {
+    act_on(tmux, "everything", label).await;
+}
+
+async fn act_on(tmux: &Tmux, server: &str, label: &str) {
     tmux.submit("/mcp");
     tmux.wait_for_text("MCP servers").await;
     tmux.send_keys(&["Enter"]);
-    tmux.wait_for_text("MCP server everything").await;
+    tmux.wait_for_text(&format!("MCP server {server}")).await;
     tmux.type_text(label);
     tmux.send_keys(&["Enter"]);
 }
@@ -145,4 +151,52 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     })
     .await;
     assert_eq!(starts(&log), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_signs_in_to_a_server_behind_oauth_and_its_tools_reach_the_model() {
+    if skip_without_tmux("/mcp sign-in") {
+        return;
+    }
+    let (_upstream, upstream_url) = mcp_support::everything_http().await;
+    let auth = MockOAuth::start_with_upstream(&upstream_url).await;
+    let sb = Sandbox::new().await;
+    let browser = mcp_support::curl_browser(sb.agent.path());
+    let url = format!("{}/mcp", auth.url());
+    let config = json!({"mcpServers": {"docs": {"url": url, "exposure": "direct"}}});
+    std::fs::write(sb.agent.path().join("mcp.json"), config.to_string()).unwrap();
+    let browser = browser.display().to_string();
+    let tmux = Tmux::start_with_env(&sb, &[("BROWSER", &browser)], &["--model", "mock-model"]);
+    tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
+        .await;
+    let first = ask(&tmux, &sb, "one", "First reply.").await;
+    assert_eq!(mcp_tools(&sb, first), Vec::<String>::new());
+
+    tmux.submit("/mcp");
+    tmux.wait_for("the server needing sign-in", |s| {
+        s.lines()
+            .any(|l| l.contains("docs") && l.contains("needs sign-in"))
+    })
+    .await;
+    tmux.send_keys(&["Escape"]);
+    tmux.wait_for_gone("MCP servers").await;
+
+    act_on(&tmux, "docs", "Sign in").await;
+    tmux.wait_for_text("Signed in to MCP server \"docs\" (")
+        .await;
+    let text = std::fs::read_to_string(sb.agent.path().join("mcp-auth.json")).unwrap();
+    let state: Value = serde_json::from_str(&text).unwrap();
+    let tokens = &state[format!("mcp__docs|{url}")]["tokens"];
+    assert!(
+        tokens["access_token"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("mcp-access-")),
+        "{state}"
+    );
+    let second = ask(&tmux, &sb, "two", "Second reply.").await;
+    assert!(
+        mcp_tools(&sb, second).contains(&"mcp__docs__get_sum".to_string()),
+        "{:?}",
+        mcp_tools(&sb, second)
+    );
 }
