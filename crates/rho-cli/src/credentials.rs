@@ -246,6 +246,11 @@ impl CredentialStore for CliCredentials {
             self.refresh(provider, |c| c.access == key).await
         })
     }
+
+    fn key_env_names(&self) -> Vec<String> {
+        let file = self.auth().current();
+        rho_ai::env_refs::referenced_env_names(&self.models.providers, file.as_deref())
+    }
 }
 
 /// Creates `<agent_dir>/auth.json` as `{}` when missing (interfaces spec §6.3): the directory

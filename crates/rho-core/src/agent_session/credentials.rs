@@ -2,7 +2,10 @@
 //! auth.json, the environment and models.json; the default reads the environment only.
 
 use futures_util::future::BoxFuture;
+use std::sync::Arc;
+
 use rho_ai::api_key::env_api_key;
+use rho_tools::process::KeyScrub;
 
 /// The state of a provider's credentials, checked before a prompt is sent (AUTH-3..5).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +64,19 @@ pub trait CredentialStore: Send + Sync {
         let _ = (provider, key);
         Box::pin(std::future::ready(Ok(None)))
     }
+    /// The environment variables this store's configuration names for keys (models.json,
+    /// auth.json, extension providers), beyond the built-in providers' own: tool processes
+    /// do not inherit them.
+    fn key_env_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The key scrubbing for tool processes: the built-in providers' variables and those
+/// `credentials` names, unless `pass` (the `passProviderKeysToTools` setting).
+pub fn key_scrub(credentials: &Arc<dyn CredentialStore>, pass: bool) -> KeyScrub {
+    let credentials = credentials.clone();
+    KeyScrub::new(pass, Some(Arc::new(move || credentials.key_env_names())))
 }
 
 /// Environment variables only (providers spec §6).
