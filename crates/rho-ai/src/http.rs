@@ -193,7 +193,7 @@ pub async fn read_sse(
 }
 
 /// A readable message for a reqwest error, including its source chain.
-fn transport_message(e: &reqwest::Error) -> String {
+pub(crate) fn transport_message(e: &reqwest::Error) -> String {
     let mut msg = if e.is_timeout() {
         "Request timed out".to_string()
     } else if e.is_connect() {

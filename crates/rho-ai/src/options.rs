@@ -88,6 +88,12 @@ pub type PayloadHook = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + S
 pub type ResponseHook =
     Arc<dyn Fn(u16, Vec<(String, String)>) -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// Asked once when the provider answers 401 to a request that carried `key`: a fresh key to
+/// retry with (a refreshed OAuth token), `Ok(None)` when there is none (an API key), or the
+/// text to fail with (the refresh failed).
+pub type UnauthorizedHook =
+    Arc<dyn Fn(String) -> BoxFuture<'static, Result<Option<String>, String>> + Send + Sync>;
+
 /// Optional hooks around one HTTP exchange.
 #[derive(Clone, Default)]
 pub struct RequestHooks {
@@ -95,6 +101,8 @@ pub struct RequestHooks {
     pub before_request: Option<PayloadHook>,
     /// Runs after the response headers arrived, before the body is consumed.
     pub after_response: Option<ResponseHook>,
+    /// Runs when the provider rejects the key (HTTP 401), before any event of the reply.
+    pub on_unauthorized: Option<UnauthorizedHook>,
 }
 
 impl std::fmt::Debug for RequestHooks {
@@ -102,6 +110,7 @@ impl std::fmt::Debug for RequestHooks {
         f.debug_struct("RequestHooks")
             .field("before_request", &self.before_request.is_some())
             .field("after_response", &self.after_response.is_some())
+            .field("on_unauthorized", &self.on_unauthorized.is_some())
             .finish()
     }
 }

@@ -28,8 +28,11 @@ pub enum ProviderError {
     /// failed, or `authHeader` without a key); the text says which and what to fix.
     #[error(transparent)]
     Config(#[from] crate::models_json::ResolveError),
+    /// The key cannot be used with this provider (a Codex token without its account id).
+    #[error("{0}")]
+    BadKey(String),
     /// The model names an API rho does not speak.
-    #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses or google-generative-ai")]
+    #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses or google-generative-ai")]
     UnsupportedApi {
         /// The api field.
         api: String,
@@ -47,6 +50,27 @@ pub struct HttpRequest {
     pub headers: Vec<(String, String)>,
     /// JSON body.
     pub body: serde_json::Value,
+}
+
+impl HttpRequest {
+    /// The same request carrying `new` where it carried `old` (a refreshed OAuth token): in
+    /// every header, and for GitHub Copilot in the API host its token names.
+    pub fn replace_key(&mut self, old: &str, new: &str) {
+        for (_, value) in &mut self.headers {
+            if value.contains(old) {
+                *value = value.replace(old, new);
+            }
+        }
+        let hosts = (
+            crate::oauth::copilot_base_url(old),
+            crate::oauth::copilot_base_url(new),
+        );
+        if let (Some(from), Some(to)) = hosts {
+            if let Some(rest) = self.url.strip_prefix(&from) {
+                self.url = format!("{to}{rest}");
+            }
+        }
+    }
 }
 
 /// What a parser wants after an event.
@@ -82,6 +106,8 @@ pub enum Api {
     OpenAiCompletions,
     /// OpenAI Responses.
     OpenAiResponses,
+    /// The ChatGPT backend's Responses endpoint (Codex subscriptions).
+    OpenAiCodexResponses,
     /// Google Gemini.
     GoogleGenerativeAi,
 }
@@ -93,6 +119,7 @@ impl Api {
             "anthropic-messages" => Some(Api::AnthropicMessages),
             "openai-completions" => Some(Api::OpenAiCompletions),
             "openai-responses" => Some(Api::OpenAiResponses),
+            "openai-codex-responses" => Some(Api::OpenAiCodexResponses),
             "google-generative-ai" => Some(Api::GoogleGenerativeAi),
             _ => None,
         }
@@ -128,6 +155,8 @@ pub fn stream(
         model: model.id.clone(),
     })?;
     let options = resolve_options(model, options)?;
+    let routed = copilot_route(model, options.api_key.as_deref());
+    let model = routed.as_ref().unwrap_or(model);
     let (sink, stream) = AssistantStream::channel();
     let reply = ReplyBuilder::new(model, sink, options.cancel.clone());
     let control = CallControl {
@@ -135,8 +164,9 @@ pub fn stream(
         timeout: options.timeout,
         idle_timeout: options.idle_timeout,
         hooks: options.hooks.clone(),
+        key: options.api_key.clone(),
+        provider: model.provider.clone(),
     };
-    use crate::providers::*;
     match api {
         Api::AnthropicMessages => spawn(
             anthropic::build_request(model, context, &options),
@@ -156,6 +186,13 @@ pub fn stream(
             openai_responses::build_request(model, context, &options),
             openai_responses::Parser::new(model),
             openai_responses::error_message,
+            reply,
+            control,
+        ),
+        Api::OpenAiCodexResponses => spawn(
+            openai_codex::build_request(model, context, &options)?,
+            openai_responses::Parser::new(model),
+            openai_codex::error_message,
             reply,
             control,
         ),
@@ -181,6 +218,24 @@ pub struct CallControl {
     pub idle_timeout: Option<Duration>,
     /// Payload and response hooks.
     pub hooks: crate::options::RequestHooks,
+    /// The key the request carries (for [`crate::options::RequestHooks::on_unauthorized`]).
+    pub key: Option<String>,
+    /// The provider, for the text of a failed re-authentication.
+    pub provider: String,
+}
+
+use crate::providers::*;
+
+/// A GitHub Copilot model as the OAuth token routes it: the token names the API host of the
+/// account (`proxy-ep`), which wins over the catalog's. `None` for every other call.
+fn copilot_route(model: &Model, key: Option<&str>) -> Option<Model> {
+    if model.provider != "github-copilot" {
+        return None;
+    }
+    let base = crate::oauth::copilot_base_url(key?)?;
+    let mut routed = model.clone();
+    routed.base_url = base;
+    Some(routed)
 }
 
 fn spawn<P: WireParser + 'static>(
@@ -201,31 +256,16 @@ pub async fn drive<P: WireParser>(
     mut reply: ReplyBuilder,
     control: CallControl,
 ) {
-    let CallControl {
-        cancel,
-        timeout,
-        idle_timeout,
-        hooks,
-    } = control;
-    let idle = idle_timeout.unwrap_or(crate::options::DEFAULT_IDLE_TIMEOUT);
-    if let Some(hook) = &hooks.before_request {
+    let idle = control
+        .idle_timeout
+        .unwrap_or(crate::options::DEFAULT_IDLE_TIMEOUT);
+    let cancel = control.cancel.clone();
+    if let Some(hook) = &control.hooks.before_request {
         request.body = hook(request.body).await;
     }
-    let resp = match http::post_json(
-        &request.url,
-        &request.headers,
-        &request.body,
-        &cancel,
-        http::Timeouts {
-            overall: timeout,
-            idle,
-        },
-        hooks.after_response.as_ref(),
-    )
-    .await
-    {
+    let resp = match send_authorized(&mut request, &control, idle, error_message).await {
         Ok(r) => r,
-        Err(f) => return reply.fail(failure_message(f, error_message)),
+        Err(text) => return reply.fail(text),
     };
     if !parser.starts_reply() {
         reply.start();
@@ -254,6 +294,57 @@ pub async fn drive<P: WireParser>(
         Ok(reason) => reply.finish(reason, None),
         Err(e) => reply.fail(e.to_string()),
     }
+}
+
+/// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends
+/// it once more with the fresh key. A second 401 tells the user to log in again.
+async fn send_authorized(
+    request: &mut HttpRequest,
+    control: &CallControl,
+    idle: Duration,
+    error_message: fn(u16, &str) -> String,
+) -> Result<reqwest::Response, String> {
+    let body = match post(request, control, idle).await {
+        Ok(r) => return Ok(r),
+        Err(HttpFailure::Status { status: 401, body }) => body,
+        Err(f) => return Err(failure_message(f, error_message)),
+    };
+    let (Some(hook), Some(key)) = (&control.hooks.on_unauthorized, &control.key) else {
+        return Err(error_message(401, &body));
+    };
+    let fresh = match hook(key.clone()).await? {
+        Some(fresh) if fresh != *key => fresh,
+        _ => return Err(error_message(401, &body)),
+    };
+    request.replace_key(key, &fresh);
+    match post(request, control, idle).await {
+        Ok(r) => Ok(r),
+        Err(HttpFailure::Status { status: 401, body }) => Err(format!(
+            "{} {}",
+            error_message(401, &body),
+            crate::auth::oauth_failed_message(&control.provider)
+        )),
+        Err(f) => Err(failure_message(f, error_message)),
+    }
+}
+
+async fn post(
+    request: &HttpRequest,
+    control: &CallControl,
+    idle: Duration,
+) -> Result<reqwest::Response, HttpFailure> {
+    http::post_json(
+        &request.url,
+        &request.headers,
+        &request.body,
+        &control.cancel,
+        http::Timeouts {
+            overall: control.timeout,
+            idle,
+        },
+        control.hooks.after_response.as_ref(),
+    )
+    .await
 }
 
 /// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx

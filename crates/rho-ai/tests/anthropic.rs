@@ -388,7 +388,7 @@ async fn oauth_call_looks_like_claude_code_and_maps_tool_names_back() {
         Some("Bearer sk-ant-oat01-token")
     );
     assert_eq!(req.header("x-api-key"), None);
-    assert_eq!(req.header("user-agent"), Some("claude-cli/2.1.75"));
+    assert_eq!(req.header("user-agent"), Some("claude-cli/2.1.322"));
     assert_eq!(req.header("x-app"), Some("cli"));
     assert_eq!(
         req.header("anthropic-beta"),

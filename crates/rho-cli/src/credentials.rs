@@ -1,17 +1,26 @@
 //! The binary's credential store: `--api-key` (for the CLI-selected provider), auth.json,
-//! the environment and models.json, in the spec's order (interfaces spec §6.3).
+//! the environment and models.json, in the spec's order (interfaces spec §6.3). OAuth tokens
+//! (subscription logins) are refreshed before a request when less than five minutes are left
+//! (pi 1.6's window) and once when the provider rejects one (401), under auth.json's lock,
+//! and the new token is written back in pi's shape.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
+use futures_util::future::BoxFuture;
 use rho_ai::auth::{
     has_configured_auth, resolve_api_key, AuthFile, AuthSources, CommandCache, Credential,
-    ResolvedAuth,
+    OAuthCredential, ResolvedAuth,
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
 use rho_ai::models_json::LoadedModels;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
+
+use crate::auth_store::AuthStore;
+
+/// A token with less time than this left is refreshed before a request (pi 1.6).
+const REFRESH_WINDOW_MS: i64 = 5 * 60 * 1000;
 
 /// Keys from every source the CLI knows.
 pub struct CliCredentials {
@@ -22,6 +31,8 @@ pub struct CliCredentials {
     /// models.json providers.
     pub models: LoadedModels,
     cache: CommandCache,
+    /// auth.json for refreshed tokens.
+    store: AuthStore,
 }
 
 /// The parsed auth.json and the modification time it was read at.
@@ -87,13 +98,57 @@ impl CliCredentials {
         models: LoadedModels,
         warnings: &mut Vec<String>,
     ) -> Self {
-        let auth = AuthCache::read(agent_dir.join("auth.json"), warnings);
+        let store = AuthStore::new(agent_dir);
+        let auth = AuthCache::read(store.path().to_path_buf(), warnings);
         Self {
             explicit,
             auth: Mutex::new(auth),
             models,
             cache: CommandCache::default(),
+            store,
         }
+    }
+
+    /// The stored OAuth credential of a provider rho can refresh, unless `--api-key` wins.
+    fn refreshable(&self, provider: &str) -> Option<OAuthCredential> {
+        if self.explicit.as_ref().is_some_and(|(p, _)| p == provider)
+            || rho_ai::oauth::provider_name(provider).is_none()
+        {
+            return None;
+        }
+        match self.auth().current()?.credential(provider).ok()?? {
+            Credential::OAuth(c) => Some(c),
+            Credential::ApiKey { .. } => None,
+        }
+    }
+
+    /// Refreshes `provider`'s token under the lock when `due` still says so once the file is
+    /// read again (another rho or pi may have refreshed it meanwhile), and stores the result.
+    /// The access token to use; `None` when the credential was removed meanwhile.
+    async fn refresh(
+        &self,
+        provider: &str,
+        due: impl Fn(&OAuthCredential) -> bool,
+    ) -> Result<Option<String>, CredentialError> {
+        let store_error =
+            |e: crate::auth_store::AuthStoreError| CredentialError::Other(e.to_string());
+        let lock = self.store.lock().await.map_err(store_error)?;
+        let mut file = self.store.read().map_err(store_error)?;
+        let Ok(Some(Credential::OAuth(current))) = file.credential(provider) else {
+            return Ok(None);
+        };
+        if !due(&current) {
+            return Ok(Some(current.access));
+        }
+        let fresh = rho_ai::oauth::refresh(provider, &current)
+            .await
+            .map_err(|e| CredentialError::OAuthRefresh {
+                provider: provider.to_string(),
+                cause: e.to_string(),
+            })?;
+        file.set(provider, &Credential::OAuth(fresh.clone()));
+        self.store.write(&file, &lock).map_err(store_error)?;
+        Ok(Some(fresh.access))
     }
 
     fn auth(&self) -> MutexGuard<'_, AuthCache> {
@@ -162,6 +217,34 @@ impl CredentialStore for CliCredentials {
             }
             ResolvedAuth::Missing => Ok(None),
         }
+    }
+
+    fn request_key<'a>(
+        &'a self,
+        provider: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
+        Box::pin(async move {
+            let due = |c: &OAuthCredential| rho_ai::now_ms() + REFRESH_WINDOW_MS >= c.expires;
+            match self.refreshable(provider) {
+                Some(c) if due(&c) => self.refresh(provider, due).await,
+                _ => self.api_key(provider),
+            }
+        })
+    }
+
+    fn rejected<'a>(
+        &'a self,
+        provider: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
+        Box::pin(async move {
+            if self.refreshable(provider).is_none() {
+                return Ok(None);
+            }
+            // A token another process already replaced is simply used; the rejected one is
+            // refreshed once.
+            self.refresh(provider, |c| c.access == key).await
+        })
     }
 
     fn key_env_names(&self) -> Vec<String> {

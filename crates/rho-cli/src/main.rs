@@ -1,6 +1,8 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
+mod auth_store;
+mod browser;
 mod credentials;
 mod event_out;
 mod export;
@@ -9,6 +11,7 @@ mod file_args;
 mod first_run;
 mod interactive;
 mod list_models;
+mod login_cli;
 mod malloc_arenas;
 mod mcp;
 mod model_select;
@@ -36,6 +39,14 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match argv.first().map(String::as_str) {
         Some("mcp") => return mcp::command(&argv[1..]),
+        Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[1..]),
+        Some("auth") => match argv.get(1).map(String::as_str) {
+            Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[2..]),
+            _ => {
+                eprintln!("Usage: rho auth login <provider> [--api-key] [--no-browser] | rho auth logout <provider>");
+                return ExitCode::FAILURE;
+            }
+        },
         Some("permissions") => return permissions_check::command(&argv[1..]),
         _ => {}
     }

@@ -78,11 +78,17 @@ impl ExternalTools for External {
     }
 }
 
-fn log(agent_dir: &Path) -> Arc<rho_mcp::log::McpLog> {
-    Arc::new(rho_mcp::log::McpLog::new(
-        Some(agent_dir.join("mcp.log")),
-        rho_core::session::time::now_iso,
-    ))
+/// What every server of a session shares: the cwd, `mcp.log`, `mcp-auth.json`.
+fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
+    ServerEnv {
+        cwd: cwd.to_path_buf(),
+        hook: None,
+        log: Arc::new(rho_mcp::log::McpLog::new(
+            Some(agent_dir.join("mcp.log")),
+            rho_core::session::time::now_iso,
+        )),
+        auth: rho_mcp::McpAuthStore::new(agent_dir),
+    }
 }
 
 /// Starts the configured servers in the background; `None` when MCP is off or unconfigured.
@@ -112,11 +118,7 @@ pub fn start(
     let manager = McpManager::start(
         config,
         McpOptions {
-            env: ServerEnv {
-                cwd: cwd.to_path_buf(),
-                hook: None,
-                log: log(agent_dir),
-            },
+            env: server_env(agent_dir, cwd),
             tool_patterns: patterns,
         },
     );
@@ -135,6 +137,11 @@ pub async fn restart(
 ) -> Option<Arc<dyn ExternalTools>> {
     shutdown().await;
     start(args, agent_dir, cwd, project_trusted, warnings)
+}
+
+/// The running manager, for `/mcp`.
+pub fn running() -> Option<Arc<McpManager>> {
+    manager()
 }
 
 /// Server state for RPC `get_state`; `None` without servers.
@@ -167,6 +174,7 @@ pub fn command(argv: &[String]) -> ExitCode {
     match argv.first().map(String::as_str) {
         Some("list") => list(&agent_dir, &cwd),
         Some("add") => add(&file, &rest),
+        Some(verb @ ("login" | "logout")) => sign_in_command(verb, &agent_dir, &cwd, local, &rest),
         Some("remove") => match rest.first() {
             Some(name) => match rho_mcp::edit::remove_server(&file, name) {
                 Ok(true) => {
@@ -186,7 +194,7 @@ pub fn command(argv: &[String]) -> ExitCode {
 }
 
 fn usage() -> ExitCode {
-    eprintln!("Usage: rho mcp list | rho mcp add [-l] <name> (--url <url> | -- <command> [args...]) [--env K=V] [--header K=V] | rho mcp remove [-l] <name>");
+    eprintln!("Usage: rho mcp list | rho mcp add [-l] <name> (--url <url> | -- <command> [args...]) [--env K=V] [--header K=V] | rho mcp remove [-l] <name> | rho mcp login [-l] <name> [--no-browser] | rho mcp logout [-l] <name>");
     ExitCode::FAILURE
 }
 
@@ -262,6 +270,62 @@ fn add(file: &Path, rest: &[&String]) -> ExitCode {
     }
 }
 
+/// `rho mcp login <server>` / `rho mcp logout <server>`: sign in to an OAuth server (the
+/// browser opens its authorization page; a pasted redirect URL works too) or delete its tokens.
+/// `-l` requires the server to be defined in the project.
+fn sign_in_command(
+    verb: &str,
+    agent_dir: &Path,
+    cwd: &Path,
+    local: bool,
+    rest: &[&String],
+) -> ExitCode {
+    let browser = !rest.iter().any(|a| *a == "--no-browser");
+    let Some(name) = rest.iter().find(|a| !a.starts_with('-')) else {
+        return usage();
+    };
+    let config = rho_mcp::load_config(agent_dir, cwd);
+    let Some(server) = config
+        .servers
+        .iter()
+        .find(|s| s.name == **name && (!local || s.scope == rho_mcp::config::Scope::Project))
+    else {
+        return fail(format!("No MCP server named \"{name}\"."));
+    };
+    let Some((url, _)) = rho_mcp::oauth::oauth_target(server) else {
+        return fail(rho_mcp::oauth::SignInError::NotOAuth(server.name.clone()));
+    };
+    let store = rho_mcp::McpAuthStore::new(agent_dir);
+    if verb == "logout" {
+        return match store.remove(name, url) {
+            Ok(true) => {
+                println!("Signed out of MCP server \"{name}\".");
+                ExitCode::SUCCESS
+            }
+            Ok(false) => {
+                println!("No stored credentials for MCP server \"{name}\".");
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(e),
+        };
+    }
+    let server = server.clone();
+    let signed = crate::login_cli::in_terminal(name, browser, move |ui, cancel| {
+        Box::pin(async move { rho_mcp::oauth::sign_in(&server, &store, ui, None, &cancel).await })
+    });
+    match signed {
+        Ok(Ok(())) => {
+            println!(
+                "Signed in to MCP server \"{name}\". Credentials saved to {}",
+                agent_dir.join("mcp-auth.json").display()
+            );
+            ExitCode::SUCCESS
+        }
+        Ok(Err(e)) => fail(e),
+        Err(e) => fail(e),
+    }
+}
+
 fn list(agent_dir: &Path, cwd: &Path) -> ExitCode {
     let config = rho_mcp::load_config(agent_dir, cwd);
     let mut ok = config.errors.is_empty();
@@ -286,11 +350,7 @@ fn list(agent_dir: &Path, cwd: &Path) -> ExitCode {
         let m = McpManager::start(
             config,
             McpOptions {
-                env: ServerEnv {
-                    cwd: cwd.to_path_buf(),
-                    hook: None,
-                    log: log(agent_dir),
-                },
+                env: server_env(agent_dir, cwd),
                 tool_patterns: None,
             },
         );
@@ -306,11 +366,14 @@ fn list(agent_dir: &Path, cwd: &Path) -> ExitCode {
             s.config.exposure.as_str(),
             s.config.source.display()
         );
-        if s.config.enabled && state != rho_mcp::ServerState::Connected {
+        if s.enabled() && state != rho_mcp::ServerState::Connected {
             ok = false;
         }
         if let Some(e) = s.error() {
             println!("  error: {e}");
+        }
+        if state == rho_mcp::ServerState::NeedsAuth {
+            println!("  sign in with: rho mcp login {}", s.name());
         }
         for t in s.tools() {
             let mark = if t.exposure != s.config.exposure {

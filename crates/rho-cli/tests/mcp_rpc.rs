@@ -321,27 +321,8 @@ async fn a_hung_tool_call_ends_by_timeout_and_by_abort() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn streamable_http_server_tool_call() {
-    let port = {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
-        l.local_addr().expect("addr").port()
-    };
-    let mut server = tokio::process::Command::new(mcp_support::node())
-        .arg(mcp_support::everything())
-        .arg("streamableHttp")
-        .env("PORT", port.to_string())
-        .stderr(std::process::Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("server starts");
-    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(
-        server.stderr.take().expect("stderr"),
-    ));
-    while let Some(line) = lines.next_line().await.expect("stderr line") {
-        if line.contains("listening on port") {
-            break;
-        }
-    }
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (mut server, base) = mcp_support::everything_http().await;
+    let url = format!("{base}/mcp");
     let mut rpc = start(
         json!({"everything": {"url": url, "exposure": "direct"}}),
         &[],

@@ -68,6 +68,7 @@ fn main() {
                     cwd: empty.path().to_path_buf(),
                     hook: None,
                     log: Arc::new(rho_mcp::log::McpLog::new(None, String::new)),
+                    auth: rho_mcp::McpAuthStore::new(empty.path()),
                 },
                 tool_patterns: None,
             },

@@ -71,6 +71,8 @@ pub enum Transport {
     Http {
         url: String,
         headers: Vec<(String, String)>,
+        /// `oauth` settings (a registered client, the redirect, scopes).
+        oauth: Option<crate::oauth::settings::OAuthSettings>,
     },
 }
 
@@ -329,9 +331,11 @@ fn transport(name: &str, raw: &Json) -> Result<Transport, ConfigError> {
         }
         let headers = string_map(raw.get("headers"))
             .ok_or_else(|| fail("headers must map names to strings"))?;
+        let oauth = crate::oauth::settings::parse(raw.get("oauth")).map_err(fail)?;
         return Ok(Transport::Http {
             url: url.to_string(),
             headers,
+            oauth,
         });
     }
     if let (Some(command), None | Some("stdio")) = (raw.get("command").and_then(Json::as_str), kind)

@@ -134,6 +134,7 @@ pub async fn connect(
     config: &ServerConfig,
     session_cwd: &Path,
     hook: Option<&CommandHook>,
+    auth: &crate::oauth::store::McpAuthStore,
     observer: Observer,
 ) -> Result<Connection, ConnectError> {
     let handler = Handler {
@@ -176,8 +177,8 @@ pub async fn connect(
                 stderr_tail: tail,
             })
         }
-        Transport::Http { url, headers } => {
-            let _ = rustls::crypto::ring::default_provider().install_default();
+        Transport::Http { url, headers, .. } => {
+            crate::oauth::install_tls();
             let mut http = StreamableHttpClientTransportConfig::with_uri(url.as_str());
             for (name, raw) in headers {
                 let value = resolve(raw).map_err(|source| ConnectError::Header {
@@ -197,10 +198,22 @@ pub async fn connect(
                 };
                 http.custom_headers.insert(n, v);
             }
-            let transport = StreamableHttpClientTransport::from_config(http);
-            let service = match tokio::time::timeout(limit, handler.serve(transport)).await {
+            let started = match crate::oauth::authorized_client(config, auth)
+                .await
+                .map_err(ConnectError::OAuth)?
+            {
+                Some(client) => {
+                    let transport = StreamableHttpClientTransport::with_client(client, http);
+                    tokio::time::timeout(limit, handler.serve(transport)).await
+                }
+                None => {
+                    let transport = StreamableHttpClientTransport::from_config(http);
+                    tokio::time::timeout(limit, handler.serve(transport)).await
+                }
+            };
+            let service = match started {
                 Ok(Ok(s)) => s,
-                Ok(Err(e)) => return Err(http_error(e)),
+                Ok(Err(e)) => return Err(http_error(config, e)),
                 Err(_) => {
                     return Err(ConnectError::Http(InitializeError::TimedOut(
                         limit.as_secs(),
@@ -216,13 +229,19 @@ pub async fn connect(
     }
 }
 
-/// A 401 means the server wants OAuth, which rho does not do yet: say so.
-fn http_error(e: rmcp::service::ClientInitializeError) -> ConnectError {
-    let text = e.to_string();
-    if text.contains("401") || text.to_ascii_lowercase().contains("unauthorized") {
-        return ConnectError::Unauthorized(Box::new(e));
+/// A 401 from a server that signs in with OAuth needs the user; from one with a configured
+/// `Authorization` header, that header was refused.
+fn http_error(config: &ServerConfig, e: rmcp::service::ClientInitializeError) -> ConnectError {
+    match crate::oauth::auth_challenge(&e) {
+        Some(challenge) if crate::oauth::oauth_target(config).is_some() => {
+            ConnectError::NeedsAuth {
+                server: config.name.clone(),
+                challenge,
+            }
+        }
+        Some(_) => ConnectError::Unauthorized(Box::new(e)),
+        None => ConnectError::Http(InitializeError::Failed(Box::new(e))),
     }
-    ConnectError::Http(InitializeError::Failed(Box::new(e)))
 }
 
 /// The server's last stderr lines, to append to an error: empty when it wrote none.

@@ -1,5 +1,6 @@
-//! `rho mcp add` / `remove`: change one entry of an `mcp.json`, keeping every other key, their
-//! order and the file's indentation (pi's `addMcpServerConfig` / `removeMcpServerConfig`).
+//! `rho mcp add` / `remove` and `/mcp`'s enable and disable: change one entry of an `mcp.json`,
+//! keeping every other key, their order and the file's indentation (pi's `addMcpServerConfig`
+//! / `removeMcpServerConfig` / `updateMcpServerConfig`).
 
 use std::path::Path;
 
@@ -39,6 +40,22 @@ pub fn remove_server(path: &Path, name: &str) -> Result<bool, EditError> {
         removed
     })?;
     Ok(removed)
+}
+
+/// Sets `key` of server `name`'s entry (e.g. `enabled`); false when the file does not define
+/// the server.
+pub fn set_field(path: &Path, name: &str, key: &str, value: Json) -> Result<bool, EditError> {
+    let mut found = false;
+    edit(path, |servers| {
+        let Some(mut entry) = servers.get(name).cloned() else {
+            return false;
+        };
+        found = true;
+        entry.set(key, value);
+        servers.set(name, entry);
+        true
+    })?;
+    Ok(found)
 }
 
 fn edit(path: &Path, change: impl FnOnce(&mut Json) -> bool) -> Result<(), EditError> {
@@ -121,5 +138,10 @@ mod tests {
         assert_eq!(Json::parse(&back).ok(), Json::parse(original).ok());
         assert!(back.contains("\"autoEnableCodemode\": false"));
         assert!(!remove_server(&path, "missing").expect("remove"));
+        assert!(set_field(&path, "b", "enabled", Json::Bool(false)).expect("set"));
+        let off = std::fs::read_to_string(&path).expect("read");
+        assert!(off.contains("\"enabled\": false"), "{off}");
+        assert!(off.find("\"zeta\"") < off.find("\"mcpServers\""));
+        assert!(!set_field(&path, "missing", "enabled", Json::Bool(true)).expect("set"));
     }
 }

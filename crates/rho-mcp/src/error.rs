@@ -62,9 +62,21 @@ pub enum ConnectError {
     /// An HTTP server did not complete `initialize`.
     #[error(transparent)]
     Http(InitializeError),
-    /// An HTTP server answered 401: rho has no MCP OAuth sign-in yet.
-    #[error("the server requires authorization (HTTP 401); rho does not support MCP OAuth sign-in yet: set an Authorization header in mcp.json instead ({0})")]
+    /// An HTTP server asked for authorization (401) and no stored token works: the user has
+    /// to sign in. `challenge` is its `WWW-Authenticate` value (empty when none came).
+    #[error("requires sign-in. Run /mcp (or `rho mcp login {server}`) to sign in.")]
+    NeedsAuth {
+        /// The server's name.
+        server: String,
+        /// The challenge, for the sign-in's discovery.
+        challenge: String,
+    },
+    /// An HTTP server has a header set to send its token, and it was refused (401).
+    #[error("the server refused the configured Authorization header (HTTP 401): {0}")]
     Unauthorized(#[source] Box<rmcp::service::ClientInitializeError>),
+    /// The stored OAuth state could not be used.
+    #[error("OAuth: {0}")]
+    OAuth(String),
     /// The first `tools/list` failed.
     #[error("tools/list failed: {0}")]
     ListTools(#[source] rmcp::ServiceError),
@@ -93,7 +105,7 @@ pub enum RequestError {
         /// The server.
         server: String,
         /// Why.
-        source: ConnectError,
+        source: Box<ConnectError>,
     },
     /// The call was aborted by the user.
     #[error("Operation aborted")]
@@ -112,11 +124,11 @@ pub enum RequestError {
         /// The server.
         server: String,
         /// The transport's error.
-        source: rmcp::ServiceError,
+        source: Box<rmcp::ServiceError>,
     },
     /// The server answered with an error, or the request could not be sent.
     #[error(transparent)]
-    Service(rmcp::ServiceError),
+    Service(Box<rmcp::ServiceError>),
     /// The answer could not be turned into JSON.
     #[error(transparent)]
     Json(serde_json::Error),

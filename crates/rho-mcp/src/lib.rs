@@ -12,6 +12,7 @@ pub mod limit;
 pub mod log;
 pub mod manager;
 pub mod naming;
+pub mod oauth;
 pub mod ordered;
 pub mod process;
 pub mod resources;
@@ -24,5 +25,6 @@ pub use config::{
     load as load_config, load_trusted as load_config_trusted, Exposure, McpConfig, ServerConfig,
 };
 pub use manager::{McpManager, McpOptions};
+pub use oauth::store::McpAuthStore;
 pub use process::CommandHook;
 pub use server::{ServerEnv, ServerState};

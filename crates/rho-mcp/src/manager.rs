@@ -49,7 +49,7 @@ impl McpManager {
             .into_iter()
             .map(|c| Server::new(c, options.env.clone()))
             .collect();
-        for s in servers.iter().filter(|s| s.config.enabled) {
+        for s in servers.iter().filter(|s| s.enabled()) {
             let s = s.clone();
             tokio::spawn(async move {
                 let _ = s.client().await;
@@ -81,7 +81,7 @@ impl McpManager {
     pub fn listed_tools(&self) -> Vec<(Arc<Server>, ListedTool)> {
         self.servers
             .iter()
-            .filter(|s| s.config.enabled)
+            .filter(|s| s.enabled())
             .flat_map(|s| s.tools().into_iter().map(move |t| (s.clone(), t)))
             .filter(|(_, t)| self.allowed(&t.name))
             .collect()
@@ -138,7 +138,7 @@ impl McpManager {
             && self
                 .servers
                 .iter()
-                .any(|s| s.config.enabled && has_exposure(s, Exposure::Codemode))
+                .any(|s| s.enabled() && has_exposure(s, Exposure::Codemode))
     }
 
     /// Waits for the servers a script reaches: all of them, or those whose namespace
@@ -151,7 +151,7 @@ impl McpManager {
         join_all(
             self.servers
                 .iter()
-                .filter(|s| s.config.enabled && named(s))
+                .filter(|s| s.enabled() && named(s))
                 .map(|s| s.settled()),
         )
         .await;
@@ -189,7 +189,7 @@ impl McpManager {
         let waits = self
             .servers
             .iter()
-            .filter(|s| s.config.enabled && has_direct(s))
+            .filter(|s| s.enabled() && has_direct(s))
             .map(|s| s.settled());
         let _ = tokio::time::timeout(FIRST_PROMPT_WAIT, join_all(waits)).await;
     }
@@ -199,7 +199,7 @@ impl McpManager {
         join_all(
             self.servers
                 .iter()
-                .filter(|s| s.config.enabled)
+                .filter(|s| s.enabled())
                 .map(|s| s.settled()),
         )
         .await;
@@ -309,13 +309,17 @@ impl McpManager {
         join_all(self.servers.iter().map(|s| s.stop())).await;
     }
 
-    /// Reconnects one server by name.
-    pub async fn reconnect(&self, name: &str) -> Result<(), RequestError> {
-        let server = self
-            .servers
+    /// The server called `name`.
+    pub fn server(&self, name: &str) -> Result<&Arc<Server>, RequestError> {
+        self.servers
             .iter()
             .find(|s| s.name() == name)
-            .ok_or_else(|| RequestError::UnknownServer(name.to_string()))?;
+            .ok_or_else(|| RequestError::UnknownServer(name.to_string()))
+    }
+
+    /// Reconnects one server by name.
+    pub async fn reconnect(&self, name: &str) -> Result<(), RequestError> {
+        let server = self.server(name)?;
         server.stop().await;
         server.client().await.map(|_| ())
     }
@@ -325,7 +329,7 @@ impl McpManager {
 /// turns it on for them; `codemode` tools are for the codemode tool). Decided from the config,
 /// so `tool_search` is declared before the server connects.
 fn may_defer(s: &Server) -> bool {
-    s.config.enabled && has_exposure(s, Exposure::Deferred)
+    s.enabled() && has_exposure(s, Exposure::Deferred)
 }
 
 fn has_direct(s: &Server) -> bool {

@@ -31,6 +31,8 @@ pub enum ServerState {
     Connected,
     Failed,
     Disconnected,
+    /// An OAuth server without a usable token: the user has to sign in.
+    NeedsAuth,
 }
 
 impl ServerState {
@@ -42,6 +44,7 @@ impl ServerState {
             ServerState::Connected => "connected",
             ServerState::Failed => "failed",
             ServerState::Disconnected => "disconnected",
+            ServerState::NeedsAuth => "needs-auth",
         }
     }
 }
@@ -74,6 +77,8 @@ struct Snapshot {
     has_resources: bool,
     instructions: Option<String>,
     pid: Option<i32>,
+    /// The server's last `WWW-Authenticate` challenge, for the next sign-in.
+    challenge: Option<String>,
 }
 
 /// Settings every server shares.
@@ -82,11 +87,15 @@ pub struct ServerEnv {
     pub cwd: PathBuf,
     pub hook: Option<CommandHook>,
     pub log: Arc<McpLog>,
+    /// Where OAuth servers' tokens are kept (`<agent dir>/mcp-auth.json`).
+    pub auth: crate::oauth::store::McpAuthStore,
 }
 
 /// A server and its connection.
 pub struct Server {
     pub config: ServerConfig,
+    /// Starts as the config says; `/mcp` turns it on and off.
+    enabled: std::sync::atomic::AtomicBool,
     env: ServerEnv,
     snap: Mutex<Snapshot>,
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
@@ -104,6 +113,7 @@ impl Server {
             ServerState::Disabled
         };
         Arc::new_cyclic(|weak| Server {
+            enabled: config.enabled.into(),
             config,
             env,
             snap: Mutex::new(Snapshot {
@@ -119,6 +129,47 @@ impl Server {
 
     pub fn name(&self) -> &str {
         &self.config.name
+    }
+
+    /// Whether the server is on (as configured, or as `/mcp` last set it).
+    pub fn enabled(&self) -> bool {
+        self.enabled.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Turns the server on (connecting in the background) or off (stopping it).
+    pub async fn set_enabled(self: &Arc<Self>, on: bool) {
+        self.enabled.store(on, std::sync::atomic::Ordering::Release);
+        if on {
+            self.set(|s| s.state = Some(ServerState::Connecting));
+            let me = self.clone();
+            tokio::spawn(async move {
+                let _ = me.client().await;
+            });
+        } else {
+            // Disabled at once, before the (slow) stop: an enable while the old process is
+            // still being stopped must not be overwritten when that stop ends.
+            self.set(|s| {
+                s.state = Some(ServerState::Disabled);
+                s.tools.clear();
+                s.error = None;
+            });
+            self.stop().await;
+        }
+    }
+
+    /// The last `WWW-Authenticate` challenge of an OAuth server.
+    pub fn challenge(&self) -> Option<String> {
+        lock(&self.snap).challenge.clone()
+    }
+
+    /// After the stored credentials were deleted: disconnected, needing sign-in.
+    pub async fn signed_out(&self) {
+        self.stop().await;
+        self.set(|s| {
+            s.state = Some(ServerState::NeedsAuth);
+            s.tools.clear();
+            s.error = None;
+        });
     }
 
     pub fn state(&self) -> ServerState {
@@ -170,7 +221,7 @@ impl Server {
 
     /// The live connection, connecting or reconnecting as needed.
     pub async fn client(&self) -> Result<Arc<Connection>, RequestError> {
-        if !self.config.enabled {
+        if !self.enabled() {
             return Err(RequestError::Disabled(self.name().to_string()));
         }
         let mut slot = self.conn.lock().await;
@@ -188,13 +239,21 @@ impl Server {
                 Ok(c)
             }
             Err(e) => {
-                self.set(|s| {
-                    s.state = Some(ServerState::Failed);
-                    s.error = Some(e.to_string());
+                self.set(|s| match &e {
+                    ConnectError::NeedsAuth { challenge, .. } => {
+                        s.state = Some(ServerState::NeedsAuth);
+                        s.challenge = Some(challenge.clone());
+                        s.error = None;
+                        s.tools.clear();
+                    }
+                    _ => {
+                        s.state = Some(ServerState::Failed);
+                        s.error = Some(e.to_string());
+                    }
                 });
                 Err(RequestError::NotConnected {
                     server: self.name().to_string(),
-                    source: e,
+                    source: Box::new(e),
                 })
             }
         }
@@ -217,6 +276,7 @@ impl Server {
                 &self.config,
                 &self.env.cwd,
                 self.env.hook.as_ref(),
+                &self.env.auth,
                 observer,
             )
             .await?,
@@ -242,16 +302,19 @@ impl Server {
             s.prompts = prompts;
             s.has_resources = caps.resources.is_some();
             s.instructions = instructions;
+            s.challenge = None;
         });
         self.watch_exit(&conn);
         Ok(conn)
     }
 
-    /// Marks the server disconnected when its process exits.
+    /// Marks the server disconnected when its process exits, unless a newer process has
+    /// taken its place (a reconnect or an enable while the old one was still stopping).
     fn watch_exit(&self, conn: &Arc<Connection>) {
         let Some(process) = conn.process.clone() else {
             return;
         };
+        let pid = process.pid();
         let weak = self.weak.clone();
         let tail = conn.stderr_tail.clone();
         tokio::spawn(async move {
@@ -261,7 +324,7 @@ impl Server {
             };
             let last = lock(&tail).last().cloned().unwrap_or_default();
             server.set(|s| {
-                if s.state == Some(ServerState::Connected) {
+                if s.state == Some(ServerState::Connected) && s.pid == pid {
                     s.state = Some(ServerState::Disconnected);
                     s.error = Some(
                         format!("the server process exited {last}")
@@ -360,7 +423,7 @@ impl Server {
                 serde_json::to_value(r).map_err(|_| rmcp::ServiceError::UnexpectedResponse)
             })
         };
-        result.map_err(RequestError::Service)
+        result.map_err(|e| RequestError::Service(Box::new(e)))
     }
 
     /// Gets a prompt with its arguments.
@@ -436,10 +499,10 @@ impl Server {
             });
             return RequestError::Disconnected {
                 server: self.name().to_string(),
-                source: e,
+                source: Box::new(e),
             };
         }
-        RequestError::Service(e)
+        RequestError::Service(Box::new(e))
     }
 
     /// Stops the connection (stdio: stdin, SIGTERM, SIGKILL to the group).

@@ -11,6 +11,7 @@ pub mod gate;
 pub mod git;
 pub mod google;
 pub mod json;
+pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod pi16;

@@ -278,7 +278,7 @@ async fn serve(mut sock: TcpStream, shared: &Shared, req_tx: &watch::Sender<usiz
     let _ = sock.shutdown().await;
 }
 
-async fn read_request(sock: &mut TcpStream) -> Option<RecordedRequest> {
+pub(crate) async fn read_request(sock: &mut TcpStream) -> Option<RecordedRequest> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 8192];
     let head_end = loop {

@@ -280,7 +280,7 @@ const ROWS: &[Row] = &[
 ];
 
 /// Static headers GitHub Copilot requires on every request (§3.5).
-const COPILOT_HEADERS: &[(&str, &str)] = &[
+pub(crate) const COPILOT_HEADERS: &[(&str, &str)] = &[
     ("User-Agent", "GitHubCopilotChat/0.35.0"),
     ("Editor-Version", "vscode/1.107.0"),
     ("Editor-Plugin-Version", "copilot-chat/0.35.0"),

@@ -9,6 +9,7 @@ pub mod select;
 
 use std::sync::LazyLock;
 
+pub(crate) use data::COPILOT_HEADERS;
 pub use data::{provider_info, ProviderInfo, DEFAULT_MODELS, PROVIDERS};
 
 use crate::model::Model;

@@ -2,5 +2,6 @@
 
 pub mod anthropic;
 pub mod google;
+pub mod openai_codex;
 pub mod openai_completions;
 pub mod openai_responses;

@@ -272,6 +272,7 @@ impl App {
                 self.notice(error, true);
             }
         }
+        self.close_abandoned_dialogs();
     }
 
     /// Applies a session event to the transcript.

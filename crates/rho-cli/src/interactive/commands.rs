@@ -39,9 +39,13 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "Reload settings, skills, prompts, themes, and context files",
     ),
     ("changelog", "Show changelog entries"),
-    ("login", "Store an API key for a provider"),
+    ("login", "Sign in to a subscription or store an API key"),
     ("set", "Set a value: /set api-key <provider> <key>"),
-    ("logout", "Remove a provider's stored API key"),
+    ("logout", "Remove a provider's stored credential"),
+    (
+        "mcp",
+        "MCP servers: state, tools, sign in, reconnect, enable, disable",
+    ),
     (
         "permissions",
         "Show permission rules, mode and sandbox; check <tool> <argument> explains one call",
@@ -111,6 +115,7 @@ impl App {
             "login" => self.open_login(arg),
             "set" => self.set_value(args),
             "logout" => self.open_logout(arg),
+            "mcp" => self.mcp_command(args),
             "permissions" => self.show_permissions(args),
             "trust" => self.trust(arg.as_deref()),
             "quit" | "exit" => self.quit = true,

@@ -30,8 +30,8 @@ pub enum ActiveDialog {
     Settings(SettingsDialog),
     /// /hotkeys.
     Hotkeys(HotkeysView),
-    /// /login: pick a provider.
-    LoginProvider(SelectList, Vec<String>),
+    /// /login: pick a provider and how to log in.
+    LoginProvider(SelectList, Vec<super::login::LoginChoice>),
     /// /login: the key for a provider.
     LoginKey(InputDialog, String),
     /// /logout: pick a stored provider.
@@ -52,6 +52,12 @@ pub enum ActiveDialog {
     ScopedModels(ScopedModelsDialog),
     /// /import: replace the session with this file?
     Import(ConfirmDialog, std::path::PathBuf),
+    /// /mcp: pick a server (names parallel to the items).
+    McpServers(SelectList, Vec<String>),
+    /// /mcp: what to do with a server.
+    McpServer(SelectList, String, Vec<super::mcp_view::McpAction>),
+    /// /mcp: a server's tools (back to its menu).
+    McpTools(SelectList, String),
 }
 
 impl ActiveDialog {
@@ -106,6 +112,9 @@ impl ActiveDialog {
             | ActiveDialog::Fork(d, _)
             | ActiveDialog::LoginProvider(d, _)
             | ActiveDialog::Logout(d, _)
+            | ActiveDialog::McpServers(d, _)
+            | ActiveDialog::McpServer(d, _, _)
+            | ActiveDialog::McpTools(d, _)
             | ActiveDialog::ExtSelect(d, _, _) => d.render(width, theme),
             ActiveDialog::LoginKey(d, _) | ActiveDialog::ExtInput(d, _) => d.render(width, theme),
             ActiveDialog::ExtConfirm(d, _) | ActiveDialog::Import(d, _) => d.render(width, theme),
@@ -123,7 +132,30 @@ fn closed<T>(action: DialogAction<T>) -> Result<Option<T>, ()> {
     }
 }
 
+impl ActiveDialog {
+    /// Whether the one waiting for the answer went away (a sign-in whose browser redirect came
+    /// first, an extension whose dialog timed out): nothing would use the answer.
+    fn abandoned(&self) -> bool {
+        match self {
+            ActiveDialog::ExtSelect(_, _, Some(r)) | ActiveDialog::ExtInput(_, Some(r)) => {
+                r.is_closed()
+            }
+            ActiveDialog::ExtEditor(_, Some(r)) => r.is_closed(),
+            ActiveDialog::ExtConfirm(_, Some(r)) => r.is_closed(),
+            _ => false,
+        }
+    }
+}
+
 impl App {
+    /// Closes dialogs nobody waits for any more; the next waiting one shows.
+    pub(super) fn close_abandoned_dialogs(&mut self) {
+        self.waiting_dialogs.retain(|d| !d.abandoned());
+        if self.dialog.as_ref().is_some_and(ActiveDialog::abandoned) {
+            self.dialog = self.waiting_dialogs.pop_front();
+        }
+    }
+
     /// Shows `dialog` now, or after the one that is open.
     pub(super) fn open(&mut self, dialog: ActiveDialog) {
         if self.dialog.is_some() {
@@ -189,21 +221,33 @@ impl App {
             ActiveDialog::Hotkeys(d) => {
                 closed(d.handle(input, &keys))?;
             }
-            ActiveDialog::LoginProvider(d, providers) => {
+            ActiveDialog::LoginProvider(d, choices) => {
                 if let Some(i) = closed(d.handle(input, &keys))? {
-                    let provider = providers[i].clone();
-                    let prompt = InputDialog::new(
-                        format!("API key for {provider}"),
-                        "paste the key and press enter",
-                    )
-                    .masked();
-                    self.open(ActiveDialog::LoginKey(prompt, provider));
+                    self.choose_login(choices[i].clone());
                 }
             }
             ActiveDialog::LoginKey(d, provider) => {
                 if let Some(key) = closed(d.handle(input, &keys))? {
                     self.store_key(provider, key.trim());
                 }
+            }
+            ActiveDialog::McpServers(d, names) => {
+                if let Some(i) = closed(d.handle(input, &keys))? {
+                    self.open_mcp_server(&names[i].clone());
+                }
+            }
+            ActiveDialog::McpServer(d, name, actions) => match closed(d.handle(input, &keys))? {
+                Some(i) => {
+                    let server = crate::mcp::running().and_then(|m| m.server(name).ok().cloned());
+                    if let Some(server) = server {
+                        self.mcp_act(server, actions[i]);
+                    }
+                }
+                None => self.mcp_command(""),
+            },
+            ActiveDialog::McpTools(d, name) => {
+                closed(d.handle(input, &keys))?;
+                self.open_mcp_server(&name.clone());
             }
             ActiveDialog::Logout(d, providers) => {
                 if let Some(i) = closed(d.handle(input, &keys))? {

@@ -1,89 +1,118 @@
-//! /login and /logout for API keys: a provider is picked, its key typed (masked), and
-//! `<agentDir>/auth.json` updated with mode 0600. The credential store reads auth.json again
-//! when it changes, so the key works at once.
+//! /login and /logout. A subscription provider (Claude Pro/Max, ChatGPT Plus/Pro, GitHub
+//! Copilot) signs in with OAuth: the browser opens on the sign-in page (its URL shows too), and
+//! a pasted redirect URL or code, or a device code, works where no browser can reach rho. Other
+//! providers take an API key, typed masked. auth.json is changed under its lock in pi's shape;
+//! the credential store reads it again when it changes, so the login works at once.
 
 use std::collections::BTreeSet;
-use std::path::Path;
 
-use rho_ai::auth::{AuthFile, Credential};
+use rho_ai::auth::Credential;
 use rho_tui::dialogs::{SelectItem, SelectList};
 
-use super::app::App;
+use super::app::{App, AppMsg};
 use super::dialogs::ActiveDialog;
+use crate::auth_store::AuthStore;
 
-/// Why /login or /logout could not update auth.json; the text is the notice shown.
-#[derive(Debug, thiserror::Error)]
-enum LoginError {
-    /// auth.json is not valid.
-    #[error("auth.json: {0}")]
-    Parse(#[source] rho_ai::auth::AuthFileError),
-    /// auth.json exists but cannot be read.
-    #[error("cannot read auth.json: {0}")]
-    Read(#[source] std::io::Error),
-    /// auth.json could not be written.
-    #[error(transparent)]
-    Write(#[from] rho_core::session::SessionError),
-    /// /logout of a provider without a stored credential.
-    #[error("No stored credential for {0}")]
-    NotStored(String),
-}
-
-/// auth.json as stored (empty when absent).
-fn read_auth(agent_dir: &Path) -> Result<AuthFile, LoginError> {
-    match std::fs::read_to_string(agent_dir.join("auth.json")) {
-        Ok(text) => AuthFile::parse(&text).map_err(LoginError::Parse),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(AuthFile::default()),
-        Err(e) => Err(LoginError::Read(e)),
-    }
-}
-
-/// Writes auth.json owner-only (0600, also when the old file was readable by others) through a
-/// temporary file and a rename: a crash or a full disk mid-write leaves the old keys, and
-/// another rho reading it never sees half a file.
-fn write_auth(agent_dir: &Path, file: &AuthFile) -> Result<(), LoginError> {
-    use rho_core::session::{writer::write_atomic, Durability};
-    let path = agent_dir.join("auth.json");
-    Ok(write_atomic(
-        &path,
-        file.to_json_string().as_bytes(),
-        Durability::Sync,
-    )?)
+/// One row of the /login list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoginChoice {
+    /// Sign in to this provider's subscription.
+    SignIn(String),
+    /// Store an API key for this provider.
+    ApiKey(String),
 }
 
 impl App {
+    fn auth_store(&self) -> AuthStore {
+        AuthStore::new(&self.agent_dir)
+    }
+
     /// /login [provider].
     pub(super) fn open_login(&mut self, provider: Option<String>) {
-        let providers: Vec<String> = self
+        let with_models: BTreeSet<String> = self
             .models
             .all()
             .iter()
             .map(|m| m.provider.clone())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
             .collect();
         if let Some(p) = provider {
-            let Some(i) = providers.iter().position(|x| *x == p) else {
-                return self.notice(format!("Unknown provider: {p}"), true);
+            let Some(name) = rho_ai::oauth::provider_name(&p) else {
+                if !with_models.contains(&p) {
+                    return self.notice(format!("Unknown provider: {p}"), true);
+                }
+                return self.choose_login(LoginChoice::ApiKey(p));
             };
-            let list = SelectList::new("", vec![SelectItem::new(&p, "")]);
-            self.open(ActiveDialog::LoginProvider(
-                list,
-                vec![providers[i].clone()],
-            ));
-            return self.dialog_input(&rho_tui::Input::key(rho_tui::input::KeyCode::Enter));
+            let items = vec![
+                SelectItem::new(format!("Sign in with {name}"), "opens the browser"),
+                SelectItem::new("API key", "paste a key"),
+            ];
+            let list = SelectList::new(format!("Log in to {p}"), items);
+            let choices = vec![LoginChoice::SignIn(p.clone()), LoginChoice::ApiKey(p)];
+            return self.open(ActiveDialog::LoginProvider(list, choices));
         }
-        let items = providers
-            .iter()
-            .map(|p| {
-                let status = match self.session.auth_status(p) {
-                    rho_core::agent_session::AuthStatus::Missing => "",
-                    _ => "configured",
-                };
-                SelectItem::new(p, status)
-            })
-            .collect();
+        let mut items = Vec::new();
+        let mut choices = Vec::new();
+        for (id, name) in rho_ai::auth::OAUTH_PROVIDERS {
+            items.push(SelectItem::new(*name, format!("sign in · {id}")));
+            choices.push(LoginChoice::SignIn(id.to_string()));
+        }
+        for p in with_models {
+            let status = match self.session.auth_status(&p) {
+                rho_core::agent_session::AuthStatus::Missing => "API key",
+                _ => "API key · configured",
+            };
+            items.push(SelectItem::new(&p, status));
+            choices.push(LoginChoice::ApiKey(p));
+        }
         let list = SelectList::new("Log in to which provider?", items);
-        self.open(ActiveDialog::LoginProvider(list, providers));
+        self.open(ActiveDialog::LoginProvider(list, choices));
+    }
+
+    /// Acts on a /login row.
+    pub(super) fn choose_login(&mut self, choice: LoginChoice) {
+        match choice {
+            LoginChoice::ApiKey(provider) => {
+                let prompt = rho_tui::dialogs::InputDialog::new(
+                    format!("API key for {provider}"),
+                    "paste the key and press enter",
+                )
+                .masked();
+                self.open(ActiveDialog::LoginKey(prompt, provider));
+            }
+            LoginChoice::SignIn(provider) => self.sign_in(provider),
+        }
+    }
+
+    /// Runs the provider's sign-in in the background; its questions open dialogs.
+    fn sign_in(&mut self, provider: String) {
+        let tx = self.tx.clone();
+        let store = self.auth_store();
+        let name = rho_ai::oauth::provider_name(&provider).unwrap_or("the provider");
+        self.notice(format!("Signing in to {name}…"), false);
+        tokio::spawn(async move {
+            let cancel = tokio_util::sync::CancellationToken::new();
+            let ui = super::login_ui::TuiLoginUi::new(tx.clone(), cancel.clone());
+            let result = rho_ai::oauth::login(&provider, &ui, &cancel).await;
+            ui.finished();
+            let (text, error) = match result {
+                Ok(credential) => match store.update(|file| {
+                    file.set(&provider, &Credential::OAuth(credential));
+                    (true, ())
+                }) {
+                    Ok(()) => (
+                        format!(
+                            "Logged in to {name}. Credentials saved to {}",
+                            store.path().display()
+                        ),
+                        false,
+                    ),
+                    Err(e) => (e.to_string(), true),
+                },
+                Err(rho_ai::oauth::OAuthError::Cancelled) => ("Login cancelled.".into(), false),
+                Err(e) => (format!("Failed to log in to {name}: {e}"), true),
+            };
+            let _ = tx.send(AppMsg::Notice { text, error });
+        });
     }
 
     /// Stores `key` for `provider`.
@@ -91,14 +120,12 @@ impl App {
         if key.is_empty() {
             return self.notice("No key entered; nothing stored".into(), true);
         }
-        let result = read_auth(&self.agent_dir).and_then(|mut file| {
-            file.set(
-                provider,
-                &Credential::ApiKey {
-                    key: key.to_string(),
-                },
-            );
-            write_auth(&self.agent_dir, &file)
+        let credential = Credential::ApiKey {
+            key: key.to_string(),
+        };
+        let result = self.auth_store().update(|file| {
+            file.set(provider, &credential);
+            (true, ())
         });
         match result {
             Ok(()) => self.notice(format!("Logged in to {provider}"), false),
@@ -108,14 +135,14 @@ impl App {
 
     /// /logout [provider].
     pub(super) fn open_logout(&mut self, provider: Option<String>) {
-        let file = match read_auth(&self.agent_dir) {
+        if let Some(p) = provider {
+            return self.remove_key(&p);
+        }
+        let file = match self.auth_store().read() {
             Ok(f) => f,
             Err(e) => return self.notice(e.to_string(), true),
         };
         let stored: Vec<String> = file.providers().map(str::to_string).collect();
-        if let Some(p) = provider {
-            return self.remove_key(&p);
-        }
         if stored.is_empty() {
             return self.notice("No stored credentials".into(), false);
         }
@@ -126,14 +153,13 @@ impl App {
 
     /// Removes `provider`'s stored credential.
     pub(super) fn remove_key(&mut self, provider: &str) {
-        let result = read_auth(&self.agent_dir).and_then(|mut file| {
-            if !file.remove(provider) {
-                return Err(LoginError::NotStored(provider.to_string()));
-            }
-            write_auth(&self.agent_dir, &file)
+        let result = self.auth_store().update(|file| {
+            let removed = file.remove(provider);
+            (removed, removed)
         });
         match result {
-            Ok(()) => self.notice(format!("Logged out of {provider}"), false),
+            Ok(true) => self.notice(format!("Logged out of {provider}"), false),
+            Ok(false) => self.notice(format!("No stored credential for {provider}"), true),
             Err(e) => self.notice(e.to_string(), true),
         }
     }

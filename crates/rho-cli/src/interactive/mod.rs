@@ -18,6 +18,8 @@ mod fullscreen;
 mod keybindings;
 mod keys;
 mod login;
+mod login_ui;
+mod mcp_view;
 mod reload;
 mod safety_commands;
 mod scoped_models;

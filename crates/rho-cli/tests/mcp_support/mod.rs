@@ -101,3 +101,39 @@ pub fn mcp_python() -> PathBuf {
 pub fn fastmcp_fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fastmcp_server.py")
 }
+
+/// server-everything over streamable HTTP on a free port, once it listens; its
+/// `http://127.0.0.1:<port>` (the MCP endpoint is `/mcp`). The process dies with the handle.
+pub async fn everything_http() -> (tokio::process::Child, String) {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+        l.local_addr().expect("addr").port()
+    };
+    let mut server = tokio::process::Command::new(node())
+        .arg(everything())
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("server starts");
+    let mut lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(
+        server.stderr.take().expect("stderr"),
+    ));
+    while let Some(line) = lines.next_line().await.expect("stderr line") {
+        if line.contains("listening on port") {
+            break;
+        }
+    }
+    (server, format!("http://127.0.0.1:{port}"))
+}
+
+/// A `BROWSER` for sign-ins: curl follows the authorization page's redirects to the loopback
+/// callback, as a browser whose user is already signed in would.
+pub fn curl_browser(dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join("fake-browser.sh");
+    std::fs::write(&path, "#!/bin/sh\nexec curl -s -L -o /dev/null \"$1\"\n").expect("write");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    path
+}

@@ -46,6 +46,11 @@ impl Tmux {
     /// Starts `rho args` in the sandbox's project dir with the sandbox's environment only.
     /// The pane stays after rho exits, so its exit can be observed.
     pub fn start(sandbox: &Sandbox, args: &[&str]) -> Tmux {
+        Tmux::start_with_env(sandbox, &[], args)
+    }
+
+    /// [`Tmux::start`] with `env` added to the sandbox's environment.
+    pub fn start_with_env(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Tmux {
         let n = SERVERS.fetch_add(1, Ordering::SeqCst);
         let tmux = Tmux {
             socket: format!("rho-e2e-{}-{n}", std::process::id()),
@@ -81,8 +86,9 @@ impl Tmux {
             format!("RHO_CODING_AGENT_DIR={agent}"),
             "TERM=xterm-256color".to_string(),
             "LANG=C.UTF-8".to_string(),
-            env!("CARGO_BIN_EXE_rho").to_string(),
         ]);
+        cmd.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        cmd.push(env!("CARGO_BIN_EXE_rho").to_string());
         cmd.extend(args.iter().map(|s| s.to_string()));
         let out = tmux.run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(

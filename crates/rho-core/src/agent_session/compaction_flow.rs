@@ -289,7 +289,13 @@ impl AgentSession {
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
-        let api_key = match self.inner.services.credentials.api_key(&model.provider) {
+        let api_key = match self
+            .inner
+            .services
+            .credentials
+            .request_key(&model.provider)
+            .await
+        {
             Ok(Some(k)) => k,
             Ok(None) => {
                 return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(

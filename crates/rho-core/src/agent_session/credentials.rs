@@ -1,6 +1,7 @@
 //! Where the session gets API keys. The binary supplies a store over `--api-key`,
 //! auth.json, the environment and models.json; the default reads the environment only.
 
+use futures_util::future::BoxFuture;
 use std::sync::Arc;
 
 use rho_ai::api_key::env_api_key;
@@ -26,6 +27,14 @@ pub enum CredentialError {
     /// Only an expired OAuth credential exists for this provider (pi's text).
     #[error("{}", rho_ai::auth::oauth_failed_message(.0))]
     OAuthFailed(String),
+    /// The provider's OAuth token could not be refreshed; pi's text, then why.
+    #[error("{} ({cause})", rho_ai::auth::oauth_failed_message(.provider))]
+    OAuthRefresh {
+        /// The provider.
+        provider: String,
+        /// What the refresh answered.
+        cause: String,
+    },
     /// Another store's reason, as it words it.
     #[error("{0}")]
     Other(String),
@@ -35,8 +44,26 @@ pub enum CredentialError {
 pub trait CredentialStore: Send + Sync {
     /// Whether `provider` has usable credentials (cheap; no network).
     fn status(&self, provider: &str) -> AuthStatus;
-    /// The key for one request (may run a command or refresh a token). `Ok(None)` = none.
+    /// The key for one request (may run a command). `Ok(None)` = none.
     fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError>;
+    /// The key for the request about to be sent: an OAuth token close to its expiry is
+    /// refreshed first (network). By default the same as [`CredentialStore::api_key`].
+    fn request_key<'a>(
+        &'a self,
+        provider: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
+        Box::pin(std::future::ready(self.api_key(provider)))
+    }
+    /// The provider answered 401 to `key`: a fresh key to send again with (an OAuth token
+    /// refreshed now), or `Ok(None)` when there is none. By default `Ok(None)`.
+    fn rejected<'a>(
+        &'a self,
+        provider: &'a str,
+        key: &'a str,
+    ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
+        let _ = (provider, key);
+        Box::pin(std::future::ready(Ok(None)))
+    }
     /// The environment variables this store's configuration names for keys (models.json,
     /// auth.json, extension providers), beyond the built-in providers' own: tool processes
     /// do not inherit them.

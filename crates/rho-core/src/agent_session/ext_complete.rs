@@ -51,7 +51,8 @@ impl AgentSession {
             .inner
             .services
             .credentials
-            .api_key(provider)
+            .request_key(provider)
+            .await
             .map_err(CompleteError::Credentials)?;
         let options = StreamOptions {
             api_key,

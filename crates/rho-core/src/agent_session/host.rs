@@ -19,7 +19,7 @@ use serde_json::Value;
 use super::custom::{SendMessageOptions, UserMessageContent};
 use super::events::SessionOnlyEvent;
 use super::ops::Origin;
-use super::{AgentSession, Inner, SessionError};
+use super::{AgentSession, CredentialStore, Inner, SessionError};
 use crate::extensions::runner::ToolOutcome;
 use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
 
@@ -269,6 +269,24 @@ impl ExtensionHost for SessionHost {
     }
 }
 
+/// The 401 hook of one request: the store refreshes the rejected OAuth token (once per call,
+/// as rho-ai asks once) or says there is no fresh key.
+fn reauthorize(
+    credentials: &Arc<dyn CredentialStore>,
+    provider: &str,
+) -> rho_ai::options::UnauthorizedHook {
+    let (store, provider) = (credentials.clone(), provider.to_string());
+    Arc::new(move |key| {
+        let (store, provider) = (store.clone(), provider.clone());
+        Box::pin(async move {
+            store
+                .rejected(&provider, &key)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    })
+}
+
 impl AgentSession {
     /// `before_provider_request` / `after_provider_response` as HTTP hooks, only when an
     /// extension handles them (EXT-6, EXT-8).
@@ -341,8 +359,19 @@ impl AgentSession {
                     converted
                 }
             }));
+            let store = credentials.clone();
+            o.get_api_key = Some(Arc::new(move |provider: &str| {
+                let (store, provider) = (store.clone(), provider.to_string());
+                Box::pin(async move {
+                    store
+                        .request_key(&provider)
+                        .await
+                        .map_err(|e| e.to_string())
+                })
+            }));
             o.stream_fn = Arc::new(move |model, context, mut options| {
                 options.hooks = hooks.clone();
+                options.hooks.on_unauthorized = Some(reauthorize(&credentials, &model.provider));
                 if options.api_key.is_none() {
                     options.api_key = credentials
                         .api_key(&model.provider)

@@ -289,7 +289,13 @@ impl AgentSession {
                 s.settings.branch_summary_reserve_tokens(),
             )
         };
-        let api_key = match self.inner.services.credentials.api_key(&model.provider) {
+        let api_key = match self
+            .inner
+            .services
+            .credentials
+            .request_key(&model.provider)
+            .await
+        {
             Ok(Some(k)) => k,
             Ok(None) => {
                 return Err(CompactionError::BranchSummary(

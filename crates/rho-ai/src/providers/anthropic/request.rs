@@ -13,7 +13,7 @@ use crate::provider::HttpRequest;
 /// The identity line OAuth (Claude Pro/Max) requests must start their system prompt with.
 const CLAUDE_CODE_IDENTITY: &str = "You are Claude Code, Anthropic's official CLI for Claude.";
 /// The Claude Code version OAuth requests present themselves as.
-const CLAUDE_CODE_USER_AGENT: &str = "claude-cli/2.1.75";
+const CLAUDE_CODE_USER_AGENT: &str = "claude-cli/2.1.322";
 
 /// Whether `key` is an Anthropic OAuth access token (Claude Pro/Max subscription) rather than
 /// an API key: such tokens go in `authorization`, and the request must look like Claude Code.
