@@ -17,4 +17,4 @@ pub use message::{
 };
 pub use queue_mode::QueueMode;
 pub use stored::{decode_all, stored_role, MessageFile, Origin, ReadError, StoredMessage};
-pub use stored_json::stored_json;
+pub use stored_json::JsonCopier;
