@@ -1,45 +1,68 @@
 //! pi 0.73.1's event encoding (`shared/spec/interfaces.md` §1.5): every event as the session
 //! serializes it, a `message_update` carrying its partial message twice (`message` and
 //! `assistantMessageEvent.partial`), and no `agent_settled` or `entry_appended` (pi 0.73.1
-//! has neither). The message is serialized once per written update and its bytes copied
-//! into both places.
+//! has neither).
+//!
+//! Events carry deltas, not the partial: the encoder folds each reply from its
+//! `message_start` and updates as it writes them, in order, so a coalesced update (its delta
+//! several joined) folds as its deltas would have, and the partial it writes is the one after
+//! them. The message is serialized once per written update and its bytes copied into both
+//! places.
 
 use rho_agent::{AgentEvent, AgentMessage, AssistantEventJson};
-use rho_ai::AssistantMessageEvent;
+use rho_ai::{AssistantMessage, AssistantMessageEvent};
 use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::agent::AssistantAsAgent;
+use rho_protocol::PartialMessage;
 
 use super::encode::push_json;
 
-/// Appends `event` as one line, unless 0.73.1 has no such event.
-pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
-    if !matches!(
-        event,
-        SessionEvent::Session(
-            SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. }
-        )
-    ) {
-        push_json(out, event)
-    }
-}
-
-/// Reused buffers for `message_update`.
+/// The encoder's state: the reply being written and reused buffers.
 #[derive(Default)]
-pub struct Buffers {
+pub struct Pi073 {
+    reply: PartialMessage,
     message: Vec<u8>,
     event: Vec<u8>,
 }
 
-impl Buffers {
+impl Pi073 {
+    /// Appends `event` as one line, unless 0.73.1 has no such event.
+    pub fn event(&mut self, event: &SessionEvent, out: &mut Vec<u8>) {
+        let agent = match event {
+            SessionEvent::Session(
+                SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. },
+            ) => return,
+            SessionEvent::Session(_) => return push_json(out, event),
+            SessionEvent::Agent(agent) => agent,
+        };
+        match &**agent {
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => return self.update(assistant_message_event, out),
+            AgentEvent::MessageStart {
+                message: AgentMessage::Assistant(reply),
+            } => self.reply = PartialMessage::starting(reply.clone()),
+            AgentEvent::MessageEnd { .. } => self.reply = PartialMessage::new(),
+            _ => {}
+        }
+        push_json(out, event)
+    }
+
     /// `{"type":"message_update","message":M,"assistantMessageEvent":{...,"partial":M}}`, with
-    /// `merged` (the update's delta, or several joined) as the provider event.
-    pub fn update(
-        &mut self,
-        event: &AgentEvent,
-        merged: &AssistantMessageEvent,
-        out: &mut Vec<u8>,
-    ) {
-        let AgentEvent::MessageUpdate { message, .. } = event else {
-            return push_json(out, event);
+    /// `merged` (the update's delta, or several joined) as the provider event and M the reply
+    /// folded through it.
+    pub fn update(&mut self, merged: &AssistantMessageEvent, out: &mut Vec<u8>) {
+        self.reply.apply(merged);
+        let Some(reply) = self.reply.message() else {
+            // An update without its reply's start: nothing to write as the partial.
+            return push_json(
+                out,
+                &AssistantEventJson::<AssistantMessage> {
+                    event: merged,
+                    partial: None,
+                },
+            );
         };
         self.message.clear();
         self.event.clear();
@@ -47,7 +70,8 @@ impl Buffers {
             event: merged,
             partial: Some(&()),
         };
-        let encoded = serde_json::to_writer(&mut self.message, message)
+        let reply = AssistantAsAgent(reply);
+        let encoded = serde_json::to_writer(&mut self.message, &reply)
             .and_then(|()| serde_json::to_writer(&mut self.event, &placeholder));
         // The partial is the event's last field: `..."partial":null}` takes the message.
         let head = self.event.strip_suffix(b"null}");
@@ -60,14 +84,7 @@ impl Buffers {
                 out.extend_from_slice(&self.message);
                 out.extend_from_slice(b"}}\n");
             }
-            _ => push_json(out, &with_event(message, merged)),
+            _ => push_json(out, &rho_protocol::agent::Pi073Update::new(&reply, merged)),
         }
-    }
-}
-
-fn with_event(message: &AgentMessage, event: &AssistantMessageEvent) -> AgentEvent {
-    AgentEvent::MessageUpdate {
-        message: message.clone(),
-        assistant_message_event: event.clone(),
     }
 }
