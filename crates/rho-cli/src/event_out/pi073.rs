@@ -84,7 +84,14 @@ impl Pi073 {
                 out.extend_from_slice(&self.message);
                 out.extend_from_slice(b"}}\n");
             }
-            _ => push_json(out, &rho_protocol::agent::Pi073Update::new(&reply, merged)),
+            // Not reached with serde_json's output; written the slow way should it change.
+            _ => push_json(
+                out,
+                &rho_protocol::agent::pi073_update(
+                    &AgentMessage::Assistant(reply.0.clone()),
+                    merged,
+                ),
+            ),
         }
     }
 }

@@ -182,6 +182,9 @@ pub(crate) struct State {
     pub is_compacting: bool,
     /// The extension-visible turn index (EXT-13).
     pub turn_index: u32,
+    /// The streaming reply folded from its events, kept only while an extension listens for
+    /// `message_update` (whose `message` is the partial); nothing is folded otherwise.
+    pub extension_partial: Option<rho_ai::PartialMessage>,
 }
 
 pub(crate) struct Inner {
@@ -321,6 +324,7 @@ impl AgentSession {
                     last_assistant: None,
                     is_compacting: false,
                     turn_index: 0,
+                    extension_partial: None,
                 }),
                 listeners: Mutex::new(Vec::new()),
                 extensions,

@@ -301,6 +301,9 @@ impl AgentSession {
     /// applied to the agent state and returned (EXT-12, SE-5).
     async fn run_extension_handlers(&self, event: Arc<AgentEvent>) -> Arc<AgentEvent> {
         let runner = &self.inner.extensions;
+        if runner.has_handlers("message_update") {
+            self.fold_for_extensions(&event);
+        }
         if !runner.has_handlers(event.type_name()) {
             return event;
         }
@@ -333,6 +336,29 @@ impl AgentSession {
         }
     }
 
+    /// Folds the streaming reply for extensions' `message_update` (agent events carry the
+    /// delta, extensions are given the partial message).
+    fn fold_for_extensions(&self, event: &AgentEvent) {
+        let mut state = self.state();
+        match event {
+            AgentEvent::MessageStart {
+                message: AgentMessage::Assistant(m),
+            } => state.extension_partial = Some(rho_ai::PartialMessage::starting(m.clone())),
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => {
+                if let Some(partial) = state.extension_partial.as_mut() {
+                    partial.apply(assistant_message_event);
+                }
+            }
+            AgentEvent::MessageEnd { .. } | AgentEvent::AgentEnd { .. } => {
+                state.extension_partial = None
+            }
+            _ => {}
+        }
+    }
+
     fn extension_event(&self, event: &AgentEvent) -> Option<ExtensionEvent> {
         let turn_index = self.state().turn_index;
         let value = |e: &AgentEvent, field: &str| {
@@ -361,8 +387,13 @@ impl AgentSession {
             AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
                 message: message.clone(),
             },
-            AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
-                message: message.clone(),
+            AgentEvent::MessageUpdate { .. } => ExtensionEvent::MessageUpdate {
+                message: AgentMessage::Assistant(
+                    self.state()
+                        .extension_partial
+                        .as_mut()
+                        .and_then(|p| p.message().cloned())?,
+                ),
                 assistant_message_event: value(event, "assistantMessageEvent"),
             },
             AgentEvent::MessageEnd { .. } => return None,
