@@ -185,6 +185,18 @@ impl Agent {
         self.shared.state().system_prompt = prompt.into();
     }
 
+    /// Sets the structured prompt sections (see [`AgentState::system_sections`]); `None`
+    /// goes back to the plain system prompt.
+    pub fn set_system_sections(&self, sections: Option<Vec<(String, String)>>) {
+        self.shared.state().system_sections = sections;
+    }
+
+    /// Sets or clears the prompt sent in place of the recorded one (see
+    /// [`AgentState::forced_system_prompt`]).
+    pub fn set_forced_system_prompt(&self, prompt: Option<String>) {
+        self.shared.state().forced_system_prompt = prompt;
+    }
+
     /// Sets the model.
     pub fn set_model(&self, model: Model) {
         self.shared.state().model = model;

@@ -31,6 +31,7 @@ mod run;
 pub mod schema;
 mod shared;
 pub mod state;
+mod system;
 pub use rho_protocol::agent::stored;
 pub mod tool;
 mod tools_exec;

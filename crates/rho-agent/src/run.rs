@@ -18,8 +18,10 @@ use crate::message::AgentMessage;
 use crate::shared::{abort_deadline, Shared};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
+use crate::system;
 use crate::tool::AgentTool;
 use crate::tools_exec::ToolRunner;
+use rho_protocol::agent::SystemState;
 
 /// The `errorMessage` of a partial reply discarded because steering interrupted it (D4).
 pub const DISCARDED_TEXT: &str =
@@ -76,6 +78,9 @@ pub(crate) struct Run {
     new_messages: Vec<AgentMessage>,
     /// Steering arrival count at the last poll: later arrivals interrupt the turn (D4).
     steer_seq: u64,
+    /// With structured prompt sections: what the transcript's system messages replay to
+    /// after the last declaration, which the request sends (D18).
+    system: Option<SystemState>,
 }
 
 impl Run {
@@ -110,6 +115,7 @@ impl Run {
             converted: None,
             new_messages: Vec::new(),
             steer_seq: 0,
+            system: None,
         }
     }
 
@@ -136,6 +142,12 @@ impl Run {
     async fn run_loop(&mut self, prompts: Option<Vec<AgentMessage>>, skip_steering: bool) {
         self.emit(AgentEvent::AgentStart);
         self.emit(AgentEvent::TurnStart);
+        // A change of prompt or tools is recorded before the messages it applies to.
+        if prompts.is_some() {
+            if let Err(e) = self.declare_system() {
+                return fail(&self.shared, &self.model, &self.cancel, e);
+            }
+        }
         for m in prompts.into_iter().flatten() {
             self.add_message(m);
         }
@@ -177,6 +189,10 @@ impl Run {
             self.tools = with_source(&self.base_tools, self.tool_source.as_ref());
             self.context.tools = self.tools.iter().map(|t| t.definition()).collect();
         }
+        if let Err(e) = self.declare_system() {
+            fail(&self.shared, &self.model, &self.cancel, e);
+            return TurnOutcome::RunOver;
+        }
         for m in pending {
             self.add_message(m);
         }
@@ -212,6 +228,34 @@ impl Run {
         TurnOutcome::Next {
             tool_calls: has_calls && !terminate,
         }
+    }
+
+    /// With structured prompt sections (D18): records the change of prompt or tools since
+    /// what the transcript's system messages replay to, and keeps the replay for the
+    /// request. Without sections nothing is recorded.
+    fn declare_system(&mut self) -> Result<(), String> {
+        let (sections, recorded) = {
+            let state = self.shared.state();
+            let Some(sections) = state.system_sections.clone() else {
+                self.system = None;
+                return Ok(());
+            };
+            let recorded: Vec<StoredMessage> = state
+                .messages
+                .iter()
+                .filter(|m| m.role() == "system")
+                .cloned()
+                .collect();
+            (sections, recorded)
+        };
+        let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
+        let tools: Vec<rho_ai::Tool> = self.tools.iter().map(|t| t.definition()).collect();
+        let (message, after) = system::declare(replayed, &sections, &tools);
+        if let Some(message) = message {
+            self.add_message(message);
+        }
+        self.system = after;
+        Ok(())
     }
 
     /// Drains steering per mode, remembering the arrival count it saw.
@@ -328,6 +372,14 @@ impl Run {
     /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
     async fn stream_reply(&mut self) -> Result<Reply, String> {
         self.refresh_context().await?;
+        if let Some(system) = &self.system {
+            // The replay is what the model gets; an extension's forced prompt replaces its
+            // text for this run without being recorded (pi's forced prompt).
+            let forced = self.shared.state().forced_system_prompt.clone();
+            let text = forced.unwrap_or_else(|| system.text());
+            self.context.system_prompt = (!text.is_empty()).then_some(text);
+            self.context.tools = system.tools();
+        }
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();
             m.stop_reason = StopReason::Aborted;

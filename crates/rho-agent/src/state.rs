@@ -17,8 +17,16 @@ use crate::tool::AgentTool;
 /// agent's setters, which store copies.
 #[derive(Clone)]
 pub struct AgentState {
-    /// The system prompt sent with every call ("" = none).
+    /// The system prompt sent with every call ("" = none), unless `system_sections` is set.
     pub system_prompt: String,
+    /// pi 1.x's structured prompt (D18): named sections, recorded in the transcript with the
+    /// tools as `system` messages before each request that changes them, the model being
+    /// sent what those messages replay to. `None`: `system_prompt` is sent and nothing is
+    /// recorded.
+    pub system_sections: Option<Vec<(String, String)>>,
+    /// With `system_sections`: a prompt sent in place of the replayed one without being
+    /// recorded (an extension's `before_agent_start` result, pi's forced prompt).
+    pub forced_system_prompt: Option<String>,
     /// The model; a placeholder named `unknown` until one is set.
     pub model: Model,
     /// The requested thinking level.
@@ -60,6 +68,8 @@ impl Default for AgentState {
     fn default() -> Self {
         Self {
             system_prompt: String::new(),
+            system_sections: None,
+            forced_system_prompt: None,
             model: placeholder_model(),
             thinking_level: ThinkingLevel::Off,
             tools: Vec::new(),

@@ -52,7 +52,8 @@ impl OAuthCredential {
 /// One auth.json entry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Credential {
-    /// `{"type":"api_key","key":...}`; `key` is a literal, env var name or `!command`.
+    /// `{"type":"api_key","key":...}`; `key` is a template with `$NAME` references or
+    /// `!command` (see [`crate::config_value`]).
     ApiKey {
         /// The key as written.
         key: String,

@@ -9,7 +9,9 @@ use crate::config_value::ShellError;
 
 const AUTH: &str = r#"{
   "anthropic": {"type": "oauth", "access": "sk-ant-oat-1", "refresh": "r1", "expires": 2000},
-  "openai": {"type": "api_key", "key": "OPENAI_FROM_FILE_VAR"},
+  "openai": {"type": "api_key", "key": "${OPENAI_FROM_FILE_VAR}"},
+  "deepseek": {"type": "api_key", "key": "OPENAI_FROM_FILE_VAR"},
+  "cerebras": {"type": "api_key", "key": "$UNSET_VAR"},
   "groq": {"type": "api_key", "key": "!get-groq-key"},
   "github-copilot": {"type": "oauth", "access": "tid=1;proxy-ep=proxy.x.com", "refresh": "gho_1",
                      "expires": 5000, "enterpriseUrl": "ghe.example"},
@@ -70,7 +72,7 @@ fn parses_entries_independently() {
     assert_eq!(
         file.credential("openai"),
         Ok(Some(Credential::ApiKey {
-            key: "OPENAI_FROM_FILE_VAR".into()
+            key: "${OPENAI_FROM_FILE_VAR}".into()
         }))
     );
     let Ok(Some(Credential::OAuth(copilot))) = file.credential("github-copilot") else {
@@ -133,11 +135,13 @@ fn resolution_order_table() {
     let cases = [
         // auth.json oauth beats the env var
         ("anthropic", key("sk-ant-oat-1", KeySource::OAuth)),
-        // auth.json key naming an env var resolves through it, before OPENAI_API_KEY
+        // auth.json `${NAME}` resolves through the variable, before OPENAI_API_KEY
         ("openai", key("sk-openai-via-env-name", KeySource::AuthFile)),
+        // a bare name is the key itself (pi 1.x)
+        ("deepseek", key("OPENAI_FROM_FILE_VAR", KeySource::AuthFile)),
         // auth.json command
         ("groq", key("gsk-cmd", KeySource::AuthFile)),
-        // env only
+        // a `$NAME` whose variable is unset is no key
         ("cerebras", ResolvedAuth::Missing),
         // empty env var counts as unset
         ("mistral", ResolvedAuth::Missing),

@@ -1,11 +1,15 @@
-//! Secret-bearing config values (`apiKey`, header values) in auth.json and models.json
-//! (interfaces §6.3, §6.4).
+//! Secret-bearing config values (`apiKey`, header values) in auth.json and models.json, as pi
+//! 1.x reads them (pi 1.6 `docs/models.md`).
 //!
-//! A value is one of: `!<shell command>` (its trimmed stdout), the name of a set, non-empty
-//! environment variable (its value), or a literal. Resolution is explicit and injectable so
-//! callers decide when commands run (never during "is auth configured?" checks) and tests
-//! need no real environment.
+//! A value is `!<shell command>` (its trimmed stdout) or a template: `$NAME` and `${NAME}`
+//! are replaced by that environment variable, `$$` and `$!` stand for a literal `$` and `!`,
+//! and everything else is literal, so a bare name such as `MY_KEY` is the key itself (pi 0.73
+//! read a bare name as a variable; pi 1.x does not). A template naming a variable that is
+//! unset or empty has no value. Resolution is explicit and injectable so callers decide when
+//! commands run (never during "is auth configured?" checks) and tests need no real
+//! environment.
 
+use std::borrow::Cow;
 use std::process::{Command, Stdio};
 
 /// Where a value comes from, as written.
@@ -13,27 +17,137 @@ use std::process::{Command, Stdio};
 pub enum ValueSource<'a> {
     /// `!cmd`: run `cmd` through the shell.
     Command(&'a str),
-    /// An environment variable name or, if no such variable is set, the literal text.
-    EnvOrLiteral(&'a str),
+    /// Literal text with `$NAME` / `${NAME}` references.
+    Template(&'a str),
 }
 
 /// Classifies a raw value without resolving it.
 pub fn value_source(raw: &str) -> ValueSource<'_> {
     match raw.strip_prefix('!') {
         Some(command) => ValueSource::Command(command),
-        None => ValueSource::EnvOrLiteral(raw),
+        None => ValueSource::Template(raw),
     }
 }
 
-/// A shell command that failed or printed nothing.
+/// One piece of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part<'a> {
+    Literal(Cow<'a, str>),
+    Env(&'a str),
+}
+
+/// The length of the variable name `text` starts with (`[A-Za-z_][A-Za-z0-9_]*`).
+fn name_len(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    match bytes.first() {
+        Some(b) if b.is_ascii_alphabetic() || *b == b'_' => bytes
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count(),
+        _ => 0,
+    }
+}
+
+/// Splits a template into literal text and variable references, as pi 1.x does: `${...}`
+/// that is not a valid name, an unclosed `${` and a lone `$` stay literal.
+fn parse_template(text: &str) -> Vec<Part<'_>> {
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        literal.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(c @ ('$' | '!')) = after.chars().next() {
+            literal.push(c);
+            rest = &after[1..];
+            continue;
+        }
+        let (name, consumed) = match after.strip_prefix('{') {
+            Some(braced) => match braced.find('}') {
+                Some(end) if name_len(braced) == end && end > 0 => (Some(&braced[..end]), end + 2),
+                Some(end) => {
+                    literal.push_str(&rest[at..at + end + 3]);
+                    rest = &after[end + 2..];
+                    continue;
+                }
+                None => (None, 0),
+            },
+            None => {
+                let len = name_len(after);
+                ((len > 0).then(|| &after[..len]), len)
+            }
+        };
+        match name {
+            Some(name) => {
+                if !literal.is_empty() {
+                    parts.push(Part::Literal(std::mem::take(&mut literal).into()));
+                }
+                parts.push(Part::Env(name));
+            }
+            None => literal.push('$'),
+        }
+        rest = &after[consumed..];
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(Part::Literal(literal.into()));
+    }
+    parts
+}
+
+/// The environment variables `raw` refers to, in order of first mention (none for a
+/// command: what it reads is its own business).
+pub fn env_names(raw: &str) -> Vec<&str> {
+    let ValueSource::Template(text) = value_source(raw) else {
+        return Vec::new();
+    };
+    let mut names = Vec::new();
+    for part in parse_template(text) {
+        if let Part::Env(name) = part {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
+}
+
+/// Why a value could not be resolved.
 #[derive(Debug, thiserror::Error)]
-#[error("command `{command}` failed: {reason}")]
-pub struct CommandFailed {
-    /// The command as configured (without `!`).
-    pub command: String,
-    /// Exit status, spawn error or "printed nothing".
-    #[source]
-    pub reason: ShellError,
+pub enum ValueError {
+    /// The `!command` failed or printed nothing.
+    #[error("command `{command}` failed: {reason}")]
+    Command {
+        /// The command as configured (without `!`).
+        command: String,
+        /// Exit status, spawn error or "printed nothing".
+        #[source]
+        reason: ShellError,
+    },
+    /// Variables the template names are unset or empty.
+    #[error("{} not set", missing_text(.names))]
+    MissingEnv {
+        /// The missing variables, in order of mention.
+        names: Vec<String>,
+    },
+}
+
+impl ValueError {
+    /// pi 1.x's wording of where resolution failed: `shell command: <cmd>`,
+    /// `environment variable: <NAME>` or `environment variables: <A>, <B>`.
+    pub fn source_text(&self) -> String {
+        match self {
+            ValueError::Command { command, .. } => format!("shell command: {command}"),
+            ValueError::MissingEnv { names } => missing_text(names),
+        }
+    }
+}
+
+fn missing_text(names: &[String]) -> String {
+    match names {
+        [one] => format!("environment variable: {one}"),
+        _ => format!("environment variables: {}", names.join(", ")),
+    }
 }
 
 /// Why a `!command` value produced no value.
@@ -66,30 +180,47 @@ fn exited_text(status: &str, stderr: &str) -> String {
 /// A runner for `!command` values: the command's stdout, or why there is none.
 pub type ShellRunner<'a> = dyn Fn(&str) -> Result<String, ShellError> + 'a;
 
-/// Resolves `raw`: commands through `run` (trimmed stdout; empty output is a failure), other
-/// values through `env` (set and non-empty wins) and otherwise literally.
+/// Resolves `raw`: a command through `run` (trimmed stdout; empty output is a failure), a
+/// template with its variables from `env` (each must be set and non-empty).
 pub fn resolve_value(
     raw: &str,
     env: &dyn Fn(&str) -> Option<String>,
     run: &ShellRunner,
-) -> Result<String, CommandFailed> {
-    match value_source(raw) {
-        ValueSource::Command(command) => {
-            let failed = |reason: ShellError| CommandFailed {
-                command: command.to_string(),
-                reason,
-            };
-            let out = run(command).map_err(failed)?;
-            let trimmed = out.trim();
-            if trimmed.is_empty() {
-                return Err(failed(ShellError::Empty));
-            }
-            Ok(trimmed.to_string())
+) -> Result<String, ValueError> {
+    let text = match value_source(raw) {
+        ValueSource::Command(command) => return run_command(command, run),
+        ValueSource::Template(text) => text,
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut missing = Vec::new();
+    for part in parse_template(text) {
+        match part {
+            Part::Literal(literal) => out.push_str(&literal),
+            Part::Env(name) => match env(name).filter(|v| !v.is_empty()) {
+                Some(value) => out.push_str(&value),
+                None if missing.iter().any(|m| m == name) => {}
+                None => missing.push(name.to_string()),
+            },
         }
-        ValueSource::EnvOrLiteral(text) => Ok(env(text)
-            .filter(|v| !v.is_empty())
-            .unwrap_or_else(|| text.to_string())),
     }
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(ValueError::MissingEnv { names: missing })
+    }
+}
+
+fn run_command(command: &str, run: &ShellRunner) -> Result<String, ValueError> {
+    let failed = |reason: ShellError| ValueError::Command {
+        command: command.to_string(),
+        reason,
+    };
+    let out = run(command).map_err(failed)?;
+    let trimmed = out.trim();
+    if trimmed.is_empty() {
+        return Err(failed(ShellError::Empty));
+    }
+    Ok(trimmed.to_string())
 }
 
 /// The process environment, for [`resolve_value`].
@@ -131,6 +262,7 @@ mod tests {
     fn env(name: &str) -> Option<String> {
         match name {
             "MY_KEY" => Some("from-env".into()),
+            "TEAM" => Some("platform".into()),
             "EMPTY_KEY" => Some(String::new()),
             _ => None,
         }
@@ -140,8 +272,45 @@ mod tests {
         panic!("no command expected")
     }
 
+    fn resolved(raw: &str) -> Result<String, String> {
+        resolve_value(raw, &env, &no_run).map_err(|e| e.source_text())
+    }
+
     #[test]
-    fn forms_table() {
+    fn pi1_forms_table() {
+        let cases: &[(&str, Result<&str, &str>)] = &[
+            ("$MY_KEY", Ok("from-env")),
+            ("${MY_KEY}", Ok("from-env")),
+            // A bare name is the key itself in pi 1.x.
+            ("MY_KEY", Ok("MY_KEY")),
+            ("sk-literal", Ok("sk-literal")),
+            ("Bearer ${MY_KEY}-$TEAM", Ok("Bearer from-env-platform")),
+            ("$$MY_KEY costs $!", Ok("$MY_KEY costs !")),
+            (
+                "price $5 ${not valid} ${open",
+                Ok("price $5 ${not valid} ${open"),
+            ),
+            ("${}", Ok("${}")),
+            ("$", Ok("$")),
+            ("$UNSET", Err("environment variable: UNSET")),
+            ("${EMPTY_KEY}", Err("environment variable: EMPTY_KEY")),
+            ("$A:$B:$A", Err("environment variables: A, B")),
+        ];
+        for (raw, expected) in cases {
+            let expected = expected.map(str::to_string).map_err(str::to_string);
+            assert_eq!(resolved(raw), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn env_names_in_order_of_mention() {
+        assert_eq!(env_names("$B-${A}-$B-$$C-$!D"), ["B", "A"]);
+        assert_eq!(env_names("MY_KEY"), Vec::<&str>::new());
+        assert_eq!(env_names("!echo $MY_KEY"), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn commands() {
         let run = |cmd: &str| match cmd {
             "pass show key" => Ok("  secret\n".to_string()),
             "silent" => Ok("\n".to_string()),
@@ -150,13 +319,10 @@ mod tests {
                 stderr: String::new(),
             }),
         };
-        let resolved = |raw, run: &ShellRunner| resolve_value(raw, &env, run).ok();
-        assert_eq!(resolved("MY_KEY", &no_run), Some("from-env".into()));
-        assert_eq!(resolved("EMPTY_KEY", &no_run), Some("EMPTY_KEY".into()));
-        assert_eq!(resolved("sk-literal", &no_run), Some("sk-literal".into()));
-        assert_eq!(resolved("!pass show key", &run), Some("secret".into()));
+        let value = resolve_value("!pass show key", &env, &run).ok();
+        assert_eq!(value, Some("secret".into()));
         let err = resolve_value("!silent", &env, &run).expect_err("empty output");
-        assert_eq!(err.command, "silent");
+        assert_eq!(err.source_text(), "shell command: silent");
         let err = resolve_value("!false", &env, &run).expect_err("failure");
         assert_eq!(err.to_string(), "command `false` failed: exit status: 1");
     }

@@ -15,6 +15,7 @@ pub mod api_key;
 pub mod auth;
 pub mod catalog;
 pub mod config_value;
+pub mod env_refs;
 pub mod event;
 pub mod http;
 pub mod models_json;

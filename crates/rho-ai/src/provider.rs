@@ -64,6 +64,13 @@ pub trait WireParser: Send {
     fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError>;
     /// Called when the body ended: the stop reason, or `Err` when the stream was cut short.
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError>;
+    /// True when the parser sends `start` itself, once the stream's first event has told it
+    /// what the partial reply starts with (Anthropic's `message_start` carries the input
+    /// tokens, which every later update then reports, as pi 1.6 does). A reply's first
+    /// block starts it in any case.
+    fn starts_reply(&self) -> bool {
+        false
+    }
 }
 
 /// The wire APIs rho speaks.
@@ -220,7 +227,9 @@ pub async fn drive<P: WireParser>(
         Ok(r) => r,
         Err(f) => return reply.fail(failure_message(f, error_message)),
     };
-    reply.start();
+    if !parser.starts_reply() {
+        reply.start();
+    }
     let mut parse_error = None;
     let read = http::read_sse(resp, &cancel, idle, |event| {
         match parser.on_event(event, &mut reply) {
@@ -233,6 +242,8 @@ pub async fn drive<P: WireParser>(
         }
     })
     .await;
+    // A parser that starts the reply itself may have seen nothing to start it with.
+    reply.start();
     if let Some(e) = parse_error {
         return reply.fail(e.to_string());
     }
@@ -253,7 +264,9 @@ pub fn drive_bytes<'a, P: WireParser>(
     mut parser: P,
     mut reply: ReplyBuilder,
 ) {
-    reply.start();
+    if !parser.starts_reply() {
+        reply.start();
+    }
     let mut sse = crate::sse::SseParser::new();
     let mut outcome: Result<Flow, StreamError> = Ok(Flow::Continue);
     let mut on_event = |event: SseEvent| {
@@ -265,6 +278,7 @@ pub fn drive_bytes<'a, P: WireParser>(
         sse.feed(chunk, &mut on_event);
     }
     sse.finish(&mut on_event);
+    reply.start();
     if let Err(e) = outcome {
         return reply.fail(e.to_string());
     }

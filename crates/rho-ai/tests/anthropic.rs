@@ -38,6 +38,14 @@ async fn a1_text_reply_events_usage_cost_and_request() {
             "done"
         ]
     );
+    // pi 1.6: the partial carries `message_start`'s usage from the first event on, so every
+    // update reports the input tokens.
+    let E::Start { partial } = &events[0] else {
+        panic!("start expected")
+    };
+    let u = partial.usage;
+    assert_eq!((u.input, u.output, u.cache_read), (412, 1, 1800));
+    assert!(close(u.cost.input, 3.0 / 1e6 * 412.0));
     assert!(matches!(&events[2], E::TextDelta { content_index: 0, delta } if delta == "Hello! "));
     assert!(
         matches!(&events[3], E::TextDelta { content_index: 0, delta } if delta == "How can I help?")

@@ -1,6 +1,7 @@
 //! Startup cost of the binary: `rho --version`, and `rho --mode rpc` from spawn until the
-//! `get_state` response arrives. Run with `cargo bench -p rho-cli --bench startup`
-//! (release build); prints the median and spread over `RUNS` runs each.
+//! `get_state` response arrives (also with an MCP server and with an installed package). Run
+//! with `cargo bench -p rho-cli --bench startup` (release build); prints the median and
+//! spread over `RUNS` runs each.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -65,6 +66,31 @@ fn main() {
         &measure(|| rpc_run(&[])),
     );
     std::fs::remove_file(agent.join("mcp.json")).expect("remove mcp.json");
+    // Packages: an installed npm package (laid out as npm installs it) with 20 skills and
+    // 20 prompt templates is found and read without running npm.
+    let pkg = agent.join("npm/node_modules/fx-bench");
+    for i in 0..20 {
+        let skill = format!("---\nname: s{i}\ndescription: skill {i}\n---\nbody\n");
+        std::fs::create_dir_all(pkg.join(format!("skills/s{i}"))).expect("mkdir");
+        std::fs::write(pkg.join(format!("skills/s{i}/SKILL.md")), skill).expect("skill");
+        std::fs::create_dir_all(pkg.join("prompts")).expect("mkdir");
+        std::fs::write(pkg.join(format!("prompts/p{i}.md")), "text $1\n").expect("prompt");
+    }
+    std::fs::write(
+        pkg.join("package.json"),
+        r#"{"name":"fx-bench","version":"1.0.0"}"#,
+    )
+    .expect("package.json");
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"packages":["npm:fx-bench"]}"#,
+    )
+    .expect("settings");
+    report(
+        "  same with one installed package (20 skills, 20 prompts)",
+        &measure(|| rpc_run(&[])),
+    );
+    std::fs::remove_file(agent.join("settings.json")).expect("remove settings");
 }
 
 /// Runs `f` `RUNS` times (after one warm-up) and returns the sorted durations.

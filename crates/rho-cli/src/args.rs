@@ -271,6 +271,10 @@ pub fn help_text() -> String {
 
 Usage:
   rho [options] [@files...] [messages...]
+  rho install <source> [-l]      Install a pi package (npm:<name>, git:<repo>, a path)
+  rho remove <source> [-l]       Remove a package (alias: uninstall)
+  rho update [source]            Update installed packages
+  rho list                       List installed packages
 
 Options:
   --provider <name>              Provider name (anthropic, openai, google, ...)

@@ -1,15 +1,16 @@
 //! Starting extension processes: `-e PATH` (always), then, unless `--no-extensions`, the
 //! settings `extensions` list and the extension directories `<project>/.rho/extensions/`,
 //! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17; both
-//! only in a trusted project) and `<agentDir>/extensions/` (docs/extensions.md). A failing
-//! extension is a warning; the session starts without it. pi extensions (TypeScript files,
-//! directories, JS modules with a default export) all run in one node host process
-//! (`rho-pi-host`); without any, no node starts.
+//! only in a trusted project), `<agentDir>/extensions/` (docs/extensions.md), then the
+//! installed packages' extensions. A failing extension is a warning; the session starts
+//! without it. pi extensions (TypeScript files, directories, JS modules with a default export)
+//! all run in one node host process (`rho-pi-host`); without any, no node starts.
 
 use std::path::{Path, PathBuf};
 
 use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::extensions::Extension;
+use rho_core::packages::{Kind, Resolved};
 use rho_core::settings::Settings;
 
 use crate::args::Args;
@@ -49,8 +50,8 @@ fn discover(dir: &Path) -> Vec<PathBuf> {
 pub fn sources(
     args: &Args,
     settings: &Settings,
-    agent_dir: &Path,
-    project_dir: Option<&Path>,
+    (agent_dir, project_dir): (&Path, Option<&Path>),
+    packages: &Resolved,
     cwd: &Path,
 ) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
@@ -70,6 +71,7 @@ pub fn sources(
         }
         paths.extend(project);
         paths.extend(discover(&agent_dir.join("extensions")));
+        paths.extend(packages.enabled(Kind::Extensions));
     }
     let mut seen = Vec::new();
     paths.retain(|p| {
@@ -96,6 +98,8 @@ pub struct ExtensionSetup<'a> {
     pub cwd: &'a Path,
     /// The permission rules (a tool they hide is left out).
     pub permissions: &'a rho_core::permissions::Permissions,
+    /// The installed packages' resources (their extensions load after the folders').
+    pub packages: &'a Resolved,
 }
 
 /// Resolves the extension paths, starts each one (failures become warnings) and keeps the
@@ -104,8 +108,8 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
     let paths = sources(
         setup.args,
         setup.settings,
-        setup.agent_dir,
-        setup.project_dir,
+        (setup.agent_dir, setup.project_dir),
+        setup.packages,
         setup.cwd,
     );
     let mode = mode_name(setup.args);
@@ -322,8 +326,8 @@ mod tests {
         let found = sources(
             &Args::default(),
             &Settings::default(),
-            &agent,
-            Some(&rho),
+            (&agent, Some(&rho)),
+            &Resolved::default(),
             cwd,
         );
         assert_eq!(

@@ -12,6 +12,8 @@ mod list_models;
 mod malloc_arenas;
 mod mcp;
 mod model_select;
+mod package_command;
+mod packages;
 mod permissions_setup;
 mod pi_supervisor;
 mod print_mode;
@@ -33,6 +35,9 @@ fn main() -> ExitCode {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     if argv.first().map(String::as_str) == Some("mcp") {
         return mcp::command(&argv[1..]);
+    }
+    if package_command::verb(&argv).is_some() {
+        return package_command::command(&argv);
     }
     let args = args::parse(&argv);
     if args.help {

@@ -1,9 +1,9 @@
 //! /reload as every mode runs it (the interactive `/reload`, an extension command's
 //! `ctx.reload()`): the loaded extensions get `session_shutdown` (reason `reload`) and their
-//! processes end; settings, skills, prompt templates, themes and the context files are read
-//! again; the extensions are resolved again and started with their current code; the MCP
-//! servers of mcp.json are started again; then extensions get `session_start` and
-//! `resources_discover` with reason `reload`.
+//! processes end; settings, packages (a missing one installed), skills, prompt templates,
+//! themes and the context files are read again; the extensions are resolved again and
+//! started with their current code; the MCP servers of mcp.json are started again; then
+//! extensions get `session_start` and `resources_discover` with reason `reload`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -31,6 +31,10 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
         crate::trust_setup::resolve(args, agent_dir, &cwd, cwd.join(PROJECT_DIR), &mut warnings);
     let project_dir = trust.project_dir;
     let settings = Settings::load_scopes(agent_dir, project_dir.as_deref());
+    let project = project_dir.as_deref();
+    let packages = crate::packages::off_the_workers(|| {
+        crate::packages::prepare(args, &settings, agent_dir, &cwd, project, &mut warnings)
+    });
     let Resources {
         skills,
         templates,
@@ -39,8 +43,8 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
         args,
         agent_dir,
         &cwd,
-        project_dir.as_deref(),
-        &[],
+        project,
+        (&[], &packages),
         &mut warnings,
     );
     session.unload_extensions("reload").await;
@@ -51,6 +55,7 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
         project_dir: project_dir.as_deref(),
         cwd: &cwd,
         permissions: session.permissions(),
+        packages: &packages,
     };
     let extensions = start_all(&setup, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();

@@ -11,6 +11,7 @@ use rho_ai::catalog::select::scope_models;
 use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::packages::{Kind, Resolved};
 use rho_core::resources::agents_skills::{
     agents_sources, project_agents_skills, user_agents_skills,
 };
@@ -73,32 +74,31 @@ struct Registry {
     warnings: Vec<String>,
 }
 
-/// Loads settings, models.json and auth.json. `--api-key` applies to the provider of the
-/// model named by `--model` (or the first `--models` match), as pi does.
-fn load_registry(
-    args: &Args,
-    agent_dir: &Path,
-    project_dir: Option<&Path>,
-) -> anyhow::Result<Registry> {
+/// Loads settings, models.json and auth.json (`--api-key` is applied by [`apply_api_key`]
+/// once every provider is known).
+fn load_registry(agent_dir: &Path, project_dir: Option<&Path>) -> Registry {
     let settings = Settings::load_scopes(agent_dir, project_dir);
     let mut warnings = settings.warnings.clone();
     let models = load_models(&agent_dir.join("models.json"), builtin_models());
     if let Some(e) = &models.error {
         warnings.push(e.to_string());
     }
-    let explicit = match &args.api_key {
-        Some(key) => {
-            let provider = api_key_provider(args, &models.models)?;
-            Some((provider, key.clone()))
-        }
-        None => None,
-    };
-    let credentials = CliCredentials::load(agent_dir, explicit, models, &mut warnings);
-    Ok(Registry {
+    let credentials = CliCredentials::load(agent_dir, None, models, &mut warnings);
+    Registry {
         settings,
         credentials,
         warnings,
-    })
+    }
+}
+
+/// `--api-key` applies to the provider of the model named by `--model` (or the first
+/// `--models` match), as pi does; extension providers count once registered.
+fn apply_api_key(args: &Args, credentials: &mut CliCredentials) -> anyhow::Result<()> {
+    if let Some(key) = &args.api_key {
+        let provider = api_key_provider(args, &credentials.models.models)?;
+        credentials.explicit = Some((provider, key.clone()));
+    }
+    Ok(())
 }
 
 fn api_key_provider(args: &Args, models: &[rho_ai::Model]) -> anyhow::Result<String> {
@@ -147,7 +147,8 @@ pub fn list_models_text(
         cwd.join(PROJECT_DIR),
         &mut Vec::new(),
     );
-    let reg = load_registry(args, &agent_dir, trust.project_dir.as_deref())?;
+    let mut reg = load_registry(&agent_dir, trust.project_dir.as_deref());
+    apply_api_key(args, &mut reg.credentials)?;
     let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
     let text = list_models::render(
         &reg.credentials.models.models,
@@ -198,10 +199,8 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         settings,
         mut credentials,
         mut warnings,
-    } = load_registry(args, &agent_dir, project_dir.as_deref())?;
+    } = load_registry(&agent_dir, project_dir.as_deref());
     warnings.splice(0..0, early_warnings);
-    let selection = choose_model(args, &settings, &credentials, &session, &mut warnings)?;
-    record_initial_state(&mut session, &selection)?;
     let dialect = choose_dialect(args, &settings, &mut warnings)?;
     let mut tools = active_tools(args);
     let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
@@ -214,6 +213,10 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     tools.builtin.retain(|name| {
         permissions.exposes(name) && !crate::tool_names::is_excluded(&excluded, name)
     });
+    let packages = crate::packages::off_the_workers(|| {
+        let project = project_dir.as_deref();
+        crate::packages::prepare(args, &settings, &agent_dir, &cwd, project, &mut warnings)
+    });
     let Resources {
         skills,
         templates,
@@ -223,16 +226,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         &agent_dir,
         &cwd,
         project_dir.as_deref(),
-        &tools.builtin,
+        (&tools.builtin, &packages),
         &mut warnings,
     );
     let mut config = AgentSessionConfig::new(cwd.clone());
     config.base_system_prompt = build_system_prompt(&prompt_options);
     config.prompt_options = Some(prompt_options.clone());
-    config.session = session;
     config.settings = settings;
-    config.model = selection.model;
-    config.thinking_level = selection.thinking;
     config.skills = skills;
     config.templates = templates;
     let setup = crate::extensions::ExtensionSetup {
@@ -242,6 +242,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         project_dir: project_dir.as_deref(),
         cwd: &cwd,
         permissions: &permissions,
+        packages: &packages,
     };
     config.extensions = crate::extensions::start_all(&setup, &mut warnings).await;
     if let Some(error) = crate::extensions::unclaimed_flags(args, &config.extensions) {
@@ -250,6 +251,20 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.external =
         crate::mcp::start(args, &agent_dir, &cwd, project_dir.is_some(), &mut warnings);
     let streams = add_extension_providers(&config.extensions, &mut credentials, &mut warnings);
+    // The model is chosen once extensions registered their providers, so `--provider`,
+    // `--model` and the settings' defaults can name an extension's model (as in pi).
+    apply_api_key(args, &mut credentials)?;
+    let selection = choose_model(
+        args,
+        &config.settings,
+        &credentials,
+        &session,
+        &mut warnings,
+    )?;
+    record_initial_state(&mut session, &selection)?;
+    config.session = session;
+    config.model = selection.model;
+    config.thinking_level = selection.thinking;
     config.stream_fn = rho_core::extensions::providers::bridged_stream_fn(
         stream_with_resolved_headers(credentials.models.providers.clone()),
         streams,
@@ -340,19 +355,22 @@ pub struct Resources {
 }
 
 /// Reads [`Resources`] for `cwd`; `project_dir` is `None` for an untrusted project (only the
-/// agent dir's and the flags' resources load). Problems found become `warnings`.
+/// agent dir's and the flags' resources load). `packages` are the installed packages'
+/// resources, which load after the folders' and before the flags'. Problems found become
+/// `warnings`.
 pub fn load_resources(
     args: &Args,
     agent_dir: &Path,
     cwd: &Path,
     project_dir: Option<&Path>,
-    active_tools: &[String],
+    (active_tools, packages): (&[String], &Resolved),
     warnings: &mut Vec<String>,
 ) -> Resources {
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let (skills, diags) = load_skills(&skill_sources(agent_dir, project_dir, args));
+        let sources = skill_sources(agent_dir, project_dir, packages, args);
+        let (skills, diags) = load_skills(&sources);
         warnings.extend(
             diags
                 .into_iter()
@@ -364,6 +382,7 @@ pub fn load_resources(
         Vec::new()
     } else {
         let mut sources = scoped(project_dir, agent_dir, "prompts");
+        sources.extend(packages.enabled(Kind::Prompts));
         sources.extend(args.prompt_templates.iter().map(PathBuf::from));
         load_templates(&sources).0
     };
@@ -391,7 +410,6 @@ pub fn load_resources(
         },
         skills: skills.clone(),
         cwd: cwd.to_string_lossy().to_string(),
-        date: today(),
     };
     Resources {
         skills,
@@ -499,8 +517,13 @@ fn scoped(project_dir: Option<&Path>, agent_dir: &Path, name: &str) -> Vec<PathB
 
 /// Where skills come from, first of a name wins, in pi 1.6's order: the trusted project's
 /// folders, its `.agents/skills` up to the repository root, the agent dir, the user's
-/// `~/.agents/skills`, then `--skill` paths.
-fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> Vec<SkillSource> {
+/// `~/.agents/skills`, the packages' skills, then `--skill` paths.
+fn skill_sources(
+    agent_dir: &Path,
+    project_dir: Option<&Path>,
+    packages: &Resolved,
+    args: &Args,
+) -> Vec<SkillSource> {
     let own = |paths: Vec<PathBuf>| {
         paths.into_iter().map(|path| SkillSource {
             path,
@@ -520,6 +543,7 @@ fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> V
     }
     sources.extend(own(vec![agent_dir.join("skills")]));
     sources.extend(agents_sources(home.as_deref().map(user_agents_skills)));
+    sources.extend(own(packages.enabled(Kind::Skills)));
     sources.extend(args.skills.iter().map(|p| SkillSource {
         path: PathBuf::from(p),
         top_level_md: true,
@@ -529,10 +553,4 @@ fn skill_sources(agent_dir: &Path, project_dir: Option<&Path>, args: &Args) -> V
 
 fn read_first(paths: &[PathBuf]) -> Option<String> {
     paths.iter().find_map(|p| std::fs::read_to_string(p).ok())
-}
-
-/// Today's date (UTC), `YYYY-MM-DD`.
-fn today() -> String {
-    let iso = rho_core::session::time::now_iso();
-    iso.get(..10).unwrap_or(&iso).to_string()
 }

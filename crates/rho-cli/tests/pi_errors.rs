@@ -35,8 +35,11 @@ async fn a_syntax_error_names_the_file_and_the_other_extensions_still_work() {
     };
     rpc.call(json!({"id": "c", "type": "prompt", "message": "/session-name ok"}))
         .await;
-    rpc.wait(|v| v["method"] == "notify" && v["message"] == "Session named: ok")
+    let named = rpc
+        .wait(|v| v["method"] == "notify" && v["message"] == "Session named: ok")
         .await;
+    // `ctx.ui.notify(text, "info")` reaches the client with its type, as from pi.
+    assert_eq!(named["notifyType"], "info", "{named}");
     assert_eq!(rpc.close().await, Some(0));
     let stderr = support::read(log.path());
     let line = stderr
@@ -146,7 +149,7 @@ export default function (pi: ExtensionAPI) {
   pi.on("session_start", (event, ctx) => ctx.ui.notify(`started: ${event.reason}`, "info"));
   pi.registerCommand("crash", { handler: async () => process.exit(3) });
   pi.registerCommand("ping", {
-    handler: async (_args, ctx) => ctx.ui.notify(`pong ${++pings}`, "info"),
+    handler: async (_args, ctx) => ctx.ui.notify(`pong ${++pings}`),
   });
 }
 "#;
@@ -166,8 +169,10 @@ async fn a_crashed_host_is_restarted_once_then_its_extensions_are_unloaded() {
     rpc.wait(|v| v["message"] == "started: startup").await;
     rpc.call(json!({"id": "p1", "type": "prompt", "message": "/ping"}))
         .await;
-    rpc.wait(|v| v["method"] == "notify" && v["message"] == "pong 1")
+    let pong = rpc
+        .wait(|v| v["method"] == "notify" && v["message"] == "pong 1")
         .await;
+    assert!(pong.get("notifyType").is_none(), "no type given: {pong}");
     rpc.call(json!({"id": "c1", "type": "prompt", "message": "/crash"}))
         .await;
     let restarted = rpc.wait(|v| notice(v, "restarted")).await;

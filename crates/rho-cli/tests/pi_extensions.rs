@@ -9,6 +9,7 @@ mod pi_support;
 mod support;
 
 use pi_support::{notified, tool_call, tool_result_text, ui};
+use rho_testkit::git::git;
 use serde_json::{json, Value};
 use support::{reply, user_texts, Start};
 
@@ -259,24 +260,6 @@ async fn tool_override_replaces_the_built_in_read_and_blocks_secrets() {
     let log = support::read(&rpc.agent_dir().join("read-access.log"));
     assert!(log.contains("BLOCKED") && log.contains("ALLOWED"), "{log}");
     assert_eq!(rpc.close().await, Some(0));
-}
-
-fn git(dir: &std::path::Path, args: &[&str]) {
-    let status = std::process::Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs")
-        .status;
-    assert!(status.success(), "git {args:?}");
 }
 
 /// A repository in the work dir with one committed file, then changed.

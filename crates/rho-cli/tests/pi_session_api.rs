@@ -10,7 +10,7 @@ mod support;
 
 use pi_support::{notified, tool_call, tool_result_text, ui};
 use rho_testkit::json::tool_names;
-use serde_json::json;
+use serde_json::{json, Value};
 use support::{hanging_reply, reply, Rpc, Start};
 
 async fn command(rpc: &mut Rpc, id: &str, text: &str) {
@@ -547,6 +547,16 @@ async fn subagent_runs_an_agent_in_a_child_process_and_returns_its_answer() {
     assert_eq!(rpc.close().await, Some(0));
 }
 
+/// The usage of the Anthropic replies below.
+fn small_usage() -> rho_testkit::anthropic::Usage {
+    rho_testkit::anthropic::Usage {
+        input: 12,
+        output: 4,
+        cache_read: 0,
+        cache_write: 0,
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn custom_provider_anthropic_streams_replies_through_its_own_client() {
     let opts = Start {
@@ -563,12 +573,7 @@ async fn custom_provider_anthropic_streams_replies_through_its_own_client() {
         .call(json!({"id": "m", "type": "set_model", "provider": "custom-anthropic", "modelId": "claude-sonnet-4-5"}))
         .await;
     assert_eq!(r["success"], true, "{r}");
-    let usage = rho_testkit::anthropic::Usage {
-        input: 12,
-        output: 4,
-        cache_read: 0,
-        cache_write: 0,
-    };
+    let usage = small_usage();
     rpc.server.push(rho_testkit::server::MockResponse::sse(
         rho_testkit::anthropic::text_reply(
             "msg_1",
@@ -587,6 +592,59 @@ async fn custom_provider_anthropic_streams_replies_through_its_own_client() {
     assert_eq!(body["model"], "claude-sonnet-4-5");
     assert!(body.to_string().contains("\"hi\""), "{body}");
     assert_eq!(rpc.close().await, Some(0));
+}
+
+/// A provider pi's `custom-provider-anthropic` example registers is chosen from the command
+/// line (`--provider`/`--model`) and from the settings' `defaultProvider`/`defaultModel`:
+/// the model is resolved after extensions registered theirs, as in pi.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_provider_is_chosen_by_flags_and_by_settings() {
+    let choices: [(Vec<&str>, Option<Value>, &str); 2] = [
+        (
+            vec![
+                "--provider",
+                "custom-anthropic",
+                "--model",
+                "claude-sonnet-4-5",
+            ],
+            None,
+            "claude-sonnet-4-5",
+        ),
+        (
+            Vec::new(),
+            Some(json!({"defaultProvider": "custom-anthropic", "defaultModel": "claude-opus-4-5"})),
+            "claude-opus-4-5",
+        ),
+    ];
+    for (args, settings, model) in choices {
+        let opts = Start {
+            providers: Some(
+                |url| json!({"custom-anthropic": {"baseUrl": url, "apiKey": "sk-ant-api-test"}}),
+            ),
+            args: args.into_iter().map(String::from).collect(),
+            settings,
+            own_model: true,
+            ..Start::default()
+        };
+        let Some(mut rpc) = pi_support::start(&["custom-provider-anthropic"], opts).await else {
+            return;
+        };
+        let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+        assert_eq!(
+            state["data"]["model"]["provider"], "custom-anthropic",
+            "{state}"
+        );
+        assert_eq!(state["data"]["model"]["id"], model, "{state}");
+        let usage = small_usage();
+        rpc.server.push(rho_testkit::server::MockResponse::sse(
+            rho_testkit::anthropic::text_reply("msg_1", model, &["chosen"], usage),
+        ));
+        assert_eq!(rpc.prompt_ok("p", "hi").await, "chosen");
+        let request = rpc.server.requests().last().cloned().expect("request");
+        assert_eq!(request.path, "/v1/messages", "{request:?}");
+        assert_eq!(request.json()["model"], model);
+        assert_eq!(rpc.close().await, Some(0));
+    }
 }
 
 /// Reports `ctx.sessionManager.getTree()`: the roots, the user messages under the node where

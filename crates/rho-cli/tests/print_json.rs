@@ -27,7 +27,8 @@ async fn auth_3_print_mode_with_a_models_json_key_writes_the_reply_and_persists_
         &("user".into(), "say hi".into())
     );
 
-    // One session file: header, model_change, thinking_level_change, user, assistant.
+    // One session file: header, model_change, thinking_level_change, the system prompt and
+    // tools (pi 1.x's system message, D18), user, assistant.
     let files = sb.session_files();
     assert_eq!(files.len(), 1, "{files:?}");
     let lines = read_jsonl(&files[0]);
@@ -42,9 +43,22 @@ async fn auth_3_print_mode_with_a_models_json_key_writes_the_reply_and_persists_
             "model_change",
             "thinking_level_change",
             "message",
+            "message",
             "message"
         ]
     );
+    let system = &lines[3]["message"];
+    assert_eq!(system["role"], "system");
+    let sections: Vec<&str> = system["sections"]
+        .as_object()
+        .map(|s| s.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    assert_eq!(sections, ["preamble", "tools", "rules", "docs", "cwd"]);
+    let tools: Vec<&str> = system["toolsAdded"]
+        .as_array()
+        .map(|t| t.iter().filter_map(|t| t["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(tools, ["read", "bash", "edit", "write"]);
     assert_eq!(lines[0]["cwd"], sb.cwd.to_string_lossy().as_ref());
     assert_eq!(
         (&lines[1]["provider"], &lines[1]["modelId"]),
@@ -52,7 +66,7 @@ async fn auth_3_print_mode_with_a_models_json_key_writes_the_reply_and_persists_
     );
     // Not a reasoning model: the default `medium` is clamped to `off`.
     assert_eq!(lines[2]["thinkingLevel"], "off");
-    assert_eq!(lines[4]["message"]["stopReason"], "stop");
+    assert_eq!(lines[5]["message"]["stopReason"], "stop");
 
     // auth.json was created private.
     #[cfg(unix)]
@@ -336,10 +350,10 @@ async fn system_prompt_carries_tools_context_files_and_appends() {
     for needle in [
         "- read:".to_string(),
         "- bash:".into(),
-        "Answer in English.".into(),
-        "# Project Context".into(),
-        format!("## {cwd}/AGENTS.md\n\nAlways run cargo fmt."),
-        format!("\nCurrent working directory: {cwd}"),
+        "<addendum>\nAnswer in English.\n</addendum>".into(),
+        "<project_context>\nProject-specific instructions and guidelines:".into(),
+        format!("<project_instructions path=\"{cwd}/AGENTS.md\">\nAlways run cargo fmt.\n</project_instructions>"),
+        format!("\n\n<cwd>\n{cwd}\n</cwd>"),
     ] {
         assert!(prompt.contains(&needle), "missing {needle:?} in:\n{prompt}");
     }
@@ -360,10 +374,10 @@ async fn system_prompt_carries_tools_context_files_and_appends() {
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let prompt = system_prompt(&sb);
     assert!(
-        prompt.starts_with("Custom base.\n\nAnswer in English."),
+        prompt.starts_with("Custom base.\n\n<addendum>\nAnswer in English."),
         "{prompt}"
     );
-    assert!(!prompt.contains("Project Context") && !prompt.contains("- read:"));
+    assert!(!prompt.contains("project_context") && !prompt.contains("- read:"));
 
     sb.server.push(reply("ok"));
     let out = sb

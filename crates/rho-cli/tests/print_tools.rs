@@ -50,7 +50,7 @@ async fn models_json_headers_are_resolved_per_request() {
                 "baseUrl": format!("{}/v1", sb.server.url()),
                 "api": "openai-completions",
                 "apiKey": "test-key",
-                "headers": {"x-team": "TEAM_NAME", "x-token": "!printf tok-123", "x-plain": "literal"},
+                "headers": {"x-team": "$TEAM_NAME", "x-bare": "TEAM_NAME", "x-token": "!printf tok-123", "x-plain": "literal"},
                 "models": [{"id": "mock-model"}]
             }
         }
@@ -64,4 +64,9 @@ async fn models_json_headers_are_resolved_per_request() {
     assert_eq!(req.header("x-team"), Some("platform"));
     assert_eq!(req.header("x-token"), Some("tok-123"));
     assert_eq!(req.header("x-plain"), Some("literal"));
+    assert_eq!(
+        req.header("x-bare"),
+        Some("TEAM_NAME"),
+        "pi 1.x: a bare name is literal"
+    );
 }

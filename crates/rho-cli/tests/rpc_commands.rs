@@ -50,11 +50,13 @@ async fn models_and_thinking_levels() {
     assert_eq!(r["data"]["id"], "r1");
     assert_eq!(r["data"]["reasoning"], true);
     assert_eq!(r["data"]["contextWindow"], 100000);
-    let changed = rpc.event("thinking_level_changed").await;
-    assert_eq!(
-        changed["level"], "medium",
-        "non-reasoning → reasoning gives medium"
-    );
+    // pi 1.x: no defaultThinkingLevel in the settings keeps the current level (off).
+    let state = rpc.call(json!({"id": "g0", "type": "get_state"})).await;
+    assert_eq!(state["data"]["thinkingLevel"], "off");
+    assert!(rpc
+        .seen
+        .iter()
+        .all(|v| v["type"] != "thinking_level_changed"));
     let saved = settings(&rpc);
     assert_eq!(
         (
@@ -85,6 +87,20 @@ async fn models_and_thinking_levels() {
     assert_eq!(r["data"]["thinkingLevel"], "off");
     let state = rpc.call(json!({"id": "g", "type": "get_state"})).await;
     assert_eq!(state["data"]["model"]["id"], "m1");
+    assert_eq!(rpc.close().await, Some(0));
+
+    // With defaultThinkingLevel in the settings, a switch takes that level.
+    let mut rpc = Rpc::start_with(support::Start {
+        settings: Some(json!({"defaultThinkingLevel": "low"})),
+        ..support::Start::default()
+    })
+    .await;
+    let r = rpc
+        .call(json!({"id": "s2", "type": "set_model", "provider": "mock", "modelId": "r1"}))
+        .await;
+    assert_eq!(r["data"]["id"], "r1");
+    let changed = rpc.event("thinking_level_changed").await;
+    assert_eq!(changed["level"], "low", "the settings' default");
     assert_eq!(rpc.close().await, Some(0));
 }
 

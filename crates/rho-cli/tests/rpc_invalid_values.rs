@@ -19,9 +19,14 @@ async fn unknown_thinking_levels_are_refused() {
         .call(json!({"id": "s", "type": "set_model", "provider": "mock", "modelId": "r1"}))
         .await;
     assert_eq!(r["success"], true, "{r}");
+    // pi 1.6 keeps the (clamped) level across a model switch, so name one for the reasoning model.
+    let r = rpc
+        .call(json!({"id": "l", "type": "set_thinking_level", "level": "low"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
     let before =
         rpc.call(json!({"id": "b", "type": "get_state"})).await["data"]["thinkingLevel"].clone();
-    assert_ne!(before, "off", "a reasoning model starts thinking");
+    assert_eq!(before, "low", "the reasoning model thinks at the level set");
     for (i, level) in ["HIGH", "ultra", ""].iter().enumerate() {
         let r = rpc
             .call(json!({"id": i, "type": "set_thinking_level", "level": level}))

@@ -71,7 +71,9 @@ async fn the_1x_dialect_has_the_1x_commands_and_answers() {
 
     let r = data(&mut rpc, json!({"id": "e", "type": "get_entries"})).await;
     let entries = r["entries"].as_array().expect("entries").clone();
-    assert_eq!(entries.len(), before + 2, "{r}");
+    // The first prompt records the system prompt and tools first (D18), then user and reply.
+    assert_eq!(entries.len(), before + 3, "{r}");
+    assert_eq!(entries[before]["message"]["role"], "system", "{r}");
     let last = entries.last().expect("an entry");
     assert_eq!(r["leafId"], last["id"]);
     assert_eq!(last["message"]["role"], "assistant");

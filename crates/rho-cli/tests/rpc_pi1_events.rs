@@ -115,6 +115,9 @@ fn thinking_then_text() -> MockResponse {
 const THINKING_THEN_TEXT: &[&str] = &[
     "agent_start()",
     "turn_start()",
+    // A new session's first request records its system prompt and tools first (D18).
+    "message_start system",
+    "message_end system",
     "message_start user",
     "message_end user",
     "message_start assistant",
@@ -140,7 +143,7 @@ async fn thinking_and_text_stream_as_deltas() {
     let lines = prompt_until_settled(&mut rpc, "hi").await;
     assert_1x_stream(&lines, false);
     assert_eq!(shapes(&lines), THINKING_THEN_TEXT);
-    let start = &lines[4];
+    let start = &lines[6];
     assert_eq!(start["message"]["stopReason"], "pending", "{start}");
     let deltas: String = lines
         .iter()
@@ -149,12 +152,12 @@ async fn thinking_and_text_stream_as_deltas() {
         .collect();
     assert_eq!(deltas, "Hello");
     assert_eq!(
-        lines[11]["assistantMessageEvent"]["content"],
+        lines[13]["assistantMessageEvent"]["content"],
         "Let me think."
     );
-    assert_eq!(lines[12]["assistantMessageEvent"]["content"], "Hello");
-    assert_eq!(lines[13]["message"]["content"][1]["text"], "Hello");
-    assert_eq!(lines[15]["willRetry"], false);
+    assert_eq!(lines[14]["assistantMessageEvent"]["content"], "Hello");
+    assert_eq!(lines[15]["message"]["content"][1]["text"], "Hello");
+    assert_eq!(lines[17]["willRetry"], false);
 
     match pi16_lines(vec![thinking_then_text()], "hi").await {
         Ok(pi) => assert_eq!(shapes(&pi), THINKING_THEN_TEXT, "pi 1.6's own sequence"),
@@ -397,8 +400,7 @@ async fn json_mode_writes_the_session_header_then_the_1x_events() {
     assert_eq!(lines[1]["type"], "agent_start");
 }
 
-/// pi 1.6's lines for `prompt` over `replies`, its system-prompt message events removed
-/// (rho does not record the system prompt as a message yet), or why it cannot run here.
+/// pi 1.6's lines for `prompt` over `replies`, or why it cannot run here.
 async fn pi16_lines(replies: Vec<MockResponse>, prompt: &str) -> Result<Vec<Value>, String> {
     pi16::pi16()?;
     let server = MockServer::start().await;
@@ -421,8 +423,39 @@ async fn pi16_lines(replies: Vec<MockResponse>, prompt: &str) -> Result<Vec<Valu
     pi.call(json!({"type": "prompt", "message": prompt})).await;
     let lines = pi.lines_until("agent_settled").await;
     pi.stop().await;
-    Ok(lines
-        .into_iter()
-        .filter(|l| l["message"]["role"] != "system")
-        .collect())
+    Ok(lines)
+}
+
+/// On Anthropic every `message_update` reports the input tokens of the provider's
+/// `message_start` (pi 1.6), not zeros until the reply ends.
+#[tokio::test]
+async fn anthropic_updates_report_the_usage_of_message_start() {
+    let mut rpc = Rpc::start_with(Start {
+        args: vec!["--rpc-dialect".into(), "1.x".into()],
+        providers: Some(|url| json!({"anthropic": {"baseUrl": url, "apiKey": "sk-ant-test"}})),
+        ..Start::default()
+    })
+    .await;
+    let set = rpc
+        .call(json!({"id": "m", "type": "set_model", "provider": "anthropic", "modelId": "claude-sonnet-4-5"}))
+        .await;
+    assert_eq!(set["success"], true, "{set}");
+    rpc.server
+        .push(MockResponse::sse(rho_testkit::anthropic::transcript_a1()));
+    let lines = prompt_until_settled(&mut rpc, "hi").await;
+    assert_1x_stream(&lines, false);
+    let updates: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["type"] == "message_update")
+        .collect();
+    assert!(!updates.is_empty(), "{:#?}", shapes(&lines));
+    for u in updates {
+        let usage = &u["usage"];
+        assert_eq!(
+            (&usage["input"], &usage["cacheRead"]),
+            (&json!(412), &json!(1800)),
+            "{u}"
+        );
+    }
+    assert_eq!(rpc.close().await, Some(0));
 }

@@ -246,3 +246,54 @@ async fn without_a_model_the_prompt_is_refused_and_state_has_no_model() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// D18: the session records pi 1.x's system message, and the 0.73.1 dialect leaves it out
+/// of everything it sends (its events, `agent_end`, `get_messages`, `messageCount`,
+/// `totalMessages`), where the 1.x dialect shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_1x_dialect_shows_system_messages() {
+    for (dialect, shown) in [("0.73", false), ("1.x", true)] {
+        let mut rpc = Rpc::start_with(Start {
+            with_sessions: true,
+            args: vec!["--rpc-dialect".into(), dialect.into()],
+            ..Start::default()
+        })
+        .await;
+        rpc.server.push(reply("hi"));
+        rpc.prompt_ok("p", "hello").await;
+        let roles = |messages: &Value| -> Vec<String> {
+            let list = messages.as_array().cloned().unwrap_or_default();
+            list.iter()
+                .filter_map(|m| m["role"].as_str().map(str::to_string))
+                .collect()
+        };
+        let expected: Vec<&str> = if shown {
+            vec!["system", "user", "assistant"]
+        } else {
+            vec!["user", "assistant"]
+        };
+        let starts = rpc
+            .seen
+            .iter()
+            .filter(|v| v["type"] == "message_start" && v["message"]["role"] == "system")
+            .count();
+        assert_eq!(starts, usize::from(shown), "{dialect}");
+        let end = rpc.seen.iter().find(|v| v["type"] == "agent_end").cloned();
+        assert_eq!(roles(&end.expect("agent_end")["messages"]), expected);
+        let r = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
+        assert_eq!(roles(&r["data"]["messages"]), expected, "{dialect}");
+        let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+        assert_eq!(state["data"]["messageCount"], expected.len(), "{dialect}");
+        let stats = rpc
+            .call(json!({"id": "t", "type": "get_session_stats"}))
+            .await;
+        assert_eq!(stats["data"]["totalMessages"], expected.len(), "{dialect}");
+        let file = state["data"]["sessionFile"].as_str().expect("a file");
+        let text = support::read(std::path::Path::new(file));
+        assert!(
+            text.contains(r#""role":"system""#),
+            "recorded in both: {text}"
+        );
+        assert_eq!(rpc.close().await, Some(0));
+    }
+}

@@ -55,9 +55,12 @@ async fn continue_resumes_the_newest_session_and_sends_its_messages() {
     // The same file grew by the new exchange; no other file was made.
     assert_eq!(sb.session_files(), std::slice::from_ref(&path));
     let lines = read_jsonl(&path);
-    assert_eq!(lines.len(), 7);
+    // A session from before system messages gets its first one with the first prompt, as
+    // pi 1.x does (D18).
+    assert_eq!(lines.len(), 8);
     assert_eq!(lines[5]["parentId"], "a0000004");
-    assert_eq!(lines[6]["message"]["content"][0]["text"], "kiwi");
+    assert_eq!(lines[5]["message"]["role"], "system");
+    assert_eq!(lines[7]["message"]["content"][0]["text"], "kiwi");
 }
 
 #[tokio::test]
@@ -183,7 +186,7 @@ async fn api_key_flag_authenticates_a_provider_without_other_credentials() {
     sb.write_models(&json!({"providers": {"mock": {
         "baseUrl": format!("{}/v1", sb.server.url()),
         "api": "openai-completions",
-        "apiKey": "MOCK_KEY_UNSET_ENV",
+        "apiKey": "$MOCK_KEY_UNSET_ENV",
         "models": [{"id": "mock-model"}]
     }}}));
     sb.server.push(reply("ok"));
@@ -206,6 +209,67 @@ async fn api_key_flag_authenticates_a_provider_without_other_credentials() {
         Some("Bearer cli-key")
     );
     assert!(!stderr(&out).contains("cli-key"), "keys are never echoed");
+}
+
+/// A pi 1.x models.json: `$NAME` and `${NAME}` read the environment (also inside a header
+/// value), a bare name is the key itself, `!command` runs; an unset variable stops the
+/// request with pi's error naming it.
+#[tokio::test]
+async fn models_json_api_key_forms_of_pi_1x() {
+    let sb = Sandbox::new().await;
+    let cases = [
+        ("${MY_KEY}", "Bearer from-env"),
+        ("$MY_KEY", "Bearer from-env"),
+        ("MY_KEY", "Bearer MY_KEY"),
+        ("!printf cmd-key", "Bearer cmd-key"),
+    ];
+    for (api_key, expected) in cases {
+        sb.write_models(&json!({"providers": {"mock": {
+            "baseUrl": format!("{}/v1", sb.server.url()),
+            "api": "openai-completions",
+            "apiKey": api_key,
+            "headers": {"x-team": "team-${TEAM}"},
+            "models": [{"id": "mock-model"}]
+        }}}));
+        sb.server.push(reply("ok"));
+        let out = sb
+            .command(&["--model", "mock/mock-model", "--no-session", "-p", "x"])
+            .env("MY_KEY", "from-env")
+            .env("TEAM", "platform")
+            .output()
+            .await
+            .expect("rho runs");
+        assert_eq!(out.status.code(), Some(0), "{api_key}: {}", stderr(&out));
+        let request = sb.server.requests().pop().expect("a request");
+        assert_eq!(request.header("authorization"), Some(expected), "{api_key}");
+        assert_eq!(request.header("x-team"), Some("team-platform"));
+    }
+    sb.write_models(&json!({"providers": {"mock": {
+        "baseUrl": format!("{}/v1", sb.server.url()),
+        "api": "openai-completions",
+        "apiKey": "${NOT_SET_ANYWHERE}",
+        "models": [{"id": "mock-model"}]
+    }}}));
+    let before = sb.server.requests().len();
+    let out = sb
+        .rho(
+            &["--model", "mock/mock-model", "--no-session", "-p", "x"],
+            None,
+        )
+        .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains(
+            "Failed to resolve API key for provider \"mock\" from environment variable: NOT_SET_ANYWHERE"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        sb.server.requests().len(),
+        before,
+        "no request without a key"
+    );
 }
 
 #[tokio::test]

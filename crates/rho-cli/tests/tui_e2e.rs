@@ -305,7 +305,8 @@ fn message_entries(path: &std::path::Path) -> Vec<(String, String, String)> {
     };
     common::read_jsonl(path)
         .iter()
-        .filter(|e| e["type"] == "message")
+        // The system prompt's entry (pi 1.x, D18) carries no conversation text.
+        .filter(|e| e["type"] == "message" && e["message"]["role"] != "system")
         .map(|e| {
             let field = |k: &str| e[k].as_str().unwrap_or_default().to_string();
             (field("id"), field("parentId"), text_of(&e["message"]))

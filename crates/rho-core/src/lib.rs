@@ -1,10 +1,11 @@
 //! rho's session core: the AgentSession prompting system and everything it stands on
-//! (session files, compaction, skills, prompt templates, context files, settings).
+//! (session files, compaction, skills, prompt templates, context files, settings, pi packages).
 
 pub mod agent_session;
 pub mod compaction;
 pub mod diagnostics;
 pub mod extensions;
+pub mod packages;
 pub mod permissions;
 pub mod resources;
 pub mod session;

@@ -161,9 +161,21 @@ impl Settings {
     }
     /// `defaultThinkingLevel` (unset → `medium`).
     pub fn default_thinking_level(&self) -> ThinkingLevel {
+        self.chosen_thinking_level()
+            .unwrap_or(ThinkingLevel::Medium)
+    }
+    /// `defaultThinkingLevel` when the settings set one (pi 1.x keeps the current level on
+    /// a model switch otherwise).
+    pub fn chosen_thinking_level(&self) -> Option<ThinkingLevel> {
         self.str("defaultThinkingLevel")
             .and_then(ThinkingLevel::parse)
-            .unwrap_or(ThinkingLevel::Medium)
+    }
+    /// pi 1.x's `modelThinkingLevels["<provider>/<id>"]`: the level a model starts with.
+    pub fn model_thinking_level(&self, provider: &str, id: &str) -> Option<ThinkingLevel> {
+        let levels = self.get("modelThinkingLevels")?;
+        levels[format!("{provider}/{id}").as_str()]
+            .as_str()
+            .and_then(ThinkingLevel::parse)
     }
     /// `steeringMode`.
     pub fn steering_mode(&self) -> QueueMode {
@@ -261,26 +273,41 @@ impl Settings {
         if self.global_broken {
             return Err(SettingsError::Broken(path));
         }
-        let text = match std::fs::read_to_string(&path) {
-            Ok(current) => {
-                if serde_json::from_str::<Map<String, Value>>(&current).is_err() {
-                    return Err(SettingsError::Broken(path));
-                }
-                // The user's text with only this key changed; a valid object the editor
-                // cannot place a key in is written anew.
-                crate::settings_edit::set_top_level(&current, key, &value)
-                    .unwrap_or_else(|| rewritten(&current, key, value))
-            }
-            Err(_) => rewritten("{}", key, value),
-        };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| SettingsError::Write(path.clone(), e))?;
-        }
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)
-            .and_then(|_| std::fs::rename(&tmp, &path))
-            .map_err(|e| SettingsError::Write(path.clone(), e))
+        set_in_file(&path, key, value)
     }
+}
+
+/// Sets top-level `key` in the settings file `path` (created when missing): the file is
+/// re-read so concurrent edits to other keys survive, and only this key's text changes.
+/// Refuses to write over a file that is not a JSON object.
+pub fn set_in_file(path: &Path, key: &str, value: Value) -> Result<(), SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(current) => {
+            if serde_json::from_str::<Map<String, Value>>(&current).is_err() {
+                return Err(SettingsError::Broken(path.to_path_buf()));
+            }
+            // The user's text with only this key changed; a valid object the editor
+            // cannot place a key in is written anew.
+            crate::settings_edit::set_top_level(&current, key, &value)
+                .unwrap_or_else(|| rewritten(&current, key, value))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => rewritten("{}", key, value),
+        Err(e) => return Err(SettingsError::Write(path.to_path_buf(), e)),
+    };
+    let write_error = |e| SettingsError::Write(path.to_path_buf(), e);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(write_error)?;
+    }
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(write_error)
+}
+
+/// One settings file's object, `{}` when it is missing or unusable (its warning comes from
+/// [`Settings::load`]): for what is read per file rather than merged (`packages`).
+pub fn file_scope(path: &Path) -> Map<String, Value> {
+    read_scope(path, &mut Vec::new()).0
 }
 
 /// `text` (a JSON object) re-serialized with `key` set, ending in a newline.

@@ -1,6 +1,11 @@
-//! System prompt assembly (interfaces spec §6.9): a base (custom text, SYSTEM.md, or the
-//! built-in prompt with tool list and guidelines), the append text, project context files, the
-//! skills listing, then the date and working directory.
+//! System prompt assembly, in pi 1.x's named sections (D18): `preamble` (the built-in
+//! identity paragraph, or the custom base from `--system-prompt`/SYSTEM.md), then for the
+//! built-in prompt `tools`, `rules` and `docs`, then `addendum` (APPEND_SYSTEM.md), the
+//! project's context files, the skills listing and the working directory; each section but
+//! the preamble wrapped in `<name>` tags. The sections are recorded in the session as pi 1.x
+//! `system` messages and patched by name when one changes, so the prompt carries no date
+//! (pi 1.x dropped it too: a new day would change the prompt's prefix). What the sections
+//! say follows interfaces spec §6.9 (tool snippets, guidelines, when skills are listed).
 
 use std::path::Path;
 
@@ -22,9 +27,10 @@ pub struct SystemPromptOptions {
     pub skills: Vec<Skill>,
     /// The session's working directory.
     pub cwd: String,
-    /// Local date, `YYYY-MM-DD`.
-    pub date: String,
 }
+
+/// A prompt as named sections, in order: `(name, text)`.
+pub type Sections = Vec<(String, String)>;
 
 fn tool_snippet(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -53,22 +59,17 @@ fn tool_guidelines(name: &str) -> &'static [&'static str] {
     }
 }
 
-fn built_in_base(tools: &[String]) -> String {
-    let mut out = String::from(
-        "You are an expert coding assistant operating inside rho, a coding agent harness. \
-         You help users by reading files, executing commands, editing code, and writing new files.\n\n\
-         Available tools:\n",
-    );
+/// The built-in prompt's `tools`, `rules` and `docs` section texts.
+fn built_in_sections(tools: &[String]) -> [(&'static str, String); 3] {
     let listed: Vec<String> = tools
         .iter()
         .filter_map(|t| tool_snippet(t).map(|s| format!("- {t}: {s}")))
         .collect();
-    if listed.is_empty() {
-        out.push_str("(none)");
+    let listed = if listed.is_empty() {
+        "(none)".to_string()
     } else {
-        out.push_str(&listed.join("\n"));
-    }
-    out.push_str("\n\nIn addition to the tools above, you may have access to other custom tools depending on the project.\n\nGuidelines:\n");
+        listed.join("\n")
+    };
     let has = |n: &str| tools.iter().any(|t| t == n);
     let mut lines: Vec<&str> = Vec::new();
     let search = ["grep", "find", "ls"].iter().any(|t| has(t));
@@ -82,51 +83,102 @@ fn built_in_base(tools: &[String]) -> String {
     }
     lines.push("Be concise in your responses");
     lines.push("Show file paths clearly when working with files");
-    let mut seen: Vec<&str> = Vec::new();
+    let mut rules: Vec<&str> = Vec::new();
     for l in lines {
-        if !seen.contains(&l) {
-            seen.push(l);
-            out.push_str("- ");
-            out.push_str(l);
-            out.push('\n');
+        if !rules.contains(&l) {
+            rules.push(l);
         }
     }
-    out.push_str(
-        "\nrho documentation: see the README.md next to the rho binary's source \
-         (docs/ for extensions) when the user asks about rho itself.",
-    );
-    out
+    let rules: Vec<String> = rules.iter().map(|l| format!("- {l}")).collect();
+    [
+        (
+            "tools",
+            format!(
+                "{listed}\n\nIn addition to the tools above, you may have access to other custom tools depending on the project."
+            ),
+        ),
+        ("rules", rules.join("\n")),
+        (
+            "docs",
+            "rho documentation: see the README.md next to the rho binary's source \
+             (docs/ for extensions) when the user asks about rho itself."
+                .to_string(),
+        ),
+    ]
+}
+
+/// The project's context files, each tagged with its path (pi 1.x's layout).
+fn project_context(files: &[ContextFile]) -> String {
+    let mut parts = vec!["Project-specific instructions and guidelines:".to_string()];
+    parts.extend(files.iter().map(|f| {
+        format!(
+            "<project_instructions path=\"{}\">\n{}\n</project_instructions>",
+            f.path.display(),
+            f.content
+        )
+    }));
+    parts.join("\n\n")
+}
+
+/// The prompt's sections, in order; each but the preamble wrapped in its `<name>` tags.
+pub fn build_system_prompt_sections(o: &SystemPromptOptions) -> Sections {
+    let tools = o.active_tools.clone().unwrap_or_default();
+    let mut plain: Vec<(&str, String)> = Vec::new();
+    match &o.custom_base {
+        Some(base) => plain.push(("preamble", base.clone())),
+        None => {
+            plain.push((
+                "preamble",
+                "You are an expert coding assistant operating inside rho, a coding agent harness. \
+                 You help users by reading files, executing commands, editing code, and writing new files."
+                    .to_string(),
+            ));
+            plain.extend(built_in_sections(&tools));
+        }
+    }
+    let append = o.append.join("\n\n");
+    if !append.is_empty() {
+        plain.push(("addendum", append));
+    }
+    if !o.context_files.is_empty() {
+        plain.push(("project_context", project_context(&o.context_files)));
+    }
+    let read_active = tools.iter().any(|t| t == "read");
+    if read_active || (o.custom_base.is_some() && o.active_tools.is_none()) {
+        let skills = format_skills_for_prompt(&o.skills);
+        let skills = skills.trim();
+        if !skills.is_empty() {
+            plain.push(("skills", skills.to_string()));
+        }
+    }
+    plain.push(("cwd", o.cwd.replace('\\', "/")));
+    plain
+        .into_iter()
+        .map(|(name, text)| {
+            let text = if name == "preamble" {
+                text
+            } else {
+                format!("<{name}>\n{text}\n</{name}>")
+            };
+            (name.to_string(), text)
+        })
+        .collect()
+}
+
+/// The prompt's text: its sections' texts, blank-line separated (what the replay of the
+/// system message recording them sends, pi-ai's `getSystemMessageText`).
+pub fn render_sections(sections: &[(String, String)]) -> String {
+    let texts: Vec<&str> = sections
+        .iter()
+        .map(|(_, text)| text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    texts.join("\n\n")
 }
 
 /// Builds the full system prompt.
 pub fn build_system_prompt(o: &SystemPromptOptions) -> String {
-    let tools = o.active_tools.clone().unwrap_or_default();
-    let mut out = match &o.custom_base {
-        Some(base) => base.clone(),
-        None => built_in_base(&tools),
-    };
-    let append = o.append.join("\n\n");
-    if !append.is_empty() {
-        out.push_str("\n\n");
-        out.push_str(&append);
-    }
-    if !o.context_files.is_empty() {
-        out.push_str("\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n");
-        for f in &o.context_files {
-            out.push_str(&format!("## {}\n\n{}\n\n", f.path.display(), f.content));
-        }
-    }
-    let read_active = tools.iter().any(|t| t == "read");
-    let list_skills = read_active || (o.custom_base.is_some() && o.active_tools.is_none());
-    if list_skills {
-        out.push_str(&format_skills_for_prompt(&o.skills));
-    }
-    out.push_str(&format!("\nCurrent date: {}", o.date));
-    out.push_str(&format!(
-        "\nCurrent working directory: {}",
-        o.cwd.replace('\\', "/")
-    ));
-    out
+    render_sections(&build_system_prompt_sections(o))
 }
 
 /// A `--system-prompt`/`--append-system-prompt` value: file contents when it names a file.
@@ -148,7 +200,6 @@ mod tests {
         SystemPromptOptions {
             active_tools: Some(tools.iter().map(|s| s.to_string()).collect()),
             cwd: "/work/p".into(),
-            date: "2026-12-02".into(),
             ..Default::default()
         }
     }
@@ -163,15 +214,31 @@ mod tests {
         }
     }
 
+    fn names(sections: &Sections) -> Vec<&str> {
+        sections.iter().map(|(n, _)| n.as_str()).collect()
+    }
+
     #[test]
     fn built_in_prompt_lists_active_tools_and_guidelines_in_order() {
-        let p = build_system_prompt(&opts(&["read", "bash", "edit", "write"]));
-        assert!(p.contains("- read: Read file contents\n- bash:"));
-        assert!(p.contains("- Use bash for file operations like ls, rg, find\n- Use read"));
-        assert!(p.ends_with("\nCurrent date: 2026-12-02\nCurrent working directory: /work/p"));
+        let sections = build_system_prompt_sections(&opts(&["read", "bash", "edit", "write"]));
+        assert_eq!(
+            names(&sections),
+            ["preamble", "tools", "rules", "docs", "cwd"]
+        );
+        let p = render_sections(&sections);
+        assert!(
+            p.contains("<tools>\n- read: Read file contents\n- bash:"),
+            "{p}"
+        );
+        assert!(p.contains("<rules>\n- Use bash for file operations like ls, rg, find\n- Use read"));
+        assert!(p.ends_with("\n\n<cwd>\n/work/p\n</cwd>"), "{p}");
+        assert_eq!(
+            p,
+            build_system_prompt(&opts(&["read", "bash", "edit", "write"]))
+        );
         let with_grep = build_system_prompt(&opts(&["bash", "grep"]));
         assert!(with_grep.contains("Prefer grep/find/ls tools over bash"));
-        assert!(build_system_prompt(&opts(&[])).contains("Available tools:\n(none)"));
+        assert!(build_system_prompt(&opts(&[])).contains("<tools>\n(none)"));
     }
 
     #[test]
@@ -184,11 +251,19 @@ mod tests {
             content: "rules".into(),
         }];
         o.skills = vec![skill()];
-        let p = build_system_prompt(&o);
-        assert!(p.starts_with("BASE\n\nA1\n\nA2\n\n# Project Context\n\n"));
-        assert!(p.contains("## /work/p/AGENTS.md\n\nrules\n\n"));
+        let sections = build_system_prompt_sections(&o);
+        assert_eq!(
+            names(&sections),
+            ["preamble", "addendum", "project_context", "skills", "cwd"]
+        );
+        let p = render_sections(&sections);
+        assert!(p.starts_with("BASE\n\n<addendum>\nA1\n\nA2\n</addendum>\n\n<project_context>\n"));
+        assert!(p.contains(
+            "<project_instructions path=\"/work/p/AGENTS.md\">\nrules\n</project_instructions>"
+        ));
+        assert!(p.contains("<skills>\nThe following skills"), "{p}");
         assert!(p.contains("<available_skills>"));
-        assert!(!p.contains("Available tools"));
+        assert!(!p.contains("<tools>"));
     }
 
     #[test]

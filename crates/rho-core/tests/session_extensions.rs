@@ -467,7 +467,6 @@ async fn ext_16_resources_discover_after_session_start_adds_skills_to_the_prompt
     let options = rho_core::system_prompt::SystemPromptOptions {
         active_tools: Some(vec!["read".into()]),
         cwd: "/work".into(),
-        date: "2026-12-02".into(),
         ..Default::default()
     };
     let mut c = config(&provider);

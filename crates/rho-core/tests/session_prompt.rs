@@ -423,7 +423,6 @@ async fn msg_9_changing_active_tools_rebuilds_the_base_prompt() {
     let options = rho_core::system_prompt::SystemPromptOptions {
         active_tools: Some(vec!["read".into()]),
         cwd: "/work".into(),
-        date: "2026-12-02".into(),
         ..Default::default()
     };
     let mut c = config(&provider);

@@ -192,7 +192,7 @@ function createUi(reg, ext) {
   const call = (method, params) => reg.wire.call(method, params);
   const fire = (method, params) => call(method, params).catch(() => {});
   const ui = {
-    notify: (message, type) => fire("ui_notify", { message: String(message), kind: type ?? "info" }),
+    notify: (message, type) => fire("ui_notify", { message: String(message), kind: type }),
     confirm: (title, message, opts) => dialog(call("ui_confirm", { title, message: message ?? "" }), opts, false),
     select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }), opts, undefined),
     input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder }), opts, undefined),

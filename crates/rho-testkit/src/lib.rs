@@ -8,6 +8,7 @@
 
 pub mod anthropic;
 pub mod gate;
+pub mod git;
 pub mod google;
 pub mod json;
 pub mod openai_chat;

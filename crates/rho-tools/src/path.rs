@@ -50,7 +50,9 @@ pub fn resolve_to_cwd(input: &str, cwd: &Path) -> PathBuf {
     normalize_lexically(&joined)
 }
 
-fn normalize_lexically(path: &Path) -> PathBuf {
+/// `path` with `.` and `..` folded without touching the file system, as node's
+/// `path.resolve` does.
+pub fn normalize_lexically(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for component in path.components() {

@@ -13,7 +13,7 @@ use crate::model::{InputKind, Model, ModelCompat};
 /// Built-ins first (provider `baseUrl`/`compat`/`headers` applied, then `modelOverrides`),
 /// then custom models upserted by (provider, id).
 ///
-/// Header values are kept as written (literal, env var name or `!command`); resolve them per
+/// Header values are kept as written (a template with `$NAME` references or `!command`); resolve them per
 /// request with [`resolve_request_headers`].
 pub fn merge_models(builtins: &[Model], config: &ModelsConfig) -> Vec<Model> {
     let mut models: Vec<Model> = builtins
@@ -139,23 +139,23 @@ fn merge_compat(base: Option<&ModelCompat>, top: Option<&CompatMap>) -> Option<M
 /// A request-time failure to turn configured values into a key or headers.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
-    /// The `apiKey` command failed or printed nothing.
-    #[error("Failed to resolve API key for provider \"{provider}\" from shell command: {command}")]
-    ApiKeyCommand {
+    /// The `apiKey` command failed or printed nothing, or a variable it names is unset.
+    #[error("Failed to resolve API key for provider \"{provider}\" from {from}")]
+    ApiKey {
         /// Provider id.
         provider: String,
-        /// The command (without `!`).
-        command: String,
+        /// pi's wording of the source: `shell command: <cmd>`, `environment variable: <NAME>`.
+        from: String,
     },
-    /// A header value's command failed or printed nothing.
-    #[error("Failed to resolve header \"{header}\" for provider \"{provider}\" from shell command: {command}")]
-    HeaderCommand {
+    /// A header value's command failed or printed nothing, or a variable it names is unset.
+    #[error("Failed to resolve header \"{header}\" for provider \"{provider}\" from {from}")]
+    Header {
         /// Provider id.
         provider: String,
         /// Header name.
         header: String,
-        /// The command (without `!`).
-        command: String,
+        /// As in [`ResolveError::ApiKey`].
+        from: String,
     },
     /// `authHeader: true` but no key could be found.
     #[error("Provider \"{provider}\" sets \"authHeader\" in models.json but has no API key: set \"apiKey\" or log in")]
@@ -178,9 +178,9 @@ pub fn resolve_provider_api_key(
     };
     resolve_value(raw, env, run)
         .map(Some)
-        .map_err(|e| ResolveError::ApiKeyCommand {
+        .map_err(|e| ResolveError::ApiKey {
             provider: provider_id.to_string(),
-            command: e.command,
+            from: e.source_text(),
         })
 }
 
@@ -195,10 +195,10 @@ pub fn resolve_request_headers(
 ) -> Result<BTreeMap<String, String>, ResolveError> {
     let mut out = BTreeMap::new();
     for (name, raw) in model.headers.iter().flatten() {
-        let value = resolve_value(raw, env, run).map_err(|e| ResolveError::HeaderCommand {
+        let value = resolve_value(raw, env, run).map_err(|e| ResolveError::Header {
             provider: model.provider.clone(),
             header: name.clone(),
-            command: e.command,
+            from: e.source_text(),
         })?;
         out.insert(name.clone(), value);
     }

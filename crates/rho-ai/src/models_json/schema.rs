@@ -31,7 +31,8 @@ pub struct ProviderConfig {
     pub base_url: Option<String>,
     /// Wire API for the provider's models.
     pub api: Option<String>,
-    /// Key as written: literal, env var name, or `!command` (see [`crate::config_value`]).
+    /// Key as written: a template with `$NAME` references, or `!command` (see
+    /// [`crate::config_value`]).
     pub api_key: Option<String>,
     /// Extra headers (values in the same forms as `apiKey`).
     pub headers: Option<BTreeMap<String, String>>,

@@ -220,8 +220,15 @@ fn api_key_forms_resolve_per_request_uncached() {
         run_shell(cmd)
     };
     let resolve = |raw: &str| resolve_provider_api_key("ollama", Some(&provider(raw)), &env, &run);
-    assert_eq!(resolve("OLLAMA_KEY"), Ok(Some("from-env".into())));
+    assert_eq!(resolve("$OLLAMA_KEY"), Ok(Some("from-env".into())));
+    assert_eq!(resolve("${OLLAMA_KEY}"), Ok(Some("from-env".into())));
+    // pi 1.x: a bare name is a literal key.
+    assert_eq!(resolve("OLLAMA_KEY"), Ok(Some("OLLAMA_KEY".into())));
     assert_eq!(resolve("sk-literal"), Ok(Some("sk-literal".into())));
+    assert_eq!(
+        resolve("${NOT_SET}").expect_err("unset").to_string(),
+        "Failed to resolve API key for provider \"ollama\" from environment variable: NOT_SET"
+    );
     assert_eq!(calls.get(), 0);
     if cfg!(unix) {
         assert_eq!(resolve("!printf 'key-%s' 42"), Ok(Some("key-42".into())));
@@ -245,7 +252,7 @@ fn request_headers_resolve_values_and_add_bearer() {
     let mut model = builtin_models()[0].clone();
     model.provider = "ollama".into();
     model.headers = Some(BTreeMap::from([
-        ("X-Env".to_string(), "OLLAMA_KEY".to_string()),
+        ("X-Env".to_string(), "tenant-$OLLAMA_KEY".to_string()),
         ("X-Cmd".to_string(), "!tenant".to_string()),
         ("X-Lit".to_string(), "plain".to_string()),
     ]));
@@ -263,7 +270,7 @@ fn request_headers_resolve_values_and_add_bearer() {
     let expected: BTreeMap<String, String> = [
         ("Authorization", "Bearer sk-1"),
         ("X-Cmd", "t-1"),
-        ("X-Env", "from-env"),
+        ("X-Env", "tenant-from-env"),
         ("X-Lit", "plain"),
     ]
     .into_iter()

@@ -1,7 +1,8 @@
 //! pi 0.73.1's event encoding (`shared/spec/interfaces.md` §1.5): every event as the session
 //! serializes it, a `message_update` carrying its partial message twice (`message` and
 //! `assistantMessageEvent.partial`), and no `agent_settled` or `entry_appended` (pi 0.73.1
-//! has neither).
+//! has neither). pi 1.x's `system` messages are not 0.73.1's: their own events are left out,
+//! and so are they from `agent_end` (D18).
 //!
 //! Events carry deltas, not the partial: the encoder folds each reply from its
 //! `message_start` and updates as it writes them, in order, so a coalesced update (its delta
@@ -36,6 +37,18 @@ impl Pi073 {
             SessionEvent::Agent(agent) => agent,
         };
         match &**agent {
+            AgentEvent::MessageStart { message } if is_system(message) => return,
+            AgentEvent::MessageEnd { message } if is_system(message) => return,
+            AgentEvent::AgentEnd {
+                messages,
+                will_retry,
+            } if messages.iter().any(is_system) => {
+                let kept = AgentEvent::AgentEnd {
+                    messages: messages.iter().filter(|m| !is_system(m)).cloned().collect(),
+                    will_retry: *will_retry,
+                };
+                return push_json(out, &SessionEvent::Agent(kept.into()));
+            }
             AgentEvent::MessageUpdate {
                 assistant_message_event,
                 ..
@@ -94,4 +107,9 @@ impl Pi073 {
             ),
         }
     }
+}
+
+/// pi 1.x's `system` role, which pi 0.73.1 clients do not know.
+pub fn is_system(message: &AgentMessage) -> bool {
+    matches!(message, AgentMessage::System(_))
 }

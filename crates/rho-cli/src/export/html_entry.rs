@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use rho_agent::AgentMessage;
+use rho_agent::{AgentMessage, SystemMessage};
 use rho_ai::{AssistantMessage, ContentBlock, StopReason, ToolResultMessage, UserContent};
 use rho_core::session::{EntryData, SessionEntry};
 use rho_tui::components::ToolCallView;
@@ -125,8 +125,67 @@ fn message(message: &AgentMessage, calls: &Calls) -> Option<(&'static str, Strin
                 false,
             ),
         ),
-        AgentMessage::Custom(_) | AgentMessage::System(_) => return None,
+        AgentMessage::System(s) => ("system", system(s)),
+        AgentMessage::Custom(_) => return None,
     })
+}
+
+/// A pi 1.x system message, folded: the whole prompt and its tools for the one that starts a
+/// transcript (it declares the `preamble`), what changes for a later one (pi's export
+/// renders them the same way).
+fn system(s: &SystemMessage) -> String {
+    let sections = s.sections.iter().flatten();
+    let mut parts: Vec<String> = vec![s.content.text()];
+    let mut changes: Vec<String> = Vec::new();
+    let leading = system_starts_prompt(s);
+    for (name, value) in sections {
+        match value.as_str() {
+            Some(text) if leading => parts.push(text.to_string()),
+            Some(text) => {
+                parts.push(format!(
+                    "Updated system prompt section \"{name}\":\n\n{text}"
+                ));
+                changes.push(name.clone());
+            }
+            None => {
+                parts.push(format!("Removed system prompt section \"{name}\"."));
+                changes.push(format!("-{name}"));
+            }
+        }
+    }
+    let tool_names = |tools: &Option<Vec<serde_json::Value>>| -> Vec<String> {
+        let names = tools.iter().flatten();
+        names
+            .map(|t| t["name"].as_str().unwrap_or_default().to_string())
+            .collect()
+    };
+    let (added, removed) = (tool_names(&s.tools_added), tool_names(&s.tools_removed));
+    let mut tools: Vec<String> = added.iter().map(|n| format!("+{n}")).collect();
+    tools.extend(removed.iter().map(|n| format!("-{n}")));
+    if !tools.is_empty() {
+        changes.push(format!("tools {}", tools.join(" ")));
+    }
+    let text: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    let mut body = format!("<pre>{}</pre>", escape(&text.join("\n\n")));
+    for (title, names) in [("Tools", &added), ("Tools removed", &removed)] {
+        if !names.is_empty() {
+            let _ = write!(body, "<p>{}: {}</p>", title, escape(&names.join(", ")));
+        }
+    }
+    let title = if leading {
+        "System prompt".to_string()
+    } else {
+        format!("System prompt update: {}", changes.join(", "))
+    };
+    collapsible("system", &title, &body, false)
+}
+
+/// Whether a system message starts the prompt (declares the preamble) rather than
+/// changing one.
+pub fn system_starts_prompt(s: &SystemMessage) -> bool {
+    s.sections
+        .as_ref()
+        .is_some_and(|m| m.get("preamble").is_some_and(|v| v.is_string()))
 }
 
 fn assistant(a: &AssistantMessage) -> String {

@@ -109,7 +109,10 @@ pub fn row_text(entry: &SessionEntry, calls: &Calls) -> String {
 /// The row text of a message.
 fn message_row(m: &AgentMessage, calls: &Calls) -> String {
     match m {
-        AgentMessage::System(_) => "System prompt".to_string(),
+        AgentMessage::System(s) if super::html_entry::system_starts_prompt(s) => {
+            "System prompt".to_string()
+        }
+        AgentMessage::System(_) => "System prompt update".to_string(),
         AgentMessage::User(u) => format!("User: {}", u.content.text()),
         AgentMessage::Assistant(a) => {
             let text = a.text();

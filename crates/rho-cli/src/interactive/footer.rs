@@ -66,8 +66,8 @@ pub fn git_branch(dir: &Path) -> Option<String> {
     None
 }
 
-/// `--theme <path>`, else the settings' `theme` (built-in name or
-/// `<agentDir>/themes/<name>.json`), else dark. A theme that fails to load is reported in the
+/// `--theme <path>`, else the settings' `theme` (built-in name,
+/// `<agentDir>/themes/<name>.json`, or a package's theme of that name), else dark. A theme that fails to load is reported in the
 /// transcript's place of choice (stderr before the screen starts) and dark is used.
 pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
     if let Some(path) = &args.theme {
@@ -86,6 +86,10 @@ pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
     let file = rho_core::session::paths::agent_dir()
         .join("themes")
         .join(format!("{name}.json"));
+    let file = match crate::packages::theme_file(&name) {
+        Some(package) if !file.exists() && !args.no_themes => package,
+        _ => file,
+    };
     Theme::from_file(&file).unwrap_or_else(|e| {
         rho_core::diagnostics::warn(e.to_string());
         Theme::dark()

@@ -63,7 +63,11 @@ fn get_state(rpc: &Rpc) -> SessionState {
         session_id,
         session_name,
         auto_compaction_enabled: s.with_settings(|st| st.compaction_enabled()),
-        message_count: agent.with_state(|state| state.messages.len()),
+        message_count: agent.with_state(|state| {
+            let shown =
+                |m: &&StoredMessage| rpc.dialect.shows_system_messages() || m.role() != "system";
+            state.messages.iter().filter(shown).count()
+        }),
         pending_message_count: s.pending_message_count(),
         mcp_servers: crate::mcp::status(),
     }
@@ -73,7 +77,10 @@ fn get_state(rpc: &Rpc) -> SessionState {
 /// it: held messages are encoded, the others copied from the session file as stored, so
 /// neither the conversation nor the reply is ever whole in memory.
 fn messages(rpc: &Rpc) -> Reply {
-    let messages = rpc.session.agent().stored_messages();
+    let mut messages = rpc.session.agent().stored_messages();
+    if !rpc.dialect.shows_system_messages() {
+        messages.retain(|m| m.role() != "system");
+    }
     Reply::Pieces(Box::new(MessagePieces {
         messages,
         next: 0,
@@ -204,11 +211,21 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     out
 }
 
-/// Where a resource came from: auto-discovered under the agent dir (user) or a project
-/// dir (`.rho/`, or `.pi/` for pi users), else given on the command line (temporary).
+/// Where a resource came from: a package (its source and scope, origin `package`),
+/// auto-discovered under the agent dir (user) or a project dir (`.rho/`, or `.pi/` for pi
+/// users), else given on the command line (temporary).
 /// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
 /// directory given (`base_dir`) or the file's own directory.
 fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> SourceInfo {
+    if let Some(package) = crate::packages::origin_of(path) {
+        return SourceInfo {
+            path: path.to_string_lossy().into_owned(),
+            source: package.source,
+            scope: package.scope.as_str().into(),
+            origin: "package".into(),
+            base_dir: Some(package.root.to_string_lossy().into_owned()),
+        };
+    }
     let projects = rho_core::resources::project_dirs::project_dirs(cwd);
     let (source, scope, root) = if path.starts_with(agent_dir) {
         ("auto", "user", agent_dir.to_path_buf())

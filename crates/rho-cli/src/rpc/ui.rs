@@ -111,7 +111,7 @@ impl ExtensionUi for RpcUi {
     }
 
     fn notify(&self, message: String, kind: String) {
-        let notify_type = (kind != "info" && !kind.is_empty()).then_some(kind);
+        let notify_type = (!kind.is_empty()).then_some(kind);
         self.request(UiRequestKind::Notify {
             message,
             notify_type,

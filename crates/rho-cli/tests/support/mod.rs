@@ -53,6 +53,8 @@ pub struct Start {
     pub providers: Option<fn(&str) -> Value>,
     /// A directory put first on rho's PATH (e.g. with program shims).
     pub path_prefix: Option<PathBuf>,
+    /// No `--model mock/m1`: the test's own arguments or settings choose the model.
+    pub own_model: bool,
 }
 
 impl Rpc {
@@ -101,7 +103,7 @@ impl Rpc {
         // pi 0.73.1's dialect, whose shapes these tests assert; `opts.args` may choose another.
         cmd.args(["--mode", "rpc", "--rpc-dialect", "0.73"]);
         cmd.args(&opts.args);
-        if !opts.no_model {
+        if !opts.no_model && !opts.own_model {
             cmd.args(["--model", "mock/m1"]);
         }
         if opts.with_sessions {

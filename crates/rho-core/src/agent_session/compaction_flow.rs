@@ -189,10 +189,10 @@ impl AgentSession {
     }
 
     /// What pi 1.x's `compact` adds to the result: a heuristic estimate of the rebuilt
-    /// context's tokens (system prompt and messages, ~4 characters a token) and the usage the
-    /// summary cost, read from the compaction entry at the leaf.
+    /// context's tokens (its messages, the system checkpoint with the prompt and tools
+    /// included, ~4 characters a token, as pi 1.x counts them) and the usage the summary
+    /// cost, read from the compaction entry at the leaf.
     pub fn after_compaction(&self) -> CompactionAfter {
-        let system = self.system_prompt().len().div_ceil(4) as u64;
         let messages = self.inner.agent.shared_messages().unwrap_or_default();
         let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
         let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
@@ -200,7 +200,7 @@ impl AgentSession {
             _ => None,
         });
         CompactionAfter {
-            estimated_tokens_after: system + estimate,
+            estimated_tokens_after: estimate,
             usage,
         }
     }

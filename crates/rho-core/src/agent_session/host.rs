@@ -331,7 +331,7 @@ impl AgentSession {
                 if options.api_key.is_none() {
                     options.api_key = credentials
                         .api_key(&model.provider)
-                        .map_err(|_| rho_ai::ProviderError::NoApiKey(model.provider.clone()))?;
+                        .map_err(|e| key_error(&model.provider, e))?;
                 }
                 stream(model, context, options)
             });
@@ -443,5 +443,16 @@ impl AgentSession {
                 }));
             });
         }
+    }
+}
+
+/// The provider error a failed key lookup ends the turn with: a models.json value that
+/// could not be resolved keeps its own text (which command, which variable), anything else
+/// is "no key".
+fn key_error(provider: &str, e: super::credentials::CredentialError) -> rho_ai::ProviderError {
+    use rho_ai::auth::AuthError;
+    match e {
+        super::credentials::CredentialError::Resolve(AuthError::ModelsJson(r)) => r.into(),
+        _ => rho_ai::ProviderError::NoApiKey(provider.to_string()),
     }
 }

@@ -352,6 +352,7 @@ impl AgentSession {
         });
         let session = AgentSession { inner };
         session.install_agent_hooks();
+        session.rebuild_base_prompt(|_| {});
         session
     }
 
@@ -548,17 +549,30 @@ impl AgentSession {
         let names: Vec<String> = tools.iter().map(|t| t.name().to_string()).collect();
         let all = with_extension_tools(tools, self.inner.extensions.tools());
         self.inner.agent.set_tools(all);
-        let base = {
+        self.rebuild_base_prompt(|options| options.active_tools = Some(names));
+    }
+
+    /// Changes the prompt's options with `change` and rebuilds the base system prompt from
+    /// them (MSG-9): the agent gets its text and its sections, which it records as pi 1.x
+    /// system messages when they change (D18). Nothing happens for a session whose prompt
+    /// was not built by rho.
+    pub(crate) fn rebuild_base_prompt(
+        &self,
+        change: impl FnOnce(&mut crate::system_prompt::SystemPromptOptions),
+    ) {
+        let (base, sections) = {
             let mut s = self.state();
             let Some(options) = s.prompt_options.as_mut() else {
                 return;
             };
-            options.active_tools = Some(names);
-            let base = crate::system_prompt::build_system_prompt(options);
+            change(options);
+            let sections = crate::system_prompt::build_system_prompt_sections(options);
+            let base = crate::system_prompt::render_sections(&sections);
             s.base_system_prompt = base.clone();
-            base
+            (base, sections)
         };
         self.inner.agent.set_system_prompt(base);
+        self.inner.agent.set_system_sections(Some(sections));
     }
 
     /// The context files (AGENTS.md, CLAUDE.md) the system prompt was built with, root first.

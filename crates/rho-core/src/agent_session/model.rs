@@ -163,7 +163,8 @@ impl AgentSession {
         let mut st = SessionStats::default();
         match scope {
             StatsScope::Context => {
-                for m in self.inner.agent.stored_messages() {
+                let messages = self.inner.agent.stored_messages();
+                for m in messages.iter().filter(|m| m.role() != "system") {
                     if let Ok(m) = m.get() {
                         count_message(&mut st, &m);
                     }

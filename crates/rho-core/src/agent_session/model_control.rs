@@ -91,18 +91,23 @@ impl ModelControl {
         &self.models
     }
 
-    /// Sets the model with set_model's side effects: persisted default, and the thinking rule
-    /// (a reasoning predecessor keeps the level; otherwise the settings default), or `level`.
+    /// Sets the model with set_model's side effects: persisted default, and pi 1.x's
+    /// thinking rule: `level`, else the model's `modelThinkingLevels` entry, else the
+    /// settings' `defaultThinkingLevel` when set, else the current level (clamped).
     pub async fn switch_model(
         &self,
         model: Model,
         level: Option<ThinkingLevel>,
     ) -> Result<(), SessionError> {
         let s = &self.session;
-        let wanted = level.unwrap_or_else(|| match s.model() {
-            Some(prev) if prev.reasoning => s.thinking_level(),
-            _ => s.with_settings(|st| st.default_thinking_level()),
-        });
+        let wanted = level
+            .or_else(|| {
+                s.with_settings(|st| {
+                    st.model_thinking_level(&model.provider, &model.id)
+                        .or_else(|| st.chosen_thinking_level())
+                })
+            })
+            .unwrap_or_else(|| s.thinking_level());
         s.set_model(model.clone()).await?;
         for (key, value) in [
             ("defaultProvider", &model.provider),

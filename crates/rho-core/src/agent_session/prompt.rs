@@ -286,6 +286,9 @@ impl AgentSession {
                 system_prompt = sp;
             }
         }
+        // An extension's prompt is sent for this run, not recorded (pi 1.x's forced prompt).
+        let forced = (system_prompt != base).then(|| system_prompt.clone());
+        self.inner.agent.set_forced_system_prompt(forced);
         self.inner.agent.set_system_prompt(system_prompt);
         messages
     }

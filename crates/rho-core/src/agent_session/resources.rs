@@ -67,20 +67,17 @@ impl AgentSession {
         templates: Vec<PromptTemplate>,
         mut prompt_options: SystemPromptOptions,
     ) {
-        let base = {
+        {
             let mut s = self.state();
             if let Some(old) = &s.prompt_options {
                 prompt_options.active_tools = old.active_tools.clone();
             }
-            let base = crate::system_prompt::build_system_prompt(&prompt_options);
             s.settings = settings;
             s.skills = skills;
             s.templates = templates;
             s.prompt_options = Some(prompt_options);
-            s.base_system_prompt = base.clone();
-            base
-        };
-        self.inner.agent.set_system_prompt(base);
+        }
+        self.rebuild_base_prompt(|_| {});
         self.start("reload").await;
     }
 
@@ -101,7 +98,7 @@ impl AgentSession {
             );
         }
         let (new_templates, _) = load_templates(&prompt_paths);
-        let base = {
+        let skills = {
             let mut s = self.state();
             for skill in new_skills {
                 if !s.skills.iter().any(|k| k.name == skill.name) {
@@ -113,15 +110,8 @@ impl AgentSession {
                     s.templates.push(t);
                 }
             }
-            let skills = s.skills.clone();
-            let Some(options) = s.prompt_options.as_mut() else {
-                return;
-            };
-            options.skills = skills;
-            let base = crate::system_prompt::build_system_prompt(options);
-            s.base_system_prompt = base.clone();
-            base
+            s.skills.clone()
         };
-        self.inner.agent.set_system_prompt(base);
+        self.rebuild_base_prompt(|options| options.skills = skills);
     }
 }

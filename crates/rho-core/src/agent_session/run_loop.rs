@@ -64,6 +64,7 @@ impl AgentSession {
         self.flush_pending_bash();
         let base = self.state().base_system_prompt.clone();
         self.inner.agent.set_system_prompt(base);
+        self.inner.agent.set_forced_system_prompt(None);
         self.settle().await;
         result
     }
@@ -266,7 +267,8 @@ impl AgentSession {
         }
     }
 
-    /// SE-4: `custom` → custom_message entry; user/assistant/toolResult → message entry.
+    /// SE-4: `custom` → custom_message entry; system (pi 1.x)/user/assistant/toolResult →
+    /// message entry.
     /// Records a finished message; the entry shares the transcript's cell, so once the line
     /// is on disk both can let the decoded message go.
     fn persist(&self, message: &Arc<AgentMessage>) {
@@ -283,7 +285,8 @@ impl AgentSession {
                         c.details.clone(),
                     )
                     .map(|_| ()),
-                AgentMessage::User(_)
+                AgentMessage::System(_)
+                | AgentMessage::User(_)
                 | AgentMessage::Assistant(_)
                 | AgentMessage::ToolResult(_) => {
                     let cell = cell.unwrap_or_else(|| Arc::clone(message).into());

@@ -94,16 +94,6 @@ impl AgentSession {
 
     /// Rebuilds the base system prompt for the active tool names (MSG-9).
     fn rebuild_prompt_for(&self, active: Vec<String>) {
-        let base = {
-            let mut s = self.state();
-            let Some(options) = s.prompt_options.as_mut() else {
-                return;
-            };
-            options.active_tools = Some(active);
-            let base = crate::system_prompt::build_system_prompt(options);
-            s.base_system_prompt = base.clone();
-            base
-        };
-        self.inner.agent.set_system_prompt(base);
+        self.rebuild_base_prompt(|options| options.active_tools = Some(active));
     }
 }

@@ -23,11 +23,14 @@ impl CutPoint {
     }
 }
 
-/// Whether the kept history may start at this entry: any message but a tool result, and
-/// `custom_message` / `branch_summary` entries (they reach the model as user messages).
+/// Whether the kept history may start at this entry: any message but a tool result or a
+/// pi 1.x system message (the compaction carries the prompt), and `custom_message` /
+/// `branch_summary` entries (they reach the model as user messages).
 pub fn is_valid_cut(entry: &PathEntry) -> bool {
     match &entry.kind {
-        EntryKind::Message(m) => !matches!(m, AgentMessage::ToolResult(_)),
+        EntryKind::Message(m) => {
+            !matches!(m, AgentMessage::ToolResult(_) | AgentMessage::System(_))
+        }
         EntryKind::CustomMessage(_) | EntryKind::BranchSummary { .. } => true,
         EntryKind::Compaction(_) | EntryKind::Other => false,
     }

@@ -78,11 +78,21 @@ fn content_chars(content: &UserContent) -> u64 {
 /// The characters pi attributes to one message. User, custom and tool-result messages count
 /// their text and each image as [`IMAGE_CHARS`]; assistant messages count text, thinking,
 /// and each tool call's name plus its JSON arguments; bash executions their command and
-/// output; summaries their summary.
+/// output; summaries their summary; pi 1.x system messages their text and added tools.
 pub fn message_chars(message: &AgentMessage) -> u64 {
     match message {
-        // Never sent: rho sends its own system prompt, counted apart from the messages.
-        AgentMessage::System(_) => 0,
+        // pi 1.x: its content, the text of each section it sets and its tools as JSON.
+        AgentMessage::System(s) => {
+            let sections = s.sections.iter().flatten();
+            content_chars(&s.content)
+                + sections
+                    .filter_map(|(_, v)| v.as_str())
+                    .map(js_len)
+                    .sum::<u64>()
+                + s.tools_added
+                    .as_ref()
+                    .map_or(0, |t| json_len(&serde_json::Value::from(t.clone())))
+        }
         AgentMessage::User(u) => content_chars(&u.content),
         AgentMessage::Assistant(a) => a
             .content
@@ -220,6 +230,17 @@ mod tests {
     fn bash_and_summaries() {
         assert_eq!(message_chars(&bash("ls", "a\nb")), 5);
         assert_eq!(message_chars(&compaction_summary("xyz")), 3);
+    }
+
+    #[test]
+    fn system_messages_count_their_sections_and_tools_as_pi_1x() {
+        let system: AgentMessage = serde_json::from_value(serde_json::json!({
+            "role": "system", "content": "ab", "sections": {"preamble": "cde", "skills": null},
+            "toolsAdded": [{"name": "x"}], "timestamp": 1
+        }))
+        .expect("a system message");
+        // "ab" + "cde" + [{"name":"x"}] (14)
+        assert_eq!(message_chars(&system), 19);
     }
 
     #[test]

@@ -211,7 +211,8 @@ pub trait ExtensionUi: Send + Sync {
     }
     /// Replaces the text in the user's editor (pi's `set_editor_text`).
     fn set_editor_text(&self, _text: String) {}
-    /// A transient notice.
+    /// A transient notice; `kind` is `info`, `warning`, `error`, or "" when the extension
+    /// gave none.
     fn notify(&self, _message: String, _kind: String) {}
     /// A status line entry (`None` clears it).
     fn set_status(&self, _key: String, _text: Option<String>) {}

@@ -9,6 +9,7 @@ use rho_agent::{
     AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, StoredMessage,
 };
 use rho_ai::{AssistantMessage, ToolResultMessage, UserContent, UserMessage};
+use rho_protocol::agent::SystemState;
 
 use super::entry::{EntryData, SessionEntry};
 use super::time::parse_iso;
@@ -53,6 +54,18 @@ impl SessionContext {
         let messages = self.messages.iter().filter_map(|m| m.get().ok());
         messages.map(|m| (*m).clone()).collect()
     }
+}
+
+/// pi 1.x's compaction checkpoint: the context's system messages replayed into one, at `at`
+/// (`None` when the context has none, or one cannot be read back).
+pub fn system_checkpoint(context: &SessionContext, at: i64) -> Option<AgentMessage> {
+    let mut system = Vec::new();
+    for m in context.messages.iter().filter(|m| m.role() == "system") {
+        if let AgentMessage::System(s) = &*m.get().ok()? {
+            system.push(s.clone());
+        }
+    }
+    SystemState::replay(&system).map(|state| AgentMessage::System(state.checkpoint(at)))
 }
 
 /// Builds the context at the tree's current leaf (empty when the leaf is reset).

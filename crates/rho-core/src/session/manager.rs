@@ -6,6 +6,7 @@
 //! each append is one durable line. `--no-session` sessions never touch the disk.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rho_agent::StoredMessage;
 use rho_ai::UserContent;
@@ -239,15 +240,20 @@ impl SessionManager {
     /// fails the entry is still kept in memory (the conversation goes on and an export still
     /// has it) and every later append tries again to write all that is missing, so a folder
     /// that becomes writable again gets the whole session (issue 17 #8).
+    pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
+        self.append_at(data, now_ms())
+    }
+
+    /// [`Self::append`] stamped with `ms`.
     #[allow(
         clippy::expect_used,
         reason = "the entry pushed just before is the leaf"
     )]
-    pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
+    fn append_at(&mut self, data: EntryData, ms: i64) -> Result<&SessionEntry, SessionError> {
         let entry = SessionEntry {
             id: self.tree.new_id(),
             parent_id: self.tree.leaf_id().map(str::to_string),
-            timestamp: format_iso(now_ms()),
+            timestamp: format_iso(ms),
             data,
         };
         let line = serde_json::to_vec(&entry)?;
@@ -382,11 +388,18 @@ impl SessionManager {
     }
 
     /// Records a compaction: history before `first_kept_entry_id` is replaced by the summary.
+    /// Without a `system_message` of its own it gets pi 1.x's checkpoint: what the system
+    /// messages of the context replay to, stamped with the entry's time.
     pub fn append_compaction(
         &mut self,
-        compaction: CompactionData,
+        mut compaction: CompactionData,
     ) -> Result<&SessionEntry, SessionError> {
-        self.append(EntryData::Compaction(compaction))
+        let now = now_ms();
+        if compaction.system_message.is_none() {
+            compaction.system_message =
+                super::context::system_checkpoint(&self.build_context(), now).map(Arc::new);
+        }
+        self.append_at(EntryData::Compaction(compaction), now)
     }
 
     /// Stores extension state (never in context).

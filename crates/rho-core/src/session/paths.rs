@@ -41,6 +41,15 @@ pub fn agent_dir() -> PathBuf {
     agent_dir_from(&process_env)
 }
 
+/// pi's agent dir, where a pi user's packages are installed: `PI_CODING_AGENT_DIR` (`~`
+/// expanded) else `~/.pi/agent`.
+pub fn pi_agent_dir_from(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    match env("PI_CODING_AGENT_DIR") {
+        Some(dir) => expand_tilde(&dir, env),
+        None => home(env).join(".pi").join("agent"),
+    }
+}
+
 /// [`agent_dir`] with an explicit environment, for tests.
 pub fn agent_dir_from(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
     match env(AGENT_DIR_ENV) {
@@ -120,6 +129,17 @@ mod tests {
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    #[test]
+    fn pi_agent_dir_is_pis_variable_else_its_home_folder() {
+        let env = env_of(&[("HOME", "/home/ana")]);
+        assert_eq!(
+            pi_agent_dir_from(&env),
+            PathBuf::from("/home/ana/.pi/agent")
+        );
+        let env = env_of(&[("HOME", "/home/ana"), ("PI_CODING_AGENT_DIR", "~/pi")]);
+        assert_eq!(pi_agent_dir_from(&env), PathBuf::from("/home/ana/pi"));
     }
 
     #[test]

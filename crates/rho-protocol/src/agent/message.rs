@@ -55,8 +55,8 @@ pub struct CustomMessage {
 
 /// pi 1.x's record of the system prompt and tool list (`role: "system"`). The first one carries
 /// every prompt section and tool; later ones patch `sections` by name (`null` removes one) and
-/// list tools added or removed. rho keeps them so sessions round-trip, and never sends them:
-/// every request carries rho's own current system prompt and tools.
+/// list tools added or removed. rho records them as pi 1.x does (D18) and sends the model
+/// what they replay to ([`super::system::SystemState`]), never the messages themselves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -109,7 +109,7 @@ pub struct CompactionSummaryMessage {
 #[serde(tag = "role", rename_all = "camelCase")]
 #[strum(serialize_all = "camelCase")]
 pub enum AgentMessage {
-    /// `system` (pi 1.x): never reaches the model.
+    /// `system` (pi 1.x): the model gets what these replay to, not the messages.
     System(SystemMessage),
     /// `user`
     User(UserMessage),

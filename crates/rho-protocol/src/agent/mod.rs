@@ -8,6 +8,7 @@ pub mod message;
 mod queue_mode;
 pub mod stored;
 mod stored_json;
+pub mod system;
 
 pub use assistant_event::AssistantEventJson;
 pub use event::{pi073_update, AgentEvent, AgentEventKind, ToolExecutionResult};
@@ -18,3 +19,4 @@ pub use message::{
 pub use queue_mode::QueueMode;
 pub use stored::{decode_all, stored_role, MessageFile, Origin, ReadError, StoredMessage};
 pub use stored_json::JsonCopier;
+pub use system::{initial_system_message, SystemState};

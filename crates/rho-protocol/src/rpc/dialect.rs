@@ -79,6 +79,12 @@ impl Dialect {
         }
     }
 
+    /// Whether the dialect shows pi 1.x's `system` messages (D18): in events, `get_messages`
+    /// and the message counts. pi 0.73.1 has no such role.
+    pub fn shows_system_messages(self) -> bool {
+        matches!(self, Dialect::Pi1)
+    }
+
     /// The refusal of `fork` and `clone` while the session file is not written yet, where the
     /// dialect has one.
     pub fn unsaved_fork_error(self) -> Option<&'static str> {

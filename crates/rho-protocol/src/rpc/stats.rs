@@ -2,8 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-/// What `get_session_stats` counts: pi 0.73.1 the messages in context, pi 1.x every message
-/// entry of the file (earlier branches and compacted history included).
+/// What `get_session_stats` counts: pi 0.73.1 the messages in context (pi 1.x's `system`
+/// messages left out), pi 1.x every message entry of the file (earlier branches and
+/// compacted history included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StatsScope {
     /// The agent's current context.

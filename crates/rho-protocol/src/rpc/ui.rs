@@ -53,7 +53,8 @@ pub enum UiRequestKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         prefill: Option<String>,
     },
-    /// A notice; `notifyType` is absent for `info`.
+    /// A notice; `notifyType` is the extension's type (`info`, `warning`, `error`), absent
+    /// when it gave none.
     #[serde(rename = "notify")]
     Notify {
         message: String,

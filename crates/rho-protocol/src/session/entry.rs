@@ -218,7 +218,7 @@ pub struct CompactionData {
     /// True when an extension produced it.
     pub from_hook: Option<bool>,
     /// pi 1.x: the `system` message replaying the prompt and tools at the compaction boundary
-    /// (kept and listed first in the context, never sent).
+    /// (the context's first message after the compaction; the model gets its replay).
     pub system_message: Option<Arc<AgentMessage>>,
 }
 

@@ -221,9 +221,17 @@ impl Parser {
 impl WireParser for Parser {
     fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError> {
         let data = event.data.as_str();
+        // `start` goes out once `message_start` set the input tokens (or with whatever
+        // comes first when a stream has none), so every update reports them.
+        if event.event.as_deref() == Some("message_start") {
+            let read = self.message_start(data, reply);
+            reply.start();
+            read?;
+            return Ok(Flow::Continue);
+        }
+        reply.start();
         match event.event.as_deref() {
             Some("content_block_delta") => self.block_delta(data, reply)?,
-            Some("message_start") => self.message_start(data, reply)?,
             Some("content_block_start") => self.block_start(data, reply)?,
             Some("content_block_stop") => self.block_stop(data, reply)?,
             Some("message_delta") => self.message_delta(data, reply)?,
@@ -237,7 +245,12 @@ impl WireParser for Parser {
         Ok(Flow::Continue)
     }
 
-    fn finish(&mut self, _reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
+    fn starts_reply(&self) -> bool {
+        true
+    }
+
+    fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
+        reply.start();
         if !self.saw_message_stop {
             return Err(StreamError::EndedEarly(
                 "Anthropic stream ended before message_stop",

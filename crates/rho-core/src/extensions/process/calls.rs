@@ -165,7 +165,8 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             Ok(Value::Null)
         }
         "ui_notify" => {
-            let kind = opt_str(&p, "kind").unwrap_or_else(|| "info".into());
+            // No kind given stays "" so RPC clients see pi's notice without `notifyType`.
+            let kind = opt_str(&p, "kind").unwrap_or_default();
             ui.notify(str_field(&p, "message"), kind);
             Ok(Value::Null)
         }

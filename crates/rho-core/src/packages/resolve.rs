@@ -1,0 +1,324 @@
+//! From installed packages to resource files, as pi 1.6's package manager resolves them:
+//! each package's manifest or conventional folders, narrowed by the settings entry's
+//! filters. The first package to name a file decides whether it is on (pi's "first wins").
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::collect;
+use super::config::{Declared, Filter, Scope};
+use super::kind::Kind;
+use super::patterns;
+
+/// The package a resource comes from, for `get_commands`' `sourceInfo` and messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The source as written in settings.json.
+    pub source: String,
+    /// Whose settings declare it.
+    pub scope: Scope,
+    /// The package's folder.
+    pub root: PathBuf,
+}
+
+/// One resource file and whether it loads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resource {
+    /// The file (an extension may also be a folder with an entry).
+    pub path: PathBuf,
+    /// Off when a filter or manifest pattern left it out.
+    pub enabled: bool,
+    /// Its package.
+    pub origin: Arc<Origin>,
+}
+
+/// Every package resource, per kind, in load order.
+#[derive(Debug, Clone, Default)]
+pub struct Resolved {
+    lists: [Vec<Resource>; 4],
+    seen: [HashSet<PathBuf>; 4],
+}
+
+impl Resolved {
+    /// The resources of `kind`, enabled or not.
+    pub fn all(&self, kind: Kind) -> &[Resource] {
+        &self.lists[kind as usize]
+    }
+
+    /// The paths of `kind` that load.
+    pub fn enabled(&self, kind: Kind) -> Vec<PathBuf> {
+        self.all(kind)
+            .iter()
+            .filter(|r| r.enabled)
+            .map(|r| r.path.clone())
+            .collect()
+    }
+
+    /// The package of a loaded resource file, if it came from one.
+    pub fn origin_of(&self, path: &Path) -> Option<&Origin> {
+        self.lists
+            .iter()
+            .flatten()
+            .find(|r| r.path == path)
+            .map(|r| r.origin.as_ref())
+    }
+
+    /// Records `path` unless an earlier package already decided about it.
+    fn add(&mut self, kind: Kind, path: PathBuf, enabled: bool, origin: &Arc<Origin>) {
+        let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if self.seen[kind as usize].insert(key) {
+            self.lists[kind as usize].push(Resource {
+                path,
+                enabled,
+                origin: origin.clone(),
+            });
+        }
+    }
+
+    /// Adds the resources of the package installed at `root`, declared by `decl` (whose
+    /// filter applies; `base` is the declaration whose source was installed, for a narrowing
+    /// entry the user's one). Returns whether the package offered any resource folder or list.
+    pub fn add_package(&mut self, root: &Path, decl: &Declared) -> bool {
+        let origin = Arc::new(Origin {
+            source: decl.entry.source.clone(),
+            scope: decl.scope,
+            root: root.to_path_buf(),
+        });
+        let manifest = collect::read_manifest(root);
+        if let Some(filter) = &decl.entry.filter {
+            for kind in Kind::ALL {
+                self.add_filtered(root, kind, filter, manifest.as_ref(), &origin);
+            }
+            return true;
+        }
+        if let Some(manifest) = manifest.as_ref().filter(|m| m.lists_resources()) {
+            for kind in Kind::ALL {
+                self.add_listed(root, kind, manifest.of(kind), &origin);
+            }
+            return true;
+        }
+        let mut any = false;
+        for kind in Kind::ALL {
+            let dir = root.join(kind.key());
+            if dir.exists() {
+                any = true;
+                for file in collect::in_folder(&dir, kind) {
+                    self.add(kind, file, true, &origin);
+                }
+            }
+        }
+        any
+    }
+
+    /// A local file source: one extension.
+    pub fn add_extension_file(&mut self, file: &Path, decl: &Declared) {
+        let origin = Arc::new(Origin {
+            source: decl.entry.source.clone(),
+            scope: decl.scope,
+            root: file.parent().unwrap_or(file).to_path_buf(),
+        });
+        self.add(Kind::Extensions, file.to_path_buf(), true, &origin);
+    }
+
+    /// A folder source that offers no resources is itself one extension.
+    pub fn add_extension_folder(&mut self, dir: &Path, decl: &Declared) {
+        self.add_extension_file(dir, decl);
+    }
+
+    /// The files a manifest list selects (its own `!`/`+`/`-` applied).
+    fn add_listed(
+        &mut self,
+        root: &Path,
+        kind: Kind,
+        entries: Option<&[String]>,
+        origin: &Arc<Origin>,
+    ) {
+        for file in listed(root, kind, entries) {
+            self.add(kind, file, true, origin);
+        }
+    }
+
+    fn add_filtered(
+        &mut self,
+        root: &Path,
+        kind: Kind,
+        filter: &Filter,
+        manifest: Option<&collect::Manifest>,
+        origin: &Arc<Origin>,
+    ) {
+        let offered = || offered(root, kind, manifest);
+        if filter.autoload == Some(false) {
+            let patterns = filter.of(kind).unwrap_or_default();
+            if !patterns.is_empty() {
+                for (file, on) in patterns::switches(&offered(), patterns, root) {
+                    self.add(kind, file, on, origin);
+                }
+            }
+            return;
+        }
+        match filter.of(kind) {
+            None => {
+                let entries = manifest.and_then(|m| m.of(kind));
+                match entries {
+                    Some(_) => self.add_listed(root, kind, entries, origin),
+                    None => {
+                        for file in offered() {
+                            self.add(kind, file, true, origin);
+                        }
+                    }
+                }
+            }
+            Some(patterns) => {
+                let all = offered();
+                let on: HashSet<PathBuf> = if patterns.is_empty() {
+                    HashSet::new()
+                } else {
+                    patterns::apply(&all, patterns, root).into_iter().collect()
+                };
+                for file in all {
+                    let enabled = on.contains(&file);
+                    self.add(kind, file, enabled, origin);
+                }
+            }
+        }
+    }
+}
+
+/// What a manifest list selects: its files less those its own patterns leave out.
+fn listed(root: &Path, kind: Kind, entries: Option<&[String]>) -> Vec<PathBuf> {
+    let Some(entries) = entries else {
+        return Vec::new();
+    };
+    let all = collect::manifest_files(entries, root, kind);
+    let own: Vec<String> = entries
+        .iter()
+        .filter(|e| patterns::is_override(e))
+        .cloned()
+        .collect();
+    if own.is_empty() {
+        all
+    } else {
+        patterns::apply(&all, &own, root)
+    }
+}
+
+/// Everything the package offers of `kind`: its manifest's selection, else the conventional
+/// folder's files. Filters choose among these and never add to them.
+fn offered(root: &Path, kind: Kind, manifest: Option<&collect::Manifest>) -> Vec<PathBuf> {
+    match manifest.and_then(|m| m.of(kind)).filter(|e| !e.is_empty()) {
+        Some(entries) => listed(root, kind, Some(entries)),
+        None => {
+            let dir = root.join(kind.key());
+            if dir.exists() {
+                collect::in_folder(&dir, kind)
+            } else {
+                Vec::new()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::config::Entry;
+    use super::*;
+    use serde_json::json;
+
+    fn package(files: &[&str], manifest: Option<serde_json::Value>) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        for rel in files {
+            let path = tmp.path().join(rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "---\ndescription: d\n---\n").expect("write");
+        }
+        let pkg = json!({"name": "p", "version": "1.0.0", "pi": manifest});
+        std::fs::write(tmp.path().join("package.json"), pkg.to_string()).expect("pkg");
+        tmp
+    }
+
+    fn declared(entry: serde_json::Value, scope: Scope) -> Declared {
+        Declared {
+            entry: Entry::from_value(&entry).expect("entry"),
+            scope,
+            dir: PathBuf::from("/agent"),
+        }
+    }
+
+    fn on(resolved: &Resolved, kind: Kind, root: &Path) -> Vec<String> {
+        resolved
+            .enabled(kind)
+            .iter()
+            .map(|p| patterns::relative(root, p))
+            .collect()
+    }
+
+    const FILES: [&str; 5] = [
+        "extensions/a.ts",
+        "extensions/legacy.ts",
+        "skills/one/SKILL.md",
+        "prompts/review.md",
+        "prompts/other.md",
+    ];
+
+    #[test]
+    fn the_object_form_narrows_what_loads() {
+        let pkg = package(&FILES, None);
+        let root = pkg.path();
+        let mut resolved = Resolved::default();
+        let decl = declared(
+            json!({"source": "npm:p", "extensions": ["extensions/*.ts", "!extensions/legacy.ts"],
+                   "skills": [], "prompts": ["prompts/review.md"]}),
+            Scope::User,
+        );
+        assert!(resolved.add_package(root, &decl));
+        assert_eq!(on(&resolved, Kind::Extensions, root), ["extensions/a.ts"]);
+        assert!(on(&resolved, Kind::Skills, root).is_empty());
+        assert_eq!(on(&resolved, Kind::Prompts, root), ["prompts/review.md"]);
+        assert_eq!(resolved.all(Kind::Skills).len(), 1, "known, switched off");
+        let origin = resolved
+            .origin_of(&root.join("prompts/review.md"))
+            .expect("origin");
+        assert_eq!(origin.source, "npm:p");
+    }
+
+    #[test]
+    fn filters_cannot_reach_past_the_manifest() {
+        let pkg = package(&FILES, Some(json!({"prompts": ["prompts/review.md"]})));
+        let root = pkg.path();
+        let mut resolved = Resolved::default();
+        let decl = declared(
+            json!({"source": "npm:p", "prompts": ["prompts/*.md"]}),
+            Scope::User,
+        );
+        resolved.add_package(root, &decl);
+        assert_eq!(on(&resolved, Kind::Prompts, root), ["prompts/review.md"]);
+        assert_eq!(
+            on(&resolved, Kind::Extensions, root).len(),
+            2,
+            "as in pi, a kind the manifest leaves out falls back to its folder under a filter"
+        );
+    }
+
+    #[test]
+    fn a_narrowing_project_entry_switches_before_the_users_entry_loads_the_rest() {
+        let pkg = package(&FILES, None);
+        let root = pkg.path();
+        let mut resolved = Resolved::default();
+        let delta = declared(
+            json!({"source": "npm:p", "autoload": false, "prompts": ["-prompts/other.md"]}),
+            Scope::Project,
+        );
+        resolved.add_package(root, &delta);
+        resolved.add_package(root, &declared(json!("npm:p"), Scope::User));
+        assert_eq!(on(&resolved, Kind::Prompts, root), ["prompts/review.md"]);
+        assert_eq!(on(&resolved, Kind::Skills, root), ["skills/one/SKILL.md"]);
+    }
+
+    #[test]
+    fn a_folder_without_resources_offers_none() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let mut resolved = Resolved::default();
+        assert!(!resolved.add_package(tmp.path(), &declared(json!("./x"), Scope::User)));
+    }
+}
