@@ -118,17 +118,20 @@ fn message_update_is_delta_only_and_pi_0_73_repeats_the_message_as_partial() {
             r#"{{"type":"message_update","usage":{usage},"assistantMessageEvent":{{"type":"text_start","contentIndex":0}}}}"#
         )
     );
-    let text = serde_json::to_string(&pi073_update(&reply(), &event)).expect("serializes");
-    let message = serde_json::to_string(&reply()).expect("serializes");
+    let held = reply();
+    let text = serde_json::to_string(&pi073_update(&held, &event)).expect("serializes");
+    let message = serde_json::to_string(&held).expect("serializes");
     assert_eq!(
         text,
         format!(
             r#"{{"type":"message_update","message":{message},"assistantMessageEvent":{{"type":"text_start","contentIndex":0,"partial":{message}}}}}"#
         )
     );
-    let reply = AssistantMessage::empty("api", "p", "m");
+    let AgentMessage::Assistant(reply) = &held else {
+        unreachable!("reply() is an assistant message")
+    };
     assert_eq!(
-        serde_json::to_string(&crate::agent::AssistantAsAgent(&reply)).expect("serializes"),
+        serde_json::to_string(&crate::agent::AssistantAsAgent(reply)).expect("serializes"),
         message,
         "an assistant message written as the agent message holding it"
     );
