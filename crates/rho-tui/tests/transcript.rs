@@ -56,6 +56,11 @@ fn start_conversation(t: &mut Transcript) {
     t.apply(&agent(AgentEvent::MessageStart {
         message: AgentMessage::Assistant(reply("")),
     }));
+}
+
+/// [`start_conversation`], the reply streaming a text block.
+fn start_streaming_text(t: &mut Transcript) {
+    start_conversation(t);
     t.apply(&stream(AssistantMessageEvent::TextStart {
         content_index: 0,
     }));
@@ -64,7 +69,7 @@ fn start_conversation(t: &mut Transcript) {
 #[test]
 fn a_streamed_token_re_renders_only_the_last_component() {
     let mut t = Transcript::new(Theme::dark());
-    start_conversation(&mut t);
+    start_streaming_text(&mut t);
     t.apply(&update("The"));
     let before: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
     let user_lines = 4; // spacer, padding, text, padding
@@ -87,7 +92,7 @@ fn a_streamed_token_re_renders_only_the_last_component() {
 #[test]
 fn the_renderer_rewrites_only_the_streaming_line() {
     let mut t = Transcript::new(Theme::dark());
-    start_conversation(&mut t);
+    start_streaming_text(&mut t);
     t.apply(&update("Hello"));
     let mut r = Renderer::new(60, 20);
     let editor = vec!["─".repeat(60), String::new(), "─".repeat(60)];
@@ -283,7 +288,7 @@ fn thinking_and_tool_output_toggle_everywhere() {
 
 /// Streams a partial reply "Working on" that announces a bash call.
 fn stream_partial(t: &mut Transcript) -> AssistantMessage {
-    start_conversation(t);
+    start_streaming_text(t);
     let mut partial = reply("Working on");
     partial.content.push(ContentBlock::ToolCall(ToolCall {
         namespace: None,
