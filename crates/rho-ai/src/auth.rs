@@ -117,6 +117,11 @@ impl AuthFile {
         self.entries.keys().map(String::as_str)
     }
 
+    /// The entry of `provider` as written.
+    pub fn raw_entry(&self, provider: &str) -> Option<&Value> {
+        self.entries.get(provider)
+    }
+
     /// The entry of `provider`, parsed.
     pub fn credential(&self, provider: &str) -> Result<Option<Credential>, AuthEntryError> {
         let Some(entry) = self.entries.get(provider) else {

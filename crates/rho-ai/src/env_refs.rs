@@ -1,5 +1,6 @@
 //! The environment variables a models.json and auth.json configuration reads keys and header
-//! values from (`$NAME` / `${NAME}` in `apiKey`, header values and auth.json `key`s). One
+//! values from (`$NAME` / `${NAME}` in `apiKey`, header values and auth.json `key`s, and the
+//! names of an auth.json entry's `env` object, which stand in for the process's). One
 //! place answers it for every caller: what resolves those values, and what keeps the keys
 //! out of the environment of commands the model runs.
 
@@ -11,6 +12,8 @@ use crate::models_json::ProviderConfig;
 
 /// Every variable the models.json `providers` and the auth.json entries refer to, sorted and
 /// without repeats. `!command` values name none (what a command reads is its own business).
+/// An auth.json entry's `env` object names variables its provider reads (pi 1.x takes the
+/// object's values before the process's), so those names are listed too.
 pub fn referenced_env_names(
     providers: &BTreeMap<String, ProviderConfig>,
     auth: Option<&AuthFile>,
@@ -42,9 +45,18 @@ pub fn referenced_env_names(
         .flat_map(env_names)
         .map(str::to_string)
         .collect();
+    names.extend(auth.into_iter().flat_map(entry_env_names));
     names.sort_unstable();
     names.dedup();
     names
+}
+
+/// The names of the auth.json entries' `env` objects.
+fn entry_env_names(file: &AuthFile) -> Vec<String> {
+    file.providers()
+        .filter_map(|p| file.raw_entry(p)?.get("env")?.as_object())
+        .flat_map(|env| env.keys().cloned())
+        .collect()
 }
 
 #[cfg(test)]
@@ -77,12 +89,21 @@ mod tests {
         let auth = AuthFile::parse(
             r#"{"openai": {"type": "api_key", "key": "$AUTH_KEY"},
                 "groq": {"type": "api_key", "key": "!pass groq"},
-                "xai": {"type": "api_key", "key": "BARE"}}"#,
+                "xai": {"type": "api_key", "key": "BARE"},
+                "cloudflare-workers-ai": {"type": "api_key", "key": "k",
+                                          "env": {"CLOUDFLARE_ACCOUNT_ID": "id"}}}"#,
         )
         .expect("object");
         assert_eq!(
             referenced_env_names(&providers, Some(&auth)),
-            ["AUTH_KEY", "GW_KEY", "OVERRIDE", "Q_HEADER", "TEAM"]
+            [
+                "AUTH_KEY",
+                "CLOUDFLARE_ACCOUNT_ID",
+                "GW_KEY",
+                "OVERRIDE",
+                "Q_HEADER",
+                "TEAM"
+            ]
         );
         assert!(referenced_env_names(&BTreeMap::new(), None).is_empty());
     }

@@ -102,6 +102,8 @@ pub struct Args {
     pub permission_mode: Option<String>,
     /// `--rpc-dialect <1.x|0.73>`: the encoding of `--mode rpc` and `--mode json` (D15).
     pub rpc_dialect: Option<String>,
+    /// `--tui-mode <regular|fullscreen>` (pi 1.x): the interactive layout, over `tuiMode`.
+    pub tui_mode: Option<String>,
     /// `--approve` (`Some(true)`) / `--no-approve` (`Some(false)`): this run's project trust.
     pub approve: Option<bool>,
     /// `@path` arguments, in order.
@@ -230,6 +232,7 @@ pub fn parse(argv: &[String]) -> Args {
             "--sandbox-network" => a.sandbox_network = Some(value!()),
             "--permission-mode" => a.permission_mode = Some(value!()),
             "--rpc-dialect" => a.rpc_dialect = Some(value!()),
+            "--tui-mode" => a.tui_mode = Some(value!()),
             "--approve" => a.approve = Some(true),
             "--no-approve" => a.approve = Some(false),
             _ if arg.starts_with("--") && arg.len() > 2 => {
@@ -307,6 +310,7 @@ Options:
   --prompt-template <path>       Load a prompt template (repeatable)
   -np, --no-prompt-templates     Do not discover prompt templates
   --theme <path>                 Theme file for the interactive mode
+  --tui-mode <mode>              Interactive layout: regular (default) or fullscreen
   --no-themes                    Do not load themes
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
   --export <session.jsonl> [out.html]  Export a session to HTML

@@ -163,6 +163,11 @@ impl CredentialStore for CliCredentials {
             ResolvedAuth::Missing => Ok(None),
         }
     }
+
+    fn key_env_names(&self) -> Vec<String> {
+        let file = self.auth().current();
+        rho_ai::env_refs::referenced_env_names(&self.models.providers, file.as_deref())
+    }
 }
 
 /// Creates `<agent_dir>/auth.json` as `{}` when missing (interfaces spec §6.3): the directory

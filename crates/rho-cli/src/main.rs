@@ -14,6 +14,7 @@ mod mcp;
 mod model_select;
 mod package_command;
 mod packages;
+mod permissions_check;
 mod permissions_setup;
 mod pi_supervisor;
 mod print_mode;
@@ -33,8 +34,10 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     malloc_arenas::configure();
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("mcp") {
-        return mcp::command(&argv[1..]);
+    match argv.first().map(String::as_str) {
+        Some("mcp") => return mcp::command(&argv[1..]),
+        Some("permissions") => return permissions_check::command(&argv[1..]),
+        _ => {}
     }
     if package_command::verb(&argv).is_some() {
         return package_command::command(&argv);
@@ -86,7 +89,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(args));
     // Nothing outlives rho: background children of finished commands are still in their
     // process groups.
-    rho_tools::children::kill_all_groups();
+    rho_tools::process::end_all_groups();
     // A mode that ends without end of input (RPC after an extension's `ctx.shutdown`) leaves a
     // stdin read blocked on its thread: do not wait for it forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
@@ -94,6 +97,12 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: args::Args) -> ExitCode {
+    if let Some(mode) = &args.tui_mode {
+        if rho_tui::fullscreen::TuiMode::parse(mode).is_err() {
+            eprintln!("Error: --tui-mode requires regular or fullscreen");
+            return ExitCode::FAILURE;
+        }
+    }
     // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
     // any session is touched.
     let input = match headless_input(&args) {

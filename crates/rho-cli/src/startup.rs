@@ -278,11 +278,14 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.sandbox = Some(sandbox.clone());
     config.escalate = crate::sandbox_setup::escalate(args, &config.settings);
     let tools_config = rho_tools::ToolsConfig {
-        shell: rho_tools::exec::ShellConfig {
+        shell: rho_tools::process::ShellConfig {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),
-            pass_provider_keys: config.settings.pass_provider_keys_to_tools(),
+            scrub: rho_core::agent_session::key_scrub(
+                &config.credentials,
+                config.settings.pass_provider_keys_to_tools(),
+            ),
             sandbox: Some(sandbox),
         },
         ..Default::default()

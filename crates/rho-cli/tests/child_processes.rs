@@ -131,3 +131,93 @@ async fn provider_keys_stay_out_of_tool_processes_unless_the_settings_pass_them(
     let env = tool_env(&sb).await;
     assert!(env.contains("OPENAI_API_KEY=sk-secret-openai"), "{env}");
 }
+
+/// models.json's mock provider reading its key from `MYCO_LLM_KEY`, a name no built-in
+/// provider uses.
+fn key_from_env(sb: &Sandbox) {
+    let mut models: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(sb.agent.path().join("models.json")).expect("models"),
+    )
+    .expect("json");
+    models["providers"]["mock"]["apiKey"] = json!("$MYCO_LLM_KEY");
+    models["providers"]["mock"]["headers"] = json!({"X-Org": "${MYCO_ORG}"});
+    sb.write_models(&models);
+}
+
+#[tokio::test]
+async fn a_key_models_json_names_is_not_in_the_bash_tools_environment() {
+    let sb = Sandbox::new().await;
+    key_from_env(&sb);
+    sb.server.push(bash_call("env"));
+    sb.server.push(reply("done"));
+    let mut cmd = sb.command(&["-p", "--no-session", "--model", "mock/mock-model", "env"]);
+    cmd.env("MYCO_LLM_KEY", "sk-myco-secret")
+        .env("MYCO_ORG", "org-secret")
+        .env("KEEP_ME", "kept");
+    let out = cmd.output().await.expect("rho runs");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let requests = sb.server.requests();
+    let auth = requests[0].header("authorization").unwrap_or_default();
+    assert_eq!(auth, "Bearer sk-myco-secret", "rho itself read the key");
+    let env: String = chat_messages(&sb.server.last_body())
+        .into_iter()
+        .filter(|(role, _)| role == "tool")
+        .map(|(_, text)| text)
+        .collect();
+    assert!(env.contains("KEEP_ME=kept"), "{env}");
+    assert!(!env.contains("sk-myco-secret"), "{env}");
+    assert!(!env.contains("org-secret"), "{env}");
+}
+
+/// Sends one RPC line and returns the response with that id.
+async fn rpc_call(
+    stdin: &mut tokio::process::ChildStdin,
+    lines: &mut tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
+    command: serde_json::Value,
+) -> serde_json::Value {
+    let id = command["id"].clone();
+    let line = command.to_string() + "\n";
+    stdin.write_all(line.as_bytes()).await.expect("send");
+    while let Some(line) = lines.next_line().await.expect("read") {
+        let v: serde_json::Value = serde_json::from_str(&line).expect("json line");
+        if v["type"] == "response" && v["id"] == id {
+            return v;
+        }
+    }
+    panic!("rho ended before answering {id}");
+}
+
+#[tokio::test]
+async fn rpc_bash_runs_under_the_sandbox_without_configured_keys() {
+    use tokio::io::AsyncBufReadExt;
+    let sb = Sandbox::new().await;
+    key_from_env(&sb);
+    let mut cmd = sb.command(&["--mode", "rpc", "--no-session", "--sandbox", "read-only"]);
+    cmd.env("MYCO_LLM_KEY", "sk-myco-secret");
+    let mut child = cmd.spawn().expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = tokio::io::BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let r = rpc_call(
+        &mut stdin,
+        &mut lines,
+        json!({"id": "w", "type": "bash", "command": "echo x > made.txt"}),
+    )
+    .await;
+    assert_ne!(r["data"]["exitCode"], 0, "{r}");
+    assert!(
+        !sb.cwd.join("made.txt").exists(),
+        "read-only: nothing written"
+    );
+    let r = rpc_call(
+        &mut stdin,
+        &mut lines,
+        json!({"id": "e", "type": "bash", "command": "env"}),
+    )
+    .await;
+    let env = r["data"]["output"].as_str().expect("output");
+    assert!(env.contains("RHO_CODING_AGENT=true"), "{env}");
+    assert!(!env.contains("sk-myco-secret"), "{env}");
+    drop(stdin);
+    let out = child.wait_with_output().await.expect("exits");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+}

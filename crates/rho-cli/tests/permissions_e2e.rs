@@ -140,3 +140,119 @@ async fn ask_is_answered_through_rpc_extension_ui_confirm() {
     let (made, _) = rpc_ask(false).await;
     assert!(!made, "no blocks it");
 }
+
+/// One assistant message calling `bash` with each of `lines`.
+fn bash_calls(lines: &[&str]) -> rho_testkit::MockResponse {
+    let mut stream = ChatStream::new("chatcmpl-1", "mock-model").role();
+    for (i, line) in lines.iter().enumerate() {
+        stream = stream
+            .tool_call_start(i as u64, &format!("call_{i}"), "bash")
+            .tool_args(i as u64, &json!({ "command": line }).to_string());
+    }
+    stream.finish("tool_calls").done().response()
+}
+
+/// Real processes behind the rule table of `rho-core/tests/permission_lines.rs`: every way of
+/// hiding `rm -rf keep` in a line is refused before anything runs, and lines using the same
+/// shell features for harmless commands run and leave their file.
+#[tokio::test]
+async fn a_denied_command_inside_a_compound_line_is_refused_and_plain_lines_still_run() {
+    let sb = Sandbox::new().await;
+    std::fs::create_dir_all(sb.cwd.join("keep")).expect("mkdir");
+    write_settings(&sb, json!({"permissions": {"deny": ["bash(rm -rf*)"]}}));
+    let refused = [
+        "true && rm -rf keep",
+        "false || rm -rf keep",
+        "echo a; rm -rf keep",
+        "ls | xargs rm -rf keep",
+        "(rm -rf keep)",
+        "{ rm -rf keep; }",
+        "echo $(rm -rf keep)",
+        "echo `rm -rf keep`",
+        "sh -c 'rm -rf keep'",
+        "bash -c \"cd . && rm -rf keep\"",
+        "env X=1 rm -rf keep",
+        "'r'm -rf keep",
+        "/bin/rm -rf keep",
+        "cat <<EOF\n$(rm -rf keep)\nEOF",
+        "eval 'rm -rf keep'",
+        "timeout 5 rm -rf keep",
+        "if true; then rm -rf keep; fi",
+    ];
+    let allowed = [
+        "echo a > ok1",
+        "printf 'x\\n' | wc -l > ok2",
+        "(cd . && touch ok3)",
+        "{ echo b; } > ok4",
+        "echo \"rm -rf keep\" > ok5",
+        "cat > ok6 <<'EOF'\nrm -rf keep\nEOF",
+        "sh -c 'echo c > ok7'",
+        "env X=1 sh -c 'echo $X > ok8'",
+        "echo ok9 | xargs touch",
+        "touch \"$(echo ok10)\"",
+        "for f in ok11; do touch $f; done",
+    ];
+    let lines: Vec<&str> = refused.iter().chain(&allowed).copied().collect();
+    sb.server.push(bash_calls(&lines));
+    sb.server.push(reply("done"));
+    let out = sb.rho(&["-p", "--no-session", "go"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let results: Vec<String> = sb.server.last_body()["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert_eq!(results.len(), lines.len(), "{results:#?}");
+    for (line, result) in refused.iter().zip(&results) {
+        assert!(result.contains("bash(rm -rf*)"), "{line:?}: {result}");
+    }
+    assert!(sb.cwd.join("keep").exists(), "a refused line ran");
+    for (i, line) in allowed.iter().enumerate() {
+        let made = sb.cwd.join(format!("ok{}", i + 1));
+        assert!(made.exists(), "{line:?}: {}", results[refused.len() + i]);
+    }
+}
+
+#[tokio::test]
+async fn permissions_check_prints_the_decision_and_exits_with_its_code() {
+    let sb = Sandbox::new().await;
+    write_settings(
+        &sb,
+        json!({"permissions": {"deny": ["bash(rm -rf*)"], "ask": ["bash(git push*)"]}}),
+    );
+    let cases = [
+        (
+            "true && rm -rf x",
+            1,
+            "rule: bash(rm -rf*) (permissions.deny)\ncommand: rm -rf x",
+        ),
+        (
+            "git status; git push",
+            2,
+            "ask\nrule: bash(git push*) (permissions.ask)\ncommand: git push",
+        ),
+        ("ls -la", 0, "allow\n"),
+    ];
+    for (line, code, expected) in cases {
+        let out = sb.rho(&["permissions", "check", "bash", line], None).await;
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{line}: {stdout}{}",
+            stderr(&out)
+        );
+        assert!(stdout.contains(expected), "{line}: {stdout}");
+    }
+    let out = sb
+        .rho(&["permissions", "check", "mcp__x__y", "not json"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(64));
+    assert!(
+        stderr(&out).contains("arguments as JSON"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -254,3 +254,29 @@ async fn rpc_with_escalation_runs_a_blocked_command_once_unsandboxed_when_confir
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+#[tokio::test]
+async fn missing_protected_folders_cannot_be_planted_and_leave_nothing_behind() {
+    let sb = Sandbox::new().await;
+    let world = World::new("plant");
+    std::fs::remove_dir_all(world.path("proj/.git/hooks")).expect("no hooks yet");
+    let results = run(
+        &sb,
+        &world,
+        &[],
+        &[
+            bash("mkdir -p .rho/extensions && echo evil > .rho/extensions/evil.py"),
+            bash("mkdir -p .pi && echo '{}' > .pi/settings.json"),
+            bash("mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"),
+            bash("mkdir -p build && echo ok > build/out && cat build/out"),
+        ],
+    )
+    .await;
+    for planted in [".rho", ".pi", ".git/hooks"] {
+        assert!(
+            !world.path("proj").join(planted).exists(),
+            "{planted} exists after rho ended: {results:?}"
+        );
+    }
+    assert!(results[3].contains("ok"), "{}", results[3]);
+}

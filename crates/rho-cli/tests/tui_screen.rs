@@ -1,7 +1,8 @@
 //! The interactive mode end to end, what the screen says around a conversation: the banner's
 //! list of loaded resources, the first-run warning, the footer, the working line, bash timing,
-//! and the commands that copy, import and export sessions. The real binary in tmux against the
-//! mock provider; skipped (with a notice) where tmux is not installed.
+//! the commands that copy, import and export sessions, and `/permissions check`. The real
+//! binary in tmux against the mock provider; skipped (with a notice) where tmux is not
+//! installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -186,4 +187,26 @@ async fn reload_picks_up_a_new_prompt_template_and_changelog_shows() {
     );
     tmux.submit("/changelog");
     tmux.wait_for_text("The first version").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permissions_check_names_the_rule_and_the_command_it_matched() {
+    if skip_without_tmux("/permissions check") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    std::fs::write(
+        sb.agent.path().join("settings.json"),
+        serde_json::json!({"permissions": {"deny": ["bash(rm -rf*)"]}}).to_string(),
+    )
+    .expect("settings");
+    let tmux = start(&sb).await;
+    tmux.submit("/permissions check bash true && rm -rf build");
+    let screen = tmux.wait_for_text("command: rm -rf build").await;
+    assert!(
+        screen.contains("rule: bash(rm -rf*) (permissions.deny)"),
+        "{screen}"
+    );
+    tmux.submit("/permissions check bash ls -la");
+    tmux.wait_for_text("rule: none names this call").await;
 }

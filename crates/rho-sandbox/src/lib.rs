@@ -10,6 +10,7 @@ mod error;
 mod landlock_rules;
 #[cfg(target_os = "linux")]
 mod mounts;
+mod placeholders;
 mod policy;
 mod probe;
 mod sandbox;
@@ -19,6 +20,7 @@ mod seccomp;
 
 pub use denial::{looks_like_denial, Denial};
 pub use error::{SandboxError, WriteDenied};
+pub use placeholders::{placeholders, remove_placeholders};
 pub use policy::{
     well_known_caches, NetworkAccess, SandboxMode, SandboxPolicy, UnknownSandboxMode,
 };

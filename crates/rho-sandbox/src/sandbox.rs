@@ -31,8 +31,6 @@ pub struct Sandbox {
     #[cfg(target_os = "linux")]
     ruleset: Option<landlock::RulesetCreated>,
     #[cfg(target_os = "linux")]
-    mounts: Option<crate::mounts::MountPlan>,
-    #[cfg(target_os = "linux")]
     network_filter: Option<Vec<libc::sock_filter>>,
 }
 
@@ -66,8 +64,6 @@ impl Sandbox {
             #[cfg(target_os = "linux")]
             ruleset: None,
             #[cfg(target_os = "linux")]
-            mounts: None,
-            #[cfg(target_os = "linux")]
             network_filter: None,
             policy,
         };
@@ -93,10 +89,6 @@ impl Sandbox {
         if probe.landlock_abi.is_some() {
             if let Ok(ruleset) = crate::landlock_rules::build(&self.policy) {
                 self.ruleset = Some(ruleset);
-                self.mounts = crate::mounts::MountPlan::new(
-                    &self.policy.read_only_subpaths,
-                    &self.policy.writable_roots,
-                );
                 self.network_filter = network_off.then(crate::seccomp::network_off_program);
                 return Mechanism::Landlock;
             }
@@ -162,6 +154,7 @@ impl Sandbox {
             }
             Mechanism::Refused(err) => Err(err.clone()),
             Mechanism::Bubblewrap(bwrap) => {
+                self.ensure_placeholders();
                 let mut cmd = Command::new(bwrap);
                 cmd.args(crate::bwrap::args(&self.policy, program, args));
                 Ok(cmd)
@@ -179,6 +172,13 @@ impl Sandbox {
         }
     }
 
+    /// Creates the missing protected folders so they can be mounted read-only (see
+    /// [`crate::placeholders`]); done per command, so a repository created meanwhile gets
+    /// its hooks folder protected too.
+    fn ensure_placeholders(&self) {
+        crate::placeholders::ensure(&self.policy.read_only_subpaths, &self.policy.writable_roots);
+    }
+
     #[cfg(target_os = "linux")]
     fn landlock_command(&self, program: &Path, args: &[OsString]) -> Result<Command, SandboxError> {
         use std::os::unix::process::CommandExt;
@@ -189,7 +189,11 @@ impl Sandbox {
             ),
             None => None,
         };
-        let mounts = self.mounts.clone();
+        self.ensure_placeholders();
+        let mounts = crate::mounts::MountPlan::new(
+            &self.policy.read_only_subpaths,
+            &self.policy.writable_roots,
+        );
         let filter = self.network_filter.clone();
         let mut cmd = Command::new(program);
         cmd.args(args);

@@ -35,9 +35,25 @@ struct World {
 
 impl World {
     fn new(name: &str) -> Self {
+        Self::with(
+            name,
+            &["proj/.git/hooks", "proj/src", "home/.cache", "outside/keep"],
+        )
+    }
+
+    /// A project whose protected folders do not exist yet: a repository without `hooks`,
+    /// no `.rho`, no `.pi`.
+    fn bare(name: &str) -> Self {
+        Self::with(
+            name,
+            &["proj/.git", "proj/src", "home/.cache", "outside/keep"],
+        )
+    }
+
+    fn with(name: &str, dirs: &[&str]) -> Self {
         let root = worlds_root().join(format!("sandbox-{name}"));
         let _ = std::fs::remove_dir_all(&root);
-        for dir in ["proj/.git/hooks", "proj/src", "home/.cache", "outside/keep"] {
+        for dir in dirs {
             std::fs::create_dir_all(root.join(dir)).expect("mkdir");
         }
         std::fs::write(root.join("outside/keep/file"), "precious").expect("write");
@@ -113,6 +129,71 @@ fn check_workspace_write(world: &World, sandbox: &Sandbox) {
     );
 }
 
+/// Planting code that runs later outside the sandbox (a project extension, project settings,
+/// a git hook) fails even where the folder does not exist yet; ordinary new folders work.
+fn check_protected_folders_cannot_be_created(world: &World, sandbox: &Sandbox) {
+    for script in [
+        "mkdir -p .rho/extensions && echo 'evil' > .rho/extensions/evil.py",
+        "mkdir -p .pi && echo '{}' > .pi/settings.json",
+        "mkdir -p .git/hooks && echo 'curl evil' > .git/hooks/pre-commit",
+        "rmdir .rho && mkdir .rho && echo x > .rho/settings.json",
+        "mv .pi .pi-old; mkdir -p .pi/extensions && touch .pi/extensions/x.ts",
+    ] {
+        let out = world.run(sandbox, script);
+        assert!(!out.status.success(), "{script} must fail");
+    }
+    for planted in [
+        ".rho/extensions/evil.py",
+        ".pi/settings.json",
+        ".git/hooks/pre-commit",
+        ".rho/settings.json",
+        ".pi/extensions/x.ts",
+        ".pi-old",
+    ] {
+        assert!(
+            !world.path("proj").join(planted).exists(),
+            "{planted} was created"
+        );
+    }
+    let out = world.run(
+        sandbox,
+        "mkdir -p build/.rho && touch build/.rho/ok .agents-ok",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn protected_folders_cannot_be_created_under_landlock() {
+    let world = World::bare("landlock-missing");
+    let sandbox = detected(world.policy(SandboxMode::WorkspaceWrite, NetworkAccess::On));
+    check_protected_folders_cannot_be_created(&world, &sandbox);
+}
+
+#[test]
+fn protected_folders_cannot_be_created_under_bubblewrap() {
+    let world = World::bare("bwrap-missing");
+    let sandbox = Sandbox::new(
+        world.policy(SandboxMode::WorkspaceWrite, NetworkAccess::On),
+        &bubblewrap_only(),
+    );
+    check_protected_folders_cannot_be_created(&world, &sandbox);
+}
+
+/// A machine with bubblewrap and no Landlock.
+fn bubblewrap_only() -> Probe {
+    let Some(bwrap) = Probe::detect().bwrap else {
+        panic!("bubblewrap must be installed (.ci/run installs it)");
+    };
+    Probe {
+        landlock_abi: None,
+        bwrap: Some(bwrap),
+    }
+}
+
 #[test]
 fn workspace_write_confines_writes_to_the_project_under_landlock() {
     let world = World::new("landlock-ww");
@@ -163,19 +244,13 @@ fn network_off_still_allows_unix_sockets() {
 
 #[test]
 fn without_landlock_bubblewrap_enforces_the_same_policy() {
-    let Some(bwrap) = Probe::detect().bwrap else {
-        panic!("bubblewrap must be installed (.ci/run installs it)");
-    };
     let world = World::new("bwrap");
-    let probe = Probe {
-        landlock_abi: None,
-        bwrap: Some(bwrap.clone()),
-    };
+    let probe = bubblewrap_only();
     let sandbox = Sandbox::new(
         world.policy(SandboxMode::WorkspaceWrite, NetworkAccess::On),
         &probe,
     );
-    assert_eq!(sandbox.mechanism(), &Mechanism::Bubblewrap(bwrap));
+    assert!(matches!(sandbox.mechanism(), Mechanism::Bubblewrap(_)));
     check_workspace_write(&world, &sandbox);
 }
 

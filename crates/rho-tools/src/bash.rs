@@ -11,8 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::args::parse;
-use crate::exec::{run_shell_command, ExecEnd, ShellConfig};
 use crate::output::OutputSnapshot;
+use crate::process::{run_shell, ExecEnd, Progress, ShellConfig, ShellRun};
 use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
 
 /// Runs shell commands for the model.
@@ -146,10 +146,14 @@ impl AgentTool for BashTool {
                 .map(Duration::from_secs_f64);
             let progress = ctx.progress.clone();
             progress(ToolOutput::default());
-            let run =
-                run_shell_command(&args.command, &cwd, &config, timeout, &ctx.cancel, |snap| {
-                    progress(progress_output(snap))
-                })
+            let shell = ShellRun {
+                command: &args.command,
+                cwd: &cwd,
+                timeout,
+                cancel: &ctx.cancel,
+            };
+            let mut on_snapshot = |snap: &OutputSnapshot| progress(progress_output(snap));
+            let run = run_shell(shell, &config, Progress::Snapshots(&mut on_snapshot))
                 .await
                 .map_err(|err| ToolError::new(err.to_string()))?;
             match run.end {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{run, text, TempDir};
 use rho_agent::{AgentTool, ToolContext, ToolOutput};
-use rho_tools::exec::ShellConfig;
+use rho_tools::process::ShellConfig;
 use rho_tools::BashTool;
 use serde_json::json;
 use tokio::sync::mpsc;
@@ -126,8 +126,7 @@ async fn prefix_and_bin_dir_apply() {
         shell_path: Some("/bin/sh".into()),
         command_prefix: Some("GREETING=hi".into()),
         bin_dir: Some("/opt/agent/bin".into()),
-        pass_provider_keys: false,
-        sandbox: None,
+        ..ShellConfig::default()
     };
     let out = run(
         &BashTool::new(dir.path(), config),

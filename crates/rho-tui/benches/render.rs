@@ -2,6 +2,9 @@
 //! then, per token, applying the `message_update` event, rendering the transcript and producing
 //! the terminal frame (bytes) with the differential renderer.
 //!
+//! The same stream is measured twice: in the inline layout (rho's default) and in the
+//! fullscreen layout (`tuiMode: "fullscreen"`, one screen in the alternate screen).
+//!
 //! Run: `cargo bench -p rho-tui --bench render`. Target: under 2 ms per token.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -14,7 +17,8 @@ use rho_protocol::{
     AssistantMessage, AssistantMessageEvent, ContentBlock, ThinkingLevel, UserMessage,
 };
 use rho_tui::components::{Component, EditorView, FooterView};
-use rho_tui::{Renderer, Theme, Transcript};
+use rho_tui::fullscreen::{FullscreenOptions, FullscreenView};
+use rho_tui::{RenderStats, Renderer, Theme, Transcript};
 
 const WIDTH: usize = 100;
 const HEIGHT: usize = 40;
@@ -46,8 +50,8 @@ fn build_history(t: &mut Transcript) -> usize {
     t.lines(WIDTH).len()
 }
 
-fn main() {
-    let theme = Theme::dark();
+/// The transcript with its history and an empty reply being streamed, and the token events.
+fn setup(theme: &Theme) -> (Transcript, usize, Vec<SessionEvent>) {
     let mut t = Transcript::new(theme.clone());
     let history_lines = build_history(&mut t);
     t.apply(&agent(AgentEvent::MessageStart {
@@ -75,35 +79,32 @@ fn main() {
             })
         })
         .collect();
-    let editor = EditorView::new(theme.thinking_color(ThinkingLevel::Medium)).render(WIDTH, &theme);
-    let footer = FooterView {
-        cwd: "~/src/rho".into(),
-        model: Some("m".into()),
-        context_window: 200_000,
-        ..FooterView::default()
-    }
-    .render(WIDTH, &theme);
+    (t, history_lines, events)
+}
 
-    let mut r = Renderer::new(WIDTH, HEIGHT);
+/// Streams every event into `t`, producing a frame with `draw` after each, and prints the
+/// figures under `label`.
+fn stream(
+    label: &str,
+    t: &mut Transcript,
+    events: &[SessionEvent],
+    mut draw: impl FnMut(&[String], &mut Vec<u8>) -> RenderStats,
+) {
     let mut out = Vec::with_capacity(1 << 20);
     let first = Instant::now();
-    r.render(&[t.lines(WIDTH), &editor, &footer], &mut out)
-        .expect("write to a Vec");
+    draw(t.lines(WIDTH), &mut out);
     let first = first.elapsed();
-
     let mut times: Vec<Duration> = Vec::with_capacity(TOKENS);
     let mut bytes = 0;
     let mut full = 0;
     let mut model_time = Duration::ZERO;
-    for e in &events {
+    for e in events {
         out.clear();
         let start = Instant::now();
         t.apply(e);
         let lines = t.lines(WIDTH);
         let mid = Instant::now();
-        let stats = r
-            .render(&[lines, &editor, &footer], &mut out)
-            .expect("write to a Vec");
+        let stats = draw(lines, &mut out);
         let end = Instant::now();
         times.push(end - start);
         model_time += mid - start;
@@ -113,23 +114,53 @@ fn main() {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     let mean = times.iter().map(|d| ms(*d)).sum::<f64>() / times.len() as f64;
+    println!("{label}: first full frame: {:.2} ms", ms(first));
     println!(
-        "history: {history_lines} lines, final frame {} lines",
-        t.lines(WIDTH).len() + 5
-    );
-    println!("first full frame: {:.2} ms", ms(first));
-    println!(
-        "per streamed token ({TOKENS} tokens): mean {mean:.3} ms, median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        "{label}: per streamed token ({TOKENS} tokens): mean {mean:.3} ms, median {:.3} ms, p99 {:.3} ms, max {:.3} ms",
         ms(times[times.len() / 2]),
         ms(times[times.len() * 99 / 100]),
         ms(times[times.len() - 1]),
     );
     println!(
-        "of which event + transcript lines: mean {:.3} ms",
+        "{label}: of which event + transcript lines: mean {:.3} ms",
         ms(model_time) / TOKENS as f64
     );
     println!(
-        "bytes written per token: {:.0}; full redraws: {full}",
+        "{label}: bytes written per token: {:.0}; full redraws: {full}",
         bytes as f64 / TOKENS as f64
     );
+}
+
+fn main() {
+    let theme = Theme::dark();
+    let editor = EditorView::new(theme.thinking_color(ThinkingLevel::Medium)).render(WIDTH, &theme);
+    let footer = FooterView {
+        cwd: "~/src/rho".into(),
+        model: Some("m".into()),
+        context_window: 200_000,
+        ..FooterView::default()
+    }
+    .render(WIDTH, &theme);
+
+    let (mut t, history_lines, events) = setup(&theme);
+    let mut r = Renderer::new(WIDTH, HEIGHT);
+    stream("inline", &mut t, &events, |lines, out| {
+        r.render(&[lines, &editor, &footer], out)
+            .expect("write to a Vec")
+    });
+    println!(
+        "history: {history_lines} lines, final frame {} lines",
+        t.lines(WIDTH).len() + editor.len() + footer.len()
+    );
+
+    // The fullscreen layout: the same stream drawn as one screen (the transcript's end above
+    // the editor and footer) in the alternate screen.
+    let (mut t, _, events) = setup(&theme);
+    let bottom: Vec<String> = editor.iter().chain(&footer).cloned().collect();
+    let mut view = FullscreenView::new(WIDTH, HEIGHT, FullscreenOptions::default());
+    let label = " ↓ Jump to latest message · Ctrl+End ";
+    stream("fullscreen", &mut t, &events, |lines, out| {
+        view.draw(&[lines], &bottom, label, &theme, Instant::now(), out)
+            .expect("write to a Vec")
+    });
 }

@@ -4,6 +4,7 @@
 
 pub use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
+use crate::keymap::Keymap;
 use crate::theme::Theme;
 
 /// One thing the terminal delivered.
@@ -15,6 +16,14 @@ pub enum Input {
     Paste(String),
     /// The terminal's new size in columns and rows.
     Resize(u16, u16),
+    /// A mouse wheel notch (the fullscreen mode captures the mouse): `down` scrolls towards
+    /// the end; `alt` says Alt was held (pi scrolls five times as far).
+    Wheel {
+        /// Towards the end of the transcript.
+        down: bool,
+        /// Alt held.
+        alt: bool,
+    },
 }
 
 impl Input {
@@ -103,8 +112,8 @@ pub trait Dialog {
     /// What the dialog yields when it closes with a result.
     type Output;
 
-    /// Handles one input.
-    fn handle(&mut self, input: &Input) -> DialogAction<Self::Output>;
+    /// Handles one input; what keys do comes from `keys` (pi's `tui.select.*` and friends).
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<Self::Output>;
 
     /// The dialog's lines for `width` columns.
     fn render(&self, width: usize, theme: &Theme) -> Vec<String>;

@@ -211,7 +211,7 @@ fn move_rows(buf: &mut String, row: &mut usize, target: usize, existing: usize) 
 }
 
 /// Writes one line, cut to `width` if wider, with a reset after styled text.
-fn push_line(buf: &mut String, line: &str, width: usize) {
+pub(crate) fn push_line(buf: &mut String, line: &str, width: usize) {
     if line.len() > width && crate::ansi::visible_width(line) > width {
         buf.push_str(&truncate_to_width(line, width));
     } else {

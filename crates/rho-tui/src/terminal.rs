@@ -3,12 +3,24 @@
 //! works on lines and inputs and never touches the terminal.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{self, Event, KeyEventKind, KeyModifiers, MouseEventKind};
 use crossterm::terminal;
 
+use crate::fullscreen::{LEAVE, MOUSE_OFF};
 use crate::input::Input;
 use crate::renderer::SHOW_CURSOR;
+
+/// Whether the fullscreen mode holds the alternate screen (and the mouse): [`restore`] then
+/// gives both back.
+static FULLSCREEN: AtomicBool = AtomicBool::new(false);
+
+/// Records that the fullscreen mode entered (or left) the alternate screen, so an exit that
+/// skips the normal shutdown still leaves it.
+pub fn set_fullscreen(active: bool) {
+    FULLSCREEN.store(active, Ordering::SeqCst);
+}
 
 /// Puts the terminal in raw mode with bracketed paste on; dropping it restores the terminal,
 /// also when the interactive loop returns early with an error or panics.
@@ -41,6 +53,9 @@ pub fn restore() {
         return;
     }
     let mut out = io::stdout();
+    if FULLSCREEN.swap(false, Ordering::SeqCst) {
+        let _ = out.write_all(format!("{MOUSE_OFF}{LEAVE}").as_bytes());
+    }
     let _ = crossterm::execute!(out, event::DisableBracketedPaste);
     let _ = out.write_all(SHOW_CURSOR.as_bytes());
     let _ = out.flush();
@@ -53,7 +68,8 @@ pub fn size() -> (u16, u16) {
 }
 
 /// Starts a thread that reads terminal events and hands each input to `deliver` until it
-/// returns false or reading fails (the terminal went away). Key releases are dropped.
+/// returns false or reading fails (the terminal went away). Key releases are dropped, and of
+/// the mouse only wheel notches are kept (the fullscreen mode scrolls with them).
 pub fn spawn_reader(mut deliver: impl FnMut(Input) -> bool + Send + 'static) {
     std::thread::Builder::new()
         .name("rho-tty-input".into())
@@ -62,6 +78,13 @@ pub fn spawn_reader(mut deliver: impl FnMut(Input) -> bool + Send + 'static) {
                 Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Input::Key(k),
                 Ok(Event::Paste(text)) => Input::Paste(text),
                 Ok(Event::Resize(w, h)) => Input::Resize(w, h),
+                Ok(Event::Mouse(m)) => match m.kind {
+                    MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => Input::Wheel {
+                        down: m.kind == MouseEventKind::ScrollDown,
+                        alt: m.modifiers.contains(KeyModifiers::ALT),
+                    },
+                    _ => continue,
+                },
                 Ok(_) => continue,
                 Err(_) => return,
             };

@@ -563,6 +563,16 @@ impl Transcript {
         }
     }
 
+    /// Where each user message starts in [`Transcript::lines`] (valid once it ran): the
+    /// fullscreen mode's jumps between the prompts sent.
+    pub fn user_message_starts(&self) -> Vec<usize> {
+        let users = self
+            .slots
+            .iter()
+            .filter(|s| matches!(s.view, View::User(_)));
+        users.map(|s| s.start).collect()
+    }
+
     /// The rendered lines for `width`, re-rendering only components that changed since the
     /// last call (all of them after a width or theme change).
     pub fn lines(&mut self, width: usize) -> &[String] {

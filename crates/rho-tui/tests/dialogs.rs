@@ -9,6 +9,7 @@ use common::{feed, key, show};
 use rho_tui::ansi::visible_width;
 use rho_tui::dialogs::*;
 use rho_tui::input::KeyCode;
+use rho_tui::Keymap;
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 
 fn fruits() -> Vec<SelectItem> {
@@ -31,7 +32,10 @@ fn select_list_enter_returns_the_original_index_after_filtering() {
     // "apple" is a prefix match and ranks before "pineapple".
     assert_eq!(l.visible_indices(), &[0, 4]);
     assert_eq!(feed(&mut l, &[key(KeyCode::Down)]), DialogAction::Pending);
-    assert_eq!(l.handle(&key(KeyCode::Enter)), DialogAction::Done(4));
+    assert_eq!(
+        l.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Done(4)
+    );
 }
 
 #[test]
@@ -74,17 +78,26 @@ fn select_list_cancels_and_reports_no_matches() {
     let mut l = SelectList::new("Fruit", fruits());
     feed(&mut l, &Input::typed("xyz"));
     assert!(l.selected_index().is_none());
-    assert_eq!(l.handle(&key(KeyCode::Enter)), DialogAction::Pending);
+    assert_eq!(
+        l.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Pending
+    );
     assert!(show(&l.render(40, &Theme::dark()), 40).contains("No matches"));
-    assert_eq!(l.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        l.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
     let mut l = SelectList::new("Fruit", fruits());
-    assert_eq!(l.handle(&Input::ctrl('c')), DialogAction::Cancelled);
+    assert_eq!(
+        l.handle(&Input::ctrl('c'), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]
 fn select_list_paste_filters() {
     let mut l = SelectList::new("Fruit", fruits());
-    l.handle(&Input::Paste("cher\n".into()));
+    l.handle(&Input::Paste("cher\n".into()), &Keymap::default());
     assert_eq!(l.visible_indices(), &[2]);
 }
 
@@ -108,12 +121,30 @@ fn select_list_snapshots() {
 #[test]
 fn confirm_answers() {
     let mut c = ConfirmDialog::new("Delete?", "Remove the session file?");
-    assert_eq!(c.handle(&Input::char('x')), DialogAction::Pending);
-    assert_eq!(c.handle(&Input::char('Y')), DialogAction::Done(true));
-    assert_eq!(c.handle(&key(KeyCode::Enter)), DialogAction::Done(true));
-    assert_eq!(c.handle(&Input::char('n')), DialogAction::Done(false));
-    assert_eq!(c.handle(&Input::char('N')), DialogAction::Done(false));
-    assert_eq!(c.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        c.handle(&Input::char('x'), &Keymap::default()),
+        DialogAction::Pending
+    );
+    assert_eq!(
+        c.handle(&Input::char('Y'), &Keymap::default()),
+        DialogAction::Done(true)
+    );
+    assert_eq!(
+        c.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Done(true)
+    );
+    assert_eq!(
+        c.handle(&Input::char('n'), &Keymap::default()),
+        DialogAction::Done(false)
+    );
+    assert_eq!(
+        c.handle(&Input::char('N'), &Keymap::default()),
+        DialogAction::Done(false)
+    );
+    assert_eq!(
+        c.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
     both!(
         "confirm",
         &ConfirmDialog::new(
@@ -135,10 +166,13 @@ fn input_dialog_edits_one_line() {
     assert_eq!(d.value(), "ello world");
     feed(&mut d, &[key(KeyCode::Right), key(KeyCode::Backspace)]);
     assert_eq!(
-        d.handle(&key(KeyCode::Enter)),
+        d.handle(&key(KeyCode::Enter), &Keymap::default()),
         DialogAction::Done("llo world".into())
     );
-    assert_eq!(d.handle(&Input::ctrl('c')), DialogAction::Cancelled);
+    assert_eq!(
+        d.handle(&Input::ctrl('c'), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]
@@ -149,7 +183,7 @@ fn input_dialog_masks_secrets() {
     assert!(!text.contains("secret"), "{text}");
     assert!(text.contains("•••••••••"), "{text}");
     assert_eq!(
-        d.handle(&key(KeyCode::Enter)),
+        d.handle(&key(KeyCode::Enter), &Keymap::default()),
         DialogAction::Done("sk-secret".into())
     );
     both!("input_masked", &d);
@@ -185,10 +219,13 @@ fn text_area_edits_lines_and_submits_with_ctrl_s() {
     feed(&mut d, &[Input::Paste("a\r\nb\n".into())]);
     assert_eq!(d.text(), "first!\na\nb\nsecond line");
     assert_eq!(
-        d.handle(&Input::ctrl('s')),
+        d.handle(&Input::ctrl('s'), &Keymap::default()),
         DialogAction::Done("first!\na\nb\nsecond line".into())
     );
-    assert_eq!(d.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        d.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]
@@ -230,7 +267,7 @@ fn model_selector_starts_on_the_current_model_and_searches_providers() {
     assert_eq!(s.list().selected_index(), Some(2));
     feed(&mut s, &Input::typed("google"));
     assert_eq!(s.list().visible_indices(), &[5]);
-    match s.handle(&key(KeyCode::Enter)) {
+    match s.handle(&key(KeyCode::Enter), &Keymap::default()) {
         DialogAction::Done(m) => assert_eq!(
             (m.provider.as_str(), m.id.as_str()),
             ("google", "gemini-2.5-pro")
@@ -240,7 +277,10 @@ fn model_selector_starts_on_the_current_model_and_searches_providers() {
     let mut s = ModelSelector::new(models(), None);
     feed(&mut s, &Input::typed("openrouter sonnet"));
     assert_eq!(s.list().visible_indices(), &[4]);
-    assert_eq!(s.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        s.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]
@@ -256,11 +296,20 @@ fn thinking_selector_picks_a_level() {
     use rho_protocol::ThinkingLevel as L;
     let levels = L::ALL.to_vec();
     let mut s = ThinkingSelector::new(levels.clone(), L::Medium);
-    assert_eq!(s.handle(&key(KeyCode::Down)), DialogAction::Pending);
-    assert_eq!(s.handle(&key(KeyCode::Enter)), DialogAction::Done(L::High));
+    assert_eq!(
+        s.handle(&key(KeyCode::Down), &Keymap::default()),
+        DialogAction::Pending
+    );
+    assert_eq!(
+        s.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Done(L::High)
+    );
     let mut s = ThinkingSelector::new(levels, L::Off);
     feed(&mut s, &Input::typed("xh"));
-    assert_eq!(s.handle(&key(KeyCode::Enter)), DialogAction::Done(L::Xhigh));
+    assert_eq!(
+        s.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Done(L::Xhigh)
+    );
     both!(
         "thinking_selector",
         &ThinkingSelector::new(L::ALL[..5].to_vec(), L::Medium),
@@ -328,7 +377,7 @@ fn settings_cycle_values_and_return_only_changes() {
     );
     assert_eq!(d.items()[2].values[d.items()[2].current], "light");
     assert_eq!(
-        d.handle(&key(KeyCode::Esc)),
+        d.handle(&key(KeyCode::Esc), &Keymap::default()),
         DialogAction::Done(vec![
             ("defaultThinkingLevel".to_string(), "high".to_string()),
             ("theme".to_string(), "light".to_string()),
@@ -336,7 +385,7 @@ fn settings_cycle_values_and_return_only_changes() {
     );
     let mut untouched = SettingsDialog::new(settings());
     assert_eq!(
-        untouched.handle(&Input::ctrl('c')),
+        untouched.handle(&Input::ctrl('c'), &Keymap::default()),
         DialogAction::Done(Vec::new())
     );
 }
@@ -362,9 +411,18 @@ fn hotkeys_close_on_any_key() {
             .map(|(k, a)| (k.to_string(), a.to_string()))
             .collect(),
     );
-    assert_eq!(v.handle(&Input::Resize(80, 24)), DialogAction::Pending);
-    assert_eq!(v.handle(&Input::char('q')), DialogAction::Done(()));
-    assert_eq!(v.handle(&key(KeyCode::Esc)), DialogAction::Done(()));
+    assert_eq!(
+        v.handle(&Input::Resize(80, 24), &Keymap::default()),
+        DialogAction::Pending
+    );
+    assert_eq!(
+        v.handle(&Input::char('q'), &Keymap::default()),
+        DialogAction::Done(())
+    );
+    assert_eq!(
+        v.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Done(())
+    );
     both!("hotkeys", &v);
 }
 

@@ -6,6 +6,7 @@ use rho_tui::ansi::strip_ansi;
 use rho_tui::editor::{CompletionItem, Editor, EditorAction};
 use rho_tui::input::{Input, KeyCode, KeyModifiers};
 use rho_tui::theme::Color;
+use rho_tui::Keymap;
 use rho_tui::Theme;
 
 fn editor() -> Editor {
@@ -13,7 +14,10 @@ fn editor() -> Editor {
 }
 
 fn feed(ed: &mut Editor, inputs: &[Input]) -> Vec<EditorAction> {
-    inputs.iter().map(|i| ed.handle(i)).collect()
+    inputs
+        .iter()
+        .map(|i| ed.handle(i, &Keymap::default()))
+        .collect()
 }
 
 fn key(code: KeyCode) -> Input {
@@ -34,11 +38,14 @@ fn typing_editing_and_submitting() {
     feed(&mut ed, &[shift_enter, Input::char('x')]);
     assert_eq!(ed.text(), "hell\nx");
     assert_eq!(
-        ed.handle(&key(KeyCode::Enter)),
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
         EditorAction::Submit("hell\nx".into())
     );
     assert!(ed.is_empty());
-    assert_eq!(ed.handle(&key(KeyCode::Enter)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
+        EditorAction::Handled
+    );
 }
 
 fn shift_enter() -> Input {
@@ -61,11 +68,18 @@ fn keys_the_loop_binds_are_ignored() {
         Input::Resize(80, 24),
     ];
     for input in &ignored {
-        assert_eq!(ed.handle(input), EditorAction::Ignored, "{input:?}");
+        assert_eq!(
+            ed.handle(input, &Keymap::default()),
+            EditorAction::Ignored,
+            "{input:?}"
+        );
     }
     assert_eq!(ed.text(), "abc");
     ed.clear();
-    assert_eq!(ed.handle(&Input::ctrl('d')), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&Input::ctrl('d'), &Keymap::default()),
+        EditorAction::Ignored
+    );
 }
 
 #[test]
@@ -79,7 +93,10 @@ fn newlines_from_shift_enter_ctrl_j_and_a_trailing_backslash() {
         &mut ed,
         &[Input::ctrl('j'), Input::char('c'), Input::char('\\')],
     );
-    assert_eq!(ed.handle(&key(KeyCode::Enter)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
+        EditorAction::Handled
+    );
     feed(&mut ed, &Input::typed("d"));
     assert_eq!(ed.text(), "a\nb\nc\nd");
 }
@@ -88,11 +105,14 @@ fn newlines_from_shift_enter_ctrl_j_and_a_trailing_backslash() {
 fn blank_text_is_not_submitted_and_submissions_are_trimmed() {
     let mut ed = editor();
     feed(&mut ed, &Input::typed("   "));
-    assert_eq!(ed.handle(&key(KeyCode::Enter)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert_eq!(ed.text(), "   ");
     feed(&mut ed, &Input::typed("hi  "));
     assert_eq!(
-        ed.handle(&key(KeyCode::Enter)),
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
         EditorAction::Submit("hi".into())
     );
 }
@@ -181,7 +201,7 @@ fn history_recall_on_the_first_line_and_back_to_the_draft() {
     for text in ["first", "second\nline"] {
         ed.set_text(text);
         assert!(matches!(
-            ed.handle(&key(KeyCode::Enter)),
+            ed.handle(&key(KeyCode::Enter), &Keymap::default()),
             EditorAction::Submit(_)
         ));
     }
@@ -229,7 +249,7 @@ fn large_pastes_show_as_markers_and_expand_on_submit() {
     assert_eq!(ed.text(), "see [paste #1 +42 lines][paste #2 1234 chars]");
     let expected = format!("see {body}{}", "x".repeat(1234));
     assert_eq!(
-        ed.handle(&key(KeyCode::Enter)),
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
         EditorAction::Submit(expected.clone())
     );
     feed(&mut ed, &[key(KeyCode::Up)]);
@@ -357,16 +377,19 @@ fn tab_accepts_and_arrows_select() {
 fn enter_accepts_a_partial_command_and_submits_a_complete_one() {
     let mut ed = with_commands();
     feed(&mut ed, &Input::typed("/mod"));
-    assert_eq!(ed.handle(&key(KeyCode::Enter)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert_eq!(ed.text(), "/model ");
     assert_eq!(
-        ed.handle(&key(KeyCode::Enter)),
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
         EditorAction::Submit("/model".into())
     );
     feed(&mut ed, &Input::typed("/tree"));
     assert!(ed.is_completing());
     assert_eq!(
-        ed.handle(&key(KeyCode::Enter)),
+        ed.handle(&key(KeyCode::Enter), &Keymap::default()),
         EditorAction::Submit("/tree".into())
     );
 }
@@ -375,15 +398,24 @@ fn enter_accepts_a_partial_command_and_submits_a_complete_one() {
 fn esc_closes_the_popup_until_the_text_changes() {
     let mut ed = with_commands();
     feed(&mut ed, &Input::typed("/co"));
-    assert_eq!(ed.handle(&key(KeyCode::Esc)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Esc), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert!(!ed.is_completing());
     feed(&mut ed, &[key(KeyCode::Left)]);
     assert!(!ed.is_completing());
     feed(&mut ed, &[key(KeyCode::End), Input::char('p')]);
     assert!(ed.is_completing());
     assert!(popup(&ed)[0].starts_with("→ /copy"));
-    assert_eq!(ed.handle(&key(KeyCode::Esc)), EditorAction::Handled);
-    assert_eq!(ed.handle(&key(KeyCode::Esc)), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Esc), &Keymap::default()),
+        EditorAction::Handled
+    );
+    assert_eq!(
+        ed.handle(&key(KeyCode::Esc), &Keymap::default()),
+        EditorAction::Ignored
+    );
 }
 
 #[test]
@@ -476,13 +508,22 @@ fn tab_completes_a_path_like_word() {
     let dir = project();
     let mut ed = Editor::new(dir.path().to_path_buf());
     feed(&mut ed, &Input::typed("see src/ma"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert_eq!(ed.text(), "see src/main.rs ");
     feed(&mut ed, &Input::typed("and ./docs/"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert_eq!(ed.text(), "see src/main.rs and ./docs/guide.md ");
     feed(&mut ed, &Input::typed("src/"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert!(ed.is_completing());
     feed(&mut ed, &Input::typed("lib"));
     assert!(popup(&ed)[0].starts_with("→ lib.rs"));
@@ -495,13 +536,22 @@ fn tab_on_a_plain_word_is_left_to_the_loop() {
     let dir = project();
     let mut ed = Editor::new(dir.path().to_path_buf());
     feed(&mut ed, &Input::typed("hello"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Ignored
+    );
     feed(&mut ed, &Input::typed(" /usr/li"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Ignored
+    );
     assert_eq!(ed.text(), "hello /usr/li");
     // A path-like word without matches: nothing opens, and typing on does not open it later.
     feed(&mut ed, &Input::typed(" src/zz"));
-    assert_eq!(ed.handle(&key(KeyCode::Tab)), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&key(KeyCode::Tab), &Keymap::default()),
+        EditorAction::Ignored
+    );
     feed(&mut ed, &[key(KeyCode::Backspace), key(KeyCode::Backspace)]);
     assert!(!ed.is_completing());
 }
@@ -582,7 +632,10 @@ fn undo_takes_back_a_word_at_a_time_and_other_edits_one_by_one() {
     assert_eq!(ed.text(), "hello");
     feed(&mut ed, &[undo_key()]);
     assert!(ed.is_empty());
-    assert_eq!(ed.handle(&undo_key()), EditorAction::Handled);
+    assert_eq!(
+        ed.handle(&undo_key(), &Keymap::default()),
+        EditorAction::Handled
+    );
     assert!(ed.is_empty());
 }
 
@@ -678,7 +731,10 @@ fn a_resize_sets_the_height_and_is_left_to_the_loop() {
     let mut ed = editor();
     ed.set_text(&"x\n".repeat(30));
     assert_eq!(ed.render(20, &Theme::dark(), Color::Default).len(), 33);
-    assert_eq!(ed.handle(&Input::Resize(20, 24)), EditorAction::Ignored);
+    assert_eq!(
+        ed.handle(&Input::Resize(20, 24), &Keymap::default()),
+        EditorAction::Ignored
+    );
     let lines = ed.render(20, &Theme::dark(), Color::Default);
     assert_eq!(lines.len(), 7 + 2);
     assert!(strip_ansi(&lines[0]).starts_with("─── ↑ 24 more"));

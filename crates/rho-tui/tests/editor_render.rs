@@ -8,6 +8,7 @@ use rho_tui::ansi::{strip_ansi, visible_width};
 use rho_tui::editor::{CompletionItem, Editor};
 use rho_tui::input::{Input, KeyCode};
 use rho_tui::theme::Color;
+use rho_tui::Keymap;
 use rho_tui::Theme;
 
 /// Visible text of each line with the cursor marked; lines are checked to fit `width`.
@@ -42,7 +43,7 @@ fn both(name: &str, ed: &Editor) {
 
 fn feed(ed: &mut Editor, inputs: &[Input]) {
     for i in inputs {
-        ed.handle(i);
+        ed.handle(i, &Keymap::default());
     }
 }
 
@@ -164,7 +165,7 @@ fn tall_text_scrolls() {
     // Drawn with the cursor at the end first: the window then follows it up.
     ed.render(80, &Theme::dark(), Color::Default);
     for _ in 0..8 {
-        ed.handle(&Input::key(KeyCode::Up));
+        ed.handle(&Input::key(KeyCode::Up), &Keymap::default());
     }
     both("editor_scrolled", &ed);
 }

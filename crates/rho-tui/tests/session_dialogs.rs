@@ -7,6 +7,7 @@ use common::{feed, key, show};
 use rho_tui::ansi::visible_width;
 use rho_tui::dialogs::*;
 use rho_tui::input::KeyCode;
+use rho_tui::Keymap;
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 
 const NOW: i64 = 1_800_000_000_000;
@@ -82,20 +83,23 @@ fn session_picker_tab_toggles_scope_and_enter_yields_the_path() {
         !text.contains("/home/me/rho"),
         "cwd is only shown in All: {text}"
     );
-    p.handle(&key(KeyCode::Tab));
+    p.handle(&key(KeyCode::Tab), &Keymap::default());
     assert_eq!(p.scope(), SessionScope::All);
     feed(&mut p, &Input::typed("website"));
     assert_eq!(
-        p.handle(&key(KeyCode::Enter)),
+        p.handle(&key(KeyCode::Enter), &Keymap::default()),
         DialogAction::Done(std::path::PathBuf::from("/sessions/c.jsonl"))
     );
-    p.handle(&key(KeyCode::Tab));
+    p.handle(&key(KeyCode::Tab), &Keymap::default());
     assert_eq!(p.scope(), SessionScope::CurrentFolder);
     assert!(
         p.list().visible_indices().is_empty(),
         "the query survives the toggle"
     );
-    assert_eq!(p.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        p.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]
@@ -112,7 +116,7 @@ fn session_picker_starts_on_all_when_the_folder_has_none() {
 fn session_picker_snapshots() {
     let mut p = picker();
     both!("session_picker_current", &p);
-    p.handle(&key(KeyCode::Tab));
+    p.handle(&key(KeyCode::Tab), &Keymap::default());
     both!("session_picker_all", &p);
 }
 
@@ -297,19 +301,19 @@ fn rows_follow_the_tree_and_indent_only_at_forks() {
 fn starts_on_the_leaf_moves_filters_and_picks() {
     let mut s = TreeSelector::new(&tree_session(), Some("a3"));
     assert_eq!(s.selected_id(), Some("a3"));
-    s.handle(&key(KeyCode::Up));
+    s.handle(&key(KeyCode::Up), &Keymap::default());
     assert_eq!(s.selected_id(), Some("u2"));
-    s.handle(&key(KeyCode::Up));
-    s.handle(&key(KeyCode::Up));
-    s.handle(&key(KeyCode::Up));
+    s.handle(&key(KeyCode::Up), &Keymap::default());
+    s.handle(&key(KeyCode::Up), &Keymap::default());
+    s.handle(&key(KeyCode::Up), &Keymap::default());
     assert_eq!(s.selected_id(), Some("u1"));
-    s.handle(&key(KeyCode::Up));
+    s.handle(&key(KeyCode::Up), &Keymap::default());
     assert_eq!(s.selected_id(), Some("b1"), "wraps to the last row");
     feed(&mut s, &Input::typed("GUARD"));
     let ids: Vec<&str> = s.visible_rows().iter().map(|r| r.id.as_str()).collect();
     assert_eq!(ids, vec!["a4"]);
     assert_eq!(
-        s.handle(&key(KeyCode::Enter)),
+        s.handle(&key(KeyCode::Enter), &Keymap::default()),
         DialogAction::Done("a4".into())
     );
     feed(&mut s, &vec![key(KeyCode::Backspace); 5]);
@@ -321,7 +325,10 @@ fn starts_on_the_leaf_moves_filters_and_picks() {
     );
     feed(&mut s, &Input::typed("tests"));
     assert_eq!(s.selected_id(), Some("u2"), "labels are searched too");
-    assert_eq!(s.handle(&key(KeyCode::Esc)), DialogAction::Cancelled);
+    assert_eq!(
+        s.handle(&key(KeyCode::Esc), &Keymap::default()),
+        DialogAction::Cancelled
+    );
 }
 
 #[test]

@@ -10,7 +10,8 @@ use rho_tui::components::BashExecutionView;
 use rho_tui::components::Component;
 use rho_tui::dialogs::{StatusBar, WidgetArea};
 use rho_tui::editor::Editor;
-use rho_tui::{Input, Renderer, Theme, Transcript, View};
+use rho_tui::fullscreen::{FullscreenOptions, FullscreenView, TuiMode};
+use rho_tui::{Input, Keymap, Renderer, Theme, Transcript, View};
 use tokio::sync::mpsc::UnboundedSender;
 
 use super::dialogs::ActiveDialog;
@@ -19,6 +20,7 @@ use super::footer::FooterInfo;
 use crate::args::Args;
 use rho_core::agent_session::ModelControl;
 use rho_core::extensions::render::ComponentSlot;
+use rho_tui::Action;
 
 /// Everything that reaches the interactive loop.
 pub enum AppMsg {
@@ -90,8 +92,8 @@ pub struct App {
     pub(super) running_bash: Option<usize>,
     /// The command line (what /reload reads resources by).
     pub(super) args: Args,
-    renderer: Renderer,
-    header: Vec<String>,
+    pub(super) renderer: Renderer,
+    pub(super) header: Vec<String>,
     spinner: usize,
     /// Whether the last frame drawn shows the working indicator.
     indicator_shown: bool,
@@ -108,6 +110,16 @@ pub struct App {
     pub(super) reloading: bool,
     /// The extension shortcuts bound on the main screen.
     pub(super) shortcuts: Vec<super::ext_shortcuts::Binding>,
+    /// What keys do (pi's defaults, keybindings.json applied).
+    pub(super) keymap: std::sync::Arc<Keymap>,
+    /// The fullscreen layout, when `tuiMode` chose it.
+    pub(super) full: Option<FullscreenView>,
+    /// The fullscreen settings (kept while inline, for a switch from /settings).
+    pub(super) full_options: FullscreenOptions,
+    /// A layout switch asked for, made before the next frame.
+    pub(super) pending_mode: Option<TuiMode>,
+    /// Said on the normal screen once the terminal is given back (the resume command).
+    pub(super) exit_note: Option<String>,
 }
 
 /// Frames of the working indicator.
@@ -140,6 +152,9 @@ impl App {
         });
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
+        let (mode, full_options, mode_warnings) = super::fullscreen::choose(args, &session);
+        let full = (mode == TuiMode::Fullscreen)
+            .then(|| FullscreenView::new(width as usize, height as usize, full_options));
         let mut app = Self {
             models: ModelControl::new(session.clone(), args.models.clone()),
             footer: FooterInfo::read(session.cwd()),
@@ -173,8 +188,16 @@ impl App {
             exit_error: None,
             reloading: false,
             shortcuts: Vec::new(),
+            keymap: Default::default(),
+            full,
+            full_options,
+            pending_mode: None,
+            exit_note: None,
             session,
         };
+        for w in mode_warnings {
+            app.notice(format!("Warning: {w}"), true);
+        }
         app.reload();
         app.rebuild_header();
         if let Some(warning) = super::startup_notes::model_warning(&app.session) {
@@ -210,6 +233,9 @@ impl App {
         match msg {
             AppMsg::Input(Input::Resize(w, h)) => {
                 self.renderer.resize(w as usize, h as usize);
+                if let Some(full) = self.full.as_mut() {
+                    full.resize(w as usize, h as usize);
+                }
                 self.editor.set_terminal_rows(h as usize);
             }
             // pi's reload box holds the focus: keys wait, except for a dialog an extension
@@ -279,7 +305,7 @@ impl App {
         self.release_held();
         if self.is_busy() {
             self.spinner = (self.spinner + 1) % SPINNER.len();
-        } else if !self.indicator_shown {
+        } else if !self.indicator_shown && !self.fullscreen_redraw_due() {
             return;
         }
         self.draw(out);
@@ -319,7 +345,7 @@ impl App {
 
     /// The banner and the list of loaded resources under it.
     pub(super) fn rebuild_header(&mut self) {
-        let mut header = header_lines(&self.theme);
+        let mut header = header_lines(&self.theme, &self.keymap);
         header.extend(super::startup_notes::resource_lines(
             &self.session,
             &self.theme,
@@ -346,17 +372,30 @@ impl App {
             .set_commands(super::commands::completions(&self.session));
     }
 
+    /// The terminal's size as last reported.
+    pub(super) fn screen_size(&self) -> (usize, usize) {
+        (self.renderer.width(), self.renderer.height())
+    }
+
     /// Draws the frame; writes only what changed.
     pub fn draw<W: Write>(&mut self, out: &mut W) {
+        if let Some(mode) = self.pending_mode.take() {
+            self.switch_tui_mode(mode, out);
+        }
         let width = self.renderer.width();
         self.ask_drawings(width);
         self.indicator_shown = self.is_busy();
         let bottom = self.bottom_lines(width);
-        let header = self.ext_render.latest(ComponentSlot::Header);
-        let header = header.as_deref().unwrap_or(&self.header);
-        let transcript = self.transcript.lines(width);
-        let segments: [&[String]; 3] = [header, transcript, &bottom];
-        if let Err(e) = self.renderer.render(&segments, out) {
+        let drawn = if self.full.is_some() {
+            self.draw_fullscreen(&bottom, out)
+        } else {
+            let header = self.ext_render.latest(ComponentSlot::Header);
+            let header = header.as_deref().unwrap_or(&self.header);
+            let transcript = self.transcript.lines(width);
+            let segments: [&[String]; 3] = [header, transcript, &bottom];
+            self.renderer.render(&segments, out).map(|_| ())
+        };
+        if let Err(e) = drawn {
             // Said once the terminal is restored (see `exit_error`): not over the frame.
             self.exit_error = Some(format!("rho: cannot draw: {e}"));
             self.quit = true;
@@ -365,7 +404,7 @@ impl App {
 
     /// Everything under the transcript: working indicator, queue, widgets, editor or dialog,
     /// footer, extension statuses.
-    fn bottom_lines(&self, width: usize) -> Vec<String> {
+    pub(super) fn bottom_lines(&self, width: usize) -> Vec<String> {
         let theme = &self.theme;
         let mut lines = vec![String::new()];
         if self.is_busy() {
@@ -377,7 +416,13 @@ impl App {
             lines.push(format!(
                 "{} {}",
                 theme.fg(theme.colors.accent, SPINNER[self.spinner]),
-                theme.fg(theme.colors.muted, &format!("{what} (esc to interrupt)")),
+                theme.fg(
+                    theme.colors.muted,
+                    &format!(
+                        "{what} ({} to interrupt)",
+                        self.keymap.display(Action::Interrupt)
+                    ),
+                ),
             ));
         }
         lines.extend(self.transcript.queue().render(width, theme));
@@ -418,14 +463,24 @@ impl App {
         self.theme.thinking_color(level)
     }
 
-    /// Leaves the last frame in the scrollback and the cursor under it.
+    /// Leaves the last frame in the scrollback and the cursor under it; in fullscreen, leaves
+    /// the alternate screen with what `fullscreenExitOutput` keeps.
     pub fn finish<W: Write>(&mut self, out: &mut W) {
+        if self.full.is_some() {
+            return self.leave_fullscreen(out);
+        }
         let _ = self.renderer.stop(out);
     }
 
     /// Why the screen ended early (a terminal that cannot be drawn on), if it did.
     pub fn exit_error(&self) -> Option<&str> {
         self.exit_error.as_deref()
+    }
+
+    /// What to say on the normal screen after the terminal is given back (fullscreen's
+    /// resume command).
+    pub fn exit_note(&self) -> Option<&str> {
+        self.exit_note.as_deref()
     }
 }
 
@@ -436,7 +491,7 @@ fn ends_message(event: &SessionEvent) -> bool {
 }
 
 /// The banner at the top of the screen: name, version and the keys worth knowing.
-fn header_lines(theme: &Theme) -> Vec<String> {
+fn header_lines(theme: &Theme, keys: &Keymap) -> Vec<String> {
     let c = &theme.colors;
     vec![
         format!(
@@ -446,7 +501,11 @@ fn header_lines(theme: &Theme) -> Vec<String> {
         ),
         theme.fg(
             c.dim,
-            "esc interrupt · ctrl+c clear/exit · / commands · ! bash · /hotkeys for more",
+            &format!(
+                "{} interrupt · {} clear/exit · / commands · ! bash · /hotkeys for more",
+                keys.display(Action::Interrupt),
+                keys.display(Action::Clear)
+            ),
         ),
     ]
 }
@@ -455,6 +514,10 @@ fn header_lines(theme: &Theme) -> Vec<String> {
 impl App {
     /// Draws the whole frame into `out` with a fresh renderer (what a new terminal would show).
     pub fn redraw_into(&mut self, out: &mut Vec<u8>) {
+        if let Some(full) = self.full.as_mut() {
+            full.invalidate();
+            return self.draw(out);
+        }
         let fresh = Renderer::new(self.renderer.width(), self.renderer.height());
         let kept = std::mem::replace(&mut self.renderer, fresh);
         self.draw(out);
@@ -473,12 +536,11 @@ impl App {
 
     /// The last frame drawn, as plain text.
     pub fn last_frame(&self) -> String {
-        let lines: Vec<String> = self
-            .renderer
-            .frame()
-            .iter()
-            .map(|l| rho_tui::ansi::strip_ansi(l))
-            .collect();
+        let frame = match &self.full {
+            Some(full) => full.frame(),
+            None => self.renderer.frame(),
+        };
+        let lines: Vec<String> = frame.iter().map(|l| rho_tui::ansi::strip_ansi(l)).collect();
         lines.join("\n")
     }
 

@@ -42,7 +42,10 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("login", "Store an API key for a provider"),
     ("set", "Set a value: /set api-key <provider> <key>"),
     ("logout", "Remove a provider's stored API key"),
-    ("permissions", "Show permission rules, mode and sandbox"),
+    (
+        "permissions",
+        "Show permission rules, mode and sandbox; check <tool> <argument> explains one call",
+    ),
     ("trust", "Trust this project folder: /trust [yes|no|forget]"),
     ("quit", "Quit rho"),
 ];
@@ -108,7 +111,7 @@ impl App {
             "login" => self.open_login(arg),
             "set" => self.set_value(args),
             "logout" => self.open_logout(arg),
-            "permissions" => self.show_permissions(),
+            "permissions" => self.show_permissions(args),
             "trust" => self.trust(arg.as_deref()),
             "quit" | "exit" => self.quit = true,
             _ => return false,
@@ -159,7 +162,7 @@ impl App {
     }
 
     /// /new: a fresh session file beside the current one (in memory without one).
-    fn new_session(&mut self) {
+    pub(super) fn new_session(&mut self) {
         let session = self.session.clone();
         let tx = self.tx.clone();
         tokio::spawn(async move {
@@ -225,7 +228,7 @@ impl App {
 
     /// /copy: the last reply's text to the system clipboard through the terminal (OSC 52,
     /// which works over ssh and in tmux with `set-clipboard on`).
-    fn copy_last(&mut self) {
+    pub(super) fn copy_last(&mut self) {
         let stored = self.session.agent().stored_messages();
         let assistants = stored.iter().rev().filter(|m| m.role() == "assistant");
         let last = assistants.filter_map(|m| m.get().ok()).find_map(|m| {

@@ -148,48 +148,49 @@ impl App {
 
     /// `Err(())` while the dialog stays open.
     fn answer(&mut self, dialog: &mut ActiveDialog, input: &Input) -> Result<(), ()> {
+        let keys = std::sync::Arc::clone(&self.keymap);
         match dialog {
             ActiveDialog::Model(d) => {
-                if let Some(model) = closed(d.handle(input))? {
+                if let Some(model) = closed(d.handle(input, &keys))? {
                     self.switch_model(model);
                 }
             }
             ActiveDialog::Thinking(d) => {
-                if let Some(level) = closed(d.handle(input))? {
+                if let Some(level) = closed(d.handle(input, &keys))? {
                     let models = self.models.clone();
                     tokio::spawn(async move { models.apply_level(level).await });
                 }
             }
             ActiveDialog::Sessions(d) => {
-                if let Some(path) = closed(d.handle(input))? {
+                if let Some(path) = closed(d.handle(input, &keys))? {
                     self.resume(&path);
                 }
             }
             ActiveDialog::Tree(d) => {
-                if let Some(id) = closed(d.handle(input))? {
+                if let Some(id) = closed(d.handle(input, &keys))? {
                     self.chose_tree_target(id);
                 }
             }
             ActiveDialog::TreeSummary(d, target) => {
-                if let Some(choice) = closed(d.handle(input))? {
+                if let Some(choice) = closed(d.handle(input, &keys))? {
                     self.navigate_tree(target.clone(), choice == 1);
                 }
             }
             ActiveDialog::Fork(d, ids) => {
-                if let Some(i) = closed(d.handle(input))? {
+                if let Some(i) = closed(d.handle(input, &keys))? {
                     self.fork_at(ids[i].clone());
                 }
             }
             ActiveDialog::Settings(d) => {
-                if let Some(changes) = closed(d.handle(input))? {
+                if let Some(changes) = closed(d.handle(input, &keys))? {
                     self.apply_settings(changes);
                 }
             }
             ActiveDialog::Hotkeys(d) => {
-                closed(d.handle(input))?;
+                closed(d.handle(input, &keys))?;
             }
             ActiveDialog::LoginProvider(d, providers) => {
-                if let Some(i) = closed(d.handle(input))? {
+                if let Some(i) = closed(d.handle(input, &keys))? {
                     let provider = providers[i].clone();
                     let prompt = InputDialog::new(
                         format!("API key for {provider}"),
@@ -200,44 +201,44 @@ impl App {
                 }
             }
             ActiveDialog::LoginKey(d, provider) => {
-                if let Some(key) = closed(d.handle(input))? {
+                if let Some(key) = closed(d.handle(input, &keys))? {
                     self.store_key(provider, key.trim());
                 }
             }
             ActiveDialog::Logout(d, providers) => {
-                if let Some(i) = closed(d.handle(input))? {
+                if let Some(i) = closed(d.handle(input, &keys))? {
                     self.remove_key(&providers[i].clone());
                 }
             }
             ActiveDialog::ExtSelect(d, options, reply) => {
-                let choice = closed(d.handle(input))?;
+                let choice = closed(d.handle(input, &keys))?;
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(choice.map(|i| options[i].clone()));
                 }
             }
             ActiveDialog::ExtConfirm(d, reply) => {
-                let yes = closed(d.handle(input))?.unwrap_or(false);
+                let yes = closed(d.handle(input, &keys))?.unwrap_or(false);
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(yes);
                 }
             }
             ActiveDialog::ScopedModels(d) => {
-                if let Some(choice) = closed(d.handle(input))? {
+                if let Some(choice) = closed(d.handle(input, &keys))? {
                     self.apply_scope(choice);
                 }
             }
             ActiveDialog::Import(d, source) => {
-                let yes = closed(d.handle(input))?.unwrap_or(false);
+                let yes = closed(d.handle(input, &keys))?.unwrap_or(false);
                 self.import(source.clone(), yes);
             }
             ActiveDialog::ExtInput(d, reply) => {
-                let text = closed(d.handle(input))?;
+                let text = closed(d.handle(input, &keys))?;
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(text);
                 }
             }
             ActiveDialog::ExtEditor(d, reply) => {
-                let text = closed(d.handle(input))?;
+                let text = closed(d.handle(input, &keys))?;
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(text);
                 }
@@ -279,7 +280,7 @@ impl App {
         );
         if let Some(q) = search {
             for c in q.chars() {
-                selector.handle(&Input::char(c));
+                selector.handle(&Input::char(c), &self.keymap);
             }
         }
         self.open(ActiveDialog::Model(selector));
@@ -351,16 +352,22 @@ impl App {
         });
     }
 
+    /// /hotkeys: the keys in effect (keybindings.json applied), then extension shortcuts.
     pub(super) fn open_hotkeys(&mut self) {
-        let builtin = super::keys::HOTKEYS
-            .iter()
-            .map(|(k, a)| (k.to_string(), a.to_string()));
+        let mut rows = super::keybindings::hotkey_rows(&self.keymap, self.full.is_some());
+        if !self.shortcuts.is_empty() {
+            rows.push(("Extensions".into(), String::new()));
+        }
         // pi lists extension shortcuts after the built-in keys, by description or file.
-        let extensions = self.shortcuts.iter().map(|b| {
+        rows.extend(self.shortcuts.iter().map(|b| {
             let what = b.def.description.clone().unwrap_or_else(|| b.path.clone());
             (b.def.key.clone(), what)
-        });
-        let rows = builtin.chain(extensions).collect();
-        self.open(ActiveDialog::Hotkeys(HotkeysView::new(rows)));
+        }));
+        let mut view = HotkeysView::new(rows);
+        if let Some(full) = &self.full {
+            // The dialog sits under the transcript: it scrolls instead of filling the screen.
+            view = view.with_max_rows(full.height().saturating_sub(12).max(5));
+        }
+        self.open(ActiveDialog::Hotkeys(view));
     }
 }

@@ -308,7 +308,7 @@ impl App {
 fn terminal_bytes(input: &Input) -> Option<String> {
     let key = match input {
         Input::Paste(text) => return Some(text.clone()),
-        Input::Resize(..) => return None,
+        Input::Resize(..) | Input::Wheel { .. } => return None,
         Input::Key(key) => key,
     };
     let fixed = match key.code {

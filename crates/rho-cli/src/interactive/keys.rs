@@ -1,53 +1,42 @@
-//! What keys do on the main screen (pi's bindings): the open dialog takes every key; otherwise
-//! extension shortcuts come first (see `ext_shortcuts`), then the editor gets its pick and the
-//! keys it leaves are the app's.
-//!
-//! | key | action |
-//! |---|---|
-//! | Enter | send; while the agent runs, queue a steering message |
-//! | Alt+Enter | queue a follow-up (sent when the agent would stop) |
-//! | Esc | interrupt the agent, a compaction, a retry wait or a `!` command |
-//! | Ctrl+C | clear the editor; twice on an empty editor, quit |
-//! | Ctrl+D | quit when the editor is empty |
-//! | Ctrl+O / Ctrl+T | expand tool output / thinking blocks |
-//! | Shift+Tab / Ctrl+P | next thinking level / next model |
-//! | Ctrl+L | model selector |
-//! | Alt+Up | take the queued messages back into the editor |
+//! What keys do on the main screen, in pi's order: the open dialog takes every key; an
+//! extension's focused component comes next; in fullscreen the transcript's scroll keys
+//! (`tui.altScreen.*`); then extension shortcuts, then the app's actions (pi's `app.*`), and
+//! what is left goes to the editor. Every key is looked up in the keymap, so
+//! keybindings.json remaps and unbinds them all (see `keybindings`).
 
 use std::time::{Duration, Instant};
 
 use rho_tui::editor::EditorAction;
-use rho_tui::input::{KeyCode, KeyModifiers};
-use rho_tui::Input;
+use rho_tui::{Action, Input};
 
 use super::app::{App, AppMsg};
 
 /// Two Ctrl+C presses closer than this quit.
 const DOUBLE_PRESS: Duration = Duration::from_millis(1000);
 
-/// The rows of /hotkeys: key, action.
-pub const HOTKEYS: &[(&str, &str)] = &[
-    ("enter", "send (while working: steer)"),
-    ("alt+enter", "queue a follow-up message"),
-    ("shift+enter, ctrl+j", "new line"),
-    ("esc", "interrupt"),
-    ("ctrl+c", "clear editor (twice: exit)"),
-    ("ctrl+d", "exit (empty editor)"),
-    ("ctrl+o", "expand/collapse tool output"),
-    ("ctrl+t", "show/hide thinking blocks"),
-    ("shift+tab", "cycle thinking level"),
-    ("ctrl+p", "cycle models"),
-    ("ctrl+l", "select model"),
-    ("alt+up", "edit queued messages"),
-    ("tab", "complete path or command"),
-    ("@", "reference a file"),
-    ("!cmd / !!cmd", "run bash (!! keeps it out of the context)"),
-    ("/", "commands"),
+/// The app's actions on the main screen, tried in pi's order after the special cases.
+pub(super) const APP_ACTIONS: &[Action] = &[
+    Action::Clear,
+    Action::ThinkingCycle,
+    Action::ModelCycleForward,
+    Action::ModelSelect,
+    Action::ToolsExpand,
+    Action::ThinkingToggle,
+    Action::MessageCopy,
+    Action::MessageFollowUp,
+    Action::MessageDequeue,
+    Action::SessionNew,
+    Action::SessionTree,
+    Action::SessionFork,
+    Action::SessionResume,
 ];
 
 impl App {
-    /// Handles a key or paste.
+    /// Handles a key, paste or wheel notch.
     pub(super) fn handle_input(&mut self, input: &Input) {
+        if let Input::Wheel { down, alt } = input {
+            return self.wheel(*down, *alt);
+        }
         if self.dialog.is_some() {
             self.dialog_input(input);
             return;
@@ -55,48 +44,73 @@ impl App {
         if let Some(key) = self.ext_render.focused() {
             return self.component_key(key, input);
         }
-        if self.shortcut_key(input) {
+        if self.fullscreen_key(input) || self.shortcut_key(input) || self.app_key(input) {
             return;
         }
-        match self.editor.handle(input) {
-            EditorAction::Handled => self.last_ctrl_c = None,
+        match self.editor.handle(input, &self.keymap) {
             EditorAction::Submit(text) => self.submit(text),
-            EditorAction::Ignored => self.app_key(input),
+            EditorAction::Handled | EditorAction::Ignored => {}
         }
     }
 
-    fn app_key(&mut self, input: &Input) {
-        if input.is_ctrl('c') {
-            return self.ctrl_c();
+    /// The app's actions (pi's CustomEditor): true when `input` was one.
+    fn app_key(&mut self, input: &Input) -> bool {
+        let keys = std::sync::Arc::clone(&self.keymap);
+        if !keys.matches(input, Action::Clear) && input.as_key().is_some() {
+            self.last_ctrl_c = None;
         }
-        self.last_ctrl_c = None;
-        if input.is_plain(KeyCode::Esc) {
-            self.interrupt();
-        } else if input.is(KeyCode::Enter, KeyModifiers::ALT) {
-            let text = self.editor.take_submission();
-            self.submit_follow_up(text);
-        } else if input.is_ctrl('d') {
-            if self.editor.is_empty() {
-                self.quit = true;
-            }
-        } else if input.is_ctrl('o') {
-            self.tools_expanded = !self.tools_expanded;
-            self.transcript.set_tools_expanded(self.tools_expanded);
-        } else if input.is_ctrl('t') {
-            self.thinking_expanded = !self.thinking_expanded;
-            self.transcript
-                .set_thinking_expanded(self.thinking_expanded);
-        } else if input.is(KeyCode::BackTab, KeyModifiers::SHIFT)
-            || input.is_plain(KeyCode::BackTab)
+        let completing = self.editor.is_completing();
+        if completing
+            && keys
+                .first_match(input, &[Action::SelectPageUp, Action::SelectPageDown])
+                .is_some()
         {
-            self.cycle_thinking();
-        } else if input.is_ctrl('p') {
-            self.cycle_model();
-        } else if input.is_ctrl('l') {
-            self.open_model_selector(None);
-        } else if input.is(KeyCode::Up, KeyModifiers::ALT) {
-            self.restore_queue();
+            return false;
         }
+        if keys.matches(input, Action::Interrupt) {
+            if completing {
+                return false;
+            }
+            self.interrupt();
+            return true;
+        }
+        if keys.matches(input, Action::Exit) && self.editor.is_empty() {
+            self.quit = true;
+            return true;
+        }
+        let history = [Action::EditorHistoryPrevious, Action::EditorHistoryNext];
+        if keys.first_match(input, &history).is_some() {
+            return false;
+        }
+        let Some(action) = keys.first_match(input, APP_ACTIONS) else {
+            return false;
+        };
+        match action {
+            Action::Clear => self.ctrl_c(),
+            Action::ThinkingCycle => self.cycle_thinking(),
+            Action::ModelCycleForward => self.cycle_model(),
+            Action::ModelSelect => self.open_model_selector(None),
+            Action::ToolsExpand => {
+                self.tools_expanded = !self.tools_expanded;
+                self.transcript.set_tools_expanded(self.tools_expanded);
+            }
+            Action::ThinkingToggle => {
+                self.thinking_expanded = !self.thinking_expanded;
+                self.transcript
+                    .set_thinking_expanded(self.thinking_expanded);
+            }
+            Action::MessageCopy => self.copy_last(),
+            Action::MessageFollowUp => {
+                let text = self.editor.take_submission();
+                self.submit_follow_up(text);
+            }
+            Action::MessageDequeue => self.restore_queue(),
+            Action::SessionNew => self.new_session(),
+            Action::SessionTree => self.open_tree(),
+            Action::SessionFork => self.open_fork(),
+            _ => self.open_session_picker(),
+        }
+        true
     }
 
     /// Clears a non-empty editor; on an empty one, a second press within a second quits.
@@ -114,7 +128,8 @@ impl App {
             self.quit = true;
         } else {
             self.last_ctrl_c = Some(now);
-            self.notice("Press ctrl+c again to exit".into(), false);
+            let key = self.keymap.display(Action::Clear);
+            self.notice(format!("Press {key} again to exit"), false);
         }
     }
 

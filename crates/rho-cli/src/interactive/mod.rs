@@ -14,6 +14,8 @@ mod ext_render;
 mod ext_shortcuts;
 mod ext_ui;
 mod footer;
+mod fullscreen;
+mod keybindings;
 mod keys;
 mod login;
 mod reload;
@@ -75,6 +77,8 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     let mut events = session.subscribe();
     let (width, height) = terminal::size();
     let mut app = App::new(session, args, tx.clone(), (width, height));
+    app.load_keybindings();
+    app.rebuild_header();
     if args.resume {
         app.open_session_picker();
     }
@@ -116,6 +120,9 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     let _ = out.flush();
     if let Some(e) = app.exit_error() {
         eprintln!("{e}");
+    }
+    if let Some(note) = app.exit_note() {
+        println!("{note}");
     }
     ExitCode::SUCCESS
 }

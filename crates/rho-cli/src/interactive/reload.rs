@@ -1,6 +1,6 @@
 //! /reload, as pi's: the loaded extensions get `session_shutdown` (reason `reload`) and their
-//! processes end; settings, skills, prompt templates, themes and the context files (AGENTS.md,
-//! SYSTEM.md, APPEND_SYSTEM.md) are read again; the extensions are resolved again (`-e`,
+//! processes end; settings, keybindings.json, skills, prompt templates, themes and the context
+//! files (AGENTS.md, SYSTEM.md, APPEND_SYSTEM.md) are read again; the extensions are resolved again (`-e`,
 //! settings `extensions`, the project's and the agent dir's extension folders) and started
 //! with their current code, so new and edited ones load and removed ones are gone; the MCP
 //! servers of mcp.json are started again (as pi, whose /reload picks up changed servers);
@@ -42,6 +42,7 @@ impl App {
         self.reloading = false;
         self.theme = super::footer::load_theme(&self.session, &self.args);
         self.transcript.set_theme(self.theme.clone());
+        self.load_keybindings();
         self.rebuild_header();
         self.editor
             .set_commands(super::commands::completions(&self.session));

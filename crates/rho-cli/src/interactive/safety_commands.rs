@@ -16,8 +16,12 @@ fn rules_line(kind: &str, rules: &[Rule]) -> String {
 }
 
 impl App {
-    /// /permissions: what may run and where it may write.
-    pub(super) fn show_permissions(&mut self) {
+    /// /permissions: what may run and where it may write; `/permissions check <tool>
+    /// <argument>` tells what the rules decide for one call and why.
+    pub(super) fn show_permissions(&mut self, args: &str) {
+        if let Some(call) = args.strip_prefix("check") {
+            return self.check_permission(call.trim());
+        }
         let p = self.session.permissions().clone();
         let mut lines = vec![format!("Permission mode: {}", p.mode)];
         lines.push(rules_line("allow", &p.allow));
@@ -39,6 +43,21 @@ impl App {
             None => lines.push("Sandbox: off".into()),
         }
         self.notice(lines.join("\n"), false);
+    }
+
+    fn check_permission(&mut self, call: &str) {
+        let Some((tool, argument)) = call.split_once(char::is_whitespace) else {
+            return self.notice("Usage: /permissions check <tool> <argument>".into(), true);
+        };
+        let permissions = self.session.permissions().clone();
+        let cwd = self.session.cwd().to_path_buf();
+        match crate::permissions_check::check(&permissions, &cwd, tool, argument.trim()) {
+            Ok(decision) => {
+                let lines = crate::permissions_check::explain(&decision);
+                self.notice(lines.join("\n"), false)
+            }
+            Err(e) => self.notice(e, true),
+        }
     }
 
     /// /trust [no|forget]: saves the decision for the current folder.

@@ -12,7 +12,13 @@ use super::dialogs::ActiveDialog;
 const ON_OFF: [&str; 2] = ["true", "false"];
 const QUEUE_MODES: [&str; 2] = ["one-at-a-time", "all"];
 
-fn item(key: &str, label: &str, description: &str, values: &[&str], current: &str) -> SettingItem {
+pub(super) fn item(
+    key: &str,
+    label: &str,
+    description: &str,
+    values: &[&str],
+    current: &str,
+) -> SettingItem {
     SettingItem {
         key: key.into(),
         label: label.into(),
@@ -35,7 +41,7 @@ impl App {
             )
         });
         let bool_str = |b: bool| if b { "true" } else { "false" };
-        let items = vec![
+        let mut items = vec![
             item(
                 "compaction.enabled",
                 "Auto-compact",
@@ -66,6 +72,7 @@ impl App {
             ),
             item("theme", "Theme", "Colour theme", &["dark", "light"], &theme),
         ];
+        items.extend(self.fullscreen_setting_items());
         self.open(ActiveDialog::Settings(SettingsDialog::new(items)));
     }
 
@@ -102,7 +109,7 @@ impl App {
                     self.session
                         .set_global_setting(&key, Value::from(value.as_str()))
                 }
-                _ => Ok(()),
+                _ => self.apply_fullscreen_setting(&key, &value),
             };
             if let Err(e) = written {
                 self.notice(format!("Cannot save {key}: {e}"), true);

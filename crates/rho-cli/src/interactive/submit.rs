@@ -21,6 +21,8 @@ impl App {
         if trimmed.is_empty() {
             return;
         }
+        // What was sent, and what it brings, shows at the end of the transcript.
+        self.follow_end();
         if let Some(rest) = trimmed.strip_prefix("!!") {
             return self.run_bash(rest.trim().to_string(), true);
         }

@@ -52,6 +52,15 @@ impl Harness {
         width: u16,
         adjust: impl FnOnce(&mut AgentSessionConfig),
     ) -> Self {
+        Self::unstarted_sized(provider, (width, 24), adjust)
+    }
+
+    /// Like `unstarted`, on a terminal of `size` (columns, rows).
+    fn unstarted_sized(
+        provider: &ScriptedProvider,
+        (width, height): (u16, u16),
+        adjust: impl FnOnce(&mut AgentSessionConfig),
+    ) -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut config = AgentSessionConfig::new(dir.path());
         config.model = Some(scripted_model());
@@ -61,7 +70,12 @@ impl Harness {
         let session = AgentSession::new(config);
         let (tx, rx) = mpsc::unbounded_channel();
         let events = session.subscribe();
-        let app = App::new(session.clone(), &Args::default(), tx.clone(), (width, 24));
+        let app = App::new(
+            session.clone(),
+            &Args::default(),
+            tx.clone(),
+            (width, height),
+        );
         Self {
             app,
             rx,
@@ -304,7 +318,7 @@ async fn slash_commands_run_built_ins_and_report_unknown_ones_through_the_prompt
         Some("my work".to_string())
     );
     h.keys(Input::typed("/hotkeys\n"));
-    assert!(h.screen().contains("cycle thinking level"));
+    assert!(h.screen().contains("Cycle thinking level"));
     h.key(KeyCode::Esc);
     h.keys(Input::typed("/session\n"));
     assert!(h.screen().contains("Session info"));
@@ -496,3 +510,5 @@ async fn export_to_a_jsonl_path_writes_the_session_not_html() {
 
 mod commands;
 mod compaction;
+mod fullscreen;
+mod keybindings;

@@ -5,10 +5,11 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use rho_core::agent_session::{InputSource, PromptOptions};
+use rho_core::agent_session::{BashOptions, InputSource, OutputFn, PromptOptions};
 use rho_protocol::rpc::{Command, Disposition, QueueContents, Request};
 use serde_json::Value;
 
+use super::bash::BashResult;
 use super::error::CommandError;
 use super::order::Turn;
 use super::response::{response, Reply};
@@ -94,7 +95,7 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
             bash(rpc, id, &command, exclude_from_context).await
         }
         Command::AbortBash => {
-            rpc.bash.abort_all();
+            rpc.session.abort_bash();
             Reply::Done
         }
         Command::Compact {
@@ -211,30 +212,26 @@ async fn prompt(
     rpc.send(id, "prompt", reply);
 }
 
-/// Runs a user command; its output streams as events where the dialect has them
-/// (`bash_execution_update` carrying the command's id).
+/// Runs a user command through the session; its output streams as events where the dialect
+/// has them (`bash_execution_update` carrying the command's id).
 async fn bash(rpc: &Rpc, id: Option<&Value>, command: &str, exclude_from_context: bool) -> Reply {
-    let prefix = rpc
-        .session
-        .with_settings(|s| s.shell_command_prefix().map(str::to_string));
-    let on_output = |delta: String| {
-        if let Some(event) = rpc.dialect.bash_update(id, delta) {
-            if let Ok(line) = serde_json::to_string(&event) {
-                rpc.out.send(line);
+    let on_output: OutputFn = {
+        let rpc = rpc.clone();
+        let id = id.cloned();
+        Arc::new(move |delta: &str| {
+            if let Some(event) = rpc.dialect.bash_update(id.as_ref(), delta.to_string()) {
+                if let Ok(line) = serde_json::to_string(&event) {
+                    rpc.out.send(line);
+                }
             }
-        }
+        })
     };
-    match rpc
-        .bash
-        .run(command, rpc.session.cwd(), prefix.as_deref(), on_output)
-        .await
-    {
-        Ok(result) => {
-            let mut message = result.to_message(command);
-            message.exclude_from_context = exclude_from_context.then_some(true);
-            rpc.session.record_bash_result(message);
-            to_data(&result)
-        }
+    let options = BashOptions {
+        exclude_from_context,
+        on_output: Some(on_output),
+    };
+    match rpc.session.execute_bash(command, options).await {
+        Ok(message) => to_data(&BashResult::from(message)),
         Err(e) => Reply::Error(format!("Cannot run the command: {e}")),
     }
 }

@@ -4,7 +4,6 @@
 //! (D13). stdout carries protocol lines only; warnings go to stderr.
 
 mod bash;
-mod bash_output;
 #[cfg(test)]
 mod command_props;
 mod dispatch;
@@ -30,7 +29,6 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
 use crate::args::Args;
-use bash::BashRunner;
 use framing::{Frame, LineSplitter};
 use rho_core::agent_session::ModelControl;
 use writer::Output;
@@ -46,7 +44,6 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 pub(crate) struct Rpc {
     session: AgentSession,
     out: Output,
-    bash: Arc<BashRunner>,
     /// The model registry and the switching rules.
     models: ModelControl,
     ui: ui::RpcUi,
@@ -137,7 +134,6 @@ impl Rpc {
             models: ModelControl::new(session.clone(), args.models.clone()),
             session,
             out,
-            bash: Arc::default(),
             dialect,
         }
     }
@@ -180,7 +176,7 @@ impl Rpc {
 
     /// EOF: abort a running prompt and any `bash`, let commands finish, then stop.
     async fn shutdown(&self, mut tasks: JoinSet<()>) {
-        self.bash.abort_all();
+        self.session.abort_bash();
         if self.session.is_streaming() {
             self.session.abort().await;
         }
@@ -194,9 +190,9 @@ impl Rpc {
     /// spawned process groups are killed and rho exits with the signal's code. Exits at
     /// once: a pending stdin read would otherwise hold up the runtime's shutdown.
     async fn kill(&self, code: i32) {
-        self.bash.abort_all();
+        self.session.abort_bash();
         crate::signals::shut_down_extensions().await;
-        rho_tools::children::kill_all_groups();
+        rho_tools::process::end_all_groups();
         std::process::exit(code)
     }
 }

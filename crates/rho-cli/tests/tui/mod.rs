@@ -134,6 +134,21 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// The scrollback and the visible screen, oldest line first.
+    pub fn history(&self) -> String {
+        let out = self.run(&["capture-pane", "-p", "-S", "-", "-t", "0"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Sends `bytes` to rho as the terminal would (escape sequences such as mouse reports).
+    pub fn send_bytes(&self, bytes: &[u8]) {
+        let hex: Vec<String> = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let mut args = vec!["send-keys", "-t", "0", "-H"];
+        args.extend(hex.iter().map(String::as_str));
+        let out = self.run(&args);
+        assert!(out.status.success(), "send-keys -H failed");
+    }
+
     /// The visible screen with its colours (SGR escapes) kept.
     pub fn styled_screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-e", "-t", "0"]);

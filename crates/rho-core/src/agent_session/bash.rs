@@ -3,7 +3,10 @@
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
 
-use super::bash_chunks::{ChunkTracker, OutputFn};
+use rho_tools::process::{ExecEnd, Progress, ShellConfig, ShellRun};
+use tokio_util::sync::CancellationToken;
+
+use super::bash_chunks::{ChunkDecoder, OutputFn};
 use super::AgentSession;
 
 impl AgentSession {
@@ -45,9 +48,9 @@ impl AgentSession {
 pub struct BashOptions {
     /// `!!cmd`: shown and stored, never sent to the model.
     pub exclude_from_context: bool,
-    /// Gets the output while the command runs, as sanitised pieces in arrival order (at
-    /// most every 100 ms), so a UI can show it live. Not called when a `user_bash`
-    /// handler supplies the result.
+    /// Gets the output while the command runs, as sanitised pieces in arrival order, so a
+    /// UI can show it live (pi's `onChunk`). Not called when a `user_bash` handler supplies
+    /// the result.
     pub on_output: Option<OutputFn>,
 }
 
@@ -158,13 +161,16 @@ impl AgentSession {
     pub(crate) fn shell_config(
         &self,
         sandbox: Option<std::sync::Arc<rho_sandbox::Sandbox>>,
-    ) -> rho_tools::exec::ShellConfig {
+    ) -> ShellConfig {
         let s = self.state();
-        rho_tools::exec::ShellConfig {
+        ShellConfig {
             shell_path: s.settings.shell_path().map(std::path::PathBuf::from),
             command_prefix: s.settings.shell_command_prefix().map(str::to_string),
             bin_dir: None,
-            pass_provider_keys: s.settings.pass_provider_keys_to_tools(),
+            scrub: super::credentials::key_scrub(
+                &self.inner.credentials,
+                s.settings.pass_provider_keys_to_tools(),
+            ),
             sandbox,
         }
     }
@@ -175,28 +181,30 @@ impl AgentSession {
         options: &BashOptions,
     ) -> Result<BashExecutionMessage, super::SessionError> {
         let config = self.shell_config(self.sandbox());
-        let cancel = tokio_util::sync::CancellationToken::new();
-        *super::lock(&self.inner.bash_cancel) = Some(cancel.clone());
-        let mut tracker = ChunkTracker::default();
+        let (run_id, cancel) = self.inner.bash_runs.start();
+        let mut decoder = ChunkDecoder::default();
         let on_output = options.on_output.clone();
-        let result = rho_tools::exec::run_shell_command(
+        let mut on_chunk = |bytes: &[u8]| {
+            if let (Some(f), Some(text)) = (&on_output, decoder.push(bytes)) {
+                f(&text);
+            }
+        };
+        let run = ShellRun {
             command,
-            self.cwd(),
-            &config,
-            None,
-            &cancel,
-            |snapshot| {
-                if let (Some(f), Some(chunk)) = (&on_output, tracker.next(snapshot)) {
-                    f(&chunk);
-                }
-            },
-        )
-        .await;
-        *super::lock(&self.inner.bash_cancel) = None;
+            cwd: self.cwd(),
+            timeout: None,
+            cancel: &cancel,
+        };
+        let result =
+            rho_tools::process::run_shell(run, &config, Progress::Chunks(&mut on_chunk)).await;
+        self.inner.bash_runs.finish(run_id);
+        if let (Some(f), Some(text)) = (&on_output, decoder.finish()) {
+            f(&text);
+        }
         let result = result.map_err(|e| super::SessionError::Bash(e.to_string()))?;
         let (exit_code, cancelled) = match result.end {
-            rho_tools::exec::ExecEnd::Exited(code) => (code, false),
-            rho_tools::exec::ExecEnd::TimedOut | rho_tools::exec::ExecEnd::Aborted => (None, true),
+            ExecEnd::Exited(code) => (code, false),
+            ExecEnd::TimedOut | ExecEnd::Aborted => (None, true),
         };
         Ok(BashExecutionMessage {
             command: command.to_string(),
@@ -213,16 +221,45 @@ impl AgentSession {
         })
     }
 
-    /// Aborts a running `execute_bash` (BASH-8).
+    /// Aborts every running `execute_bash` (BASH-8; pi 1.x aborts them all).
     pub fn abort_bash(&self) {
-        if let Some(c) = super::lock(&self.inner.bash_cancel).as_ref() {
-            c.cancel();
-        }
+        self.inner.bash_runs.abort_all();
     }
 
     /// Whether a user command is running.
     pub fn is_bash_running(&self) -> bool {
-        super::lock(&self.inner.bash_cancel).is_some()
+        self.inner.bash_runs.any()
+    }
+}
+
+/// The user commands running now (any number, as RPC `bash` may start several), each with
+/// the token that ends it.
+#[derive(Debug, Default)]
+pub struct BashRuns {
+    running: std::sync::Mutex<Vec<(u64, CancellationToken)>>,
+    next: std::sync::atomic::AtomicU64,
+}
+
+impl BashRuns {
+    fn start(&self) -> (u64, CancellationToken) {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let token = CancellationToken::new();
+        super::lock(&self.running).push((id, token.clone()));
+        (id, token)
+    }
+
+    fn finish(&self, id: u64) {
+        super::lock(&self.running).retain(|(i, _)| *i != id);
+    }
+
+    fn abort_all(&self) {
+        for (_, token) in super::lock(&self.running).iter() {
+            token.cancel();
+        }
+    }
+
+    fn any(&self) -> bool {
+        !super::lock(&self.running).is_empty()
     }
 }
 

@@ -1,7 +1,10 @@
 //! Where the session gets API keys. The binary supplies a store over `--api-key`,
 //! auth.json, the environment and models.json; the default reads the environment only.
 
+use std::sync::Arc;
+
 use rho_ai::api_key::env_api_key;
+use rho_tools::process::KeyScrub;
 
 /// The state of a provider's credentials, checked before a prompt is sent (AUTH-3..5).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,6 +37,19 @@ pub trait CredentialStore: Send + Sync {
     fn status(&self, provider: &str) -> AuthStatus;
     /// The key for one request (may run a command or refresh a token). `Ok(None)` = none.
     fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError>;
+    /// The environment variables this store's configuration names for keys (models.json,
+    /// auth.json, extension providers), beyond the built-in providers' own: tool processes
+    /// do not inherit them.
+    fn key_env_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The key scrubbing for tool processes: the built-in providers' variables and those
+/// `credentials` names, unless `pass` (the `passProviderKeysToTools` setting).
+pub fn key_scrub(credentials: &Arc<dyn CredentialStore>, pass: bool) -> KeyScrub {
+    let credentials = credentials.clone();
+    KeyScrub::new(pass, Some(Arc::new(move || credentials.key_env_names())))
 }
 
 /// Environment variables only (providers spec §6).

@@ -46,6 +46,12 @@ impl ExtensionHost for SessionHost {
         self.session().and_then(|s| s.sandbox())
     }
 
+    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
+        self.session()
+            .map(|s| s.shell_config(None).scrub)
+            .unwrap_or_default()
+    }
+
     fn model(&self) -> Option<Model> {
         self.session().and_then(|s| s.model())
     }

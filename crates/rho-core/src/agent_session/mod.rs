@@ -55,7 +55,7 @@ use crate::settings::Settings;
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;
 pub use credentials::{
-    AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
+    key_scrub, AuthStatus, CredentialError, CredentialStore, EnvCredentials, StaticCredentials,
 };
 pub use custom::{SendMessageOptions, UserMessageContent};
 pub use error::SessionError;
@@ -227,7 +227,7 @@ pub(crate) struct Inner {
     pub cwd: PathBuf,
     pub retry_cancel: Mutex<Option<CancellationToken>>,
     pub compaction_cancel: Mutex<Option<CancellationToken>>,
-    pub bash_cancel: Mutex<Option<CancellationToken>>,
+    pub bash_runs: bash::BashRuns,
     pub branch_summary_cancel: Mutex<Option<CancellationToken>>,
     /// Bumped whenever the conversation is replaced wholesale (see [`AgentSession::generation`]).
     pub generation: std::sync::atomic::AtomicU64,
@@ -341,7 +341,7 @@ impl AgentSession {
                 cwd: config.cwd,
                 retry_cancel: Mutex::new(None),
                 compaction_cancel: Mutex::new(None),
-                bash_cancel: Mutex::new(None),
+                bash_runs: bash::BashRuns::default(),
                 branch_summary_cancel: Mutex::new(None),
                 generation: std::sync::atomic::AtomicU64::new(0),
                 actions_bound: std::sync::atomic::AtomicBool::new(false),

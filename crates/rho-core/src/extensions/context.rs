@@ -159,6 +159,10 @@ pub trait ExtensionHost: Send + Sync {
     fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
         None
     }
+    /// The key scrubbing extension `exec` calls get (by default the built-in providers').
+    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
+        rho_tools::process::KeyScrub::default()
+    }
 }
 
 /// A session-replacing action a command may request (CMD-8).

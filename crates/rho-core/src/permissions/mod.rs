@@ -3,10 +3,12 @@
 //! `default`, `accept-edits`, `plan`, `bypass`. Checked for every tool call (built-in,
 //! extension, MCP) in the session's one tool pipeline, before extension `tool_call` handlers.
 
+mod bash_rules;
 mod pattern;
 mod rules;
+pub mod shell_line;
 
 pub use rules::{
-    PermissionMode, Permissions, Rule, RuleError, UnknownPermissionMode, Verdict, READ_ONLY_TOOLS,
-    WRITING_FILE_TOOLS,
+    Decision, PermissionMode, Permissions, Rule, RuleError, RuleList, UnknownPermissionMode,
+    Verdict, READ_ONLY_TOOLS, WRITING_FILE_TOOLS,
 };

@@ -105,8 +105,17 @@ impl Rule {
         })
     }
 
+    /// The argument pattern (`None`: the rule covers every call of its tool).
+    pub(super) fn pattern(&self) -> Option<&str> {
+        self.argument.as_deref()
+    }
+
+    fn names_tool(&self, tool: &str) -> bool {
+        matches(&self.tool, &tool.to_lowercase(), false)
+    }
+
     fn applies(&self, tool: &str, args: &Value, cwd: &Path) -> bool {
-        if !matches(&self.tool, &tool.to_lowercase(), false) {
+        if !self.names_tool(tool) {
             return false;
         }
         let Some(pattern) = &self.argument else {
@@ -214,39 +223,137 @@ impl Permissions {
         self.mode != PermissionMode::Plan || READ_ONLY_TOOLS.contains(&tool)
     }
 
-    /// The verdict for `tool(args)`: deny rules first, then ask; an allow rule with an
-    /// argument pattern beats an ask rule for the whole tool (`ask: ["bash"]` with
-    /// `allow: ["bash(git status*)"]` asks for everything but `git status`). A call no rule
-    /// names runs, as in pi, whose tools never ask.
+    /// The verdict for `tool(args)` (see [`Self::decide`]).
     pub fn check(&self, tool: &str, args: &Value, cwd: &Path) -> Verdict {
-        if let Some(rule) = self.deny.iter().find(|r| r.applies(tool, args, cwd)) {
-            return Verdict::Deny(format!(
-                "Permission denied by rule {:?} in settings.json (permissions.deny)",
+        self.decide(tool, args, cwd).verdict
+    }
+
+    /// The verdict for `tool(args)` and what decided it: deny rules first, then ask; an
+    /// allow rule with an argument pattern beats an ask rule for the whole tool
+    /// (`ask: ["bash"]` with `allow: ["bash(git status*)"]` asks for everything but `git
+    /// status`). A call no rule names runs, as in pi, whose tools never ask. For `bash` the
+    /// rules see each simple command of the line (see [`super::bash_rules`]).
+    pub fn decide(&self, tool: &str, args: &Value, cwd: &Path) -> Decision {
+        if tool == "bash" {
+            let line = args
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            return super::bash_rules::decide(self, line);
+        }
+        let first = |rules: &[Rule]| rules.iter().find(|r| r.applies(tool, args, cwd)).cloned();
+        let narrower_allow = || {
+            self.allow
+                .iter()
+                .find(|r| r.argument.is_some() && r.applies(tool, args, cwd))
+                .cloned()
+        };
+        self.judge(
+            tool,
+            first(&self.deny),
+            first(&self.ask),
+            narrower_allow,
+            None,
+        )
+    }
+
+    /// The verdict once the rules that apply are known: `deny` and `ask` are the first
+    /// deny and ask rules that apply, `narrower_allow` finds an allow rule with a pattern
+    /// that covers the whole call; `command` is the simple command a bash rule matched.
+    pub(super) fn judge(
+        &self,
+        tool: &str,
+        deny: Option<Rule>,
+        ask: Option<Rule>,
+        narrower_allow: impl FnOnce() -> Option<Rule>,
+        command: Option<String>,
+    ) -> Decision {
+        let decided = |verdict: Verdict, rule: Option<Rule>, list: Option<RuleList>| Decision {
+            verdict,
+            rule: rule.map(|r| r.text),
+            list,
+            command: command.clone(),
+        };
+        if let Some(rule) = deny {
+            let on = command
+                .as_deref()
+                .map(|c| format!(" (command: {c})"))
+                .unwrap_or_default();
+            let reason = format!(
+                "Permission denied by rule {:?} in settings.json (permissions.deny){on}",
                 rule.text
-            ));
+            );
+            return decided(Verdict::Deny(reason), Some(rule), Some(RuleList::Deny));
         }
         if !self.exposes(tool) {
-            return Verdict::Deny(format!(
+            let reason = format!(
                 "Permission denied: plan mode allows only read-only tools ({}), not {tool}",
                 READ_ONLY_TOOLS.join(", ")
-            ));
+            );
+            return decided(Verdict::Deny(reason), None, None);
         }
-        let Some(asked) = self.ask.iter().find(|r| r.applies(tool, args, cwd)) else {
-            return Verdict::Allow;
+        let Some(asked) = ask else {
+            return decided(Verdict::Allow, None, None);
         };
-        let narrower_allow = asked.argument.is_none()
-            && self
-                .allow
-                .iter()
-                .any(|r| r.argument.is_some() && r.applies(tool, args, cwd));
+        if self.mode == PermissionMode::Bypass {
+            return decided(Verdict::Allow, Some(asked), Some(RuleList::Ask));
+        }
         let edits_accepted =
             self.mode == PermissionMode::AcceptEdits && WRITING_FILE_TOOLS.contains(&tool);
-        if self.mode == PermissionMode::Bypass || edits_accepted || narrower_allow {
-            Verdict::Allow
-        } else {
-            Verdict::Ask(asked.text.clone())
+        if edits_accepted {
+            return decided(Verdict::Allow, Some(asked), Some(RuleList::Ask));
+        }
+        if asked.argument.is_none() {
+            if let Some(allow) = narrower_allow() {
+                return decided(Verdict::Allow, Some(allow), Some(RuleList::Allow));
+            }
+        }
+        decided(
+            Verdict::Ask(asked.text.clone()),
+            Some(asked),
+            Some(RuleList::Ask),
+        )
+    }
+
+    /// The rules of one list that name `tool` (with or without a pattern).
+    pub(super) fn naming<'a>(rules: &'a [Rule], tool: &'a str) -> impl Iterator<Item = &'a Rule> {
+        rules.iter().filter(move |r| r.names_tool(tool))
+    }
+}
+
+/// Which list a deciding rule is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleList {
+    /// `permissions.allow`.
+    Allow,
+    /// `permissions.ask`.
+    Ask,
+    /// `permissions.deny`.
+    Deny,
+}
+
+impl RuleList {
+    /// The settings key.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
         }
     }
+}
+
+/// A verdict and what decided it (for `rho permissions check` and `/permissions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The rule that decided, as written (`None`: no rule, or the mode decided).
+    pub rule: Option<String>,
+    /// Its list.
+    pub list: Option<RuleList>,
+    /// For `bash`: the simple command the rule matched (`…` marks computed parts).
+    pub command: Option<String>,
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use crossterm::event::KeyCode;
 use super::frame::{framed, inner_width};
 use crate::ansi::wrap;
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// Asks a question; y/Y/Enter answer `true`, n/N `false`, Esc or Ctrl+C cancel.
@@ -28,11 +29,11 @@ impl ConfirmDialog {
 impl Dialog for ConfirmDialog {
     type Output = bool;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<bool> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<bool> {
+        if keys.matches(input, Action::SelectCancel) {
             return DialogAction::Cancelled;
         }
-        if input.is_plain(KeyCode::Enter)
+        if keys.matches(input, Action::SelectConfirm)
             || input.is_plain(KeyCode::Char('y'))
             || input.is_plain(KeyCode::Char('Y'))
         {

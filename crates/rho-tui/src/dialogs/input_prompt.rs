@@ -1,11 +1,10 @@
 //! A one-line text prompt (pi's input dialog: extension `input` requests, session names, API
 //! keys). Masked mode draws every character as `•` so a key typed or pasted is not shown.
 
-use crossterm::event::KeyCode;
-
 use super::frame::{edit_line, framed, inner_width};
 use super::line_edit::LineEdit;
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// Asks for one line of text; Enter yields it, Esc or Ctrl+C cancel.
@@ -49,14 +48,14 @@ impl InputDialog {
 impl Dialog for InputDialog {
     type Output = String;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<String> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<String> {
+        if keys.matches(input, Action::SelectCancel) {
             return DialogAction::Cancelled;
         }
-        if input.is_plain(KeyCode::Enter) {
+        if keys.matches(input, Action::InputSubmit) {
             return DialogAction::Done(self.edit.text());
         }
-        self.edit.apply(input);
+        self.edit.apply(input, keys);
         DialogAction::Pending
     }
 

@@ -1,9 +1,11 @@
 //! Single-line text editing shared by the prompts: a character buffer and a cursor, with the
-//! usual keys (arrows, Home/End, Ctrl+A/E, Backspace/Delete, Ctrl+U/K) and bracketed paste.
+//! editor's keys (arrows, Home/End, Ctrl+A/E, Backspace/Delete, Ctrl+U/K, as remapped) and
+//! bracketed paste.
 
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use crate::input::Input;
+use crate::keymap::{Action, Keymap};
 
 /// The text being typed and the cursor, as a character index.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,47 +44,60 @@ impl LineEdit {
         }
     }
 
-    /// Applies an editing input; false when the input is not an edit (the caller handles it).
-    pub fn apply(&mut self, input: &Input) -> bool {
-        let key = match input {
-            Input::Paste(text) => {
-                self.insert(text);
-                return true;
+    /// Applies an editing input (pi's `tui.editor.*` actions as `keys` binds them); false
+    /// when the input is not an edit (the caller handles it).
+    pub fn apply(&mut self, input: &Input, keys: &Keymap) -> bool {
+        if let Input::Paste(text) = input {
+            self.insert(text);
+            return true;
+        }
+        let end = self.chars.len();
+        match keys.first_match(input, LINE_ACTIONS) {
+            Some(Action::EditorDeleteCharBackward) => {
+                if self.cursor > 0 {
+                    self.cursor -= 1;
+                    self.chars.remove(self.cursor);
+                }
             }
-            Input::Key(k) => k,
-            Input::Resize(..) => return false,
-        };
-        let plain = key.modifiers.is_empty();
-        match key.code {
-            KeyCode::Char(c) if (key.modifiers - KeyModifiers::SHIFT).is_empty() => {
-                self.insert(c.encode_utf8(&mut [0; 4]));
+            Some(Action::EditorDeleteCharForward) => {
+                if self.cursor < end {
+                    self.chars.remove(self.cursor);
+                }
             }
-            KeyCode::Backspace if plain && self.cursor > 0 => {
-                self.cursor -= 1;
-                self.chars.remove(self.cursor);
-            }
-            KeyCode::Delete if plain && self.cursor < self.chars.len() => {
-                self.chars.remove(self.cursor);
-            }
-            KeyCode::Left if plain => self.cursor = self.cursor.saturating_sub(1),
-            KeyCode::Right if plain => self.cursor = (self.cursor + 1).min(self.chars.len()),
-            KeyCode::Home if plain => self.cursor = 0,
-            KeyCode::End if plain => self.cursor = self.chars.len(),
-            _ if input.is_ctrl('a') => self.cursor = 0,
-            _ if input.is_ctrl('e') => self.cursor = self.chars.len(),
-            _ if input.is_ctrl('u') => {
+            Some(Action::EditorCursorLeft) => self.cursor = self.cursor.saturating_sub(1),
+            Some(Action::EditorCursorRight) => self.cursor = (self.cursor + 1).min(end),
+            Some(Action::EditorCursorLineStart) => self.cursor = 0,
+            Some(Action::EditorCursorLineEnd) => self.cursor = end,
+            Some(Action::EditorDeleteToLineStart) => {
                 self.chars.drain(..self.cursor);
                 self.cursor = 0;
             }
-            _ if input.is_ctrl('k') => self.chars.truncate(self.cursor),
-            KeyCode::Backspace | KeyCode::Delete | KeyCode::Left | KeyCode::Right => {
-                return plain;
-            }
-            _ => return false,
+            Some(Action::EditorDeleteToLineEnd) => self.chars.truncate(self.cursor),
+            _ => match input.as_key() {
+                Some(k) => match k.code {
+                    KeyCode::Char(c) if (k.modifiers - KeyModifiers::SHIFT).is_empty() => {
+                        self.insert(c.encode_utf8(&mut [0; 4]));
+                    }
+                    _ => return false,
+                },
+                None => return false,
+            },
         }
         true
     }
 }
+
+/// The editor actions a single line has.
+const LINE_ACTIONS: &[Action] = &[
+    Action::EditorDeleteCharBackward,
+    Action::EditorDeleteCharForward,
+    Action::EditorCursorLeft,
+    Action::EditorCursorRight,
+    Action::EditorCursorLineStart,
+    Action::EditorCursorLineEnd,
+    Action::EditorDeleteToLineStart,
+    Action::EditorDeleteToLineEnd,
+];
 
 #[cfg(test)]
 mod tests {
@@ -90,21 +105,22 @@ mod tests {
 
     #[test]
     fn edits_in_the_middle_and_clamps_the_cursor() {
+        let keys = Keymap::default();
         let mut e = LineEdit::new("ac");
-        e.apply(&Input::key(KeyCode::Left));
-        e.apply(&Input::char('b'));
+        e.apply(&Input::key(KeyCode::Left), &keys);
+        e.apply(&Input::char('b'), &keys);
         assert_eq!(e.text(), "abc");
-        e.apply(&Input::key(KeyCode::Home));
-        e.apply(&Input::key(KeyCode::Left));
-        e.apply(&Input::key(KeyCode::Backspace));
+        e.apply(&Input::key(KeyCode::Home), &keys);
+        e.apply(&Input::key(KeyCode::Left), &keys);
+        e.apply(&Input::key(KeyCode::Backspace), &keys);
         assert_eq!((e.text().as_str(), e.cursor()), ("abc", 0));
-        e.apply(&Input::key(KeyCode::Delete));
-        e.apply(&Input::key(KeyCode::End));
-        e.apply(&Input::Paste("d\ne".into()));
+        e.apply(&Input::key(KeyCode::Delete), &keys);
+        e.apply(&Input::key(KeyCode::End), &keys);
+        e.apply(&Input::Paste("d\ne".into()), &keys);
         assert_eq!(e.text(), "bcde");
-        e.apply(&Input::ctrl('a'));
-        e.apply(&Input::key(KeyCode::Right));
-        e.apply(&Input::ctrl('k'));
+        e.apply(&Input::ctrl('a'), &keys);
+        e.apply(&Input::key(KeyCode::Right), &keys);
+        e.apply(&Input::ctrl('k'), &keys);
         assert_eq!(e.text(), "b");
     }
 }

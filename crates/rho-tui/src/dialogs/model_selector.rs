@@ -5,6 +5,7 @@ use rho_protocol::Model;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::Keymap;
 use crate::theme::Theme;
 
 /// Picks a model; yields a clone of the chosen [`Model`].
@@ -47,8 +48,8 @@ impl ModelSelector {
 impl Dialog for ModelSelector {
     type Output = Model;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<Model> {
-        match self.list.handle_key(input) {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<Model> {
+        match self.list.handle_key(input, keys) {
             DialogAction::Done(i) => match self.models.get(i) {
                 Some(m) => DialogAction::Done(m.clone()),
                 None => DialogAction::Pending,

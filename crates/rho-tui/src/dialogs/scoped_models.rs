@@ -6,7 +6,8 @@
 use rho_protocol::Model;
 
 use super::select_list::{SelectItem, SelectList};
-use crate::input::{Dialog, DialogAction, Input, KeyCode};
+use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// What the dialog closed with.
@@ -106,18 +107,16 @@ impl ScopedModelsDialog {
 impl Dialog for ScopedModelsDialog {
     type Output = ScopedModels;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<ScopedModels> {
-        if input.is_ctrl('a') || input.is_ctrl('x') {
-            self.set_all(input.is_ctrl('a'));
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<ScopedModels> {
+        let enable_all = keys.matches(input, Action::ModelsEnableAll);
+        if enable_all || keys.matches(input, Action::ModelsClearAll) {
+            self.set_all(enable_all);
             return DialogAction::Pending;
         }
-        if input.is_ctrl('s') {
+        if keys.matches(input, Action::ModelsSave) {
             return DialogAction::Done(self.result(true));
         }
-        if input.is_plain(KeyCode::Esc) {
-            return DialogAction::Done(self.result(false));
-        }
-        match self.list.handle_key(input) {
+        match self.list.handle_key(input, keys) {
             DialogAction::Done(i) => {
                 self.toggle(i);
                 DialogAction::Pending

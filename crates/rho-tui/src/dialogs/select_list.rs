@@ -7,6 +7,7 @@ use super::frame::{edit_line, framed, inner_width};
 use crate::ansi::{truncate_with_ellipsis, visible_width};
 use crate::fuzzy::fuzzy_rank;
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// The hint line of a plain list.
@@ -192,26 +193,10 @@ impl SelectList {
         };
     }
 
-    fn edit_query(&mut self, input: &Input) -> bool {
-        match input {
-            Input::Paste(text) => {
-                self.query.extend(text.chars().filter(|c| !c.is_control()));
-            }
-            Input::Key(k) => match k.code {
-                KeyCode::Backspace if k.modifiers.is_empty() => {
-                    if self.query.pop().is_none() {
-                        return true;
-                    }
-                }
-                KeyCode::Char(c) if (k.modifiers - KeyModifiers::SHIFT).is_empty() => {
-                    self.query.push(c);
-                }
-                _ => return false,
-            },
-            Input::Resize(..) => return false,
+    fn edit_query(&mut self, input: &Input, keys: &Keymap) {
+        if edit_query(&mut self.query, input, keys) {
+            self.refilter();
         }
-        self.refilter();
-        true
     }
 
     /// First visible row for the current selection: the selection sits mid-window when it can.
@@ -308,28 +293,54 @@ impl SelectList {
     }
 
     /// Handles navigation, filtering, Enter and Esc; shared by the selectors built on the list.
-    pub fn handle_key(&mut self, input: &Input) -> DialogAction<usize> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
-            return DialogAction::Cancelled;
-        }
-        if input.is_plain(KeyCode::Enter) {
-            return match self.selected_index() {
-                Some(i) => DialogAction::Done(i),
-                None => DialogAction::Pending,
-            };
-        }
-        if input.is_plain(KeyCode::Up) {
-            self.step(false);
-        } else if input.is_plain(KeyCode::Down) {
-            self.step(true);
-        } else if input.is_plain(KeyCode::PageUp) {
-            self.page(false);
-        } else if input.is_plain(KeyCode::PageDown) {
-            self.page(true);
-        } else {
-            self.edit_query(input);
+    pub fn handle_key(&mut self, input: &Input, keys: &Keymap) -> DialogAction<usize> {
+        match keys.first_match(input, SELECT_ACTIONS) {
+            Some(Action::SelectCancel) => return DialogAction::Cancelled,
+            Some(Action::SelectConfirm) => {
+                return match self.selected_index() {
+                    Some(i) => DialogAction::Done(i),
+                    None => DialogAction::Pending,
+                }
+            }
+            Some(Action::SelectUp) => self.step(false),
+            Some(Action::SelectDown) => self.step(true),
+            Some(Action::SelectPageUp) => self.page(false),
+            Some(Action::SelectPageDown) => self.page(true),
+            _ => self.edit_query(input, keys),
         }
         DialogAction::Pending
+    }
+}
+
+/// The keys a list takes, in the order they are tried.
+pub(crate) const SELECT_ACTIONS: &[Action] = &[
+    Action::SelectCancel,
+    Action::SelectConfirm,
+    Action::SelectUp,
+    Action::SelectDown,
+    Action::SelectPageUp,
+    Action::SelectPageDown,
+];
+
+/// Typing into a list's filter: characters and pastes add, the editor's delete-backward key
+/// removes the last character. True when the query changed.
+pub(crate) fn edit_query(query: &mut String, input: &Input, keys: &Keymap) -> bool {
+    if let Input::Paste(text) = input {
+        query.extend(text.chars().filter(|c| !c.is_control()));
+        return true;
+    }
+    if keys.matches(input, Action::EditorDeleteCharBackward) {
+        return query.pop().is_some();
+    }
+    match input.as_key() {
+        Some(k) => match k.code {
+            KeyCode::Char(c) if (k.modifiers - KeyModifiers::SHIFT).is_empty() => {
+                query.push(c);
+                true
+            }
+            _ => false,
+        },
+        None => false,
     }
 }
 
@@ -341,8 +352,8 @@ pub(crate) fn one_line(s: &str) -> String {
 impl Dialog for SelectList {
     type Output = usize;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<usize> {
-        self.handle_key(input)
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<usize> {
+        self.handle_key(input, keys)
     }
 
     fn render(&self, width: usize, theme: &Theme) -> Vec<String> {

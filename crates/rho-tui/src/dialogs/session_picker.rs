@@ -9,6 +9,7 @@ use rho_protocol::session::SessionSummary;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::Keymap;
 use crate::theme::Theme;
 
 /// Which sessions the picker lists.
@@ -138,7 +139,7 @@ impl SessionPicker {
 impl Dialog for SessionPicker {
     type Output = PathBuf;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<PathBuf> {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<PathBuf> {
         if input.is_plain(KeyCode::Tab) {
             self.scope = match self.scope {
                 SessionScope::CurrentFolder => SessionScope::All,
@@ -147,7 +148,7 @@ impl Dialog for SessionPicker {
             self.fill();
             return DialogAction::Pending;
         }
-        match self.list.handle_key(input) {
+        match self.list.handle_key(input, keys) {
             DialogAction::Done(i) => match self.sessions().get(i) {
                 Some(s) => DialogAction::Done(s.path.clone()),
                 None => DialogAction::Pending,

@@ -7,6 +7,7 @@ use crossterm::event::KeyCode;
 use super::frame::{framed, inner_width};
 use crate::ansi::{truncate_with_ellipsis, visible_width, wrap};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// One setting with the values it can take.
@@ -125,15 +126,15 @@ impl SettingsDialog {
 impl Dialog for SettingsDialog {
     type Output = Vec<(String, String)>;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<Self::Output> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<Self::Output> {
+        if keys.matches(input, Action::SelectCancel) {
             return DialogAction::Done(self.changes());
         }
-        if input.is_plain(KeyCode::Up) {
+        if keys.matches(input, Action::SelectUp) {
             self.step(false);
-        } else if input.is_plain(KeyCode::Down) {
+        } else if keys.matches(input, Action::SelectDown) {
             self.step(true);
-        } else if input.is_plain(KeyCode::Enter)
+        } else if keys.matches(input, Action::SelectConfirm)
             || input.is_plain(KeyCode::Char(' '))
             || input.is_plain(KeyCode::Right)
         {

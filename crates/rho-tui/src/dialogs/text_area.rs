@@ -7,6 +7,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 use super::frame::{framed, inner_width};
 use crate::components::{Component, EditorView};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::{Color, Theme};
 
 /// Edits a block of text; yields it on Ctrl+S.
@@ -108,7 +109,7 @@ impl TextAreaDialog {
         let key = match input {
             Input::Paste(text) => return self.insert(text),
             Input::Key(k) => k,
-            Input::Resize(..) => return,
+            Input::Resize(..) | Input::Wheel { .. } => return,
         };
         let plain = key.modifiers.is_empty();
         match key.code {
@@ -139,8 +140,8 @@ impl TextAreaDialog {
 impl Dialog for TextAreaDialog {
     type Output = String;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<String> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<String> {
+        if keys.matches(input, Action::SelectCancel) {
             return DialogAction::Cancelled;
         }
         if input.is_ctrl('s') || input.is(KeyCode::Enter, KeyModifiers::CONTROL) {

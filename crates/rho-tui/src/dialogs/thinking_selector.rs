@@ -5,6 +5,7 @@ use rho_protocol::ThinkingLevel;
 
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::Keymap;
 use crate::theme::Theme;
 
 /// pi's one-line description of a thinking level.
@@ -46,8 +47,8 @@ impl ThinkingSelector {
 impl Dialog for ThinkingSelector {
     type Output = ThinkingLevel;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<ThinkingLevel> {
-        match self.list.handle_key(input) {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<ThinkingLevel> {
+        match self.list.handle_key(input, keys) {
             DialogAction::Done(i) => match self.levels.get(i) {
                 Some(&l) => DialogAction::Done(l),
                 None => DialogAction::Pending,

@@ -2,13 +2,14 @@
 //! path to the current leaf highlighted and the leaf marked `• `. It opens on the leaf; typing
 //! filters rows by their text, Enter yields the chosen entry's id.
 
-use crossterm::event::{KeyCode, KeyModifiers};
 use rho_protocol::session::SessionEntry;
 
 use super::frame::{framed, inner_width};
+use super::select_list::{edit_query, SELECT_ACTIONS};
 use super::tree_rows::{tree_rows, TreeRow};
 use crate::ansi::{truncate_with_ellipsis, visible_width};
 use crate::input::{Dialog, DialogAction, Input};
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// Navigates the session tree; yields an entry id.
@@ -97,23 +98,10 @@ impl TreeSelector {
         } as usize;
     }
 
-    fn edit_query(&mut self, input: &Input) {
-        match input {
-            Input::Paste(t) => self.query.extend(t.chars().filter(|c| !c.is_control())),
-            Input::Key(k) => match k.code {
-                KeyCode::Backspace if k.modifiers.is_empty() => {
-                    if self.query.pop().is_none() {
-                        return;
-                    }
-                }
-                KeyCode::Char(c) if (k.modifiers - KeyModifiers::SHIFT).is_empty() => {
-                    self.query.push(c)
-                }
-                _ => return,
-            },
-            Input::Resize(..) => return,
+    fn edit_query(&mut self, input: &Input, keys: &Keymap) {
+        if edit_query(&mut self.query, input, keys) {
+            self.refilter();
         }
-        self.refilter();
     }
 
     fn render_row(&self, row: &TreeRow, selected: bool, avail: usize, t: &Theme) -> String {
@@ -147,27 +135,21 @@ impl TreeSelector {
 impl Dialog for TreeSelector {
     type Output = String;
 
-    fn handle(&mut self, input: &Input) -> DialogAction<String> {
-        if input.is_plain(KeyCode::Esc) || input.is_ctrl('c') {
-            return DialogAction::Cancelled;
-        }
-        if input.is_plain(KeyCode::Enter) {
-            return match self.selected_id() {
-                Some(id) => DialogAction::Done(id.to_string()),
-                None => DialogAction::Pending,
-            };
-        }
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<String> {
         let page = self.max_rows as isize;
-        if input.is_plain(KeyCode::Up) {
-            self.step(-1, true);
-        } else if input.is_plain(KeyCode::Down) {
-            self.step(1, true);
-        } else if input.is_plain(KeyCode::PageUp) {
-            self.step(-page, false);
-        } else if input.is_plain(KeyCode::PageDown) {
-            self.step(page, false);
-        } else {
-            self.edit_query(input);
+        match keys.first_match(input, SELECT_ACTIONS) {
+            Some(Action::SelectCancel) => return DialogAction::Cancelled,
+            Some(Action::SelectConfirm) => {
+                return match self.selected_id() {
+                    Some(id) => DialogAction::Done(id.to_string()),
+                    None => DialogAction::Pending,
+                }
+            }
+            Some(Action::SelectUp) => self.step(-1, true),
+            Some(Action::SelectDown) => self.step(1, true),
+            Some(Action::SelectPageUp) => self.step(-page, false),
+            Some(Action::SelectPageDown) => self.step(page, false),
+            _ => self.edit_query(input, keys),
         }
         DialogAction::Pending
     }

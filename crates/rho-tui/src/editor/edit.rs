@@ -240,16 +240,29 @@ impl Editor {
         if row > 0 {
             self.move_row(&rows, row, row - 1);
         } else if self.is_empty() || self.history.browsing() {
-            let entering = !self.history.browsing();
-            if let Some(entry) = self.history.older(&self.buf.text) {
-                let entry = entry.to_string();
-                if entering {
-                    self.push_undo();
-                }
-                self.recall(&entry);
-            }
+            self.history_older();
         } else {
             self.move_to(0, false);
+        }
+    }
+
+    /// pi's `tui.editor.historyPrevious`: the previous prompt, wherever the cursor is.
+    pub(super) fn history_older(&mut self) {
+        let entering = !self.history.browsing();
+        if let Some(entry) = self.history.older(&self.buf.text) {
+            let entry = entry.to_string();
+            if entering {
+                self.push_undo();
+            }
+            self.recall(&entry);
+        }
+    }
+
+    /// pi's `tui.editor.historyNext`: the next prompt (then the draft) while browsing.
+    pub(super) fn history_newer(&mut self) {
+        if let Some(entry) = self.history.newer() {
+            let entry = entry.to_string();
+            self.recall(&entry);
         }
     }
 
@@ -261,10 +274,7 @@ impl Editor {
         if row + 1 < rows.len() {
             self.move_row(&rows, row, row + 1);
         } else if self.history.browsing() {
-            if let Some(entry) = self.history.newer() {
-                let entry = entry.to_string();
-                self.recall(&entry);
-            }
+            self.history_newer();
         } else {
             self.move_to(self.buf.text.len(), true);
         }

@@ -1,19 +1,55 @@
-//! The editor's key bindings: pi's defaults, as crossterm decodes them from a terminal without
-//! keyboard enhancements (so Ctrl+J is `Char('j')` with Ctrl, and Ctrl+- arrives as Ctrl+7).
+//! The editor's keys: each input is looked up in the [`Keymap`] (pi's `tui.editor.*`,
+//! `tui.input.*` and, while a completion popup is open, `tui.select.*` actions), so remapped
+//! and unbound actions apply; a key bound to nothing types its character.
 
 use super::edit::{line_end_or_next, line_start_or_prev, Last};
 use super::{Editor, EditorAction};
 use crate::input::{Input, KeyCode, KeyModifiers};
+use crate::keymap::{Action, Keymap};
 
 use EditorAction::{Handled, Ignored};
 
-const NONE: KeyModifiers = KeyModifiers::NONE;
-const CTRL: KeyModifiers = KeyModifiers::CONTROL;
-const ALT: KeyModifiers = KeyModifiers::ALT;
-const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+/// The editor's actions, in the order they are tried (pi: the history actions first).
+pub const ACTIONS: &[Action] = &[
+    Action::EditorHistoryPrevious,
+    Action::EditorHistoryNext,
+    Action::InputSubmit,
+    Action::InputNewLine,
+    Action::InputTab,
+    Action::EditorDeleteCharBackward,
+    Action::EditorDeleteCharForward,
+    Action::EditorDeleteWordBackward,
+    Action::EditorDeleteWordForward,
+    Action::EditorDeleteToLineStart,
+    Action::EditorDeleteToLineEnd,
+    Action::EditorYank,
+    Action::EditorYankPop,
+    Action::EditorUndo,
+    Action::EditorCursorLeft,
+    Action::EditorCursorRight,
+    Action::EditorCursorWordLeft,
+    Action::EditorCursorWordRight,
+    Action::EditorCursorLineStart,
+    Action::EditorCursorLineEnd,
+    Action::EditorCursorUp,
+    Action::EditorCursorDown,
+    Action::EditorPageUp,
+    Action::EditorPageDown,
+];
+
+/// The popup's actions.
+const POPUP_ACTIONS: &[Action] = &[
+    Action::SelectUp,
+    Action::SelectDown,
+    Action::SelectPageUp,
+    Action::SelectPageDown,
+    Action::SelectCancel,
+    Action::InputTab,
+    Action::SelectConfirm,
+];
 
 /// Dispatches one input.
-pub(super) fn handle(ed: &mut Editor, input: &Input) -> EditorAction {
+pub(super) fn handle(ed: &mut Editor, input: &Input, keys: &Keymap) -> EditorAction {
     match input {
         Input::Paste(text) => {
             ed.last = Last::Other;
@@ -27,35 +63,35 @@ pub(super) fn handle(ed: &mut Editor, input: &Input) -> EditorAction {
         }
         Input::Key(_) => {
             if ed.completion.is_open() {
-                if let Some(action) = popup_key(ed, input) {
-                    return action;
+                if let Some(action) = keys.first_match(input, POPUP_ACTIONS) {
+                    if let Some(done) = popup_key(ed, action) {
+                        return done;
+                    }
                 }
             }
-            key(ed, input)
+            key(ed, input, keys)
         }
+        Input::Wheel { .. } => Ignored,
     }
 }
 
-/// Keys the open popup takes; `None` lets the editor handle the key.
-fn popup_key(ed: &mut Editor, input: &Input) -> Option<EditorAction> {
-    if input.is_plain(KeyCode::Up) {
-        ed.completion.select(-1);
-    } else if input.is_plain(KeyCode::Down) {
-        ed.completion.select(1);
-    } else if input.is_plain(KeyCode::PageUp) {
-        ed.completion.page(-1);
-    } else if input.is_plain(KeyCode::PageDown) {
-        ed.completion.page(1);
-    } else if input.is_plain(KeyCode::Esc) {
-        ed.completion.dismiss();
-    } else if input.is_plain(KeyCode::Tab) {
-        ed.accept_completion();
-    } else if input.is_plain(KeyCode::Enter) {
-        if ed.accept_completion() && !ed.is_empty() {
-            return Some(EditorAction::Submit(ed.take_submission()));
+/// What the open popup does with `action`; `None` lets the editor handle the key.
+fn popup_key(ed: &mut Editor, action: Action) -> Option<EditorAction> {
+    match action {
+        Action::SelectUp => ed.completion.select(-1),
+        Action::SelectDown => ed.completion.select(1),
+        Action::SelectPageUp => ed.completion.page(-1),
+        Action::SelectPageDown => ed.completion.page(1),
+        Action::SelectCancel => ed.completion.dismiss(),
+        Action::InputTab => {
+            ed.accept_completion();
         }
-    } else {
-        return None;
+        Action::SelectConfirm => {
+            if ed.accept_completion() && !ed.is_empty() {
+                return Some(EditorAction::Submit(ed.take_submission()));
+            }
+        }
+        _ => return None,
     }
     Some(Handled)
 }
@@ -64,68 +100,64 @@ fn popup_key(ed: &mut Editor, input: &Input) -> Option<EditorAction> {
 fn typed_char(input: &Input) -> Option<char> {
     let k = input.as_key()?;
     match k.code {
-        KeyCode::Char(c) if (k.modifiers - SHIFT).is_empty() => Some(c),
+        KeyCode::Char(c) if (k.modifiers - KeyModifiers::SHIFT).is_empty() => Some(c),
         _ => None,
     }
 }
 
-fn key(ed: &mut Editor, input: &Input) -> EditorAction {
+fn key(ed: &mut Editor, input: &Input, keys: &Keymap) -> EditorAction {
     let last = std::mem::replace(&mut ed.last, Last::Other);
+    let action = keys.first_match(input, ACTIONS);
     let vertical = [
-        KeyCode::Up,
-        KeyCode::Down,
-        KeyCode::PageUp,
-        KeyCode::PageDown,
+        Action::EditorCursorUp,
+        Action::EditorCursorDown,
+        Action::EditorPageUp,
+        Action::EditorPageDown,
     ];
-    if !vertical.iter().any(|&code| input.is_plain(code)) {
+    if !action.is_some_and(|a| vertical.contains(&a)) {
         ed.goal_col = None;
     }
-    if let Some(c) = typed_char(input) {
-        ed.type_char(c, last);
-        return Handled;
-    }
-    let Some(k) = input.as_key() else {
+    let Some(action) = action else {
+        if let Some(c) = typed_char(input) {
+            ed.type_char(c, last);
+            return Handled;
+        }
         return Ignored;
     };
     let b = &ed.buf;
     let cursor = b.cursor;
     let killing = last == Last::Kill;
-    match (k.code, k.modifiers) {
-        (KeyCode::Enter, NONE) => return ed.enter(),
-        (KeyCode::Enter, SHIFT) | (KeyCode::Char('j'), CTRL) => ed.insert("\n"),
-        (KeyCode::Backspace, NONE) | (KeyCode::Char('h'), CTRL) => {
+    match action {
+        Action::EditorHistoryPrevious => ed.history_older(),
+        Action::EditorHistoryNext => ed.history_newer(),
+        Action::InputSubmit => return ed.enter(),
+        Action::InputNewLine => ed.insert("\n"),
+        Action::InputTab => return ed.complete_path(),
+        Action::EditorDeleteCharBackward => {
             ed.delete_to(b.prev(cursor));
         }
-        (KeyCode::Delete, NONE) => {
+        // On an empty editor Ctrl+D is the app's (exit).
+        Action::EditorDeleteCharForward if ed.is_empty() => return Ignored,
+        Action::EditorDeleteCharForward => {
             ed.delete_to(b.next(cursor));
         }
-        (KeyCode::Char('d'), CTRL) if !ed.is_empty() => {
-            ed.delete_to(b.next(cursor));
-        }
-        (KeyCode::Backspace, ALT) | (KeyCode::Char('w'), CTRL) => {
-            ed.kill_to(b.word_left(), killing)
-        }
-        (KeyCode::Delete, ALT) | (KeyCode::Char('d'), ALT) => ed.kill_to(b.word_right(), killing),
-        (KeyCode::Char('u'), CTRL) => ed.kill_to(line_start_or_prev(ed), killing),
-        (KeyCode::Char('k'), CTRL) => ed.kill_to(line_end_or_next(ed), killing),
-        (KeyCode::Char('y'), CTRL) => ed.yank(),
-        (KeyCode::Char('y'), ALT) => ed.yank_pop(last),
-        (KeyCode::Char('-' | '_' | '7'), CTRL) => ed.undo(),
-        (KeyCode::Left, NONE) | (KeyCode::Char('b'), CTRL) => ed.move_to(b.prev(cursor), false),
-        (KeyCode::Right, NONE) | (KeyCode::Char('f'), CTRL) => ed.move_to(b.next(cursor), true),
-        (KeyCode::Left, ALT | CTRL) | (KeyCode::Char('b'), ALT) => ed.move_to(b.word_left(), false),
-        (KeyCode::Right, ALT | CTRL) | (KeyCode::Char('f'), ALT) => {
-            ed.move_to(b.word_right(), true)
-        }
-        (KeyCode::Home, NONE) | (KeyCode::Char('a'), CTRL) => {
-            ed.move_to(b.line_start(cursor), false)
-        }
-        (KeyCode::End, NONE) | (KeyCode::Char('e'), CTRL) => ed.move_to(b.line_end(cursor), true),
-        (KeyCode::Tab, NONE) => return ed.complete_path(),
-        (KeyCode::Up, NONE) => ed.up(),
-        (KeyCode::Down, NONE) => ed.down(),
-        (KeyCode::PageUp, NONE) => ed.page(-1),
-        (KeyCode::PageDown, NONE) => ed.page(1),
+        Action::EditorDeleteWordBackward => ed.kill_to(b.word_left(), killing),
+        Action::EditorDeleteWordForward => ed.kill_to(b.word_right(), killing),
+        Action::EditorDeleteToLineStart => ed.kill_to(line_start_or_prev(ed), killing),
+        Action::EditorDeleteToLineEnd => ed.kill_to(line_end_or_next(ed), killing),
+        Action::EditorYank => ed.yank(),
+        Action::EditorYankPop => ed.yank_pop(last),
+        Action::EditorUndo => ed.undo(),
+        Action::EditorCursorLeft => ed.move_to(b.prev(cursor), false),
+        Action::EditorCursorRight => ed.move_to(b.next(cursor), true),
+        Action::EditorCursorWordLeft => ed.move_to(b.word_left(), false),
+        Action::EditorCursorWordRight => ed.move_to(b.word_right(), true),
+        Action::EditorCursorLineStart => ed.move_to(b.line_start(cursor), false),
+        Action::EditorCursorLineEnd => ed.move_to(b.line_end(cursor), true),
+        Action::EditorCursorUp => ed.up(),
+        Action::EditorCursorDown => ed.down(),
+        Action::EditorPageUp => ed.page(-1),
+        Action::EditorPageDown => ed.page(1),
         _ => return Ignored,
     }
     Handled

@@ -30,6 +30,8 @@ use history::History;
 use kill::KillRing;
 use paste::Pastes;
 
+pub use keys::ACTIONS;
+
 /// One entry of a completion popup.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompletionItem {
@@ -119,9 +121,9 @@ impl Editor {
         self.max_rows = Some(scroll::max_rows(rows));
     }
 
-    /// Handles one input; see [`EditorAction`].
-    pub fn handle(&mut self, input: &crate::Input) -> EditorAction {
-        keys::handle(self, input)
+    /// Handles one input with the actions `keys` binds; see [`EditorAction`].
+    pub fn handle(&mut self, input: &crate::Input, keys: &crate::Keymap) -> EditorAction {
+        keys::handle(self, input, keys)
     }
 
     /// Raw text (paste markers unexpanded).

@@ -4,6 +4,7 @@
 
 use rho_tui::ansi::{strip_ansi, visible_width};
 use rho_tui::input::KeyCode;
+use rho_tui::Keymap;
 use rho_tui::{Dialog, DialogAction, Input};
 
 /// Visible text of each line; lines are checked to fit `width`.
@@ -44,7 +45,7 @@ macro_rules! both {
 pub fn feed<D: Dialog>(d: &mut D, inputs: &[Input]) -> DialogAction<D::Output> {
     let mut last = DialogAction::Pending;
     for i in inputs {
-        last = d.handle(i);
+        last = d.handle(i, &Keymap::default());
     }
     last
 }

@@ -209,52 +209,49 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
     }
 }
 
-/// Runs a program (no shell) in the session's cwd unless `cwd` is given; kills it at the
-/// timeout (default 60 s).
+/// Runs a program (no shell) in the session's cwd unless `cwd` is given, sandboxed and with
+/// the provider keys scrubbed like the `bash` tool; ends it at the timeout (default 60 s).
 async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
+    use rho_tools::process::{ChildGroup, ChildSpec};
     let cwd = p.cwd.map(Into::into).unwrap_or_else(|| ctx.host.cwd());
-    let mut cmd = match ctx.host.sandbox() {
-        Some(sandbox) => {
-            let args: Vec<std::ffi::OsString> = p.args.iter().map(Into::into).collect();
-            let command = sandbox
-                .command(std::path::Path::new(&p.command), &args)
-                .map_err(|e| format!("exec: {e}"))?;
-            tokio::process::Command::from(command)
-        }
-        None => {
-            let mut cmd = tokio::process::Command::new(&p.command);
-            cmd.args(&p.args);
-            cmd
-        }
-    };
-    // Its own process group, recorded, so a signal that ends rho ends it too (issue 17).
-    cmd.current_dir(cwd)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("exec: cannot run {:?}: {e}", p.command))?;
-    let pgid = child.id().unwrap_or(0);
-    rho_tools::children::register_group(pgid);
+    let mut cmd = ChildSpec::new(&p.command)
+        .args(&p.args)
+        .cwd(cwd)
+        .sandbox(ctx.host.sandbox())
+        .scrub(ctx.host.key_scrub())
+        .command()
+        .map_err(|e| format!("exec: {e}"))?;
+    cmd.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let (group, pipes) =
+        ChildGroup::spawn(cmd).map_err(|e| format!("exec: cannot run {:?}: {e}", p.command))?;
     let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));
-    let result = tokio::time::timeout(timeout, child.wait_with_output()).await;
-    if result.is_err() {
-        rho_tools::children::kill_group(pgid);
-    }
-    rho_tools::children::forget_group_if_empty(pgid);
-    match result {
-        Ok(Ok(out)) => Ok(json!({
-            "stdout": String::from_utf8_lossy(&out.stdout),
-            "stderr": String::from_utf8_lossy(&out.stderr),
-            "code": out.status.code(),
+    let finished = async {
+        let (stdout, stderr, code) =
+            tokio::join!(read_all(pipes.stdout), read_all(pipes.stderr), group.wait());
+        (stdout, stderr, code)
+    };
+    match tokio::time::timeout(timeout, finished).await {
+        Ok((stdout, stderr, code)) => Ok(json!({
+            "stdout": String::from_utf8_lossy(&stdout),
+            "stderr": String::from_utf8_lossy(&stderr),
+            "code": code,
             "killed": false,
         })),
-        Ok(Err(e)) => Err(format!("exec: {:?} failed: {e}", p.command)),
-        Err(_) => Ok(json!({"stdout": "", "stderr": "", "code": null, "killed": true})),
+        Err(_) => {
+            group.terminate().await;
+            Ok(json!({"stdout": "", "stderr": "", "code": null, "killed": true}))
+        }
     }
+}
+
+/// Everything a pipe delivers until it closes (nothing for a missing pipe).
+async fn read_all(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> Vec<u8> {
+    let mut out = Vec::new();
+    if let Some(mut pipe) = pipe {
+        let _ = tokio::io::AsyncReadExt::read_to_end(&mut pipe, &mut out).await;
+    }
+    out
 }
 
 #[cfg(test)]

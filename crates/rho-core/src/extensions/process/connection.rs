@@ -8,9 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rho_agent::{ProgressSink, ToolOutput};
+use rho_tools::process::ChildGroup;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
 use super::calls;
@@ -62,7 +63,11 @@ pub struct Connection {
     shared: Arc<Shared>,
     /// The process; killed when the last connection handle goes (the reader task does not
     /// hold it, so a dropped extension never lingers).
-    child: Arc<Mutex<Option<Child>>>,
+    child: Arc<Mutex<Option<ChildGroup>>>,
+    /// The stderr forwarder, awaited when the extension is unloaded: output without a final
+    /// newline (a terminal escape such as notify.ts's) is only passed on at end of file, and
+    /// rho may exit right after the unload.
+    stderr_forwarder: Arc<Mutex<Option<tokio::task::JoinHandle<()>>>>,
 }
 
 impl Connection {
@@ -87,12 +92,18 @@ impl Connection {
         Self {
             shared,
             child: Arc::new(Mutex::new(None)),
+            stderr_forwarder: Arc::new(Mutex::new(None)),
         }
     }
 
     /// Ties the process's lifetime to this connection.
-    pub(crate) fn attach(&self, child: Child) {
+    pub(crate) fn attach(
+        &self,
+        child: ChildGroup,
+        stderr_forwarder: Option<tokio::task::JoinHandle<()>>,
+    ) {
         *lock(&self.child) = Some(child);
+        *lock(&self.stderr_forwarder) = stderr_forwarder;
     }
 
     /// Resolves once the process can no longer answer (it exited or closed its output).
@@ -103,19 +114,20 @@ impl Connection {
 
     /// The process's exit status when it has exited.
     pub fn exit_status(&self) -> Option<std::process::ExitStatus> {
-        lock(&self.child)
-            .as_mut()
-            .and_then(|c| c.try_wait().ok().flatten())
+        lock(&self.child).as_ref().and_then(ChildGroup::exit_status)
     }
 
     /// The process id while the process runs under this connection.
     pub fn pid(&self) -> Option<u32> {
-        lock(&self.child).as_ref().and_then(Child::id)
+        lock(&self.child)
+            .as_ref()
+            .filter(|c| !c.has_exited())
+            .map(ChildGroup::pid)
     }
 
     /// Unloads the extension: pending and later requests fail, its stdin closes (the author
     /// libraries then return from their loop) and the process gets `grace` to exit before it
-    /// is killed. It is reaped either way, so no zombie stays behind.
+    /// is ended (SIGTERM, then SIGKILL). It is reaped either way, so no zombie stays behind.
     pub async fn close(&self, grace: Duration) {
         self.shared
             .fail_all(&format!("extension {} was unloaded", self.path()));
@@ -125,11 +137,19 @@ impl Connection {
             self.shared.writer.lock().await.take();
         })
         .await;
-        let Some(mut child) = lock(&self.child).take() else {
+        let Some(child) = lock(&self.child).take() else {
             return;
         };
-        if closed.is_err() || tokio::time::timeout(grace, child.wait()).await.is_err() {
-            let _ = child.kill().await;
+        if closed.is_err() {
+            child.terminate().await;
+        } else {
+            child.stop_after(grace).await;
+        }
+        // The process is gone, so its stderr reaches end of file soon (unless a grandchild
+        // still holds the pipe: then do not wait past the grace).
+        let forwarder = lock(&self.stderr_forwarder).take();
+        if let Some(forwarder) = forwarder {
+            let _ = tokio::time::timeout(grace, forwarder).await;
         }
     }
 
@@ -358,6 +378,7 @@ impl Shared {
         let handle = Connection {
             shared: self.clone(),
             child: Arc::new(Mutex::new(None)),
+            stderr_forwarder: Arc::new(Mutex::new(None)),
         };
         let deadline = super::ProcessOptions::default().tool_timeout;
         let tool = super::ProcessTool::new(call.tool, handle, deadline);

@@ -141,7 +141,9 @@ impl ProcessExtension {
     ) -> Result<Self, ProcessError> {
         let path = args.first().cloned().unwrap_or_else(|| program.to_string());
         let started = spawn::start(program, args, path.clone(), &options).await?;
-        started.connection.attach(started.child);
+        started
+            .connection
+            .attach(started.child, started.stderr_forwarder);
         Ok(Self {
             connection: started.connection,
             registration: Arc::new(started.registration),

@@ -3,8 +3,8 @@
 
 use std::process::Stdio;
 
+use rho_tools::process::{ChildGroup, ChildSpec, KeyScrub};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
 
 use super::connection::Connection;
 use super::wire::{encode_line, excerpt, Hello, Registration, Request, PROTOCOL_VERSION};
@@ -13,7 +13,9 @@ use crate::diagnostics::{self, Diagnostic};
 
 /// A started, registered process and the connection to it.
 pub(crate) struct Started {
-    pub child: Child,
+    pub child: ChildGroup,
+    /// The task passing the process's stderr on; it ends when the process closes the pipe.
+    pub stderr_forwarder: Option<tokio::task::JoinHandle<()>>,
     pub connection: Connection,
     pub registration: Registration,
 }
@@ -26,26 +28,29 @@ pub(crate) async fn start(
     path: String,
     options: &ProcessOptions,
 ) -> Result<Started, ProcessError> {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        // Its own group, ended with everything else rho started when rho exits.
-        .process_group(0);
+    // Its own group, ended with everything else rho started when rho exits; unsandboxed and
+    // with the user's whole environment, as in pi.
+    let mut spec = ChildSpec::new(program)
+        .args(args)
+        .scrub(KeyScrub::keep_all());
     if let Some(cwd) = &options.cwd {
-        cmd.current_dir(cwd);
+        spec = spec.cwd(cwd);
     }
-    let mut child = cmd.spawn().map_err(|source| ProcessError::Spawn {
+    let spawn_error = |source| ProcessError::Spawn {
         program: program.to_string(),
         source,
-    })?;
-    rho_tools::children::register_group(child.id().unwrap_or(0));
-    if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(forward_stderr(path.clone(), stderr));
-    }
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+    };
+    let mut cmd = spec
+        .command()
+        .map_err(|e| spawn_error(std::io::Error::other(e)))?;
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let (child, pipes) = ChildGroup::spawn(cmd).map_err(spawn_error)?;
+    let stderr_forwarder = pipes
+        .stderr
+        .map(|stderr| tokio::spawn(forward_stderr(path.clone(), stderr)));
+    let (Some(mut stdin), Some(stdout)) = (pipes.stdin, pipes.stdout) else {
         return Err(ProcessError::Handshake {
             path,
             reason: HandshakeError::NoPipes,
@@ -88,6 +93,7 @@ pub(crate) async fn start(
     let connection = Connection::start(path, stdin, stdout, None);
     Ok(Started {
         child,
+        stderr_forwarder,
         connection,
         registration,
     })

@@ -1,0 +1,96 @@
+//! The one builder of a child's command line: the program (wrapped by the sandbox when one
+//! applies), its own process group, stdin closed unless asked for, the provider keys
+//! scrubbed, then the caller's own variables (which win over the scrub).
+
+use std::ffi::{OsStr, OsString};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+
+use rho_sandbox::{Sandbox, SandboxError};
+use tokio::process::Command;
+
+use super::scrub::KeyScrub;
+
+/// What to run and under which fences.
+#[derive(Debug, Clone)]
+pub struct ChildSpec {
+    program: PathBuf,
+    args: Vec<OsString>,
+    cwd: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+    sandbox: Option<Arc<Sandbox>>,
+    scrub: KeyScrub,
+}
+
+impl ChildSpec {
+    /// `program` with no arguments, unsandboxed, the built-in provider keys scrubbed.
+    pub fn new(program: impl Into<PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            sandbox: None,
+            scrub: KeyScrub::default(),
+        }
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.args
+            .extend(args.into_iter().map(|a| a.as_ref().to_os_string()));
+        self
+    }
+
+    /// The working directory.
+    pub fn cwd(mut self, cwd: impl AsRef<Path>) -> Self {
+        self.cwd = Some(cwd.as_ref().to_path_buf());
+        self
+    }
+
+    /// Sets a variable (after the scrub, so a configured value is passed as given).
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.env
+            .push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
+        self
+    }
+
+    /// Runs the program under `sandbox` (`None`: unconfined).
+    pub fn sandbox(mut self, sandbox: Option<Arc<Sandbox>>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The key scrubbing to apply.
+    pub fn scrub(mut self, scrub: KeyScrub) -> Self {
+        self.scrub = scrub;
+        self
+    }
+
+    /// The command, ready for the caller's pipes: own process group, stdin closed, killed
+    /// if dropped unawaited. Fails when the sandbox refuses to run anything.
+    pub fn command(&self) -> Result<Command, SandboxError> {
+        let mut cmd = match &self.sandbox {
+            Some(sandbox) => Command::from(sandbox.command(&self.program, &self.args)?),
+            None => {
+                let mut cmd = Command::new(&self.program);
+                cmd.args(&self.args);
+                cmd
+            }
+        };
+        if let Some(cwd) = &self.cwd {
+            cmd.current_dir(cwd);
+        }
+        self.scrub.apply(&mut cmd);
+        for (key, value) in &self.env {
+            cmd.env(key, value);
+        }
+        cmd.stdin(Stdio::null()).process_group(0).kill_on_drop(true);
+        Ok(cmd)
+    }
+}
