@@ -57,7 +57,7 @@ pub use message::{
 pub use nested::{NestedCalls, NestedOutcome};
 pub use queue::QueueMode;
 pub use rho_protocol::agent::{
-    decode_all, stored_json, stored_role, MessageFile, Origin, ReadError, StoredMessage,
+    decode_all, stored_role, JsonCopier, MessageFile, Origin, ReadError, StoredMessage,
 };
 pub use run::{is_discarded, DISCARDED_TEXT};
 pub use script_values::{ScriptValueSlot, ScriptValues};

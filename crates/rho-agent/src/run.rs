@@ -496,7 +496,7 @@ impl Run {
                     call_cancel.cancel();
                     let partial = self.shared.state().streaming_message.take();
                     if started {
-                        self.end_discarded(partial.and_then(|p| p.message().cloned()));
+                        self.end_discarded(partial.and_then(PartialMessage::into_message));
                     }
                     return Ok(Reply::Interrupted { closed: started });
                 }
@@ -511,10 +511,7 @@ impl Run {
                 }
                 AssistantMessageEvent::Start { partial } => {
                     started = true;
-                    let mut folded = PartialMessage::new();
-                    folded.apply(&AssistantMessageEvent::Start {
-                        partial: partial.clone(),
-                    });
+                    let folded = PartialMessage::starting(partial.clone());
                     self.shared.state().streaming_message = Some(folded);
                     self.emit(AgentEvent::MessageStart {
                         message: AgentMessage::Assistant(partial),
@@ -549,7 +546,7 @@ impl Run {
             .shared
             .state()
             .streaming_message
-            .as_ref()
+            .as_mut()
             .and_then(|p| p.message().cloned());
         let mut message = partial.unwrap_or_else(|| self.empty_message());
         message.stop_reason = StopReason::Aborted;
@@ -557,18 +554,21 @@ impl Run {
         self.finish_reply(message, started)
     }
 
+    /// Folds a provider event into the streaming partial and passes it on as it came: the
+    /// update carries the delta, not a copy of the partial, so each costs what its delta costs
+    /// however long the reply grows (listeners that need the partial fold it themselves).
     fn apply_delta(&self, event: AssistantMessageEvent) {
-        let snapshot = {
+        let usage = {
             let mut state = self.shared.state();
             let Some(partial) = state.streaming_message.as_mut() else {
                 return;
             };
             partial.apply(&event);
-            partial.message().cloned()
+            partial.peek().map(|m| m.usage)
         };
-        if let Some(message) = snapshot {
+        if let Some(usage) = usage {
             self.emit(AgentEvent::MessageUpdate {
-                message: AgentMessage::Assistant(message),
+                usage,
                 assistant_message_event: event,
             });
         }

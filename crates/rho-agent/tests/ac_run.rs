@@ -132,7 +132,7 @@ async fn ac_4_run_lifecycle_flags() {
         let partial = s
             .streaming_message
             .as_ref()
-            .and_then(|p| p.message())
+            .and_then(|p| p.peek())
             .expect("streaming");
         assert_eq!(partial.text(), "par");
     });

@@ -3,16 +3,15 @@
 //!
 //! Events carry deltas, not snapshots of the partial message: copying a growing message per
 //! token would make long replies quadratic. Consumers that need the partial message (the UI,
-//! RPC's `message_update`) fold events into a [`PartialMessage`], which yields the exact
-//! `partial` pi sends.
+//! pi 0.73.1's `message_update`) fold events into a [`PartialMessage`] (in `rho_protocol`),
+//! which yields the exact `partial` pi sends.
 
 use tokio::sync::mpsc;
 
-use crate::content::{ContentBlock, TextContent, ThinkingContent, ToolCall};
-use crate::json_stream::parse_partial_json;
 use crate::message::AssistantMessage;
 use crate::usage::StopReason;
 pub use rho_protocol::stream_event::AssistantMessageEvent;
+pub use rho_protocol::PartialMessage;
 
 /// The receiving end of a provider call. Ends after exactly one terminal event.
 #[derive(Debug)]
@@ -144,126 +143,9 @@ impl AssistantStream {
     }
 }
 
-/// Folds events into the partial assistant message, the way pi's shared `partial` object
-/// evolves. Tool-call arguments are re-parsed leniently as fragments arrive.
-#[derive(Debug, Clone, Default)]
-pub struct PartialMessage {
-    message: Option<AssistantMessage>,
-    tool_json: Vec<(usize, String)>,
-}
-
-impl PartialMessage {
-    /// An empty accumulator.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The message so far (`None` before `start`).
-    pub fn message(&self) -> Option<&AssistantMessage> {
-        self.message.as_ref()
-    }
-
-    /// Applies one event.
-    pub fn apply(&mut self, event: &AssistantMessageEvent) {
-        use AssistantMessageEvent as E;
-        match event {
-            E::Start { partial } => self.message = Some(partial.clone()),
-            E::Done { message, .. } => self.message = Some(message.clone()),
-            E::Error { error, .. } => self.message = Some(error.clone()),
-            E::TextStart { content_index } => {
-                self.set_block(*content_index, ContentBlock::Text(TextContent::default()))
-            }
-            E::ThinkingStart { content_index } => self.set_block(
-                *content_index,
-                ContentBlock::Thinking(ThinkingContent::default()),
-            ),
-            E::ToolCallStart {
-                content_index,
-                id,
-                name,
-            } => {
-                self.tool_json.push((*content_index, String::new()));
-                self.set_block(
-                    *content_index,
-                    ContentBlock::ToolCall(ToolCall {
-                        id: id.clone(),
-                        name: name.clone(),
-                        ..Default::default()
-                    }),
-                )
-            }
-            E::TextDelta {
-                content_index,
-                delta,
-            } => {
-                if let Some(ContentBlock::Text(t)) = self.block_mut(*content_index) {
-                    t.text.push_str(delta);
-                }
-            }
-            E::ThinkingDelta {
-                content_index,
-                delta,
-            } => {
-                if let Some(ContentBlock::Thinking(t)) = self.block_mut(*content_index) {
-                    t.thinking.push_str(delta);
-                }
-            }
-            E::ToolCallDelta {
-                content_index,
-                delta,
-            } => {
-                let Some(buf) = self
-                    .tool_json
-                    .iter_mut()
-                    .find(|(i, _)| i == content_index)
-                    .map(|(_, b)| b)
-                else {
-                    return;
-                };
-                buf.push_str(delta);
-                let args = parse_partial_json(buf);
-                if let Some(ContentBlock::ToolCall(tc)) = self.block_mut(*content_index) {
-                    tc.arguments = args;
-                }
-            }
-            E::TextEnd {
-                content_index,
-                text,
-            } => self.set_block(*content_index, ContentBlock::Text(text.clone())),
-            E::ThinkingEnd {
-                content_index,
-                thinking,
-            } => self.set_block(*content_index, ContentBlock::Thinking(thinking.clone())),
-            E::ToolCallEnd {
-                content_index,
-                tool_call,
-            } => {
-                self.tool_json.retain(|(i, _)| i != content_index);
-                self.set_block(*content_index, ContentBlock::ToolCall(tool_call.clone()))
-            }
-        }
-    }
-
-    fn block_mut(&mut self, index: usize) -> Option<&mut ContentBlock> {
-        self.message.as_mut()?.content.get_mut(index)
-    }
-
-    fn set_block(&mut self, index: usize, block: ContentBlock) {
-        let Some(m) = self.message.as_mut() else {
-            return;
-        };
-        if index < m.content.len() {
-            m.content[index] = block;
-        } else {
-            m.content.push(block);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
 
     #[tokio::test]
     async fn one_terminal_event_and_later_pushes_dropped() {
@@ -290,40 +172,5 @@ mod tests {
         let result = stream.result().await;
         assert_eq!(result.stop_reason, StopReason::Error);
         assert!(result.error_message.is_some());
-    }
-
-    #[test]
-    fn partial_message_folds_deltas_and_lenient_tool_json() {
-        let mut p = PartialMessage::new();
-        let events = [
-            AssistantMessageEvent::Start {
-                partial: AssistantMessage::empty("a", "p", "m"),
-            },
-            AssistantMessageEvent::TextStart { content_index: 0 },
-            AssistantMessageEvent::TextDelta {
-                content_index: 0,
-                delta: "Hel".into(),
-            },
-            AssistantMessageEvent::TextDelta {
-                content_index: 0,
-                delta: "lo".into(),
-            },
-            AssistantMessageEvent::ToolCallStart {
-                content_index: 1,
-                id: "t1".into(),
-                name: "read".into(),
-            },
-            AssistantMessageEvent::ToolCallDelta {
-                content_index: 1,
-                delta: "{\"path\": \"src/ma".into(),
-            },
-        ];
-        for e in &events {
-            p.apply(e);
-        }
-        let m = p.message().expect("started");
-        assert_eq!(m.text(), "Hello");
-        let tc = m.tool_calls().next().expect("tool call");
-        assert_eq!(tc.arguments, json!({"path": "src/ma"}));
     }
 }

@@ -6,8 +6,10 @@
 //! interchangeable with pi.
 //!
 //! The message model every other crate speaks (`content`, `message`, `model`, `usage` and
-//! [`AssistantMessageEvent`]) is plain data in `rho-protocol`; it is re-exported here under
-//! its old paths so provider code and callers need not care where it lives.
+//! [`AssistantMessageEvent`], with its fold into the partial message, [`PartialMessage`], and
+//! the lenient parser of streaming tool-call arguments, `json_stream`) is plain data and
+//! logic in `rho-protocol`; it is re-exported here under its old paths so provider code and
+//! callers need not care where it lives.
 
 pub mod api_key;
 pub mod auth;
@@ -17,7 +19,6 @@ pub mod env_refs;
 pub mod event;
 pub mod file_lock;
 pub mod http;
-pub mod json_stream;
 pub mod models_json;
 pub mod oauth;
 pub mod options;
@@ -31,7 +32,7 @@ pub mod stream_error;
 pub mod tool_call_id;
 pub mod transform;
 
-pub use rho_protocol::{content, message, model, usage};
+pub use rho_protocol::{content, json_stream, message, model, partial, usage};
 
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
 pub use event::{AssistantMessageEvent, AssistantStream, EventSink, PartialMessage};

@@ -154,7 +154,7 @@ fn spawn_json_writer(
         keep: |e| !is_extension_error(e),
     };
     let events = session.subscribe();
-    let task = tokio::spawn(event_out::run(tokio::io::stdout(), events, lines, config));
+    let task = tokio::spawn(event_out::run(event_out::stdout(), events, lines, config));
     (tx, task)
 }
 

@@ -142,6 +142,30 @@ async fn a_session_file_truncated_under_rho_is_a_clear_error_and_rho_lives() {
     rpc.close().await;
 }
 
+/// Another program rewrites a message in place with other bytes of the same length, still a
+/// valid message of the same role: `get_messages` copies messages as stored without parsing
+/// them, and their checksum keeps it from sending the changed one as the stored message (it
+/// sends `null` in its place and says why on stderr); the others are sent as stored.
+#[tokio::test]
+async fn a_message_rewritten_in_place_is_not_sent_as_the_stored_one() {
+    let sb = Sandbox::new().await;
+    let question = json!({"role": "user", "content": "and a fig", "timestamp": 3});
+    let path = plant(&sb, question.clone());
+    let mut rpc = Rpc::start(&sb, &path);
+    assert_eq!(rpc.ask("s", "get_state").await["messageCount"], 3);
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace("kumquat", "loquats")).expect("rewrite in place");
+    let messages = rpc.ask("m", "get_messages").await["messages"].clone();
+    assert_eq!(messages[0], Value::Null, "{messages}");
+    assert_eq!(messages[1], Value::Null, "{messages}");
+    assert_eq!(messages[2], question, "unchanged, sent as stored");
+    let err = rpc.close().await;
+    assert!(
+        err.contains("cannot read the message at byte") && err.contains("rewritten"),
+        "{err}"
+    );
+}
+
 /// The next prompt fails with the read-back error naming `path`, and nothing reaches the
 /// server.
 async fn prompt_fails_reading(rpc: &mut Rpc, sb: &Sandbox, path: &Path) {

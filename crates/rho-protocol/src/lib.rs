@@ -5,7 +5,9 @@
 //!
 //! - The message model (always built, serde only): [`content`] blocks, [`message`]s,
 //!   [`model`] records and thinking levels, [`usage`] and stop reasons, and the provider
-//!   stream's [`stream_event`]. `rho-ai` re-exports them under its old paths.
+//!   stream's [`stream_event`], the fold of those events into a reply's [`partial`] message
+//!   and the lenient parser of streaming tool-call arguments ([`json_stream`]). `rho-ai`
+//!   re-exports them under its old paths.
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
 //! - `agent` (feature `agent`): agent messages and the events of a run.
 //! - `session` (feature `agent`): session file records, session events, session summaries.
@@ -16,8 +18,10 @@
 pub mod agent;
 pub mod content;
 pub mod extension;
+pub mod json_stream;
 pub mod message;
 pub mod model;
+pub mod partial;
 #[cfg(feature = "agent")]
 pub mod rpc;
 #[cfg(feature = "schema")]
@@ -32,5 +36,6 @@ pub use message::{
     now_ms, AssistantMessage, Context, Message, Tool, ToolResultMessage, UserContent, UserMessage,
 };
 pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
+pub use partial::PartialMessage;
 pub use stream_event::AssistantMessageEvent;
 pub use usage::{Cost, StopReason, Usage};

@@ -67,13 +67,11 @@ fn setup(theme: &Theme) -> (Transcript, usize, Vec<SessionEvent>) {
         "see\n\n",
         "- item\n",
     ];
-    let mut text = String::new();
     let events: Vec<SessionEvent> = (0..TOKENS)
         .map(|i| {
             let delta = words[i % words.len()];
-            text.push_str(delta);
             agent(AgentEvent::MessageUpdate {
-                message: AgentMessage::Assistant(reply(&text)),
+                usage: Default::default(),
                 assistant_message_event: AssistantMessageEvent::TextDelta {
                     content_index: 0,
                     delta: delta.to_string(),

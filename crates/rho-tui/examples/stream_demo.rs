@@ -53,17 +53,19 @@ fn main() -> std::io::Result<()> {
     t.apply(&agent(AgentEvent::MessageStart {
         message: AgentMessage::Assistant(empty.clone()),
     }));
-    let mut text = String::new();
+    let update = |event| {
+        agent(AgentEvent::MessageUpdate {
+            usage: Default::default(),
+            assistant_message_event: event,
+        })
+    };
+    t.apply(&update(AssistantMessageEvent::TextStart {
+        content_index: 0,
+    }));
     for token in REPLY.split_inclusive(' ') {
-        text.push_str(token);
-        let mut m = empty.clone();
-        m.content.push(ContentBlock::text(text.clone()));
-        t.apply(&agent(AgentEvent::MessageUpdate {
-            message: AgentMessage::Assistant(m),
-            assistant_message_event: AssistantMessageEvent::TextDelta {
-                content_index: 0,
-                delta: token.into(),
-            },
+        t.apply(&update(AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: token.into(),
         }));
         frame(&mut t, &mut out)?;
         std::thread::sleep(Duration::from_millis(30));

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use rho_protocol::agent::{AgentEvent, AgentMessage};
 use rho_protocol::message::join_text;
 use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
-use rho_protocol::{AssistantMessage, ContentBlock, StopReason};
+use rho_protocol::{AssistantMessage, ContentBlock, PartialMessage, StopReason};
 
 use crate::components::{
     AssistantMessageView, BashExecutionView, BranchSummaryView, CompactionView, Component,
@@ -17,6 +17,8 @@ use crate::components::{
     UserMessageView,
 };
 use crate::theme::Theme;
+
+mod streaming;
 
 /// Any component the transcript holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,7 +92,12 @@ pub struct Transcript {
     /// First slot that needs rendering (`usize::MAX`: none).
     dirty_from: usize,
     tools: HashMap<String, usize>,
+    /// The slot of the reply being streamed.
     streaming: Option<usize>,
+    /// That reply, folded from its events (see `streaming`).
+    reply: PartialMessage,
+    /// A streaming tool call's argument JSON grew since its view was last given it.
+    arguments_behind: bool,
     status: Option<usize>,
     queue: QueueView,
     usage: UsageTotals,
@@ -110,6 +117,8 @@ impl Transcript {
             dirty_from: usize::MAX,
             tools: HashMap::new(),
             streaming: None,
+            reply: PartialMessage::new(),
+            arguments_behind: false,
             status: None,
             queue: QueueView::default(),
             usage: UsageTotals::default(),
@@ -148,6 +157,7 @@ impl Transcript {
         self.lines.clear();
         self.tools.clear();
         self.streaming = None;
+        self.end_reply();
         self.status = None;
         self.dirty_from = usize::MAX;
     }
@@ -223,7 +233,8 @@ impl Transcript {
 
     /// The components with their indexes and revisions (a revision changes with every change
     /// to the component), for drawing some of them elsewhere.
-    pub fn revisions(&self) -> impl Iterator<Item = (usize, u64, &View)> {
+    pub fn revisions(&mut self) -> impl Iterator<Item = (usize, u64, &View)> {
+        self.catch_up_arguments();
         self.slots
             .iter()
             .enumerate()
@@ -326,18 +337,19 @@ impl Transcript {
                 if let Some(i) = self.streaming.take() {
                     // A reply without `message_end` was discarded (steering, decision D4).
                     self.interrupt(i);
+                    self.end_reply();
                 }
                 self.push_message(message);
-                if message.as_assistant().is_some() {
-                    self.streaming = Some(self.last_assistant());
+                if let Some(a) = message.as_assistant() {
+                    self.start_reply(self.last_assistant(), a);
                 }
             }
-            AgentEvent::MessageUpdate { message, .. } => {
-                if let (Some(i), Some(a)) = (self.streaming, message.as_assistant()) {
-                    self.sync_assistant(i, a, true);
-                }
-            }
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => self.apply_update(assistant_message_event),
             AgentEvent::MessageEnd { message } => {
+                self.end_reply();
                 if let (Some(i), Some(a)) = (self.streaming.take(), message.as_assistant()) {
                     self.sync_assistant(i, a, false);
                     self.record_usage(a);
@@ -520,35 +532,6 @@ impl Transcript {
             .expect("an assistant view was just pushed")
     }
 
-    /// `partial`: `a` is the streaming reply's partial message (its blocks only grow).
-    fn sync_assistant(&mut self, i: usize, a: &AssistantMessage, partial: bool) {
-        if let View::Assistant(v) = &mut self.slots[i].view {
-            let changed = if partial {
-                v.sync_partial(a)
-            } else {
-                v.sync(a)
-            };
-            if changed {
-                self.mark(i);
-            }
-        }
-        self.sync_tool_calls(a);
-    }
-
-    fn sync_tool_calls(&mut self, a: &AssistantMessage) {
-        for block in &a.content {
-            if let ContentBlock::ToolCall(call) = block {
-                let i = self.tool_slot(&call.id, &call.name);
-                if let View::Tool(t) = &mut self.slots[i].view {
-                    if t.status == ToolStatus::Pending && t.args != call.arguments {
-                        t.args = call.arguments.clone();
-                        self.mark(i);
-                    }
-                }
-            }
-        }
-    }
-
     fn tool_slot(&mut self, id: &str, name: &str) -> usize {
         if let Some(&i) = self.tools.get(id) {
             return i;
@@ -607,6 +590,7 @@ impl Transcript {
     /// The rendered lines for `width`, re-rendering only components that changed since the
     /// last call (all of them after a width or theme change).
     pub fn lines(&mut self, width: usize) -> &[String] {
+        self.catch_up_arguments();
         if width != self.width {
             self.width = width;
             self.lines.clear();

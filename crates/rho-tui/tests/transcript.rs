@@ -25,13 +25,19 @@ fn reply(text: &str) -> AssistantMessage {
     m
 }
 
-fn update(text: &str, delta: &str) -> SessionEvent {
+/// A text delta of the streaming reply's first block (events carry the delta, and the
+/// transcript folds the reply itself).
+fn update(delta: &str) -> SessionEvent {
+    stream(AssistantMessageEvent::TextDelta {
+        content_index: 0,
+        delta: delta.into(),
+    })
+}
+
+fn stream(event: AssistantMessageEvent) -> SessionEvent {
     agent(AgentEvent::MessageUpdate {
-        message: AgentMessage::Assistant(reply(text)),
-        assistant_message_event: AssistantMessageEvent::TextDelta {
-            content_index: 0,
-            delta: delta.into(),
-        },
+        usage: Default::default(),
+        assistant_message_event: event,
     })
 }
 
@@ -52,14 +58,22 @@ fn start_conversation(t: &mut Transcript) {
     }));
 }
 
+/// [`start_conversation`], the reply streaming a text block.
+fn start_streaming_text(t: &mut Transcript) {
+    start_conversation(t);
+    t.apply(&stream(AssistantMessageEvent::TextStart {
+        content_index: 0,
+    }));
+}
+
 #[test]
 fn a_streamed_token_re_renders_only_the_last_component() {
     let mut t = Transcript::new(Theme::dark());
-    start_conversation(&mut t);
-    t.apply(&update("The", "The"));
+    start_streaming_text(&mut t);
+    t.apply(&update("The"));
     let before: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
     let user_lines = 4; // spacer, padding, text, padding
-    t.apply(&update("The parser", " parser"));
+    t.apply(&update(" parser"));
     let after: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
     assert_eq!(
         before[..user_lines],
@@ -67,7 +81,7 @@ fn a_streamed_token_re_renders_only_the_last_component() {
         "user message lines reused as they were"
     );
     assert_eq!(plain(t.lines(60)).lines().last(), Some(" The parser"));
-    t.apply(&update("The parser", ""));
+    t.apply(&update(""));
     let same: Vec<*const u8> = t.lines(60).iter().map(|l| l.as_ptr()).collect();
     assert_eq!(
         after, same,
@@ -78,13 +92,13 @@ fn a_streamed_token_re_renders_only_the_last_component() {
 #[test]
 fn the_renderer_rewrites_only_the_streaming_line() {
     let mut t = Transcript::new(Theme::dark());
-    start_conversation(&mut t);
-    t.apply(&update("Hello", "Hello"));
+    start_streaming_text(&mut t);
+    t.apply(&update("Hello"));
     let mut r = Renderer::new(60, 20);
     let editor = vec!["─".repeat(60), String::new(), "─".repeat(60)];
     r.render(&[t.lines(60), &editor], &mut Vec::new())
         .expect("write");
-    t.apply(&update("Hello world", " world"));
+    t.apply(&update(" world"));
     let mut out = Vec::new();
     let stats = r.render(&[t.lines(60), &editor], &mut out).expect("write");
     assert_eq!(stats.lines_written, 1);
@@ -276,7 +290,7 @@ fn thinking_and_tool_output_toggle_everywhere() {
 
 /// Streams a partial reply "Working on" that announces a bash call.
 fn stream_partial(t: &mut Transcript) -> AssistantMessage {
-    start_conversation(t);
+    start_streaming_text(t);
     let mut partial = reply("Working on");
     partial.content.push(ContentBlock::ToolCall(ToolCall {
         namespace: None,
@@ -285,12 +299,15 @@ fn stream_partial(t: &mut Transcript) -> AssistantMessage {
         arguments: json!({"command": "ls -la"}),
         thought_signature: None,
     }));
-    t.apply(&agent(AgentEvent::MessageUpdate {
-        message: AgentMessage::Assistant(partial.clone()),
-        assistant_message_event: AssistantMessageEvent::TextDelta {
-            content_index: 0,
-            delta: "Working on".into(),
-        },
+    t.apply(&update("Working on"));
+    t.apply(&stream(AssistantMessageEvent::ToolCallStart {
+        content_index: 1,
+        id: "call_9".into(),
+        name: "bash".into(),
+    }));
+    t.apply(&stream(AssistantMessageEvent::ToolCallDelta {
+        content_index: 1,
+        delta: r#"{"command": "ls -la"}"#.into(),
     }));
     assert!(plain(t.lines(60)).contains("Working on"));
     partial

@@ -2,13 +2,17 @@
 //! (and, with `--pi <command>`, against pi in the same run), printing wall time, CPU time and
 //! RSS.
 //!
-//! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "node <pi>/dist/cli.js"]
+//! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "<node> <pi>/dist/cli.js"]
 //! [--only streams|sessions|soak] [--dialect 1.x|0.73]` (replies stream through rho in both
-//! RPC dialects unless `--dialect` names one; sessions and the soak use the default). The targets (issue 20): a 20,000-delta reply peaks at
-//! ≤ 64 MiB with a fast or a pausing reader, its CPU per delta is ≤ 1.5× that of a 2,000-delta
-//! reply, and on a 50,000-entry session rho's peak RSS is ≤ 1.5× the file, `get_messages` ≥ 2×
-//! and open → `get_state` ≥ 20× faster than pi 0.73.1. Issue 17: RSS after 1,000 prompts and
-//! after 300 × 50 KB replies ≤ 2× that after the first prompt.
+//! RPC dialects unless `--dialect` names one; sessions and the soak use the default). The
+//! comparison target is pi 1.6.0 on node 24: `--pi "$(find ~/.cache/node24 -name node -type f
+//! | head -1) ~/.cache/pi16/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"` (pi
+//! 0.73.1 runs the same way on the system node). The targets (issues 20 and 30): a
+//! 20,000-delta reply peaks at ≤ 64 MiB with a fast or a pausing reader, its CPU per delta is
+//! ≤ 1.2× that of a 2,000-delta reply, and on a 50,000-entry session rho's peak RSS is ≤ 1.5×
+//! the file, `get_messages` ≥ 2× faster than pi 1.6 (5,000 and 50,000 entries) and open →
+//! `get_state` ≥ 20× faster. Issue 17: RSS after 1,000 prompts and after 300 × 50 KB replies
+//! ≤ 2× that after the first prompt.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent;
@@ -49,7 +53,7 @@ fn options() -> Options {
             "--pi" => {
                 o.pi = args
                     .next()
-                    .map(|c| c.split_whitespace().map(String::from).collect())
+                    .map(|c| c.split_whitespace().map(expand_home).collect())
             }
             "--dialect" => o.dialects = args.next().into_iter().collect(),
             "--only" => {
@@ -66,6 +70,14 @@ fn options() -> Options {
         }
     }
     o
+}
+
+/// `~/x` as the shell would expand it (a `--pi` command is usually quoted, so it was not).
+fn expand_home(word: &str) -> String {
+    match (word.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => word.to_string(),
+    }
 }
 
 fn write_models(agent_dir: &Path, server: &MockServer) {

@@ -2,10 +2,9 @@
 //! [`Delivery::Superseded`] may be coalesced; everything else waits its turn, however long.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
 
 use rho_agent::AgentEvent;
-use rho_ai::AssistantMessageEvent;
+use rho_ai::{AssistantMessageEvent, Usage};
 use rho_core::agent_session::SessionEvent;
 
 /// Fires once a line has been handed to the sink.
@@ -70,11 +69,11 @@ fn is_delta(event: &SessionEvent) -> bool {
 pub enum Item {
     /// An event written as it is.
     Event(SessionEvent),
-    /// A `message_update` delta standing for itself and the updates it superseded: `event`
-    /// is the newest (its partial is written), `merged` its provider event with the deltas
-    /// of the superseded ones in front, so a client that appends deltas loses nothing.
+    /// A `message_update` delta standing for itself and the updates it superseded: `merged`
+    /// is the newest one's provider event with the deltas of the superseded ones in front, so
+    /// a client that appends deltas loses nothing, and `usage` the newest one's.
     Update {
-        event: Arc<AgentEvent>,
+        usage: Usage,
         merged: AssistantMessageEvent,
     },
     /// A response or UI request line (compact JSON, no newline).
@@ -127,19 +126,19 @@ impl Backlog {
         if join {
             if let SessionEvent::Agent(agent) = &event {
                 if let AgentEvent::MessageUpdate {
+                    usage: newest,
                     assistant_message_event: new,
-                    ..
                 } = &**agent
                 {
-                    if let Some(Item::Update { event, merged }) = self.items.back_mut() {
+                    if let Some(Item::Update { usage, merged }) = self.items.back_mut() {
                         if append_delta(merged, new) {
-                            *event = agent.clone();
+                            *usage = *newest;
                             self.coalesced += 1;
                             return;
                         }
                     }
                     self.items.push_back(Item::Update {
-                        event: agent.clone(),
+                        usage: *newest,
                         merged: new.clone(),
                     });
                     return;

@@ -7,17 +7,18 @@ use rho_protocol::rpc::Dialect;
 use super::backlog::{Ack, Item};
 use super::{pi073, pi1};
 
-/// The dialect and reused buffers, so encoding a growing message does not allocate per event.
+/// The dialect and its encoder's state (pi 0.73.1's folds the reply it writes, in reused
+/// buffers, so encoding a growing message does not allocate per event).
 pub struct Encoder {
     dialect: Dialect,
-    v073: pi073::Buffers,
+    v073: pi073::Pi073,
 }
 
 impl Encoder {
     pub fn new(dialect: Dialect) -> Self {
         Encoder {
             dialect,
-            v073: pi073::Buffers::default(),
+            v073: pi073::Pi073::default(),
         }
     }
 
@@ -25,12 +26,12 @@ impl Encoder {
     pub fn encode(&mut self, item: Item, out: &mut Vec<u8>) -> Option<Ack> {
         match item {
             Item::Event(event) => match self.dialect {
-                Dialect::Pi073 => pi073::event(&event, out),
+                Dialect::Pi073 => self.v073.event(&event, out),
                 Dialect::Pi1 => pi1::event(&event, out),
             },
-            Item::Update { event, merged } => match self.dialect {
-                Dialect::Pi073 => self.v073.update(&event, &merged, out),
-                Dialect::Pi1 => pi1::update(&event, &merged, out),
+            Item::Update { usage, merged } => match self.dialect {
+                Dialect::Pi073 => self.v073.update(&merged, out),
+                Dialect::Pi1 => pi1::update(&usage, &merged, out),
             },
             Item::Line(line, ack) => {
                 if out.is_empty() {

@@ -40,8 +40,27 @@ pub const OUT_LIMIT: usize = 256 * 1024;
 /// One line produced in pieces as the writer asks for them (a large response such as
 /// `get_messages`, read from the session file as it is written): nothing else is written
 /// between its pieces, and the writer asks for the next piece only while its unwritten
-/// output is under [`OUT_LIMIT`], so the whole line is never held at once.
-pub type Pieces = Box<dyn Iterator<Item = Vec<u8>> + Send>;
+/// output is under [`OUT_LIMIT`], so the whole line is never held at once. Each piece is
+/// appended straight to the writer's output buffer, so its bytes are copied once, from the
+/// session file into the buffer that goes to the sink.
+pub trait LinePieces: Send {
+    /// Appends the next piece to `out`; `false` once the line is complete (nothing appended).
+    fn next_piece(&mut self, out: &mut Vec<u8>) -> bool;
+}
+
+/// A line given in pieces.
+pub type Pieces = Box<dyn LinePieces>;
+
+/// The process's stdout as a writer's sink: a duplicate of fd 1 written as it is, without
+/// std's line buffering, which scans every write for a newline (a `get_messages` reply is
+/// megabytes without one). Where fd 1 cannot be duplicated, `tokio::io::stdout()`.
+pub fn stdout() -> Box<dyn AsyncWrite + Send + Unpin> {
+    use std::os::fd::AsFd;
+    match std::io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))),
+        Err(_) => Box::new(tokio::io::stdout()),
+    }
+}
 
 /// A request to the writer.
 pub enum Out {
@@ -122,12 +141,9 @@ pub async fn run<W: AsyncWrite + Unpin>(
     loop {
         while out.bytes.len() < OUT_LIMIT {
             if let Some(line) = &mut pieces {
-                match line.next() {
-                    Some(piece) => out.bytes.extend_from_slice(&piece),
-                    None => {
-                        out.bytes.push(b'\n');
-                        pieces = None;
-                    }
+                if !line.next_piece(&mut out.bytes) {
+                    out.bytes.push(b'\n');
+                    pieces = None;
                 }
                 continue;
             }

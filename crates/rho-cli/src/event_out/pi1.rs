@@ -25,9 +25,9 @@ pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
     };
     match &**agent {
         AgentEvent::MessageUpdate {
+            usage,
             assistant_message_event,
-            ..
-        } => update(agent, assistant_message_event, out),
+        } => update(usage, assistant_message_event, out),
         AgentEvent::MessageStart {
             message: AgentMessage::Assistant(reply),
         } => push_json(out, &Pi1Event::reply_start(reply)),
@@ -42,13 +42,6 @@ pub fn event(event: &SessionEvent, out: &mut Vec<u8>) {
 /// A `message_update` whose provider event is `merged` (its own delta, or several consecutive
 /// deltas of one block joined while the reader was behind): O(delta) bytes, whatever the
 /// length of the reply so far.
-pub fn update(event: &AgentEvent, merged: &AssistantMessageEvent, out: &mut Vec<u8>) {
-    let usage = match event {
-        AgentEvent::MessageUpdate {
-            message: AgentMessage::Assistant(reply),
-            ..
-        } => reply.usage,
-        _ => Usage::default(),
-    };
-    push_json(out, &Pi1Event::message_update(&usage, merged))
+pub fn update(usage: &Usage, merged: &AssistantMessageEvent, out: &mut Vec<u8>) {
+    push_json(out, &Pi1Event::message_update(usage, merged))
 }

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use rho_agent::{AgentEvent, AgentMessage};
-use rho_ai::{AssistantMessage, AssistantMessageEvent, ContentBlock, PartialMessage};
+use rho_ai::{AssistantMessage, AssistantMessageEvent, PartialMessage};
 use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
@@ -16,7 +16,7 @@ use rho_protocol::rpc::Dialect;
 use super::{run, Out, WriterConfig};
 
 /// The events of one streamed reply: start, `n` text deltas, a thinking block's start and
-/// one delta, then the end; each update carries the folded partial, as the agent emits it.
+/// one delta, then the end; each update carries its delta (and usage), as the agent emits it.
 fn reply_events(n: usize) -> Vec<AgentEvent> {
     let start = AssistantMessage::empty("openai-completions", "mock", "mock-model");
     let mut partial = PartialMessage::new();
@@ -38,9 +38,8 @@ fn reply_events(n: usize) -> Vec<AgentEvent> {
     });
     for e in provider {
         partial.apply(&e);
-        let message = AgentMessage::Assistant(partial.message().cloned().expect("started"));
         events.push(AgentEvent::MessageUpdate {
-            message,
+            usage: Default::default(),
             assistant_message_event: e,
         });
     }
@@ -171,52 +170,104 @@ async fn a_line_is_written_after_the_events_queued_before_it() {
     );
 }
 
+/// Each line is what serde writes for the event, a 0.73.1 `message_update` being
+/// [`rho_protocol::agent::pi073_update`] of the reply folded through it, whether the update
+/// is written as it came or as a (coalesced) backlog item.
 #[tokio::test]
 async fn updates_are_encoded_exactly_as_serde_encodes_the_event() {
+    let mut reply = PartialMessage::new();
+    let (mut as_events, mut as_items) = (
+        super::encode::Encoder::new(Dialect::Pi073),
+        super::encode::Encoder::new(Dialect::Pi073),
+    );
     for event in reply_events(2) {
-        let expected = serde_json::to_string(&event).expect("serializes");
-        let mut out = Vec::new();
-        let item = super::backlog::Item::Event(SessionEvent::Agent(Arc::new(event.clone())));
-        let merged = match &event {
+        let expected = match &event {
+            AgentEvent::MessageStart {
+                message: AgentMessage::Assistant(m),
+            } => {
+                reply = PartialMessage::starting(m.clone());
+                serde_json::to_string(&event)
+            }
             AgentEvent::MessageUpdate {
-                assistant_message_event,
+                assistant_message_event: e,
                 ..
-            } => Some(super::backlog::Item::Update {
-                event: Arc::new(event.clone()),
+            } => {
+                reply.apply(e);
+                let m = AgentMessage::Assistant(reply.message().cloned().expect("started"));
+                let line = serde_json::to_string(&rho_protocol::agent::pi073_update(&m, e));
+                line
+            }
+            _ => serde_json::to_string(&event),
+        }
+        .expect("serializes");
+        let item = match &event {
+            AgentEvent::MessageUpdate {
+                usage,
+                assistant_message_event,
+            } => super::backlog::Item::Update {
+                usage: *usage,
                 merged: assistant_message_event.clone(),
-            }),
-            _ => None,
+            },
+            _ => super::backlog::Item::Event(SessionEvent::Agent(Arc::new(event.clone()))),
         };
-        let mut encoder = super::encode::Encoder::new(Dialect::Pi073);
-        encoder.encode(merged.unwrap_or(item), &mut out);
-        assert_eq!(
-            String::from_utf8(out).expect("utf-8"),
-            format!("{expected}\n")
+        for (encoder, item) in [
+            (
+                &mut as_events,
+                super::backlog::Item::Event(SessionEvent::Agent(Arc::new(event.clone()))),
+            ),
+            (&mut as_items, item),
+        ] {
+            let mut out = Vec::new();
+            encoder.encode(item, &mut out);
+            assert_eq!(
+                String::from_utf8(out).expect("utf-8"),
+                format!("{expected}\n")
+            );
+        }
+    }
+}
+
+/// A tool call's arguments in a 0.73.1 partial are parsed from all the JSON so far, as they
+/// were when the agent parsed them per delta.
+#[test]
+fn a_pi073_partial_carries_the_tool_arguments_parsed_so_far() {
+    let mut encoder = super::encode::Encoder::new(Dialect::Pi073);
+    let mut out = Vec::new();
+    let start = AssistantMessage::empty("a", "p", "m");
+    let events = [
+        AgentEvent::MessageStart {
+            message: AgentMessage::Assistant(start),
+        },
+        update(AssistantMessageEvent::ToolCallStart {
+            content_index: 0,
+            id: "c1".into(),
+            name: "read".into(),
+        }),
+        update(AssistantMessageEvent::ToolCallDelta {
+            content_index: 0,
+            delta: "{\"path\": \"src/ma".into(),
+        }),
+    ];
+    for e in events {
+        out.clear();
+        encoder.encode(
+            super::backlog::Item::Event(SessionEvent::Agent(Arc::new(e))),
+            &mut out,
         );
     }
-    let tool = AssistantMessageEvent::ToolCallDelta {
-        content_index: 0,
-        delta: "{\"a\":".into(),
-    };
-    let mut message = AssistantMessage::empty("a", "p", "m");
-    message.content = vec![ContentBlock::text("x")];
-    let event = AgentEvent::MessageUpdate {
-        message: AgentMessage::Assistant(message),
-        assistant_message_event: tool.clone(),
-    };
-    let mut out = Vec::new();
-    super::encode::Encoder::new(Dialect::Pi073).encode(
-        super::backlog::Item::Update {
-            event: Arc::new(event.clone()),
-            merged: tool,
-        },
-        &mut out,
-    );
-    let expected = serde_json::to_string(&event).expect("serializes");
+    let line: Value = serde_json::from_slice(&out).expect("JSON");
     assert_eq!(
-        String::from_utf8(out).expect("utf-8"),
-        format!("{expected}\n")
+        line["message"]["content"][0]["arguments"],
+        serde_json::json!({"path": "src/ma"})
     );
+    assert_eq!(line["message"], line["assistantMessageEvent"]["partial"]);
+}
+
+fn update(e: AssistantMessageEvent) -> AgentEvent {
+    AgentEvent::MessageUpdate {
+        usage: Default::default(),
+        assistant_message_event: e,
+    }
 }
 
 #[tokio::test]

@@ -80,7 +80,7 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
             return ExitCode::FAILURE;
         }
     };
-    let (out, writer) = writer::spawn(tokio::io::stdout(), session.subscribe(), dialect);
+    let (out, writer) = writer::spawn(crate::event_out::stdout(), session.subscribe(), dialect);
     session.bind_session_actions();
     let rpc = Rpc::new(session, out.clone(), args, dialect);
     rpc.session.start("startup").await;

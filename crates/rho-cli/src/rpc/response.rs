@@ -3,7 +3,7 @@
 
 use rho_protocol::rpc::Response;
 
-use crate::event_out::Pieces;
+use crate::event_out::{LinePieces, Pieces};
 use serde_json::Value;
 
 /// What a command produced.
@@ -40,9 +40,9 @@ pub fn response(id: Option<&Value>, command: &str, reply: Reply) -> String {
         Reply::Error(e) => Response::failure(id, command, e),
         Reply::Encoded(data) => return encoded_response(id.as_ref(), command, data),
         Reply::Pieces(data) => {
-            let line: Vec<u8> = pieces_response(id.as_ref(), command, data)
-                .flatten()
-                .collect();
+            let mut line = Vec::new();
+            let mut pieces = pieces_response(id.as_ref(), command, data);
+            while pieces.next_piece(&mut line) {}
             return String::from_utf8_lossy(&line).into_owned();
         }
     };
@@ -60,8 +60,35 @@ pub fn pieces_response(id: Option<&Value>, command: &str, data: Pieces) -> Piece
     let mut head = response(id, command, Reply::Done);
     head.pop(); // the closing brace
     head.push_str(",\"data\":");
-    let head = std::iter::once(head.into_bytes());
-    Box::new(head.chain(data).chain(std::iter::once(b"}".to_vec())))
+    Box::new(Enveloped {
+        head: Some(head),
+        data: Some(data),
+    })
+}
+
+/// A response envelope around `data` given in pieces.
+struct Enveloped {
+    /// The envelope up to `"data":`, until written.
+    head: Option<String>,
+    /// The data, until its last piece; then the closing brace.
+    data: Option<Pieces>,
+}
+
+impl LinePieces for Enveloped {
+    fn next_piece(&mut self, out: &mut Vec<u8>) -> bool {
+        if let Some(head) = self.head.take() {
+            out.extend_from_slice(head.as_bytes());
+            return true;
+        }
+        let Some(data) = &mut self.data else {
+            return false;
+        };
+        if !data.next_piece(out) {
+            out.push(b'}');
+            self.data = None;
+        }
+        true
+    }
 }
 
 /// The envelope with `data` spliced in as given (which must be one JSON value): the data

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
-use rho_agent::{stored_json, StoredMessage};
+use rho_agent::{JsonCopier, StoredMessage};
 use rho_protocol::rpc::{CommandInfo, CommandList, SessionState, SessionStatsReply, SourceInfo};
 
 use super::dispatch::to_data;
 use super::response::Reply;
 use super::Rpc;
+use crate::event_out::LinePieces;
 use rho_protocol::rpc::Command;
 
 /// Runs one state command.
@@ -80,55 +81,59 @@ fn messages(rpc: &Rpc) -> Reply {
     if !rpc.dialect.shows_system_messages() {
         messages.retain(|m| m.role() != "system");
     }
-    Reply::Pieces(Box::new(MessagePieces { messages, next: 0 }))
+    Reply::Pieces(Box::new(MessagePieces {
+        messages,
+        next: 0,
+        copier: JsonCopier::default(),
+    }))
 }
 
 /// Bytes per piece of a `get_messages` reply.
-const PIECE_BYTES: usize = 64 * 1024;
+const PIECE_BYTES: u64 = 64 * 1024;
 
 /// The pieces of `{"messages":[...]}`.
 struct MessagePieces {
     messages: Vec<StoredMessage>,
     /// The next message to write; `messages.len() + 1` once the closing brackets are out.
     next: usize,
+    copier: JsonCopier,
 }
 
-impl Iterator for MessagePieces {
-    type Item = Vec<u8>;
-
-    fn next(&mut self) -> Option<Vec<u8>> {
+impl LinePieces for MessagePieces {
+    fn next_piece(&mut self, out: &mut Vec<u8>) -> bool {
         if self.next > self.messages.len() {
-            return None;
+            return false;
         }
-        let mut piece = Vec::with_capacity(PIECE_BYTES + 4096);
         if self.next == 0 {
-            piece.extend_from_slice(br#"{"messages":["#);
+            out.extend_from_slice(br#"{"messages":["#);
         }
         let (from, mut size) = (self.next, 0);
-        while self.next < self.messages.len() && size < PIECE_BYTES as u64 {
+        while self.next < self.messages.len() && size < PIECE_BYTES {
             let stored = &self.messages[self.next];
             size += stored.origin().map_or(1024, |o| o.end() - o.offset());
             self.next += 1;
         }
+        out.reserve(size as usize + 4096);
         let mut first = from == 0;
-        stored_json(&self.messages[from..self.next], |json| {
+        let messages = &self.messages[from..self.next];
+        self.copier.each(messages, |json| {
             if !std::mem::take(&mut first) {
-                piece.push(b',');
+                out.push(b',');
             }
             match json {
-                Ok(json) => piece.extend_from_slice(json.as_bytes()),
+                Ok(json) => out.extend_from_slice(json),
                 Err(e) => {
                     // Too late for an error response: the reply is already under way.
                     eprintln!("rho: get_messages: {e}");
-                    piece.extend_from_slice(b"null");
+                    out.extend_from_slice(b"null");
                 }
             }
         });
         if self.next == self.messages.len() {
-            piece.extend_from_slice(b"]}");
+            out.extend_from_slice(b"]}");
             self.next += 1;
         }
-        Some(piece)
+        true
     }
 }
 

@@ -143,6 +143,9 @@ impl AgentSession {
     /// applied to the agent state and returned (EXT-12, SE-5).
     async fn run_extension_handlers(&self, event: Arc<AgentEvent>, data: &Data) -> Arc<AgentEvent> {
         let runner = &self.inner.services.extensions;
+        if runner.has_handlers("message_update") {
+            fold_for_extensions(&mut run_data(data), &event);
+        }
         if !runner.has_handlers(event.type_name()) {
             return event;
         }
@@ -157,8 +160,18 @@ impl AgentSession {
             }
             return event;
         }
-        let turn_index = run_data(data).turn_index;
-        if let Some(ext_event) = extension_event(&event, turn_index) {
+        let ext_event = {
+            let mut data = run_data(data);
+            let partial = match &*event {
+                AgentEvent::MessageUpdate { .. } => data
+                    .extension_partial
+                    .as_mut()
+                    .and_then(|p| p.message().cloned()),
+                _ => None,
+            };
+            extension_event(&event, data.turn_index, partial)
+        };
+        if let Some(ext_event) = ext_event {
             runner.emit(ext_event, &ctx).await;
         }
         event
@@ -177,8 +190,35 @@ impl AgentSession {
     }
 }
 
-/// The extension event for an agent event (EXT-9, EXT-13); `message_end` has its own path.
-fn extension_event(event: &AgentEvent, turn_index: u32) -> Option<ExtensionEvent> {
+/// Folds the streaming reply for extensions' `message_update` (agent events carry the
+/// delta, extensions are given the partial message).
+fn fold_for_extensions(data: &mut super::task::RunData, event: &AgentEvent) {
+    match event {
+        AgentEvent::MessageStart {
+            message: AgentMessage::Assistant(m),
+        } => data.extension_partial = Some(rho_ai::PartialMessage::starting(m.clone())),
+        AgentEvent::MessageUpdate {
+            assistant_message_event,
+            ..
+        } => {
+            if let Some(partial) = data.extension_partial.as_mut() {
+                partial.apply(assistant_message_event);
+            }
+        }
+        AgentEvent::MessageEnd { .. } | AgentEvent::AgentEnd { .. } => {
+            data.extension_partial = None
+        }
+        _ => {}
+    }
+}
+
+/// The extension event for an agent event (EXT-9, EXT-13); `message_end` has its own path,
+/// and `message_update` needs the partial reply folded for extensions (`partial`).
+fn extension_event(
+    event: &AgentEvent,
+    turn_index: u32,
+    partial: Option<rho_ai::AssistantMessage>,
+) -> Option<ExtensionEvent> {
     let value = |e: &AgentEvent, field: &str| {
         serde_json::to_value(e)
             .ok()
@@ -205,8 +245,8 @@ fn extension_event(event: &AgentEvent, turn_index: u32) -> Option<ExtensionEvent
         AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
             message: message.clone(),
         },
-        AgentEvent::MessageUpdate { message, .. } => ExtensionEvent::MessageUpdate {
-            message: message.clone(),
+        AgentEvent::MessageUpdate { .. } => ExtensionEvent::MessageUpdate {
+            message: AgentMessage::Assistant(partial?),
             assistant_message_event: value(event, "assistantMessageEvent"),
         },
         AgentEvent::MessageEnd { .. } => return None,

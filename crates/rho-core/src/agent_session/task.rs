@@ -36,6 +36,9 @@ pub(crate) struct RunData {
     pub last_assistant: Option<rho_ai::AssistantMessage>,
     /// The extension-visible turn index (EXT-13).
     pub turn_index: u32,
+    /// The streaming reply folded from its events, kept only while an extension listens for
+    /// `message_update` (whose `message` is the partial); nothing is folded otherwise.
+    pub extension_partial: Option<rho_ai::PartialMessage>,
 }
 
 /// The run data, as the session task lends it.

@@ -59,7 +59,7 @@ pub(crate) fn decode_entry_at(
     };
     let json = raw.get();
     let start = json.as_ptr() as usize - line.as_ptr() as usize;
-    let origin = Origin::new(Arc::clone(file), at + start as u64, json.len() as u64);
+    let origin = Origin::new(Arc::clone(file), at + start as u64, json.as_bytes());
     let Some(role) = lazy_role(json) else {
         let decoded = decode_entry(line)?;
         if let EntryData::Message(m) = &decoded.entry.data {
@@ -99,7 +99,8 @@ pub(crate) fn message_span(line: &[u8]) -> Option<(u64, u64)> {
 /// Records that `message`, serialized in `line`, is on disk in `file` with the line at `at`.
 pub(crate) fn set_origin(message: &StoredMessage, line: &[u8], file: &Arc<MessageFile>, at: u64) {
     if let Some((start, len)) = message_span(line) {
-        message.set_origin(Origin::new(Arc::clone(file), at + start, len));
+        let json = &line[start as usize..(start + len) as usize];
+        message.set_origin(Origin::new(Arc::clone(file), at + start, json));
     }
 }
 

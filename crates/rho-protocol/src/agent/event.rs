@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::{AssistantMessageEvent, ContentBlock, ToolResultMessage};
+use crate::{AssistantMessageEvent, ContentBlock, ToolResultMessage, Usage};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
@@ -69,13 +69,24 @@ pub enum AgentEvent {
         /// The message.
         message: AgentMessage,
     },
-    /// The streaming assistant message changed. The provider event is written with
-    /// `partial` = `message` ([`AssistantEventJson`]).
-    #[serde(serialize_with = "message_update")]
-    #[cfg_attr(feature = "schema", schemars(with = "MessageUpdate<'static>"))]
+    /// The streaming assistant message changed: `assistant_message_event` is the provider
+    /// event (a delta, or a block's start or end). Events carry no copy of the partial
+    /// message (copying a growing message per token made long replies quadratic): a listener
+    /// that needs it folds the reply's `message_start` and updates into a
+    /// [`crate::PartialMessage`]. Serialized delta-only, as pi 1.x writes it; pi 0.73.1's
+    /// line, which also carries the partial (twice), is [`pi073_update`], and is what the
+    /// schema describes here (the 1.x schema has its own, [`crate::session::pi1`]).
+    #[serde(serialize_with = "delta_only")]
+    #[cfg_attr(
+        feature = "schema",
+        schemars(
+            with = "MessageUpdate<'static>",
+            description = "The streaming assistant message changed. The provider event is written with\n`partial` = `message` ([`AssistantEventJson`])."
+        )
+    )]
     MessageUpdate {
-        /// The partial assistant message after the event.
-        message: AgentMessage,
+        /// The reply's usage so far.
+        usage: Usage,
         /// The provider event.
         assistant_message_event: AssistantMessageEvent,
     },
@@ -208,16 +219,48 @@ pub(crate) struct MessageUpdate<'a> {
     assistant_message_event: AssistantEventJson<'a>,
 }
 
-fn message_update<S: Serializer>(
-    message: &AgentMessage,
+/// pi 0.73.1's `message_update` line (`{"type":"message_update","message":M,
+/// "assistantMessageEvent":{...,"partial":M}}`) for the partial `message` after `event`.
+pub fn pi073_update<'a>(
+    message: &'a AgentMessage,
+    event: &'a AssistantMessageEvent,
+) -> impl Serialize + 'a {
+    /// The line: its tag, then the fields.
+    #[derive(Serialize)]
+    #[serde(tag = "type", rename = "message_update")]
+    struct Line<'a> {
+        #[serde(flatten)]
+        update: MessageUpdate<'a>,
+    }
+    Line {
+        update: MessageUpdate {
+            message,
+            assistant_message_event: AssistantEventJson {
+                event,
+                partial: Some(message),
+            },
+        },
+    }
+}
+
+/// The fields of pi 1.x's delta-only `message_update`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct DeltaOnly<'a> {
+    usage: &'a Usage,
+    assistant_message_event: AssistantEventJson<'a>,
+}
+
+fn delta_only<S: Serializer>(
+    usage: &Usage,
     event: &AssistantMessageEvent,
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    MessageUpdate {
-        message,
+    DeltaOnly {
+        usage,
         assistant_message_event: AssistantEventJson {
             event,
-            partial: Some(message),
+            partial: None,
         },
     }
     .serialize(serializer)

@@ -127,6 +127,23 @@ pub enum AgentMessage {
     CompactionSummary(CompactionSummaryMessage),
 }
 
+/// An assistant message serialized as the [`AgentMessage`] holding it would be (`role`
+/// first), without moving it into one: how a reply folded into a [`crate::PartialMessage`] is
+/// written as pi 0.73.1's `message_update` partial.
+pub struct AssistantAsAgent<'a>(pub &'a AssistantMessage);
+
+impl Serialize for AssistantAsAgent<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The one variant of [`AgentMessage`]'s tagging this writes.
+        #[derive(Serialize)]
+        #[serde(tag = "role", rename_all = "camelCase")]
+        enum Tagged<'a> {
+            Assistant(&'a AssistantMessage),
+        }
+        Tagged::Assistant(self.0).serialize(serializer)
+    }
+}
+
 impl From<Message> for AgentMessage {
     fn from(m: Message) -> Self {
         match m {

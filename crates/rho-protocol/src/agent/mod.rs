@@ -11,12 +11,12 @@ mod stored_json;
 pub mod system;
 
 pub use assistant_event::AssistantEventJson;
-pub use event::{AgentEvent, AgentEventKind, ToolExecutionResult};
+pub use event::{pi073_update, AgentEvent, AgentEventKind, ToolExecutionResult};
 pub use message::{
-    bash_execution_text, AgentMessage, BashExecutionMessage, BranchSummaryMessage,
-    CompactionSummaryMessage, CustomMessage, SystemMessage,
+    bash_execution_text, AgentMessage, AssistantAsAgent, BashExecutionMessage,
+    BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
 pub use queue_mode::QueueMode;
 pub use stored::{decode_all, stored_role, MessageFile, Origin, ReadError, StoredMessage};
-pub use stored_json::stored_json;
+pub use stored_json::JsonCopier;
 pub use system::{initial_system_message, SystemState};

@@ -3,11 +3,14 @@
 //!
 //! A long session must not live in memory twice (once as the file, once decoded): once a
 //! message's line is durably in the session file, the cell only has to know where it is
-//! ([`Origin`]: an open file, a byte offset and a length). The decoded message is kept while it
-//! is in use (a run sends it); [`StoredMessage::release`] then keeps only a weak reference, and
-//! [`StoredMessage::get`] reads and decodes the bytes again when someone needs them. The file is
-//! read through a descriptor kept open, so renaming or deleting its path changes nothing; a file
-//! another program truncated or rewrote in place gives a [`ReadError`], never a wrong message.
+//! ([`Origin`]: an open file, a byte offset, a length and a checksum). The decoded message is
+//! kept while it is in use (a run sends it); [`StoredMessage::release`] then keeps only a weak
+//! reference, and [`StoredMessage::get`] reads and decodes the bytes again when someone needs
+//! them. The file is read through a descriptor kept open, so renaming or deleting its path
+//! changes nothing; a file another program truncated or rewrote in place gives a [`ReadError`],
+//! never a wrong message: bytes read back must have the checksum of those read or written
+//! there (CRC-32, about 20× faster than parsing them again, so copying a message as stored
+//! costs little more than the copy).
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -61,18 +64,24 @@ impl MessageFile {
     }
 }
 
-/// Where a message's JSON is in a session file.
+/// Where a message's JSON is in a session file, and the checksum of its bytes there.
 #[derive(Clone, Debug)]
 pub struct Origin {
     file: Arc<MessageFile>,
     offset: u64,
     len: u64,
+    crc: u32,
 }
 
 impl Origin {
-    /// The `len` bytes at `offset` of `file` are the message's JSON value.
-    pub fn new(file: Arc<MessageFile>, offset: u64, len: u64) -> Self {
-        Self { file, offset, len }
+    /// `json`, read from or written at byte `offset` of `file`, is the message's JSON value.
+    pub fn new(file: Arc<MessageFile>, offset: u64, json: &[u8]) -> Self {
+        Self {
+            file,
+            offset,
+            len: json.len() as u64,
+            crc: crc32fast::hash(json),
+        }
     }
 
     /// The byte offset of the message's JSON in the file.
@@ -90,37 +99,46 @@ impl Origin {
         Arc::ptr_eq(&self.file, &other.file)
     }
 
-    /// The bytes from this message's start to `end` (this message and its neighbours).
-    pub(crate) fn read_to(&self, end: u64) -> Result<Vec<u8>, ReadError> {
+    /// Reads the bytes from this message's start to `end` (this message and its neighbours)
+    /// into `buf`, which keeps its allocation (and its initialised length) for the next read.
+    pub(crate) fn read_into<'b>(
+        &self,
+        end: u64,
+        buf: &'b mut Vec<u8>,
+    ) -> Result<&'b [u8], ReadError> {
         let len = usize::try_from(end.saturating_sub(self.offset))
             .map_err(|e| self.changed(e.to_string()))?;
-        let mut bytes = vec![0; len];
+        if buf.len() < len {
+            buf.resize(len, 0);
+        }
+        let bytes = &mut buf[..len];
         self.file
             .file
-            .read_exact_at(&mut bytes, self.offset)
+            .read_exact_at(bytes, self.offset)
             .map_err(|e| self.changed(e.to_string()))?;
         Ok(bytes)
     }
 
-    /// The message's JSON as stored, checked to be a JSON object with the message's `role`.
-    pub(crate) fn checked_json<'a>(
-        &self,
-        bytes: &'a [u8],
-        role: &str,
-    ) -> Result<&'a RawValue, ReadError> {
-        let text = std::str::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
-        let raw: &RawValue = serde_json::from_str(text).map_err(|e| self.changed(e.to_string()))?;
-        let stored = stored_role(raw.get()).map_err(|e| self.changed(e.to_string()))?;
-        if stored != role {
-            return Err(self.changed(format!("a {stored} message, not {role}")));
+    /// `bytes`, read from this message's place, checked to be the bytes read or written there
+    /// (so also UTF-8 text and a JSON object of the cell's role, as they were then).
+    pub(crate) fn checked<'a>(&self, bytes: &'a [u8]) -> Result<&'a [u8], ReadError> {
+        if bytes.len() as u64 != self.len || crc32fast::hash(bytes) != self.crc {
+            return Err(self.changed("the bytes there are not the message's any more".into()));
         }
-        Ok(raw)
+        Ok(bytes)
+    }
+
+    /// The message's JSON text, read and checked.
+    fn read_text(&self) -> Result<String, ReadError> {
+        let mut bytes = Vec::new();
+        self.read_into(self.end(), &mut bytes)?;
+        self.checked(&bytes)?;
+        String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))
     }
 
     /// Reads and decodes the message.
     fn load(&self) -> Result<AgentMessage, ReadError> {
-        let bytes = self.read_to(self.end())?;
-        let text = String::from_utf8(bytes).map_err(|_| self.changed("not UTF-8 text".into()))?;
+        let text = self.read_text()?;
         let message = (self.file.decode)(&text).map_err(|e| self.changed(e))?;
         DECODED_FROM_FILE.fetch_add(1, Ordering::Relaxed);
         Ok(message)
@@ -355,12 +373,9 @@ impl Serialize for StoredMessage {
             return m.serialize(s);
         }
         let origin = self.origin_or_error().map_err(serde::ser::Error::custom)?;
-        let bytes = origin
-            .read_to(origin.end())
-            .map_err(serde::ser::Error::custom)?;
-        let raw = origin
-            .checked_json(&bytes, self.role())
-            .map_err(serde::ser::Error::custom)?;
+        let text = origin.read_text().map_err(serde::ser::Error::custom)?;
+        // serde has no way to pass bytes through but a `RawValue`, which is made by parsing.
+        let raw: &RawValue = serde_json::from_str(&text).map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
     }
 }

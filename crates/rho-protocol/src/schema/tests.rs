@@ -11,7 +11,7 @@ use strum::IntoEnumIterator;
 
 use super::{rpc_schema, variant_tag};
 use crate::agent::event::tests::one_of_each;
-use crate::agent::{AgentEventKind, AgentMessage};
+use crate::agent::{pi073_update, AgentEvent, AgentEventKind, AgentMessage};
 use crate::session::pi1::Pi1Event;
 use crate::session::{
     CompactionData, CompactionReason, EntryData, SessionEntry, SessionEventKind, SessionOnlyEvent,
@@ -170,8 +170,18 @@ fn each_dialect_lists_the_events_it_writes() {
 #[test]
 fn the_event_lines_describe_what_the_encoders_write() {
     let schema = rpc_schema();
+    let partial = AgentMessage::Assistant(AssistantMessage::empty("api", "p", "m"));
     for event in one_of_each() {
-        described(&schema, "EventPi073", &event).unwrap_or_else(|e| panic!("{e}"));
+        // pi 0.73.1's update line carries the partial, which the encoder folds itself.
+        let line = match &event {
+            AgentEvent::MessageUpdate {
+                assistant_message_event,
+                ..
+            } => serde_json::to_value(pi073_update(&partial, assistant_message_event)),
+            _ => serde_json::to_value(&event),
+        };
+        let line = line.expect("serializes");
+        described(&schema, "EventPi073", &line).unwrap_or_else(|e| panic!("{e}"));
     }
     let reply = AssistantMessage::empty("api", "p", "m");
     let usage = Usage::default();

@@ -1,5 +1,5 @@
 use super::*;
-use crate::{AssistantMessage, UserMessage};
+use crate::{AssistantMessage, Usage, UserMessage};
 use strum::IntoEnumIterator;
 
 fn reply() -> AgentMessage {
@@ -27,7 +27,7 @@ pub(crate) fn one_of_each() -> Vec<AgentEvent> {
             message: AgentMessage::User(UserMessage::text("hi")),
         },
         AgentEvent::MessageUpdate {
-            message: reply(),
+            usage: Usage::default(),
             assistant_message_event: AssistantMessageEvent::TextStart { content_index: 0 },
         },
         AgentEvent::MessageEnd {
@@ -114,18 +114,37 @@ fn pi_0_73_writes_no_will_retry_and_tags_tool_results() {
     assert_eq!(v["toolResults"][0]["toolCallId"], "c1");
 }
 
+/// An event carries the delta only (as pi 1.x writes it); pi 0.73.1's line carries the
+/// partial message twice, as `message` and as the provider event's `partial`.
 #[test]
-fn message_update_repeats_the_message_as_partial() {
+fn message_update_is_delta_only_and_pi_0_73_repeats_the_message_as_partial() {
+    let event = AssistantMessageEvent::TextStart { content_index: 0 };
     let update = AgentEvent::MessageUpdate {
-        message: reply(),
-        assistant_message_event: AssistantMessageEvent::TextStart { content_index: 0 },
+        usage: Usage::default(),
+        assistant_message_event: event.clone(),
     };
-    let text = serde_json::to_string(&update).expect("serializes");
-    let message = serde_json::to_string(&reply()).expect("serializes");
+    let usage = serde_json::to_string(&Usage::default()).expect("serializes");
+    assert_eq!(
+        serde_json::to_string(&update).expect("serializes"),
+        format!(
+            r#"{{"type":"message_update","usage":{usage},"assistantMessageEvent":{{"type":"text_start","contentIndex":0}}}}"#
+        )
+    );
+    let held = reply();
+    let text = serde_json::to_string(&pi073_update(&held, &event)).expect("serializes");
+    let message = serde_json::to_string(&held).expect("serializes");
     assert_eq!(
         text,
         format!(
             r#"{{"type":"message_update","message":{message},"assistantMessageEvent":{{"type":"text_start","contentIndex":0,"partial":{message}}}}}"#
         )
+    );
+    let AgentMessage::Assistant(reply) = &held else {
+        unreachable!("reply() is an assistant message")
+    };
+    assert_eq!(
+        serde_json::to_string(&crate::agent::AssistantAsAgent(reply)).expect("serializes"),
+        message,
+        "an assistant message written as the agent message holding it"
     );
 }
