@@ -37,9 +37,8 @@ impl ChildGroup {
     /// Spawns `cmd` (built by [`super::ChildSpec`], so in its own group) and records the
     /// group. Must run inside a tokio runtime.
     pub fn spawn(mut cmd: Command) -> std::io::Result<(ChildGroup, ChildPipes)> {
-        let mut child = cmd.spawn()?;
+        let mut child = registry::spawn_recorded(|| cmd.spawn(), |c| c.id().unwrap_or(0))?;
         let pgid = child.id().unwrap_or(0);
-        registry::register_group(pgid);
         let pipes = ChildPipes {
             stdin: child.stdin.take(),
             stdout: child.stdout.take(),

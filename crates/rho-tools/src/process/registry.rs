@@ -20,11 +20,20 @@ fn pgid_of(pgid: u32) -> Option<i32> {
     i32::try_from(pgid).ok().filter(|&g| g > 0)
 }
 
-/// Records the process group `pgid` (the pid of a child started with `process_group(0)`).
-pub(crate) fn register_group(pgid: u32) {
-    if let Some(pgid) = pgid_of(pgid) {
-        groups().push(pgid);
+/// Starts a child with `spawn` (built with `process_group(0)`) and records its group, the
+/// record locked throughout: rho's exit, which takes the same lock, either finds the group
+/// or comes before the child exists. Recording after the spawn returned left a window in
+/// which a command could already run (and print its pid) while an exit missed it.
+pub(crate) fn spawn_recorded<T>(
+    spawn: impl FnOnce() -> std::io::Result<T>,
+    pgid: impl FnOnce(&T) -> u32,
+) -> std::io::Result<T> {
+    let mut recorded = groups();
+    let child = spawn()?;
+    if let Some(pgid) = pgid_of(pgid(&child)) {
+        recorded.push(pgid);
     }
+    Ok(child)
 }
 
 /// Forgets `pgid` when no process is left in it (its command and all background children
