@@ -289,21 +289,10 @@ impl AgentSession {
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
-        let api_key = match self
-            .inner
-            .services
-            .credentials
-            .request_key(&model.provider)
+        let api_key = self
+            .summary_api_key(&model.provider)
             .await
-        {
-            Ok(Some(k)) => k,
-            Ok(None) => {
-                return Err(Failure::Quiet(rho_ai::auth::no_api_key_message(
-                    &model.provider,
-                )))
-            }
-            Err(e) => return Err(Failure::Quiet(e.to_string())),
-        };
+            .map_err(Failure::Quiet)?;
         let ctx = self.ctx_for(site.origin());
         let hook = self
             .compaction_hook(&preparation, branch_json, custom_instructions, &ctx)
@@ -393,6 +382,19 @@ impl AgentSession {
                 None => HookDecision::Proceed,
             },
             None => HookDecision::Proceed,
+        }
+    }
+}
+
+impl AgentSession {
+    /// The key a summary request (compaction, branch summary) is sent with, a due OAuth
+    /// token refreshed first; the error is the text the user sees (pi's "no API key" text
+    /// when there is none).
+    pub(crate) async fn summary_api_key(&self, provider: &str) -> Result<String, String> {
+        match self.inner.services.credentials.request_key(provider).await {
+            Ok(Some(key)) => Ok(key),
+            Ok(None) => Err(rho_ai::auth::no_api_key_message(provider)),
+            Err(e) => Err(e.to_string()),
         }
     }
 }

@@ -289,21 +289,10 @@ impl AgentSession {
                 s.settings.branch_summary_reserve_tokens(),
             )
         };
-        let api_key = match self
-            .inner
-            .services
-            .credentials
-            .request_key(&model.provider)
+        let api_key = self
+            .summary_api_key(&model.provider)
             .await
-        {
-            Ok(Some(k)) => k,
-            Ok(None) => {
-                return Err(CompactionError::BranchSummary(
-                    rho_ai::auth::no_api_key_message(&model.provider),
-                ))
-            }
-            Err(e) => return Err(CompactionError::BranchSummary(e.to_string())),
-        };
+            .map_err(CompactionError::BranchSummary)?;
         let summarizer = Summarizer {
             model,
             api_key: Some(api_key),
