@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use rho_core::session::{build_context, load_file, SessionTree};
+use rho_session::{build_context, load_file, SessionTree};
 
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("rho-fuzz-{}", std::process::id()));

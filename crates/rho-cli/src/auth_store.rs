@@ -28,7 +28,7 @@ pub enum AuthStoreError {
     },
     /// Could not be written.
     #[error(transparent)]
-    Write(#[from] rho_core::session::SessionError),
+    Write(#[from] rho_session::SessionError),
     /// Another process held the lock for the whole wait, or it cannot be created.
     #[error(transparent)]
     Lock(#[from] LockError),
@@ -73,7 +73,7 @@ impl AuthStore {
 
     /// Writes `file` (under a lock the caller holds).
     pub fn write(&self, file: &AuthFile, _lock: &FileLock) -> Result<(), AuthStoreError> {
-        use rho_core::session::{writer::write_atomic, Durability};
+        use rho_session::{writer::write_atomic, Durability};
         write_atomic(
             &self.path,
             file.to_json_string().as_bytes(),

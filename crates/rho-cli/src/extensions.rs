@@ -57,8 +57,7 @@ pub fn sources(
     let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
     if !args.no_extensions {
         paths.extend(settings.string_list("extensions").iter().map(|p| {
-            let expanded =
-                rho_core::session::paths::expand_tilde(p, &rho_core::session::paths::process_env);
+            let expanded = rho_session::paths::expand_tilde(p, &rho_session::paths::process_env);
             agent_dir.join(expanded)
         }));
         let mut project: Vec<PathBuf> = Vec::new();

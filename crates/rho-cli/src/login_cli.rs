@@ -51,7 +51,7 @@ fn parse(args: &[String]) -> Result<Request, String> {
 
 /// `rho login …` / `rho logout …` (`args` after the verb).
 pub fn command(verb: &str, args: &[String]) -> ExitCode {
-    let store = AuthStore::new(&rho_core::session::paths::agent_dir());
+    let store = AuthStore::new(&rho_session::paths::agent_dir());
     let result = match verb {
         "logout" => logout(&store, args),
         _ => login(&store, args),

@@ -85,7 +85,7 @@ fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
         hook: None,
         log: Arc::new(rho_mcp::log::McpLog::new(
             Some(agent_dir.join("mcp.log")),
-            rho_core::session::time::now_iso,
+            rho_session::time::now_iso,
         )),
         auth: rho_mcp::McpAuthStore::new(agent_dir),
     }
@@ -158,7 +158,7 @@ pub async fn shutdown() {
 
 /// `rho mcp list|add|remove`.
 pub fn command(argv: &[String]) -> ExitCode {
-    let agent_dir = rho_core::session::paths::agent_dir();
+    let agent_dir = rho_session::paths::agent_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
     let local = argv.iter().any(|a| a == "-l" || a == "--local");
     let rest: Vec<&String> = argv

@@ -217,7 +217,7 @@ fn trusted(verb: Verb, o: &Options, agent_dir: &Path, cwd: &Path, global: &Setti
 }
 
 fn run(verb: Verb, o: &Options, cwd: &Path) -> ExitCode {
-    let agent_dir = rho_core::session::paths::agent_dir();
+    let agent_dir = rho_session::paths::agent_dir();
     let global = Settings::load_scopes(&agent_dir, None);
     let trusted = trusted(verb, o, &agent_dir, cwd, &global);
     if o.local && !trusted {

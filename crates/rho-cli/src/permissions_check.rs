@@ -71,7 +71,7 @@ pub fn command(argv: &[String]) -> ExitCode {
     }
     let flags: Vec<String> = flags.into_iter().cloned().collect();
     let args = crate::args::parse(&flags);
-    let agent_dir = rho_core::session::paths::agent_dir();
+    let agent_dir = rho_session::paths::agent_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut warnings = Vec::new();
     let trust = crate::trust_setup::resolve(

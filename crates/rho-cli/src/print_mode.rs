@@ -14,7 +14,7 @@ use rho_ai::{ContentBlock, ImageContent, StopReason};
 use rho_core::agent_session::{
     AgentSession, PromptOptions, SessionError, SessionEvent, SessionOnlyEvent,
 };
-use rho_core::session::paths::agent_dir;
+use rho_session::paths::agent_dir;
 use tokio::sync::mpsc;
 
 use crate::event_out::{self, Out, WriterConfig};

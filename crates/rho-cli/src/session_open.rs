@@ -5,10 +5,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
-use rho_core::session::listing::{is_path_argument, list_sessions};
-use rho_core::session::paths::{process_env, resolve_session_dir};
-use rho_core::session::{find_session, most_recent_session, ForkScope, SessionManager};
 use rho_core::settings::Settings;
+use rho_session::listing::{is_path_argument, list_sessions};
+use rho_session::paths::{process_env, resolve_session_dir};
+use rho_session::{find_session, most_recent_session, ForkScope, SessionManager};
 
 use crate::args::Args;
 

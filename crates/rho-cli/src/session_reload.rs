@@ -84,7 +84,7 @@ pub fn headless_reloader(args: &Args) -> Reloader {
                 eprintln!("Warning: ctx.reload() ignored: wait for the agent to finish");
                 return;
             }
-            let agent_dir = rho_core::session::paths::agent_dir();
+            let agent_dir = rho_session::paths::agent_dir();
             for w in reload(&session, &args, &agent_dir).await.warnings {
                 eprintln!("Warning: {w}");
             }

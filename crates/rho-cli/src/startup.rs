@@ -19,11 +19,11 @@ use rho_core::resources::context_files::load_context_files;
 use rho_core::resources::project_dirs::folders_of;
 use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
-use rho_core::session::paths::agent_dir;
-use rho_core::session::{ModelRef, SessionManager};
 use rho_core::settings::Settings;
 use rho_core::system_prompt::{build_system_prompt, text_or_file, SystemPromptOptions};
 use rho_protocol::rpc::Dialect;
+use rho_session::paths::agent_dir;
+use rho_session::{ModelRef, SessionManager};
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};

@@ -8,7 +8,6 @@ pub mod extensions;
 pub mod packages;
 pub mod permissions;
 pub mod resources;
-pub mod session;
 pub mod settings;
 mod settings_edit;
 pub mod system_prompt;

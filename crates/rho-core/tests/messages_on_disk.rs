@@ -13,7 +13,7 @@ use common::*;
 use rho_agent::stored::decoded_from_file;
 use rho_ai::Model;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, PromptOptions, StaticCredentials};
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::anthropic::{text_reply, Usage};
 use rho_testkit::{MockResponse, MockServer};
 use serde_json::{json, Value};

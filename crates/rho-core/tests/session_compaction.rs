@@ -9,7 +9,7 @@ use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_core::agent_session::compaction_flow::OVERFLOW_RECOVERY_FAILED;
 use rho_core::agent_session::{AgentSession, PromptOptions};
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::json;
 
@@ -233,7 +233,7 @@ async fn comp_13_and_comp_16_extension_cancel_and_supplied_summary() {
 #[tokio::test]
 async fn a_compaction_records_its_usage_and_file_stats_keep_compacted_messages() {
     use rho_core::agent_session::StatsScope;
-    use rho_core::session::EntryData;
+    use rho_session::EntryData;
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok").with_usage(10, 2));
     provider.push(ScriptedReply::text("THE SUMMARY").with_usage(40, 8));

@@ -512,14 +512,14 @@ async fn ext_4_session_switch_events_and_cancel() {
     let s = AgentSession::new(c);
     let cancelled = s
         .switch_session(
-            rho_core::session::SessionManager::in_memory("/work"),
+            rho_session::SessionManager::in_memory("/work"),
             rho_core::agent_session::SwitchReason::Resume,
         )
         .await;
     assert!(cancelled);
     let cancelled = s
         .switch_session(
-            rho_core::session::SessionManager::in_memory("/work"),
+            rho_session::SessionManager::in_memory("/work"),
             rho_core::agent_session::SwitchReason::New,
         )
         .await;

@@ -9,7 +9,7 @@ use common::*;
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, UserContent, UserMessage};
 use rho_core::agent_session::{AgentSession, ForkCandidate, SessionError};
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::scripted::ScriptedProvider;
 use serde_json::json;
 

@@ -13,7 +13,7 @@ use futures_util::future::BoxFuture;
 use rho_agent::{AgentMessage, AgentTool, ToolContext, ToolError, ToolOutput};
 use rho_ai::Model;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, PromptOptions, StaticCredentials};
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::anthropic::{
     overloaded_error, prompt_too_long, rate_limit_error, text_reply, tool_calls_reply,
     ToolCallScript, Usage,

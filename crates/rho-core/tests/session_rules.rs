@@ -14,7 +14,7 @@ use rho_ai::{ContentBlock, ImageContent, UserMessage};
 use rho_core::agent_session::{AgentSession, Disposition, PromptOptions, StreamingBehavior};
 use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 

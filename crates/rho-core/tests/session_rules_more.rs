@@ -14,7 +14,7 @@ use rho_ai::UserMessage;
 use rho_core::agent_session::{
     AgentSession, AuthStatus, CredentialError, CredentialStore, PromptOptions,
 };
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::*;
 use rho_agent::AgentMessage;
 use rho_core::agent_session::{AgentSession, PromptOptions};
-use rho_core::session::{EntryData, SessionManager};
+use rho_session::{EntryData, SessionManager};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 
 fn entry_messages(s: &AgentSession) -> Vec<Arc<AgentMessage>> {

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use rho_agent::AgentMessage;
-use rho_core::session::{SessionHeader, SessionTree};
+use rho_session::{SessionHeader, SessionTree};
 
 use super::html_entry::call_titles;
 use super::html_tree::{row_text, walk, Node};

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use rho_agent::{AgentMessage, SystemMessage};
 use rho_ai::{AssistantMessage, ContentBlock, StopReason, ToolResultMessage, UserContent};
-use rho_core::session::{EntryData, SessionEntry};
+use rho_session::{EntryData, SessionEntry};
 use rho_tui::components::ToolCallView;
 
 use super::escape;

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use rho_agent::AgentMessage;
 use rho_ai::ContentBlock;
-use rho_core::session::{EntryData, SessionEntry, SessionTree};
+use rho_session::{EntryData, SessionEntry, SessionTree};
 
 use super::html_entry::{render, Calls};
 

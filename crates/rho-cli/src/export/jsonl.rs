@@ -2,8 +2,8 @@
 //! session's id and cwd, then the branch's entries root first, each re-linked to the one
 //! before it, so the file opens (and `/import`s) as a linear session.
 
-use rho_core::session::time::now_iso;
-use rho_core::session::{SessionEntry, SessionHeader, SessionManager, CURRENT_VERSION};
+use rho_session::time::now_iso;
+use rho_session::{SessionEntry, SessionHeader, SessionManager, CURRENT_VERSION};
 
 /// The JSONL text: one JSON object per line, a newline after the last.
 pub fn branch_jsonl(manager: &SessionManager) -> String {

@@ -12,7 +12,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-use rho_core::session::{load_file, SessionHeader, SessionManager, SessionTree};
+use rho_session::{load_file, SessionHeader, SessionManager, SessionTree};
 
 pub use html::page;
 pub use jsonl::branch_jsonl;

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rho_core::session::{load_file, SessionManager, SessionTree};
+use rho_session::{load_file, SessionManager, SessionTree};
 
 use super::{export_live, export_session, page};
 

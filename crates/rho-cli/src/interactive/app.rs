@@ -176,7 +176,7 @@ impl App {
             running_bash: None,
             gh_program: "gh".into(),
             drawn_generation: 0,
-            agent_dir: rho_core::session::paths::agent_dir(),
+            agent_dir: rho_session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
             header: Vec::new(),
             args: args.clone(),

@@ -260,7 +260,7 @@ impl App {
 /// What loading a session file tolerated, as one warning notice per line it names.
 pub(super) fn send_load_warnings(
     tx: &tokio::sync::mpsc::UnboundedSender<AppMsg>,
-    warnings: &[rho_core::session::LoadWarning],
+    warnings: &[rho_session::LoadWarning],
 ) {
     for w in warnings {
         let _ = tx.send(AppMsg::Notice {

@@ -2,7 +2,7 @@
 //! time; others (an extension asking while a selector is open) wait in line.
 
 use rho_ai::Model;
-use rho_core::session::listing::{list_all_sessions, list_sessions};
+use rho_session::listing::{list_all_sessions, list_sessions};
 use rho_tui::dialogs::{
     ConfirmDialog, HotkeysView, InputDialog, ModelSelector, ScopedModelsDialog, SelectItem,
     SelectList, SessionPicker, SettingsDialog, TextAreaDialog, ThinkingSelector, TreeSelector,
@@ -359,7 +359,7 @@ impl App {
         let (dir, agent_dir) = (
             self.session
                 .with_session(|s| s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf())),
-            rho_core::session::paths::agent_dir(),
+            rho_session::paths::agent_dir(),
         );
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {

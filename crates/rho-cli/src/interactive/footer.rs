@@ -83,7 +83,7 @@ pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
     if let Some(theme) = Theme::builtin(&name) {
         return theme;
     }
-    let file = rho_core::session::paths::agent_dir()
+    let file = rho_session::paths::agent_dir()
         .join("themes")
         .join(format!("{name}.json"));
     let file = match crate::packages::theme_file(&name) {

@@ -64,7 +64,7 @@ impl App {
             .with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf));
         let dir = dir.unwrap_or_else(|| {
             let cwd = self.session.cwd().to_string_lossy().into_owned();
-            rho_core::session::paths::default_session_dir(&self.agent_dir, &cwd)
+            rho_session::paths::default_session_dir(&self.agent_dir, &cwd)
         });
         let target = match copy_into(&source, &dir) {
             Ok(t) => t,
@@ -260,7 +260,7 @@ fn tempfile_dir() -> std::io::Result<PathBuf> {
     let dir = std::env::temp_dir().join(format!(
         "rho-share-{}-{}",
         std::process::id(),
-        rho_core::session::time::now_ms()
+        rho_session::time::now_ms()
     ));
     std::fs::create_dir_all(&dir)?;
     Ok(dir)

@@ -173,7 +173,7 @@ fn last_assistant_text(rpc: &Rpc) -> Option<String> {
 /// Extension commands, then prompt templates, then skills (`skill:<name>`).
 fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     let s = &rpc.session;
-    let agent_dir = rho_core::session::paths::agent_dir();
+    let agent_dir = rho_session::paths::agent_dir();
     let cwd = s.cwd().to_path_buf();
     let mut out: Vec<CommandInfo> = s
         .extensions()

@@ -48,13 +48,13 @@ impl RpcUi {
 
     /// Writes a fire-and-forget request.
     fn request(&self, request: UiRequestKind) {
-        self.write(rho_core::session::ids::uuid_v4(), request);
+        self.write(rho_session::ids::uuid_v4(), request);
     }
 
     /// Writes a dialog request and waits for its answer (cancelled if the mode shuts down).
     fn dialog(&self, request: UiRequestKind) -> Fut<UiAnswer> {
         let (tx, rx) = oneshot::channel();
-        let id = rho_core::session::ids::uuid_v4();
+        let id = rho_session::ids::uuid_v4();
         lock(&self.pending).insert(id.clone(), tx);
         self.write(id, request);
         Box::pin(async move { rx.await.unwrap_or(UiAnswer::Cancelled) })

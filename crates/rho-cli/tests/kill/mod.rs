@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
 
-use rho_core::session::{load_file, EntryData};
+use rho_session::{load_file, EntryData};
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::server::{MockResponse, MockServer};
 use serde_json::{json, Value};

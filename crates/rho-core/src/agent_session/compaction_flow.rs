@@ -18,8 +18,8 @@ use crate::compaction::{
     CompactionResult, HookDecision, Summarizer,
 };
 use crate::extensions::ExtensionEvent;
-use crate::session::{CompactionData, EntryData};
 use rho_protocol::session::CompactionAfter;
+use rho_session::{CompactionData, EntryData};
 
 /// COMP-8's text for a second overflow in a row.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -329,7 +329,7 @@ impl AgentSession {
                     system_message: None,
                 })
                 .map_err(|e| Failure::Failed(e.to_string()))?;
-            let written_at = crate::session::time::parse_iso(&entry.timestamp).unwrap_or(0);
+            let written_at = rho_session::time::parse_iso(&entry.timestamp).unwrap_or(0);
             let entry = serde_json::to_value(entry).unwrap_or(Value::Null);
             let messages = s.session.build_context().messages;
             self.replace_conversation(messages);

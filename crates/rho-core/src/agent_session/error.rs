@@ -73,8 +73,8 @@ pub enum SessionError {
     Stopped,
 }
 
-impl From<crate::session::SessionError> for SessionError {
-    fn from(e: crate::session::SessionError) -> Self {
+impl From<rho_session::SessionError> for SessionError {
+    fn from(e: rho_session::SessionError) -> Self {
         SessionError::Store(e.to_string())
     }
 }

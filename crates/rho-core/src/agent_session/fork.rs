@@ -8,7 +8,7 @@ use rho_agent::AgentMessage;
 use super::error::SessionError;
 use super::tree::content_text;
 use super::{AgentSession, SwitchReason};
-use crate::session::{ForkScope, SessionManager};
+use rho_session::{ForkScope, SessionManager};
 
 /// How a fork or clone ended.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -55,10 +55,10 @@ use tokio::sync::{mpsc, watch};
 use crate::extensions::{Extension, ExtensionContext, ExtensionRunner, ExtensionUi, NoUi};
 use crate::resources::skills::Skill;
 use crate::resources::templates::PromptTemplate;
-use crate::session::SessionManager;
 use crate::settings::Settings;
 use ops::{Op, Origin};
 use phase::RunControl;
+use rho_session::SessionManager;
 
 pub use bash::{sanitize_output, BashOptions};
 pub use bash_chunks::OutputFn;

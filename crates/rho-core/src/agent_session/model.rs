@@ -11,8 +11,8 @@ use super::ops::{LevelChange, ModelSwitch, Op};
 use super::task::{data as run_data, Data, RunData};
 use super::AgentSession;
 use crate::extensions::ExtensionEvent;
-use crate::session::EntryData;
 pub use rho_protocol::rpc::StatsScope;
+use rho_session::EntryData;
 
 /// Replaces image blocks in user and tool-result messages by a notice, collapsing runs
 /// (`images.blockImages`, interfaces spec §5.5).
@@ -171,7 +171,7 @@ impl AgentSession {
     /// Replaces the session store (new, resumed or forked session): a running run is
     /// aborted and the store replaced once it has ended; the agent's messages, model and
     /// thinking level follow the new store; queues and pending state are cleared.
-    pub async fn replace_session(&self, session: crate::session::SessionManager) {
+    pub async fn replace_session(&self, session: rho_session::SessionManager) {
         let op = |done| Op::ReplaceSession {
             next: Box::new(session),
             done,
@@ -180,7 +180,7 @@ impl AgentSession {
     }
 
     /// The replacement itself, on the session task with no run loop active.
-    pub(crate) fn replace_store(&self, session: crate::session::SessionManager, data: &Data) {
+    pub(crate) fn replace_store(&self, session: rho_session::SessionManager, data: &Data) {
         let context = session.build_context();
         self.inner.services.agent.reset();
         self.replace_conversation(context.messages);

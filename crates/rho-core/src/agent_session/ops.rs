@@ -13,7 +13,7 @@ use super::custom::SendMessageOptions;
 use super::error::SessionError;
 use super::prompt::{Preflight, StreamingBehavior};
 use super::AgentSession;
-use crate::session::SessionManager;
+use rho_session::SessionManager;
 
 /// Who sent an operation. A prompt sent from inside the run loop (an extension handler the
 /// loop is awaiting) must never wait for that loop to end.

@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 
 use super::{lock, AgentSession, SessionError};
 use crate::extensions::{ExtensionEvent, SessionAction};
-use crate::session::{LoadWarning, SessionManager};
+use rho_session::{LoadWarning, SessionManager};
 
 /// What opening a session file did.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 use super::ops::{Job, Op};
 use super::phase::RunPhase;
 use super::{lock, AgentSession, Inner};
-use crate::session::SessionManager;
+use rho_session::SessionManager;
 
 /// The run's own data. Only the session task touches it: it lends it to the run it drives
 /// and to the operations it applies, which never run at the same time (the lock is never

@@ -16,7 +16,7 @@ use crate::compaction::{
 };
 use crate::extensions::events::SessionBeforeResult;
 use crate::extensions::{ExtensionEvent, TreePreparation};
-use crate::session::{EntryData, SessionEntry};
+use rho_session::{EntryData, SessionEntry};
 
 /// What the user chose when leaving the current branch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use rho_agent::{BranchSummaryMessage, CustomMessage, ReadError};
 
 use super::entry::{CompactionRecord, EntryKind, PathEntry};
-use crate::session::time::parse_iso;
-use crate::session::{EntryData, SessionEntry};
+use rho_session::time::parse_iso;
+use rho_session::{EntryData, SessionEntry};
 
 /// Converts one stored entry.
 pub fn path_entry(entry: &SessionEntry) -> Result<PathEntry, ReadError> {
@@ -73,9 +73,9 @@ pub fn latest_compaction_timestamp(branch: &[&SessionEntry]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::SessionManager;
     use rho_agent::AgentMessage;
     use rho_ai::UserMessage;
+    use rho_session::SessionManager;
 
     #[test]
     fn stored_entries_map_to_engine_entries() {

@@ -205,7 +205,7 @@ impl Declared {
 pub fn resolve_path(input: &str, base: &Path) -> PathBuf {
     let input = input.trim();
     let input = input.strip_prefix("file://").unwrap_or(input);
-    let expanded = crate::session::paths::expand_tilde(input, &crate::session::paths::process_env);
+    let expanded = rho_session::paths::expand_tilde(input, &rho_session::paths::process_env);
     normalize(&base.join(expanded))
 }
 

@@ -20,9 +20,7 @@ impl Locations {
     /// pi's agent dir from the process environment.
     pub fn from_env() -> Locations {
         Locations {
-            pi_agent_dir: crate::session::paths::pi_agent_dir_from(
-                &crate::session::paths::process_env,
-            ),
+            pi_agent_dir: rho_session::paths::pi_agent_dir_from(&rho_session::paths::process_env),
         }
     }
 

@@ -57,8 +57,7 @@ fn names(file: &Path, base: &Path) -> Vec<String> {
 }
 
 fn pattern_text(pattern: &str) -> String {
-    let expanded =
-        crate::session::paths::expand_tilde(pattern, &crate::session::paths::process_env);
+    let expanded = rho_session::paths::expand_tilde(pattern, &rho_session::paths::process_env);
     posix(&expanded)
 }
 

@@ -15,7 +15,7 @@ fn persisted(provider: &ScriptedProvider) -> Harness {
     Harness::configured(provider, 120, |c| {
         let dir = c.cwd.join("sessions");
         let cwd = c.cwd.to_string_lossy().into_owned();
-        c.session = rho_core::session::SessionManager::create(&dir, &cwd);
+        c.session = rho_session::SessionManager::create(&dir, &cwd);
     })
 }
 

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_core::session::{load_file, EntryData, SessionManager};
+use rho_session::{load_file, EntryData, SessionManager};
 use rho_testkit::json::assert_same_json;
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::pi16;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
-use rho_core::session::{load_file, SessionError, SessionManager};
+use rho_session::{load_file, SessionError, SessionManager};
 
 fn fixture_copy(name: &str, dir: &Path) -> PathBuf {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -235,7 +235,7 @@ fn operations_on_missing_entries_and_sessions_say_so() {
         Err(SessionError::UnknownEntry { .. })
     ));
     let dir = tempfile::tempdir().expect("temp dir");
-    let err = rho_core::session::find_session("zzz", dir.path(), dir.path()).expect_err("no match");
+    let err = rho_session::find_session("zzz", dir.path(), dir.path()).expect_err("no match");
     assert_eq!(err.to_string(), "No session found matching 'zzz'");
     let err = load_file(&dir.path().join("missing.jsonl")).expect_err("missing file");
     assert!(matches!(err, SessionError::Io { .. }));

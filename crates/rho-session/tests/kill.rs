@@ -17,7 +17,7 @@ use std::process::{Command, Stdio};
 
 use rho_agent::AgentMessage;
 use rho_ai::{AssistantMessage, ContentBlock, UserMessage};
-use rho_core::session::{load_file, SessionManager};
+use rho_session::{load_file, SessionManager};
 
 const CHILD_ENV: &str = "RHO_CORE_KILL_CHILD_FILE";
 const ROUNDS: usize = 50;

@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use rho_core::session::{load_file, EntryData};
+use rho_session::{load_file, EntryData};
 
 const ENTRIES: usize = 6_000;
 /// Lines (1-based, the header is line 1) replaced by damage, and what each holds.

@@ -14,7 +14,7 @@ use rho_ai::{
     AssistantMessage, ContentBlock, StopReason, ToolCall, ToolResultMessage, Usage, UserContent,
     UserMessage,
 };
-use rho_core::session::{Durability, EntryData, SessionEntry, SessionHeader, SessionManager};
+use rho_session::{Durability, EntryData, SessionEntry, SessionHeader, SessionManager};
 
 const ENTRIES: usize = 50_000;
 

@@ -5,7 +5,7 @@
 
 use rho_agent::AgentMessage;
 use rho_ai::{AssistantMessage, ContentBlock, UserMessage};
-use rho_core::session::SessionManager;
+use rho_session::SessionManager;
 
 fn user(text: &str) -> AgentMessage {
     AgentMessage::User(UserMessage::text(text))

@@ -67,7 +67,7 @@ impl SessionTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::session::entry::SessionEntry;
+    use crate::entry::SessionEntry;
 
     fn entry(id: &str, parent: Option<&str>, at: &str, data: EntryData) -> SessionEntry {
         SessionEntry {

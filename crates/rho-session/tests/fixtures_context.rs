@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use rho_agent::{convert_to_llm, AgentMessage};
-use rho_core::session::{time::parse_iso, EntryData, ModelRef, SessionManager};
+use rho_session::{time::parse_iso, EntryData, ModelRef, SessionManager};
 use serde_json::{json, Value};
 
 /// Copies a fixture into a fresh temp dir (opening may rewrite it) and opens it.

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime};
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
 use rho_ai::{AssistantMessage, ContentBlock, UserContent, UserMessage};
-use rho_core::session::{
+use rho_session::{
     find_session, list_all_sessions, list_sessions, most_recent_session, paths, CompactionData,
     Durability, EntryData, ForkScope, SessionError, SessionManager,
 };
@@ -323,16 +323,16 @@ fn listing_finding_and_continuing() {
         !found.in_current_project,
         "another project: the CLI offers a fork"
     );
-    assert!(rho_core::session::is_path_argument("./x.jsonl"));
-    assert!(rho_core::session::is_path_argument("abc.jsonl"));
-    assert!(!rho_core::session::is_path_argument("0195508c"));
+    assert!(rho_session::is_path_argument("./x.jsonl"));
+    assert!(rho_session::is_path_argument("abc.jsonl"));
+    assert!(!rho_session::is_path_argument("0195508c"));
 }
 
 #[test]
 fn initial_state_and_thinking_level_on_open() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut s = SessionManager::create(dir.path(), dir.path().to_str().expect("utf-8"));
-    let model = rho_core::session::ModelRef {
+    let model = rho_session::ModelRef {
         provider: "openai".into(),
         model_id: "gpt-5".into(),
     };
