@@ -2,7 +2,6 @@
 //! (session files, compaction, skills, prompt templates, context files, settings, pi packages).
 
 pub mod agent_session;
-pub mod compaction;
 pub mod diagnostics;
 pub mod extensions;
 pub mod packages;

@@ -228,8 +228,8 @@ impl Settings {
         rho_ai::retry::RetrySettings::from_settings(&serde_json::json!({ "retry": retry }))
     }
     /// The `compaction.*` settings (COMP-1).
-    pub fn compaction(&self) -> crate::compaction::CompactionSettings {
-        crate::compaction::CompactionSettings {
+    pub fn compaction(&self) -> rho_compaction::CompactionSettings {
+        rho_compaction::CompactionSettings {
             enabled: self.compaction_enabled(),
             reserve_tokens: self.compaction_reserve_tokens(),
             keep_recent_tokens: self.compaction_keep_recent_tokens(),

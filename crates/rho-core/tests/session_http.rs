@@ -472,7 +472,7 @@ async fn threshold_compaction_over_http_keeps_tool_pairs_and_shrinks_the_context
     }
     let estimate: u64 = messages
         .iter()
-        .map(rho_core::compaction::tokens::estimate_tokens)
+        .map(rho_compaction::tokens::estimate_tokens)
         .sum();
     assert!(
         estimate < 200_000 - 16_384,

@@ -12,12 +12,12 @@ use super::ops::Origin;
 use super::phase::{RunPhase, SideWork};
 use super::task::{data as run_data, Data, Driver};
 use super::AgentSession;
-use crate::compaction::from_session::{latest_compaction_timestamp, path_entries};
-use crate::compaction::{
+use crate::extensions::ExtensionEvent;
+use rho_compaction::from_session::{latest_compaction_timestamp, path_entries};
+use rho_compaction::{
     prepare_compaction, run_compaction, threshold_check, CheckPoint, CompactionError,
     CompactionResult, HookDecision, Summarizer,
 };
-use crate::extensions::ExtensionEvent;
 use rho_protocol::session::CompactionAfter;
 use rho_session::{CompactionData, EntryData};
 
@@ -231,7 +231,7 @@ impl AgentSession {
             .agent
             .shared_messages()
             .unwrap_or_default();
-        let estimate = crate::compaction::estimate_context_tokens(&messages).tokens;
+        let estimate = rho_compaction::estimate_context_tokens(&messages).tokens;
         let usage = self.with_session(|store| match store.tree().leaf().map(|e| &e.data) {
             Some(EntryData::Compaction(c)) => c.usage,
             _ => None,
@@ -353,7 +353,7 @@ impl AgentSession {
     /// `session_before_compact` (COMP-16): cancel, or a ready result, or proceed.
     async fn compaction_hook(
         &self,
-        preparation: &crate::compaction::CompactionPreparation,
+        preparation: &rho_compaction::CompactionPreparation,
         branch_entries: Value,
         custom_instructions: Option<&str>,
         ctx: &crate::extensions::ExtensionContext,

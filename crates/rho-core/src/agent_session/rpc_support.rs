@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::credentials::AuthStatus;
 use super::AgentSession;
-use crate::compaction::from_session::path_entries;
-use crate::compaction::{context_usage, ContextUsage};
 use crate::settings::SettingsError;
+use rho_compaction::from_session::path_entries;
+use rho_compaction::{context_usage, ContextUsage};
 
 impl AgentSession {
     /// Whether `provider` has credentials (no command is run); decides which models are

@@ -12,7 +12,7 @@ use rho_ai::{AssistantMessage, AssistantMessageEvent, AssistantStream, Model, St
 use serde_json::{json, Value};
 
 use super::{ProviderDef, ProviderStream};
-use crate::compaction::StreamFn;
+use rho_agent::StreamFn;
 
 /// The provider's models.json entry: the extension's config (validated as models.json is)
 /// with the user's own entry of the same name (`baseUrl`, `apiKey`, `headers`) laid over it.

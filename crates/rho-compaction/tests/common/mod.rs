@@ -5,12 +5,13 @@
 use std::sync::{Arc, Mutex};
 
 use rho_agent::AgentMessage;
+use rho_agent::StreamFn;
 use rho_ai::{
     AssistantMessage, AssistantMessageEvent, AssistantStream, ContentBlock, Context, Message,
     Model, StopReason, StreamOptions, TextContent, ToolCall, ToolResultMessage, Usage, UserContent,
     UserMessage,
 };
-use rho_core::compaction::{PathEntry, StreamFn, Summarizer};
+use rho_compaction::{PathEntry, Summarizer};
 use serde_json::{json, Value};
 
 /// One recorded call.

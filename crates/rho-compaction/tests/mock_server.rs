@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use rho_core::compaction::{
+use rho_compaction::{
     context_messages, prepare_compaction, prompts, run_compaction, summarize_branch,
     BranchSummaryOptions, BranchSummarySettings, CompactionRecord, CompactionSettings, EntryKind,
     HookDecision, PathEntry, Summarizer,
@@ -187,7 +187,7 @@ async fn branch_summary_over_http() {
     server.push(anthropic_reply("## Goal\nExplore"));
     let old = session();
     let target = ["u1", "a1", "t1", "f1", "other"];
-    let (entries, ancestor) = rho_core::compaction::branch_entries(&old, &target);
+    let (entries, ancestor) = rho_compaction::branch_entries(&old, &target);
     assert_eq!(ancestor, Some("f1"));
     let options = BranchSummaryOptions {
         target_id: Some("other".into()),
@@ -266,10 +266,7 @@ async fn abort_during_the_summary_request_cancels() {
     server.wait_for_requests(1).await;
     cancel.cancel();
     let outcome = task.await.expect("task joins");
-    assert_eq!(
-        outcome,
-        Err(rho_core::compaction::CompactionError::Cancelled)
-    );
+    assert_eq!(outcome, Err(rho_compaction::CompactionError::Cancelled));
     // The HTTP request was really given up, not left running.
     server.wait_for_closed(1).await;
 }

@@ -97,7 +97,7 @@ pub fn serialize_conversation(messages: &[Message]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
     use rho_agent::convert_to_llm;
     use serde_json::json;
 

@@ -70,7 +70,7 @@ pub fn threshold_check<M: std::borrow::Borrow<AgentMessage>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
 
     fn reply(m: &AgentMessage) -> &AssistantMessage {
         m.as_assistant().expect("assistant")

@@ -205,7 +205,7 @@ async fn summarize(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
     use serde_json::json;
 
     #[test]

@@ -4,10 +4,9 @@
 
 use std::sync::Arc;
 
-use rho_agent::{convert_to_llm, AgentMessage};
+use rho_agent::{convert_to_llm, AgentMessage, StreamFn};
 use rho_ai::{
-    AssistantStream, Context, Message, Model, ProviderError, StopReason, StreamOptions,
-    ThinkingLevel, Usage, UserMessage,
+    Context, Message, Model, StopReason, StreamOptions, ThinkingLevel, Usage, UserMessage,
 };
 use tokio_util::sync::CancellationToken;
 
@@ -15,12 +14,7 @@ use super::error::CompactionError;
 use super::prompts;
 use super::serialize::serialize_conversation;
 
-/// The model call: `rho_ai::stream` by default.
-pub type StreamFn = Arc<
-    dyn Fn(&Model, &Context, StreamOptions) -> Result<AssistantStream, ProviderError> + Send + Sync,
->;
-
-/// The default stream function, `rho_ai::stream`.
+/// The default stream function (the agent's own type), `rho_ai::stream`.
 pub fn default_stream_fn() -> StreamFn {
     Arc::new(rho_ai::stream)
 }
@@ -157,7 +151,7 @@ pub fn turn_prefix_prompt(messages: &[AgentMessage]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
 
     #[test]
     fn first_summary_prompt_layout() {
@@ -181,7 +175,7 @@ mod tests {
 
     #[test]
     fn reasoning_only_for_reasoning_models_with_thinking_on() {
-        let mut s = Summarizer::new(crate::compaction::test_support::model());
+        let mut s = Summarizer::new(crate::test_support::model());
         s.thinking = ThinkingLevel::High;
         assert_eq!(s.options(100, true).reasoning, None);
         s.model.reasoning = true;

@@ -49,8 +49,8 @@ pub fn context_usage<M: std::borrow::Borrow<AgentMessage>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::entry::context_messages;
-    use crate::compaction::test_support::*;
+    use crate::entry::context_messages;
+    use crate::test_support::*;
     use serde_json::json;
 
     fn usage_of(path: &[PathEntry]) -> Option<ContextUsage> {

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use rho_core::compaction::{
+use rho_compaction::{
     context_messages, estimate_tokens, prepare_compaction, prompts, run_compaction,
     threshold_check, CheckPoint, CompactionError, CompactionRecord, CompactionResult,
     CompactionSettings, EntryKind, HookDecision, PathEntry,
@@ -478,7 +478,7 @@ async fn a_call_that_cannot_start_reports_the_provider_error() {
     let prep = prepare_compaction(&path, &settings()).expect("prepares");
     let mut m = model("http://127.0.0.1:1", WINDOW);
     m.api = "carrier-pigeon".into();
-    let summarizer = rho_core::compaction::Summarizer::new(m);
+    let summarizer = rho_compaction::Summarizer::new(m);
     let err = run_compaction(&prep, &summarizer, None, HookDecision::Proceed)
         .await
         .expect_err("no such api");
@@ -502,7 +502,7 @@ fn summary_request_text_snapshot() {
         },
     )
     .expect("prepares");
-    let text = rho_core::compaction::summarize::history_prompt(
+    let text = rho_compaction::summarize::history_prompt(
         &prep.messages_to_summarize,
         Some("## Goal\nEarlier goal"),
         Some("focus on errors"),

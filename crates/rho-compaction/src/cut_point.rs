@@ -104,7 +104,7 @@ pub fn find_cut_point(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
     use serde_json::json;
 
     fn cut(path: &[PathEntry], keep: u64) -> CutPoint {

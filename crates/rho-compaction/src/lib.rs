@@ -38,7 +38,7 @@ pub use file_ops::{FileLists, FileOps};
 pub use hook::HookDecision;
 pub use prepare::{prepare_compaction, CompactionPreparation};
 pub use settings::{BranchSummarySettings, CompactionSettings};
-pub use summarize::{default_stream_fn, StreamFn, Summarizer};
+pub use summarize::{default_stream_fn, Summarizer};
 pub use tokens::{context_tokens, estimate_context_tokens, estimate_tokens, ContextEstimate};
 pub use trigger::{threshold_check, threshold_tokens, CheckPoint};
 pub use usage::{context_usage, ContextUsage};

@@ -143,7 +143,7 @@ pub fn context_messages(path: &[PathEntry]) -> Vec<Cow<'_, AgentMessage>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
 
     fn roles(path: &[PathEntry]) -> Vec<&'static str> {
         context_messages(path).iter().map(|m| m.role()).collect()

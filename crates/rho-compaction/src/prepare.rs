@@ -104,7 +104,7 @@ pub fn prepare_compaction(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
     use serde_json::json;
 
     fn settings(keep: u64) -> CompactionSettings {

@@ -116,7 +116,7 @@ impl FileOps {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
     use serde_json::json;
 
     #[test]

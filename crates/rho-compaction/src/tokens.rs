@@ -166,7 +166,7 @@ pub fn estimate_context_tokens<M: Borrow<AgentMessage>>(messages: &[M]) -> Conte
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compaction::test_support::*;
+    use crate::test_support::*;
 
     #[test]
     fn comp_2_usage_total_or_sum() {
