@@ -8,10 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::Extension;
 use rho_core::packages::{Kind, Resolved};
 use rho_core::settings::Settings;
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::Extension;
 
 use crate::args::Args;
 
@@ -151,7 +151,7 @@ fn mode_name(args: &Args) -> &'static str {
 /// with reason `quit` and their processes a moment to exit. UI calls they make meanwhile get
 /// no answer from a UI that is gone.
 pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
-    session.set_ui(std::sync::Arc::new(rho_core::extensions::NoUi));
+    session.set_ui(std::sync::Arc::new(rho_extension_host::NoUi));
     session.unload_extensions("quit").await;
 }
 

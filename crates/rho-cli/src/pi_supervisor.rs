@@ -9,9 +9,9 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::render::{RenderTarget, Rendered, RendererSpec};
-use rho_core::extensions::{
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::render::{RenderTarget, Rendered, RendererSpec};
+use rho_extension_host::{
     CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
     ProviderStream, ShortcutDef,
 };
@@ -305,7 +305,7 @@ impl Supervisor {
         };
         match &ctx {
             Some(ctx) => ctx.ui.notify(message, "error".into()),
-            None => rho_core::diagnostics::warn(message),
+            None => rho_extension_host::diagnostics::warn(message),
         }
         if let (Some(ctx), "it was restarted") = (ctx, outcome.as_str()) {
             self.restart_session(ctx).await;
@@ -355,7 +355,7 @@ impl Supervisor {
 enum RespawnError {
     /// The host process could not be started or failed its handshake.
     #[error(transparent)]
-    Spawn(#[from] rho_core::extensions::process::ProcessError),
+    Spawn(#[from] rho_extension_host::process::ProcessError),
     /// rho began unloading the extensions meanwhile.
     #[error("rho is unloading it")]
     Unloading,

@@ -265,7 +265,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.session = session;
     config.model = selection.model;
     config.thinking_level = selection.thinking;
-    config.stream_fn = rho_core::extensions::providers::bridged_stream_fn(
+    config.stream_fn = rho_extension_host::providers::bridged_stream_fn(
         stream_with_resolved_headers(credentials.models.providers.clone()),
         streams,
     );
@@ -320,11 +320,11 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
 /// entry of the same name overrides `baseUrl`, `apiKey` and `headers`); returns those whose
 /// replies the extension streams. A bad provider becomes a warning.
 fn add_extension_providers(
-    extensions: &[rho_core::extensions::Extension],
+    extensions: &[rho_extension_host::Extension],
     credentials: &mut CliCredentials,
     warnings: &mut Vec<String>,
-) -> std::collections::HashMap<String, rho_core::extensions::ProviderStream> {
-    use rho_core::extensions::providers::{provider_config, provider_models};
+) -> std::collections::HashMap<String, rho_extension_host::ProviderStream> {
+    use rho_extension_host::providers::{provider_config, provider_models};
     let mut streams = std::collections::HashMap::new();
     for def in extensions.iter().flat_map(|e| e.providers()) {
         let user = credentials.models.providers.get(&def.name);

@@ -2,8 +2,6 @@
 //! (session files, compaction, skills, prompt templates, context files, settings, pi packages).
 
 pub mod agent_session;
-pub mod diagnostics;
-pub mod extensions;
 pub mod packages;
 pub mod permissions;
 pub mod resources;

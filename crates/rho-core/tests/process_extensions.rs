@@ -16,9 +16,9 @@ use process_common::*;
 use rho_agent::AgentMessage;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, PromptOptions, SessionEvent};
-use rho_core::extensions::process::tool::TOOL_ABORTED;
-use rho_core::extensions::process::{ProcessError, ProcessExtension, ProcessOptions};
-use rho_core::extensions::{Extension, ExtensionContext, ExtensionEvent, NoUi};
+use rho_extension_host::process::tool::TOOL_ABORTED;
+use rho_extension_host::process::{ProcessError, ProcessExtension, ProcessOptions};
+use rho_extension_host::{Extension, ExtensionContext, ExtensionEvent, NoUi};
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 
@@ -116,7 +116,7 @@ async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
     s.set_thinking_level(ThinkingLevel::High).await;
     s.compact(None).await.expect("compacts");
 
-    let runner = rho_core::extensions::ExtensionRunner::new(vec![probe], Arc::new(|_| {}));
+    let runner = rho_extension_host::ExtensionRunner::new(vec![probe], Arc::new(|_| {}));
     let ctx = ExtensionContext::new(Arc::new(IdleHost), Arc::new(NoUi));
     let reason = |r: &str| r.to_string();
     runner
@@ -149,7 +149,7 @@ async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
     };
     assert_eq!(runner.emit_session_before(fork, &ctx).await, None);
     let tree = ExtensionEvent::SessionBeforeTree {
-        preparation: rho_core::extensions::TreePreparation {
+        preparation: rho_extension_host::TreePreparation {
             target_id: "t1".into(),
             old_leaf_id: Some("l1".into()),
             common_ancestor_id: None,
@@ -557,7 +557,7 @@ async fn cm_9_and_ext_22_a_call_before_any_event_gets_the_not_initialized_error(
     assert!(reply.get("result").is_none() || reply["result"].is_null());
     assert!(
         reply["error"].as_str().is_some_and(
-            |e| e.starts_with(rho_core::extensions::process::connection::NOT_INITIALIZED)
+            |e| e.starts_with(rho_extension_host::process::connection::NOT_INITIALIZED)
         ),
         "{reply}"
     );

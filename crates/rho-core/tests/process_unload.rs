@@ -14,8 +14,8 @@ use std::time::Duration;
 use common::*;
 use process_common::*;
 use rho_core::agent_session::AgentSession;
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{ExtensionEvent, ExtensionRunner};
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::{ExtensionEvent, ExtensionRunner};
 use rho_testkit::scripted::ScriptedProvider;
 use std::sync::{Arc, Mutex};
 
@@ -81,7 +81,7 @@ async fn a_process_that_ignores_end_of_input_is_killed_after_the_grace() {
     assert!(!process_exists(pid), "killed and reaped");
     let err = conn
         .request("late", Duration::from_secs(1), None, |id| {
-            rho_core::extensions::process::wire::Request::Cancel { id }
+            rho_extension_host::process::wire::Request::Cancel { id }
         })
         .await
         .expect_err("unloaded");

@@ -205,7 +205,7 @@ async fn comp_13_and_comp_16_extension_cancel_and_supplied_summary() {
     };
     c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));
     c.extensions = vec![extension_on("c.ext", "session_before_compact", |e, _| {
-        let rho_core::extensions::ExtensionEvent::SessionBeforeCompact {
+        let rho_extension_host::ExtensionEvent::SessionBeforeCompact {
             custom_instructions,
             preparation,
             ..

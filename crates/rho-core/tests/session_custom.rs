@@ -10,7 +10,7 @@ use std::sync::Arc;
 use common::*;
 use rho_ai::UserContent;
 use rho_core::agent_session::{AgentSession, PromptOptions, SendMessageOptions};
-use rho_core::extensions::{CommandDef, CustomMessageInput, DeliverAs, Extension, SendOptions};
+use rho_extension_host::{CommandDef, CustomMessageInput, DeliverAs, Extension, SendOptions};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
@@ -246,7 +246,7 @@ async fn ext_10_tool_call_guard_blocks_rm_rf_through_the_session() {
     provider.push(ScriptedReply::text("ok, not doing that"));
     let mut c = config(&provider);
     c.extensions = vec![extension_on("guard.ext", "tool_call", |e, _| {
-        let rho_core::extensions::ExtensionEvent::ToolCall { input, .. } = e else {
+        let rho_extension_host::ExtensionEvent::ToolCall { input, .. } = e else {
             return Ok(None);
         };
         let cmd = input["command"].as_str().unwrap_or("");
@@ -324,7 +324,7 @@ async fn cmd_8_command_context_waits_for_idle_and_session_actions_resolve() {
                     .push(format!("idle={}", ctx.host.is_idle()));
                 let cancelled = ctx
                     .host
-                    .session_action(rho_core::extensions::SessionAction::NewSession)
+                    .session_action(rho_extension_host::SessionAction::NewSession)
                     .await?;
                 l2.lock()
                     .expect("lock")

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use common::*;
 use rho_core::agent_session::{AgentSession, PromptOptions};
-use rho_core::extensions::{Extension, ExtensionEvent};
+use rho_extension_host::{Extension, ExtensionEvent};
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply};
 use serde_json::json;
 
@@ -132,7 +132,7 @@ async fn ext_9_message_events_reach_handlers_but_not_idle_custom_messages() {
     let s = AgentSession::new(c);
     s.prompt("x", PromptOptions::default()).await.expect("runs");
     s.send_custom_message(
-        rho_core::extensions::CustomMessageInput {
+        rho_extension_host::CustomMessageInput {
             custom_type: "n".into(),
             content: rho_ai::UserContent::Text("idle".into()),
             display: true,
@@ -267,7 +267,7 @@ async fn ext_17_session_compact_fires_before_compaction_end() {
 async fn ext_18_error_report_paths_for_commands_and_runtime() {
     let provider = ScriptedProvider::new();
     let mut ext = Extension::new("e");
-    ext.register_command(rho_core::extensions::CommandDef {
+    ext.register_command(rho_extension_host::CommandDef {
         name: "boom".into(),
         description: None,
         handler: Arc::new(|_, _| Box::pin(async { Err("kaput".to_string()) })),
@@ -382,10 +382,10 @@ async fn ext_20_and_ext_21_and_se_2_context_is_per_emission_and_reports_session_
 #[tokio::test]
 async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
     let provider = ScriptedProvider::new();
-    let captured: Arc<Mutex<Option<rho_core::extensions::ExtensionContext>>> = Default::default();
+    let captured: Arc<Mutex<Option<rho_extension_host::ExtensionContext>>> = Default::default();
     let c2 = captured.clone();
     let mut ext = Extension::new("keeper");
-    ext.register_command(rho_core::extensions::CommandDef {
+    ext.register_command(rho_extension_host::CommandDef {
         name: "keep".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {
@@ -410,7 +410,7 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
 async fn an_appended_custom_entry_is_announced_to_listeners() {
     let provider = ScriptedProvider::new();
     let mut ext = Extension::new("recorder");
-    ext.register_command(rho_core::extensions::CommandDef {
+    ext.register_command(rho_extension_host::CommandDef {
         name: "record".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {

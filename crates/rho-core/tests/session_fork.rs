@@ -51,7 +51,7 @@ fn store(dir: &std::path::Path) -> (SessionManager, Vec<String>) {
 
 fn session_on(
     store: SessionManager,
-    extensions: Vec<rho_core::extensions::Extension>,
+    extensions: Vec<rho_extension_host::Extension>,
 ) -> AgentSession {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);

@@ -488,7 +488,7 @@ async fn ext_6_provider_request_and_response_hooks() {
     let s2 = statuses.clone();
     let mut c = http_config(&server, json!({}));
     let mut ext = extension_on("a", "before_provider_request", |e, _| {
-        let rho_core::extensions::ExtensionEvent::BeforeProviderRequest { mut payload } = e else {
+        let rho_extension_host::ExtensionEvent::BeforeProviderRequest { mut payload } = e else {
             return Ok(None);
         };
         payload["temperature"] = json!(0);
@@ -497,8 +497,7 @@ async fn ext_6_provider_request_and_response_hooks() {
     ext.on(
         "after_provider_response",
         handler(move |e, _| {
-            if let rho_core::extensions::ExtensionEvent::AfterProviderResponse { status, headers } =
-                e
+            if let rho_extension_host::ExtensionEvent::AfterProviderResponse { status, headers } = e
             {
                 s2.lock()
                     .expect("lock")

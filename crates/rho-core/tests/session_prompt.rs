@@ -12,8 +12,8 @@ use rho_core::agent_session::{
     AgentSession, AuthStatus, CredentialError, CredentialStore, Disposition, PromptOptions,
     SessionError, StreamingBehavior,
 };
-use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
+use rho_extension_host::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
 
@@ -326,7 +326,7 @@ async fn msg_1_and_3_and_6_and_8_and_p_9_and_cm_2_and_8_and_se_4_order_user_then
     let s = AgentSession::new(c);
     for text in ["aside1", "aside2"] {
         s.send_custom_message(
-            rho_core::extensions::CustomMessageInput {
+            rho_extension_host::CustomMessageInput {
                 custom_type: "note".into(),
                 content: rho_ai::UserContent::Text(text.into()),
                 display: true,

@@ -12,8 +12,8 @@ use common::*;
 use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, UserMessage};
 use rho_core::agent_session::{AgentSession, Disposition, PromptOptions, StreamingBehavior};
-use rho_core::extensions::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_core::resources::templates::parse_template;
+use rho_extension_host::{CommandDef, DeliverAs, Extension, ExtensionEvent};
 use rho_session::SessionManager;
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use serde_json::json;
@@ -408,7 +408,7 @@ async fn auth_6_rejected_prompt_emits_nothing_and_keeps_next_turn_messages() {
     c.model = None;
     let s = AgentSession::new(c);
     s.send_custom_message(
-        rho_core::extensions::CustomMessageInput {
+        rho_extension_host::CustomMessageInput {
             custom_type: "n".into(),
             content: rho_ai::UserContent::Text("aside".into()),
             display: true,

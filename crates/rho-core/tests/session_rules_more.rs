@@ -193,7 +193,7 @@ async fn loop_3_slow_message_end_handler_still_waits_for_the_retry() {
     provider.push(ScriptedReply::new().fail("503 Service Unavailable"));
     provider.push(ScriptedReply::text("ok"));
     let mut c = config(&provider);
-    let mut ext = rho_core::extensions::Extension::new("slow");
+    let mut ext = rho_extension_host::Extension::new("slow");
     ext.on(
         "message_end",
         Arc::new(|_, _| {

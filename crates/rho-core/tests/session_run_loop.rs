@@ -357,8 +357,8 @@ async fn q_4_a_prompt_with_a_queued_text_does_not_take_it_off_the_list() {
 async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
     let provider = ScriptedProvider::new();
     let mut c = config(&provider);
-    let mut ext = rho_core::extensions::Extension::new("e");
-    ext.register_command(rho_core::extensions::CommandDef {
+    let mut ext = rho_extension_host::Extension::new("e");
+    ext.register_command(rho_extension_host::CommandDef {
         name: "hello".into(),
         description: None,
         handler: Arc::new(|_, _| Box::pin(async { Ok(()) })),

@@ -168,7 +168,7 @@ async fn a_steer_sent_while_the_loop_finishes_is_delivered_by_it() {
 /// follows has settled, so the replacement happens at once instead of waiting for that run.
 #[tokio::test]
 async fn an_agent_settled_handler_can_start_a_new_session() {
-    use rho_core::extensions::{Extension, ExtensionContext, SessionAction};
+    use rho_extension_host::{Extension, ExtensionContext, SessionAction};
     use std::sync::Arc;
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("done"));

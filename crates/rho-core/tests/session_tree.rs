@@ -17,7 +17,7 @@ use common::*;
 use rho_agent::AgentMessage;
 use rho_ai::UserMessage;
 use rho_core::agent_session::{AgentSession, NavigateTreeOptions, PromptOptions, SessionError};
-use rho_core::extensions::Extension;
+use rho_extension_host::Extension;
 use rho_session::{EntryData, SessionManager};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply, Step};
 use serde_json::{json, Value};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use common::*;
 use rho_core::agent_session::{AgentSession, PromptOptions};
-use rho_core::extensions::process::tool::TOOL_ABORTED;
-use rho_core::extensions::process::ProcessOptions;
+use rho_extension_host::process::tool::TOOL_ABORTED;
+use rho_extension_host::process::ProcessOptions;
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use rho_core::agent_session::{AgentSession, PromptOptions};
-use rho_core::extensions::process::ProcessOptions;
+use rho_extension_host::process::ProcessOptions;
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::{json, Value};
 

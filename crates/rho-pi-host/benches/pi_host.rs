@@ -15,8 +15,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, InputOutcome,
     NoUi, SendOptions,
 };
@@ -193,7 +193,7 @@ async fn roundtrip(s: &Setup) {
 }
 
 async fn render_roundtrip(s: &Setup) {
-    use rho_core::extensions::render::RenderTarget;
+    use rho_extension_host::render::RenderTarget;
     let file = s.agent.path().join("note-renderer.ts");
     std::fs::write(
         &file,

@@ -1,7 +1,7 @@
 //! Loads a generated 50,000-entry (~50 MB) session and rebuilds its context, printing the time
 //! and the peak memory (VmHWM) it took; then times appends with and without `fsync`.
 //!
-//! Run: `cargo bench -p rho-core --bench session_load`. Targets: load + context < 300 ms,
+//! Run: `cargo bench -p rho-session --bench session_load`. Targets: load + context < 300 ms,
 //! peak memory < 3x the file size.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

@@ -19,7 +19,7 @@ use super::ext_ui::UiRequest;
 use super::footer::FooterInfo;
 use crate::args::Args;
 use rho_core::agent_session::ModelControl;
-use rho_core::extensions::render::ComponentSlot;
+use rho_extension_host::render::ComponentSlot;
 use rho_tui::Action;
 
 /// Everything that reaches the interactive loop.

@@ -62,7 +62,7 @@ impl App {
     }
 
     fn is_extension_command(&self, text: &str) -> bool {
-        rho_core::extensions::commands::parse_command(text.trim())
+        rho_extension_host::commands::parse_command(text.trim())
             .is_some_and(|(name, _)| self.session.extensions().get_command(name).is_some())
     }
 

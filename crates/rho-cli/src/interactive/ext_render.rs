@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rho_core::extensions::render::{ComponentSlot, RenderTarget, Rendered};
-use rho_core::extensions::ExtensionRenderer;
+use rho_extension_host::render::{ComponentSlot, RenderTarget, Rendered};
+use rho_extension_host::ExtensionRenderer;
 use rho_tui::components::ToolStatus;
 use rho_tui::input::{KeyCode, KeyModifiers};
 use rho_tui::{Input, View};

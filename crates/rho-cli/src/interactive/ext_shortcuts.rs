@@ -7,7 +7,7 @@
 //! key from two extensions goes to the later one, with a warning. Without the kitty keyboard
 //! protocol a terminal sends some combinations alike (Ctrl+Shift+P as Ctrl+P).
 
-use rho_core::extensions::ShortcutDef;
+use rho_extension_host::ShortcutDef;
 use rho_tui::keymap::KeyId;
 use rho_tui::{Action, Input, Keymap};
 

@@ -6,8 +6,8 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use rho_core::extensions::render::ComponentSlot;
-use rho_core::extensions::ExtensionUi;
+use rho_extension_host::render::ComponentSlot;
+use rho_extension_host::ExtensionUi;
 use tokio::sync::{mpsc, oneshot};
 
 use super::app::{App, AppMsg};

@@ -72,7 +72,7 @@ pub fn git_branch(dir: &Path) -> Option<String> {
 pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
     if let Some(path) = &args.theme {
         return Theme::from_file(Path::new(path)).unwrap_or_else(|e| {
-            rho_core::diagnostics::warn(e.to_string());
+            rho_extension_host::diagnostics::warn(e.to_string());
             Theme::dark()
         });
     }
@@ -91,7 +91,7 @@ pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
         _ => file,
     };
     Theme::from_file(&file).unwrap_or_else(|e| {
-        rho_core::diagnostics::warn(e.to_string());
+        rho_extension_host::diagnostics::warn(e.to_string());
         Theme::dark()
     })
 }

@@ -120,7 +120,7 @@ impl App {
         let width = self.full.as_ref().map_or(80, FullscreenView::content_width);
         let header = self
             .ext_render
-            .latest(rho_core::extensions::render::ComponentSlot::Header)
+            .latest(rho_extension_host::render::ComponentSlot::Header)
             .map_or(self.header.len(), |h| h.len());
         self.transcript.lines(width);
         let starts = self.transcript.user_message_starts();
@@ -154,7 +154,7 @@ impl App {
         };
         let header = self
             .ext_render
-            .latest(rho_core::extensions::render::ComponentSlot::Header);
+            .latest(rho_extension_host::render::ComponentSlot::Header);
         let header = header.as_deref().unwrap_or(&self.header);
         let transcript = self.transcript.lines(full.content_width());
         let document: [&[String]; 2] = [header, transcript];
@@ -202,7 +202,7 @@ impl App {
             let bottom = self.bottom_lines(width);
             let header = self
                 .ext_render
-                .latest(rho_core::extensions::render::ComponentSlot::Header);
+                .latest(rho_extension_host::render::ComponentSlot::Header);
             let header = header.as_deref().unwrap_or(&self.header);
             let transcript = self.transcript.lines(width);
             let mut inline = Renderer::new(width, height);

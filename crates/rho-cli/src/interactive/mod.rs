@@ -66,7 +66,7 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
         }
     };
     let (tx, mut rx) = mpsc::unbounded_channel();
-    rho_core::diagnostics::set_sink(Some(diagnostics_sink(tx.clone())));
+    rho_extension_host::diagnostics::set_sink(Some(diagnostics_sink(tx.clone())));
     let input_tx = tx.clone();
     terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
     session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
@@ -117,7 +117,7 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
         app.draw(&mut out);
     }
     app.finish(&mut out);
-    rho_core::diagnostics::set_sink(None);
+    rho_extension_host::diagnostics::set_sink(None);
     drop(guard);
     let _ = out.flush();
     if let Some(e) = app.exit_error() {
@@ -131,8 +131,8 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
 
 /// Warnings and extension stderr as transcript notices while the screen is in raw mode (text
 /// written to stderr would be drawn over the frame and garble it).
-fn diagnostics_sink(tx: mpsc::UnboundedSender<AppMsg>) -> rho_core::diagnostics::Sink {
-    use rho_core::diagnostics::Diagnostic;
+fn diagnostics_sink(tx: mpsc::UnboundedSender<AppMsg>) -> rho_extension_host::diagnostics::Sink {
+    use rho_extension_host::diagnostics::Diagnostic;
     Arc::new(move |d| {
         let (text, error) = match d {
             Diagnostic::Warning(text) => (format!("Warning: {text}"), true),

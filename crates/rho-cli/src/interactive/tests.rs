@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, StaticCredentials};
-use rho_core::extensions::ExtensionUi;
+use rho_extension_host::ExtensionUi;
 use rho_testkit::scripted::{scripted_model, ScriptedProvider, ScriptedReply, Step};
 use rho_tui::ansi::strip_ansi;
 use rho_tui::input::KeyCode;

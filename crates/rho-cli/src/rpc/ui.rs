@@ -7,7 +7,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use rho_core::extensions::ExtensionUi;
+use rho_extension_host::ExtensionUi;
 use rho_protocol::rpc::{UiRequest, UiRequestKind};
 use tokio::sync::oneshot;
 

@@ -169,7 +169,7 @@ impl AgentSession {
         if !runner.has_handlers("user_bash") {
             return None;
         }
-        let event = crate::extensions::ExtensionEvent::UserBash {
+        let event = rho_extension_host::ExtensionEvent::UserBash {
             command: command.to_string(),
             exclude_from_context: options.exclude_from_context,
             cwd: self.cwd().display().to_string(),

@@ -12,12 +12,12 @@ use super::ops::Origin;
 use super::phase::{RunPhase, SideWork};
 use super::task::{data as run_data, Data, Driver};
 use super::AgentSession;
-use crate::extensions::ExtensionEvent;
 use rho_compaction::from_session::{latest_compaction_timestamp, path_entries};
 use rho_compaction::{
     prepare_compaction, run_compaction, threshold_check, CheckPoint, CompactionError,
     CompactionResult, HookDecision, Summarizer,
 };
+use rho_extension_host::ExtensionEvent;
 use rho_protocol::session::CompactionAfter;
 use rho_session::{CompactionData, EntryData};
 
@@ -356,7 +356,7 @@ impl AgentSession {
         preparation: &rho_compaction::CompactionPreparation,
         branch_entries: Value,
         custom_instructions: Option<&str>,
-        ctx: &crate::extensions::ExtensionContext,
+        ctx: &rho_extension_host::ExtensionContext,
     ) -> HookDecision<CompactionResult> {
         let runner = &self.inner.services.extensions;
         if !runner.has_handlers("session_before_compact") {

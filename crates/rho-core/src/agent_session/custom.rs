@@ -12,7 +12,7 @@ use super::ops::{Job, Op, Origin};
 use super::prompt::{InputSource, PromptOptions, StreamingBehavior};
 use super::task::{data as run_data, Data, Runs};
 use super::AgentSession;
-use crate::extensions::{CustomMessageInput, DeliverAs};
+use rho_extension_host::{CustomMessageInput, DeliverAs};
 
 /// Options of `send_custom_message`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

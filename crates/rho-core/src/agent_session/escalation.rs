@@ -10,7 +10,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::AgentSession;
-use crate::extensions::runner::ToolOutcome;
+use rho_extension_host::runner::ToolOutcome;
 
 fn text_of(content: &[ContentBlock]) -> String {
     content

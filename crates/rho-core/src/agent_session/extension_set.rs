@@ -9,7 +9,7 @@ use std::time::Duration;
 use rho_agent::AgentTool;
 
 use super::AgentSession;
-use crate::extensions::{Extension, ExtensionEvent};
+use rho_extension_host::{Extension, ExtensionEvent};
 
 /// How long an unloaded extension process may take to exit after its stdin closed.
 pub const EXTENSION_EXIT_GRACE: Duration = Duration::from_secs(2);
@@ -66,7 +66,7 @@ impl AgentSession {
 impl AgentSession {
     /// Runs the shortcut an extension (at `path`) registered, as its key was pressed; a
     /// failing handler is reported as an `extension_error` of event `shortcut`.
-    pub async fn run_shortcut(&self, path: &str, shortcut: &crate::extensions::ShortcutDef) {
+    pub async fn run_shortcut(&self, path: &str, shortcut: &rho_extension_host::ShortcutDef) {
         if let Err(e) = (shortcut.handler)(self.ext_ctx()).await {
             self.inner.services.extensions.report(path, "shortcut", e);
         }

@@ -20,8 +20,10 @@ use super::custom::{SendMessageOptions, UserMessageContent};
 use super::events::SessionOnlyEvent;
 use super::ops::Origin;
 use super::{AgentSession, CredentialStore, Inner, SessionError};
-use crate::extensions::runner::ToolOutcome;
-use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction};
+use rho_extension_host::runner::ToolOutcome;
+use rho_extension_host::{
+    CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction,
+};
 
 /// A weak handle: a captured context never keeps a closed session alive.
 pub(crate) struct SessionHost {
@@ -322,7 +324,7 @@ impl AgentSession {
                         .into_iter()
                         .map(|(k, v)| (k, Value::String(v)))
                         .collect();
-                    let event = crate::extensions::ExtensionEvent::AfterProviderResponse {
+                    let event = rho_extension_host::ExtensionEvent::AfterProviderResponse {
                         status,
                         headers: Value::Object(headers),
                     };

@@ -52,12 +52,12 @@ use rho_agent::{Agent, AgentMessage, AgentOptions, AgentTool, ReadError, StoredM
 use rho_ai::{Model, ThinkingLevel};
 use tokio::sync::{mpsc, watch};
 
-use crate::extensions::{Extension, ExtensionContext, ExtensionRunner, ExtensionUi, NoUi};
 use crate::resources::skills::Skill;
 use crate::resources::templates::PromptTemplate;
 use crate::settings::Settings;
 use ops::{Op, Origin};
 use phase::RunControl;
+use rho_extension_host::{Extension, ExtensionContext, ExtensionRunner, ExtensionUi, NoUi};
 use rho_session::SessionManager;
 
 pub use bash::{sanitize_output, BashOptions};

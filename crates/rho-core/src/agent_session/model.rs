@@ -10,7 +10,7 @@ use super::events::SessionOnlyEvent;
 use super::ops::{LevelChange, ModelSwitch, Op};
 use super::task::{data as run_data, Data, RunData};
 use super::AgentSession;
-use crate::extensions::ExtensionEvent;
+use rho_extension_host::ExtensionEvent;
 pub use rho_protocol::rpc::StatsScope;
 use rho_session::EntryData;
 

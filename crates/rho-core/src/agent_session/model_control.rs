@@ -114,7 +114,7 @@ impl ModelControl {
             ("defaultModel", &model.id),
         ] {
             if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
-                crate::diagnostics::warn(e.to_string());
+                rho_extension_host::diagnostics::warn(e.to_string());
             }
         }
         if model.clamp_thinking_level(wanted) != s.thinking_level() {
@@ -183,7 +183,7 @@ impl ModelControl {
         if reasoning || effective != ThinkingLevel::Off {
             if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
             {
-                crate::diagnostics::warn(e.to_string());
+                rho_extension_host::diagnostics::warn(e.to_string());
             }
         }
     }

@@ -12,7 +12,7 @@ use super::events::SessionOnlyEvent;
 use super::phase::RunPhase;
 use super::task::{data as run_data, Data};
 use super::AgentSession;
-use crate::extensions::ExtensionEvent;
+use rho_extension_host::ExtensionEvent;
 
 impl AgentSession {
     /// SE-3 for one event: (a) user and queue bookkeeping, (b) extension handlers, (d)

@@ -11,9 +11,9 @@ use super::ops::{Job, Op, Origin, PromptOp};
 use super::phase::RunPhase;
 use super::task::{data as run_data, Data, Driver, Runs};
 use super::AgentSession;
-use crate::extensions::InputOutcome;
 use crate::resources::skills::expand_skill;
 use crate::resources::templates::expand_template;
+use rho_extension_host::InputOutcome;
 
 pub use rho_protocol::rpc::{Disposition, StreamingBehavior};
 

@@ -12,7 +12,7 @@ use super::error::SessionError;
 use super::events::SessionOnlyEvent;
 use super::ops::Op;
 use super::AgentSession;
-use crate::extensions::commands::parse_command;
+use rho_extension_host::commands::parse_command;
 
 /// The queued texts, as `clear_queue` returns them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

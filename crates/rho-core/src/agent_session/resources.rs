@@ -5,11 +5,11 @@
 use std::path::PathBuf;
 
 use super::AgentSession;
-use crate::extensions::ExtensionEvent;
 use crate::resources::skills::{load_skills, Skill, SkillSource};
 use crate::resources::templates::{load_templates, PromptTemplate};
 use crate::settings::Settings;
 use crate::system_prompt::SystemPromptOptions;
+use rho_extension_host::ExtensionEvent;
 
 impl AgentSession {
     /// Tells extensions the session started (`reason`: `startup`, `new`, `resume`, `fork`,

@@ -13,7 +13,7 @@ use super::events::SessionOnlyEvent;
 use super::phase::RunPhase;
 use super::task::Driver;
 use super::AgentSession;
-use crate::extensions::ExtensionEvent;
+use rho_extension_host::ExtensionEvent;
 
 /// D2's safety cap on post-run continuations within one run loop.
 const MAX_POST_RUN_ITERATIONS: u32 = 10;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 
 use super::{lock, AgentSession, SessionError};
-use crate::extensions::{ExtensionEvent, SessionAction};
+use rho_extension_host::{ExtensionEvent, SessionAction};
 use rho_session::{LoadWarning, SessionManager};
 
 /// What opening a session file did.

@@ -9,13 +9,13 @@ use tokio_util::sync::CancellationToken;
 use super::error::SessionError;
 use super::phase::SideWork;
 use super::AgentSession;
-use crate::extensions::events::SessionBeforeResult;
-use crate::extensions::{ExtensionEvent, TreePreparation};
 use rho_compaction::from_session::path_entries;
 use rho_compaction::{
     branch_entries, summarize_branch, BranchSummaryOptions, BranchSummarySettings, CompactionError,
     HookDecision, PathEntry, Summarizer,
 };
+use rho_extension_host::events::SessionBeforeResult;
+use rho_extension_host::{ExtensionEvent, TreePreparation};
 use rho_session::{EntryData, SessionEntry};
 
 /// What the user chose when leaving the current branch.

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::Extension;
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::Extension;
 use serde_json::{json, Value};
 
 pub fn manifest() -> &'static Path {
@@ -105,7 +105,7 @@ pub fn with_flags(flags: Value) -> ProcessOptions {
 /// switch, fork, shutdown, resources_discover, user_bash) through the runner.
 pub struct IdleHost;
 
-impl rho_core::extensions::ExtensionHost for IdleHost {
+impl rho_extension_host::ExtensionHost for IdleHost {
     fn cwd(&self) -> PathBuf {
         "/work".into()
     }
@@ -124,8 +124,8 @@ impl rho_core::extensions::ExtensionHost for IdleHost {
     fn abort(&self) {}
     fn send_message(
         &self,
-        _: rho_core::extensions::CustomMessageInput,
-        _: rho_core::extensions::SendOptions,
+        _: rho_extension_host::CustomMessageInput,
+        _: rho_extension_host::SendOptions,
     ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
         Box::pin(async { Err("no session".to_string()) })
     }
@@ -133,7 +133,7 @@ impl rho_core::extensions::ExtensionHost for IdleHost {
         &self,
         _: String,
         _: Vec<rho_ai::ImageContent>,
-        _: Option<rho_core::extensions::DeliverAs>,
+        _: Option<rho_extension_host::DeliverAs>,
     ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
         Box::pin(async { Err("no session".to_string()) })
     }

@@ -8,8 +8,8 @@ use std::time::Duration;
 use rho_core::agent_session::{
     AgentSession, AgentSessionConfig, PromptOptions, SessionEvent, StaticCredentials,
 };
-use rho_core::extensions::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
 use rho_core::settings::Settings;
+use rho_extension_host::{EventHandler, Extension, ExtensionContext, ExtensionEvent};
 use rho_testkit::scripted::{scripted_model, ScriptedProvider};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedReceiver;

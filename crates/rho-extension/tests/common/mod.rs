@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use rho_agent::AgentMessage;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, SessionEvent, StaticCredentials};
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
 use rho_core::settings::Settings;
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_testkit::scripted::{scripted_model, ScriptedProvider};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc::UnboundedReceiver;

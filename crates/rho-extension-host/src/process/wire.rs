@@ -1,7 +1,7 @@
 //! The JSONL messages of the extension process protocol (docs/extensions.md). One JSON object
 //! per line; rho's requests carry ids of their own, the extension's calls ids of its own.
 
-use crate::extensions::ExtensionEvent;
+use crate::ExtensionEvent;
 
 /// The protocol's types live in `rho-protocol`, shared with `rho-extension` (the library
 /// extensions written in Rust use), so both ends read one definition.

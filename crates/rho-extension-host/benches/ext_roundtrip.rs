@@ -1,7 +1,7 @@
 //! Input-event round trip rho → extension process (the Rust `ext_echo` example) → rho, through
 //! `ExtensionRunner::emit_input`. Prints the median and p90 in µs (target: median < 200 µs).
 //!
-//! Run: `cargo build --release -p rho-core --example ext_echo && cargo bench -p rho-core --bench ext_roundtrip`
+//! Run: `cargo build --release -p rho-extension-host --example ext_echo && cargo bench -p rho-extension-host --bench ext_roundtrip`
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
-use rho_core::extensions::process::{ProcessExtension, ProcessOptions};
-use rho_core::extensions::{
+use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, InputOutcome,
     NoUi, SendOptions,
 };
@@ -68,7 +68,7 @@ fn echo_binary() -> PathBuf {
     let bin = dir.join("examples/ext_echo");
     assert!(
         bin.exists(),
-        "{} is missing: run `cargo build --release -p rho-core --example ext_echo` first",
+        "{} is missing: run `cargo build --release -p rho-extension-host --example ext_echo` first",
         bin.display()
     );
     bin

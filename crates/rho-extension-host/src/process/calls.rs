@@ -7,7 +7,7 @@ use rho_ai::{ImageContent, UserContent};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::extensions::{CustomMessageInput, DeliverAs, ExtensionContext, SendOptions};
+use crate::{CustomMessageInput, DeliverAs, ExtensionContext, SendOptions};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -262,7 +262,7 @@ mod tests {
     use futures_util::future::BoxFuture;
 
     use super::*;
-    use crate::extensions::{ExtensionHost, NoUi};
+    use crate::{ExtensionHost, NoUi};
 
     /// Records what `send_message` receives.
     #[derive(Default)]

@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::calls;
 use super::wire::{encode_line, excerpt, Incoming, Request};
-use crate::extensions::ExtensionContext;
+use crate::ExtensionContext;
 use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 
 /// A handler's reply: its result value (`null` = none) or its error text.

@@ -10,7 +10,7 @@ use rho_protocol::extension::calls::{
     SetThinkingLevel,
 };
 
-use crate::extensions::{ExtensionContext, SessionAction};
+use crate::{ExtensionContext, SessionAction};
 
 fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, String> {
     serde_json::from_value(v).map_err(|e| format!("{method}: invalid params: {e}"))

@@ -1,9 +1,12 @@
-//! In-process extensions: handlers for the session's events, commands and tools, in load
-//! order. Out-of-process extensions (issue: process protocol) plug into the same registry by
-//! implementing handlers that talk JSON to a child process.
+//! rho's extension host: handlers for the session's events, commands and tools, in load
+//! order. In-process extensions register them directly; out-of-process extensions (the
+//! process protocol of docs/extensions.md) plug into the same registry through handlers that
+//! talk JSON to a child process. The agent session drives the host through [`ExtensionHost`]
+//! and [`ExtensionRunner`]; the host never reaches into the session.
 
 pub mod commands;
 pub mod context;
+pub mod diagnostics;
 pub mod events;
 pub mod process;
 pub mod providers;
