@@ -8,10 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_core::packages::{Kind, Resolved};
 use rho_core::settings::Settings;
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::Extension;
+use rho_packages::{Kind, Resolved};
 
 use crate::args::Args;
 

@@ -6,9 +6,9 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use rho_core::packages::{Listed, Scope};
 use rho_core::settings::Settings;
 use rho_core::trust::{DefaultTrust, TrustStore};
+use rho_packages::{Listed, Scope};
 
 use crate::args::Args;
 

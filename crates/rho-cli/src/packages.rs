@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rho_core::packages::{Installer, Kind, Locations, Origin, PackageManager, Resolved};
 use rho_core::settings::Settings;
+use rho_packages::{Installer, Kind, Locations, Origin, PackageManager, Resolved};
 use serde_json::Value;
 
 use crate::args::Args;

@@ -11,7 +11,6 @@ use rho_ai::catalog::select::scope_models;
 use rho_ai::models_json::load_models;
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
-use rho_core::packages::{Kind, Resolved};
 use rho_core::resources::agents_skills::{
     agents_sources, project_agents_skills, user_agents_skills,
 };
@@ -21,6 +20,7 @@ use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
 use rho_core::settings::Settings;
 use rho_core::system_prompt::{build_system_prompt, text_or_file, SystemPromptOptions};
+use rho_packages::{Kind, Resolved};
 use rho_protocol::rpc::Dialect;
 use rho_session::paths::agent_dir;
 use rho_session::{ModelRef, SessionManager};

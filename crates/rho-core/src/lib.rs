@@ -1,8 +1,10 @@
-//! rho's session core: the AgentSession prompting system and everything it stands on
-//! (session files, compaction, skills, prompt templates, context files, settings, pi packages).
+//! rho's agent session: the AgentSession prompting system of the seed diagrams, and what it
+//! reads to run (settings, skills, prompt templates, context files, the system prompt,
+//! permission rules, project trust). What it stands on lives below it: the session store
+//! (`rho-session`), compaction (`rho-compaction`) and the extension host
+//! (`rho-extension-host`).
 
 pub mod agent_session;
-pub mod packages;
 pub mod permissions;
 pub mod resources;
 pub mod settings;

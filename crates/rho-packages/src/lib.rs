@@ -50,5 +50,5 @@ pub enum PackageError {
     NoMatch(String),
     /// The settings file could not be changed.
     #[error(transparent)]
-    Settings(#[from] crate::settings::SettingsError),
+    Settings(#[from] rho_core::settings::SettingsError),
 }

@@ -138,7 +138,7 @@ pub fn entries_of(settings: &Map<String, Value>) -> (Vec<Entry>, Vec<String>) {
 /// The settings folders that may declare packages, highest precedence first: the trusted
 /// project's folders (`.rho/`, `.pi/`; none when `project_dir` is `None`), then the agent dir.
 pub fn settings_dirs(agent_dir: &Path, project_dir: Option<&Path>) -> Vec<(Scope, PathBuf)> {
-    crate::resources::project_dirs::folders_of(project_dir)
+    rho_core::resources::project_dirs::folders_of(project_dir)
         .into_iter()
         .map(|d| (Scope::Project, d))
         .chain([(Scope::User, agent_dir.to_path_buf())])
@@ -152,7 +152,7 @@ pub fn declared(dirs: &[(Scope, PathBuf)]) -> (Vec<Declared>, Vec<String>) {
     let mut problems = Vec::new();
     for (scope, dir) in dirs {
         let file = dir.join("settings.json");
-        let (entries, bad) = entries_of(&crate::settings::file_scope(&file));
+        let (entries, bad) = entries_of(&rho_core::settings::file_scope(&file));
         problems.extend(bad.into_iter().map(|b| format!("{}: {b}", file.display())));
         all.extend(entries.into_iter().map(|entry| Declared {
             entry,

@@ -236,7 +236,7 @@ impl PackageManager {
             Some(other) => *other = Value::String(stored),
             None => list.push(Value::String(stored)),
         }
-        crate::settings::set_in_file(&file, "packages", Value::Array(list))?;
+        rho_core::settings::set_in_file(&file, "packages", Value::Array(list))?;
         Ok(true)
     }
 
@@ -246,7 +246,7 @@ impl PackageManager {
     pub fn remove(&self, source: &str, local: bool) -> Result<bool, PackageError> {
         let dirs: Vec<PathBuf> = if local {
             let dir = self.project_dir.as_deref().ok_or(PackageError::Untrusted)?;
-            crate::resources::project_dirs::folders_of(Some(dir))
+            rho_core::resources::project_dirs::folders_of(Some(dir))
         } else {
             vec![self.agent_dir.clone()]
         };
@@ -269,7 +269,7 @@ impl PackageManager {
                 Source::Git(git) => self.installer.git_remove(&dir, &git)?,
                 _ => {}
             }
-            crate::settings::set_in_file(&file, "packages", Value::Array(kept))?;
+            rho_core::settings::set_in_file(&file, "packages", Value::Array(kept))?;
             removed = true;
         }
         Ok(removed)
@@ -420,7 +420,7 @@ fn names_package(value: &Value, scope: Scope, dir: &Path, identity: &str) -> boo
 
 /// The `packages` array of a settings file (empty when missing).
 fn packages_value(file: &Path) -> Vec<Value> {
-    crate::settings::file_scope(file)
+    rho_core::settings::file_scope(file)
         .get("packages")
         .and_then(Value::as_array)
         .cloned()
