@@ -17,7 +17,7 @@ use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
 use rho_ai::models_json::LoadedModels;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
-use crate::auth_store::AuthStore;
+use rho_core::auth_store::AuthStore;
 
 /// A token with less time than this left is refreshed before a request (pi 1.6).
 const REFRESH_WINDOW_MS: i64 = 5 * 60 * 1000;
@@ -131,7 +131,7 @@ impl CliCredentials {
         due: impl Fn(&OAuthCredential) -> bool,
     ) -> Result<Option<String>, CredentialError> {
         let store_error =
-            |e: crate::auth_store::AuthStoreError| CredentialError::Other(e.to_string());
+            |e: rho_core::auth_store::AuthStoreError| CredentialError::Other(e.to_string());
         let lock = self.store.lock().await.map_err(store_error)?;
         let mut file = self.store.read().map_err(store_error)?;
         let Ok(Some(Credential::OAuth(current))) = file.credential(provider) else {

@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use rho_ai::ImageContent;
+use rho_tools::image::{detect_image_mime, encode_base64};
 
 /// Why the files could not be read; the texts are pi's.
 #[derive(Debug, thiserror::Error)]
@@ -56,10 +57,10 @@ pub fn process_file_args(
             continue;
         }
         let name = path.display();
-        match image_mime_type(&bytes) {
+        match detect_image_mime(&bytes) {
             Some(mime) => {
                 out.images.push(ImageContent {
-                    data: base64_encode(&bytes),
+                    data: encode_base64(&bytes),
                     mime_type: mime.to_string(),
                 });
                 out.text
@@ -121,74 +122,9 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// The MIME type of a supported image, from its magic bytes.
-pub fn image_mime_type(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
-}
-
-/// Standard base64 with padding (images travel base64-encoded in messages).
-pub fn base64_encode(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        let sextet = |shift: u32| char::from(TABLE[((n >> shift) & 63) as usize]);
-        out.push(sextet(18));
-        out.push(sextet(12));
-        out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
-        out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_rfc4648_vectors() {
-        let cases = [
-            ("", ""),
-            ("f", "Zg=="),
-            ("fo", "Zm8="),
-            ("foo", "Zm9v"),
-            ("foob", "Zm9vYg=="),
-            ("fooba", "Zm9vYmE="),
-            ("foobar", "Zm9vYmFy"),
-        ];
-        for (plain, encoded) in cases {
-            assert_eq!(base64_encode(plain.as_bytes()), encoded, "{plain}");
-        }
-        assert_eq!(base64_encode(&[0xFF, 0xFE, 0x00]), "//4A");
-    }
-
-    #[test]
-    fn images_are_recognised_by_content() {
-        assert_eq!(image_mime_type(b"\x89PNG\r\n\x1a\nrest"), Some("image/png"));
-        assert_eq!(
-            image_mime_type(&[0xFF, 0xD8, 0xFF, 0xE0]),
-            Some("image/jpeg")
-        );
-        assert_eq!(image_mime_type(b"GIF89a..."), Some("image/gif"));
-        assert_eq!(image_mime_type(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
-        assert_eq!(image_mime_type(b"RIFF\0\0\0\0WAVEfmt "), None);
-        assert_eq!(image_mime_type(b"just text"), None);
-    }
 
     #[test]
     fn files_become_blocks_in_order_and_empty_ones_are_skipped() {
@@ -205,7 +141,7 @@ mod tests {
         );
         assert_eq!(out.images.len(), 1);
         assert_eq!(out.images[0].mime_type, "image/png");
-        assert_eq!(out.images[0].data, base64_encode(b"\x89PNG\r\n\x1a\nxx"));
+        assert_eq!(out.images[0].data, encode_base64(b"\x89PNG\r\n\x1a\nxx"));
     }
 
     #[test]

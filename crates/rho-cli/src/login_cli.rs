@@ -14,7 +14,7 @@ use rho_ai::oauth::{LoginNotice, LoginPrompt, LoginUi};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 use tokio_util::sync::CancellationToken;
 
-use crate::auth_store::AuthStore;
+use rho_core::auth_store::AuthStore;
 
 const USAGE: &str =
     "Usage: rho login <provider> [--api-key] [--no-browser] | rho logout <provider>";
@@ -231,7 +231,7 @@ impl LoginUi for TerminalUi {
                 println!("Open this URL to sign in:\n  {url}");
                 println!("{instructions}");
                 if self.browser {
-                    crate::browser::open(&url);
+                    rho_ai::oauth::browser::open(&url);
                 }
                 let skipped = self.skipped.lock().unwrap_or_else(|p| p.into_inner());
                 if let [only] = skipped.as_slice() {
@@ -247,7 +247,7 @@ impl LoginUi for TerminalUi {
             } => {
                 println!("Open {verification_uri} and enter code: {user_code}");
                 if self.browser {
-                    crate::browser::open(&verification_uri);
+                    rho_ai::oauth::browser::open(&verification_uri);
                 }
                 println!("Waiting for authentication...");
             }

@@ -1,8 +1,6 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
-mod auth_store;
-mod browser;
 mod credentials;
 mod event_out;
 mod export;

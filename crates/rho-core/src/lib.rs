@@ -5,6 +5,7 @@
 //! (`rho-extension-host`).
 
 pub mod agent_session;
+pub mod auth_store;
 pub mod permissions;
 pub mod resources;
 pub mod settings;

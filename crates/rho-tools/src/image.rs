@@ -52,7 +52,7 @@ impl PreparedImage {
     /// The file's bytes as they are (auto-resize off); sizes are not inspected.
     pub fn unchanged(bytes: &[u8], mime: &str) -> Self {
         Self {
-            data: encode_b64(bytes),
+            data: encode_base64(bytes),
             mime_type: mime.to_string(),
             original_width: 0,
             original_height: 0,
@@ -82,7 +82,8 @@ fn base64_len(n: usize) -> usize {
     n.div_ceil(3) * 4
 }
 
-fn encode_b64(bytes: &[u8]) -> String {
+/// Standard base64 with padding (images travel base64-encoded in messages).
+pub fn encode_base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
@@ -98,7 +99,7 @@ pub fn prepare_image(bytes: &[u8], mime: &str, limits: &ResizeLimits) -> Option<
         && base64_len(bytes.len()) < limits.max_base64_bytes
     {
         return Some(PreparedImage {
-            data: encode_b64(bytes),
+            data: encode_base64(bytes),
             mime_type: mime.to_string(),
             original_width: width,
             original_height: height,
@@ -166,7 +167,7 @@ fn smallest_fitting(
         .is_ok()
         && base64_len(png.len()) < limits.max_base64_bytes
     {
-        return Some((encode_b64(&png), "image/png"));
+        return Some((encode_base64(&png), "image/png"));
     }
     let rgb = resized.to_rgb8();
     for quality in [80u8, 85, 70, 55, 40] {
@@ -176,7 +177,7 @@ fn smallest_fitting(
             .is_ok()
             && base64_len(jpeg.len()) < limits.max_base64_bytes
         {
-            return Some((encode_b64(&jpeg), "image/jpeg"));
+            return Some((encode_base64(&jpeg), "image/jpeg"));
         }
     }
     None
@@ -214,6 +215,16 @@ mod tests {
         assert_eq!(detect_image_mime(&png(1, 1)), Some("image/png"));
         assert_eq!(detect_image_mime(b"GIF89a...."), Some("image/gif"));
         assert_eq!(
+            detect_image_mime(&[0xFF, 0xD8, 0xFF, 0xE0]),
+            Some("image/jpeg")
+        );
+        assert_eq!(
+            detect_image_mime(b"RIFF\0\0\0\0WEBPVP8 "),
+            Some("image/webp")
+        );
+        assert_eq!(detect_image_mime(b"RIFF\0\0\0\0WAVEfmt "), None);
+        assert_eq!(detect_image_mime(b"just text"), None);
+        assert_eq!(
             detect_image_mime(b"RIFF\0\0\0\0WEBPVP8 "),
             Some("image/webp")
         );
@@ -230,7 +241,7 @@ mod tests {
         let out = prepare_image(&bytes, "image/png", &ResizeLimits::default()).expect("ok");
         assert!(!out.was_resized);
         assert_eq!((out.width, out.height), (10, 20));
-        assert_eq!(out.data, encode_b64(&bytes));
+        assert_eq!(out.data, encode_base64(&bytes));
         assert_eq!(dimension_note(&out), None);
     }
 

@@ -13,6 +13,7 @@
 //! `127.0.0.1`, or on `PI_OAUTH_CALLBACK_HOST` as in pi.
 
 mod anthropic;
+pub mod browser;
 pub mod callback;
 mod codex;
 mod copilot;

@@ -246,7 +246,7 @@ impl App {
         };
         let osc = format!(
             "\x1b]52;c;{}\x07",
-            crate::file_args::base64_encode(text.as_bytes())
+            rho_tools::image::encode_base64(text.as_bytes())
         );
         use std::io::Write;
         let mut out = std::io::stdout();

@@ -11,7 +11,7 @@ use rho_tui::dialogs::{SelectItem, SelectList};
 
 use super::app::{App, AppMsg};
 use super::dialogs::ActiveDialog;
-use crate::auth_store::AuthStore;
+use rho_core::auth_store::AuthStore;
 
 /// One row of the /login list.
 #[derive(Debug, Clone, PartialEq, Eq)]

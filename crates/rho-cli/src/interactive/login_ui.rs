@@ -72,7 +72,7 @@ impl LoginUi for TuiLoginUi {
     fn notify(&self, notice: LoginNotice) {
         match notice {
             LoginNotice::AuthUrl { url, instructions } => {
-                let opened = crate::browser::open(&url);
+                let opened = rho_ai::oauth::browser::open(&url);
                 let how = if opened {
                     "The browser opened the sign-in page"
                 } else {
@@ -84,7 +84,7 @@ impl LoginUi for TuiLoginUi {
                 user_code,
                 verification_uri,
             } => {
-                crate::browser::open(&verification_uri);
+                rho_ai::oauth::browser::open(&verification_uri);
                 self.say(format!(
                     "Open {verification_uri} and enter code: {user_code}"
                 ));

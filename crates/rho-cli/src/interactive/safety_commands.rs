@@ -51,9 +51,9 @@ impl App {
         };
         let permissions = self.session.permissions().clone();
         let cwd = self.session.cwd().to_path_buf();
-        match crate::permissions_check::check(&permissions, &cwd, tool, argument.trim()) {
+        match rho_core::permissions::check::check(&permissions, &cwd, tool, argument.trim()) {
             Ok(decision) => {
-                let lines = crate::permissions_check::explain(&decision);
+                let lines = rho_core::permissions::check::explain(&decision);
                 self.notice(lines.join("\n"), false)
             }
             Err(e) => self.notice(e, true),

@@ -12,7 +12,7 @@ use rho_tui::components::BashExecutionView;
 use rho_tui::View;
 
 use super::app::{App, AppMsg};
-use crate::file_args::{base64_encode, image_mime_type};
+use rho_tools::image::{detect_image_mime, encode_base64};
 
 impl App {
     /// Enter: a command, bash, a prompt, or (while the agent runs) a steering message.
@@ -153,9 +153,9 @@ pub fn attached_images(text: &str, cwd: &Path) -> Vec<ImageContent> {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
         };
-        if let Some(mime) = image_mime_type(&bytes) {
+        if let Some(mime) = detect_image_mime(&bytes) {
             images.push(ImageContent {
-                data: base64_encode(&bytes),
+                data: encode_base64(&bytes),
                 mime_type: mime.to_string(),
             });
         }

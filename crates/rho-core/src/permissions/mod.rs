@@ -4,6 +4,7 @@
 //! extension, MCP) in the session's one tool pipeline, before extension `tool_call` handlers.
 
 mod bash_rules;
+pub mod check;
 mod pattern;
 mod rules;
 pub mod shell_line;
