@@ -3,7 +3,7 @@
 mod args;
 mod credentials;
 mod event_out;
-mod export;
+
 mod extensions;
 mod file_args;
 mod first_run;
@@ -242,7 +242,7 @@ fn interactive_input(
 /// `--export <session.jsonl> [out.html]`: prints `Exported to: <path>` and exits 0.
 fn export(session: &str, out: Option<&str>) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
-    match export::export_session(&cwd.join(session), out, &cwd) {
+    match rho_export::export_session(&cwd.join(session), out, &cwd) {
         Ok(path) => {
             println!("Exported to: {}", path.display());
             ExitCode::SUCCESS

@@ -224,7 +224,7 @@ impl App {
         let cwd = self.session.cwd().to_path_buf();
         let result = self
             .session
-            .with_session(|s| crate::export::export_live(s, out.as_deref(), &cwd));
+            .with_session(|s| rho_export::export_live(s, out.as_deref(), &cwd));
         match result {
             Ok(target) => self.notice(format!("Session exported to: {}", target.display()), false),
             Err(e) => self.notice(format!("Failed to export session: {e:#}"), true),

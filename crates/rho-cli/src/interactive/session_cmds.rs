@@ -101,7 +101,7 @@ impl App {
 
     /// /share: the HTML export as a secret GitHub gist through the `gh` CLI.
     pub(super) fn share(&mut self) {
-        let page = self.session.with_session(crate::export::live_page);
+        let page = self.session.with_session(rho_export::live_page);
         let gh = self.gh_program.clone();
         let tx = self.tx.clone();
         self.notice("Creating gist...".into(), false);

@@ -25,9 +25,9 @@ pub fn export(rpc: &Rpc, output_path: Option<&str>) -> Result<Value, CommandErro
     }
     let path = match output_path {
         Some(p) => absolute(Path::new(p)),
-        None => absolute(Path::new(&crate::export::default_html_name(&file))),
+        None => absolute(Path::new(&rho_export::default_html_name(&file))),
     };
-    let html = rpc.session.with_session(crate::export::live_page);
+    let html = rpc.session.with_session(rho_export::live_page);
     if let Err(source) = std::fs::write(&path, html) {
         return Err(CommandError::Write { path, source });
     }

@@ -12,17 +12,55 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-use rho_session::{load_file, SessionHeader, SessionManager, SessionTree};
+use rho_session::{load_file, SessionError, SessionHeader, SessionManager, SessionTree};
 
 pub use html::page;
 pub use jsonl::branch_jsonl;
 
+/// Why an export wrote nothing; the text is what the user sees.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    /// The session file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The session file.
+        path: PathBuf,
+        /// What went wrong.
+        source: SessionError,
+    },
+    /// A session that was never saved has no file to name the page after.
+    #[error("Cannot export in-memory session to HTML")]
+    InMemory,
+    /// A missing folder of the target could not be created.
+    #[error("cannot create {}: {source}", path.display())]
+    CreateDir {
+        /// The folder.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// The target could not be written.
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The target file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+}
+
 /// `--export <session.jsonl> [out.html]`: the page for a session file, written to `out`
 /// (default `rho-session-<basename>.html` in `cwd`); returns where it went. The file is only
 /// read, never migrated in place.
-pub fn export_session(session: &Path, out: Option<&str>, cwd: &Path) -> anyhow::Result<PathBuf> {
-    let loaded = load_file(session)
-        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", session.display()))?;
+pub fn export_session(
+    session: &Path,
+    out: Option<&str>,
+    cwd: &Path,
+) -> Result<PathBuf, ExportError> {
+    let loaded = load_file(session).map_err(|source| ExportError::Read {
+        path: session.to_path_buf(),
+        source,
+    })?;
     let tree = SessionTree::from_entries(loaded.entries);
     let target = match out {
         Some(p) => cwd.join(p),
@@ -38,14 +76,14 @@ pub fn export_live(
     manager: &SessionManager,
     out: Option<&str>,
     cwd: &Path,
-) -> anyhow::Result<PathBuf> {
+) -> Result<PathBuf, ExportError> {
     if let Some(out) = out.filter(|o| o.ends_with(".jsonl")) {
         let target = cwd.join(out);
         write(&target, &branch_jsonl(manager))?;
         return Ok(target);
     }
     let Some(file) = manager.path() else {
-        anyhow::bail!("Cannot export in-memory session to HTML");
+        return Err(ExportError::InMemory);
     };
     let target = match out {
         Some(p) => cwd.join(p),
@@ -71,13 +109,17 @@ pub fn default_html_name(session: &Path) -> String {
 }
 
 /// Writes `text` to `target`, creating missing parent folders (as pi does).
-fn write(target: &Path, text: &str) -> anyhow::Result<()> {
+fn write(target: &Path, text: &str) -> Result<(), ExportError> {
     if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir).map_err(|source| ExportError::CreateDir {
+            path: dir.to_path_buf(),
+            source,
+        })?;
     }
-    std::fs::write(target, text)
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", target.display()))
+    std::fs::write(target, text).map_err(|source| ExportError::Write {
+        path: target.to_path_buf(),
+        source,
+    })
 }
 
 /// The page's title: the session name, else `Session <id>`.
