@@ -146,15 +146,6 @@ fn mode_name(args: &Args) -> &'static str {
     }
 }
 
-/// When a mode ends (the interactive screen already given back, as pi: clean-up cannot repaint
-/// it; RPC after end of input; print mode after its prompts): extensions get `session_shutdown`
-/// with reason `quit` and their processes a moment to exit. UI calls they make meanwhile get
-/// no answer from a UI that is gone.
-pub async fn shut_down(session: &rho_core::agent_session::AgentSession) {
-    session.set_ui(std::sync::Arc::new(rho_extension_host::NoUi));
-    session.unload_extensions("quit").await;
-}
-
 /// The `--name [value]` flags rho does not know, for extensions (`hello`'s `flags`): the value
 /// given, or `true` without one. Which extension declares which flag is known only after they
 /// registered, so every such flag goes to every extension, as in pi.

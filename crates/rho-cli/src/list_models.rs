@@ -6,7 +6,7 @@ use std::path::Path;
 use rho_ai::catalog::select::{list_models, list_models_table};
 use rho_ai::Model;
 
-use crate::first_run;
+use rho_rpc::first_run;
 
 /// The text `--list-models` prints on stdout. `has_auth` says which providers are usable;
 /// `agent_dir` is named in the text for the case that none is.

@@ -2,11 +2,9 @@
 
 mod args;
 mod credentials;
-mod event_out;
 
 mod extensions;
 mod file_args;
-mod first_run;
 mod interactive;
 mod list_models;
 mod login_cli;
@@ -18,14 +16,11 @@ mod packages;
 mod permissions_check;
 mod permissions_setup;
 mod pi_supervisor;
-mod print_mode;
-mod rpc;
 mod sandbox_setup;
 mod session_open;
 mod session_reload;
 mod signals;
 mod startup;
-mod terminal_text;
 mod tool_names;
 mod trust_setup;
 
@@ -112,6 +107,10 @@ async fn run(args: args::Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    if args.mode == Some(args::Mode::Rpc) && !args.file_args.is_empty() {
+        eprintln!("Error: @file arguments are not supported in RPC mode");
+        return ExitCode::FAILURE;
+    }
     // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
     // any session is touched.
     let input = match headless_input(&args) {
@@ -137,7 +136,7 @@ async fn run(args: args::Args) -> ExitCode {
     signals::set_session(session.clone());
     session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
     let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
-    extensions::shut_down(&session).await;
+    session.shut_down_extensions().await;
     mcp::shutdown().await;
     code
 }
@@ -156,22 +155,36 @@ async fn run_mode(
     }
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
-        args::Mode::Rpc => rpc::run(startup.session, args, startup.dialect).await,
+        args::Mode::Rpc => {
+            let options = rho_rpc::RpcOptions {
+                dialect: startup.dialect,
+                scoped_models: args.models.clone(),
+                agent_dir: startup.agent_dir,
+                package_of: packages::origin_of,
+            };
+            rho_rpc::run(startup.session, options).await
+        }
         args::Mode::Json => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
-            print_mode::run(
+            rho_rpc::print_mode::run(
                 startup.session,
                 prompts,
                 images,
-                print_mode::Output::Json(startup.dialect),
+                rho_rpc::print_mode::Output::Json(startup.dialect),
             )
             .await
         }
         args::Mode::Text if args.print || !stdin_is_tty => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
-            print_mode::run(startup.session, prompts, images, print_mode::Output::Text).await
+            rho_rpc::print_mode::run(
+                startup.session,
+                prompts,
+                images,
+                rho_rpc::print_mode::Output::Text,
+            )
+            .await
         }
         args::Mode::Text => {
             let first = match interactive_input(args) {

@@ -43,6 +43,9 @@ impl ExternalTools for External {
             Some(expanded.map_err(ExternalError::from))
         })
     }
+    fn status(&self) -> Option<serde_json::Value> {
+        Some(self.0.status()["servers"].clone())
+    }
     fn script_tools(&self) -> Vec<rho_codemode::Callable> {
         self.0
             .script_tools()
@@ -142,11 +145,6 @@ pub async fn restart(
 /// The running manager, for `/mcp`.
 pub fn running() -> Option<Arc<McpManager>> {
     manager()
-}
-
-/// Server state for RPC `get_state`; `None` without servers.
-pub fn status() -> Option<serde_json::Value> {
-    manager().map(|m| m.status()["servers"].clone())
 }
 
 /// Stops every server (stdin, SIGTERM, SIGKILL to each group).

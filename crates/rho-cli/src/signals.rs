@@ -5,15 +5,11 @@
 
 use std::future::Future;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use rho_core::agent_session::AgentSession;
 
 /// The session whose extensions hear `session_shutdown` when a signal ends rho.
 static SESSION: Mutex<Option<AgentSession>> = Mutex::new(None);
-
-/// How long extensions may take over `session_shutdown` before a signal's exit goes on.
-const SHUTDOWN_BOUND: Duration = Duration::from_secs(3);
 
 /// Names the session whose extensions a termination signal shuts down first (as pi, whose
 /// exit covers SIGTERM and SIGHUP).
@@ -22,12 +18,12 @@ pub fn set_session(session: AgentSession) {
 }
 
 /// Sends `session_shutdown` (reason `quit`) to the named session's extensions and gives
-/// them a moment to exit, bounded so a stuck one cannot hold up a signal's exit. RPC mode,
-/// which handles its signals itself, calls this too.
+/// them a moment to exit, bounded so a stuck one cannot hold up a signal's exit (RPC mode,
+/// which handles its signals itself, does the same with its session).
 pub async fn shut_down_extensions() {
     let session = SESSION.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(session) = session {
-        let _ = tokio::time::timeout(SHUTDOWN_BOUND, crate::extensions::shut_down(&session)).await;
+        session.shut_down_extensions_for_signal().await;
     }
 }
 

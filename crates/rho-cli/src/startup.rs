@@ -43,6 +43,8 @@ pub struct Startup {
     pub warnings: Vec<String>,
     /// The encoding of the RPC and JSON modes.
     pub dialect: Dialect,
+    /// The agent dir, resolved once (`RHO_CODING_AGENT_DIR`, else pi's, else `~/.rho/agent`).
+    pub agent_dir: PathBuf,
 }
 
 /// `--rpc-dialect` (a bad value is an error) over the setting `rpcDialect` (a bad value is a
@@ -313,6 +315,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         session,
         warnings,
         dialect,
+        agent_dir,
     })
 }
 

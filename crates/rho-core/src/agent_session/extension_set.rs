@@ -14,7 +14,24 @@ use rho_extension_host::{Extension, ExtensionEvent};
 /// How long an unloaded extension process may take to exit after its stdin closed.
 pub const EXTENSION_EXIT_GRACE: Duration = Duration::from_secs(2);
 
+/// How long extensions may take over `session_shutdown` when a signal ends rho, so a stuck
+/// one cannot hold up the signal's exit.
+pub const SIGNAL_SHUTDOWN_BOUND: Duration = Duration::from_secs(3);
+
 impl AgentSession {
+    /// Quitting: the extensions get `session_shutdown` (reason `quit`) with no UI left to
+    /// answer through (the mode's screen or client is going), and their processes end.
+    pub async fn shut_down_extensions(&self) {
+        self.set_ui(Arc::new(rho_extension_host::NoUi));
+        self.unload_extensions("quit").await;
+    }
+
+    /// [`Self::shut_down_extensions`] for a termination signal: at most
+    /// [`SIGNAL_SHUTDOWN_BOUND`].
+    pub async fn shut_down_extensions_for_signal(&self) {
+        let _ = tokio::time::timeout(SIGNAL_SHUTDOWN_BOUND, self.shut_down_extensions()).await;
+    }
+
     /// Sends `session_shutdown` (`reason`: `reload`, `quit`) to the loaded extensions, takes
     /// them and their tools out of the session and ends their processes (each gets
     /// [`EXTENSION_EXIT_GRACE`] to exit on its own). Returns how many were unloaded.

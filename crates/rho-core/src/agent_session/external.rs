@@ -28,6 +28,10 @@ pub trait ExternalTools: Send + Sync {
     fn wants_codemode(&self) -> bool {
         false
     }
+    /// The servers' state as RPC `get_state` reports it (`mcpServers`); `None` without any.
+    fn status(&self) -> Option<serde_json::Value> {
+        None
+    }
     /// Waits for what a script reaches (`None`: everything; else the words of its source).
     fn wait_for(&self, _words: Option<Vec<String>>) -> BoxFuture<'static, ()> {
         Box::pin(async {})

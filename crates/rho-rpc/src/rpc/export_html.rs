@@ -1,4 +1,4 @@
-//! `export_html`: the session as the self-contained HTML page of [`crate::export`] (the page's
+//! `export_html`: the session as the self-contained HTML page of [`rho_export`] (the page's
 //! format is not a compatibility requirement, interfaces spec §1.4; the paths and errors are).
 
 use std::path::Path;

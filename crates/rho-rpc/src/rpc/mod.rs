@@ -18,6 +18,7 @@ mod state;
 mod ui;
 mod writer;
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,7 +29,6 @@ use tokio::io::AsyncReadExt;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
-use crate::args::Args;
 use framing::{Frame, LineSplitter};
 use rho_core::agent_session::ModelControl;
 use writer::Output;
@@ -38,6 +38,18 @@ const MAX_LINE_BYTES: usize = 32 * 1024 * 1024;
 
 /// How long shutdown waits for running commands after aborting them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// What the binary resolved for RPC mode from flags, settings and the environment.
+pub struct RpcOptions {
+    /// Whose encoding responses and events follow.
+    pub dialect: Dialect,
+    /// The `--models` patterns `cycle_model` goes through.
+    pub scoped_models: Option<Vec<String>>,
+    /// The agent dir (user-scope resources are found under it).
+    pub agent_dir: PathBuf,
+    /// The package a loaded resource file came from, for `get_commands`' `sourceInfo`.
+    pub package_of: fn(&Path) -> Option<rho_packages::Origin>,
+}
 
 /// Everything a command handler needs. Cheap to clone.
 #[derive(Clone)]
@@ -49,6 +61,10 @@ pub(crate) struct Rpc {
     ui: ui::RpcUi,
     /// Whose encoding the responses follow.
     dialect: Dialect,
+    /// The agent dir (user-scope resources are found under it).
+    agent_dir: Arc<Path>,
+    /// The package a loaded resource file came from.
+    package_of: fn(&Path) -> Option<rho_packages::Origin>,
 }
 
 impl Rpc {
@@ -64,11 +80,8 @@ impl Rpc {
 }
 
 /// Serves RPC on stdin/stdout until EOF or an extension's `ctx.shutdown` (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
-pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCode {
-    if !args.file_args.is_empty() {
-        eprintln!("Error: @file arguments are not supported in RPC mode");
-        return ExitCode::FAILURE;
-    }
+pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
+    let dialect = options.dialect;
     let (mut term, mut hup, mut int) = match (
         signal(SignalKind::terminate()),
         signal(SignalKind::hangup()),
@@ -82,7 +95,7 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
     };
     let (out, writer) = writer::spawn(crate::event_out::stdout(), session.subscribe(), dialect);
     session.bind_session_actions();
-    let rpc = Rpc::new(session, out.clone(), args, dialect);
+    let rpc = Rpc::new(session, out.clone(), options);
     rpc.session.start("startup").await;
     let mut stdin = tokio::io::stdin();
     let mut splitter = LineSplitter::new(MAX_LINE_BYTES);
@@ -126,15 +139,17 @@ pub async fn run(session: AgentSession, args: &Args, dialect: Dialect) -> ExitCo
 }
 
 impl Rpc {
-    fn new(session: AgentSession, out: Output, args: &Args, dialect: Dialect) -> Self {
+    fn new(session: AgentSession, out: Output, options: RpcOptions) -> Self {
         let ui = ui::RpcUi::new(out.clone());
         session.set_ui(Arc::new(ui.clone()));
         Rpc {
             ui,
-            models: ModelControl::new(session.clone(), args.models.clone()),
+            models: ModelControl::new(session.clone(), options.scoped_models),
             session,
             out,
-            dialect,
+            dialect: options.dialect,
+            agent_dir: options.agent_dir.into(),
+            package_of: options.package_of,
         }
     }
 
@@ -191,7 +206,7 @@ impl Rpc {
     /// once: a pending stdin read would otherwise hold up the runtime's shutdown.
     async fn kill(&self, code: i32) {
         self.session.abort_bash();
-        crate::signals::shut_down_extensions().await;
+        self.session.shut_down_extensions_for_signal().await;
         rho_tools::process::end_all_groups();
         std::process::exit(code)
     }

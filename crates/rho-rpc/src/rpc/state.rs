@@ -69,7 +69,7 @@ fn get_state(rpc: &Rpc) -> SessionState {
             state.messages.iter().filter(shown).count()
         }),
         pending_message_count: s.pending_message_count(),
-        mcp_servers: crate::mcp::status(),
+        mcp_servers: s.external().and_then(|e| e.status()),
     }
 }
 
@@ -173,7 +173,6 @@ fn last_assistant_text(rpc: &Rpc) -> Option<String> {
 /// Extension commands, then prompt templates, then skills (`skill:<name>`).
 fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     let s = &rpc.session;
-    let agent_dir = rho_session::paths::agent_dir();
     let cwd = s.cwd().to_path_buf();
     let mut out: Vec<CommandInfo> = s
         .extensions()
@@ -197,7 +196,7 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
             name: t.name.clone(),
             description: Some(t.description.clone()),
             source: "prompt".into(),
-            source_info: source_info(&t.file_path, None, &agent_dir, &cwd),
+            source_info: source_info(rpc, &t.file_path, None, &cwd),
         });
     }
     for k in s.skills() {
@@ -205,7 +204,7 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
             name: format!("skill:{}", k.name),
             description: Some(k.description.clone()),
             source: "skill".into(),
-            source_info: source_info(&k.file_path, Some(&k.base_dir), &agent_dir, &cwd),
+            source_info: source_info(rpc, &k.file_path, Some(&k.base_dir), &cwd),
         });
     }
     out
@@ -216,8 +215,9 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
 /// users), else given on the command line (temporary).
 /// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
 /// directory given (`base_dir`) or the file's own directory.
-fn source_info(path: &Path, base_dir: Option<&Path>, agent_dir: &Path, cwd: &Path) -> SourceInfo {
-    if let Some(package) = crate::packages::origin_of(path) {
+fn source_info(rpc: &Rpc, path: &Path, base_dir: Option<&Path>, cwd: &Path) -> SourceInfo {
+    let agent_dir = &*rpc.agent_dir;
+    if let Some(package) = (rpc.package_of)(path) {
         return SourceInfo {
             path: path.to_string_lossy().into_owned(),
             source: package.source,
