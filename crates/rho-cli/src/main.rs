@@ -5,7 +5,7 @@ mod credentials;
 
 mod extensions;
 mod file_args;
-mod interactive;
+mod interactive_host;
 mod list_models;
 mod login_cli;
 mod malloc_arenas;
@@ -194,7 +194,8 @@ async fn run_mode(
                     return ExitCode::FAILURE;
                 }
             };
-            interactive::run(startup.session, args, first).await
+            let options = interactive_host::options(args, startup.agent_dir);
+            rho_interactive::run(startup.session, options, first).await
         }
     }
 }
@@ -241,12 +242,12 @@ fn read_input(
 /// them, sent when the screen opens.
 fn interactive_input(
     args: &args::Args,
-) -> Result<Option<interactive::InitialPrompt>, file_args::FileArgError> {
+) -> Result<Option<rho_interactive::InitialPrompt>, file_args::FileArgError> {
     if args.file_args.is_empty() && args.messages.is_empty() {
         return Ok(None);
     }
     let (prompts, images) = read_input(args, true)?;
-    Ok(Some(interactive::InitialPrompt {
+    Ok(Some(rho_interactive::InitialPrompt {
         text: prompts.join("\n\n"),
         images,
     }))

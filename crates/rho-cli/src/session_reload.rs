@@ -8,20 +8,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use rho_core::agent_session::{AgentSession, Reloader};
+use rho_core::agent_session::{AgentSession, ReloadReport, Reloader};
 use rho_core::settings::Settings;
 
 use crate::args::Args;
 use crate::extensions::{start_all, ExtensionSetup};
 use crate::startup::{load_resources, Resources, PROJECT_DIR};
-
-/// What a reload found.
-pub struct ReloadReport {
-    /// Problems (an extension that failed to start, a bad skill...).
-    pub warnings: Vec<String>,
-    /// The extensions now loaded, by path.
-    pub extensions: Vec<String>,
-}
 
 /// Reloads everything from disk into `session`.
 pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> ReloadReport {
@@ -90,4 +82,44 @@ pub fn headless_reloader(args: &Args) -> Reloader {
             }
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rho_core::agent_session::AgentSessionConfig;
+
+    #[tokio::test]
+    async fn reload_reads_prompts_context_files_and_settings_again() {
+        let agent = tempfile::tempdir().expect("agent dir");
+        let project = tempfile::tempdir().expect("project");
+        let cwd = project.path();
+        let mut config = AgentSessionConfig::new(cwd);
+        config.prompt_options = Some(rho_core::system_prompt::SystemPromptOptions::default());
+        let session = AgentSession::new(config);
+        std::fs::create_dir_all(cwd.join(".rho/prompts")).expect("mkdir");
+        std::fs::write(
+            cwd.join(".rho/prompts/deploy.md"),
+            "---\ndescription: Ship it\n---\nDeploy $1",
+        )
+        .expect("write prompt");
+        std::fs::write(cwd.join("AGENTS.md"), "Always run the linter.").expect("write AGENTS.md");
+        std::fs::write(agent.path().join("settings.json"), r#"{"theme":"light"}"#)
+            .expect("settings");
+        // Project prompts need a trusted folder (what /trust saves).
+        rho_core::trust::TrustStore::new(agent.path())
+            .set(cwd, Some(true))
+            .expect("trust");
+        assert!(session.templates().is_empty());
+
+        let report = reload(&session, &Args::default(), agent.path()).await;
+
+        assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+        assert!(session.templates().iter().any(|t| t.name == "deploy"));
+        assert!(session.system_prompt().contains("Always run the linter."));
+        assert_eq!(
+            session.with_settings(|s| s.theme().map(str::to_string)),
+            Some("light".into())
+        );
+    }
 }

@@ -78,7 +78,7 @@ pub use phase::{RunPhase, RunState, SideWork};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
-pub use switch::{Opened, Reloader, SwitchReason};
+pub use switch::{Opened, ReloadReport, Reloader, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
 /// Everything a session is built from. The binary assembles it from flags and files.

@@ -199,6 +199,15 @@ impl AgentSession {
     }
 }
 
+/// What a /reload found: what the user is told afterwards.
+#[derive(Debug, Default)]
+pub struct ReloadReport {
+    /// Problems (an extension that failed to start, a bad skill...).
+    pub warnings: Vec<String>,
+    /// The extensions now loaded, by path.
+    pub extensions: Vec<String>,
+}
+
 /// The mode's /reload, run for an extension command's `ctx.reload()` with the session.
 pub type Reloader = Arc<dyn Fn(AgentSession) -> BoxFuture<'static, ()> + Send + Sync>;
 

@@ -238,7 +238,11 @@ impl App {
             }
             ActiveDialog::McpServer(d, name, actions) => match closed(d.handle(input, &keys))? {
                 Some(i) => {
-                    let server = crate::mcp::running().and_then(|m| m.server(name).ok().cloned());
+                    let server = self
+                        .options
+                        .host
+                        .mcp()
+                        .and_then(|m| m.server(name).ok().cloned());
                     if let Some(server) = server {
                         self.mcp_act(server, actions[i]);
                     }
@@ -359,7 +363,7 @@ impl App {
         let (dir, agent_dir) = (
             self.session
                 .with_session(|s| s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf())),
-            rho_session::paths::agent_dir(),
+            self.options.agent_dir.clone(),
         );
         let tx = self.tx.clone();
         tokio::task::spawn_blocking(move || {

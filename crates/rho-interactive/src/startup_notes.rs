@@ -49,8 +49,7 @@ pub fn resource_lines(session: &AgentSession, theme: &Theme) -> Vec<String> {
 }
 
 /// The warning shown at start when no model can answer, naming what to do in this mode.
-pub fn model_warning(session: &AgentSession) -> Option<String> {
-    let agent_dir = rho_session::paths::agent_dir();
+pub fn model_warning(session: &AgentSession, agent_dir: &Path) -> Option<String> {
     let models_json = display_path(&agent_dir.join("models.json"), Path::new("/"));
     let Some(model) = session.model() else {
         return Some(format!(

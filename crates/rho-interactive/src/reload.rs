@@ -7,7 +7,7 @@
 //! then extensions get `session_start` and `resources_discover` with reason `reload`.
 
 use super::app::{App, AppMsg};
-pub use crate::session_reload::ReloadReport;
+use rho_core::agent_session::ReloadReport;
 
 impl App {
     /// Re-reads everything from disk in a task; [`AppMsg::Reloaded`] finishes on screen.
@@ -30,9 +30,9 @@ impl App {
         self.reloading = true;
         let session = self.session.clone();
         let tx = self.tx.clone();
-        let (args, agent_dir) = (self.args.clone(), self.agent_dir.clone());
+        let reloading = self.options.host.reload(session);
         tokio::spawn(async move {
-            let report = crate::session_reload::reload(&session, &args, &agent_dir).await;
+            let report = reloading.await;
             let _ = tx.send(AppMsg::Reloaded(report));
         });
     }
@@ -40,7 +40,7 @@ impl App {
     /// After the session took the new resources: theme, banner, completions and a note.
     pub(super) fn reloaded(&mut self, report: ReloadReport) {
         self.reloading = false;
-        self.theme = super::footer::load_theme(&self.session, &self.args);
+        self.theme = super::footer::load_theme(&self.session, &self.options);
         self.transcript.set_theme(self.theme.clone());
         self.load_keybindings();
         self.rebuild_header();

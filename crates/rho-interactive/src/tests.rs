@@ -15,7 +15,49 @@ use tokio::sync::Notify;
 
 use super::app::{App, AppMsg};
 use super::ext_ui::TuiUi;
-use crate::args::Args;
+use crate::options::{InteractiveHost, InteractiveOptions};
+
+/// The binary's side as a test sets it: /reload reports what the test put in `reload_report`
+/// (reading the files again is the binary's `session_reload`, tested there).
+#[derive(Default)]
+pub(crate) struct TestHost {
+    pub(crate) reload_report: std::sync::Mutex<Option<rho_core::agent_session::ReloadReport>>,
+}
+
+impl InteractiveHost for TestHost {
+    fn reload(
+        &self,
+        _session: AgentSession,
+    ) -> futures_util::future::BoxFuture<'static, rho_core::agent_session::ReloadReport> {
+        let report = self
+            .reload_report
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        Box::pin(async move { report })
+    }
+    fn mcp(&self) -> Option<Arc<rho_mcp::McpManager>> {
+        None
+    }
+    fn package_theme(&self, _name: &str) -> Option<std::path::PathBuf> {
+        None
+    }
+}
+
+/// Options as `rho` with no flags would get them, with `host`.
+pub(crate) fn options(host: Arc<TestHost>) -> InteractiveOptions {
+    InteractiveOptions {
+        agent_dir: rho_session::paths::agent_dir(),
+        session_dir: None,
+        scoped_models: None,
+        theme_file: None,
+        no_themes: false,
+        tui_mode: None,
+        resume: false,
+        host,
+    }
+}
 
 struct Harness {
     app: App,
@@ -23,6 +65,8 @@ struct Harness {
     events: mpsc::UnboundedReceiver<rho_core::agent_session::SessionEvent>,
     tx: mpsc::UnboundedSender<AppMsg>,
     session: AgentSession,
+    /// The binary's side (what /reload reports).
+    host: Arc<TestHost>,
     _dir: tempfile::TempDir,
 }
 
@@ -70,9 +114,10 @@ impl Harness {
         let session = AgentSession::new(config);
         let (tx, rx) = mpsc::unbounded_channel();
         let events = session.subscribe();
+        let host = Arc::new(TestHost::default());
         let app = App::new(
             session.clone(),
-            &Args::default(),
+            options(host.clone()),
             tx.clone(),
             (width, height),
         );
@@ -82,6 +127,7 @@ impl Harness {
             events,
             tx,
             session,
+            host,
             _dir: dir,
         }
     }

@@ -20,6 +20,7 @@ mod keys;
 mod login;
 mod login_ui;
 mod mcp_view;
+mod options;
 mod reload;
 mod safety_commands;
 mod scoped_models;
@@ -41,9 +42,9 @@ use rho_core::agent_session::AgentSession;
 use rho_tui::terminal::{self, TerminalGuard};
 use tokio::sync::mpsc;
 
-use crate::args::Args;
 use app::App;
 pub use app::AppMsg;
+pub use options::{InteractiveHost, InteractiveOptions};
 
 /// How often the working indicator advances while the agent runs.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
@@ -57,7 +58,11 @@ pub struct InitialPrompt {
 }
 
 /// Runs the interactive mode until the user quits.
-pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialPrompt>) -> ExitCode {
+pub async fn run(
+    session: AgentSession,
+    options: InteractiveOptions,
+    initial: Option<InitialPrompt>,
+) -> ExitCode {
     let guard = match TerminalGuard::enter() {
         Ok(g) => g,
         Err(e) => {
@@ -78,10 +83,11 @@ pub async fn run(session: AgentSession, args: &Args, initial: Option<InitialProm
     }));
     let mut events = session.subscribe();
     let (width, height) = terminal::size();
-    let mut app = App::new(session, args, tx.clone(), (width, height));
+    let resume = options.resume;
+    let mut app = App::new(session, options, tx.clone(), (width, height));
     app.load_keybindings();
     app.rebuild_header();
-    if args.resume {
+    if resume {
         app.open_session_picker();
     }
     // session_start may ask the user (a dialog), so it runs beside the loop; the first

@@ -20,17 +20,19 @@ use serde_json::Value;
 
 use super::app::App;
 use super::settings::item;
-use crate::args::Args;
+use crate::options::InteractiveOptions;
 
 /// The mode and fullscreen options the flag and settings choose, with a warning per bad
 /// setting. A bad flag value never gets here (`main` refuses it).
-pub fn choose(args: &Args, session: &AgentSession) -> (TuiMode, FullscreenOptions, Vec<String>) {
+pub fn choose(
+    interactive: &InteractiveOptions,
+    session: &AgentSession,
+) -> (TuiMode, FullscreenOptions, Vec<String>) {
     session.with_settings(|s| {
         let raw = s.raw();
         let (options, mut warnings) = FullscreenOptions::from_settings(|k| raw.get(k));
-        let flag = args.tui_mode.as_deref().map(TuiMode::parse);
-        let mode = match (flag, raw.get("tuiMode")) {
-            (Some(Ok(mode)), _) => mode,
+        let mode = match (interactive.tui_mode, raw.get("tuiMode")) {
+            (Some(mode), _) => mode,
             (_, Some(value)) => TuiMode::from_setting(value).unwrap_or_else(|e| {
                 warnings.push(format!("settings.json tuiMode: {e}"));
                 TuiMode::default()
@@ -224,7 +226,7 @@ impl App {
             return None;
         }
         let mut command = String::from("rho");
-        if let Some(dir) = &self.args.session_dir {
+        if let Some(dir) = &self.options.session_dir {
             command.push_str(&format!(" --session-dir {}", shell_quote(dir)));
         }
         command.push_str(&format!(" --session {id}"));

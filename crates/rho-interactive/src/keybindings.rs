@@ -87,7 +87,7 @@ impl App {
     /// Reads keybindings.json from the agent dir (at start and on /reload); problems become
     /// notices.
     pub(crate) fn load_keybindings(&mut self) {
-        let (keymap, warnings) = load(&self.agent_dir);
+        let (keymap, warnings) = load(&self.options.agent_dir);
         self.keymap = Arc::new(keymap);
         for w in warnings {
             self.notice(format!("Warning: {w}"), true);

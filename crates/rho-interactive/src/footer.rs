@@ -8,7 +8,7 @@ use rho_tui::components::FooterView;
 use rho_tui::Theme;
 
 use super::app::App;
-use crate::args::Args;
+use crate::options::InteractiveOptions;
 
 /// The working directory as displayed and its git branch.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -69,8 +69,8 @@ pub fn git_branch(dir: &Path) -> Option<String> {
 /// `--theme <path>`, else the settings' `theme` (built-in name,
 /// `<agentDir>/themes/<name>.json`, or a package's theme of that name), else dark. A theme that fails to load is reported in the
 /// transcript's place of choice (stderr before the screen starts) and dark is used.
-pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
-    if let Some(path) = &args.theme {
+pub fn load_theme(session: &AgentSession, options: &InteractiveOptions) -> Theme {
+    if let Some(path) = &options.theme_file {
         return Theme::from_file(Path::new(path)).unwrap_or_else(|e| {
             rho_extension_host::diagnostics::warn(e.to_string());
             Theme::dark()
@@ -83,11 +83,12 @@ pub fn load_theme(session: &AgentSession, args: &Args) -> Theme {
     if let Some(theme) = Theme::builtin(&name) {
         return theme;
     }
-    let file = rho_session::paths::agent_dir()
+    let file = options
+        .agent_dir
         .join("themes")
         .join(format!("{name}.json"));
-    let file = match crate::packages::theme_file(&name) {
-        Some(package) if !file.exists() && !args.no_themes => package,
+    let file = match options.host.package_theme(&name) {
+        Some(package) if !file.exists() && !options.no_themes => package,
         _ => file,
     };
     Theme::from_file(&file).unwrap_or_else(|e| {

@@ -11,7 +11,7 @@ use super::app::{App, AppMsg};
 use super::dialogs::ActiveDialog;
 
 /// rho's changelog, kept at the repository root.
-const CHANGELOG: &str = include_str!("../../../../CHANGELOG.md");
+const CHANGELOG: &str = include_str!("../../../CHANGELOG.md");
 
 impl App {
     /// /clone: the current branch into a new session file that becomes the session.
@@ -64,7 +64,7 @@ impl App {
             .with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf));
         let dir = dir.unwrap_or_else(|| {
             let cwd = self.session.cwd().to_string_lossy().into_owned();
-            rho_session::paths::default_session_dir(&self.agent_dir, &cwd)
+            rho_session::paths::default_session_dir(&self.options.agent_dir, &cwd)
         });
         let target = match copy_into(&source, &dir) {
             Ok(t) => t,

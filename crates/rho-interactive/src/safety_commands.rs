@@ -69,7 +69,7 @@ impl App {
             Some(_) => return self.notice("Usage: /trust [yes|no|forget]".into(), true),
         };
         let cwd = self.session.cwd().to_path_buf();
-        let store = TrustStore::new(&rho_session::paths::agent_dir());
+        let store = TrustStore::new(&self.options.agent_dir);
         match store.set(&cwd, decision) {
             Ok(()) => {
                 let what = match decision {

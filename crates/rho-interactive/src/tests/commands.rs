@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use rho_core::agent_session::StaticCredentials;
+use rho_core::agent_session::{ReloadReport, StaticCredentials};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use rho_tui::input::KeyCode;
 use rho_tui::Input;
@@ -168,27 +168,15 @@ async fn scoped_models_limit_what_ctrl_p_cycles_through_and_can_be_saved() {
 }
 
 #[tokio::test]
-async fn reload_reads_prompts_context_files_and_settings_again() {
+async fn reload_waits_for_the_host_then_shows_what_it_found() {
     let provider = ScriptedProvider::new();
     let agent = tempfile::tempdir().expect("agent dir");
-    let mut h = Harness::configured(&provider, 120, |c| {
-        c.prompt_options = Some(rho_core::system_prompt::SystemPromptOptions::default());
-    });
+    let mut h = Harness::new(&provider);
     h.app.set_agent_dir(agent.path());
-    let cwd = h.session.cwd().to_path_buf();
-    assert!(!h.screen().contains("[Prompts]"));
-    std::fs::create_dir_all(cwd.join(".rho/prompts")).expect("mkdir");
-    std::fs::write(
-        cwd.join(".rho/prompts/deploy.md"),
-        "---\ndescription: Ship it\n---\nDeploy $1",
-    )
-    .expect("write prompt");
-    std::fs::write(cwd.join("AGENTS.md"), "Always run the linter.").expect("write AGENTS.md");
-    std::fs::write(agent.path().join("settings.json"), r#"{"theme":"light"}"#).expect("settings");
-    // Project prompts need a trusted folder (what /trust saves).
-    rho_core::trust::TrustStore::new(agent.path())
-        .set(&cwd, Some(true))
-        .expect("trust");
+    *h.host.reload_report.lock().expect("lock") = Some(ReloadReport {
+        warnings: vec!["skill x: no description".into()],
+        extensions: vec![h.session.cwd().join("ext/hello.ts").display().to_string()],
+    });
     h.keys(Input::typed("/reload\n"));
     // Until it is done the editor gives way to a note and keys wait (pi's reload box).
     h.keys(Input::typed("x"));
@@ -201,17 +189,9 @@ async fn reload_reads_prompts_context_files_and_settings_again() {
         "{screen}"
     );
     assert!(
-        screen.contains("[Prompts]") && screen.contains("/deploy"),
+        screen.contains("Warning: skill x: no description"),
         "{screen}"
     );
-    assert!(
-        screen.contains("[Context]") && screen.contains("AGENTS.md"),
-        "{screen}"
-    );
-    assert!(h.session.templates().iter().any(|t| t.name == "deploy"));
-    assert!(h.session.system_prompt().contains("Always run the linter."));
-    assert_eq!(
-        h.session.with_settings(|s| s.theme().map(str::to_string)),
-        Some("light".into())
-    );
+    assert!(screen.contains("Loaded extensions: "), "{screen}");
+    assert!(screen.contains("hello.ts"), "{screen}");
 }

@@ -24,7 +24,7 @@ pub enum LoginChoice {
 
 impl App {
     fn auth_store(&self) -> AuthStore {
-        AuthStore::new(&self.agent_dir)
+        AuthStore::new(&self.options.agent_dir)
     }
 
     /// /login [provider].

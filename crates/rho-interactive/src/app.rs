@@ -17,7 +17,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use super::dialogs::ActiveDialog;
 use super::ext_ui::UiRequest;
 use super::footer::FooterInfo;
-use crate::args::Args;
+use crate::options::InteractiveOptions;
 use rho_core::agent_session::ModelControl;
 use rho_extension_host::render::ComponentSlot;
 use rho_tui::Action;
@@ -48,7 +48,7 @@ pub enum AppMsg {
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<super::InitialPrompt>),
     /// /reload finished, with what it found wrong.
-    Reloaded(super::reload::ReloadReport),
+    Reloaded(rho_core::agent_session::ReloadReport),
     /// An extension command called `ctx.reload()` and returned: run /reload.
     ReloadRequested,
     /// Lines an extension drew came back.
@@ -84,14 +84,12 @@ pub struct App {
     pub(super) tools_expanded: bool,
     /// The session's [`AgentSession::generation`] the transcript was built from.
     drawn_generation: u64,
-    /// Where auth.json lives.
-    pub(super) agent_dir: std::path::PathBuf,
     /// The GitHub CLI /share runs.
     pub(super) gh_program: std::path::PathBuf,
     /// The transcript slot of the running `!` command.
     pub(super) running_bash: Option<usize>,
-    /// The command line (what /reload reads resources by).
-    pub(super) args: Args,
+    /// What the binary resolved for this mode (flags, the agent dir) and its services.
+    pub(super) options: InteractiveOptions,
     pub(super) renderer: Renderer,
     pub(super) header: Vec<String>,
     spinner: usize,
@@ -129,11 +127,11 @@ impl App {
     /// The screen for `session`, sized `width` × `height`.
     pub fn new(
         session: AgentSession,
-        args: &Args,
+        options: InteractiveOptions,
         tx: UnboundedSender<AppMsg>,
         (width, height): (u16, u16),
     ) -> Self {
-        let theme = super::footer::load_theme(&session, args);
+        let theme = super::footer::load_theme(&session, &options);
         let mut editor = Editor::new(session.cwd().to_path_buf());
         editor.set_commands(super::commands::completions(&session));
         editor.set_terminal_rows(height as usize);
@@ -152,11 +150,11 @@ impl App {
         });
         editor.set_autocomplete_max_visible(max_visible as usize);
         editor.set_padding_x(padding as usize);
-        let (mode, full_options, mode_warnings) = super::fullscreen::choose(args, &session);
+        let (mode, full_options, mode_warnings) = super::fullscreen::choose(&options, &session);
         let full = (mode == TuiMode::Fullscreen)
             .then(|| FullscreenView::new(width as usize, height as usize, full_options));
         let mut app = Self {
-            models: ModelControl::new(session.clone(), args.models.clone()),
+            models: ModelControl::new(session.clone(), options.scoped_models.clone()),
             footer: FooterInfo::read(session.cwd()),
             transcript: Transcript::new(theme.clone()),
             theme,
@@ -176,10 +174,9 @@ impl App {
             running_bash: None,
             gh_program: "gh".into(),
             drawn_generation: 0,
-            agent_dir: rho_session::paths::agent_dir(),
             renderer: Renderer::new(width as usize, height as usize),
             header: Vec::new(),
-            args: args.clone(),
+            options,
             spinner: 0,
             indicator_shown: false,
             loaded_context_tokens: None,
@@ -200,7 +197,9 @@ impl App {
         }
         app.reload();
         app.rebuild_header();
-        if let Some(warning) = super::startup_notes::model_warning(&app.session) {
+        if let Some(warning) =
+            super::startup_notes::model_warning(&app.session, &app.options.agent_dir)
+        {
             app.notice(warning, true);
         }
         app.bind_shortcuts();
@@ -525,9 +524,9 @@ impl App {
         self.renderer = kept;
     }
 
-    /// Points /login, /logout and /set at another agent dir.
+    /// Points the agent dir's files (auth.json, keybindings.json, themes, trust) elsewhere.
     pub fn set_agent_dir(&mut self, dir: &std::path::Path) {
-        self.agent_dir = dir.to_path_buf();
+        self.options.agent_dir = dir.to_path_buf();
     }
 
     /// The editor's text.

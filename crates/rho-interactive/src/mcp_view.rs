@@ -85,8 +85,8 @@ fn config_file(server: &Server) -> std::path::PathBuf {
 impl App {
     /// `/mcp [login|logout|reconnect [server]]`.
     pub(super) fn mcp_command(&mut self, args: &str) {
-        let Some(manager) = crate::mcp::running() else {
-            let file = self.agent_dir.join("mcp.json");
+        let Some(manager) = self.options.host.mcp() else {
+            let file = self.options.agent_dir.join("mcp.json");
             return self.notice(
                 format!(
                     "No MCP servers configured. Add them to {} or .pi/mcp.json.",
@@ -154,7 +154,12 @@ impl App {
 
     /// The menu of one server.
     pub(super) fn open_mcp_server(&mut self, name: &str) {
-        let Some(server) = crate::mcp::running().and_then(|m| m.server(name).ok().cloned()) else {
+        let Some(server) = self
+            .options
+            .host
+            .mcp()
+            .and_then(|m| m.server(name).ok().cloned())
+        else {
             return self.notice(format!("No MCP server named \"{name}\"."), true);
         };
         let mut actions = Vec::new();
@@ -238,7 +243,7 @@ impl App {
                 });
             }
             McpAction::SignOut => {
-                let store = rho_mcp::McpAuthStore::new(&self.agent_dir);
+                let store = rho_mcp::McpAuthStore::new(&self.options.agent_dir);
                 let url = rho_mcp::oauth::oauth_target(&server.config).map(|(u, _)| u.to_string());
                 tokio::spawn(async move {
                     let removed = url.map(|u| store.remove(&name, &u));
@@ -292,7 +297,7 @@ impl App {
     /// connects it with the new credentials.
     fn mcp_sign_in(&mut self, server: Arc<Server>) {
         let name = server.name().to_string();
-        let store = rho_mcp::McpAuthStore::new(&self.agent_dir);
+        let store = rho_mcp::McpAuthStore::new(&self.options.agent_dir);
         let tx = self.tx.clone();
         self.notice(format!("Signing in to MCP server \"{name}\"…"), false);
         tokio::spawn(async move {

@@ -1,0 +1,54 @@
+//! The binary's side of the interactive mode: the flags and paths it resolved, /reload with
+//! the flags rho started with, and the process-wide MCP servers and packages.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use rho_core::agent_session::{AgentSession, ReloadReport};
+use rho_interactive::{InteractiveHost, InteractiveOptions};
+use rho_mcp::McpManager;
+use rho_tui::fullscreen::TuiMode;
+
+use crate::args::Args;
+
+/// What the interactive mode reaches in the binary.
+struct CliHost {
+    args: Args,
+    agent_dir: PathBuf,
+}
+
+impl InteractiveHost for CliHost {
+    fn reload(&self, session: AgentSession) -> BoxFuture<'static, ReloadReport> {
+        let (args, agent_dir) = (self.args.clone(), self.agent_dir.clone());
+        Box::pin(async move { crate::session_reload::reload(&session, &args, &agent_dir).await })
+    }
+
+    fn mcp(&self) -> Option<Arc<McpManager>> {
+        crate::mcp::running()
+    }
+
+    fn package_theme(&self, name: &str) -> Option<PathBuf> {
+        crate::packages::theme_file(name)
+    }
+}
+
+/// The interactive mode's options from `args` (whose `--tui-mode` `main` already checked).
+pub fn options(args: &Args, agent_dir: PathBuf) -> InteractiveOptions {
+    InteractiveOptions {
+        agent_dir: agent_dir.clone(),
+        session_dir: args.session_dir.clone(),
+        scoped_models: args.models.clone(),
+        theme_file: args.theme.clone(),
+        no_themes: args.no_themes,
+        tui_mode: args
+            .tui_mode
+            .as_deref()
+            .and_then(|m| TuiMode::parse(m).ok()),
+        resume: args.resume,
+        host: Arc::new(CliHost {
+            args: args.clone(),
+            agent_dir,
+        }),
+    }
+}
