@@ -1,4 +1,5 @@
-//! The binary's first-day behaviour: `--version`, `--help`, and pi's unknown-option errors.
+//! The binary's first-day behaviour: `--version`, `--help`, pi's unknown-option errors, and
+//! flags a mode refuses.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
@@ -49,4 +50,23 @@ fn unknown_options_fail_with_pi_messages() {
         String::from_utf8_lossy(&out.stderr).trim(),
         "Error: Unknown option: -x"
     );
+}
+
+#[test]
+fn rpc_mode_refuses_file_arguments() {
+    let home = tempfile::tempdir().expect("home");
+    let agent = home.path().join("agent");
+    let out = Command::new(env!("CARGO_BIN_EXE_rho"))
+        .args(["--mode", "rpc", "@notes.md"])
+        .env("HOME", home.path())
+        .env("RHO_CODING_AGENT_DIR", &agent)
+        .current_dir(home.path())
+        .output()
+        .expect("rho runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        "Error: @file arguments are not supported in RPC mode"
+    );
+    assert!(out.stdout.is_empty(), "no protocol line before the refusal");
 }

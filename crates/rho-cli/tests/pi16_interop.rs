@@ -17,7 +17,7 @@ use support::{reply, Rpc, Start};
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../rho-core/tests/fixtures")
+        .join("../rho-session/tests/fixtures")
         .join(name)
 }
 
