@@ -51,3 +51,51 @@ pub fn check(
     let args = call_args(tool, argument)?;
     Ok(permissions.decide(tool, &args, cwd))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permissions::PermissionMode;
+
+    fn permissions(deny: &[&str]) -> Permissions {
+        let deny: Vec<String> = deny.iter().map(|r| r.to_string()).collect();
+        Permissions::from_lists(PermissionMode::Default, &[], &[], &deny, &mut Vec::new())
+    }
+
+    #[test]
+    fn the_argument_is_read_as_each_tool_takes_it() {
+        assert_eq!(
+            call_args("bash", "ls -la"),
+            Ok(json!({"command": "ls -la"}))
+        );
+        assert_eq!(
+            call_args("edit", "src/a.rs"),
+            Ok(json!({"path": "src/a.rs"}))
+        );
+        assert_eq!(call_args("search", r#"{"q": 1}"#), Ok(json!({"q": 1})));
+        let err = call_args("search", "q").expect_err("not JSON");
+        assert!(
+            err.starts_with("the argument of search must be its arguments as JSON ("),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_denied_command_names_its_rule_list_and_simple_command() {
+        let p = permissions(&["bash(rm -rf*)"]);
+        let decision = check(&p, Path::new("/w"), "bash", "true && rm -rf build").expect("valid");
+        let lines = explain(&decision);
+        assert!(lines[0].starts_with("deny: "), "{lines:?}");
+        assert_eq!(lines[1], "rule: bash(rm -rf*) (permissions.deny)");
+        assert_eq!(lines[2], "command: rm -rf build");
+    }
+
+    #[test]
+    fn a_call_no_rule_names_runs_and_says_so() {
+        let decision = check(&permissions(&[]), Path::new("/w"), "read", "a.txt").expect("valid");
+        assert_eq!(
+            explain(&decision),
+            ["allow", "rule: none names this call, so it runs (as in pi)"]
+        );
+    }
+}
