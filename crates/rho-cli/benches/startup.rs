@@ -1,5 +1,6 @@
-//! Startup cost of the binary: `rho --version`, and `rho --mode rpc` from spawn until the
-//! `get_state` response arrives (also with an MCP server and with an installed package). Run
+//! Startup cost of the binary: `rho --version`, and `rho --mode rpc` from spawn through the
+//! `get_state` response to its exit at end of input (also with an MCP server, whose connect
+//! the exit stops, and with an installed package). Run
 //! with `cargo bench -p rho-cli --bench startup` (release build); prints the median and
 //! spread over `RUNS` runs each.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -53,11 +54,12 @@ fn main() {
         child.wait().expect("exit");
     };
     report(
-        "rho --mode rpc → get_state response",
+        "rho --mode rpc → get_state response → exit",
         &measure(|| rpc_run(&[])),
     );
     // MCP: with no server configured nothing MCP runs (a few missing-file checks only), so
-    // this matches --no-mcp; a configured server connects in the background.
+    // this matches --no-mcp; a configured server connects in the background (`cat` never
+    // answers, so its connect is still going when end of input stops it).
     report("  same with --no-mcp", &measure(|| rpc_run(&["--no-mcp"])));
     let server = "{\"mcpServers\": {\"s\": {\"command\": \"cat\"}}}";
     std::fs::write(agent.join("mcp.json"), server).expect("mcp.json");

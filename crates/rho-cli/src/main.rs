@@ -136,6 +136,11 @@ async fn run(args: args::Args) -> ExitCode {
     signals::set_session(session.clone());
     session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
     let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
+    if mode == args::Mode::Rpc {
+        // RPC mode answered termination signals itself while it ran; the clean-up below
+        // (extensions, MCP servers) must not leave them unanswered.
+        tokio::spawn(signals::exit_on_termination());
+    }
     session.shut_down_extensions().await;
     mcp::shutdown().await;
     code

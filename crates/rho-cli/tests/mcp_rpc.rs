@@ -413,3 +413,13 @@ async fn termination_signals_end_the_server_group() {
         assert!(gone, "signal {signal}: the server group is gone");
     }
 }
+
+/// A server that never answers `initialize` (`cat`) does not hold up rho's exit: end of input
+/// stops its connect at once instead of waiting out the server's timeout (60 s by default,
+/// three times the time `close` allows).
+#[tokio::test]
+async fn end_of_input_does_not_wait_for_a_server_that_never_answers() {
+    let mut rpc = start(json!({"mute": {"command": "cat"}}), &[]).await;
+    assert_eq!(server_state(&mut rpc, "mute").await["state"], "connecting");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -62,6 +62,10 @@ pub enum ConnectError {
     /// An HTTP server did not complete `initialize`.
     #[error(transparent)]
     Http(InitializeError),
+    /// The server was stopped (rho shutting down, /mcp reconnecting or turning it off) before
+    /// it finished connecting.
+    #[error("stopped before it finished connecting")]
+    Stopped,
     /// An HTTP server asked for authorization (401) and no stored token works: the user has
     /// to sign in. `challenge` is its `WWW-Authenticate` value (empty when none came).
     #[error("requires sign-in. Run /mcp (or `rho mcp login {server}`) to sign in.")]

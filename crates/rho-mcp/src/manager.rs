@@ -304,9 +304,10 @@ impl McpManager {
         )
     }
 
-    /// Stops every server (stdio: stdin, SIGTERM, SIGKILL to the group).
+    /// Stops every server for good (stdio: stdin, SIGTERM, SIGKILL to the group); a server
+    /// still connecting gives up at once instead of waiting out its timeout.
     pub async fn shutdown(&self) {
-        join_all(self.servers.iter().map(|s| s.stop())).await;
+        join_all(self.servers.iter().map(|s| s.close())).await;
     }
 
     /// The server called `name`.

@@ -99,6 +99,11 @@ pub struct Server {
     env: ServerEnv,
     snap: Mutex<Snapshot>,
     conn: tokio::sync::Mutex<Option<Arc<Connection>>>,
+    /// Cancelled by [`Server::stop`], so a connect in progress (which holds `conn` for up to
+    /// the server's timeout) gives up at once; replaced by a fresh token each time.
+    connecting: Mutex<CancellationToken>,
+    /// Set by [`Server::close`]: the session is ending, nothing connects any more.
+    closed: std::sync::atomic::AtomicBool,
     changed: watch::Sender<u64>,
     progress: Arc<Mutex<HashMap<rmcp::model::ProgressToken, ProgressFn>>>,
     weak: Weak<Server>,
@@ -121,6 +126,8 @@ impl Server {
                 ..Default::default()
             }),
             conn: tokio::sync::Mutex::new(None),
+            connecting: Mutex::new(CancellationToken::new()),
+            closed: false.into(),
             changed: watch::channel(0).0,
             progress: Arc::default(),
             weak: weak.clone(),
@@ -224,6 +231,8 @@ impl Server {
         if !self.enabled() {
             return Err(RequestError::Disabled(self.name().to_string()));
         }
+        // Taken before waiting for the slot: a stop that comes while this call waits ends it too.
+        let stopped = lock(&self.connecting).clone();
         let mut slot = self.conn.lock().await;
         let live = self.state() == ServerState::Connected;
         if let Some(c) = slot.as_ref().filter(|c| live && !c.is_closed()) {
@@ -233,7 +242,15 @@ impl Server {
             old.stop().await;
         }
         self.set(|s| s.state = Some(ServerState::Connecting));
-        match self.open().await {
+        let opened = if self.closed.load(std::sync::atomic::Ordering::Acquire) {
+            Err(ConnectError::Stopped)
+        } else {
+            tokio::select! {
+                opened = self.open() => opened,
+                () = stopped.cancelled() => Err(ConnectError::Stopped),
+            }
+        };
+        match opened {
             Ok(c) => {
                 *slot = Some(c.clone());
                 Ok(c)
@@ -505,8 +522,21 @@ impl Server {
         RequestError::Service(Box::new(e))
     }
 
-    /// Stops the connection (stdio: stdin, SIGTERM, SIGKILL to the group).
+    /// Stops the server for good (the session ends): later calls do not connect again.
+    pub async fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.stop().await;
+    }
+
+    /// Stops the connection (stdio: stdin, SIGTERM, SIGKILL to the group); a connect in
+    /// progress gives up at once and its process is killed.
     pub async fn stop(&self) {
+        {
+            let mut connecting = lock(&self.connecting);
+            connecting.cancel();
+            *connecting = CancellationToken::new();
+        }
         let conn = self.conn.lock().await.take();
         if let Some(c) = conn {
             c.stop().await;
