@@ -24,10 +24,7 @@ const SPAWN: &str = "sleep 1000 >/dev/null 2>&1 & echo $! > bg.pid; echo $$ > ex
 /// A Python extension whose `/spawn` runs [`SPAWN`] through the protocol's `exec`, and which
 /// writes the reason of `session_shutdown` to `shutdown.reason`.
 fn python_extension() -> String {
-    let lib = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../extensions/python")
-        .canonicalize()
-        .expect("the Python library exists");
+    let lib = python_library();
     format!(
         r#"import sys
 sys.path.insert(0, {lib:?})
@@ -50,6 +47,38 @@ def shutdown(event):
 ext.run()
 "#,
         lib = lib.display().to_string()
+    )
+}
+
+/// rho's Python extension library.
+fn python_library() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../extensions/python")
+        .canonicalize()
+        .expect("the Python library exists")
+}
+
+/// A Python extension whose `session_shutdown` handler writes its pid to `shutdown.pid` and
+/// then never returns.
+fn stuck_at_shutdown_extension() -> String {
+    format!(
+        r#"import os, sys, time
+sys.path.insert(0, {lib:?})
+from rho_extension import Extension
+
+ext = Extension("stuck")
+
+
+@ext.on("session_shutdown")
+def shutdown(event):
+    with open("shutdown.pid", "w") as f:
+        f.write(str(os.getpid()))
+    time.sleep(1000)
+
+
+ext.run()
+"#,
+        lib = python_library().display().to_string()
     )
 }
 
@@ -144,4 +173,32 @@ async fn a_pi_extensions_exec_children_end_with_rho_on_signals_and_eof() {
         };
         spawn_then_end(rpc, end).await;
     }
+}
+
+/// After end of input RPC mode's own signal handling is over, but its clean-up can still wait
+/// on an extension: a SIGTERM then must still end rho with 143 (it was caught and dropped, so
+/// rho hung until the extension gave up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_rho_while_an_extension_holds_up_the_clean_up_after_end_of_input() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let ext = home.path().join("stuck.py");
+    std::fs::write(&ext, stuck_at_shutdown_extension()).expect("extension file");
+    let mut rpc = Rpc::start_with(Start {
+        args: vec!["-e".into(), ext.display().to_string()],
+        home: Some(home),
+        ..Start::default()
+    })
+    .await;
+    let work = rpc.work_dir();
+    rpc.close_stdin();
+    let extension = read_pid(&work.join("shutdown.pid")).await;
+    let pid = rpc.child.id().expect("rho runs") as i32;
+    // SAFETY: signals the rho process this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = tokio::time::timeout(Duration::from_secs(30), rpc.child.wait())
+        .await
+        .expect("rho exits on SIGTERM")
+        .expect("wait");
+    assert_eq!(status.code(), Some(143));
+    assert!(ends(extension).await, "the stuck extension outlived rho");
 }
