@@ -2,7 +2,6 @@
 
 mod args;
 mod credentials;
-
 mod extensions;
 mod file_args;
 mod interactive_host;
@@ -82,14 +81,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // RPC mode handles termination itself (it kills running shells first).
-    if args.mode != Some(args::Mode::Rpc) {
-        let signals = {
-            let _context = runtime.enter();
-            signals::exit_on_termination()
-        };
-        runtime.spawn(signals);
-    }
+    // Every mode, RPC included, ends on a termination signal the same way, from start-up
+    // through its clean-up: extensions first, then every child group.
+    let signals = {
+        let _context = runtime.enter();
+        signals::exit_on_termination()
+    };
+    runtime.spawn(signals);
     let code = runtime.block_on(run(args));
     // Nothing outlives rho: background children of finished commands are still in their
     // process groups.
@@ -136,11 +134,6 @@ async fn run(args: args::Args) -> ExitCode {
     signals::set_session(session.clone());
     session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
     let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
-    if mode == args::Mode::Rpc {
-        // RPC mode answered termination signals itself while it ran; the clean-up below
-        // (extensions, MCP servers) must not leave them unanswered.
-        tokio::spawn(signals::exit_on_termination());
-    }
     session.shut_down_extensions().await;
     mcp::shutdown().await;
     code

@@ -18,8 +18,7 @@ pub fn set_session(session: AgentSession) {
 }
 
 /// Sends `session_shutdown` (reason `quit`) to the named session's extensions and gives
-/// them a moment to exit, bounded so a stuck one cannot hold up a signal's exit (RPC mode,
-/// which handles its signals itself, does the same with its session).
+/// them a moment to exit, bounded so a stuck one cannot hold up a signal's exit.
 pub async fn shut_down_extensions() {
     let session = SESSION.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(session) = session {

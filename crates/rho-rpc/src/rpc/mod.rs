@@ -26,7 +26,6 @@ use std::time::Duration;
 use rho_core::agent_session::AgentSession;
 use rho_protocol::rpc::{command, Dialect};
 use tokio::io::AsyncReadExt;
-use tokio::signal::unix::{signal, SignalKind};
 use tokio::task::JoinSet;
 
 use framing::{Frame, LineSplitter};
@@ -79,20 +78,10 @@ impl Rpc {
     }
 }
 
-/// Serves RPC on stdin/stdout until EOF or an extension's `ctx.shutdown` (exit 0), SIGTERM (143), SIGHUP (129) or SIGINT (130).
+/// Serves RPC on stdin/stdout until EOF or an extension's `ctx.shutdown` (exit 0). Termination
+/// signals (143, 129, 130) end rho the same way in every mode (the binary's handler).
 pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
     let dialect = options.dialect;
-    let (mut term, mut hup, mut int) = match (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-        signal(SignalKind::interrupt()),
-    ) {
-        (Ok(t), Ok(h), Ok(i)) => (t, h, i),
-        _ => {
-            eprintln!("Error: cannot install signal handlers");
-            return ExitCode::FAILURE;
-        }
-    };
     let (out, writer) = writer::spawn(crate::event_out::stdout(), session.subscribe(), dialect);
     session.bind_session_actions();
     let rpc = Rpc::new(session, out.clone(), options);
@@ -120,9 +109,6 @@ pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
                     break;
                 }
             },
-            _ = term.recv() => rpc.kill(143).await,
-            _ = hup.recv() => rpc.kill(129).await,
-            _ = int.recv() => rpc.kill(130).await,
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
         }
         for frame in frames.drain(..) {
@@ -199,15 +185,5 @@ impl Rpc {
         if tokio::time::timeout(SHUTDOWN_GRACE, drain).await.is_err() {
             eprintln!("rho rpc: commands still running at shutdown were stopped");
         }
-    }
-
-    /// A signal: extensions hear `session_shutdown` (bounded, as in the other modes), then
-    /// spawned process groups are killed and rho exits with the signal's code. Exits at
-    /// once: a pending stdin read would otherwise hold up the runtime's shutdown.
-    async fn kill(&self, code: i32) {
-        self.session.abort_bash();
-        self.session.shut_down_extensions_for_signal().await;
-        rho_tools::process::end_all_groups();
-        std::process::exit(code)
     }
 }
