@@ -149,7 +149,10 @@ async fn run_mode(
     if mode != args::Mode::Text || args.print || !stdin_is_tty {
         startup
             .session
-            .set_reloader(session_reload::headless_reloader(args));
+            .set_reloader(session_reload::headless_reloader(
+                args,
+                startup.agent_dir.clone(),
+            ));
     }
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.

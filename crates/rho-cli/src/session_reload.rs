@@ -5,7 +5,7 @@
 //! started with their current code; the MCP servers of mcp.json are started again; then
 //! extensions get `session_start` and `resources_discover` with reason `reload`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rho_core::agent_session::{AgentSession, ReloadReport, Reloader};
@@ -64,11 +64,12 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
     }
 }
 
-/// `ctx.reload()` outside the interactive mode: the same reload, its warnings on stderr.
-pub fn headless_reloader(args: &Args) -> Reloader {
+/// `ctx.reload()` outside the interactive mode: the same reload (with the agent dir start-up
+/// resolved), its warnings on stderr.
+pub fn headless_reloader(args: &Args, agent_dir: PathBuf) -> Reloader {
     let args = args.clone();
     Arc::new(move |session| {
-        let args = args.clone();
+        let (args, agent_dir) = (args.clone(), agent_dir.clone());
         Box::pin(async move {
             // As the interactive /reload: not under a running turn or compaction (pi's
             // "cannot reload while the agent is running").
@@ -76,7 +77,6 @@ pub fn headless_reloader(args: &Args) -> Reloader {
                 eprintln!("Warning: ctx.reload() ignored: wait for the agent to finish");
                 return;
             }
-            let agent_dir = rho_session::paths::agent_dir();
             for w in reload(&session, &args, &agent_dir).await.warnings {
                 eprintln!("Warning: {w}");
             }
