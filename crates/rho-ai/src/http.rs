@@ -107,7 +107,7 @@ pub async fn post_json(
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
-            b = read_capped(resp) => b,
+            b = read_capped(resp, url) => b,
         };
         return Err(HttpFailure::Status { status, body });
     }
@@ -115,39 +115,73 @@ pub async fn post_json(
 }
 
 /// How much of an error body is kept: enough for any provider's real error JSON, while a
-/// runaway body (issue 17 #10: a 10 MB page became a 10 MB session entry) is cut.
+/// runaway body (issue 17 #10: a 10 MB page became a 10 MB session entry) is cut. The whole
+/// body goes to the [`crate::debug_log`] when it is on.
 pub const ERROR_BODY_CAP: usize = 16 * 1024;
 
-/// Reads an error body up to [`ERROR_BODY_CAP`] bytes and stops reading there; a cut body
-/// ends with a note saying so (and the full size when the server announced it).
-async fn read_capped(resp: reqwest::Response) -> String {
+/// Reads an error body up to [`ERROR_BODY_CAP`] bytes and stops reading there (reading on to
+/// the end only for the debug log); a cut body ends with a note saying so and, when known,
+/// the full size.
+async fn read_capped(resp: reqwest::Response, url: &str) -> String {
+    let status = resp.status().as_u16();
     let announced = resp.content_length();
+    let log = crate::debug_log::enabled();
     let mut kept = Vec::new();
+    let mut rest = Vec::new();
     let mut cut = false;
     let mut body = resp.bytes_stream();
     while let Some(Ok(chunk)) = body.next().await {
         let room = ERROR_BODY_CAP - kept.len();
-        if chunk.len() > room {
-            kept.extend_from_slice(&chunk[..room]);
+        let take = room.min(chunk.len());
+        kept.extend_from_slice(&chunk[..take]);
+        if take < chunk.len() {
             cut = true;
-            break;
+            if !log {
+                break;
+            }
+            rest.extend_from_slice(&chunk[take..]);
         }
-        kept.extend_from_slice(&chunk);
+    }
+    let total = (kept.len() + rest.len()) as u64;
+    if log {
+        let endpoint = url.split('?').next().unwrap_or_default();
+        let what = format!("HTTP {status} error body from {endpoint}");
+        crate::debug_log::record(&what, &[&kept, &rest]);
     }
     let mut text = String::from_utf8_lossy(&kept).into_owned();
     if cut {
         if text.ends_with('\u{FFFD}') {
             text.pop();
         }
-        let total = announced.map_or_else(String::new, |n| format!(" of {n}"));
-        text.push_str(&format!(
-            "\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]"
-        ));
+        text.push_str(&cut_note(announced.or(log.then_some(total))));
     }
     text
 }
 
-/// Reads the response body as SSE, calling `on_event` per event. `on_event` returns false to
+/// An error text from inside a stream (an `error` event's data) cut to [`ERROR_BODY_CAP`]
+/// bytes with the same note as an HTTP error body; the whole text goes to the debug log.
+pub fn cap_error_text(mut text: String) -> String {
+    if text.len() <= ERROR_BODY_CAP {
+        return text;
+    }
+    crate::debug_log::record("provider error in the stream", &[text.as_bytes()]);
+    let total = text.len() as u64;
+    let mut end = ERROR_BODY_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(&cut_note(Some(total)));
+    text
+}
+
+/// The note that ends a cut error body.
+fn cut_note(total: Option<u64>) -> String {
+    let total = total.map_or_else(String::new, |n| format!(" of {n}"));
+    format!("\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]")
+}
+
+/// Reads the response body as SSE through `parser`, calling `on_event` per event. `on_event` returns false to
 /// stop early (e.g. after a terminal event). Ends at EOF (flushing a pending event), on a
 /// transport error, when `cancel` fires (the connection is dropped at once), or when no event
 /// arrived for `idle` (keep-alive comments alone do not count: a server that only sends them
@@ -156,9 +190,9 @@ pub async fn read_sse(
     resp: reqwest::Response,
     cancel: &CancellationToken,
     idle: Duration,
+    parser: &mut SseParser,
     mut on_event: impl FnMut(SseEvent) -> bool,
 ) -> Result<(), HttpFailure> {
-    let mut parser = SseParser::new();
     let mut body = resp.bytes_stream();
     let mut keep_going = true;
     let mut stall_at = tokio::time::Instant::now() + idle;

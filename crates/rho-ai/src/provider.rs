@@ -9,12 +9,13 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use crate::event::AssistantStream;
+use crate::fold::Fold;
 use crate::http::{self, HttpFailure};
 use crate::message::Context;
 use crate::model::Model;
 use crate::options::StreamOptions;
 use crate::reply::ReplyBuilder;
-use crate::sse::SseEvent;
+use crate::sse::{SseEvent, SseParser};
 use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
@@ -78,16 +79,26 @@ impl HttpRequest {
 pub enum Flow {
     /// Keep reading.
     Continue,
-    /// The reply is complete; stop reading.
+    /// The API's terminal event arrived, but more may follow that belongs to the reply
+    /// (the usage chunk after a Chat Completions `finish_reason`): keep reading.
+    Terminal,
+    /// The API's terminal event arrived and nothing after it matters: stop reading.
     Stop,
 }
 
-/// Folds one API's SSE events into the reply.
+/// Folds one API's SSE events into the reply. The shared driver ([`crate::fold`]) ends the
+/// reply: as complete only when an event returned [`Flow::Terminal`] or [`Flow::Stop`], as
+/// [`WireParser::ended_early`] otherwise.
 pub trait WireParser: Send {
     /// Handles one event; `Err` ends the stream with that error message.
     fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError>;
-    /// Called when the body ended: the stop reason, or `Err` when the stream was cut short.
+    /// Called when the body ended, whether or not the terminal event arrived (the parser
+    /// closes what its API closes at the end); the stop reason, or `Err` when the terminal
+    /// event itself makes the reply an error. Ignored for a body that ended early.
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError>;
+    /// pi 1.6's text for a body that ended before the API's terminal event. No default: every
+    /// API must say how its streams end early, so none can take a cut reply as complete.
+    fn ended_early(&self) -> &'static str;
     /// True when the parser sends `start` itself, once the stream's first event has told it
     /// what the partial reply starts with (Anthropic's `message_start` carries the input
     /// tokens, which every later update then reports, as pi 1.6 does). A reply's first
@@ -251,9 +262,9 @@ fn spawn<P: WireParser + 'static>(
 /// Sends `request` and folds the SSE reply into `reply` with `parser`.
 pub async fn drive<P: WireParser>(
     mut request: HttpRequest,
-    mut parser: P,
+    parser: P,
     error_message: fn(u16, &str) -> String,
-    mut reply: ReplyBuilder,
+    reply: ReplyBuilder,
     control: CallControl,
 ) {
     let idle = control
@@ -267,33 +278,10 @@ pub async fn drive<P: WireParser>(
         Ok(r) => r,
         Err(text) => return reply.fail(text),
     };
-    if !parser.starts_reply() {
-        reply.start();
-    }
-    let mut parse_error = None;
-    let read = http::read_sse(resp, &cancel, idle, |event| {
-        match parser.on_event(event, &mut reply) {
-            Ok(Flow::Continue) => true,
-            Ok(Flow::Stop) => false,
-            Err(e) => {
-                parse_error = Some(e);
-                false
-            }
-        }
-    })
-    .await;
-    // A parser that starts the reply itself may have seen nothing to start it with.
-    reply.start();
-    if let Some(e) = parse_error {
-        return reply.fail(e.to_string());
-    }
-    if let Err(f) = read {
-        return reply.fail(failure_message(f, error_message));
-    }
-    match parser.finish(&mut reply) {
-        Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e.to_string()),
-    }
+    let mut fold = Fold::new(parser, reply);
+    let mut sse = SseParser::new();
+    let read = http::read_sse(resp, &cancel, idle, &mut sse, |event| fold.event(event)).await;
+    fold.conclude(read.map_err(|f| failure_message(f, error_message)), &sse);
 }
 
 /// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends
@@ -352,31 +340,22 @@ async fn post(
 /// tests that need no HTTP.
 pub fn drive_bytes<'a, P: WireParser>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
-    mut parser: P,
-    mut reply: ReplyBuilder,
+    parser: P,
+    reply: ReplyBuilder,
 ) {
-    if !parser.starts_reply() {
-        reply.start();
-    }
-    let mut sse = crate::sse::SseParser::new();
-    let mut outcome: Result<Flow, StreamError> = Ok(Flow::Continue);
+    let mut fold = Fold::new(parser, reply);
+    let mut sse = SseParser::new();
+    let mut reading = true;
     let mut on_event = |event: SseEvent| {
-        if matches!(outcome, Ok(Flow::Continue)) {
-            outcome = parser.on_event(event, &mut reply);
+        if reading {
+            reading = fold.event(event);
         }
     };
     for chunk in chunks {
         sse.feed(chunk, &mut on_event);
     }
     sse.finish(&mut on_event);
-    reply.start();
-    if let Err(e) = outcome {
-        return reply.fail(e.to_string());
-    }
-    match parser.finish(&mut reply) {
-        Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e.to_string()),
-    }
+    fold.conclude(Ok(()), &sse);
 }
 
 fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {

@@ -241,8 +241,9 @@ async fn empty_success_body_is_an_error() {
     let events = collect(&m, &a1_context(), options()).await;
     assert_eq!(names(&events), ["start", "error"]);
     let (_, error) = final_error(&events);
+    // pi 1.6's text for a stream that never began; rho says what the body was.
     assert_eq!(
         error.error_message.as_deref(),
-        Some("Anthropic stream ended before message_stop")
+        Some("Anthropic stream ended without a stop reason: the response body was empty")
     );
 }

@@ -112,13 +112,21 @@ async fn stream_cut_off_without_finish_reason_or_done_is_a_retryable_error() {
     let server = MockServer::start().await;
     server.push(ChatStream::new("c", "m").text("Hi").response());
     let events = run(&groq(&server.url())).await;
+    // The text block ends before the error, as in pi, whose provider ends every block once
+    // the body is over.
     assert_eq!(
         trace(&events),
-        ["start", "text_start(0)", "text_delta(0,Hi)", "error(error)"]
+        [
+            "start",
+            "text_start(0)",
+            "text_delta(0,Hi)",
+            "text_end(0,Hi)",
+            "error(error)"
+        ]
     );
     let m = final_message(&events);
     let msg = m.error_message.as_deref().expect("message");
-    assert_eq!(msg, rho_ai::providers::openai_completions::parse::CUT_OFF);
+    assert_eq!(msg, "Stream ended without finish_reason");
     assert!(rho_ai::retry::is_retryable_error_text(msg));
     assert_eq!(m.text(), "Hi");
 
@@ -244,8 +252,13 @@ async fn a_body_without_any_data_chunk_is_a_clear_error() {
     let events = run(&groq(&server.url())).await;
     assert_eq!(trace(&events), ["start", "error(error)"]);
     let m = final_message(&events);
-    assert_eq!(
-        m.error_message.as_deref(),
-        Some(rho_ai::providers::openai_completions::parse::NO_DATA)
+    let msg = m.error_message.as_deref().expect("message");
+    assert!(
+        msg.starts_with(
+            "Stream ended without finish_reason: the response held no server-sent events \
+             (it began: \"{\\\"id\\\":"
+        ),
+        "{msg}"
     );
+    assert!(msg.ends_with("check that the model's baseUrl points to this API's streaming endpoint"));
 }

@@ -235,7 +235,8 @@ impl WireParser for Parser {
                     self.function_call(call, part.thought_signature.as_deref(), reply);
                 }
             }
-            if let Some(reason) = &candidate.finish_reason {
+            // An empty reason is no reason (pi tests it for truth).
+            if let Some(reason) = candidate.finish_reason.as_ref().filter(|r| !r.is_empty()) {
                 reply.message_mut().raw_stop_reason = Some(reason.clone());
                 self.finish = Some(map_finish_reason(reason));
             }
@@ -243,15 +244,20 @@ impl WireParser for Parser {
         if let Some(u) = &chunk.usage_metadata {
             self.usage(u, reply);
         }
-        Ok(Flow::Continue)
+        // Later chunks may still carry usage, so reading goes on to the end.
+        Ok(match self.finish {
+            Some(_) => Flow::Terminal,
+            None => Flow::Continue,
+        })
     }
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         self.close_open(reply);
         let Some(reason) = self.finish else {
-            return Err(StreamError::EndedEarly(
-                "Connection lost: the Gemini stream ended without a finishReason; try again",
-            ));
+            return Err(StreamError::EndedEarly {
+                text: ENDED_EARLY,
+                no_events: None,
+            });
         };
         if reply.message().tool_calls().next().is_some() {
             return Ok(StopReason::ToolUse);
@@ -261,7 +267,14 @@ impl WireParser for Parser {
             other => Ok(other),
         }
     }
+
+    fn ended_early(&self) -> &'static str {
+        ENDED_EARLY
+    }
 }
+
+/// pi's text for a Gemini stream whose chunks never carried a `finishReason`.
+const ENDED_EARLY: &str = "Google stream ended without a finish reason";
 
 #[cfg(test)]
 mod tests {
@@ -332,11 +345,10 @@ mod tests {
         .expect("model");
         let (sink, _stream) = crate::event::AssistantStream::channel();
         let mut reply = ReplyBuilder::new(&m, sink, Default::default());
-        let err = Parser::new(&m)
-            .finish(&mut reply)
-            .expect_err("no finish")
-            .to_string();
-        assert!(err.contains("finishReason"), "{err}");
+        let mut p = Parser::new(&m);
+        let err = p.finish(&mut reply).expect_err("no finish").to_string();
+        assert_eq!(err, "Google stream ended without a finish reason");
+        assert_eq!(p.ended_early(), err);
     }
 
     #[test]
