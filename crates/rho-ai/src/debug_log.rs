@@ -40,8 +40,11 @@ pub fn record(what: &str, pieces: &[&[u8]]) {
     };
     static LOCK: Mutex<()> = Mutex::new(());
     let len: usize = pieces.iter().map(|p| p.len()).sum();
-    let mut entry = format!("--- {} ms: {what} ({len} bytes)\n", crate::message::now_ms())
-        .into_bytes();
+    let mut entry = format!(
+        "--- {} ms: {what} ({len} bytes)\n",
+        crate::message::now_ms()
+    )
+    .into_bytes();
     entry.reserve(len + 8);
     for piece in pieces {
         entry.extend_from_slice(piece);

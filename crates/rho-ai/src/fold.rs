@@ -84,9 +84,7 @@ impl<P: WireParser> Fold<P> {
         }
         match finished {
             Ok(reason) => self.reply.finish(reason, None),
-            Err(e) => self
-                .reply
-                .fail(crate::http::cap_error_text(e.to_string())),
+            Err(e) => self.reply.fail(crate::http::cap_error_text(e.to_string())),
         }
     }
 }

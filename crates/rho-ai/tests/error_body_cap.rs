@@ -1,5 +1,6 @@
-//! Issue 17 #10: a provider's error body is cut to a bounded size before it becomes the
-//! reply's error message (and so a session entry), with a note of the cut.
+//! Issue 17 #10: a provider's error body (or an error sent inside the stream) is cut to a
+//! bounded size before it becomes the reply's error message (and so a session entry), with
+//! a note of the cut.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use rho_ai::http::ERROR_BODY_CAP;
@@ -84,4 +85,31 @@ async fn an_error_body_under_the_cap_is_kept_whole() {
         error_message_for("openai-completions", MockResponse::error(500, body.clone())).await;
     assert!(message.contains(&body), "kept whole");
     assert!(!message.contains("cut"), "{message}");
+}
+
+#[tokio::test]
+async fn a_huge_error_inside_the_stream_is_cut_the_same_way() {
+    let huge = "w".repeat(1024 * 1024);
+    let anthropic = rho_testkit::anthropic::error_event("overloaded_error", &huge);
+    let chat = rho_testkit::openai_chat::ChatStream::new("c", "m")
+        .data(&json!({"error": {"message": huge}}).to_string())
+        .sse_text();
+    for (api, event) in [
+        ("anthropic-messages", anthropic),
+        ("openai-completions", chat),
+    ] {
+        let message = error_message_for(api, MockResponse::sse([event])).await;
+        assert!(
+            message.len() < ERROR_BODY_CAP + 200,
+            "{api}: {} bytes kept",
+            message.len()
+        );
+        assert!(message.contains("wwww"), "{api}: the start is kept");
+        assert!(
+            message.ends_with(" kept]")
+                && message.contains("[error body cut: first 16384 bytes of "),
+            "{api}: {}",
+            &message[message.len().saturating_sub(120)..]
+        );
+    }
 }

@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod anthropic;
+pub mod faults;
 pub mod gate;
 pub mod git;
 pub mod google;
