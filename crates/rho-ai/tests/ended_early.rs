@@ -6,7 +6,6 @@
 //! properly becomes U+FFFD in a complete reply (README, "Streams that end early").
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use base64::Engine;
 use futures_util::FutureExt;
 use proptest::prelude::*;
 use rho_ai::provider::drive_bytes;
@@ -22,26 +21,12 @@ use rho_testkit::MockServer;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-/// A ChatGPT token naming an account, as the Codex endpoint needs.
-fn codex_token() -> String {
-    let payload = json!({"https://api.openai.com/auth": {"chatgpt_account_id": "acc-43"}});
-    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(payload.to_string());
-    format!("eyJhbGciOiJub25lIn0.{b64}.sig")
-}
-
 fn model(api: &str, base_url: &str) -> Model {
     serde_json::from_value(json!({
         "id": "m", "name": "m", "api": api, "provider": "custom", "baseUrl": base_url,
         "contextWindow": 128000, "maxTokens": 1024
     }))
     .expect("model")
-}
-
-fn key(api: &str) -> String {
-    match api {
-        "openai-codex-responses" => codex_token(),
-        _ => "k".into(),
-    }
 }
 
 /// One call of `wire`'s API against a server sending `fault`'s body; every event.
@@ -54,7 +39,7 @@ async fn call(wire: &Wire, fault: Fault) -> Vec<E> {
         tools: vec![],
     };
     let options = StreamOptions {
-        api_key: Some(key(wire.api)),
+        api_key: Some(wire.key()),
         ..Default::default()
     };
     let mut stream =
@@ -151,7 +136,7 @@ async fn a_complete_reply_is_still_complete() {
             tools: vec![],
         };
         let options = StreamOptions {
-            api_key: Some(key(wire.api)),
+            api_key: Some(wire.key()),
             ..Default::default()
         };
         let reply = rho_ai::stream(&model(wire.api, &server.url()), &context, options)

@@ -98,6 +98,17 @@ impl Wire {
         }
     }
 
+    /// An API key the API accepts: for Codex a ChatGPT token naming an account.
+    pub fn key(&self) -> String {
+        use base64::Engine;
+        if self.api != "openai-codex-responses" {
+            return "sk-literal-test-key".into();
+        }
+        let claims = json!({"https://api.openai.com/auth": {"chatgpt_account_id": "acc-43"}});
+        let claims = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string());
+        format!("eyJhbGciOiJub25lIn0.{claims}.sig")
+    }
+
     /// The complete reply: the start, then the proper end.
     pub fn complete(&self) -> MockResponse {
         let body = [&self.head[..], &self.tail].concat();
