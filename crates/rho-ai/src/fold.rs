@@ -20,6 +20,8 @@ pub(crate) struct Fold<P> {
     reply: ReplyBuilder,
     /// Whether the API's terminal event arrived.
     terminal: bool,
+    /// False once the parser is done or failed: later events are not its business.
+    reading: bool,
     /// The parser's error, which ended reading.
     error: Option<StreamError>,
 }
@@ -34,30 +36,29 @@ impl<P: WireParser> Fold<P> {
             parser,
             reply,
             terminal: false,
+            reading: true,
             error: None,
         }
     }
 
     /// Folds one event; false once reading should stop (the parser is done, or failed).
     pub(crate) fn event(&mut self, event: SseEvent) -> bool {
-        if self.error.is_some() {
+        if !self.reading {
             return false;
         }
         match self.parser.on_event(event, &mut self.reply) {
-            Ok(Flow::Continue) => true,
-            Ok(Flow::Terminal) => {
-                self.terminal = true;
-                true
-            }
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Terminal) => self.terminal = true,
             Ok(Flow::Stop) => {
                 self.terminal = true;
-                false
+                self.reading = false;
             }
             Err(e) => {
                 self.error = Some(e);
-                false
+                self.reading = false;
             }
         }
+        self.reading
     }
 
     /// Ends the reply once reading is over: `read` is `Err` with the text of a failure that

@@ -181,11 +181,12 @@ fn cut_note(total: Option<u64>) -> String {
     format!("\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]")
 }
 
-/// Reads the response body as SSE through `parser`, calling `on_event` per event. `on_event` returns false to
-/// stop early (e.g. after a terminal event). Ends at EOF (flushing a pending event), on a
-/// transport error, when `cancel` fires (the connection is dropped at once), or when no event
-/// arrived for `idle` (keep-alive comments alone do not count: a server that only sends them
-/// has stalled).
+/// Reads the response body as SSE through `parser` (which the caller keeps, to ask what the
+/// body held), calling `on_event` per event. `on_event` returns false to stop early (e.g.
+/// after a terminal event). Ends at EOF (flushing a pending event), on a transport error,
+/// when `cancel` fires (the connection is dropped at once), or when no event arrived for
+/// `idle` (keep-alive comments alone do not count: a server that only sends them has
+/// stalled).
 pub async fn read_sse(
     resp: reqwest::Response,
     cancel: &CancellationToken,

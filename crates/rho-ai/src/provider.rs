@@ -345,11 +345,8 @@ pub fn drive_bytes<'a, P: WireParser>(
 ) {
     let mut fold = Fold::new(parser, reply);
     let mut sse = SseParser::new();
-    let mut reading = true;
     let mut on_event = |event: SseEvent| {
-        if reading {
-            reading = fold.event(event);
-        }
+        fold.event(event);
     };
     for chunk in chunks {
         sse.feed(chunk, &mut on_event);

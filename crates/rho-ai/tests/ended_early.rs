@@ -17,7 +17,7 @@ use rho_ai::{
     StopReason, StreamOptions, UserMessage,
 };
 use rho_testkit::faults::{self, Fault, Wire};
-use rho_testkit::MockServer;
+use rho_testkit::{MockResponse, MockServer};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -29,26 +29,31 @@ fn model(api: &str, base_url: &str) -> Model {
     .expect("model")
 }
 
-/// One call of `wire`'s API against a server sending `fault`'s body; every event.
-async fn call(wire: &Wire, fault: Fault) -> Vec<E> {
+/// One call of `api` with `key` against a server sending `response`; every event.
+async fn events_for(api: &str, key: String, response: MockResponse) -> Vec<E> {
     let server = MockServer::start().await;
-    server.push(wire.response(fault));
+    server.push(response);
     let context = Context {
         system_prompt: None,
         messages: vec![Message::User(UserMessage::text("hi"))],
         tools: vec![],
     };
     let options = StreamOptions {
-        api_key: Some(wire.key()),
+        api_key: Some(key),
         ..Default::default()
     };
     let mut stream =
-        rho_ai::stream(&model(wire.api, &server.url()), &context, options).expect("stream starts");
+        rho_ai::stream(&model(api, &server.url()), &context, options).expect("stream starts");
     let mut events = Vec::new();
     while let Some(e) = stream.next().await {
         events.push(e);
     }
     events
+}
+
+/// One call of `wire`'s API against a server sending `fault`'s body; every event.
+async fn call(wire: &Wire, fault: Fault) -> Vec<E> {
+    events_for(wire.api, wire.key(), wire.response(fault)).await
 }
 
 /// The one terminal event's message; panics unless exactly one ends the stream, last.
@@ -128,21 +133,8 @@ async fn invalid_utf8_in_a_stream_that_ends_properly_becomes_replacement_charact
 #[tokio::test]
 async fn a_complete_reply_is_still_complete() {
     for wire in faults::all() {
-        let server = MockServer::start().await;
-        server.push(wire.complete());
-        let context = Context {
-            system_prompt: None,
-            messages: vec![Message::User(UserMessage::text("hi"))],
-            tools: vec![],
-        };
-        let options = StreamOptions {
-            api_key: Some(wire.key()),
-            ..Default::default()
-        };
-        let reply = rho_ai::stream(&model(wire.api, &server.url()), &context, options)
-            .expect("stream starts")
-            .result()
-            .await;
+        let events = events_for(wire.api, wire.key(), wire.complete()).await;
+        let reply = ending(&events);
         assert_eq!(reply.stop_reason, StopReason::Stop, "{}", wire.api);
         assert_eq!(reply.text(), faults::PARTIAL, "{}", wire.api);
     }
@@ -155,25 +147,13 @@ async fn anthropic_message_stop_without_a_stop_reason_is_an_error_as_in_pi() {
     let mut body = wire.head.clone();
     body.extend_from_slice(a::block_stop(0).as_bytes());
     body.extend_from_slice(a::message_stop().as_bytes());
-    let server = MockServer::start().await;
-    server.push(rho_testkit::MockResponse {
+    let response = MockResponse {
         status: 200,
         headers: vec![("content-type".into(), "text/event-stream".into())],
         chunks: vec![rho_testkit::Chunk::Bytes(body)],
-    });
-    let context = Context {
-        system_prompt: None,
-        messages: vec![Message::User(UserMessage::text("hi"))],
-        tools: vec![],
     };
-    let options = StreamOptions {
-        api_key: Some("k".into()),
-        ..Default::default()
-    };
-    let reply = rho_ai::stream(&model(wire.api, &server.url()), &context, options)
-        .expect("stream starts")
-        .result()
-        .await;
+    let events = events_for(wire.api, wire.key(), response).await;
+    let reply = ending(&events);
     assert_eq!(reply.stop_reason, StopReason::Error);
     assert_eq!(
         reply.error_message.as_deref(),
