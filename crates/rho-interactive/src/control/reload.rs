@@ -6,60 +6,63 @@
 //! servers of mcp.json are started again (as pi, whose /reload picks up changed servers);
 //! then extensions get `session_start` and `resources_discover` with reason `reload`.
 
-use super::app::{App, AppMsg};
 use rho_core::agent_session::ReloadReport;
 
-impl App {
-    /// Re-reads everything from disk in a task; [`AppMsg::Reloaded`] finishes on screen.
-    pub(super) fn reload_resources(&mut self) {
-        if self.session.is_streaming() {
-            return self.notice(
+use super::{Control, ControlMsg, Cx};
+
+impl Control {
+    /// Re-reads everything from disk in a task; [`ControlMsg::Reloaded`] finishes on screen.
+    pub(super) fn reload_resources(&mut self, cx: &mut Cx) {
+        let session = &cx.shared.session;
+        if session.is_streaming() {
+            return cx.screen.notice(
                 "Wait for the current response to finish before reloading.".into(),
                 true,
             );
         }
-        if self.session.is_compacting() {
-            return self.notice(
+        if session.is_compacting() {
+            return cx.screen.notice(
                 "Wait for compaction to finish before reloading.".into(),
                 true,
             );
         }
         // The old extensions' statuses and widgets go with them (pi's resetExtensionUI).
-        self.statuses = rho_tui::dialogs::StatusBar::new();
-        self.widgets = rho_tui::dialogs::WidgetArea::new();
+        cx.ext.clear_chrome();
         self.reloading = true;
-        let session = self.session.clone();
         let tx = self.tx.clone();
-        let reloading = self.options.host.reload(session);
+        let reloading = cx.shared.options.host.reload(session.clone());
         tokio::spawn(async move {
             let report = reloading.await;
-            let _ = tx.send(AppMsg::Reloaded(report));
+            tx.send(ControlMsg::Reloaded(report));
         });
     }
 
-    /// After the session took the new resources: theme, banner, completions and a note.
-    pub(super) fn reloaded(&mut self, report: ReloadReport) {
+    /// After the session took the new resources: theme, keys, banner, completions,
+    /// shortcuts and a note.
+    pub(super) fn reloaded(&mut self, report: ReloadReport, cx: &mut Cx) {
         self.reloading = false;
-        self.theme = super::footer::load_theme(&self.session, &self.options);
-        self.transcript.set_theme(self.theme.clone());
-        self.load_keybindings();
-        self.rebuild_header();
-        self.editor
-            .set_commands(super::commands::completions(&self.session));
-        self.bind_shortcuts();
+        cx.screen.reload_theme(cx.shared);
+        for w in cx.shared.load_keybindings() {
+            cx.screen.notice(format!("Warning: {w}"), true);
+        }
+        cx.screen.rebuild_header(cx.shared);
+        cx.screen.refresh_completions(&cx.shared.session);
+        cx.ext
+            .bind_shortcuts(&cx.shared.session, &cx.shared.keymap, cx.screen);
         for w in report.warnings {
-            self.notice(format!("Warning: {w}"), true);
+            cx.screen.notice(format!("Warning: {w}"), true);
         }
         if !report.extensions.is_empty() {
-            let cwd = self.session.cwd().to_path_buf();
+            let cwd = cx.shared.session.cwd().to_path_buf();
             let names: Vec<String> = report
                 .extensions
                 .iter()
-                .map(|p| super::startup_notes::extension_label(p, &cwd))
+                .map(|p| crate::startup_notes::extension_label(p, &cwd))
                 .collect();
-            self.notice(format!("Loaded extensions: {}", names.join(", ")), false);
+            cx.screen
+                .notice(format!("Loaded extensions: {}", names.join(", ")), false);
         }
-        self.notice(
+        cx.screen.notice(
             "Reloaded extensions, settings, skills, prompts, themes, and context files".into(),
             false,
         );

@@ -1,17 +1,16 @@
-//! Extension UI in the terminal: each request becomes a message to the interactive loop, which
-//! opens the matching dialog (select, confirm, input, editor) or updates the chrome (notify,
-//! status, widget, title). A dialog's answer comes back on a oneshot channel; if the screen
-//! goes away first the extension gets the "no answer" value, never a hang.
+//! Extension UI in the terminal: each request becomes a message to the interactive loop, whose
+//! extension UI part opens the matching dialog (select, confirm, input, editor) or updates the
+//! chrome (notify, status, widget, title). A dialog's answer comes back on a oneshot channel;
+//! if the screen goes away first the extension gets the "no answer" value, never a hang.
 
 use std::future::Future;
 use std::pin::Pin;
 
 use rho_extension_host::render::ComponentSlot;
 use rho_extension_host::ExtensionUi;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
-use super::app::{App, AppMsg};
-use super::dialogs::ActiveDialog;
+use crate::outbox::Outbox;
 
 type Fut<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
 
@@ -95,13 +94,13 @@ pub enum UiRequest {
 
 /// The [`ExtensionUi`] of the interactive mode.
 pub struct TuiUi {
-    tx: mpsc::UnboundedSender<AppMsg>,
+    tx: Outbox<UiRequest>,
 }
 
 impl TuiUi {
-    /// Requests go to the loop behind `tx`.
-    pub fn new(tx: mpsc::UnboundedSender<AppMsg>) -> Self {
-        Self { tx }
+    /// Requests go to the loop behind `tx` (the loop's channel).
+    pub fn new(tx: impl Into<Outbox<UiRequest>>) -> Self {
+        Self { tx: tx.into() }
     }
 
     fn ask<T: Send + 'static>(
@@ -110,7 +109,7 @@ impl TuiUi {
         unanswered: T,
     ) -> Fut<T> {
         let (reply, answer) = oneshot::channel();
-        let sent = self.tx.send(AppMsg::Ui(make(reply))).is_ok();
+        let sent = self.tx.send(make(reply));
         Box::pin(async move {
             if !sent {
                 return unanswered;
@@ -120,7 +119,7 @@ impl TuiUi {
     }
 
     fn tell(&self, request: UiRequest) {
-        let _ = self.tx.send(AppMsg::Ui(request));
+        self.tx.send(request);
     }
 }
 
@@ -210,52 +209,5 @@ impl ExtensionUi for TuiUi {
     fn request_shutdown(&self) -> bool {
         self.tell(UiRequest::Shutdown);
         true
-    }
-}
-
-impl App {
-    /// Shows an extension's request.
-    pub(super) fn handle_ui(&mut self, request: UiRequest) {
-        match request {
-            UiRequest::Select {
-                title,
-                options,
-                reply,
-            } => self.open(ActiveDialog::ext_select(title, options, reply)),
-            UiRequest::Confirm {
-                title,
-                message,
-                reply,
-            } => self.open(ActiveDialog::ext_confirm(title, message, reply)),
-            UiRequest::Input {
-                title,
-                placeholder,
-                reply,
-            } => self.open(ActiveDialog::ext_input(title, placeholder, reply)),
-            UiRequest::Editor {
-                title,
-                prefill,
-                reply,
-            } => self.open(ActiveDialog::ext_editor(title, prefill, reply)),
-            UiRequest::SetEditorText(text) => self.editor.set_text(&text),
-            UiRequest::Notify { message, kind } => self.notice(message, kind == "error"),
-            UiRequest::Status { key, text } => self.statuses.set(key, text),
-            UiRequest::Widget {
-                key,
-                lines,
-                below: false,
-            } => self.widgets.set(key, lines),
-            UiRequest::Widget { key, lines, .. } => self.widgets_below.set(key, lines),
-            UiRequest::Component { key, slot } => self.ext_render.place(key, slot),
-            UiRequest::Redraw(key) => self.ext_render.invalidate(Some(&key)),
-            UiRequest::Shutdown => self.shutdown_requested = true,
-            UiRequest::Title(title) => {
-                use std::io::Write;
-                let clean: String = title.chars().filter(|c| !c.is_control()).collect();
-                let mut out = std::io::stdout();
-                let _ = write!(out, "\x1b]0;{clean}\x07");
-                let _ = out.flush();
-            }
-        }
     }
 }

@@ -4,46 +4,53 @@
 use rho_tui::dialogs::{ScopedModels, ScopedModelsDialog};
 use serde_json::Value;
 
-use super::app::App;
-use super::dialogs::ActiveDialog;
+use super::active::ActiveDialog;
+use super::Dialogs;
+use crate::screen::Screen;
+use crate::shared::Shared;
 
-impl App {
+impl Dialogs {
     /// Opens the dialog over the models that have credentials.
-    pub(super) fn open_scoped_models(&mut self) {
-        let models = self.models.available();
+    pub fn open_scoped_models(&mut self, shared: &Shared, screen: &mut Screen) {
+        let models = shared.models.available();
         if models.is_empty() {
-            return self.notice(
+            return screen.notice(
                 "No models available: add a key with /login or /set api-key first".into(),
                 true,
             );
         }
-        let scope = self.models.scope_ids();
+        let scope = shared.models.scope_ids();
         let dialog = ScopedModelsDialog::new(&models, scope.as_deref());
         self.open(ActiveDialog::ScopedModels(dialog));
     }
 
     /// Applies the dialog's choice; saves it to settings when asked.
-    pub(super) fn apply_scope(&mut self, choice: ScopedModels) {
+    pub(super) fn apply_scope(
+        &mut self,
+        choice: ScopedModels,
+        shared: &Shared,
+        screen: &mut Screen,
+    ) {
         let ids = choice.enabled.unwrap_or_default();
-        self.models.set_scope(&ids);
+        shared.models.set_scope(&ids);
         let what = if ids.is_empty() {
             "all models".to_string()
         } else {
             format!("{} models", ids.len())
         };
         if !choice.save {
-            return self.notice(
+            return screen.notice(
                 format!("Ctrl+P cycles through {what} (this session)"),
                 false,
             );
         }
         let value = Value::Array(ids.into_iter().map(Value::String).collect());
-        match self.session.set_global_setting("enabledModels", value) {
-            Ok(()) => self.notice(
+        match shared.session.set_global_setting("enabledModels", value) {
+            Ok(()) => screen.notice(
                 format!("Ctrl+P cycles through {what} (saved to settings)"),
                 false,
             ),
-            Err(e) => self.notice(e.to_string(), true),
+            Err(e) => screen.notice(e.to_string(), true),
         }
     }
 }

@@ -1,21 +1,22 @@
 //! Lines extensions draw themselves (pi-tui components rendered by the pi host): tool calls and
 //! results, custom messages, and components that take a place on the screen (footer, header,
 //! widgets, a component in place of the editor that takes the keys). Drawing is asked for in
-//! the background and lands as [`AppMsg::Drawn`]; until it does, rho's own drawing (or the
+//! the background and comes back as a [`Drawn`]; until it does, rho's own drawing (or the
 //! previous lines) stay. Nothing is asked unless an extension declared a renderer or
 //! announced a component.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use rho_core::agent_session::AgentSession;
 use rho_extension_host::render::{ComponentSlot, RenderTarget, Rendered};
 use rho_extension_host::ExtensionRenderer;
 use rho_tui::components::ToolStatus;
 use rho_tui::input::{KeyCode, KeyModifiers};
-use rho_tui::{Input, View};
+use rho_tui::{Input, Transcript, View};
 use serde_json::json;
 
-use super::app::{App, AppMsg};
+use crate::outbox::Outbox;
 
 /// A drawing that came back.
 pub enum Drawn {
@@ -41,6 +42,8 @@ pub enum Drawn {
         /// The renderer that drew it (keys and later drawings go there only).
         owner: Option<Arc<dyn ExtensionRenderer>>,
     },
+    /// The component holding the keyboard took a key: it is drawn again.
+    KeyTaken(String),
 }
 
 /// What was asked and what came back.
@@ -165,37 +168,44 @@ fn columns(width: usize) -> u16 {
     u16::try_from(width).unwrap_or(u16::MAX)
 }
 
-impl App {
-    /// The renderers of the loaded extensions.
-    fn renderers(&self) -> Vec<Arc<dyn ExtensionRenderer>> {
-        self.session
-            .extensions()
-            .extensions()
-            .iter()
-            .filter_map(|e| e.renderer().cloned())
-            .collect()
-    }
+/// The renderers of the loaded extensions.
+fn renderers(session: &AgentSession) -> Vec<Arc<dyn ExtensionRenderer>> {
+    session
+        .extensions()
+        .extensions()
+        .iter()
+        .filter_map(|e| e.renderer().cloned())
+        .collect()
+}
 
-    /// Asks for every drawing that is missing or stale at `width`.
-    pub(super) fn ask_drawings(&mut self, width: usize) {
-        let renderers = self.renderers();
-        let transcript = renderers.iter().any(|r| r.spec().draws_transcript());
-        if !transcript && self.ext_render.components.is_empty() {
+impl ExtRender {
+    /// Asks for every drawing of `transcript` and of the placed components that is missing
+    /// or stale at `width`; each comes back through `tx`.
+    pub fn ask(
+        &mut self,
+        width: usize,
+        session: &AgentSession,
+        transcript: &mut Transcript,
+        tx: &Outbox<Drawn>,
+    ) {
+        let renderers = renderers(session);
+        let draws_transcript = renderers.iter().any(|r| r.spec().draws_transcript());
+        if !draws_transcript && self.components.is_empty() {
             return;
         }
         let mut wanted = Vec::new();
-        for (index, revision, view) in self.transcript.revisions().filter(|_| transcript) {
+        for (index, revision, view) in transcript.revisions().filter(|_| draws_transcript) {
             let Some((r, target, w)) = target_of(view, width, &renderers) else {
                 continue;
             };
-            if self.ext_render.asked.get(&index) != Some(&(revision, w)) {
+            if self.asked.get(&index) != Some(&(revision, w)) {
                 wanted.push((index, revision, r, target, w));
             }
         }
-        let epoch = self.ext_render.epoch;
+        let epoch = self.epoch;
         for (index, revision, r, target, w) in wanted {
-            self.ext_render.asked.insert(index, (revision, w));
-            let tx = self.tx.clone();
+            self.asked.insert(index, (revision, w));
+            let tx = tx.clone();
             tokio::spawn(async move {
                 let rendered = r.render(target, columns(w)).await.ok().flatten();
                 let drawn = Drawn::View {
@@ -204,19 +214,18 @@ impl App {
                     revision,
                     rendered,
                 };
-                let _ = tx.send(AppMsg::Drawn(drawn));
+                tx.send(drawn);
             });
         }
         let stale: Vec<String> = self
-            .ext_render
             .components
             .iter()
-            .filter(|(k, _)| self.ext_render.asked_components.get(k) != Some(&width))
+            .filter(|(k, _)| self.asked_components.get(k) != Some(&width))
             .map(|(k, _)| k.clone())
             .collect();
         for key in stale {
-            self.ext_render.asked_components.insert(key.clone(), width);
-            let candidates = match self.ext_render.owners.get(&key) {
+            self.asked_components.insert(key.clone(), width);
+            let candidates = match self.owners.get(&key) {
                 Some(owner) => vec![owner.clone()],
                 None => renderers
                     .iter()
@@ -224,7 +233,7 @@ impl App {
                     .cloned()
                     .collect(),
             };
-            let tx = self.tx.clone();
+            let tx = tx.clone();
             tokio::spawn(async move {
                 let (mut lines, mut owner) = (None, None);
                 for r in candidates {
@@ -240,30 +249,29 @@ impl App {
                     lines,
                     owner,
                 };
-                let _ = tx.send(AppMsg::Drawn(drawn));
+                tx.send(drawn);
             });
         }
     }
 
-    /// Puts a drawing that came back in place.
-    pub(super) fn drawn(&mut self, drawn: Drawn) {
+    /// Puts a drawing that came back in place (a transcript component's in `transcript`).
+    pub fn drawn(&mut self, drawn: Drawn, transcript: &mut Transcript) {
         match drawn {
             Drawn::View {
                 epoch,
                 index,
                 revision,
                 rendered,
-            } if epoch == self.ext_render.epoch => {
+            } if epoch == self.epoch => {
                 let rendered = rendered.unwrap_or_default();
-                self.transcript
-                    .set_drawn(index, revision, |view| match view {
-                        View::Tool(t) => {
-                            t.custom_call = rendered.call;
-                            t.custom_result = rendered.result;
-                        }
-                        View::Custom(c) => c.custom = rendered.lines,
-                        _ => {}
-                    });
+                transcript.set_drawn(index, revision, |view| match view {
+                    View::Tool(t) => {
+                        t.custom_call = rendered.call;
+                        t.custom_result = rendered.result;
+                    }
+                    View::Custom(c) => c.custom = rendered.lines,
+                    _ => {}
+                });
             }
             Drawn::View { .. } => {}
             Drawn::Component {
@@ -272,34 +280,35 @@ impl App {
                 lines,
                 owner,
             } => {
-                let placed = self.ext_render.components.iter().any(|(k, _)| *k == key);
-                if !placed || self.ext_render.asked_components.get(&key) != Some(&width) {
+                let placed = self.components.iter().any(|(k, _)| *k == key);
+                if !placed || self.asked_components.get(&key) != Some(&width) {
                     return;
                 }
                 match (owner, lines) {
                     (Some(owner), Some(lines)) => {
-                        self.ext_render.owners.insert(key.clone(), owner);
-                        self.ext_render.lines.insert(key, lines);
+                        self.owners.insert(key.clone(), owner);
+                        self.lines.insert(key, lines);
                     }
                     // Nobody draws it any more (its host restarted): rho's own part returns.
-                    _ => self.ext_render.place(key, None),
+                    _ => self.place(key, None),
                 }
             }
+            Drawn::KeyTaken(key) => self.invalidate(Some(&key)),
         }
     }
 
-    /// Sends a key to the component that holds the keyboard; it is drawn again after.
-    pub(super) fn component_key(&mut self, key: String, input: &Input) {
+    /// Sends a key to component `key`, which holds the keyboard; it is drawn again after.
+    pub fn component_key(&self, key: String, input: &Input, tx: &Outbox<Drawn>) {
         let Some(data) = terminal_bytes(input) else {
             return;
         };
-        let Some(owner) = self.ext_render.owners.get(&key).cloned() else {
+        let Some(owner) = self.owners.get(&key).cloned() else {
             return;
         };
-        let tx = self.tx.clone();
+        let tx = tx.clone();
         tokio::spawn(async move {
             let _ = owner.input(key.clone(), data).await;
-            let _ = tx.send(AppMsg::Ui(super::ext_ui::UiRequest::Redraw(key)));
+            tx.send(Drawn::KeyTaken(key));
         });
     }
 }

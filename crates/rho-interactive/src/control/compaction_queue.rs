@@ -6,19 +6,13 @@
 //! is held too, so no handler sees a prompt or a tool call before its `session_start`.
 
 use rho_ai::ImageContent;
-use rho_core::agent_session::{PromptOptions, StreamingBehavior};
+use rho_core::agent_session::{AgentSession, PromptOptions, StreamingBehavior};
 use tokio::sync::oneshot;
 
-use super::app::{App, AppMsg};
+use super::{Control, Cx, HeldInput, InitialPrompt};
+use crate::shared::Shared;
 
-/// A message typed during a compaction or before the session started.
-pub struct HeldInput {
-    text: String,
-    images: Vec<ImageContent>,
-    behavior: StreamingBehavior,
-}
-
-impl App {
+impl Control {
     /// Holds `text` before the session started or while a compaction runs (returns
     /// `None`); otherwise hands it back.
     pub(super) fn hold_until_ready(
@@ -26,8 +20,10 @@ impl App {
         text: String,
         images: Vec<ImageContent>,
         behavior: StreamingBehavior,
+        cx: &mut Cx,
     ) -> Option<(String, Vec<ImageContent>)> {
-        let compacting = self.session.is_compacting() && !self.is_extension_command(&text);
+        let session = &cx.shared.session;
+        let compacting = session.is_compacting() && !is_extension_command(session, &text);
         if self.started && !compacting {
             return Some((text, images));
         }
@@ -37,17 +33,18 @@ impl App {
             behavior,
         });
         if compacting {
-            self.notice("Queued message for after compaction".into(), false);
+            cx.screen
+                .notice("Queued message for after compaction".into(), false);
         }
         None
     }
 
     /// Extensions have seen `session_start`: the command line's prompt goes first, then what
     /// was typed meanwhile.
-    pub(super) fn session_started(&mut self, first: Option<super::InitialPrompt>) {
+    pub fn session_started(&mut self, first: Option<InitialPrompt>, cx: &mut Cx) {
         self.started = true;
         match first {
-            Some(first) if self.held.is_empty() => self.submit_prompt(first.text, first.images),
+            Some(first) if self.held.is_empty() => self.submit_prompt(first.text, first.images, cx),
             Some(first) => {
                 let input = HeldInput {
                     text: first.text,
@@ -55,26 +52,21 @@ impl App {
                     behavior: StreamingBehavior::Steer,
                 };
                 self.held.insert(0, input);
-                self.release_held();
+                self.release_held(cx.shared);
             }
-            None => self.release_held(),
+            None => self.release_held(cx.shared),
         }
-    }
-
-    fn is_extension_command(&self, text: &str) -> bool {
-        rho_extension_host::commands::parse_command(text.trim())
-            .is_some_and(|(name, _)| self.session.extensions().get_command(name).is_some())
     }
 
     /// Sends the held messages once no compaction runs, in order: each is accepted (started,
     /// or queued behind the run the one before started) before the next is sent.
-    pub(super) fn release_held(&mut self) {
-        if self.held.is_empty() || !self.started || self.session.is_compacting() {
+    pub fn release_held(&mut self, shared: &Shared) {
+        if self.held.is_empty() || !self.started || shared.session.is_compacting() {
             return;
         }
         let held = std::mem::take(&mut self.held);
-        let session = self.session.clone();
-        let tx = self.tx.clone();
+        let session = shared.session.clone();
+        let tx = self.notices.clone();
         tokio::spawn(async move {
             for input in held {
                 let (accepted, on_accept) = oneshot::channel();
@@ -90,11 +82,16 @@ impl App {
                 tokio::spawn(async move {
                     if let Err(e) = session.prompt(&input.text, options).await {
                         let text = format!("Failed to send queued message: {e}");
-                        let _ = tx.send(AppMsg::Notice { text, error: true });
+                        tx.notice(text, true);
                     }
                 });
                 let _ = on_accept.await;
             }
         });
     }
+}
+
+fn is_extension_command(session: &AgentSession, text: &str) -> bool {
+    rho_extension_host::commands::parse_command(text.trim())
+        .is_some_and(|(name, _)| session.extensions().get_command(name).is_some())
 }

@@ -9,27 +9,21 @@ use std::collections::BTreeSet;
 use rho_ai::auth::Credential;
 use rho_tui::dialogs::{SelectItem, SelectList};
 
-use super::app::{App, AppMsg};
-use super::dialogs::ActiveDialog;
 use rho_core::auth_store::AuthStore;
 
-/// One row of the /login list.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoginChoice {
-    /// Sign in to this provider's subscription.
-    SignIn(String),
-    /// Store an API key for this provider.
-    ApiKey(String),
+use super::active::{ActiveDialog, LoginChoice};
+use super::Dialogs;
+use crate::screen::Screen;
+use crate::shared::Shared;
+
+fn auth_store(shared: &Shared) -> AuthStore {
+    AuthStore::new(&shared.options.agent_dir)
 }
 
-impl App {
-    fn auth_store(&self) -> AuthStore {
-        AuthStore::new(&self.options.agent_dir)
-    }
-
+impl Dialogs {
     /// /login [provider].
-    pub(super) fn open_login(&mut self, provider: Option<String>) {
-        let with_models: BTreeSet<String> = self
+    pub fn open_login(&mut self, provider: Option<String>, shared: &Shared, screen: &mut Screen) {
+        let with_models: BTreeSet<String> = shared
             .models
             .all()
             .iter()
@@ -38,9 +32,9 @@ impl App {
         if let Some(p) = provider {
             let Some(name) = rho_ai::oauth::provider_name(&p) else {
                 if !with_models.contains(&p) {
-                    return self.notice(format!("Unknown provider: {p}"), true);
+                    return screen.notice(format!("Unknown provider: {p}"), true);
                 }
-                return self.choose_login(LoginChoice::ApiKey(p));
+                return self.choose_login(LoginChoice::ApiKey(p), shared, screen);
             };
             let items = vec![
                 SelectItem::new(format!("Sign in with {name}"), "opens the browser"),
@@ -57,7 +51,7 @@ impl App {
             choices.push(LoginChoice::SignIn(id.to_string()));
         }
         for p in with_models {
-            let status = match self.session.auth_status(&p) {
+            let status = match shared.session.auth_status(&p) {
                 rho_core::agent_session::AuthStatus::Missing => "API key",
                 _ => "API key · configured",
             };
@@ -69,7 +63,12 @@ impl App {
     }
 
     /// Acts on a /login row.
-    pub(super) fn choose_login(&mut self, choice: LoginChoice) {
+    pub(super) fn choose_login(
+        &mut self,
+        choice: LoginChoice,
+        shared: &Shared,
+        screen: &mut Screen,
+    ) {
         match choice {
             LoginChoice::ApiKey(provider) => {
                 let prompt = rho_tui::dialogs::InputDialog::new(
@@ -79,19 +78,19 @@ impl App {
                 .masked();
                 self.open(ActiveDialog::LoginKey(prompt, provider));
             }
-            LoginChoice::SignIn(provider) => self.sign_in(provider),
+            LoginChoice::SignIn(provider) => self.sign_in(provider, shared, screen),
         }
     }
 
     /// Runs the provider's sign-in in the background; its questions open dialogs.
-    fn sign_in(&mut self, provider: String) {
-        let tx = self.tx.clone();
-        let store = self.auth_store();
+    fn sign_in(&mut self, provider: String, shared: &Shared, screen: &mut Screen) {
+        let (notices, opener) = (self.notices.clone(), self.opener.clone());
+        let store = auth_store(shared);
         let name = rho_ai::oauth::provider_name(&provider).unwrap_or("the provider");
-        self.notice(format!("Signing in to {name}…"), false);
+        screen.notice(format!("Signing in to {name}…"), false);
         tokio::spawn(async move {
             let cancel = tokio_util::sync::CancellationToken::new();
-            let ui = super::login_ui::TuiLoginUi::new(tx.clone(), cancel.clone());
+            let ui = super::login_ui::TuiLoginUi::new(notices.clone(), opener, cancel.clone());
             let result = rho_ai::oauth::login(&provider, &ui, &cancel).await;
             ui.finished();
             let (text, error) = match result {
@@ -111,40 +110,40 @@ impl App {
                 Err(rho_ai::oauth::OAuthError::Cancelled) => ("Login cancelled.".into(), false),
                 Err(e) => (format!("Failed to log in to {name}: {e}"), true),
             };
-            let _ = tx.send(AppMsg::Notice { text, error });
+            notices.notice(text, error);
         });
     }
 
-    /// Stores `key` for `provider`.
-    pub(super) fn store_key(&mut self, provider: &str, key: &str) {
+    /// Stores `key` for `provider` (/login's key prompt, `/set api-key`).
+    pub fn store_key(&mut self, provider: &str, key: &str, shared: &Shared, screen: &mut Screen) {
         if key.is_empty() {
-            return self.notice("No key entered; nothing stored".into(), true);
+            return screen.notice("No key entered; nothing stored".into(), true);
         }
         let credential = Credential::ApiKey {
             key: key.to_string(),
         };
-        let result = self.auth_store().update(|file| {
+        let result = auth_store(shared).update(|file| {
             file.set(provider, &credential);
             (true, ())
         });
         match result {
-            Ok(()) => self.notice(format!("Logged in to {provider}"), false),
-            Err(e) => self.notice(e.to_string(), true),
+            Ok(()) => screen.notice(format!("Logged in to {provider}"), false),
+            Err(e) => screen.notice(e.to_string(), true),
         }
     }
 
     /// /logout [provider].
-    pub(super) fn open_logout(&mut self, provider: Option<String>) {
+    pub fn open_logout(&mut self, provider: Option<String>, shared: &Shared, screen: &mut Screen) {
         if let Some(p) = provider {
-            return self.remove_key(&p);
+            return self.remove_key(&p, shared, screen);
         }
-        let file = match self.auth_store().read() {
+        let file = match auth_store(shared).read() {
             Ok(f) => f,
-            Err(e) => return self.notice(e.to_string(), true),
+            Err(e) => return screen.notice(e.to_string(), true),
         };
         let stored: Vec<String> = file.providers().map(str::to_string).collect();
         if stored.is_empty() {
-            return self.notice("No stored credentials".into(), false);
+            return screen.notice("No stored credentials".into(), false);
         }
         let items = stored.iter().map(|p| SelectItem::new(p, "")).collect();
         let list = SelectList::new("Log out of which provider?", items);
@@ -152,15 +151,15 @@ impl App {
     }
 
     /// Removes `provider`'s stored credential.
-    pub(super) fn remove_key(&mut self, provider: &str) {
-        let result = self.auth_store().update(|file| {
+    pub(super) fn remove_key(&mut self, provider: &str, shared: &Shared, screen: &mut Screen) {
+        let result = auth_store(shared).update(|file| {
             let removed = file.remove(provider);
             (removed, removed)
         });
         match result {
-            Ok(true) => self.notice(format!("Logged out of {provider}"), false),
-            Ok(false) => self.notice(format!("No stored credential for {provider}"), true),
-            Err(e) => self.notice(e.to_string(), true),
+            Ok(true) => screen.notice(format!("Logged out of {provider}"), false),
+            Ok(false) => screen.notice(format!("No stored credential for {provider}"), true),
+            Err(e) => screen.notice(e.to_string(), true),
         }
     }
 }

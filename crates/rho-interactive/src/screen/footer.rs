@@ -4,10 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use rho_core::agent_session::AgentSession;
-use rho_tui::components::FooterView;
 use rho_tui::Theme;
 
-use super::app::App;
 use crate::options::InteractiveOptions;
 
 /// The working directory as displayed and its git branch.
@@ -95,33 +93,6 @@ pub fn load_theme(session: &AgentSession, options: &InteractiveOptions) -> Theme
         rho_extension_host::diagnostics::warn(e.to_string());
         Theme::dark()
     })
-}
-
-impl App {
-    /// The footer as it stands now.
-    pub(super) fn footer_view(&self) -> FooterView {
-        let model = self.session.model();
-        let (auto_compact, name) = (
-            self.session.with_settings(|s| s.compaction_enabled()),
-            self.session.with_session(|s| s.name().map(str::to_string)),
-        );
-        FooterView {
-            cwd: self.footer.cwd.clone(),
-            git_branch: self.footer.git_branch.clone(),
-            session_name: name,
-            reasoning: model.as_ref().is_some_and(|m| m.reasoning),
-            context_window: model.as_ref().map_or(0, |m| m.context_window),
-            provider: model.as_ref().map(|m| m.provider.clone()),
-            model: model.map(|m| m.id),
-            thinking_level: self.session.thinking_level(),
-            usage: self.transcript.usage(),
-            context_tokens: self
-                .transcript
-                .context_tokens()
-                .or(self.loaded_context_tokens),
-            auto_compact,
-        }
-    }
 }
 
 #[cfg(test)]

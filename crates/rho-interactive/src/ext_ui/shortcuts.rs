@@ -114,30 +114,6 @@ pub fn resolve(
     (bound, warnings)
 }
 
-impl super::app::App {
-    /// Binds what the loaded extensions registered (at start and after /reload); pi's
-    /// conflict warnings go to the screen.
-    pub(super) fn bind_shortcuts(&mut self) {
-        let (bound, warnings) = resolve(self.session.extensions().shortcuts(), &self.keymap);
-        self.shortcuts = bound;
-        for w in warnings {
-            self.notice(format!("Warning: {w}"), true);
-        }
-    }
-
-    /// Runs the extension shortcut `input` is, if it is one (in a task: the handler may open
-    /// dialogs, which need this loop).
-    pub(super) fn shortcut_key(&mut self, input: &Input) -> bool {
-        let Some(binding) = self.shortcuts.iter().find(|b| b.matches(input)).cloned() else {
-            return false;
-        };
-        self.last_ctrl_c = None;
-        let session = self.session.clone();
-        tokio::spawn(async move { session.run_shortcut(&binding.path, &binding.def).await });
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,22 +9,13 @@ use rho_mcp::server::Server;
 use rho_mcp::{McpManager, ServerState};
 use rho_tui::dialogs::{SelectItem, SelectList};
 
-use super::app::{App, AppMsg};
-use super::dialogs::ActiveDialog;
+use super::active::{ActiveDialog, McpAction};
+use super::Dialogs;
+use crate::screen::Screen;
+use crate::shared::Shared;
 
 const USAGE: &str =
     "Usage: /mcp, /mcp login [server], /mcp logout [server], /mcp reconnect [server]";
-
-/// What the server menu offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum McpAction {
-    SignIn,
-    Tools,
-    Reconnect,
-    SignOut,
-    Enable,
-    Disable,
-}
 
 /// pi's short state: `needs sign-in`, `failed: <first line>`, `connected · 3 tools`, ...
 fn describe(server: &Server) -> String {
@@ -82,12 +73,12 @@ fn config_file(server: &Server) -> std::path::PathBuf {
         .unwrap_or_else(|| server.config.source.clone())
 }
 
-impl App {
+impl Dialogs {
     /// `/mcp [login|logout|reconnect [server]]`.
-    pub(super) fn mcp_command(&mut self, args: &str) {
-        let Some(manager) = self.options.host.mcp() else {
-            let file = self.options.agent_dir.join("mcp.json");
-            return self.notice(
+    pub fn mcp_command(&mut self, args: &str, shared: &Shared, screen: &mut Screen) {
+        let Some(manager) = shared.options.host.mcp() else {
+            let file = shared.options.agent_dir.join("mcp.json");
+            return screen.notice(
                 format!(
                     "No MCP servers configured. Add them to {} or .pi/mcp.json.",
                     file.display()
@@ -102,7 +93,7 @@ impl App {
             Some("login") => McpAction::SignIn,
             Some("logout") => McpAction::SignOut,
             Some("reconnect") => McpAction::Reconnect,
-            Some(_) => return self.notice(USAGE.into(), true),
+            Some(_) => return screen.notice(USAGE.into(), true),
         };
         let eligible: Vec<&Arc<Server>> = manager
             .servers()
@@ -120,11 +111,11 @@ impl App {
             },
         };
         match chosen {
-            Some(server) => self.mcp_act(server.clone(), action),
+            Some(server) => self.mcp_act(server.clone(), action, shared, screen),
             None if action == McpAction::Reconnect => {
-                self.notice(format!("No MCP server named \"{}\".", name.unwrap_or_default()), true)
+                screen.notice(format!("No MCP server named \"{}\".", name.unwrap_or_default()), true)
             }
-            None => self.notice(
+            None => screen.notice(
                 "Name an MCP server that uses OAuth. Only HTTP servers without an Authorization header do.".into(),
                 true,
             ),
@@ -153,14 +144,14 @@ impl App {
     }
 
     /// The menu of one server.
-    pub(super) fn open_mcp_server(&mut self, name: &str) {
-        let Some(server) = self
+    pub(super) fn open_mcp_server(&mut self, name: &str, shared: &Shared, screen: &mut Screen) {
+        let Some(server) = shared
             .options
             .host
             .mcp()
             .and_then(|m| m.server(name).ok().cloned())
         else {
-            return self.notice(format!("No MCP server named \"{name}\"."), true);
+            return screen.notice(format!("No MCP server named \"{name}\"."), true);
         };
         let mut actions = Vec::new();
         let saved = format!("saved to {}", config_file(&server).display());
@@ -221,16 +212,20 @@ impl App {
     }
 
     /// Runs `action` on `server`; slow ones run in the background and report in a notice.
-    pub(super) fn mcp_act(&mut self, server: Arc<Server>, action: McpAction) {
+    pub(super) fn mcp_act(
+        &mut self,
+        server: Arc<Server>,
+        action: McpAction,
+        shared: &Shared,
+        screen: &mut Screen,
+    ) {
         let name = server.name().to_string();
-        let tx = self.tx.clone();
-        let say = move |text: String, error: bool| {
-            let _ = tx.send(AppMsg::Notice { text, error });
-        };
+        let notices = self.notices.clone();
+        let say = move |text: String, error: bool| notices.notice(text, error);
         match action {
             McpAction::Tools => self.open_mcp_tools(&server),
             McpAction::Reconnect => {
-                self.notice(format!("Reconnecting MCP server \"{name}\"…"), false);
+                screen.notice(format!("Reconnecting MCP server \"{name}\"…"), false);
                 tokio::spawn(async move {
                     server.stop().await;
                     match server.client().await {
@@ -243,7 +238,7 @@ impl App {
                 });
             }
             McpAction::SignOut => {
-                let store = rho_mcp::McpAuthStore::new(&self.options.agent_dir);
+                let store = rho_mcp::McpAuthStore::new(&shared.options.agent_dir);
                 let url = rho_mcp::oauth::oauth_target(&server.config).map(|(u, _)| u.to_string());
                 tokio::spawn(async move {
                     let removed = url.map(|u| store.remove(&name, &u));
@@ -270,10 +265,11 @@ impl App {
                     rho_mcp::ordered::Json::Bool(on),
                 );
                 if let Err(e) = saved {
-                    return self.notice(format!("Could not update {}: {e}", file.display()), true);
+                    return screen
+                        .notice(format!("Could not update {}: {e}", file.display()), true);
                 }
                 let verb = if on { "enabled" } else { "disabled" };
-                self.notice(
+                screen.notice(
                     format!("MCP server \"{name}\" {verb} (saved to {})", file.display()),
                     false,
                 );
@@ -289,20 +285,20 @@ impl App {
                     }
                 });
             }
-            McpAction::SignIn => self.mcp_sign_in(server),
+            McpAction::SignIn => self.mcp_sign_in(server, shared, screen),
         }
     }
 
     /// Signs in to an OAuth server (the browser opens; a pasted redirect URL works too), then
     /// connects it with the new credentials.
-    fn mcp_sign_in(&mut self, server: Arc<Server>) {
+    fn mcp_sign_in(&mut self, server: Arc<Server>, shared: &Shared, screen: &mut Screen) {
         let name = server.name().to_string();
-        let store = rho_mcp::McpAuthStore::new(&self.options.agent_dir);
-        let tx = self.tx.clone();
-        self.notice(format!("Signing in to MCP server \"{name}\"…"), false);
+        let store = rho_mcp::McpAuthStore::new(&shared.options.agent_dir);
+        let (notices, opener) = (self.notices.clone(), self.opener.clone());
+        screen.notice(format!("Signing in to MCP server \"{name}\"…"), false);
         tokio::spawn(async move {
             let cancel = tokio_util::sync::CancellationToken::new();
-            let ui = super::login_ui::TuiLoginUi::new(tx.clone(), cancel.clone());
+            let ui = super::login_ui::TuiLoginUi::new(notices.clone(), opener, cancel.clone());
             let challenge = server.challenge();
             let signed =
                 rho_mcp::oauth::sign_in(&server.config, &store, &ui, challenge.as_deref(), &cancel)
@@ -325,7 +321,7 @@ impl App {
                     }
                 }
             };
-            let _ = tx.send(AppMsg::Notice { text, error });
+            notices.notice(text, error);
         });
     }
 }

@@ -7,80 +7,83 @@ use rho_tui::components::CustomMessageView;
 use rho_tui::dialogs::ConfirmDialog;
 use rho_tui::View;
 
-use super::app::{App, AppMsg};
-use super::dialogs::ActiveDialog;
+use super::session_nav::send_load_warnings;
+use super::{Control, Cx};
+use crate::dialogs::{ActiveDialog, Dialogs};
+use crate::screen::{Screen, ScreenMsg};
+use crate::shared::Shared;
 
 /// rho's changelog, kept at the repository root.
-const CHANGELOG: &str = include_str!("../../../CHANGELOG.md");
+const CHANGELOG: &str = include_str!("../../../../CHANGELOG.md");
 
-impl App {
+impl Control {
     /// /clone: the current branch into a new session file that becomes the session.
-    pub(super) fn clone_session(&mut self) {
-        if self.session.with_session(|s| s.leaf_id().is_none()) {
-            return self.notice("Nothing to clone yet".into(), false);
+    pub(super) fn clone_session(&mut self, shared: &Shared, screen: &mut Screen) {
+        if shared.session.with_session(|s| s.leaf_id().is_none()) {
+            return screen.notice("Nothing to clone yet".into(), false);
         }
-        let session = self.session.clone();
-        let tx = self.tx.clone();
+        let session = shared.session.clone();
+        let tx = self.notices.clone();
         tokio::spawn(async move {
-            let msg = match session.clone_session().await {
-                Ok(outcome) if outcome.cancelled => AppMsg::Notice {
-                    text: "Clone cancelled".into(),
-                    error: false,
-                },
-                Ok(_) => AppMsg::Notice {
-                    text: "Cloned to new session".into(),
-                    error: false,
-                },
-                Err(e) => AppMsg::Notice {
-                    text: e.to_string(),
-                    error: true,
-                },
+            let (text, error) = match session.clone_session().await {
+                Ok(outcome) if outcome.cancelled => ("Clone cancelled".into(), false),
+                Ok(_) => ("Cloned to new session".into(), false),
+                Err(e) => (e.to_string(), true),
             };
-            let _ = tx.send(msg);
+            tx.notice(text, error);
         });
     }
 
     /// /import <file.jsonl>: asks first, as pi does (the current session is replaced).
-    pub(super) fn ask_import(&mut self, arg: &str) {
+    pub(super) fn ask_import(
+        &mut self,
+        arg: &str,
+        shared: &Shared,
+        screen: &mut Screen,
+        dialogs: &mut Dialogs,
+    ) {
         let Some(path) = path_argument(arg) else {
-            return self.notice("Usage: /import <path.jsonl>".into(), true);
+            return screen.notice("Usage: /import <path.jsonl>".into(), true);
         };
-        let source = self.session.cwd().join(path);
+        let source = shared.session.cwd().join(path);
         let confirm = ConfirmDialog::new(
             "Import session",
             format!("Replace current session with {}?", source.display()),
         );
-        self.open(ActiveDialog::Import(confirm, source));
+        dialogs.open(ActiveDialog::Import(confirm, source));
     }
 
     /// Copies `source` into the sessions folder (keeping its id and working directory) and
     /// switches to the copy; a copy that cannot be opened is removed again.
-    pub(super) fn import(&mut self, source: PathBuf, confirmed: bool) {
+    pub(super) fn import(&mut self, source: PathBuf, confirmed: bool, cx: &mut Cx) {
         if !confirmed {
-            return self.notice("Import cancelled".into(), false);
+            return cx.screen.notice("Import cancelled".into(), false);
         }
-        let dir = self
-            .session
-            .with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf));
+        let session = &cx.shared.session;
+        let dir = session.with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf));
         let dir = dir.unwrap_or_else(|| {
-            let cwd = self.session.cwd().to_string_lossy().into_owned();
-            rho_session::paths::default_session_dir(&self.options.agent_dir, &cwd)
+            let cwd = session.cwd().to_string_lossy().into_owned();
+            rho_session::paths::default_session_dir(&cx.shared.options.agent_dir, &cwd)
         });
         let target = match copy_into(&source, &dir) {
             Ok(t) => t,
-            Err(e) => return self.notice(format!("Failed to import session: {e}"), true),
+            Err(e) => {
+                return cx
+                    .screen
+                    .notice(format!("Failed to import session: {e}"), true)
+            }
         };
-        let session = self.session.clone();
-        let tx = self.tx.clone();
+        let session = session.clone();
+        let tx = self.notices.clone();
         tokio::spawn(async move {
             let msg = match session.open_session(&target).await {
-                Ok(opened) if opened.cancelled => AppMsg::Notice {
+                Ok(opened) if opened.cancelled => ScreenMsg::Notice {
                     text: "Import cancelled".into(),
                     error: false,
                 },
                 Ok(opened) => {
-                    super::commands::send_load_warnings(&tx, &opened.warnings);
-                    AppMsg::Notice {
+                    send_load_warnings(&tx, &opened.warnings);
+                    ScreenMsg::Notice {
                         text: format!("Session imported from: {}", source.display()),
                         error: false,
                     }
@@ -89,22 +92,22 @@ impl App {
                     if target != source {
                         let _ = std::fs::remove_file(&target);
                     }
-                    AppMsg::Notice {
+                    ScreenMsg::Notice {
                         text: format!("Failed to import session: {e}"),
                         error: true,
                     }
                 }
             };
-            let _ = tx.send(msg);
+            tx.send(msg);
         });
     }
 
     /// /share: the HTML export as a secret GitHub gist through the `gh` CLI.
-    pub(super) fn share(&mut self) {
-        let page = self.session.with_session(rho_export::live_page);
+    pub(super) fn share(&mut self, shared: &Shared, screen: &mut Screen) {
+        let page = shared.session.with_session(rho_export::live_page);
         let gh = self.gh_program.clone();
-        let tx = self.tx.clone();
-        self.notice("Creating gist...".into(), false);
+        let tx = self.notices.clone();
+        screen.notice("Creating gist...".into(), false);
         tokio::spawn(async move {
             let (text, error) = match share_page(&gh, &page).await {
                 Ok(url) => (
@@ -113,18 +116,18 @@ impl App {
                 ),
                 Err(e) => (e.to_string(), true),
             };
-            let _ = tx.send(AppMsg::Notice { text, error });
+            tx.notice(text, error);
         });
     }
+}
 
-    /// /changelog: rho's CHANGELOG.md.
-    pub(super) fn show_changelog(&mut self) {
-        self.transcript.push(View::Custom(CustomMessageView {
-            custom_type: "changelog".into(),
-            text: CHANGELOG.trim().to_string(),
-            ..Default::default()
-        }));
-    }
+/// /changelog: rho's CHANGELOG.md.
+pub(super) fn show_changelog(screen: &mut Screen) {
+    screen.transcript.push(View::Custom(CustomMessageView {
+        custom_type: "changelog".into(),
+        text: CHANGELOG.trim().to_string(),
+        ..Default::default()
+    }));
 }
 
 /// The first argument, unquoted (`"a b.jsonl"` or `'a b.jsonl'` may hold spaces), as pi reads it.

@@ -13,49 +13,13 @@ use std::time::Instant;
 
 use rho_core::agent_session::AgentSession;
 use rho_core::settings::SettingsError;
-use rho_tui::dialogs::SettingItem;
-use rho_tui::fullscreen::{FullscreenOptions, FullscreenView, Scroll, TuiMode, WheelLines};
+use rho_tui::fullscreen::{FullscreenOptions, FullscreenView, Scroll, TuiMode};
 use rho_tui::{Action, Input, Keymap, Renderer};
 use serde_json::Value;
 
-use super::app::App;
-use super::settings::item;
-use crate::options::InteractiveOptions;
-
-/// The mode and fullscreen options the flag and settings choose, with a warning per bad
-/// setting. A bad flag value never gets here (`main` refuses it).
-pub fn choose(
-    interactive: &InteractiveOptions,
-    session: &AgentSession,
-) -> (TuiMode, FullscreenOptions, Vec<String>) {
-    session.with_settings(|s| {
-        let raw = s.raw();
-        let (options, mut warnings) = FullscreenOptions::from_settings(|k| raw.get(k));
-        let mode = match (interactive.tui_mode, raw.get("tuiMode")) {
-            (Some(mode), _) => mode,
-            (_, Some(value)) => TuiMode::from_setting(value).unwrap_or_else(|e| {
-                warnings.push(format!("settings.json tuiMode: {e}"));
-                TuiMode::default()
-            }),
-            _ => TuiMode::default(),
-        };
-        (mode, options, warnings)
-    })
-}
-
-/// The transcript's keys, tried in pi's order.
-pub(super) const SCROLL_KEYS: &[Action] = &[
-    Action::AltScreenPageUp,
-    Action::AltScreenPageDown,
-    Action::AltScreenHalfPageUp,
-    Action::AltScreenHalfPageDown,
-    Action::AltScreenLineUp,
-    Action::AltScreenLineDown,
-    Action::AltScreenPreviousPrompt,
-    Action::AltScreenNextPrompt,
-    Action::AltScreenTop,
-    Action::AltScreenBottom,
-];
+use super::{Chrome, Screen};
+use crate::keybindings::SCROLL_KEYS;
+use crate::shared::Shared;
 
 /// The bar shown while the transcript does not follow the end (pi's text, with the key that
 /// goes back).
@@ -79,14 +43,33 @@ fn capitalized(keys: &str) -> String {
     keys.split('/').map(key).collect::<Vec<_>>().join("/")
 }
 
-impl App {
+impl Screen {
+    /// The mode and fullscreen options the flag and settings choose, with a warning per bad
+    /// setting. A bad flag value never gets here (`main` refuses it).
+    pub(super) fn layout(shared: &Shared) -> (TuiMode, FullscreenOptions, Vec<String>) {
+        shared.session.with_settings(|s| {
+            let raw = s.raw();
+            let (options, mut warnings) = FullscreenOptions::from_settings(|k| raw.get(k));
+            let mode = match (shared.options.tui_mode, raw.get("tuiMode")) {
+                (Some(mode), _) => mode,
+                (_, Some(value)) => TuiMode::from_setting(value).unwrap_or_else(|e| {
+                    warnings.push(format!("settings.json tuiMode: {e}"));
+                    TuiMode::default()
+                }),
+                _ => TuiMode::default(),
+            };
+            (mode, options, warnings)
+        })
+    }
+
     /// The transcript's scroll keys in fullscreen (not while the editor's completion list is
-    /// open: it takes the page keys, as pi's lists do). True when `input` was one.
-    pub(super) fn fullscreen_key(&mut self, input: &Input) -> bool {
+    /// open: it takes the page keys, as pi's lists do). True when `input` was one. `header`
+    /// is an extension's header, when one stands in place of the banner.
+    pub fn scroll_key(&mut self, input: &Input, keys: &Keymap, header: Option<&[String]>) -> bool {
         if self.full.is_none() || self.editor.is_completing() {
             return false;
         }
-        let Some(action) = self.keymap.first_match(input, SCROLL_KEYS) else {
+        let Some(action) = keys.first_match(input, SCROLL_KEYS) else {
             return false;
         };
         let now = Instant::now();
@@ -95,7 +78,7 @@ impl App {
             Action::AltScreenPreviousPrompt | Action::AltScreenNextPrompt
         );
         let marks = if prompts {
-            self.prompt_lines()
+            self.prompt_lines(header)
         } else {
             Vec::new()
         };
@@ -118,12 +101,9 @@ impl App {
     }
 
     /// Where the messages the user sent start, in the document (banner, then transcript).
-    fn prompt_lines(&mut self) -> Vec<usize> {
+    fn prompt_lines(&mut self, header: Option<&[String]>) -> Vec<usize> {
         let width = self.full.as_ref().map_or(80, FullscreenView::content_width);
-        let header = self
-            .ext_render
-            .latest(rho_extension_host::render::ComponentSlot::Header)
-            .map_or(self.header.len(), |h| h.len());
+        let header = header.map_or(self.header.len(), <[String]>::len);
         self.transcript.lines(width);
         let starts = self.transcript.user_message_starts();
         starts.into_iter().map(|s| s + header).collect()
@@ -131,14 +111,14 @@ impl App {
 
     /// A mouse wheel notch: scrolls the fullscreen transcript (the inline mode never asks the
     /// terminal for mouse reports).
-    pub(super) fn wheel(&mut self, down: bool, alt: bool) {
+    pub fn wheel(&mut self, down: bool, alt: bool) {
         if let Some(full) = self.full.as_mut() {
             full.wheel(down, alt, Instant::now());
         }
     }
 
     /// Back to the end of the transcript (a message was sent).
-    pub(super) fn follow_end(&mut self) {
+    pub fn follow_end(&mut self) {
         if let Some(full) = self.full.as_mut() {
             full.scroll(Scroll::Bottom, Instant::now());
         }
@@ -147,17 +127,15 @@ impl App {
     /// Draws a fullscreen frame under `bottom` (editor, footer...).
     pub(super) fn draw_fullscreen<W: Write>(
         &mut self,
+        (keys, chrome): (&Keymap, &Chrome),
         bottom: &[String],
         out: &mut W,
     ) -> std::io::Result<()> {
-        let label = jump_label(&self.keymap);
+        let label = jump_label(keys);
         let Some(full) = self.full.as_mut() else {
             return Ok(());
         };
-        let header = self
-            .ext_render
-            .latest(rho_extension_host::render::ComponentSlot::Header);
-        let header = header.as_deref().unwrap_or(&self.header);
+        let header = chrome.header.as_deref().unwrap_or(&self.header);
         let transcript = self.transcript.lines(full.content_width());
         let document: [&[String]; 2] = [header, transcript];
         full.draw(&document, bottom, &label, &self.theme, Instant::now(), out)?;
@@ -175,7 +153,7 @@ impl App {
     /// next frame: the inline frame stays in the scrollback; leaving fullscreen brings the
     /// normal screen back and draws the inline frame there.
     pub(super) fn switch_tui_mode<W: Write>(&mut self, mode: TuiMode, out: &mut W) {
-        let (width, height) = self.screen_size();
+        let (width, height) = self.size();
         match (mode, self.full.take()) {
             (TuiMode::Fullscreen, None) => {
                 let _ = self.renderer.stop(out);
@@ -193,7 +171,12 @@ impl App {
 
     /// Leaves the alternate screen on exit and leaves what `fullscreenExitOutput` says on the
     /// normal screen; the resume command is said after the terminal is given back.
-    pub(super) fn leave_fullscreen<W: Write>(&mut self, out: &mut W) {
+    pub(super) fn leave_fullscreen<W: Write>(
+        &mut self,
+        shared: &Shared,
+        chrome: &Chrome,
+        out: &mut W,
+    ) {
         let Some(mut full) = self.full.take() else {
             return;
         };
@@ -201,22 +184,19 @@ impl App {
         rho_tui::terminal::set_fullscreen(false);
         let (width, height) = (full.width(), full.height());
         if full.options().exit_output == rho_tui::fullscreen::ExitOutput::Transcript {
-            let bottom = self.bottom_lines(width);
-            let header = self
-                .ext_render
-                .latest(rho_extension_host::render::ComponentSlot::Header);
-            let header = header.as_deref().unwrap_or(&self.header);
+            let bottom = self.bottom_lines(shared, chrome, width);
+            let header = chrome.header.as_deref().unwrap_or(&self.header);
             let transcript = self.transcript.lines(width);
             let mut inline = Renderer::new(width, height);
             let _ = inline.render(&[header, transcript, &bottom], out);
             let _ = inline.stop(out);
         }
-        self.exit_note = self.resume_hint();
+        self.exit_note = self.resume_hint(&shared.session, shared.options.session_dir.as_deref());
     }
 
-    /// pi's hint for resuming the session, once it has a file.
-    fn resume_hint(&self) -> Option<String> {
-        let (path, id) = self.session.with_session(|s| {
+    /// pi's hint for resuming the session, once it has a file (`--session-dir` named again).
+    fn resume_hint(&self, session: &AgentSession, session_dir: Option<&str>) -> Option<String> {
+        let (path, id) = session.with_session(|s| {
             (
                 s.path().map(|p| p.to_path_buf()),
                 s.session_id().to_string(),
@@ -226,7 +206,7 @@ impl App {
             return None;
         }
         let mut command = String::from("rho");
-        if let Some(dir) = &self.options.session_dir {
+        if let Some(dir) = session_dir {
             command.push_str(&format!(" --session-dir {}", shell_quote(dir)));
         }
         command.push_str(&format!(" --session {id}"));
@@ -236,63 +216,27 @@ impl App {
                 .fg(self.theme.colors.dim, "To resume this session:")
         ))
     }
-}
 
-/// The wheel settings /settings offers (pi's list), plus the current value.
-const WHEEL_CHOICES: [&str; 6] = ["auto", "1", "2", "3", "5", "10"];
-
-impl App {
-    /// pi's /settings rows for the terminal mode and the fullscreen options.
-    pub(super) fn fullscreen_setting_items(&self) -> Vec<SettingItem> {
-        let o = self.full_options;
-        let mode = if self.full.is_some() {
-            "fullscreen"
-        } else {
-            "regular"
-        };
-        let wheel = match o.wheel_lines {
-            WheelLines::Auto => "auto".to_string(),
-            WheelLines::Fixed(n) => n.to_string(),
-        };
-        let mut wheel_values: Vec<&str> = WHEEL_CHOICES.to_vec();
-        if !wheel_values.contains(&wheel.as_str()) {
-            wheel_values.push(&wheel);
-        }
-        vec![
-            item(
-                "tuiMode",
-                "Terminal mode",
-                "regular: the conversation scrolls in the terminal; fullscreen: it scrolls above a fixed editor",
-                &["regular", "fullscreen"],
-                mode,
-            ),
-            item(
-                "fullscreenExitOutput",
-                "Fullscreen exit output",
-                "What stays on screen after leaving fullscreen mode",
-                &["transcript", "resume-hint"],
-                o.exit_output.as_str(),
-            ),
-            item(
-                "fullscreenScrollbar",
-                "Fullscreen scrollbar",
-                "auto shows it while scrolling",
-                &["auto", "always", "hidden"],
-                o.scrollbar.as_str(),
-            ),
-            item(
-                "fullscreenWheelScrollLines",
-                "Fullscreen wheel lines",
-                "Lines per mouse-wheel notch; auto speeds up fast spins",
-                &wheel_values,
-                &wheel,
-            ),
-        ]
+    /// The fullscreen settings in force (also while inline).
+    pub fn fullscreen_options(&self) -> FullscreenOptions {
+        self.full_options
     }
 
-    /// Applies and saves one of those settings (`Ok` for keys that are not theirs).
-    pub(super) fn apply_fullscreen_setting(
+    /// Whether the fullscreen layout is on.
+    pub fn is_fullscreen(&self) -> bool {
+        self.full.is_some()
+    }
+
+    /// The fullscreen layout's height, when it is on.
+    pub fn fullscreen_height(&self) -> Option<usize> {
+        self.full.as_ref().map(FullscreenView::height)
+    }
+
+    /// Applies one of /settings' layout settings and saves it to the global settings (`Ok`
+    /// for keys that are not theirs).
+    pub fn apply_fullscreen_setting(
         &mut self,
+        session: &AgentSession,
         key: &str,
         value: &str,
     ) -> Result<(), SettingsError> {
@@ -321,7 +265,7 @@ impl App {
         if let Some(full) = self.full.as_mut() {
             full.set_options(options);
         }
-        self.session.set_global_setting(key, setting)
+        session.set_global_setting(key, setting)
     }
 }
 

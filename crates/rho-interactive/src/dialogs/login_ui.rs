@@ -1,5 +1,5 @@
 //! A sign-in's questions and notices in the interactive mode: notices land in the transcript,
-//! questions open the extension dialogs (select, input). A question the flow no longer needs
+//! questions open the dialogs extensions ask with (select, input). A question the flow no longer needs
 //! (the browser's redirect came first) is dropped, and the screen closes its dialog. While a
 //! device code waits for approval a small dialog offers to cancel.
 
@@ -7,15 +7,18 @@ use std::sync::Mutex;
 
 use futures_util::future::BoxFuture;
 use rho_ai::oauth::{LoginNotice, LoginPrompt, LoginUi};
-use tokio::sync::{mpsc::UnboundedSender, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::app::AppMsg;
-use super::ext_ui::UiRequest;
+use super::active::ActiveDialog;
+use crate::outbox::Outbox;
+use crate::screen::ScreenMsg;
 
 /// The interactive mode's [`LoginUi`].
 pub struct TuiLoginUi {
-    tx: UnboundedSender<AppMsg>,
+    notices: Outbox<ScreenMsg>,
+    /// Where the questions open.
+    opener: Outbox<ActiveDialog>,
     /// Cancels the whole sign-in (Esc on the waiting dialog).
     cancel: CancellationToken,
     /// Fires when the sign-in ended, closing the waiting dialog.
@@ -24,10 +27,16 @@ pub struct TuiLoginUi {
 }
 
 impl TuiLoginUi {
-    /// A UI sending to the loop behind `tx`; `cancel` is the sign-in's.
-    pub fn new(tx: UnboundedSender<AppMsg>, cancel: CancellationToken) -> Self {
+    /// A UI saying things through `notices` and asking through `opener`; `cancel` is the
+    /// sign-in's.
+    pub fn new(
+        notices: Outbox<ScreenMsg>,
+        opener: Outbox<ActiveDialog>,
+        cancel: CancellationToken,
+    ) -> Self {
         Self {
-            tx,
+            notices,
+            opener,
             cancel,
             ended: CancellationToken::new(),
             waiting: Mutex::new(false),
@@ -40,7 +49,7 @@ impl TuiLoginUi {
     }
 
     fn say(&self, text: String) {
-        let _ = self.tx.send(AppMsg::Notice { text, error: false });
+        self.notices.notice(text, false);
     }
 
     /// Opens "waiting" with one way out; answering it (or Esc) cancels the sign-in.
@@ -50,12 +59,8 @@ impl TuiLoginUi {
             return;
         }
         let (reply, answer) = oneshot::channel();
-        let request = UiRequest::Select {
-            title,
-            options: vec!["Cancel login".into()],
-            reply,
-        };
-        if self.tx.send(AppMsg::Ui(request)).is_err() {
+        let dialog = ActiveDialog::ext_select(title, vec!["Cancel login".into()], reply);
+        if !self.opener.send(dialog) {
             return;
         }
         let (cancel, ended) = (self.cancel.clone(), self.ended.clone());
@@ -102,30 +107,24 @@ impl LoginUi for TuiLoginUi {
         done: CancellationToken,
     ) -> BoxFuture<'static, Option<String>> {
         let (reply, answer) = oneshot::channel();
-        let (request, ids) = match (prompt.typed(), &prompt) {
+        let (dialog, ids) = match (prompt.typed(), &prompt) {
             (Some((message, placeholder)), _) => {
-                let request = UiRequest::Input {
-                    title: message.to_string(),
-                    placeholder: Some(placeholder.to_string()),
-                    reply,
-                };
-                (request, None)
+                let title = message.to_string();
+                let dialog = ActiveDialog::ext_input(title, Some(placeholder.to_string()), reply);
+                (dialog, None)
             }
             (None, LoginPrompt::Select { message, options }) => {
                 let ids: Vec<(String, String)> = options
                     .iter()
                     .map(|o| (o.label.to_string(), o.id.to_string()))
                     .collect();
-                let request = UiRequest::Select {
-                    title: message.clone(),
-                    options: ids.iter().map(|(label, _)| label.clone()).collect(),
-                    reply,
-                };
-                (request, Some(ids))
+                let labels = ids.iter().map(|(label, _)| label.clone()).collect();
+                let dialog = ActiveDialog::ext_select(message.clone(), labels, reply);
+                (dialog, Some(ids))
             }
             (None, _) => return Box::pin(async { None }),
         };
-        let sent = self.tx.send(AppMsg::Ui(request)).is_ok();
+        let sent = self.opener.send(dialog);
         Box::pin(async move {
             if !sent {
                 return None;

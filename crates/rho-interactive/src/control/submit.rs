@@ -11,56 +11,60 @@ use rho_core::agent_session::{BashOptions, OutputFn, PromptOptions, StreamingBeh
 use rho_tui::components::BashExecutionView;
 use rho_tui::View;
 
-use super::app::{App, AppMsg};
+use super::{Control, ControlMsg, Cx};
+use crate::screen::Screen;
+use crate::shared::Shared;
 use rho_tools::image::{detect_image_mime, encode_base64};
 
-impl App {
+impl Control {
     /// Enter: a command, bash, a prompt, or (while the agent runs) a steering message.
-    pub(super) fn submit(&mut self, text: String) {
+    pub fn submit(&mut self, text: String, cx: &mut Cx) {
         let trimmed = text.trim();
         if trimmed.is_empty() {
             return;
         }
         // What was sent, and what it brings, shows at the end of the transcript.
-        self.follow_end();
+        cx.screen.follow_end();
         if let Some(rest) = trimmed.strip_prefix("!!") {
-            return self.run_bash(rest.trim().to_string(), true);
+            return self.run_bash(rest.trim().to_string(), true, cx);
         }
         if let Some(rest) = trimmed.strip_prefix('!') {
-            return self.run_bash(rest.trim().to_string(), false);
+            return self.run_bash(rest.trim().to_string(), false, cx);
         }
-        if trimmed.starts_with('/') && self.run_command(trimmed) {
+        if trimmed.starts_with('/') && self.run_command(trimmed, cx) {
             return;
         }
-        let images = attached_images(trimmed, self.session.cwd());
-        self.submit_prompt(text, images);
+        let images = attached_images(trimmed, cx.shared.session.cwd());
+        self.submit_prompt(text, images, cx);
     }
 
     /// Sends `text` as a prompt; while the agent runs, as a steering message.
-    pub fn submit_prompt(&mut self, text: String, images: Vec<ImageContent>) {
-        let Some((text, images)) = self.hold_until_ready(text, images, StreamingBehavior::Steer)
+    pub(super) fn submit_prompt(&mut self, text: String, images: Vec<ImageContent>, cx: &mut Cx) {
+        let Some((text, images)) =
+            self.hold_until_ready(text, images, StreamingBehavior::Steer, cx)
         else {
             return;
         };
-        let behavior = self.is_busy().then_some(StreamingBehavior::Steer);
-        self.prompt_with(text, images, behavior);
+        let behavior = cx.shared.is_busy().then_some(StreamingBehavior::Steer);
+        self.prompt_with(text, images, behavior, cx.shared);
     }
 
     /// Alt+Enter: a follow-up while the agent runs; a plain prompt otherwise.
-    pub(super) fn submit_follow_up(&mut self, text: String) {
-        if !self.is_busy() {
+    pub(super) fn submit_follow_up(&mut self, text: String, cx: &mut Cx) {
+        if !cx.shared.is_busy() {
             // Idle, Alt+Enter is Enter: commands and `!` work as usual.
-            return self.submit(text);
+            return self.submit(text, cx);
         }
         if text.trim().is_empty() {
             return;
         }
-        let images = attached_images(&text, self.session.cwd());
-        let Some((text, images)) = self.hold_until_ready(text, images, StreamingBehavior::FollowUp)
+        let images = attached_images(&text, cx.shared.session.cwd());
+        let Some((text, images)) =
+            self.hold_until_ready(text, images, StreamingBehavior::FollowUp, cx)
         else {
             return;
         };
-        self.prompt_with(text, images, Some(StreamingBehavior::FollowUp));
+        self.prompt_with(text, images, Some(StreamingBehavior::FollowUp), cx.shared);
     }
 
     fn prompt_with(
@@ -68,9 +72,10 @@ impl App {
         text: String,
         images: Vec<ImageContent>,
         streaming_behavior: Option<StreamingBehavior>,
+        shared: &Shared,
     ) {
-        let session = self.session.clone();
-        let tx = self.tx.clone();
+        let session = shared.session.clone();
+        let tx = self.notices.clone();
         let options = PromptOptions {
             images,
             streaming_behavior,
@@ -78,10 +83,7 @@ impl App {
         };
         tokio::spawn(async move {
             if let Err(e) = session.prompt(&text, options).await {
-                let _ = tx.send(AppMsg::Notice {
-                    text: e.to_string(),
-                    error: true,
-                });
+                tx.notice(e.to_string(), true);
             }
         });
     }
@@ -89,18 +91,18 @@ impl App {
     /// `!cmd` (recorded for the model) or `!!cmd` (shown only). The result appears in the
     /// transcript when the command ends; a command run while the agent works reaches the
     /// model after the run (the session defers it).
-    fn run_bash(&mut self, command: String, exclude_from_context: bool) {
+    fn run_bash(&mut self, command: String, exclude_from_context: bool, cx: &mut Cx) {
         if command.is_empty() {
             return;
         }
-        if self.session.is_bash_running() {
-            self.notice(
+        if cx.shared.session.is_bash_running() {
+            cx.screen.notice(
                 "A bash command is already running (esc to stop it)".into(),
                 true,
             );
             return;
         }
-        let live = self.transcript.push(View::Bash(BashExecutionView {
+        let live = cx.screen.transcript.push(View::Bash(BashExecutionView {
             command: command.clone(),
             output: String::new(),
             exit_code: None,
@@ -108,11 +110,11 @@ impl App {
             excluded: exclude_from_context,
         }));
         self.running_bash = Some(live);
-        let session = self.session.clone();
+        let session = cx.shared.session.clone();
         let tx = self.tx.clone();
         let chunks = tx.clone();
         let on_output: OutputFn = Arc::new(move |chunk: &str| {
-            let _ = chunks.send(AppMsg::BashOutput(chunk.to_string()));
+            chunks.send(ControlMsg::BashOutput(chunk.to_string()));
         });
         let options = BashOptions {
             exclude_from_context,
@@ -120,11 +122,52 @@ impl App {
         };
         tokio::spawn(async move {
             let msg = match session.execute_bash(&command, options).await {
-                Ok(message) => AppMsg::Bash(message),
-                Err(e) => AppMsg::BashFailed(e.to_string()),
+                Ok(message) => ControlMsg::Bash(message),
+                Err(e) => ControlMsg::BashFailed(e.to_string()),
             };
-            let _ = tx.send(msg);
+            tx.send(msg);
         });
+    }
+
+    /// More output of the running `!` command, into its live view.
+    pub(super) fn bash_output(&mut self, chunk: &str, screen: &mut Screen) {
+        if let Some(i) = self.running_bash {
+            screen.transcript.update(i, |v| {
+                if let View::Bash(b) = v {
+                    b.output.push_str(chunk);
+                }
+            });
+        }
+    }
+
+    /// Replaces the live view of the `!` command with its result.
+    pub(super) fn bash_finished(
+        &mut self,
+        message: rho_agent::BashExecutionMessage,
+        screen: &mut Screen,
+    ) {
+        let done = View::Bash(BashExecutionView {
+            command: message.command,
+            output: message.output,
+            exit_code: message.exit_code,
+            cancelled: message.cancelled,
+            excluded: message.exclude_from_context == Some(true),
+        });
+        match self.running_bash.take() {
+            Some(i) => screen.transcript.update(i, |v| *v = done),
+            None => {
+                screen.transcript.push(done);
+            }
+        }
+        screen.refresh_branch();
+    }
+
+    /// The `!` command could not run: its live view goes.
+    pub(super) fn bash_failed(&mut self, error: String, screen: &mut Screen) {
+        if let Some(i) = self.running_bash.take() {
+            screen.transcript.update(i, |v| *v = View::Empty);
+        }
+        screen.notice(error, true);
     }
 }
 
