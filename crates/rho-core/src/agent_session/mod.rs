@@ -44,6 +44,7 @@ mod switch;
 mod task;
 mod tool_set;
 mod tree;
+mod upcalls;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -334,7 +335,7 @@ impl AgentSession {
         };
         tokio::spawn(task.run());
         let session = AgentSession { inner };
-        session.install_agent_hooks();
+        session.connect_agent();
         session.rebuild_base_prompt(|_| {});
         session
     }
