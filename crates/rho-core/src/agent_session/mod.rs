@@ -184,7 +184,7 @@ pub(crate) struct State {
 /// (/reload, the mode's UI) sit behind their own locks.
 pub(crate) struct Services {
     pub agent: Agent,
-    pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
+    pub listeners: Mutex<Vec<Listener>>,
     pub extensions: ExtensionRunner,
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
@@ -228,6 +228,9 @@ pub(crate) struct Inner {
     pub state: Mutex<State>,
     pub weak: std::sync::Weak<Inner>,
 }
+
+/// Takes one event; false once the listener is gone.
+pub(crate) type Listener = Box<dyn Fn(&SessionEvent) -> bool + Send>;
 
 /// A hook run on the blocking pool after each run loop.
 pub type AfterRun = Arc<dyn Fn() + Send + Sync>;
@@ -352,13 +355,26 @@ impl AgentSession {
     /// Subscribes to every event, in emission order. Drop the receiver to unsubscribe.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.services.listeners).push(tx);
+        self.subscribe_into(tx);
         rx
+    }
+
+    /// Subscribes a channel of the caller's own items, each event sent as one: a front-end
+    /// that writes its own lines (responses) into the same channel gets them in one order with
+    /// the events, so a line it sends from a callback the session makes before an event (a
+    /// prompt's preflight) comes before that event, with no waiting on either side. Drop the
+    /// receiver to unsubscribe.
+    pub fn subscribe_into<T>(&self, tx: mpsc::UnboundedSender<T>)
+    where
+        T: From<SessionEvent> + Send + 'static,
+    {
+        let listener: Listener = Box::new(move |event| tx.send(T::from(event.clone())).is_ok());
+        lock(&self.inner.services.listeners).push(listener);
     }
 
     /// Sends an event to every listener; closed ones are dropped.
     pub(crate) fn emit(&self, event: SessionEvent) {
-        lock(&self.inner.services.listeners).retain(|l| l.send(event.clone()).is_ok());
+        lock(&self.inner.services.listeners).retain(|l| l(&event));
     }
 
     pub(crate) fn emit_session(&self, event: SessionOnlyEvent) {

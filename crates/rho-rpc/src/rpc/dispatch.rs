@@ -188,7 +188,9 @@ async fn prompt(
             if let Some(disposition) = outcome {
                 answered.store(true, Ordering::SeqCst);
                 let reply = accepted(&rpc, disposition);
-                out.send_and_wait(response(id.as_ref(), "prompt", reply));
+                // The session calls this before the run's first event: the response goes
+                // into the writer's channel ahead of it (see `writer.rs`).
+                out.send(response(id.as_ref(), "prompt", reply));
             }
             turn.pass();
         })
