@@ -98,7 +98,7 @@ pub struct App {
     /// The context's size estimated when the transcript was built (the footer's figure until a
     /// reply reports usage; pi's context use from the first frame).
     pub(super) loaded_context_tokens: Option<u64>,
-    /// Messages typed during a compaction, sent when it is over.
+    /// Messages typed before extensions saw `session_start`, sent once they have.
     pub(super) held: Vec<super::compaction_queue::HeldInput>,
     /// Extensions have seen `session_start`; until then prompts are held.
     pub(super) started: bool,
@@ -294,7 +294,6 @@ impl App {
             // Footers and headers drawn by extensions show session figures.
             self.ext_render.invalidate(None);
         }
-        self.release_held();
     }
 
     /// The loop's timer: advances the working indicator and draws. An idle screen stays
@@ -302,7 +301,6 @@ impl App {
     /// last event (`agent_end` arrives while the session still finishes the run), so the
     /// frame drawn for that event can still show the indicator and no event follows.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
-        self.release_held();
         if self.is_busy() {
             self.spinner = (self.spinner + 1) % SPINNER.len();
         } else if !self.indicator_shown && !self.fullscreen_redraw_due() {

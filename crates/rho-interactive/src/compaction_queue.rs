@@ -1,9 +1,9 @@
-//! Input the session cannot take yet. While a compaction runs, as pi's interactive mode: a
-//! prompt is held by the screen ("Queued message for after compaction") and sent when the
-//! compaction is over, so it neither starts a second run beside the compaction nor reaches the
-//! model before the summary; extension commands still run at once. Before extensions have
-//! seen `session_start` (it runs beside the screen, as it may open a dialog), everything typed
-//! is held too, so no handler sees a prompt or a tool call before its `session_start`.
+//! Input the session cannot take yet, and the note for input it will take later. Before
+//! extensions have seen `session_start` (it runs beside the screen, as it may open a dialog),
+//! everything typed is held, so no handler sees a prompt or a tool call before its
+//! `session_start`. While a compaction runs, a prompt goes to the session, which runs it once
+//! the compaction is over (never beside it, never before the summary); the screen only says so,
+//! as pi's interactive mode does ("Queued message for after compaction").
 
 use rho_ai::ImageContent;
 use rho_core::agent_session::{PromptOptions, StreamingBehavior};
@@ -11,7 +11,7 @@ use tokio::sync::oneshot;
 
 use super::app::{App, AppMsg};
 
-/// A message typed during a compaction or before the session started.
+/// A message typed before the session started.
 pub struct HeldInput {
     text: String,
     images: Vec<ImageContent>,
@@ -19,16 +19,18 @@ pub struct HeldInput {
 }
 
 impl App {
-    /// Holds `text` before the session started or while a compaction runs (returns
-    /// `None`); otherwise hands it back.
+    /// Holds `text` before the session started (returns `None`); otherwise hands it back,
+    /// with a note when the session will run it after a compaction.
     pub(super) fn hold_until_ready(
         &mut self,
         text: String,
         images: Vec<ImageContent>,
         behavior: StreamingBehavior,
     ) -> Option<(String, Vec<ImageContent>)> {
-        let compacting = self.session.is_compacting() && !self.is_extension_command(&text);
-        if self.started && !compacting {
+        if self.started {
+            if self.session.is_compacting() && !self.is_extension_command(&text) {
+                self.notice("Queued message for after compaction".into(), false);
+            }
             return Some((text, images));
         }
         self.held.push(HeldInput {
@@ -36,9 +38,6 @@ impl App {
             images,
             behavior,
         });
-        if compacting {
-            self.notice("Queued message for after compaction".into(), false);
-        }
         None
     }
 
@@ -66,10 +65,10 @@ impl App {
             .is_some_and(|(name, _)| self.session.extensions().get_command(name).is_some())
     }
 
-    /// Sends the held messages once no compaction runs, in order: each is accepted (started,
-    /// or queued behind the run the one before started) before the next is sent.
-    pub(super) fn release_held(&mut self) {
-        if self.held.is_empty() || !self.started || self.session.is_compacting() {
+    /// Sends the held messages once the session started, in order: each is accepted
+    /// (started, or queued behind the run the one before started) before the next is sent.
+    fn release_held(&mut self) {
+        if self.held.is_empty() || !self.started {
             return;
         }
         let held = std::mem::take(&mut self.held);

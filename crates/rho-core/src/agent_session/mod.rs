@@ -75,7 +75,7 @@ pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
-pub use phase::{RunPhase, RunState, SideWork};
+pub use phase::{RunPhase, RunState};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
@@ -488,9 +488,10 @@ impl AgentSession {
     }
 
     /// True while a run is active or accepted to start: streaming, retry back-off, a
-    /// continuation, or a prompt between its acceptance and its first event.
+    /// continuation, or a prompt between its acceptance and its first event. A manual
+    /// compaction or a move in the tree is not streaming (see [`Self::is_compacting`]).
     pub fn is_streaming(&self) -> bool {
-        self.inner.run.get().busy() || self.inner.services.agent.is_streaming()
+        self.inner.run.get().streaming() || self.inner.services.agent.is_streaming()
     }
 
     /// The run's phase and what was asked of it.
@@ -498,7 +499,8 @@ impl AgentSession {
         self.inner.run.get()
     }
 
-    /// Resolves when no run loop is active.
+    /// Resolves when the session task drives nothing (no run, no manual compaction, no move
+    /// in the tree) and nothing waits to start.
     pub async fn wait_for_idle(&self) {
         self.inner.run.idle().await;
         self.inner.services.agent.wait_for_idle().await;
@@ -542,7 +544,8 @@ impl AgentSession {
         f(&self.state().session)
     }
 
-    /// True while a compaction runs.
+    /// True while a compaction runs (in a run, or a manual one) or the tree is being moved
+    /// in, a branch summary included (COMP-22).
     pub fn is_compacting(&self) -> bool {
         self.inner.run.get().compacting()
     }
