@@ -4,10 +4,12 @@
 //! extension commands, deferred bash results and abort (seed diagrams 1-12, decisions D1-D13).
 //!
 //! Concurrency: one *session task* (`task.rs`) owns the run. It holds the agent's event
-//! stream, drives one run at a time (processing each event to completion before the next,
-//! SE-1), and applies the typed operations (`ops.rs`) that `prompt`, `steer`, `abort`,
-//! `compact`, bash results, session switches, model changes and extension calls send it, in
-//! the order they were sent and between two steps of the run. [`AgentSession`] is a cheap
+//! stream, drives one job at a time (a run, processing each event to completion before the
+//! next, SE-1; a manual compaction; a move in the tree), and applies the typed operations
+//! (`ops.rs`) that `prompt`, `steer`, `abort`, `compact`, `navigate_tree`, bash results,
+//! session switches, model changes and extension calls send it, in the order they were sent
+//! and between two steps of the job. The agent calls back into the session through one
+//! trait, `rho_agent::SessionHooks` (`upcalls.rs`). [`AgentSession`] is a cheap
 //! handle: its async methods send an operation and await the answer; its getters read the
 //! session's data and the run's one [`RunState`] under short locks, so they work while a
 //! prompt runs (D13).
@@ -396,7 +398,8 @@ impl AgentSession {
         self.ctx_for(Origin::Outside)
     }
 
-    /// The context for the extension handlers a run loop awaits.
+    /// The context for the extension handlers the session task's work awaits (a run, a
+    /// compaction, a move in the tree).
     pub(crate) fn run_ctx(&self) -> ExtensionContext {
         self.ctx_for(Origin::RunLoop)
     }

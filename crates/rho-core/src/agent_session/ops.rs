@@ -21,13 +21,14 @@ use super::AgentSession;
 use rho_compaction::CompactionResult;
 use rho_session::SessionManager;
 
-/// Who sent an operation. A prompt sent from inside the run loop (an extension handler the
-/// loop is awaiting) must never wait for that loop to end.
+/// Who sent an operation. A prompt sent from inside the session task's work (an extension
+/// handler a run, a compaction or a tree move is awaiting) must never wait for that work to
+/// end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Origin {
-    /// A caller outside the run loop: a front-end, an RPC client, a tool hook.
+    /// A caller outside the task's work: a front-end, an RPC client, a tool hook.
     Outside,
-    /// An extension handler the run loop awaits.
+    /// An extension handler the task's work awaits.
     RunLoop,
 }
 

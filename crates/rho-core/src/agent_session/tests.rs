@@ -143,29 +143,3 @@ async fn a_move_in_the_tree_is_the_tasks_work_and_a_prompt_sent_during_it_runs_a
         "{sent}"
     );
 }
-
-#[tokio::test]
-async fn a_compact_sent_during_a_run_aborts_it_and_starts_after_its_settle() {
-    let provider = ScriptedProvider::new();
-    provider.push(ScriptedReply::text("first answer"));
-    provider.push(
-        ScriptedReply::new()
-            .with_text(&["partial"])
-            .step(Step::Hang),
-    );
-    provider.push(ScriptedReply::text("THE SUMMARY"));
-    let s = session(&provider);
-    s.prompt("first question", PromptOptions::default())
-        .await
-        .expect("runs");
-    let mut rx = s.subscribe();
-    let run = spawn_prompt(&s, "second question");
-    provider.wait_for_calls(2).await;
-    s.compact(None).await.expect("compacted");
-    run.await.expect("joined").expect("ended");
-    let events = names(&mut rx);
-    let settled = events.iter().position(|e| *e == "agent_settled");
-    let start = events.iter().position(|e| *e == "compaction_start");
-    assert!(settled.is_some() && settled < start, "{events:?}");
-    assert_eq!(s.run_state().phase, RunPhase::Idle);
-}
