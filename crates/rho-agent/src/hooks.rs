@@ -25,7 +25,9 @@ pub type StreamFn = Arc<
 /// What the agent needs of whoever owns it, asked during a run. Each method defaults to the
 /// bare agent's behaviour (pi's agent core without hooks), so an owner implements only what it
 /// takes part in; the session implements all of them. Runs take the hooks installed when
-/// they start ([`crate::AgentOptions::hooks`]).
+/// they start ([`crate::AgentOptions::hooks`]). Errors are text on purpose: each is the
+/// message the failed run (`errorMessage`, AC-5) or tool result carries, as the model and the
+/// client read it.
 pub trait SessionHooks: Send + Sync {
     /// Turns agent messages into the LLM messages of a request (custom roles → user
     /// messages). It must convert each message on its own (no look at its neighbours):

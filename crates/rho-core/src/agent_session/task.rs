@@ -65,7 +65,7 @@ pub(crate) struct Runs {
     /// True while the task drives a job (a run from its first stage to its settling, a
     /// manual compaction, a move in the tree).
     pub active: bool,
-    /// Session replacements asked for during a run: carried out when it has ended.
+    /// Session replacements asked for during a job: carried out when it has ended.
     replacements: Vec<(SessionManager, oneshot::Sender<()>)>,
 }
 
