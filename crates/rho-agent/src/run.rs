@@ -13,7 +13,6 @@ use rho_ai::{
 use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
-use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
 use crate::queue::Queue;
 use crate::shared::{abort_deadline, Shared, SteeringPoll};
@@ -57,7 +56,7 @@ enum TurnOutcome {
     /// Steering interrupted the reply; `closed` when the turn was ended (a new one starts
     /// with the steering message), else the turn goes on with it.
     Interrupted { closed: bool },
-    /// The run ended (error, abort, failure, or `should_stop_after_turn`).
+    /// The run ended (error, abort, failure, or `SessionHooks::stop_after_turn`).
     RunOver,
 }
 
@@ -262,11 +261,7 @@ impl Run {
         } else {
             (Vec::new(), false)
         };
-        let stop = self
-            .opts
-            .should_stop_after_turn
-            .as_ref()
-            .is_some_and(|f| f(&message, &results));
+        let stop = self.opts.hooks.stop_after_turn(&message, &results);
         self.end_turn(message, results);
         if stop {
             self.end_run();
@@ -385,15 +380,11 @@ impl Run {
 
     /// Brings `self.context.messages` up to date with the transcript (AC-9). Without a
     /// transform only the messages added since the last call are converted (the conversion
-    /// works per message, see [`crate::hooks::ConvertToLlmFn`]); a transform sees a copy of
+    /// works per message, see [`crate::SessionHooks::convert_to_llm`]); a transform sees a copy of
     /// the whole transcript every time.
     async fn refresh_context(&mut self) -> Result<(), String> {
-        let opts = self.opts.clone();
-        let convert = |messages: &[Arc<AgentMessage>]| match &opts.convert_to_llm {
-            Some(convert) => convert(messages),
-            None => default_convert_to_llm(messages),
-        };
-        let Some(transform) = &opts.transform_context else {
+        let hooks = self.opts.hooks.clone();
+        if !hooks.transforms_context() {
             let generation = self.shared.generation.load(Ordering::Acquire);
             // Only the messages not yet converted are copied out of the lock: cloning the
             // whole transcript each turn made a long run quadratic.
@@ -410,10 +401,10 @@ impl Run {
                 (state.messages[from..].to_vec(), total)
             };
             let more = hold_all(&new).map_err(|e| e.to_string())?;
-            self.context.messages.extend(convert(&more));
+            self.context.messages.extend(hooks.convert_to_llm(&more));
             self.converted = Some((generation, total));
             return Ok(());
-        };
+        }
         self.converted = None;
         let stored = self.shared.state().messages.clone();
         let messages: Vec<AgentMessage> = hold_all(&stored)
@@ -421,14 +412,11 @@ impl Run {
             .iter()
             .map(|m| (**m).clone())
             .collect();
-        let messages = transform(messages, self.cancel.clone()).await?;
-        self.context.messages = match &opts.convert_to_llm {
-            Some(convert) => {
-                let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
-                convert(&shared)
-            }
-            None => default_convert_to_llm(&messages),
-        };
+        let messages = hooks
+            .transform_context(messages, self.cancel.clone())
+            .await?;
+        let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
+        self.context.messages = hooks.convert_to_llm(&shared);
         Ok(())
     }
 
@@ -456,11 +444,7 @@ impl Run {
         let mut options = self.opts.stream_options.clone();
         options.cancel = call_cancel.clone();
         options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
-        if let Some(get_key) = &self.opts.get_api_key {
-            if let Some(key) = get_key(&self.model.provider).await? {
-                options.api_key = Some(key);
-            }
-        }
+        let options = self.opts.hooks.prepare_call(&self.model, options).await?;
         if self.shared.steering_since(self.interrupt_after) {
             return Ok(Reply::Interrupted { closed: false });
         }

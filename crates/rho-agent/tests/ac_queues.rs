@@ -163,7 +163,16 @@ async fn ac_27_default_conversion_keeps_only_llm_roles() {
     agent.prompt("x").await.expect("ran");
     assert_eq!(request_texts(&provider.requests()[0]), ["user:x"]);
     // The session's conversion (§5.5) is an override.
-    agent.update_options(|o| o.convert_to_llm = Some(Arc::new(rho_agent::convert_to_llm)));
+    struct SessionConversion;
+    impl rho_agent::SessionHooks for SessionConversion {
+        fn convert_to_llm(
+            &self,
+            messages: &[Arc<rho_agent::AgentMessage>],
+        ) -> Vec<rho_ai::Message> {
+            rho_agent::convert_to_llm(messages)
+        }
+    }
+    agent.update_options(|o| o.hooks = Arc::new(SessionConversion));
     agent.prompt("y").await.expect("ran");
     assert_eq!(
         request_texts(&provider.requests()[1])[0],

@@ -8,8 +8,9 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
-use rho_agent::{AgentError, AgentEvent, AgentMessage, PromptInput};
+use rho_agent::{AgentError, AgentEvent, AgentMessage, PromptInput, SessionHooks};
 use rho_ai::{ContentBlock, ImageContent, ProviderError, StopReason, UserContent};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::json;
@@ -346,11 +347,20 @@ async fn ac_8_updates_follow_provider_deltas_and_message_end_is_in_state() {
 async fn ac_9_transform_context_shapes_the_request_not_the_state() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok"));
-    let agent = agent_with(&provider, |o| {
-        o.transform_context = Some(Arc::new(|mut msgs, _cancel| {
+    struct LastOnly;
+    impl SessionHooks for LastOnly {
+        fn transforms_context(&self) -> bool {
+            true
+        }
+        fn transform_context(
+            &self,
+            mut msgs: Vec<AgentMessage>,
+            _: tokio_util::sync::CancellationToken,
+        ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
             async move { Ok(msgs.split_off(msgs.len() - 1)) }.boxed()
-        }))
-    });
+        }
+    }
+    let agent = agent_with(&provider, |o| o.hooks = Arc::new(LastOnly));
     agent.set_system_prompt("be brief");
     agent.set_tools(vec![TestTool::new("echo", Behavior::Echo).arc()]);
     agent.set_messages(vec![user("old"), user("older")]);
@@ -396,14 +406,17 @@ async fn conversion_hook_sees_only_new_messages_after_the_first_turn() {
         json!({"x": 1}),
     )]));
     provider.push(ScriptedReply::text("done"));
-    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let log = seen.clone();
-    let agent = agent_with(&provider, move |o| {
-        o.convert_to_llm = Some(Arc::new(move |messages: &[Arc<AgentMessage>]| {
-            log.lock().expect("lock").push(messages.len());
+    /// Converts as the session does and logs how many messages each call converted.
+    struct Counting(Arc<std::sync::Mutex<Vec<usize>>>);
+    impl SessionHooks for Counting {
+        fn convert_to_llm(&self, messages: &[Arc<AgentMessage>]) -> Vec<rho_ai::Message> {
+            self.0.lock().expect("lock").push(messages.len());
             rho_agent::convert_to_llm(messages)
-        }))
-    });
+        }
+    }
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let hooks = Arc::new(Counting(seen.clone()));
+    let agent = agent_with(&provider, move |o| o.hooks = hooks);
     agent.set_tools(vec![TestTool::new("echo", Behavior::Echo).arc()]);
     agent.set_messages(vec![user("earlier"), user("more")]);
     agent.prompt("go").await.expect("ran");

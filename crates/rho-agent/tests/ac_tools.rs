@@ -8,13 +8,29 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use rho_agent::{
-    AgentEvent, AgentMessage, ExecutionMode, ToolCallDecision, ToolExecution, ToolResultOverride,
+    AfterToolCallContext, AgentEvent, AgentMessage, BeforeToolCallContext, ExecutionMode,
+    SessionHooks, ToolCallDecision, ToolExecution, ToolResultOverride,
 };
+use rho_ai::{AssistantMessage, ToolResultMessage};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};
 use serde_json::json;
 use tokio::sync::Notify;
+
+/// An owner whose `after_tool_call` overrides every result with what the function makes of it.
+struct AfterTool(fn(&AfterToolCallContext) -> ToolResultOverride);
+
+impl SessionHooks for AfterTool {
+    fn after_tool_call(
+        &self,
+        ctx: AfterToolCallContext,
+    ) -> BoxFuture<'static, Result<Option<ToolResultOverride>, String>> {
+        let verdict = (self.0)(&ctx);
+        async { Ok(Some(verdict)) }.boxed()
+    }
+}
 
 #[tokio::test]
 async fn ac_11_one_sequential_tool_makes_the_batch_sequential() {
@@ -50,17 +66,20 @@ async fn ac_13_parallel_immediate_results_end_right_after_their_start() {
     let provider = ScriptedProvider::new();
     provider.push(two_calls());
     provider.push(ScriptedReply::text("ok"));
-    let agent = agent_with(&provider, |o| {
-        o.before_tool_call = Some(Arc::new(|_| {
-            async {
-                Ok(Some(ToolCallDecision {
-                    block: true,
-                    reason: None,
-                }))
-            }
-            .boxed()
-        }))
-    });
+    struct BlockAll;
+    impl SessionHooks for BlockAll {
+        fn before_tool_call(
+            &self,
+            _: BeforeToolCallContext,
+        ) -> BoxFuture<'static, Result<Option<ToolCallDecision>, String>> {
+            let block = ToolCallDecision {
+                block: true,
+                reason: None,
+            };
+            async { Ok(Some(block)) }.boxed()
+        }
+    }
+    let agent = agent_with(&provider, |o| o.hooks = Arc::new(BlockAll));
     agent.set_tools(vec![
         TestTool::new("a", Behavior::Echo).arc(),
         TestTool::new("b", Behavior::Echo).arc(),
@@ -93,8 +112,12 @@ async fn ac_14_preflight_errors_become_error_results() {
         ("c5", "a", json!({"x": 3})),
     ]));
     provider.push(ScriptedReply::text("ok"));
-    let agent = agent_with(&provider, |o| {
-        o.before_tool_call = Some(Arc::new(|ctx| {
+    struct ByArgument;
+    impl SessionHooks for ByArgument {
+        fn before_tool_call(
+            &self,
+            ctx: BeforeToolCallContext,
+        ) -> BoxFuture<'static, Result<Option<ToolCallDecision>, String>> {
             async move {
                 match ctx.args["x"].as_i64() {
                     Some(1) => Ok(Some(ToolCallDecision {
@@ -109,8 +132,9 @@ async fn ac_14_preflight_errors_become_error_results() {
                 }
             }
             .boxed()
-        }))
-    });
+        }
+    }
+    let agent = agent_with(&provider, |o| o.hooks = Arc::new(ByArgument));
     agent.set_tools(vec![TestTool::new("a", Behavior::Echo).arc()]);
     agent.prompt("x").await.expect("ran");
     let results = result_texts(&agent);
@@ -174,15 +198,12 @@ async fn ac_16_after_tool_call_overrides_field_by_field() {
     provider.push(ScriptedReply::tool_calls(&[("c1", "a", json!({"x": 1}))]));
     provider.push(ScriptedReply::text("ok"));
     let agent = agent_with(&provider, |o| {
-        o.after_tool_call = Some(Arc::new(|ctx| {
+        o.hooks = Arc::new(AfterTool(|ctx| {
             assert!(!ctx.is_error);
-            async {
-                Ok(Some(ToolResultOverride {
-                    is_error: Some(true),
-                    ..Default::default()
-                }))
+            ToolResultOverride {
+                is_error: Some(true),
+                ..Default::default()
             }
-            .boxed()
         }))
     });
     agent.set_tools(vec![TestTool::new("a", Behavior::Echo).arc()]);
@@ -227,14 +248,9 @@ async fn ac_18_all_terminating_results_end_the_run_without_a_request() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::tool_calls(&[("c1", "a", json!({}))]));
     let agent = agent_with(&provider, |o| {
-        o.after_tool_call = Some(Arc::new(|_| {
-            async {
-                Ok(Some(ToolResultOverride {
-                    terminate: Some(true),
-                    ..Default::default()
-                }))
-            }
-            .boxed()
+        o.hooks = Arc::new(AfterTool(|_| ToolResultOverride {
+            terminate: Some(true),
+            ..Default::default()
         }))
     });
     agent.set_tools(vec![TestTool::new("a", Behavior::Echo).arc()]);
@@ -249,9 +265,13 @@ async fn ac_18_all_terminating_results_end_the_run_without_a_request() {
 async fn ac_19_should_stop_after_turn_ends_the_run() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::tool_calls(&[("c1", "a", json!({}))]));
-    let agent = agent_with(&provider, |o| {
-        o.should_stop_after_turn = Some(Arc::new(|_, _| true))
-    });
+    struct StopAfterEachTurn;
+    impl SessionHooks for StopAfterEachTurn {
+        fn stop_after_turn(&self, _: &AssistantMessage, _: &[ToolResultMessage]) -> bool {
+            true
+        }
+    }
+    let agent = agent_with(&provider, |o| o.hooks = Arc::new(StopAfterEachTurn));
     agent.set_tools(vec![TestTool::new("a", Behavior::Echo).arc()]);
     agent.follow_up(user("f"));
     let mut rx = agent.subscribe();

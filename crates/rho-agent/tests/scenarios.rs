@@ -562,32 +562,45 @@ async fn a_provider_ignoring_abort_is_ended_by_the_agent_with_the_partial_kept()
 }
 
 #[tokio::test]
-async fn get_api_key_supplies_the_key_and_its_failure_fails_the_run() {
+async fn prepare_call_supplies_the_key_and_its_failure_fails_the_run() {
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let record = seen.clone();
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::text("ok"));
     let inner = provider.stream_fn();
+    /// Sets the key of each call, or fails to find one.
+    struct Keys(Option<&'static str>);
+    impl rho_agent::SessionHooks for Keys {
+        fn prepare_call(
+            &self,
+            model: &rho_ai::Model,
+            mut options: rho_ai::StreamOptions,
+        ) -> futures_util::future::BoxFuture<'static, Result<rho_ai::StreamOptions, String>>
+        {
+            let key = format!("key-for-{}", model.provider);
+            let failure = self.0;
+            futures_util::FutureExt::boxed(async move {
+                if let Some(failure) = failure {
+                    return Err(failure.to_string());
+                }
+                options.api_key = Some(key);
+                Ok(options)
+            })
+        }
+    }
     let agent = agent_with(&provider, |o| {
         o.stream_fn = Arc::new(move |m, c, opts| {
             record.lock().expect("seen").push(opts.api_key.clone());
             inner(m, c, opts)
         });
-        o.get_api_key = Some(Arc::new(|provider: &str| {
-            let key = format!("key-for-{provider}");
-            futures_util::FutureExt::boxed(async move { Ok(Some(key)) })
-        }));
+        o.hooks = Arc::new(Keys(None));
     });
     agent.prompt("x").await.expect("ran");
     assert_eq!(
         *seen.lock().expect("seen"),
         [Some("key-for-scripted".to_string())]
     );
-    agent.update_options(|o| {
-        o.get_api_key = Some(Arc::new(|_: &str| {
-            futures_util::FutureExt::boxed(async { Err("OAuth refresh failed".to_string()) })
-        }))
-    });
+    agent.update_options(|o| o.hooks = Arc::new(Keys(Some("OAuth refresh failed"))));
     agent.prompt("y").await.expect("accepted");
     assert_eq!(
         agent.with_state(|s| s.error_message.clone()).as_deref(),

@@ -230,13 +230,10 @@ impl App {
             // Footers and headers drawn by extensions show session figures.
             self.ext.invalidate_components();
         }
-        self.control.release_held(&self.shared);
     }
 
-    /// The loop's timer: sends what waited for a compaction, advances the working indicator
-    /// and draws when something changed.
+    /// The loop's timer: advances the working indicator and draws when something changed.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
-        self.control.release_held(&self.shared);
         if self.screen.tick(self.shared.is_busy()) {
             self.draw(out);
         }

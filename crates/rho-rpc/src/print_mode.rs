@@ -148,13 +148,13 @@ fn spawn_json_writer(
     session: &AgentSession,
     dialect: Dialect,
 ) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
-    let (tx, lines) = mpsc::unbounded_channel();
+    let (tx, items) = mpsc::unbounded_channel();
     let config = WriterConfig {
         dialect,
         keep: |e| !is_extension_error(e),
     };
-    let events = session.subscribe();
-    let task = tokio::spawn(event_out::run(event_out::stdout(), events, lines, config));
+    session.subscribe_into(tx.clone());
+    let task = tokio::spawn(event_out::run(event_out::stdout(), items, config));
     (tx, task)
 }
 

@@ -82,7 +82,8 @@ impl Rpc {
 /// signals (143, 129, 130) end rho the same way in every mode (the binary's handler).
 pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
     let dialect = options.dialect;
-    let (out, writer) = writer::spawn(crate::event_out::stdout(), session.subscribe(), dialect);
+    let (out, writer) = writer::spawn(crate::event_out::stdout(), dialect);
+    out.listen(&session);
     session.bind_session_actions();
     let rpc = Rpc::new(session, out.clone(), options);
     rpc.session.start("startup").await;
