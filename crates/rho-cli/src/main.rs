@@ -161,7 +161,7 @@ async fn run_mode(
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
                 agent_dir: startup.agent_dir,
-                package_of: packages::origin_of,
+                package_of: packages::package_source_info,
             };
             rho_rpc::run(startup.session, options).await
         }

@@ -271,7 +271,7 @@ impl AgentTool for CodemodeTool {
             }
             let mut r = report(&result, started.elapsed(), source.options.max_output_tokens);
             if let Some(e) = save_error {
-                r.content.push(rho_ai::ContentBlock::text(format!(
+                r.content.push(rho_protocol::ContentBlock::text(format!(
                     "Warning: the store() values could not be saved: {e}"
                 )));
             }
@@ -289,7 +289,7 @@ impl AgentTool for CodemodeTool {
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        rho_ai::ContentBlock::Text(t) => Some(t.text.clone()),
+                        rho_protocol::ContentBlock::Text(t) => Some(t.text.clone()),
                         _ => None,
                     })
                     .collect();

@@ -42,7 +42,7 @@ pub enum AppMsg {
     /// Output of the running `!`/`!!` command.
     BashOutput(String),
     /// A `!`/`!!` command finished.
-    Bash(rho_agent::BashExecutionMessage),
+    Bash(rho_protocol::agent::BashExecutionMessage),
     /// A `!`/`!!` command could not run.
     BashFailed(String),
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
@@ -326,7 +326,7 @@ impl App {
     }
 
     /// Replaces the live view of the `!` command with its result.
-    fn bash_finished(&mut self, message: rho_agent::BashExecutionMessage) {
+    fn bash_finished(&mut self, message: rho_protocol::agent::BashExecutionMessage) {
         let done = View::Bash(BashExecutionView {
             command: message.command,
             output: message.output,
@@ -486,7 +486,7 @@ impl App {
 
 /// Whether `event` ends a message or a run (session figures change).
 fn ends_message(event: &SessionEvent) -> bool {
-    use rho_agent::AgentEvent::{AgentEnd, MessageEnd};
+    use rho_protocol::agent::AgentEvent::{AgentEnd, MessageEnd};
     matches!(event, SessionEvent::Agent(e) if matches!(**e, MessageEnd { .. } | AgentEnd { .. }))
 }
 

@@ -33,7 +33,7 @@ impl ExtensionHost for BenchHost {
     fn cwd(&self) -> PathBuf {
         PathBuf::from(".")
     }
-    fn model(&self) -> Option<rho_ai::Model> {
+    fn model(&self) -> Option<rho_protocol::Model> {
         None
     }
     fn is_idle(&self) -> bool {
@@ -56,7 +56,7 @@ impl ExtensionHost for BenchHost {
     fn send_user_message(
         &self,
         _: String,
-        _: Vec<rho_ai::ImageContent>,
+        _: Vec<rho_protocol::ImageContent>,
         _: Option<DeliverAs>,
     ) -> BoxFuture<'static, Result<(), String>> {
         Box::pin(async { Err("bench host".to_string()) })

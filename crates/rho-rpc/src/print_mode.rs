@@ -9,11 +9,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, StopReason};
 use rho_core::agent_session::{
     AgentSession, PromptOptions, SessionError, SessionEvent, SessionOnlyEvent,
 };
+use rho_protocol::agent::AgentMessage;
 use rho_session::paths::agent_dir;
 use tokio::sync::mpsc;
 
@@ -97,7 +97,7 @@ fn track_failure(event: &SessionEvent, failure: &mut Option<String>) {
             ..
         }) => *failure = Some(message.clone()),
         SessionEvent::Agent(agent_event) => {
-            if let rho_agent::AgentEvent::MessageEnd { message } = &**agent_event {
+            if let rho_protocol::agent::AgentEvent::MessageEnd { message } = &**agent_event {
                 let AgentMessage::Assistant(reply) = &**message else {
                     return;
                 };

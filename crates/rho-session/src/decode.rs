@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
-use rho_ai::{Usage, UserContent};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{Usage, UserContent};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 

@@ -35,7 +35,7 @@ pub enum SessionError {
     },
     /// A message released from memory could not be read back from the session file.
     #[error(transparent)]
-    Unreadable(#[from] rho_agent::ReadError),
+    Unreadable(#[from] rho_protocol::agent::ReadError),
     /// Creating a session file where one already exists.
     #[error("session file {path} already exists; open it instead of creating it")]
     AlreadyExists {

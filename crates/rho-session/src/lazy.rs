@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use rho_agent::{stored_role, AgentMessage, MessageFile, Origin, StoredMessage};
+use rho_protocol::agent::{stored_role, AgentMessage, MessageFile, Origin, StoredMessage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 

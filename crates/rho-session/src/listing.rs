@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use rho_ai::UserContent;
+use rho_protocol::UserContent;
 use serde::Deserialize;
 
 use super::decode::decode_header;

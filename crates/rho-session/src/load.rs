@@ -21,7 +21,7 @@ use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, SessionError};
 use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
-use rho_agent::MessageFile;
+use rho_protocol::agent::MessageFile;
 
 /// What [`load_file`] read.
 #[derive(Debug)]

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rho_agent::StoredMessage;
-use rho_ai::UserContent;
+use rho_protocol::agent::StoredMessage;
+use rho_protocol::UserContent;
 use serde_json::Value;
 
 use super::context::{build_context, ModelRef, SessionContext};

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use super::error::SessionError;
 use super::lazy::decode_message;
-use rho_agent::MessageFile;
+use rho_protocol::agent::MessageFile;
 use std::sync::Arc;
 
 /// How hard each write pushes data towards the disk.

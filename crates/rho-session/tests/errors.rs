@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_agent::AgentMessage;
-use rho_ai::UserMessage;
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::UserMessage;
 use rho_session::{load_file, SessionError, SessionManager};
 
 fn fixture_copy(name: &str, dir: &Path) -> PathBuf {

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use rho_agent::{AgentMessage, BashExecutionMessage};
-use rho_ai::{AssistantMessage, ContentBlock, UserContent, UserMessage};
+use rho_protocol::agent::{AgentMessage, BashExecutionMessage};
+use rho_protocol::{AssistantMessage, ContentBlock, UserContent, UserMessage};
 use rho_session::{
     find_session, list_all_sessions, list_sessions, most_recent_session, paths, CompactionData,
     Durability, EntryData, ForkScope, SessionError, SessionManager,
@@ -165,9 +165,9 @@ fn branching_moves_the_leaf_and_the_next_append_makes_it_durable() {
         .to_llm()
         .into_iter()
         .map(|m| match m {
-            rho_ai::Message::User(u) => u.content.text(),
-            rho_ai::Message::Assistant(a) => a.text(),
-            rho_ai::Message::ToolResult(_) => String::new(),
+            rho_protocol::Message::User(u) => u.content.text(),
+            rho_protocol::Message::Assistant(a) => a.text(),
+            rho_protocol::Message::ToolResult(_) => String::new(),
         })
         .collect();
     assert_eq!(texts, ["q1", "a1", "q2 alt"]);

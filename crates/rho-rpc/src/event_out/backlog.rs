@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use rho_agent::AgentEvent;
 use rho_ai::{AssistantMessageEvent, Usage};
 use rho_core::agent_session::SessionEvent;
+use rho_protocol::agent::AgentEvent;
 
 /// Fires once a line has been handed to the sink.
 pub type Ack = std::sync::mpsc::Sender<()>;
