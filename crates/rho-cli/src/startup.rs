@@ -280,7 +280,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.sandbox = Some(sandbox.clone());
     config.escalate = crate::sandbox_setup::escalate(args, &config.settings);
     let tools_config = rho_tools::ToolsConfig {
-        shell: rho_tools::process::ShellConfig {
+        shell: rho_tools::shell::ShellConfig {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),

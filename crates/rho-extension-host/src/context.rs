@@ -160,8 +160,8 @@ pub trait ExtensionHost: Send + Sync {
         None
     }
     /// The key scrubbing extension `exec` calls get (by default the built-in providers').
-    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
-        rho_tools::process::KeyScrub::default()
+    fn key_scrub(&self) -> rho_process::KeyScrub {
+        rho_process::KeyScrub::default()
     }
 }
 

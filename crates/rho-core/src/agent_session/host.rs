@@ -51,7 +51,7 @@ impl ExtensionHost for SessionHost {
         self.session().and_then(|s| s.sandbox())
     }
 
-    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
+    fn key_scrub(&self) -> rho_process::KeyScrub {
         self.session()
             .map(|s| s.shell_config(None).scrub)
             .unwrap_or_default()

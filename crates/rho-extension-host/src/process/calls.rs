@@ -212,7 +212,7 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
 /// Runs a program (no shell) in the session's cwd unless `cwd` is given, sandboxed and with
 /// the provider keys scrubbed like the `bash` tool; ends it at the timeout (default 60 s).
 async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
-    use rho_tools::process::{ChildGroup, ChildSpec};
+    use rho_process::{ChildGroup, ChildSpec};
     let cwd = p.cwd.map(Into::into).unwrap_or_else(|| ctx.host.cwd());
     let mut cmd = ChildSpec::new(&p.command)
         .args(&p.args)
