@@ -13,7 +13,9 @@ pub use rho_protocol::extension::{ComponentSlot, RenderTarget, Rendered, Rendere
 use super::process::wire::Request;
 use super::process::Connection;
 
-/// Draws an extension's own parts of the screen.
+/// Draws an extension's own parts of the screen. `Err` is the extension's error text (its
+/// reply's `error`, or why it did not answer; see [`crate::process::connection::Reply`]), which the UI
+/// shows in place of the part.
 pub trait ExtensionRenderer: Send + Sync {
     /// The tools and message types it draws.
     fn spec(&self) -> &RendererSpec;
