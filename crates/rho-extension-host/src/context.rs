@@ -8,33 +8,11 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_ai::{ImageContent, Model};
 use rho_protocol::extension::calls::ToolsState;
+/// How a custom message is delivered (CM-2..6) and `send_message`'s options: the wire types.
+pub use rho_protocol::extension::{DeliverAs, SendOptions};
 use serde_json::Value;
 
 use crate::HostError;
-
-/// How a custom message is delivered (session-behavior §14, CM-2..6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeliverAs {
-    /// Interrupt (while streaming); the default.
-    #[default]
-    Steer,
-    /// Wait until the agent would stop.
-    FollowUp,
-    /// Ride along with the next prompt.
-    NextTurn,
-}
-
-impl DeliverAs {
-    /// Parses `steer` / `followUp` / `nextTurn`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "steer" => Some(DeliverAs::Steer),
-            "followUp" => Some(DeliverAs::FollowUp),
-            "nextTurn" => Some(DeliverAs::NextTurn),
-            _ => None,
-        }
-    }
-}
 
 /// A custom message an extension sends.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,15 +25,6 @@ pub struct CustomMessageInput {
     pub display: bool,
     /// Extension data.
     pub details: Option<Value>,
-}
-
-/// Options of `send_message`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SendOptions {
-    /// Start a turn when idle.
-    pub trigger_turn: bool,
-    /// Delivery route; `None` = steer while streaming, append when idle.
-    pub deliver_as: Option<DeliverAs>,
 }
 
 /// The session side of the extension API. Implemented by AgentSession; actions are

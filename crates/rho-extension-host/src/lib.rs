@@ -8,7 +8,6 @@ pub mod commands;
 pub mod context;
 pub mod diagnostics;
 pub mod error;
-pub mod events;
 pub mod process;
 pub mod providers;
 pub mod render;
@@ -27,6 +26,8 @@ pub use context::{
 pub use error::HostError;
 pub use events::{ExtensionEvent, TreePreparation};
 pub use render::ExtensionRenderer;
+/// The events handlers receive and the results they return: wire types, in rho-protocol.
+pub use rho_protocol::extension::events;
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
 
 /// An event handler: gets the event and a context, may return a JSON result the runner

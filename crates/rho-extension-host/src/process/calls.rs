@@ -62,7 +62,7 @@ pub(crate) fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Re
 
 fn deliver_as(method: &str, s: Option<String>) -> Result<Option<DeliverAs>, HostError> {
     s.map(|value| {
-        DeliverAs::parse(&value).ok_or_else(|| HostError::DeliverAs {
+        serde_json::from_value(Value::String(value.clone())).map_err(|_| HostError::DeliverAs {
             method: method.to_string(),
             value,
         })
