@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
 use super::decode::Decoded;
-use super::error::SessionError;
+use super::error::StoreError;
 
 /// Bytes of line text per batch: large enough that handing a batch over costs nothing
 /// next to decoding it, small enough that few are in flight.
@@ -96,9 +96,9 @@ impl<M> Batch<M> {
 pub(crate) fn decode_in_order<M: Send>(
     path: &Path,
     decode: &(impl Fn(&M, &str) -> Result<Decoded, String> + Sync),
-    mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, SessionError>,
-    mut take: impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
-) -> Result<(), SessionError> {
+    mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, StoreError>,
+    mut take: impl FnMut(M, Result<Decoded, String>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
     let pool = Pool::default();
     let pool = &pool;
     let mut first = Batch::new(pool);
@@ -198,8 +198,8 @@ impl<M> InOrder<M> {
     fn accept(
         &mut self,
         (seq, lines): Done<M>,
-        take: &mut impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
-    ) -> Result<(), SessionError> {
+        take: &mut impl FnMut(M, Result<Decoded, String>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         self.waiting.insert(seq, lines);
         while let Some(lines) = self.waiting.remove(&self.next) {
             self.next += 1;
@@ -211,6 +211,6 @@ impl<M> InOrder<M> {
     }
 }
 
-fn worker_lost(path: &Path) -> SessionError {
-    SessionError::io(path, std::io::Error::other("a decoding thread stopped"))
+fn worker_lost(path: &Path) -> StoreError {
+    StoreError::io(path, std::io::Error::other("a decoding thread stopped"))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// Errors of the session store. A failed load never modifies the file.
 #[derive(Debug, thiserror::Error)]
-pub enum SessionError {
+pub enum StoreError {
     /// The file system refused a read or write.
     #[error("cannot access session file {path}: {source}")]
     Io {
@@ -65,10 +65,10 @@ pub enum SessionError {
     Serialize(#[from] serde_json::Error),
 }
 
-impl SessionError {
+impl StoreError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        SessionError::Io {
+        StoreError::Io {
             path: path.into(),
             source,
         }
