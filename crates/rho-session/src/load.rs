@@ -18,7 +18,7 @@ use super::batch_decode::{decode_in_order, Batch};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
-use super::error::{LoadWarning, StoreError};
+use super::error::{LineError, LoadWarning, StoreError};
 use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
 use rho_protocol::agent::MessageFile;
@@ -56,9 +56,9 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file), path);
     let first = reader
         .next_nonblank()?
-        .ok_or_else(|| not_session(path, "is missing (the file is empty)".into()))?;
+        .ok_or_else(|| not_session(path, LineError::Empty))?;
     let header = std::str::from_utf8(reader.text())
-        .map_err(|_| "is not UTF-8 text".to_string())
+        .map_err(|_| LineError::HeaderNotUtf8)
         .and_then(decode_header)
         .map_err(|reason| not_session(path, reason))?;
     let mut state = State::new(path, header, &first);
@@ -86,7 +86,7 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
     state.finish()
 }
 
-fn not_session(path: &Path, reason: String) -> StoreError {
+fn not_session(path: &Path, reason: LineError) -> StoreError {
     StoreError::NotASession {
         path: path.to_path_buf(),
         reason,
@@ -103,7 +103,7 @@ struct State {
     /// The line number of each entry, for warnings.
     entry_lines: Vec<usize>,
     warnings: Vec<LoadWarning>,
-    pending_failure: Option<(usize, String)>,
+    pending_failure: Option<(usize, LineError)>,
     valid_len: u64,
     needs_newline: bool,
 }
@@ -134,14 +134,14 @@ impl State {
                     raw.push(text.to_string());
                     self.raw_numbers.push(line.number);
                 })
-                .map_err(|e| e.to_string()),
-            Err(_) => Err("not UTF-8 text".to_string()),
+                .map_err(LineError::Json),
+            Err(_) => Err(LineError::NotUtf8),
         };
         self.settle(line, parsed)
     }
 
     /// Takes a decoded line of a current-format file.
-    fn take(&mut self, line: Line, decoded: Result<Decoded, String>) -> Result<(), StoreError> {
+    fn take(&mut self, line: Line, decoded: Result<Decoded, LineError>) -> Result<(), StoreError> {
         self.skip_pending();
         let parsed = decoded.map(|d| self.keep(line.number, d));
         self.settle(line, parsed)
@@ -155,7 +155,7 @@ impl State {
     }
 
     /// Records how a line went: an entry was kept, or why not.
-    fn settle(&mut self, line: Line, parsed: Result<(), String>) -> Result<(), StoreError> {
+    fn settle(&mut self, line: Line, parsed: Result<(), LineError>) -> Result<(), StoreError> {
         match parsed {
             Ok(()) => {
                 self.valid_len = line.end;
@@ -182,7 +182,7 @@ impl State {
         Ok(())
     }
 
-    fn skip(&mut self, line: usize, reason: String) {
+    fn skip(&mut self, line: usize, reason: LineError) {
         self.warnings.push(LoadWarning {
             path: self.path.clone(),
             line,
@@ -218,7 +218,7 @@ impl State {
         self.entry_lines.push(line);
     }
 
-    fn corrupt(&self, line: usize, reason: String) -> StoreError {
+    fn corrupt(&self, line: usize, reason: LineError) -> StoreError {
         StoreError::Corrupt {
             path: self.path.clone(),
             line,
@@ -243,9 +243,8 @@ impl State {
         if let Some(raw) = self.raw_lines.take() {
             let from = self.header.version;
             let numbers = std::mem::take(&mut self.raw_numbers);
-            let lines = migrate_lines(&raw, from).map_err(|e| {
-                self.corrupt(numbers[e.index], format!("cannot migrate: {}", e.reason))
-            })?;
+            let lines = migrate_lines(&raw, from)
+                .map_err(|e| self.corrupt(numbers[e.index], LineError::Migrate(e.reason)))?;
             self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
             for (i, line) in lines.iter().enumerate().skip(1) {
                 let decoded = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
