@@ -25,7 +25,7 @@ pub trait ExtensionRenderer: Send + Sync {
         target: RenderTarget,
         width: u16,
     ) -> BoxFuture<'static, Result<Option<Rendered>, String>>;
-    /// A key (as terminal bytes) for the focused component `key`.
+    /// A key (as terminal bytes) for the focused component `key`; `Err` as for `render`.
     fn input(&self, key: String, data: String) -> BoxFuture<'static, Result<(), String>>;
 }
 
@@ -75,6 +75,7 @@ impl ExtensionRenderer for ProcessRenderer {
         })
     }
 
+    // `Err`: the extension's reply error, a string on the wire (see the trait).
     fn input(&self, key: String, data: String) -> BoxFuture<'static, Result<(), String>> {
         let (conn, deadline) = (self.conn.clone(), self.deadline);
         Box::pin(async move {

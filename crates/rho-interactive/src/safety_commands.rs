@@ -56,7 +56,7 @@ impl App {
                 let lines = rho_core::permissions::check::explain(&decision);
                 self.notice(lines.join("\n"), false)
             }
-            Err(e) => self.notice(e, true),
+            Err(e) => self.notice(e.to_string(), true),
         }
     }
 

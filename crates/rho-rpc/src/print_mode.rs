@@ -73,8 +73,8 @@ pub async fn run(
         let _ = finish.send(Out::Finish);
         let _ = task.await;
     }
-    if let Err(message) = outcome {
-        eprintln!("{message}");
+    if let Err(refused) = outcome {
+        eprintln!("{}", refusal_text(&session, refused));
         return ExitCode::FAILURE;
     }
     match output {
@@ -115,16 +115,13 @@ async fn send_all(
     session: &AgentSession,
     prompts: Vec<String>,
     mut images: Vec<ImageContent>,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     for prompt in prompts {
         let options = PromptOptions {
             images: std::mem::take(&mut images),
             ..PromptOptions::default()
         };
-        session
-            .prompt(&prompt, options)
-            .await
-            .map_err(|e| refusal_text(session, e))?;
+        session.prompt(&prompt, options).await?;
     }
     Ok(())
 }
