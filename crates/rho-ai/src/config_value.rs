@@ -378,14 +378,7 @@ mod tests {
             .parse()
             .expect("a pid");
         assert!(!rho_process::recorded_groups().contains(&pgid));
-        // The killed background sleep is reaped by init, not by rho: give it a moment.
-        let gone = (0..500).any(|_| {
-            let alive = rho_process::group_alive(pgid);
-            if alive {
-                std::thread::sleep(Duration::from_millis(10));
-            }
-            !alive
-        });
+        let gone = rho_process::group_gone_within(pgid, Duration::from_secs(5));
         assert!(gone, "group {pgid} is gone");
     }
 }

@@ -18,6 +18,6 @@ mod scrub;
 
 pub use command::ChildSpec;
 pub use group::{ChildGroup, ChildPipes};
-pub use registry::{end_all_groups, group_alive, recorded_groups, TERM_GRACE};
+pub use registry::{end_all_groups, group_alive, group_gone_within, recorded_groups, TERM_GRACE};
 pub use run::{run_to_end, Finished, Output, RunError};
 pub use scrub::{ConfiguredKeys, KeyScrub};

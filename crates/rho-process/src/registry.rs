@@ -122,6 +122,22 @@ pub fn group_alive(pgid: i32) -> bool {
     unsafe { libc::kill(-pgid, 0) == 0 }
 }
 
+/// Whether group `pgid` has no member left within `within`. Members rho did not start itself
+/// (a shell's background children) are reaped by init a moment after they were killed, and
+/// nothing tells rho when, so this looks every 10 ms (for tests and checks after an end).
+pub fn group_gone_within(pgid: i32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if !group_alive(pgid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// The recorded groups (for tests).
 pub fn recorded_groups() -> Vec<i32> {
     groups().clone()
