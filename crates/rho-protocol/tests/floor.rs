@@ -255,58 +255,57 @@ fn normal_dependencies(package: &str, extra: &[&str]) -> Vec<String> {
     names
 }
 
+/// Asserts that `package` (with cargo tree's `extra` arguments) links none of the crates
+/// `forbidden` accepts; `seen` must be in its tree (so the tree was read), `advice` says what to
+/// do instead.
+fn assert_links_none(
+    package: &str,
+    extra: &[&str],
+    seen: &str,
+    forbidden: impl Fn(&str) -> bool,
+    advice: &str,
+) {
+    let deps = normal_dependencies(package, extra);
+    assert!(deps.iter().any(|d| d == seen), "tree was read: {deps:?}");
+    let bad: Vec<&String> = deps.iter().filter(|d| forbidden(d)).collect();
+    assert!(bad.is_empty(), "{package} pulls in {bad:?}: {advice}");
+}
+
 #[test]
 fn rho_protocol_depends_on_no_rho_crate_and_no_runtime() {
-    let deps = normal_dependencies("rho-protocol", &["--all-features"]);
-    assert!(deps.iter().any(|d| d == "serde"), "tree was read: {deps:?}");
-    let bad: Vec<&String> = deps
-        .iter()
-        .filter(|d| {
-            (d.starts_with("rho-") && *d != "rho-protocol") || RUNTIME_CRATES.contains(&d.as_str())
-        })
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "rho-protocol must depend on serde and small pure crates only, but it pulls in {bad:?}. \
-         Keep behaviour that needs providers, I/O or async in rho-ai (or higher) and have that \
-         crate depend on rho-protocol, not the other way round (see docs/architecture.md)."
+    assert_links_none(
+        "rho-protocol",
+        &["--all-features"],
+        "serde",
+        |d| (d.starts_with("rho-") && d != "rho-protocol") || RUNTIME_CRATES.contains(&d),
+        "rho-protocol must depend on serde and small pure crates only. Keep behaviour that \
+         needs providers, I/O or async in rho-ai (or higher) and have that crate depend on \
+         rho-protocol, not the other way round (see docs/architecture.md).",
     );
 }
 
 #[test]
 fn rho_tui_links_no_http_stack() {
-    let deps = normal_dependencies("rho-tui", &[]);
-    assert!(
-        deps.iter().any(|d| d == "rho-protocol"),
-        "tree was read: {deps:?}"
-    );
-    let bad: Vec<&String> = deps
-        .iter()
-        .filter(|d| *d == "rho-ai" || *d == "reqwest" || *d == "hyper")
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "rho-tui must not link the provider layer or HTTP, but it pulls in {bad:?}. Import \
-         message, content, model and usage types from rho_protocol (not rho_ai), and move any \
-         pure data type the UI needs down into rho-protocol."
+    assert_links_none(
+        "rho-tui",
+        &[],
+        "rho-protocol",
+        |d| matches!(d, "rho-ai" | "reqwest" | "hyper"),
+        "rho-tui must not link the provider layer or HTTP. Import message, content, model and \
+         usage types from rho_protocol (not rho_ai), and move any pure data type the UI needs \
+         down into rho-protocol.",
     );
 }
 
 #[test]
 fn the_session_store_links_no_runtime_or_http() {
-    let deps = normal_dependencies("rho-session", &[]);
-    assert!(
-        deps.iter().any(|d| d == "rho-protocol"),
-        "tree was read: {deps:?}"
-    );
-    let bad: Vec<&String> = deps
-        .iter()
-        .filter(|d| RUNTIME_CRATES.contains(&d.as_str()) || *d == "rho-ai" || *d == "rho-agent")
-        .collect();
-    assert!(
-        bad.is_empty(),
-        "rho-session reads and writes files and must not link an async runtime or HTTP, but it \
-         pulls in {bad:?}. Take message and agent types from rho_protocol (not rho_ai or \
-         rho_agent), and move any plain type the store needs down into rho-protocol."
+    assert_links_none(
+        "rho-session",
+        &[],
+        "rho-protocol",
+        |d| RUNTIME_CRATES.contains(&d) || matches!(d, "rho-ai" | "rho-agent"),
+        "rho-session reads and writes files and must not link an async runtime or HTTP. Take \
+         message and agent types from rho_protocol (not rho_ai or rho_agent), and move any plain \
+         type the store needs down into rho-protocol.",
     );
 }
