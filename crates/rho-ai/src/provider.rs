@@ -285,7 +285,8 @@ pub async fn drive<P: WireParser>(
 }
 
 /// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends
-/// it once more with the fresh key. A second 401 tells the user to log in again.
+/// it once more with the fresh key. A second 401 tells the user to log in again. `Err` is the
+/// failed reply's `errorMessage`, worded as pi words it, so it is a string.
 async fn send_authorized(
     request: &mut HttpRequest,
     control: &CallControl,

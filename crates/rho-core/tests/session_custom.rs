@@ -188,6 +188,7 @@ async fn cmd_5_command_sends_a_custom_message_that_triggers_a_turn() {
                         },
                     )
                     .await
+                    .map_err(String::from)
             })
         }),
     });

@@ -402,7 +402,7 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
     drop(s);
     let ctx = captured.lock().expect("lock").take().expect("captured");
     let err = ctx.host.append_entry("x".into(), None).expect_err("stale");
-    assert!(err.contains("stale"), "{err}");
+    assert!(err.to_string().contains("stale"), "{err}");
     assert!(ctx.host.is_idle());
 }
 
@@ -414,7 +414,7 @@ async fn an_appended_custom_entry_is_announced_to_listeners() {
         name: "record".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {
-            Box::pin(async move { ctx.host.append_entry("rec".into(), Some(json!({"n": 1}))) })
+            Box::pin(async move { Ok(ctx.host.append_entry("rec".into(), Some(json!({"n": 1})))?) })
         }),
     });
     let mut c = config(&provider);

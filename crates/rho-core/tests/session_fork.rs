@@ -141,8 +141,13 @@ async fn fork_refuses_non_user_entries_and_in_memory_sessions() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (store, ids) = store(dir.path());
     let s = session_on(store, vec![]);
-    assert_eq!(s.fork(&ids[1]).await, Err(SessionError::InvalidForkEntry));
-    assert_eq!(s.fork("nope").await, Err(SessionError::InvalidForkEntry));
+    for entry in [ids[1].as_str(), "nope"] {
+        let refused = s.fork(entry).await;
+        assert!(
+            matches!(refused, Err(SessionError::InvalidForkEntry)),
+            "{refused:?}"
+        );
+    }
     let mut memory = SessionManager::in_memory("/work");
     let u = memory
         .append_message(AgentMessage::User(UserMessage::text("x")))
@@ -212,8 +217,9 @@ async fn clone_copies_the_current_branch_into_a_new_file() {
     );
     assert_eq!(roles_and_texts(&s).len(), 4);
     let empty = session_on(SessionManager::create(dir.path(), "/work"), vec![]);
-    assert_eq!(
-        empty.clone_session().await,
-        Err(SessionError::NothingToClone)
+    let refused = empty.clone_session().await;
+    assert!(
+        matches!(refused, Err(SessionError::NothingToClone)),
+        "{refused:?}"
     );
 }

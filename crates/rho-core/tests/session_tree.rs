@@ -208,7 +208,10 @@ async fn the_current_leaf_is_a_no_op_and_an_unknown_id_is_named() {
         .navigate_tree("deadbeef", NavigateTreeOptions::default())
         .await
         .expect_err("unknown");
-    assert_eq!(err, SessionError::EntryNotFound("deadbeef".into()));
+    assert!(
+        matches!(&err, SessionError::EntryNotFound(id) if id == "deadbeef"),
+        "{err:?}"
+    );
     assert_eq!(err.to_string(), "Entry deadbeef not found");
     assert_eq!(leaf(&s).as_deref(), Some(ids.a3.as_str()));
 }
@@ -577,7 +580,7 @@ async fn navigating_while_streaming_is_refused() {
         .navigate_tree(&ids.a2, NavigateTreeOptions::default())
         .await
         .expect_err("refused");
-    assert_eq!(err, SessionError::TreeWhileStreaming);
+    assert!(matches!(err, SessionError::TreeWhileStreaming), "{err:?}");
     gate.notify_one();
     run.await.expect("join").expect("runs");
     assert_ne!(leaf(&s).as_deref(), Some(ids.a2.as_str()));

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use super::runner::ToolOutcome;
 use super::*;
+use crate::HostError;
 
 struct TestHost;
 
@@ -34,7 +35,7 @@ impl ExtensionHost for TestHost {
         &self,
         _: CustomMessageInput,
         _: SendOptions,
-    ) -> BoxFuture<'static, Result<(), String>> {
+    ) -> BoxFuture<'static, Result<(), HostError>> {
         Box::pin(async { Ok(()) })
     }
     fn send_user_message(
@@ -42,13 +43,13 @@ impl ExtensionHost for TestHost {
         _: String,
         _: Vec<ImageContent>,
         _: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), String>> {
+    ) -> BoxFuture<'static, Result<(), HostError>> {
         Box::pin(async { Ok(()) })
     }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
+    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
         Ok(())
     }
-    fn set_session_name(&self, _: String) -> Result<(), String> {
+    fn set_session_name(&self, _: String) -> Result<(), HostError> {
         Ok(())
     }
 }

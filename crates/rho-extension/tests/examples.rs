@@ -75,7 +75,7 @@ async fn the_model_uses_the_tool_and_its_update_streams() {
     assert_eq!(tools[0].parameters["required"], json!(["text"]));
     let result = &tool_results(&s)[0];
     assert!(!result.is_error);
-    assert_eq!(rho_ai::message::join_text(&result.content), "3 words");
+    assert_eq!(rho_protocol::message::join_text(&result.content), "3 words");
     assert_eq!(result.details, Some(json!({"words": 3})));
     let updates: Vec<Value> = drain(&mut rx)
         .into_iter()
@@ -116,7 +116,10 @@ async fn aborting_the_tool_cancels_it_and_the_process_lives_on() {
     run.await.expect("join").expect("prompt resolves");
     let aborted = &tool_results(&s)[0];
     assert!(aborted.is_error);
-    assert_eq!(rho_ai::message::join_text(&aborted.content), TOOL_ABORTED);
+    assert_eq!(
+        rho_protocol::message::join_text(&aborted.content),
+        TOOL_ABORTED
+    );
     assert!(
         ext.connection().dead_reason().is_none(),
         "the process lives on"
@@ -125,7 +128,7 @@ async fn aborting_the_tool_cancels_it_and_the_process_lives_on() {
         .await
         .expect("runs");
     let again = &tool_results(&s)[1];
-    assert_eq!(rho_ai::message::join_text(&again.content), "2 words");
+    assert_eq!(rho_protocol::message::join_text(&again.content), "2 words");
 }
 
 #[tokio::test]
@@ -148,11 +151,14 @@ async fn the_guard_blocks_rm_rf_and_lets_harmless_commands_run() {
     let results = tool_results(&s);
     assert!(results[0].is_error);
     assert_eq!(
-        rho_ai::message::join_text(&results[0].content),
+        rho_protocol::message::join_text(&results[0].content),
         "Blocked by guard: rm -rf is not allowed"
     );
     assert!(!results[1].is_error, "ls runs");
-    assert_eq!(rho_ai::message::join_text(&results[1].content), "ran: ls");
+    assert_eq!(
+        rho_protocol::message::join_text(&results[1].content),
+        "ran: ls"
+    );
 }
 
 #[tokio::test]

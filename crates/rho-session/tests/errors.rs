@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rho_agent::AgentMessage;
-use rho_ai::UserMessage;
-use rho_session::{load_file, SessionError, SessionManager};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::UserMessage;
+use rho_session::{load_file, SessionManager, StoreError};
 
 fn fixture_copy(name: &str, dir: &Path) -> PathBuf {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -28,7 +28,7 @@ fn not_a_session_is_refused_and_left_alone() {
     let path = fixture_copy("not_a_session.jsonl", dir.path());
     let before = std::fs::read(&path).expect("read");
     let err = SessionManager::open(&path).expect_err("must refuse");
-    assert!(matches!(err, SessionError::NotASession { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::NotASession { .. }), "{err:?}");
     let text = err.to_string();
     assert!(
         text.contains(&path.display().to_string()) && text.contains("line 1"),
@@ -45,7 +45,7 @@ fn not_a_session_is_refused_and_left_alone() {
     std::fs::write(&garbage, "PK\u{3}\u{4} zip bytes\n").expect("write");
     assert!(matches!(
         load_file(&garbage),
-        Err(SessionError::NotASession { .. })
+        Err(StoreError::NotASession { .. })
     ));
 }
 
@@ -162,7 +162,7 @@ fn old_version_file_with_corrupt_line_is_not_rewritten() {
     std::fs::write(&path, &text).expect("write");
     let err = SessionManager::open(&path).expect_err("must fail");
     assert!(
-        matches!(err, SessionError::Corrupt { line: 6, .. }),
+        matches!(err, StoreError::Corrupt { line: 6, .. }),
         "{err:?}"
     );
     assert_eq!(
@@ -232,13 +232,13 @@ fn operations_on_missing_entries_and_sessions_say_so() {
     assert_eq!(err.to_string(), "entry 'nope' not found in this session");
     assert!(matches!(
         session.append_label("nope", Some("x")),
-        Err(SessionError::UnknownEntry { .. })
+        Err(StoreError::UnknownEntry { .. })
     ));
     let dir = tempfile::tempdir().expect("temp dir");
     let err = rho_session::find_session("zzz", dir.path(), dir.path()).expect_err("no match");
     assert_eq!(err.to_string(), "No session found matching 'zzz'");
     let err = load_file(&dir.path().join("missing.jsonl")).expect_err("missing file");
-    assert!(matches!(err, SessionError::Io { .. }));
+    assert!(matches!(err, StoreError::Io { .. }));
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use rho_agent::{convert_to_llm, AgentMessage};
+use rho_protocol::agent::AgentMessage;
 use rho_session::{time::parse_iso, EntryData, ModelRef, SessionManager};
 use serde_json::{json, Value};
 
@@ -99,7 +99,8 @@ fn branched_fixture_context_follows_the_current_branch() {
     assert_eq!(ctx.model, model("openai", "gpt-5-mini"));
     // The model sees 9 messages: the `!!` bash run stays out.
     assert_eq!(ctx.to_llm().len(), 9);
-    assert_eq!(convert_to_llm(&got), ctx.to_llm());
+    let converted: Vec<_> = got.iter().filter_map(AgentMessage::to_llm).collect();
+    assert_eq!(converted, ctx.to_llm());
 }
 
 #[test]
@@ -205,7 +206,7 @@ fn compacted_fixture_uses_the_last_compaction_and_its_kept_tail() {
     assert_eq!(ctx.thinking_level, "low");
     assert_eq!(ctx.model, model("openai", "gpt-5"));
     let llm = ctx.to_llm();
-    let rho_ai::Message::User(first) = &llm[0] else {
+    let rho_protocol::Message::User(first) = &llm[0] else {
         panic!("the summary reaches the model as a user message");
     };
     assert_eq!(

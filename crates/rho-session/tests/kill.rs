@@ -15,8 +15,8 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use rho_agent::AgentMessage;
-use rho_ai::{AssistantMessage, ContentBlock, UserMessage};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{AssistantMessage, ContentBlock, UserMessage};
 use rho_session::{load_file, SessionManager};
 
 const CHILD_ENV: &str = "RHO_CORE_KILL_CHILD_FILE";

@@ -5,11 +5,11 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use rho_agent::{AgentMessage, BashExecutionMessage};
-use rho_ai::{AssistantMessage, ContentBlock, UserContent, UserMessage};
+use rho_protocol::agent::{AgentMessage, BashExecutionMessage};
+use rho_protocol::{AssistantMessage, ContentBlock, UserContent, UserMessage};
 use rho_session::{
     find_session, list_all_sessions, list_sessions, most_recent_session, paths, CompactionData,
-    Durability, EntryData, ForkScope, SessionError, SessionManager,
+    Durability, EntryData, ForkScope, SessionManager, StoreError,
 };
 use serde_json::json;
 
@@ -165,9 +165,9 @@ fn branching_moves_the_leaf_and_the_next_append_makes_it_durable() {
         .to_llm()
         .into_iter()
         .map(|m| match m {
-            rho_ai::Message::User(u) => u.content.text(),
-            rho_ai::Message::Assistant(a) => a.text(),
-            rho_ai::Message::ToolResult(_) => String::new(),
+            rho_protocol::Message::User(u) => u.content.text(),
+            rho_protocol::Message::Assistant(a) => a.text(),
+            rho_protocol::Message::ToolResult(_) => String::new(),
         })
         .collect();
     assert_eq!(texts, ["q1", "a1", "q2 alt"]);
@@ -238,7 +238,7 @@ fn forks_copy_entries_and_name_their_parent() {
     );
     assert!(matches!(
         s.fork(other.path(), "/w", ForkScope::Branch("nope")),
-        Err(SessionError::UnknownEntry { .. })
+        Err(StoreError::UnknownEntry { .. })
     ));
 }
 
@@ -252,7 +252,7 @@ fn creating_over_an_existing_file_refuses_and_keeps_it() {
     let err = s
         .append_message(assistant("a", 2))
         .expect_err("must not overwrite");
-    assert!(matches!(err, SessionError::AlreadyExists { .. }), "{err:?}");
+    assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err:?}");
     assert_eq!(std::fs::read_to_string(&path).expect("read"), "precious\n");
 }
 

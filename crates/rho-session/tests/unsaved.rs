@@ -3,8 +3,8 @@
 //! the folder is usable again.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use rho_agent::AgentMessage;
-use rho_ai::{AssistantMessage, ContentBlock, UserMessage};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{AssistantMessage, ContentBlock, UserMessage};
 use rho_session::SessionManager;
 
 fn user(text: &str) -> AgentMessage {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use common::{run, text, TempDir};
 use rho_agent::{AgentTool, ToolContext, ToolOutput};
-use rho_tools::process::ShellConfig;
+use rho_tools::shell::ShellConfig;
 use rho_tools::BashTool;
 use serde_json::json;
 use tokio::sync::mpsc;

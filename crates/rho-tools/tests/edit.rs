@@ -243,7 +243,10 @@ async fn edit_through_agent(dir: &TempDir, args: serde_json::Value) -> (String, 
             _ => None,
         })
         .expect("a tool result");
-    (rho_ai::message::join_text(&result.content), result.is_error)
+    (
+        rho_protocol::message::join_text(&result.content),
+        result.is_error,
+    )
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::io::Cursor;
 
 use base64::Engine as _;
 use common::{run, text, TempDir};
-use rho_ai::ContentBlock;
+use rho_protocol::ContentBlock;
 use rho_tools::{ReadOptions, ReadTool, WriteTool};
 use serde_json::json;
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use common::{run, text, TempDir};
 use rho_sandbox::{NetworkAccess, Probe, Sandbox, SandboxMode, SandboxPolicy};
-use rho_tools::process::ShellConfig;
+use rho_tools::shell::ShellConfig;
 use rho_tools::{BashTool, EditTool, WriteTool};
 use serde_json::json;
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::Extension;
+use rho_extension_host::HostError;
 use serde_json::{json, Value};
 
 pub fn manifest() -> &'static Path {
@@ -126,22 +127,22 @@ impl rho_extension_host::ExtensionHost for IdleHost {
         &self,
         _: rho_extension_host::CustomMessageInput,
         _: rho_extension_host::SendOptions,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("no session".to_string()) })
+    ) -> futures_util::future::BoxFuture<'static, Result<(), HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("is not there (a test host)")) })
     }
     fn send_user_message(
         &self,
         _: String,
         _: Vec<rho_ai::ImageContent>,
         _: Option<rho_extension_host::DeliverAs>,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("no session".to_string()) })
+    ) -> futures_util::future::BoxFuture<'static, Result<(), HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("is not there (a test host)")) })
     }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
-        Err("no session".into())
+    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
+        Err(HostError::Unsupported("is not there (a test host)"))
     }
-    fn set_session_name(&self, _: String) -> Result<(), String> {
-        Err("no session".into())
+    fn set_session_name(&self, _: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported("is not there (a test host)"))
     }
 }
 

@@ -128,21 +128,24 @@ pub async fn wait_for(rx: &mut UnboundedReceiver<SessionEvent>, name: &str) -> S
 }
 
 /// The texts of a request's messages, `role:text`, in order.
-pub fn request_texts(ctx: &rho_ai::Context) -> Vec<String> {
+pub fn request_texts(ctx: &rho_protocol::Context) -> Vec<String> {
     ctx.messages
         .iter()
         .map(|m| match m {
-            rho_ai::Message::User(u) => format!("user:{}", u.content.text()),
-            rho_ai::Message::Assistant(a) => format!("assistant:{}", a.text()),
-            rho_ai::Message::ToolResult(t) => {
-                format!("toolResult:{}", rho_ai::message::join_text(&t.content))
+            rho_protocol::Message::User(u) => format!("user:{}", u.content.text()),
+            rho_protocol::Message::Assistant(a) => format!("assistant:{}", a.text()),
+            rho_protocol::Message::ToolResult(t) => {
+                format!(
+                    "toolResult:{}",
+                    rho_protocol::message::join_text(&t.content)
+                )
             }
         })
         .collect()
 }
 
 /// The tool results of the session, in order.
-pub fn tool_results(s: &AgentSession) -> Vec<rho_ai::ToolResultMessage> {
+pub fn tool_results(s: &AgentSession) -> Vec<rho_protocol::ToolResultMessage> {
     s.messages()
         .into_iter()
         .filter_map(|m| match m {

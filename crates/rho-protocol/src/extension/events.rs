@@ -1,11 +1,13 @@
 //! The events extensions receive and the results they may return (session-behavior §18,
 //! EXT-3). Plain serde data: in-process Rust extensions and out-of-process ones (JSON over
-//! stdio) see the same shapes, so one runner serves both.
+//! stdio) see the same shapes, so one runner serves both; the host sends them in the `event`
+//! request of [`super::ToExtension`].
 
-use rho_agent::AgentMessage;
-use rho_ai::{ContentBlock, ImageContent, Model, ThinkingLevel, ToolResultMessage};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::agent::AgentMessage;
+use crate::{ContentBlock, ImageContent, Model, ThinkingLevel, ToolResultMessage};
 
 /// One event, tagged by `type` (snake_case) with camelCase fields. [`Self::type_name`] is
 /// derived by the same rule.
@@ -204,7 +206,7 @@ pub struct InjectedMessage {
     /// The custom type.
     pub custom_type: String,
     /// What the model sees.
-    pub content: rho_ai::UserContent,
+    pub content: crate::UserContent,
     /// Whether UIs show it.
     #[serde(default)]
     pub display: bool,

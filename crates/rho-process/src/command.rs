@@ -3,12 +3,12 @@
 //! scrubbed, then the caller's own variables (which win over the scrub).
 
 use std::ffi::{OsStr, OsString};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 
 use rho_sandbox::{Sandbox, SandboxError};
-use tokio::process::Command;
 
 use super::scrub::KeyScrub;
 
@@ -21,6 +21,7 @@ pub struct ChildSpec {
     env: Vec<(OsString, OsString)>,
     sandbox: Option<Arc<Sandbox>>,
     scrub: KeyScrub,
+    in_terminal: bool,
 }
 
 impl ChildSpec {
@@ -33,6 +34,7 @@ impl ChildSpec {
             env: Vec::new(),
             sandbox: None,
             scrub: KeyScrub::default(),
+            in_terminal: false,
         }
     }
 
@@ -72,13 +74,32 @@ impl ChildSpec {
         self
     }
 
-    /// The command, ready for the caller's pipes: own process group, stdin closed, killed
-    /// if dropped unawaited. Fails when the sandbox refuses to run anything.
-    pub fn command(&self) -> Result<Command, SandboxError> {
+    /// The child shares rho's terminal (`rho install` run from a shell): it stays in rho's
+    /// process group, so it may prompt there (git asking for a password) without being
+    /// stopped as a background job, and the terminal's Ctrl-C reaches it as it reaches rho.
+    /// Such a child has no group of its own to record or end; a timeout ends the child alone.
+    pub fn in_terminal(mut self, in_terminal: bool) -> Self {
+        self.in_terminal = in_terminal;
+        self
+    }
+
+    /// Whether the child gets a process group of its own (everything but [`Self::in_terminal`]).
+    pub fn own_group(&self) -> bool {
+        !self.in_terminal
+    }
+
+    /// The program as the caller named it (for messages).
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The command for a blocking run: own process group (unless [`Self::in_terminal`]),
+    /// stdin closed. Fails when the sandbox refuses to run anything.
+    pub fn std_command(&self) -> Result<std::process::Command, SandboxError> {
         let mut cmd = match &self.sandbox {
-            Some(sandbox) => Command::from(sandbox.command(&self.program, &self.args)?),
+            Some(sandbox) => sandbox.command(&self.program, &self.args)?,
             None => {
-                let mut cmd = Command::new(&self.program);
+                let mut cmd = std::process::Command::new(&self.program);
                 cmd.args(&self.args);
                 cmd
             }
@@ -90,7 +111,18 @@ impl ChildSpec {
         for (key, value) in &self.env {
             cmd.env(key, value);
         }
-        cmd.stdin(Stdio::null()).process_group(0).kill_on_drop(true);
+        cmd.stdin(Stdio::null());
+        if self.own_group() {
+            cmd.process_group(0);
+        }
+        Ok(cmd)
+    }
+
+    /// The command, ready for the caller's pipes: own process group, stdin closed, killed
+    /// if dropped unawaited. Fails when the sandbox refuses to run anything.
+    pub fn command(&self) -> Result<tokio::process::Command, SandboxError> {
+        let mut cmd = tokio::process::Command::from(self.std_command()?);
+        cmd.kill_on_drop(true);
         Ok(cmd)
     }
 }

@@ -1,7 +1,8 @@
 //! Runs a shell command line the way the `bash` tool, `!cmd` and RPC `bash` all need: through
-//! [`super::ChildSpec`] (own process group, sandbox, key scrub), stdin closed, stdout and
-//! stderr in one pipe so the output keeps the order it was written in, progress as raw pieces
-//! or throttled snapshots, the group ended on abort or timeout.
+//! [`rho_process::ChildSpec`] (own process group, sandbox, key scrub), stdin closed, stdout
+//! and stderr in one pipe so the output keeps the order it was written in, its tail kept as
+//! the model sees it, progress as raw pieces or throttled snapshots, the group ended on abort
+//! or timeout.
 
 use std::ffi::OsString;
 use std::os::fd::{FromRawFd, OwnedFd};
@@ -10,12 +11,12 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rho_process::{ChildGroup, ChildSpec, KeyScrub};
 use tokio::io::AsyncReadExt;
 use tokio::net::unix::pipe;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::{ChildGroup, ChildSpec, KeyScrub};
 use crate::output::{OutputBuffer, OutputSnapshot};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES};
 

@@ -46,6 +46,14 @@ pub(crate) fn forget_group_if_empty(pgid: u32) {
     }
 }
 
+/// Forgets `pgid` whether or not members are left: after SIGKILL to the group nothing in it
+/// runs again, and members init has not reaped yet are only zombies.
+pub(crate) fn forget_group(pgid: u32) {
+    if let Some(pgid) = pgid_of(pgid) {
+        groups().retain(|&g| g != pgid);
+    }
+}
+
 /// Sends `signal` to every process of the group.
 pub(crate) fn signal_group(pgid: u32, signal: libc::c_int) {
     if let Some(pgid) = pgid_of(pgid) {
@@ -53,6 +61,16 @@ pub(crate) fn signal_group(pgid: u32, signal: libc::c_int) {
         // memory is touched.
         unsafe {
             libc::kill(-pgid, signal);
+        }
+    }
+}
+
+/// Sends `signal` to the process `pid` alone (a child that shares rho's group).
+pub(crate) fn signal_process(pid: u32, signal: libc::c_int) {
+    if let Some(pid) = pgid_of(pid) {
+        // SAFETY: kill(2) on a child we started; no memory is touched.
+        unsafe {
+            libc::kill(pid, signal);
         }
     }
 }
@@ -97,10 +115,27 @@ fn reap(pgid: i32) {
     unsafe { while libc::waitpid(-pgid, std::ptr::null_mut(), libc::WNOHANG) > 0 {} }
 }
 
-/// Whether any process is left in the group (signal 0 only checks).
-pub(crate) fn group_alive(pgid: i32) -> bool {
+/// Whether any process is left in group `pgid` (signal 0 only checks; a killed member that
+/// nobody reaped yet still counts).
+pub fn group_alive(pgid: i32) -> bool {
     // SAFETY: signal 0 performs the permission and existence checks only.
     unsafe { libc::kill(-pgid, 0) == 0 }
+}
+
+/// Whether group `pgid` has no member left within `within`. Members rho did not start itself
+/// (a shell's background children) are reaped by init a moment after they were killed, and
+/// nothing tells rho when, so this looks every 10 ms (for tests and checks after an end).
+pub fn group_gone_within(pgid: i32, within: Duration) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if !group_alive(pgid) {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
 }
 
 /// The recorded groups (for tests).

@@ -1,12 +1,12 @@
 //! Which environment variables a child must not inherit: the LLM provider keys rho itself
-//! reads. That is every built-in provider's variable (except the general GitHub tokens,
-//! which `gh` and `git` rely on) and every variable the configuration names for a provider
-//! (models.json `apiKey` and header values, auth.json entries, extension providers), asked
-//! for at each spawn so a key configured later is scrubbed too.
+//! reads. That is every built-in provider's variable (`rho_protocol::provider_env`, except
+//! the general GitHub tokens, which `gh` and `git` rely on) and every variable the
+//! configuration names for a provider (models.json `apiKey` and header values, auth.json
+//! entries, extension providers), asked for at each spawn so a key configured later is
+//! scrubbed too.
 
+use std::process::Command;
 use std::sync::Arc;
-
-use tokio::process::Command;
 
 /// Lists the variables the configuration names for providers (see
 /// `rho_core::agent_session::CredentialStore::key_env_names`).
@@ -50,7 +50,7 @@ impl KeyScrub {
         if self.pass {
             return Vec::new();
         }
-        let mut names: Vec<String> = rho_ai::api_key::provider_key_env_vars()
+        let mut names: Vec<String> = rho_protocol::provider_env::provider_key_env_vars()
             .into_iter()
             .map(str::to_string)
             .collect();

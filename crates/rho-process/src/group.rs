@@ -22,9 +22,9 @@ pub struct ChildPipes {
     pub stderr: Option<ChildStderr>,
 }
 
-/// How the leader ended: `None` while it runs, then its status (`Err` text when waiting
-/// failed).
-type Exit = Option<Result<ExitStatus, String>>;
+/// How the leader ended: `None` while it runs, then its status (`None` inside when waiting
+/// for it failed, so nothing is known but that it is gone).
+type Exit = Option<Option<ExitStatus>>;
 
 /// A running child in its own process group.
 #[derive(Debug)]
@@ -34,8 +34,8 @@ pub struct ChildGroup {
 }
 
 impl ChildGroup {
-    /// Spawns `cmd` (built by [`super::ChildSpec`], so in its own group) and records the
-    /// group. Must run inside a tokio runtime.
+    /// Spawns `cmd` (built by [`super::ChildSpec::command`], so in its own group) and records
+    /// the group. Must run inside a tokio runtime.
     pub fn spawn(mut cmd: Command) -> std::io::Result<(ChildGroup, ChildPipes)> {
         let mut child = registry::spawn_recorded(|| cmd.spawn(), |c| c.id().unwrap_or(0))?;
         let pgid = child.id().unwrap_or(0);
@@ -46,7 +46,7 @@ impl ChildGroup {
         };
         let (tx, exit) = watch::channel(None);
         tokio::spawn(async move {
-            let status = child.wait().await.map_err(|e| e.to_string());
+            let status = child.wait().await.ok();
             let _ = tx.send(Some(status));
         });
         Ok((ChildGroup { pgid, exit }, pipes))
@@ -62,7 +62,7 @@ impl ChildGroup {
         let mut exit = self.exit.clone();
         let ended = exit.wait_for(Option::is_some).await;
         let code = match ended.as_deref() {
-            Ok(Some(Ok(status))) => status.code(),
+            Ok(Some(Some(status))) => status.code(),
             _ => None,
         };
         registry::forget_group_if_empty(self.pgid);
@@ -72,7 +72,7 @@ impl ChildGroup {
     /// The leader's exit status once it has exited.
     pub fn exit_status(&self) -> Option<ExitStatus> {
         match &*self.exit.borrow() {
-            Some(Ok(status)) => Some(*status),
+            Some(Some(status)) => Some(*status),
             _ => None,
         }
     }
