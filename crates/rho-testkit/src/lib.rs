@@ -18,6 +18,7 @@ pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
 pub mod pi16;
+pub mod replies;
 pub mod scripted;
 pub mod server;
 
