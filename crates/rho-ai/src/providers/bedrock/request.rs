@@ -111,7 +111,11 @@ pub(crate) fn body(model: &Model, context: &Context, options: &StreamOptions, en
     }
     let thinking = thinking(model, options, env);
     let mut inference = Map::new();
-    if let Some(n) = thinking.max_tokens.or(options.max_tokens) {
+    // Claude needs a cap; other models may go without one.
+    let cap = options
+        .max_tokens
+        .or_else(|| is_claude(model).then_some(model.max_tokens));
+    if let Some(n) = thinking.max_tokens.or(cap) {
         inference.insert("maxTokens".into(), json!(n));
     }
     if let Some(t) = options.temperature {
