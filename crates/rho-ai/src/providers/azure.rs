@@ -61,7 +61,10 @@ pub fn resolve_config(
             set("AZURE_OPENAI_RESOURCE_NAME")
                 .map(|name| format!("https://{name}.openai.azure.com/openai/v1"))
         })
-        .or_else(|| Some(model.base_url.trim().to_string()).filter(|b| !b.is_empty()))
+        // The catalog's `{AZURE_OPENAI_RESOURCE_NAME}` template is not a URL of its own.
+        .or_else(|| {
+            Some(model.base_url.trim().to_string()).filter(|b| !b.is_empty() && !b.contains('{'))
+        })
         .ok_or_else(|| {
             "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or \
              AZURE_OPENAI_RESOURCE_NAME, or the model's baseUrl in models.json."
