@@ -230,7 +230,7 @@ fn claude_thinking(
         }
     } else {
         let base = options.max_tokens.unwrap_or(model.max_tokens);
-        let mut budget = budget(options, level);
+        let mut budget = crate::providers::anthropic::thinking_budget(options, level);
         let total = (base + budget).min(model.max_tokens);
         if total <= budget {
             budget = total.saturating_sub(1024);
@@ -253,34 +253,15 @@ fn claude_thinking(
     }
 }
 
+/// Claude's effort for `level`: `xhigh` where the model has it natively, else as on the
+/// Anthropic API.
 fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
     let native_xhigh =
         any_candidate(model, &["opus-4-7", "opus-4-8"]) || any_candidate(model, FIVE);
     if level == ThinkingLevel::Xhigh && native_xhigh {
         return "xhigh".into();
     }
-    let mapped = model
-        .thinking_level_map
-        .as_ref()
-        .and_then(|m| m.get(level.as_str()).cloned().flatten());
-    mapped.unwrap_or_else(|| {
-        match level {
-            ThinkingLevel::Minimal | ThinkingLevel::Low => "low",
-            ThinkingLevel::Medium => "medium",
-            _ => "high",
-        }
-        .to_string()
-    })
-}
-
-fn budget(options: &StreamOptions, level: ThinkingLevel) -> u64 {
-    let b = &options.thinking_budgets;
-    match level {
-        ThinkingLevel::Minimal => b.minimal.unwrap_or(1024),
-        ThinkingLevel::Low => b.low.unwrap_or(2048),
-        ThinkingLevel::Medium => b.medium.unwrap_or(8192),
-        _ => b.high.unwrap_or(16384),
-    }
+    crate::providers::anthropic::adaptive_effort(model, level)
 }
 
 fn text_block(text: &str) -> Option<Value> {
@@ -452,4 +433,131 @@ fn tool_result(result: &ToolResultMessage, claude: bool, after: &mut Vec<Value>)
         "content": content,
         "status": if result.is_error { "error" } else { "success" },
     }})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::content::{ThinkingContent, ToolCall};
+    use crate::message::{AssistantMessage, UserMessage};
+
+    fn model(id: &str) -> Model {
+        serde_json::from_value(json!({
+            "id": id, "name": id, "api": "bedrock-converse-stream",
+            "provider": "amazon-bedrock", "baseUrl": "", "reasoning": true,
+            "input": ["text", "image"], "thinkingLevelMap": {"xhigh": "xhigh"}
+        }))
+        .expect("model")
+    }
+
+    fn png() -> ContentBlock {
+        ContentBlock::Image(ImageContent {
+            data: "iVBORw0KGgo=".into(),
+            mime_type: "image/png".into(),
+        })
+    }
+
+    /// A reply from another provider: a Responses tool call and its thinking.
+    fn foreign_history() -> Vec<Message> {
+        let mut reply = AssistantMessage::empty("openai-responses", "openai", "gpt-5");
+        reply.content = vec![
+            ContentBlock::Thinking(ThinkingContent {
+                thinking: "private".into(),
+                thinking_signature: Some("enc".into()),
+                redacted: None,
+            }),
+            ContentBlock::ToolCall(ToolCall {
+                id: "call_1|fc_2".into(),
+                name: "screenshot".into(),
+                arguments: json!({"": 1, "full": true}),
+                ..Default::default()
+            }),
+        ];
+        vec![
+            Message::User(UserMessage::text("look")),
+            Message::Assistant(reply),
+            Message::ToolResult(ToolResultMessage {
+                tool_call_id: "call_1|fc_2".into(),
+                tool_name: "screenshot".into(),
+                content: vec![ContentBlock::text("failed"), png()],
+                details: None,
+                usage: None,
+                nested_calls: None,
+                is_error: true,
+                timestamp: 0,
+                duration_ms: None,
+            }),
+        ]
+    }
+
+    #[test]
+    fn foreign_history_is_converted_for_claude() {
+        let m = model("anthropic.claude-sonnet-4-5-20250929-v1:0");
+        let out = messages(&m, &foreign_history());
+        // The shared transform makes foreign thinking text; the id is sanitized for Claude;
+        // empty keys are removed from the arguments.
+        assert_eq!(
+            out[1],
+            json!({"role": "assistant", "content": [{"text": "private"}, {"toolUse": {
+                "toolUseId": "call_1_fc_2", "name": "screenshot", "input": {"full": true}}}]})
+        );
+        // Claude rejects images in error results: they follow the results with a caption.
+        assert_eq!(
+            out[2]["content"],
+            json!([
+                {"toolResult": {"toolUseId": "call_1_fc_2", "status": "error", "content": [
+                    {"text": "failed"}, {"text": "(image attached after the tool results)"}]}},
+                {"text": "Images from the error result of tool call call_1_fc_2 (screenshot):"},
+                {"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}}
+            ])
+        );
+    }
+
+    #[test]
+    fn other_models_keep_images_in_error_results_and_get_their_reasoning_fields() {
+        let m = model("openai.gpt-oss-120b-1:0");
+        let out = messages(&m, &foreign_history());
+        assert_eq!(
+            out[2]["content"][0]["toolResult"]["content"][1],
+            json!({"image": {"format": "png", "source": {"bytes": "iVBORw0KGgo="}}})
+        );
+        let options = StreamOptions {
+            reasoning: Some(ThinkingLevel::Xhigh),
+            ..Default::default()
+        };
+        let none = |_: &str| None;
+        let body = body(&m, &Context::default(), &options, &none);
+        assert_eq!(
+            body["additionalModelRequestFields"],
+            json!({"reasoning_effort": "high"})
+        );
+    }
+
+    #[test]
+    fn adaptive_claude_models_send_effort_and_block_binding() {
+        let m = model("us.anthropic.claude-opus-4-7-v1");
+        let options = StreamOptions {
+            reasoning: Some(ThinkingLevel::Xhigh),
+            max_tokens: Some(8000),
+            ..Default::default()
+        };
+        let none = |_: &str| None;
+        let body = body(&m, &Context::default(), &options, &none);
+        assert_eq!(
+            body["additionalModelRequestFields"],
+            json!({
+                "thinking": {"type": "adaptive", "display": "summarized",
+                    "block_binding": {"prefix_mismatch_behavior": "drop_block"}},
+                "output_config": {"effort": "xhigh"},
+                "anthropic_beta": [THINKING_BINDING_BETA],
+            })
+        );
+        assert_eq!(body["inferenceConfig"]["maxTokens"], 8000);
+        let gov = |name: &str| (name == "AWS_REGION").then(|| "us-gov-west-1".to_string());
+        let body = super::body(&m, &Context::default(), &options, &gov);
+        assert_eq!(
+            body["additionalModelRequestFields"]["thinking"],
+            json!({"type": "adaptive"})
+        );
+    }
 }
