@@ -9,7 +9,9 @@
 use futures_util::FutureExt;
 use proptest::prelude::*;
 use rho_ai::provider::drive_bytes;
-use rho_ai::providers::{anthropic, google, openai_completions, openai_responses};
+use rho_ai::providers::{
+    anthropic, bedrock, google, mistral, openai_completions, openai_responses,
+};
 use rho_ai::reply::ReplyBuilder;
 use rho_ai::retry::is_retryable;
 use rho_ai::{
@@ -74,6 +76,15 @@ fn expected(wire: &Wire, fault: Fault) -> (String, String) {
         Fault::BadUtf8Cut => (wire.pi_ended_early.into(), bad),
         Fault::Empty => (
             format!("{}: the response body was empty", wire.pi_no_events),
+            String::new(),
+        ),
+        Fault::NotSse if wire.api == "bedrock-converse-stream" => (
+            format!(
+                "{}: the response held no event-stream messages (it began: \
+                 \"<html><body>Welcome to nginx!</body></html>\"); check that the model's \
+                 baseUrl points to the Bedrock runtime endpoint",
+                wire.pi_no_events
+            ),
             String::new(),
         ),
         Fault::NotSse => (
@@ -173,7 +184,11 @@ fn in_memory(api: &str, body: &[u8], chunk: usize) -> Option<String> {
         "openai-completions" => {
             drive_bytes(chunks, openai_completions::parse::Parser::new(&m), reply)
         }
-        "google-generative-ai" => drive_bytes(chunks, google::Parser::new(&m), reply),
+        "google-generative-ai" | "google-vertex" => {
+            drive_bytes(chunks, google::Parser::new(&m), reply)
+        }
+        "mistral-conversations" => drive_bytes(chunks, mistral::Parser::new(&m), reply),
+        "bedrock-converse-stream" => drive_bytes(chunks, bedrock::Parser::new(&m), reply),
         _ => drive_bytes(chunks, openai_responses::Parser::new(&m), reply),
     }
     let mut last = None;

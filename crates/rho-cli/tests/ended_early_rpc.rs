@@ -12,12 +12,16 @@ use rho_testkit::faults::{self, Fault};
 use serde_json::{json, Value};
 use support::{read, Rpc, Start};
 
-const APIS: [&str; 5] = [
+const APIS: [&str; 9] = [
     "anthropic-messages",
     "openai-completions",
     "openai-responses",
     "openai-codex-responses",
     "google-generative-ai",
+    "google-vertex",
+    "azure-openai-responses",
+    "mistral-conversations",
+    "bedrock-converse-stream",
 ];
 
 /// One provider per wire API, named after it, all served by the mock server.

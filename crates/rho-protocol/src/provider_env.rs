@@ -10,6 +10,7 @@ const PROVIDER_ENV: &[(&str, &[&str])] = &[
         &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
     ),
     ("openai", &["OPENAI_API_KEY"]),
+    ("azure", &["AZURE_OPENAI_API_KEY"]),
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
