@@ -3,7 +3,7 @@
 //! follows decisions.md instead of pi 0.73.1 (D4 steering, channel delivery) the test says so.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -3,7 +3,7 @@
 //! `turn_end.toolResults[]` are messages with `"role":"toolResult"`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{agent, run_events, user};
 use rho_testkit::scripted::{ScriptedProvider, ScriptedReply};

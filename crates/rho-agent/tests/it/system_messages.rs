@@ -4,7 +4,7 @@
 //! replay to. Without sections nothing is recorded (pi 0.73.1's agent).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use rho_agent::{AgentMessage, SystemMessage};
