@@ -4,11 +4,12 @@
 //! and headers are snapshot-tested in `anthropic/requests.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod anthropic {
-    pub mod common;
-    mod failures;
-    mod requests;
-}
+pub mod common;
+mod failures;
+mod requests;
+
+// The helpers are named `anthropic::common::…` here as in `oauth_requests`.
+use crate::anthropic;
 
 use anthropic::common::{collect, model, names, options, text_of};
 use rho_ai::{AssistantMessageEvent as E, ContentBlock, PartialMessage, StopReason};

@@ -3,10 +3,7 @@
 //! Codex endpoint gets the account id; a Copilot token's `proxy-ep` routes the request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod anthropic {
-    #[allow(dead_code)]
-    pub mod common;
-}
+use crate::anthropic;
 
 use std::sync::{Arc, Mutex};
 
