@@ -4,7 +4,7 @@
 //! extensions can cancel or replace.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use rho_compaction::{

@@ -3,7 +3,7 @@
 //! real SSE bytes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use rho_compaction::{

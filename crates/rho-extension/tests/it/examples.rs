@@ -2,7 +2,7 @@
 //! host, driving an AgentSession over the scripted provider (docs/extensions.md).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

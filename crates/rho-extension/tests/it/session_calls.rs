@@ -2,7 +2,7 @@
 //! `send_message` behave as their names say.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::*;
 use rho_core::agent_session::{AgentSession, PromptOptions};

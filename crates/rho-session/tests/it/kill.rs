@@ -73,7 +73,7 @@ fn run_and_kill(path: &Path) -> Vec<String> {
     let mut child = Command::new(std::env::current_exe().expect("test binary"))
         .args([
             "--exact",
-            "child_append_loop",
+            "kill::child_append_loop",
             "--nocapture",
             "--test-threads=1",
         ])

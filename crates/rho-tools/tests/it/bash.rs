@@ -1,7 +1,7 @@
 //! `bash` with real processes: output, exit codes, truncation, timeout and abort.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,7 +1,7 @@
 //! `edit` against real files: line endings, BOM, matching errors, big files, concurrency.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

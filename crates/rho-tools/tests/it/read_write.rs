@@ -1,7 +1,7 @@
 //! `read` and `write` against real files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::io::Cursor;
 

@@ -2,7 +2,7 @@
 //! policy refuses, in process, with the same answer.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

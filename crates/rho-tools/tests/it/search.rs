@@ -1,7 +1,7 @@
 //! `grep`, `find` and `ls` over real directory trees.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{run, text, TempDir};
 use rho_tools::{FindTool, GrepTool, LsTool};

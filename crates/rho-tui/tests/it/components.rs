@@ -3,7 +3,7 @@
 //! snapshots keep the escapes (as `␛`) where the colours are the point (diffs, footer warning).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::show;
 use insta::assert_snapshot;

@@ -3,7 +3,7 @@
 //! 80 and 40 columns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{feed, key, show};
 use rho_tui::ansi::visible_width;

@@ -1,7 +1,7 @@
 //! Tests of the extension UI components: status bar, widget areas, notifications.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::show;
 use insta::assert_snapshot;

@@ -1,7 +1,7 @@
 //! Behaviour and snapshot tests of the session picker and the `/tree` navigator.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{feed, key, show};
 use rho_tui::ansi::visible_width;
