@@ -1,6 +1,6 @@
 //! The committed JSON Schema of the RPC protocol (`docs/rpc.schema.json`) is what the types
 //! generate, and it names every command the parser knows. Regenerate after changing a wire
-//! type: `RHO_UPDATE_SCHEMA=1 cargo test -p rho-protocol --test rpc_schema`.
+//! type: `RHO_UPDATE_SCHEMA=1 cargo test -p rho-protocol --test it rpc_schema`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
@@ -28,7 +28,7 @@ fn the_committed_schema_is_current() {
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         committed == text,
-        "{} is stale: run RHO_UPDATE_SCHEMA=1 cargo test -p rho-protocol --test rpc_schema",
+        "{} is stale: run RHO_UPDATE_SCHEMA=1 cargo test -p rho-protocol --test it rpc_schema",
         path.display()
     );
 }
