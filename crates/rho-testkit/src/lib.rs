@@ -14,6 +14,7 @@ pub mod json;
 pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod own_process;
 pub mod pi16;
 pub mod scripted;
 pub mod server;
