@@ -222,5 +222,3 @@ impl Extension {
     }
 }
 
-#[cfg(test)]
-mod tests;

@@ -1,11 +1,10 @@
 //! Messages live in the session file, not in memory (issues 17 and 20): after a run, every
 //! message that is durably on disk is let go and read back from the file when the next
-//! request needs it; a session without a file keeps its messages. One test binary of its own,
-//! since it reads the process-wide count of messages decoded from files.
+//! request needs it; a session without a file keeps its messages. The test runs in a process
+//! of its own, since it reads the process-wide count of messages decoded from files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 
@@ -67,6 +66,11 @@ async fn prompt(s: &AgentSession, text: &str) {
 /// Both tests in one: the count of decoded messages is process-wide.
 #[tokio::test]
 async fn released_messages_are_read_back_and_unsaved_ones_stay() {
+    if !rho_testkit::own_process::runs_here(
+        "messages_on_disk::released_messages_are_read_back_and_unsaved_ones_stay",
+    ) {
+        return;
+    }
     let server = MockServer::start().await;
     let dir = tempfile::tempdir().expect("tempdir");
     server.push(reply("noted: kumquat"));

@@ -1,8 +1,7 @@
 //! User shell commands through AgentSession (`!cmd`): a real shell process (BASH-1, 2, 8, 9).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,8 +1,7 @@
 //! Compaction as AgentSession runs it (seed diagram 4 stage 2; COMP-8..17; D2, D3).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use common::*;
 use rho_agent::AgentMessage;

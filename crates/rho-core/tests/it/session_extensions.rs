@@ -1,8 +1,7 @@
 //! Extension events through AgentSession (session-behavior §18, EXT- rules).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,8 +2,7 @@
 //! `get_fork_messages`; EXT-4 for the `session_before_fork` veto), on real files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use common::*;
 use rho_agent::AgentMessage;

@@ -2,8 +2,7 @@
 //! server speaking the real SSE bytes (issue "AgentSession": scenario tests).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 use std::time::Duration;

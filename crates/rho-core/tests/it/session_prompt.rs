@@ -2,8 +2,7 @@
 //! diagram 1; P-, IN-, AUTH-, MSG- rules; D7, D8).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::{Arc, Mutex};
 

@@ -3,8 +3,7 @@
 //! behaviour and says which decision applies.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::{Arc, Mutex};
 

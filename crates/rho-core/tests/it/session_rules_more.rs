@@ -2,8 +2,7 @@
 //! request-time auth, aborts around tools and compaction.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 

@@ -2,8 +2,7 @@
 //! compaction, queued messages included), and `agent_end`'s `will_retry`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use common::*;
 use rho_agent::AgentEvent;

@@ -2,8 +2,7 @@
 //! message (issue 20: a 50,000-entry session must not be copied when it is opened or grows).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 

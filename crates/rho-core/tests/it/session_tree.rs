@@ -8,8 +8,7 @@
 //! ```
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
+use crate::session_common as common;
 
 use std::sync::Arc;
 

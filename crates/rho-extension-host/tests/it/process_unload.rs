@@ -3,10 +3,8 @@
 //! agent; a new set takes their place.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "session_common/mod.rs"]
-mod common;
-#[path = "process_common/mod.rs"]
-mod process_common;
+use crate::session_common as common;
+use crate::process_common;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -8,8 +8,8 @@ use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, Model, UserMessage};
 use serde_json::{json, Value};
 
-use super::runner::ToolOutcome;
-use super::*;
+use rho_extension_host::runner::ToolOutcome;
+use rho_extension_host::*;
 
 struct TestHost;
 

@@ -54,7 +54,7 @@ fn build_echo_separately() -> String {
                     "build",
                     "-q",
                     "-p",
-                    "rho-core",
+                    "rho-extension-host",
                     "--example",
                     "ext_echo",
                     "--target-dir",
