@@ -5,8 +5,8 @@
 //! otherwise.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod pids;
+use crate::common;
+use crate::pids;
 
 use common::{chat_messages, reply, stderr, Sandbox};
 use pids::{ends, read_pid};

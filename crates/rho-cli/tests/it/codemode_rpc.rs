@@ -3,8 +3,8 @@
 //! tool pipeline; their output reaches the model in the next request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod support;
+use crate::mcp_support;
+use crate::support;
 
 use rho_testkit::json::tool_names;
 use rho_testkit::openai_chat::ChatStream;

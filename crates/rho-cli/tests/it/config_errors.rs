@@ -3,7 +3,7 @@
 //! `apiKey` still works), and an agent dir that is a file stops rho with the path and the fix.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{reply, stderr, stdout, Sandbox};
 

@@ -4,7 +4,7 @@
 //! the model, and after rho continued the file every byte it had is still there, in place.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

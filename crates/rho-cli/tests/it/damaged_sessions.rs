@@ -3,7 +3,7 @@
 //! keeps the bad line.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{chat_messages, reply, stderr, Sandbox};
 use serde_json::json;

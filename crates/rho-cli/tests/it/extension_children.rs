@@ -6,10 +6,10 @@
 //! interactive and print modes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod pi_support;
-mod pids;
-mod support;
+use crate::mcp_support;
+use crate::pi_support;
+use crate::pids;
+use crate::support;
 
 use std::path::Path;
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Extension processes started by the binary: `-e PATH` and the project's extension dir.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{reply, stderr, stdout, Sandbox};
 

@@ -3,7 +3,7 @@
 //! for CI; `cargo bench -p rho-cli --bench kill_rpc` runs 200 trials.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod kill;
+use crate::kill;
 
 const TRIALS: usize = 30;
 

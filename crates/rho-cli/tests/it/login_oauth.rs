@@ -6,7 +6,7 @@
 //! refresh that fails says to log in again. Nothing here reaches the internet.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -7,8 +7,8 @@
 //! token is refreshed once and the connection goes on.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod mcp_support;
+use crate::common;
+use crate::mcp_support;
 
 use std::path::Path;
 use std::process::Output;

@@ -2,8 +2,8 @@
 //! stdio and streamable HTTP, and a FastMCP fixture (PyPI `mcp`). The LLM is the loopback mock.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod support;
+use crate::mcp_support;
+use crate::support;
 
 use rho_testkit::json::tool_names;
 use rho_testkit::openai_chat::ChatStream;

@@ -3,7 +3,7 @@
 //! running rho is a clear error on the next prompt, after which rho still answers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Stdio;

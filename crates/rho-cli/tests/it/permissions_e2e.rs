@@ -3,8 +3,8 @@
 //! and refused in print mode, which cannot ask.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use common::{reply, stderr, Sandbox};
 use rho_testkit::openai_chat::ChatStream;
@@ -152,7 +152,7 @@ fn bash_calls(lines: &[&str]) -> rho_testkit::MockResponse {
     stream.finish("tool_calls").done().response()
 }
 
-/// Real processes behind the rule table of `rho-core/tests/permission_lines.rs`: every way of
+/// Real processes behind the rule table of `rho-core/tests/it/permission_lines.rs`: every way of
 /// hiding `rm -rf keep` in a line is refused before anything runs, and lines using the same
 /// shell features for harmless commands run and leave their file.
 #[tokio::test]

@@ -3,7 +3,7 @@
 //! `sessionDir`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{read_jsonl, reply, stderr, Sandbox};
 use serde_json::json;

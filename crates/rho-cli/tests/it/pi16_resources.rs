@@ -3,7 +3,7 @@
 //! and `AGENTS.override.md`, seen in the system prompt rho sends.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -3,9 +3,9 @@
 //! command. Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod pi_support;
-mod support;
+use crate::mcp_support;
+use crate::pi_support;
+use crate::support;
 
 use pi_support::notified;
 use serde_json::json;

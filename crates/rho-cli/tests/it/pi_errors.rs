@@ -2,9 +2,9 @@
 //! a syntax error, a throwing handler, and no usable node.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod pi_support;
-mod support;
+use crate::mcp_support;
+use crate::pi_support;
+use crate::support;
 
 use serde_json::json;
 use support::{reply, Start};

@@ -3,9 +3,9 @@
 //! whatever rho cannot do is named in a notice that names the extension's file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod mcp_support;
-mod pi_support;
-mod support;
+use crate::mcp_support;
+use crate::pi_support;
+use crate::support;
 
 use serde_json::json;
 use support::{reply, Start};

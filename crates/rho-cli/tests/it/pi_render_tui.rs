@@ -4,11 +4,11 @@
 //! tmux or node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod mcp_support;
-mod pi_support;
-mod support;
-mod tui;
+use crate::common;
+use crate::mcp_support;
+use crate::pi_support;
+use crate::support;
+use crate::tui;
 
 use common::Sandbox;
 use tui::{editor, footer, skip_without_tmux, streamed, tool_call, Tmux};

@@ -2,7 +2,7 @@
 //! output streams, exit codes, event order, `@file` arguments, piped stdin.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{chat_messages, read_jsonl, reply, stderr, stdout, Sandbox};
 use rho_testkit::openai_chat;

@@ -2,7 +2,7 @@
 //! the result goes back, and the final text is printed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{reply, stderr, stdout, Sandbox};
 use rho_testkit::openai_chat::ChatStream;

@@ -3,7 +3,7 @@
 //! the same thing. Real directories, the real binary in RPC mode.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{reply, Rpc, Start};

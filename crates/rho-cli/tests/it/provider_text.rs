@@ -3,7 +3,7 @@
 //! carries them as data).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{read_jsonl, reply, stderr, stdout, Sandbox};
 use rho_testkit::MockResponse;

@@ -3,7 +3,7 @@
 //! (new, switch, fork, clone, fork messages, export).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{read, reply, Rpc, Start};

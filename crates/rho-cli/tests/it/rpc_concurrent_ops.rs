@@ -6,7 +6,7 @@
 //! events, the responses).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rho_testkit::{Gate, MockResponse};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! while `prompt` runs it, also during a streamed reply (Q-12, P-3).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{hanging_reply, is_text_delta, reply, user_texts, Rpc, Start};

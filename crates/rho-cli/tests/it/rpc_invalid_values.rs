@@ -2,7 +2,7 @@
 //! and nothing changes (thinking levels, images that are not base64, paths with a NUL byte).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{read, reply, Rpc, Start};

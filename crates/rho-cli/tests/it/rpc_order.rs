@@ -3,9 +3,9 @@
 //! the conversation in the order they were written; only their waiting runs concurrently.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../benches/rpc_soak/session_file.rs"]
+#[path = "../../benches/rpc_soak/session_file.rs"]
 mod session_file;
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -4,7 +4,7 @@
 //! null, the unsaved-session refusal of `clone`; and the 0.73.1 dialect answering as before.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{reply, Rpc, Start};

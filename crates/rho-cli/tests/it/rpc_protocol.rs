@@ -2,7 +2,7 @@
 //! answered and the session keeps working; a prompt's response precedes its events.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{reply, Rpc, Start};

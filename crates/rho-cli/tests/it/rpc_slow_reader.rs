@@ -2,7 +2,7 @@
 //! whole-message updates; the client still gets every delta (merged) and the full message.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::Sandbox;
 use rho_testkit::openai_chat::ChatStream;

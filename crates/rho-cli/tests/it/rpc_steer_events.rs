@@ -4,7 +4,7 @@
 //! while the discarded partial stays out of the session file and the next request.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::stream::assert_well_formed;

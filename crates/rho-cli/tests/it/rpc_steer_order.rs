@@ -7,7 +7,7 @@
 //! queued for the next prompt, as in pi, which is not this scenario).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use rho_testkit::Gate;
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! without streamingBehavior, abort, bash; and shutdown on EOF during a run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

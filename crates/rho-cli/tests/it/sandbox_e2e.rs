@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 #![cfg(target_os = "linux")]
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};

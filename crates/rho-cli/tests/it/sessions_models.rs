@@ -2,7 +2,7 @@
 //! flags (`--list-models`, `--model`, `--thinking`) of the real binary.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{chat_messages, read_jsonl, reply, stderr, stdout, Sandbox};
 use serde_json::json;

@@ -2,7 +2,7 @@
 //! (issue 17 #3): before, only a hard-coded 10-minute limit applied.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::{stderr, Sandbox};
 use rho_testkit::openai_chat::ChatStream;

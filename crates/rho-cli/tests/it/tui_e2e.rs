@@ -3,8 +3,8 @@
 //! session file. Skipped (with a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod tui;
+use crate::common;
+use crate::tui;
 
 use common::{chat_messages, Sandbox};
 use rho_testkit::openai_chat::ChatStream;

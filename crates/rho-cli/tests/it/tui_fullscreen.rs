@@ -4,8 +4,8 @@
 //! that resumes the session. Skipped (with a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod tui;
+use crate::common;
+use crate::tui;
 
 use common::Sandbox;
 use tui::{footer, skip_without_tmux, streamed, until, Tmux};

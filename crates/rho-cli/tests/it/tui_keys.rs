@@ -4,8 +4,8 @@
 //! tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod tui;
+use crate::common;
+use crate::tui;
 
 use common::Sandbox;
 use tui::{editor, skip_without_tmux, start};

@@ -5,9 +5,9 @@
 //! /reload also starts the MCP servers mcp.json names now. Skipped (with a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod mcp_support;
-mod tui;
+use crate::common;
+use crate::mcp_support;
+use crate::tui;
 
 use std::path::{Path, PathBuf};
 

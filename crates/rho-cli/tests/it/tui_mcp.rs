@@ -6,9 +6,9 @@
 //! `/mcp`. Skipped (with a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod mcp_support;
-mod tui;
+use crate::common;
+use crate::mcp_support;
+use crate::tui;
 
 use std::path::Path;
 

@@ -5,8 +5,8 @@
 //! installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod tui;
+use crate::common;
+use crate::tui;
 
 use common::Sandbox;
 use tui::{footer, skip_without_tmux, start, streamed, tool_call, Tmux};

@@ -3,8 +3,8 @@
 //! `notifyType: "error"`), and once the folder is usable every entry reaches the file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-mod support;
+use crate::common;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::{reply, Rpc, Start};

@@ -2,8 +2,8 @@
 //! with the scripted provider (docs/extensions.md; EXT-, IN-, CMD-, CM- rules).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::session_common as common;
 use crate::process_common;
+use crate::session_common as common;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;

@@ -3,8 +3,8 @@
 //! agent; a new set takes their place.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::session_common as common;
 use crate::process_common;
+use crate::session_common as common;
 
 use std::path::PathBuf;
 use std::time::Duration;
