@@ -3,7 +3,6 @@
 //! /reload) keeps codemode on. Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 

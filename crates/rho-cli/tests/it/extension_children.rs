@@ -6,7 +6,6 @@
 //! interactive and print modes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::pids;
 use crate::support;

@@ -4,10 +4,7 @@
 //! registry is a closed loopback port, so nothing reaches the internet.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::packages_support;
-use crate::pi_support;
-use crate::support;
 
 use packages_support::{command, commit_all, fixture, names, node, pack, text, World};
 use serde_json::{json, Value};

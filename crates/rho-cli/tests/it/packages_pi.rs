@@ -5,10 +5,7 @@
 //! real pi 1.6 when it is here (as `.ci/run` arranges) and skips saying why elsewhere.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::packages_support;
-use crate::pi_support;
-use crate::support;
 
 use std::path::Path;
 use std::process::Command;

@@ -2,7 +2,6 @@
 //! a syntax error, a throwing handler, and no usable node.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 

@@ -3,7 +3,6 @@
 //! whatever rho cannot do is named in a notice that names the extension's file.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 

@@ -3,7 +3,6 @@
 //! node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 

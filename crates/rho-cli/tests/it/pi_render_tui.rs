@@ -5,7 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 use crate::tui;

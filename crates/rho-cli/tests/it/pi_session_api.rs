@@ -4,7 +4,6 @@
 //! reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::mcp_support;
 use crate::pi_support;
 use crate::support;
 
