@@ -14,7 +14,7 @@ const ALONE: &str = "RHO_TEST_ALONE";
 /// returns `false` once that test passed there. Panics with the child's output when the test
 /// failed there or did not run.
 ///
-/// ```ignore
+/// ```text
 /// #[test]
 /// fn reads_a_process_wide_count() {
 ///     if !rho_testkit::own_process::runs_here("module::reads_a_process_wide_count") {
