@@ -229,6 +229,3 @@ impl Extension {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -103,7 +103,7 @@ fn setup() -> Result<Setup, String> {
     let packages = home.join(".cache/rho-pi-test/npm");
     if !rho_pi_host::packages_ready(&packages) {
         return Err(format!(
-            "{} has no pi packages: run `cargo test -p rho-cli --test pi_extensions` first",
+            "{} has no pi packages: run `cargo test -p rho-cli --test it pi_extensions::` first",
             packages.display()
         ));
     }

@@ -17,6 +17,7 @@ pub mod mistral;
 pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod own_process;
 pub mod pi16;
 pub mod replies;
 pub mod scripted;
