@@ -32,6 +32,11 @@ use plan::RunMode;
 
 fn main() -> ExitCode {
     malloc_arenas::configure();
+    // Every child (tools, `!cmd`, extensions, MCP servers, package commands) can tell it runs
+    // under a coding agent, as under pi; set before any thread exists.
+    for (name, value) in rho_session::env::PROCESS_MARKERS {
+        std::env::set_var(name, value);
+    }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match argv.first().map(String::as_str) {
         Some("mcp") => return mcp::command(&argv[1..]),
@@ -72,9 +77,6 @@ fn main() -> ExitCode {
     if let Some(session) = &args.export {
         return export(session, args.messages.first().map(String::as_str));
     }
-    // Tool subprocesses can tell they run under rho (pi sets PI_CODING_AGENT the same way);
-    // set before any thread exists.
-    std::env::set_var("RHO_CODING_AGENT", "true");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

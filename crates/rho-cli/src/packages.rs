@@ -20,11 +20,9 @@ fn loaded() -> Option<Arc<Resolved>> {
     LOADED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// `--offline`, or `RHO_OFFLINE` set to `1`, `true` or `yes` (pi's `PI_OFFLINE`).
+/// `--offline`, or `RHO_OFFLINE` (else pi's `PI_OFFLINE`) set to `1`, `true` or `yes`.
 pub fn offline(args: &Args) -> bool {
-    args.offline
-        || std::env::var("RHO_OFFLINE")
-            .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+    args.offline || rho_session::env::OFFLINE.is_on(&rho_session::env::process_env)
 }
 
 /// The `npmCommand` setting (program and arguments), if set.

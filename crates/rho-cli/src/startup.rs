@@ -203,6 +203,7 @@ fn add_tools(
                 config.settings.pass_provider_keys_to_tools(),
             ),
             sandbox: config.sandbox.clone(),
+            session_env: Some(config.session_env.provider()),
         },
         ..Default::default()
     };

@@ -16,6 +16,6 @@ pub use group::{ChildGroup, ChildPipes};
 pub use registry::{end_all_groups, recorded_groups, TERM_GRACE};
 pub use scrub::{ConfiguredKeys, KeyScrub};
 pub use shell::{
-    resolve_shell, run_shell, ExecEnd, ExecError, ExecResult, Progress, ShellConfig, ShellRun,
-    UPDATE_THROTTLE,
+    resolve_shell, run_shell, ExecEnd, ExecError, ExecResult, Progress, SessionEnv, ShellConfig,
+    ShellRun, SESSION_ENV_NAMES, UPDATE_THROTTLE,
 };
