@@ -55,6 +55,12 @@ fn main() -> ExitCode {
         return package_command::command(&argv);
     }
     let args = args::parse(&argv);
+    if !args.errors.is_empty() {
+        for error in &args.errors {
+            eprintln!("Error: {error}");
+        }
+        return ExitCode::FAILURE;
+    }
     if args.help {
         print!("{}", args::help_text());
         return ExitCode::SUCCESS;
@@ -105,12 +111,6 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: args::Args) -> ExitCode {
-    if let Some(mode) = &args.tui_mode {
-        if rho_tui::fullscreen::TuiMode::parse(mode).is_err() {
-            eprintln!("Error: --tui-mode requires regular or fullscreen");
-            return ExitCode::FAILURE;
-        }
-    }
     let stdin_is_tty = std::io::stdin().is_terminal();
     let mode = RunMode::resolve(&args, stdin_is_tty);
     if mode == RunMode::Rpc && !args.file_args.is_empty() {
@@ -157,7 +157,6 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
             let options = rho_rpc::RpcOptions {
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
-                agent_dir: startup.agent_dir,
                 package_of: packages::origin_of,
             };
             rho_rpc::run(startup.session, options).await

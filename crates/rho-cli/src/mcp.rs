@@ -94,15 +94,15 @@ fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
     }
 }
 
-/// Starts the configured servers in the background; `None` when MCP is off or unconfigured.
+/// Starts the configured servers in the background; `None` when MCP is off (`on`: pi's
+/// `builtin:mcp` is, see `extensions::builtin_on`) or unconfigured.
 pub fn start(
     args: &Args,
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
+    (agent_dir, cwd): (&Path, &Path),
+    (project_trusted, on): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
-    if args.no_mcp {
+    if !on {
         return None;
     }
     let config = rho_mcp::load_config_trusted(agent_dir, cwd, project_trusted);
@@ -133,13 +133,12 @@ pub fn start(
 /// (added, removed and changed servers take effect).
 pub async fn restart(
     args: &Args,
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
+    dirs: (&Path, &Path),
+    switches: (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     shutdown().await;
-    start(args, agent_dir, cwd, project_trusted, warnings)
+    start(args, dirs, switches, warnings)
 }
 
 /// The running manager, for `/mcp`.

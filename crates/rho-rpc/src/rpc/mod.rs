@@ -18,7 +18,7 @@ mod state;
 mod ui;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +44,8 @@ pub struct RpcOptions {
     pub dialect: Dialect,
     /// The `--models` patterns `cycle_model` goes through.
     pub scoped_models: Option<Vec<String>>,
-    /// The agent dir (user-scope resources are found under it).
-    pub agent_dir: PathBuf,
-    /// The package a loaded resource file came from, for `get_commands`' `sourceInfo`.
+    /// Where a loaded resource file came from (a package, a settings list, a folder), for
+    /// `get_commands`' `sourceInfo`.
     pub package_of: fn(&Path) -> Option<rho_packages::Origin>,
 }
 
@@ -61,7 +60,6 @@ pub(crate) struct Rpc {
     /// Whose encoding the responses follow.
     dialect: Dialect,
     /// The agent dir (user-scope resources are found under it).
-    agent_dir: Arc<Path>,
     /// The package a loaded resource file came from.
     package_of: fn(&Path) -> Option<rho_packages::Origin>,
 }
@@ -134,7 +132,6 @@ impl Rpc {
             session,
             out,
             dialect: options.dialect,
-            agent_dir: options.agent_dir.into(),
             package_of: options.package_of,
         }
     }
