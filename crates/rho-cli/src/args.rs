@@ -404,6 +404,42 @@ Environment:
     )
 }
 
+/// `rho auth --help`.
+pub fn auth_help_text() -> String {
+    "Usage:
+  rho auth login <provider> [--api-key] [--no-browser]
+  rho auth logout <provider>
+  rho auth print-api-key [--provider <provider>] [--model <model>]
+  rho auth print-bearer-token [--provider <provider>] [--model <model>] [--min-expiry <duration>]
+  rho auth check [--provider <provider>] [--model <model>] [--json] [--credentials] [--no-refresh]
+
+Log in to and out of model providers, print their credentials for external clients, or check
+that they are ready. Credentials are stored in auth.json in the agent dir.
+
+Commands:
+  login <provider>        Sign in with an account in the browser, or save an API key, then exit
+  logout <provider>       Remove the stored credentials; environment variables and models.json stay
+  print-api-key           Print the resolved API key
+  print-bearer-token      Print a resolved OAuth bearer token (refreshes if expired)
+  check                   Print ready, not_ready, or invalid; exit with 0, 1, or 2
+
+Options for print-api-key, print-bearer-token, and check (at least one is required):
+  --provider <provider>   Resolve credentials for a provider
+  --model <model>         Resolve credentials from a model
+
+Options for login:
+  --api-key               Save an API key instead of signing in with an account
+  --no-browser            Do not open a browser; use another sign-in method, e.g. device code
+
+Other options:
+  --min-expiry <duration> Minimum remaining token lifetime for print-bearer-token, e.g. 30m or 1h
+  --json                  Print the check result as JSON
+  --credentials           Emit the credential from check, or include it in JSON output
+  --no-refresh            Do not refresh expired OAuth credentials during check
+"
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -41,7 +41,7 @@ fn parse(args: &[String]) -> Result<Request, String> {
         }
     }
     if request.provider.is_empty() {
-        return Err(USAGE.into());
+        return Err(format!("{USAGE}\n{}", sign_ins()));
     }
     if request.api_key && !request.browser {
         return Err("--no-browser only applies to account sign-in; omit it with --api-key.".into());
@@ -66,6 +66,18 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The subscription sign-ins `rho login <provider>` offers, one a line.
+fn sign_ins() -> String {
+    let lines: Vec<String> = rho_ai::auth::OAUTH_PROVIDERS
+        .iter()
+        .map(|(id, name)| format!("  {id:<16}{name}"))
+        .collect();
+    format!(
+        "Subscription sign-ins:\n{}\nAny provider's API key: rho login <provider> --api-key",
+        lines.join("\n")
+    )
 }
 
 fn logout(store: &AuthStore, args: &[String]) -> Result<String, String> {
@@ -313,7 +325,10 @@ mod tests {
             (r.provider.as_str(), r.browser, r.api_key),
             ("anthropic", false, false)
         );
-        assert!(parse(&args(&[])).is_err());
+        let listed = parse(&args(&[])).err().unwrap_or_default();
+        for id in ["anthropic", "openai-codex", "github-copilot"] {
+            assert!(listed.contains(id), "{listed}");
+        }
         assert!(parse(&args(&["a", "b"])).is_err());
         assert_eq!(
             parse(&args(&["openai", "--api-key", "--no-browser"]))

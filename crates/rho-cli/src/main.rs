@@ -1,6 +1,7 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
+mod auth_cli;
 mod credentials;
 mod extensions;
 mod file_args;
@@ -41,13 +42,7 @@ fn main() -> ExitCode {
     match argv.first().map(String::as_str) {
         Some("mcp") => return mcp::command(&argv[1..]),
         Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[1..]),
-        Some("auth") => match argv.get(1).map(String::as_str) {
-            Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[2..]),
-            _ => {
-                eprintln!("Usage: rho auth login <provider> [--api-key] [--no-browser] | rho auth logout <provider>");
-                return ExitCode::FAILURE;
-            }
-        },
+        Some("auth") => return auth(&argv[1..]),
         Some("permissions") => return permissions_check::command(&argv[1..]),
         _ => {}
     }
@@ -193,6 +188,29 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
             };
             let options = interactive_host::options(args, startup.agent_dir);
             rho_interactive::run(startup.session, options, first).await
+        }
+    }
+}
+
+/// `rho auth <verb> ...`: pi's login, logout and credential commands.
+fn auth(argv: &[String]) -> ExitCode {
+    let help = argv.iter().any(|a| a == "--help" || a == "-h");
+    match argv.first().map(String::as_str) {
+        None | Some("help") => {
+            print!("{}", args::auth_help_text());
+            ExitCode::SUCCESS
+        }
+        Some(_) if help => {
+            print!("{}", args::auth_help_text());
+            ExitCode::SUCCESS
+        }
+        Some(verb @ ("login" | "logout")) => login_cli::command(verb, &argv[1..]),
+        Some(verb) if auth_cli::is_auth_command(verb) => auth_cli::command(verb, &argv[1..]),
+        Some(other) => {
+            eprintln!(
+                "Error: Unknown auth command \"{other}\". Use \"rho auth login\", \"rho auth logout\", \"rho auth print-api-key\", \"rho auth print-bearer-token\", or \"rho auth check\"."
+            );
+            ExitCode::FAILURE
         }
     }
 }

@@ -213,7 +213,12 @@ fn placeholder(text: &str, args: &[String], all: &str) -> Option<(String, usize)
             Some(l) => l.parse().ok()?,
             None => usize::MAX,
         };
-        let parts: Vec<&str> = args.iter().skip(from).take(take).map(String::as_str).collect();
+        let parts: Vec<&str> = args
+            .iter()
+            .skip(from)
+            .take(take)
+            .map(String::as_str)
+            .collect();
         return Some((parts.join(" "), used));
     }
     for name in ["ARGUMENTS", "@"] {
