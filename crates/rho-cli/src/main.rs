@@ -10,6 +10,7 @@ mod list_models;
 mod login_cli;
 mod malloc_arenas;
 mod mcp;
+mod mcp_cli;
 mod model_select;
 mod package_command;
 mod packages;
@@ -40,7 +41,7 @@ fn main() -> ExitCode {
     }
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match argv.first().map(String::as_str) {
-        Some("mcp") => return mcp::command(&argv[1..]),
+        Some("mcp") => return mcp_cli::command(&argv[1..]),
         Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[1..]),
         Some("auth") => return auth(&argv[1..]),
         Some("permissions") => return permissions_check::command(&argv[1..]),
