@@ -34,7 +34,14 @@ pub enum HttpFailure {
         status: u16,
         /// The response body as text (possibly empty).
         body: String,
+        /// The wait the server asked for (`retry-after-ms`, `retry-after`).
+        retry_after: Option<Duration>,
+        /// The server's `x-should-retry` verdict, when it gave one.
+        should_retry: Option<bool>,
     },
+    /// A provider retry would wait longer than `retry.provider.maxRetryDelayMs` allows.
+    #[error("{0}")]
+    RetryDelay(String),
     /// The request body could not be encoded.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
@@ -61,6 +68,23 @@ pub fn idle_message(idle: Duration) -> String {
         "Request timed out: no data from the provider for {} ms (httpIdleTimeoutMs)",
         idle.as_millis()
     )
+}
+
+impl HttpFailure {
+    /// Whether a provider retry may send the request again, as pi 1.6's provider clients
+    /// decide: the server's `x-should-retry` when given, else 408, 409, 429, 5xx and every
+    /// failure without a status (connection errors, timeouts).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            HttpFailure::Status {
+                status,
+                should_retry,
+                ..
+            } => should_retry.unwrap_or_else(|| crate::retry::is_retryable_status(*status)),
+            HttpFailure::Idle(_) | HttpFailure::Transport(_) => true,
+            HttpFailure::Aborted | HttpFailure::Encode(_) | HttpFailure::RetryDelay(_) => false,
+        }
+    }
 }
 
 /// POSTs a JSON body and returns the 2xx response, or why not.
@@ -104,12 +128,33 @@ pub async fn post_json(
         hook(status, headers).await;
     }
     if !(200..300).contains(&status) {
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let retry_after = crate::retry::parse_retry_after(
+            header("retry-after-ms").as_deref(),
+            header("retry-after").as_deref(),
+            crate::now_ms(),
+        );
+        let should_retry = match header("x-should-retry").as_deref() {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        };
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
             b = read_capped(resp, url) => b,
         };
-        return Err(HttpFailure::Status { status, body });
+        return Err(HttpFailure::Status {
+            status,
+            body,
+            retry_after,
+            should_retry,
+        });
     }
     Ok(resp)
 }

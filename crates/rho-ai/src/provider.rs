@@ -177,6 +177,8 @@ pub fn stream(
         hooks: options.hooks.clone(),
         key: options.api_key.clone(),
         provider: model.provider.clone(),
+        max_retries: options.max_retries,
+        max_retry_delay_ms: options.max_retry_delay_ms,
     };
     match api {
         Api::AnthropicMessages => spawn(
@@ -233,6 +235,11 @@ pub struct CallControl {
     pub key: Option<String>,
     /// The provider, for the text of a failed re-authentication.
     pub provider: String,
+    /// `retry.provider.maxRetries`: how often a request that failed before its stream
+    /// started is sent again.
+    pub max_retries: u32,
+    /// `retry.provider.maxRetryDelayMs` (`None`: 60 s; 0: no limit).
+    pub max_retry_delay_ms: Option<u64>,
 }
 
 use crate::providers::*;
@@ -292,9 +299,11 @@ async fn send_authorized(
     idle: Duration,
     error_message: fn(u16, &str) -> String,
 ) -> Result<reqwest::Response, String> {
-    let body = match post(request, control, idle).await {
+    let body = match post(request, control, idle, error_message).await {
         Ok(r) => return Ok(r),
-        Err(HttpFailure::Status { status: 401, body }) => body,
+        Err(HttpFailure::Status {
+            status: 401, body, ..
+        }) => body,
         Err(f) => return Err(failure_message(f, error_message)),
     };
     let (Some(hook), Some(key)) = (&control.hooks.on_unauthorized, &control.key) else {
@@ -305,9 +314,11 @@ async fn send_authorized(
         _ => return Err(error_message(401, &body)),
     };
     request.replace_key(key, &fresh);
-    match post(request, control, idle).await {
+    match post(request, control, idle, error_message).await {
         Ok(r) => Ok(r),
-        Err(HttpFailure::Status { status: 401, body }) => Err(format!(
+        Err(HttpFailure::Status {
+            status: 401, body, ..
+        }) => Err(format!(
             "{} {}",
             error_message(401, &body),
             crate::auth::oauth_failed_message(&control.provider)
@@ -316,23 +327,59 @@ async fn send_authorized(
     }
 }
 
+/// Sends `request`, and again up to `retry.provider.maxRetries` times when it fails before
+/// its stream starts in a way worth retrying (pi 1.6's `retryProviderRequest`): so exactly
+/// `1 + maxRetries` requests at most. The wait is the server's (refused when longer than
+/// `retry.provider.maxRetryDelayMs`) or a jittered back-off; an abort ends it at once.
 async fn post(
     request: &HttpRequest,
     control: &CallControl,
     idle: Duration,
+    error_message: fn(u16, &str) -> String,
 ) -> Result<reqwest::Response, HttpFailure> {
-    http::post_json(
-        &request.url,
-        &request.headers,
-        &request.body,
-        &control.cancel,
-        http::Timeouts {
-            overall: control.timeout,
-            idle,
-        },
-        control.hooks.after_response.as_ref(),
-    )
-    .await
+    let mut retry = 0;
+    loop {
+        let sent = http::post_json(
+            &request.url,
+            &request.headers,
+            &request.body,
+            &control.cancel,
+            http::Timeouts {
+                overall: control.timeout,
+                idle,
+            },
+            control.hooks.after_response.as_ref(),
+        )
+        .await;
+        let failure = match sent {
+            Err(f) if retry < control.max_retries && f.is_retryable() => f,
+            other => return other,
+        };
+        let hint = match &failure {
+            HttpFailure::Status { retry_after, .. } => *retry_after,
+            _ => None,
+        };
+        let max = control.max_retry_delay_ms.unwrap_or(60_000);
+        let text = failure_message(failure, error_message);
+        let wait = match crate::retry::client_retry_delay(retry, hint, max, jitter(), &text) {
+            crate::retry::ClientRetry::After(wait) => wait,
+            crate::retry::ClientRetry::TooLong(text) => return Err(HttpFailure::RetryDelay(text)),
+        };
+        tokio::select! {
+            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+            _ = tokio::time::sleep(wait) => {}
+        }
+        retry += 1;
+    }
+}
+
+/// A random number in `[0, 1)` for the back-off's jitter.
+fn jitter() -> f64 {
+    let mut bytes = [0u8; 4];
+    match getrandom::getrandom(&mut bytes) {
+        Ok(()) => f64::from(u32::from_le_bytes(bytes)) / (f64::from(u32::MAX) + 1.0),
+        Err(_) => 0.0,
+    }
 }
 
 /// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx
@@ -357,7 +404,7 @@ pub fn drive_bytes<'a, P: WireParser>(
 
 fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {
     match f {
-        HttpFailure::Status { status, body } => error_message(status, &body),
+        HttpFailure::Status { status, body, .. } => error_message(status, &body),
         other => other.to_string(),
     }
 }

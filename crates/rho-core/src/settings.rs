@@ -152,6 +152,23 @@ impl Settings {
             .map(std::time::Duration::from_millis)
     }
 
+    /// `thinkingBudgets`: token budgets for `minimal`, `low`, `medium` and `high` on the APIs
+    /// that take a budget (a level not given keeps the provider's default).
+    pub fn thinking_budgets(&self) -> rho_ai::options::ThinkingBudgets {
+        let level = |name: &str| {
+            self.get(&format!("thinkingBudgets.{name}"))
+                .and_then(Value::as_f64)
+                .filter(|n| n.is_finite() && *n >= 0.0)
+                .map(|n| n as u64)
+        };
+        rho_ai::options::ThinkingBudgets {
+            minimal: level("minimal"),
+            low: level("low"),
+            medium: level("medium"),
+            high: level("high"),
+        }
+    }
+
     /// `httpIdleTimeoutMs`: the longest wait for response headers or the next stream event
     /// (`None`: the default, 5 minutes). `0` or `"disabled"` turn it off.
     pub fn http_idle_timeout(&self) -> Option<std::time::Duration> {

@@ -342,17 +342,22 @@ impl AgentSession {
         let stream = self.inner.services.stream_fn.clone();
         let credentials = self.inner.services.credentials.clone();
         let block_images = self.state().settings.block_images();
-        let (timeout, idle_timeout) = {
+        let (timeout, idle_timeout, retry, budgets) = {
             let s = self.state();
             (
                 s.settings.provider_timeout(),
                 s.settings.http_idle_timeout(),
+                s.settings.retry(),
+                s.settings.thinking_budgets(),
             )
         };
         let hooks = self.request_hooks();
         self.inner.services.agent.update_options(|o| {
             o.stream_options.timeout = timeout;
             o.stream_options.idle_timeout = idle_timeout;
+            o.stream_options.max_retries = retry.provider_max_retries;
+            o.stream_options.max_retry_delay_ms = Some(retry.max_retry_delay_ms);
+            o.stream_options.thinking_budgets = budgets;
             o.convert_to_llm = Some(Arc::new(move |messages: &[Arc<AgentMessage>]| {
                 let converted = rho_agent::convert_to_llm(messages);
                 if block_images {

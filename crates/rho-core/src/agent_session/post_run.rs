@@ -103,7 +103,8 @@ impl AgentSession {
             });
             return RetryOutcome::GoOn;
         }
-        let delay_ms = auto_retry_delay_ms(settings.base_delay_ms, attempt);
+        let delay_ms =
+            auto_retry_delay_ms(settings.base_delay_ms, attempt, settings.max_agent_delay_ms);
         self.emit_session(SessionOnlyEvent::AutoRetryStart {
             attempt,
             max_attempts: settings.max_retries,
