@@ -1,6 +1,6 @@
 //! settings.json: global (`<agentDir>/settings.json`) overlaid by project
-//! (`<cwd>/.rho/settings.json`) as pi does it (interfaces spec §6.2): each top-level object is
-//! shallow-merged one level deep, anything else replaces. A broken file counts as `{}` with a
+//! (`<cwd>/.rho/settings.json`) as pi 1.6 does it: objects merge recursively, anything else
+//! replaces. A broken file counts as `{}` with a
 //! warning and is never written over.
 
 use std::path::{Path, PathBuf};
@@ -63,18 +63,12 @@ impl Settings {
         s
     }
 
-    /// Merges two scopes (global, then project over it) after migrating both.
+    /// Merges two scopes (global, then project over it) after migrating both: objects merge
+    /// recursively, anything else replaces (pi 1.6's `deepMergeObjects`).
     pub fn from_scopes(global: Map<String, Value>, project: Map<String, Value>) -> Settings {
         let (global, project) = (migrate(global), migrate(project));
         let mut merged = global.clone();
-        for (k, v) in project.clone() {
-            match (merged.get_mut(&k), v) {
-                (Some(Value::Object(g)), Value::Object(p)) => g.extend(p),
-                (_, v) => {
-                    merged.insert(k, v);
-                }
-            }
-        }
+        deep_merge(&mut merged, project.clone());
         Settings {
             merged,
             global,
@@ -246,10 +240,29 @@ impl Settings {
     }
     /// The `compaction.*` settings (COMP-1).
     pub fn compaction(&self) -> rho_compaction::CompactionSettings {
+        self.compaction_for(None)
+    }
+    /// The `compaction.*` settings for `model`: each of `reserveTokens` and
+    /// `keepRecentTokens` from `compaction.modelOverrides["<provider>/<id>"]`, else the
+    /// ordinary setting, else the default (pi 1.6); `enabled` stays global.
+    pub fn compaction_for(
+        &self,
+        model: Option<&rho_ai::Model>,
+    ) -> rho_compaction::CompactionSettings {
+        let key = model.map(|m| format!("{}/{}", m.provider, m.id));
+        let overridden = |field: &str, default: u64| {
+            let from_override = key.as_ref().and_then(|k| {
+                self.get("compaction.modelOverrides")?
+                    .get(k.as_str())?
+                    .get(field)?
+                    .as_u64()
+            });
+            from_override.unwrap_or_else(|| self.u64_or(&format!("compaction.{field}"), default))
+        };
         rho_compaction::CompactionSettings {
             enabled: self.compaction_enabled(),
-            reserve_tokens: self.compaction_reserve_tokens(),
-            keep_recent_tokens: self.compaction_keep_recent_tokens(),
+            reserve_tokens: overridden("reserveTokens", 16_384),
+            keep_recent_tokens: overridden("keepRecentTokens", 20_000),
         }
     }
     /// `hideThinkingBlock` (false).
@@ -336,6 +349,18 @@ pub fn set_in_file(path: &Path, key: &str, value: Value) -> Result<(), SettingsE
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(write_error)
+}
+
+/// `over` merged into `base`: objects key by key, recursively; anything else replaces.
+fn deep_merge(base: &mut Map<String, Value>, over: Map<String, Value>) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Object(b)), Value::Object(o)) => deep_merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
 }
 
 /// One settings file's object, `{}` when it is missing or unusable (its warning comes from
@@ -452,6 +477,34 @@ mod tests {
         assert_eq!(s.compaction_reserve_tokens(), 200);
         assert_eq!(s.string_list("skills"), ["b"]);
         assert_eq!(s.theme(), Some("light"));
+    }
+
+    /// pi 1.6: objects merge recursively, so a global model override survives a project's
+    /// other overrides; an override beats the ordinary value field by field.
+    #[test]
+    fn compaction_model_overrides_resolve_field_by_field() {
+        let s = Settings::from_scopes(
+            obj(
+                json!({"compaction": {"reserveTokens": 100, "modelOverrides": {
+                "p/big": {"reserveTokens": 400000}}}}),
+            ),
+            obj(
+                json!({"compaction": {"keepRecentTokens": 5, "modelOverrides": {
+                "p/other": {"keepRecentTokens": 7}}}}),
+            ),
+        );
+        let model = |id: &str| -> rho_ai::Model {
+            serde_json::from_value(json!({"id": id, "name": id, "api": "openai-completions",
+                "provider": "p", "baseUrl": "http://x"}))
+            .expect("model")
+        };
+        let big = s.compaction_for(Some(&model("big")));
+        assert_eq!((big.reserve_tokens, big.keep_recent_tokens), (400_000, 5));
+        let other = s.compaction_for(Some(&model("other")));
+        assert_eq!((other.reserve_tokens, other.keep_recent_tokens), (100, 7));
+        let plain = s.compaction_for(Some(&model("small")));
+        assert_eq!((plain.reserve_tokens, plain.keep_recent_tokens), (100, 5));
+        assert_eq!(s.compaction(), plain);
     }
 
     #[test]

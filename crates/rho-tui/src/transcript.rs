@@ -469,6 +469,20 @@ impl Transcript {
                     is_error: false,
                 })));
             }
+            SessionOnlyEvent::SummarizationRetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                let secs = (*delay_ms as f64 / 1000.0).ceil() as u64;
+                self.set_status(Some(View::Status(StatusView {
+                    text: format!(
+                        "Summary failed, retrying ({attempt}/{max_attempts}) in {secs}s... {error_message}"
+                    ),
+                    is_error: false,
+                })));
+            }
             SessionOnlyEvent::AutoRetryEnd { final_error, .. } => {
                 let view = final_error.as_ref().map_or(View::Empty, |err| {
                     View::Status(StatusView {
