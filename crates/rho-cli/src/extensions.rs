@@ -111,6 +111,18 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             setup.tools.allows_extension_tool(name) && setup.permissions.exposes(name)
         });
     }
+    if setup.mode != RunMode::Interactive {
+        // An extension's own `/mcp` replaces the built-in one, as in pi.
+        let own_mcp = loaded
+            .iter()
+            .any(|e| e.commands().iter().any(|c| c.name == "mcp"));
+        let on = |name| builtin_on(setup.args, setup.packages, name);
+        loaded.extend(crate::builtin_commands::extensions(
+            setup.agent_dir,
+            on("mcp") && !own_mcp,
+            on("llama.cpp"),
+        ));
+    }
     loaded
 }
 

@@ -2,6 +2,7 @@
 
 mod args;
 mod auth_cli;
+mod builtin_commands;
 mod credentials;
 mod extensions;
 mod file_args;

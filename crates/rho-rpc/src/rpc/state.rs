@@ -206,15 +206,21 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     out
 }
 
-/// Where an extension came from: as any resource, but one given with `-e` is pi's `cli`.
+/// Where an extension came from: as any resource, but one given with `-e` is pi's `cli`, and
+/// a built-in one (`builtin:mcp`) pi's `builtin`.
 fn extension_source_info(rpc: &Rpc, path: &str) -> SourceInfo {
     let file = Path::new(path);
     if (rpc.package_of)(file).is_some() {
         return source_info(rpc, file, None);
     }
+    let source = if path.starts_with("builtin:") {
+        "builtin"
+    } else {
+        "cli"
+    };
     SourceInfo {
         path: path.to_string(),
-        source: "cli".into(),
+        source: source.into(),
         scope: "temporary".into(),
         origin: "top-level".into(),
         base_dir: None,
