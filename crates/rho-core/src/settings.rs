@@ -69,6 +69,9 @@ impl Settings {
         let (global, project) = (migrate(global), migrate(project));
         let mut merged = global.clone();
         deep_merge(&mut merged, project.clone());
+        if let Some(tools) = merged_default_tools(&global, &project) {
+            merged.insert("defaultTools".into(), tools);
+        }
         Settings {
             merged,
             global,
@@ -233,6 +236,11 @@ impl Settings {
     pub fn branch_summary_reserve_tokens(&self) -> u64 {
         self.u64_or("branchSummary.reserveTokens", 16_384)
     }
+    /// `branchSummary.skipPrompt` (false): `/tree` does not ask whether to summarize the
+    /// branch being left, and does not.
+    pub fn branch_summary_skip_prompt(&self) -> bool {
+        self.bool_or("branchSummary.skipPrompt", false)
+    }
     /// The `retry.*` settings (RETRY-1), parsed by `rho_ai::retry`.
     pub fn retry(&self) -> rho_ai::retry::RetrySettings {
         let retry = self.merged.get("retry").cloned().unwrap_or(Value::Null);
@@ -349,6 +357,24 @@ pub fn set_in_file(path: &Path, key: &str, value: Value) -> Result<(), SettingsE
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(write_error)
+}
+
+/// pi 1.6's `defaultTools` across layers: a project list of only `+name`/`-name` entries is
+/// appended to the user's (it edits that selection); any other replaces it.
+fn merged_default_tools(
+    global: &Map<String, Value>,
+    project: &Map<String, Value>,
+) -> Option<Value> {
+    let (Some(Value::Array(base)), Some(Value::Array(over))) =
+        (global.get("defaultTools"), project.get("defaultTools"))
+    else {
+        return None;
+    };
+    let edits_only = over.iter().all(|e| {
+        e.as_str()
+            .is_some_and(|t| t.starts_with('+') || t.starts_with('-'))
+    });
+    edits_only.then(|| Value::Array(base.iter().chain(over).cloned().collect()))
 }
 
 /// `over` merged into `base`: objects key by key, recursively; anything else replaces.
@@ -505,6 +531,31 @@ mod tests {
         let plain = s.compaction_for(Some(&model("small")));
         assert_eq!((plain.reserve_tokens, plain.keep_recent_tokens), (100, 5));
         assert_eq!(s.compaction(), plain);
+    }
+
+    #[test]
+    fn a_projects_tool_edits_apply_to_the_users_default_tools() {
+        let merged = |user: Value, project: Value| {
+            Settings::from_scopes(obj(user), obj(project)).raw()["defaultTools"].clone()
+        };
+        assert_eq!(
+            merged(
+                json!({"defaultTools": ["read", "+grep"]}),
+                json!({"defaultTools": ["-read", "+ls"]})
+            ),
+            json!(["read", "+grep", "-read", "+ls"])
+        );
+        assert_eq!(
+            merged(
+                json!({"defaultTools": ["read"]}),
+                json!({"defaultTools": ["bash"]})
+            ),
+            json!(["bash"])
+        );
+        assert_eq!(
+            merged(json!({}), json!({"defaultTools": ["+ls"]})),
+            json!(["+ls"])
+        );
     }
 
     #[test]
