@@ -45,12 +45,20 @@ fn lay_out(home: &Path) {
     write(home, "agent/settings.json", &user.to_string());
     write(home, "agent/extensions/hello.ts", &extension("hello"));
     write(home, "agent/extensions/hidden.ts", &extension("hidden"));
-    write(home, "agent/extensions/tool/index.ts", &extension("from-dir"));
+    write(
+        home,
+        "agent/extensions/tool/index.ts",
+        &extension("from-dir"),
+    );
     write(home, "agent/prompts/auto.md", &prompt("auto prompt"));
     write(home, "agent/myprompts/mine.md", &prompt("mine"));
     write(home, "agent/myprompts/draft-wip.md", &prompt("draft"));
     write(home, "agent/myprompts/sub/deep.md", &prompt("deep one"));
-    write(home, "agent/skills/auto-skill/SKILL.md", &skill("auto-skill"));
+    write(
+        home,
+        "agent/skills/auto-skill/SKILL.md",
+        &skill("auto-skill"),
+    );
     write(home, "lib/skills/listed/SKILL.md", &skill("listed"));
     write(home, "lib/skills/old-stuff/SKILL.md", &skill("old-stuff"));
     write(home, "lib/prompts/shared.md", &prompt("shared"));
@@ -60,10 +68,18 @@ fn lay_out(home: &Path) {
     write(home, "lib/ext/listed.ts", &extension("listed"));
     let project = json!({"prompts": ["extra", "!extra/skip.md"], "extensions": ["+builtin:mcp"]});
     write(home, "work/.pi/settings.json", &project.to_string());
-    write(home, "work/.pi/extra/proj-extra.md", &prompt("project extra"));
+    write(
+        home,
+        "work/.pi/extra/proj-extra.md",
+        &prompt("project extra"),
+    );
     write(home, "work/.pi/extra/skip.md", &prompt("skipped"));
     write(home, "work/.pi/prompts/proj.md", &prompt("project prompt"));
-    write(home, "work/.pi/skills/proj-skill/SKILL.md", &skill("proj-skill"));
+    write(
+        home,
+        "work/.pi/skills/proj-skill/SKILL.md",
+        &skill("proj-skill"),
+    );
 }
 
 /// `get_commands` of rho in RPC mode, started as a pi user would: `PI_CODING_AGENT_DIR`.
@@ -125,12 +141,30 @@ async fn a_pi_agent_dirs_resource_lists_load_the_same_commands_in_rho_and_pi() {
             .collect()
     };
     // The lists and patterns decided these (a sanity check that the fixture means something).
-    for expected in ["listed", "from-dir", "mine", "deep", "shared", "proj-extra", "skill:listed"] {
-        assert!(names(&theirs).contains(&expected.to_string()), "pi: {expected}");
+    for expected in [
+        "listed",
+        "from-dir",
+        "mine",
+        "deep",
+        "shared",
+        "proj-extra",
+        "skill:listed",
+    ] {
+        assert!(
+            names(&theirs).contains(&expected.to_string()),
+            "pi: {expected}"
+        );
     }
     for left_out in ["hidden", "draft-wip", "off", "skip", "skill:old-stuff"] {
-        assert!(!names(&theirs).contains(&left_out.to_string()), "pi: {left_out}");
+        assert!(
+            !names(&theirs).contains(&left_out.to_string()),
+            "pi: {left_out}"
+        );
     }
-    assert_eq!(names(&ours), names(&theirs), "the same commands in the same order");
+    assert_eq!(
+        names(&ours),
+        names(&theirs),
+        "the same commands in the same order"
+    );
     assert_eq!(ours, theirs, "descriptions and sourceInfo too");
 }
