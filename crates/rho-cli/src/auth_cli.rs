@@ -83,6 +83,10 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
             eprintln!("{text}");
             return ExitCode::FAILURE;
         }
+        Err(Failure::Option(text)) => {
+            eprintln!("Error: {text}");
+            return ExitCode::FAILURE;
+        }
         Err(Failure::Error(text)) => return fail(kind, &text),
     };
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -118,7 +122,9 @@ fn fail(kind: Kind, text: &str) -> ExitCode {
 enum Failure {
     /// An unknown option: pi's two lines, exit 1.
     Usage(String),
-    /// Anything else wrong with the command line.
+    /// An option the command does not take, or a bad duration: exit 1.
+    Option(String),
+    /// Anything else wrong with the command line (a check cannot run: exit 2).
     Error(String),
 }
 
@@ -131,7 +137,7 @@ fn parse(kind: Kind, argv: &[String]) -> Result<Request, Failure> {
         i += 1;
         match arg {
             "--min-expiry" if kind != Kind::BearerToken => {
-                return Err(Failure::Error(
+                return Err(Failure::Option(
                     "--min-expiry is only supported by print-bearer-token".into(),
                 ))
             }
@@ -139,11 +145,11 @@ fn parse(kind: Kind, argv: &[String]) -> Result<Request, Failure> {
                 let value = argv.get(i).map(String::as_str).and_then(duration_ms);
                 i += 1;
                 request.min_expiry_ms = Some(value.ok_or_else(|| {
-                    Failure::Error("--min-expiry must use a duration such as 30m or 1h".into())
+                    Failure::Option("--min-expiry must use a duration such as 30m or 1h".into())
                 })?);
             }
             "--json" | "--credentials" | "--no-refresh" if kind != Kind::Check => {
-                return Err(Failure::Error(format!(
+                return Err(Failure::Option(format!(
                     "{arg} is only supported by auth check"
                 )))
             }
@@ -421,7 +427,7 @@ mod tests {
             (Some("a/b"), true, true)
         );
         let error = |kind, args: &[&str]| match parse(kind, &strings(args)) {
-            Err(Failure::Error(e) | Failure::Usage(e)) => e,
+            Err(Failure::Error(e) | Failure::Usage(e) | Failure::Option(e)) => e,
             Ok(_) => String::new(),
         };
         assert_eq!(
