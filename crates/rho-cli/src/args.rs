@@ -343,11 +343,15 @@ pub fn help_text() -> String {
         "rho {} - a fast terminal coding agent, compatible with pi
 
 Usage:
-  rho [options] [@files...] [messages...]
+  rho [options] [--] [@files...] [messages...]
   rho install <source> [-l]      Install a pi package (npm:<name>, git:<repo>, a path)
   rho remove <source> [-l]       Remove a package (alias: uninstall)
   rho update [source]            Update installed packages
   rho list                       List installed packages
+  rho config [-l]                List resources and built-ins; enable|disable <name> switches one
+  rho auth <command>             Log in or out, print credentials, check provider readiness
+  rho mcp <command>              Add, remove, list MCP servers; sign in to them
+  rho permissions check <tool> <argument>  What the permission rules decide
 
 Options:
   --provider <name>              Provider name (anthropic, openai, google, ...)
@@ -373,13 +377,15 @@ Options:
   -xt, --exclude-tools <a,b*,...>  Tools to disable (names or * patterns)
   --system-prompt <text|file>    Replace the base system prompt
   --append-system-prompt <text|file>  Append to the system prompt (repeatable)
-  -e, --extension <path>         Load an extension (repeatable)
-  -ne, --no-extensions           Do not discover extensions
+  -e, --extension <path>         Load an extension, or builtin:<name> (repeatable)
+  -ne, --no-extensions           No discovered, configured or built-in extensions
+  --no-mcp                       No MCP servers for this run
   --skill <path>                 Load a skill file or directory (repeatable)
   -ns, --no-skills               Do not discover skills
   --prompt-template <path>       Load a prompt template (repeatable)
   -np, --no-prompt-templates     Do not discover prompt templates
-  --theme <path>                 Theme file for the interactive mode
+  --theme <path>                 Load a theme file or folder (repeatable)
+  --use-theme <name>             The interactive theme for this run
   --tui-mode <mode>              Interactive layout: regular (default) or fullscreen
   --no-themes                    Do not load themes
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
@@ -389,15 +395,19 @@ Options:
   --sandbox <mode>               off, read-only, workspace-write (default)
   --sandbox-network <on|off>     Whether sandboxed commands may use the network (default on)
   --permission-mode <mode>       default, accept-edits, plan, bypass
-  --approve, --no-approve        Trust (or not) this project's resources for this run
+  -a, --approve                  Trust this project's resources for this run
+  -na, --no-approve              Ignore this project's resources for this run
+  --                             End of options: the rest are messages and @files
   -h, --help                     Show this help
   -v, --version                  Show the version
 
 Files:
   @path                          Include a file's text (or an image) in the first message
 
-Environment:
+Environment (pi's PI_ names are read too; the RHO_ name wins):
   RHO_CODING_AGENT_DIR           Agent directory (default ~/.rho/agent)
+  RHO_CODING_AGENT_SESSION_DIR   Session directory (overridden by --session-dir)
+  RHO_OFFLINE                    No network activity at startup when 1/true/yes
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...  Provider API keys
 ",
         env!("CARGO_PKG_VERSION")

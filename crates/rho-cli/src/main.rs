@@ -3,6 +3,7 @@
 mod args;
 mod auth_cli;
 mod builtin_commands;
+mod config_cli;
 mod credentials;
 mod extensions;
 mod file_args;
@@ -46,6 +47,7 @@ fn main() -> ExitCode {
         Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[1..]),
         Some("auth") => return auth(&argv[1..]),
         Some("permissions") => return permissions_check::command(&argv[1..]),
+        Some("config") => return config_cli::command(&argv[1..]),
         _ => {}
     }
     if package_command::verb(&argv).is_some() {

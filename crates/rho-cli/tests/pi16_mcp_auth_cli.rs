@@ -322,3 +322,53 @@ fn auth_commands_read_stored_logins() {
         "Error: Provider \"anthropic\" is configured with OAuth, not an API key"
     );
 }
+
+/// `rho config`: pi's built-ins and the resources, on or off; `enable`/`disable` write what
+/// pi's selector writes (a `-`/`+` entry in the scope's list, a package's filter), and the
+/// next listing shows the switch.
+#[test]
+fn config_lists_and_switches_resources() {
+    let w = World::new();
+    for rel in ["prompts/a.md", "prompts/b.md", "pkg/prompts/p.md"] {
+        let path = w.agent.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "---\ndescription: d\n---\nx").unwrap();
+    }
+    let settings = w.agent.join("settings.json");
+    std::fs::write(&settings, json!({"packages": ["./pkg"]}).to_string()).unwrap();
+    let listed = w.rho(&["config"]);
+    assert_eq!(listed.status.code(), Some(0), "{}", err(&listed));
+    let text = out(&listed);
+    assert!(text.contains("  [x] builtin:mcp\n"), "{text}");
+    assert!(text.contains("  [x] prompts/a.md (auto, user)\n"), "{text}");
+    assert!(
+        text.contains("  [x] prompts/p.md (./pkg, user)\n"),
+        "{text}"
+    );
+    for args in [
+        &["config", "disable", "builtin:mcp"][..],
+        &["config", "disable", "prompts/a.md"][..],
+        &["config", "disable", "prompts/p.md"][..],
+    ] {
+        let o = w.rho(args);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", err(&o));
+    }
+    assert_eq!(
+        w.json(&settings),
+        json!({"packages": [{"source": "./pkg", "prompts": ["-prompts/p.md"]}],
+            "extensions": ["-builtin:mcp"], "prompts": ["-prompts/a.md"]})
+    );
+    let text = out(&w.rho(&["config"]));
+    assert!(text.contains("  [ ] builtin:mcp\n"), "{text}");
+    assert!(text.contains("  [ ] prompts/a.md (auto, user)\n"), "{text}");
+    assert!(text.contains("  [x] prompts/b.md (auto, user)\n"), "{text}");
+    assert!(
+        text.contains("  [ ] prompts/p.md (./pkg, user)\n"),
+        "{text}"
+    );
+    let back = w.rho(&["config", "enable", "mcp"]);
+    assert_eq!(back.status.code(), Some(0));
+    assert_eq!(w.json(&settings)["extensions"], json!(["+builtin:mcp"]));
+    let unknown = w.rho(&["config", "disable", "nothing.md"]);
+    assert_eq!(unknown.status.code(), Some(1));
+}
