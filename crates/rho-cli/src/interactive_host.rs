@@ -44,6 +44,7 @@ pub fn options(args: &Args, agent_dir: PathBuf) -> InteractiveOptions {
         session_dir: args.session_dir.clone(),
         scoped_models: args.models.clone(),
         theme: args.use_theme.clone(),
+        verbose: args.verbose,
         tui_mode: args
             .tui_mode
             .as_deref()

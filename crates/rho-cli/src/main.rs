@@ -41,6 +41,7 @@ fn main() -> ExitCode {
     for (name, value) in rho_session::env::PROCESS_MARKERS {
         std::env::set_var(name, value);
     }
+    apply_http_proxy();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match argv.first().map(String::as_str) {
         Some("mcp") => return mcp_cli::command(&argv[1..]),
@@ -192,6 +193,24 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
             };
             let options = interactive_host::options(args, startup.agent_dir);
             rho_interactive::run(startup.session, options, first).await
+        }
+    }
+}
+
+/// pi's `httpProxy` (global settings only) as `HTTP_PROXY` and `HTTPS_PROXY` for rho's HTTP
+/// clients and its children, unless the environment names a proxy already; set before any
+/// thread exists.
+fn apply_http_proxy() {
+    let Ok(agent_dir) = plan::agent_dir() else {
+        return;
+    };
+    let settings = rho_core::settings::Settings::load_scopes(&agent_dir, None);
+    let Some(proxy) = settings.http_proxy() else {
+        return;
+    };
+    for name in ["HTTP_PROXY", "HTTPS_PROXY"] {
+        if std::env::var_os(name).is_none() && std::env::var_os(name.to_lowercase()).is_none() {
+            std::env::set_var(name, proxy);
         }
     }
 }

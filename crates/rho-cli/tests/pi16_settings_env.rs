@@ -427,3 +427,37 @@ async fn compaction_model_overrides_beat_the_global_values() {
         .count();
     assert_eq!(compactions, 1);
 }
+
+/// `httpProxy` (agent-dir settings only) becomes `HTTP_PROXY`/`HTTPS_PROXY` for rho and what
+/// it starts, as in pi; a proxy already in the environment wins.
+#[tokio::test]
+async fn http_proxy_setting_reaches_child_processes() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let sb = Sandbox::new().await;
+    settings(&sb, json!({"httpProxy": "http://proxy.invalid:3128"}));
+    // The answer is read before stdin closes (end of input stops a running command).
+    let run = |mut cmd: tokio::process::Command| async move {
+        let mut child = cmd.spawn().unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let bash = json!({"id": "b", "type": "bash", "command": "echo $HTTPS_PROXY $HTTP_PROXY"});
+        stdin
+            .write_all(format!("{bash}\n").as_bytes())
+            .await
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            let v: Value = serde_json::from_str(&line).unwrap();
+            if v["type"] == "response" {
+                drop(stdin);
+                child.wait().await.unwrap();
+                return v["data"]["output"].as_str().unwrap_or_default().to_string();
+            }
+        }
+        panic!("no response");
+    };
+    let out = run(sb.command(&["--mode", "rpc", "--no-session"])).await;
+    assert_eq!(out, "http://proxy.invalid:3128 http://proxy.invalid:3128\n");
+    let mut cmd = sb.command(&["--mode", "rpc", "--no-session"]);
+    cmd.env("HTTPS_PROXY", "http://mine:1");
+    assert_eq!(run(cmd).await, "http://mine:1 http://proxy.invalid:3128\n");
+}

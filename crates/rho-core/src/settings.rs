@@ -273,6 +273,22 @@ impl Settings {
             keep_recent_tokens: overridden("keepRecentTokens", 20_000),
         }
     }
+    /// `quietStartup`: `(hide the banner, hide the loaded-resource listing)`: `true` hides
+    /// both, `"header"` only the listing (pi 1.6).
+    pub fn quiet_startup(&self) -> (bool, bool) {
+        match self.get("quietStartup") {
+            Some(Value::Bool(true)) => (true, true),
+            Some(Value::String(s)) if s == "header" => (false, true),
+            _ => (false, false),
+        }
+    }
+    /// `httpProxy` of the global settings only (a project must not reroute the user's
+    /// traffic): applied as `HTTP_PROXY`/`HTTPS_PROXY` when those are unset.
+    pub fn http_proxy(&self) -> Option<&str> {
+        self.global_value("httpProxy")
+            .and_then(Value::as_str)
+            .filter(|p| !p.trim().is_empty())
+    }
     /// `hideThinkingBlock` (false).
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_or("hideThinkingBlock", false)
@@ -556,6 +572,24 @@ mod tests {
             merged(json!({}), json!({"defaultTools": ["+ls"]})),
             json!(["+ls"])
         );
+    }
+
+    #[test]
+    fn quiet_startup_and_the_proxy_read_as_pi_reads_them() {
+        let s = |v: Value, p: Value| Settings::from_scopes(obj(v), obj(p));
+        assert_eq!(
+            s(json!({"quietStartup": true}), json!({})).quiet_startup(),
+            (true, true)
+        );
+        assert_eq!(
+            s(json!({"quietStartup": "header"}), json!({})).quiet_startup(),
+            (false, true)
+        );
+        assert_eq!(Settings::default().quiet_startup(), (false, false));
+        let proxy = s(json!({"httpProxy": "http://p:3128"}), json!({}));
+        assert_eq!(proxy.http_proxy(), Some("http://p:3128"));
+        let project = s(json!({}), json!({"httpProxy": "http://evil:1"}));
+        assert_eq!(project.http_proxy(), None, "agent-dir settings only");
     }
 
     #[test]

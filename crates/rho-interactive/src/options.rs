@@ -35,6 +35,9 @@ pub struct InteractiveOptions {
     pub theme: Option<String>,
     /// `--tui-mode` (checked by the binary); `None` leaves it to the settings.
     pub tui_mode: Option<TuiMode>,
+    /// `--verbose`: the banner and the loaded resources are shown whatever `quietStartup`
+    /// says.
+    pub verbose: bool,
     /// `--resume`: the session picker opens first.
     pub resume: bool,
     /// What the binary provides.

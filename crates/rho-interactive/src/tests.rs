@@ -52,6 +52,7 @@ pub(crate) fn options(host: Arc<TestHost>) -> InteractiveOptions {
         session_dir: None,
         scoped_models: None,
         theme: None,
+        verbose: false,
         tui_mode: None,
         resume: false,
         host,

@@ -116,13 +116,24 @@ impl Screen {
         self.editor.set_commands(completions(session));
     }
 
-    /// The banner and the list of loaded resources under it.
+    /// The banner and the list of loaded resources under it, as `quietStartup` allows
+    /// (`--verbose` shows both).
     pub fn rebuild_header(&mut self, shared: &Shared) {
-        let mut header = header_lines(&self.theme, &shared.keymap);
-        header.extend(crate::startup_notes::resource_lines(
-            &shared.session,
-            &self.theme,
-        ));
+        let quiet = shared.session.with_settings(|s| s.quiet_startup());
+        let (no_banner, no_list) = match shared.options.verbose {
+            true => (false, false),
+            false => quiet,
+        };
+        let mut header = Vec::new();
+        if !no_banner {
+            header.extend(header_lines(&self.theme, &shared.keymap));
+        }
+        if !no_list {
+            header.extend(crate::startup_notes::resource_lines(
+                &shared.session,
+                &self.theme,
+            ));
+        }
         self.header = header;
     }
 
