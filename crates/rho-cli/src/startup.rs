@@ -208,7 +208,10 @@ fn add_tools(
             sandbox: config.sandbox.clone(),
             session_env: Some(config.session_env.provider()),
         },
-        ..Default::default()
+        read: rho_tools::ReadOptions {
+            auto_resize_images: config.settings.auto_resize_images(),
+            ..Default::default()
+        },
     };
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)

@@ -309,6 +309,11 @@ impl Settings {
     pub fn session_dir(&self) -> Option<&str> {
         self.str("sessionDir")
     }
+    /// `images.autoResize` (true): `read` shrinks images over 2000×2000 before they reach a
+    /// model.
+    pub fn auto_resize_images(&self) -> bool {
+        self.bool_or("images.autoResize", true)
+    }
     /// `images.blockImages` (false).
     pub fn block_images(&self) -> bool {
         self.bool_or("images.blockImages", false)
