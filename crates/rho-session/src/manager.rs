@@ -430,6 +430,24 @@ impl SessionManager {
         })
     }
 
+    /// pi 1.x's `context_edit`: replaces an entry's content in the model's context (`None`
+    /// omits it) while the entry itself stays in the file.
+    pub fn append_context_edit(
+        &mut self,
+        target_id: &str,
+        replacement: Option<UserContent>,
+    ) -> Result<&SessionEntry, SessionError> {
+        if self.tree.get(target_id).is_none() {
+            return Err(SessionError::UnknownEntry {
+                id: target_id.to_string(),
+            });
+        }
+        self.append(EntryData::ContextEdit {
+            target_id: target_id.to_string(),
+            replacement,
+        })
+    }
+
     /// Sets (`Some`) or clears (`None`) the label of an existing entry.
     pub fn append_label(
         &mut self,

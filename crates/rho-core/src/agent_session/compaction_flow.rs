@@ -142,6 +142,7 @@ impl AgentSession {
                 });
                 return Some(false);
             }
+            self.omit_failed_attempt(reply);
             self.drop_last_assistant_if(|m| m == reply);
             let ok = self
                 .run_auto_compaction(CompactionReason::Overflow, Some(reply))
