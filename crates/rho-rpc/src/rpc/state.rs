@@ -180,6 +180,9 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
         .commands()
         .into_iter()
         .zip(paths)
+        .filter(|(_, (_, path))| {
+            rpc.dialect.lists_builtin_commands() || !path.starts_with("builtin:")
+        })
         .map(|((name, def), (_, path))| CommandInfo {
             name,
             description: def.description,
