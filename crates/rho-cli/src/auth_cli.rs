@@ -119,6 +119,7 @@ fn fail(kind: Kind, text: &str) -> ExitCode {
     ExitCode::from(kind.error_code())
 }
 
+#[derive(Debug)]
 enum Failure {
     /// An unknown option: pi's two lines, exit 1.
     Usage(String),
@@ -420,7 +421,6 @@ mod tests {
             Kind::Check,
             &strings(&["--model", "a/b", "--json", "--no-refresh"]),
         )
-        .ok()
         .expect("parses");
         assert_eq!(
             (r.model.as_deref(), r.json, r.no_refresh),

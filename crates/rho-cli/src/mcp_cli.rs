@@ -70,7 +70,7 @@ enum Takes {
 
 /// Options parsed as pi parses them: `--` or reaching `max_positional` positionals ends them
 /// (so a server command's own options pass through).
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Parsed {
     positional: Vec<String>,
     values: BTreeMap<String, String>,
@@ -607,9 +607,9 @@ mod tests {
             "--exposure",
             "direct",
         ]);
-        let parsed = parse(&args, &ADD_OPTIONS, 2).ok().expect("parses");
+        let parsed = parse(&args, &ADD_OPTIONS, 2).expect("parses");
         let (_, command) = parsed.positional.split_first().expect("name");
-        let written = entry(&parsed, command).ok().expect("entry").to_value();
+        let written = entry(&parsed, command).expect("entry").to_value();
         assert_eq!(
             written,
             json!({"url": "https://x.dev/mcp",
@@ -618,14 +618,14 @@ mod tests {
                 "exposure": "direct"})
         );
         let stdio = strings(&["s", "--env", "A=1", "--cwd", "/w", "--", "npx", "-y", "pkg"]);
-        let parsed = parse(&stdio, &ADD_OPTIONS, 2).ok().expect("parses");
+        let parsed = parse(&stdio, &ADD_OPTIONS, 2).expect("parses");
         let (_, command) = parsed.positional.split_first().expect("name");
         assert_eq!(
-            entry(&parsed, command).ok().expect("entry").to_value(),
+            entry(&parsed, command).expect("entry").to_value(),
             json!({"command": "npx", "args": ["-y", "pkg"], "env": {"A": "1"}, "cwd": "/w"})
         );
         let wrong = strings(&["s", "--header", "A=1", "--", "x"]);
-        let parsed = parse(&wrong, &ADD_OPTIONS, 2).ok().expect("parses");
+        let parsed = parse(&wrong, &ADD_OPTIONS, 2).expect("parses");
         assert_eq!(
             entry(&parsed, &strings(&["x"])).err().as_deref(),
             Some("--header only applies to HTTP servers (--url).")
@@ -637,9 +637,8 @@ mod tests {
             Some("Unknown option --bogus.\nUse \"rho mcp --help\" for usage.")
         );
         // Options after the command belong to it.
-        let through = parse(&strings(&["s", "cmd", "--env", "x"]), &ADD_OPTIONS, 2)
-            .ok()
-            .expect("parses");
+        let through =
+            parse(&strings(&["s", "cmd", "--env", "x"]), &ADD_OPTIONS, 2).expect("parses");
         assert_eq!(through.positional, ["s", "cmd", "--env", "x"]);
     }
 }

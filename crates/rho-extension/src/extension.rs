@@ -159,7 +159,6 @@ impl Extension {
         self.shortcut_specs.push(ShortcutSpec {
             key: key.to_string(),
             description: Some(description.to_string()),
-            path: None,
         });
         self.shortcuts.insert(key.to_string(), Box::new(f));
         self
