@@ -217,7 +217,7 @@ async fn settings_resource_lists_with_patterns() {
     );
     let out = sb
         .rho(
-            &["--mode", "rpc", "--no-session"],
+            &["--mode", "rpc", "--rpc-dialect", "1.x", "--no-session"],
             Some("{\"id\":\"c\",\"type\":\"get_commands\"}\n"),
         )
         .await;

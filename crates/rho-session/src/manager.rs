@@ -437,11 +437,7 @@ impl SessionManager {
         target_id: &str,
         replacement: Option<UserContent>,
     ) -> Result<&SessionEntry, SessionError> {
-        if self.tree.get(target_id).is_none() {
-            return Err(SessionError::UnknownEntry {
-                id: target_id.to_string(),
-            });
-        }
+        self.require_entry(target_id)?;
         self.append(EntryData::ContextEdit {
             target_id: target_id.to_string(),
             replacement,
@@ -454,15 +450,19 @@ impl SessionManager {
         target_id: &str,
         label: Option<&str>,
     ) -> Result<&SessionEntry, SessionError> {
-        if self.tree.get(target_id).is_none() {
-            return Err(SessionError::UnknownEntry {
-                id: target_id.to_string(),
-            });
-        }
+        self.require_entry(target_id)?;
         self.append(EntryData::Label {
             target_id: target_id.to_string(),
             label: label.map(str::to_string),
         })
+    }
+
+    /// `Ok` when the branch store holds `id`, else the error an edit of it gives.
+    fn require_entry(&self, id: &str) -> Result<(), SessionError> {
+        match self.tree.get(id) {
+            Some(_) => Ok(()),
+            None => Err(SessionError::UnknownEntry { id: id.to_string() }),
+        }
     }
 
     /// Names the session; the name is trimmed and an empty name clears it.
