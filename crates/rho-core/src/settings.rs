@@ -580,6 +580,22 @@ mod tests {
     }
 
     #[test]
+    fn switches_default_as_in_pi() {
+        let d = Settings::default();
+        assert!(!d.branch_summary_skip_prompt() && d.auto_resize_images());
+        let s = Settings::from_scopes(
+            obj(json!({"branchSummary": {"skipPrompt": true}, "images": {"autoResize": false}})),
+            obj(json!({"images": {"blockImages": true}})),
+        );
+        assert!(s.branch_summary_skip_prompt());
+        assert!(
+            !s.auto_resize_images(),
+            "the project's images object merges, not replaces"
+        );
+        assert!(s.block_images());
+    }
+
+    #[test]
     fn quiet_startup_and_the_proxy_read_as_pi_reads_them() {
         let s = |v: Value, p: Value| Settings::from_scopes(obj(v), obj(p));
         assert_eq!(
