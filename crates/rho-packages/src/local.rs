@@ -166,8 +166,9 @@ impl Resolved {
         scope: Scope,
     ) {
         let origin = origin(Provenance::Auto, scope, base);
+        let overrides = Overrides::new(list);
         for file in found {
-            let enabled = enabled_by_overrides(&file, list, base);
+            let enabled = overrides.enabled(&file, base);
             self.add(kind, file, enabled, &origin);
         }
     }
@@ -193,21 +194,37 @@ fn is_builtin_override(entry: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(BUILTIN_PREFIX))
 }
 
-/// pi's rule for a file found in a folder: `!glob` turns it off, then `+path` on, then
-/// `-path` off.
-fn enabled_by_overrides(file: &Path, list: &[String], base: &Path) -> bool {
-    let with = |prefix: char| -> Vec<&str> {
-        list.iter().filter_map(|p| p.strip_prefix(prefix)).collect()
-    };
-    let (excludes, force_in, force_out) = (with('!'), with('+'), with('-'));
-    let mut enabled = !patterns::matches_any(file, &excludes, base);
-    if patterns::matches_exact(file, &force_in, base) {
-        enabled = true;
+/// A list's `!`/`+`/`-` entries, compiled once for the files of a folder.
+struct Overrides {
+    excluded: patterns::Globs,
+    force_in: patterns::Exact,
+    force_out: patterns::Exact,
+}
+
+impl Overrides {
+    fn new(list: &[String]) -> Self {
+        let with = |prefix: char| -> Vec<&str> {
+            list.iter().filter_map(|p| p.strip_prefix(prefix)).collect()
+        };
+        Self {
+            excluded: patterns::Globs::new(&with('!')),
+            force_in: patterns::Exact::new(&with('+')),
+            force_out: patterns::Exact::new(&with('-')),
+        }
     }
-    if patterns::matches_exact(file, &force_out, base) {
-        enabled = false;
+
+    /// pi's rule for a file found in a folder: `!glob` turns it off, then `+path` on, then
+    /// `-path` off.
+    fn enabled(&self, file: &Path, base: &Path) -> bool {
+        let mut enabled = !self.excluded.matches(file, base);
+        if self.force_in.matches(file, base) {
+            enabled = true;
+        }
+        if self.force_out.matches(file, base) {
+            enabled = false;
+        }
+        enabled
     }
-    enabled
 }
 
 /// The resources of `kind` a conventional folder holds: skills as in packages (folders with
