@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex};
 
 use rho_core::settings::Settings;
 use rho_packages::{
-    Installer, Kind, Layout, Locations, Origin, PackageManager, Resolved, SettingsFile,
+    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, SettingsFile,
 };
+use rho_protocol::rpc::SourceInfo;
 use serde_json::Value;
 
 use crate::args::Args;
@@ -127,9 +128,25 @@ pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
-/// The package a loaded skill, template or theme file came from.
-pub fn origin_of(path: &Path) -> Option<Origin> {
-    loaded()?.origin_of(path).cloned()
+/// Where a loaded skill, template, theme or extension file came from, as pi 1.6's
+/// `sourceInfo` says it (RPC `get_commands`): a package (its source and scope, origin
+/// `package`, `baseDir` its folder), a settings list (`local`), a conventional folder (`auto`,
+/// `baseDir` the folder searched from). `None` for a file given on the command line.
+pub fn source_info(path: &Path) -> Option<SourceInfo> {
+    let origin = loaded()?.origin_of(path)?.clone();
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let (source, origin_name, base_dir) = match origin.provenance {
+        Provenance::Package => (origin.source, "package", Some(text(&origin.root))),
+        Provenance::Local => ("local".to_string(), "top-level", None),
+        Provenance::Auto => ("auto".to_string(), "top-level", Some(text(&origin.root))),
+    };
+    Some(SourceInfo {
+        path: text(path),
+        source,
+        scope: origin.scope.as_str().into(),
+        origin: origin_name.into(),
+        base_dir,
+    })
 }
 
 /// The loaded theme whose `name` (else file name) is `name`: the settings' `themes`, the

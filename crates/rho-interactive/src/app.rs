@@ -230,13 +230,10 @@ impl App {
             // Footers and headers drawn by extensions show session figures.
             self.ext.invalidate_components();
         }
-        self.control.release_held(&self.shared);
     }
 
-    /// The loop's timer: sends what waited for a compaction, advances the working indicator
-    /// and draws when something changed.
+    /// The loop's timer: advances the working indicator and draws when something changed.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
-        self.control.release_held(&self.shared);
         if self.screen.tick(self.shared.is_busy()) {
             self.draw(out);
         }
@@ -290,7 +287,7 @@ impl App {
 
 /// Whether `event` ends a message or a run (session figures change).
 fn ends_message(event: &SessionEvent) -> bool {
-    use rho_agent::AgentEvent::{AgentEnd, MessageEnd};
+    use rho_protocol::agent::AgentEvent::{AgentEnd, MessageEnd};
     matches!(event, SessionEvent::Agent(e) if matches!(**e, MessageEnd { .. } | AgentEnd { .. }))
 }
 

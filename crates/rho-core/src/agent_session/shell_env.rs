@@ -6,7 +6,7 @@
 
 use std::sync::{Arc, OnceLock, Weak};
 
-use rho_tools::process::SessionEnv;
+use rho_tools::shell::SessionEnv;
 
 use super::{AgentSession, Inner};
 

@@ -1,9 +1,9 @@
-//! Input the session cannot take yet. While a compaction runs, as pi's interactive mode: a
-//! prompt is held by the screen ("Queued message for after compaction") and sent when the
-//! compaction is over, so it neither starts a second run beside the compaction nor reaches the
-//! model before the summary; extension commands still run at once. Before extensions have
-//! seen `session_start` (it runs beside the screen, as it may open a dialog), everything typed
-//! is held too, so no handler sees a prompt or a tool call before its `session_start`.
+//! Input the session cannot take yet, and the note for input it will take later. Before
+//! extensions have seen `session_start` (it runs beside the screen, as it may open a dialog),
+//! everything typed is held, so no handler sees a prompt or a tool call before its
+//! `session_start`. While a compaction runs, a prompt goes to the session, which runs it once
+//! the compaction is over (never beside it, never before the summary); the screen only says so,
+//! as pi's interactive mode does ("Queued message for after compaction").
 
 use rho_ai::ImageContent;
 use rho_core::agent_session::{AgentSession, PromptOptions, StreamingBehavior};
@@ -13,8 +13,8 @@ use super::{Control, Cx, HeldInput, InitialPrompt};
 use crate::shared::Shared;
 
 impl Control {
-    /// Holds `text` before the session started or while a compaction runs (returns
-    /// `None`); otherwise hands it back.
+    /// Holds `text` before the session started (returns `None`); otherwise hands it back,
+    /// with a note when the session will run it after a compaction.
     pub(super) fn hold_until_ready(
         &mut self,
         text: String,
@@ -22,9 +22,12 @@ impl Control {
         behavior: StreamingBehavior,
         cx: &mut Cx,
     ) -> Option<(String, Vec<ImageContent>)> {
-        let session = &cx.shared.session;
-        let compacting = session.is_compacting() && !is_extension_command(session, &text);
-        if self.started && !compacting {
+        if self.started {
+            let session = &cx.shared.session;
+            if session.is_compacting() && !is_extension_command(session, &text) {
+                cx.screen
+                    .notice("Queued message for after compaction".into(), false);
+            }
             return Some((text, images));
         }
         self.held.push(HeldInput {
@@ -32,10 +35,6 @@ impl Control {
             images,
             behavior,
         });
-        if compacting {
-            cx.screen
-                .notice("Queued message for after compaction".into(), false);
-        }
         None
     }
 
@@ -58,10 +57,10 @@ impl Control {
         }
     }
 
-    /// Sends the held messages once no compaction runs, in order: each is accepted (started,
-    /// or queued behind the run the one before started) before the next is sent.
-    pub fn release_held(&mut self, shared: &Shared) {
-        if self.held.is_empty() || !self.started || shared.session.is_compacting() {
+    /// Sends the held messages once the session started, in order: each is accepted
+    /// (started, or queued behind the run the one before started) before the next is sent.
+    fn release_held(&mut self, shared: &Shared) {
+        if self.held.is_empty() || !self.started {
             return;
         }
         let held = std::mem::take(&mut self.held);

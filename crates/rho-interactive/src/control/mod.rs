@@ -43,7 +43,7 @@ pub enum ControlMsg {
     /// Output of the running `!`/`!!` command.
     BashOutput(String),
     /// A `!`/`!!` command finished.
-    Bash(rho_agent::BashExecutionMessage),
+    Bash(rho_protocol::agent::BashExecutionMessage),
     /// A `!`/`!!` command could not run.
     BashFailed(String),
     /// /reload finished, with what it found wrong.
@@ -52,7 +52,7 @@ pub enum ControlMsg {
     ReloadRequested,
 }
 
-/// A message typed during a compaction or before the session started.
+/// A message typed before the session started.
 pub struct HeldInput {
     text: String,
     images: Vec<ImageContent>,
@@ -73,7 +73,7 @@ pub struct Cx<'a> {
 
 /// Session control's state.
 pub struct Control {
-    /// Messages typed during a compaction, sent when it is over.
+    /// Messages typed before extensions saw `session_start`, sent once they have.
     held: Vec<HeldInput>,
     /// Extensions have seen `session_start`; until then prompts are held.
     started: bool,

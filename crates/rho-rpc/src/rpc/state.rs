@@ -4,8 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::{JsonCopier, StoredMessage};
-use rho_packages::Provenance;
+use rho_protocol::agent::{JsonCopier, StoredMessage};
 use rho_protocol::rpc::{CommandInfo, CommandList, SessionState, SessionStatsReply, SourceInfo};
 
 use super::dispatch::to_data;
@@ -213,8 +212,8 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
 /// a built-in one (`builtin:mcp`) pi's `builtin`.
 fn extension_source_info(rpc: &Rpc, path: &str) -> SourceInfo {
     let file = Path::new(path);
-    if (rpc.package_of)(file).is_some() {
-        return source_info(rpc, file, None);
+    if let Some(known) = (rpc.package_of)(file) {
+        return known;
     }
     let source = if path.starts_with("builtin:") {
         "builtin"
@@ -230,32 +229,20 @@ fn extension_source_info(rpc: &Rpc, path: &str) -> SourceInfo {
     }
 }
 
-/// Where a resource came from, as pi 1.6's `sourceInfo` says it: a package (its source and
-/// scope, origin `package`, `baseDir` its folder), a settings list (`local`), a conventional
-/// folder (`auto`, `baseDir` the folder searched from), else the command line (`local` with
-/// scope `temporary`, `baseDir` the directory given or the file's own).
+/// Where a resource came from, as pi 1.6's `sourceInfo` says it: what the binary's lookup
+/// knows (a package, a settings list, a conventional folder), else the command line (`local`
+/// with scope `temporary`, `baseDir` the directory given or the file's own).
 fn source_info(rpc: &Rpc, path: &Path, base_dir: Option<&Path>) -> SourceInfo {
+    if let Some(known) = (rpc.package_of)(path) {
+        return known;
+    }
     let text = |p: &Path| p.to_string_lossy().into_owned();
-    let Some(origin) = (rpc.package_of)(path) else {
-        let own = path.parent().unwrap_or(path);
-        return SourceInfo {
-            path: text(path),
-            source: "local".into(),
-            scope: "temporary".into(),
-            origin: "top-level".into(),
-            base_dir: Some(text(base_dir.unwrap_or(own))),
-        };
-    };
-    let (source, origin_name, base_dir) = match origin.provenance {
-        Provenance::Package => (origin.source.clone(), "package", Some(text(&origin.root))),
-        Provenance::Local => ("local".to_string(), "top-level", None),
-        Provenance::Auto => ("auto".to_string(), "top-level", Some(text(&origin.root))),
-    };
+    let own = path.parent().unwrap_or(path);
     SourceInfo {
         path: text(path),
-        source,
-        scope: origin.scope.as_str().into(),
-        origin: origin_name.into(),
-        base_dir,
+        source: "local".into(),
+        scope: "temporary".into(),
+        origin: "top-level".into(),
+        base_dir: Some(text(base_dir.unwrap_or(own))),
     }
 }

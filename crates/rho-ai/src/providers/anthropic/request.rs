@@ -285,7 +285,7 @@ fn thinking(model: &Model, options: &StreamOptions) -> Thinking {
 }
 
 /// The `output_config.effort` of adaptive models: the model's map value, else the fixed table.
-fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
+pub(crate) fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
     let mapped = model
         .thinking_level_map
         .as_ref()
