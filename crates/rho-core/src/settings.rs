@@ -289,6 +289,16 @@ impl Settings {
             .and_then(Value::as_str)
             .filter(|p| !p.trim().is_empty())
     }
+    /// `autocompleteMaxVisible` (5): the autocomplete entries shown at once (the editor
+    /// keeps it within pi's 3 to 20).
+    pub fn autocomplete_max_visible(&self) -> u64 {
+        self.u64_or("autocompleteMaxVisible", 5)
+    }
+    /// `editorPaddingX` (0): the editor's horizontal padding in cells (the editor keeps it
+    /// within pi's 0 to 3).
+    pub fn editor_padding_x(&self) -> u64 {
+        self.u64_or("editorPaddingX", 0)
+    }
     /// `hideThinkingBlock` (false).
     pub fn hide_thinking_block(&self) -> bool {
         self.bool_or("hideThinkingBlock", false)

@@ -21,15 +21,9 @@ impl Screen {
         editor.set_commands(completions(session));
         editor.set_terminal_rows(height as usize);
         let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
-            let number = |key: &str, default: u64| {
-                s.raw()
-                    .get(key)
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or(default)
-            };
             (
-                number("autocompleteMaxVisible", 5),
-                number("editorPaddingX", 0),
+                s.autocomplete_max_visible(),
+                s.editor_padding_x(),
                 s.hide_thinking_block(),
             )
         });
