@@ -81,8 +81,10 @@ async fn build(
     let mut config = AgentSessionConfig::new(plan.project.cwd.clone());
     let packages = add_resources(&mut config, args, &plan, &mut warnings);
     config.extensions = start_extensions(args, &plan, &packages, &mut warnings).await?;
-    let (cwd, trusted) = (&plan.project.cwd, plan.project.trusted());
-    config.external = crate::mcp::start(args, &plan.agent_dir, cwd, trusted, &mut warnings);
+    let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
+    let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
+    let switches = (plan.project.trusted(), mcp_on);
+    config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
     let request = (&plan.model, store);
     add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;
@@ -90,9 +92,11 @@ async fn build(
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
     config.escalate = plan.escalate;
     add_tools(&mut config, args, &plan.tools, &plan.agent_dir)?;
-    let codemode = plan.tools.codemode
+    // pi's `builtin:codemode` off (`-builtin:codemode`, `-ne`) means no codemode tool at all.
+    let codemode = (plan.tools.codemode
         || (config.external.as_ref().is_some_and(|e| e.wants_codemode())
-            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME));
+            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME)))
+        && crate::extensions::builtin_on(args, &packages, "codemode");
     let session = AgentSession::new(config);
     if codemode {
         session.activate_codemode();
@@ -116,8 +120,7 @@ fn add_resources(
 ) -> Arc<Resolved> {
     let (agent_dir, project) = (&plan.agent_dir, &plan.project);
     let packages = crate::packages::off_the_workers(|| {
-        let (cwd, dir) = (&project.cwd, project.dir());
-        crate::packages::prepare(args, &plan.settings, agent_dir, cwd, dir, warnings)
+        crate::packages::prepare(args, &plan.settings, agent_dir, project, warnings)
     });
     let resources = (&plan.tools.builtin[..], &*packages);
     let Resources {
@@ -203,8 +206,12 @@ fn add_tools(
                 config.settings.pass_provider_keys_to_tools(),
             ),
             sandbox: config.sandbox.clone(),
+            session_env: Some(config.session_env.provider()),
         },
-        ..Default::default()
+        read: rho_tools::ReadOptions {
+            auto_resize_images: config.settings.auto_resize_images(),
+            ..Default::default()
+        },
     };
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)

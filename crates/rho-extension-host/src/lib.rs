@@ -108,6 +108,8 @@ pub struct Extension {
     pub path: String,
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
+    /// The file that registered a command, where it is not [`Extension::path`].
+    command_paths: Vec<(String, String)>,
     shortcuts: Vec<ShortcutDef>,
     tools: Vec<Arc<dyn AgentTool>>,
     flags: Vec<String>,
@@ -136,6 +138,22 @@ impl Extension {
         self.commands.retain(|c| c.name != def.name);
         self.commands.push(def);
         self
+    }
+
+    /// Records that `path` registered the command `name` (one process hosting several
+    /// extensions).
+    pub fn set_command_path(&mut self, name: &str, path: &str) {
+        self.command_paths.retain(|(n, _)| n != name);
+        self.command_paths
+            .push((name.to_string(), path.to_string()));
+    }
+
+    /// The file that registered the command `name`.
+    pub fn command_path(&self, name: &str) -> &str {
+        self.command_paths
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(self.path.as_str(), |(_, p)| p.as_str())
     }
 
     /// Registers a shortcut; the same key again replaces the earlier one.

@@ -78,7 +78,7 @@ function registration() {
     type: "register",
     name: "pi extensions",
     events: [...events],
-    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description })),
+    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description, path: c.ext.path })),
     tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),

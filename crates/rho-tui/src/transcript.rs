@@ -461,11 +461,27 @@ impl Transcript {
                 delay_ms,
                 error_message,
             } => {
-                let secs = (*delay_ms as f64 / 1000.0).ceil() as u64;
+                let text = retry_text(
+                    "Retrying",
+                    (*attempt, *max_attempts),
+                    *delay_ms,
+                    error_message,
+                );
                 self.set_status(Some(View::Status(StatusView {
-                    text: format!(
-                        "Retrying ({attempt}/{max_attempts}) in {secs}s... {error_message}"
-                    ),
+                    text,
+                    is_error: false,
+                })));
+            }
+            SessionOnlyEvent::SummarizationRetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                let what = "Summary failed, retrying";
+                let text = retry_text(what, (*attempt, *max_attempts), *delay_ms, error_message);
+                self.set_status(Some(View::Status(StatusView {
+                    text,
                     is_error: false,
                 })));
             }
@@ -623,4 +639,9 @@ impl Transcript {
         self.dirty_from = usize::MAX;
         &self.lines
     }
+}
+/// `<what> (n/max) in Ns... <error>`: a retry's status line.
+fn retry_text(what: &str, (attempt, max): (u32, u32), delay_ms: u64, error: &str) -> String {
+    let secs = (delay_ms as f64 / 1000.0).ceil() as u64;
+    format!("{what} ({attempt}/{max}) in {secs}s... {error}")
 }

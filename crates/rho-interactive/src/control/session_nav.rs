@@ -73,14 +73,16 @@ impl Control {
     }
 
     /// After picking an entry: ask whether to summarize the branch being left, when there is
-    /// one and a model to write the summary.
+    /// one and a model to write the summary (`branchSummary.skipPrompt` answers "no" without
+    /// asking, as in pi).
     pub(super) fn chose_tree_target(&mut self, id: String, cx: &mut Cx) {
         let session = &cx.shared.session;
         let same = session.with_session(|s| s.leaf_id() == Some(id.as_str()));
         if same {
             return cx.screen.notice("Already at this point".into(), false);
         }
-        if session.model().is_none() {
+        let skip = session.with_settings(|s| s.branch_summary_skip_prompt());
+        if session.model().is_none() || skip {
             return self.navigate_tree(id, false, cx);
         }
         let items = vec![

@@ -21,15 +21,9 @@ impl Screen {
         editor.set_commands(completions(session));
         editor.set_terminal_rows(height as usize);
         let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
-            let number = |key: &str, default: u64| {
-                s.raw()
-                    .get(key)
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or(default)
-            };
             (
-                number("autocompleteMaxVisible", 5),
-                number("editorPaddingX", 0),
+                s.autocomplete_max_visible(),
+                s.editor_padding_x(),
                 s.hide_thinking_block(),
             )
         });
@@ -116,13 +110,24 @@ impl Screen {
         self.editor.set_commands(completions(session));
     }
 
-    /// The banner and the list of loaded resources under it.
+    /// The banner and the list of loaded resources under it, as `quietStartup` allows
+    /// (`--verbose` shows both).
     pub fn rebuild_header(&mut self, shared: &Shared) {
-        let mut header = header_lines(&self.theme, &shared.keymap);
-        header.extend(crate::startup_notes::resource_lines(
-            &shared.session,
-            &self.theme,
-        ));
+        let quiet = shared.session.with_settings(|s| s.quiet_startup());
+        let (no_banner, no_list) = match shared.options.verbose {
+            true => (false, false),
+            false => quiet,
+        };
+        let mut header = Vec::new();
+        if !no_banner {
+            header.extend(header_lines(&self.theme, &shared.keymap));
+        }
+        if !no_list {
+            header.extend(crate::startup_notes::resource_lines(
+                &shared.session,
+                &self.theme,
+            ));
+        }
         self.header = header;
     }
 
