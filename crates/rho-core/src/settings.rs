@@ -267,6 +267,18 @@ impl Settings {
     pub fn theme(&self) -> Option<&str> {
         self.str("theme")
     }
+    /// `externalEditor`: the command Ctrl+G runs (a blank value counts as unset).
+    pub fn external_editor(&self) -> Option<&str> {
+        self.str("externalEditor").filter(|s| !s.trim().is_empty())
+    }
+    /// `doubleEscapeAction`: what Escape twice on an empty editor opens (`tree`, pi's default;
+    /// `fork`; `none`).
+    pub fn double_escape_action(&self) -> &str {
+        match self.str("doubleEscapeAction") {
+            Some(action @ ("fork" | "none")) => action,
+            _ => "tree",
+        }
+    }
     /// A string array setting (`extensions`, `skills`, `prompts`, `themes`, `enabledModels`).
     pub fn string_list(&self, key: &str) -> Vec<String> {
         self.get(key)

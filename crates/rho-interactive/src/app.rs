@@ -8,6 +8,7 @@
 use std::io::Write;
 
 use rho_core::agent_session::{AgentSession, SessionEvent};
+use rho_tui::terminal::TerminalEvent;
 use rho_tui::Input;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -23,6 +24,8 @@ use crate::shared::Shared;
 pub enum AppMsg {
     /// A key, paste or resize.
     Input(Input),
+    /// Something else from the terminal: a suspend signal, colours, a mouse report.
+    Terminal(TerminalEvent),
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<InitialPrompt>),
     /// For the screen: a notice, the editor's text.
@@ -164,6 +167,7 @@ impl App {
             // opened meanwhile.
             AppMsg::Input(_) if self.control.reloading() && !self.dialogs.is_open() => {}
             AppMsg::Input(input) => self.handle_input(&input),
+            AppMsg::Terminal(event) => self.terminal_event(event),
             AppMsg::Started(first) => {
                 // session_start may have added skills or templates.
                 self.screen.refresh_completions(&self.shared.session);
@@ -219,6 +223,17 @@ impl App {
         }
         if let Some(text) = cx.screen.editor_key(input, &cx.shared.keymap) {
             control.submit(text, &mut cx);
+        }
+    }
+
+    /// What the terminal reported besides keys.
+    fn terminal_event(&mut self, event: TerminalEvent) {
+        match event {
+            TerminalEvent::Suspend => self.screen.suspend(),
+            TerminalEvent::Input(input) => self.handle(AppMsg::Input(input)),
+            TerminalEvent::Mouse(_)
+            | TerminalEvent::Colors(_)
+            | TerminalEvent::SchemeChanged { .. } => {}
         }
     }
 

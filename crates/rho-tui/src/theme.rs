@@ -45,6 +45,10 @@ impl Color {
     }
 }
 
+/// A 24-bit colour as a terminal reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
 /// Errors reading a theme file.
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {

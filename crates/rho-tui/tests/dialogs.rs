@@ -268,11 +268,18 @@ fn model_selector_starts_on_the_current_model_and_searches_providers() {
     feed(&mut s, &Input::typed("google"));
     assert_eq!(s.list().visible_indices(), &[5]);
     match s.handle(&key(KeyCode::Enter), &Keymap::default()) {
-        DialogAction::Done(m) => assert_eq!(
-            (m.provider.as_str(), m.id.as_str()),
-            ("google", "gemini-2.5-pro")
+        DialogAction::Done((m, as_default)) => assert_eq!(
+            (m.provider.as_str(), m.id.as_str(), as_default),
+            ("google", "gemini-2.5-pro", false)
         ),
         other => panic!("expected a model, got {other:?}"),
+    }
+    // app.models.save (Ctrl+S) picks the selected model as the default.
+    match s.handle(&Input::ctrl('s'), &Keymap::default()) {
+        DialogAction::Done((m, as_default)) => {
+            assert_eq!((m.id.as_str(), as_default), ("gemini-2.5-pro", true))
+        }
+        other => panic!("expected a default model, got {other:?}"),
     }
     let mut s = ModelSelector::new(models(), None);
     feed(&mut s, &Input::typed("openrouter sonnet"));
@@ -302,13 +309,18 @@ fn thinking_selector_picks_a_level() {
     );
     assert_eq!(
         s.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done(L::High)
+        DialogAction::Done((L::High, false))
     );
     let mut s = ThinkingSelector::new(levels, L::Off);
     feed(&mut s, &Input::typed("xh"));
     assert_eq!(
         s.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done(L::Xhigh)
+        DialogAction::Done((L::Xhigh, false))
+    );
+    // app.thinking.save (Ctrl+S) picks it as the default.
+    assert_eq!(
+        s.handle(&Input::ctrl('s'), &Keymap::default()),
+        DialogAction::Done((L::Xhigh, true))
     );
     both!(
         "thinking_selector",

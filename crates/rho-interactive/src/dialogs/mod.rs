@@ -28,10 +28,10 @@ pub use active::ActiveDialog;
 
 /// What a dialog chose for session control to act on.
 pub enum Answer {
-    /// /model: switch to this model.
-    Model(Box<Model>),
-    /// /thinking: this level.
-    ThinkingLevel(ThinkingLevel),
+    /// /model: switch to this model; `true`: and make it the default.
+    Model(Box<Model>, bool),
+    /// /thinking: this level; `true`: and make it the default.
+    ThinkingLevel(ThinkingLevel, bool),
     /// /resume: open this session file.
     Session(PathBuf),
     /// /tree: move to this entry (a summary is asked for next).
@@ -149,9 +149,10 @@ impl Dialogs {
         let keys = &*shared.keymap;
         let answer = match dialog {
             ActiveDialog::Model(d) => {
-                closed(d.handle(input, keys))?.map(|m| Answer::Model(Box::new(m)))
+                closed(d.handle(input, keys))?.map(|(m, save)| Answer::Model(Box::new(m), save))
             }
-            ActiveDialog::Thinking(d) => closed(d.handle(input, keys))?.map(Answer::ThinkingLevel),
+            ActiveDialog::Thinking(d) => closed(d.handle(input, keys))?
+                .map(|(level, save)| Answer::ThinkingLevel(level, save)),
             ActiveDialog::Sessions(d) => closed(d.handle(input, keys))?.map(Answer::Session),
             ActiveDialog::Tree(d) => closed(d.handle(input, keys))?.map(Answer::TreeTarget),
             ActiveDialog::TreeSummary(d, target) => {
