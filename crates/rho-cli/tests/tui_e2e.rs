@@ -278,10 +278,10 @@ async fn resume_picks_an_earlier_session_and_continues_it() {
     assert_eq!(files.len(), 1);
     let tmux = start(&sb).await;
     tmux.submit("/resume");
-    tmux.wait_for_text("Resume session").await;
+    tmux.wait_for_text("Resume Session").await;
     tmux.send_keys(&["Enter"]);
     tmux.wait_for_text("The capital is Paris.").await;
-    let screen = tmux.wait_for_gone("Resume session").await;
+    let screen = tmux.wait_for_gone("Resume Session").await;
     assert!(screen.contains("capital of France?"), "{screen}");
     sb.server.push(streamed(&["Lyon is second."]));
     tmux.submit("and the second city?");
@@ -323,13 +323,15 @@ fn entry_texts(path: &std::path::Path) -> Vec<String> {
 }
 
 /// The rows the open tree selector lists (between its filter line and its key hints).
+/// The `/tree` rows on screen: between the search line's rule and the position line.
 fn tree_rows(screen: &str) -> Vec<String> {
     screen
         .lines()
         .map(str::trim)
-        .skip_while(|l| !l.starts_with("> "))
+        .skip_while(|l| !l.starts_with("Type to search:"))
         .skip(1)
-        .take_while(|l| !l.starts_with("↑↓"))
+        .skip_while(|l| l.starts_with("───") || l.is_empty())
+        .take_while(|l| !(l.starts_with('(') && l.contains('/')))
         .map(str::to_string)
         .collect()
 }
@@ -349,10 +351,10 @@ async fn tree_navigation_to_an_earlier_message_branches_the_session() {
     tmux.submit("and wombats");
     tmux.wait_for_text("Wombats dig.").await;
     tmux.submit("/tree");
-    tmux.wait_for_text("Session tree").await;
+    tmux.wait_for_text("Session Tree").await;
     tmux.type_text("about quokkas");
     tmux.wait_for("only the first question listed", |s| {
-        tree_rows(s) == ["→ user: tell me about quokkas"]
+        tree_rows(s) == ["› • user: tell me about quokkas"]
     })
     .await;
     tmux.send_keys(&["Enter"]);

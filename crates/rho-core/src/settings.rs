@@ -279,6 +279,14 @@ impl Settings {
             _ => "tree",
         }
     }
+    /// `treeFilterMode`: the filter `/tree` opens with (`default`, `no-tools`, `user-only`,
+    /// `labeled-only`, `all`; pi's default `default`).
+    pub fn tree_filter_mode(&self) -> &str {
+        match self.str("treeFilterMode") {
+            Some(mode @ ("no-tools" | "user-only" | "labeled-only" | "all")) => mode,
+            _ => "default",
+        }
+    }
     /// A string array setting (`extensions`, `skills`, `prompts`, `themes`, `enabledModels`).
     pub fn string_list(&self, key: &str) -> Vec<String> {
         self.get(key)

@@ -31,7 +31,7 @@ pub enum AppMsg {
     /// For the screen: a notice, the editor's text.
     Screen(ScreenMsg),
     /// A dialog to open, prepared by a task (e.g. after listing sessions).
-    Open(ActiveDialog),
+    Open(Box<ActiveDialog>),
     /// An extension UI request.
     Ui(UiRequest),
     /// Lines an extension drew came back.
@@ -44,6 +44,11 @@ pub enum AppMsg {
 fn outbox<M: 'static>(tx: &UnboundedSender<AppMsg>, wrap: fn(M) -> AppMsg) -> Outbox<M> {
     let tx = tx.clone();
     Outbox::new(move |m| tx.send(wrap(m)).is_ok())
+}
+
+/// A dialog a task prepared, for the loop.
+fn open(dialog: ActiveDialog) -> AppMsg {
+    AppMsg::Open(Box::new(dialog))
 }
 
 /// Extension UI requests go to the loop behind the channel (`TuiUi::new(tx)`).
@@ -73,11 +78,11 @@ impl App {
         let shared = Shared::new(session, options);
         let (screen, warnings) = Screen::new(&shared, size);
         let mut app = Self {
-            dialogs: Dialogs::new(outbox(&tx, AppMsg::Screen), outbox(&tx, AppMsg::Open)),
+            dialogs: Dialogs::new(outbox(&tx, AppMsg::Screen), outbox(&tx, open)),
             ext: ExtUi::new(outbox(&tx, AppMsg::Drawn)),
             control: Control::new(
                 outbox(&tx, AppMsg::Screen),
-                outbox(&tx, AppMsg::Open),
+                outbox(&tx, open),
                 outbox(&tx, AppMsg::Control),
             ),
             screen,
@@ -175,7 +180,7 @@ impl App {
                 control.session_started(first, &mut cx);
             }
             AppMsg::Screen(msg) => self.screen.handle(msg),
-            AppMsg::Open(dialog) => self.dialogs.open(dialog),
+            AppMsg::Open(dialog) => self.dialogs.open(*dialog),
             AppMsg::Ui(request) => self
                 .ext
                 .handle_ui(request, &mut self.screen, &mut self.dialogs),

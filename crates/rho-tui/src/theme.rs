@@ -295,6 +295,19 @@ impl Theme {
         s
     }
 
+    /// `text` on background colour `c` (closes with the default-background code only, so
+    /// foreground colours inside survive).
+    pub fn bg(&self, c: Color, text: &str) -> String {
+        if c == Color::Default {
+            return text.to_string();
+        }
+        let mut s = String::with_capacity(text.len() + 24);
+        c.sgr(false, &mut s);
+        s.push_str(text);
+        s.push_str("\x1b[49m");
+        s
+    }
+
     /// The thinking-level colour pi uses for the editor border.
     pub fn thinking_color(&self, level: rho_protocol::ThinkingLevel) -> Color {
         use rho_protocol::ThinkingLevel as L;

@@ -8,7 +8,7 @@ mod common;
 use common::{feed, key, show};
 use rho_tui::ansi::visible_width;
 use rho_tui::dialogs::*;
-use rho_tui::input::KeyCode;
+use rho_tui::input::{KeyCode, KeyModifiers};
 use rho_tui::Keymap;
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 
@@ -462,4 +462,33 @@ fn every_dialog_fits_tiny_widths() {
     ));
     fits(&SettingsDialog::new(settings()));
     fits(&HotkeysView::new(vec![("ctrl+o".into(), "expand".into())]));
+}
+
+#[test]
+fn scoped_models_toggle_a_provider_and_reorder_the_cycle() {
+    let keys = Keymap::default();
+    let mut d = ScopedModelsDialog::new(&models(), None);
+    let done = |d: &mut ScopedModelsDialog| match d.handle(&Input::ctrl('s'), &Keymap::default()) {
+        DialogAction::Done(choice) => choice.enabled,
+        other => panic!("expected a choice, got {other:?}"),
+    };
+    // Ctrl+P on an Anthropic model: every Anthropic model off (all were on).
+    d.handle(&Input::ctrl('p'), &keys);
+    let without = done(&mut d.clone()).unwrap_or_default();
+    assert!(
+        without.iter().all(|id| !id.starts_with("anthropic/")),
+        "{without:?}"
+    );
+    assert_eq!(without.len(), 4);
+    // Enabled models come first, in cycle order: move gpt-4o-mini above gpt-5.
+    feed(&mut d, &Input::typed("4o"));
+    let alt_up = Input::with_mods(KeyCode::Up, KeyModifiers::ALT);
+    d.handle(&alt_up, &keys);
+    let order = done(&mut d.clone()).unwrap_or_default();
+    assert_eq!(&order[..2], ["openai/gpt-4o-mini", "openai/gpt-5"]);
+    // Ctrl+P again turns the provider back on (at the end of the cycle).
+    feed(&mut d, &vec![key(KeyCode::Backspace); 2]);
+    feed(&mut d, &Input::typed("opus"));
+    d.handle(&Input::ctrl('p'), &keys);
+    assert_eq!(done(&mut d), None, "every model on again is no scope");
 }

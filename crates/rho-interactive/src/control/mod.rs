@@ -15,6 +15,7 @@ mod external_editor;
 mod keys;
 mod models;
 mod reload;
+mod resume;
 mod safety_commands;
 mod session_cmds;
 mod session_nav;
@@ -153,7 +154,8 @@ impl Control {
                     }
                 });
             }
-            Answer::Session(path) => self.resume(&path, cx.shared),
+            Answer::Session(path) => self.resume(&path, cx),
+            Answer::MissingCwd(path, choice) => self.resume_missing_cwd(path, choice, cx),
             Answer::TreeTarget(id) => self.chose_tree_target(id, cx),
             Answer::TreeMove { target, summarize } => self.navigate_tree(target, summarize, cx),
             Answer::Fork(id) => self.fork_at(id, cx.shared),

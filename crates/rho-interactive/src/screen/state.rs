@@ -199,6 +199,19 @@ impl Screen {
         }
     }
 
+    /// Puts `text` on the system clipboard through the terminal (OSC 52, which works over ssh
+    /// and in tmux with `set-clipboard on`).
+    pub fn copy_to_clipboard(&self, text: &str) {
+        use std::io::Write;
+        let osc = format!(
+            "\x1b]52;c;{}\x07",
+            rho_tools::image::encode_base64(text.as_bytes())
+        );
+        let mut out = std::io::stdout();
+        let _ = out.write_all(osc.as_bytes());
+        let _ = out.flush();
+    }
+
     /// The terminal's size as last reported.
     pub fn size(&self) -> (usize, usize) {
         (self.renderer.width(), self.renderer.height())

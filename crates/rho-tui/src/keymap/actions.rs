@@ -136,7 +136,7 @@ actions! {
     ModelSelect = "app.model.select", ["ctrl+l"], true, "Open the model selector";
     ToolsExpand = "app.tools.expand", ["ctrl+o"], true, "Expand or collapse tool output";
     ThinkingToggle = "app.thinking.toggle", ["ctrl+t"], true, "Show or hide thinking blocks";
-    SessionToggleNamedFilter = "app.session.toggleNamedFilter", ["ctrl+n"], false, "Sessions: named only";
+    SessionToggleNamedFilter = "app.session.toggleNamedFilter", ["ctrl+n"], true, "Sessions: named only";
     EditorExternal = "app.editor.external", ["ctrl+g"], true, "Edit in an external editor";
     MessageCopy = "app.message.copy", ["ctrl+x"], true, "Copy the last assistant message";
     MessageFollowUp = "app.message.followUp", ["alt+enter"], wsl ["ctrl+q"], true, "Queue a follow-up message";
@@ -146,28 +146,28 @@ actions! {
     SessionTree = "app.session.tree", [], true, "Session tree (/tree)";
     SessionFork = "app.session.fork", [], true, "Fork the session (/fork)";
     SessionResume = "app.session.resume", [], true, "Resume a session (/resume)";
-    TreeFoldOrUp = "app.tree.foldOrUp", ["ctrl+left", "alt+left"], false, "Tree: fold or up";
-    TreeUnfoldOrDown = "app.tree.unfoldOrDown", ["ctrl+right", "alt+right"], false, "Tree: unfold or down";
-    TreeEditLabel = "app.tree.editLabel", ["shift+l"], false, "Tree: edit label";
-    TreeToggleLabelTimestamp = "app.tree.toggleLabelTimestamp", ["shift+t"], false, "Tree: label timestamps";
-    SessionTogglePath = "app.session.togglePath", ["ctrl+p"], false, "Sessions: show paths";
-    SessionToggleSort = "app.session.toggleSort", ["ctrl+s"], false, "Sessions: sort order";
-    SessionRename = "app.session.rename", ["ctrl+r"], false, "Sessions: rename";
-    SessionDelete = "app.session.delete", ["ctrl+d"], false, "Sessions: delete";
-    SessionDeleteNoninvasive = "app.session.deleteNoninvasive", ["ctrl+backspace"], false, "Sessions: delete (empty query)";
+    TreeFoldOrUp = "app.tree.foldOrUp", ["ctrl+left", "alt+left"], true, "Tree: fold or up";
+    TreeUnfoldOrDown = "app.tree.unfoldOrDown", ["ctrl+right", "alt+right"], true, "Tree: unfold or down";
+    TreeEditLabel = "app.tree.editLabel", ["shift+l"], true, "Tree: edit label";
+    TreeToggleLabelTimestamp = "app.tree.toggleLabelTimestamp", ["shift+t"], true, "Tree: label timestamps";
+    SessionTogglePath = "app.session.togglePath", ["ctrl+p"], true, "Sessions: show paths";
+    SessionToggleSort = "app.session.toggleSort", ["ctrl+s"], true, "Sessions: sort order";
+    SessionRename = "app.session.rename", ["ctrl+r"], true, "Sessions: rename";
+    SessionDelete = "app.session.delete", ["ctrl+d"], true, "Sessions: delete";
+    SessionDeleteNoninvasive = "app.session.deleteNoninvasive", ["ctrl+backspace"], true, "Sessions: delete (empty query)";
     ModelsSave = "app.models.save", ["ctrl+s"], true, "Scoped models: save to settings";
     ModelsEnableAll = "app.models.enableAll", ["ctrl+a"], true, "Scoped models: enable all";
     ModelsClearAll = "app.models.clearAll", ["ctrl+x"], true, "Scoped models: clear all";
-    ModelsToggleProvider = "app.models.toggleProvider", ["ctrl+p"], false, "Scoped models: toggle provider";
-    ModelsReorderUp = "app.models.reorderUp", ["alt+up"], false, "Scoped models: move up";
-    ModelsReorderDown = "app.models.reorderDown", ["alt+down"], false, "Scoped models: move down";
-    TreeFilterDefault = "app.tree.filter.default", ["ctrl+d"], false, "Tree filter: default";
-    TreeFilterNoTools = "app.tree.filter.noTools", ["ctrl+t"], false, "Tree filter: no tools";
-    TreeFilterUserOnly = "app.tree.filter.userOnly", ["ctrl+u"], false, "Tree filter: user only";
-    TreeFilterLabeledOnly = "app.tree.filter.labeledOnly", ["ctrl+l"], false, "Tree filter: labeled only";
-    TreeFilterAll = "app.tree.filter.all", ["ctrl+a"], false, "Tree filter: all";
-    TreeFilterCycleForward = "app.tree.filter.cycleForward", ["ctrl+o"], false, "Tree filter: next";
-    TreeFilterCycleBackward = "app.tree.filter.cycleBackward", ["shift+ctrl+o"], false, "Tree filter: previous";
+    ModelsToggleProvider = "app.models.toggleProvider", ["ctrl+p"], true, "Scoped models: toggle provider";
+    ModelsReorderUp = "app.models.reorderUp", ["alt+up"], true, "Scoped models: move up";
+    ModelsReorderDown = "app.models.reorderDown", ["alt+down"], true, "Scoped models: move down";
+    TreeFilterDefault = "app.tree.filter.default", ["ctrl+d"], true, "Tree filter: default";
+    TreeFilterNoTools = "app.tree.filter.noTools", ["ctrl+t"], true, "Tree filter: no tools";
+    TreeFilterUserOnly = "app.tree.filter.userOnly", ["ctrl+u"], true, "Tree filter: user only";
+    TreeFilterLabeledOnly = "app.tree.filter.labeledOnly", ["ctrl+l"], true, "Tree filter: labeled only";
+    TreeFilterAll = "app.tree.filter.all", ["ctrl+a"], true, "Tree filter: all";
+    TreeFilterCycleForward = "app.tree.filter.cycleForward", ["ctrl+o"], true, "Tree filter: next";
+    TreeFilterCycleBackward = "app.tree.filter.cycleBackward", ["shift+ctrl+o"], true, "Tree filter: previous";
 }
 
 /// pi's action names before 1.0 (keybindings.json files still use them); pi renames them on
