@@ -102,7 +102,7 @@ fn main() -> ExitCode {
     code
 }
 
-async fn run(args: args::Args) -> ExitCode {
+async fn run(mut args: args::Args) -> ExitCode {
     if let Some(mode) = &args.tui_mode {
         if rho_tui::fullscreen::TuiMode::parse(mode).is_err() {
             eprintln!("Error: --tui-mode requires regular or fullscreen");
@@ -133,6 +133,9 @@ async fn run(args: args::Args) -> ExitCode {
     };
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
+    }
+    if let Some(flag) = startup.trust_flag {
+        args.approve = Some(flag);
     }
     let session = startup.session.clone();
     signals::set_session(session.clone());

@@ -15,6 +15,7 @@
 //! `module_graph` checks that no module circle comes back.
 
 mod app;
+mod ask;
 mod control;
 mod dialogs;
 mod ext_ui;
@@ -40,6 +41,7 @@ use tokio::sync::mpsc;
 
 use app::App;
 pub use app::AppMsg;
+pub use ask::ask_before_start;
 use control::ControlMsg;
 pub use control::InitialPrompt;
 pub use options::{InteractiveHost, InteractiveOptions};

@@ -6,6 +6,7 @@
 //! here too, as [`crate::components::Component`]s, because extensions drive them through the
 //! same `ctx.ui` calls as their dialogs.
 
+mod choice;
 mod confirm;
 mod frame;
 mod hotkeys;
@@ -24,6 +25,7 @@ mod tree;
 mod widget_area;
 
 pub use crate::fuzzy::{fuzzy_rank, fuzzy_score};
+pub use choice::ChoiceDialog;
 pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
 pub use hotkeys::HotkeysView;

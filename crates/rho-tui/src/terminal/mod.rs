@@ -213,8 +213,16 @@ pub fn size() -> (u16, u16) {
     terminal::size().unwrap_or((80, 24))
 }
 
-/// Starts a thread that reads the terminal and hands each event to `deliver` until it returns
-/// false or reading fails (the terminal went away). Key releases are dropped.
+/// Stops the reader until the next [`spawn_reader`] (a question asked before the interactive
+/// screen was answered; the screen takes the reader over).
+pub fn park_reader() {
+    #[cfg(unix)]
+    reader::park();
+}
+
+/// Starts the thread that reads the terminal (or hands the one running to `deliver`), which
+/// hands each event to `deliver` until it returns false or reading fails (the terminal went
+/// away). Key releases are dropped.
 pub fn spawn_reader(deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) {
     #[cfg(unix)]
     if let Err(e) = reader::spawn(deliver) {

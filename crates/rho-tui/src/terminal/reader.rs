@@ -6,7 +6,9 @@
 //!
 //! It also wakes for SIGWINCH (a resize) and SIGTSTP sent from outside (a suspend, handled like
 //! Ctrl+Z), and can be paused while another program (an external editor, the shell after a
-//! suspend) owns the terminal, so it never steals that program's keys.
+//! suspend) owns the terminal, so it never steals that program's keys. There is one reader for
+//! the process: a question asked before the interactive screen starts (project trust) uses it,
+//! parks it, and the screen takes it over with a new receiver.
 
 use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
@@ -28,12 +30,38 @@ enum State {
     Paused,
 }
 
+/// Where events go; false when the receiver is gone (the reader then parks).
+type Deliver = Box<dyn FnMut(TerminalEvent) -> bool + Send>;
+
 /// What the rest of the process shares with the reader thread.
 struct Shared {
     state: Mutex<State>,
     changed: Condvar,
     /// Writing a byte here wakes the thread from its wait.
     wake: UnixStream,
+    deliver: Mutex<Deliver>,
+}
+
+impl Shared {
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Asks the thread to stop reading and waits (at most a second) until it has.
+    fn stop_reading(&self) {
+        let mut state = self.lock_state();
+        *state = State::PauseAsked;
+        let _ = (&self.wake).write(b"p");
+        // Bounded: a reader stuck elsewhere must not hang the caller.
+        let _ = self
+            .changed
+            .wait_timeout_while(state, Duration::from_secs(1), |s| *s == State::PauseAsked);
+    }
+
+    fn resume(&self) {
+        *self.lock_state() = State::Running;
+        self.changed.notify_all();
+    }
 }
 
 static READER: OnceLock<Arc<Shared>> = OnceLock::new();
@@ -50,24 +78,23 @@ pub fn pause() -> InputPause {
     let Some(shared) = READER.get() else {
         return InputPause { active: false };
     };
-    let mut state = shared.state.lock().unwrap_or_else(|p| p.into_inner());
-    *state = State::PauseAsked;
-    let _ = (&shared.wake).write(b"p");
-    // Bounded: a reader stuck elsewhere must not hang the caller.
-    let (state, _) = shared
-        .changed
-        .wait_timeout_while(state, Duration::from_secs(1), |s| *s == State::PauseAsked)
-        .unwrap_or_else(|p| p.into_inner());
-    drop(state);
+    shared.stop_reading();
     InputPause { active: true }
 }
 
 impl Drop for InputPause {
     fn drop(&mut self) {
         if let (true, Some(shared)) = (self.active, READER.get()) {
-            *shared.state.lock().unwrap_or_else(|p| p.into_inner()) = State::Running;
-            shared.changed.notify_all();
+            shared.resume();
         }
+    }
+}
+
+/// Stops the reader until the next [`spawn`] gives it a receiver (a question asked before the
+/// interactive screen starts is answered).
+pub fn park() {
+    if let Some(shared) = READER.get() {
+        shared.stop_reading();
     }
 }
 
@@ -80,9 +107,15 @@ fn escape_wait() -> Duration {
     Duration::from_millis(if ssh { 100 } else { 10 })
 }
 
-/// Starts the reader thread; `deliver` gets every event until it returns false or the
+/// Starts the reader thread, or hands the running one to a new receiver and lets it read
+/// again; `deliver` gets every event until it returns false (the reader then parks) or the
 /// terminal goes away.
 pub fn spawn(deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) -> io::Result<()> {
+    if let Some(shared) = READER.get() {
+        *shared.deliver.lock().unwrap_or_else(|p| p.into_inner()) = Box::new(deliver);
+        shared.resume();
+        return Ok(());
+    }
     let (wake_rx, wake_tx) = UnixStream::pair()?;
     wake_rx.set_nonblocking(true)?;
     wake_tx.set_nonblocking(true)?;
@@ -97,6 +130,7 @@ pub fn spawn(deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) -> io:
         state: Mutex::new(State::Running),
         changed: Condvar::new(),
         wake: wake_tx,
+        deliver: Mutex::new(Box::new(deliver)),
     });
     let _ = READER.set(Arc::clone(&shared));
     let mut reader = Reader {
@@ -111,7 +145,7 @@ pub fn spawn(deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) -> io:
     };
     std::thread::Builder::new()
         .name("rho-tty-input".into())
-        .spawn(move || reader.run(deliver))?;
+        .spawn(move || reader.run())?;
     Ok(())
 }
 
@@ -128,7 +162,19 @@ struct Reader {
 }
 
 impl Reader {
-    fn run(&mut self, mut deliver: impl FnMut(TerminalEvent) -> bool) {
+    /// Hands `event` to the receiver; when it is gone, the reader parks until the next one.
+    fn deliver(&self, event: TerminalEvent) {
+        let delivered = (self
+            .shared
+            .deliver
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()))(event);
+        if !delivered {
+            *self.shared.lock_state() = State::PauseAsked;
+        }
+    }
+
+    fn run(&mut self) {
         let mut buf = [0u8; 4096];
         loop {
             self.wait_while_paused();
@@ -146,12 +192,10 @@ impl Reader {
                 while matches!((&self.wake).read(&mut sink), Ok(n) if n > 0) {}
                 if self.winch.swap(false, Ordering::SeqCst) {
                     let (w, h) = super::size();
-                    if !deliver(TerminalEvent::Input(Input::Resize(w, h))) {
-                        return;
-                    }
+                    self.deliver(TerminalEvent::Input(Input::Resize(w, h)));
                 }
-                if self.tstp.swap(false, Ordering::SeqCst) && !deliver(TerminalEvent::Suspend) {
-                    return;
+                if self.tstp.swap(false, Ordering::SeqCst) {
+                    self.deliver(TerminalEvent::Suspend);
                 }
                 continue;
             }
@@ -172,17 +216,15 @@ impl Reader {
                     Piece::Seq(seq) => self.understand(&seq),
                 };
                 if let Some(event) = event {
-                    if !deliver(event) {
-                        return;
-                    }
+                    self.deliver(event);
                 }
             }
         }
     }
 
-    /// Blocks while another program owns the terminal.
+    /// Blocks while another program owns the terminal (or no one receives events).
     fn wait_while_paused(&self) {
-        let mut state = self.shared.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = self.shared.lock_state();
         if *state != State::PauseAsked {
             return;
         }
