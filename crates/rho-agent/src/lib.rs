@@ -34,6 +34,7 @@ mod nested_record;
 pub mod queue;
 pub mod rank;
 mod run;
+mod run_failure;
 pub mod schema;
 pub mod script_values;
 mod shared;

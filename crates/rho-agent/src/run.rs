@@ -15,6 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::event::AgentEvent;
 use crate::message::AgentMessage;
 use crate::queue::Queue;
+use crate::run_failure::RunFailure;
 use crate::shared::{abort_deadline, Shared, SteeringPoll};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
@@ -160,12 +161,7 @@ impl Run {
             .await;
         if let Err(panic) = outcome {
             let text = panic_text(&panic);
-            fail(
-                &shared,
-                &model,
-                &cancel,
-                format!("Agent loop panicked: {text}"),
-            );
+            fail(&shared, &model, &cancel, RunFailure::Panicked(text));
         }
         shared.finish_run();
     }
@@ -275,7 +271,7 @@ impl Run {
     /// With structured prompt sections (D18): records the change of prompt or tools since
     /// what the transcript's system messages replay to, and keeps the replay for the
     /// request. Without sections nothing is recorded.
-    fn declare_system(&mut self) -> Result<(), String> {
+    fn declare_system(&mut self) -> Result<(), RunFailure> {
         let (sections, recorded) = {
             let state = self.shared.state();
             let Some(sections) = state.system_sections.clone() else {
@@ -290,7 +286,7 @@ impl Run {
                 .collect();
             (sections, recorded)
         };
-        let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
+        let replayed = system::replay(&recorded)?;
         let (tools, hidden) = crate::tool::loadout(&self.tools);
         self.hidden = hidden;
         let (message, after) = system::declare(replayed, &sections, &tools);
@@ -382,7 +378,7 @@ impl Run {
     /// transform only the messages added since the last call are converted (the conversion
     /// works per message, see [`crate::SessionHooks::convert_to_llm`]); a transform sees a copy of
     /// the whole transcript every time.
-    async fn refresh_context(&mut self) -> Result<(), String> {
+    async fn refresh_context(&mut self) -> Result<(), RunFailure> {
         let hooks = self.opts.hooks.clone();
         if !hooks.transforms_context() {
             let generation = self.shared.generation.load(Ordering::Acquire);
@@ -400,18 +396,15 @@ impl Run {
                 };
                 (state.messages[from..].to_vec(), total)
             };
-            let more = hold_all(&new).map_err(|e| e.to_string())?;
+            let more = hold_all(&new)?;
             self.context.messages.extend(hooks.convert_to_llm(&more));
             self.converted = Some((generation, total));
             return Ok(());
         }
         self.converted = None;
         let stored = self.shared.state().messages.clone();
-        let messages: Vec<AgentMessage> = hold_all(&stored)
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|m| (**m).clone())
-            .collect();
+        let messages: Vec<AgentMessage> =
+            hold_all(&stored)?.iter().map(|m| (**m).clone()).collect();
         let messages = hooks
             .transform_context(messages, self.cancel.clone())
             .await?;
@@ -421,7 +414,7 @@ impl Run {
     }
 
     /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
-    async fn stream_reply(&mut self) -> Result<Reply, String> {
+    async fn stream_reply(&mut self) -> Result<Reply, RunFailure> {
         self.refresh_context().await?;
         if let Some(system) = &self.system {
             // The replay is what the model gets; an extension's forced prompt replaces its
@@ -448,8 +441,7 @@ impl Run {
         if self.shared.steering_since(self.interrupt_after) {
             return Ok(Reply::Interrupted { closed: false });
         }
-        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
-            .map_err(|e| e.to_string())?;
+        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)?;
         self.read_stream(stream, call_cancel).await
     }
 
@@ -459,7 +451,7 @@ impl Run {
         &mut self,
         mut stream: AssistantStream,
         call_cancel: CancellationToken,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, RunFailure> {
         let mut started = false;
         // Built once: recreating these per event would re-register their waiters each time.
         let shared = self.shared.clone();
@@ -486,7 +478,7 @@ impl Run {
                 }
             };
             let Some(event) = event else {
-                return Err("Provider stream ended without a result".into());
+                return Err(RunFailure::StreamEnded);
             };
             match event {
                 AssistantMessageEvent::Done { message, .. }
@@ -596,7 +588,8 @@ fn hold_all(messages: &[StoredMessage]) -> Result<Vec<Arc<AgentMessage>>, ReadEr
 
 /// The run failure path (AC-5): a synthetic assistant message, recorded in the state and
 /// reported only through `agent_end`.
-fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: String) {
+fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: RunFailure) {
+    let error = error.to_string();
     let mut message = AssistantMessage::empty(&model.api, &model.provider, &model.id);
     message.content = vec![ContentBlock::text("")];
     message.usage = Usage::default();

@@ -11,7 +11,7 @@
 
 use crate::provider::{Flow, WireParser};
 use crate::reply::ReplyBuilder;
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::{NoEvents, SseEvent};
 use crate::stream_error::StreamError;
 
 /// A reply being folded from one body.
@@ -62,9 +62,9 @@ impl<P: WireParser> Fold<P> {
     }
 
     /// Ends the reply once reading is over: `read` is `Err` with the text of a failure that
-    /// ended it (abort, stall, lost connection); `sse` is the body's parser, which tells
-    /// whether any event arrived at all.
-    pub(crate) fn conclude(mut self, read: Result<(), String>, sse: &SseParser) {
+    /// ended it (abort, stall, lost connection); `no_events` is what the body's decoder says
+    /// the body held when not one event came of it.
+    pub(crate) fn conclude(mut self, read: Result<(), String>, no_events: Option<NoEvents>) {
         // A parser that starts the reply itself may have seen nothing to start it with.
         self.reply.start();
         if let Some(e) = self.error.take() {
@@ -79,7 +79,7 @@ impl<P: WireParser> Fold<P> {
         if !self.terminal {
             let early = StreamError::EndedEarly {
                 text: self.parser.ended_early(),
-                no_events: sse.no_events(),
+                no_events,
             };
             return self.reply.fail(early.to_string());
         }

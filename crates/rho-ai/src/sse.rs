@@ -49,6 +49,8 @@ pub enum NoEvents {
     Empty,
     /// Bytes, but no event: the start of the body, escaped so control bytes stay visible.
     Other(String),
+    /// Bytes, but no AWS event-stream message (Bedrock): the start of the body, escaped.
+    NoFrames(String),
 }
 
 impl fmt::Display for NoEvents {
@@ -60,7 +62,49 @@ impl fmt::Display for NoEvents {
                 "the response held no server-sent events (it began: \"{start}\"); check that the \
                  model's baseUrl points to this API's streaming endpoint"
             ),
+            NoEvents::NoFrames(start) => write!(
+                f,
+                "the response held no event-stream messages (it began: \"{start}\"); check that \
+                 the model's baseUrl points to the Bedrock runtime endpoint"
+            ),
         }
+    }
+}
+
+impl NoEvents {
+    /// What a body that held no event began with: its first bytes, trimmed, escaped so control
+    /// bytes stay visible; `None` for an empty body.
+    pub(crate) fn describe_head(head: &[u8]) -> Option<String> {
+        if head.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(head);
+        Some(text.trim().chars().flat_map(char::escape_debug).collect())
+    }
+}
+
+/// Turns a response body into events for a [`crate::provider::WireParser`]: SSE for most
+/// APIs ([`SseParser`]), AWS event-stream frames for Bedrock.
+pub trait EventDecoder: Send {
+    /// Adds bytes and calls `on_event` for every event they complete.
+    fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(SseEvent));
+    /// Flushes whatever is pending at end of input.
+    fn finish(&mut self, on_event: &mut dyn FnMut(SseEvent));
+    /// `None` once an event came out; otherwise what the body held instead.
+    fn no_events(&self) -> Option<NoEvents>;
+}
+
+impl EventDecoder for SseParser {
+    fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(SseEvent)) {
+        SseParser::feed(self, chunk, on_event);
+    }
+
+    fn finish(&mut self, on_event: &mut dyn FnMut(SseEvent)) {
+        SseParser::finish(self, on_event);
+    }
+
+    fn no_events(&self) -> Option<NoEvents> {
+        SseParser::no_events(self)
     }
 }
 
@@ -127,12 +171,7 @@ impl SseParser {
         if self.dispatched {
             return None;
         }
-        if self.head.is_empty() {
-            return Some(NoEvents::Empty);
-        }
-        let text = String::from_utf8_lossy(&self.head);
-        let start: String = text.trim().chars().flat_map(char::escape_debug).collect();
-        Some(NoEvents::Other(start))
+        Some(NoEvents::describe_head(&self.head).map_or(NoEvents::Empty, NoEvents::Other))
     }
 
     fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(SseEvent)) {

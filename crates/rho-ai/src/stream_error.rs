@@ -41,6 +41,24 @@ pub enum StreamError {
         /// The parse error.
         source: serde_json::Error,
     },
+    /// A Mistral chunk was not JSON.
+    #[error("Invalid JSON in Mistral stream chunk ({source}); the server sent: {data}")]
+    MistralJson {
+        /// The start of the chunk.
+        data: String,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+    /// A Bedrock event's payload was not JSON.
+    #[error("Invalid JSON in Bedrock stream event {event} ({source}): {data}")]
+    BedrockJson {
+        /// The event type.
+        event: String,
+        /// The start of the payload.
+        data: String,
+        /// The parse error.
+        source: serde_json::Error,
+    },
     /// The provider reported an error inside the stream; the text is the provider's.
     #[error("{0}")]
     Provider(String),

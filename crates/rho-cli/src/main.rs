@@ -95,7 +95,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(args));
     // Nothing outlives rho: background children of finished commands are still in their
     // process groups.
-    rho_tools::process::end_all_groups();
+    rho_process::end_all_groups();
     // A mode that ends without end of input (RPC after an extension's `ctx.shutdown`) leaves a
     // stdin read blocked on its thread: do not wait for it forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
@@ -159,7 +159,7 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
                 agent_dir: startup.agent_dir,
-                package_of: packages::origin_of,
+                package_of: packages::package_source_info,
             };
             rho_rpc::run(startup.session, options).await
         }

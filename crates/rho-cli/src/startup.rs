@@ -229,7 +229,7 @@ fn add_tools(
 ) -> anyhow::Result<()> {
     let cwd = config.cwd.clone();
     let tools_config = rho_tools::ToolsConfig {
-        shell: rho_tools::process::ShellConfig {
+        shell: rho_tools::shell::ShellConfig {
             shell_path: config.settings.shell_path().map(PathBuf::from),
             command_prefix: config.settings.shell_command_prefix().map(str::to_string),
             bin_dir: Some(agent_dir.join("bin")),

@@ -307,7 +307,7 @@ impl App {
 
 /// Whether `event` ends a message or a run (session figures change).
 fn ends_message(event: &SessionEvent) -> bool {
-    use rho_agent::AgentEvent::{AgentEnd, MessageEnd};
+    use rho_protocol::agent::AgentEvent::{AgentEnd, MessageEnd};
     matches!(event, SessionEvent::Agent(e) if matches!(**e, MessageEnd { .. } | AgentEnd { .. }))
 }
 

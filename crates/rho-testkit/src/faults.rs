@@ -33,6 +33,8 @@ pub struct Wire {
     pub bad_delta: Vec<u8>,
     /// The events that end the reply properly.
     pub tail: Vec<u8>,
+    /// The reply's content type (`text/event-stream`, or Bedrock's binary event stream).
+    pub content_type: &'static str,
 }
 
 /// How a body goes wrong.
@@ -83,13 +85,13 @@ impl Wire {
         pieces.concat()
     }
 
-    /// A `200 text/event-stream` response with `fault`'s body, one chunk per piece, ending
-    /// with a clean close.
+    /// A `200` response of the API's content type with `fault`'s body, ending with a clean
+    /// close.
     pub fn response(&self, fault: Fault) -> MockResponse {
         let body = self.body(fault);
         MockResponse {
             status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
+            headers: vec![("content-type".into(), self.content_type.into())],
             chunks: if body.is_empty() {
                 vec![]
             } else {
@@ -114,7 +116,7 @@ impl Wire {
         let body = [&self.head[..], &self.tail].concat();
         MockResponse {
             status: 200,
-            headers: vec![("content-type".into(), "text/event-stream".into())],
+            headers: vec![("content-type".into(), self.content_type.into())],
             chunks: vec![Chunk::Bytes(body)],
         }
     }
@@ -137,7 +139,24 @@ fn all_saying(text: &str) -> Vec<Wire> {
     let responses = responses(text);
     let mut codex = responses.clone();
     codex.api = "openai-codex-responses";
-    vec![anthropic(text), chat(text), responses, codex, google(text)]
+    // Azure OpenAI parses its stream as OpenAI Responses, with pi's text for it.
+    let mut azure = responses.clone();
+    azure.api = "azure-openai-responses";
+    let mut vertex = google(text);
+    vertex.api = "google-vertex";
+    vertex.pi_ended_early = "Google Vertex stream ended without a finish reason";
+    vertex.pi_no_events = vertex.pi_ended_early;
+    vec![
+        anthropic(text),
+        chat(text),
+        responses,
+        codex,
+        google(text),
+        vertex,
+        azure,
+        mistral(text),
+        bedrock(text),
+    ]
 }
 
 /// A framed event with the text `"\u{1}"` in it replaced by [`BAD_UTF8_TEXT`].
@@ -173,6 +192,7 @@ fn anthropic(text: &str) -> Wire {
         ]
         .concat()
         .into_bytes(),
+        content_type: SSE,
     }
 }
 
@@ -197,6 +217,7 @@ fn chat(text: &str) -> Wire {
             &chunk(json!({"content": "\u{1}"})).to_string(),
         )),
         tail: tail.sse_text().into_bytes(),
+        content_type: SSE,
     }
 }
 
@@ -249,6 +270,7 @@ fn responses(text: &str) -> Wire {
             json!({"response": response("completed")}),
         ))
         .into_bytes(),
+        content_type: SSE,
     }
 }
 
@@ -270,5 +292,45 @@ fn google(text: &str) -> Wire {
         head: head.concat().into_bytes(),
         bad_delta: with_bad_utf8(&g::frame(&chunk("\u{1}").to_string())),
         tail: tail.concat().into_bytes(),
+        content_type: SSE,
+    }
+}
+
+/// The content type of every SSE API.
+const SSE: &str = "text/event-stream";
+
+fn mistral(text: &str) -> Wire {
+    use crate::mistral as m;
+    Wire {
+        api: "mistral-conversations",
+        pi_ended_early: "Mistral stream ended without a finish reason",
+        pi_no_events: "Mistral stream ended without a finish reason",
+        head: m::text(text).into_bytes(),
+        bad_delta: with_bad_utf8(&m::text("\u{1}")),
+        tail: [m::finish("stop", m::usage(5, 3, 0)), m::done()]
+            .concat()
+            .into_bytes(),
+        content_type: SSE,
+    }
+}
+
+fn bedrock(text: &str) -> Wire {
+    use crate::bedrock as b;
+    let delta = json!({"contentBlockIndex": 0, "delta": {"text": "\u{1}"}}).to_string();
+    let (before, after) = delta.split_once("\\u0001").expect("a marker in the event");
+    let bad = [before.as_bytes(), BAD_UTF8_TEXT, after.as_bytes()].concat();
+    Wire {
+        api: "bedrock-converse-stream",
+        pi_ended_early: "Bedrock stream ended without a stop reason",
+        pi_no_events: "Bedrock stream ended without a stop reason",
+        head: [b::message_start(), b::text(0, text)].concat(),
+        bad_delta: b::event_raw("contentBlockDelta", &bad),
+        tail: [
+            b::block_stop(0),
+            b::message_stop("end_turn"),
+            b::metadata(5, 3, 0, 0),
+        ]
+        .concat(),
+        content_type: b::CONTENT_TYPE,
     }
 }

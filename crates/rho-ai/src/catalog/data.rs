@@ -62,6 +62,7 @@ pub const PROVIDERS: &[ProviderInfo] = &[
     p("opencode-go", "OpenCode Go", OC, "https://opencode.ai/zen/go/v1"),
     p("github-copilot", "GitHub Copilot", OR, "https://api.individual.githubcopilot.com"),
     p("openai-codex", "ChatGPT Plus/Pro (Codex Subscription)", "openai-codex-responses", "https://chatgpt.com/backend-api"),
+    p("azure", "Azure", "azure-openai-responses", "https://{AZURE_OPENAI_RESOURCE_NAME}.openai.azure.com/openai/v1"),
     p("azure-openai-responses", "Azure OpenAI", "azure-openai-responses", ""),
     p("amazon-bedrock", "Amazon Bedrock", "bedrock-converse-stream", "https://bedrock-runtime.{region}.amazonaws.com"),
     p("cloudflare-workers-ai", "Cloudflare Workers AI", OC, "https://api.cloudflare.com/client/v4/accounts/{CLOUDFLARE_ACCOUNT_ID}/ai/v1"),
@@ -77,6 +78,7 @@ pub const DEFAULT_MODELS: &[(&str, &str)] = &[
     ("amazon-bedrock", "us.anthropic.claude-opus-4-6-v1"),
     ("anthropic", "claude-opus-4-7"),
     ("openai", "gpt-5.4"),
+    ("azure", "gpt-5.4"),
     ("azure-openai-responses", "gpt-5.4"),
     ("openai-codex", "gpt-5.5"),
     ("deepseek", "deepseek-v4-pro"),
@@ -277,6 +279,16 @@ const ROWS: &[Row] = &[
     row("github-copilot", "gpt-4.1", "GPT-4.1", NR, TI, 128_000, 16_384, [0.0, 0.0, 0.0, 0.0]).api(OC).compat(Compat::CopilotCompletions),
     row("openai-codex", "gpt-5.5", "GPT-5.5", R, TI, 272_000, 128_000, [5.0, 30.0, 0.5, 0.0])
         .map(&[("minimal", Some("low")), ("xhigh", Some("xhigh"))]),
+    // A few models of the APIs served since issue 36 (pi 1.6's values), until the whole
+    // catalog lands.
+    row("amazon-bedrock", "amazon.nova-lite-v1:0", "Nova Lite", NR, TI, 300_000, 10_000, [0.06, 0.24, 0.015, 0.0]),
+    row("amazon-bedrock", "amazon.nova-pro-v1:0", "Nova Pro", NR, TI, 300_000, 10_000, [0.8, 3.2, 0.2, 0.0]),
+    row("google-vertex", "gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", R, TI, 1_048_576, 65_536, [2.0, 12.0, 0.2, 0.0])
+        .map(&[("off", None), ("minimal", None), ("low", Some("low")), ("medium", Some("medium")), ("high", Some("high")), ("xhigh", None), ("max", None)]),
+    row("google-vertex", "gemini-2.5-pro", "Gemini 2.5 Pro", R, TI, 1_048_576, 65_536, [1.25, 10.0, 0.125, 0.0]),
+    row("google-vertex", "gemini-2.5-flash", "Gemini 2.5 Flash", R, TI, 1_048_576, 65_536, [0.3, 2.5, 0.03, 0.0]),
+    row("azure", "gpt-5.4", "GPT-5.4", R, TI, 1_050_000, 128_000, [2.5, 15.0, 0.25, 0.0]).map(&[("off", None), ("xhigh", Some("xhigh"))]),
+    row("azure", "gpt-4.1", "GPT-4.1", NR, TI, 1_047_576, 32_768, [2.0, 8.0, 0.5, 0.0]),
 ];
 
 /// Static headers GitHub Copilot requires on every request (§3.5).

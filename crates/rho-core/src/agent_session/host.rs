@@ -1,8 +1,8 @@
 //! The session as extensions see it ([`ExtensionHost`]). (How extensions take part in every
 //! run, `context`, `tool_call`, `tool_result`, is the agent's up-calls: `upcalls.rs`.)
 //!
-//! The host's errors are strings on purpose: each is the text answered to the extension's
-//! call (wire data), so the session's typed errors are turned into text here, at that edge.
+//! A refusal is a [`HostError`]: the session's own error is kept as its source, and its text
+//! is what the extension hears.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
@@ -18,7 +18,7 @@ use super::events::SessionOnlyEvent;
 use super::ops::Origin;
 use super::{AgentSession, Inner, SessionError};
 use rho_extension_host::{
-    CustomMessageInput, DeliverAs, ExtensionHost, SendOptions, SessionAction,
+    CustomMessageInput, DeliverAs, ExtensionHost, HostError, SendOptions, SessionAction,
 };
 
 /// A weak handle: a captured context never keeps a closed session alive.
@@ -34,8 +34,6 @@ impl SessionHost {
     }
 }
 
-const GONE: &str = "This extension ctx is stale: the session it belonged to has ended.";
-
 impl ExtensionHost for SessionHost {
     fn cwd(&self) -> PathBuf {
         self.session()
@@ -47,7 +45,7 @@ impl ExtensionHost for SessionHost {
         self.session().and_then(|s| s.sandbox())
     }
 
-    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
+    fn key_scrub(&self) -> rho_process::KeyScrub {
         self.session()
             .map(|s| s.shell_config(None).scrub)
             .unwrap_or_default()
@@ -82,10 +80,10 @@ impl ExtensionHost for SessionHost {
         &self,
         message: CustomMessageInput,
         options: SendOptions,
-    ) -> BoxFuture<'static, Result<(), String>> {
+    ) -> BoxFuture<'static, Result<(), HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
+            let s = session.ok_or(HostError::Stale)?;
             s.send_custom_message(
                 message,
                 SendMessageOptions {
@@ -94,7 +92,7 @@ impl ExtensionHost for SessionHost {
                 },
             )
             .await
-            .map_err(|e| e.to_string())
+            .map_err(HostError::session)
         })
     }
 
@@ -103,41 +101,41 @@ impl ExtensionHost for SessionHost {
         text: String,
         images: Vec<ImageContent>,
         deliver_as: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), String>> {
+    ) -> BoxFuture<'static, Result<(), HostError>> {
         let session = self.session();
         let origin = self.origin;
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
+            let s = session.ok_or(HostError::Stale)?;
             let mut content = vec![ContentBlock::text(text)];
             content.extend(images.into_iter().map(ContentBlock::Image));
             let content = UserMessageContent::Blocks(content);
             s.send_user_message_from(content, deliver_as, origin)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(HostError::session)
         })
     }
 
-    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String> {
-        let s = self.session().ok_or(GONE)?;
+    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
         let entry = s
             .state()
             .session
             .append_custom(&custom_type, data)
             .cloned()
-            .map_err(|e| e.to_string())?;
+            .map_err(HostError::session)?;
         s.emit_session(SessionOnlyEvent::EntryAppended {
             entry: Box::new(entry),
         });
         Ok(())
     }
 
-    fn set_session_name(&self, name: String) -> Result<(), String> {
-        let s = self.session().ok_or(GONE)?;
-        s.set_session_name(&name).map_err(|e| e.to_string())
+    fn set_session_name(&self, name: String) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        s.set_session_name(&name).map_err(HostError::session)
     }
 
-    fn session_entries(&self, from: usize) -> Result<Value, String> {
-        let s = self.session().ok_or(GONE)?;
+    fn session_entries(&self, from: usize) -> Result<Value, HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
         let state = s.state();
         let store = &state.session;
         let entries = store.entries();
@@ -151,26 +149,31 @@ impl ExtensionHost for SessionHost {
         }))
     }
 
-    fn set_label(&self, id: String, label: Option<String>) -> Result<(), String> {
-        let s = self.session().ok_or(GONE)?;
+    fn set_label(&self, id: String, label: Option<String>) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
         let mut state = s.state();
         state
             .session
             .append_label(&id, label.as_deref())
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(HostError::session)
     }
 
-    fn tools_state(&self) -> Result<ToolsState, String> {
-        Ok(self.session().ok_or(GONE)?.tools_state())
+    fn tools_state(&self) -> Result<ToolsState, HostError> {
+        Ok(self.session().ok_or(HostError::Stale)?.tools_state())
     }
 
-    fn set_active_tools(&self, names: Vec<String>) -> Result<ToolsState, String> {
-        Ok(self.session().ok_or(GONE)?.set_active_tool_names(&names))
+    fn set_active_tools(&self, names: Vec<String>) -> Result<ToolsState, HostError> {
+        Ok(self
+            .session()
+            .ok_or(HostError::Stale)?
+            .set_active_tool_names(&names))
     }
 
-    fn register_tool(&self, tool: Arc<dyn AgentTool>) -> Result<(), String> {
-        self.session().ok_or(GONE)?.register_dynamic_tool(tool);
+    fn register_tool(&self, tool: Arc<dyn AgentTool>) -> Result<(), HostError> {
+        self.session()
+            .ok_or(HostError::Stale)?
+            .register_dynamic_tool(tool);
         Ok(())
     }
 
@@ -184,20 +187,20 @@ impl ExtensionHost for SessionHost {
         &self,
         provider: String,
         model_id: String,
-    ) -> BoxFuture<'static, Result<bool, String>> {
+    ) -> BoxFuture<'static, Result<bool, HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
+            let s = session.ok_or(HostError::Stale)?;
             let model = s
                 .models()
                 .iter()
                 .find(|m| m.provider == provider && m.id == model_id)
                 .cloned()
-                .ok_or_else(|| format!("set_model: no model {provider}/{model_id}"))?;
+                .ok_or(HostError::UnknownModel { provider, model_id })?;
             match s.set_model(model).await {
                 Ok(()) => Ok(true),
                 Err(SessionError::ModelWithoutKey { .. }) => Ok(false),
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(HostError::session(e)),
             }
         })
     }
@@ -208,11 +211,11 @@ impl ExtensionHost for SessionHost {
             .unwrap_or_else(|| "off".into())
     }
 
-    fn set_thinking_level(&self, level: String) -> BoxFuture<'static, Result<String, String>> {
+    fn set_thinking_level(&self, level: String) -> BoxFuture<'static, Result<String, HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
-            let level = super::parse_level(&level).map_err(|e| e.to_string())?;
+            let s = session.ok_or(HostError::Stale)?;
+            let level = super::parse_level(&level).map_err(HostError::session)?;
             s.set_thinking_level(level).await;
             Ok(s.thinking_level().as_str().to_string())
         })
@@ -221,29 +224,32 @@ impl ExtensionHost for SessionHost {
     fn complete(
         &self,
         call: rho_protocol::extension::calls::Complete,
-    ) -> BoxFuture<'static, Result<Value, String>> {
+    ) -> BoxFuture<'static, Result<Value, HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
-            let context: rho_ai::Context = serde_json::from_value(call.context)
-                .map_err(|e| format!("complete: invalid context: {e}"))?;
+            let s = session.ok_or(HostError::Stale)?;
+            let context: rho_ai::Context =
+                serde_json::from_value(call.context).map_err(HostError::InvalidContext)?;
             let reply = s
                 .complete_for_extension(&call.provider, &call.model_id, context, call.max_tokens)
                 .await
-                .map_err(|e| e.to_string())?;
-            serde_json::to_value(reply).map_err(|e| e.to_string())
+                .map_err(HostError::session)?;
+            serde_json::to_value(reply).map_err(HostError::Encode)
         })
     }
 
-    fn compact(&self, instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
+    fn compact(
+        &self,
+        instructions: Option<String>,
+    ) -> BoxFuture<'static, Result<Value, HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
+            let s = session.ok_or(HostError::Stale)?;
             let result = s
                 .compact(instructions.as_deref())
                 .await
-                .map_err(|e| e.to_string())?;
-            serde_json::to_value(result).map_err(|e| e.to_string())
+                .map_err(HostError::session)?;
+            serde_json::to_value(result).map_err(HostError::Encode)
         })
     }
 
@@ -256,13 +262,13 @@ impl ExtensionHost for SessionHost {
         })
     }
 
-    fn session_action(&self, action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
+    fn session_action(&self, action: SessionAction) -> BoxFuture<'static, Result<bool, HostError>> {
         let session = self.session();
         Box::pin(async move {
-            let s = session.ok_or(GONE)?;
+            let s = session.ok_or(HostError::Stale)?;
             s.run_session_action(action)
                 .await
-                .map_err(|e| e.to_string())
+                .map_err(HostError::session)
         })
     }
 }

@@ -153,16 +153,14 @@ impl AgentSession {
     async fn open_session_checked(&self, path: &Path, check: bool) -> Result<Opened, SessionError> {
         let cwd = self.cwd().to_string_lossy().into_owned();
         let manager = SessionManager::open_or_create(path, &cwd)?;
-        let missing = if check {
-            manager.check_cwd_exists().err()
-        } else {
-            None
-        };
-        if let Some(e) = missing {
-            return Err(SessionError::Store(format!(
-                "{e}\nSession: {}\nCurrent working directory: {cwd}",
-                path.display()
-            )));
+        if check {
+            if let Err(source) = manager.check_cwd_exists() {
+                return Err(SessionError::SessionCwdGone {
+                    source,
+                    session: path.to_path_buf(),
+                    cwd,
+                });
+            }
         }
         let warnings = manager.warnings().to_vec();
         let cancelled = self.switch_session(manager, SwitchReason::Resume).await;

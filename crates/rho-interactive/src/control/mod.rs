@@ -46,7 +46,7 @@ pub enum ControlMsg {
     /// Output of the running `!`/`!!` command.
     BashOutput(String),
     /// A `!`/`!!` command finished.
-    Bash(rho_agent::BashExecutionMessage),
+    Bash(rho_protocol::agent::BashExecutionMessage),
     /// A `!`/`!!` command could not run.
     BashFailed(String),
     /// /reload finished, with what it found wrong.

@@ -56,7 +56,7 @@ fn check_permission(call: &str, shared: &Shared, screen: &mut Screen) {
             let lines = rho_core::permissions::check::explain(&decision);
             screen.notice(lines.join("\n"), false)
         }
-        Err(e) => screen.notice(e, true),
+        Err(e) => screen.notice(e.to_string(), true),
     }
 }
 

@@ -2,6 +2,9 @@
 //! from a file, publishing its HTML export as a secret gist, and reading what changed.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rho_process::{run_to_end, ChildSpec, Finished, Output, RunError};
 
 use rho_tui::components::CustomMessageView;
 use rho_tui::dialogs::ConfirmDialog;
@@ -180,9 +183,9 @@ enum ShareError {
     /// The page could not be written for upload.
     #[error("Failed to export session: {0}")]
     Export(#[source] std::io::Error),
-    /// `gh gist create` could not be run.
+    /// `gh` could not be run to its end (it stalled past [`GH_TIMEOUT`], or the run failed).
     #[error("Failed to create gist: {0}")]
-    Spawn(#[source] std::io::Error),
+    Gh(#[source] RunError),
     /// `gh gist create` failed; the text is its stderr (or "Unknown error").
     #[error("Failed to create gist: {0}")]
     Gist(String),
@@ -221,27 +224,40 @@ fn copy_into(source: &Path, dir: &Path) -> Result<PathBuf, ImportError> {
     Ok(target)
 }
 
+/// How long each `gh` call may take: a stalled network must not leave /share waiting forever.
+const GH_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `gh` through rho-process (own process group, recorded, ended at [`GH_TIMEOUT`]) on a
+/// blocking thread.
+async fn run_gh(spec: ChildSpec) -> Result<Finished, RunError> {
+    let program = spec.program().display().to_string();
+    tokio::task::spawn_blocking(move || run_to_end(&spec, Output::Captured, Some(GH_TIMEOUT)))
+        .await
+        .unwrap_or_else(|join| {
+            Err(RunError::Spawn {
+                program,
+                source: std::io::Error::other(join),
+            })
+        })
+}
+
 /// Runs `gh auth status`, then `gh gist create --public=false` on the page; the gist's URL.
 async fn share_page(gh: &Path, page: &str) -> Result<String, ShareError> {
-    let status = tokio::process::Command::new(gh)
-        .args(["auth", "status"])
-        .output()
-        .await;
-    match status {
-        Err(_) => return Err(ShareError::NoGh),
+    match run_gh(ChildSpec::new(gh).args(["auth", "status"])).await {
+        Err(RunError::Spawn { .. }) => return Err(ShareError::NoGh),
+        Err(e) => return Err(ShareError::Gh(e)),
         Ok(out) if !out.status.success() => return Err(ShareError::NotLoggedIn),
         Ok(_) => {}
     }
     let dir = tempfile_dir().map_err(ShareError::Export)?;
     let file = dir.join("session.html");
     std::fs::write(&file, page).map_err(ShareError::Export)?;
-    let out = tokio::process::Command::new(gh)
+    let create = ChildSpec::new(gh)
         .args(["gist", "create", "--public=false"])
-        .arg(&file)
-        .output()
-        .await;
+        .args([&file]);
+    let out = run_gh(create).await;
     let _ = std::fs::remove_dir_all(&dir);
-    let out = out.map_err(ShareError::Spawn)?;
+    let out = out.map_err(ShareError::Gh)?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
         let err = if err.is_empty() {

@@ -143,7 +143,7 @@ impl Control {
     /// Replaces the live view of the `!` command with its result.
     pub(super) fn bash_finished(
         &mut self,
-        message: rho_agent::BashExecutionMessage,
+        message: rho_protocol::agent::BashExecutionMessage,
         screen: &mut Screen,
     ) {
         let done = View::Bash(BashExecutionView {

@@ -1,7 +1,7 @@
 //! /settings: the settings a user changes while working, written to the global settings.json
 //! and applied at once.
 
-use rho_agent::QueueMode;
+use rho_protocol::agent::QueueMode;
 use rho_tui::dialogs::{SettingItem, SettingsDialog};
 use rho_tui::fullscreen::WheelLines;
 use rho_tui::Theme;

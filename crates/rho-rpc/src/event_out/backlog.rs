@@ -3,9 +3,9 @@
 
 use std::collections::VecDeque;
 
-use rho_agent::AgentEvent;
 use rho_ai::{AssistantMessageEvent, Usage};
 use rho_core::agent_session::SessionEvent;
+use rho_protocol::agent::AgentEvent;
 
 /// What a dialect lets the writer do with a queued event while the reader is behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, PartialMessage};
 use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::agent::{AgentEvent, AgentMessage};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;

@@ -90,18 +90,27 @@ struct Open {
     thinking: bool,
 }
 
-/// The Gemini stream parser.
-#[derive(Debug, Default)]
+/// The Gemini stream parser (Google's Gemini API and Vertex AI alike).
+#[derive(Debug)]
 pub struct Parser {
     open: Option<Open>,
     /// The mapped `finishReason`, once one arrived.
     finish: Option<StopReason>,
+    /// pi's text for a stream of this API without a `finishReason`.
+    ended_early: &'static str,
 }
 
 impl Parser {
-    /// A parser for `model`.
-    pub fn new(_model: &Model) -> Self {
-        Self::default()
+    /// A parser for `model` (its `api` names the service in the "ended early" text).
+    pub fn new(model: &Model) -> Self {
+        Self {
+            open: None,
+            finish: None,
+            ended_early: match model.api.as_str() {
+                "google-vertex" => VERTEX_ENDED_EARLY,
+                _ => ENDED_EARLY,
+            },
+        }
     }
 
     fn close_open(&mut self, reply: &mut ReplyBuilder) {
@@ -255,7 +264,7 @@ impl WireParser for Parser {
         self.close_open(reply);
         let Some(reason) = self.finish else {
             return Err(StreamError::EndedEarly {
-                text: ENDED_EARLY,
+                text: self.ended_early,
                 no_events: None,
             });
         };
@@ -269,12 +278,15 @@ impl WireParser for Parser {
     }
 
     fn ended_early(&self) -> &'static str {
-        ENDED_EARLY
+        self.ended_early
     }
 }
 
 /// pi's text for a Gemini stream whose chunks never carried a `finishReason`.
 const ENDED_EARLY: &str = "Google stream ended without a finish reason";
+
+/// The same for Vertex AI.
+const VERTEX_ENDED_EARLY: &str = "Google Vertex stream ended without a finish reason";
 
 #[cfg(test)]
 mod tests {
