@@ -14,5 +14,6 @@ mod extension_ui;
 mod renderer;
 mod session_dialogs;
 mod terminal_restore;
+mod themes;
 mod transcript;
 mod tree_dialog;
