@@ -77,4 +77,6 @@ mod tui_mcp;
 mod tui_pickers;
 mod tui_screen;
 mod tui_terminal;
+mod tui_theme;
+mod tui_trust;
 mod unsaved_sessions;
