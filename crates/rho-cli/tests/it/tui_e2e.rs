@@ -10,7 +10,9 @@ use common::{chat_messages, Sandbox};
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::{Chunk, Gate, MockResponse};
 use serde_json::Value;
-use tui::{editor, footer, skip_without_tmux, start, streamed, tool_call, until, within, Tmux};
+use tui::{
+    editor, footer, skip_without_tmux, start, streamed, tool_call, until, user_texts, within, Tmux,
+};
 
 /// A reply that streams `first`, waits for `gate`, then ends with `rest`.
 fn gated(first: &str, gate: &Gate, rest: &str) -> MockResponse {
@@ -28,15 +30,6 @@ fn gated(first: &str, gate: &Gate, rest: &str) -> MockResponse {
         .response();
     response.chunks.extend(tail.chunks);
     response
-}
-
-/// The user texts of request `i`.
-fn user_texts(sb: &Sandbox, i: usize) -> Vec<String> {
-    chat_messages(&sb.server.requests()[i].json())
-        .into_iter()
-        .filter(|(role, _)| role == "user")
-        .map(|(_, text)| text)
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

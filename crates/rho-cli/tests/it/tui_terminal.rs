@@ -10,8 +10,8 @@ use crate::tui;
 
 use std::path::Path;
 
-use common::{chat_messages, Sandbox};
-use tui::{editor, footer, skip_without_tmux, streamed, until, Tmux};
+use common::Sandbox;
+use tui::{editor, footer, skip_without_tmux, streamed, until, user_texts, Tmux};
 
 /// rho on the mock model in a tmux with extended keys, once its footer is drawn.
 async fn start_extended(sb: &Sandbox, env: &[(&str, &str)]) -> Tmux {
@@ -25,15 +25,6 @@ fn write_script(path: &Path, body: &str) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::write(path, format!("#!/bin/sh\n{body}")).expect("script");
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-}
-
-/// The user texts of request `i`.
-fn user_texts(sb: &Sandbox, i: usize) -> Vec<String> {
-    chat_messages(&sb.server.requests()[i].json())
-        .into_iter()
-        .filter(|(role, _)| role == "user")
-        .map(|(_, text)| text)
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -297,6 +297,15 @@ pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
     }
 }
 
+/// The user texts of request `i` the mock provider received.
+pub fn user_texts(sb: &Sandbox, i: usize) -> Vec<String> {
+    crate::common::chat_messages(&sb.server.requests()[i].json())
+        .into_iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, text)| text)
+        .collect()
+}
+
 /// A reply streamed in one delta per piece.
 pub fn streamed(pieces: &[&str]) -> MockResponse {
     let mut stream = ChatStream::new("chatcmpl-e2e", "mock-model").role();
