@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::common::Sandbox;
-use crate::tui::{footer, skip_without_tmux, Tmux};
+use crate::tui::{editor, footer, skip_without_tmux, Tmux};
 
 const QUESTION: &str = "Trust project folder?";
 
@@ -139,4 +139,8 @@ async fn escape_leaves_the_project_untrusted_for_this_run_and_trust_is_saved() {
     assert!(loaded_prompt(&screen), "{screen}");
     let saved = trust_json(&sb).expect("trust.json");
     assert_eq!(saved[&sb.cwd.display().to_string()], Value::Bool(true));
+    // The screen took the terminal's reader over from the question: keys reach the editor.
+    tmux.type_text("typed after the question");
+    tmux.wait_for("the editor", |s| editor(s) == ["typed after the question"])
+        .await;
 }
