@@ -110,7 +110,7 @@ fn main() -> ExitCode {
     code
 }
 
-async fn run(args: args::Args) -> ExitCode {
+async fn run(mut args: args::Args) -> ExitCode {
     let stdin_is_tty = std::io::stdin().is_terminal();
     let mode = RunMode::resolve(&args, stdin_is_tty);
     if mode == RunMode::Rpc && !args.file_args.is_empty() {
@@ -135,6 +135,9 @@ async fn run(args: args::Args) -> ExitCode {
     };
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
+    }
+    if let Some(flag) = startup.trust_flag {
+        args.approve = Some(flag);
     }
     let session = startup.session.clone();
     signals::set_session(session.clone());

@@ -5,15 +5,17 @@
 //! extensions' providers, the model, the sandbox and the tools. Nothing here decides anything
 //! the plan already decided.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
+use rho_tui::Theme;
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
@@ -37,6 +39,9 @@ pub struct Startup {
     pub dialect: Dialect,
     /// The agent dir, resolved once (`RHO_CODING_AGENT_DIR`, else pi's, else `~/.rho/agent`).
     pub agent_dir: PathBuf,
+    /// The project trust of this run when the start-up question's answer was not saved (a
+    /// "this session only" answer or a cancel): `/reload` decides with it as with `--approve`.
+    pub trust_flag: Option<bool>,
 }
 
 /// The `--list-models` output and the warnings met while loading.
@@ -67,8 +72,37 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
     }
     let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
+    let trust_flag = (mode == RunMode::Interactive)
+        .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
+        .flatten();
+    let answered = trust_flag.map(|flag| Args {
+        approve: Some(flag),
+        ..args.clone()
+    });
+    let args = answered.as_ref().unwrap_or(args);
     let plan = StartupPlan::resolve(args, mode, agent_dir, &cwd, warnings)?;
-    build(args, plan, store).await
+    let mut startup = build(args, plan, store).await?;
+    startup.trust_flag = trust_flag;
+    Ok(startup)
+}
+
+/// pi's trust question on the terminal, before anything of the project loads (in the global
+/// settings' built-in theme; the project's own cannot apply yet).
+fn ask_trust(
+    approve: Option<bool>,
+    agent_dir: &Path,
+    cwd: &Path,
+    warnings: &mut Vec<String>,
+) -> Option<bool> {
+    let settings = Settings::load_scopes(agent_dir, None);
+    let theme = settings
+        .theme()
+        .and_then(Theme::builtin)
+        .unwrap_or_else(Theme::dark);
+    let ask = |question: &str, answers: &[String]| {
+        rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
+    };
+    crate::project::ask_at_start(approve, agent_dir, cwd, &ask, warnings)
 }
 
 /// The session `plan` describes, over the opened session file `store`.
@@ -107,6 +141,7 @@ async fn build(
         mode: plan.mode,
         dialect: plan.dialect,
         agent_dir: plan.agent_dir,
+        trust_flag: None,
     })
 }
 

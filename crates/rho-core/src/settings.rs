@@ -336,6 +336,26 @@ impl Settings {
     pub fn theme(&self) -> Option<&str> {
         self.str("theme")
     }
+    /// `externalEditor`: the command Ctrl+G runs (a blank value counts as unset).
+    pub fn external_editor(&self) -> Option<&str> {
+        self.str("externalEditor").filter(|s| !s.trim().is_empty())
+    }
+    /// `doubleEscapeAction`: what Escape twice on an empty editor opens (`tree`, pi's default;
+    /// `fork`; `none`).
+    pub fn double_escape_action(&self) -> &str {
+        match self.str("doubleEscapeAction") {
+            Some(action @ ("fork" | "none")) => action,
+            _ => "tree",
+        }
+    }
+    /// `treeFilterMode`: the filter `/tree` opens with (`default`, `no-tools`, `user-only`,
+    /// `labeled-only`, `all`; pi's default `default`).
+    pub fn tree_filter_mode(&self) -> &str {
+        match self.str("treeFilterMode") {
+            Some(mode @ ("no-tools" | "user-only" | "labeled-only" | "all")) => mode,
+            _ => "default",
+        }
+    }
     /// A string array setting (`extensions`, `skills`, `prompts`, `themes`, `enabledModels`).
     pub fn string_list(&self, key: &str) -> Vec<String> {
         self.get(key)

@@ -558,3 +558,4 @@ mod commands;
 mod compaction;
 mod fullscreen;
 mod keybindings;
+mod terminal_keys;

@@ -17,6 +17,9 @@ impl Screen {
     /// Draws the frame with `chrome` around the editor; writes only what changed. A layout
     /// switch asked for is made first.
     pub fn draw<W: Write>(&mut self, shared: &Shared, chrome: &Chrome, out: &mut W) {
+        if self.handed_over {
+            return;
+        }
         if let Some(mode) = self.pending_mode.take() {
             self.switch_tui_mode(mode, out);
         }

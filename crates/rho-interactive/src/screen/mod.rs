@@ -97,4 +97,6 @@ pub struct Screen {
     exit_error: Option<String>,
     /// Said on the normal screen once the terminal is given back (the resume command).
     exit_note: Option<String>,
+    /// Another program (the external editor) has the terminal: nothing is drawn.
+    handed_over: bool,
 }

@@ -50,6 +50,7 @@ impl Screen {
             pending_mode: None,
             exit_error: None,
             exit_note: None,
+            handed_over: false,
         };
         (screen, warnings)
     }
@@ -171,6 +172,49 @@ impl Screen {
             full.resize(width as usize, height as usize);
         }
         self.editor.set_terminal_rows(height as usize);
+    }
+
+    /// Another program takes the terminal (the external editor): no frame is drawn until
+    /// [`Screen::retake`].
+    pub fn hand_over(&mut self) {
+        self.handed_over = true;
+    }
+
+    /// The terminal is rho's again after another program had it (the external editor, the
+    /// shell after a suspend): the next frame is drawn whole, in fullscreen on the alternate
+    /// screen again.
+    pub fn retake(&mut self) {
+        self.handed_over = false;
+        self.renderer.invalidate();
+        if let Some(full) = self.full.as_mut() {
+            full.retaken();
+        }
+    }
+
+    /// Ctrl+Z (or SIGTSTP): suspends to the shell's job control; `fg` brings rho back, drawn
+    /// whole. Where there is no job control, a notice says so (pi's text).
+    pub fn suspend(&mut self) {
+        if rho_tui::terminal::suspend() {
+            self.retake();
+        } else {
+            self.notice(
+                "Suspend to background is not supported on Windows".into(),
+                false,
+            );
+        }
+    }
+
+    /// Puts `text` on the system clipboard through the terminal (OSC 52, which works over ssh
+    /// and in tmux with `set-clipboard on`).
+    pub fn copy_to_clipboard(&self, text: &str) {
+        use std::io::Write;
+        let osc = format!(
+            "\x1b]52;c;{}\x07",
+            rho_tools::image::encode_base64(text.as_bytes())
+        );
+        let mut out = std::io::stdout();
+        let _ = out.write_all(osc.as_bytes());
+        let _ = out.flush();
     }
 
     /// The terminal's size as last reported.
