@@ -57,7 +57,13 @@ pub fn sources(
     packages: &Resolved,
     cwd: &Path,
 ) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
+    // An `-e` folder that is a package loads its extensions in its place.
+    let mut paths: Vec<PathBuf> = args
+        .extensions
+        .iter()
+        .map(|p| cwd.join(p))
+        .flat_map(|p| packages.temporary_extensions(&p).unwrap_or_else(|| vec![p]))
+        .collect();
     if !args.no_extensions {
         paths.extend(settings.string_list("extensions").iter().map(|p| {
             let expanded = rho_session::paths::expand_tilde(p, &rho_session::paths::process_env);

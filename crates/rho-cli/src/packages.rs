@@ -56,9 +56,10 @@ pub fn manager(
     }
 }
 
-/// Finds or installs the declared packages and resolves their resources; problems become
-/// warnings and progress lines go to stderr. With every resource kind switched off by flags
-/// nothing is looked at.
+/// Finds or installs the declared packages and resolves their resources, then the `-e`
+/// folders that are packages (pi's temporary packages); problems become warnings and
+/// progress lines go to stderr. With every resource kind switched off by flags no declared
+/// package is looked at.
 pub fn prepare(
     args: &Args,
     settings: &Settings,
@@ -69,7 +70,7 @@ pub fn prepare(
 ) -> Arc<Resolved> {
     let all_off =
         args.no_extensions && args.no_skills && args.no_prompt_templates && args.no_themes;
-    let resolved = if all_off {
+    let mut resolved = if all_off {
         Resolved::default()
     } else {
         let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
@@ -84,6 +85,11 @@ pub fn prepare(
             resolved
         }
     };
+    for dir in args.extensions.iter().map(|p| cwd.join(p)) {
+        if dir.is_dir() {
+            resolved.add_temporary(&dir);
+        }
+    }
     let resolved = Arc::new(resolved);
     *LOADED.lock().unwrap_or_else(|p| p.into_inner()) = Some(resolved.clone());
     resolved
