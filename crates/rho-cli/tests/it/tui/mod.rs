@@ -51,6 +51,16 @@ impl Tmux {
 
     /// [`Tmux::start`] with `env` added to the sandbox's environment.
     pub fn start_with_env(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Tmux {
+        Tmux::start_program(sandbox, env, env!("CARGO_BIN_EXE_rho"), args)
+    }
+
+    /// [`Tmux::start_with_env`] running `program` instead of rho (pi beside it).
+    pub fn start_program(
+        sandbox: &Sandbox,
+        env: &[(&str, &str)],
+        program: &str,
+        args: &[&str],
+    ) -> Tmux {
         let n = SERVERS.fetch_add(1, Ordering::SeqCst);
         let tmux = Tmux {
             socket: format!("rho-e2e-{}-{n}", std::process::id()),
@@ -88,7 +98,7 @@ impl Tmux {
             "LANG=C.UTF-8".to_string(),
         ]);
         cmd.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        cmd.push(env!("CARGO_BIN_EXE_rho").to_string());
+        cmd.push(program.to_string());
         cmd.extend(args.iter().map(|s| s.to_string()));
         let out = tmux.run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(
