@@ -75,9 +75,12 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// Picks the UI requests a timer makes.
+type Timed = fn(&Value) -> bool;
+
 /// Examples whose timers write UI requests as often as time allows: the requests `timed`
 /// accepts are dropped from both sides before comparing (example, why).
-const TIMED: &[(&str, fn(&Value) -> bool, &str)] = &[(
+const TIMED: &[(&str, Timed, &str)] = &[(
     "titlebar-spinner.ts",
     spinner_frame,
     "a title with a spinner frame every 80 ms while the agent works: how many depends on the machine",
