@@ -189,6 +189,7 @@ fn switch(
             let dir = match origin.scope {
                 Scope::User => agent_dir.to_path_buf(),
                 Scope::Project => scope_dir(agent_dir, project, true, "packages")?,
+                Scope::Temporary => return Err(temporary(name)),
             };
             let file = dir.join("settings.json");
             let packages = package_filter(&file, &origin.source, kind, &pattern, on)?;
@@ -220,8 +221,14 @@ fn settings_file_of(
         Scope::User => agent_dir.to_path_buf(),
         Scope::Project if project.folders().contains(&origin.root) => origin.root.clone(),
         Scope::Project => scope_dir(agent_dir, project, true, kind.key())?,
+        Scope::Temporary => return Err(temporary(&origin.source)),
     };
     Ok(dir.join("settings.json"))
+}
+
+/// A resource of an `-e` folder lives for that run only: no settings file lists it.
+fn temporary(name: &str) -> String {
+    format!("\"{name}\" comes from an -e folder, loaded for one run only; there is no setting to switch")
 }
 
 /// The `packages` list with `source`'s entry in the object form, `pattern`'s switch in its

@@ -59,9 +59,10 @@ pub fn manager(
 }
 
 /// Finds or installs the declared packages and resolves their resources, then those of the
-/// settings' lists and the folders of the agent dir and of `project` (when trusted);
-/// problems become warnings and progress lines go to stderr. With every resource kind
-/// switched off by flags nothing is looked at.
+/// settings' lists and the folders of the agent dir and of `project` (when trusted), then the
+/// `-e` folders that are packages (pi's temporary packages); problems become warnings and
+/// progress lines go to stderr. With every resource kind switched off by flags no declared
+/// package is looked at.
 pub fn prepare(
     args: &Args,
     settings: &Settings,
@@ -71,7 +72,7 @@ pub fn prepare(
 ) -> Arc<Resolved> {
     let all_off =
         args.no_extensions && args.no_skills && args.no_prompt_templates && args.no_themes;
-    let resolved = if all_off {
+    let mut resolved = if all_off {
         Resolved::default()
     } else {
         let (cwd, project_dir) = (&project.cwd, project.dir());
@@ -89,6 +90,16 @@ pub fn prepare(
         resolved.add_top_level(&layout(agent_dir, project));
         resolved
     };
+    let cwd = &project.cwd;
+    for dir in args
+        .extensions
+        .iter()
+        .map(|p| rho_packages::config::resolve_path(p, cwd))
+    {
+        if dir.is_dir() {
+            resolved.add_temporary(&dir);
+        }
+    }
     let resolved = Arc::new(resolved);
     *LOADED.lock().unwrap_or_else(|p| p.into_inner()) = Some(resolved.clone());
     resolved

@@ -4,6 +4,7 @@
 //! talk JSON to a child process. The agent session drives the host through [`ExtensionHost`]
 //! and [`ExtensionRunner`]; the host never reaches into the session.
 
+pub mod closing_ui;
 pub mod commands;
 pub mod context;
 pub mod diagnostics;
@@ -19,6 +20,7 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use serde_json::Value;
 
+pub use closing_ui::ClosingUi;
 pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
     SessionAction,

@@ -273,6 +273,7 @@ impl App {
             below_editor: self.ext.below_editor(width, theme),
             footer: self.ext.footer(),
             statuses: self.ext.statuses(width, theme),
+            working: self.ext.working().clone(),
         }
     }
 

@@ -48,7 +48,7 @@ pub use options::{InteractiveHost, InteractiveOptions};
 use screen::ScreenMsg;
 
 /// How often the working indicator advances while the agent runs.
-const SPINNER_TICK: Duration = Duration::from_millis(100);
+const SPINNER_TICK: Duration = Duration::from_millis(screen::SPINNER_TICK_MS);
 
 /// Runs the interactive mode until the user quits.
 pub async fn run(

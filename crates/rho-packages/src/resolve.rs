@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::collect;
-use super::config::{Declared, Filter, Scope};
+use super::config::{Declared, Entry, Filter, Scope};
 use super::kind::Kind;
 use super::patterns;
 
@@ -171,6 +171,40 @@ impl Resolved {
         any
     }
 
+    /// A folder given with `-e`: as in pi, a package when it has a manifest listing resources
+    /// or a conventional resource folder (`extensions/`, `skills/`, `prompts/`, `themes/`),
+    /// whose resources then load from there (an `index.ts` beside them does not). Returns
+    /// whether it was one; otherwise the folder is itself an extension.
+    pub fn add_temporary(&mut self, dir: &Path) -> bool {
+        let is_package = collect::read_manifest(dir).is_some_and(|m| m.lists_resources())
+            || Kind::ALL.iter().any(|k| dir.join(k.key()).is_dir());
+        if !is_package {
+            return false;
+        }
+        let decl = Declared {
+            entry: Entry {
+                source: dir.to_string_lossy().into_owned(),
+                filter: None,
+            },
+            scope: Scope::Temporary,
+            dir: dir.to_path_buf(),
+        };
+        self.add_package(dir, &decl)
+    }
+
+    /// The extensions that load from the `-e` package at `dir`; `None` when `dir` was not
+    /// taken as one ([`Self::add_temporary`]).
+    pub fn temporary_extensions(&self, dir: &Path) -> Option<Vec<PathBuf>> {
+        let taken = self.lists.iter().flatten().any(|r| is_temporary(r, dir));
+        taken.then(|| {
+            self.all(Kind::Extensions)
+                .iter()
+                .filter(|r| r.enabled && is_temporary(r, dir))
+                .map(|r| r.path.clone())
+                .collect()
+        })
+    }
+
     /// A local file source: one extension.
     pub fn add_extension_file(&mut self, file: &Path, decl: &Declared) {
         let origin = Arc::new(Origin {
@@ -247,6 +281,10 @@ impl Resolved {
 }
 
 /// What a manifest list selects: its files less those its own patterns leave out.
+fn is_temporary(resource: &Resource, root: &Path) -> bool {
+    resource.origin.scope == Scope::Temporary && resource.origin.root == root
+}
+
 fn listed(root: &Path, kind: Kind, entries: Option<&[String]>) -> Vec<PathBuf> {
     let Some(entries) = entries else {
         return Vec::new();
@@ -374,6 +412,25 @@ mod tests {
         resolved.add_package(root, &declared(json!("npm:p"), Scope::User));
         assert_eq!(on(&resolved, Kind::Prompts, root), ["prompts/review.md"]);
         assert_eq!(on(&resolved, Kind::Skills, root), ["skills/one/SKILL.md"]);
+    }
+
+    #[test]
+    fn an_e_folder_with_resource_folders_is_a_package_and_one_without_is_not() {
+        let pkg = package(&["index.ts", "prompts/plan.md", "agents/scout.md"], None);
+        let mut resolved = Resolved::default();
+        assert!(resolved.add_temporary(pkg.path()));
+        assert_eq!(
+            on(&resolved, Kind::Prompts, pkg.path()),
+            ["prompts/plan.md"]
+        );
+        assert_eq!(
+            resolved.temporary_extensions(pkg.path()),
+            Some(Vec::new()),
+            "its index.ts is not loaded"
+        );
+        let plain = package(&["index.ts", "utils.ts"], None);
+        assert!(!resolved.add_temporary(plain.path()));
+        assert_eq!(resolved.temporary_extensions(plain.path()), None);
     }
 
     #[test]

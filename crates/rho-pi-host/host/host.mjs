@@ -27,6 +27,7 @@ guardStdout();
 const wire = new Wire();
 const helloLine = wire.hello();
 const reg = new Registry(wire);
+reg.packagesDir = packagesDir;
 
 process.on("uncaughtException", (e) => process.stderr.write(`rho pi host: uncaught: ${e?.stack ?? e}\n`));
 process.on("unhandledRejection", (e) => process.stderr.write(`rho pi host: unhandled rejection: ${e?.stack ?? e}\n`));

@@ -103,6 +103,7 @@ pub struct Transcript {
     usage: UsageTotals,
     context_tokens: Option<u64>,
     thinking_expanded: bool,
+    hidden_thinking_label: Option<String>,
     tools_expanded: bool,
 }
 
@@ -124,6 +125,7 @@ impl Transcript {
             usage: UsageTotals::default(),
             context_tokens: None,
             thinking_expanded: true,
+            hidden_thinking_label: None,
             tools_expanded: false,
         }
     }
@@ -174,6 +176,17 @@ impl Transcript {
         for i in 0..self.slots.len() {
             if let View::Assistant(a) = &mut self.slots[i].view {
                 a.thinking_expanded = expanded;
+                self.mark(i);
+            }
+        }
+    }
+
+    /// What collapsed thinking says in every reply (`None`: `Thinking...`).
+    pub fn set_hidden_thinking_label(&mut self, label: Option<String>) {
+        self.hidden_thinking_label = label;
+        for i in 0..self.slots.len() {
+            if let View::Assistant(a) = &mut self.slots[i].view {
+                a.hidden_label.clone_from(&self.hidden_thinking_label);
                 self.mark(i);
             }
         }
@@ -265,6 +278,7 @@ impl Transcript {
             }
             AgentMessage::Assistant(a) => {
                 let mut v = AssistantMessageView::new(self.thinking_expanded);
+                v.hidden_label.clone_from(&self.hidden_thinking_label);
                 v.sync(a);
                 self.push(View::Assistant(v));
                 self.sync_tool_calls(a);

@@ -636,17 +636,24 @@ fn collect_extension_tools(extensions: &[Extension]) -> Vec<Arc<dyn AgentTool>> 
 }
 
 /// Built-in tools followed by extension tools; an extension tool named like a built-in
-/// replaces it (pi: "Extension's read tool replaces built-in read").
+/// replaces it in its place (pi: "Extension's read tool replaces built-in read"; the order
+/// stays pi's read, bash, edit, write, then extension tools as registered).
 fn with_extension_tools(
     builtins: Vec<Arc<dyn AgentTool>>,
     extension: Vec<Arc<dyn AgentTool>>,
 ) -> Vec<Arc<dyn AgentTool>> {
-    let taken: Vec<String> = extension.iter().map(|e| e.name().to_string()).collect();
-    builtins
+    let mut extension = extension;
+    let mut tools: Vec<Arc<dyn AgentTool>> = builtins
         .into_iter()
-        .filter(|b| !taken.iter().any(|name| name == b.name()))
-        .chain(extension)
-        .collect()
+        .map(
+            |b| match extension.iter().position(|e| e.name() == b.name()) {
+                Some(at) => extension.remove(at),
+                None => b,
+            },
+        )
+        .collect();
+    tools.extend(extension);
+    tools
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

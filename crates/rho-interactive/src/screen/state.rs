@@ -236,7 +236,7 @@ impl Screen {
     /// indicator and no event follows).
     pub fn tick(&mut self, busy: bool) -> bool {
         if busy {
-            self.spinner = (self.spinner + 1) % super::frame::SPINNER.len();
+            self.spinner = self.spinner.wrapping_add(1);
             return true;
         }
         self.indicator_shown || self.fullscreen_redraw_due()

@@ -117,6 +117,8 @@ pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
         rpc.accept(frame, &mut turns, &mut tasks).await;
     }
     rpc.shutdown(tasks).await;
+    // Before the output closes: what `session_shutdown` handlers tell reaches the client.
+    rpc.session.shut_down_extensions_telling().await;
     out.finish();
     let _ = writer.await;
     ExitCode::SUCCESS

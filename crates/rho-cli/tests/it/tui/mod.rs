@@ -51,9 +51,19 @@ impl Tmux {
 
     /// [`Tmux::start`] with `env` added to the sandbox's environment.
     pub fn start_with_env(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Tmux {
-        let mut program = vec![env!("CARGO_BIN_EXE_rho")];
-        program.extend(args);
-        Tmux::launch(sandbox, env, &program, false)
+        Tmux::start_program(sandbox, env, env!("CARGO_BIN_EXE_rho"), args)
+    }
+
+    /// [`Tmux::start_with_env`] running `program` instead of rho (pi beside it).
+    pub fn start_program(
+        sandbox: &Sandbox,
+        env: &[(&str, &str)],
+        program: &str,
+        args: &[&str],
+    ) -> Tmux {
+        let mut line = vec![program];
+        line.extend(args);
+        Tmux::launch(sandbox, env, &line, false)
     }
 
     /// [`Tmux::start`] in a tmux with `extended-keys on` (as pi's tmux.md asks): keys with
