@@ -129,6 +129,12 @@ impl Agent {
         status_kib(self.pid(), "VmRSS:")
     }
 
+    /// Proportional set size now, in KiB: each shared page divided among the processes that
+    /// map it, so summed over processes it is the memory they take together.
+    pub fn pss_kib(&self) -> u64 {
+        field_kib(&format!("/proc/{}/smaps_rollup", self.pid()), "Pss:")
+    }
+
     /// The anonymous (heap, stacks) and file-backed (the binary's pages) parts of the
     /// resident memory now, in KiB.
     pub fn rss_parts_kib(&self) -> (u64, u64) {
@@ -204,7 +210,12 @@ fn is_update(line: &[u8]) -> bool {
 }
 
 fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+    field_kib(&format!("/proc/{pid}/status"), field)
+}
+
+/// A `Name: <n> kB` line of a /proc file.
+fn field_kib(path: &str, field: &str) -> u64 {
+    std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
         .find_map(|l| l.strip_prefix(field))

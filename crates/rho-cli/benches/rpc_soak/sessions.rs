@@ -1,10 +1,13 @@
 //! Opening a long session: spawn → first `get_state` response, then `get_messages`, and the
-//! agent's peak RSS against the file size.
+//! agent's peak RSS against the file size; the median of [`RUNS`] runs of each.
 
 use std::path::Path;
 use std::time::Instant;
 
 use crate::agent::{Agent, Kind, ReaderMode};
+
+/// Runs per agent and session size (one run's wall time swings with the load).
+pub const RUNS: usize = 3;
 
 /// What one agent measured on one session file.
 pub struct SessionFigures {
@@ -12,6 +15,29 @@ pub struct SessionFigures {
     pub get_messages_ms: f64,
     pub messages: usize,
     pub peak_mib: f64,
+}
+
+/// The median of [`RUNS`] runs of [`measure`], field by field; `None` if any run failed.
+pub fn measure_median(
+    kind: &Kind,
+    agent_dir: &Path,
+    cwd: &Path,
+    file: &Path,
+) -> Option<SessionFigures> {
+    let runs = (0..RUNS)
+        .map(|_| measure(kind, agent_dir, cwd, file))
+        .collect::<Option<Vec<_>>>()?;
+    let median = |field: fn(&SessionFigures) -> f64| {
+        let mut values: Vec<f64> = runs.iter().map(field).collect();
+        values.sort_by(f64::total_cmp);
+        values[values.len() / 2]
+    };
+    Some(SessionFigures {
+        open_ms: median(|f| f.open_ms),
+        get_messages_ms: median(|f| f.get_messages_ms),
+        messages: runs.iter().map(|f| f.messages).min().unwrap_or(0),
+        peak_mib: median(|f| f.peak_mib),
+    })
 }
 
 /// Opens `file` (a copy, since agents may write to it) and times the two commands.
