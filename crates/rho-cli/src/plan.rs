@@ -262,16 +262,16 @@ impl ModelRequest {
         credentials: &CliCredentials,
         session: &SessionManager,
     ) -> anyhow::Result<Selection> {
-        let context = session.build_context();
-        let resumed = !context.messages.is_empty();
-        let session_model = context
+        let branch = session.branch_state();
+        let resumed = branch.has_messages;
+        let session_model = branch
             .model
             .as_ref()
             .filter(|_| resumed)
             .map(|m| (m.provider.as_str(), m.model_id.as_str()));
-        let session_thinking = context
+        let session_thinking = branch
             .has_thinking_level_change
-            .then(|| ThinkingLevel::parse(&context.thinking_level))
+            .then(|| ThinkingLevel::parse(&branch.thinking_level))
             .flatten();
         let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
         Ok(select(&SelectionInput {

@@ -290,7 +290,7 @@ fn record_initial_state(
     selection: &Selection,
 ) -> anyhow::Result<SessionManager> {
     let level = selection.thinking.as_str();
-    if session.build_context().messages.is_empty() {
+    if !session.branch_state().has_messages {
         let model = selection.model.as_ref().map(|m| ModelRef {
             provider: m.provider.clone(),
             model_id: m.id.clone(),
