@@ -149,6 +149,21 @@ impl Agent {
         cpu_ms(self.pid())
     }
 
+    /// CPU time on every thread alive now, in ms, from the scheduler's own nanosecond count
+    /// (`/proc/<pid>/task/*/schedstat`): utime and stime tick every 10 ms, which rounds an
+    /// idle agent's few milliseconds of work to nothing.
+    pub fn cpu_ms_precise(&self) -> f64 {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.pid()));
+        let ns: u64 = tasks
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum();
+        ns as f64 / 1e6
+    }
+
     /// Closes stdin and waits for the exit.
     pub fn finish(mut self) {
         self.stdin = None;

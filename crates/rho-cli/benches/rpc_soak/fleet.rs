@@ -47,6 +47,8 @@ pub struct FleetFigures {
     pub idle: Memory,
     pub turn_ms: f64,
     pub turn_cpu_ms: f64,
+    /// Agents whose `agent_end` carried the whole reply.
+    pub complete: usize,
     /// Sum of each agent's peak RSS (VmHWM) by the end of the turn.
     pub turn_peak: u64,
     pub after: Memory,
@@ -100,7 +102,7 @@ pub fn measure(
     std::thread::sleep(SETTLE);
     let idle = Memory::read(&agents);
 
-    let cpu_before: f64 = agents.iter().map(Agent::cpu_ms).sum();
+    let cpu_before: f64 = agents.iter().map(Agent::cpu_ms_precise).sum();
     for _ in 0..n {
         server.push(reply());
     }
@@ -108,11 +110,14 @@ pub fn measure(
     for (i, agent) in agents.iter_mut().enumerate() {
         agent.send(&json!({"id": format!("p{i}"), "type": "prompt", "message": "go"}).to_string());
     }
+    let text = "ok ".repeat(REPLY_DELTAS);
+    let mut complete = 0;
     for agent in &agents {
-        agent.wait_for(r#"{"type":"agent_end""#, |_| {})?;
+        let end = agent.wait_for(r#"{"type":"agent_end""#, |_| {})?;
+        complete += usize::from(end.contains(text.trim_end()));
     }
     let turn_ms = start.elapsed().as_secs_f64() * 1000.0;
-    let turn_cpu_ms = agents.iter().map(Agent::cpu_ms).sum::<f64>() - cpu_before;
+    let turn_cpu_ms = agents.iter().map(Agent::cpu_ms_precise).sum::<f64>() - cpu_before;
     let turn_peak = agents.iter().map(Agent::peak_kib).sum();
     // Idle again: the answer to `get_state` comes after the run's clean-up (the session
     // reports idle once its after-run work is done).
@@ -128,6 +133,7 @@ pub fn measure(
         idle,
         turn_ms,
         turn_cpu_ms,
+        complete,
         turn_peak,
         after,
     })
@@ -184,8 +190,10 @@ pub fn report(
             f.agents as f64 * 1024.0 / mib(f.idle.rss),
         );
         println!(
-            "{:<4} idle agents per GiB: {:.0} by RSS, {:.0} by PSS; after the turn {:.0} by RSS, {:.0} by PSS",
+            "{:<4} replies complete: {}/{}; idle agents per GiB: {:.0} by RSS, {:.0} by PSS; after the turn {:.0} by RSS, {:.0} by PSS",
             "",
+            f.complete,
+            f.agents,
             f.agents as f64 * 1024.0 / mib(f.idle.rss),
             f.agents as f64 * 1024.0 / mib(f.idle.pss),
             f.agents as f64 * 1024.0 / mib(f.after.rss),
