@@ -133,36 +133,64 @@ fn main() {
     std::fs::remove_file(agent.join("settings.json")).expect("remove settings");
 }
 
-/// Runs `f` on each binary `RUNS` times, in turn (after one warm-up each), and returns each
-/// binary's sorted durations.
-fn measure(bins: &[(String, String)], mut f: impl FnMut(&str)) -> Vec<Vec<Duration>> {
-    bins.iter().for_each(|(_, bin)| f(bin));
-    let mut times = vec![Vec::with_capacity(RUNS); bins.len()];
-    for _ in 0..RUNS {
-        for ((_, bin), times) in bins.iter().zip(&mut times) {
-            let start = Instant::now();
-            f(bin);
-            times.push(start.elapsed());
-        }
-    }
-    times.iter_mut().for_each(|t| t.sort());
-    times
+/// Wall time and CPU time (user + system) of one run.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: Duration,
+    cpu: Duration,
 }
 
-fn report(what: &str, bins: &[(String, String)], times: &[Vec<Duration>]) {
+/// CPU time of this process's finished, waited-for children so far: the difference over one
+/// run is that run's rho (under load its wall time is mostly waiting for a core).
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Runs `f` on each binary `RUNS` times, in turn (after one warm-up each), and returns each
+/// binary's runs.
+fn measure(bins: &[(String, String)], mut f: impl FnMut(&str)) -> Vec<Vec<Run>> {
+    bins.iter().for_each(|(_, bin)| f(bin));
+    let mut runs = vec![Vec::with_capacity(RUNS); bins.len()];
+    for _ in 0..RUNS {
+        for ((_, bin), runs) in bins.iter().zip(&mut runs) {
+            let (start, cpu) = (Instant::now(), children_cpu());
+            f(bin);
+            runs.push(Run {
+                wall: start.elapsed(),
+                cpu: children_cpu() - cpu,
+            });
+        }
+    }
+    runs
+}
+
+fn report(what: &str, bins: &[(String, String)], runs: &[Vec<Run>]) {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    for ((name, _), sorted) in bins.iter().zip(times) {
+    for ((name, _), runs) in bins.iter().zip(runs) {
         let name = match bins.len() {
             1 => what.to_string(),
             _ => format!("{what} [{name}]"),
         };
+        let mut wall: Vec<Duration> = runs.iter().map(|r| r.wall).collect();
+        let mut cpu: Vec<Duration> = runs.iter().map(|r| r.cpu).collect();
+        wall.sort();
+        cpu.sort();
         println!(
-            "{name}: median {:.2} ms (min {:.2}, p90 {:.2}, max {:.2}) over {} runs",
-            ms(sorted[sorted.len() / 2]),
-            ms(sorted[0]),
-            ms(sorted[sorted.len() * 9 / 10]),
-            ms(sorted[sorted.len() - 1]),
-            sorted.len()
+            "{name}: median {:.2} ms (min {:.2}, p90 {:.2}, max {:.2}), CPU median {:.2} ms (min {:.2}) over {} runs",
+            ms(wall[wall.len() / 2]),
+            ms(wall[0]),
+            ms(wall[wall.len() * 9 / 10]),
+            ms(wall[wall.len() - 1]),
+            ms(cpu[cpu.len() / 2]),
+            ms(cpu[0]),
+            wall.len()
         );
     }
 }
