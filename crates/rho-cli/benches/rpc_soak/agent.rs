@@ -95,6 +95,21 @@ impl Agent {
         }
     }
 
+    /// An agent on the loopback server's mock model with a fast reader, given one session
+    /// option (e.g. `["--session", file]` or `["--session-dir", dir]`).
+    pub fn spawn_on_mock(kind: &Kind, agent_dir: &Path, cwd: &Path, session: [&str; 2]) -> Agent {
+        let args = [
+            session[0],
+            session[1],
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+        ];
+        let mode = ReaderMode { pause_after: None };
+        Agent::spawn(kind, agent_dir, cwd, &args, mode)
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }

@@ -14,7 +14,7 @@ use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::MockServer;
 use serde_json::json;
 
-use crate::agent::{Agent, Kind, ReaderMode};
+use crate::agent::{Agent, Kind};
 
 /// How long the fleet is left alone after its last `get_state` answer before memory is read:
 /// start-up work that does not hold up the answer (a background thread, a lazy load) is done.
@@ -84,18 +84,9 @@ pub fn measure(
 ) -> Option<FleetFigures> {
     let sessions = home.join(format!("fleet-sessions-{}", kind.name()));
     let sessions = sessions.to_string_lossy().into_owned();
-    let args = [
-        "--session-dir",
-        &sessions,
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model",
-    ];
-    let mode = ReaderMode { pause_after: None };
     let start = Instant::now();
     let mut agents: Vec<Agent> = (0..n)
-        .map(|_| Agent::spawn(kind, agent_dir, cwd, &args, mode))
+        .map(|_| Agent::spawn_on_mock(kind, agent_dir, cwd, ["--session-dir", &sessions]))
         .collect();
     all_answer(&mut agents, "up")?;
     let start_ms = start.elapsed().as_secs_f64() * 1000.0;

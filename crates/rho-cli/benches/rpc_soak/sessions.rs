@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use crate::agent::{Agent, Kind, ReaderMode};
+use crate::agent::{Agent, Kind};
 
 /// Runs per agent and session size (one run's wall time swings with the load).
 pub const RUNS: usize = 3;
@@ -45,17 +45,8 @@ pub fn measure(kind: &Kind, agent_dir: &Path, cwd: &Path, file: &Path) -> Option
     let copy = cwd.join(format!("open-{}.jsonl", kind.name()));
     std::fs::copy(file, &copy).expect("copy the session");
     let path = copy.to_string_lossy().into_owned();
-    let args = [
-        "--session",
-        &path,
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model",
-    ];
-    let mode = ReaderMode { pause_after: None };
     let start = Instant::now();
-    let mut agent = Agent::spawn(kind, agent_dir, cwd, &args, mode);
+    let mut agent = Agent::spawn_on_mock(kind, agent_dir, cwd, ["--session", &path]);
     agent.send(r#"{"id":"s","type":"get_state"}"#);
     agent.wait_for(r#""command":"get_state""#, |_| {})?;
     let open = start.elapsed();
