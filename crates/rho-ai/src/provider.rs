@@ -219,6 +219,8 @@ pub fn stream(
         hooks: options.hooks.clone(),
         key: options.api_key.clone(),
         provider: model.provider.clone(),
+        max_retries: options.max_retries,
+        max_retry_delay_ms: options.max_retry_delay_ms,
         authorize: None,
     };
     match api {
@@ -335,6 +337,11 @@ pub struct CallControl {
     pub key: Option<String>,
     /// The provider, for the text of a failed re-authentication.
     pub provider: String,
+    /// `retry.provider.maxRetries`: how often a request that failed before its stream
+    /// started is sent again.
+    pub max_retries: u32,
+    /// `retry.provider.maxRetryDelayMs` (`None`: 60 s; 0: no limit).
+    pub max_retry_delay_ms: Option<u64>,
     /// Cloud credentials applied just before sending (after the payload hook).
     pub authorize: Option<Arc<dyn Authorize>>,
 }
@@ -403,7 +410,7 @@ async fn send_authorized(
     idle: Duration,
     error_message: ErrorText,
 ) -> Result<reqwest::Response, String> {
-    let first = match post(request, control, idle).await {
+    let first = match post(request, control, idle, error_message).await {
         Ok(r) => return Ok(r),
         Err(HttpFailure::Status(f)) if f.status == 401 => f,
         Err(f) => return Err(failure_message(f, error_message)),
@@ -416,7 +423,7 @@ async fn send_authorized(
         _ => return Err(error_message(&first)),
     };
     request.replace_key(key, &fresh);
-    match post(request, control, idle).await {
+    match post(request, control, idle, error_message).await {
         Ok(r) => Ok(r),
         Err(HttpFailure::Status(f)) if f.status == 401 => Err(format!(
             "{} {}",
@@ -427,32 +434,68 @@ async fn send_authorized(
     }
 }
 
-/// Authorizes `request` (when the API signs) and POSTs it. An authorization that fails or
-/// is aborted ends the call before anything is sent.
+/// Authorizes `request` (when the API signs) and sends it, and again up to
+/// `retry.provider.maxRetries` times when it fails before its stream starts in a way worth
+/// retrying (pi 1.6's `retryProviderRequest`): so exactly `1 + maxRetries` requests at most.
+/// The wait is the server's (refused when longer than `retry.provider.maxRetryDelayMs`) or a
+/// jittered back-off; an abort ends it at once. An authorization that fails or is aborted
+/// ends the call before anything is sent.
 async fn post(
     request: &mut HttpRequest,
     control: &CallControl,
     idle: Duration,
+    error_message: ErrorText,
 ) -> Result<reqwest::Response, HttpFailure> {
-    if let Some(authorize) = &control.authorize {
-        tokio::select! {
-            biased;
-            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
-            done = authorize.authorize(request) => done.map_err(HttpFailure::Authorize)?,
+    let mut retry = 0;
+    loop {
+        if let Some(authorize) = &control.authorize {
+            tokio::select! {
+                biased;
+                _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+                done = authorize.authorize(request) => done.map_err(HttpFailure::Authorize)?,
+            }
         }
+        let sent = http::post_json(
+            &request.url,
+            &request.headers,
+            &request.body,
+            &control.cancel,
+            http::Timeouts {
+                overall: control.timeout,
+                idle,
+            },
+            control.hooks.after_response.as_ref(),
+        )
+        .await;
+        let failure = match sent {
+            Err(f) if retry < control.max_retries && f.is_retryable() => f,
+            other => return other,
+        };
+        let hint = match &failure {
+            HttpFailure::Status(f) => f.retry_after(),
+            _ => None,
+        };
+        let max = control.max_retry_delay_ms.unwrap_or(60_000);
+        let text = failure_message(failure, error_message);
+        let wait = match crate::retry::client_retry_delay(retry, hint, max, jitter(), &text) {
+            crate::retry::ClientRetry::After(wait) => wait,
+            crate::retry::ClientRetry::TooLong(text) => return Err(HttpFailure::RetryDelay(text)),
+        };
+        tokio::select! {
+            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+            _ = tokio::time::sleep(wait) => {}
+        }
+        retry += 1;
     }
-    http::post_json(
-        &request.url,
-        &request.headers,
-        &request.body,
-        &control.cancel,
-        http::Timeouts {
-            overall: control.timeout,
-            idle,
-        },
-        control.hooks.after_response.as_ref(),
-    )
-    .await
+}
+
+/// A random number in `[0, 1)` for the back-off's jitter.
+fn jitter() -> f64 {
+    let mut bytes = [0u8; 4];
+    match getrandom::getrandom(&mut bytes) {
+        Ok(()) => f64::from(u32::from_le_bytes(bytes)) / (f64::from(u32::MAX) + 1.0),
+        Err(_) => 0.0,
+    }
 }
 
 /// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx

@@ -151,6 +151,26 @@ impl CliCredentials {
         Ok(Some(fresh.access))
     }
 
+    /// The auth.json entry of `provider`, if a usable one is stored.
+    pub fn stored(&self, provider: &str) -> Option<Credential> {
+        self.auth().current()?.credential(provider).ok()?
+    }
+
+    /// `provider`'s OAuth access token with at least `min_validity_ms` left, refreshed (and
+    /// stored) first when it has less; `Ok(None)` when no OAuth login is stored.
+    pub async fn oauth_token(
+        &self,
+        provider: &str,
+        min_validity_ms: i64,
+    ) -> Result<Option<String>, CredentialError> {
+        let due = |c: &OAuthCredential| rho_ai::now_ms() + min_validity_ms >= c.expires;
+        match self.refreshable(provider) {
+            Some(c) if due(&c) => self.refresh(provider, due).await,
+            Some(c) => Ok(Some(c.access)),
+            None => Ok(None),
+        }
+    }
+
     fn auth(&self) -> MutexGuard<'_, AuthCache> {
         self.auth.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -32,8 +32,8 @@ impl InteractiveHost for CliHost {
         crate::mcp::running()
     }
 
-    fn package_theme(&self, name: &str) -> Option<PathBuf> {
-        crate::packages::theme_file(name)
+    fn theme_file(&self, name: &str) -> Option<PathBuf> {
+        crate::packages::theme_file(name, &self.args)
     }
 }
 
@@ -43,8 +43,8 @@ pub fn options(args: &Args, agent_dir: PathBuf) -> InteractiveOptions {
         agent_dir: agent_dir.clone(),
         session_dir: args.session_dir.clone(),
         scoped_models: args.models.clone(),
-        theme_file: args.theme.clone(),
-        no_themes: args.no_themes,
+        theme: args.use_theme.clone(),
+        verbose: args.verbose,
         tui_mode: args
             .tui_mode
             .as_deref()

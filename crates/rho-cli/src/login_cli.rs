@@ -25,6 +25,9 @@ enum LoginError {
     /// The arguments do not fit the usage.
     #[error("{USAGE}")]
     Usage,
+    /// No provider named: the usage and the subscription sign-ins on offer.
+    #[error("{USAGE}\n{}", sign_ins())]
+    NoProvider,
     /// `--no-browser` with `--api-key`.
     #[error("--no-browser only applies to account sign-in; omit it with --api-key.")]
     NoBrowserWithKey,
@@ -97,7 +100,7 @@ fn parse(args: &[String]) -> Result<Request, LoginError> {
         }
     }
     if request.provider.is_empty() {
-        return Err(LoginError::Usage);
+        return Err(LoginError::NoProvider);
     }
     if request.api_key && !request.browser {
         return Err(LoginError::NoBrowserWithKey);
@@ -122,6 +125,18 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The subscription sign-ins `rho login <provider>` offers, one a line.
+fn sign_ins() -> String {
+    let lines: Vec<String> = rho_ai::auth::OAUTH_PROVIDERS
+        .iter()
+        .map(|(id, name)| format!("  {id:<16}{name}"))
+        .collect();
+    format!(
+        "Subscription sign-ins:\n{}\nAny provider's API key: rho login <provider> --api-key",
+        lines.join("\n")
+    )
 }
 
 fn logout(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
@@ -368,7 +383,13 @@ mod tests {
             (r.provider.as_str(), r.browser, r.api_key),
             ("anthropic", false, false)
         );
-        assert!(parse(&args(&[])).is_err());
+        let listed = parse(&args(&[]))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        for id in ["anthropic", "openai-codex", "github-copilot"] {
+            assert!(listed.contains(id), "{listed}");
+        }
         assert!(parse(&args(&["a", "b"])).is_err());
         assert_eq!(
             parse(&args(&["openai", "--api-key", "--no-browser"]))

@@ -144,7 +144,7 @@ impl StartupPlan {
         )?;
         let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
         let tools = choose_tools(args, &settings, &permissions);
-        let model = ModelRequest::resolve(args, &settings, &mut warnings);
+        let model = ModelRequest::resolve(args, &settings, &mut warnings)?;
         let sandbox =
             crate::sandbox_setup::policy(args, &settings, cwd, &agent_dir, &mut warnings)?;
         let escalate = crate::sandbox_setup::escalate(mode, &settings);
@@ -232,14 +232,23 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
-    /// Reads the flags and the settings.
-    fn resolve(args: &Args, settings: &Settings, warnings: &mut Vec<String>) -> Self {
+    /// Reads the flags and the settings. `--provider` without `--model` is pi's error.
+    fn resolve(
+        args: &Args,
+        settings: &Settings,
+        warnings: &mut Vec<String>,
+    ) -> anyhow::Result<Self> {
+        if let (Some(provider), None) = (&args.provider, &args.model) {
+            bail!(
+                "--provider requires --model (for example: --provider {provider} --model <pattern>)"
+            );
+        }
         let thinking = args.thinking.as_deref().and_then(|t| {
             rho_core::agent_session::parse_level(t)
                 .map_err(|e| warnings.push(e.to_string()))
                 .ok()
         });
-        Self {
+        Ok(Self {
             provider: args.provider.clone(),
             model: args.model.clone(),
             thinking,
@@ -252,7 +261,7 @@ impl ModelRequest {
                 .zip(settings.default_model())
                 .map(|(p, m)| (p.to_string(), m.to_string())),
             default_thinking: settings.default_thinking_level(),
-        }
+        })
     }
 
     /// Runs the §6.5 chain against these credentials and this session (whose model and

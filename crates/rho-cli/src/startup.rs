@@ -5,15 +5,17 @@
 //! extensions' providers, the model, the sandbox and the tools. Nothing here decides anything
 //! the plan already decided.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
+use rho_tui::Theme;
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
@@ -37,6 +39,9 @@ pub struct Startup {
     pub dialect: Dialect,
     /// The agent dir, resolved once (`RHO_CODING_AGENT_DIR`, else pi's, else `~/.rho/agent`).
     pub agent_dir: PathBuf,
+    /// The project trust of this run when the start-up question's answer was not saved (a
+    /// "this session only" answer or a cancel): `/reload` decides with it as with `--approve`.
+    pub trust_flag: Option<bool>,
 }
 
 /// The `--list-models` output and the warnings met while loading.
@@ -67,8 +72,37 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
     }
     let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
+    let trust_flag = (mode == RunMode::Interactive)
+        .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
+        .flatten();
+    let answered = trust_flag.map(|flag| Args {
+        approve: Some(flag),
+        ..args.clone()
+    });
+    let args = answered.as_ref().unwrap_or(args);
     let plan = StartupPlan::resolve(args, mode, agent_dir, &cwd, warnings)?;
-    build(args, plan, store).await
+    let mut startup = build(args, plan, store).await?;
+    startup.trust_flag = trust_flag;
+    Ok(startup)
+}
+
+/// pi's trust question on the terminal, before anything of the project loads (in the global
+/// settings' built-in theme; the project's own cannot apply yet).
+fn ask_trust(
+    approve: Option<bool>,
+    agent_dir: &Path,
+    cwd: &Path,
+    warnings: &mut Vec<String>,
+) -> Option<bool> {
+    let settings = Settings::load_scopes(agent_dir, None);
+    let theme = settings
+        .theme()
+        .and_then(Theme::builtin)
+        .unwrap_or_else(Theme::dark);
+    let ask = |question: &str, answers: &[String]| {
+        rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
+    };
+    crate::project::ask_at_start(approve, agent_dir, cwd, &ask, warnings)
 }
 
 /// The session `plan` describes, over the opened session file `store`.
@@ -81,8 +115,10 @@ async fn build(
     let mut config = AgentSessionConfig::new(plan.project.cwd.clone());
     let packages = add_resources(&mut config, args, &plan, &mut warnings);
     config.extensions = start_extensions(args, &plan, &packages, &mut warnings).await?;
-    let (cwd, trusted) = (&plan.project.cwd, plan.project.trusted());
-    config.external = crate::mcp::start(args, &plan.agent_dir, cwd, trusted, &mut warnings);
+    let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
+    let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
+    let switches = (plan.project.trusted(), mcp_on);
+    config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
     let request = (&plan.model, store);
     add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;
@@ -90,9 +126,11 @@ async fn build(
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
     config.escalate = plan.escalate;
     add_tools(&mut config, args, &plan.tools, &plan.agent_dir)?;
-    let codemode = plan.tools.codemode
+    // pi's `builtin:codemode` off (`-builtin:codemode`, `-ne`) means no codemode tool at all.
+    let codemode = (plan.tools.codemode
         || (config.external.as_ref().is_some_and(|e| e.wants_codemode())
-            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME));
+            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME)))
+        && crate::extensions::builtin_on(args, &packages, "codemode");
     let session = AgentSession::new(config);
     if codemode {
         session.activate_codemode();
@@ -103,6 +141,7 @@ async fn build(
         mode: plan.mode,
         dialect: plan.dialect,
         agent_dir: plan.agent_dir,
+        trust_flag: None,
     })
 }
 
@@ -116,8 +155,7 @@ fn add_resources(
 ) -> Arc<Resolved> {
     let (agent_dir, project) = (&plan.agent_dir, &plan.project);
     let packages = crate::packages::off_the_workers(|| {
-        let (cwd, dir) = (&project.cwd, project.dir());
-        crate::packages::prepare(args, &plan.settings, agent_dir, cwd, dir, warnings)
+        crate::packages::prepare(args, &plan.settings, agent_dir, project, warnings)
     });
     let resources = (&plan.tools.builtin[..], &*packages);
     let Resources {
@@ -203,8 +241,12 @@ fn add_tools(
                 config.settings.pass_provider_keys_to_tools(),
             ),
             sandbox: config.sandbox.clone(),
+            session_env: Some(config.session_env.provider()),
         },
-        ..Default::default()
+        read: rho_tools::ReadOptions {
+            auto_resize_images: config.settings.auto_resize_images(),
+            ..Default::default()
+        },
     };
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)

@@ -40,7 +40,7 @@ impl InteractiveHost for TestHost {
     fn mcp(&self) -> Option<Arc<rho_mcp::McpManager>> {
         None
     }
-    fn package_theme(&self, _name: &str) -> Option<std::path::PathBuf> {
+    fn theme_file(&self, _name: &str) -> Option<std::path::PathBuf> {
         None
     }
 }
@@ -51,8 +51,8 @@ pub(crate) fn options(host: Arc<TestHost>) -> InteractiveOptions {
         agent_dir: rho_session::paths::agent_dir(),
         session_dir: None,
         scoped_models: None,
-        theme_file: None,
-        no_themes: false,
+        theme: None,
+        verbose: false,
         tui_mode: None,
         resume: false,
         host,
@@ -558,3 +558,4 @@ mod commands;
 mod compaction;
 mod fullscreen;
 mod keybindings;
+mod terminal_keys;

@@ -99,6 +99,14 @@ pub struct ModelCompat {
     /// Anthropic: per-tool `eager_input_streaming`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_eager_tool_input_streaming: Option<bool>,
+    /// Chat Completions: the top-level field capping reasoning tokens with the
+    /// `thinkingBudgets` value of the level (`thinking_token_budget` for vLLM,
+    /// `thinking_budget` for Qwen/SGLang, `thinking_budget_tokens` for llama.cpp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_token_budget_field: Option<String>,
+    /// Chat Completions: pi's alias for `thinkingTokenBudgetField: "thinking_token_budget"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_thinking_token_budget: Option<bool>,
 }
 
 /// A model the user can talk to: which API and endpoint, what it can do, what it costs.

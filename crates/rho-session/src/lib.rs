@@ -10,6 +10,7 @@ mod batch_decode;
 pub mod context;
 mod cycles;
 mod decode;
+pub mod env;
 /// The records of a session file (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::entry;
 pub mod error;

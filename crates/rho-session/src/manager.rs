@@ -436,21 +436,39 @@ impl SessionManager {
         })
     }
 
+    /// pi 1.x's `context_edit`: replaces an entry's content in the model's context (`None`
+    /// omits it) while the entry itself stays in the file.
+    pub fn append_context_edit(
+        &mut self,
+        target_id: &str,
+        replacement: Option<UserContent>,
+    ) -> Result<&SessionEntry, StoreError> {
+        self.require_entry(target_id)?;
+        self.append(EntryData::ContextEdit {
+            target_id: target_id.to_string(),
+            replacement,
+        })
+    }
+
     /// Sets (`Some`) or clears (`None`) the label of an existing entry.
     pub fn append_label(
         &mut self,
         target_id: &str,
         label: Option<&str>,
     ) -> Result<&SessionEntry, StoreError> {
-        if self.tree.get(target_id).is_none() {
-            return Err(StoreError::UnknownEntry {
-                id: target_id.to_string(),
-            });
-        }
+        self.require_entry(target_id)?;
         self.append(EntryData::Label {
             target_id: target_id.to_string(),
             label: label.map(str::to_string),
         })
+    }
+
+    /// `Ok` when the branch store holds `id`, else the error an edit of it gives.
+    fn require_entry(&self, id: &str) -> Result<(), StoreError> {
+        match self.tree.get(id) {
+            Some(_) => Ok(()),
+            None => Err(StoreError::UnknownEntry { id: id.to_string() }),
+        }
     }
 
     /// Names the session; the name is trimmed and an empty name clears it.

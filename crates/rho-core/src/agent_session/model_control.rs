@@ -99,6 +99,18 @@ impl ModelControl {
         model: Model,
         level: Option<ThinkingLevel>,
     ) -> Result<(), SessionError> {
+        self.select_model(model, level, true).await
+    }
+
+    /// [`ModelControl::switch_model`], saving the model as the default (`defaultProvider`,
+    /// `defaultModel`) only when `persist` (pi 1.6's /model: Enter is for this session, Ctrl+S
+    /// sets the default).
+    pub async fn select_model(
+        &self,
+        model: Model,
+        level: Option<ThinkingLevel>,
+        persist: bool,
+    ) -> Result<(), SessionError> {
         let s = &self.session;
         let wanted = level
             .or_else(|| {
@@ -109,10 +121,11 @@ impl ModelControl {
             })
             .unwrap_or_else(|| s.thinking_level());
         s.set_model(model.clone()).await?;
-        for (key, value) in [
+        let defaults = [
             ("defaultProvider", &model.provider),
             ("defaultModel", &model.id),
-        ] {
+        ];
+        for (key, value) in defaults.into_iter().filter(|_| persist) {
             if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
                 rho_extension_host::diagnostics::warn(e.to_string());
             }
@@ -125,6 +138,12 @@ impl ModelControl {
 
     /// The next model of the scope (or of the available models); `None` with fewer than two.
     pub async fn cycle_model(&self) -> Result<Option<Cycled>, SessionError> {
+        self.cycle_model_toward(true).await
+    }
+
+    /// The next (`forward`) or previous model of the scope (or of the available models);
+    /// `None` with fewer than two.
+    pub async fn cycle_model_toward(&self, forward: bool) -> Result<Option<Cycled>, SessionError> {
         let scoped: Vec<(Model, Option<ThinkingLevel>)> = self
             .scoped
             .lock()
@@ -151,7 +170,9 @@ impl ModelControl {
                     .position(|(m, _)| m.provider == c.provider && m.id == c.id)
             })
             .unwrap_or(0);
-        let (model, level) = candidates[(index + 1) % candidates.len()].clone();
+        let n = candidates.len();
+        let next = if forward { index + 1 } else { index + n - 1 };
+        let (model, level) = candidates[next % n].clone();
         self.switch_model(model.clone(), level).await?;
         Ok(Some(Cycled {
             model,
@@ -181,10 +202,23 @@ impl ModelControl {
         s.set_thinking_level(effective).await;
         let reasoning = model.is_some_and(|m| m.reasoning);
         if reasoning || effective != ThinkingLevel::Off {
-            if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
-            {
-                rho_extension_host::diagnostics::warn(e.to_string());
-            }
+            self.save_level(effective);
+        }
+    }
+
+    /// Sets the clamped level and saves the requested one as `defaultThinkingLevel` (pi 1.6's
+    /// thinking selector with Ctrl+S, `app.thinking.save`), also when the level is unchanged.
+    pub async fn set_default_level(&self, requested: ThinkingLevel) {
+        self.apply_level(requested).await;
+        self.save_level(requested);
+    }
+
+    fn save_level(&self, level: ThinkingLevel) {
+        let saved = self
+            .session
+            .set_global_setting("defaultThinkingLevel", level.as_str().into());
+        if let Err(e) = saved {
+            rho_extension_host::diagnostics::warn(e.to_string());
         }
     }
 

@@ -185,13 +185,6 @@ pub(super) fn copy_last(shared: &Shared, screen: &mut Screen) {
     let Some(text) = last else {
         return screen.notice("No agent messages to copy yet.".into(), true);
     };
-    let osc = format!(
-        "\x1b]52;c;{}\x07",
-        rho_tools::image::encode_base64(text.as_bytes())
-    );
-    use std::io::Write;
-    let mut out = std::io::stdout();
-    let _ = out.write_all(osc.as_bytes());
-    let _ = out.flush();
+    screen.copy_to_clipboard(&text);
     screen.notice("Copied last agent message to clipboard".into(), false);
 }

@@ -95,6 +95,8 @@ pub struct ResolvedCompat {
     pub open_router_routing: Option<Value>,
     /// Vercel AI Gateway routing `{only?, order?}`.
     pub vercel_gateway_routing: Option<Value>,
+    /// The top-level field capping reasoning tokens (`thinkingTokenBudgetField`).
+    pub thinking_token_budget_field: Option<String>,
 }
 
 /// What the provider name and URL say about the server.
@@ -224,6 +226,12 @@ pub fn resolve(model: &Model) -> ResolvedCompat {
         ),
         open_router_routing: c.and_then(|c| c.open_router_routing.clone()),
         vercel_gateway_routing: c.and_then(|c| c.vercel_gateway_routing.clone()),
+        thinking_token_budget_field: c.and_then(|c| {
+            c.thinking_token_budget_field.clone().or_else(|| {
+                (c.supports_thinking_token_budget == Some(true))
+                    .then(|| "thinking_token_budget".to_string())
+            })
+        }),
     }
 }
 

@@ -151,6 +151,15 @@ fn thinking_params(
     if !model.reasoning {
         return;
     }
+    // pi 1.6 caps reasoning with a top-level field on servers where reasoning and answer share
+    // the output cap, whatever the thinking format.
+    if let (Some(field), Some(level)) = (&compat.thinking_token_budget_field, options.thinking()) {
+        let ceiling = options.max_tokens.unwrap_or(model.max_tokens);
+        let budget = options.thinking_budgets.within(level, ceiling);
+        if budget > 0 {
+            b.insert(field.clone(), budget.into());
+        }
+    }
     let wire = options
         .thinking()
         .map(|level| model.clamp_thinking_level(level))

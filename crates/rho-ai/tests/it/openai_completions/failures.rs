@@ -262,3 +262,59 @@ async fn a_body_without_any_data_chunk_is_a_clear_error() {
     );
     assert!(msg.ends_with("check that the model's baseUrl points to this API's streaming endpoint"));
 }
+
+/// pi 1.6's `retry.provider.maxRetries`: a request that fails before its stream starts with a
+/// retryable status is sent again, so `1 + maxRetries` requests at most; a status that is not
+/// worth retrying (or `x-should-retry: false`) is sent once; a server's `retry-after` longer
+/// than `maxRetryDelayMs` fails at once with pi's text.
+#[tokio::test]
+async fn provider_retries_send_exactly_one_plus_max_retries_requests() {
+    let call = |server: &MockServer, max_retries: u32, max_delay: Option<u64>| {
+        let options = rho_ai::StreamOptions {
+            max_retries,
+            max_retry_delay_ms: max_delay,
+            ..options("sk-test")
+        };
+        let stream = rho_ai::stream(&groq(&server.url()), &show_main_context(), options)
+            .expect("stream starts");
+        collect(stream)
+    };
+    let server = MockServer::start().await;
+    for _ in 0..3 {
+        server
+            .push(openai_chat::error(503, openai_chat::ERROR_SERVER).header("retry-after-ms", "1"));
+    }
+    let events = call(&server, 2, None).await;
+    let m = final_message(&events);
+    assert_eq!(server.requests().len(), 3, "1 + 2 requests");
+    assert_eq!(m.stop_reason, StopReason::Error);
+
+    let server = MockServer::start().await;
+    server.push(openai_chat::error(429, openai_chat::ERROR_RATE_LIMIT).header("retry-after", "0"));
+    server.push(openai_chat::text_reply().response());
+    let events = call(&server, 1, None).await;
+    let m = final_message(&events);
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(m.stop_reason, StopReason::Stop, "{:?}", m.error_message);
+
+    let server = MockServer::start().await;
+    server.push(openai_chat::error(400, openai_chat::ERROR_CONTEXT_LENGTH));
+    server.push(openai_chat::error(503, "{}").header("x-should-retry", "false"));
+    call(&server, 3, None).await;
+    call(&server, 3, None).await;
+    assert_eq!(server.requests().len(), 2, "neither is retried");
+
+    let server = MockServer::start().await;
+    server
+        .push(openai_chat::error(429, openai_chat::ERROR_RATE_LIMIT).header("retry-after", "120"));
+    let events = call(&server, 3, Some(60_000)).await;
+    assert_eq!(server.requests().len(), 1);
+    let error = final_message(&events)
+        .error_message
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("Server requested 120s retry delay (max: 60s). 429 Rate limit"),
+        "{error}"
+    );
+}
