@@ -1,23 +1,55 @@
 //! API keys from the environment (providers spec §6).
 
-/// Each built-in provider and the environment variables holding its key, in lookup order.
+/// Each built-in provider and the environment variables holding its key, in lookup order
+/// (pi 1.6's `env-api-keys`; the Qwen Token Plan ones try the plan's own variable, then the
+/// region's shared one).
 const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     (
         "github-copilot",
         &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
     ),
+    ("ant-ling", &["ANT_LING_API_KEY"]),
+    (
+        "qwen-token-plan",
+        &["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+    ),
+    (
+        "qwen-token-plan-cn",
+        &[
+            "QWEN_TOKEN_PLAN_TEAM_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+    ),
+    (
+        "qwen-token-plan-individual",
+        &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+            "QWEN_TOKEN_PLAN_API_KEY",
+        ],
+    ),
+    (
+        "qwen-token-plan-individual-cn",
+        &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+    ),
     ("openai", &["OPENAI_API_KEY"]),
-    ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
+    ("azure", &["AZURE_OPENAI_API_KEY"]),
+    ("nvidia", &["NVIDIA_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("deepseek", &["DEEPSEEK_API_KEY"]),
     ("groq", &["GROQ_API_KEY"]),
     ("cerebras", &["CEREBRAS_API_KEY"]),
     ("xai", &["XAI_API_KEY"]),
+    ("typesafe", &["TYPESAFE_API_KEY"]),
+    ("radius", &["RADIUS_API_KEY"]),
     ("openrouter", &["OPENROUTER_API_KEY"]),
     ("vercel-ai-gateway", &["AI_GATEWAY_API_KEY"]),
     ("zai", &["ZAI_API_KEY"]),
+    ("zai-coding-cn", &["ZAI_CODING_CN_API_KEY"]),
     ("mistral", &["MISTRAL_API_KEY"]),
     ("minimax", &["MINIMAX_API_KEY"]),
     ("minimax-cn", &["MINIMAX_CN_API_KEY"]),
@@ -25,9 +57,12 @@ const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("moonshotai-cn", &["MOONSHOT_API_KEY"]),
     ("huggingface", &["HF_TOKEN"]),
     ("fireworks", &["FIREWORKS_API_KEY"]),
+    ("together", &["TOGETHER_API_KEY"]),
+    ("baseten", &["BASETEN_API_KEY"]),
     ("opencode", &["OPENCODE_API_KEY"]),
     ("opencode-go", &["OPENCODE_API_KEY"]),
     ("kimi-coding", &["KIMI_API_KEY"]),
+    ("meta", &["META_API_KEY"]),
     ("cloudflare-workers-ai", &["CLOUDFLARE_API_KEY"]),
     ("cloudflare-ai-gateway", &["CLOUDFLARE_API_KEY"]),
     ("xiaomi", &["XIAOMI_API_KEY"]),
@@ -93,5 +128,31 @@ mod tests {
         assert_eq!(env_api_key_with("unknown-provider", get), None);
         assert_eq!(primary_env_var("anthropic"), Some("ANTHROPIC_API_KEY"));
         assert_eq!(env_vars_for("moonshotai-cn"), &["MOONSHOT_API_KEY"]);
+        // pi 1.6 names Azure `azure`; the plan's own Qwen variable wins over the shared one.
+        assert_eq!(env_vars_for("azure"), &["AZURE_OPENAI_API_KEY"]);
+        assert!(env_vars_for("azure-openai-responses").is_empty());
+        let qwen = |n: &str| {
+            matches!(
+                n,
+                "QWEN_TOKEN_PLAN_API_KEY" | "QWEN_TOKEN_PLAN_TEAM_API_KEY"
+            )
+            .then(|| n.to_lowercase())
+        };
+        assert_eq!(
+            env_api_key_with("qwen-token-plan", qwen).as_deref(),
+            Some("qwen_token_plan_team_api_key")
+        );
+        assert_eq!(
+            env_api_key_with("qwen-token-plan-individual", qwen).as_deref(),
+            Some("qwen_token_plan_api_key")
+        );
+    }
+
+    #[test]
+    fn every_catalog_provider_has_pis_variables() {
+        for p in crate::catalog::providers() {
+            let ambient = matches!(p.id, "amazon-bedrock" | "openai-codex");
+            assert_eq!(env_vars_for(p.id).is_empty(), ambient, "{}", p.id);
+        }
     }
 }

@@ -324,6 +324,15 @@ pub fn env_credential(
     file_exists: &dyn Fn(&str) -> bool,
 ) -> Option<(String, String)> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    // Cloudflare's endpoints name the account (and the gateway): a key alone reaches none.
+    let needs: &[&str] = match provider {
+        "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
+        "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+        _ => &[],
+    };
+    if needs.iter().any(|name| set(name).is_none()) {
+        return None;
+    }
     if let Some(found) = env_vars_for(provider)
         .iter()
         .find_map(|name| set(name).map(|value| (name.to_string(), value)))

@@ -11,6 +11,7 @@
 //! logic in `rho-protocol`; it is re-exported here under its old paths so provider code and
 //! callers need not care where it lives.
 
+pub mod api;
 pub mod api_key;
 pub mod auth;
 pub mod catalog;
@@ -19,12 +20,15 @@ pub mod env_refs;
 pub mod event;
 pub mod file_lock;
 pub mod http;
+pub mod model_list;
 pub mod models_json;
+pub mod models_store;
 pub mod oauth;
 pub mod options;
 pub mod overflow;
 pub mod provider;
 pub mod providers;
+pub mod registry;
 pub mod reply;
 pub mod retry;
 pub mod sse;
@@ -40,6 +44,7 @@ pub use message::{
     now_ms, AssistantMessage, Context, Message, Tool, ToolResultMessage, UserContent, UserMessage,
 };
 pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
+pub use model_list::ModelList;
 pub use options::{CacheRetention, StreamOptions, ThinkingBudgets};
 pub use provider::{stream, ProviderError};
 pub use stream_error::StreamError;

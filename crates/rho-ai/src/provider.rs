@@ -31,7 +31,7 @@ pub enum ProviderError {
     /// The key cannot be used with this provider (a Codex token without its account id).
     #[error("{0}")]
     BadKey(String),
-    /// The model names an API rho does not speak.
+    /// The model names an API neither rho nor pi knows.
     #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses or google-generative-ai")]
     UnsupportedApi {
         /// The api field.
@@ -39,6 +39,9 @@ pub enum ProviderError {
         /// The model id.
         model: String,
     },
+    /// The model's API is one of pi's that rho does not speak yet (its text says which).
+    #[error("{0}")]
+    ApiNotServed(String),
 }
 
 /// A fully built request: what goes on the wire.
@@ -97,34 +100,7 @@ pub trait WireParser: Send {
     }
 }
 
-/// The wire APIs rho speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    /// Anthropic Messages.
-    AnthropicMessages,
-    /// OpenAI Chat Completions and compatible servers.
-    OpenAiCompletions,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// The ChatGPT backend's Responses endpoint (Codex subscriptions).
-    OpenAiCodexResponses,
-    /// Google Gemini.
-    GoogleGenerativeAi,
-}
-
-impl Api {
-    /// Parses a model's `api` field.
-    pub fn parse(api: &str) -> Option<Api> {
-        match api {
-            "anthropic-messages" => Some(Api::AnthropicMessages),
-            "openai-completions" => Some(Api::OpenAiCompletions),
-            "openai-responses" => Some(Api::OpenAiResponses),
-            "openai-codex-responses" => Some(Api::OpenAiCodexResponses),
-            "google-generative-ai" => Some(Api::GoogleGenerativeAi),
-            _ => None,
-        }
-    }
-}
+pub use crate::api::Api;
 
 /// Resolves the key (options, then environment) and fills the default max tokens.
 pub fn resolve_options(
@@ -154,6 +130,9 @@ pub fn stream(
         api: model.api.clone(),
         model: model.id.clone(),
     })?;
+    if !api.is_served() {
+        return Err(not_served(api, model));
+    }
     let options = resolve_options(model, options)?;
     let routed = copilot_route(model, options.api_key.as_deref());
     let model = routed.as_ref().unwrap_or(model);
@@ -203,8 +182,19 @@ pub fn stream(
             reply,
             control,
         ),
+        Api::BedrockConverseStream
+        | Api::GoogleVertex
+        | Api::AzureOpenAiResponses
+        | Api::MistralConversations
+        | Api::PiMessages => return Err(not_served(api, model)),
     }
     Ok(stream)
+}
+
+/// The refusal of a model whose API rho does not speak yet (before any key is looked for, so
+/// the message says what is really missing).
+fn not_served(api: Api, model: &Model) -> ProviderError {
+    ProviderError::ApiNotServed(api.not_served_message(&model.provider, &model.id))
 }
 
 /// What controls one HTTP exchange besides its request: abort, timeout, hooks.

@@ -9,6 +9,7 @@ mod list_models;
 mod login_cli;
 mod malloc_arenas;
 mod mcp;
+mod model_catalog;
 mod model_select;
 mod package_command;
 mod packages;
@@ -157,6 +158,7 @@ async fn run_mode(
     match mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
         args::Mode::Rpc => {
+            startup.catalog.refresh_in_background(args);
             let options = rho_rpc::RpcOptions {
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
@@ -195,6 +197,7 @@ async fn run_mode(
                     return ExitCode::FAILURE;
                 }
             };
+            startup.catalog.refresh_in_background(args);
             let options = interactive_host::options(args, startup.agent_dir);
             rho_interactive::run(startup.session, options, first).await
         }

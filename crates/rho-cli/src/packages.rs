@@ -20,11 +20,13 @@ fn loaded() -> Option<Arc<Resolved>> {
     LOADED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// `--offline`, or `RHO_OFFLINE` set to `1`, `true` or `yes` (pi's `PI_OFFLINE`).
+/// `--offline`, or `RHO_OFFLINE` (or pi's `PI_OFFLINE`) set to `1`, `true` or `yes`.
 pub fn offline(args: &Args) -> bool {
-    args.offline
-        || std::env::var("RHO_OFFLINE")
+    let set = |name: &str| {
+        std::env::var(name)
             .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+    };
+    args.offline || set("RHO_OFFLINE") || set("PI_OFFLINE")
 }
 
 /// The `npmCommand` setting (program and arguments), if set.

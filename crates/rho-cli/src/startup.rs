@@ -6,9 +6,8 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{bail, Context as _};
-use rho_ai::catalog::builtin_models;
 use rho_ai::catalog::select::scope_models;
-use rho_ai::models_json::load_models;
+use rho_ai::registry::{Base, ModelRegistry};
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
 use rho_core::resources::agents_skills::{
@@ -45,6 +44,8 @@ pub struct Startup {
     pub dialect: Dialect,
     /// The agent dir, resolved once (`RHO_CODING_AGENT_DIR`, else pi's, else `~/.rho/agent`).
     pub agent_dir: PathBuf,
+    /// What refreshes the model catalogs in the background (interactive and RPC modes).
+    pub catalog: crate::model_catalog::Catalog,
 }
 
 /// `--rpc-dialect` (a bad value is an error) over the setting `rpcDialect` (a bad value is a
@@ -81,8 +82,9 @@ struct Registry {
 fn load_registry(agent_dir: &Path, project_dir: Option<&Path>) -> Registry {
     let settings = Settings::load_scopes(agent_dir, project_dir);
     let mut warnings = settings.warnings.clone();
-    let models = load_models(&agent_dir.join("models.json"), builtin_models());
-    if let Some(e) = &models.error {
+    let store = crate::model_catalog::store(agent_dir);
+    let models = ModelRegistry::load(&agent_dir.join("models.json"), Base::Catalog(Some(store)));
+    if let Some(e) = models.error() {
         warnings.push(e.to_string());
     }
     let credentials = CliCredentials::load(agent_dir, None, models, &mut warnings);
@@ -97,19 +99,19 @@ fn load_registry(agent_dir: &Path, project_dir: Option<&Path>) -> Registry {
 /// `--models` match), as pi does; extension providers count once registered.
 fn apply_api_key(args: &Args, credentials: &mut CliCredentials) -> anyhow::Result<()> {
     if let Some(key) = &args.api_key {
-        let provider = api_key_provider(args, &credentials.models.models)?;
+        let provider = api_key_provider(args, &credentials.models)?;
         credentials.explicit = Some((provider, key.clone()));
     }
     Ok(())
 }
 
-fn api_key_provider(args: &Args, models: &[rho_ai::Model]) -> anyhow::Result<String> {
+fn api_key_provider(args: &Args, models: &ModelRegistry) -> anyhow::Result<String> {
     let cli = resolve_cli_model(models, args.provider.as_deref(), args.model.as_deref())?;
     if let Some(choice) = cli {
         return Ok(choice.model.provider);
     }
     let patterns: Vec<&str> = args.models.iter().flatten().map(String::as_str).collect();
-    let (scoped, _) = scope_models(models, &patterns);
+    let (scoped, _) = scope_models(&models.all(), &patterns);
     match scoped.into_iter().next() {
         Some(choice) => Ok(choice.model.provider),
         None => bail!("--api-key requires a model to be specified via --model, --provider/--model, or --models"),
@@ -152,12 +154,7 @@ pub fn list_models_text(
     let mut reg = load_registry(&agent_dir, trust.project_dir.as_deref());
     apply_api_key(args, &mut reg.credentials)?;
     let has_auth = |p: &str| reg.credentials.status(p) == AuthStatus::Configured;
-    let text = list_models::render(
-        &reg.credentials.models.models,
-        &has_auth,
-        search,
-        &agent_dir,
-    );
+    let text = list_models::render(&reg.credentials.models, &has_auth, search, &agent_dir);
     Ok((text, reg.warnings))
 }
 
@@ -268,11 +265,13 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
     config.model = selection.model;
     config.thinking_level = selection.thinking;
     config.stream_fn = rho_extension_host::providers::bridged_stream_fn(
-        stream_with_resolved_headers(credentials.models.providers.clone()),
+        stream_with_resolved_headers(credentials.models.providers().clone()),
         streams,
     );
-    config.models = Arc::new(credentials.models.models.clone());
-    config.credentials = Arc::new(credentials);
+    config.models = credentials.models.list();
+    let credentials = Arc::new(credentials);
+    let catalog = crate::model_catalog::Catalog::new(credentials.clone());
+    config.credentials = credentials;
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.permissions = permissions;
     let sandbox =
@@ -316,6 +315,7 @@ pub async fn build_session(args: &Args) -> anyhow::Result<Startup> {
         warnings,
         dialect,
         agent_dir,
+        catalog,
     })
 }
 
@@ -330,7 +330,7 @@ fn add_extension_providers(
     use rho_extension_host::providers::{provider_config, provider_models};
     let mut streams = std::collections::HashMap::new();
     for def in extensions.iter().flat_map(|e| e.providers()) {
-        let user = credentials.models.providers.get(&def.name);
+        let user = credentials.models.provider(&def.name);
         let config = match provider_config(def, user) {
             Ok(c) => c,
             Err(e) => {
@@ -342,13 +342,9 @@ fn add_extension_providers(
             }
         };
         let models = provider_models(&def.name, &config);
-        let all = &mut credentials.models.models;
-        all.retain(|m| m.provider != def.name);
-        all.extend(models);
         credentials
             .models
-            .providers
-            .insert(def.name.clone(), config);
+            .replace_provider(&def.name, models, config);
         if let Some(stream) = &def.stream {
             streams.insert(def.name.clone(), stream.clone());
         }
@@ -487,7 +483,7 @@ fn choose_model(
         .unwrap_or_else(|| settings.string_list("enabledModels"));
     let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
     let selection = select(&SelectionInput {
-        models: &credentials.models.models,
+        models: &credentials.models,
         has_auth: &has_auth,
         cli_provider: args.provider.as_deref(),
         cli_model: args.model.as_deref(),

@@ -38,7 +38,7 @@ pub fn merge_models(builtins: &[Model], config: &ModelsConfig) -> Vec<Model> {
     models
 }
 
-fn apply_provider(mut model: Model, provider: &ProviderConfig) -> Model {
+pub(crate) fn apply_provider(mut model: Model, provider: &ProviderConfig) -> Model {
     if let Some(base_url) = &provider.base_url {
         model.base_url = base_url.clone();
     }
@@ -78,7 +78,7 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
 }
 
 /// A custom model with the defaults of providers spec §1.4.
-fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) -> Model {
+pub(crate) fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) -> Model {
     let builtin = provider_info(provider_id);
     let api = def
         .api
@@ -102,11 +102,12 @@ fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) ->
         reasoning: def.reasoning.unwrap_or(false),
         thinking_level_map: def.thinking_level_map.clone(),
         input: def.input.clone().unwrap_or_else(|| vec![InputKind::Text]),
-        cost: def.cost.unwrap_or_default(),
+        cost: def.cost.clone().unwrap_or_default(),
         context_window: def.context_window.unwrap_or(128_000),
         max_tokens: def.max_tokens.unwrap_or(16_384),
         headers: overlay(provider.headers.clone(), def.headers.as_ref()),
         compat: merge_compat(provider_compat.as_ref(), def.compat.as_ref()),
+        ..Model::default()
     }
 }
 

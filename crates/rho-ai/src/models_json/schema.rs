@@ -303,6 +303,7 @@ impl<'a> Obj<'a> {
             output: need(partial.output, "output")?,
             cache_read: need(partial.cache_read, "cacheRead")?,
             cache_write: need(partial.cache_write, "cacheWrite")?,
+            ..ModelCost::default()
         }))
     }
 }

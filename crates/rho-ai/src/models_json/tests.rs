@@ -1,12 +1,15 @@
 //! Tests of models.json loading, validation, merging and secret resolution, on real files.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fs;
 
 use super::*;
 use crate::catalog::builtin_models;
 use crate::config_value::run_shell;
+use crate::model::Model;
 use crate::model::{InputKind, ModelCost};
+use crate::registry::{Base, ModelRegistry};
 
 fn write(dir: &tempfile::TempDir, text: &str) -> PathBuf {
     let path = dir.path().join("models.json");
@@ -41,10 +44,11 @@ const OLLAMA: &str = r#"{
 #[test]
 fn custom_provider_models_get_spec_defaults() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let loaded = load_models(&write(&dir, OLLAMA), builtin_models());
-    assert!(loaded.error.is_none(), "{:?}", loaded.error);
-    assert_eq!(loaded.models.len(), builtin_models().len() + 2);
-    let qwen = find(&loaded.models, "ollama", "qwen3:8b");
+    let loaded = ModelRegistry::load(&write(&dir, OLLAMA), Base::Catalog(None));
+    assert!(loaded.error().is_none(), "{:?}", loaded.error());
+    let all = loaded.all();
+    assert_eq!(all.len(), builtin_models().len() + 2);
+    let qwen = find(&all, "ollama", "qwen3:8b");
     assert_eq!(qwen.name, "qwen3:8b");
     assert_eq!(qwen.api, "openai-completions");
     assert_eq!(qwen.base_url, "http://localhost:11434/v1");
@@ -54,7 +58,7 @@ fn custom_provider_models_get_spec_defaults() {
     assert_eq!((qwen.context_window, qwen.max_tokens), (128_000, 16_384));
     let compat = qwen.compat.as_ref().expect("provider compat");
     assert_eq!(compat.supports_developer_role, Some(false));
-    let llava = find(&loaded.models, "ollama", "llava");
+    let llava = find(&all, "ollama", "llava");
     assert_eq!(llava.name, "LLaVA");
     assert!(llava.supports_images());
     assert_eq!(llava.context_window, 8192);
@@ -165,23 +169,20 @@ fn builtin_providers_may_add_models_without_base_url_or_key() {
 fn bad_files_are_ignored_whole_and_reported_with_their_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(&dir, "{\n  \"providers\": {\n    \"a\": {\"baseUrl\": \"x\"},\n    \"b\": {\"name\": \"nothing\"}\n  }\n}");
-    let loaded = load_models(&path, builtin_models());
-    assert_eq!(loaded.models, builtin_models());
+    let loaded = ModelRegistry::load(&path, Base::Catalog(None));
+    assert_eq!(loaded.all().as_slice(), builtin_models());
     assert!(
-        loaded.providers.is_empty(),
+        loaded.providers().is_empty(),
         "the good provider is ignored too (spec: whole file)"
     );
-    let message = loaded.error.expect("error").to_string();
+    let message = loaded.error().expect("error").to_string();
     assert!(
         message.starts_with(&format!("{}: providers.b:", path.display())),
         "{message}"
     );
 
     let path = write(&dir, "{\n  \"providers\": {\n    \"a\": \n  }\n}");
-    let message = load_models(&path, builtin_models())
-        .error
-        .expect("error")
-        .to_string();
+    let message = read_models_json(&path).1.expect("error").to_string();
     assert_eq!(
         message,
         format!(
@@ -190,15 +191,12 @@ fn bad_files_are_ignored_whole_and_reported_with_their_path() {
         )
     );
 
-    let missing = load_models(&dir.path().join("absent.json"), builtin_models());
-    assert!(missing.error.is_none());
-    assert_eq!(missing.models.len(), builtin_models().len());
+    let missing = read_models_json(&dir.path().join("absent.json"));
+    assert!(missing.1.is_none());
+    assert!(missing.0.providers.is_empty());
 
-    let unreadable = load_models(dir.path(), builtin_models());
-    assert!(matches!(
-        unreadable.error,
-        Some(ModelsJsonError::Read { .. })
-    ));
+    let unreadable = read_models_json(dir.path());
+    assert!(matches!(unreadable.1, Some(ModelsJsonError::Read { .. })));
 }
 
 fn provider(api_key: &str) -> ProviderConfig {

@@ -134,7 +134,7 @@ mod tests {
     }
 
     fn model() -> Model {
-        crate::catalog::builtin_model("openai-codex", "gpt-5.5")
+        crate::catalog::builtin_model("openai-codex", "gpt-6.2-sol")
             .cloned()
             .expect("catalog model")
     }

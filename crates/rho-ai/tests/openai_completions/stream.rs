@@ -265,6 +265,7 @@ async fn usage_subtracts_cache_reads_and_writes_from_input() {
         output: 15.0,
         cache_read: 0.3,
         cache_write: 3.75,
+        ..Default::default()
     };
     let events = run(&model).await;
     let u = final_message(&events).usage;
