@@ -33,6 +33,7 @@ pub mod reply;
 pub mod retry;
 pub mod sse;
 pub mod stream_error;
+pub mod time;
 pub mod tool_call_id;
 pub mod transform;
 

@@ -18,9 +18,9 @@ use crate::models_json::{
     apply_provider, custom_model, merge_models, read_models_json, ModelsConfig, ModelsJsonError,
     ProviderConfig,
 };
-use crate::models_store::dates::iso_to_ms;
 use crate::models_store::overlay::overlay;
 use crate::models_store::ModelsStore;
+use crate::time::iso_to_ms;
 
 /// What the layers start from.
 #[derive(Clone, Debug)]

@@ -10,7 +10,6 @@
 //! the next write. How an entry changes a provider's models is [`overlay`]; filling the file
 //! is [`refresh`].
 
-pub mod dates;
 pub mod openrouter;
 pub mod overlay;
 pub mod refresh;

@@ -18,7 +18,7 @@ use futures_util::future::join_all;
 use serde_json::Value;
 
 use super::openrouter::personalize;
-use super::{dates, overlay, ModelsStore, StoreEntry};
+use super::{overlay, ModelsStore, StoreEntry};
 use crate::catalog;
 
 /// pi's catalog service.
@@ -285,7 +285,7 @@ fn validators(response: &reqwest::Response) -> (i64, Option<String>) {
             .map(str::to_string)
     };
     let last_modified = header("last-modified")
-        .and_then(|d| dates::http_date_to_ms(&d))
+        .and_then(|d| crate::time::parse_http_date(&d))
         .unwrap_or(0);
     (last_modified, header("etag"))
 }

@@ -1,5 +1,5 @@
-//! The two time formats the store meets: the catalog's `generatedAt` (ISO 8601, UTC) and a
-//! catalog response's `Last-Modified` (an HTTP date), both as Unix ms.
+//! The time formats the crate reads: HTTP dates (`Retry-After`, a catalog's `Last-Modified`)
+//! and ISO 8601 UTC times (the catalog's `generatedAt`), as Unix milliseconds.
 
 /// An ISO 8601 UTC time (`2026-11-20T10:48:49.496Z`) as Unix ms; `None` when it is not one.
 pub fn iso_to_ms(text: &str) -> Option<i64> {
@@ -7,35 +7,34 @@ pub fn iso_to_ms(text: &str) -> Option<i64> {
     let mut d = date.splitn(3, '-').map(|p| p.parse::<i64>().ok());
     let (year, month, day) = (d.next()??, d.next()??, d.next()??);
     let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
-    let millis: i64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
-    Some(to_ms(year, month, day, hms)? + millis)
-}
-
-/// An HTTP date (`Wed, 21 Oct 2015 07:28:00 GMT`) as Unix ms; `None` when it is not one
-/// (pi then records 0).
-pub fn http_date_to_ms(text: &str) -> Option<i64> {
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let rest = text.trim().split_once(", ")?.1;
-    let mut parts = rest.split_whitespace();
-    let day = parts.next()?.parse().ok()?;
-    let name = parts.next()?;
-    let month = MONTHS.iter().position(|m| *m == name)? as i64 + 1;
-    let year = parts.next()?.parse().ok()?;
-    let hms = parts.next()?;
-    (parts.next()? == "GMT").then_some(())?;
-    to_ms(year, month, day, hms)
-}
-
-fn to_ms(year: i64, month: i64, day: i64, hms: &str) -> Option<i64> {
     let mut t = hms.splitn(3, ':').map(|p| p.parse::<i64>().ok());
-    let (hour, minute, second) = (t.next()??, t.next()??, t.next()??);
-    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+    let (h, m, s) = (t.next()??, t.next()??, t.next()??);
+    let millis: i64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
         return None;
     }
     let days = days_from_civil(year, month, day);
-    Some((((days * 24 + hour) * 60 + minute) * 60 + second) * 1000)
+    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1000 + millis)
+}
+
+/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) into Unix milliseconds.
+pub fn parse_http_date(value: &str) -> Option<i64> {
+    let mut parts = value.split_whitespace();
+    let _weekday = parts.next()?;
+    let day: i64 = parts.next()?.parse().ok()?;
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let month_name = parts.next()?;
+    let month = MONTHS.iter().position(|m| *m == month_name)? as i64 + 1;
+    let year: i64 = parts.next()?.parse().ok()?;
+    let mut hms = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
+    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
+    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
+        return None;
+    }
+    let days = days_from_civil(year, month, day);
+    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1000)
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -63,10 +62,10 @@ mod tests {
         );
         assert_eq!(iso_to_ms("yesterday"), None);
         assert_eq!(
-            http_date_to_ms("Wed, 21 Oct 2015 07:28:00 GMT"),
+            parse_http_date("Wed, 21 Oct 2015 07:28:00 GMT"),
             Some(1_445_412_480_000)
         );
-        assert_eq!(http_date_to_ms("Wed, 21 Foo 2015 07:28:00 GMT"), None);
-        assert_eq!(http_date_to_ms(""), None);
+        assert_eq!(parse_http_date("Wed, 21 Foo 2015 07:28:00 GMT"), None);
+        assert_eq!(parse_http_date(""), None);
     }
 }
