@@ -86,10 +86,14 @@ pub enum SelectError {
     ModelNotFound(String),
 }
 
-/// Resolves `--model` alone (used before credentials exist, since `--api-key` applies to its
-/// provider). `Ok(None)` without `--model`.
+/// Resolves `--model` alone (also before credentials exist, since `--api-key` applies to its
+/// provider: `usable` is then `None`). `Ok(None)` without `--model`. Many providers list the
+/// same ids (pi's catalog has `gpt-5-mini` on Azure, OpenAI and OpenCode): when `usable` says
+/// which providers have credentials, a pattern they match wins, as pi 1.6 lets credentials
+/// break such ties.
 pub fn resolve_cli_model(
     models: &ModelRegistry,
+    usable: Option<&dyn Fn(&str) -> bool>,
     provider: Option<&str>,
     pattern: Option<&str>,
 ) -> Result<Option<ModelChoice>, SelectError> {
@@ -113,7 +117,18 @@ pub fn resolve_cli_model(
     if let Some(choice) = exact_choice(models, provider, pattern) {
         return Ok(Some(choice));
     }
-    match resolve_model(&models.all(), provider, pattern) {
+    let all = models.all();
+    if let Some(usable) = usable {
+        let available: Vec<Model> = all
+            .iter()
+            .filter(|m| usable(&m.provider))
+            .cloned()
+            .collect();
+        if let Some(choice) = resolve_model(&available, provider, pattern) {
+            return Ok(Some(choice));
+        }
+    }
+    match resolve_model(&all, provider, pattern) {
         Some(choice) => Ok(Some(choice)),
         None => Err(SelectError::ModelNotFound(match provider {
             Some(p) => format!("{p}/{pattern}"),
@@ -174,10 +189,6 @@ pub fn select(input: &SelectionInput) -> Result<Selection, SelectError> {
 type Picked = (Option<Model>, Source, Option<ThinkingLevel>);
 
 fn pick_model(input: &SelectionInput, warnings: &mut Vec<String>) -> Result<Picked, SelectError> {
-    if let Some(choice) = resolve_cli_model(input.models, input.cli_provider, input.cli_model)? {
-        warnings.extend(choice.warning);
-        return Ok((Some(choice.model), Source::Cli, choice.thinking));
-    }
     // Each provider's credentials are checked once.
     let checked: RefCell<HashMap<String, bool>> = RefCell::default();
     let has_auth = |provider: &str| {
@@ -186,6 +197,16 @@ fn pick_model(input: &SelectionInput, warnings: &mut Vec<String>) -> Result<Pick
             .entry(provider.to_string())
             .or_insert_with(|| (input.has_auth)(provider))
     };
+    let cli = resolve_cli_model(
+        input.models,
+        Some(&has_auth),
+        input.cli_provider,
+        input.cli_model,
+    )?;
+    if let Some(choice) = cli {
+        warnings.extend(choice.warning);
+        return Ok((Some(choice.model), Source::Cli, choice.thinking));
+    }
     let registry = input.models;
     if let Some((provider, id)) = input.session_model {
         let found = registry.find(provider, id);

@@ -230,3 +230,21 @@ fn exact_references_do_not_build_the_whole_list() {
     select(&i).expect("ok");
     assert!(models.list().is_built());
 }
+
+#[test]
+fn an_id_several_providers_list_goes_to_the_one_with_credentials() {
+    let models = registry();
+    // Azure, OpenAI and others list `gpt-5-mini`; Azure comes first in pi's order.
+    let openai = auth_for(&["openai"]);
+    let mut i = input(&models, &openai);
+    i.cli_model = Some("gpt-5-mini:low");
+    let s = select(&i).expect("resolves");
+    assert_eq!(
+        (s.model.as_ref().map(|m| m.provider.as_str()), s.thinking),
+        (Some("openai"), Low)
+    );
+    let nobody = auth_for(&[]);
+    let mut i = input(&models, &nobody);
+    i.cli_model = Some("gpt-5-mini");
+    assert_eq!(picked(&select(&i).expect("resolves")).0, "azure");
+}

@@ -106,7 +106,13 @@ fn apply_api_key(args: &Args, credentials: &mut CliCredentials) -> anyhow::Resul
 }
 
 fn api_key_provider(args: &Args, models: &ModelRegistry) -> anyhow::Result<String> {
-    let cli = resolve_cli_model(models, args.provider.as_deref(), args.model.as_deref())?;
+    // An inline key goes to whichever provider is selected: stored credentials do not choose.
+    let cli = resolve_cli_model(
+        models,
+        None,
+        args.provider.as_deref(),
+        args.model.as_deref(),
+    )?;
     if let Some(choice) = cli {
         return Ok(choice.model.provider);
     }

@@ -58,14 +58,15 @@ impl ModelControl {
         control
     }
 
-    /// Replaces the cycling scope with the models `patterns` name (`provider/id`, globs,
-    /// `:level` suffixes); empty: no scope.
+    /// Replaces the cycling scope with the available models `patterns` name (`provider/id`,
+    /// globs, `:level` suffixes; pi 1.6 matches them against the available models, so an id
+    /// several providers list picks the one with credentials); empty: no scope.
     pub fn set_scope(&self, patterns: &[String]) {
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         // Without patterns there is nothing to match, and no reason to build the list.
         let scoped = match refs.is_empty() {
             true => Vec::new(),
-            false => scope_models(&self.models.get(), &refs).0,
+            false => scope_models(&self.available(), &refs).0,
         };
         *self.scoped.lock().unwrap_or_else(|p| p.into_inner()) = scoped;
     }
