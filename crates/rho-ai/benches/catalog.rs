@@ -28,9 +28,17 @@ fn main() {
     let store_dir = dir.path().to_string_lossy().to_string();
     for (label, what, store) in [
         ("find one model (start-up's lookup)", "find", None),
-        ("  same with a 400-model models-store.json", "find", Some(store_dir.as_str())),
+        (
+            "  same with a 400-model models-store.json",
+            "find",
+            Some(store_dir.as_str()),
+        ),
         ("build the whole list", "all", None),
-        ("  same with a 400-model models-store.json", "all", Some(store_dir.as_str())),
+        (
+            "  same with a 400-model models-store.json",
+            "all",
+            Some(store_dir.as_str()),
+        ),
         ("clone the built list", "clone", None),
     ] {
         let mut times: Vec<Duration> = (0..ROUNDS)
@@ -41,7 +49,10 @@ fn main() {
                     cmd.arg(dir);
                 }
                 let out = cmd.output().expect("child runs");
-                let ns: u64 = String::from_utf8_lossy(&out.stdout).trim().parse().expect("ns");
+                let ns: u64 = String::from_utf8_lossy(&out.stdout)
+                    .trim()
+                    .parse()
+                    .expect("ns");
                 Duration::from_nanos(ns)
             })
             .collect();
@@ -65,7 +76,9 @@ fn child(what: &str, store_dir: Option<&str>) {
     let start = Instant::now();
     match what {
         "find" => {
-            let m = registry.find("openrouter", "moonshotai/kimi-k2").expect("in the catalog");
+            let m = registry
+                .find("openrouter", "moonshotai/kimi-k2")
+                .expect("in the catalog");
             std::hint::black_box(m);
         }
         "all" => {

@@ -6,7 +6,6 @@ use std::path::Path;
 
 use rho_ai::catalog::select::{list_models, list_models_table};
 use rho_ai::registry::ModelRegistry;
-use rho_ai::Model;
 
 use rho_rpc::first_run;
 
@@ -30,16 +29,15 @@ pub fn render(
         return first_run::list_models_empty(agent_dir);
     }
     let all = models.all();
-    let available: Vec<Model> = all
+    let mut available = all
         .iter()
         .filter(|m| usable.get(&m.provider).copied().unwrap_or(false))
-        .cloned()
-        .collect();
-    if available.is_empty() {
+        .peekable();
+    if available.peek().is_none() {
         return first_run::list_models_empty(agent_dir);
     }
     let search = search.filter(|s| !s.is_empty());
-    let rows = list_models(&available, search);
+    let rows = list_models(available, search);
     if rows.is_empty() {
         return format!("No models matching \"{}\"\n", search.unwrap_or_default());
     }

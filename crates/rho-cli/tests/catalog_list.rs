@@ -139,6 +139,8 @@ fn the_table_is_the_one_pi_1_6_prints() {
         }
     };
     let pi_agent = agent_dir();
+    // Into a file: node may exit before a pipe has taken all of a long output.
+    let table = pi_agent.path().join("table.txt");
     let mut pi = Command::new(node);
     with_keys(&mut pi, pi_agent.path());
     let pi = pi
@@ -146,6 +148,7 @@ fn the_table_is_the_one_pi_1_6_prints() {
         .arg("--list-models")
         .env("PI_CODING_AGENT_DIR", pi_agent.path())
         .env("PI_OFFLINE", "1")
+        .stdout(std::fs::File::create(&table).expect("table file"))
         .output()
         .expect("pi runs");
     assert_eq!(
@@ -156,10 +159,8 @@ fn the_table_is_the_one_pi_1_6_prints() {
     );
     let agent = agent_dir();
     let ours = rho(agent.path(), &["--list-models"]);
-    let (theirs, ours) = (
-        String::from_utf8_lossy(&pi.stdout),
-        String::from_utf8_lossy(&ours.stdout),
-    );
+    let theirs = std::fs::read_to_string(&table).expect("pi's table");
+    let ours = String::from_utf8_lossy(&ours.stdout);
     assert_eq!(theirs.lines().count(), 1699);
     for (n, (a, b)) in theirs.lines().zip(ours.lines()).enumerate() {
         assert_eq!(b, a, "line {n} differs from pi's");

@@ -239,12 +239,15 @@ pub fn fuzzy_matches(query: &str, text: &str) -> bool {
 
 /// The `--list-models` rows: models matching `search` on `"<provider> <id>"`, sorted by
 /// provider then id as pi sorts them ([`locale_cmp`]).
-pub fn list_models<'a>(models: &'a [Model], search: Option<&str>) -> Vec<&'a Model> {
+pub fn list_models<'a>(
+    models: impl IntoIterator<Item = &'a Model>,
+    search: Option<&str>,
+) -> Vec<&'a Model> {
     let mut out: Vec<&Model> = models
-        .iter()
+        .into_iter()
         .filter(|m| search.is_none_or(|q| fuzzy_matches(q, &format!("{} {}", m.provider, m.id))))
         .collect();
-    out.sort_by(|a, b| locale_cmp(&a.provider, &b.provider).then(locale_cmp(&a.id, &b.id)));
+    out.sort_by_cached_key(|m| (collation_key(&m.provider), collation_key(&m.id)));
     out
 }
 
@@ -252,6 +255,12 @@ pub fn list_models<'a>(models: &'a [Model], search: Option<&str>) -> Vec<&'a Mod
 /// ids and names: punctuation before digits before letters, letters compared without case
 /// first, then lower case before upper case at the first difference.
 pub fn locale_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    collation_key(a).cmp(&collation_key(b))
+}
+
+/// What [`locale_cmp`] compares: the characters' weights, then where upper case stands, then
+/// the text itself (so different texts never compare equal).
+fn collation_key(s: &str) -> (Vec<u32>, Vec<bool>, String) {
     const PUNCTUATION: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
     let weight = |c: char| -> u32 {
         if let Some(i) = PUNCTUATION.find(c) {
@@ -264,12 +273,11 @@ pub fn locale_cmp(a: &str, b: &str) -> std::cmp::Ordering {
             1000 + c as u32
         }
     };
-    let primary = |s: &str| s.chars().map(weight).collect::<Vec<_>>();
-    let tertiary = |s: &str| s.chars().map(|c| c.is_uppercase()).collect::<Vec<_>>();
-    primary(a)
-        .cmp(&primary(b))
-        .then_with(|| tertiary(a).cmp(&tertiary(b)))
-        .then_with(|| a.cmp(b))
+    (
+        s.chars().map(weight).collect(),
+        s.chars().map(char::is_uppercase).collect(),
+        s.to_string(),
+    )
 }
 
 /// Token counts as `--list-models` prints them: `200K`, `1M`, `1.5M`, `131.1K`, `512`.
