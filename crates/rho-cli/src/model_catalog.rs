@@ -50,13 +50,16 @@ impl Catalog {
             let Some(store) = credentials.models.store().cloned() else {
                 return;
             };
-            let ask = credentials.clone();
-            let Ok((targets, _)) = tokio::task::spawn_blocking(move || targets(&ask)).await else {
-                return;
-            };
-            if targets.is_empty() {
+            let configured = configured(&credentials);
+            if configured.is_empty() {
                 return;
             }
+            // OpenRouter's key may come from a command: resolve it off the runtime's workers.
+            let ask = credentials.clone();
+            let resolve = move || with_keys(&ask, configured).0;
+            let Ok(targets) = tokio::task::spawn_blocking(resolve).await else {
+                return;
+            };
             let options = Options::from_env(false);
             let run = refresh(&store, &targets, &options);
             if let Ok(outcome) = tokio::time::timeout(TIMEOUT, run).await {
@@ -73,13 +76,24 @@ pub fn background_refresh_allowed(args: &Args) -> bool {
     !crate::packages::offline(args)
 }
 
-/// The providers to refresh: every built-in one with configured credentials (OpenRouter with
-/// a key it can use for its personal list), and a warning per provider whose login failed.
-fn targets(credentials: &CliCredentials) -> (Vec<Target>, Vec<String>) {
-    let mut warnings = Vec::new();
-    let targets = catalog::providers()
+/// The built-in providers rho refreshes that have configured credentials (a cheap check: no
+/// command runs).
+fn configured(credentials: &CliCredentials) -> Vec<&'static catalog::ProviderInfo> {
+    catalog::providers()
         .filter(|p| !NOT_REFRESHED.contains(&p.id))
         .filter(|p| credentials.status(p.id) == AuthStatus::Configured)
+        .collect()
+}
+
+/// The refresh targets of `providers`, OpenRouter's with a key it can use for its personal
+/// list (resolving it may run a command), and a warning per provider whose login failed.
+fn with_keys(
+    credentials: &CliCredentials,
+    providers: Vec<&'static catalog::ProviderInfo>,
+) -> (Vec<Target>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let targets = providers
+        .into_iter()
         .filter_map(|p| {
             let base_url = credentials
                 .models
@@ -124,7 +138,7 @@ pub fn update_command() -> ExitCode {
         warnings.push(e.to_string());
     }
     let credentials = CliCredentials::load(&agent_dir, None, models, &mut warnings);
-    let (targets, skipped) = targets(&credentials);
+    let (targets, skipped) = with_keys(&credentials, configured(&credentials));
     for warning in warnings.iter().chain(&skipped) {
         eprintln!("Warning: {warning}");
     }

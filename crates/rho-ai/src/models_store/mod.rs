@@ -212,19 +212,14 @@ impl ModelsStore {
         let settled = FileLock::acquire_blocking(&self.path, std::time::Duration::from_secs(2))
             .ok()
             .and_then(|_lock| std::fs::read_to_string(&self.path).ok());
-        match settled.as_deref().map(parse) {
-            Some(Ok(snapshot)) => snapshot,
-            Some(Err(e)) => {
-                let action = "reading it as empty (`rho update --models` rebuilds it)";
-                (self.warn)(self.corrupt_message(&e, action));
-                Snapshot::default()
-            }
-            None => {
-                let action = "reading it as empty (`rho update --models` rebuilds it)";
-                (self.warn)(self.corrupt_message(&first, action));
-                Snapshot::default()
-            }
-        }
+        let error = match settled.as_deref().map(parse) {
+            Some(Ok(snapshot)) => return snapshot,
+            Some(Err(e)) => e,
+            None => first,
+        };
+        let action = "reading it as empty (`rho update --models` rebuilds it)";
+        (self.warn)(self.corrupt_message(&error, action));
+        Snapshot::default()
     }
 }
 
