@@ -15,7 +15,7 @@ use crate::catalog;
 use crate::model::Model;
 use crate::model_list::ModelList;
 use crate::models_json::{
-    apply_provider, custom_model, merge_models, read_models_json, ModelsConfig, ModelsJsonError,
+    apply_provider, custom_model, merge_into, read_models_json, ModelsConfig, ModelsJsonError,
     ProviderConfig,
 };
 use crate::models_store::overlay::overlay;
@@ -37,8 +37,8 @@ impl Base {
         match self {
             Base::Catalog(store) => {
                 let builtin = catalog::provider_models(provider).unwrap_or_default();
-                let entry = store.as_ref().and_then(|s| s.entry(provider));
-                overlay(provider, builtin, entry.as_ref(), generated_at_ms())
+                let stored = store.as_ref().and_then(|s| s.catalog(provider));
+                overlay(provider, builtin, stored, generated_at_ms())
             }
             Base::Models(models) => models
                 .iter()
@@ -65,12 +65,18 @@ impl Base {
         }
     }
 
-    fn all(&self) -> Vec<Model> {
+    /// The models of the providers `keep` accepts.
+    fn models_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<Model> {
         match self {
             Base::Catalog(_) => catalog::providers()
+                .filter(|p| keep(p.id))
                 .flat_map(|p| self.provider_models(p.id))
                 .collect(),
-            Base::Models(models) => models.as_ref().clone(),
+            Base::Models(models) => models
+                .iter()
+                .filter(|m| keep(&m.provider))
+                .cloned()
+                .collect(),
         }
     }
 
@@ -169,6 +175,20 @@ impl ModelRegistry {
         self.list.get()
     }
 
+    /// The models of the providers `keep` accepts, as the whole list has them, building only
+    /// those (`--list-models` shows the providers with credentials).
+    pub fn all_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<Model> {
+        if self.list.is_built() {
+            return self
+                .all()
+                .iter()
+                .filter(|m| keep(&m.provider))
+                .cloned()
+                .collect();
+        }
+        build(&self.base, &self.config, &self.replaced, keep)
+    }
+
     /// The shared list handle (what the session chooses models from).
     pub fn list(&self) -> ModelList {
         self.list.clone()
@@ -205,15 +225,24 @@ impl ModelRegistry {
         let base = self.base.clone();
         let config = self.config.clone();
         let replaced = self.replaced.clone();
-        ModelList::new(move || {
-            let mut models = merge_models(&base.all(), &config);
-            for (name, own) in &replaced {
-                models.retain(|m| &m.provider != name);
-                models.extend(own.iter().cloned());
-            }
-            models
-        })
+        ModelList::new(move || build(&base, &config, &replaced, &|_| true))
     }
+}
+
+/// The layers over the providers `keep` accepts: base, models.json, extension providers.
+fn build(
+    base: &Base,
+    config: &ModelsConfig,
+    replaced: &[(String, Vec<Model>)],
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<Model> {
+    let mut models = merge_into(base.models_where(keep), config);
+    models.retain(|m| keep(&m.provider));
+    for (name, own) in replaced.iter().filter(|(name, _)| keep(name)) {
+        models.retain(|m| &m.provider != name);
+        models.extend(own.iter().cloned());
+    }
+    models
 }
 
 fn dedup_in_order(ids: &mut Vec<String>) {

@@ -156,3 +156,23 @@ fn an_extension_provider_replaces_its_models() {
     assert_eq!(registry.all().len(), before - 7 + 1, "groq had 7 models");
     assert_find_matches_all(&registry);
 }
+
+#[test]
+fn the_models_of_some_providers_are_the_lists_own() {
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let keep = |p: &str| matches!(p, "anthropic" | "ollama" | "xai");
+    let some = registry.all_where(&keep);
+    assert!(!registry.list().is_built(), "built alone");
+    let from_list: Vec<Model> = registry
+        .all()
+        .iter()
+        .filter(|m| keep(&m.provider))
+        .cloned()
+        .collect();
+    assert_eq!(some, from_list);
+    assert_eq!(
+        registry.all_where(&keep),
+        from_list,
+        "and from the built list"
+    );
+}

@@ -28,16 +28,12 @@ pub fn render(
     if !usable.values().any(|ok| *ok) {
         return first_run::list_models_empty(agent_dir);
     }
-    let all = models.all();
-    let mut available = all
-        .iter()
-        .filter(|m| usable.get(&m.provider).copied().unwrap_or(false))
-        .peekable();
-    if available.peek().is_none() {
+    let available = models.all_where(&|p| usable.get(p).copied().unwrap_or(false));
+    if available.is_empty() {
         return first_run::list_models_empty(agent_dir);
     }
     let search = search.filter(|s| !s.is_empty());
-    let rows = list_models(available, search);
+    let rows = list_models(&available, search);
     if rows.is_empty() {
         return format!("No models matching \"{}\"\n", search.unwrap_or_default());
     }

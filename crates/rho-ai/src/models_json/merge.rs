@@ -16,11 +16,16 @@ use crate::model::{InputKind, Model, ModelCompat};
 /// Header values are kept as written (a template with `$NAME` references or `!command`); resolve them per
 /// request with [`resolve_request_headers`].
 pub fn merge_models(builtins: &[Model], config: &ModelsConfig) -> Vec<Model> {
+    merge_into(builtins.to_vec(), config)
+}
+
+/// [`merge_models`] over models the caller owns (no copy of the list).
+pub fn merge_into(builtins: Vec<Model>, config: &ModelsConfig) -> Vec<Model> {
     let mut models: Vec<Model> = builtins
-        .iter()
+        .into_iter()
         .map(|model| match config.providers.get(&model.provider) {
-            Some(provider) => apply_provider(model.clone(), provider),
-            None => model.clone(),
+            Some(provider) => apply_provider(model, provider),
+            None => model,
         })
         .collect();
     for (provider_id, provider) in &config.providers {

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 pub(crate) use merge::{apply_provider, custom_model};
 pub use merge::{
-    has_configured_api_key, merge_models, resolve_provider_api_key, resolve_request_headers,
-    ResolveError,
+    has_configured_api_key, merge_into, merge_models, resolve_provider_api_key,
+    resolve_request_headers, ResolveError,
 };
 pub use schema::{
     CompatMap, Invalid, LevelMap, ModelDef, ModelOverride, ModelsConfig, PartialCost,

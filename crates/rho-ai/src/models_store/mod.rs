@@ -15,6 +15,7 @@ pub mod overlay;
 pub mod refresh;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -67,11 +68,19 @@ pub enum StoreError {
     },
 }
 
-/// The parsed file: entries kept as raw JSON until a provider's is asked for, so start-up
-/// looking up one model does not parse every stored catalog.
+/// The file as read: its text and where each provider's entry stands in it. An entry is
+/// parsed only when its provider is asked for, so start-up looking up one model does not parse
+/// every stored catalog.
 #[derive(Debug, Default)]
 struct Snapshot {
-    entries: BTreeMap<String, Box<RawValue>>,
+    text: String,
+    entries: BTreeMap<String, Range<usize>>,
+}
+
+impl Snapshot {
+    fn entry(&self, provider: &str) -> Option<&str> {
+        self.text.get(self.entries.get(provider)?.clone())
+    }
 }
 
 /// models-store.json of one agent dir.
@@ -106,14 +115,32 @@ impl ModelsStore {
 
     /// `provider`'s entry, if the file has a readable one (the file is read on first use).
     pub fn entry(&self, provider: &str) -> Option<StoreEntry> {
-        let snapshot = self.snapshot();
-        let raw = snapshot.entries.get(provider)?;
-        serde_json::from_str(raw.get()).ok()
+        if !self.has_entry(provider) {
+            return None;
+        }
+        serde_json::from_str(self.snapshot().entry(provider)?).ok()
     }
 
-    /// Whether the file has an entry for `provider`.
+    /// `provider`'s stored chat models as the model list reads them (no JSON tree is built).
+    pub fn catalog(&self, provider: &str) -> Option<overlay::StoredCatalog> {
+        if !self.has_entry(provider) {
+            return None;
+        }
+        overlay::StoredCatalog::parse(provider, self.snapshot().entry(provider)?)
+    }
+
+    /// Whether the file has an entry for `provider`. Before the file is parsed, a file that
+    /// does not even name the provider answers without parsing.
     pub fn has_entry(&self, provider: &str) -> bool {
-        self.snapshot().entries.contains_key(provider)
+        let read = self.slot().clone();
+        if let Some(snapshot) = read {
+            return snapshot.entries.contains_key(provider);
+        }
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) if !names_key(&text, provider) => false,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            _ => self.snapshot().entries.contains_key(provider),
+        }
     }
 
     /// Forgets what was read, so the next lookup reads the file again.
@@ -189,14 +216,6 @@ impl ModelsStore {
     /// Reads the file without the lock; a file that does not parse is read again under the
     /// lock (a pi writing in place may have been caught half-way) before it counts as broken.
     fn read(&self) -> Snapshot {
-        let parse = |text: &str| -> Result<Snapshot, String> {
-            if text.trim().is_empty() {
-                return Ok(Snapshot::default());
-            }
-            serde_json::from_str(text)
-                .map(|entries| Snapshot { entries })
-                .map_err(|e| e.to_string())
-        };
         let text = match std::fs::read_to_string(&self.path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Snapshot::default(),
@@ -205,14 +224,14 @@ impl ModelsStore {
                 return Snapshot::default();
             }
         };
-        let first = match parse(&text) {
+        let first = match index(text) {
             Ok(snapshot) => return snapshot,
             Err(e) => e,
         };
         let settled = FileLock::acquire_blocking(&self.path, std::time::Duration::from_secs(2))
             .ok()
             .and_then(|_lock| std::fs::read_to_string(&self.path).ok());
-        let error = match settled.as_deref().map(parse) {
+        let error = match settled.map(index) {
             Some(Ok(snapshot)) => return snapshot,
             Some(Err(e)) => e,
             None => first,
@@ -221,6 +240,33 @@ impl ModelsStore {
         (self.warn)(self.corrupt_message(&error, action));
         Snapshot::default()
     }
+}
+
+/// Whether `key` stands in `text` as an object key (`"key"` then `:`) anywhere: when it does
+/// not, the file has no entry for it, whatever else it holds.
+fn names_key(text: &str, key: &str) -> bool {
+    let quoted = format!("\"{key}\"");
+    text.match_indices(&quoted)
+        .any(|(at, _)| text[at + quoted.len()..].trim_start().starts_with(':'))
+}
+
+/// The file's entries located (each one's JSON left unparsed).
+fn index(text: String) -> Result<Snapshot, String> {
+    if text.trim().is_empty() {
+        return Ok(Snapshot::default());
+    }
+    let entries = {
+        let raw: BTreeMap<String, &RawValue> =
+            serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let start = text.as_ptr() as usize;
+        raw.into_iter()
+            .map(|(provider, value)| {
+                let at = value.get().as_ptr() as usize - start;
+                (provider, at..at + value.get().len())
+            })
+            .collect()
+    };
+    Ok(Snapshot { text, entries })
 }
 
 fn parse_object(text: &str) -> Result<Map<String, Value>, String> {

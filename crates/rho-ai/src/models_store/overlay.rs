@@ -7,9 +7,9 @@
 //!   model replaces the built-in one of the same id or is added after them.
 //! - Radius keeps its built-in list (rho does not refresh its gateway catalog).
 
-use serde_json::Value;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 
-use super::StoreEntry;
 use crate::model::Model;
 
 /// The provider whose stored list replaces the catalog.
@@ -18,26 +18,74 @@ pub const PERSONALIZED: &str = "openrouter";
 /// Providers whose catalog rho does not refresh.
 pub const NOT_REFRESHED: &[&str] = &["radius"];
 
-/// `builtin` (the provider's models from the catalog) after `entry`; `generated_at_ms` is when
-/// the built-in catalog was generated.
+/// What the model list needs of a stored entry: its chat models and when the catalog was
+/// published.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StoredCatalog {
+    /// The entry's chat models, as `provider`'s.
+    pub models: Vec<Model>,
+    /// The catalog's `Last-Modified`, Unix ms.
+    pub last_modified: Option<i64>,
+}
+
+impl StoredCatalog {
+    /// Reads `provider`'s entry (its JSON text): models of other types, or that do not read as
+    /// a model, are left out; `None` when the entry is not an entry.
+    pub fn parse(provider: &str, entry: &str) -> Option<StoredCatalog> {
+        #[derive(Deserialize)]
+        struct Entry<'a> {
+            #[serde(borrow, default)]
+            models: Vec<&'a RawValue>,
+            #[serde(default, rename = "lastModified")]
+            last_modified: Option<i64>,
+        }
+        #[derive(Deserialize)]
+        struct Kind {
+            #[serde(default, rename = "type")]
+            kind: Option<String>,
+        }
+        let entry: Entry = serde_json::from_str(entry).ok()?;
+        let chat = |raw: &&&RawValue| {
+            serde_json::from_str::<Kind>(raw.get())
+                .is_ok_and(|k| k.kind.as_deref().unwrap_or("chat") == "chat")
+        };
+        let models = entry
+            .models
+            .iter()
+            .filter(chat)
+            .filter_map(|raw| serde_json::from_str::<Model>(raw.get()).ok())
+            .filter(|m| m.provider == provider)
+            .collect();
+        Some(StoredCatalog {
+            models,
+            last_modified: entry.last_modified,
+        })
+    }
+}
+
+/// `builtin` (the provider's models from the catalog) after its stored catalog;
+/// `generated_at_ms` is when the built-in catalog was generated.
 pub fn overlay(
     provider: &str,
     builtin: Vec<Model>,
-    entry: Option<&StoreEntry>,
+    stored: Option<StoredCatalog>,
     generated_at_ms: i64,
 ) -> Vec<Model> {
-    let Some(entry) = entry.filter(|_| !NOT_REFRESHED.contains(&provider)) else {
+    let Some(stored) = stored.filter(|_| !NOT_REFRESHED.contains(&provider)) else {
         return builtin;
     };
-    let stored = chat_models(provider, &entry.models);
     if provider == PERSONALIZED {
-        return if stored.is_empty() { builtin } else { stored };
+        return if stored.models.is_empty() {
+            builtin
+        } else {
+            stored.models
+        };
     }
-    if entry.last_modified.unwrap_or(0) <= generated_at_ms {
+    if stored.last_modified.unwrap_or(0) <= generated_at_ms {
         return builtin;
     }
     let mut merged = builtin;
-    for model in stored {
+    for model in stored.models {
         match merged.iter_mut().find(|m| m.id == model.id) {
             Some(slot) => *slot = model,
             None => merged.push(model),
@@ -46,22 +94,10 @@ pub fn overlay(
     merged
 }
 
-/// The chat models of a stored list, as `provider`'s (entries of other types, or that do not
-/// read as a model, are left out).
-pub fn chat_models(provider: &str, models: &[Value]) -> Vec<Model> {
-    models
-        .iter()
-        .filter(|m| matches!(m.get("type"), None | Some(Value::String(_))))
-        .filter(|m| m.get("type").and_then(Value::as_str).unwrap_or("chat") == "chat")
-        .filter_map(|m| serde_json::from_value::<Model>(m.clone()).ok())
-        .filter(|m| m.provider == provider)
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn model(provider: &str, id: &str, context: u64) -> Value {
         json!({"id": id, "name": id, "api": "openai-completions", "provider": provider,
@@ -76,45 +112,50 @@ mod tests {
             .to_vec()
     }
 
-    fn entry(models: Vec<Value>, last_modified: i64) -> StoreEntry {
-        StoreEntry {
-            models,
-            last_modified: Some(last_modified),
-            ..StoreEntry::default()
-        }
+    fn entry(provider: &str, models: Vec<Value>, last_modified: i64) -> StoredCatalog {
+        let text = json!({"models": models, "lastModified": last_modified}).to_string();
+        StoredCatalog::parse(provider, &text).expect("an entry")
     }
 
     #[test]
     fn a_newer_catalog_replaces_by_id_and_adds_an_older_one_is_ignored() {
         let stored = entry(
+            "xai",
             vec![
                 model("xai", "b", 5000),
                 model("xai", "c", 7000),
-                json!({"id": "img", "type": "image", "provider": "xai"}),
+                json!({"id": "img", "name": "Image", "api": "openai-images", "provider": "xai",
+                       "baseUrl": "http://x", "type": "image"}),
+                model("groq", "d", 1),
             ],
             2000,
         );
-        let merged = overlay("xai", builtin("xai"), Some(&stored), 1000);
+        let merged = overlay("xai", builtin("xai"), Some(stored.clone()), 1000);
         let ids: Vec<(&str, u64)> = merged
             .iter()
             .map(|m| (m.id.as_str(), m.context_window))
             .collect();
         assert_eq!(ids, [("a", 1000), ("b", 5000), ("c", 7000)]);
-        let old = overlay("xai", builtin("xai"), Some(&stored), 2000);
+        let old = overlay("xai", builtin("xai"), Some(stored), 2000);
         assert_eq!(old, builtin("xai"));
         assert_eq!(overlay("xai", builtin("xai"), None, 0), builtin("xai"));
     }
 
     #[test]
     fn openrouters_personal_list_replaces_the_catalog_unless_empty() {
-        let stored = entry(vec![model("openrouter", "b", 9)], 0);
-        let list = overlay("openrouter", builtin("openrouter"), Some(&stored), i64::MAX);
+        let stored = entry("openrouter", vec![model("openrouter", "b", 9)], 0);
+        let list = overlay(
+            "openrouter",
+            builtin("openrouter"),
+            Some(stored.clone()),
+            i64::MAX,
+        );
         assert_eq!(list.len(), 1);
         assert_eq!((list[0].id.as_str(), list[0].context_window), ("b", 9));
-        let empty = entry(Vec::new(), 0);
-        let kept = overlay("openrouter", builtin("openrouter"), Some(&empty), 0);
+        let empty = entry("openrouter", Vec::new(), 0);
+        let kept = overlay("openrouter", builtin("openrouter"), Some(empty), 0);
         assert_eq!(kept, builtin("openrouter"));
-        let radius = overlay("radius", builtin("radius"), Some(&stored), 0);
+        let radius = overlay("radius", builtin("radius"), Some(stored), 0);
         assert_eq!(radius, builtin("radius"));
     }
 }

@@ -102,3 +102,18 @@ async fn a_write_waits_for_the_lock_another_process_holds() {
     store.invalidate();
     assert!(store.has_entry("xai") && store.has_entry("groq"));
 }
+
+#[test]
+fn a_provider_the_file_only_mentions_as_a_value_has_no_entry() {
+    assert!(names_key("{\"xai\" : {}}", "xai"));
+    assert!(!names_key(
+        "{\"a\": {\"cacheControlFormat\": \"xai\"}}",
+        "xai"
+    ));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = json!({"openrouter": {"models": [{"cacheControlFormat": "anthropic"}]}});
+    std::fs::write(dir.path().join(FILE_NAME), text.to_string()).expect("write");
+    let (store, _) = store(&dir);
+    assert!(!store.has_entry("anthropic"));
+    assert!(store.has_entry("openrouter"));
+}
