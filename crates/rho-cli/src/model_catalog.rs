@@ -41,12 +41,15 @@ impl Catalog {
 
     /// Starts the refresh pi's interactive and RPC modes do at start-up, unless offline; the
     /// session sees the new models once it is done. Failures are dropped, as pi drops them.
+    /// It runs on a thread of its own that rho does not wait for at exit: a name lookup stuck
+    /// on a slow resolver (reqwest resolves on a blocking thread) must not hold rho's exit
+    /// (the store is replaced atomically, so an exit in the middle of a write loses nothing).
     pub fn refresh_in_background(&self, args: &Args) {
         if !background_refresh_allowed(args) {
             return;
         }
         let credentials = self.credentials.clone();
-        tokio::spawn(async move {
+        let run = move || {
             let Some(store) = credentials.models.store().cloned() else {
                 return;
             };
@@ -54,20 +57,23 @@ impl Catalog {
             if configured.is_empty() {
                 return;
             }
-            // OpenRouter's key may come from a command: resolve it off the runtime's workers.
-            let ask = credentials.clone();
-            let resolve = move || with_keys(&ask, configured).0;
-            let Ok(targets) = tokio::task::spawn_blocking(resolve).await else {
+            let (targets, _) = with_keys(&credentials, configured);
+            let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
                 return;
             };
             let options = Options::from_env(false);
             let run = refresh(&store, &targets, &options);
-            if let Ok(outcome) = tokio::time::timeout(TIMEOUT, run).await {
-                if !outcome.written.is_empty() {
-                    credentials.models.reload_store();
-                }
+            let outcome = runtime.block_on(async { tokio::time::timeout(TIMEOUT, run).await });
+            if outcome.is_ok_and(|o| !o.written.is_empty()) {
+                credentials.models.reload_store();
             }
-        });
+        };
+        let _ = std::thread::Builder::new()
+            .name("catalog-refresh".into())
+            .spawn(run);
     }
 }
 
