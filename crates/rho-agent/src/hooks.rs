@@ -1,6 +1,10 @@
-//! The points where the session layer plugs into the loop: the LLM call itself, context
-//! rewriting and conversion before each call, and checks around every tool call.
+//! The points where the owner of the agent (the session) plugs into the loop: the agent's
+//! up-calls, one trait ([`SessionHooks`]) installed once, and the LLM call itself
+//! ([`StreamFn`], the transport). Everything the agent asks of its owner during a run goes
+//! through that trait: context conversion and rewriting before each call, the call's key and
+//! HTTP hooks, the checks around every tool call, the early stop after a turn.
 
+use std::future::ready;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
@@ -18,22 +22,85 @@ pub type StreamFn = Arc<
     dyn Fn(&Model, &Context, StreamOptions) -> Result<AssistantStream, ProviderError> + Send + Sync,
 >;
 
-/// Turns agent messages into the LLM messages of a request (custom roles → user messages).
-/// It must convert each message on its own (no look at its neighbours): without a
-/// [`TransformContextFn`] the agent converts only the messages added since the last call and
-/// keeps the earlier result, so a turn costs O(new messages), not O(transcript).
-pub type ConvertToLlmFn = Arc<dyn Fn(&[Arc<AgentMessage>]) -> Vec<Message> + Send + Sync>;
+/// What the agent needs of whoever owns it, asked during a run. Each method defaults to the
+/// bare agent's behaviour (pi's agent core without hooks), so an owner implements only what it
+/// takes part in; the session implements all of them. Runs take the hooks installed when
+/// they start ([`crate::AgentOptions::hooks`]). Errors are text on purpose: each is the
+/// message the failed run (`errorMessage`, AC-5) or tool result carries, as the model and the
+/// client read it.
+pub trait SessionHooks: Send + Sync {
+    /// Turns agent messages into the LLM messages of a request (custom roles → user
+    /// messages). It must convert each message on its own (no look at its neighbours):
+    /// without [`Self::transforms_context`] the agent converts only the messages added since
+    /// the last call and keeps the earlier result, so a turn costs O(new messages), not
+    /// O(transcript). The default is pi's bare-agent conversion ([`default_convert_to_llm`]).
+    fn convert_to_llm(&self, messages: &[Arc<AgentMessage>]) -> Vec<Message> {
+        default_convert_to_llm(messages)
+    }
 
-/// Rewrites the transcript before each call (pi's `transformContext`, the session's `context`
-/// event). Gets a copy; the agent's state is unchanged. An `Err` fails the run (AC-5).
-pub type TransformContextFn = Arc<
-    dyn Fn(
-            Vec<AgentMessage>,
-            CancellationToken,
-        ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>>
-        + Send
-        + Sync,
->;
+    /// Whether [`Self::transform_context`] rewrites the transcript before the next call
+    /// (asked before each call; the transform copies the whole transcript, so it is asked for
+    /// only when someone takes part).
+    fn transforms_context(&self) -> bool {
+        false
+    }
+
+    /// Rewrites the transcript before a call (pi's `transformContext`, the session's
+    /// `context` event). Gets a copy; the agent's state is unchanged. An `Err` fails the run
+    /// (AC-5).
+    fn transform_context(
+        &self,
+        messages: Vec<AgentMessage>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
+        let _ = cancel;
+        Box::pin(ready(Ok(messages)))
+    }
+
+    /// Completes the options of one LLM call right before it starts: the key (a
+    /// short-lived OAuth token refreshed first), the hooks around the HTTP exchange. An
+    /// `Err` fails the run (AC-5).
+    fn prepare_call(
+        &self,
+        model: &Model,
+        options: StreamOptions,
+    ) -> BoxFuture<'static, Result<StreamOptions, String>> {
+        let _ = model;
+        Box::pin(ready(Ok(options)))
+    }
+
+    /// Runs after a tool call's arguments were validated, before it executes (the session's
+    /// permission rules and `tool_call` event). `Ok(None)` lets the call run; an `Err`
+    /// becomes an error result with its text.
+    fn before_tool_call(
+        &self,
+        call: BeforeToolCallContext,
+    ) -> BoxFuture<'static, Result<Option<ToolCallDecision>, String>> {
+        let _ = call;
+        Box::pin(ready(Ok(None)))
+    }
+
+    /// Runs after a tool finished (the session's sandbox escalation and `tool_result`
+    /// event). `Ok(None)` keeps the result; an `Err` becomes an error result with its text.
+    fn after_tool_call(
+        &self,
+        call: AfterToolCallContext,
+    ) -> BoxFuture<'static, Result<Option<ToolResultOverride>, String>> {
+        let _ = call;
+        Box::pin(ready(Ok(None)))
+    }
+
+    /// Asked after every `turn_end`; true ends the run at once, without polling the queues.
+    fn stop_after_turn(&self, reply: &AssistantMessage, results: &[ToolResultMessage]) -> bool {
+        let _ = (reply, results);
+        false
+    }
+}
+
+/// No owner taking part: the bare agent.
+pub struct NoHooks;
+
+impl SessionHooks for NoHooks {}
 
 /// What `before_tool_call` sees.
 #[derive(Debug, Clone)]
@@ -48,7 +115,7 @@ pub struct BeforeToolCallContext {
     pub cancel: CancellationToken,
 }
 
-/// A `before_tool_call` verdict.
+/// A [`SessionHooks::before_tool_call`] verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCallDecision {
     /// True stops the call; the model gets an error result.
@@ -56,14 +123,6 @@ pub struct ToolCallDecision {
     /// The error text (default `Tool execution was blocked`).
     pub reason: Option<String>,
 }
-
-/// Runs after validation, before execution (the session's `tool_call` event). `Ok(None)`
-/// lets the call run; an `Err` becomes an error result with its text.
-pub type BeforeToolCallFn = Arc<
-    dyn Fn(BeforeToolCallContext) -> BoxFuture<'static, Result<Option<ToolCallDecision>, String>>
-        + Send
-        + Sync,
->;
 
 /// What `after_tool_call` sees.
 #[derive(Debug, Clone)]
@@ -84,7 +143,7 @@ pub struct AfterToolCallContext {
     pub cancel: CancellationToken,
 }
 
-/// Field-by-field overrides from `after_tool_call` (no deep merge, AC-16).
+/// Field-by-field overrides from [`SessionHooks::after_tool_call`] (no deep merge, AC-16).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolResultOverride {
     /// Replaces the content.
@@ -97,25 +156,8 @@ pub struct ToolResultOverride {
     pub terminate: Option<bool>,
 }
 
-/// Runs after a tool finished (the session's `tool_result` event). An `Err` becomes an error
-/// result with its text.
-pub type AfterToolCallFn = Arc<
-    dyn Fn(AfterToolCallContext) -> BoxFuture<'static, Result<Option<ToolResultOverride>, String>>
-        + Send
-        + Sync,
->;
-
-/// Resolves the API key for a provider right before each call (short-lived OAuth tokens).
-/// `Ok(None)` keeps the key of the base options; an `Err` fails the run (AC-5).
-pub type GetApiKeyFn =
-    Arc<dyn Fn(&str) -> BoxFuture<'static, Result<Option<String>, String>> + Send + Sync>;
-
-/// Asked after every `turn_end`; true ends the run at once, without polling the queues.
-pub type ShouldStopAfterTurnFn =
-    Arc<dyn Fn(&AssistantMessage, &[ToolResultMessage]) -> bool + Send + Sync>;
-
 /// pi's bare-agent conversion (AC-27): only `user`, `assistant` and `toolResult` reach the
-/// model. The session installs [`crate::message::convert_to_llm`] instead.
+/// model. The session converts with [`crate::message::convert_to_llm`] instead.
 pub fn default_convert_to_llm<M: std::borrow::Borrow<AgentMessage>>(
     messages: &[M],
 ) -> Vec<Message> {

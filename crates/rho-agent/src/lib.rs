@@ -34,6 +34,7 @@ mod nested_record;
 pub mod queue;
 pub mod rank;
 mod run;
+mod run_failure;
 pub mod schema;
 pub mod script_values;
 mod shared;
@@ -46,9 +47,8 @@ mod tools_exec;
 pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
 pub use event::{AgentEvent, AgentEventKind, AssistantEventJson, ToolExecutionResult};
 pub use hooks::{
-    default_convert_to_llm, AfterToolCallContext, AfterToolCallFn, BeforeToolCallContext,
-    BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn, ShouldStopAfterTurnFn, StreamFn,
-    ToolCallDecision, ToolResultOverride, TransformContextFn,
+    default_convert_to_llm, AfterToolCallContext, BeforeToolCallContext, NoHooks, SessionHooks,
+    StreamFn, ToolCallDecision, ToolResultOverride,
 };
 pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,

@@ -13,9 +13,9 @@ use rho_ai::{
 use tokio_util::sync::CancellationToken;
 
 use crate::event::AgentEvent;
-use crate::hooks::default_convert_to_llm;
 use crate::message::AgentMessage;
 use crate::queue::Queue;
+use crate::run_failure::RunFailure;
 use crate::shared::{abort_deadline, Shared, SteeringPoll};
 use crate::state::AgentOptions;
 use crate::stored::{ReadError, StoredMessage};
@@ -57,7 +57,7 @@ enum TurnOutcome {
     /// Steering interrupted the reply; `closed` when the turn was ended (a new one starts
     /// with the steering message), else the turn goes on with it.
     Interrupted { closed: bool },
-    /// The run ended (error, abort, failure, or `should_stop_after_turn`).
+    /// The run ended (error, abort, failure, or `SessionHooks::stop_after_turn`).
     RunOver,
 }
 
@@ -161,12 +161,7 @@ impl Run {
             .await;
         if let Err(panic) = outcome {
             let text = panic_text(&panic);
-            fail(
-                &shared,
-                &model,
-                &cancel,
-                format!("Agent loop panicked: {text}"),
-            );
+            fail(&shared, &model, &cancel, RunFailure::Panicked(text));
         }
         shared.finish_run();
     }
@@ -262,11 +257,7 @@ impl Run {
         } else {
             (Vec::new(), false)
         };
-        let stop = self
-            .opts
-            .should_stop_after_turn
-            .as_ref()
-            .is_some_and(|f| f(&message, &results));
+        let stop = self.opts.hooks.stop_after_turn(&message, &results);
         self.end_turn(message, results);
         if stop {
             self.end_run();
@@ -280,7 +271,7 @@ impl Run {
     /// With structured prompt sections (D18): records the change of prompt or tools since
     /// what the transcript's system messages replay to, and keeps the replay for the
     /// request. Without sections nothing is recorded.
-    fn declare_system(&mut self) -> Result<(), String> {
+    fn declare_system(&mut self) -> Result<(), RunFailure> {
         let (sections, recorded) = {
             let state = self.shared.state();
             let Some(sections) = state.system_sections.clone() else {
@@ -295,7 +286,7 @@ impl Run {
                 .collect();
             (sections, recorded)
         };
-        let replayed = system::replay(&recorded).map_err(|e| e.to_string())?;
+        let replayed = system::replay(&recorded)?;
         let (tools, hidden) = crate::tool::loadout(&self.tools);
         self.hidden = hidden;
         let (message, after) = system::declare(replayed, &sections, &tools);
@@ -385,15 +376,11 @@ impl Run {
 
     /// Brings `self.context.messages` up to date with the transcript (AC-9). Without a
     /// transform only the messages added since the last call are converted (the conversion
-    /// works per message, see [`crate::hooks::ConvertToLlmFn`]); a transform sees a copy of
+    /// works per message, see [`crate::SessionHooks::convert_to_llm`]); a transform sees a copy of
     /// the whole transcript every time.
-    async fn refresh_context(&mut self) -> Result<(), String> {
-        let opts = self.opts.clone();
-        let convert = |messages: &[Arc<AgentMessage>]| match &opts.convert_to_llm {
-            Some(convert) => convert(messages),
-            None => default_convert_to_llm(messages),
-        };
-        let Some(transform) = &opts.transform_context else {
+    async fn refresh_context(&mut self) -> Result<(), RunFailure> {
+        let hooks = self.opts.hooks.clone();
+        if !hooks.transforms_context() {
             let generation = self.shared.generation.load(Ordering::Acquire);
             // Only the messages not yet converted are copied out of the lock: cloning the
             // whole transcript each turn made a long run quadratic.
@@ -409,31 +396,25 @@ impl Run {
                 };
                 (state.messages[from..].to_vec(), total)
             };
-            let more = hold_all(&new).map_err(|e| e.to_string())?;
-            self.context.messages.extend(convert(&more));
+            let more = hold_all(&new)?;
+            self.context.messages.extend(hooks.convert_to_llm(&more));
             self.converted = Some((generation, total));
             return Ok(());
-        };
+        }
         self.converted = None;
         let stored = self.shared.state().messages.clone();
-        let messages: Vec<AgentMessage> = hold_all(&stored)
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|m| (**m).clone())
-            .collect();
-        let messages = transform(messages, self.cancel.clone()).await?;
-        self.context.messages = match &opts.convert_to_llm {
-            Some(convert) => {
-                let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
-                convert(&shared)
-            }
-            None => default_convert_to_llm(&messages),
-        };
+        let messages: Vec<AgentMessage> =
+            hold_all(&stored)?.iter().map(|m| (**m).clone()).collect();
+        let messages = hooks
+            .transform_context(messages, self.cancel.clone())
+            .await?;
+        let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
+        self.context.messages = hooks.convert_to_llm(&shared);
         Ok(())
     }
 
     /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
-    async fn stream_reply(&mut self) -> Result<Reply, String> {
+    async fn stream_reply(&mut self) -> Result<Reply, RunFailure> {
         self.refresh_context().await?;
         if let Some(system) = &self.system {
             // The replay is what the model gets; an extension's forced prompt replaces its
@@ -456,16 +437,11 @@ impl Run {
         let mut options = self.opts.stream_options.clone();
         options.cancel = call_cancel.clone();
         options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
-        if let Some(get_key) = &self.opts.get_api_key {
-            if let Some(key) = get_key(&self.model.provider).await? {
-                options.api_key = Some(key);
-            }
-        }
+        let options = self.opts.hooks.prepare_call(&self.model, options).await?;
         if self.shared.steering_since(self.interrupt_after) {
             return Ok(Reply::Interrupted { closed: false });
         }
-        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)
-            .map_err(|e| e.to_string())?;
+        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)?;
         self.read_stream(stream, call_cancel).await
     }
 
@@ -475,7 +451,7 @@ impl Run {
         &mut self,
         mut stream: AssistantStream,
         call_cancel: CancellationToken,
-    ) -> Result<Reply, String> {
+    ) -> Result<Reply, RunFailure> {
         let mut started = false;
         // Built once: recreating these per event would re-register their waiters each time.
         let shared = self.shared.clone();
@@ -502,7 +478,7 @@ impl Run {
                 }
             };
             let Some(event) = event else {
-                return Err("Provider stream ended without a result".into());
+                return Err(RunFailure::StreamEnded);
             };
             match event {
                 AssistantMessageEvent::Done { message, .. }
@@ -612,7 +588,8 @@ fn hold_all(messages: &[StoredMessage]) -> Result<Vec<Arc<AgentMessage>>, ReadEr
 
 /// The run failure path (AC-5): a synthetic assistant message, recorded in the state and
 /// reported only through `agent_end`.
-fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: String) {
+fn fail(shared: &Shared, model: &Model, cancel: &CancellationToken, error: RunFailure) {
+    let error = error.to_string();
     let mut message = AssistantMessage::empty(&model.api, &model.provider, &model.id);
     message.content = vec![ContentBlock::text("")];
     message.usage = Usage::default();

@@ -6,10 +6,7 @@ use std::time::Duration;
 
 use rho_ai::{Model, PartialMessage, StreamOptions, ThinkingLevel};
 
-use crate::hooks::{
-    default_stream_fn, AfterToolCallFn, BeforeToolCallFn, ConvertToLlmFn, GetApiKeyFn,
-    ShouldStopAfterTurnFn, StreamFn, TransformContextFn,
-};
+use crate::hooks::{default_stream_fn, NoHooks, SessionHooks, StreamFn};
 use crate::stored::StoredMessage;
 use crate::tool::AgentTool;
 
@@ -113,7 +110,8 @@ pub enum ToolExecution {
     Sequential,
 }
 
-/// Hooks and knobs of the loop. Runs take a snapshot at their start.
+/// The transport, the owner's hooks and the knobs of the loop. Runs take a snapshot at their
+/// start.
 #[derive(Clone)]
 pub struct AgentOptions {
     /// Starts each LLM call.
@@ -121,18 +119,8 @@ pub struct AgentOptions {
     /// Base options of each call (key, session id, headers, ...); the agent sets `cancel`
     /// and `reasoning`.
     pub stream_options: StreamOptions,
-    /// Key lookup before each call.
-    pub get_api_key: Option<GetApiKeyFn>,
-    /// Conversion before each call; `None` = [`crate::hooks::default_convert_to_llm`].
-    pub convert_to_llm: Option<ConvertToLlmFn>,
-    /// Transcript rewriting before each call.
-    pub transform_context: Option<TransformContextFn>,
-    /// Check before each tool execution.
-    pub before_tool_call: Option<BeforeToolCallFn>,
-    /// Result rewriting after each tool execution.
-    pub after_tool_call: Option<AfterToolCallFn>,
-    /// Early stop after a turn.
-    pub should_stop_after_turn: Option<ShouldStopAfterTurnFn>,
+    /// The owner's up-calls (see [`SessionHooks`]); [`NoHooks`] for a bare agent.
+    pub hooks: Arc<dyn SessionHooks>,
     /// Parallel (default) or sequential tool calls.
     pub tool_execution: ToolExecution,
     /// After an abort, how long a tool that ignores its cancellation token may keep running
@@ -147,12 +135,7 @@ impl Default for AgentOptions {
         Self {
             stream_fn: default_stream_fn(),
             stream_options: StreamOptions::default(),
-            get_api_key: None,
-            convert_to_llm: None,
-            transform_context: None,
-            before_tool_call: None,
-            after_tool_call: None,
-            should_stop_after_turn: None,
+            hooks: Arc::new(NoHooks),
             tool_execution: ToolExecution::Parallel,
             abort_grace: Duration::from_secs(2),
         }

@@ -49,6 +49,15 @@ impl Finalized {
             nested_calls: None,
         }
     }
+
+    /// `other` in place of this result, keeping how long the tool ran and the calls it made.
+    fn replaced_by(self, other: Finalized) -> Self {
+        Self {
+            duration_ms: self.duration_ms,
+            nested_calls: self.nested_calls,
+            ..other
+        }
+    }
 }
 
 /// A call that passed preflight.
@@ -273,26 +282,26 @@ impl Pipeline<'_> {
             let text = format_validation_error(&call.name, &issues, &call.arguments);
             return Err(Finalized::error(text));
         }
-        if let Some(before) = &self.opts.before_tool_call {
-            let ctx = BeforeToolCallContext {
-                assistant_message: self.assistant.clone(),
-                tool_call: call.clone(),
-                args: args.clone(),
-                cancel: self.cancel.clone(),
-            };
-            match AssertUnwindSafe(before(ctx)).catch_unwind().await {
-                Ok(Ok(Some(d))) if d.block => {
-                    let reason = d
-                        .reason
-                        .unwrap_or_else(|| "Tool execution was blocked".into());
-                    return Err(Finalized::error(reason));
-                }
-                Ok(Ok(_)) => {}
-                Ok(Err(e)) => return Err(Finalized::error(e)),
-                Err(p) => return Err(Finalized::error(panic_text(&p))),
+        let ctx = BeforeToolCallContext {
+            assistant_message: self.assistant.clone(),
+            tool_call: call.clone(),
+            args: args.clone(),
+            cancel: self.cancel.clone(),
+        };
+        match AssertUnwindSafe(self.opts.hooks.before_tool_call(ctx))
+            .catch_unwind()
+            .await
+        {
+            Ok(Ok(Some(d))) if d.block => {
+                let reason = d
+                    .reason
+                    .unwrap_or_else(|| "Tool execution was blocked".into());
+                Err(Finalized::error(reason))
             }
+            Ok(Ok(_)) => Ok(args),
+            Ok(Err(e)) => Err(Finalized::error(e)),
+            Err(p) => Err(Finalized::error(panic_text(&p))),
         }
-        Ok(args)
     }
 
     /// AC-15/AC-16: runs the tool with progress and abort, then `after_tool_call`.
@@ -353,38 +362,36 @@ impl Pipeline<'_> {
         if self.recorder.is_none() {
             f.nested_calls = recorder.snapshot();
         }
-        if let Some(after) = &self.opts.after_tool_call {
-            let nested_calls = f.nested_calls.clone();
-            let ctx = AfterToolCallContext {
-                assistant_message: self.assistant.clone(),
-                tool_call: call.clone(),
-                args,
-                content: f.content.clone(),
-                details: f.details.clone(),
-                is_error: f.is_error,
-                cancel: self.cancel.clone(),
-            };
-            match AssertUnwindSafe(after(ctx)).catch_unwind().await {
-                Ok(Ok(Some(o))) => {
-                    if let Some(c) = o.content {
-                        f.content = c;
-                    }
-                    if let Some(d) = o.details {
-                        f.details = Some(d);
-                    }
-                    if let Some(e) = o.is_error {
-                        f.is_error = e;
-                    }
-                    if let Some(t) = o.terminate {
-                        f.terminate = t;
-                    }
+        let ctx = AfterToolCallContext {
+            assistant_message: self.assistant.clone(),
+            tool_call: call.clone(),
+            args,
+            content: f.content.clone(),
+            details: f.details.clone(),
+            is_error: f.is_error,
+            cancel: self.cancel.clone(),
+        };
+        match AssertUnwindSafe(self.opts.hooks.after_tool_call(ctx))
+            .catch_unwind()
+            .await
+        {
+            Ok(Ok(Some(o))) => {
+                if let Some(c) = o.content {
+                    f.content = c;
                 }
-                Ok(Ok(None)) => {}
-                Ok(Err(e)) => f = Finalized::error(e),
-                Err(p) => f = Finalized::error(panic_text(&p)),
+                if let Some(d) = o.details {
+                    f.details = Some(d);
+                }
+                if let Some(e) = o.is_error {
+                    f.is_error = e;
+                }
+                if let Some(t) = o.terminate {
+                    f.terminate = t;
+                }
             }
-            f.duration_ms = duration_ms;
-            f.nested_calls = nested_calls;
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => f = f.replaced_by(Finalized::error(e)),
+            Err(p) => f = f.replaced_by(Finalized::error(panic_text(&p))),
         }
         f
     }

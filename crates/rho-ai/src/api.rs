@@ -1,7 +1,8 @@
 //! The wire APIs a model's `api` field names: the ones rho speaks, and the ones pi 1.6's
-//! catalog uses that rho does not speak yet. Those models are listed like any other, and a
-//! request to one fails with [`Api::not_served_message`]; serving one later means a module
-//! under `providers/` and its arm in [`crate::provider::stream`].
+//! catalog uses that rho does not speak yet (only the Radius gateway's `pi-messages` now).
+//! Those models are listed like any other, and a request to one fails with
+//! [`Api::not_served_message`]; serving one later means a module under `providers/` and its
+//! arm in [`crate::provider::stream`].
 
 /// A wire API pi 1.6 knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -16,13 +17,13 @@ pub enum Api {
     OpenAiCodexResponses,
     /// Google Gemini.
     GoogleGenerativeAi,
-    /// Amazon Bedrock's Converse stream (not served yet).
+    /// Amazon Bedrock's Converse stream.
     BedrockConverseStream,
-    /// Google Vertex AI (not served yet).
+    /// Google Vertex AI (Gemini on Google Cloud).
     GoogleVertex,
-    /// Azure OpenAI's Responses API (not served yet).
+    /// Azure OpenAI's Responses API.
     AzureOpenAiResponses,
-    /// Mistral's Conversations API (not served yet).
+    /// Mistral's chat completions (pi's `mistral-conversations`).
     MistralConversations,
     /// The Radius gateway's protocol (not served yet).
     PiMessages,
@@ -73,7 +74,17 @@ impl Api {
                 | Api::OpenAiResponses
                 | Api::OpenAiCodexResponses
                 | Api::GoogleGenerativeAi
+                | Api::BedrockConverseStream
+                | Api::GoogleVertex
+                | Api::AzureOpenAiResponses
+                | Api::MistralConversations
         )
+    }
+
+    /// Whether a call needs a key: Bedrock and Vertex can sign with the cloud's own
+    /// credentials (the AWS chain, Application Default Credentials) instead.
+    pub fn needs_key(self) -> bool {
+        !matches!(self, Api::GoogleVertex | Api::BedrockConverseStream)
     }
 
     /// The APIs rho serves, for messages.
@@ -100,17 +111,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_round_trip_and_five_are_served() {
+    fn names_round_trip_and_all_but_pi_messages_are_served() {
         for api in Api::ALL {
             assert_eq!(Api::parse(api.as_str()), Some(api));
         }
         assert_eq!(Api::parse("openai-decisions"), None);
-        assert_eq!(Api::served_names().len(), 5);
-        assert!(!Api::BedrockConverseStream.is_served());
+        assert_eq!(Api::served_names().len(), 9);
+        assert!(Api::BedrockConverseStream.is_served() && !Api::PiMessages.is_served());
+        assert!(!Api::BedrockConverseStream.needs_key() && !Api::GoogleVertex.needs_key());
+        assert!(Api::AzureOpenAiResponses.needs_key());
         assert_eq!(
-            Api::BedrockConverseStream.not_served_message("amazon-bedrock", "x"),
-            "rho does not speak the \"bedrock-converse-stream\" API yet (model \
-             amazon-bedrock/x); pick a model of another API with /model or --model"
+            Api::PiMessages.not_served_message("radius", "x"),
+            "rho does not speak the \"pi-messages\" API yet (model \
+             radius/x); pick a model of another API with /model or --model"
         );
     }
 }

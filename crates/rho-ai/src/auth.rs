@@ -290,10 +290,7 @@ pub fn resolve_api_key(provider: &str, s: &AuthSources) -> Result<ResolvedAuth, 
     }
     // A malformed entry is skipped, not fatal (issue 17 #6: it hid models.json's key and
     // ended in "No API key"); the CLI warns about it when it reads the file.
-    match s
-        .auth_file
-        .and_then(|f| f.credential(provider).ok().flatten())
-    {
+    match s.auth_file.and_then(|f| stored_credential(f, provider)) {
         Some(Credential::ApiKey { key: raw }) => {
             let resolved = match s.command_cache {
                 Some(cache) => cache.resolve(&raw, s.env, s.run),
@@ -314,6 +311,18 @@ pub fn resolve_api_key(provider: &str, s: &AuthSources) -> Result<ResolvedAuth, 
     }
     let from_models = resolve_provider_api_key(provider, s.models_json, s.env, s.run)?;
     Ok(from_models.map_or(ResolvedAuth::Missing, |k| key(k, KeySource::ModelsJson)))
+}
+
+/// `provider`'s valid auth.json entry; Azure's under pi 0.73's id `azure-openai-responses`
+/// counts for pi 1.6's `azure` too.
+fn stored_credential(file: &AuthFile, provider: &str) -> Option<Credential> {
+    let own = file.credential(provider).ok().flatten();
+    own.or_else(|| {
+        let legacy = crate::providers::azure::LEGACY_PROVIDER;
+        (provider == crate::providers::azure::PROVIDER)
+            .then(|| file.credential(legacy).ok().flatten())
+            .flatten()
+    })
 }
 
 /// The environment's key for `provider` with the variable that held it; for Vertex and
@@ -381,7 +390,11 @@ pub fn env_credential(
 /// or a models.json `apiKey` — without running commands or refreshing tokens.
 pub fn has_configured_auth(provider: &str, s: &AuthSources) -> bool {
     s.explicit.is_some_and(|k| !k.is_empty())
-        || s.auth_file.is_some_and(|f| f.has_entry(provider))
+        || s.auth_file.is_some_and(|f| {
+            f.has_entry(provider)
+                || (provider == crate::providers::azure::PROVIDER
+                    && f.has_entry(crate::providers::azure::LEGACY_PROVIDER))
+        })
         || env_credential(provider, s.env, s.file_exists).is_some()
         || crate::models_json::has_configured_api_key(s.models_json)
 }

@@ -328,3 +328,21 @@ fn messages() {
     assert!(is_oauth_provider("openai-codex"));
     assert!(!is_oauth_provider("openai"));
 }
+
+#[test]
+fn azure_reads_a_key_stored_under_the_old_provider_id() {
+    let file =
+        AuthFile::parse(r#"{"azure-openai-responses": {"type": "api_key", "key": "az-key"}}"#)
+            .expect("auth.json");
+    let sources = sources(&file, 0);
+    assert_eq!(
+        resolve_api_key("azure", &sources),
+        Ok(ResolvedAuth::Key {
+            key: "az-key".into(),
+            source: KeySource::AuthFile
+        })
+    );
+    assert!(has_configured_auth("azure", &sources));
+    // Only Azure's entry has an alias.
+    assert!(!has_configured_auth("deepseek", &sources));
+}

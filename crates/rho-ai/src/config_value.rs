@@ -8,9 +8,16 @@
 //! unset or empty has no value. Resolution is explicit and injectable so callers decide when
 //! commands run (never during "is auth configured?" checks) and tests need no real
 //! environment.
+//!
+//! A command runs through `rho-process` as every child of rho does: its own process group,
+//! recorded so rho's exit ends it, and stopped (the whole group) when it has not finished
+//! within [`COMMAND_TIMEOUT`], pi's limit, so a command waiting on a locked keychain cannot
+//! hang a request for good.
 
 use std::borrow::Cow;
-use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use rho_process::{ChildSpec, KeyScrub, Output};
 
 /// Where a value comes from, as written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,12 +157,16 @@ fn missing_text(names: &[String]) -> String {
     }
 }
 
+/// How long a `!command` may run (pi 1.x's limit).
+pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// Why a `!command` value produced no value.
 #[derive(Debug, thiserror::Error)]
 pub enum ShellError {
-    /// The shell itself could not be started.
-    #[error("could not start the shell: {0}")]
-    Spawn(#[source] std::io::Error),
+    /// The shell could not be started, or the command was still running at the timeout and
+    /// its process group was ended.
+    #[error(transparent)]
+    Run(#[from] rho_process::RunError),
     /// The command exited unsuccessfully; `status` is the exit status as the OS words it.
     #[error("{}", exited_text(.status, .stderr))]
     Exited {
@@ -228,31 +239,27 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Runs `command` through `sh -c` (`cmd /C` on Windows) and returns its stdout; a non-zero
-/// exit or a spawn failure is an error. Stdin is closed so a command cannot hang waiting for
-/// input.
+/// Runs `command` through `sh -c` within [`COMMAND_TIMEOUT`] and returns its stdout; a
+/// non-zero exit, a spawn failure or the timeout is an error.
 pub fn run_shell(command: &str) -> Result<String, ShellError> {
-    let mut cmd = if cfg!(windows) {
-        let mut c = Command::new("cmd");
-        c.args(["/C", command]);
-        c
-    } else {
-        let mut c = Command::new("sh");
-        c.args(["-c", command]);
-        c
-    };
-    let output = cmd
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
-        .output()
-        .map_err(ShellError::Spawn)?;
-    if !output.status.success() {
+    run_shell_within(command, COMMAND_TIMEOUT)
+}
+
+/// [`run_shell`] with another limit. Stdin is closed so a command cannot wait for input; the
+/// environment is passed whole (the user's own configuration runs it, and a key helper may
+/// need any of it).
+pub fn run_shell_within(command: &str, timeout: Duration) -> Result<String, ShellError> {
+    let spec = ChildSpec::new("sh")
+        .args(["-c", command])
+        .scrub(KeyScrub::keep_all());
+    let done = rho_process::run_to_end(&spec, Output::Captured, Some(timeout))?;
+    if !done.status.success() {
         return Err(ShellError::Exited {
-            status: output.status.to_string(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            status: done.status.to_string(),
+            stderr: String::from_utf8_lossy(&done.stderr).into_owned(),
         });
     }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    Ok(String::from_utf8_lossy(&done.stdout).into_owned())
 }
 
 #[cfg(test)]
@@ -337,5 +344,41 @@ mod tests {
         assert!(err.contains('3') && err.contains("oops"), "{err}");
         let resolved = resolve_value("!echo '  spaced  '", &env, &run_shell);
         assert_eq!(resolved.ok(), Some("spaced".into()));
+    }
+
+    /// A `!command` that hangs (with a background child in its group) is stopped at the
+    /// timeout through rho-process: the value fails with the reason, and the command's whole
+    /// process group is gone.
+    #[cfg(unix)]
+    #[test]
+    fn a_hanging_command_is_stopped_at_the_timeout_with_its_group() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let pid_file = dir.path().join("pgid");
+        let raw = format!("!echo $$ > '{}'; sleep 30 & sleep 30", pid_file.display());
+        let within = |command: &str| run_shell_within(command, Duration::from_secs(1));
+        let err = resolve_value(&raw, &env, &within).expect_err("times out");
+        assert!(
+            matches!(
+                &err,
+                ValueError::Command {
+                    reason: ShellError::Run(rho_process::RunError::TimedOut { .. }),
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .ends_with("failed: sh did not finish within 1 s and was stopped"),
+            "{err}"
+        );
+        let pgid: i32 = std::fs::read_to_string(&pid_file)
+            .expect("the shell wrote its pid")
+            .trim()
+            .parse()
+            .expect("a pid");
+        assert!(!rho_process::recorded_groups().contains(&pgid));
+        let gone = rho_process::group_gone_within(pgid, Duration::from_secs(5));
+        assert!(gone, "group {pgid} is gone");
     }
 }

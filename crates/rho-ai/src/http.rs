@@ -1,5 +1,5 @@
 //! The HTTP/SSE transport every provider shares: one pooled client, a POST that honours the
-//! abort signal, and a read loop that feeds SSE events to the provider's parser.
+//! abort signal, and a read loop that feeds the body's events to the provider's parser.
 
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -7,7 +7,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio_util::sync::CancellationToken;
 
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::{EventDecoder, SseEvent};
 
 /// The process-wide client: building one loads TLS roots, so it is done once, lazily.
 pub fn client() -> &'static reqwest::Client {
@@ -28,13 +28,12 @@ pub enum HttpFailure {
     #[error("Request was aborted")]
     Aborted,
     /// A non-2xx status with the raw body text.
-    #[error("{status} {body}")]
-    Status {
-        /// HTTP status code.
-        status: u16,
-        /// The response body as text (possibly empty).
-        body: String,
-    },
+    #[error("{} {}", .0.status, .0.body)]
+    Status(StatusFailure),
+    /// The cloud credentials could not be had or applied (Bedrock's AWS chain, Vertex's
+    /// Application Default Credentials); the text says which and what to do.
+    #[error("{0}")]
+    Authorize(String),
     /// The request body could not be encoded.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
@@ -44,6 +43,27 @@ pub enum HttpFailure {
     /// Connection, TLS, timeout or body-read failure; the text names the kind and the causes.
     #[error("{}", transport_message(.0))]
     Transport(#[source] reqwest::Error),
+}
+
+/// A non-2xx response: what each API words its error text from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StatusFailure {
+    /// HTTP status code.
+    pub status: u16,
+    /// The response body as text (possibly empty), capped at [`ERROR_BODY_CAP`].
+    pub body: String,
+    /// The response headers, names lower-cased (Bedrock names its error type in one).
+    pub headers: Vec<(String, String)>,
+}
+
+impl StatusFailure {
+    /// The value of header `name` (lower-case), if the response had it.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
 }
 
 /// The time limits of one request.
@@ -90,9 +110,8 @@ pub async fn post_json(
         r = req.send() => r.map_err(HttpFailure::Transport)?,
     };
     let status = resp.status().as_u16();
-    if let Some(hook) = after_response {
-        let headers = resp
-            .headers()
+    let headers = || -> Vec<(String, String)> {
+        resp.headers()
             .iter()
             .map(|(k, v)| {
                 (
@@ -100,65 +119,107 @@ pub async fn post_json(
                     String::from_utf8_lossy(v.as_bytes()).into_owned(),
                 )
             })
-            .collect();
-        hook(status, headers).await;
+            .collect()
+    };
+    if let Some(hook) = after_response {
+        hook(status, headers()).await;
     }
     if !(200..300).contains(&status) {
+        let headers = headers();
         let body = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
-            b = read_capped(resp) => b,
+            b = read_capped(resp, url) => b,
         };
-        return Err(HttpFailure::Status { status, body });
+        return Err(HttpFailure::Status(StatusFailure {
+            status,
+            body,
+            headers,
+        }));
     }
     Ok(resp)
 }
 
 /// How much of an error body is kept: enough for any provider's real error JSON, while a
-/// runaway body (issue 17 #10: a 10 MB page became a 10 MB session entry) is cut.
+/// runaway body (issue 17 #10: a 10 MB page became a 10 MB session entry) is cut. The whole
+/// body goes to the [`crate::debug_log`] when it is on.
 pub const ERROR_BODY_CAP: usize = 16 * 1024;
 
-/// Reads an error body up to [`ERROR_BODY_CAP`] bytes and stops reading there; a cut body
-/// ends with a note saying so (and the full size when the server announced it).
-async fn read_capped(resp: reqwest::Response) -> String {
+/// Reads an error body up to [`ERROR_BODY_CAP`] bytes and stops reading there (reading on to
+/// the end only for the debug log); a cut body ends with a note saying so and, when known,
+/// the full size.
+async fn read_capped(resp: reqwest::Response, url: &str) -> String {
+    let status = resp.status().as_u16();
     let announced = resp.content_length();
+    let log = crate::debug_log::enabled();
     let mut kept = Vec::new();
+    let mut rest = Vec::new();
     let mut cut = false;
     let mut body = resp.bytes_stream();
     while let Some(Ok(chunk)) = body.next().await {
         let room = ERROR_BODY_CAP - kept.len();
-        if chunk.len() > room {
-            kept.extend_from_slice(&chunk[..room]);
+        let take = room.min(chunk.len());
+        kept.extend_from_slice(&chunk[..take]);
+        if take < chunk.len() {
             cut = true;
-            break;
+            if !log {
+                break;
+            }
+            rest.extend_from_slice(&chunk[take..]);
         }
-        kept.extend_from_slice(&chunk);
+    }
+    let total = (kept.len() + rest.len()) as u64;
+    if log {
+        let endpoint = url.split('?').next().unwrap_or_default();
+        let what = format!("HTTP {status} error body from {endpoint}");
+        crate::debug_log::record(&what, &[&kept, &rest]);
     }
     let mut text = String::from_utf8_lossy(&kept).into_owned();
     if cut {
         if text.ends_with('\u{FFFD}') {
             text.pop();
         }
-        let total = announced.map_or_else(String::new, |n| format!(" of {n}"));
-        text.push_str(&format!(
-            "\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]"
-        ));
+        text.push_str(&cut_note(announced.or(log.then_some(total))));
     }
     text
 }
 
-/// Reads the response body as SSE, calling `on_event` per event. `on_event` returns false to
-/// stop early (e.g. after a terminal event). Ends at EOF (flushing a pending event), on a
-/// transport error, when `cancel` fires (the connection is dropped at once), or when no event
-/// arrived for `idle` (keep-alive comments alone do not count: a server that only sends them
-/// has stalled).
-pub async fn read_sse(
+/// An error text from inside a stream (an `error` event's data) cut to [`ERROR_BODY_CAP`]
+/// bytes with the same note as an HTTP error body; the whole text goes to the debug log.
+pub fn cap_error_text(mut text: String) -> String {
+    if text.len() <= ERROR_BODY_CAP {
+        return text;
+    }
+    crate::debug_log::record("provider error in the stream", &[text.as_bytes()]);
+    let total = text.len() as u64;
+    let mut end = ERROR_BODY_CAP;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push_str(&cut_note(Some(total)));
+    text
+}
+
+/// The note that ends a cut error body.
+fn cut_note(total: Option<u64>) -> String {
+    let total = total.map_or_else(String::new, |n| format!(" of {n}"));
+    format!("\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]")
+}
+
+/// Reads the response body through `decoder` (SSE, or Bedrock's event-stream frames; the
+/// caller keeps it, to ask what the body held), calling `on_event` per event. `on_event`
+/// returns false to stop early (e.g. after a terminal event). Ends at EOF (flushing a pending
+/// event), on a transport error, when `cancel` fires (the connection is dropped at once), or
+/// when no event arrived for `idle` (keep-alive comments alone do not count: a server that
+/// only sends them has stalled).
+pub async fn read_events(
     resp: reqwest::Response,
     cancel: &CancellationToken,
     idle: Duration,
+    decoder: &mut dyn EventDecoder,
     mut on_event: impl FnMut(SseEvent) -> bool,
 ) -> Result<(), HttpFailure> {
-    let mut parser = SseParser::new();
     let mut body = resp.bytes_stream();
     let mut keep_going = true;
     let mut stall_at = tokio::time::Instant::now() + idle;
@@ -172,7 +233,7 @@ pub async fn read_sse(
             c = body.next() => c,
         };
         match chunk {
-            Some(Ok(bytes)) => parser.feed(&bytes, |e| {
+            Some(Ok(bytes)) => decoder.feed(&bytes, &mut |e| {
                 stall_at = tokio::time::Instant::now() + idle;
                 if keep_going {
                     keep_going = on_event(e);
@@ -180,7 +241,7 @@ pub async fn read_sse(
             }),
             Some(Err(e)) => return Err(HttpFailure::Transport(e)),
             None => {
-                parser.finish(|e| {
+                decoder.finish(&mut |e| {
                     if keep_going {
                         keep_going = on_event(e);
                     }

@@ -1,20 +1,29 @@
 //! The entry point: `stream(model, context, options)` picks the wire API and runs the call.
 //!
 //! Each API module turns a context into an [`HttpRequest`] (pure, snapshot-tested) and parses
-//! the SSE reply with a [`WireParser`]. The shared [`drive`] does the HTTP, the abort
-//! handling and the error mapping, so all four APIs end their streams the same way.
+//! the reply with a [`WireParser`]. The shared [`drive`] does the HTTP, the abort handling and
+//! the error mapping, so every API ends its streams the same way. [`Api`] is the one place a
+//! wire API is named: adding one means a module under `providers/` and its arm in [`stream`].
+//!
+//! Cloud credentials (Bedrock's AWS chain, Vertex's Application Default Credentials) are an
+//! [`Authorize`] step run just before sending, so their crates start only when a request for
+//! those APIs is made.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
 use crate::event::AssistantStream;
-use crate::http::{self, HttpFailure};
+use crate::fold::Fold;
+use futures_util::future::BoxFuture;
+
+use crate::http::{self, HttpFailure, StatusFailure};
 use crate::message::Context;
 use crate::model::Model;
 use crate::options::StreamOptions;
 use crate::reply::ReplyBuilder;
-use crate::sse::SseEvent;
+use crate::sse::{EventDecoder, SseEvent, SseParser};
 use crate::stream_error::StreamError;
 use crate::usage::StopReason;
 
@@ -32,7 +41,7 @@ pub enum ProviderError {
     #[error("{0}")]
     BadKey(String),
     /// The model names an API neither rho nor pi knows.
-    #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses or google-generative-ai")]
+    #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, google-vertex, bedrock-converse-stream, azure-openai-responses or mistral-conversations")]
     UnsupportedApi {
         /// The api field.
         api: String,
@@ -81,16 +90,26 @@ impl HttpRequest {
 pub enum Flow {
     /// Keep reading.
     Continue,
-    /// The reply is complete; stop reading.
+    /// The API's terminal event arrived, but more may follow that belongs to the reply
+    /// (the usage chunk after a Chat Completions `finish_reason`): keep reading.
+    Terminal,
+    /// The API's terminal event arrived and nothing after it matters: stop reading.
     Stop,
 }
 
-/// Folds one API's SSE events into the reply.
+/// Folds one API's SSE events into the reply. The shared driver ([`crate::fold`]) ends the
+/// reply: as complete only when an event returned [`Flow::Terminal`] or [`Flow::Stop`], as
+/// [`WireParser::ended_early`] otherwise.
 pub trait WireParser: Send {
     /// Handles one event; `Err` ends the stream with that error message.
     fn on_event(&mut self, event: SseEvent, reply: &mut ReplyBuilder) -> Result<Flow, StreamError>;
-    /// Called when the body ended: the stop reason, or `Err` when the stream was cut short.
+    /// Called when the body ended, whether or not the terminal event arrived (the parser
+    /// closes what its API closes at the end); the stop reason, or `Err` when the terminal
+    /// event itself makes the reply an error. Ignored for a body that ended early.
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError>;
+    /// pi 1.6's text for a body that ended before the API's terminal event. No default: every
+    /// API must say how its streams end early, so none can take a cut reply as complete.
+    fn ended_early(&self) -> &'static str;
     /// True when the parser sends `start` itself, once the stream's first event has told it
     /// what the partial reply starts with (Anthropic's `message_start` carries the input
     /// tokens, which every later update then reports, as pi 1.6 does). A reply's first
@@ -98,6 +117,21 @@ pub trait WireParser: Send {
     fn starts_reply(&self) -> bool {
         false
     }
+    /// What turns the body into events: SSE unless the API frames its stream otherwise.
+    fn decoder(&self) -> Box<dyn EventDecoder> {
+        Box::new(SseParser::new())
+    }
+}
+
+/// The text of a non-2xx reply, worded as the API's own client words it.
+pub type ErrorText = fn(&StatusFailure) -> String;
+
+/// Completes a request just before it is sent, after the payload hook has had the body: adds
+/// what only a credential provider knows (a SigV4 signature over the final body, a fresh
+/// OAuth access token). `Err` is the text the reply fails with.
+pub trait Authorize: Send + Sync + std::fmt::Debug {
+    /// Authorizes `request` in place.
+    fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>>;
 }
 
 pub use crate::api::Api;
@@ -110,7 +144,8 @@ pub fn resolve_options(
     if options.api_key.as_deref().is_none_or(str::is_empty) {
         options.api_key = crate::api_key::env_api_key(&model.provider);
     }
-    if options.api_key.is_none() {
+    let needs_key = Api::parse(&model.api).is_none_or(Api::needs_key);
+    if options.api_key.is_none() && needs_key {
         return Err(ProviderError::NoApiKey(model.provider.clone()));
     }
     if options.max_tokens.is_none() {
@@ -145,48 +180,104 @@ pub fn stream(
         hooks: options.hooks.clone(),
         key: options.api_key.clone(),
         provider: model.provider.clone(),
+        authorize: None,
     };
     match api {
         Api::AnthropicMessages => spawn(
             anthropic::build_request(model, context, &options),
             anthropic::Parser::new(model).for_context(context, &options),
-            anthropic::error_message,
+            |f| anthropic::error_message(f.status, &f.body),
             reply,
             control,
         ),
+        Api::OpenAiCompletions if azure::is_azure(&model.provider) => {
+            match azure::completions_model(model) {
+                Ok((routed, deployment)) => {
+                    let mut request = openai_completions::build_request(&routed, context, &options);
+                    request.body["model"] = serde_json::json!(deployment);
+                    spawn(
+                        request,
+                        openai_completions::Parser::new(model),
+                        azure::error_message,
+                        reply,
+                        control,
+                    )
+                }
+                Err(text) => reply.fail(text),
+            }
+        }
         Api::OpenAiCompletions => spawn(
             openai_completions::build_request(model, context, &options),
             openai_completions::Parser::new(model),
-            openai_completions::error_message,
+            |f| openai_completions::error_message(f.status, &f.body),
             reply,
             control,
         ),
         Api::OpenAiResponses => spawn(
             openai_responses::build_request(model, context, &options),
             openai_responses::Parser::new(model),
-            openai_responses::error_message,
+            |f| openai_responses::error_message(f.status, &f.body),
             reply,
             control,
         ),
         Api::OpenAiCodexResponses => spawn(
             openai_codex::build_request(model, context, &options)?,
             openai_responses::Parser::new(model),
-            openai_codex::error_message,
+            |f| openai_codex::error_message(f.status, &f.body),
             reply,
             control,
         ),
         Api::GoogleGenerativeAi => spawn(
             google::build_request(model, context, &options),
             google::Parser::new(model),
-            google::error_message,
+            |f| google::error_message(f.status, &f.body),
             reply,
             control,
         ),
-        Api::BedrockConverseStream
-        | Api::GoogleVertex
-        | Api::AzureOpenAiResponses
-        | Api::MistralConversations
-        | Api::PiMessages => return Err(not_served(api, model)),
+        Api::GoogleVertex => match vertex::prepare(model, context, &options) {
+            Ok((request, authorize)) => spawn(
+                request,
+                google::Parser::new(model),
+                |f| google::error_message(f.status, &f.body),
+                reply,
+                CallControl {
+                    authorize,
+                    ..control
+                },
+            ),
+            Err(text) => reply.fail(text),
+        },
+        Api::BedrockConverseStream => {
+            let (request, authorize) = bedrock::prepare(model, context, &options);
+            spawn(
+                request,
+                bedrock::Parser::new(model),
+                bedrock::error_message,
+                reply,
+                CallControl {
+                    authorize: Some(authorize),
+                    ..control
+                },
+            )
+        }
+        Api::AzureOpenAiResponses => match azure::build_request(model, context, &options) {
+            Ok(request) => spawn(
+                request,
+                openai_responses::Parser::new(model),
+                azure::error_message,
+                reply,
+                control,
+            ),
+            Err(text) => reply.fail(text),
+        },
+        Api::MistralConversations => spawn(
+            mistral::build_request(model, context, &options),
+            mistral::Parser::new(model),
+            mistral::error_message,
+            reply,
+            control,
+        ),
+        Api::PiMessages => return Err(not_served(api, model)),
     }
     Ok(stream)
 }
@@ -212,6 +303,8 @@ pub struct CallControl {
     pub key: Option<String>,
     /// The provider, for the text of a failed re-authentication.
     pub provider: String,
+    /// Cloud credentials applied just before sending (after the payload hook).
+    pub authorize: Option<Arc<dyn Authorize>>,
 }
 
 use crate::providers::*;
@@ -231,19 +324,19 @@ fn copilot_route(model: &Model, key: Option<&str>) -> Option<Model> {
 fn spawn<P: WireParser + 'static>(
     request: HttpRequest,
     parser: P,
-    error_message: fn(u16, &str) -> String,
+    error_message: ErrorText,
     reply: ReplyBuilder,
     control: CallControl,
 ) {
     tokio::spawn(drive(request, parser, error_message, reply, control));
 }
 
-/// Sends `request` and folds the SSE reply into `reply` with `parser`.
+/// Sends `request` and folds the reply into `reply` with `parser`.
 pub async fn drive<P: WireParser>(
     mut request: HttpRequest,
-    mut parser: P,
-    error_message: fn(u16, &str) -> String,
-    mut reply: ReplyBuilder,
+    parser: P,
+    error_message: ErrorText,
+    reply: ReplyBuilder,
     control: CallControl,
 ) {
     let idle = control
@@ -257,72 +350,65 @@ pub async fn drive<P: WireParser>(
         Ok(r) => r,
         Err(text) => return reply.fail(text),
     };
-    if !parser.starts_reply() {
-        reply.start();
-    }
-    let mut parse_error = None;
-    let read = http::read_sse(resp, &cancel, idle, |event| {
-        match parser.on_event(event, &mut reply) {
-            Ok(Flow::Continue) => true,
-            Ok(Flow::Stop) => false,
-            Err(e) => {
-                parse_error = Some(e);
-                false
-            }
-        }
+    let mut decoder = parser.decoder();
+    let mut fold = Fold::new(parser, reply);
+    let read = http::read_events(resp, &cancel, idle, &mut *decoder, |event| {
+        fold.event(event)
     })
     .await;
-    // A parser that starts the reply itself may have seen nothing to start it with.
-    reply.start();
-    if let Some(e) = parse_error {
-        return reply.fail(e.to_string());
-    }
-    if let Err(f) = read {
-        return reply.fail(failure_message(f, error_message));
-    }
-    match parser.finish(&mut reply) {
-        Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e.to_string()),
-    }
+    fold.conclude(
+        read.map_err(|f| failure_message(f, error_message)),
+        decoder.no_events(),
+    );
 }
 
 /// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends
-/// it once more with the fresh key. A second 401 tells the user to log in again.
+/// it once more with the fresh key. A second 401 tells the user to log in again. `Err` is the
+/// failed reply's `errorMessage`, worded as pi words it, so it is a string.
 async fn send_authorized(
     request: &mut HttpRequest,
     control: &CallControl,
     idle: Duration,
-    error_message: fn(u16, &str) -> String,
+    error_message: ErrorText,
 ) -> Result<reqwest::Response, String> {
-    let body = match post(request, control, idle).await {
+    let first = match post(request, control, idle).await {
         Ok(r) => return Ok(r),
-        Err(HttpFailure::Status { status: 401, body }) => body,
+        Err(HttpFailure::Status(f)) if f.status == 401 => f,
         Err(f) => return Err(failure_message(f, error_message)),
     };
     let (Some(hook), Some(key)) = (&control.hooks.on_unauthorized, &control.key) else {
-        return Err(error_message(401, &body));
+        return Err(error_message(&first));
     };
     let fresh = match hook(key.clone()).await? {
         Some(fresh) if fresh != *key => fresh,
-        _ => return Err(error_message(401, &body)),
+        _ => return Err(error_message(&first)),
     };
     request.replace_key(key, &fresh);
     match post(request, control, idle).await {
         Ok(r) => Ok(r),
-        Err(HttpFailure::Status { status: 401, body }) => Err(format!(
+        Err(HttpFailure::Status(f)) if f.status == 401 => Err(format!(
             "{} {}",
-            error_message(401, &body),
+            error_message(&f),
             crate::auth::oauth_failed_message(&control.provider)
         )),
         Err(f) => Err(failure_message(f, error_message)),
     }
 }
 
+/// Authorizes `request` (when the API signs) and POSTs it. An authorization that fails or
+/// is aborted ends the call before anything is sent.
 async fn post(
-    request: &HttpRequest,
+    request: &mut HttpRequest,
     control: &CallControl,
     idle: Duration,
 ) -> Result<reqwest::Response, HttpFailure> {
+    if let Some(authorize) = &control.authorize {
+        tokio::select! {
+            biased;
+            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+            done = authorize.authorize(request) => done.map_err(HttpFailure::Authorize)?,
+        }
+    }
     http::post_json(
         &request.url,
         &request.headers,
@@ -338,40 +424,28 @@ async fn post(
 }
 
 /// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx
-/// status: `start`, events per SSE event, then the terminal event. For benchmarks and for
+/// status: `start`, events per decoded event, then the terminal event. For benchmarks and for
 /// tests that need no HTTP.
 pub fn drive_bytes<'a, P: WireParser>(
     chunks: impl IntoIterator<Item = &'a [u8]>,
-    mut parser: P,
-    mut reply: ReplyBuilder,
+    parser: P,
+    reply: ReplyBuilder,
 ) {
-    if !parser.starts_reply() {
-        reply.start();
-    }
-    let mut sse = crate::sse::SseParser::new();
-    let mut outcome: Result<Flow, StreamError> = Ok(Flow::Continue);
+    let mut decoder = parser.decoder();
+    let mut fold = Fold::new(parser, reply);
     let mut on_event = |event: SseEvent| {
-        if matches!(outcome, Ok(Flow::Continue)) {
-            outcome = parser.on_event(event, &mut reply);
-        }
+        fold.event(event);
     };
     for chunk in chunks {
-        sse.feed(chunk, &mut on_event);
+        decoder.feed(chunk, &mut on_event);
     }
-    sse.finish(&mut on_event);
-    reply.start();
-    if let Err(e) = outcome {
-        return reply.fail(e.to_string());
-    }
-    match parser.finish(&mut reply) {
-        Ok(reason) => reply.finish(reason, None),
-        Err(e) => reply.fail(e.to_string()),
-    }
+    decoder.finish(&mut on_event);
+    fold.conclude(Ok(()), decoder.no_events());
 }
 
-fn failure_message(f: HttpFailure, error_message: fn(u16, &str) -> String) -> String {
+fn failure_message(f: HttpFailure, error_message: ErrorText) -> String {
     match f {
-        HttpFailure::Status { status, body } => error_message(status, &body),
+        HttpFailure::Status(status) => error_message(&status),
         other => other.to_string(),
     }
 }
@@ -419,4 +493,16 @@ pub fn compact_json(text: &str) -> Option<String> {
         }
     }
     Some(out)
+}
+
+/// `text` cut at `max` characters, as pi 1.6 cuts a provider's error body: the first `max`
+/// characters, then `... [truncated <n> chars]`.
+pub fn truncate_error_text(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => {
+            let rest = text[at..].chars().count();
+            format!("{}... [truncated {rest} chars]", &text[..at])
+        }
+        None => text.to_string(),
+    }
 }

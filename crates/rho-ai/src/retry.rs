@@ -16,7 +16,8 @@ use crate::message::AssistantMessage;
 use crate::overflow::{any_of, is_context_overflow};
 use crate::usage::StopReason;
 
-/// RETRY-2's fragments, matched case-insensitively anywhere in the error text. Numeric ones
+/// RETRY-2's fragments (pi 0.73.1, with pi 1.6's for streams cut before their terminal event),
+/// matched case-insensitively anywhere in the error text. Numeric ones
 /// match inside longer numbers too (RETRY-3: `5000` contains `500`), as in pi.
 pub const RETRYABLE_PATTERNS: &[&str] = &[
     r"overloaded",
@@ -43,6 +44,9 @@ pub const RETRYABLE_PATTERNS: &[&str] = &[
     r"reset before headers",
     r"socket hang up",
     r"ended without",
+    // pi 1.6's texts for a stream cut before its terminal event that "ended without" misses.
+    r"stream ended before message_stop",
+    r"stream ended before a terminal response event",
     r"http2 request did not get a response",
     r"timed? out",
     r"timeout",
@@ -218,6 +222,8 @@ mod tests {
         "reset before headers",
         "socket hang up",
         "stream ended without a finish_reason",
+        "Anthropic stream ended before message_stop",
+        "OpenAI Responses stream ended before a terminal response event",
         "http2 request did not get a response",
         "Request timed out.",
         "ETIMEDOUT: timeout",

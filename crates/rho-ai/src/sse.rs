@@ -2,7 +2,20 @@
 //!
 //! Bytes arrive in arbitrary chunks; lines end in `\n`, `\r\n` or `\r`; a blank line
 //! dispatches; `:` lines are comments; `data:` lines are joined with `\n`; a pending event is
-//! flushed at EOF. Invalid UTF-8 is decoded lossily so a broken server cannot panic us.
+//! flushed at EOF.
+//!
+//! Invalid UTF-8 is decoded lossily, line by line, on every API: each bad byte becomes U+FFFD
+//! and the stream goes on, so it still has to reach its API's terminal event to count as
+//! complete (pi 1.6 decodes with a non-fatal `TextDecoder`, which does the same). A multi-byte
+//! character split across network chunks is joined first, never replaced.
+//!
+//! The parser also remembers the first bytes of the body and whether any event came of it, so
+//! a body that is not an event stream at all can be named in the error ([`NoEvents`]).
+
+use std::fmt;
+
+/// How many leading bytes of a body are kept to describe it when it held no event.
+const HEAD_BYTES: usize = 200;
 
 /// One dispatched SSE event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -22,6 +35,77 @@ pub struct SseParser {
     event: Option<String>,
     data: String,
     has_data: bool,
+    /// The first [`HEAD_BYTES`] bytes fed, for [`SseParser::no_events`].
+    head: Vec<u8>,
+    dispatched: bool,
+}
+
+/// What a body that ended without a single SSE event held: an empty body (a proxy or server
+/// that answered 200 and closed), or something else (an HTML page, a JSON document from an
+/// endpoint that does not stream). Its text follows the API's "ended early" text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoEvents {
+    /// Not one byte.
+    Empty,
+    /// Bytes, but no event: the start of the body, escaped so control bytes stay visible.
+    Other(String),
+    /// Bytes, but no AWS event-stream message (Bedrock): the start of the body, escaped.
+    NoFrames(String),
+}
+
+impl fmt::Display for NoEvents {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NoEvents::Empty => f.write_str("the response body was empty"),
+            NoEvents::Other(start) => write!(
+                f,
+                "the response held no server-sent events (it began: \"{start}\"); check that the \
+                 model's baseUrl points to this API's streaming endpoint"
+            ),
+            NoEvents::NoFrames(start) => write!(
+                f,
+                "the response held no event-stream messages (it began: \"{start}\"); check that \
+                 the model's baseUrl points to the Bedrock runtime endpoint"
+            ),
+        }
+    }
+}
+
+impl NoEvents {
+    /// What a body that held no event began with: its first bytes, trimmed, escaped so control
+    /// bytes stay visible; `None` for an empty body.
+    pub(crate) fn describe_head(head: &[u8]) -> Option<String> {
+        if head.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(head);
+        Some(text.trim().chars().flat_map(char::escape_debug).collect())
+    }
+}
+
+/// Turns a response body into events for a [`crate::provider::WireParser`]: SSE for most
+/// APIs ([`SseParser`]), AWS event-stream frames for Bedrock.
+pub trait EventDecoder: Send {
+    /// Adds bytes and calls `on_event` for every event they complete.
+    fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(SseEvent));
+    /// Flushes whatever is pending at end of input.
+    fn finish(&mut self, on_event: &mut dyn FnMut(SseEvent));
+    /// `None` once an event came out; otherwise what the body held instead.
+    fn no_events(&self) -> Option<NoEvents>;
+}
+
+impl EventDecoder for SseParser {
+    fn feed(&mut self, chunk: &[u8], on_event: &mut dyn FnMut(SseEvent)) {
+        SseParser::feed(self, chunk, on_event);
+    }
+
+    fn finish(&mut self, on_event: &mut dyn FnMut(SseEvent)) {
+        SseParser::finish(self, on_event);
+    }
+
+    fn no_events(&self) -> Option<NoEvents> {
+        SseParser::no_events(self)
+    }
 }
 
 impl SseParser {
@@ -32,6 +116,10 @@ impl SseParser {
 
     /// Adds bytes and calls `on_event` for every event they complete.
     pub fn feed(&mut self, mut chunk: &[u8], mut on_event: impl FnMut(SseEvent)) {
+        if self.head.len() < HEAD_BYTES {
+            let room = HEAD_BYTES - self.head.len();
+            self.head.extend_from_slice(&chunk[..room.min(chunk.len())]);
+        }
         if self.skip_lf {
             if let Some(rest) = chunk.strip_prefix(b"\n") {
                 chunk = rest;
@@ -76,6 +164,14 @@ impl SseParser {
             self.line(&line, &mut on_event);
         }
         self.dispatch(&mut on_event);
+    }
+
+    /// `None` once an event was dispatched; otherwise what the body held instead.
+    pub fn no_events(&self) -> Option<NoEvents> {
+        if self.dispatched {
+            return None;
+        }
+        Some(NoEvents::describe_head(&self.head).map_or(NoEvents::Empty, NoEvents::Other))
     }
 
     fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(SseEvent)) {
@@ -123,6 +219,7 @@ impl SseParser {
             data: std::mem::take(&mut self.data),
         };
         self.has_data = false;
+        self.dispatched = true;
         on_event(event);
     }
 }
@@ -182,5 +279,40 @@ mod tests {
     fn invalid_utf8_is_lossy_not_a_panic() {
         let out = parse_chunks(&[b"data: \xff\xfe\n\n"]);
         assert_eq!(out[0].data, "\u{fffd}\u{fffd}");
+    }
+
+    #[test]
+    fn a_character_split_across_chunks_is_joined_not_replaced() {
+        let out = parse_chunks(&[b"data: \xc3", b"\xa9t\xc3", b"\xa9\n\n"]);
+        assert_eq!(out[0].data, "été");
+    }
+
+    fn no_events(chunks: &[&[u8]]) -> Option<NoEvents> {
+        let mut p = SseParser::new();
+        for c in chunks {
+            p.feed(c, |_| {});
+        }
+        p.finish(|_| {});
+        p.no_events()
+    }
+
+    #[test]
+    fn a_body_without_events_is_described_by_its_start() {
+        assert_eq!(no_events(&[]), Some(NoEvents::Empty));
+        assert_eq!(no_events(&[b""]), Some(NoEvents::Empty));
+        assert_eq!(no_events(&[b"data: x\n\n"]), None);
+        assert_eq!(
+            no_events(&[b"<html>", b"\x01oops</html>\n"]),
+            Some(NoEvents::Other("<html>\\u{1}oops</html>".into()))
+        );
+        assert_eq!(
+            no_events(&[b": keep-alive\n\n"]),
+            Some(NoEvents::Other(": keep-alive".into()))
+        );
+        let long = vec![b'x'; 3 * HEAD_BYTES];
+        let Some(NoEvents::Other(start)) = no_events(&[&long[..100], &long[100..]]) else {
+            panic!("a long body without events");
+        };
+        assert_eq!(start.len(), HEAD_BYTES);
     }
 }

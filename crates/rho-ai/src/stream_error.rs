@@ -41,12 +41,39 @@ pub enum StreamError {
         /// The parse error.
         source: serde_json::Error,
     },
+    /// A Mistral chunk was not JSON.
+    #[error("Invalid JSON in Mistral stream chunk ({source}); the server sent: {data}")]
+    MistralJson {
+        /// The start of the chunk.
+        data: String,
+        /// The parse error.
+        source: serde_json::Error,
+    },
+    /// A Bedrock event's payload was not JSON.
+    #[error("Invalid JSON in Bedrock stream event {event} ({source}): {data}")]
+    BedrockJson {
+        /// The event type.
+        event: String,
+        /// The start of the payload.
+        data: String,
+        /// The parse error.
+        source: serde_json::Error,
+    },
     /// The provider reported an error inside the stream; the text is the provider's.
     #[error("{0}")]
     Provider(String),
-    /// The body ended before the API's terminal event; the text says which and what to do.
-    #[error("{0}")]
-    EndedEarly(&'static str),
+    /// The body ended before the API's terminal event (Anthropic `message_stop`, a Chat
+    /// Completions `finish_reason` or `[DONE]`, a Responses `response.completed`, a Gemini
+    /// `finishReason`): the reply is incomplete, whatever it holds so far. `text` is pi 1.6's
+    /// for the API ("ended without"/"stream ended before ..." make it retryable there and
+    /// here); when the body held no event at all, what it held follows.
+    #[error("{text}{}", no_events.as_ref().map(|n| format!(": {n}")).unwrap_or_default())]
+    EndedEarly {
+        /// pi's text for the API.
+        text: &'static str,
+        /// Set when not one SSE event arrived.
+        no_events: Option<crate::sse::NoEvents>,
+    },
     /// The provider stopped for a reason that is itself an error (refusal, safety) without
     /// saying more.
     #[error("An unknown error occurred")]

@@ -68,13 +68,13 @@ fn responses_part(part: &str) -> String {
     cut(&sanitize(part), 64).trim_end_matches('_').to_string()
 }
 
-/// Responses: `call|item` ids for `openai`/`openai-codex`/`opencode` targets keep both halves;
+/// Responses: `call|item` ids for `openai`/`openai-codex`/`opencode`/`azure` targets keep both halves;
 /// the item id must start with `fc_`, and one from another provider or API is replaced by
 /// `fc_<short_hash(item)>`. Every other id is normalised whole.
 pub fn openai_responses(id: &str, model: &Model, source: &AssistantMessage) -> String {
     let keeps_pairs = matches!(
         model.provider.as_str(),
-        "openai" | "openai-codex" | "opencode"
+        "openai" | "openai-codex" | "opencode" | "azure" | "azure-openai-responses"
     );
     let Some((call, item)) = id.split_once('|').filter(|_| keeps_pairs) else {
         return responses_part(id);

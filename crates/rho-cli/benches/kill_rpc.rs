@@ -1,9 +1,9 @@
-//! 200 SIGKILL trials of `rho --mode rpc` (see `tests/kill/mod.rs`); prints acknowledged and
+//! 200 SIGKILL trials of `rho --mode rpc` (see `tests/it/kill/mod.rs`); prints acknowledged and
 //! lost entries. Run with `cargo bench -p rho-cli --bench kill_rpc`; `RHO_KILL_SEED` replays
 //! a seed and `RHO_KILL_TRIALS` changes the count.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "../tests/kill/mod.rs"]
+#[path = "../tests/it/kill/mod.rs"]
 mod kill;
 
 fn main() {

@@ -14,6 +14,9 @@ use rho_extension_host::Extension;
 use rho_packages::{Kind, Resolved};
 
 use crate::args::Args;
+use crate::plan::RunMode;
+use crate::project::Project;
+use crate::tool_names::ToolSelection;
 
 /// The interpreter for an extension file: `python3` for `.py`, `node` for `.js`/`.mjs`/`.cjs`,
 /// else the file itself is run.
@@ -85,18 +88,20 @@ pub fn sources(
 /// Where extensions come from and which of their tools may be active: what start-up and
 /// /reload resolve the same way.
 pub struct ExtensionSetup<'a> {
-    /// The command line (`-e`, `--no-extensions`, `--tools`).
+    /// The command line (`-e`, `--no-extensions`, the unknown flags extensions may claim).
     pub args: &'a Args,
+    /// How rho runs (`ctx.mode`, whether the UI answers).
+    pub mode: RunMode,
     /// Effective settings (their `extensions` list).
     pub settings: &'a Settings,
     /// The agent dir (`<agentDir>/extensions/`).
     pub agent_dir: &'a Path,
-    /// The trusted project's folder, if any.
-    pub project_dir: Option<&'a Path>,
-    /// The session's working directory.
-    pub cwd: &'a Path,
+    /// The session's folder and whether its extension folders load.
+    pub project: &'a Project,
     /// The permission rules (a tool they hide is left out).
     pub permissions: &'a rho_core::permissions::Permissions,
+    /// The tools the flags and settings allow (`--tools`, `--no-tools`, `--exclude-tools`).
+    pub tools: &'a ToolSelection,
     /// The installed packages' resources (their extensions load after the folders').
     pub packages: &'a Resolved,
 }
@@ -104,15 +109,15 @@ pub struct ExtensionSetup<'a> {
 /// Resolves the extension paths, starts each one (failures become warnings) and keeps the
 /// tools the flags and permissions allow.
 pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
+    let cwd = setup.project.cwd.as_path();
     let paths = sources(
         setup.args,
         setup.settings,
-        (setup.agent_dir, setup.project_dir),
+        (setup.agent_dir, setup.project.dir()),
         setup.packages,
-        setup.cwd,
+        cwd,
     );
-    let mode = mode_name(setup.args);
-    let has_ui = matches!(mode, "rpc" | "tui");
+    let (has_ui, mode) = (setup.mode.has_ui(), setup.mode.name());
     let pi = PiHost {
         agent_dir: setup.agent_dir,
         node_path: setup
@@ -122,28 +127,13 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             .and_then(|v| v.as_str()),
     };
     let flags = flag_values(setup.args);
-    let mut loaded = load(&paths, setup.cwd, (has_ui, mode), flags, &pi, warnings).await;
-    let tools = crate::tool_names::active_tools(
-        setup.args,
-        crate::tool_names::default_tools(setup.settings).as_deref(),
-    );
+    let mut loaded = load(&paths, cwd, (has_ui, mode), flags, &pi, warnings).await;
     for ext in &mut loaded {
         ext.retain_tools(|name| {
-            tools.allows_extension_tool(name) && setup.permissions.exposes(name)
+            setup.tools.allows_extension_tool(name) && setup.permissions.exposes(name)
         });
     }
     loaded
-}
-
-/// pi's name for the mode `args` select (`ctx.mode`): `tui` for the interactive screen.
-fn mode_name(args: &Args) -> &'static str {
-    use std::io::IsTerminal;
-    match args.mode.unwrap_or_default() {
-        crate::args::Mode::Rpc => "rpc",
-        crate::args::Mode::Json => "json",
-        crate::args::Mode::Text if args.print || !std::io::stdin().is_terminal() => "print",
-        crate::args::Mode::Text => "tui",
-    }
 }
 
 /// The `--name [value]` flags rho does not know, for extensions (`hello`'s `flags`): the value

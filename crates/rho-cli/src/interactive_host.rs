@@ -11,6 +11,7 @@ use rho_mcp::McpManager;
 use rho_tui::fullscreen::TuiMode;
 
 use crate::args::Args;
+use crate::plan::RunMode;
 
 /// What the interactive mode reaches in the binary.
 struct CliHost {
@@ -21,7 +22,10 @@ struct CliHost {
 impl InteractiveHost for CliHost {
     fn reload(&self, session: AgentSession) -> BoxFuture<'static, ReloadReport> {
         let (args, agent_dir) = (self.args.clone(), self.agent_dir.clone());
-        Box::pin(async move { crate::session_reload::reload(&session, &args, &agent_dir).await })
+        Box::pin(async move {
+            let resolved = (agent_dir.as_path(), RunMode::Interactive);
+            crate::session_reload::reload(&session, &args, resolved).await
+        })
     }
 
     fn mcp(&self) -> Option<Arc<McpManager>> {

@@ -14,10 +14,64 @@ use rho_ai::oauth::{LoginNotice, LoginPrompt, LoginUi};
 use tokio::io::{AsyncBufReadExt, BufReader, Lines, Stdin};
 use tokio_util::sync::CancellationToken;
 
-use rho_core::auth_store::AuthStore;
+use rho_core::auth_store::{AuthStore, AuthStoreError};
 
 const USAGE: &str =
     "Usage: rho login <provider> [--api-key] [--no-browser] | rho logout <provider>";
+
+/// Why `rho login` or `rho logout` did nothing; printed as is.
+#[derive(Debug, thiserror::Error)]
+enum LoginError {
+    /// The arguments do not fit the usage.
+    #[error("{USAGE}")]
+    Usage,
+    /// `--no-browser` with `--api-key`.
+    #[error("--no-browser only applies to account sign-in; omit it with --api-key.")]
+    NoBrowserWithKey,
+    /// Neither a built-in nor a subscription provider, and no `--api-key`.
+    #[error("Unknown provider \"{provider}\".\nProviders: {known}\nA custom provider's key: rho login <provider> --api-key")]
+    UnknownProvider {
+        /// The name given.
+        provider: String,
+        /// The providers rho knows, sorted and joined.
+        known: String,
+    },
+    /// The terminal sign-in could not start.
+    #[error("Failed to log in to {name}: {source}")]
+    Terminal {
+        /// The provider's display name.
+        name: &'static str,
+        /// Why.
+        #[source]
+        source: TerminalError,
+    },
+    /// The provider's sign-in failed or was cancelled.
+    #[error("Failed to log in to {name}: {source}")]
+    SignIn {
+        /// The provider's display name.
+        name: &'static str,
+        /// Why.
+        #[source]
+        source: rho_ai::oauth::OAuthError,
+    },
+    /// stdin could not be read.
+    #[error("cannot read the key: {0}")]
+    ReadKey(#[source] std::io::Error),
+    /// An empty line was entered.
+    #[error("No key entered; nothing stored")]
+    NoKey,
+    /// auth.json could not be read or written.
+    #[error(transparent)]
+    Store(#[from] AuthStoreError),
+}
+
+/// The terminal sign-in could not run at all.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum TerminalError {
+    /// No async runtime for the sign-in.
+    #[error("cannot start the async runtime: {0}")]
+    Runtime(#[source] std::io::Error),
+}
 
 /// What the command line asked.
 struct Request {
@@ -26,7 +80,7 @@ struct Request {
     browser: bool,
 }
 
-fn parse(args: &[String]) -> Result<Request, String> {
+fn parse(args: &[String]) -> Result<Request, LoginError> {
     let mut request = Request {
         provider: String::new(),
         api_key: false,
@@ -36,15 +90,17 @@ fn parse(args: &[String]) -> Result<Request, String> {
         match arg.as_str() {
             "--api-key" => request.api_key = true,
             "--no-browser" => request.browser = false,
-            a if a.starts_with('-') || !request.provider.is_empty() => return Err(USAGE.into()),
+            a if a.starts_with('-') || !request.provider.is_empty() => {
+                return Err(LoginError::Usage)
+            }
             a => request.provider = a.to_string(),
         }
     }
     if request.provider.is_empty() {
-        return Err(USAGE.into());
+        return Err(LoginError::Usage);
     }
     if request.api_key && !request.browser {
-        return Err("--no-browser only applies to account sign-in; omit it with --api-key.".into());
+        return Err(LoginError::NoBrowserWithKey);
     }
     Ok(request)
 }
@@ -68,16 +124,14 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
     }
 }
 
-fn logout(store: &AuthStore, args: &[String]) -> Result<String, String> {
+fn logout(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
     let [provider] = args else {
-        return Err(USAGE.into());
+        return Err(LoginError::Usage);
     };
-    let removed = store
-        .update(|file| {
-            let removed = file.remove(provider);
-            (removed, removed)
-        })
-        .map_err(|e| e.to_string())?;
+    let removed = store.update(|file| {
+        let removed = file.remove(provider);
+        (removed, removed)
+    })?;
     Ok(if removed {
         format!("Logged out of {provider}. Environment variables and models.json are unchanged.")
     } else {
@@ -85,34 +139,30 @@ fn logout(store: &AuthStore, args: &[String]) -> Result<String, String> {
     })
 }
 
-fn login(store: &AuthStore, args: &[String]) -> Result<String, String> {
+fn login(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
     let request = parse(args)?;
     let provider = request.provider.as_str();
     let oauth = rho_ai::oauth::provider_name(provider);
     if oauth.is_none() && !request.api_key && !rho_ai::catalog::is_builtin_provider(provider) {
         let mut known: Vec<&str> = rho_ai::catalog::providers().map(|p| p.id).collect();
         known.sort_unstable();
-        return Err(format!(
-            "Unknown provider \"{provider}\".\nProviders: {}\nA custom provider's key: rho login <provider> --api-key",
-            known.join(", ")
-        ));
+        return Err(LoginError::UnknownProvider {
+            provider: provider.to_string(),
+            known: known.join(", "),
+        });
     }
     let credential = match oauth {
         Some(name) if !request.api_key => {
-            let credential = sign_in(provider, request.browser)
-                .map_err(|e| format!("Failed to log in to {name}: {e}"))?;
-            Credential::OAuth(credential)
+            Credential::OAuth(sign_in(provider, name, request.browser)?)
         }
         _ => Credential::ApiKey {
             key: read_key(provider)?,
         },
     };
-    store
-        .update(|file| {
-            file.set(provider, &credential);
-            (true, ())
-        })
-        .map_err(|e| e.to_string())?;
+    store.update(|file| {
+        file.set(provider, &credential);
+        (true, ())
+    })?;
     let saved = store.path().display();
     Ok(match oauth {
         Some(name) if !request.api_key => {
@@ -122,13 +172,18 @@ fn login(store: &AuthStore, args: &[String]) -> Result<String, String> {
     })
 }
 
-/// Runs the provider's sign-in on a runtime of its own.
-fn sign_in(provider: &str, browser: bool) -> Result<rho_ai::auth::OAuthCredential, String> {
+/// Runs the provider's sign-in (`name` is what messages call it) on a runtime of its own.
+fn sign_in(
+    provider: &str,
+    name: &'static str,
+    browser: bool,
+) -> Result<rho_ai::auth::OAuthCredential, LoginError> {
     let id = provider.to_string();
     in_terminal(provider, browser, move |ui, cancel| {
         Box::pin(async move { rho_ai::oauth::login(&id, ui, &cancel).await })
-    })?
-    .map_err(|e| e.to_string())
+    })
+    .map_err(|source| LoginError::Terminal { name, source })?
+    .map_err(|source| LoginError::SignIn { name, source })
 }
 
 /// Runs `flow` with the terminal as its [`LoginUi`] on a runtime of its own; Ctrl+C cancels
@@ -137,11 +192,11 @@ pub(crate) fn in_terminal<T>(
     hint: &str,
     browser: bool,
     flow: impl for<'a> FnOnce(&'a TerminalUi, CancellationToken) -> BoxFuture<'a, T>,
-) -> Result<T, String> {
+) -> Result<T, TerminalError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(TerminalError::Runtime)?;
     let result = runtime.block_on(async {
         let ui = TerminalUi {
             provider: hint.to_string(),
@@ -166,7 +221,7 @@ pub(crate) fn in_terminal<T>(
 }
 
 /// Reads an API key from stdin, without echo on a terminal.
-fn read_key(provider: &str) -> Result<String, String> {
+fn read_key(provider: &str) -> Result<String, LoginError> {
     print!("API key for {provider}: ");
     let _ = std::io::stdout().flush();
     let echo = EchoOff::new();
@@ -174,10 +229,10 @@ fn read_key(provider: &str) -> Result<String, String> {
     let read = std::io::stdin().read_line(&mut line);
     drop(echo);
     println!();
-    read.map_err(|e| format!("cannot read the key: {e}"))?;
+    read.map_err(LoginError::ReadKey)?;
     let key = line.trim().to_string();
     if key.is_empty() {
-        return Err("No key entered; nothing stored".into());
+        return Err(LoginError::NoKey);
     }
     Ok(key)
 }
@@ -318,7 +373,8 @@ mod tests {
         assert_eq!(
             parse(&args(&["openai", "--api-key", "--no-browser"]))
                 .err()
-                .unwrap(),
+                .unwrap()
+                .to_string(),
             "--no-browser only applies to account sign-in; omit it with --api-key."
         );
     }

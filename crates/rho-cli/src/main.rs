@@ -16,16 +16,20 @@ mod packages;
 mod permissions_check;
 mod permissions_setup;
 mod pi_supervisor;
+mod plan;
+mod project;
+mod resources;
 mod sandbox_setup;
 mod session_open;
 mod session_reload;
 mod signals;
 mod startup;
 mod tool_names;
-mod trust_setup;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;
+
+use plan::RunMode;
 
 fn main() -> ExitCode {
     malloc_arenas::configure();
@@ -92,7 +96,7 @@ fn main() -> ExitCode {
     let code = runtime.block_on(run(args));
     // Nothing outlives rho: background children of finished commands are still in their
     // process groups.
-    rho_tools::process::end_all_groups();
+    rho_process::end_all_groups();
     // A mode that ends without end of input (RPC after an extension's `ctx.shutdown`) leaves a
     // stdin read blocked on its thread: do not wait for it forever.
     runtime.shutdown_timeout(std::time::Duration::from_secs(1));
@@ -106,20 +110,22 @@ async fn run(args: args::Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    if args.mode == Some(args::Mode::Rpc) && !args.file_args.is_empty() {
+    let stdin_is_tty = std::io::stdin().is_terminal();
+    let mode = RunMode::resolve(&args, stdin_is_tty);
+    if mode == RunMode::Rpc && !args.file_args.is_empty() {
         eprintln!("Error: @file arguments are not supported in RPC mode");
         return ExitCode::FAILURE;
     }
     // Print/JSON input (stdin, @files) is read first: a missing file stops the run before
     // any session is touched.
-    let input = match headless_input(&args) {
+    let input = match headless_input(&args, mode, stdin_is_tty) {
         Ok(input) => input,
         Err(e) => {
             eprintln!("Error: {e}");
             return ExitCode::FAILURE;
         }
     };
-    let startup = match startup::build_session(&args).await {
+    let startup = match startup::start(&args, mode).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("Error: {e:#}");
@@ -129,45 +135,34 @@ async fn run(args: args::Args) -> ExitCode {
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
     }
-    let mode = args.mode.unwrap_or_default();
-    let stdin_is_tty = std::io::stdin().is_terminal();
     let session = startup.session.clone();
     signals::set_session(session.clone());
     session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
-    let code = run_mode(mode, startup, &args, input, stdin_is_tty).await;
+    let code = run_mode(startup, &args, input).await;
     session.shut_down_extensions().await;
     mcp::shutdown().await;
     code
 }
 
-async fn run_mode(
-    mode: args::Mode,
-    startup: startup::Startup,
-    args: &args::Args,
-    input: Option<Input>,
-    stdin_is_tty: bool,
-) -> ExitCode {
-    if mode != args::Mode::Text || args.print || !stdin_is_tty {
-        startup
-            .session
-            .set_reloader(session_reload::headless_reloader(
-                args,
-                startup.agent_dir.clone(),
-            ));
+async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<Input>) -> ExitCode {
+    if startup.mode != RunMode::Interactive {
+        let reloader =
+            session_reload::headless_reloader(args, startup.agent_dir.clone(), startup.mode);
+        startup.session.set_reloader(reloader);
     }
-    match mode {
+    match startup.mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
-        args::Mode::Rpc => {
+        RunMode::Rpc => {
             startup.catalog.refresh_in_background(args);
             let options = rho_rpc::RpcOptions {
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
                 agent_dir: startup.agent_dir,
-                package_of: packages::origin_of,
+                package_of: packages::package_source_info,
             };
             rho_rpc::run(startup.session, options).await
         }
-        args::Mode::Json => {
+        RunMode::Json => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
             rho_rpc::print_mode::run(
@@ -178,7 +173,7 @@ async fn run_mode(
             )
             .await
         }
-        args::Mode::Text if args.print || !stdin_is_tty => {
+        RunMode::Print => {
             startup.session.start("startup").await;
             let (prompts, images) = input.unwrap_or_default();
             rho_rpc::print_mode::run(
@@ -189,7 +184,7 @@ async fn run_mode(
             )
             .await
         }
-        args::Mode::Text => {
+        RunMode::Interactive => {
             let first = match interactive_input(args) {
                 Ok(first) => first,
                 Err(e) => {
@@ -209,14 +204,12 @@ type Input = (Vec<String>, Vec<rho_ai::ImageContent>);
 
 /// The input of print and JSON modes; `None` in the modes that read stdin themselves (RPC)
 /// or have no initial prompt (interactive).
-fn headless_input(args: &args::Args) -> Result<Option<Input>, file_args::FileArgError> {
-    let stdin_is_tty = std::io::stdin().is_terminal();
-    let headless = match args.mode.unwrap_or_default() {
-        args::Mode::Rpc => false,
-        args::Mode::Json => true,
-        args::Mode::Text => args.print || !stdin_is_tty,
-    };
-    if !headless {
+fn headless_input(
+    args: &args::Args,
+    mode: RunMode,
+    stdin_is_tty: bool,
+) -> Result<Option<Input>, file_args::FileArgError> {
+    if !matches!(mode, RunMode::Print | RunMode::Json) {
         return Ok(None);
     }
     read_input(args, stdin_is_tty).map(Some)

@@ -165,7 +165,7 @@ pub fn command(argv: &[String]) -> ExitCode {
         .filter(|a| *a != "-l" && *a != "--local")
         .collect();
     let file = if local {
-        cwd.join(crate::startup::PROJECT_DIR).join("mcp.json")
+        cwd.join(crate::project::PROJECT_DIR).join("mcp.json")
     } else {
         agent_dir.join("mcp.json")
     };

@@ -224,7 +224,7 @@ fn run(verb: Verb, o: &Options, cwd: &Path) -> ExitCode {
         eprintln!("Project is not trusted. Use --approve to modify local package config.");
         return ExitCode::FAILURE;
     }
-    let project_dir = trusted.then(|| cwd.join(crate::startup::PROJECT_DIR));
+    let project_dir = trusted.then(|| cwd.join(crate::project::PROJECT_DIR));
     let settings = Settings::load_scopes(&agent_dir, project_dir.as_deref());
     for w in &settings.warnings {
         eprintln!("Warning: {w}");

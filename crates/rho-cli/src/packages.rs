@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rho_core::settings::Settings;
-use rho_packages::{Installer, Kind, Locations, Origin, PackageManager, Resolved};
+use rho_packages::{Installer, Kind, Locations, PackageManager, Resolved};
+use rho_protocol::rpc::SourceInfo;
 use serde_json::Value;
 
 use crate::args::Args;
@@ -101,9 +102,17 @@ pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
-/// The package a loaded skill, template or theme file came from.
-pub fn origin_of(path: &Path) -> Option<Origin> {
-    loaded()?.origin_of(path).cloned()
+/// Where a loaded skill, template or theme file came from when a package contributed it:
+/// the package's source and scope, origin `package` (RPC `get_commands`' `sourceInfo`).
+pub fn package_source_info(path: &Path) -> Option<SourceInfo> {
+    let package = loaded()?.origin_of(path)?.clone();
+    Some(SourceInfo {
+        path: path.to_string_lossy().into_owned(),
+        source: package.source,
+        scope: package.scope.as_str().into(),
+        origin: "package".into(),
+        base_dir: Some(package.root.to_string_lossy().into_owned()),
+    })
 }
 
 /// A package theme whose `name` (else file name) is `name`.

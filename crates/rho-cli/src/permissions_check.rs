@@ -7,7 +7,6 @@ use std::process::ExitCode;
 
 use rho_core::permissions::check::{check, explain};
 use rho_core::permissions::Verdict;
-use rho_core::settings::Settings;
 
 /// The usage line.
 pub const USAGE: &str = "Usage: rho permissions check <tool> <argument> [--permission-mode <mode>] [--approve]\n  \
@@ -29,14 +28,8 @@ pub fn command(argv: &[String]) -> ExitCode {
     let agent_dir = rho_session::paths::agent_dir();
     let cwd = std::env::current_dir().unwrap_or_default();
     let mut warnings = Vec::new();
-    let trust = crate::trust_setup::resolve(
-        &args,
-        &agent_dir,
-        &cwd,
-        cwd.join(crate::startup::PROJECT_DIR),
-        &mut warnings,
-    );
-    let settings = Settings::load_scopes(&agent_dir, trust.project_dir.as_deref());
+    let project = crate::project::Project::resolve(args.approve, &agent_dir, &cwd, &mut warnings);
+    let settings = project.settings(&agent_dir);
     warnings.extend(settings.warnings.iter().cloned());
     let permissions = match crate::permissions_setup::build(&args, &settings, &mut warnings) {
         Ok(p) => p,

@@ -217,7 +217,9 @@ impl Supervisor {
         )
     }
 
-    /// Passes a result on; a failure because the host died becomes the crash message.
+    /// Passes a result on; a failure because the host died becomes the crash message. The
+    /// error is a process reply's text (`rho_extension_host::process::connection::Reply`:
+    /// the extension's own error, or why it cannot answer), so it stays a string.
     async fn checked<T>(
         self: &Arc<Self>,
         generation: u64,
@@ -449,6 +451,7 @@ impl ExtensionRenderer for SupervisedRenderer {
         }
     }
 
+    // The extension's error text, as `ExtensionRenderer` defines it.
     fn input(
         &self,
         key: String,

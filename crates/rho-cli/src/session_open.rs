@@ -1,5 +1,7 @@
 //! Which session file a run uses (interfaces spec §4.7): `--no-session`, `--session <path|id>`,
-//! `--fork <path|id>`, `-c/--continue`, `--session-dir`, or a new session.
+//! `--fork <path|id>`, `-c/--continue`, `--session-dir`, or a new session. It is opened before
+//! the rest of start-up is resolved: a resumed session may work in another folder, and that
+//! folder's trust and settings are the ones that count.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -11,6 +13,32 @@ use rho_session::paths::{process_env, resolve_session_dir};
 use rho_session::{find_session, most_recent_session, ForkScope, SessionManager};
 
 use crate::args::Args;
+use crate::project::PROJECT_DIR;
+
+/// Opens or creates the session the flags ask for, from the process's working directory,
+/// with `--name` recorded; what loading it tolerated goes to `warnings`. The session dir is
+/// looked up in the start-up folder's settings, its project's included whether trusted or
+/// not: pi looks it up before it knows which folder the session works in, so before any
+/// trust decision.
+pub fn open(
+    args: &Args,
+    agent_dir: &Path,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<SessionManager> {
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let settings = Settings::load(agent_dir, &cwd.join(PROJECT_DIR));
+    let mut session = open_session(args, &settings, agent_dir, &cwd)?;
+    if let Some(name) = &args.name {
+        let name = name.trim();
+        if name.is_empty() {
+            bail!("--name requires a non-empty value");
+        }
+        session.append_session_info(name)?;
+    }
+    // Skipped bad lines and broken parent cycles: the user should know the file is damaged.
+    warnings.extend(session.warnings().iter().map(ToString::to_string));
+    Ok(session)
+}
 
 /// Refuses flag combinations pi refuses, before anything is read.
 pub fn validate(args: &Args) -> anyhow::Result<()> {
@@ -54,7 +82,7 @@ pub fn validate(args: &Args) -> anyhow::Result<()> {
 }
 
 /// The session directory in force for `cwd`.
-pub fn session_dir(args: &Args, settings: &Settings, agent_dir: &Path, cwd: &Path) -> PathBuf {
+fn session_dir(args: &Args, settings: &Settings, agent_dir: &Path, cwd: &Path) -> PathBuf {
     resolve_session_dir(
         args.session_dir.as_deref().map(Path::new),
         settings.session_dir(),
@@ -67,7 +95,7 @@ pub fn session_dir(args: &Args, settings: &Settings, agent_dir: &Path, cwd: &Pat
 
 /// Opens or creates the session the flags ask for. A resumed session whose stored cwd is
 /// gone is refused with pi's text.
-pub fn open_session(
+fn open_session(
     args: &Args,
     settings: &Settings,
     agent_dir: &Path,
@@ -90,7 +118,7 @@ pub fn open_session(
             bail!("Session already exists with id '{id}'");
         }
         let source = locate(target, &dir, agent_dir, cwd)?;
-        let source = open(&source)?;
+        let source = open_file(&source)?;
         source
             .fork_as(&dir, &cwd_str, ForkScope::All, chosen_id)
             .context("cannot fork the session")?
@@ -102,22 +130,22 @@ pub fn open_session(
         } else {
             let found = find_session(target, &dir, agent_dir)?;
             if found.in_current_project {
-                open(&found.path)?
+                open_file(&found.path)?
             } else {
                 confirm_fork(&found.path)?;
-                open(&found.path)?
+                open_file(&found.path)?
                     .fork(&dir, &cwd_str, ForkScope::All)
                     .context("cannot fork the session")?
             }
         }
     } else if args.continue_session {
         match most_recent_session(&dir) {
-            Some(path) => open(&path)?,
+            Some(path) => open_file(&path)?,
             None => SessionManager::create(&dir, &cwd_str),
         }
     } else if let Some(id) = chosen_id {
         match with_id {
-            Some(found) => open(&found.path)?,
+            Some(found) => open_file(&found.path)?,
             None => {
                 eprintln!("Warning: No project session found with id '{id}'; creating a new session with that id.");
                 SessionManager::create_with_id(&dir, &cwd_str, id)
@@ -141,7 +169,7 @@ fn valid_session_id(id: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-fn open(path: &Path) -> anyhow::Result<SessionManager> {
+fn open_file(path: &Path) -> anyhow::Result<SessionManager> {
     SessionManager::open(path).with_context(|| format!("cannot open session {}", path.display()))
 }
 
@@ -177,5 +205,52 @@ fn confirm_fork(path: &Path) -> anyhow::Result<()> {
         Ok(())
     } else {
         bail!("Aborted: session not forked")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_dir_comes_from_the_flag_else_the_start_up_folders_settings() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (agent, cwd) = (tmp.path().join("agent"), tmp.path().join("work"));
+        std::fs::create_dir_all(cwd.join(".pi")).expect("mkdir");
+        std::fs::create_dir_all(&agent).expect("mkdir");
+        std::fs::write(
+            cwd.join(".pi/settings.json"),
+            r#"{"sessionDir": "/elsewhere/sessions"}"#,
+        )
+        .expect("project settings");
+        // Nothing is trusted here: the project's setting counts anyway (pi's order).
+        let settings = Settings::load(&agent, &cwd.join(PROJECT_DIR));
+        let args = Args::default();
+        assert_eq!(
+            session_dir(&args, &settings, &agent, &cwd),
+            Path::new("/elsewhere/sessions")
+        );
+        let flagged = Args {
+            session_dir: Some("/from/the/flag".into()),
+            ..Args::default()
+        };
+        assert_eq!(
+            session_dir(&flagged, &settings, &agent, &cwd),
+            Path::new("/from/the/flag")
+        );
+    }
+
+    #[test]
+    fn flag_combinations_pi_refuses_are_refused_before_anything_is_read() {
+        let args = |argv: &[&str]| {
+            crate::args::parse(&argv.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+        };
+        let refused = validate(&args(&["--fork", "abc", "--continue"])).expect_err("refused");
+        assert_eq!(
+            refused.to_string(),
+            "--fork cannot be combined with --continue"
+        );
+        assert!(validate(&args(&["--session-id", "-bad"])).is_err());
+        assert!(validate(&args(&["--session-id", "my.id-1"])).is_ok());
     }
 }

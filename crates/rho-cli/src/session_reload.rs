@@ -9,50 +9,50 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rho_core::agent_session::{AgentSession, ReloadReport, Reloader};
-use rho_core::settings::Settings;
 
 use crate::args::Args;
 use crate::extensions::{start_all, ExtensionSetup};
-use crate::startup::{load_resources, Resources, PROJECT_DIR};
+use crate::plan::RunMode;
+use crate::project::Project;
+use crate::resources::{load_resources, Resources};
+use crate::tool_names::{active_tools, default_tools};
 
-/// Reloads everything from disk into `session`.
-pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> ReloadReport {
-    let cwd = session.cwd().to_path_buf();
+/// Reloads everything from disk into `session` (for `mode`): the folder's trust is decided
+/// again (`/trust` changes it), then what start-up read is read again.
+pub async fn reload(
+    session: &AgentSession,
+    args: &Args,
+    (agent_dir, mode): (&Path, RunMode),
+) -> ReloadReport {
     let mut warnings = Vec::new();
-    let trust =
-        crate::trust_setup::resolve(args, agent_dir, &cwd, cwd.join(PROJECT_DIR), &mut warnings);
-    let project_dir = trust.project_dir;
-    let settings = Settings::load_scopes(agent_dir, project_dir.as_deref());
-    let project = project_dir.as_deref();
+    let project = Project::resolve(args.approve, agent_dir, session.cwd(), &mut warnings);
+    let cwd = project.cwd.clone();
+    let settings = project.settings(agent_dir);
     let packages = crate::packages::off_the_workers(|| {
-        crate::packages::prepare(args, &settings, agent_dir, &cwd, project, &mut warnings)
+        let project_dir = project.dir();
+        crate::packages::prepare(args, &settings, agent_dir, &cwd, project_dir, &mut warnings)
     });
     let Resources {
         skills,
         templates,
         prompt_options,
-    } = load_resources(
-        args,
-        agent_dir,
-        &cwd,
-        project,
-        (&[], &packages),
-        &mut warnings,
-    );
+    } = load_resources(args, agent_dir, &project, (&[], &packages), &mut warnings);
     session.unload_extensions("reload").await;
+    let tools = active_tools(args, default_tools(&settings).as_deref());
     let setup = ExtensionSetup {
         args,
+        mode,
         settings: &settings,
         agent_dir,
-        project_dir: project_dir.as_deref(),
-        cwd: &cwd,
+        project: &project,
         permissions: session.permissions(),
+        tools: &tools,
         packages: &packages,
     };
     let extensions = start_all(&setup, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
     session.load_extensions(extensions);
-    let trusted = project_dir.is_some();
+    let trusted = project.trusted();
     let mcp = crate::mcp::restart(args, agent_dir, &cwd, trusted, &mut warnings).await;
     session.set_external(mcp);
     session
@@ -64,9 +64,9 @@ pub async fn reload(session: &AgentSession, args: &Args, agent_dir: &Path) -> Re
     }
 }
 
-/// `ctx.reload()` outside the interactive mode: the same reload (with the agent dir start-up
-/// resolved), its warnings on stderr.
-pub fn headless_reloader(args: &Args, agent_dir: PathBuf) -> Reloader {
+/// `ctx.reload()` outside the interactive mode: the same reload (with the agent dir and mode
+/// start-up resolved), its warnings on stderr.
+pub fn headless_reloader(args: &Args, agent_dir: PathBuf, mode: RunMode) -> Reloader {
     let args = args.clone();
     Arc::new(move |session| {
         let (args, agent_dir) = (args.clone(), agent_dir.clone());
@@ -77,7 +77,7 @@ pub fn headless_reloader(args: &Args, agent_dir: PathBuf) -> Reloader {
                 eprintln!("Warning: ctx.reload() ignored: wait for the agent to finish");
                 return;
             }
-            for w in reload(&session, &args, &agent_dir).await.warnings {
+            for w in reload(&session, &args, (&agent_dir, mode)).await.warnings {
                 eprintln!("Warning: {w}");
             }
         })
@@ -112,7 +112,7 @@ mod tests {
             .expect("trust");
         assert!(session.templates().is_empty());
 
-        let report = reload(&session, &Args::default(), agent.path()).await;
+        let report = reload(&session, &Args::default(), (agent.path(), RunMode::Print)).await;
 
         assert!(report.warnings.is_empty(), "{:?}", report.warnings);
         assert!(session.templates().iter().any(|t| t.name == "deploy"));

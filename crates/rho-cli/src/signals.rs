@@ -52,7 +52,7 @@ pub fn exit_on_termination() -> impl Future<Output = ()> + Send + 'static {
             shut_down_extensions().await;
             // Children run in their own process groups, so the signal did not reach them:
             // end them before leaving.
-            rho_tools::process::end_all_groups();
+            rho_process::end_all_groups();
             // process::exit skips destructors: the interactive mode's terminal guard too.
             rho_tui::terminal::restore();
             std::process::exit(code);

@@ -19,6 +19,7 @@ pub mod vm;
 pub use loadout::{Mode, Presentation};
 pub use run::{execute, CallHandler, Execution, ScriptError, ScriptResult, StoreWrites};
 pub use tool::{
-    Callable, CodemodeHost, CodemodeTool, Namespace, CODEMODE_TOOL_NAME, STORE_ENTRY_TYPE,
+    Callable, CodemodeHost, CodemodeTool, Namespace, SaveError, CODEMODE_TOOL_NAME,
+    STORE_ENTRY_TYPE,
 };
 pub use vm::{OutputItem, ScriptTool};

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use base64::Engine as _;
-use rho_ai::{ContentBlock, ImageContent};
+use rho_protocol::{ContentBlock, ImageContent};
 use rho_tools::spill::{cut_middle, save_temp};
 use rho_tools::truncate::format_size;
 use serde_json::Value;

@@ -80,6 +80,14 @@ pub struct Callable {
     pub deferred: bool,
 }
 
+/// Why a script's `store()` writes were not recorded (the tool result says so as a warning).
+#[derive(Debug, thiserror::Error)]
+pub enum SaveError {
+    /// The session the script ran in has ended.
+    #[error("the session has ended")]
+    SessionEnded,
+}
+
 /// What a script needs from the session.
 pub trait CodemodeHost: Send + Sync {
     /// Every tool a script may call now (the codemode tool itself left out).
@@ -90,7 +98,7 @@ pub trait CodemodeHost: Send + Sync {
     /// The `store()` values on the current branch.
     fn load_store(&self) -> BTreeMap<String, Value>;
     /// Records a successful script's writes (a `codemode-store` entry).
-    fn save_store(&self, writes: &StoreWrites) -> Result<(), String>;
+    fn save_store(&self, writes: &StoreWrites) -> Result<(), SaveError>;
     /// `codemode.mode` and `codemode.inlineBudget`.
     fn presentation(&self) -> Presentation {
         Presentation::default()
@@ -271,7 +279,7 @@ impl AgentTool for CodemodeTool {
             }
             let mut r = report(&result, started.elapsed(), source.options.max_output_tokens);
             if let Some(e) = save_error {
-                r.content.push(rho_ai::ContentBlock::text(format!(
+                r.content.push(rho_protocol::ContentBlock::text(format!(
                     "Warning: the store() values could not be saved: {e}"
                 )));
             }
@@ -289,7 +297,7 @@ impl AgentTool for CodemodeTool {
                     .content
                     .iter()
                     .filter_map(|b| match b {
-                        rho_ai::ContentBlock::Text(t) => Some(t.text.clone()),
+                        rho_protocol::ContentBlock::Text(t) => Some(t.text.clone()),
                         _ => None,
                     })
                     .collect();

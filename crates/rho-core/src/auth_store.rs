@@ -28,7 +28,7 @@ pub enum AuthStoreError {
     },
     /// Could not be written.
     #[error(transparent)]
-    Write(#[from] rho_session::SessionError),
+    Write(#[from] rho_session::StoreError),
     /// Another process held the lock for the whole wait, or it cannot be created.
     #[error(transparent)]
     Lock(#[from] LockError),

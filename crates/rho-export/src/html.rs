@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use rho_agent::AgentMessage;
+use rho_protocol::agent::AgentMessage;
 use rho_session::{SessionHeader, SessionTree};
 
 use super::html_entry::call_titles;

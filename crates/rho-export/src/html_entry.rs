@@ -5,8 +5,8 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use rho_agent::{AgentMessage, SystemMessage};
-use rho_ai::{AssistantMessage, ContentBlock, StopReason, ToolResultMessage, UserContent};
+use rho_protocol::agent::{AgentMessage, SystemMessage};
+use rho_protocol::{AssistantMessage, ContentBlock, StopReason, ToolResultMessage, UserContent};
 use rho_session::{EntryData, SessionEntry};
 use rho_tui::components::ToolCallView;
 
@@ -230,7 +230,7 @@ fn tool_result(t: &ToolResultMessage, calls: &Calls) -> String {
         .get(&t.tool_call_id)
         .cloned()
         .unwrap_or_else(|| t.tool_name.clone());
-    let text = rho_ai::message::join_text(&t.content);
+    let text = rho_protocol::message::join_text(&t.content);
     let lines = text.lines().count();
     let status = if t.is_error { "error" } else { "result" };
     let summary = format!(

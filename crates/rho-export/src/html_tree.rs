@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use rho_agent::AgentMessage;
-use rho_ai::ContentBlock;
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::ContentBlock;
 use rho_session::{EntryData, SessionEntry, SessionTree};
 
 use super::html_entry::{render, Calls};

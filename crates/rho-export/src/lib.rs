@@ -12,7 +12,7 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
-use rho_session::{load_file, SessionError, SessionHeader, SessionManager, SessionTree};
+use rho_session::{load_file, SessionHeader, SessionManager, SessionTree, StoreError};
 
 pub use html::page;
 pub use jsonl::branch_jsonl;
@@ -26,7 +26,7 @@ pub enum ExportError {
         /// The session file.
         path: PathBuf,
         /// What went wrong.
-        source: SessionError,
+        source: StoreError,
     },
     /// A session that was never saved has no file to name the page after.
     #[error("Cannot export in-memory session to HTML")]

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
+use rho_extension_host::HostError;
 use rho_extension_host::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, InputOutcome,
     NoUi, SendOptions,
@@ -26,7 +27,7 @@ impl ExtensionHost for BenchHost {
     fn cwd(&self) -> PathBuf {
         PathBuf::from(".")
     }
-    fn model(&self) -> Option<rho_ai::Model> {
+    fn model(&self) -> Option<rho_protocol::Model> {
         None
     }
     fn is_idle(&self) -> bool {
@@ -43,22 +44,22 @@ impl ExtensionHost for BenchHost {
         &self,
         _: CustomMessageInput,
         _: SendOptions,
-    ) -> BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("bench host".to_string()) })
+    ) -> BoxFuture<'static, Result<(), HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("is a bench host")) })
     }
     fn send_user_message(
         &self,
         _: String,
-        _: Vec<rho_ai::ImageContent>,
+        _: Vec<rho_protocol::ImageContent>,
         _: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), String>> {
-        Box::pin(async { Err("bench host".to_string()) })
+    ) -> BoxFuture<'static, Result<(), HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("is a bench host")) })
     }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
-        Err("bench host".into())
+    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
+        Err(HostError::Unsupported("is a bench host"))
     }
-    fn set_session_name(&self, _: String) -> Result<(), String> {
-        Err("bench host".into())
+    fn set_session_name(&self, _: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported("is a bench host"))
     }
 }
 

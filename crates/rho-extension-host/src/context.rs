@@ -8,31 +8,11 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_ai::{ImageContent, Model};
 use rho_protocol::extension::calls::ToolsState;
+/// How a custom message is delivered (CM-2..6) and `send_message`'s options: the wire types.
+pub use rho_protocol::extension::{DeliverAs, SendOptions};
 use serde_json::Value;
 
-/// How a custom message is delivered (session-behavior §14, CM-2..6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum DeliverAs {
-    /// Interrupt (while streaming); the default.
-    #[default]
-    Steer,
-    /// Wait until the agent would stop.
-    FollowUp,
-    /// Ride along with the next prompt.
-    NextTurn,
-}
-
-impl DeliverAs {
-    /// Parses `steer` / `followUp` / `nextTurn`.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "steer" => Some(DeliverAs::Steer),
-            "followUp" => Some(DeliverAs::FollowUp),
-            "nextTurn" => Some(DeliverAs::NextTurn),
-            _ => None,
-        }
-    }
-}
+use crate::HostError;
 
 /// A custom message an extension sends.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,17 +27,9 @@ pub struct CustomMessageInput {
     pub details: Option<Value>,
 }
 
-/// Options of `send_message`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct SendOptions {
-    /// Start a turn when idle.
-    pub trigger_turn: bool,
-    /// Delivery route; `None` = steer while streaming, append when idle.
-    pub deliver_as: Option<DeliverAs>,
-}
-
 /// The session side of the extension API. Implemented by AgentSession; actions are
-/// fire-and-forget futures so handlers never deadlock the run that called them.
+/// fire-and-forget futures so handlers never deadlock the run that called them. A refusal is
+/// a [`HostError`], whose text the extension hears.
 pub trait ExtensionHost: Send + Sync {
     /// The session's working directory.
     fn cwd(&self) -> PathBuf;
@@ -76,27 +48,27 @@ pub trait ExtensionHost: Send + Sync {
         &self,
         message: CustomMessageInput,
         options: SendOptions,
-    ) -> BoxFuture<'static, Result<(), String>>;
+    ) -> BoxFuture<'static, Result<(), HostError>>;
     /// Sends a user message as if typed (no template expansion).
     fn send_user_message(
         &self,
         text: String,
         images: Vec<ImageContent>,
         deliver_as: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), String>>;
+    ) -> BoxFuture<'static, Result<(), HostError>>;
     /// Appends a non-LLM custom entry to the session file.
-    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), String>;
+    fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), HostError>;
     /// Names the session.
-    fn set_session_name(&self, name: String) -> Result<(), String>;
+    fn set_session_name(&self, name: String) -> Result<(), HostError>;
 
     /// The session's entries from index `from` on (file order), with the session id, file and
     /// leaf: what pi's `ctx.sessionManager` reads (`get_entries`).
-    fn session_entries(&self, _from: usize) -> Result<Value, String> {
-        Err("this session has no entries to show".into())
+    fn session_entries(&self, _from: usize) -> Result<Value, HostError> {
+        Err(HostError::Unsupported("has no entries to show"))
     }
     /// Sets (`Some`) or clears (`None`) the label of entry `id` (pi's `setLabel`).
-    fn set_label(&self, _id: String, _label: Option<String>) -> Result<(), String> {
-        Err("this session cannot label entries".into())
+    fn set_label(&self, _id: String, _label: Option<String>) -> Result<(), HostError> {
+        Err(HostError::Unsupported("cannot label entries"))
     }
 
     /// Resolves when the agent is idle (command contexts, CMD-8).
@@ -107,21 +79,24 @@ pub trait ExtensionHost: Send + Sync {
     /// Session replacement from a command (CMD-8): `new_session`, `fork`, `navigate_tree`,
     /// `switch_session`, `reload`. Without a mode binding they resolve at once with
     /// `cancelled: false` (returns the cancelled flag).
-    fn session_action(&self, _action: SessionAction) -> BoxFuture<'static, Result<bool, String>> {
+    fn session_action(
+        &self,
+        _action: SessionAction,
+    ) -> BoxFuture<'static, Result<bool, HostError>> {
         Box::pin(async { Ok(false) })
     }
     /// The active tools and every tool that could be active (pi's `getActiveTools` /
     /// `getAllTools`).
-    fn tools_state(&self) -> Result<ToolsState, String> {
-        Err("this session has no tool set to show".into())
+    fn tools_state(&self) -> Result<ToolsState, HostError> {
+        Err(HostError::Unsupported("has no tool set to show"))
     }
     /// Makes exactly the named tools active (pi's `setActiveTools`; unknown names ignored).
-    fn set_active_tools(&self, _names: Vec<String>) -> Result<ToolsState, String> {
-        Err("this session cannot change its tools".into())
+    fn set_active_tools(&self, _names: Vec<String>) -> Result<ToolsState, HostError> {
+        Err(HostError::Unsupported("cannot change its tools"))
     }
     /// Adds and activates a tool an extension registered after loading.
-    fn register_tool(&self, _tool: Arc<dyn AgentTool>) -> Result<(), String> {
-        Err("this session cannot take tools after loading".into())
+    fn register_tool(&self, _tool: Arc<dyn AgentTool>) -> Result<(), HostError> {
+        Err(HostError::Unsupported("cannot take tools after loading"))
     }
     /// Every model the session knows (pi's `ctx.modelRegistry`).
     fn models(&self) -> Vec<Model> {
@@ -133,35 +108,38 @@ pub trait ExtensionHost: Send + Sync {
         &self,
         _provider: String,
         _model_id: String,
-    ) -> BoxFuture<'static, Result<bool, String>> {
-        Box::pin(async { Err("this session cannot change its model".into()) })
+    ) -> BoxFuture<'static, Result<bool, HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("cannot change its model")) })
     }
     /// The thinking level (`off`, `minimal`, ... `xhigh`).
     fn thinking_level(&self) -> String {
         "off".into()
     }
     /// Sets the thinking level (clamped to the model); resolves with the level in effect.
-    fn set_thinking_level(&self, _level: String) -> BoxFuture<'static, Result<String, String>> {
-        Box::pin(async { Err("this session cannot change its thinking level".into()) })
+    fn set_thinking_level(&self, _level: String) -> BoxFuture<'static, Result<String, HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("cannot change its thinking level")) })
     }
     /// One model call for an extension (pi's `modelRegistry.complete`): the reply message.
     fn complete(
         &self,
         _call: rho_protocol::extension::calls::Complete,
-    ) -> BoxFuture<'static, Result<Value, String>> {
-        Box::pin(async { Err("this session cannot run completions".into()) })
+    ) -> BoxFuture<'static, Result<Value, HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("cannot run completions")) })
     }
     /// Compacts now with optional instructions; resolves with the compaction result.
-    fn compact(&self, _instructions: Option<String>) -> BoxFuture<'static, Result<Value, String>> {
-        Box::pin(async { Err("this session cannot compact".into()) })
+    fn compact(
+        &self,
+        _instructions: Option<String>,
+    ) -> BoxFuture<'static, Result<Value, HostError>> {
+        Box::pin(async { Err(HostError::Unsupported("cannot compact")) })
     }
     /// The sandbox extension `exec` calls run under (`None`: unconfined).
     fn sandbox(&self) -> Option<Arc<rho_sandbox::Sandbox>> {
         None
     }
     /// The key scrubbing extension `exec` calls get (by default the built-in providers').
-    fn key_scrub(&self) -> rho_tools::process::KeyScrub {
-        rho_tools::process::KeyScrub::default()
+    fn key_scrub(&self) -> rho_process::KeyScrub {
+        rho_process::KeyScrub::default()
     }
 }
 

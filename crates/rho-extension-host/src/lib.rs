@@ -7,7 +7,7 @@
 pub mod commands;
 pub mod context;
 pub mod diagnostics;
-pub mod events;
+pub mod error;
 pub mod process;
 pub mod providers;
 pub mod render;
@@ -23,19 +23,25 @@ pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
     SessionAction,
 };
+pub use error::HostError;
 pub use events::{ExtensionEvent, TreePreparation};
 pub use render::ExtensionRenderer;
+/// The events handlers receive and the results they return: wire types, in rho-protocol.
+pub use rho_protocol::extension::events;
 pub use runner::{ExtensionErrorReport, ExtensionRunner, InputOutcome};
 
 /// An event handler: gets the event and a context, may return a JSON result the runner
-/// interprets per event (see [`events`]). `Err` is reported as an `extension_error`.
+/// interprets per event (see [`events`]). `Err` is reported as an `extension_error`: a string
+/// because it is the extension's own error text (a thrown message, a process's reply), sent
+/// on as pi's `extension_error` carries it; a failed host call becomes that text with `?`.
 pub type EventHandler = Arc<
     dyn Fn(ExtensionEvent, ExtensionContext) -> BoxFuture<'static, Result<Option<Value>, String>>
         + Send
         + Sync,
 >;
 
-/// A command handler: gets the verbatim argument string.
+/// A command handler: gets the verbatim argument string. `Err` is the extension's own error
+/// text, shown as an `extension_error` (see [`EventHandler`]).
 pub type CommandHandler =
     Arc<dyn Fn(String, ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
@@ -50,7 +56,8 @@ pub struct CommandDef {
     pub handler: CommandHandler,
 }
 
-/// A shortcut handler (pi's `registerShortcut`): runs when its key is pressed.
+/// A shortcut handler (pi's `registerShortcut`): runs when its key is pressed. `Err` is the
+/// extension's own error text (see [`EventHandler`]).
 pub type ShortcutHandler =
     Arc<dyn Fn(ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
@@ -67,7 +74,8 @@ pub struct ShortcutDef {
 
 /// Streams one reply of a provider an extension registered: gets the model, the context and
 /// the options (JSON), hands each pi `AssistantMessageEvent` to the callback, resolves with
-/// the final message.
+/// the final message. `Err` is the extension's own error text, which becomes the reply's
+/// `errorMessage`.
 pub type ProviderStream = Arc<
     dyn Fn(
             Value,
@@ -221,6 +229,3 @@ impl Extension {
         }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -13,7 +13,9 @@ pub use rho_protocol::extension::{ComponentSlot, RenderTarget, Rendered, Rendere
 use super::process::wire::Request;
 use super::process::Connection;
 
-/// Draws an extension's own parts of the screen.
+/// Draws an extension's own parts of the screen. `Err` is the extension's error text (its
+/// reply's `error`, or why it did not answer; see [`crate::process::connection::Reply`]), which the UI
+/// shows in place of the part.
 pub trait ExtensionRenderer: Send + Sync {
     /// The tools and message types it draws.
     fn spec(&self) -> &RendererSpec;
@@ -23,7 +25,7 @@ pub trait ExtensionRenderer: Send + Sync {
         target: RenderTarget,
         width: u16,
     ) -> BoxFuture<'static, Result<Option<Rendered>, String>>;
-    /// A key (as terminal bytes) for the focused component `key`.
+    /// A key (as terminal bytes) for the focused component `key`; `Err` as for `render`.
     fn input(&self, key: String, data: String) -> BoxFuture<'static, Result<(), String>>;
 }
 
@@ -73,6 +75,7 @@ impl ExtensionRenderer for ProcessRenderer {
         })
     }
 
+    // `Err`: the extension's reply error, a string on the wire (see the trait).
     fn input(&self, key: String, data: String) -> BoxFuture<'static, Result<(), String>> {
         let (conn, deadline) = (self.conn.clone(), self.deadline);
         Box::pin(async move {

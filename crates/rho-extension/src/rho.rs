@@ -15,6 +15,8 @@ use crate::protocol::{encode_line, FromExtension, Hello};
 use crate::Error;
 use crate::{Content, CustomMessage, DeliverAs, SendOptions};
 
+/// The answer to a call: its `result`, or the `error` text rho sent on the wire, which the
+/// extension gets as is.
 type Reply = Result<Value, String>;
 
 /// The connection state shared by the loop, the workers and every [`Rho`] clone.

@@ -4,15 +4,44 @@
 //! `/hotkeys` lists the keys in effect.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use rho_tui::keymap::{parse, Platform};
 use rho_tui::{Action, Keymap};
 
-use super::app::App;
-
 /// The file's name in the agent dir.
 pub const FILE: &str = "keybindings.json";
+
+/// The app's actions on the main screen, tried in pi's order after the special cases (see
+/// session control's keys).
+pub const APP_ACTIONS: &[Action] = &[
+    Action::Clear,
+    Action::ThinkingCycle,
+    Action::ModelCycleForward,
+    Action::ModelSelect,
+    Action::ToolsExpand,
+    Action::ThinkingToggle,
+    Action::MessageCopy,
+    Action::MessageFollowUp,
+    Action::MessageDequeue,
+    Action::SessionNew,
+    Action::SessionTree,
+    Action::SessionFork,
+    Action::SessionResume,
+];
+
+/// The transcript's keys in fullscreen, tried in pi's order.
+pub const SCROLL_KEYS: &[Action] = &[
+    Action::AltScreenPageUp,
+    Action::AltScreenPageDown,
+    Action::AltScreenHalfPageUp,
+    Action::AltScreenHalfPageDown,
+    Action::AltScreenLineUp,
+    Action::AltScreenLineDown,
+    Action::AltScreenPreviousPrompt,
+    Action::AltScreenNextPrompt,
+    Action::AltScreenTop,
+    Action::AltScreenBottom,
+];
 
 /// The keymap `agent_dir`'s keybindings.json makes, and a warning per problem in it. A
 /// missing file is pi's defaults, without a warning.
@@ -60,12 +89,12 @@ const TYPED: &[(&str, &str)] = &[
 pub fn hotkey_rows(keys: &Keymap, fullscreen: bool) -> Vec<(String, String)> {
     let app: Vec<Action> = [Action::Interrupt, Action::Exit]
         .into_iter()
-        .chain(super::keys::APP_ACTIONS.iter().copied())
+        .chain(APP_ACTIONS.iter().copied())
         .collect();
     let mut sections: Vec<(&str, &[Action])> =
         vec![("Editor", rho_tui::editor::ACTIONS), ("Application", &app)];
     if fullscreen {
-        sections.push(("Fullscreen", super::fullscreen::SCROLL_KEYS));
+        sections.push(("Fullscreen", SCROLL_KEYS));
     }
     let mut rows = Vec::new();
     for (title, actions) in sections {
@@ -81,18 +110,6 @@ pub fn hotkey_rows(keys: &Keymap, fullscreen: bool) -> Vec<(String, String)> {
         }
     }
     rows
-}
-
-impl App {
-    /// Reads keybindings.json from the agent dir (at start and on /reload); problems become
-    /// notices.
-    pub(crate) fn load_keybindings(&mut self) {
-        let (keymap, warnings) = load(&self.options.agent_dir);
-        self.keymap = Arc::new(keymap);
-        for w in warnings {
-            self.notice(format!("Warning: {w}"), true);
-        }
-    }
 }
 
 #[cfg(test)]

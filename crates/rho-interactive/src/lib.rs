@@ -5,30 +5,27 @@
 //! requests and the results of session operations (run in their own tasks, so the screen stays
 //! live while a prompt runs) all arrive as [`AppMsg`]s on one channel; after each batch the
 //! frame is rendered, and the differential renderer writes only what changed.
+//!
+//! The screen is four parts, each with its own state and input handling, under a small
+//! top-level (`app`) that routes keys and messages to them: `screen` (transcript, editor,
+//! footer, layout, drawing), `dialogs` (pickers, login, settings, MCP, extension questions),
+//! `ext_ui` (what extensions show and the keys they take) and `control` (submitting,
+//! commands, session navigation, the app's keys). Each depends only on those listed before
+//! it, and on the leaves (`shared`, `outbox`, `options`, `keybindings`, `startup_notes`);
+//! `module_graph` checks that no module circle comes back.
 
 mod app;
-mod commands;
-mod compaction_queue;
+mod control;
 mod dialogs;
-mod ext_render;
-mod ext_shortcuts;
 mod ext_ui;
-mod footer;
-mod fullscreen;
 mod keybindings;
-mod keys;
-mod login;
-mod login_ui;
-mod mcp_view;
+#[cfg(test)]
+mod module_graph;
 mod options;
-mod reload;
-mod safety_commands;
-mod scoped_models;
-mod session_cmds;
-mod session_nav;
-mod settings;
+mod outbox;
+mod screen;
+mod shared;
 mod startup_notes;
-mod submit;
 #[cfg(test)]
 mod tests;
 
@@ -37,25 +34,19 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_ai::ImageContent;
 use rho_core::agent_session::AgentSession;
 use rho_tui::terminal::{self, TerminalGuard};
 use tokio::sync::mpsc;
 
 use app::App;
 pub use app::AppMsg;
+use control::ControlMsg;
+pub use control::InitialPrompt;
 pub use options::{InteractiveHost, InteractiveOptions};
+use screen::ScreenMsg;
 
 /// How often the working indicator advances while the agent runs.
 const SPINNER_TICK: Duration = Duration::from_millis(100);
-
-/// The first prompt, from the command line's messages and @files.
-pub struct InitialPrompt {
-    /// The text.
-    pub text: String,
-    /// Images from @files.
-    pub images: Vec<ImageContent>,
-}
 
 /// Runs the interactive mode until the user quits.
 pub async fn run(
@@ -78,7 +69,7 @@ pub async fn run(
     session.bind_session_actions();
     let reload_tx = tx.clone();
     session.set_reloader(Arc::new(move |_| {
-        let _ = reload_tx.send(AppMsg::ReloadRequested);
+        let _ = reload_tx.send(AppMsg::Control(ControlMsg::ReloadRequested));
         Box::pin(async {})
     }));
     let mut events = session.subscribe();
@@ -149,6 +140,6 @@ fn diagnostics_sink(tx: mpsc::UnboundedSender<AppMsg>) -> rho_extension_host::di
                 (format!("[{name}] {line}"), false)
             }
         };
-        let _ = tx.send(AppMsg::Notice { text, error });
+        let _ = tx.send(AppMsg::Screen(ScreenMsg::Notice { text, error }));
     })
 }

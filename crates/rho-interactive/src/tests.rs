@@ -348,7 +348,7 @@ async fn bang_command_output_is_shown_and_recorded_for_the_model() {
     assert!(screen.contains("from-the-shell"), "{screen}");
     let recorded = h.session.messages();
     assert!(
-        matches!(recorded.last(), Some(rho_agent::AgentMessage::BashExecution(b)) if b.output.contains("from-the-shell"))
+        matches!(recorded.last(), Some(rho_protocol::agent::AgentMessage::BashExecution(b)) if b.output.contains("from-the-shell"))
     );
 }
 

@@ -34,7 +34,7 @@ fn main() {
         "rho-mcp-test/npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
     let Some(node) = find(&home.join("node24"), "node").filter(|_| entry.exists()) else {
-        println!("server-everything or node 24 missing: run `cargo test -p rho-cli --test mcp_rpc` first");
+        println!("server-everything or node 24 missing: run `cargo test -p rho-cli --test it mcp_rpc::` first");
         return;
     };
     let empty = tempfile::tempdir().expect("tempdir");

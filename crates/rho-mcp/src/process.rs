@@ -1,5 +1,5 @@
 //! A stdio server's child process, started through rho's one child-process module
-//! ([`rho_tools::process`]): its own process group, recorded so rho's exit ends it. Stopping
+//! ([`rho_process`]): its own process group, recorded so rho's exit ends it. Stopping
 //! closes stdin (done by dropping the transport), waits a moment for the server to exit, then
 //! sends SIGTERM and SIGKILL to the whole group, so servers started through wrappers (`npx`,
 //! `uvx`) leave no orphans. Dropping an unstopped group kills it at once.
@@ -9,7 +9,7 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_tools::process::{ChildGroup, ChildPipes, ChildSpec, KeyScrub};
+use rho_process::{ChildGroup, ChildPipes, ChildSpec, KeyScrub};
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 
 use crate::config::Transport;

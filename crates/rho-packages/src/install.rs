@@ -4,9 +4,15 @@
 //! update resets a checkout to its ref's newest commit. Output goes to the terminal for
 //! `rho install` and friends, or is captured (its end kept for the error) when a session
 //! installs at start-up, where stdout may be the RPC stream and git must not prompt.
+//!
+//! The commands run through `rho-process`: a captured one in its own process group, recorded
+//! so rho's exit (a signal included) ends it; one at the terminal in rho's group, where git
+//! may ask for a password and Ctrl-C reaches it as it reaches rho. Neither has a timeout: an
+//! install may take minutes.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
+use rho_process::{run_to_end, ChildSpec, KeyScrub, Output, RunError};
 
 use super::locate::{git_path, git_root, npm_root};
 use super::source::GitSource;
@@ -79,15 +85,12 @@ impl Installer {
 
     /// Runs a command to its end; its output reaches the terminal, or is captured.
     fn run(&self, program: &str, args: &[String], cwd: Option<&Path>) -> Result<(), PackageError> {
-        let mut cmd = Command::new(program);
-        cmd.args(args).stdin(Stdio::null());
-        if let Some(dir) = cwd {
-            cmd.current_dir(dir);
-        }
+        let mut spec = command(program, args, cwd).in_terminal(!self.capture);
         let shown = || format!("{program} {}", args.join(" "));
-        let spawn = |e| PackageError::Spawn(program.to_string(), e);
         if !self.capture {
-            let status = cmd.status().map_err(spawn)?;
+            let status = run_to_end(&spec, Output::Inherited, None)
+                .map_err(run_error)?
+                .status;
             return match status.code() {
                 Some(0) => Ok(()),
                 code => Err(PackageError::Failed(
@@ -97,11 +100,11 @@ impl Installer {
                 )),
             };
         }
-        cmd.env("GIT_TERMINAL_PROMPT", "0");
+        spec = spec.env("GIT_TERMINAL_PROMPT", "0");
         if std::env::var_os("GIT_SSH_COMMAND").is_none() {
-            cmd.env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
+            spec = spec.env("GIT_SSH_COMMAND", "ssh -o BatchMode=yes");
         }
-        let out = cmd.output().map_err(spawn)?;
+        let out = run_to_end(&spec, Output::Captured, None).map_err(run_error)?;
         if out.status.success() {
             return Ok(());
         }
@@ -129,13 +132,8 @@ impl Installer {
 
     /// A command's stdout, trimmed (always captured).
     fn read(&self, program: &str, args: &[&str], cwd: &Path) -> Result<String, PackageError> {
-        let out = Command::new(program)
-            .args(args)
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .output()
-            .map_err(|e| PackageError::Spawn(program.to_string(), e))?;
+        let spec = command(program, args, Some(cwd)).env("GIT_TERMINAL_PROMPT", "0");
+        let out = run_to_end(&spec, Output::Captured, None).map_err(run_error)?;
         if !out.status.success() {
             let shown = format!("{program} {}", args.join(" "));
             let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
@@ -405,6 +403,25 @@ impl Installer {
     /// The commit checked out at `dir`.
     pub fn git_head(&self, dir: &Path) -> Option<String> {
         self.read("git", &["rev-parse", "HEAD"], dir).ok()
+    }
+}
+
+/// `program args` in `cwd` with the user's whole environment (npm and git need their tokens).
+fn command(program: &str, args: &[impl AsRef<std::ffi::OsStr>], cwd: Option<&Path>) -> ChildSpec {
+    let spec = ChildSpec::new(program)
+        .args(args)
+        .scrub(KeyScrub::keep_all());
+    match cwd {
+        Some(dir) => spec.cwd(dir),
+        None => spec,
+    }
+}
+
+/// A program that could not start is named with the hint to install it.
+fn run_error(err: RunError) -> PackageError {
+    match err {
+        RunError::Spawn { program, source } => PackageError::Spawn(program, source),
+        other => PackageError::Run(other),
     }
 }
 

@@ -30,6 +30,9 @@ pub enum PackageError {
     /// npm or git could not be started.
     #[error("cannot run {0}: {1}; is it installed and on PATH?")]
     Spawn(String, #[source] std::io::Error),
+    /// A command could not run under the child-process rules (the sandbox refused it).
+    #[error(transparent)]
+    Run(rho_process::RunError),
     /// A command ended in failure: the command, its status and the end of its output.
     #[error("{0} failed with {1}{2}")]
     Failed(String, String, String),

@@ -8,6 +8,7 @@
 //!   stream's [`stream_event`], the fold of those events into a reply's [`partial`] message
 //!   and the lenient parser of streaming tool-call arguments ([`json_stream`]). `rho-ai`
 //!   re-exports them under its old paths.
+//! - [`provider_env`]: the environment variables holding each built-in provider's key.
 //! - [`extension`]: the extension process protocol (docs/extensions.md), host and SDK side.
 //! - `agent` (feature `agent`): agent messages and the events of a run.
 //! - `session` (feature `agent`): session file records, session events, session summaries.
@@ -22,6 +23,7 @@ pub mod json_stream;
 pub mod message;
 pub mod model;
 pub mod partial;
+pub mod provider_env;
 #[cfg(feature = "agent")]
 pub mod rpc;
 #[cfg(feature = "schema")]

@@ -9,11 +9,11 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use rho_agent::AgentMessage;
 use rho_ai::{ContentBlock, ImageContent, StopReason};
 use rho_core::agent_session::{
     AgentSession, PromptOptions, SessionError, SessionEvent, SessionOnlyEvent,
 };
+use rho_protocol::agent::AgentMessage;
 use rho_session::paths::agent_dir;
 use tokio::sync::mpsc;
 
@@ -73,8 +73,8 @@ pub async fn run(
         let _ = finish.send(Out::Finish);
         let _ = task.await;
     }
-    if let Err(message) = outcome {
-        eprintln!("{message}");
+    if let Err(refused) = outcome {
+        eprintln!("{}", refusal_text(&session, refused));
         return ExitCode::FAILURE;
     }
     match output {
@@ -97,7 +97,7 @@ fn track_failure(event: &SessionEvent, failure: &mut Option<String>) {
             ..
         }) => *failure = Some(message.clone()),
         SessionEvent::Agent(agent_event) => {
-            if let rho_agent::AgentEvent::MessageEnd { message } = &**agent_event {
+            if let rho_protocol::agent::AgentEvent::MessageEnd { message } = &**agent_event {
                 let AgentMessage::Assistant(reply) = &**message else {
                     return;
                 };
@@ -115,16 +115,13 @@ async fn send_all(
     session: &AgentSession,
     prompts: Vec<String>,
     mut images: Vec<ImageContent>,
-) -> Result<(), String> {
+) -> Result<(), SessionError> {
     for prompt in prompts {
         let options = PromptOptions {
             images: std::mem::take(&mut images),
             ..PromptOptions::default()
         };
-        session
-            .prompt(&prompt, options)
-            .await
-            .map_err(|e| refusal_text(session, e))?;
+        session.prompt(&prompt, options).await?;
     }
     Ok(())
 }
@@ -148,13 +145,13 @@ fn spawn_json_writer(
     session: &AgentSession,
     dialect: Dialect,
 ) -> (mpsc::UnboundedSender<Out>, tokio::task::JoinHandle<()>) {
-    let (tx, lines) = mpsc::unbounded_channel();
+    let (tx, items) = mpsc::unbounded_channel();
     let config = WriterConfig {
         dialect,
         keep: |e| !is_extension_error(e),
     };
-    let events = session.subscribe();
-    let task = tokio::spawn(event_out::run(event_out::stdout(), events, lines, config));
+    session.subscribe_into(tx.clone());
+    let task = tokio::spawn(event_out::run(event_out::stdout(), items, config));
     (tx, task)
 }
 

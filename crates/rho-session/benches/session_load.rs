@@ -9,8 +9,8 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
 
-use rho_agent::AgentMessage;
-use rho_ai::{
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{
     AssistantMessage, ContentBlock, StopReason, ToolCall, ToolResultMessage, Usage, UserContent,
     UserMessage,
 };

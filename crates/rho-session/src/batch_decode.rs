@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::{mpsc, Mutex};
 
 use super::decode::Decoded;
-use super::error::SessionError;
+use super::error::{LineError, StoreError};
 
 /// Bytes of line text per batch: large enough that handing a batch over costs nothing
 /// next to decoding it, small enough that few are in flight.
@@ -67,7 +67,7 @@ impl<M> Batch<M> {
     /// Decodes every line, in order.
     fn decode(
         self,
-        decode: &impl Fn(&M, &str) -> Result<Decoded, String>,
+        decode: &impl Fn(&M, &str) -> Result<Decoded, LineError>,
         pool: &Pool,
     ) -> Lines<M> {
         let mut start = 0;
@@ -80,7 +80,7 @@ impl<M> Batch<M> {
                 let line = &text[start..end];
                 start = end;
                 let decoded = std::str::from_utf8(line)
-                    .map_err(|_| "not UTF-8 text".to_string())
+                    .map_err(|_| LineError::NotUtf8)
                     .and_then(|line| decode(&meta, line));
                 (meta, decoded)
             })
@@ -95,10 +95,10 @@ impl<M> Batch<M> {
 /// result to `take` in input order.
 pub(crate) fn decode_in_order<M: Send>(
     path: &Path,
-    decode: &(impl Fn(&M, &str) -> Result<Decoded, String> + Sync),
-    mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, SessionError>,
-    mut take: impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
-) -> Result<(), SessionError> {
+    decode: &(impl Fn(&M, &str) -> Result<Decoded, LineError> + Sync),
+    mut fill: impl FnMut(&mut Batch<M>) -> Result<bool, StoreError>,
+    mut take: impl FnMut(M, Result<Decoded, LineError>) -> Result<(), StoreError>,
+) -> Result<(), StoreError> {
     let pool = Pool::default();
     let pool = &pool;
     let mut first = Batch::new(pool);
@@ -154,7 +154,7 @@ pub(crate) fn decode_in_order<M: Send>(
 }
 
 /// Each line's meta and how it decoded, in line order.
-type Lines<M> = Vec<(M, Result<Decoded, String>)>;
+type Lines<M> = Vec<(M, Result<Decoded, LineError>)>;
 /// A decoded batch and its place in the sequence.
 type Done<M> = (usize, Lines<M>);
 
@@ -162,7 +162,7 @@ type Done<M> = (usize, Lines<M>);
 fn work<M>(
     jobs: &Mutex<mpsc::Receiver<(usize, Batch<M>)>>,
     done: mpsc::Sender<Done<M>>,
-    decode: &impl Fn(&M, &str) -> Result<Decoded, String>,
+    decode: &impl Fn(&M, &str) -> Result<Decoded, LineError>,
     pool: &Pool,
 ) {
     loop {
@@ -198,8 +198,8 @@ impl<M> InOrder<M> {
     fn accept(
         &mut self,
         (seq, lines): Done<M>,
-        take: &mut impl FnMut(M, Result<Decoded, String>) -> Result<(), SessionError>,
-    ) -> Result<(), SessionError> {
+        take: &mut impl FnMut(M, Result<Decoded, LineError>) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
         self.waiting.insert(seq, lines);
         while let Some(lines) = self.waiting.remove(&self.next) {
             self.next += 1;
@@ -211,6 +211,6 @@ impl<M> InOrder<M> {
     }
 }
 
-fn worker_lost(path: &Path) -> SessionError {
-    SessionError::io(path, std::io::Error::other("a decoding thread stopped"))
+fn worker_lost(path: &Path) -> StoreError {
+    StoreError::io(path, std::io::Error::other("a decoding thread stopped"))
 }

@@ -5,11 +5,11 @@
 
 use std::collections::HashMap;
 
-use rho_agent::{
+use rho_protocol::agent::SystemState;
+use rho_protocol::agent::{
     AgentMessage, BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, StoredMessage,
 };
-use rho_ai::{AssistantMessage, ToolResultMessage, UserContent, UserMessage};
-use rho_protocol::agent::SystemState;
+use rho_protocol::{AssistantMessage, ToolResultMessage, UserContent, UserMessage};
 
 use super::entry::{EntryData, SessionEntry};
 use super::time::parse_iso;
@@ -43,7 +43,7 @@ impl SessionContext {
     /// dropped, pi roles turned into user messages).
     /// For tests and comparisons: a message that cannot be read back is left out (runs read
     /// the agent's transcript, which reports it).
-    pub fn to_llm(&self) -> Vec<rho_ai::Message> {
+    pub fn to_llm(&self) -> Vec<rho_protocol::Message> {
         let messages = self.messages.iter().filter_map(|m| m.get().ok());
         messages.filter_map(|m| m.to_llm()).collect()
     }

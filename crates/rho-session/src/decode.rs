@@ -6,12 +6,13 @@
 
 use std::sync::Arc;
 
-use rho_agent::AgentMessage;
-use rho_ai::{Usage, UserContent};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{Usage, UserContent};
 use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use super::entry::{CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData};
+use super::error::LineError;
 use super::fast_message::RawMessage;
 
 /// Every field of every entry type, all optional.
@@ -70,15 +71,15 @@ const KNOWN_TYPES: [&str; 11] = [
 ];
 
 /// Parses line 1. `Err` says what the line is instead of a header.
-pub(crate) fn decode_header(line: &str) -> Result<SessionHeader, String> {
-    let value: Value = serde_json::from_str(line).map_err(|e| format!("is not JSON ({e})"))?;
+pub(crate) fn decode_header(line: &str) -> Result<SessionHeader, LineError> {
+    let value: Value = serde_json::from_str(line).map_err(LineError::HeaderNotJson)?;
     if value.get("type").and_then(Value::as_str) != Some("session") {
-        return Err("has no \"type\":\"session\"".into());
+        return Err(LineError::NoSessionType);
     }
     if !value.get("id").is_some_and(Value::is_string) {
-        return Err("has no string \"id\"".into());
+        return Err(LineError::HeaderWithoutId);
     }
-    serde_json::from_value(value).map_err(|e| format!("is not a valid header ({e})"))
+    serde_json::from_value(value).map_err(LineError::InvalidHeader)
 }
 
 /// An entry as decoded, with what was tolerated on the way.
@@ -93,18 +94,18 @@ pub(crate) struct Decoded {
 /// Parses an entry line. A JSON object with a string `type` and `id` always gives an entry:
 /// one this version cannot use (unknown type or role, a field of an unexpected type) is kept
 /// verbatim with a warning. `Err` is the reason the line is not an entry at all.
-pub(crate) fn decode_entry(line: &str) -> Result<Decoded, String> {
+pub(crate) fn decode_entry(line: &str) -> Result<Decoded, LineError> {
     let reason = match serde_json::from_str::<RawEntry>(line) {
         Ok(raw) if is_known(&raw.entry_type) => match from_raw(raw) {
             Ok(entry) => return Ok(Decoded::clean(entry)),
             Err(Fallback::Slow) => match decode_message_slowly(line) {
                 Ok(entry) => return Ok(Decoded::clean(entry)),
-                Err(reason) => reason,
+                Err(reason) => Some(reason),
             },
-            Err(Fallback::Error(reason)) => reason,
+            Err(Fallback::Error(reason)) => Some(reason),
         },
-        Ok(_) => String::new(),
-        Err(first) => first.to_string(),
+        Ok(_) => None,
+        Err(first) => Some(LineError::Json(first)),
     };
     keep_verbatim(line, reason)
 }
@@ -135,15 +136,26 @@ const KNOWN_ROLES: [&str; 8] = [
 ];
 
 /// The slow path: keeps a line that is a JSON object with a string `type` and `id` as written.
-fn keep_verbatim(line: &str, reason: String) -> Result<Decoded, String> {
-    let Ok(Value::Object(mut fields)) = serde_json::from_str::<Value>(line) else {
-        return Err(format!("not a JSON object: {reason}"));
+/// `reason` is why the fast path declined it (`None`: an entry type this version lacks).
+fn keep_verbatim(line: &str, reason: Option<LineError>) -> Result<Decoded, LineError> {
+    let mut fields = match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(fields)) => fields,
+        // `reason` is `None` only for a line serde already read as an object.
+        Ok(_) => {
+            return Err(LineError::NotAnObject(Box::new(
+                reason.unwrap_or(LineError::NoType),
+            )))
+        }
+        Err(e) => {
+            let reason = reason.unwrap_or(LineError::Json(e));
+            return Err(LineError::NotAnObject(Box::new(reason)));
+        }
     };
     let Some(Value::String(entry_type)) = fields.remove("type") else {
-        return Err("no string \"type\"".into());
+        return Err(LineError::NoType);
     };
     if entry_type == "session" {
-        return Err("a second session header".into());
+        return Err(LineError::SecondHeader);
     }
     let (id, parent_id, timestamp) = take_common(&mut fields)?;
     let role = fields
@@ -155,9 +167,12 @@ fn keep_verbatim(line: &str, reason: String) -> Result<Decoded, String> {
         Some(role) if entry_type == "message" && !KNOWN_ROLES.contains(&role) => {
             format!("unknown message role \"{role}\"")
         }
-        _ => format!("unexpected {entry_type} entry ({reason})"),
+        _ => {
+            let reason = reason.map(|r| r.to_string()).unwrap_or_default();
+            format!("unexpected {entry_type} entry ({reason})")
+        }
     };
-    let raw = RawLine::new(line).map_err(|e| e.to_string())?;
+    let raw = RawLine::new(line).map_err(LineError::Json)?;
     Ok(Decoded {
         entry: SessionEntry {
             id,
@@ -182,9 +197,8 @@ struct SlowMessageEntry {
     message: AgentMessage,
 }
 
-fn decode_message_slowly(line: &str) -> Result<SessionEntry, String> {
-    let slow: SlowMessageEntry =
-        serde_json::from_str(line).map_err(|e| format!("bad message: {e}"))?;
+fn decode_message_slowly(line: &str) -> Result<SessionEntry, LineError> {
+    let slow: SlowMessageEntry = serde_json::from_str(line).map_err(LineError::BadMessage)?;
     Ok(SessionEntry {
         id: slow.id,
         parent_id: slow.parent_id,
@@ -198,20 +212,20 @@ enum Fallback {
     /// The message needs serde's decoding (to accept it or to word the error).
     Slow,
     /// The entry is invalid.
-    Error(String),
+    Error(LineError),
 }
 
-impl From<String> for Fallback {
-    fn from(reason: String) -> Self {
+impl From<LineError> for Fallback {
+    fn from(reason: LineError) -> Self {
         Fallback::Error(reason)
     }
 }
 
 type Common = (String, Option<String>, String);
 
-fn take_common(fields: &mut Map<String, Value>) -> Result<Common, String> {
+fn take_common(fields: &mut Map<String, Value>) -> Result<Common, LineError> {
     let Some(Value::String(id)) = fields.remove("id") else {
-        return Err("entry has no string \"id\"".into());
+        return Err(LineError::NoId);
     };
     let parent_id = match fields.remove("parentId") {
         Some(Value::String(p)) => Some(p),
@@ -224,8 +238,11 @@ fn take_common(fields: &mut Map<String, Value>) -> Result<Common, String> {
     Ok((id, parent_id, timestamp))
 }
 
-fn need<T>(value: Option<T>, ty: &str, field: &str) -> Result<T, String> {
-    value.ok_or_else(|| format!("{ty} entry lacks \"{field}\""))
+fn need<T>(value: Option<T>, ty: &str, field: &'static str) -> Result<T, LineError> {
+    value.ok_or_else(|| LineError::Missing {
+        entry_type: ty.to_string(),
+        field,
+    })
 }
 
 fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
@@ -284,7 +301,7 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
             label: raw.label,
         },
         "session_info" => EntryData::SessionInfo { name: raw.name },
-        _ => return Err(Fallback::Error("a second session header".into())),
+        _ => return Err(Fallback::Error(LineError::SecondHeader)),
     };
     let id = need(raw.id, ty, "id")?;
     Ok(SessionEntry {
@@ -296,14 +313,14 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
 }
 
 /// A context edit's `replacement`: `null`, or an object whose `content` is a string or blocks.
-fn replacement(value: Value) -> Result<Option<UserContent>, String> {
+fn replacement(value: Value) -> Result<Option<UserContent>, LineError> {
     match value {
         Value::Null => Ok(None),
         Value::Object(mut o) => match o.remove("content").map(serde_json::from_value) {
             Some(Ok(content)) => Ok(Some(content)),
-            _ => Err("context_edit replacement has no valid \"content\"".into()),
+            _ => Err(LineError::ReplacementContent),
         },
-        _ => Err("context_edit replacement is neither null nor an object".into()),
+        _ => Err(LineError::ReplacementShape),
     }
 }
 

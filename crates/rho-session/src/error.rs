@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 /// Errors of the session store. A failed load never modifies the file.
 #[derive(Debug, thiserror::Error)]
-pub enum SessionError {
+pub enum StoreError {
     /// The file system refused a read or write.
     #[error("cannot access session file {path}: {source}")]
     Io {
@@ -21,7 +21,8 @@ pub enum SessionError {
         /// The file involved.
         path: PathBuf,
         /// What line 1 holds instead.
-        reason: String,
+        #[source]
+        reason: LineError,
     },
     /// A line before the last one is not a valid entry (the file is left untouched).
     #[error("{path}:{line}: corrupt session entry ({reason}); the file was not modified, repair or delete that line and retry")]
@@ -31,11 +32,12 @@ pub enum SessionError {
         /// 1-based line number.
         line: usize,
         /// What is wrong with it.
-        reason: String,
+        #[source]
+        reason: LineError,
     },
     /// A message released from memory could not be read back from the session file.
     #[error(transparent)]
-    Unreadable(#[from] rho_agent::ReadError),
+    Unreadable(#[from] rho_protocol::agent::ReadError),
     /// Creating a session file where one already exists.
     #[error("session file {path} already exists; open it instead of creating it")]
     AlreadyExists {
@@ -65,10 +67,10 @@ pub enum SessionError {
     Serialize(#[from] serde_json::Error),
 }
 
-impl SessionError {
+impl StoreError {
     /// Wraps an I/O error with the path it concerns.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        SessionError::Io {
+        StoreError::Io {
             path: path.into(),
             source,
         }
@@ -90,4 +92,66 @@ impl std::fmt::Display for LoadWarning {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
     }
+}
+
+/// Why a line of a session file is not a header (the text completes "line 1 ...") or not an
+/// entry (the text is the reason in a corrupt-line error or a skipped-line warning).
+#[derive(Debug, thiserror::Error)]
+pub enum LineError {
+    /// The file has no first line.
+    #[error("is missing (the file is empty)")]
+    Empty,
+    /// Line 1 is not UTF-8.
+    #[error("is not UTF-8 text")]
+    HeaderNotUtf8,
+    /// Line 1 is not JSON.
+    #[error("is not JSON ({0})")]
+    HeaderNotJson(#[source] serde_json::Error),
+    /// Line 1 is JSON but not a session header.
+    #[error("has no \"type\":\"session\"")]
+    NoSessionType,
+    /// The header has no id.
+    #[error("has no string \"id\"")]
+    HeaderWithoutId,
+    /// The header's fields have the wrong types.
+    #[error("is not a valid header ({0})")]
+    InvalidHeader(#[source] serde_json::Error),
+    /// An entry line that is not UTF-8.
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    /// An entry line that serde could not read (its own words).
+    #[error("{0}")]
+    Json(#[source] serde_json::Error),
+    /// An entry line that is not a JSON object; the first attempt's reason follows.
+    #[error("not a JSON object: {0}")]
+    NotAnObject(#[source] Box<LineError>),
+    /// An entry without a string `type`.
+    #[error("no string \"type\"")]
+    NoType,
+    /// A session header after line 1.
+    #[error("a second session header")]
+    SecondHeader,
+    /// An entry without a string `id`.
+    #[error("entry has no string \"id\"")]
+    NoId,
+    /// A `message` entry whose message does not decode.
+    #[error("bad message: {0}")]
+    BadMessage(#[source] serde_json::Error),
+    /// A required field of an entry type is missing.
+    #[error("{entry_type} entry lacks \"{field}\"")]
+    Missing {
+        /// The entry's type.
+        entry_type: String,
+        /// The field's wire name.
+        field: &'static str,
+    },
+    /// A `context_edit` replacement object without valid `content`.
+    #[error("context_edit replacement has no valid \"content\"")]
+    ReplacementContent,
+    /// A `context_edit` replacement that is neither `null` nor an object.
+    #[error("context_edit replacement is neither null nor an object")]
+    ReplacementShape,
+    /// An old-format line that the migration to the current format cannot convert.
+    #[error("cannot migrate: {0}")]
+    Migrate(String),
 }

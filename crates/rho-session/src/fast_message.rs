@@ -10,11 +10,11 @@
 
 use std::fmt;
 
-use rho_agent::{
+use rho_protocol::agent::{
     AgentMessage, BashExecutionMessage, BranchSummaryMessage, CompactionSummaryMessage,
     CustomMessage, SystemMessage,
 };
-use rho_ai::{
+use rho_protocol::{
     AssistantMessage, ContentBlock, ImageContent, StopReason, TextContent, ThinkingContent,
     ToolCall, ToolResultMessage, Usage, UserContent, UserMessage,
 };

@@ -16,12 +16,13 @@
 
 use std::sync::Arc;
 
-use rho_agent::{stored_role, AgentMessage, MessageFile, Origin, StoredMessage};
+use rho_protocol::agent::{stored_role, AgentMessage, MessageFile, Origin, StoredMessage};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decode::{decode_entry, Decoded};
 use super::entry::{EntryData, SessionEntry};
+use super::error::LineError;
 use super::fast_message::RawMessage;
 
 /// Roles whose messages stay on disk when a session is opened.
@@ -44,7 +45,7 @@ pub(crate) fn decode_entry_at(
     line: &str,
     at: u64,
     file: &Arc<MessageFile>,
-) -> Result<Decoded, String> {
+) -> Result<Decoded, LineError> {
     if !line.starts_with(r#"{"type":"message","#) {
         return decode_entry(line);
     }
@@ -106,14 +107,14 @@ pub(crate) fn set_origin(message: &StoredMessage, line: &[u8], file: &Arc<Messag
 
 /// Decodes a stored message's JSON (read back from the file): the single-pass decoder, with
 /// serde's own decoding as the authority when it declines.
-pub(crate) fn decode_message(json: &str) -> Result<AgentMessage, String> {
+pub(crate) fn decode_message(json: &str) -> Result<AgentMessage, serde_json::Error> {
     if let Some(m) = serde_json::from_str::<RawMessage>(json)
         .ok()
         .and_then(RawMessage::into_message)
     {
         return Ok(m);
     }
-    serde_json::from_str::<AgentMessage>(json).map_err(|e| format!("bad message: {e}"))
+    serde_json::from_str::<AgentMessage>(json)
 }
 
 #[cfg(test)]

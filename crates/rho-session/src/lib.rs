@@ -30,7 +30,7 @@ pub use context::{build_context, build_context_for_path, ModelRef, SessionContex
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };
-pub use error::{LoadWarning, SessionError};
+pub use error::{LineError, LoadWarning, StoreError};
 pub use listing::{
     find_session, is_path_argument, list_all_sessions, list_sessions, most_recent_session,
     summarize, FoundSession, SessionSummary,

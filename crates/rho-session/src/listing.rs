@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
-use rho_ai::UserContent;
+use rho_protocol::UserContent;
 use serde::Deserialize;
 
 use super::decode::decode_header;
@@ -157,12 +157,12 @@ pub struct FoundSession {
 }
 
 /// `--session <prefix>`: the current project's sessions first (newest first), then every
-/// project's. No match → [`SessionError::NoMatch`](super::SessionError::NoMatch).
+/// project's. No match → [`StoreError::NoMatch`](super::StoreError::NoMatch).
 pub fn find_session(
     prefix: &str,
     project_dir: &Path,
     agent_dir: &Path,
-) -> Result<FoundSession, super::SessionError> {
+) -> Result<FoundSession, super::StoreError> {
     let matches = |s: &SessionSummary| s.header.id.starts_with(prefix);
     if let Some(s) = list_sessions(project_dir).into_iter().find(matches) {
         return Ok(FoundSession {
@@ -177,7 +177,7 @@ pub fn find_session(
             in_current_project: s.path.parent() == Some(project_dir),
             path: s.path,
         })
-        .ok_or_else(|| super::SessionError::NoMatch {
+        .ok_or_else(|| super::StoreError::NoMatch {
             query: prefix.to_string(),
         })
 }

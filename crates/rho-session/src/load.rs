@@ -1,6 +1,6 @@
 //! Reading a session file: streamed line by line, strict in the middle, tolerant at the end.
 //!
-//! - Line 1 must be a session header, else [`SessionError::NotASession`].
+//! - Line 1 must be a session header, else [`StoreError::NotASession`].
 //! - A whole line (ending in a newline) that is not a valid entry is skipped with a
 //!   [`LoadWarning`] naming file and line, and stays in the file verbatim (pi skips such lines
 //!   too). Nothing is repaired or rewritten.
@@ -18,10 +18,10 @@ use super::batch_decode::{decode_in_order, Batch};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
-use super::error::{LoadWarning, SessionError};
+use super::error::{LineError, LoadWarning, StoreError};
 use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
-use rho_agent::MessageFile;
+use rho_protocol::agent::MessageFile;
 
 /// What [`load_file`] read.
 #[derive(Debug)]
@@ -49,16 +49,16 @@ struct Line {
 }
 
 /// Reads `path` line by line; see the module docs for what is an error.
-pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
-    let file = File::open(path).map_err(|e| SessionError::io(path, e))?;
-    let messages = file.try_clone().map_err(|e| SessionError::io(path, e))?;
+pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
+    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
+    let messages = file.try_clone().map_err(|e| StoreError::io(path, e))?;
     let messages = MessageFile::new(path, messages, decode_message);
     let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file), path);
     let first = reader
         .next_nonblank()?
-        .ok_or_else(|| not_session(path, "is missing (the file is empty)".into()))?;
+        .ok_or_else(|| not_session(path, LineError::Empty))?;
     let header = std::str::from_utf8(reader.text())
-        .map_err(|_| "is not UTF-8 text".to_string())
+        .map_err(|_| LineError::HeaderNotUtf8)
         .and_then(decode_header)
         .map_err(|reason| not_session(path, reason))?;
     let mut state = State::new(path, header, &first);
@@ -86,8 +86,8 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, SessionError> {
     state.finish()
 }
 
-fn not_session(path: &Path, reason: String) -> SessionError {
-    SessionError::NotASession {
+fn not_session(path: &Path, reason: LineError) -> StoreError {
+    StoreError::NotASession {
         path: path.to_path_buf(),
         reason,
     }
@@ -103,7 +103,7 @@ struct State {
     /// The line number of each entry, for warnings.
     entry_lines: Vec<usize>,
     warnings: Vec<LoadWarning>,
-    pending_failure: Option<(usize, String)>,
+    pending_failure: Option<(usize, LineError)>,
     valid_len: u64,
     needs_newline: bool,
 }
@@ -125,7 +125,7 @@ impl State {
     }
 
     /// Takes a line of a file older than format 3: kept as text for the migration.
-    fn take_old(&mut self, line: Line, text: &[u8]) -> Result<(), SessionError> {
+    fn take_old(&mut self, line: Line, text: &[u8]) -> Result<(), StoreError> {
         self.skip_pending();
         let raw = self.raw_lines.get_or_insert_with(Vec::new);
         let parsed = match std::str::from_utf8(text) {
@@ -134,14 +134,14 @@ impl State {
                     raw.push(text.to_string());
                     self.raw_numbers.push(line.number);
                 })
-                .map_err(|e| e.to_string()),
-            Err(_) => Err("not UTF-8 text".to_string()),
+                .map_err(LineError::Json),
+            Err(_) => Err(LineError::NotUtf8),
         };
         self.settle(line, parsed)
     }
 
     /// Takes a decoded line of a current-format file.
-    fn take(&mut self, line: Line, decoded: Result<Decoded, String>) -> Result<(), SessionError> {
+    fn take(&mut self, line: Line, decoded: Result<Decoded, LineError>) -> Result<(), StoreError> {
         self.skip_pending();
         let parsed = decoded.map(|d| self.keep(line.number, d));
         self.settle(line, parsed)
@@ -155,7 +155,7 @@ impl State {
     }
 
     /// Records how a line went: an entry was kept, or why not.
-    fn settle(&mut self, line: Line, parsed: Result<(), String>) -> Result<(), SessionError> {
+    fn settle(&mut self, line: Line, parsed: Result<(), LineError>) -> Result<(), StoreError> {
         match parsed {
             Ok(()) => {
                 self.valid_len = line.end;
@@ -182,7 +182,7 @@ impl State {
         Ok(())
     }
 
-    fn skip(&mut self, line: usize, reason: String) {
+    fn skip(&mut self, line: usize, reason: LineError) {
         self.warnings.push(LoadWarning {
             path: self.path.clone(),
             line,
@@ -218,15 +218,15 @@ impl State {
         self.entry_lines.push(line);
     }
 
-    fn corrupt(&self, line: usize, reason: String) -> SessionError {
-        SessionError::Corrupt {
+    fn corrupt(&self, line: usize, reason: LineError) -> StoreError {
+        StoreError::Corrupt {
             path: self.path.clone(),
             line,
             reason,
         }
     }
 
-    fn finish(mut self) -> Result<LoadedFile, SessionError> {
+    fn finish(mut self) -> Result<LoadedFile, StoreError> {
         let mut warnings = std::mem::take(&mut self.warnings);
         if let Some((bad, reason)) = self.pending_failure.take() {
             warnings.push(LoadWarning {
@@ -243,9 +243,8 @@ impl State {
         if let Some(raw) = self.raw_lines.take() {
             let from = self.header.version;
             let numbers = std::mem::take(&mut self.raw_numbers);
-            let lines = migrate_lines(&raw, from).map_err(|e| {
-                self.corrupt(numbers[e.index], format!("cannot migrate: {}", e.reason))
-            })?;
+            let lines = migrate_lines(&raw, from)
+                .map_err(|e| self.corrupt(numbers[e.index], LineError::Migrate(e.reason)))?;
             self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
             for (i, line) in lines.iter().enumerate().skip(1) {
                 let decoded = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
@@ -291,14 +290,14 @@ impl<'a, R: BufRead> LineReader<'a, R> {
         &self.buf
     }
 
-    fn next_nonblank(&mut self) -> Result<Option<Line>, SessionError> {
+    fn next_nonblank(&mut self) -> Result<Option<Line>, StoreError> {
         loop {
             let text = &mut self.buf;
             text.clear();
             let n = self
                 .reader
                 .read_until(b'\n', text)
-                .map_err(|e| SessionError::io(self.path, e))?;
+                .map_err(|e| StoreError::io(self.path, e))?;
             if n == 0 {
                 return Ok(None);
             }

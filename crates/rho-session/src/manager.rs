@@ -8,13 +8,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rho_agent::StoredMessage;
-use rho_ai::UserContent;
+use rho_protocol::agent::StoredMessage;
+use rho_protocol::UserContent;
 use serde_json::Value;
 
 use super::context::{build_context, ModelRef, SessionContext};
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
-use super::error::{LoadWarning, SessionError};
+use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
 use super::lazy::set_origin;
 use super::load::load_file;
@@ -122,7 +122,7 @@ impl SessionManager {
 
     /// Loads an existing session file; a file older than format 3 is migrated and rewritten.
     /// A file that fails to load is left untouched.
-    pub fn open(path: &Path) -> Result<Self, SessionError> {
+    pub fn open(path: &Path) -> Result<Self, StoreError> {
         let loaded = load_file(path)?;
         let (mut valid_len, mut needs_newline) = (loaded.valid_len, loaded.needs_newline);
         if let Some((_, lines)) = &loaded.migrated {
@@ -145,11 +145,11 @@ impl SessionManager {
     /// Only a path that does not exist yet starts a new session: one the system refuses to
     /// look at (a NUL byte, a file used as a folder, no permission) is an error now, not a
     /// session that silently never saves.
-    pub fn open_or_create(path: &Path, cwd: &str) -> Result<Self, SessionError> {
+    pub fn open_or_create(path: &Path, cwd: &str) -> Result<Self, StoreError> {
         match std::fs::metadata(path) {
             Ok(_) => Self::open(path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::create_at(path, cwd)),
-            Err(e) => Err(SessionError::io(path, e)),
+            Err(e) => Err(StoreError::io(path, e)),
         }
     }
 
@@ -240,7 +240,7 @@ impl SessionManager {
     /// fails the entry is still kept in memory (the conversation goes on and an export still
     /// has it) and every later append tries again to write all that is missing, so a folder
     /// that becomes writable again gets the whole session (issue 17 #8).
-    pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, SessionError> {
+    pub fn append(&mut self, data: EntryData) -> Result<&SessionEntry, StoreError> {
         self.append_at(data, now_ms())
     }
 
@@ -249,7 +249,7 @@ impl SessionManager {
         clippy::expect_used,
         reason = "the entry pushed just before is the leaf"
     )]
-    fn append_at(&mut self, data: EntryData, ms: i64) -> Result<&SessionEntry, SessionError> {
+    fn append_at(&mut self, data: EntryData, ms: i64) -> Result<&SessionEntry, StoreError> {
         let entry = SessionEntry {
             id: self.tree.new_id(),
             parent_id: self.tree.leaf_id().map(str::to_string),
@@ -291,7 +291,7 @@ impl SessionManager {
     }
 
     /// Writes the entries not yet on disk, oldest first.
-    fn write_unsaved(&mut self) -> Result<(), SessionError> {
+    fn write_unsaved(&mut self) -> Result<(), StoreError> {
         match &mut self.storage {
             Storage::Memory => self.unsaved.clear(),
             Storage::Pending(path) => {
@@ -331,7 +331,7 @@ impl SessionManager {
     }
 
     /// Writes the header and every entry so far as a new file, then keeps it open.
-    fn write_whole(&mut self, path: &Path) -> Result<(), SessionError> {
+    fn write_whole(&mut self, path: &Path) -> Result<(), StoreError> {
         let mut contents = serde_json::to_vec(&self.header)?;
         contents.push(b'\n');
         let mut messages = Vec::new();
@@ -361,7 +361,7 @@ impl SessionManager {
     pub fn append_message(
         &mut self,
         message: impl Into<StoredMessage>,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::Message(message.into()))
     }
 
@@ -369,7 +369,7 @@ impl SessionManager {
     pub fn append_thinking_level_change(
         &mut self,
         level: &str,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::ThinkingLevelChange {
             thinking_level: level.to_string(),
         })
@@ -380,7 +380,7 @@ impl SessionManager {
         &mut self,
         provider: &str,
         model_id: &str,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::ModelChange {
             provider: provider.to_string(),
             model_id: model_id.to_string(),
@@ -393,7 +393,7 @@ impl SessionManager {
     pub fn append_compaction(
         &mut self,
         mut compaction: CompactionData,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         let now = now_ms();
         if compaction.system_message.is_none() {
             compaction.system_message =
@@ -407,7 +407,7 @@ impl SessionManager {
         &mut self,
         custom_type: &str,
         data: Option<Value>,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::Custom {
             custom_type: custom_type.to_string(),
             data,
@@ -421,7 +421,7 @@ impl SessionManager {
         content: UserContent,
         display: bool,
         details: Option<Value>,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::CustomMessage {
             custom_type: custom_type.to_string(),
             content,
@@ -435,9 +435,9 @@ impl SessionManager {
         &mut self,
         target_id: &str,
         label: Option<&str>,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         if self.tree.get(target_id).is_none() {
-            return Err(SessionError::UnknownEntry {
+            return Err(StoreError::UnknownEntry {
                 id: target_id.to_string(),
             });
         }
@@ -448,7 +448,7 @@ impl SessionManager {
     }
 
     /// Names the session; the name is trimmed and an empty name clears it.
-    pub fn append_session_info(&mut self, name: &str) -> Result<&SessionEntry, SessionError> {
+    pub fn append_session_info(&mut self, name: &str) -> Result<&SessionEntry, StoreError> {
         let name = Some(name.trim())
             .filter(|n| !n.is_empty())
             .map(str::to_string);
@@ -461,7 +461,7 @@ impl SessionManager {
         &mut self,
         model: Option<&ModelRef>,
         thinking_level: &str,
-    ) -> Result<(), SessionError> {
+    ) -> Result<(), StoreError> {
         if let Some(m) = model {
             self.append_model_change(&m.provider, &m.model_id)?;
         }
@@ -472,7 +472,7 @@ impl SessionManager {
     /// On opening an existing session (§4.4): when the current branch has context messages but
     /// no `thinking_level_change`, records `default_level` (the settings default). Returns
     /// whether an entry was appended.
-    pub fn ensure_thinking_level(&mut self, default_level: &str) -> Result<bool, SessionError> {
+    pub fn ensure_thinking_level(&mut self, default_level: &str) -> Result<bool, StoreError> {
         let ctx = self.build_context();
         if ctx.messages.is_empty() || ctx.has_thinking_level_change {
             return Ok(false);
@@ -483,17 +483,17 @@ impl SessionManager {
 
     /// Fails with pi's text when the header's `cwd` no longer exists (non-interactive modes
     /// refuse to resume such a session, §4.7).
-    pub fn check_cwd_exists(&self) -> Result<(), SessionError> {
+    pub fn check_cwd_exists(&self) -> Result<(), StoreError> {
         if Path::new(&self.header.cwd).is_dir() {
             return Ok(());
         }
-        Err(SessionError::MissingCwd {
+        Err(StoreError::MissingCwd {
             cwd: self.header.cwd.clone(),
         })
     }
 
     /// Moves the leaf to `id`: the next append starts a new branch there.
-    pub fn branch(&mut self, id: &str) -> Result<(), SessionError> {
+    pub fn branch(&mut self, id: &str) -> Result<(), StoreError> {
         self.tree.set_leaf(Some(id))
     }
 
@@ -515,7 +515,7 @@ impl SessionManager {
         summary: &str,
         details: Option<Value>,
         from_hook: Option<bool>,
-    ) -> Result<&SessionEntry, SessionError> {
+    ) -> Result<&SessionEntry, StoreError> {
         self.tree.set_leaf(from)?;
         self.append(EntryData::BranchSummary {
             from_id: from.unwrap_or("root").to_string(),
@@ -528,7 +528,7 @@ impl SessionManager {
 
     /// Copies entries into a new session for `cwd` in `dir` whose header names this session's
     /// file as `parentSession`. It is written at once if it holds an assistant message.
-    pub fn fork(&self, dir: &Path, cwd: &str, scope: ForkScope<'_>) -> Result<Self, SessionError> {
+    pub fn fork(&self, dir: &Path, cwd: &str, scope: ForkScope<'_>) -> Result<Self, StoreError> {
         self.fork_as(dir, cwd, scope, None)
     }
 
@@ -539,12 +539,12 @@ impl SessionManager {
         cwd: &str,
         scope: ForkScope<'_>,
         id: Option<&str>,
-    ) -> Result<Self, SessionError> {
+    ) -> Result<Self, StoreError> {
         let entries: Vec<SessionEntry> = match scope {
             ForkScope::All => self.tree.entries().to_vec(),
             ForkScope::Branch(id) => {
                 if self.tree.get(id).is_none() {
-                    return Err(SessionError::UnknownEntry { id: id.to_string() });
+                    return Err(StoreError::UnknownEntry { id: id.to_string() });
                 }
                 self.tree.path_to(id).into_iter().cloned().collect()
             }

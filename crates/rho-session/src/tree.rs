@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::entry::{EntryData, SessionEntry};
-use super::error::SessionError;
+use super::error::StoreError;
 use super::ids::new_entry_id;
 
 /// Entries of one session and the current leaf.
@@ -91,14 +91,14 @@ impl SessionTree {
     }
 
     /// Moves the leaf to `id` (tree navigation); `None` resets it to before the first entry.
-    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), SessionError> {
+    pub fn set_leaf(&mut self, id: Option<&str>) -> Result<(), StoreError> {
         self.leaf = match id {
             None => None,
             Some(id) => Some(
                 *self
                     .index
                     .get(id)
-                    .ok_or_else(|| SessionError::UnknownEntry { id: id.to_string() })?,
+                    .ok_or_else(|| StoreError::UnknownEntry { id: id.to_string() })?,
             ),
         };
         Ok(())

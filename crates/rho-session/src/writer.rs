@@ -13,9 +13,9 @@ use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use super::error::SessionError;
+use super::error::StoreError;
 use super::lazy::decode_message;
-use rho_agent::MessageFile;
+use rho_protocol::agent::MessageFile;
 use std::sync::Arc;
 
 /// How hard each write pushes data towards the disk.
@@ -50,8 +50,8 @@ impl FileWriter {
         valid_len: u64,
         needs_newline: bool,
         durability: Durability,
-    ) -> Result<Self, SessionError> {
-        let io = |e| SessionError::io(path, e);
+    ) -> Result<Self, StoreError> {
+        let io = |e| StoreError::io(path, e);
         let file = OpenOptions::new()
             .read(true)
             .append(true)
@@ -82,9 +82,9 @@ impl FileWriter {
         path: &Path,
         contents: &[u8],
         durability: Durability,
-    ) -> Result<Self, SessionError> {
+    ) -> Result<Self, StoreError> {
         if path.exists() {
-            return Err(SessionError::AlreadyExists {
+            return Err(StoreError::AlreadyExists {
                 path: path.to_path_buf(),
             });
         }
@@ -94,9 +94,9 @@ impl FileWriter {
 
     /// Appends one serialized entry (without its newline) as a single write; returns the
     /// offset the line starts at.
-    pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<u64, SessionError> {
+    pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<u64, StoreError> {
         line.push(b'\n');
-        let io = |e| SessionError::io(&self.path, e);
+        let io = |e| StoreError::io(&self.path, e);
         let mut file = self.file.file();
         file.write_all(&line).map_err(io)?;
         file.flush().map_err(io)?;
@@ -130,9 +130,9 @@ pub fn write_atomic(
     path: &Path,
     contents: &[u8],
     durability: Durability,
-) -> Result<(), SessionError> {
+) -> Result<(), StoreError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        create_private_dirs(dir).map_err(|e| SessionError::io(dir, e))?;
+        create_private_dirs(dir).map_err(|e| StoreError::io(dir, e))?;
     }
     let mut tmp_name = path.file_name().unwrap_or_default().to_os_string();
     tmp_name.push(format!(".{}.tmp", std::process::id()));
@@ -147,7 +147,7 @@ pub fn write_atomic(
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        SessionError::io(path, e)
+        StoreError::io(path, e)
     })
 }
 

@@ -7,14 +7,19 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod anthropic;
+pub mod bedrock;
+pub mod faults;
 pub mod gate;
 pub mod git;
 pub mod google;
 pub mod json;
+pub mod mistral;
 pub mod oauth;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod own_process;
 pub mod pi16;
+pub mod replies;
 pub mod scripted;
 pub mod server;
 

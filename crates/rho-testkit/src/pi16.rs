@@ -12,7 +12,8 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// The node binary and pi's CLI script, or why pi 1.6 cannot run here.
+/// The node binary and pi's CLI script, or why pi 1.6 cannot run here (the text a test
+/// prints when it skips, hence a string).
 pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
     let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
     let cli = std::env::var_os("RHO_PI16_CLI")
@@ -36,7 +37,8 @@ pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
     Ok((node, cli))
 }
 
-/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault.
+/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault. `Err`
+/// is the skip text, as for [`pi16`].
 fn node_is_new_enough(node: &Path) -> Result<(), String> {
     let out = std::process::Command::new(node)
         .arg("--version")
@@ -128,7 +130,8 @@ pub struct Pi {
 }
 
 impl Pi {
-    /// Starts pi in `cwd` with `args` after `--mode rpc`.
+    /// Starts pi in `cwd` with `args` after `--mode rpc`; `Err` is the skip text, as for
+    /// [`pi16`].
     pub fn start(home: &Path, cwd: &Path, args: &[&str]) -> Result<Pi, String> {
         let (node, cli) = pi16()?;
         let mut child = Command::new(node)

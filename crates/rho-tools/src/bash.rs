@@ -6,13 +6,13 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use rho_agent::{AgentTool, ScriptValues, ToolContext, ToolError, ToolOutput};
-use rho_ai::ContentBlock;
+use rho_protocol::ContentBlock;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::args::parse;
 use crate::output::{read_full_output, OutputSnapshot};
-use crate::process::{run_shell, ExecEnd, Progress, ShellConfig, ShellRun};
+use crate::shell::{run_shell, ExecEnd, Progress, ShellConfig, ShellRun};
 use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
 
 /// How much output a script's call resolves to (pi's 1 MiB; the model sees 50KB).

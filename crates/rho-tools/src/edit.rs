@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use futures_util::future::BoxFuture;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
-use rho_ai::ContentBlock;
+use rho_protocol::ContentBlock;
 use serde_json::{json, Value};
 
 use crate::blocking::run_blocking;

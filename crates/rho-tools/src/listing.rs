@@ -2,7 +2,7 @@
 //! after a blank line, and details naming each limit that was hit.
 
 use rho_agent::ToolOutput;
-use rho_ai::ContentBlock;
+use rho_protocol::ContentBlock;
 use serde_json::{Map, Value};
 
 use crate::truncate::{format_size, truncate_head, DEFAULT_MAX_BYTES};

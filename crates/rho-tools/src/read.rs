@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use futures_util::future::BoxFuture;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
-use rho_ai::{ContentBlock, ImageContent};
+use rho_protocol::{ContentBlock, ImageContent};
 use serde::Deserialize;
 use serde_json::{json, Value};
 

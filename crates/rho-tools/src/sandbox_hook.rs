@@ -1,5 +1,5 @@
 //! Where the file tools meet the sandbox: write/edit ask [`check_write`] before touching a
-//! file (commands are confined by [`crate::process::ChildSpec`]).
+//! file (commands are confined by [`rho_process::ChildSpec`]).
 
 use std::path::Path;
 use std::sync::Arc;

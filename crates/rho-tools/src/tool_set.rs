@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rho_agent::AgentTool;
 
-use crate::process::ShellConfig;
+use crate::shell::ShellConfig;
 use crate::{BashTool, EditTool, FindTool, GrepTool, LsTool, ReadOptions, ReadTool, WriteTool};
 
 /// The tools a session gets when none are named.

@@ -7,8 +7,8 @@ use super::callback::{CallbackOptions, CallbackServer};
 use super::pkce::Pkce;
 use super::request::post_json;
 use super::{
-    callback_host, callback_or_manual, choose, endpoint, parse_pasted, token_fields, LoginNotice,
-    LoginOption, LoginPrompt, LoginUi, OAuthCredential, OAuthError,
+    callback_host, callback_or_manual, choose, endpoint, parse_pasted, token_fields, Answer,
+    LoginNotice, LoginOption, LoginPrompt, LoginUi, OAuthCredential, OAuthError,
 };
 
 /// Anthropic's public client id for Claude Code logins.
@@ -89,8 +89,8 @@ async fn browser(ui: &dyn LoginUi) -> Result<OAuthCredential, OAuthError> {
         placeholder: redirect_uri.clone(),
     };
     let (code, state) = match callback_or_manual(ui, server.as_mut(), prompt).await? {
-        Ok(callback) => (callback.code, pkce.verifier.clone()),
-        Err(typed) => pasted_code(&typed, &pkce)?,
+        Answer::Callback(callback) => (callback.code, pkce.verifier.clone()),
+        Answer::Typed(typed) => pasted_code(&typed, &pkce)?,
     };
     drop(server);
     exchange(ui, &code, &state, &pkce, &redirect_uri).await

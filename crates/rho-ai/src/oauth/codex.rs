@@ -10,7 +10,7 @@ use super::pkce::{random_state, Pkce};
 use super::request::{number, post_form, post_json, text};
 use super::{
     callback_host, callback_or_manual, choose, endpoint, jwt_payload, parse_pasted, token_fields,
-    LoginNotice, LoginOption, LoginPrompt, LoginUi, OAuthCredential, OAuthError,
+    Answer, LoginNotice, LoginOption, LoginPrompt, LoginUi, OAuthCredential, OAuthError,
 };
 
 /// OpenAI's public client id for Codex logins.
@@ -92,8 +92,8 @@ async fn browser(ui: &dyn LoginUi) -> Result<OAuthCredential, OAuthError> {
         placeholder: REDIRECT_URI.into(),
     };
     let code = match callback_or_manual(ui, server.as_mut(), prompt).await? {
-        Ok(callback) => callback.code,
-        Err(typed) => {
+        Answer::Callback(callback) => callback.code,
+        Answer::Typed(typed) => {
             let (code, pasted_state) = parse_pasted(&typed);
             if pasted_state.is_some_and(|s| s != state) {
                 return Err(OAuthError::Invalid("State mismatch".into()));

@@ -252,22 +252,31 @@ fn callback_host() -> String {
     endpoint("PI_OAUTH_CALLBACK_HOST", "127.0.0.1")
 }
 
+/// Which answer came first to a question the browser callback may also answer.
+#[derive(Debug)]
+pub enum Answer {
+    /// The browser's redirect reached the callback server.
+    Callback(callback::Callback),
+    /// The user typed or pasted this.
+    Typed(String),
+}
+
 /// Asks a question that the browser callback may answer first: the callback wins when it
-/// arrives before the user typed anything. `Ok(Err(text))` is the typed answer.
+/// arrives before the user typed anything.
 pub async fn callback_or_manual(
     ui: &dyn LoginUi,
     server: Option<&mut callback::CallbackServer>,
     prompt: LoginPrompt,
-) -> Result<Result<callback::Callback, String>, OAuthError> {
+) -> Result<Answer, OAuthError> {
     let done = CancellationToken::new();
     let _close = done.clone().drop_guard();
     let typed = ui.ask(prompt, done.clone());
     let Some(server) = server else {
-        return typed.await.map(Err).ok_or(OAuthError::Cancelled);
+        return typed.await.map(Answer::Typed).ok_or(OAuthError::Cancelled);
     };
     tokio::select! {
-        got = server.wait() => got.map(Ok),
-        typed = typed => typed.map(Err).ok_or(OAuthError::Cancelled),
+        got = server.wait() => got.map(Answer::Callback),
+        typed = typed => typed.map(Answer::Typed).ok_or(OAuthError::Cancelled),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use rho_agent::{AgentMessage, BashExecutionMessage};
 
-use rho_tools::process::{ExecEnd, Progress, ShellConfig, ShellRun};
+use rho_tools::shell::{ExecEnd, Progress, ShellConfig, ShellRun};
 use tokio_util::sync::CancellationToken;
 
 use super::bash_chunks::{ChunkDecoder, OutputFn};
@@ -227,7 +227,7 @@ impl AgentSession {
             cancel: &cancel,
         };
         let result =
-            rho_tools::process::run_shell(run, &config, Progress::Chunks(&mut on_chunk)).await;
+            rho_tools::shell::run_shell(run, &config, Progress::Chunks(&mut on_chunk)).await;
         self.inner.services.bash_runs.finish(run_id);
         if let (Some(f), Some(text)) = (&on_output, decoder.finish()) {
             f(&text);

@@ -10,7 +10,7 @@ use std::sync::{Arc, Weak};
 use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_codemode::{
-    Callable, CodemodeHost, CodemodeTool, Presentation, StoreWrites, STORE_ENTRY_TYPE,
+    Callable, CodemodeHost, CodemodeTool, Presentation, SaveError, StoreWrites, STORE_ENTRY_TYPE,
 };
 use rho_protocol::session::entry::EntryData;
 use serde_json::{json, Value};
@@ -104,8 +104,8 @@ impl CodemodeHost for Host {
     /// Queued, not appended: the run loop persists the turn's messages behind the run, so
     /// an entry appended now could land before them (under load, before the prompt) and a
     /// fork there would keep it. [`AgentSession::write_codemode_store`] writes it in order.
-    fn save_store(&self, writes: &StoreWrites) -> Result<(), String> {
-        let s = self.session().ok_or("the session has ended")?;
+    fn save_store(&self, writes: &StoreWrites) -> Result<(), SaveError> {
+        let s = self.session().ok_or(SaveError::SessionEnded)?;
         let data = json!({"set": writes.set, "delete": writes.delete});
         s.pending_store().push(data);
         Ok(())

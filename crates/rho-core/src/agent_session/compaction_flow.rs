@@ -1,16 +1,20 @@
 //! Compaction as the session runs it: the post-run and pre-prompt checks (D2, D3, COMP-4..12),
-//! auto-compaction with its events (COMP-13..15), and manual `compact()` (COMP-17).
+//! auto-compaction with its events (COMP-13..15), and manual `compact()` (COMP-17), an
+//! operation whose work the session task drives like a run.
 
 use rho_ai::overflow::is_context_overflow;
 use rho_ai::{AssistantMessage, StopReason};
 use serde_json::Value;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
+
+use std::future::Future;
 
 use super::error::SessionError;
 use super::events::{CompactionReason, SessionOnlyEvent};
-use super::ops::Origin;
-use super::phase::{RunPhase, SideWork};
-use super::task::{data as run_data, Data, Driver};
+use super::ops::{Job, Op};
+use super::phase::RunPhase;
+use super::task::{data as run_data, Data, Driver, Runs};
 use super::AgentSession;
 use rho_compaction::from_session::{latest_compaction_timestamp, path_entries};
 use rho_compaction::{
@@ -31,24 +35,6 @@ pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed aft
 async fn wait_past_millisecond(written_at: i64) {
     while rho_ai::now_ms() <= written_at {
         tokio::time::sleep(std::time::Duration::from_micros(100)).await;
-    }
-}
-
-/// Where a compaction runs: in a run the session task drives (the post-run chain, the
-/// check before a prompt's run), as a phase of that run, or outside any run (manual).
-#[derive(Clone, Copy)]
-enum Site {
-    Run,
-    Outside,
-}
-
-impl Site {
-    /// Whose extension context the compaction's events carry.
-    fn origin(self) -> Origin {
-        match self {
-            Site::Run => Origin::RunLoop,
-            Site::Outside => Origin::Outside,
-        }
     }
 }
 
@@ -159,7 +145,11 @@ impl AgentSession {
         retry_after: Option<&AssistantMessage>,
     ) -> bool {
         self.emit_session(SessionOnlyEvent::CompactionStart { reason });
-        let outcome = self.compact_now(None, Site::Run).await;
+        let run = &self.inner.run;
+        let before = run.get().phase;
+        run.set_phase(RunPhase::Compacting);
+        let outcome = self.compact_now(None).await;
+        run.set_phase(before);
         let (result, aborted, error_message) = match outcome {
             Ok(result) => (Some(result), false, None),
             Err(Failure::Quiet(_)) => (None, false, None),
@@ -190,17 +180,51 @@ impl AgentSession {
         ok
     }
 
-    /// Manual compaction (COMP-17): abort the run, then compact; never continues.
-    pub async fn compact(
+    /// Manual compaction (COMP-17): aborts the run going, then compacts; never continues.
+    /// The operation is sent when this is called, not when the answer is first awaited, so
+    /// what is sent after it (a prompt, a steer) reaches the session after it: a prompt waits
+    /// for the compaction and runs after it.
+    pub fn compact(
+        &self,
+        custom_instructions: Option<&str>,
+    ) -> impl Future<Output = Result<CompactionResult, SessionError>> + Send + 'static {
+        let instructions = custom_instructions.map(str::to_string);
+        let reply = self.request(|reply| Op::Compact {
+            instructions,
+            reply,
+        });
+        async move { reply.await? }
+    }
+
+    /// `compact` on the session task: the run going is aborted, and its messages from now on
+    /// are kept out of the file (SE-9; its end still reaches listeners, before
+    /// `compaction_start`); the compaction is the task's next work after the work already
+    /// accepted.
+    pub(crate) fn apply_compact(
+        &self,
+        instructions: Option<String>,
+        reply: oneshot::Sender<Result<CompactionResult, SessionError>>,
+        runs: &mut Runs,
+    ) {
+        self.apply_abort(true);
+        runs.push(
+            self,
+            Job::Compact {
+                instructions,
+                reply,
+            },
+        );
+    }
+
+    /// The manual compaction, as the session task drives it: its events around the work.
+    pub(crate) async fn compaction_job(
         &self,
         custom_instructions: Option<&str>,
     ) -> Result<CompactionResult, SessionError> {
-        // SE-9: the run this aborts is not persisted (its end still reaches listeners).
-        self.abort_run(true).await;
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
         });
-        let outcome = self.compact_now(custom_instructions, Site::Outside).await;
+        let outcome = self.compact_now(custom_instructions).await;
         let (result, aborted, message) = match outcome {
             Ok(r) => (Some(r), false, None),
             Err(Failure::Cancelled) => (None, true, Some("Compaction cancelled".to_string())),
@@ -249,32 +273,21 @@ impl AgentSession {
             .cancels(|c| c.compaction.as_ref().map(|t| t.cancel()));
     }
 
-    /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state;
-    /// the run's state says "compacting" meanwhile.
+    /// Prepares, asks extensions, summarises, writes the entry and rebuilds the agent state,
+    /// on the session task (in a run or as its own work; the phase says "compacting"
+    /// meanwhile). Its extension handlers are awaited by the task, so their context says so.
     async fn compact_now(
         &self,
         custom_instructions: Option<&str>,
-        site: Site,
     ) -> Result<CompactionResult, Failure> {
-        let run = &self.inner.run;
-        let before = run.get().phase;
-        match site {
-            Site::Run => run.set_phase(RunPhase::Compacting),
-            Site::Outside => run.update(|s| s.side = Some(SideWork::Compaction)),
-        }
-        let outcome = self.compact_steps(custom_instructions, site).await;
-        match site {
-            Site::Run => run.set_phase(before),
-            Site::Outside => run.update(|s| s.side = None),
-        }
-        run.cancels(|c| c.compaction = None);
+        let outcome = self.compact_steps(custom_instructions).await;
+        self.inner.run.cancels(|c| c.compaction = None);
         outcome
     }
 
     async fn compact_steps(
         &self,
         custom_instructions: Option<&str>,
-        site: Site,
     ) -> Result<CompactionResult, Failure> {
         let (model, thinking, preparation, branch_json) = {
             let s = self.state();
@@ -293,7 +306,7 @@ impl AgentSession {
             .summary_api_key(&model.provider)
             .await
             .map_err(Failure::Quiet)?;
-        let ctx = self.ctx_for(site.origin());
+        let ctx = self.run_ctx();
         let hook = self
             .compaction_hook(&preparation, branch_json, custom_instructions, &ctx)
             .await;

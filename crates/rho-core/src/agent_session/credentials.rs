@@ -5,7 +5,7 @@ use futures_util::future::BoxFuture;
 use std::sync::Arc;
 
 use rho_ai::api_key::env_api_key;
-use rho_tools::process::KeyScrub;
+use rho_process::KeyScrub;
 
 /// The state of a provider's credentials, checked before a prompt is sent (AUTH-3..5).
 #[derive(Debug, Clone, PartialEq, Eq)]

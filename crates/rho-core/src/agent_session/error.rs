@@ -1,8 +1,14 @@
-//! Why a session operation was refused. The texts are the user-facing messages of the seed
-//! and pi (D7, P-6, CMD-7, AUTH-10), so RPC clients see exactly these strings.
+//! Why a session operation was refused or failed: the one `SessionError` of the agent session.
+//! The texts are the user-facing messages of the seed and pi (D7, P-6, CMD-7, AUTH-10), so RPC
+//! clients see exactly these strings. What the session store itself reports (a file it cannot
+//! read or write) is rho-session's [`StoreError`], kept as the source.
 
-/// A refused prompt, queue or model operation.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+use std::path::PathBuf;
+
+use rho_session::StoreError;
+
+/// A refused or failed prompt, queue, model, tree or session-file operation.
+#[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// No model is selected (D7).
     #[error("No model selected. Run '/model <name>' to select a model.")]
@@ -64,17 +70,22 @@ pub enum SessionError {
     #[error("{0}")]
     Command(String),
     /// The session file could not be written or read.
-    #[error("{0}")]
-    Store(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The session file to open records a working directory that no longer exists.
+    #[error("{source}\nSession: {}\nCurrent working directory: {cwd}", .session.display())]
+    SessionCwdGone {
+        /// Why the store refused it (names the missing directory).
+        #[source]
+        source: StoreError,
+        /// The session file.
+        session: PathBuf,
+        /// rho's working directory.
+        cwd: String,
+    },
     /// The session's task is gone (it can only end by a bug): nothing more can run.
     #[error(
         "The session stopped working (an internal error ended its task); restart rho to go on"
     )]
     Stopped,
-}
-
-impl From<rho_session::SessionError> for SessionError {
-    fn from(e: rho_session::SessionError) -> Self {
-        SessionError::Store(e.to_string())
-    }
 }

@@ -4,10 +4,12 @@
 //! extension commands, deferred bash results and abort (seed diagrams 1-12, decisions D1-D13).
 //!
 //! Concurrency: one *session task* (`task.rs`) owns the run. It holds the agent's event
-//! stream, drives one run at a time (processing each event to completion before the next,
-//! SE-1), and applies the typed operations (`ops.rs`) that `prompt`, `steer`, `abort`,
-//! `compact`, bash results, session switches, model changes and extension calls send it, in
-//! the order they were sent and between two steps of the run. [`AgentSession`] is a cheap
+//! stream, drives one job at a time (a run, processing each event to completion before the
+//! next, SE-1; a manual compaction; a move in the tree), and applies the typed operations
+//! (`ops.rs`) that `prompt`, `steer`, `abort`, `compact`, `navigate_tree`, bash results,
+//! session switches, model changes and extension calls send it, in the order they were sent
+//! and between two steps of the job. The agent calls back into the session through one
+//! trait, `rho_agent::SessionHooks` (`upcalls.rs`). [`AgentSession`] is a cheap
 //! handle: its async methods send an operation and await the answer; its getters read the
 //! session's data and the run's one [`RunState`] under short locks, so they work while a
 //! prompt runs (D13).
@@ -44,6 +46,7 @@ mod switch;
 mod task;
 mod tool_set;
 mod tree;
+mod upcalls;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -74,7 +77,7 @@ pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
-pub use phase::{RunPhase, RunState, SideWork};
+pub use phase::{RunPhase, RunState};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
@@ -183,7 +186,7 @@ pub(crate) struct State {
 /// (/reload, the mode's UI) sit behind their own locks.
 pub(crate) struct Services {
     pub agent: Agent,
-    pub listeners: Mutex<Vec<mpsc::UnboundedSender<SessionEvent>>>,
+    pub listeners: Mutex<Vec<Listener>>,
     pub extensions: ExtensionRunner,
     pub ui: Mutex<Arc<dyn ExtensionUi>>,
     pub credentials: Arc<dyn CredentialStore>,
@@ -227,6 +230,9 @@ pub(crate) struct Inner {
     pub state: Mutex<State>,
     pub weak: std::sync::Weak<Inner>,
 }
+
+/// Takes one event; false once the listener is gone.
+pub(crate) type Listener = Box<dyn Fn(&SessionEvent) -> bool + Send>;
 
 /// A hook run on the blocking pool after each run loop.
 pub type AfterRun = Arc<dyn Fn() + Send + Sync>;
@@ -334,7 +340,7 @@ impl AgentSession {
         };
         tokio::spawn(task.run());
         let session = AgentSession { inner };
-        session.install_agent_hooks();
+        session.connect_agent();
         session.rebuild_base_prompt(|_| {});
         session
     }
@@ -351,13 +357,26 @@ impl AgentSession {
     /// Subscribes to every event, in emission order. Drop the receiver to unsubscribe.
     pub fn subscribe(&self) -> mpsc::UnboundedReceiver<SessionEvent> {
         let (tx, rx) = mpsc::unbounded_channel();
-        lock(&self.inner.services.listeners).push(tx);
+        self.subscribe_into(tx);
         rx
+    }
+
+    /// Subscribes a channel of the caller's own items, each event sent as one: a front-end
+    /// that writes its own lines (responses) into the same channel gets them in one order with
+    /// the events, so a line it sends from a callback the session makes before an event (a
+    /// prompt's preflight) comes before that event, with no waiting on either side. Drop the
+    /// receiver to unsubscribe.
+    pub fn subscribe_into<T>(&self, tx: mpsc::UnboundedSender<T>)
+    where
+        T: From<SessionEvent> + Send + 'static,
+    {
+        let listener: Listener = Box::new(move |event| tx.send(T::from(event.clone())).is_ok());
+        lock(&self.inner.services.listeners).push(listener);
     }
 
     /// Sends an event to every listener; closed ones are dropped.
     pub(crate) fn emit(&self, event: SessionEvent) {
-        lock(&self.inner.services.listeners).retain(|l| l.send(event.clone()).is_ok());
+        lock(&self.inner.services.listeners).retain(|l| l(&event));
     }
 
     pub(crate) fn emit_session(&self, event: SessionOnlyEvent) {
@@ -379,7 +398,8 @@ impl AgentSession {
         self.ctx_for(Origin::Outside)
     }
 
-    /// The context for the extension handlers a run loop awaits.
+    /// The context for the extension handlers the session task's work awaits (a run, a
+    /// compaction, a move in the tree).
     pub(crate) fn run_ctx(&self) -> ExtensionContext {
         self.ctx_for(Origin::RunLoop)
     }
@@ -471,9 +491,10 @@ impl AgentSession {
     }
 
     /// True while a run is active or accepted to start: streaming, retry back-off, a
-    /// continuation, or a prompt between its acceptance and its first event.
+    /// continuation, or a prompt between its acceptance and its first event. A manual
+    /// compaction or a move in the tree is not streaming (see [`Self::is_compacting`]).
     pub fn is_streaming(&self) -> bool {
-        self.inner.run.get().busy() || self.inner.services.agent.is_streaming()
+        self.inner.run.get().streaming() || self.inner.services.agent.is_streaming()
     }
 
     /// The run's phase and what was asked of it.
@@ -481,7 +502,8 @@ impl AgentSession {
         self.inner.run.get()
     }
 
-    /// Resolves when no run loop is active.
+    /// Resolves when the session task drives nothing (no run, no manual compaction, no move
+    /// in the tree) and nothing waits to start.
     pub async fn wait_for_idle(&self) {
         self.inner.run.idle().await;
         self.inner.services.agent.wait_for_idle().await;
@@ -525,7 +547,8 @@ impl AgentSession {
         f(&self.state().session)
     }
 
-    /// True while a compaction runs.
+    /// True while a compaction runs (in a run, or a manual one) or the tree is being moved
+    /// in, a branch summary included (COMP-22).
     pub fn is_compacting(&self) -> bool {
         self.inner.run.get().compacting()
     }

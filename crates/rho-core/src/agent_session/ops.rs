@@ -1,8 +1,11 @@
-//! The typed operations that reach the session task. Everything that affects a run arrives
-//! as one of these and leaves as events; each maps onto an RPC command
+//! The typed operations that reach the session task. Everything that affects a run, and the
+//! session's own work that takes time (a manual compaction, a move in the tree), arrives as
+//! one of these and leaves as events; each maps onto an RPC command
 //! (`rho_protocol::rpc::Command`) or an extension call, and carries the channel its answer
 //! goes back on. The session task applies them one at a time, in the order they were sent,
 //! between the steps of the run it drives (see `task.rs`).
+
+use std::future::Future;
 
 use rho_agent::queue::Queue;
 use rho_agent::{AgentMessage, BashExecutionMessage, CustomMessage};
@@ -11,17 +14,21 @@ use tokio::sync::oneshot;
 
 use super::custom::SendMessageOptions;
 use super::error::SessionError;
+use super::phase::RunPhase;
 use super::prompt::{Preflight, StreamingBehavior};
+use super::tree::{NavigateTreeOptions, NavigateTreeOutcome, Navigation};
 use super::AgentSession;
+use rho_compaction::CompactionResult;
 use rho_session::SessionManager;
 
-/// Who sent an operation. A prompt sent from inside the run loop (an extension handler the
-/// loop is awaiting) must never wait for that loop to end.
+/// Who sent an operation. A prompt sent from inside the session task's work (an extension
+/// handler a run, a compaction or a tree move is awaiting) must never wait for that work to
+/// end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Origin {
-    /// A caller outside the run loop: a front-end, an RPC client, a tool hook.
+    /// A caller outside the task's work: a front-end, an RPC client, a tool hook.
     Outside,
-    /// An extension handler the run loop awaits.
+    /// An extension handler the task's work awaits.
     RunLoop,
 }
 
@@ -76,6 +83,24 @@ pub(crate) enum Op {
         next: Box<SessionManager>,
         done: oneshot::Sender<()>,
     },
+    /// `compact` (COMP-17): the run going is aborted (its messages kept out of the file,
+    /// SE-9), then the compaction is the task's work once the work before it is done;
+    /// answered when it has ended.
+    Compact {
+        instructions: Option<String>,
+        reply: oneshot::Sender<Result<CompactionResult, SessionError>>,
+    },
+    /// `navigate_tree`: refused while the task drives anything; otherwise the move is the
+    /// task's work (the extensions' hooks and a branch summary take time); answered when it
+    /// has ended.
+    Navigate(Box<NavigateOp>),
+}
+
+/// A move in the session tree, as asked for.
+pub(crate) struct NavigateOp {
+    pub target: String,
+    pub options: NavigateTreeOptions,
+    pub reply: oneshot::Sender<Result<NavigateTreeOutcome, SessionError>>,
 }
 
 /// A prompt after input processing.
@@ -104,7 +129,8 @@ pub(crate) struct ModelSwitch {
     pub level_change: Option<LevelChange>,
 }
 
-/// A run the session task starts when the runs before it are done.
+/// Work the session task drives when the work before it is done: a run, or the session's
+/// own work that takes time.
 pub(crate) enum Job {
     /// A prompt's stages 5-7, then its run loop.
     Prompt(Box<PromptOp>),
@@ -113,6 +139,24 @@ pub(crate) enum Job {
         messages: Vec<AgentMessage>,
         done: oneshot::Sender<Result<(), SessionError>>,
     },
+    /// A manual compaction.
+    Compact {
+        instructions: Option<String>,
+        reply: oneshot::Sender<Result<CompactionResult, SessionError>>,
+    },
+    /// A move in the tree, planned when it was accepted.
+    Navigate(Box<Navigation>),
+}
+
+impl Job {
+    /// The phase the task is in when it starts this job.
+    pub fn phase(&self) -> RunPhase {
+        match self {
+            Job::Prompt(_) | Job::Messages { .. } => RunPhase::Starting,
+            Job::Compact { .. } => RunPhase::ManualCompaction,
+            Job::Navigate(_) => RunPhase::Navigating,
+        }
+    }
 }
 
 impl AgentSession {
@@ -123,13 +167,14 @@ impl AgentSession {
         let _ = self.inner.ops.send(op);
     }
 
-    /// Sends the operation `make` builds around a reply channel and awaits the reply.
-    pub(crate) async fn request<T>(
+    /// Sends the operation `make` builds around a reply channel, at once (so operations sent
+    /// after this call are applied after it), and returns the wait for the reply.
+    pub(crate) fn request<T: Send + 'static>(
         &self,
         make: impl FnOnce(oneshot::Sender<T>) -> Op,
-    ) -> Result<T, SessionError> {
+    ) -> impl Future<Output = Result<T, SessionError>> + Send + 'static {
         let (tx, rx) = oneshot::channel();
         self.submit(make(tx));
-        rx.await.map_err(|_| SessionError::Stopped)
+        async move { rx.await.map_err(|_| SessionError::Stopped) }
     }
 }

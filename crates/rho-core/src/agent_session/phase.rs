@@ -1,15 +1,15 @@
-//! What the session's run is doing, as one value written in one place. Every question of the
+//! What the session task is doing, as one value written in one place. Every question of the
 //! form "is a run going?", "is it retrying?", "may this prompt start?" reads [`RunState`];
-//! only the session task (the run it drives, the operations it applies) changes it, besides
-//! the compaction and branch summary that run outside a run loop.
+//! only the session task (the work it drives, the operations it applies) changes it.
 
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-/// The phase of the run loop (seed diagram 3: prompt, post-run chain, settle).
+/// What the session task drives: the phases of a run (seed diagram 3: prompt, post-run
+/// chain, settle), and the session's own work that takes time outside any run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum RunPhase {
-    /// No run loop is active and none is waiting to start.
+    /// Nothing is driven and nothing waits to start.
     #[default]
     Idle,
     /// A prompt's run has begun and its agent run has not started yet (prompt stages 5-7:
@@ -24,32 +24,48 @@ pub enum RunPhase {
     /// The agent's run is over (`agent_end` went out); the post-run chain decides whether to
     /// continue, then the loop settles.
     Finishing,
+    /// A manual compaction (`compact`, COMP-17), outside any run: the run it found was
+    /// aborted and has ended; `abort_compaction` cancels the summary.
+    ManualCompaction,
+    /// A move in the session tree (`navigate_tree`): the extensions' say, the summary of the
+    /// branch left behind when one was asked for (`abort_branch_summary` cancels it), the
+    /// move.
+    Navigating,
 }
 
 impl RunPhase {
-    /// Whether the agent itself is done with the run: what is left (compaction, settling) is
-    /// the session's own, so a prompt from outside waits for it instead of being refused.
-    pub fn agent_done(self) -> bool {
-        matches!(self, RunPhase::Compacting | RunPhase::Finishing)
+    /// Whether this is a phase of a run (what pi calls streaming), as opposed to idle or the
+    /// session's own work outside a run.
+    pub fn in_run(self) -> bool {
+        matches!(
+            self,
+            RunPhase::Starting
+                | RunPhase::Running
+                | RunPhase::Retrying
+                | RunPhase::Compacting
+                | RunPhase::Finishing
+        )
+    }
+
+    /// Whether a prompt from outside waits for what goes on, instead of being queued into the
+    /// agent or refused: it is the session's own work (a compaction, the settle, a move in
+    /// the tree), not the agent's, so the prompt's run can simply come next.
+    pub fn prompts_wait(self) -> bool {
+        matches!(
+            self,
+            RunPhase::Compacting
+                | RunPhase::Finishing
+                | RunPhase::ManualCompaction
+                | RunPhase::Navigating
+        )
     }
 }
 
-/// Work that replaces the conversation outside any run loop, shown as "compacting".
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SideWork {
-    /// A manual `compact()` (COMP-17).
-    Compaction,
-    /// The summary of an abandoned branch (`navigate_tree`).
-    BranchSummary,
-}
-
-/// The run's state: its phase and what was asked of it.
+/// The session task's state: its phase and what was asked of the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RunState {
-    /// The run loop's phase.
+    /// What the task drives.
     pub phase: RunPhase,
-    /// A compaction or branch summary outside the run loop.
-    pub side: Option<SideWork>,
     /// `abort()` was called for this run loop: its `agent_settled` says `aborted` and no
     /// retry is promised. Cleared when the next run loop starts.
     pub aborted: bool,
@@ -57,7 +73,8 @@ pub struct RunState {
     /// Listeners and extensions still see the run end, so the event stream stays well-formed
     /// (D15; pi 1.x no longer hides those events either).
     pub detached: bool,
-    /// Runs accepted to start after the current one (they wait for the run before them).
+    /// Work accepted to start after the current one (a run, a manual compaction or a tree
+    /// move, each waiting for the one before it).
     pub starting: usize,
     /// How many run loops have settled: `abort()` waits for the count to pass the one it saw.
     pub settled: u64,
@@ -68,14 +85,25 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// True while a run is active or waits to start.
+    /// True while the session task drives anything (a run, a manual compaction, a move in
+    /// the tree) or has work waiting to start: what `wait_for_idle` waits out.
     pub fn busy(&self) -> bool {
         self.phase != RunPhase::Idle || self.starting > 0
     }
 
-    /// True while any compaction runs (in the run loop or outside it).
+    /// True while a run is active or about to start (pi's `isStreaming`). A manual
+    /// compaction or a move in the tree is not streaming, nor is a prompt waiting for one.
+    pub fn streaming(&self) -> bool {
+        self.phase.in_run() || (self.phase == RunPhase::Idle && self.starting > 0)
+    }
+
+    /// True while any compaction runs (in a run or outside it) or the tree is being moved in
+    /// (COMP-22: a branch summary counts as compacting).
     pub fn compacting(&self) -> bool {
-        self.phase == RunPhase::Compacting || self.side.is_some()
+        matches!(
+            self.phase,
+            RunPhase::Compacting | RunPhase::ManualCompaction | RunPhase::Navigating
+        )
     }
 }
 
@@ -132,16 +160,20 @@ impl RunControl {
         attempt
     }
 
-    /// Resolves once no run is active or waiting (at once if none is).
-    pub async fn idle(&self) {
+    /// Resolves once the state satisfies `ready` (at once if it does).
+    pub async fn until(&self, ready: impl FnMut(&RunState) -> bool) {
         let mut rx = self.state.subscribe();
-        let _ = rx.wait_for(|s| !s.busy()).await;
+        let _ = rx.wait_for(ready).await;
+    }
+
+    /// Resolves once the task drives nothing and nothing waits (at once if so).
+    pub async fn idle(&self) {
+        self.until(|s| !s.busy()).await;
     }
 
     /// Resolves once more than `count` run loops have settled.
     pub async fn settled_past(&self, count: u64) {
-        let mut rx = self.state.subscribe();
-        let _ = rx.wait_for(|s| s.settled > count).await;
+        self.until(|s| s.settled > count).await;
     }
 
     /// Runs `f` on the cancellation handles.
@@ -155,20 +187,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn busy_covers_a_waiting_prompt_and_compacting_covers_side_work() {
+    fn busy_covers_every_phase_and_streaming_only_the_runs() {
         let mut s = RunState::default();
-        assert!(!s.busy() && !s.compacting());
+        assert!(!s.busy() && !s.streaming() && !s.compacting());
         s.starting = 1;
-        assert!(s.busy());
-        s = RunState {
-            side: Some(SideWork::BranchSummary),
-            ..RunState::default()
-        };
-        assert!(!s.busy() && s.compacting());
+        assert!(s.busy() && s.streaming(), "a run accepted and waiting");
+        for side in [RunPhase::ManualCompaction, RunPhase::Navigating] {
+            s = RunState {
+                phase: side,
+                ..RunState::default()
+            };
+            assert!(s.busy(), "{side:?}: the task is occupied");
+            assert!(!s.streaming(), "{side:?}: no run (pi's isStreaming false)");
+            s.starting = 1;
+            assert!(
+                !s.streaming(),
+                "{side:?}: a prompt waiting for it is not running yet"
+            );
+            assert!(s.compacting(), "{side:?}: COMP-22");
+            assert!(side.prompts_wait(), "{side:?}: a prompt waits for it");
+        }
         s.phase = RunPhase::Compacting;
-        s.side = None;
-        assert!(s.busy() && s.compacting() && s.phase.agent_done());
-        assert!(!RunPhase::Retrying.agent_done());
+        assert!(s.busy() && s.streaming() && s.compacting() && s.phase.prompts_wait());
+        assert!(!RunPhase::Retrying.prompts_wait() && !RunPhase::Starting.prompts_wait());
     }
 
     #[tokio::test]

@@ -176,11 +176,12 @@ impl AgentSession {
 
     /// The abort on the session task: the run loop (if one is active) is marked aborted,
     /// the retry back-off cancelled, the agent aborted. Returns the settle count to wait
-    /// past when a run loop was active.
+    /// past when a run loop was active. A manual compaction or a move in the tree goes on
+    /// (AB-7: `abort_compaction` and `abort_branch_summary` stop those).
     pub(crate) fn apply_abort(&self, detach: bool) -> Option<u64> {
         let state = self.inner.run.get();
-        let in_loop = !matches!(state.phase, RunPhase::Idle | RunPhase::Starting);
-        if state.busy() {
+        let in_loop = state.phase.in_run() && state.phase != RunPhase::Starting;
+        if state.streaming() {
             self.inner.run.update(|s| {
                 s.aborted = true;
                 s.detached |= detach && in_loop;

@@ -198,15 +198,16 @@ impl AgentSession {
     }
 
     /// Stage 4, applied by the session task in the order prompts were sent: while idle the
-    /// prompt's run is accepted; while a run is only finishing (its agent is done: the
-    /// post-run compaction, the settle) a prompt from outside that run waits for it instead
-    /// of being refused, so a client that prompts right after `agent_end` is served; any
-    /// other time it is queued as its streaming behaviour says, or refused without one (P-6).
-    /// A run accepted and not started yet counts as running: later prompts queue behind it.
+    /// prompt's run is accepted; while the task does its own work (a run only finishing: the
+    /// post-run compaction, the settle; a manual compaction; a move in the tree) a prompt
+    /// from outside that work waits for it instead of being refused, so a client that
+    /// prompts right after `agent_end` or during a compaction is served after it; any other
+    /// time it is queued as its streaming behaviour says, or refused without one (P-6). Work
+    /// accepted and not started yet counts as running: later prompts queue behind it.
     pub(crate) fn apply_prompt(&self, prompt: PromptOp, runs: &mut Runs) {
         let state = self.inner.run.get();
         let waits_for_run =
-            state.phase.agent_done() && state.starting == 0 && prompt.origin == Origin::Outside;
+            state.phase.prompts_wait() && state.starting == 0 && prompt.origin == Origin::Outside;
         if !state.busy() || waits_for_run {
             runs.push(self, Job::Prompt(Box::new(prompt)));
             return;

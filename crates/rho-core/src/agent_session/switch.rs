@@ -120,11 +120,12 @@ impl AgentSession {
     pub async fn open_session(&self, path: &Path) -> Result<Opened, SessionError> {
         let cwd = self.cwd().to_string_lossy().into_owned();
         let manager = SessionManager::open_or_create(path, &cwd)?;
-        if let Err(e) = manager.check_cwd_exists() {
-            return Err(SessionError::Store(format!(
-                "{e}\nSession: {}\nCurrent working directory: {cwd}",
-                path.display()
-            )));
+        if let Err(source) = manager.check_cwd_exists() {
+            return Err(SessionError::SessionCwdGone {
+                source,
+                session: path.to_path_buf(),
+                cwd,
+            });
         }
         let warnings = manager.warnings().to_vec();
         let cancelled = self.switch_session(manager, SwitchReason::Resume).await;

@@ -1,13 +1,14 @@
 //! The session task: the one owner of the run. It holds the agent's event stream and the
-//! runs waiting to start, drives one run at a time, and applies the operations handles send
-//! (see `ops.rs`) in the order they were sent. An operation is applied between two steps of
-//! the run, never in the middle of one: "is a run going?" and "start, queue or refuse" are
-//! answered by the same task that moves the run from phase to phase, so no message can slip
-//! between a check and the change it leads to.
+//! work waiting to start, drives one job at a time (a run; a manual compaction; a move in the
+//! tree), and applies the operations handles send (see `ops.rs`) in the order they were
+//! sent. An operation is applied between two steps of the job, never in the middle of one:
+//! "is anything going?" and "start, queue or refuse" are answered by the same task that moves
+//! the job from phase to phase, so no message can slip between a check and the change it
+//! leads to.
 //!
-//! Applying an operation never awaits: whatever takes time (a run, an extension's answer) is
-//! part of a run this task drives or happens in the caller's task. So a handler the run is
-//! awaiting can itself send operations (`sendUserMessage`, `ctx.abort()`) without
+//! Applying an operation never awaits: whatever takes time (a run, a summary, an extension's
+//! answer) is part of a job this task drives or happens in the caller's task. So a handler a
+//! job is awaiting can itself send operations (`sendUserMessage`, `ctx.abort()`) without
 //! deadlocking the task.
 
 use std::collections::VecDeque;
@@ -18,6 +19,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::ops::{Job, Op};
 use super::phase::RunPhase;
+use super::tree::Navigation;
 use super::{lock, AgentSession, Inner};
 use rho_session::SessionManager;
 
@@ -55,14 +57,15 @@ pub(crate) struct Driver<'a> {
     pub events: &'a mut EventReceiver,
 }
 
-/// The runs waiting to start and what waits for the current one to end.
+/// The work waiting to start and what waits for the current job to end.
 #[derive(Default)]
 pub(crate) struct Runs {
-    /// Runs accepted to start after the current one, in the order they were accepted.
+    /// Jobs accepted to start after the current one, in the order they were accepted.
     waiting: VecDeque<Job>,
-    /// True while the task drives a run (from its first stage to its settling).
+    /// True while the task drives a job (a run from its first stage to its settling, a
+    /// manual compaction, a move in the tree).
     pub active: bool,
-    /// Session replacements asked for during a run: carried out when it has ended.
+    /// Session replacements asked for during a job: carried out when it has ended.
     replacements: Vec<(SessionManager, oneshot::Sender<()>)>,
 }
 
@@ -111,9 +114,10 @@ impl SessionTask {
                 return;
             };
             let session = AgentSession { inner };
+            let phase = job.phase();
             session.inner.run.update(|s| {
                 s.starting -= 1;
-                s.phase = RunPhase::Starting;
+                s.phase = phase;
             });
             runs.active = true;
             {
@@ -180,11 +184,16 @@ impl AgentSession {
             } => {
                 let _ = done.send(self.apply_thinking_level(level, always_record));
             }
+            Op::Compact {
+                instructions,
+                reply,
+            } => self.apply_compact(instructions, reply, runs),
+            Op::Navigate(op) => self.apply_navigate(*op, runs),
             Op::ReplaceSession { next, done } => {
                 self.apply_abort(false);
                 self.abort_bash();
                 // A run past its settle (its `agent_settled` handlers) no longer reads the
-                // store: only a run still going makes the replacement wait.
+                // store: only a job still going makes the replacement wait.
                 if runs.active && self.inner.run.get().phase != RunPhase::Idle {
                     runs.defer_replacement(*next, done);
                 } else {
@@ -195,13 +204,32 @@ impl AgentSession {
         }
     }
 
-    /// Starts the run of `job` and drives it to its end.
+    /// Starts `job` and drives it to its end. A run settles on its own; the session's own
+    /// work returns to idle before its caller hears the answer.
     async fn run_job(&self, job: Job, d: &mut Driver<'_>) {
         match job {
             Job::Prompt(prompt) => self.prompt_job(*prompt, d).await,
             Job::Messages { messages, done } => {
                 let result = self.run_loop(d, messages).await;
                 let _ = done.send(result);
+            }
+            Job::Compact {
+                instructions,
+                reply,
+            } => {
+                let result = self.compaction_job(instructions.as_deref()).await;
+                self.inner.run.set_phase(RunPhase::Idle);
+                let _ = reply.send(result);
+            }
+            Job::Navigate(navigation) => {
+                let Navigation {
+                    plan,
+                    options,
+                    reply,
+                } = *navigation;
+                let result = self.navigation_job(plan, options).await;
+                self.inner.run.set_phase(RunPhase::Idle);
+                let _ = reply.send(result);
             }
         }
     }

@@ -1,13 +1,17 @@
 //! Tree navigation (pi's `navigateTree`): moving the leaf to another entry of the same
 //! session file, optionally leaving a summary of the abandoned branch behind so the branch
-//! the user returns to knows what was tried (interfaces §4.3-4.4, EXT-3, EXT-4).
+//! the user returns to knows what was tried (interfaces §4.3-4.4, EXT-3, EXT-4). An operation
+//! of the session task: checked and planned when it is applied, then driven as the task's
+//! work (the extensions' hooks and the summary take time), so nothing runs beside it.
 
 use rho_ai::UserContent;
 use serde_json::Value;
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::error::SessionError;
-use super::phase::SideWork;
+use super::ops::{Job, NavigateOp, Op};
+use super::task::Runs;
 use super::AgentSession;
 use rho_compaction::from_session::path_entries;
 use rho_compaction::{
@@ -56,13 +60,20 @@ impl NavigateTreeOutcome {
 }
 
 /// Everything read from the store before any await.
-struct Plan {
+pub(crate) struct Plan {
     old_leaf: Option<String>,
     target: SessionEntry,
     common_ancestor: Option<String>,
     /// The abandoned entries, as stored (for extensions) and as the engine reads them.
     stored: Vec<SessionEntry>,
     engine: Vec<PathEntry>,
+}
+
+/// A move accepted by the session task, waiting to be driven.
+pub(crate) struct Navigation {
+    pub plan: Plan,
+    pub options: NavigateTreeOptions,
+    pub reply: oneshot::Sender<Result<NavigateTreeOutcome, SessionError>>,
 }
 
 /// A summary ready to write.
@@ -89,28 +100,78 @@ impl AgentSession {
     /// puts the leaf on its parent and returns its text for the editor; any other target
     /// becomes the leaf. With `summarize`, the branch being left is summarised (by an
     /// extension or the model) into a `branch_summary` entry at the new position. Refused
-    /// while a run is active; the target being the leaf already is a no-op.
+    /// while the session works (a run, a compaction, another move); the target being the
+    /// leaf already is a no-op.
     pub async fn navigate_tree(
         &self,
         target_id: &str,
         options: NavigateTreeOptions,
     ) -> Result<NavigateTreeOutcome, SessionError> {
-        if self.is_streaming() {
+        let target = target_id.to_string();
+        let op = |reply| {
+            Op::Navigate(Box::new(NavigateOp {
+                target,
+                options,
+                reply,
+            }))
+        };
+        self.request(op).await?
+    }
+
+    /// `navigate_tree` on the session task: the checks and the plan (no await), then the
+    /// move is the task's next work.
+    pub(crate) fn apply_navigate(&self, op: NavigateOp, runs: &mut Runs) {
+        let NavigateOp {
+            target,
+            options,
+            reply,
+        } = op;
+        match self.plan_move(&target, &options) {
+            Ok(Some(plan)) => {
+                let navigation = Navigation {
+                    plan,
+                    options,
+                    reply,
+                };
+                runs.push(self, Job::Navigate(Box::new(navigation)));
+            }
+            Ok(None) => {
+                let _ = reply.send(Ok(NavigateTreeOutcome::default()));
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        }
+    }
+
+    /// The move to `target`, or `None` when the leaf is there already.
+    fn plan_move(
+        &self,
+        target: &str,
+        options: &NavigateTreeOptions,
+    ) -> Result<Option<Plan>, SessionError> {
+        if self.inner.run.get().busy() || self.inner.services.agent.is_streaming() {
             return Err(SessionError::TreeWhileStreaming);
         }
-        if self.with_session(|s| s.leaf_id() == Some(target_id)) {
-            return Ok(NavigateTreeOutcome::default());
+        if self.with_session(|s| s.leaf_id() == Some(target)) {
+            return Ok(None);
         }
         if options.summarize && self.model().is_none() {
             return Err(SessionError::NoSummaryModel);
         }
-        let plan = self.plan_navigation(target_id)?;
+        self.plan_navigation(target).map(Some)
+    }
+
+    /// The move, as the session task drives it; a branch summary can be aborted meanwhile.
+    pub(crate) async fn navigation_job(
+        &self,
+        plan: Plan,
+        options: NavigateTreeOptions,
+    ) -> Result<NavigateTreeOutcome, SessionError> {
         let cancel = CancellationToken::new();
         let run = &self.inner.run;
         run.cancels(|c| c.branch_summary = Some(cancel.clone()));
-        run.update(|s| s.side = Some(SideWork::BranchSummary));
         let result = self.navigate_steps(plan, options, cancel).await;
-        run.update(|s| s.side = None);
         run.cancels(|c| c.branch_summary = None);
         result
     }
@@ -204,7 +265,7 @@ impl AgentSession {
                     from_extension: summary.as_ref().map(|s| s.from_extension),
                     summary_entry: summary_entry.as_ref().map(|(_, json)| json.clone()),
                 },
-                &self.ext_ctx(),
+                &self.run_ctx(),
             )
             .await;
         Ok(NavigateTreeOutcome {
@@ -244,7 +305,7 @@ impl AgentSession {
             label: options.label.clone(),
         };
         let event = ExtensionEvent::SessionBeforeTree { preparation };
-        let Some(result) = runner.emit_session_before(event, &self.ext_ctx()).await else {
+        let Some(result) = runner.emit_session_before(event, &self.run_ctx()).await else {
             return verdict;
         };
         let SessionBeforeResult {

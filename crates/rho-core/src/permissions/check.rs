@@ -8,13 +8,27 @@ use serde_json::{json, Value};
 
 use super::{Decision, Permissions, Verdict};
 
+/// A call to check that cannot be read.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "the argument of {tool} must be its arguments as JSON ({source}), e.g. '{{\"query\": \"x\"}}'"
+)]
+pub struct ArgumentError {
+    /// The tool named.
+    pub tool: String,
+    /// Why the argument is not JSON.
+    #[source]
+    pub source: serde_json::Error,
+}
+
 /// The arguments of a call to `tool` given as the user writes them on one line.
-pub fn call_args(tool: &str, argument: &str) -> Result<Value, String> {
+pub fn call_args(tool: &str, argument: &str) -> Result<Value, ArgumentError> {
     match tool {
         "bash" => Ok(json!({ "command": argument })),
         "read" | "write" | "edit" | "grep" | "find" | "ls" => Ok(json!({ "path": argument })),
-        _ => serde_json::from_str(argument).map_err(|e| {
-            format!("the argument of {tool} must be its arguments as JSON ({e}), e.g. '{{\"query\": \"x\"}}'")
+        _ => serde_json::from_str(argument).map_err(|source| ArgumentError {
+            tool: tool.to_string(),
+            source,
         }),
     }
 }
@@ -47,7 +61,7 @@ pub fn check(
     cwd: &Path,
     tool: &str,
     argument: &str,
-) -> Result<Decision, String> {
+) -> Result<Decision, ArgumentError> {
     let args = call_args(tool, argument)?;
     Ok(permissions.decide(tool, &args, cwd))
 }
@@ -64,16 +78,11 @@ mod tests {
 
     #[test]
     fn the_argument_is_read_as_each_tool_takes_it() {
-        assert_eq!(
-            call_args("bash", "ls -la"),
-            Ok(json!({"command": "ls -la"}))
-        );
-        assert_eq!(
-            call_args("edit", "src/a.rs"),
-            Ok(json!({"path": "src/a.rs"}))
-        );
-        assert_eq!(call_args("search", r#"{"q": 1}"#), Ok(json!({"q": 1})));
-        let err = call_args("search", "q").expect_err("not JSON");
+        let read = |tool, argument| call_args(tool, argument).ok();
+        assert_eq!(read("bash", "ls -la"), Some(json!({"command": "ls -la"})));
+        assert_eq!(read("edit", "src/a.rs"), Some(json!({"path": "src/a.rs"})));
+        assert_eq!(read("search", r#"{"q": 1}"#), Some(json!({"q": 1})));
+        let err = call_args("search", "q").expect_err("not JSON").to_string();
         assert!(
             err.starts_with("the argument of search must be its arguments as JSON ("),
             "{err}"

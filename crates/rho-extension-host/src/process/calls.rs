@@ -7,7 +7,7 @@ use rho_ai::{ImageContent, UserContent};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::{CustomMessageInput, DeliverAs, ExtensionContext, SendOptions};
+use crate::{CustomMessageInput, DeliverAs, ExtensionContext, HostError, SendOptions};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -52,16 +52,19 @@ struct ExecParams {
     timeout_ms: Option<u64>,
 }
 
-fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, String> {
-    serde_json::from_value(v).map_err(|e| format!("{method}: invalid params: {e}"))
+/// A call's parameters as `T`.
+pub(crate) fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, HostError> {
+    serde_json::from_value(v).map_err(|source| HostError::InvalidParams {
+        method: method.to_string(),
+        source,
+    })
 }
 
-fn deliver_as(method: &str, s: Option<String>) -> Result<Option<DeliverAs>, String> {
-    s.map(|s| {
-        DeliverAs::parse(&s).ok_or_else(|| {
-            format!(
-                "{method}: deliverAs must be \"steer\", \"followUp\" or \"nextTurn\", got {s:?}"
-            )
+fn deliver_as(method: &str, s: Option<String>) -> Result<Option<DeliverAs>, HostError> {
+    s.map(|value| {
+        serde_json::from_value(Value::String(value.clone())).map_err(|_| HostError::DeliverAs {
+            method: method.to_string(),
+            value,
         })
     })
     .transpose()
@@ -79,7 +82,7 @@ fn opt_str(p: &Value, key: &str) -> Option<String> {
 }
 
 /// Serves one call; `Ok` is the reply's `result`, `Err` its `error`.
-pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, String> {
+pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
     let host = &ctx.host;
     let ui = &ctx.ui;
     if super::session_calls::serves(method) {
@@ -202,17 +205,15 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
         "shutdown" => ui
             .request_shutdown()
             .then_some(Value::Null)
-            .ok_or_else(|| "shutdown: this mode does not quit on an extension's request".into()),
-        other => Err(format!(
-            "unknown method {other:?}; see docs/extensions.md for the calls rho serves"
-        )),
+            .ok_or(HostError::NoShutdown),
+        other => Err(HostError::UnknownMethod(other.to_string())),
     }
 }
 
 /// Runs a program (no shell) in the session's cwd unless `cwd` is given, sandboxed and with
 /// the provider keys scrubbed like the `bash` tool; ends it at the timeout (default 60 s).
-async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
-    use rho_tools::process::{ChildGroup, ChildSpec};
+async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, HostError> {
+    use rho_process::{ChildGroup, ChildSpec};
     let cwd = p.cwd.map(Into::into).unwrap_or_else(|| ctx.host.cwd());
     let mut cmd = ChildSpec::new(&p.command)
         .args(&p.args)
@@ -220,11 +221,13 @@ async fn exec(p: ExecParams, ctx: &ExtensionContext) -> Result<Value, String> {
         .sandbox(ctx.host.sandbox())
         .scrub(ctx.host.key_scrub())
         .command()
-        .map_err(|e| format!("exec: {e}"))?;
+        .map_err(HostError::ExecSandbox)?;
     cmd.stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
-    let (group, pipes) =
-        ChildGroup::spawn(cmd).map_err(|e| format!("exec: cannot run {:?}: {e}", p.command))?;
+    let (group, pipes) = ChildGroup::spawn(cmd).map_err(|source| HostError::ExecSpawn {
+        command: p.command.clone(),
+        source,
+    })?;
     let timeout = Duration::from_millis(p.timeout_ms.unwrap_or(60_000));
     let finished = async {
         let (stdout, stderr, code) =
@@ -291,7 +294,7 @@ mod tests {
             &self,
             message: CustomMessageInput,
             options: SendOptions,
-        ) -> BoxFuture<'static, Result<(), String>> {
+        ) -> BoxFuture<'static, Result<(), HostError>> {
             self.sent
                 .lock()
                 .expect("lock")
@@ -303,13 +306,13 @@ mod tests {
             _: String,
             _: Vec<ImageContent>,
             _: Option<DeliverAs>,
-        ) -> BoxFuture<'static, Result<(), String>> {
+        ) -> BoxFuture<'static, Result<(), HostError>> {
             Box::pin(async { Ok(()) })
         }
-        fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), String> {
+        fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
             Ok(())
         }
-        fn set_session_name(&self, _: String) -> Result<(), String> {
+        fn set_session_name(&self, _: String) -> Result<(), HostError> {
             Ok(())
         }
     }
@@ -359,15 +362,18 @@ mod tests {
             json!({"message": {"customType": "n", "content": "x"}, "deliverAs": "later"});
         let err = dispatch("send_message", bad_route, &ctx)
             .await
-            .expect_err("rejected");
+            .expect_err("rejected")
+            .to_string();
         assert!(err.contains("deliverAs must be"), "{err}");
         let err = dispatch("send_message", json!({}), &ctx)
             .await
-            .expect_err("rejected");
+            .expect_err("rejected")
+            .to_string();
         assert!(err.starts_with("send_message: invalid params"), "{err}");
         let err = dispatch("teleport", Value::Null, &ctx)
             .await
-            .expect_err("unknown");
+            .expect_err("unknown")
+            .to_string();
         assert!(err.contains("unknown method \"teleport\""), "{err}");
         let state = dispatch("get_state", Value::Null, &ctx)
             .await
@@ -375,6 +381,6 @@ mod tests {
         assert_eq!(state["systemPrompt"], "SP");
         assert_eq!(state["hasUI"], false);
         let confirmed = dispatch("ui_confirm", json!({"title": "t", "message": "m"}), &ctx).await;
-        assert_eq!(confirmed, Ok(json!(false)), "no UI answers false");
+        assert_eq!(confirmed.ok(), Some(json!(false)), "no UI answers false");
     }
 }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rho_agent::{ProgressSink, ToolOutput};
-use rho_tools::process::ChildGroup;
+use rho_process::ChildGroup;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
@@ -16,10 +16,12 @@ use tokio::sync::oneshot;
 
 use super::calls;
 use super::wire::{encode_line, excerpt, Incoming, Request};
-use crate::ExtensionContext;
+use crate::{ExtensionContext, HostError};
 use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 
-/// A handler's reply: its result value (`null` = none) or its error text.
+/// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
+/// extension's own `error` from the wire, or why the extension cannot answer, and either way
+/// becomes the extension's error text handlers report (see [`crate::EventHandler`]).
 pub type Reply = Result<Value, String>;
 
 /// Takes the `stream_event`s of a `stream` request.
@@ -272,6 +274,8 @@ impl Connection {
 }
 
 impl Shared {
+    /// Writes one line; `Err` is why the extension cannot be reached, the text its pending
+    /// and later requests fail with ([`Reply`]).
     async fn write(&self, line: &[u8]) -> Result<(), String> {
         let mut guard = self.writer.lock().await;
         let Some(w) = guard.as_mut() else {
@@ -349,15 +353,12 @@ impl Shared {
                     let outcome = match ctx {
                         Some(ctx) if method == REGISTER_TOOL => shared.register_tool(params, &ctx),
                         Some(ctx) => calls::dispatch(&method, params, &ctx).await,
-                        None => Err(format!(
-                            "{NOT_INITIALIZED} ({method}: call rho from an event, command or \
-                             tool handler)"
-                        )),
+                        None => Err(HostError::NotInitialized { method }),
                     };
                     shared.busy.fetch_sub(1, Ordering::AcqRel);
                     let (result, error) = match outcome {
                         Ok(v) => (Some(v), None),
-                        Err(e) => (None, Some(e)),
+                        Err(e) => (None, Some(e.to_string())),
                     };
                     let mut line = Vec::with_capacity(64);
                     if encode_line(&Request::Reply { id, result, error }, &mut line).is_ok() {
@@ -371,9 +372,12 @@ impl Shared {
 
 impl Shared {
     /// `register_tool`: a tool whose calls go to this process, added to the session.
-    fn register_tool(self: &Arc<Self>, params: Value, ctx: &ExtensionContext) -> Reply {
-        let call: RegisterTool = serde_json::from_value(params)
-            .map_err(|e| format!("{REGISTER_TOOL}: invalid params: {e}"))?;
+    fn register_tool(
+        self: &Arc<Self>,
+        params: Value,
+        ctx: &ExtensionContext,
+    ) -> Result<Value, HostError> {
+        let call: RegisterTool = calls::params(REGISTER_TOOL, params)?;
         // A handle that does not own the process: the extension's own handles decide its life.
         let handle = Connection {
             shared: self.clone(),

@@ -2,7 +2,6 @@
 //! model and thinking level, compaction and session replacement. `register_tool` is served
 //! by the connection, which owns what a new tool talks to.
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use rho_protocol::extension::calls::{
@@ -10,14 +9,11 @@ use rho_protocol::extension::calls::{
     SetThinkingLevel,
 };
 
-use crate::{ExtensionContext, SessionAction};
+use super::calls::params;
+use crate::{ExtensionContext, HostError, SessionAction};
 
-fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Result<T, String> {
-    serde_json::from_value(v).map_err(|e| format!("{method}: invalid params: {e}"))
-}
-
-fn to_value<T: serde::Serialize>(v: T) -> Result<Value, String> {
-    serde_json::to_value(v).map_err(|e| e.to_string())
+fn to_value<T: serde::Serialize>(v: T) -> Result<Value, HostError> {
+    serde_json::to_value(v).map_err(HostError::Encode)
 }
 
 /// Whether `method` is one of these calls.
@@ -36,7 +32,7 @@ pub fn serves(method: &str) -> bool {
 }
 
 /// Serves one of these calls ([`serves`]); `Ok` is the reply's `result`, `Err` its `error`.
-pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, String> {
+pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
     let host = &ctx.host;
     match method {
         calls::GET_TOOLS => host.tools_state().and_then(to_value),
@@ -70,7 +66,7 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             Ok(c) => host.complete(c).await,
             Err(e) => Err(e),
         },
-        other => Err(format!("unknown method {other:?}")),
+        other => Err(HostError::UnknownMethod(other.to_string())),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::process::Stdio;
 
-use rho_tools::process::{ChildGroup, ChildSpec, KeyScrub};
+use rho_process::{ChildGroup, ChildSpec, KeyScrub};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 use super::connection::Connection;

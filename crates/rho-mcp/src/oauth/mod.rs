@@ -345,8 +345,8 @@ async fn sign_in_flow(
     let answer = rho_ai::oauth::callback_or_manual(ui, Some(&mut server), prompt).await?;
     drop(server);
     let (code, state, issuer) = match answer {
-        Ok(c) => (c.code, c.state, c.iss),
-        Err(pasted) => {
+        rho_ai::oauth::Answer::Callback(c) => (c.code, c.state, c.iss),
+        rho_ai::oauth::Answer::Typed(pasted) => {
             let c = pasted_callback(&pasted, &redirect_uri)?;
             (c.code, c.csrf_token, c.issuer)
         }

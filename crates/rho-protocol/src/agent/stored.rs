@@ -26,7 +26,7 @@ use super::message::AgentMessage;
 
 /// Decodes one stored message's JSON (the session loader's decoder, which is faster than
 /// serde's derive for tagged enums).
-pub type DecodeFn = fn(&str) -> Result<AgentMessage, String>;
+pub type DecodeFn = fn(&str) -> Result<AgentMessage, serde_json::Error>;
 
 /// A session file open for reading messages back.
 pub struct MessageFile {
@@ -139,7 +139,8 @@ impl Origin {
     /// Reads and decodes the message.
     fn load(&self) -> Result<AgentMessage, ReadError> {
         let text = self.read_text()?;
-        let message = (self.file.decode)(&text).map_err(|e| self.changed(e))?;
+        let message =
+            (self.file.decode)(&text).map_err(|e| self.changed(format!("bad message: {e}")))?;
         DECODED_FROM_FILE.fetch_add(1, Ordering::Relaxed);
         Ok(message)
     }

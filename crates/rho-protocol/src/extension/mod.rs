@@ -3,11 +3,14 @@
 //! requests and the extension's calls carry ids of their own.
 //!
 //! The envelopes are generic over the one payload each side types differently: the event
-//! rho sends (its own event type on the host, a plain [`serde_json::Value`] in the SDK) and the
-//! partial tool output the extension streams (rho's content blocks on the host).
+//! rho sends (`events::ExtensionEvent` on the host, behind the `agent` feature; a plain
+//! [`serde_json::Value`] in the SDK) and the partial tool output the extension streams (rho's
+//! content blocks on the host).
 
 pub mod calls;
 mod content;
+#[cfg(feature = "agent")]
+pub mod events;
 mod messages;
 mod registration;
 mod render;

@@ -172,6 +172,44 @@ pub enum UiAnswer {
     Cancelled,
 }
 
+/// Why a command's fields are not usable. The texts are the `error` of the response (pi's
+/// wording where pi has one), so each names the field and what it must be.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CommandError {
+    /// A required field is absent or `null`; `kind` says what it must be.
+    #[error("Missing required field \"{field}\" ({kind})")]
+    Missing {
+        /// The field's name.
+        field: String,
+        /// `a string` or `true or false`.
+        kind: &'static str,
+    },
+    /// A field that must be a string is something else.
+    #[error("Field \"{0}\" must be a string")]
+    NotAString(String),
+    /// A field that must be a boolean is something else.
+    #[error("Field \"{0}\" must be true or false")]
+    NotABool(String),
+    /// `streamingBehavior` is neither `steer` nor `followUp`.
+    #[error("Invalid streamingBehavior \"{0}\": use \"steer\" or \"followUp\"")]
+    StreamingBehavior(String),
+    /// A queue mode that does not exist.
+    #[error("Invalid mode \"{0}\": use \"all\" or \"one-at-a-time\"")]
+    Mode(String),
+    /// `images` is not an array.
+    #[error("Field \"images\" must be an array of image objects")]
+    ImagesNotArray,
+    /// An image whose data is not base64.
+    #[error("images[{0}].data is not base64: the image must be base64-encoded bytes")]
+    ImageNotBase64(usize),
+    /// An image that is not an image object.
+    #[error("images[{0}] must be {{\"type\":\"image\",\"data\":<base64>,\"mimeType\":<string>}}")]
+    ImageShape(usize),
+    /// No command of that name.
+    #[error("Unknown command: {0}")]
+    Unknown(String),
+}
+
 /// Why a record is not a command; becomes a `success:false` response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ParseFailure {
@@ -210,12 +248,12 @@ pub fn parse_line(line: &[u8]) -> Result<Request, ParseFailure> {
         Err(error) => Err(ParseFailure {
             id,
             command: name,
-            error,
+            error: error.to_string(),
         }),
     }
 }
 
-fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
+fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, CommandError> {
     Ok(match name {
         "prompt" => Command::Prompt {
             message: f.string("message")?,
@@ -224,11 +262,7 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
                 None => None,
                 Some("steer") => Some(StreamingBehavior::Steer),
                 Some("followUp") => Some(StreamingBehavior::FollowUp),
-                Some(other) => {
-                    return Err(format!(
-                        "Invalid streamingBehavior \"{other}\": use \"steer\" or \"followUp\""
-                    ))
-                }
+                Some(other) => return Err(CommandError::StreamingBehavior(other.to_string())),
             },
         },
         "steer" => Command::Steer {
@@ -300,7 +334,7 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
             ui_id: f.opt_string("id").ok().flatten().unwrap_or_default(),
             answer: f.ui_answer(),
         },
-        other => return Err(format!("Unknown command: {other}")),
+        other => return Err(CommandError::Unknown(other.to_string())),
     })
 }
 
@@ -308,51 +342,54 @@ fn parse_command(name: &str, f: &Fields<'_>) -> Result<Command, String> {
 struct Fields<'a>(&'a Map<String, Value>);
 
 impl Fields<'_> {
-    fn string(&self, key: &str) -> Result<String, String> {
+    fn string(&self, key: &str) -> Result<String, CommandError> {
         match self.0.get(key) {
             Some(Value::String(s)) => Ok(s.clone()),
-            None | Some(Value::Null) => Err(format!("Missing required field \"{key}\" (a string)")),
-            Some(_) => Err(format!("Field \"{key}\" must be a string")),
+            None | Some(Value::Null) => Err(CommandError::Missing {
+                field: key.to_string(),
+                kind: "a string",
+            }),
+            Some(_) => Err(CommandError::NotAString(key.to_string())),
         }
     }
 
-    fn opt_string(&self, key: &str) -> Result<Option<String>, String> {
+    fn opt_string(&self, key: &str) -> Result<Option<String>, CommandError> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(_) => Err(format!("Field \"{key}\" must be a string")),
+            Some(_) => Err(CommandError::NotAString(key.to_string())),
         }
     }
 
-    fn bool(&self, key: &str) -> Result<bool, String> {
+    fn bool(&self, key: &str) -> Result<bool, CommandError> {
         match self.0.get(key) {
             Some(Value::Bool(b)) => Ok(*b),
-            None | Some(Value::Null) => {
-                Err(format!("Missing required field \"{key}\" (true or false)"))
-            }
-            Some(_) => Err(format!("Field \"{key}\" must be true or false")),
+            None | Some(Value::Null) => Err(CommandError::Missing {
+                field: key.to_string(),
+                kind: "true or false",
+            }),
+            Some(_) => Err(CommandError::NotABool(key.to_string())),
         }
     }
 
-    fn opt_bool(&self, key: &str) -> Result<Option<bool>, String> {
+    fn opt_bool(&self, key: &str) -> Result<Option<bool>, CommandError> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Bool(b)) => Ok(Some(*b)),
-            Some(_) => Err(format!("Field \"{key}\" must be true or false")),
+            Some(_) => Err(CommandError::NotABool(key.to_string())),
         }
     }
 
-    fn mode(&self) -> Result<QueueMode, String> {
+    fn mode(&self) -> Result<QueueMode, CommandError> {
         let mode = self.string("mode")?;
-        QueueMode::parse(&mode)
-            .ok_or_else(|| format!("Invalid mode \"{mode}\": use \"all\" or \"one-at-a-time\""))
+        QueueMode::parse(&mode).ok_or(CommandError::Mode(mode))
     }
 
-    fn images(&self) -> Result<Vec<ImageContent>, String> {
+    fn images(&self) -> Result<Vec<ImageContent>, CommandError> {
         let list = match self.0.get("images") {
             None | Some(Value::Null) => return Ok(Vec::new()),
             Some(Value::Array(list)) => list,
-            Some(_) => return Err("Field \"images\" must be an array of image objects".into()),
+            Some(_) => return Err(CommandError::ImagesNotArray),
         };
         list.iter()
             .enumerate()
@@ -360,12 +397,8 @@ impl Fields<'_> {
                 let ok_type = v.get("type").is_none_or(|t| t == "image");
                 match serde_json::from_value::<ImageContent>(v.clone()) {
                     Ok(img) if ok_type && is_base64(&img.data) => Ok(img),
-                    Ok(_) if ok_type => Err(format!(
-                        "images[{i}].data is not base64: the image must be base64-encoded bytes"
-                    )),
-                    _ => Err(format!(
-                        "images[{i}] must be {{\"type\":\"image\",\"data\":<base64>,\"mimeType\":<string>}}"
-                    )),
+                    Ok(_) if ok_type => Err(CommandError::ImageNotBase64(i)),
+                    _ => Err(CommandError::ImageShape(i)),
                 }
             })
             .collect()

@@ -12,7 +12,7 @@ mod response;
 mod stats;
 mod ui;
 
-pub use command::{Command, ParseFailure, Request, StreamingBehavior, UiAnswer};
+pub use command::{Command, CommandError, ParseFailure, Request, StreamingBehavior, UiAnswer};
 pub use dialect::{Dialect, UnknownDialect};
 pub use pi1_replies::{
     BashExecutionUpdate, Disposition, DispositionReply, EntryList, NullableText, QueueContents,

@@ -3,12 +3,9 @@
 
 use std::collections::VecDeque;
 
-use rho_agent::AgentEvent;
 use rho_ai::{AssistantMessageEvent, Usage};
 use rho_core::agent_session::SessionEvent;
-
-/// Fires once a line has been handed to the sink.
-pub type Ack = std::sync::mpsc::Sender<()>;
+use rho_protocol::agent::AgentEvent;
 
 /// What a dialect lets the writer do with a queued event while the reader is behind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +74,7 @@ pub enum Item {
         merged: AssistantMessageEvent,
     },
     /// A response or UI request line (compact JSON, no newline).
-    Line(String, Option<Ack>),
+    Line(String),
     /// A response line given in pieces (see [`super::Pieces`]).
     Pieces(super::Pieces),
 }
@@ -107,8 +104,8 @@ impl Backlog {
         self.items.pop_front()
     }
 
-    pub fn push_line(&mut self, line: String, ack: Option<Ack>) {
-        self.items.push_back(Item::Line(line, ack));
+    pub fn push_line(&mut self, line: String) {
+        self.items.push_back(Item::Line(line));
     }
 
     pub fn push_pieces(&mut self, pieces: super::Pieces) {

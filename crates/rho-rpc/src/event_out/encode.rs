@@ -4,7 +4,7 @@
 
 use rho_protocol::rpc::Dialect;
 
-use super::backlog::{Ack, Item};
+use super::backlog::Item;
 use super::{pi073, pi1};
 
 /// The dialect and its encoder's state (pi 0.73.1's folds the reply it writes, in reused
@@ -22,8 +22,8 @@ impl Encoder {
         }
     }
 
-    /// Appends `item` as one line to `out`; returns the ack to fire once it is written.
-    pub fn encode(&mut self, item: Item, out: &mut Vec<u8>) -> Option<Ack> {
+    /// Appends `item` as one line to `out`.
+    pub fn encode(&mut self, item: Item, out: &mut Vec<u8>) {
         match item {
             Item::Event(event) => match self.dialect {
                 Dialect::Pi073 => self.v073.event(&event, out),
@@ -33,7 +33,7 @@ impl Encoder {
                 Dialect::Pi073 => self.v073.update(&merged, out),
                 Dialect::Pi1 => pi1::update(&usage, &merged, out),
             },
-            Item::Line(line, ack) => {
+            Item::Line(line) => {
                 if out.is_empty() {
                     // A large response (get_messages) becomes the buffer instead of a copy.
                     *out = line.into_bytes();
@@ -41,12 +41,10 @@ impl Encoder {
                     out.extend_from_slice(line.as_bytes());
                 }
                 out.push(b'\n');
-                return ack;
             }
             // The writer takes pieces itself, one at a time (see `run`).
             Item::Pieces(_) => {}
         }
-        None
     }
 }
 

@@ -1,6 +1,8 @@
 //! The one writer of an event stream (RPC's stdout, `--mode json`'s stdout): session events
-//! and protocol lines go through one task, so lines never interleave, and a line is written
-//! only after every event emitted before it was queued.
+//! and protocol lines reach it through one channel ([`Out`]; the session sends its events into
+//! it, see `AgentSession::subscribe_into`) and are written by one task, so lines never
+//! interleave and everything is written in the order it was sent: a line sent before an event
+//! is written before it, one sent after it after it, with no side waiting for the other.
 //!
 //! Backpressure: the writer keeps taking events while the sink is slow, but encodes the next
 //! queued item only while fewer than [`OUT_LIMIT`] bytes wait to be written. Queued items
@@ -31,7 +33,7 @@ use tokio::io::{AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use backlog::Backlog;
-pub use backlog::{delivery_v073, delivery_v1, Ack, Delivery};
+pub use backlog::{delivery_v073, delivery_v1, Delivery};
 use encode::Encoder;
 
 /// Encoded bytes the writer holds before it stops encoding and only writes.
@@ -62,14 +64,22 @@ pub fn stdout() -> Box<dyn AsyncWrite + Send + Unpin> {
     }
 }
 
-/// A request to the writer.
+/// What the writer is sent, in the order it writes it.
 pub enum Out {
-    /// A line (compact JSON without the newline); the optional ack fires once it is written.
-    Line(String, Option<Ack>),
+    /// A session event, encoded in the writer's dialect.
+    Event(SessionEvent),
+    /// A line (compact JSON without the newline).
+    Line(String),
     /// A line given in pieces (without the newline).
     Pieces(Pieces),
     /// Write what is pending, then stop.
     Finish,
+}
+
+impl From<SessionEvent> for Out {
+    fn from(event: SessionEvent) -> Self {
+        Out::Event(event)
+    }
 }
 
 /// What the writer is set up with.
@@ -88,12 +98,10 @@ pub fn delivery_for(dialect: Dialect) -> fn(&SessionEvent) -> Delivery {
     }
 }
 
-/// Encoded bytes not yet written, and the acks of lines inside them.
+/// Encoded bytes not yet written.
 struct Pending {
     bytes: Vec<u8>,
     written: usize,
-    /// `(end offset in bytes, ack)`, in order.
-    acks: Vec<(usize, Ack)>,
 }
 
 impl Pending {
@@ -103,14 +111,6 @@ impl Pending {
 
     fn advance(&mut self, n: usize) {
         self.written += n;
-        let written = self.written;
-        self.acks.retain(|(end, ack)| {
-            let done = *end <= written;
-            if done {
-                let _ = ack.send(());
-            }
-            !done
-        });
         if self.written == self.bytes.len() {
             self.bytes.clear();
             self.written = 0;
@@ -122,11 +122,10 @@ impl Pending {
     }
 }
 
-/// Runs the writer until `Finish` (or until both channels close, or the sink fails).
+/// Runs the writer until `Finish` (or until every sender is gone, or the sink fails).
 pub async fn run<W: AsyncWrite + Unpin>(
     mut sink: W,
-    mut events: mpsc::UnboundedReceiver<SessionEvent>,
-    mut lines: mpsc::UnboundedReceiver<Out>,
+    mut items: mpsc::UnboundedReceiver<Out>,
     config: WriterConfig,
 ) {
     let mut backlog = Backlog::new(delivery_for(config.dialect));
@@ -134,9 +133,8 @@ pub async fn run<W: AsyncWrite + Unpin>(
     let mut out = Pending {
         bytes: Vec::with_capacity(64 * 1024),
         written: 0,
-        acks: Vec::new(),
     };
-    let (mut events_open, mut lines_open) = (true, true);
+    let mut open = true;
     let mut pieces: Option<Pieces> = None;
     loop {
         while out.bytes.len() < OUT_LIMIT {
@@ -152,38 +150,24 @@ pub async fn run<W: AsyncWrite + Unpin>(
                 pieces = Some(line);
                 continue;
             }
-            if let Some(ack) = encoder.encode(item, &mut out.bytes) {
-                out.acks.push((out.bytes.len(), ack));
-            }
+            encoder.encode(item, &mut out.bytes);
         }
-        out.advance(0);
-        if out.bytes.is_empty() && pieces.is_none() && backlog.is_empty() && !lines_open {
+        if out.bytes.is_empty() && pieces.is_none() && backlog.is_empty() && !open {
             let _ = sink.flush().await;
             return;
         }
-        let keep = config.keep;
         let behind = out.bytes.len() >= OUT_LIMIT;
         tokio::select! {
             biased;
-            line = lines.recv(), if lines_open => {
-                while let Ok(e) = events.try_recv() {
-                    if keep(&e) { backlog.push_event(e, behind) }
-                }
-                match line {
-                    Some(Out::Line(l, ack)) => backlog.push_line(l, ack),
-                    Some(Out::Pieces(p)) => backlog.push_pieces(p),
-                    Some(Out::Finish) | None => lines_open = false,
+            item = items.recv(), if open => {
+                // Everything queued is taken at once, so deltas that wait can be joined.
+                let mut next = item;
+                open = next.is_some();
+                while let Some(item) = next {
+                    open = take(item, &mut backlog, config.keep, behind);
+                    next = if open { items.try_recv().ok() } else { None };
                 }
             }
-            e = events.recv(), if events_open => match e {
-                Some(e) => {
-                    if keep(&e) { backlog.push_event(e, behind) }
-                    while let Ok(e) = events.try_recv() {
-                        if keep(&e) { backlog.push_event(e, behind) }
-                    }
-                }
-                None => events_open = false,
-            },
             written = sink.write(out.unwritten()), if !out.bytes.is_empty() => match written {
                 Ok(0) | Err(_) => return,
                 Ok(n) => out.advance(n),
@@ -191,6 +175,21 @@ pub async fn run<W: AsyncWrite + Unpin>(
             else => return,
         }
     }
+}
+
+/// Queues one item; false once the writer was told to finish.
+fn take(item: Out, backlog: &mut Backlog, keep: fn(&SessionEvent) -> bool, behind: bool) -> bool {
+    match item {
+        Out::Event(e) => {
+            if keep(&e) {
+                backlog.push_event(e, behind);
+            }
+        }
+        Out::Line(line) => backlog.push_line(line),
+        Out::Pieces(p) => backlog.push_pieces(p),
+        Out::Finish => return false,
+    }
+    true
 }
 
 #[cfg(test)]

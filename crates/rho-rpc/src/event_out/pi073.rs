@@ -10,10 +10,10 @@
 //! them. The message is serialized once per written update and its bytes copied into both
 //! places.
 
-use rho_agent::{AgentEvent, AgentMessage, AssistantEventJson};
 use rho_ai::{AssistantMessage, AssistantMessageEvent};
 use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
 use rho_protocol::agent::AssistantAsAgent;
+use rho_protocol::agent::{AgentEvent, AgentMessage, AssistantEventJson};
 use rho_protocol::PartialMessage;
 
 use super::encode::push_json;

@@ -5,9 +5,9 @@
 //! event has the same shape in both dialects. The wire types are in
 //! [`rho_protocol::session::pi1`].
 
-use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessageEvent, Usage};
 use rho_core::agent_session::SessionEvent;
+use rho_protocol::agent::{AgentEvent, AgentMessage};
 use rho_protocol::session::pi1::Pi1Event;
 
 use super::encode::push_json;

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use rho_agent::{AgentEvent, AgentMessage};
 use rho_ai::{AssistantMessage, AssistantMessageEvent, PartialMessage};
 use rho_core::agent_session::{SessionEvent, SessionOnlyEvent};
+use rho_protocol::agent::{AgentEvent, AgentMessage};
 use serde_json::Value;
 use tokio::io::AsyncReadExt;
 use tokio::sync::mpsc;
@@ -66,25 +66,21 @@ async fn write_all_queued_in(
     events: Vec<SessionEvent>,
     split: usize,
 ) -> Vec<Value> {
-    let (events_tx, events_rx) = mpsc::unbounded_channel();
-    let (lines_tx, lines_rx) = mpsc::unbounded_channel();
+    let (tx, rx) = mpsc::unbounded_channel();
     for (i, e) in events.into_iter().enumerate() {
         if i == split {
-            // The writer drains queued events before it writes a line.
-            lines_tx
-                .send(Out::Line(r#"{"type":"response"}"#.into(), None))
+            tx.send(Out::Line(r#"{"type":"response"}"#.into()))
                 .expect("queued");
         }
-        events_tx.send(e).expect("queued");
+        tx.send(Out::Event(e)).expect("queued");
     }
-    lines_tx.send(Out::Finish).expect("queued");
-    drop(events_tx);
+    tx.send(Out::Finish).expect("queued");
     let (sink, mut source) = tokio::io::duplex(4096);
     let config = WriterConfig {
         dialect,
         keep: |_| true,
     };
-    let writer = tokio::spawn(run(sink, events_rx, lines_rx, config));
+    let writer = tokio::spawn(run(sink, rx, config));
     let mut bytes = Vec::new();
     source.read_to_end(&mut bytes).await.expect("read");
     writer.await.expect("writer ends");
@@ -151,8 +147,10 @@ async fn a_backlog_of_deltas_is_written_as_one_update_carrying_all_of_them() {
     );
 }
 
+/// A line goes out where it was sent among the events, even with a backlog: the deltas
+/// before it and after it are joined on their own side of it, never across it.
 #[tokio::test]
-async fn a_line_is_written_after_the_events_queued_before_it() {
+async fn a_line_is_written_where_it_was_sent_among_the_events() {
     let events = agent(reply_events(3));
     let lines = write_all_queued(events, 3).await;
     let types: Vec<&str> = lines.iter().filter_map(|l| l["type"].as_str()).collect();
@@ -162,12 +160,18 @@ async fn a_line_is_written_after_the_events_queued_before_it() {
             "message_start",
             "message_update",
             "message_update",
+            "response",
+            "message_update",
             "message_update",
             "message_update",
             "message_end",
-            "response"
         ]
     );
+    let deltas: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| l["assistantMessageEvent"]["delta"].as_str())
+        .collect();
+    assert_eq!(deltas, ["t0 \"q\"\n", "t1 \"q\"\nt2 \"q\"\n", "hm"]);
 }
 
 /// Each line is what serde writes for the event, a 0.73.1 `message_update` being

@@ -2,7 +2,7 @@
 //! so the sandbox and the key scrubbing apply as for every other command) and records it;
 //! this is the result as RPC clients receive it.
 
-use rho_agent::BashExecutionMessage;
+use rho_protocol::agent::BashExecutionMessage;
 use serde::Serialize;
 
 /// The `bash` response data.

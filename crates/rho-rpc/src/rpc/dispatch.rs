@@ -102,17 +102,23 @@ pub async fn handle(rpc: &Rpc, req: Request, mut turn: Turn) {
         }
         Command::Compact {
             custom_instructions,
-        } => match rpc.session.compact(custom_instructions.as_deref()).await {
-            Ok(result) => {
-                let after = rpc.session.after_compaction();
-                to_data(&rpc.dialect.compact_reply(
-                    result,
-                    after.estimated_tokens_after,
-                    after.usage,
-                ))
+        } => {
+            // In the session's line once sent: what comes after it (a prompt waits for the
+            // compaction and runs after it) is the session's to order, not ours to hold.
+            let compaction = rpc.session.compact(custom_instructions.as_deref());
+            turn.pass();
+            match compaction.await {
+                Ok(result) => {
+                    let after = rpc.session.after_compaction();
+                    to_data(&rpc.dialect.compact_reply(
+                        result,
+                        after.estimated_tokens_after,
+                        after.usage,
+                    ))
+                }
+                Err(e) => Reply::Error(e.to_string()),
             }
-            Err(e) => Reply::Error(e.to_string()),
-        },
+        }
         other => match other {
             Command::SetModel { .. }
             | Command::CycleModel
@@ -188,7 +194,9 @@ async fn prompt(
             if let Some(disposition) = outcome {
                 answered.store(true, Ordering::SeqCst);
                 let reply = accepted(&rpc, disposition);
-                out.send_and_wait(response(id.as_ref(), "prompt", reply));
+                // The session calls this before the run's first event: the response goes
+                // into the writer's channel ahead of it (see `writer.rs`).
+                out.send(response(id.as_ref(), "prompt", reply));
             }
             turn.pass();
         })

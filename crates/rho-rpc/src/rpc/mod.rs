@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_core::agent_session::AgentSession;
-use rho_protocol::rpc::{command, Dialect};
+use rho_protocol::rpc::{command, Dialect, SourceInfo};
 use tokio::io::AsyncReadExt;
 use tokio::task::JoinSet;
 
@@ -46,8 +46,8 @@ pub struct RpcOptions {
     pub scoped_models: Option<Vec<String>>,
     /// The agent dir (user-scope resources are found under it).
     pub agent_dir: PathBuf,
-    /// The package a loaded resource file came from, for `get_commands`' `sourceInfo`.
-    pub package_of: fn(&Path) -> Option<rho_packages::Origin>,
+    /// The `sourceInfo` of a loaded resource file a package contributed (`get_commands`).
+    pub package_of: fn(&Path) -> Option<SourceInfo>,
 }
 
 /// Everything a command handler needs. Cheap to clone.
@@ -62,8 +62,8 @@ pub(crate) struct Rpc {
     dialect: Dialect,
     /// The agent dir (user-scope resources are found under it).
     agent_dir: Arc<Path>,
-    /// The package a loaded resource file came from.
-    package_of: fn(&Path) -> Option<rho_packages::Origin>,
+    /// The `sourceInfo` of a loaded resource file a package contributed.
+    package_of: fn(&Path) -> Option<SourceInfo>,
 }
 
 impl Rpc {
@@ -82,7 +82,8 @@ impl Rpc {
 /// signals (143, 129, 130) end rho the same way in every mode (the binary's handler).
 pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
     let dialect = options.dialect;
-    let (out, writer) = writer::spawn(crate::event_out::stdout(), session.subscribe(), dialect);
+    let (out, writer) = writer::spawn(crate::event_out::stdout(), dialect);
+    out.listen(&session);
     session.bind_session_actions();
     let rpc = Rpc::new(session, out.clone(), options);
     rpc.session.start("startup").await;

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rho_agent::{JsonCopier, StoredMessage};
+use rho_protocol::agent::{JsonCopier, StoredMessage};
 use rho_protocol::rpc::{CommandInfo, CommandList, SessionState, SessionStatsReply, SourceInfo};
 
 use super::dispatch::to_data;
@@ -218,13 +218,7 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
 fn source_info(rpc: &Rpc, path: &Path, base_dir: Option<&Path>, cwd: &Path) -> SourceInfo {
     let agent_dir = &*rpc.agent_dir;
     if let Some(package) = (rpc.package_of)(path) {
-        return SourceInfo {
-            path: path.to_string_lossy().into_owned(),
-            source: package.source,
-            scope: package.scope.as_str().into(),
-            origin: "package".into(),
-            base_dir: Some(package.root.to_string_lossy().into_owned()),
-        };
+        return package;
     }
     let projects = rho_core::resources::project_dirs::project_dirs(cwd);
     let (source, scope, root) = if path.starts_with(agent_dir) {

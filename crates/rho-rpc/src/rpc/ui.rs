@@ -165,8 +165,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_dialog_round_trip_and_stray_answers() {
         let (client, server) = tokio::io::duplex(4096);
-        let (_events_tx, events) = tokio::sync::mpsc::unbounded_channel();
-        let (out, _writer) = super::super::writer::spawn(server, events, Default::default());
+        let (out, _writer) = super::super::writer::spawn(server, Default::default());
         let ui = RpcUi::new(out);
         assert!(!ui.resolve("nobody", UiAnswer::Cancelled));
         let answer = ui.confirm("Proceed?".into(), "Deploy".into());

@@ -1,10 +1,13 @@
 //! The single stdout writer of RPC mode (interfaces spec §1.2, §1.5), over
-//! [`crate::event_out`]: session events and responses go through one task, so lines never
-//! interleave, and a response never overtakes the events its command caused (e.g.
-//! `queue_update` before the `steer` response). A slow client gets coalesced
-//! `message_update`s (see `event_out`); nothing else is dropped.
+//! [`crate::event_out`]: session events and responses go through one channel and one task,
+//! so lines never interleave and each is written in the order it was sent. A response never
+//! overtakes the events its command caused (e.g. `queue_update` before the `steer`
+//! response), and the `prompt` response, sent from the preflight the session calls before
+//! the run's first event, is written before that event without anyone waiting for the
+//! write. A slow client gets coalesced `message_update`s (see `event_out`); nothing else is
+//! dropped.
 
-use rho_core::agent_session::SessionEvent;
+use rho_core::agent_session::AgentSession;
 use rho_protocol::rpc::Dialect;
 use tokio::io::AsyncWrite;
 use tokio::sync::mpsc;
@@ -20,7 +23,7 @@ pub struct Output {
 impl Output {
     /// Queues one line (compact JSON without the newline).
     pub fn send(&self, line: String) {
-        let _ = self.tx.send(Out::Line(line, None));
+        let _ = self.tx.send(Out::Line(line));
     }
 
     /// Queues one line given in pieces (see [`event_out::Pieces`]).
@@ -28,15 +31,9 @@ impl Output {
         let _ = self.tx.send(Out::Pieces(pieces));
     }
 
-    /// Queues one line and blocks the calling thread until it is written (the `prompt`
-    /// response must precede the run's first event). Multi-thread runtime only.
-    pub fn send_and_wait(&self, line: String) {
-        let (ack, done) = std::sync::mpsc::channel();
-        if self.tx.send(Out::Line(line, Some(ack))).is_ok() {
-            tokio::task::block_in_place(|| {
-                let _ = done.recv();
-            });
-        }
+    /// Writes `session`'s events from now on, in line with what is sent here.
+    pub fn listen(&self, session: &AgentSession) {
+        session.subscribe_into(self.tx.clone());
     }
 
     /// Asks the writer to flush and stop.
@@ -45,12 +42,8 @@ impl Output {
     }
 }
 
-/// Starts the writer over `sink`, forwarding `events` as they come.
-pub fn spawn<W>(
-    sink: W,
-    events: mpsc::UnboundedReceiver<SessionEvent>,
-    dialect: Dialect,
-) -> (Output, tokio::task::JoinHandle<()>)
+/// Starts the writer over `sink`; [`Output::listen`] connects a session's events.
+pub fn spawn<W>(sink: W, dialect: Dialect) -> (Output, tokio::task::JoinHandle<()>)
 where
     W: AsyncWrite + Unpin + Send + 'static,
 {
@@ -59,6 +52,6 @@ where
         dialect,
         keep: |_| true,
     };
-    let task = tokio::spawn(event_out::run(sink, events, rx, config));
+    let task = tokio::spawn(event_out::run(sink, rx, config));
     (Output { tx }, task)
 }

@@ -36,7 +36,9 @@ pub struct Parser {
     /// `[input, output, cacheRead, cacheWrite]` as last reported.
     usage: [u64; 4],
     stop_reason: Option<StopReason>,
-    saw_message_stop: bool,
+    /// Whether `message_start` arrived: pi names a stream that ends after it "ended before
+    /// message_stop", one that never began "ended without a stop reason".
+    saw_message_start: bool,
     /// The context's tool names; set only for OAuth calls, whose tool names come back in
     /// Claude Code casing and are mapped back to ours.
     oauth_tools: Option<Vec<String>>,
@@ -76,6 +78,7 @@ impl Parser {
     fn message_start(&mut self, data: &str, reply: &mut ReplyBuilder) -> Result<(), StreamError> {
         let mut scratch = None;
         let ev: MessageStart = decode("message_start", data, &mut scratch)?;
+        self.saw_message_start = true;
         if let Some(id) = ev.message.id {
             reply.message_mut().response_id = Some(id);
         }
@@ -235,10 +238,7 @@ impl WireParser for Parser {
             Some("content_block_start") => self.block_start(data, reply)?,
             Some("content_block_stop") => self.block_stop(data, reply)?,
             Some("message_delta") => self.message_delta(data, reply)?,
-            Some("message_stop") => {
-                self.saw_message_stop = true;
-                return Ok(Flow::Stop);
-            }
+            Some("message_stop") => return Ok(Flow::Stop),
             Some("error") => return Err(StreamError::Provider(event.data)),
             _ => {}
         }
@@ -251,17 +251,28 @@ impl WireParser for Parser {
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         reply.start();
-        if !self.saw_message_stop {
-            return Err(StreamError::EndedEarly(
-                "Anthropic stream ended before message_stop",
-            ));
+        match self.stop_reason {
+            // `message_stop` without a `message_delta` that said why.
+            None => Err(StreamError::EndedEarly {
+                text: NO_STOP_REASON,
+                no_events: None,
+            }),
+            Some(StopReason::Error | StopReason::Aborted) => Err(StreamError::Unknown),
+            Some(reason) => Ok(reason),
         }
-        match self.stop_reason.unwrap_or(StopReason::Stop) {
-            StopReason::Error | StopReason::Aborted => Err(StreamError::Unknown),
-            reason => Ok(reason),
+    }
+
+    fn ended_early(&self) -> &'static str {
+        if self.saw_message_start {
+            "Anthropic stream ended before message_stop"
+        } else {
+            NO_STOP_REASON
         }
     }
 }
+
+/// pi's text for a stream that never said why it stopped.
+const NO_STOP_REASON: &str = "Anthropic stream ended without a stop reason";
 
 /// Anthropic `stop_reason` → unified stop reason; unknown values are an error.
 fn map_stop_reason(reason: &str) -> Result<StopReason, StreamError> {

@@ -287,7 +287,7 @@ fn thinking(model: &Model, options: &StreamOptions) -> Thinking {
 }
 
 /// The `output_config.effort` of adaptive models: the model's map value, else the fixed table.
-fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
+pub(crate) fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
     let mapped = model
         .thinking_level_map
         .as_ref()
@@ -302,7 +302,7 @@ fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
     })
 }
 
-fn thinking_budget(options: &StreamOptions, level: ThinkingLevel) -> u64 {
+pub(crate) fn thinking_budget(options: &StreamOptions, level: ThinkingLevel) -> u64 {
     let b = &options.thinking_budgets;
     match level {
         ThinkingLevel::Minimal => b.minimal.unwrap_or(1024),

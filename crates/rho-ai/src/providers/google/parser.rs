@@ -90,18 +90,27 @@ struct Open {
     thinking: bool,
 }
 
-/// The Gemini stream parser.
-#[derive(Debug, Default)]
+/// The Gemini stream parser (Google's Gemini API and Vertex AI alike).
+#[derive(Debug)]
 pub struct Parser {
     open: Option<Open>,
     /// The mapped `finishReason`, once one arrived.
     finish: Option<StopReason>,
+    /// pi's text for a stream of this API without a `finishReason`.
+    ended_early: &'static str,
 }
 
 impl Parser {
-    /// A parser for `model`.
-    pub fn new(_model: &Model) -> Self {
-        Self::default()
+    /// A parser for `model` (its `api` names the service in the "ended early" text).
+    pub fn new(model: &Model) -> Self {
+        Self {
+            open: None,
+            finish: None,
+            ended_early: match model.api.as_str() {
+                "google-vertex" => VERTEX_ENDED_EARLY,
+                _ => ENDED_EARLY,
+            },
+        }
     }
 
     fn close_open(&mut self, reply: &mut ReplyBuilder) {
@@ -235,7 +244,8 @@ impl WireParser for Parser {
                     self.function_call(call, part.thought_signature.as_deref(), reply);
                 }
             }
-            if let Some(reason) = &candidate.finish_reason {
+            // An empty reason is no reason (pi tests it for truth).
+            if let Some(reason) = candidate.finish_reason.as_ref().filter(|r| !r.is_empty()) {
                 reply.message_mut().raw_stop_reason = Some(reason.clone());
                 self.finish = Some(map_finish_reason(reason));
             }
@@ -243,15 +253,20 @@ impl WireParser for Parser {
         if let Some(u) = &chunk.usage_metadata {
             self.usage(u, reply);
         }
-        Ok(Flow::Continue)
+        // Later chunks may still carry usage, so reading goes on to the end.
+        Ok(match self.finish {
+            Some(_) => Flow::Terminal,
+            None => Flow::Continue,
+        })
     }
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         self.close_open(reply);
         let Some(reason) = self.finish else {
-            return Err(StreamError::EndedEarly(
-                "Connection lost: the Gemini stream ended without a finishReason; try again",
-            ));
+            return Err(StreamError::EndedEarly {
+                text: self.ended_early,
+                no_events: None,
+            });
         };
         if reply.message().tool_calls().next().is_some() {
             return Ok(StopReason::ToolUse);
@@ -261,7 +276,17 @@ impl WireParser for Parser {
             other => Ok(other),
         }
     }
+
+    fn ended_early(&self) -> &'static str {
+        self.ended_early
+    }
 }
+
+/// pi's text for a Gemini stream whose chunks never carried a `finishReason`.
+const ENDED_EARLY: &str = "Google stream ended without a finish reason";
+
+/// The same for Vertex AI.
+const VERTEX_ENDED_EARLY: &str = "Google Vertex stream ended without a finish reason";
 
 #[cfg(test)]
 mod tests {
@@ -332,11 +357,10 @@ mod tests {
         .expect("model");
         let (sink, _stream) = crate::event::AssistantStream::channel();
         let mut reply = ReplyBuilder::new(&m, sink, Default::default());
-        let err = Parser::new(&m)
-            .finish(&mut reply)
-            .expect_err("no finish")
-            .to_string();
-        assert!(err.contains("finishReason"), "{err}");
+        let mut p = Parser::new(&m);
+        let err = p.finish(&mut reply).expect_err("no finish").to_string();
+        assert_eq!(err, "Google stream ended without a finish reason");
+        assert_eq!(p.ended_early(), err);
     }
 
     #[test]

@@ -141,12 +141,6 @@ pub struct Parser {
     tools: Vec<ToolSlot>,
     finish_reason: Option<String>,
     seen_id: bool,
-    /// Whether any chunk or the `[DONE]` marker arrived (a body with neither is not a
-    /// Chat Completions stream at all).
-    seen_data: bool,
-    /// Whether the `[DONE]` marker arrived: with no `finish_reason` either, the body was cut
-    /// off and the reply is incomplete.
-    seen_done: bool,
 }
 
 impl Parser {
@@ -159,8 +153,6 @@ impl Parser {
             tools: Vec::new(),
             finish_reason: None,
             seen_id: false,
-            seen_data: false,
-            seen_done: false,
         }
     }
 
@@ -185,7 +177,8 @@ impl Parser {
             apply_usage(&u, reply);
         }
         let Some(choice) = choice else { return };
-        if let Some(reason) = choice.finish_reason {
+        // An empty reason is no reason (pi tests it for truth).
+        if let Some(reason) = choice.finish_reason.filter(|r| !r.is_empty()) {
             reply.message_mut().raw_stop_reason = Some(reason.clone());
             self.finish_reason = Some(reason);
         }
@@ -330,15 +323,6 @@ fn attach_encrypted_reasoning(detail: &Value, reply: &mut ReplyBuilder) {
     }
 }
 
-/// The error for a 2xx body without a single `data:` line (an endpoint that does not stream,
-/// or a proxy answering with its own page).
-pub const NO_DATA: &str = "The server answered without any Chat Completions data chunks; check that baseUrl points to an OpenAI-compatible /chat/completions endpoint that supports streaming";
-
-/// The error for a body that ended with neither a `finish_reason` nor `[DONE]`: the
-/// connection was closed early, so the reply is truncated. "ended without" makes it retryable.
-pub const CUT_OFF: &str =
-    "The stream ended without a finish_reason or [DONE] marker: the reply was cut off";
-
 /// Maps `finish_reason`; unknown reasons are errors naming the reason.
 pub fn map_finish_reason(reason: Option<&str>) -> Result<StopReason, StreamError> {
     match reason {
@@ -372,9 +356,7 @@ impl WireParser for Parser {
         if data.is_empty() {
             return Ok(Flow::Continue);
         }
-        self.seen_data = true;
         if data == "[DONE]" {
-            self.seen_done = true;
             return Ok(Flow::Stop);
         }
         let chunk: Chunk =
@@ -386,18 +368,22 @@ impl WireParser for Parser {
             return Err(StreamError::Provider(stream_error_message(error)));
         }
         self.on_chunk(chunk, reply);
-        Ok(Flow::Continue)
+        // Usage may still follow the finish_reason, so reading goes on to `[DONE]` or the end.
+        Ok(match self.finish_reason {
+            Some(_) => Flow::Terminal,
+            None => Flow::Continue,
+        })
     }
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
-        if !self.seen_data {
-            return Err(StreamError::EndedEarly(NO_DATA));
-        }
-        if self.finish_reason.is_none() && !self.seen_done {
-            return Err(StreamError::EndedEarly(CUT_OFF));
-        }
         reply.close_all();
         map_finish_reason(self.finish_reason.as_deref())
+    }
+
+    /// pi's text. rho also takes `[DONE]` without a `finish_reason` as the end (pi 1.6 does
+    /// only for models with `compat.supportsFinishReason: false`).
+    fn ended_early(&self) -> &'static str {
+        "Stream ended without finish_reason"
     }
 }
 

@@ -395,14 +395,20 @@ impl WireParser for Parser {
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         self.close_current(reply);
-        match self.outcome.take() {
-            Some(outcome) => outcome,
-            None => Err(StreamError::EndedEarly(
-                "Connection lost: the Responses stream ended before response.completed; try again",
-            )),
-        }
+        self.outcome.take().unwrap_or(Err(StreamError::EndedEarly {
+            text: ENDED_EARLY,
+            no_events: None,
+        }))
+    }
+
+    fn ended_early(&self) -> &'static str {
+        ENDED_EARLY
     }
 }
+
+/// pi's text for a Responses (or Codex) stream that ended before `response.completed`,
+/// `response.incomplete` or `response.failed`.
+const ENDED_EARLY: &str = "OpenAI Responses stream ended before a terminal response event";
 
 /// The first 200 characters of a payload, for error messages.
 pub(crate) fn preview(data: &str) -> String {
@@ -492,7 +498,11 @@ mod tests {
         let mut reply = ReplyBuilder::new(&m, sink, CancellationToken::new());
         let mut p = Parser::new(&m);
         let err = p.finish(&mut reply).expect_err("no completion").to_string();
-        assert!(err.contains("response.completed"), "{err}");
+        assert_eq!(
+            err,
+            "OpenAI Responses stream ended before a terminal response event"
+        );
+        assert_eq!(p.ended_early(), err);
     }
 
     #[test]

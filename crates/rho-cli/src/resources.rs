@@ -1,0 +1,186 @@
+//! Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, the
+//! context files), found as the flags say in the trusted project's folders, the agent dir and
+//! the installed packages: read at start and again by /reload.
+
+use std::path::{Path, PathBuf};
+
+use rho_core::resources::agents_skills::{
+    agents_sources, project_agents_skills, user_agents_skills,
+};
+use rho_core::resources::context_files::load_context_files;
+use rho_core::resources::skills::{load_skills, SkillSource};
+use rho_core::resources::templates::load_templates;
+use rho_core::system_prompt::{text_or_file, SystemPromptOptions};
+use rho_packages::{Kind, Resolved};
+
+use crate::args::Args;
+use crate::project::Project;
+
+/// Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, context
+/// files) as the flags and files say now: read at start and again by /reload.
+pub struct Resources {
+    /// Loaded skills.
+    pub skills: Vec<rho_core::resources::skills::Skill>,
+    /// Loaded prompt templates.
+    pub templates: Vec<rho_core::resources::templates::PromptTemplate>,
+    /// What the system prompt is built from.
+    pub prompt_options: SystemPromptOptions,
+}
+
+/// Reads [`Resources`] for `project` (untrusted: only the agent dir's and the flags'
+/// resources load). `packages` are the installed packages' resources, which load after the
+/// folders' and before the flags'. Problems found become `warnings`.
+pub fn load_resources(
+    args: &Args,
+    agent_dir: &Path,
+    project: &Project,
+    (active_tools, packages): (&[String], &Resolved),
+    warnings: &mut Vec<String>,
+) -> Resources {
+    let cwd = project.cwd.as_path();
+    let skills = if args.no_skills {
+        Vec::new()
+    } else {
+        let sources = skill_sources(agent_dir, project, packages, args);
+        let (skills, diags) = load_skills(&sources);
+        warnings.extend(
+            diags
+                .into_iter()
+                .map(|d| format!("{}: {}", d.path.display(), d.message)),
+        );
+        skills
+    };
+    let templates = if args.no_prompt_templates {
+        Vec::new()
+    } else {
+        let mut sources = scoped(project, agent_dir, "prompts");
+        sources.extend(packages.enabled(Kind::Prompts));
+        sources.extend(args.prompt_templates.iter().map(PathBuf::from));
+        load_templates(&sources).0
+    };
+    let prompt_options = SystemPromptOptions {
+        custom_base: args
+            .system_prompt
+            .as_deref()
+            .map(|v| text_or_file(v, cwd))
+            .or_else(|| read_first(&scoped(project, agent_dir, "SYSTEM.md"))),
+        append: if args.append_system_prompt.is_empty() {
+            read_first(&scoped(project, agent_dir, "APPEND_SYSTEM.md"))
+                .into_iter()
+                .collect()
+        } else {
+            args.append_system_prompt
+                .iter()
+                .map(|v| text_or_file(v, cwd))
+                .collect()
+        },
+        active_tools: Some(active_tools.to_vec()),
+        context_files: if args.no_context_files {
+            Vec::new()
+        } else {
+            load_context_files(agent_dir, cwd)
+        },
+        skills: skills.clone(),
+        cwd: cwd.to_string_lossy().to_string(),
+    };
+    Resources {
+        skills,
+        templates,
+        prompt_options,
+    }
+}
+
+/// `name` in the project folders (when trusted: `.rho/`, then pi's `.pi/`, D17) and then in
+/// the agent dir, in that order.
+fn scoped(project: &Project, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
+    project
+        .folders()
+        .into_iter()
+        .chain([agent_dir.to_path_buf()])
+        .map(|dir| dir.join(name))
+        .collect()
+}
+
+/// Where skills come from, first of a name wins, in pi 1.6's order: the trusted project's
+/// folders, its `.agents/skills` up to the repository root, the agent dir, the user's
+/// `~/.agents/skills`, the packages' skills, then `--skill` paths.
+fn skill_sources(
+    agent_dir: &Path,
+    project: &Project,
+    packages: &Resolved,
+    args: &Args,
+) -> Vec<SkillSource> {
+    let own = |paths: Vec<PathBuf>| {
+        paths.into_iter().map(|path| SkillSource {
+            path,
+            top_level_md: true,
+        })
+    };
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let folders = project.folders().into_iter().map(|d| d.join("skills"));
+    let mut sources: Vec<SkillSource> = own(folders.collect()).collect();
+    if project.trusted() {
+        let cwd = project.cwd.as_path();
+        sources.extend(agents_sources(project_agents_skills(cwd, home.as_deref())));
+    }
+    sources.extend(own(vec![agent_dir.join("skills")]));
+    sources.extend(agents_sources(home.as_deref().map(user_agents_skills)));
+    sources.extend(own(packages.enabled(Kind::Skills)));
+    sources.extend(args.skills.iter().map(|p| SkillSource {
+        path: PathBuf::from(p),
+        top_level_md: true,
+    }));
+    sources
+}
+
+fn read_first(paths: &[PathBuf]) -> Option<String> {
+    paths.iter().find_map(|p| std::fs::read_to_string(p).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Prompt templates and SYSTEM.md in `.rho` and `.pi` (`.rho`'s first), and in the agent
+    /// dir: the project's load only when the folder is trusted.
+    #[test]
+    fn the_projects_resources_load_only_when_trusted() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (agent, cwd) = (tmp.path().join("agent"), tmp.path().join("work"));
+        for (file, text) in [
+            (agent.join("prompts/mine.md"), "Mine"),
+            (agent.join("SYSTEM.md"), "agent system"),
+            (cwd.join(".rho/prompts/deploy.md"), "Deploy"),
+            (cwd.join(".pi/prompts/review.md"), "Review"),
+            (cwd.join(".pi/SYSTEM.md"), "pi system"),
+            (cwd.join(".rho/SYSTEM.md"), "rho system"),
+        ] {
+            std::fs::create_dir_all(file.parent().expect("parent")).expect("mkdir");
+            std::fs::write(file, text).expect("write");
+        }
+        let read = |approve: bool| {
+            let project = Project::resolve(Some(approve), &agent, &cwd, &mut Vec::new());
+            let none = (&[] as &[String], &Resolved::default());
+            load_resources(&Args::default(), &agent, &project, none, &mut Vec::new())
+        };
+        let names = |r: &Resources| {
+            let mut names: Vec<String> = r.templates.iter().map(|t| t.name.clone()).collect();
+            names.sort();
+            names
+        };
+        let untrusted = read(false);
+        assert_eq!(names(&untrusted), ["mine"]);
+        assert_eq!(
+            untrusted.prompt_options.custom_base.as_deref(),
+            Some("agent system")
+        );
+        let trusted = read(true);
+        assert_eq!(names(&trusted), ["deploy", "mine", "review"]);
+        assert_eq!(
+            trusted.prompt_options.custom_base.as_deref(),
+            Some("rho system")
+        );
+    }
+}

@@ -1,0 +1,204 @@
+//! More of pi's example extensions (see pi_extensions.rs) running unchanged in `rho --mode rpc`,
+//! each checked for the behaviour it exists for. Skipped, with the reason printed, without
+//! node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::pi_support;
+use crate::support;
+
+use pi_support::{notified, tool_call, tool_result_text, ui};
+use serde_json::json;
+use support::{reply, user_texts, Start};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn model_status_announces_a_model_change_and_shows_it_in_the_status() {
+    let Some(mut rpc) = pi_support::start(&["model-status.ts"], Start::default()).await else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "s", "type": "set_model", "provider": "mock", "modelId": "m2"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    notified(&mut rpc, "Model: mock/m2").await;
+    let status = ui(&mut rpc, "setStatus").await;
+    assert_eq!(status["statusKey"], "model");
+    assert!(
+        status["statusText"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("m2")),
+        "{status}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inline_bash_expands_commands_in_the_prompt_before_the_model_sees_it() {
+    let Some(mut rpc) = pi_support::start(&["inline-bash.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Noted."));
+    rpc.prompt_ok("p", "the answer is !{echo $((6*7))} here")
+        .await;
+    assert_eq!(
+        user_texts(&rpc.server.last_body()),
+        ["the answer is 42 here"]
+    );
+    let note = rpc
+        .wait(|v| {
+            v["method"] == "notify"
+                && v["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("Expanded 1"))
+        })
+        .await;
+    assert!(
+        note["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"42\""),
+        "{note}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bash_spawn_hook_runs_bash_with_the_hooked_environment() {
+    let Some(mut rpc) = pi_support::start(&["bash-spawn-hook.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(tool_call(
+        "bash",
+        json!({"command": "echo hooked=$PI_SPAWN_HOOK"}),
+    ));
+    rpc.server.push(reply("Ran."));
+    rpc.prompt_ok("p", "run it").await;
+    let end = rpc.event("tool_execution_end").await;
+    let text = tool_result_text(&end);
+    assert!(text.contains("hooked=1"), "{end}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn timed_confirm_answers_confirmed_or_cancels_when_time_runs_out() {
+    let Some(mut rpc) = pi_support::start(&["timed-confirm.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "t1", "type": "prompt", "message": "/timed"}))
+        .await;
+    let ask = ui(&mut rpc, "confirm").await;
+    assert_eq!(ask["title"], "Timed Confirmation");
+    rpc.send(json!({"type": "extension_ui_response", "id": ask["id"], "confirmed": true}))
+        .await;
+    notified(&mut rpc, "Confirmed by user!").await;
+    // Unanswered, the dialog gives up after its 5 s as in pi.
+    rpc.send(json!({"id": "t2", "type": "prompt", "message": "/timed"}))
+        .await;
+    ui(&mut rpc, "confirm").await;
+    notified(&mut rpc, "Cancelled or timed out").await;
+    rpc.send(json!({"id": "t3", "type": "prompt", "message": "/timed-signal"}))
+        .await;
+    notified(&mut rpc, "Dialog timed out (auto-cancelled)").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_trigger_starts_a_turn_when_its_file_is_written() {
+    // The example watches this fixed path; it must exist before the session starts.
+    let trigger = std::path::Path::new("/tmp/agent-trigger.txt");
+    std::fs::write(trigger, "").expect("trigger file");
+    let Some(mut rpc) = pi_support::start(&["file-trigger.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Reacting."));
+    notified(&mut rpc, "Watching /tmp/agent-trigger.txt").await;
+    std::fs::write(trigger, "build finished\n").expect("write trigger");
+    rpc.event("agent_end").await;
+    let texts = user_texts(&rpc.server.last_body());
+    assert_eq!(texts, ["External trigger: build finished"]);
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// The session file's entries of `kind`.
+fn entries_of(file: &str, kind: &str) -> Vec<serde_json::Value> {
+    support::read(std::path::Path::new(file))
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["type"] == kind)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bookmark_labels_the_last_assistant_message_and_removes_the_label() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["bookmark.ts"], opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Worth keeping."));
+    rpc.prompt_ok("p", "hello").await;
+    rpc.call(json!({"id": "b", "type": "prompt", "message": "/bookmark keeper"}))
+        .await;
+    notified(&mut rpc, "Bookmarked as: keeper").await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    let file = state["data"]["sessionFile"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let assistant = entries_of(&file, "message")
+        .into_iter()
+        .find(|e| e["message"]["role"] == "assistant")
+        .expect("assistant entry");
+    let labels = entries_of(&file, "label");
+    assert_eq!(labels.len(), 1, "{labels:?}");
+    assert_eq!(labels[0]["targetId"], assistant["id"]);
+    assert_eq!(labels[0]["label"], "keeper");
+    rpc.call(json!({"id": "u", "type": "prompt", "message": "/unbookmark"}))
+        .await;
+    notified(&mut rpc, "Removed bookmark: keeper").await;
+    let labels = entries_of(&file, "label");
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    assert_eq!(labels[1]["targetId"], assistant["id"]);
+    assert!(labels[1].get("label").is_none(), "{labels:?}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Waits for rho to exit on its own (stdin stays open).
+async fn exits_by_itself(rpc: &mut support::Rpc) -> Option<i32> {
+    tokio::time::timeout(std::time::Duration::from_secs(30), rpc.child.wait())
+        .await
+        .unwrap_or_else(|_| panic!("rho quits without end of input; lines: {:#?}", rpc.seen))
+        .expect("exit status")
+        .code()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_command_quits_rho_from_a_command_and_after_a_tool_s_turn() {
+    let Some(mut rpc) = pi_support::start(&["shutdown-command.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "q", "type": "prompt", "message": "/quit"}))
+        .await;
+    assert_eq!(exits_by_itself(&mut rpc).await, Some(0));
+
+    let Some(mut rpc) = pi_support::start(&["shutdown-command.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(tool_call("finish_and_exit", json!({})));
+    rpc.server.push(reply("All done."));
+    rpc.send(json!({"id": "p", "type": "prompt", "message": "finish"}))
+        .await;
+    let end = rpc.event("tool_execution_end").await;
+    assert!(
+        tool_result_text(&end).starts_with("Shutdown requested"),
+        "{end}"
+    );
+    rpc.event("agent_end").await;
+    assert_eq!(exits_by_itself(&mut rpc).await, Some(0));
+    assert_eq!(
+        rpc.server.requests().len(),
+        2,
+        "the turn ended before rho quit"
+    );
+}

@@ -1,0 +1,8 @@
+//! rho-compaction's integration tests as one binary: each module is a former `tests/<name>.rs`,
+//! `common` the helpers they share.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod compaction_flow;
+mod mock_server;

@@ -1,0 +1,198 @@
+//! /resume, /tree and /fork: opening another session, moving within the session tree and
+//! branching into a new file. A tree move and a fork hand the chosen user message back to the
+//! editor, so it can be edited and sent again (pi).
+
+use std::path::Path;
+
+use rho_core::agent_session::NavigateTreeOptions;
+use rho_session::listing::{list_all_sessions, list_sessions};
+use rho_tui::dialogs::{SelectItem, SelectList, SessionPicker, TreeSelector};
+
+use super::{Control, Cx};
+use crate::dialogs::{ActiveDialog, Dialogs};
+use crate::outbox::Outbox;
+use crate::screen::{Screen, ScreenMsg};
+use crate::shared::Shared;
+
+impl Control {
+    /// /resume: lists this folder's sessions and all sessions in a blocking task.
+    pub fn open_session_picker(&mut self, shared: &Shared) {
+        let (dir, agent_dir) = (
+            shared
+                .session
+                .with_session(|s| s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf())),
+            shared.options.agent_dir.clone(),
+        );
+        let (notices, opener) = (self.notices.clone(), self.opener.clone());
+        tokio::task::spawn_blocking(move || {
+            let current = dir.as_deref().map(list_sessions).unwrap_or_default();
+            let all = list_all_sessions(&agent_dir);
+            if current.is_empty() && all.is_empty() {
+                notices.notice("No sessions found", false);
+                return;
+            }
+            let picker = SessionPicker::new(current, all, rho_ai::now_ms());
+            opener.send(ActiveDialog::Sessions(picker));
+        });
+    }
+
+    /// Opens the session file chosen in the picker.
+    pub(super) fn resume(&mut self, path: &Path, shared: &Shared) {
+        let session = shared.session.clone();
+        let tx = self.notices.clone();
+        let path = path.to_path_buf();
+        tokio::spawn(async move {
+            let msg = match session.open_session(&path).await {
+                Ok(opened) => {
+                    send_load_warnings(&tx, &opened.warnings);
+                    switch_notice(opened.cancelled, "Resumed session")
+                }
+                Err(e) => ScreenMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            tx.send(msg);
+        });
+    }
+
+    /// /tree: the session tree, starting at the current leaf.
+    pub(super) fn open_tree(
+        &mut self,
+        shared: &Shared,
+        screen: &mut Screen,
+        dialogs: &mut Dialogs,
+    ) {
+        let selector = shared
+            .session
+            .with_session(|s| TreeSelector::new(s.tree().entries(), s.tree().leaf_id()));
+        if selector.rows().is_empty() {
+            return screen.notice("No entries in session".into(), false);
+        }
+        dialogs.open(ActiveDialog::Tree(selector));
+    }
+
+    /// After picking an entry: ask whether to summarize the branch being left, when there is
+    /// one and a model to write the summary.
+    pub(super) fn chose_tree_target(&mut self, id: String, cx: &mut Cx) {
+        let session = &cx.shared.session;
+        let same = session.with_session(|s| s.leaf_id() == Some(id.as_str()));
+        if same {
+            return cx.screen.notice("Already at this point".into(), false);
+        }
+        if session.model().is_none() {
+            return self.navigate_tree(id, false, cx);
+        }
+        let items = vec![
+            SelectItem::new("No summary", "switch branches and keep nothing of this one"),
+            SelectItem::new(
+                "Summarize",
+                "summarize the branch you leave into the new one",
+            ),
+        ];
+        let list = SelectList::new("Summarize the branch you are leaving?", items);
+        cx.dialogs.open(ActiveDialog::TreeSummary(list, id));
+    }
+
+    /// Moves the leaf to `target` (optionally summarizing the abandoned branch).
+    pub(super) fn navigate_tree(&mut self, target: String, summarize: bool, cx: &mut Cx) {
+        let session = cx.shared.session.clone();
+        let tx = self.notices.clone();
+        if summarize {
+            cx.screen
+                .notice("Summarizing branch... (esc to cancel)".into(), false);
+        }
+        tokio::spawn(async move {
+            let options = NavigateTreeOptions {
+                summarize,
+                ..NavigateTreeOptions::default()
+            };
+            let result = session.navigate_tree(&target, options).await;
+            let msg = match result {
+                Ok(outcome) if outcome.cancelled => ScreenMsg::Notice {
+                    text: "Navigation cancelled".into(),
+                    error: false,
+                },
+                Ok(outcome) => {
+                    if let Some(text) = outcome.editor_text {
+                        tx.send(ScreenMsg::SetEditor(text));
+                    }
+                    ScreenMsg::Notice {
+                        text: "Navigated to selected point".into(),
+                        error: false,
+                    }
+                }
+                Err(e) => ScreenMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            tx.send(msg);
+        });
+    }
+
+    /// /fork: the user messages of the session, newest first.
+    pub(super) fn open_fork(
+        &mut self,
+        shared: &Shared,
+        screen: &mut Screen,
+        dialogs: &mut Dialogs,
+    ) {
+        let mut candidates = shared.session.fork_candidates();
+        if candidates.is_empty() {
+            return screen.notice("No messages to fork from".into(), false);
+        }
+        candidates.reverse();
+        let items = candidates
+            .iter()
+            .map(|c| SelectItem::new(c.text.replace('\n', " "), ""))
+            .collect();
+        let ids = candidates.into_iter().map(|c| c.entry_id).collect();
+        let list = SelectList::new("Fork from which message?", items);
+        dialogs.open(ActiveDialog::Fork(list, ids));
+    }
+
+    /// Forks into a new session file before the chosen message.
+    pub(super) fn fork_at(&mut self, entry_id: String, shared: &Shared) {
+        let session = shared.session.clone();
+        let tx = self.notices.clone();
+        tokio::spawn(async move {
+            let result = session.fork(&entry_id).await;
+            let msg = match result {
+                Ok(outcome) if outcome.cancelled => ScreenMsg::Notice {
+                    text: "Fork cancelled".into(),
+                    error: false,
+                },
+                Ok(outcome) => {
+                    tx.send(ScreenMsg::SetEditor(outcome.selected_text));
+                    ScreenMsg::Notice {
+                        text: "Forked to a new session".into(),
+                        error: false,
+                    }
+                }
+                Err(e) => ScreenMsg::Notice {
+                    text: e.to_string(),
+                    error: true,
+                },
+            };
+            tx.send(msg);
+        });
+    }
+}
+
+/// What loading a session file tolerated, as one warning notice per line it names.
+pub(super) fn send_load_warnings(tx: &Outbox<ScreenMsg>, warnings: &[rho_session::LoadWarning]) {
+    for w in warnings {
+        tx.notice(format!("Warning: {w}"), true);
+    }
+}
+
+/// The note after a session switch.
+pub(super) fn switch_notice(cancelled: bool, done: &str) -> ScreenMsg {
+    let text = if cancelled {
+        "Cancelled by an extension".to_string()
+    } else {
+        done.to_string()
+    };
+    ScreenMsg::Notice { text, error: false }
+}

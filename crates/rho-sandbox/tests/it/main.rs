@@ -1,0 +1,5 @@
+//! rho-sandbox's integration tests as one binary: each module is a former `tests/<name>.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod enforce;
+mod placeholders;

@@ -1,0 +1,11 @@
+//! rho-tools's integration tests as one binary: each module is a former `tests/<name>.rs`,
+//! `common` the helpers they share.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod bash;
+mod edit;
+mod read_write;
+mod sandboxed;
+mod search;
