@@ -170,14 +170,13 @@ fn the_table_is_the_one_pi_1_6_prints() {
 #[test]
 fn a_model_of_an_api_rho_does_not_speak_is_refused_with_what_is_missing() {
     let agent = agent_dir();
-    let model = "amazon-bedrock/amazon.nova-lite-v1:0";
+    let model = "radius/balanced";
     let out = rho(
         agent.path(),
         &["--no-session", "--model", model, "-p", "hi"],
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let expected = "rho does not speak the \"bedrock-converse-stream\" API yet (model \
-                    amazon-bedrock/amazon.nova-lite-v1:0)";
+    let expected = "rho does not speak the \"pi-messages\" API yet (model radius/balanced)";
     assert!(stderr.contains(expected), "stderr: {stderr}");
     assert_ne!(out.status.code(), Some(0));
 }
