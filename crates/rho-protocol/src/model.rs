@@ -253,6 +253,24 @@ pub struct ModelCompat {
     /// pi 1.x. Anthropic: strict tool schemas.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_strict_tools: Option<bool>,
+    /// pi 1.x. Chat Completions: streamed replies carry `finish_reason` (default true); when
+    /// false a stream that ends without one is complete, its stop reason inferred.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_finish_reason: Option<bool>,
+    /// pi 1.x. Chat Completions: a replayed assistant message without text sends `""`, not
+    /// `null`, as its content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_non_null_assistant_content: Option<bool>,
+    /// pi 1.x. Chat Completions: vLLM's scheduler `priority`, sent as a top-level field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_priority: Option<f64>,
+    /// pi 1.x. Chat Completions / Responses: `auto`, `enabled` or `disabled` for the
+    /// `prompt_cache_key` field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key_mode: Option<String>,
+    /// pi 1.x. Responses: the server accepts `max_output_tokens` (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_max_output_tokens: Option<bool>,
     /// pi 1.x. Anthropic: the models the provider may fall back to, with their prices.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allowed_fallback_models: Option<Value>,
@@ -303,6 +321,13 @@ pub struct Model {
     /// pi 1.x: prompt-cache retention times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache: Option<PromptCache>,
+    /// pi 1.x: fields merged into every request body of the OpenAI-compatible APIs (last, so
+    /// they win over the fields the request builder set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params: Option<serde_json::Map<String, Value>>,
+    /// pi 1.x: [`Model::sampling_params`] per thinking level, merged over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params_by_thinking_level: Option<BTreeMap<String, serde_json::Map<String, Value>>>,
 }
 
 impl Default for Model {
@@ -324,6 +349,8 @@ impl Default for Model {
             compat: None,
             input_limits: None,
             prompt_cache: None,
+            sampling_params: None,
+            sampling_params_by_thinking_level: None,
         }
     }
 }
@@ -389,6 +416,30 @@ impl Model {
                     .find(|l| (*l as usize) < rank)
             })
             .unwrap_or(ThinkingLevel::Off)
+    }
+
+    /// The fields models.json's `samplingParams` and `samplingParamsByThinkingLevel` add to a
+    /// request at `level` (clamped to what the model supports first, as pi does); `None` when
+    /// the model sets neither.
+    pub fn sampling_params_for(
+        &self,
+        level: ThinkingLevel,
+    ) -> Option<serde_json::Map<String, Value>> {
+        let by_level = self
+            .sampling_params_by_thinking_level
+            .as_ref()
+            .and_then(|m| m.get(self.clamp_thinking_level(level).as_str()));
+        if self.sampling_params.is_none() && by_level.is_none() {
+            return None;
+        }
+        let mut merged = self.sampling_params.clone().unwrap_or_default();
+        merged.extend(
+            by_level
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        Some(merged)
     }
 
     /// The wire value of a level: the map's string if any, else the level's own name.

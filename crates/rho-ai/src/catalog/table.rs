@@ -234,6 +234,7 @@ impl ModelRow {
             compat: self.compat.map(|build| build()),
             input_limits: self.limits.copied(),
             prompt_cache: self.prompt_cache,
+            ..Model::default()
         }
     }
 }

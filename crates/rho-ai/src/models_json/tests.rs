@@ -284,3 +284,77 @@ fn request_headers_resolve_values_and_add_bearer() {
         "Failed to resolve header \"X-Bad\" for provider \"ollama\" from shell command: oops"
     );
 }
+
+/// pi 1.6's model fields: read on a custom model as written; on an override merged over the
+/// built-in values key by key (the resize profile and prompt-cache times field by field,
+/// sampling parameters per key and per level, price tiers replaced), as pi's
+/// `applyModelOverride` merges them; a wrong shape names the field.
+#[test]
+fn input_limits_prompt_cache_sampling_params_and_price_tiers() {
+    let text = r#"{"providers": {
+      "local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+        "models": [{"id": "m", "reasoning": true,
+          "inputLimits": {"maxRequestBytes": 1000, "images": {"maxPerMessage": 2}},
+          "promptCache": {"short": 300},
+          "samplingParams": {"top_k": 20},
+          "samplingParamsByThinkingLevel": {"high": {"temperature": 0.6}},
+          "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
+                   "tiers": [{"inputTokensAbove": 200000, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}]}}]},
+      "anthropic": {"modelOverrides": {"claude-opus-4-5": {
+          "inputLimits": {"images": {"resize": {"maxWidth": 800}}},
+          "promptCache": {"long": 7200},
+          "samplingParams": {"top_k": 5},
+          "cost": {"tiers": []}}}}
+    }}"#;
+    let config = parse_models_json(text, "models.json").expect("valid");
+    let models = ModelRegistry::with_config(Base::Catalog(None), config, None).all();
+    let m = find(&models, "local", "m");
+    let limits = m.input_limits.expect("input limits");
+    assert_eq!(limits.max_request_bytes, Some(1000));
+    assert_eq!(limits.images.and_then(|i| i.max_per_message), Some(2));
+    assert_eq!(m.prompt_cache.and_then(|p| p.short), Some(300));
+    assert_eq!(m.cost.tiers.len(), 1);
+    let high = m.sampling_params_for(crate::model::ThinkingLevel::High);
+    assert_eq!(
+        serde_json::Value::Object(high.expect("params")),
+        serde_json::json!({"top_k": 20, "temperature": 0.6})
+    );
+
+    let builtin = crate::catalog::find_builtin("anthropic", "claude-opus-4-5").expect("built in");
+    let o = find(&models, "anthropic", "claude-opus-4-5");
+    let resize = o.input_limits.and_then(|l| l.images).and_then(|i| i.resize);
+    let base_resize = builtin
+        .input_limits
+        .and_then(|l| l.images)
+        .and_then(|i| i.resize);
+    assert_eq!(resize.and_then(|r| r.max_width), Some(800));
+    assert_eq!(
+        resize.and_then(|r| r.max_height),
+        base_resize.and_then(|r| r.max_height),
+        "the other resize fields are the built-in model's"
+    );
+    assert_eq!(o.prompt_cache.and_then(|p| p.long), Some(7200));
+    assert_eq!(
+        o.prompt_cache.and_then(|p| p.short),
+        builtin.prompt_cache.and_then(|p| p.short)
+    );
+    assert!(o.cost.tiers.is_empty());
+    assert_eq!(o.cost.input, builtin.cost.input);
+    assert_eq!(
+        o.sampling_params.as_ref().map(|p| p["top_k"].clone()),
+        Some(5.into())
+    );
+
+    let bad = r#"{"providers": {"anthropic": {"modelOverrides": {"x": {
+        "samplingParamsByThinkingLevel": {"huge": {}}}}}}}"#;
+    let err = parse_models_json(bad, "models.json").expect_err("unknown level");
+    assert!(
+        err.to_string()
+            .contains("providers.anthropic.modelOverrides.x.samplingParamsByThinkingLevel.huge"),
+        "{err}"
+    );
+    let bad = r#"{"providers": {"anthropic": {"modelOverrides": {"x": {
+        "promptCache": {"short": "long"}}}}}}"#;
+    let err = parse_models_json(bad, "models.json").expect_err("a number");
+    assert!(err.to_string().contains("x.promptCache"), "{err}");
+}

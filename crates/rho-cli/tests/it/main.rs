@@ -35,6 +35,7 @@ mod mcp_cli;
 mod mcp_oauth;
 mod mcp_rpc;
 mod messages_on_disk;
+mod models_json_fields;
 mod packages;
 mod packages_pi;
 mod permissions_e2e;

@@ -375,3 +375,28 @@ async fn tool_deltas_without_index_match_by_id_and_a_reused_index_with_a_new_id_
         ]
     );
 }
+
+/// pi 1.6's `promptCacheKeyMode`: `auto` sends the session as `prompt_cache_key` only to
+/// api.openai.com (or with long retention), `enabled` to any server, `disabled` never.
+#[tokio::test]
+async fn prompt_cache_key_mode_decides_when_the_session_is_sent() {
+    for (mode, sent) in [
+        (None, false),
+        (Some("enabled"), true),
+        (Some("disabled"), false),
+    ] {
+        let server = MockServer::start().await;
+        server.push(openai_chat::text_reply().response());
+        let mut model = groq(&server.url());
+        model.compat = Some(rho_ai::ModelCompat {
+            prompt_cache_key_mode: mode.map(String::from),
+            ..Default::default()
+        });
+        let mut opts = options("sk-test");
+        opts.session_id = Some("sess-42".into());
+        collect(rho_ai::stream(&model, &show_main_context(), opts).expect("stream starts")).await;
+        let body = server.requests()[0].json();
+        let expected = sent.then(|| json!("sess-42"));
+        assert_eq!(body.get("prompt_cache_key").cloned(), expected, "{mode:?}");
+    }
+}
