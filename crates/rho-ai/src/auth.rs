@@ -337,6 +337,8 @@ pub fn env_credential(
     let needs: &[&str] = match provider {
         "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
         "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+        // A llama.cpp router is configured by its URL; its key is optional.
+        crate::llama::PROVIDER => &[crate::llama::BASE_URL_ENV],
         _ => &[],
     };
     if needs.iter().any(|name| set(name).is_none()) {
@@ -350,6 +352,10 @@ pub fn env_credential(
     }
     let marker = |var: &str| Some((var.to_string(), AUTHENTICATED_MARKER.to_string()));
     match provider {
+        crate::llama::PROVIDER => Some((
+            crate::llama::BASE_URL_ENV.to_string(),
+            crate::llama::NO_KEY.to_string(),
+        )),
         "google-vertex" => {
             let adc = set("GOOGLE_APPLICATION_CREDENTIALS")
                 .filter(|path| file_exists(path))

@@ -22,6 +22,7 @@ pub mod event;
 pub mod file_lock;
 mod fold;
 pub mod http;
+pub mod llama;
 pub mod model_list;
 pub mod models_json;
 pub mod models_store;

@@ -68,9 +68,9 @@ impl Base {
     /// The models of the providers `keep` accepts.
     fn models_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<Model> {
         match self {
-            Base::Catalog(_) => catalog::providers()
-                .filter(|p| keep(p.id))
-                .flat_map(|p| self.provider_models(p.id))
+            Base::Catalog(_) => catalog_provider_ids()
+                .filter(|id| keep(id))
+                .flat_map(|id| self.provider_models(id))
                 .collect(),
             Base::Models(models) => models
                 .iter()
@@ -83,12 +83,20 @@ impl Base {
     /// Provider ids in list order.
     fn provider_ids(&self) -> Vec<String> {
         let mut ids: Vec<String> = match self {
-            Base::Catalog(_) => catalog::providers().map(|p| p.id.to_string()).collect(),
+            Base::Catalog(_) => catalog_provider_ids().map(str::to_string).collect(),
             Base::Models(models) => models.iter().map(|m| m.provider.clone()).collect(),
         };
         dedup_in_order(&mut ids);
         ids
     }
+}
+
+/// The providers of the catalog base: pi 1.6's built-in ones, then a llama.cpp router's
+/// (whose models only the store holds).
+fn catalog_provider_ids() -> impl Iterator<Item = &'static str> {
+    catalog::providers()
+        .map(|p| p.id)
+        .chain([crate::llama::PROVIDER])
 }
 
 /// When the built-in catalog was generated, Unix ms (refreshed catalogs must be newer).

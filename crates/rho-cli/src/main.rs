@@ -193,7 +193,7 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
                 }
             };
             startup.catalog.refresh_in_background(args);
-            let options = interactive_host::options(args, startup.agent_dir);
+            let options = interactive_host::options(args, startup.agent_dir, startup.catalog);
             rho_interactive::run(startup.session, options, first).await
         }
     }

@@ -53,11 +53,10 @@ impl Catalog {
             let Some(store) = credentials.models.store().cloned() else {
                 return;
             };
-            let configured = configured(&credentials);
-            if configured.is_empty() {
+            let (targets, _) = with_keys(&credentials, configured(&credentials));
+            if targets.is_empty() {
                 return;
             }
-            let (targets, _) = with_keys(&credentials, configured);
             let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -77,6 +76,25 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// The llama.cpp router `LLAMA_BASE_URL` names, for `/llama`.
+    pub fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient> {
+        let target = llama_target(&self.credentials)?;
+        rho_ai::llama::LlamaClient::new(&target.base_url, target.key).ok()
+    }
+
+    /// Reads the router's models into models-store.json and the session's model list
+    /// (`/llama` does this after a load or unload, even offline, as pi does).
+    pub async fn refresh_llama(&self) -> Result<(), String> {
+        let target = llama_target(&self.credentials).ok_or("llama.cpp is not configured")?;
+        let store = self.credentials.models.store().cloned();
+        let store = store.ok_or("the model store is not in use")?;
+        rho_ai::models_store::refresh::refresh_llama(&store, &target).await?;
+        self.credentials.models.reload_store();
+        Ok(())
+    }
+}
+
 /// Whether start-up may refresh catalogs from the network.
 pub fn background_refresh_allowed(args: &Args) -> bool {
     !crate::packages::offline(args)
@@ -92,13 +110,14 @@ fn configured(credentials: &CliCredentials) -> Vec<&'static catalog::ProviderInf
 }
 
 /// The refresh targets of `providers`, OpenRouter's with a key it can use for its personal
-/// list (resolving it may run a command), and a warning per provider whose login failed.
+/// list (resolving it may run a command), then a configured llama.cpp router; and a warning
+/// per provider whose login failed.
 fn with_keys(
     credentials: &CliCredentials,
     providers: Vec<&'static catalog::ProviderInfo>,
 ) -> (Vec<Target>, Vec<String>) {
     let mut warnings = Vec::new();
-    let targets = providers
+    let mut targets: Vec<Target> = providers
         .into_iter()
         .filter_map(|p| {
             let base_url = credentials
@@ -127,7 +146,19 @@ fn with_keys(
             })
         })
         .collect();
+    targets.extend(llama_target(credentials));
     (targets, warnings)
+}
+
+/// The llama.cpp router `LLAMA_BASE_URL` names, with its key.
+pub fn llama_target(credentials: &CliCredentials) -> Option<Target> {
+    use rho_ai::llama;
+    let server = llama::server_from_env(&|name| std::env::var(name).ok())?;
+    Some(Target {
+        provider: llama::PROVIDER.to_string(),
+        key: credentials.api_key(llama::PROVIDER).ok().flatten(),
+        base_url: server,
+    })
 }
 
 /// `rho update --models`: refreshes every configured provider's catalog now (pi refreshes on

@@ -19,6 +19,10 @@ pub trait InteractiveHost: Send + Sync {
     fn mcp(&self) -> Option<Arc<McpManager>>;
     /// The theme file of an installed package whose theme is called `name`.
     fn package_theme(&self, name: &str) -> Option<PathBuf>;
+    /// The llama.cpp router `/llama` manages (`None` when none is configured).
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient>;
+    /// Reads the router's models again into the session's model list; `Err` says why not.
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>>;
 }
 
 /// Flags and paths as the binary resolved them.

@@ -73,6 +73,8 @@ const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("xiaomi-token-plan-cn", &["XIAOMI_TOKEN_PLAN_CN_API_KEY"]),
     ("xiaomi-token-plan-ams", &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"]),
     ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
+    // The router's optional key; its URL, LLAMA_BASE_URL, is what configures it.
+    ("llama.cpp", &["LLAMA_API_KEY"]),
 ];
 
 /// The environment variables holding `provider`'s key, in lookup order. Empty for providers

@@ -6,6 +6,7 @@
 //!   built-in data (`lastModified` after the catalog's `generatedAt`), and then each stored
 //!   model replaces the built-in one of the same id or is added after them.
 //! - Radius keeps its built-in list (rho does not refresh its gateway catalog).
+//! - A llama.cpp router's entry is its whole list (it has no built-in models).
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -74,6 +75,9 @@ pub fn overlay(
     let Some(stored) = stored.filter(|_| !NOT_REFRESHED.contains(&provider)) else {
         return builtin;
     };
+    if provider == crate::llama::PROVIDER {
+        return stored.models;
+    }
     if provider == PERSONALIZED {
         return if stored.models.is_empty() {
             builtin

@@ -9,6 +9,9 @@
 //!   the models the key may use, with the key's limits and prices, from its OpenAI-style
 //!   `GET <baseUrl>/models/user` list ([`super::openrouter`]).
 //!
+//! - a llama.cpp router (`LLAMA_BASE_URL`) is asked for its loaded models on every refresh,
+//!   as pi's llama.cpp provider does ([`crate::llama`]).
+//!
 //! Each provider's outcome is written to the store as pi writes it; one provider failing does
 //! not stop the others.
 
@@ -37,9 +40,11 @@ const RETRY_STATUSES: [u16; 7] = [408, 425, 429, 500, 502, 503, 504];
 pub struct Target {
     /// The provider id.
     pub provider: String,
-    /// Its key, for OpenRouter's personal list (`None`: the plain catalog).
+    /// Its key, for OpenRouter's personal list and a llama.cpp router (`None`: the plain
+    /// catalog).
     pub key: Option<String>,
-    /// Its base URL (models.json's when set), for OpenRouter's personal list.
+    /// Its base URL (models.json's when set), for OpenRouter's personal list; a llama.cpp
+    /// router's URL.
     pub base_url: String,
 }
 
@@ -90,6 +95,8 @@ pub async fn refresh(store: &ModelsStore, targets: &[Target], options: &Options)
     let runs = targets.iter().map(|t| async move {
         let result = if t.provider == overlay::PERSONALIZED {
             refresh_personal(store, t, options).await.map(|()| true)
+        } else if t.provider == crate::llama::PROVIDER {
+            refresh_llama(store, t).await.map(|()| true)
         } else {
             refresh_catalog(store, &t.provider, options).await
         };
@@ -203,6 +210,20 @@ async fn refresh_personal(
         ..StoreEntry::default()
     };
     write(store, provider, &entry).await
+}
+
+/// A llama.cpp router's loaded models (`target.base_url` is the router's URL), written on
+/// every refresh.
+pub async fn refresh_llama(store: &ModelsStore, target: &Target) -> Result<(), String> {
+    let client = crate::llama::LlamaClient::new(&target.base_url, target.key.clone())
+        .map_err(|e| e.to_string())?;
+    let models = client.chat_models().await.map_err(|e| e.to_string())?;
+    let entry = StoreEntry {
+        models: models.iter().map(model_json).collect(),
+        checked_at: Some(crate::now_ms()),
+        ..StoreEntry::default()
+    };
+    write(store, crate::llama::PROVIDER, &entry).await
 }
 
 async fn write(store: &ModelsStore, provider: &str, entry: &StoreEntry) -> Result<(), String> {

@@ -76,6 +76,7 @@ mod tui_e2e;
 mod tui_fullscreen;
 mod tui_keys;
 mod tui_lifecycle;
+mod tui_llama;
 mod tui_mcp;
 mod tui_screen;
 mod unsaved_sessions;

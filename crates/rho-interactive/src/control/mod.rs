@@ -11,6 +11,7 @@
 mod commands;
 mod compaction_queue;
 mod keys;
+mod llama;
 mod models;
 mod reload;
 mod safety_commands;
