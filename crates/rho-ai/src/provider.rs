@@ -40,7 +40,7 @@ pub enum ProviderError {
     /// The key cannot be used with this provider (a Codex token without its account id).
     #[error("{0}")]
     BadKey(String),
-    /// The model names an API rho does not speak.
+    /// The model names an API neither rho nor pi knows.
     #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, google-vertex, bedrock-converse-stream, azure-openai-responses or mistral-conversations")]
     UnsupportedApi {
         /// The api field.
@@ -48,6 +48,9 @@ pub enum ProviderError {
         /// The model id.
         model: String,
     },
+    /// The model's API is one of pi's that rho does not speak yet (its text says which).
+    #[error("{0}")]
+    ApiNotServed(String),
 }
 
 /// A fully built request: what goes on the wire.
@@ -131,52 +134,7 @@ pub trait Authorize: Send + Sync + std::fmt::Debug {
     fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>>;
 }
 
-/// The wire APIs rho speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    /// Anthropic Messages.
-    AnthropicMessages,
-    /// OpenAI Chat Completions and compatible servers.
-    OpenAiCompletions,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// The ChatGPT backend's Responses endpoint (Codex subscriptions).
-    OpenAiCodexResponses,
-    /// Google Gemini.
-    GoogleGenerativeAi,
-    /// Google Vertex AI (Gemini on Google Cloud).
-    GoogleVertex,
-    /// Amazon Bedrock's Converse stream.
-    BedrockConverseStream,
-    /// Azure OpenAI's Responses API.
-    AzureOpenAiResponses,
-    /// Mistral's chat completions (pi's `mistral-conversations`).
-    MistralConversations,
-}
-
-impl Api {
-    /// Parses a model's `api` field.
-    pub fn parse(api: &str) -> Option<Api> {
-        match api {
-            "anthropic-messages" => Some(Api::AnthropicMessages),
-            "openai-completions" => Some(Api::OpenAiCompletions),
-            "openai-responses" => Some(Api::OpenAiResponses),
-            "openai-codex-responses" => Some(Api::OpenAiCodexResponses),
-            "google-generative-ai" => Some(Api::GoogleGenerativeAi),
-            "google-vertex" => Some(Api::GoogleVertex),
-            "bedrock-converse-stream" => Some(Api::BedrockConverseStream),
-            "azure-openai-responses" => Some(Api::AzureOpenAiResponses),
-            "mistral-conversations" => Some(Api::MistralConversations),
-            _ => None,
-        }
-    }
-
-    /// Whether a call needs a key: Bedrock and Vertex can sign with the cloud's own
-    /// credentials (the AWS chain, Application Default Credentials) instead.
-    pub fn needs_key(self) -> bool {
-        !matches!(self, Api::GoogleVertex | Api::BedrockConverseStream)
-    }
-}
+pub use crate::api::Api;
 
 /// Resolves the key (options, then environment) and fills the default max tokens.
 pub fn resolve_options(
@@ -207,6 +165,9 @@ pub fn stream(
         api: model.api.clone(),
         model: model.id.clone(),
     })?;
+    if !api.is_served() {
+        return Err(not_served(api, model));
+    }
     let options = resolve_options(model, options)?;
     let routed = copilot_route(model, options.api_key.as_deref());
     let model = routed.as_ref().unwrap_or(model);
@@ -318,8 +279,15 @@ pub fn stream(
             reply,
             control,
         ),
+        Api::PiMessages => return Err(not_served(api, model)),
     }
     Ok(stream)
+}
+
+/// The refusal of a model whose API rho does not speak yet (before any key is looked for, so
+/// the message says what is really missing).
+fn not_served(api: Api, model: &Model) -> ProviderError {
+    ProviderError::ApiNotServed(api.not_served_message(&model.provider, &model.id))
 }
 
 /// What controls one HTTP exchange besides its request: abort, timeout, hooks.

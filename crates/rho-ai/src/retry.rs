@@ -202,7 +202,7 @@ pub fn parse_retry_after(
     if let Ok(secs) = value.parse::<f64>() {
         return (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs));
     }
-    let at = parse_http_date(value)?;
+    let at = crate::time::parse_http_date(value)?;
     Some(Duration::from_millis(
         at.saturating_sub(now_unix_ms).max(0) as u64
     ))
@@ -243,37 +243,6 @@ pub fn client_retry_delay(
     let backoff = (0.5 * 2f64.powi(retry.min(16) as i32)).min(8.0);
     let factor = 1.0 - jitter.clamp(0.0, 1.0) * 0.25;
     ClientRetry::After(Duration::from_secs_f64(backoff * factor))
-}
-
-/// Parses an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`) into Unix milliseconds.
-fn parse_http_date(value: &str) -> Option<i64> {
-    let mut parts = value.split_whitespace();
-    let _weekday = parts.next()?;
-    let day: i64 = parts.next()?.parse().ok()?;
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month_name = parts.next()?;
-    let month = MONTHS.iter().position(|m| *m == month_name)? as i64 + 1;
-    let year: i64 = parts.next()?.parse().ok()?;
-    let mut hms = parts.next()?.split(':').map(|p| p.parse::<i64>().ok());
-    let (h, m, s) = (hms.next()??, hms.next()??, hms.next()??);
-    if parts.next()? != "GMT" || !(1..=31).contains(&day) || h > 23 || m > 59 || s > 60 {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    Some(((days * 24 + h) * 60 + m) * 60_000 + s * 1000)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

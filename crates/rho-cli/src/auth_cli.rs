@@ -213,9 +213,9 @@ fn known_provider(credentials: &CliCredentials, provider: &str) -> bool {
     credentials.models.provider(provider).is_some()
         || credentials
             .models
-            .models
+            .provider_ids()
             .iter()
-            .any(|m| m.provider == provider)
+            .any(|id| id == provider)
 }
 
 /// pi's `auth check`: `ready`, `not_ready` or `invalid` (exit 0, 1, 2), as JSON with
@@ -241,8 +241,8 @@ async fn check_result(request: &Request, credentials: &CliCredentials) -> Map<St
     let result = |value: Value| value.as_object().cloned().unwrap_or_default();
     let mut provider = request.provider.clone();
     if let Some(model) = &request.model {
-        let models = &credentials.models.models;
-        match resolve_cli_model(models, request.provider.as_deref(), Some(model)) {
+        let models = &credentials.models;
+        match resolve_cli_model(models, None, request.provider.as_deref(), Some(model)) {
             Ok(Some(choice)) => provider = Some(choice.model.provider),
             _ => {
                 let named = request.provider.as_ref().unwrap_or(model);
@@ -322,7 +322,7 @@ async fn print(
     request: &Request,
     credentials: &CliCredentials,
 ) -> Result<String, String> {
-    let models = &credentials.models.models;
+    let models = &credentials.models;
     let providers: Vec<String> = match &request.provider {
         Some(p) => {
             if !known_provider(credentials, p) {
@@ -331,7 +331,7 @@ async fn print(
                 ));
             }
             if request.model.is_some() {
-                resolve_cli_model(models, Some(p), request.model.as_deref())
+                resolve_cli_model(models, None, Some(p), request.model.as_deref())
                     .map_err(|e| e.to_string())?;
             }
             vec![p.clone()]
@@ -339,6 +339,7 @@ async fn print(
         None => {
             let model = request.model.as_deref().unwrap_or_default();
             let stored: Vec<String> = models
+                .all()
                 .iter()
                 .map(|m| m.provider.clone())
                 .filter(|p| credentials.stored(p).is_some())
@@ -350,7 +351,7 @@ async fn print(
                 });
             let matching: Vec<String> = stored
                 .into_iter()
-                .filter(|p| resolve_cli_model(models, Some(p), Some(model)).is_ok())
+                .filter(|p| resolve_cli_model(models, None, Some(p), Some(model)).is_ok())
                 .collect();
             if matching.is_empty() {
                 return Err(format!(

@@ -14,7 +14,7 @@ use rho_ai::auth::{
     OAuthCredential, ResolvedAuth,
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
-use rho_ai::models_json::LoadedModels;
+use rho_ai::registry::ModelRegistry;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
 use rho_core::auth_store::AuthStore;
@@ -28,8 +28,8 @@ pub struct CliCredentials {
     pub explicit: Option<(String, String)>,
     /// auth.json, read again when the file changes (so /login works at once).
     auth: Mutex<AuthCache>,
-    /// models.json providers.
-    pub models: LoadedModels,
+    /// Every model and the models.json providers.
+    pub models: ModelRegistry,
     cache: CommandCache,
     /// auth.json for refreshed tokens.
     store: AuthStore,
@@ -95,7 +95,7 @@ impl CliCredentials {
     pub fn load(
         agent_dir: &Path,
         explicit: Option<(String, String)>,
-        models: LoadedModels,
+        models: ModelRegistry,
         warnings: &mut Vec<String>,
     ) -> Self {
         let store = AuthStore::new(agent_dir);
@@ -269,7 +269,7 @@ impl CredentialStore for CliCredentials {
 
     fn key_env_names(&self) -> Vec<String> {
         let file = self.auth().current();
-        rho_ai::env_refs::referenced_env_names(&self.models.providers, file.as_deref())
+        rho_ai::env_refs::referenced_env_names(self.models.providers(), file.as_deref())
     }
 }
 

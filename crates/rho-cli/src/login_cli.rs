@@ -159,7 +159,7 @@ fn login(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
     let provider = request.provider.as_str();
     let oauth = rho_ai::oauth::provider_name(provider);
     if oauth.is_none() && !request.api_key && !rho_ai::catalog::is_builtin_provider(provider) {
-        let mut known: Vec<&str> = rho_ai::catalog::PROVIDERS.iter().map(|p| p.id).collect();
+        let mut known: Vec<&str> = rho_ai::catalog::providers().map(|p| p.id).collect();
         known.sort_unstable();
         return Err(LoginError::UnknownProvider {
             provider: provider.to_string(),

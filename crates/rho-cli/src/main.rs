@@ -13,6 +13,7 @@ mod login_cli;
 mod malloc_arenas;
 mod mcp;
 mod mcp_cli;
+mod model_catalog;
 mod model_select;
 mod package_command;
 mod packages;
@@ -157,6 +158,7 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
     match startup.mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
         RunMode::Rpc => {
+            startup.catalog.refresh_in_background(args);
             let options = rho_rpc::RpcOptions {
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
@@ -194,7 +196,8 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
                     return ExitCode::FAILURE;
                 }
             };
-            let options = interactive_host::options(args, startup.agent_dir);
+            startup.catalog.refresh_in_background(args);
+            let options = interactive_host::options(args, startup.agent_dir, startup.catalog);
             rho_interactive::run(startup.session, options, first).await
         }
     }

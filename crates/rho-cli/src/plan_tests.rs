@@ -120,7 +120,7 @@ fn the_model_request_takes_the_flags_over_the_settings() {
 
 #[test]
 fn the_api_key_goes_to_the_named_models_provider_else_the_first_scoped_one() {
-    let models = builtin_models();
+    let models = &ModelRegistry::with_config(Base::Catalog(None), Default::default(), None);
     let provider = api_key_provider(&args(&["--model", "anthropic/claude-opus-4-5"]), models);
     assert_eq!(provider.expect("a provider"), "anthropic");
     let scoped = api_key_provider(&args(&["--models", "openai/*"]), models);

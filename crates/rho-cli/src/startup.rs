@@ -42,6 +42,8 @@ pub struct Startup {
     /// The project trust of this run when the start-up question's answer was not saved (a
     /// "this session only" answer or a cancel): `/reload` decides with it as with `--approve`.
     pub trust_flag: Option<bool>,
+    /// What refreshes the model catalogs in the background (interactive and RPC modes).
+    pub catalog: crate::model_catalog::Catalog,
 }
 
 /// The `--list-models` output and the warnings met while loading.
@@ -57,7 +59,7 @@ pub fn list_models_text(
     let mut credentials = crate::plan::load_credentials(&agent_dir, &mut warnings);
     apply_api_key(args, &mut credentials)?;
     let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
-    let text = list_models::render(&credentials.models.models, &has_auth, search, &agent_dir);
+    let text = list_models::render(&credentials.models, &has_auth, search, &agent_dir);
     Ok((text, warnings))
 }
 
@@ -120,7 +122,7 @@ async fn build(
     let switches = (plan.project.trusted(), mcp_on);
     config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
     let request = (&plan.model, store);
-    add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
+    let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;
     config.permissions = plan.permissions;
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
@@ -142,6 +144,7 @@ async fn build(
         dialect: plan.dialect,
         agent_dir: plan.agent_dir,
         trust_flag: None,
+        catalog,
     })
 }
 
@@ -204,7 +207,7 @@ fn add_model(
     mut credentials: CliCredentials,
     (request, store): (&ModelRequest, SessionManager),
     warnings: &mut Vec<String>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<crate::model_catalog::Catalog> {
     let streams = add_extension_providers(&config.extensions, &mut credentials, warnings);
     apply_api_key(args, &mut credentials)?;
     let selection = request.select(&credentials, &store)?;
@@ -213,12 +216,13 @@ fn add_model(
     config.model = selection.model;
     config.thinking_level = selection.thinking;
     config.stream_fn = rho_extension_host::providers::bridged_stream_fn(
-        stream_with_resolved_headers(credentials.models.providers.clone()),
+        stream_with_resolved_headers(credentials.models.providers().clone()),
         streams,
     );
-    config.models = Arc::new(credentials.models.models.clone());
-    config.credentials = Arc::new(credentials);
-    Ok(())
+    config.models = credentials.models.list();
+    let credentials = Arc::new(credentials);
+    config.credentials = credentials.clone();
+    Ok(crate::model_catalog::Catalog::new(credentials))
 }
 
 /// The chosen built-in tools, active, and the other built-ins waiting inactive for extensions
@@ -273,7 +277,7 @@ fn add_extension_providers(
     use rho_extension_host::providers::{provider_config, provider_models};
     let mut streams = std::collections::HashMap::new();
     for def in extensions.iter().flat_map(|e| e.providers()) {
-        let user = credentials.models.providers.get(&def.name);
+        let user = credentials.models.provider(&def.name);
         let config = match provider_config(def, user) {
             Ok(c) => c,
             Err(e) => {
@@ -285,13 +289,9 @@ fn add_extension_providers(
             }
         };
         let models = provider_models(&def.name, &config);
-        let all = &mut credentials.models.models;
-        all.retain(|m| m.provider != def.name);
-        all.extend(models);
         credentials
             .models
-            .providers
-            .insert(def.name.clone(), config);
+            .replace_provider(&def.name, models, config);
         if let Some(stream) = &def.stream {
             streams.insert(def.name.clone(), stream.clone());
         }
@@ -332,7 +332,7 @@ fn record_initial_state(
     selection: &Selection,
 ) -> anyhow::Result<SessionManager> {
     let level = selection.thinking.as_str();
-    if session.build_context().messages.is_empty() {
+    if !session.branch_state().has_messages {
         let model = selection.model.as_ref().map(|m| ModelRef {
             provider: m.provider.clone(),
             model_id: m.id.clone(),

@@ -20,6 +20,10 @@ pub trait InteractiveHost: Send + Sync {
     /// The loaded theme file (from `--theme`, the settings' `themes`, the `themes/` folders,
     /// the installed packages) whose theme is called `name`.
     fn theme_file(&self, name: &str) -> Option<PathBuf>;
+    /// The llama.cpp router `/llama` manages (`None` when none is configured).
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient>;
+    /// Reads the router's models again into the session's model list; `Err` says why not.
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>>;
 }
 
 /// Flags and paths as the binary resolved them.

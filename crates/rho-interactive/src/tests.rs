@@ -43,6 +43,12 @@ impl InteractiveHost for TestHost {
     fn theme_file(&self, _name: &str) -> Option<std::path::PathBuf> {
         None
     }
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient> {
+        None
+    }
+    fn refresh_llama(&self) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// Options as `rho` with no flags would get them, with `host`.

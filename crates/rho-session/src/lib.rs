@@ -27,7 +27,9 @@ pub mod tree;
 mod tree_view;
 pub mod writer;
 
-pub use context::{build_context, build_context_for_path, ModelRef, SessionContext};
+pub use context::{
+    branch_state, build_context, build_context_for_path, BranchState, ModelRef, SessionContext,
+};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };

@@ -12,7 +12,7 @@ use rho_protocol::agent::StoredMessage;
 use rho_protocol::UserContent;
 use serde_json::Value;
 
-use super::context::{build_context, ModelRef, SessionContext};
+use super::context::{branch_state, build_context, BranchState, ModelRef, SessionContext};
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
@@ -233,6 +233,12 @@ impl SessionManager {
     /// The LLM context at the current leaf.
     pub fn build_context(&self) -> SessionContext {
         build_context(&self.tree)
+    }
+
+    /// The thinking level and model at the current leaf and whether the context has any
+    /// message: [`Self::build_context`] without gathering the messages.
+    pub fn branch_state(&self) -> BranchState {
+        branch_state(&self.tree)
     }
 
     /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only

@@ -132,9 +132,9 @@ pub struct AgentSessionConfig {
     pub escalate: bool,
     /// Tools and commands from outside (MCP servers); `None` = none.
     pub external: Option<Arc<dyn ExternalTools>>,
-    /// Every known model (built-ins and models.json), loaded once by the binary; model
-    /// switching chooses from it. The built-in catalog by default.
-    pub models: Arc<Vec<Model>>,
+    /// Every known model (built-ins, refreshed catalogs and models.json), built the first
+    /// time model switching asks for it; the built-in catalog by default.
+    pub models: rho_ai::ModelList,
     /// What the `bash` tool's commands learn about the session ([`SessionEnvSource::provider`]
     /// in its shell settings); the session binds it to itself.
     pub session_env: SessionEnvSource,
@@ -165,7 +165,7 @@ impl AgentSessionConfig {
             permissions: Default::default(),
             escalate: false,
             external: None,
-            models: Arc::new(rho_ai::catalog::builtin_models().to_vec()),
+            models: rho_ai::ModelList::builtin(),
             session_env: SessionEnvSource::default(),
         }
     }
@@ -202,7 +202,7 @@ pub(crate) struct Services {
     pub escalate: bool,
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
-    pub models: Arc<Vec<Model>>,
+    pub models: rho_ai::ModelList,
     /// Every configured built-in tool, active or not (see `tool_set`).
     pub builtin_tools: Vec<Arc<dyn AgentTool>>,
     /// Tools extensions registered after loading.

@@ -15,8 +15,8 @@ use super::{AgentSession, AuthStatus, SessionError};
 #[derive(Clone)]
 pub struct ModelControl {
     session: AgentSession,
-    /// Every known model (built-in and models.json); availability is checked per call.
-    models: Arc<Vec<Model>>,
+    /// Every known model (built on first use); availability is checked per call.
+    models: rho_ai::ModelList,
     /// `--models` (else settings `enabledModels`) scope, in pattern order; /scoped-models
     /// changes it.
     scoped: Arc<std::sync::Mutex<Vec<ModelChoice>>>,
@@ -50,7 +50,7 @@ impl ModelControl {
         let patterns =
             patterns.unwrap_or_else(|| session.with_settings(|s| s.string_list("enabledModels")));
         let control = Self {
-            models: session.models(),
+            models: session.model_list(),
             session,
             scoped: Arc::default(),
         };
@@ -58,11 +58,16 @@ impl ModelControl {
         control
     }
 
-    /// Replaces the cycling scope with the models `patterns` name (`provider/id`, globs,
-    /// `:level` suffixes); empty: no scope.
+    /// Replaces the cycling scope with the available models `patterns` name (`provider/id`,
+    /// globs, `:level` suffixes; pi 1.6 matches them against the available models, so an id
+    /// several providers list picks the one with credentials); empty: no scope.
     pub fn set_scope(&self, patterns: &[String]) {
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-        let scoped = scope_models(&self.models, &refs).0;
+        // Without patterns there is nothing to match, and no reason to build the list.
+        let scoped = match refs.is_empty() {
+            true => Vec::new(),
+            false => scope_models(&self.available(), &refs).0,
+        };
         *self.scoped.lock().unwrap_or_else(|p| p.into_inner()) = scoped;
     }
 
@@ -77,18 +82,25 @@ impl ModelControl {
         })
     }
 
-    /// Models whose provider has credentials, in catalog order.
+    /// Models whose provider has credentials, in catalog order (each provider's credentials
+    /// are checked once).
     pub fn available(&self) -> Vec<Model> {
-        self.models
+        let mut checked: std::collections::HashMap<&str, bool> = Default::default();
+        let models = self.models.get();
+        models
             .iter()
-            .filter(|m| self.session.auth_status(&m.provider) != AuthStatus::Missing)
+            .filter(|m| {
+                *checked
+                    .entry(m.provider.as_str())
+                    .or_insert_with(|| self.session.auth_status(&m.provider) != AuthStatus::Missing)
+            })
             .cloned()
             .collect()
     }
 
     /// Every known model, with or without credentials (for /login's provider list).
-    pub fn all(&self) -> &[Model] {
-        &self.models
+    pub fn all(&self) -> Arc<Vec<Model>> {
+        self.models.get()
     }
 
     /// Sets the model with set_model's side effects: persisted default, and pi 1.x's

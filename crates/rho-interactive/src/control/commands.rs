@@ -56,6 +56,7 @@ impl Control {
             "set" => set_value(args, shared, screen, dialogs),
             "logout" => dialogs.open_logout(arg, shared, screen),
             "mcp" => dialogs.mcp_command(args, shared, screen),
+            "llama" => self.llama(args, shared),
             "permissions" => show_permissions(args, shared, screen),
             "trust" => trust(arg.as_deref(), shared, screen),
             "quit" | "exit" => self.quit = true,

@@ -13,6 +13,7 @@ mod commands;
 mod compaction_queue;
 mod external_editor;
 mod keys;
+mod llama;
 mod models;
 mod reload;
 mod resume;

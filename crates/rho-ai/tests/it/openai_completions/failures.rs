@@ -130,13 +130,52 @@ async fn stream_cut_off_without_finish_reason_or_done_is_a_retryable_error() {
     assert!(rho_ai::retry::is_retryable_error_text(msg));
     assert_eq!(m.text(), "Hi");
 
-    // [DONE] without a finish_reason is a complete reply (servers that omit the reason).
+    // [DONE] without a finish_reason was cut short too, as in pi 1.6 (same text, the block
+    // ended first)...
     let server = MockServer::start().await;
     server.push(ChatStream::new("c", "m").text("Hi").done().response());
     let events = run(&groq(&server.url())).await;
     assert_eq!(
+        trace(&events)[3..],
+        ["text_end(0,Hi)".to_string(), "error(error)".to_string()]
+    );
+    let m = final_message(&events);
+    assert_eq!(
+        m.error_message.as_deref(),
+        Some("Stream ended without finish_reason")
+    );
+
+    // ...unless the model's compat says the server sends none: then it is whole, with or
+    // without [DONE], and its stop reason is inferred (a tool call: toolUse).
+    let mut quiet = groq(&server.url());
+    quiet.compat = Some(rho_ai::ModelCompat {
+        supports_finish_reason: Some(false),
+        ..Default::default()
+    });
+    for ending in [true, false] {
+        let server = MockServer::start().await;
+        let stream = ChatStream::new("c", "m").text("Hi");
+        server.push(if ending { stream.done() } else { stream }.response());
+        quiet.base_url = server.url();
+        let events = run(&quiet).await;
+        assert_eq!(
+            trace(&events).last().map(String::as_str),
+            Some("done(stop)")
+        );
+    }
+    let server = MockServer::start().await;
+    server.push(
+        ChatStream::new("c", "m")
+            .tool_call_start(0, "call_1", "read")
+            .tool_args(0, "{}")
+            .done()
+            .response(),
+    );
+    quiet.base_url = server.url();
+    let events = run(&quiet).await;
+    assert_eq!(
         trace(&events).last().map(String::as_str),
-        Some("done(stop)")
+        Some("done(toolUse)")
     );
 
     // finish_reason without [DONE] is honoured.
