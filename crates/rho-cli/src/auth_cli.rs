@@ -210,12 +210,12 @@ fn duration_ms(text: &str) -> Option<i64> {
 
 /// Whether rho knows `provider` at all (a model of it, or a models.json entry).
 fn known_provider(credentials: &CliCredentials, provider: &str) -> bool {
-    credentials.models.provider(provider).is_some()
-        || credentials
-            .models
-            .provider_ids()
-            .iter()
-            .any(|id| id == provider)
+    // The registry's ids cover the catalog's, models.json's and extension providers.
+    credentials
+        .models
+        .provider_ids()
+        .iter()
+        .any(|id| id == provider)
 }
 
 /// pi's `auth check`: `ready`, `not_ready` or `invalid` (exit 0, 1, 2), as JSON with
@@ -338,17 +338,12 @@ async fn print(
         }
         None => {
             let model = request.model.as_deref().unwrap_or_default();
+            // Provider ids, not every model: the catalog's 1,698 models need not be built.
             let stored: Vec<String> = models
-                .all()
-                .iter()
-                .map(|m| m.provider.clone())
+                .provider_ids()
+                .into_iter()
                 .filter(|p| credentials.stored(p).is_some())
-                .fold(Vec::new(), |mut all, p| {
-                    if !all.contains(&p) {
-                        all.push(p);
-                    }
-                    all
-                });
+                .collect();
             let matching: Vec<String> = stored
                 .into_iter()
                 .filter(|p| resolve_cli_model(models, None, Some(p), Some(model)).is_ok())
