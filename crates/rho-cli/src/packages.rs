@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rho_core::settings::Settings;
+use rho_packages::local::BUILTIN_PREFIX;
 use rho_packages::{
     Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, SettingsFile,
 };
@@ -60,7 +61,8 @@ pub fn manager(
 
 /// Finds or installs the declared packages and resolves their resources, then those of the
 /// settings' lists and the folders of the agent dir and of `project` (when trusted), then the
-/// `-e` folders that are packages (pi's temporary packages); problems become warnings and
+/// `-e` folders that are packages and the `-e npm:`/`git:` packages (pi's temporary packages,
+/// installed into a cache, see `rho_packages::temporary`); problems become warnings and
 /// progress lines go to stderr. With every resource kind switched off by flags no declared
 /// package is looked at.
 pub fn prepare(
@@ -72,11 +74,11 @@ pub fn prepare(
 ) -> Arc<Resolved> {
     let all_off =
         args.no_extensions && args.no_skills && args.no_prompt_templates && args.no_themes;
+    let (cwd, project_dir) = (&project.cwd, project.dir());
+    let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
     let mut resolved = if all_off {
         Resolved::default()
     } else {
-        let (cwd, project_dir) = (&project.cwd, project.dir());
-        let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
         let (decls, problems) = manager.declared();
         warnings.extend(problems);
         let mut resolved = if decls.is_empty() {
@@ -90,12 +92,19 @@ pub fn prepare(
         resolved.add_top_level(&layout(agent_dir, project));
         resolved
     };
-    let cwd = &project.cwd;
-    for dir in args
+    for given in args
         .extensions
         .iter()
-        .map(|p| rho_packages::config::resolve_path(p, cwd))
+        .filter(|e| !e.starts_with(BUILTIN_PREFIX))
     {
+        if rho_packages::temporary::is_remote(given) {
+            let progress = &mut |line: &str| eprintln!("{line}");
+            if let Err(warning) = manager.add_temporary_source(given, &mut resolved, progress) {
+                warnings.push(warning);
+            }
+            continue;
+        }
+        let dir = rho_packages::config::resolve_path(given, cwd);
         if dir.is_dir() {
             resolved.add_temporary(&dir);
         }

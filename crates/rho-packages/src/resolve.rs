@@ -178,18 +178,34 @@ impl Resolved {
     pub fn add_temporary(&mut self, dir: &Path) -> bool {
         let is_package = collect::read_manifest(dir).is_some_and(|m| m.lists_resources())
             || Kind::ALL.iter().any(|k| dir.join(k.key()).is_dir());
-        if !is_package {
-            return false;
-        }
+        is_package && self.add_installed_temporary(dir, &dir.to_string_lossy())
+    }
+
+    /// The npm or git package `-e <source>` installed at `root` (see `temporary`): what it
+    /// offers loads for this run, marked as coming from `source`. Returns whether it offered
+    /// any resource.
+    pub fn add_installed_temporary(&mut self, root: &Path, source: &str) -> bool {
         let decl = Declared {
             entry: Entry {
-                source: dir.to_string_lossy().into_owned(),
+                source: source.to_string(),
                 filter: None,
             },
             scope: Scope::Temporary,
-            dir: dir.to_path_buf(),
+            dir: root.to_path_buf(),
         };
-        self.add_package(dir, &decl)
+        self.add_package(root, &decl)
+    }
+
+    /// The extensions that load from the package `-e <source>` named by npm or git (empty
+    /// when it could not be installed).
+    pub fn temporary_source_extensions(&self, source: &str) -> Vec<PathBuf> {
+        self.all(Kind::Extensions)
+            .iter()
+            .filter(|r| {
+                r.enabled && r.origin.scope == Scope::Temporary && r.origin.source == source
+            })
+            .map(|r| r.path.clone())
+            .collect()
     }
 
     /// The extensions that load from the `-e` package at `dir`; `None` when `dir` was not
