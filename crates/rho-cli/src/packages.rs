@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use rho_core::settings::Settings;
 use rho_packages::local::BUILTIN_PREFIX;
 use rho_packages::{
-    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, SettingsFile,
+    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, Scope, SettingsFile,
 };
 use rho_protocol::rpc::SourceInfo;
 use serde_json::Value;
@@ -151,10 +151,26 @@ pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
 /// Where a loaded skill, template, theme or extension file came from, as pi 1.6's
 /// `sourceInfo` says it (RPC `get_commands`): a package (its source and scope, origin
 /// `package`, `baseDir` its folder), a settings list (`local`), a conventional folder (`auto`,
-/// `baseDir` the folder searched from). `None` for a file given on the command line.
+/// `baseDir` the folder searched from), or for a skill or extension of an `-e` package the
+/// command line (`cli`). `None` for a file given on the command line.
 pub fn source_info(path: &Path) -> Option<SourceInfo> {
-    let origin = loaded()?.origin_of(path)?.clone();
+    let loaded = loaded()?;
+    let origin = loaded.origin_of(path)?.clone();
     let text = |p: &Path| p.to_string_lossy().into_owned();
+    // pi 1.6 marks the skills and extensions of an `-e` package as the command line's own
+    // (its prompts and themes keep the package).
+    let cli_own = [Kind::Skills, Kind::Extensions]
+        .iter()
+        .any(|k| loaded.all(*k).iter().any(|r| r.path == path));
+    if origin.scope == Scope::Temporary && cli_own {
+        return Some(SourceInfo {
+            path: text(path),
+            source: "cli".into(),
+            scope: "temporary".into(),
+            origin: "top-level".into(),
+            base_dir: None,
+        });
+    }
     let (source, origin_name, base_dir) = match origin.provenance {
         Provenance::Package => (origin.source, "package", Some(text(&origin.root))),
         Provenance::Local => ("local".to_string(), "top-level", None),
@@ -169,12 +185,12 @@ pub fn source_info(path: &Path) -> Option<SourceInfo> {
     })
 }
 
-/// The loaded theme whose `name` (else file name) is `name`: the settings' `themes`, the
-/// `themes/` folders and the packages' themes (none with `--no-themes`), then `--theme` paths.
+/// The loaded theme whose `name` (else file name) is `name`: the `-e` packages' themes, the
+/// settings' `themes`, the `themes/` folders and the packages' themes (none of those with
+/// `--no-themes`), then `--theme` paths.
 pub fn theme_file(name: &str, args: &Args) -> Option<PathBuf> {
     let loaded = loaded()
-        .filter(|_| !args.no_themes)
-        .map(|r| r.enabled(Kind::Themes))
+        .map(|r| r.loading(Kind::Themes, !args.no_themes))
         .unwrap_or_default();
     let cwd = std::env::current_dir().unwrap_or_default();
     let given: Vec<PathBuf> = args

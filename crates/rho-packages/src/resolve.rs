@@ -98,6 +98,22 @@ impl Resolved {
             .collect()
     }
 
+    /// The paths of `kind` that load, in pi's order: the `-e` packages' first, then (when
+    /// `discovered`; `--no-skills` and its kin say not) the rest. The command line's own
+    /// resources load whatever those flags say, as in pi.
+    pub fn loading(&self, kind: Kind, discovered: bool) -> Vec<PathBuf> {
+        let (cli, rest): (Vec<&Resource>, Vec<&Resource>) = self
+            .all(kind)
+            .iter()
+            .filter(|r| r.enabled)
+            .partition(|r| r.origin.scope == Scope::Temporary);
+        let rest = rest.into_iter().filter(|_| discovered);
+        cli.into_iter()
+            .chain(rest)
+            .map(|r| r.path.clone())
+            .collect()
+    }
+
     /// Whether pi's built-in extension `name` (`mcp`, `codemode`, ...) loads as far as the
     /// settings' `extensions` lists say.
     pub fn builtin_enabled(&self, name: &str) -> bool {
@@ -447,6 +463,32 @@ mod tests {
         let plain = package(&["index.ts", "utils.ts"], None);
         assert!(!resolved.add_temporary(plain.path()));
         assert_eq!(resolved.temporary_extensions(plain.path()), None);
+    }
+
+    #[test]
+    fn the_e_packages_resources_load_first_and_whatever_the_flags_say() {
+        let user = package(&["prompts/mine.md"], None);
+        let cli = package(&["prompts/tried.md"], None);
+        let mut resolved = Resolved::default();
+        resolved.add_package(user.path(), &declared(json!("npm:p"), Scope::User));
+        assert!(resolved.add_installed_temporary(cli.path(), "npm:q@1.0.0"));
+        let loading = resolved.loading(Kind::Prompts, true);
+        assert_eq!(
+            loading,
+            [
+                cli.path().join("prompts/tried.md"),
+                user.path().join("prompts/mine.md")
+            ]
+        );
+        assert_eq!(
+            resolved.loading(Kind::Prompts, false),
+            [cli.path().join("prompts/tried.md")],
+            "--no-prompt-templates leaves the command line's on"
+        );
+        assert_eq!(
+            resolved.origin_of(&loading[0]).map(|o| o.source.as_str()),
+            Some("npm:q@1.0.0")
+        );
     }
 
     #[test]
