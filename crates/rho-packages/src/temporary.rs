@@ -117,8 +117,10 @@ impl PackageManager {
         progress(&format!("Installing {source}..."));
         self.prepare_cache()
             .and_then(|()| {
-                self.installer
-                    .npm_install_in(&npm_project(&self.agent_dir), &[npm.spec.clone()])
+                self.installer.npm_install_in(
+                    &npm_project(&self.agent_dir),
+                    std::slice::from_ref(&npm.spec),
+                )
             })
             .map_err(failed)?;
         Ok(path)

@@ -8,10 +8,12 @@
 
 use crate::packages_support;
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
-use packages_support::{command, commit_all, fixture, logged, names, node, pack, World};
+use packages_support::{
+    command, commit_all, fixture, get_commands, logged, names, node, pack, World,
+};
 use serde_json::{json, Value};
 
 /// A packed fixture named `name` and its `npm:` source.
@@ -185,45 +187,17 @@ fn a_git_package_is_cloned_into_the_cache_and_refreshed_on_the_next_run() {
 }
 
 /// pi 1.6's `get_commands` with `args`, its agent dir `~/.pi/agent` of the world.
-fn pi_commands(
-    world: &World,
-    node: &std::path::Path,
-    cli: &std::path::Path,
-    args: &[&str],
-) -> Value {
-    let mut child = Command::new(node)
-        .arg(cli)
+fn pi_commands(world: &World, node: &Path, cli: &Path, args: &[&str]) -> (Vec<Value>, String) {
+    let mut pi = Command::new(node);
+    pi.arg(cli)
         .args(["--mode", "rpc", "--no-session"])
         .args(args)
         .current_dir(world.work())
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", world.root())
-        .env("PI_CODING_AGENT_DIR", world.pi_agent())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("pi starts");
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(b"{\"id\":\"c\",\"type\":\"get_commands\"}\n")
-        .expect("ask");
-    drop(stdin);
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .expect("stdout")
-        .read_to_string(&mut out)
-        .expect("read");
-    let err = child.wait_with_output().expect("exit");
-    out.lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .find(|v| v["id"] == "c")
-        .unwrap_or_else(|| panic!("pi answered no get_commands: {out}\n{err:?}"))["data"]
-        ["commands"]
-        .clone()
+        .env("PI_CODING_AGENT_DIR", world.pi_agent());
+    get_commands(pi)
 }
 
 #[test]
@@ -235,10 +209,10 @@ fn the_same_e_npm_spec_gives_the_same_commands_in_rho_and_pi_16() {
     let world = World::new();
     let source = packed(&world, "fx-side");
     world.set_setting("nodePath", json!(node));
-    let theirs = pi_commands(&world, &node, &cli, &["-e", &source]);
+    let (theirs, _) = pi_commands(&world, &node, &cli, &["-e", &source]);
     let (ours, stderr) = world.commands(&["-e", &source]);
     // Each installs into its own agent dir's cache, in the same place within it.
-    let theirs = theirs.to_string().replace(
+    let theirs = Value::Array(theirs).to_string().replace(
         &world.pi_agent().display().to_string(),
         &world.agent().display().to_string(),
     );
