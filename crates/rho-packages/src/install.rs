@@ -604,6 +604,22 @@ mod tests {
     }
 
     #[test]
+    fn npm_views_answer_is_read_as_pi_reads_it() {
+        assert_eq!(
+            newest_version("\"1.4.0\"\n", None).as_deref(),
+            Some("1.4.0")
+        );
+        let list = r#"["1.0.0", "1.2.0", "2.0.0", "not-a-version"]"#;
+        assert_eq!(newest_version(list, None).as_deref(), Some("2.0.0"));
+        assert_eq!(
+            newest_version(list, Some("^1.0.0")).as_deref(),
+            Some("1.2.0")
+        );
+        assert_eq!(newest_version("{\"error\": {}}", None), None);
+        assert_eq!(newest_version("", None), None);
+    }
+
+    #[test]
     fn pruning_stops_at_the_root_and_at_a_folder_in_use() {
         let tmp = tempfile::tempdir().expect("tempdir");
         let root = tmp.path().join("git");

@@ -87,6 +87,20 @@ fn an_npm_package_loads_for_one_run_and_the_next_run_reuses_its_install() {
         "the cached install is reused: {}",
         logged(&log)
     );
+    assert!(
+        logged(&log).contains("npm view fx-tmp@file:"),
+        "as pi, the registry is asked for a newer version of an unpinned one: {}",
+        logged(&log)
+    );
+
+    std::fs::remove_file(&log).ok();
+    let (offline, stderr) = world.commands(&["--offline", "-e", &source]);
+    assert!(command(&offline, "fx-tmp-review").is_some(), "{stderr}");
+    assert_eq!(
+        logged(&log),
+        "",
+        "offline: the cache as it is, no npm at all"
+    );
 
     let (without, _) = world.commands(&[]);
     assert!(
