@@ -129,7 +129,14 @@ impl PackageManager {
     /// Installs the registry's newer version of an unpinned cached package (`name@latest`
     /// for a spec without a version, as `rho update` does); any failure keeps the cache.
     fn refresh_npm(&self, npm: &NpmSource, path: &Path) {
-        let Some(installed) = installed_version(path) else {
+        // A tarball, folder or URL spec (`file:...`, `https://...`, `user/repo`) has nothing
+        // newer in the registry: pi asks npm anyway and always gets an error; rho skips the
+        // question (and a node start) for the same outcome.
+        let not_registry = npm
+            .version
+            .as_deref()
+            .is_some_and(|v| v.contains(':') || v.contains('/'));
+        let Some(installed) = installed_version(path).filter(|_| !not_registry) else {
             return;
         };
         let asked = if npm.version.is_some() {
