@@ -88,11 +88,13 @@ fn main() {
         stdin
             .write_all(b"{\"id\":\"s\",\"type\":\"get_state\"}\n")
             .expect("write");
+        // The response, after any extension UI requests written before it.
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
         let mut line = String::new();
-        BufReader::new(child.stdout.take().expect("stdout"))
-            .read_line(&mut line)
-            .expect("read");
-        assert!(line.contains("\"command\":\"get_state\""), "{line}");
+        while !line.contains("\"command\":\"get_state\"") {
+            line.clear();
+            assert!(out.read_line(&mut line).expect("read") > 0, "no response");
+        }
         drop(stdin);
         child.wait().expect("exit");
     };
