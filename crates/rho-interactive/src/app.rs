@@ -181,6 +181,10 @@ impl App {
             }
             AppMsg::Screen(msg) => self.screen.handle(msg),
             AppMsg::Open(dialog) => self.dialogs.open(*dialog),
+            AppMsg::Ui(UiRequest::EditorEvent(event)) => {
+                let (control, mut cx) = self.control();
+                control.editor_event(event, &mut cx);
+            }
             AppMsg::Ui(request) => self
                 .ext
                 .handle_ui(request, &mut self.screen, &mut self.dialogs),
@@ -210,6 +214,11 @@ impl App {
                 control.answered(answer, &mut cx);
             }
             return self.dialogs.show_next();
+        }
+        // An extension's editor runs extension shortcuts before anything else (pi's CustomEditor).
+        let replaced = self.ext.editor_replaced();
+        if replaced && self.ext.shortcut_key(input, &self.shared.session) {
+            return self.control.forget_ctrl_c();
         }
         if self.ext.component_key(input) {
             return;

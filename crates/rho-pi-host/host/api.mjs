@@ -199,14 +199,11 @@ function createUi(reg, ext) {
     input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder, timeout: opts?.timeout }), opts, undefined),
     editor: (title, prefill) => call("ui_editor", { title, prefill }),
     setTitle: (title) => fire("ui_title", { title }),
-    setEditorText: (text) => fire("ui_set_editor_text", { text }),
-    pasteToEditor: (text) => fire("ui_set_editor_text", { text }),
-    getEditorText: () => "",
     // In the terminal rho styles what extensions show; elsewhere pi's own theme does.
     get theme() {
       return reg.hello.mode === "tui" ? theme : piTheme(reg.packagesDir, theme);
     },
-    // setStatus, setWidget, setFooter, setHeader, custom: render.mjs.
+    // setStatus, setWidget, setFooter, setHeader, custom, the editor: render.mjs.
     ...componentUi(reg, ext, fire),
   };
   return new Proxy(ui, {

@@ -6,6 +6,7 @@
 // as in pi.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { editorUi, piKeybindings } from "./editor.mjs";
 
 const SGR = { accent: 35, success: 32, error: 31, warning: 33, muted: 90, dim: 90, borderMuted: 90, border: 34, borderAccent: 35, toolOutput: 90, thinkingText: 90, customMessageLabel: 35, mdHeading: 33, mdLink: 34, toolDiffAdded: 32, toolDiffRemoved: 31, toolDiffContext: 90, bashMode: 32 };
 const text = (t) => String(t ?? "");
@@ -44,7 +45,13 @@ export function rendererSpec(reg) {
   return { tools, messages: [...renderState(reg).messages.keys()], components: true };
 }
 
-const lines = (component, width) => (component?.render?.(width) ?? []).map(text);
+/** pi-tui's cursor markers (APC strings its TUI resolves before writing): the fake cursor
+ * becomes reverse video and the hardware-cursor marker goes, as pi's TUI does without a
+ * hardware cursor. */
+const resolveCursors = (line) =>
+  line.includes("\x1b_pi:") ? line.replaceAll("\x1b_pi:c\x07", "").replaceAll("\x1b_pi:fc\x07", "\x1b[7m").replaceAll("\x1b_pi:/fc\x07", "\x1b[27m") : line;
+
+const lines = (component, width) => (component?.render?.(width) ?? []).map((l) => resolveCursors(text(l)));
 
 /** Runs one renderer; a failure is told once per extension and part, and rho draws it. */
 function guarded(reg, ext, what, draw) {
@@ -81,8 +88,10 @@ function renderMessage(reg, t, width) {
   return drawn ? { lines: drawn } : null;
 }
 
-/** The `render` request. Footers and headers show session figures: the session view is
- * brought up to date first. */
+const SESSION_FIGURES = new Set(["footer", "header", "customEditor"]);
+
+/** The `render` request. Footers, headers and editors (border-status-editor) show session
+ * figures: the session view is brought up to date first. */
 export async function render(reg, msg, refresh) {
   const t = msg.target ?? {};
   const width = Math.max(1, Number(msg.width) || 80);
@@ -91,7 +100,7 @@ export async function render(reg, msg, refresh) {
   if (t.kind === "message") return renderMessage(reg, t, width);
   const c = renderState(reg).components.get(t.key);
   if (!c) return null;
-  if (c.slot === "footer" || c.slot === "header") await refresh(reg, "render");
+  if (SESSION_FIGURES.has(c.slot)) await refresh(reg, "render");
   const drawn = guarded(reg, c.ext, c.what, () => lines(c.component, width));
   return drawn ? { lines: drawn } : null;
 }
@@ -196,13 +205,8 @@ export function componentUi(reg, ext, fire) {
     getAllThemes: () => [],
     getTheme: () => undefined,
     setTheme: () => ({ success: false, error: drawn() ? "rho draws with its own theme" : reg.hello.hasUI ? "Theme switching not supported in RPC mode" : "UI not available" }),
-    // A custom editor: pi's RPC and print modes ignore it.
-    setEditorComponent(factory) {
-      if (!drawn()) return;
-      state.editorFactory = typeof factory === "function" ? factory : undefined;
-      if (state.editorFactory) reg.unsupported(ext, "ctx.ui.setEditorComponent", "rho's terminal keeps its own editor");
-    },
-    getEditorComponent: () => (drawn() ? state.editorFactory : undefined),
+    // setEditorComponent and the editor's text: editor.mjs.
+    ...editorUi(reg, ext, { state, place, remove, fire, drawn, theme: renderTheme }),
     custom(factory) {
       if (!drawn()) return Promise.resolve(undefined);
       const key = `custom:${state.next++}`;
@@ -214,7 +218,7 @@ export function componentUi(reg, ext, fire) {
           if (remove(key)) fire("ui_component", { key, slot: null });
           resolve(value);
         };
-        place(key, "editor", "ctx.ui.custom", (tui) => factory(tui, renderTheme, {}, done))
+        place(key, "editor", "ctx.ui.custom", async (tui) => factory(tui, renderTheme, await piKeybindings(reg), done))
           .then((shown) => shown || done(undefined), (e) => {
             reg.notice(`pi extension ${ext.path}: ctx.ui.custom failed: ${e?.message ?? e}`);
             done(undefined);

@@ -86,7 +86,19 @@ async fn open(sb: &Sandbox, agent: Agent, names: &[&str]) -> Option<Tmux> {
     };
     tmux.wait_for("the footer", |s| s.contains("mock-model"))
         .await;
+    // pi takes a submit only once it has looked for its managed tools (before, it says
+    // "Startup is still in progress"); offline and without fd on PATH that look ends with its
+    // warning. With fd installed it is over at once.
+    if agent == Agent::Pi && !on_path("fd") {
+        tmux.wait_for_text("fd not found").await;
+    }
     Some(tmux)
+}
+
+/// Whether `program` is in a directory of PATH.
+fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
 }
 
 /// The screen's rows from the first holding `from` to the first after it holding `to`,
@@ -129,7 +141,12 @@ async fn a_header_and_widgets_above_and_below_the_editor() {
         let Some(tmux) = open(&sb, agent, &names).await else {
             return;
         };
-        let screen = tmux.wait_for_text("Below editor widget").await;
+        // The header and the widgets are drawn as each comes back: wait for all of them.
+        let screen = tmux
+            .wait_for("the header and the widgets", |s| {
+                s.contains("██") && s.contains("Below editor widget")
+            })
+            .await;
         let shown = region(&sb, &screen, "██", "Below editor widget");
         assert!(shown.contains("Above editor widget"), "{shown}");
         snapshot(agent, "header_and_widgets", &shown);
@@ -228,5 +245,48 @@ async fn the_hidden_thinking_label_set_by_the_extension() {
         assert!(!screen.contains("a secret plan"), "{screen}");
         let shown = region(&sb, &screen, "Pondering...", "Answer.");
         snapshot(agent, "hidden_thinking_label", &shown);
+    }
+}
+
+/// modal-editor.ts's vim-like editor in place of the agent's own: typed text lands in it,
+/// Escape switches it to normal mode (its label on the bottom border), `h` moves the cursor,
+/// `i` inserts again, and Enter sends what it holds to the model as the agent's own editor
+/// would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_modal_editor_in_place_of_the_agents_own() {
+    for agent in agents() {
+        let sb = Sandbox::new().await;
+        sb.server.push(crate::tui::streamed(&["Heard you."]));
+        let Some(tmux) = open(&sb, agent, &["modal-editor.ts"]).await else {
+            return;
+        };
+        tmux.wait_for_text("INSERT").await;
+        tmux.type_text("helo");
+        tmux.wait_for_text("helo").await;
+        tmux.send_keys(&["Escape"]);
+        tmux.wait_for_text("NORMAL").await;
+        tmux.send_keys(&["h"]);
+        tmux.send_keys(&["i"]);
+        tmux.wait_for_text("INSERT").await;
+        tmux.type_text("l");
+        tmux.wait_for_text("hello").await;
+        tmux.send_keys(&["Escape"]);
+        let screen = tmux.wait_for_text("NORMAL").await;
+        let shown = region(&sb, &screen, "hello", "NORMAL");
+        snapshot(agent, "modal_editor_normal", &shown);
+        tmux.send_keys(&["i"]);
+        tmux.wait_for_text("INSERT").await;
+        tmux.send_keys(&["Enter"]);
+        let screen = tmux.wait_for_text("Heard you.").await;
+        assert_eq!(
+            crate::tui::user_texts(&sb, 0),
+            vec!["hello".to_string()],
+            "{screen}"
+        );
+        let shown = region(&sb, &screen, "Heard you.", "INSERT");
+        assert!(
+            !shown.contains("hello"),
+            "the editor is empty again: {shown}"
+        );
     }
 }
