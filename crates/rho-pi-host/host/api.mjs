@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
 import { registerProvider } from "./providers.mjs";
-import { componentUi, registerMessageRenderer } from "./render.mjs";
+import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
@@ -144,7 +144,7 @@ export function createApi(reg, ext) {
     registerProvider: (name, config) => registerProvider(reg, ext, name, config),
     unregisterProvider: no("pi.unregisterProvider"),
     registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
-    registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),
+    registerEntryRenderer: (customType, renderer) => registerEntryRenderer(reg, ext, customType, renderer),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),
     registerMarkdownTransformer: no("pi.registerMarkdownTransformer"),
     registerMcpServer: no("pi.registerMcpServer", "configure MCP servers in rho's mcp.json"),

@@ -30,7 +30,7 @@ export const renderTheme = new Proxy(
 
 /** Render state shared by the host: message renderers, live components, statuses. */
 export function renderState(reg) {
-  reg.render ??= { messages: new Map(), components: new Map(), statuses: new Map(), next: 1, failed: new Set() };
+  reg.render ??= { messages: new Map(), entries: new Map(), components: new Map(), statuses: new Map(), next: 1, failed: new Set() };
   return reg.render;
 }
 
@@ -39,10 +39,18 @@ export function registerMessageRenderer(reg, ext, customType, renderer) {
   if (typeof renderer === "function") renderState(reg).messages.set(String(customType), { ext, renderer });
 }
 
+/** `pi.registerEntryRenderer`: the first extension to draw a type keeps it, as in pi. */
+export function registerEntryRenderer(reg, ext, customType, renderer) {
+  const entries = renderState(reg).entries;
+  const taken = entries.get(String(customType));
+  if (typeof renderer === "function" && (!taken || taken.ext === ext)) entries.set(String(customType), { ext, renderer });
+}
+
 /** The registration's `renderers`: what rho may ask this host to draw. */
 export function rendererSpec(reg) {
   const tools = [...reg.tools.values()].filter(({ def }) => def.renderCall || def.renderResult).map(({ def }) => def.name);
-  return { tools, messages: [...renderState(reg).messages.keys()], components: true };
+  const { messages, entries } = renderState(reg);
+  return { tools, messages: [...messages.keys()], entries: [...entries.keys()], components: true };
 }
 
 /** pi-tui's cursor markers (APC strings its TUI resolves before writing): the fake cursor
@@ -90,6 +98,33 @@ function renderMessage(reg, t, width) {
 
 const SESSION_FIGURES = new Set(["footer", "header", "customEditor"]);
 
+/** pi's key hints for entry renderers (`keyText`, `keyHint`), from pi's keybindings. */
+function keyHints(keybindings) {
+  const keyText = (action) => (keybindings.getKeys(action) ?? []).join("/");
+  const keyHint = (action, description) => renderTheme.fg("dim", keyText(action)) + renderTheme.fg("muted", ` ${description}`);
+  return { keyText, keyHint };
+}
+
+/** A `custom` entry drawn by its type's renderer after a blank line, as pi's
+ * CustomEntryComponent draws it; a renderer that throws shows pi's error box instead. */
+async function renderEntry(reg, t, width) {
+  const entry = t.entry ?? {};
+  const found = renderState(reg).entries.get(entry.customType);
+  if (!found) return null;
+  const options = { expanded: t.expanded === true, ...keyHints(await piKeybindings(reg)) };
+  let component;
+  try {
+    component = found.renderer(entry, options, renderTheme);
+  } catch (e) {
+    const { Box, Text } = await import("@earendil-works/pi-tui");
+    component = new Box(1, 1, (line) => renderTheme.bg("customMessageBg", line));
+    component.addChild(new Text(renderTheme.fg("error", `[${entry.customType}] renderer failed: ${e?.message ?? e}`), 0, 0));
+  }
+  if (!component) return { lines: [] };
+  const drawn = guarded(reg, found.ext, `the entry renderer of "${entry.customType}"`, () => lines(component, width));
+  return drawn ? { lines: ["", ...drawn] } : null;
+}
+
 /** The `render` request. Footers, headers and editors (border-status-editor) show session
  * figures: the session view is brought up to date first. */
 export async function render(reg, msg, refresh) {
@@ -98,6 +133,7 @@ export async function render(reg, msg, refresh) {
   reg.width = width;
   if (t.kind === "tool") return renderTool(reg, t, width);
   if (t.kind === "message") return renderMessage(reg, t, width);
+  if (t.kind === "entry") return renderEntry(reg, t, width);
   const c = renderState(reg).components.get(t.key);
   if (!c) return null;
   if (SESSION_FIGURES.has(c.slot)) await refresh(reg, "render");

@@ -290,3 +290,31 @@ async fn the_modal_editor_in_place_of_the_agents_own() {
         );
     }
 }
+
+/// entry-renderer.ts's status card: a `custom` entry the extension appends (never sent to the
+/// model) shown in the transcript as its renderer draws it; expanded (ctrl+o), the renderer
+/// adds the card's time under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_entry_drawn_by_its_extension() {
+    for agent in agents() {
+        let sb = Sandbox::new().await;
+        let Some(tmux) = open(&sb, agent, &["entry-renderer.ts"]).await else {
+            return;
+        };
+        tmux.submit("/status-card Build passed");
+        let screen = tmux.wait_for_text("[status] Build passed").await;
+        let shown = region(&sb, &screen, "[status]", "[status]");
+        snapshot(agent, "status_card_entry", &shown);
+        tmux.send_keys(&["C-o"]);
+        let year = |s: &str| {
+            let rows: Vec<&str> = s.lines().collect();
+            let card = rows
+                .iter()
+                .position(|l| l.contains("[status] Build passed"));
+            card.and_then(|i| rows.get(i + 1))
+                .is_some_and(|l| l.contains("20"))
+        };
+        tmux.wait_for("the card's time under it", year).await;
+        assert!(sb.server.requests().is_empty(), "nothing went to the model");
+    }
+}

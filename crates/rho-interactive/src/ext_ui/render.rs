@@ -167,6 +167,17 @@ fn target_of(
             };
             Some((r.clone(), target, width))
         }
+        View::Entry(e) => {
+            let custom_type = e.entry.get("customType").and_then(|t| t.as_str())?;
+            let r = renderers
+                .iter()
+                .find(|r| r.spec().entries.iter().any(|t| t == custom_type))?;
+            let target = RenderTarget::Entry {
+                entry: e.entry.clone(),
+                expanded: e.expanded,
+            };
+            Some((r.clone(), target, width))
+        }
         _ => None,
     }
 }
@@ -277,6 +288,7 @@ impl ExtRender {
                         t.custom_result = rendered.result;
                     }
                     View::Custom(c) => c.custom = rendered.lines,
+                    View::Entry(e) => e.custom = rendered.lines,
                     _ => {}
                 });
             }

@@ -17,6 +17,10 @@ pub struct RendererSpec {
     /// Custom message types it draws (pi's `registerMessageRenderer`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<String>,
+    /// Custom entry types it draws (pi's `registerEntryRenderer`): `custom` entries, which
+    /// rho shows only when drawn this way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
     /// It may announce components (`ui_component`); rho asks only such extensions to draw one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub components: bool,
@@ -30,7 +34,7 @@ impl RendererSpec {
 
     /// Whether it draws tools or messages of the transcript.
     pub fn draws_transcript(&self) -> bool {
-        !self.tools.is_empty() || !self.messages.is_empty()
+        !self.tools.is_empty() || !self.messages.is_empty() || !self.entries.is_empty()
     }
 }
 
@@ -69,6 +73,14 @@ pub enum RenderTarget {
         /// Its details.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         details: Option<Value>,
+        /// The user expanded tool output (ctrl+o).
+        #[serde(default)]
+        expanded: bool,
+    },
+    /// A `custom` entry of a declared type.
+    Entry {
+        /// The whole entry as pi writes it (`type`, `id`, `customType`, `data`, ...).
+        entry: Value,
         /// The user expanded tool output (ctrl+o).
         #[serde(default)]
         expanded: bool,
