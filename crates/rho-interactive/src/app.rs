@@ -199,8 +199,8 @@ impl App {
 
     /// A key, paste or wheel notch, in pi's order: the open dialog takes every key; an
     /// extension's focused component comes next; in fullscreen the transcript's scroll keys
-    /// (`tui.altScreen.*`); then extension shortcuts, then the app's actions (pi's `app.*`),
-    /// and what is left goes to the editor.
+    /// (`tui.altScreen.*`); then extension shortcuts, then an extension's editor if one
+    /// replaced rho's, else the app's actions (pi's `app.*`) and rho's editor.
     fn handle_input(&mut self, input: &Input) {
         if let Input::Wheel { down, alt } = input {
             return self.screen.wheel(*down, *alt);
@@ -215,12 +215,10 @@ impl App {
             }
             return self.dialogs.show_next();
         }
-        // An extension's editor runs extension shortcuts before anything else (pi's CustomEditor).
-        let replaced = self.ext.editor_replaced();
-        if replaced && self.ext.shortcut_key(input, &self.shared.session) {
-            return self.control.forget_ctrl_c();
-        }
-        if self.ext.component_key(input) {
+        // A `ctx.ui.custom` component holds every key; an extension's editor stands where
+        // rho's does, after the scroll keys and the shortcuts (pi's CustomEditor runs them).
+        let editor_replaced = self.ext.editor_replaced();
+        if !editor_replaced && self.ext.component_key(input) {
             return;
         }
         let header = self.ext.header();
@@ -230,6 +228,9 @@ impl App {
         }
         if self.ext.shortcut_key(input, &self.shared.session) {
             return self.control.forget_ctrl_c();
+        }
+        if editor_replaced && self.ext.component_key(input) {
+            return;
         }
         let (control, mut cx) = self.control();
         if control.app_key(input, &mut cx) {
