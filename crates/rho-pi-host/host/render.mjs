@@ -100,7 +100,7 @@ const SESSION_FIGURES = new Set(["footer", "header", "customEditor"]);
 
 /** pi's key hints for entry renderers (`keyText`, `keyHint`), from pi's keybindings. */
 function keyHints(keybindings) {
-  const keyText = (action) => (keybindings.getKeys(action) ?? []).join("/");
+  const keyText = (action) => (keybindings?.getKeys?.(action) ?? []).join("/");
   const keyHint = (action, description) => renderTheme.fg("dim", keyText(action)) + renderTheme.fg("muted", ` ${description}`);
   return { keyText, keyHint };
 }
@@ -111,7 +111,7 @@ async function renderEntry(reg, t, width) {
   const entry = t.entry ?? {};
   const found = renderState(reg).entries.get(entry.customType);
   if (!found) return null;
-  const options = { expanded: t.expanded === true, ...keyHints(await piKeybindings(reg)) };
+  const options = { expanded: t.expanded === true, ...keyHints(await piKeybindings(reg).catch(() => undefined)) };
   let component;
   try {
     component = found.renderer(entry, options, renderTheme);
@@ -254,7 +254,7 @@ export function componentUi(reg, ext, fire) {
           if (remove(key)) fire("ui_component", { key, slot: null });
           resolve(value);
         };
-        place(key, "editor", "ctx.ui.custom", async (tui) => factory(tui, renderTheme, await piKeybindings(reg), done))
+        place(key, "editor", "ctx.ui.custom", async (tui) => factory(tui, renderTheme, await piKeybindings(reg).catch(() => ({})), done))
           .then((shown) => shown || done(undefined), (e) => {
             reg.notice(`pi extension ${ext.path}: ctx.ui.custom failed: ${e?.message ?? e}`);
             done(undefined);
