@@ -246,50 +246,67 @@ fn cut_note(total: Option<u64>) -> String {
     format!("\n[error body cut: first {ERROR_BODY_CAP} bytes{total} kept]")
 }
 
-/// Reads the response body through `decoder` (SSE, or Bedrock's event-stream frames; the
-/// caller keeps it, to ask what the body held), calling `on_event` per event. `on_event`
-/// returns false to stop early (e.g. after a terminal event). Ends at EOF (flushing a pending
-/// event), on a transport error, when `cancel` fires (the connection is dropped at once), or
-/// when no event arrived for `idle` (keep-alive comments alone do not count: a server that
-/// only sends them has stalled).
-pub async fn read_events(
-    resp: reqwest::Response,
-    cancel: &CancellationToken,
+/// Reads a response body through a decoder (SSE, or Bedrock's event-stream frames; the
+/// caller keeps it, to ask what the body held), a chunk at a time. Ends at EOF (flushing a
+/// pending event), on a transport error, when `cancel` fires (the connection is dropped at
+/// once), or when no event arrived for `idle` (keep-alive comments alone do not count: a
+/// server that only sends them has stalled).
+pub struct EventReader<S> {
+    body: std::pin::Pin<Box<S>>,
     idle: Duration,
-    decoder: &mut dyn EventDecoder,
-    mut on_event: impl FnMut(SseEvent) -> bool,
-) -> Result<(), HttpFailure> {
-    let mut body = resp.bytes_stream();
-    let mut keep_going = true;
-    let mut stall_at = tokio::time::Instant::now() + idle;
-    while keep_going {
+    stall_at: tokio::time::Instant,
+    ended: bool,
+}
+
+/// The reader of `resp`'s body.
+pub fn event_reader(
+    resp: reqwest::Response,
+    idle: Duration,
+) -> EventReader<impl futures_util::Stream<Item = reqwest::Result<bytes::Bytes>>> {
+    EventReader {
+        body: Box::pin(resp.bytes_stream()),
+        idle,
+        stall_at: tokio::time::Instant::now() + idle,
+        ended: false,
+    }
+}
+
+impl<S: futures_util::Stream<Item = reqwest::Result<bytes::Bytes>>> EventReader<S> {
+    /// Appends the events the next chunk completed to `events` (possibly none); false once
+    /// the body has ended.
+    pub async fn next(
+        &mut self,
+        cancel: &CancellationToken,
+        decoder: &mut dyn EventDecoder,
+        events: &mut Vec<SseEvent>,
+    ) -> Result<bool, HttpFailure> {
+        if self.ended {
+            return Ok(false);
+        }
         let chunk = tokio::select! {
             biased;
             _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
-            _ = tokio::time::sleep_until(stall_at) => {
-                return Err(HttpFailure::Idle(idle))
+            _ = tokio::time::sleep_until(self.stall_at) => {
+                return Err(HttpFailure::Idle(self.idle))
             }
-            c = body.next() => c,
+            c = self.body.next() => c,
         };
         match chunk {
-            Some(Ok(bytes)) => decoder.feed(&bytes, &mut |e| {
-                stall_at = tokio::time::Instant::now() + idle;
-                if keep_going {
-                    keep_going = on_event(e);
-                }
-            }),
+            Some(Ok(bytes)) => {
+                let (stall_at, idle) = (&mut self.stall_at, self.idle);
+                decoder.feed(&bytes, &mut |e| {
+                    *stall_at = tokio::time::Instant::now() + idle;
+                    events.push(e);
+                });
+            }
             Some(Err(e)) => return Err(HttpFailure::Transport(e)),
             None => {
-                decoder.finish(&mut |e| {
-                    if keep_going {
-                        keep_going = on_event(e);
-                    }
-                });
-                break;
+                decoder.finish(&mut |e| events.push(e));
+                self.ended = true;
             }
         }
+        Ok(true)
     }
-    Ok(())
 }
 
 /// A readable message for a reqwest error, including its source chain.

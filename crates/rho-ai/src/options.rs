@@ -116,6 +116,10 @@ pub type PayloadHook = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + S
 pub type ResponseHook =
     Arc<dyn Fn(u16, Vec<(String, String)>) -> BoxFuture<'static, ()> + Send + Sync>;
 
+/// Sees each parsed event of the reply's stream (its JSON), awaited before the event is
+/// folded into the reply.
+pub type StreamEventHook = Arc<dyn Fn(Value) -> BoxFuture<'static, ()> + Send + Sync>;
+
 /// Asked once when the provider answers 401 to a request that carried `key`: a fresh key to
 /// retry with (a refreshed OAuth token), `Ok(None)` when there is none (an API key), or the
 /// text to fail with (the refresh failed).
@@ -131,6 +135,9 @@ pub struct RequestHooks {
     pub after_response: Option<ResponseHook>,
     /// Runs when the provider rejects the key (HTTP 401), before any event of the reply.
     pub on_unauthorized: Option<UnauthorizedHook>,
+    /// Runs for every stream event that carries JSON, in stream order (extensions'
+    /// `provider_stream_event`).
+    pub on_stream_event: Option<StreamEventHook>,
 }
 
 impl std::fmt::Debug for RequestHooks {
@@ -139,6 +146,7 @@ impl std::fmt::Debug for RequestHooks {
             .field("before_request", &self.before_request.is_some())
             .field("after_response", &self.after_response.is_some())
             .field("on_unauthorized", &self.on_unauthorized.is_some())
+            .field("on_stream_event", &self.on_stream_event.is_some())
             .finish()
     }
 }

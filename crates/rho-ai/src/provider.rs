@@ -359,14 +359,44 @@ pub async fn drive<P: WireParser>(
     };
     let mut decoder = parser.decoder();
     let mut fold = Fold::new(parser, reply);
-    let read = http::read_events(resp, &cancel, idle, &mut *decoder, |event| {
-        fold.event(event)
-    })
-    .await;
+    let hook = control.hooks.on_stream_event.clone();
+    let read = fold_events(resp, &cancel, idle, &mut *decoder, &mut fold, hook).await;
     fold.conclude(
         read.map_err(|f| failure_message(f, error_message)),
         decoder.no_events(),
     );
+}
+
+/// Folds the events of `resp`'s body until the parser has its terminal event or the body
+/// ends; `hook` sees each event's JSON first, awaited, in stream order (pi's
+/// `provider_stream_event`: a slow handler delays the stream).
+async fn fold_events<P: WireParser>(
+    resp: reqwest::Response,
+    cancel: &CancellationToken,
+    idle: Duration,
+    decoder: &mut dyn EventDecoder,
+    fold: &mut Fold<P>,
+    hook: Option<crate::options::StreamEventHook>,
+) -> Result<(), HttpFailure> {
+    let mut reader = http::event_reader(resp, idle);
+    let mut events = Vec::new();
+    while reader.next(cancel, decoder, &mut events).await? {
+        for event in events.drain(..) {
+            if let Some(hook) = &hook {
+                if let Ok(data) = serde_json::from_str(&event.data) {
+                    tokio::select! {
+                        biased;
+                        _ = cancel.cancelled() => return Err(HttpFailure::Aborted),
+                        _ = hook(data) => {}
+                    }
+                }
+            }
+            if !fold.event(event) {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends

@@ -241,6 +241,9 @@ pub trait ExtensionUi: Send + Sync {
     }
     /// The extension's component `key` changed and wants drawing again.
     fn request_render(&self, _key: String) {}
+    /// The extension's editor (pi's `setEditorComponent`) submitted its text or routed an app
+    /// action to the app; only a terminal has one.
+    fn editor_event(&self, _event: super::render::EditorEvent) {}
     /// The terminal title.
     fn set_title(&self, _title: String) {}
     /// The line shown while the agent works changed (pi's working message, visibility and

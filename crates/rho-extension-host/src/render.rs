@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 pub use rho_protocol::extension::{
-    ComponentSlot, RenderTarget, Rendered, RendererSpec, WorkingIndicator, WorkingUpdate,
+    ComponentSlot, EditorEvent, RenderTarget, Rendered, RendererSpec, WorkingIndicator,
+    WorkingUpdate,
 };
 
 use super::process::wire::Request;

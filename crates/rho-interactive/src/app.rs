@@ -181,6 +181,10 @@ impl App {
             }
             AppMsg::Screen(msg) => self.screen.handle(msg),
             AppMsg::Open(dialog) => self.dialogs.open(*dialog),
+            AppMsg::Ui(UiRequest::EditorEvent(event)) => {
+                let (control, mut cx) = self.control();
+                control.editor_event(event, &mut cx);
+            }
             AppMsg::Ui(request) => self
                 .ext
                 .handle_ui(request, &mut self.screen, &mut self.dialogs),
@@ -195,8 +199,8 @@ impl App {
 
     /// A key, paste or wheel notch, in pi's order: the open dialog takes every key; an
     /// extension's focused component comes next; in fullscreen the transcript's scroll keys
-    /// (`tui.altScreen.*`); then extension shortcuts, then the app's actions (pi's `app.*`),
-    /// and what is left goes to the editor.
+    /// (`tui.altScreen.*`); then extension shortcuts, then an extension's editor if one
+    /// replaced rho's, else the app's actions (pi's `app.*`) and rho's editor.
     fn handle_input(&mut self, input: &Input) {
         if let Input::Wheel { down, alt } = input {
             return self.screen.wheel(*down, *alt);
@@ -211,7 +215,10 @@ impl App {
             }
             return self.dialogs.show_next();
         }
-        if self.ext.component_key(input) {
+        // A `ctx.ui.custom` component holds every key; an extension's editor stands where
+        // rho's does, after the scroll keys and the shortcuts (pi's CustomEditor runs them).
+        let editor_replaced = self.ext.editor_replaced();
+        if !editor_replaced && self.ext.component_key(input) {
             return;
         }
         let header = self.ext.header();
@@ -221,6 +228,9 @@ impl App {
         }
         if self.ext.shortcut_key(input, &self.shared.session) {
             return self.control.forget_ctrl_c();
+        }
+        if editor_replaced && self.ext.component_key(input) {
+            return;
         }
         let (control, mut cx) = self.control();
         if control.app_key(input, &mut cx) {

@@ -3,7 +3,10 @@
 //! `input` event round trip rho → host → pi handler → rho through `ExtensionRunner::emit_input`
 //! (the host asks rho for its state and the new session entries per event, so both are included;
 //! this host's session has no entries); then one `render` round trip of a custom message drawn
-//! by a pi-tui `Text` (what the interactive mode asks per drawn message or tool).
+//! by a pi-tui `Text` (what the interactive mode asks per drawn message or tool); then one
+//! key typed into modal-editor.ts's editor (pi's `setEditorComponent`): the `component_input`
+//! round trip and the `render` of the editor that follows it, as the interactive mode does per
+//! key.
 //!
 //! Needs node ≥ 22.18 (`RHO_NODE` or `~/.cache/node24`) and pi's packages in
 //! `~/.cache/rho-pi-test/npm` (the rho-cli pi tests install both). Run:
@@ -119,6 +122,10 @@ fn setup() -> Result<Setup, String> {
 }
 
 async fn spawn(s: &Setup, extensions: &[PathBuf]) -> ProcessExtension {
+    spawn_with(s, extensions, ProcessOptions::default()).await
+}
+
+async fn spawn_with(s: &Setup, extensions: &[PathBuf], base: ProcessOptions) -> ProcessExtension {
     let paths = rho_pi_host::HostPaths {
         node: &s.node,
         entry: &s.entry,
@@ -128,7 +135,7 @@ async fn spawn(s: &Setup, extensions: &[PathBuf]) -> ProcessExtension {
     let (program, args) = rho_pi_host::command(&paths, extensions);
     let options = ProcessOptions {
         handshake_timeout: Duration::from_secs(60),
-        ..ProcessOptions::default()
+        ..base
     };
     ProcessExtension::spawn(&program, &args, options)
         .await
@@ -233,6 +240,68 @@ async fn render_roundtrip(s: &Setup) {
     );
 }
 
+/// A terminal UI that draws every component it is told of, and says when one is placed.
+struct PlacingUi(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rho_extension_host::ExtensionUi for PlacingUi {
+    fn has_ui(&self) -> bool {
+        true
+    }
+    fn set_component(
+        &self,
+        key: String,
+        slot: Option<rho_extension_host::render::ComponentSlot>,
+    ) -> bool {
+        if slot.is_some() {
+            let _ = self.0.send(key);
+        }
+        true
+    }
+}
+
+async fn editor_keystroke(s: &Setup) {
+    use rho_extension_host::render::RenderTarget;
+    let options = ProcessOptions {
+        has_ui: true,
+        mode: Some("tui".into()),
+        ..ProcessOptions::default()
+    };
+    let ext = spawn_with(s, &[examples(s).join("modal-editor.ts")], options).await;
+    let renderer = ext.extension().renderer().expect("a renderer").clone();
+    let runner = ExtensionRunner::new(vec![ext.extension()], Arc::new(|e| panic!("{e:?}")));
+    let (placed, mut placements) = tokio::sync::mpsc::unbounded_channel();
+    let ctx = ExtensionContext::new(Arc::new(BenchHost), Arc::new(PlacingUi(placed)));
+    let start = rho_extension_host::ExtensionEvent::SessionStart {
+        reason: "startup".into(),
+        previous_session_file: None,
+    };
+    runner.emit(start, &ctx).await;
+    let key = placements.recv().await.expect("the editor is placed");
+    let mut samples = Vec::with_capacity(EVENTS);
+    for i in 0..WARMUP + EVENTS {
+        // Typing, with a backspace now and then so the line stays short.
+        let data = if i % 20 == 19 { "\x7f" } else { "a" };
+        let start = Instant::now();
+        renderer
+            .input(key.clone(), data.into())
+            .await
+            .expect("takes the key");
+        let target = RenderTarget::Component { key: key.clone() };
+        let drawn = renderer.render(target, 80).await.expect("renders");
+        let elapsed = start.elapsed();
+        assert!(drawn.and_then(|d| d.lines).is_some_and(|l| l.len() >= 3));
+        if i >= WARMUP {
+            samples.push(elapsed);
+        }
+    }
+    let (med, p90) = median(samples);
+    println!(
+        "pi host custom editor keystroke (modal-editor.ts: key, then its render): median {:.0} µs, p90 {:.0} µs over {EVENTS} keys",
+        med.as_secs_f64() * 1e6,
+        p90.as_secs_f64() * 1e6
+    );
+}
+
 fn main() {
     let s = match setup() {
         Ok(s) => s,
@@ -258,5 +327,6 @@ fn main() {
         startup(&s, &format!("all {} examples", all.len()), &all).await;
         roundtrip(&s).await;
         render_roundtrip(&s).await;
+        editor_keystroke(&s).await;
     });
 }

@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
 import { registerProvider } from "./providers.mjs";
-import { componentUi, registerMessageRenderer } from "./render.mjs";
+import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
@@ -14,7 +14,7 @@ export const RHO_EVENTS = new Set([
   "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
   "message_update", "message_end", "tool_execution_start", "tool_execution_update",
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
-  "tool_call", "tool_result", "agent_settled",
+  "tool_call", "tool_result", "agent_settled", "provider_stream_event",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
@@ -144,7 +144,7 @@ export function createApi(reg, ext) {
     registerProvider: (name, config) => registerProvider(reg, ext, name, config),
     unregisterProvider: no("pi.unregisterProvider"),
     registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
-    registerEntryRenderer: no("pi.registerEntryRenderer", "rho shows its own entry rendering"),
+    registerEntryRenderer: (customType, renderer) => registerEntryRenderer(reg, ext, customType, renderer),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),
     registerMarkdownTransformer: no("pi.registerMarkdownTransformer"),
     registerMcpServer: no("pi.registerMcpServer", "configure MCP servers in rho's mcp.json"),
@@ -199,14 +199,11 @@ function createUi(reg, ext) {
     input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder, timeout: opts?.timeout }), opts, undefined),
     editor: (title, prefill) => call("ui_editor", { title, prefill }),
     setTitle: (title) => fire("ui_title", { title }),
-    setEditorText: (text) => fire("ui_set_editor_text", { text }),
-    pasteToEditor: (text) => fire("ui_set_editor_text", { text }),
-    getEditorText: () => "",
     // In the terminal rho styles what extensions show; elsewhere pi's own theme does.
     get theme() {
       return reg.hello.mode === "tui" ? theme : piTheme(reg.packagesDir, theme);
     },
-    // setStatus, setWidget, setFooter, setHeader, custom: render.mjs.
+    // setStatus, setWidget, setFooter, setHeader, custom, the editor: render.mjs.
     ...componentUi(reg, ext, fire),
   };
   return new Proxy(ui, {

@@ -6,6 +6,7 @@
 // as in pi.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { editorUi, piKeybindings } from "./editor.mjs";
 
 const SGR = { accent: 35, success: 32, error: 31, warning: 33, muted: 90, dim: 90, borderMuted: 90, border: 34, borderAccent: 35, toolOutput: 90, thinkingText: 90, customMessageLabel: 35, mdHeading: 33, mdLink: 34, toolDiffAdded: 32, toolDiffRemoved: 31, toolDiffContext: 90, bashMode: 32 };
 const text = (t) => String(t ?? "");
@@ -29,7 +30,7 @@ export const renderTheme = new Proxy(
 
 /** Render state shared by the host: message renderers, live components, statuses. */
 export function renderState(reg) {
-  reg.render ??= { messages: new Map(), components: new Map(), statuses: new Map(), next: 1, failed: new Set() };
+  reg.render ??= { messages: new Map(), entries: new Map(), components: new Map(), statuses: new Map(), next: 1, failed: new Set() };
   return reg.render;
 }
 
@@ -38,13 +39,27 @@ export function registerMessageRenderer(reg, ext, customType, renderer) {
   if (typeof renderer === "function") renderState(reg).messages.set(String(customType), { ext, renderer });
 }
 
+/** `pi.registerEntryRenderer`: the first extension to draw a type keeps it, as in pi. */
+export function registerEntryRenderer(reg, ext, customType, renderer) {
+  const entries = renderState(reg).entries;
+  const taken = entries.get(String(customType));
+  if (typeof renderer === "function" && (!taken || taken.ext === ext)) entries.set(String(customType), { ext, renderer });
+}
+
 /** The registration's `renderers`: what rho may ask this host to draw. */
 export function rendererSpec(reg) {
   const tools = [...reg.tools.values()].filter(({ def }) => def.renderCall || def.renderResult).map(({ def }) => def.name);
-  return { tools, messages: [...renderState(reg).messages.keys()], components: true };
+  const { messages, entries } = renderState(reg);
+  return { tools, messages: [...messages.keys()], entries: [...entries.keys()], components: true };
 }
 
-const lines = (component, width) => (component?.render?.(width) ?? []).map(text);
+/** pi-tui's cursor markers (APC strings its TUI resolves before writing): the fake cursor
+ * becomes reverse video and the hardware-cursor marker goes, as pi's TUI does without a
+ * hardware cursor. */
+const resolveCursors = (line) =>
+  line.includes("\x1b_pi:") ? line.replaceAll("\x1b_pi:c\x07", "").replaceAll("\x1b_pi:fc\x07", "\x1b[7m").replaceAll("\x1b_pi:/fc\x07", "\x1b[27m") : line;
+
+const lines = (component, width) => (component?.render?.(width) ?? []).map((l) => resolveCursors(text(l)));
 
 /** Runs one renderer; a failure is told once per extension and part, and rho draws it. */
 function guarded(reg, ext, what, draw) {
@@ -81,17 +96,47 @@ function renderMessage(reg, t, width) {
   return drawn ? { lines: drawn } : null;
 }
 
-/** The `render` request. Footers and headers show session figures: the session view is
- * brought up to date first. */
+const SESSION_FIGURES = new Set(["footer", "header", "customEditor"]);
+
+/** pi's key hints for entry renderers (`keyText`, `keyHint`), from pi's keybindings. */
+function keyHints(keybindings) {
+  const keyText = (action) => (keybindings?.getKeys?.(action) ?? []).join("/");
+  const keyHint = (action, description) => renderTheme.fg("dim", keyText(action)) + renderTheme.fg("muted", ` ${description}`);
+  return { keyText, keyHint };
+}
+
+/** A `custom` entry drawn by its type's renderer after a blank line, as pi's
+ * CustomEntryComponent draws it; a renderer that throws shows pi's error box instead. */
+async function renderEntry(reg, t, width) {
+  const entry = t.entry ?? {};
+  const found = renderState(reg).entries.get(entry.customType);
+  if (!found) return null;
+  const options = { expanded: t.expanded === true, ...keyHints(await piKeybindings(reg).catch(() => undefined)) };
+  let component;
+  try {
+    component = found.renderer(entry, options, renderTheme);
+  } catch (e) {
+    const { Box, Text } = await import("@earendil-works/pi-tui");
+    component = new Box(1, 1, (line) => renderTheme.bg("customMessageBg", line));
+    component.addChild(new Text(renderTheme.fg("error", `[${entry.customType}] renderer failed: ${e?.message ?? e}`), 0, 0));
+  }
+  if (!component) return { lines: [] };
+  const drawn = guarded(reg, found.ext, `the entry renderer of "${entry.customType}"`, () => lines(component, width));
+  return drawn ? { lines: ["", ...drawn] } : null;
+}
+
+/** The `render` request. Footers, headers and editors (border-status-editor) show session
+ * figures: the session view is brought up to date first. */
 export async function render(reg, msg, refresh) {
   const t = msg.target ?? {};
   const width = Math.max(1, Number(msg.width) || 80);
   reg.width = width;
   if (t.kind === "tool") return renderTool(reg, t, width);
   if (t.kind === "message") return renderMessage(reg, t, width);
+  if (t.kind === "entry") return renderEntry(reg, t, width);
   const c = renderState(reg).components.get(t.key);
   if (!c) return null;
-  if (c.slot === "footer" || c.slot === "header") await refresh(reg, "render");
+  if (SESSION_FIGURES.has(c.slot)) await refresh(reg, "render");
   const drawn = guarded(reg, c.ext, c.what, () => lines(c.component, width));
   return drawn ? { lines: drawn } : null;
 }
@@ -196,13 +241,8 @@ export function componentUi(reg, ext, fire) {
     getAllThemes: () => [],
     getTheme: () => undefined,
     setTheme: () => ({ success: false, error: drawn() ? "rho draws with its own theme" : reg.hello.hasUI ? "Theme switching not supported in RPC mode" : "UI not available" }),
-    // A custom editor: pi's RPC and print modes ignore it.
-    setEditorComponent(factory) {
-      if (!drawn()) return;
-      state.editorFactory = typeof factory === "function" ? factory : undefined;
-      if (state.editorFactory) reg.unsupported(ext, "ctx.ui.setEditorComponent", "rho's terminal keeps its own editor");
-    },
-    getEditorComponent: () => (drawn() ? state.editorFactory : undefined),
+    // setEditorComponent and the editor's text: editor.mjs.
+    ...editorUi(reg, ext, { state, place, remove, fire, drawn, theme: renderTheme }),
     custom(factory) {
       if (!drawn()) return Promise.resolve(undefined);
       const key = `custom:${state.next++}`;
@@ -214,7 +254,7 @@ export function componentUi(reg, ext, fire) {
           if (remove(key)) fire("ui_component", { key, slot: null });
           resolve(value);
         };
-        place(key, "editor", "ctx.ui.custom", (tui) => factory(tui, renderTheme, {}, done))
+        place(key, "editor", "ctx.ui.custom", async (tui) => factory(tui, renderTheme, await piKeybindings(reg).catch(() => ({})), done))
           .then((shown) => shown || done(undefined), (e) => {
             reg.notice(`pi extension ${ext.path}: ctx.ui.custom failed: ${e?.message ?? e}`);
             done(undefined);

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 9] = [
+const FILES: [(&str, &str); 10] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
@@ -16,6 +16,7 @@ const FILES: [(&str, &str); 9] = [
     ("providers.mjs", include_str!("../host/providers.mjs")),
     ("render.mjs", include_str!("../host/render.mjs")),
     ("theme.mjs", include_str!("../host/theme.mjs")),
+    ("editor.mjs", include_str!("../host/editor.mjs")),
 ];
 
 /// A directory name that changes whenever the embedded files do, so a running rho of another

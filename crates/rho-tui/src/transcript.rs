@@ -8,13 +8,14 @@ use std::collections::HashMap;
 
 use rho_protocol::agent::{AgentEvent, AgentMessage};
 use rho_protocol::message::join_text;
+use rho_protocol::session::entry::EntryData;
 use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
 use rho_protocol::{AssistantMessage, ContentBlock, PartialMessage, StopReason};
 
 use crate::components::{
     AssistantMessageView, BashExecutionView, BranchSummaryView, CompactionView, Component,
-    CustomMessageView, QueueView, StatusView, ToolCallView, ToolStatus, UsageTotals,
-    UserMessageView,
+    CustomEntryView, CustomMessageView, QueueView, StatusView, ToolCallView, ToolStatus,
+    UsageTotals, UserMessageView,
 };
 use crate::theme::Theme;
 
@@ -31,6 +32,8 @@ pub enum View {
     Tool(ToolCallView),
     /// An extension message.
     Custom(CustomMessageView),
+    /// An extension's `custom` entry (shown only as the extension draws it).
+    Entry(CustomEntryView),
     /// A compaction summary.
     Compaction(CompactionView),
     /// A branch summary.
@@ -50,6 +53,7 @@ impl Component for View {
             View::Assistant(v) => v.render(width, theme),
             View::Tool(v) => v.render(width, theme),
             View::Custom(v) => v.render(width, theme),
+            View::Entry(v) => v.render(width, theme),
             View::Compaction(v) => v.render(width, theme),
             View::BranchSummary(v) => v.render(width, theme),
             View::Bash(v) => v.render(width, theme),
@@ -201,6 +205,7 @@ impl Transcript {
                 View::Compaction(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
                 View::BranchSummary(b) => std::mem::replace(&mut b.expanded, expanded) != expanded,
                 View::Custom(c) => std::mem::replace(&mut c.expanded, expanded) != expanded,
+                View::Entry(e) => std::mem::replace(&mut e.expanded, expanded) != expanded,
                 _ => false,
             };
             if touched {
@@ -329,12 +334,38 @@ impl Transcript {
     /// Appends the components of `messages` (a session opened, resumed or rebuilt), counting
     /// their usage for the footer.
     pub fn load(&mut self, messages: &[AgentMessage]) {
+        self.load_with_entries(messages, Vec::new());
+    }
+
+    /// [`Transcript::load`] with the branch's `custom` entries, each `(when, entry)` with its
+    /// time in Unix ms: an entry goes before the first message written after it.
+    pub fn load_with_entries(
+        &mut self,
+        messages: &[AgentMessage],
+        entries: Vec<(i64, serde_json::Value)>,
+    ) {
+        let mut entries = entries.into_iter().peekable();
         for message in messages {
+            while let Some((_, entry)) = entries.next_if(|(at, _)| *at < message.timestamp()) {
+                self.push_entry(entry);
+            }
             self.push_message(message);
             if let AgentMessage::Assistant(a) = message {
                 self.record_usage(a);
             }
         }
+        for (_, entry) in entries {
+            self.push_entry(entry);
+        }
+    }
+
+    /// Appends an extension's `custom` entry.
+    fn push_entry(&mut self, entry: serde_json::Value) {
+        self.push(View::Entry(CustomEntryView {
+            entry,
+            custom: None,
+            expanded: self.tools_expanded,
+        }));
     }
 
     /// Applies one session event.
@@ -431,6 +462,13 @@ impl Transcript {
 
     fn apply_session(&mut self, e: &SessionOnlyEvent) {
         match e {
+            SessionOnlyEvent::EntryAppended { entry } => {
+                if matches!(entry.data, EntryData::Custom { .. }) {
+                    if let Ok(entry) = serde_json::to_value(entry) {
+                        self.push_entry(entry);
+                    }
+                }
+            }
             SessionOnlyEvent::QueueUpdate {
                 steering,
                 follow_up,

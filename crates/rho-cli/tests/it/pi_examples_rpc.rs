@@ -34,16 +34,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "the OAuth login of an extension's provider, as for custom-provider-anthropic",
     ),
     (
-        "debug-provider.ts",
-        "not supported",
-        "pi.on(\"provider_stream_event\") and pi.registerEntryRenderer are not built yet",
-    ),
-    (
-        "entry-renderer.ts",
-        "not supported",
-        "pi.registerEntryRenderer is not built yet",
-    ),
-    (
         "gondolin",
         "",
         "its npm dependency does not install (npm 404): pi exits at start, rho names the extension that did not load and keeps running",

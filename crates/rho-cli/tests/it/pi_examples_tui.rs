@@ -152,7 +152,12 @@ async fn a_header_and_widgets_above_and_below_the_editor() {
         let Some(tmux) = open(&sb, agent, &names).await else {
             return;
         };
-        let screen = tmux.wait_for_text("Below editor widget").await;
+        // The header and the widgets are drawn as each comes back: wait for all of them.
+        let screen = tmux
+            .wait_for("the header and the widgets", |s| {
+                s.contains("██") && s.contains("Below editor widget")
+            })
+            .await;
         let shown = region(&sb, &screen, "██", "Below editor widget");
         assert!(shown.contains("Above editor widget"), "{shown}");
         snapshot(agent, "header_and_widgets", &shown);
@@ -252,5 +257,74 @@ async fn the_hidden_thinking_label_set_by_the_extension() {
         assert!(!screen.contains("a secret plan"), "{screen}");
         let shown = region(&sb, &screen, "Pondering...", "Answer.");
         snapshot(agent, "hidden_thinking_label", &shown);
+    }
+}
+
+/// modal-editor.ts's vim-like editor in place of the agent's own: Enter sends what it holds
+/// to the model as the agent's own editor would and empties it; typed text lands in it, Escape
+/// switches it to normal mode (its label on the bottom border), `h` moves the cursor and `i`
+/// inserts again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_modal_editor_in_place_of_the_agents_own() {
+    for agent in agents() {
+        let sb = Sandbox::new().await;
+        sb.server.push(crate::tui::streamed(&["Heard you."]));
+        let Some(tmux) = open(&sb, agent, &["modal-editor.ts"]).await else {
+            return;
+        };
+        tmux.wait_for_text("INSERT").await;
+        let screen = first_submit(&tmux, "hello", "Heard you.").await;
+        assert_eq!(
+            crate::tui::user_texts(&sb, 0),
+            vec!["hello".to_string()],
+            "{screen}"
+        );
+        let shown = region(&sb, &screen, "Heard you.", "INSERT");
+        assert!(
+            !shown.contains("hello"),
+            "the editor is empty again: {shown}"
+        );
+        tmux.type_text("wold");
+        tmux.wait_for_text("wold").await;
+        tmux.send_keys(&["Escape"]);
+        tmux.wait_for_text("NORMAL").await;
+        tmux.send_keys(&["h"]);
+        tmux.send_keys(&["h"]);
+        tmux.send_keys(&["i"]);
+        tmux.wait_for_text("INSERT").await;
+        tmux.type_text("r");
+        tmux.wait_for_text("world").await;
+        tmux.send_keys(&["Escape"]);
+        let screen = tmux.wait_for_text("NORMAL").await;
+        let shown = region(&sb, &screen, "world", "NORMAL");
+        snapshot(agent, "modal_editor_normal", &shown);
+    }
+}
+
+/// entry-renderer.ts's status card: a `custom` entry the extension appends (never sent to the
+/// model) shown in the transcript as its renderer draws it; expanded (ctrl+o), the renderer
+/// adds the card's time under it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_custom_entry_drawn_by_its_extension() {
+    for agent in agents() {
+        let sb = Sandbox::new().await;
+        let Some(tmux) = open(&sb, agent, &["entry-renderer.ts"]).await else {
+            return;
+        };
+        let screen =
+            first_submit(&tmux, "/status-card Build passed", "[status] Build passed").await;
+        let shown = region(&sb, &screen, "[status]", "[status]");
+        snapshot(agent, "status_card_entry", &shown);
+        tmux.send_keys(&["C-o"]);
+        let year = |s: &str| {
+            let rows: Vec<&str> = s.lines().collect();
+            let card = rows
+                .iter()
+                .position(|l| l.contains("[status] Build passed"));
+            card.and_then(|i| rows.get(i + 1))
+                .is_some_and(|l| l.contains("20"))
+        };
+        tmux.wait_for("the card's time under it", year).await;
+        assert!(sb.server.requests().is_empty(), "nothing went to the model");
     }
 }

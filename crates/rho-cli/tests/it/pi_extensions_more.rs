@@ -202,3 +202,47 @@ async fn shutdown_command_quits_rho_from_a_command_and_after_a_tool_s_turn() {
         "the turn ended before rho quit"
     );
 }
+
+/// debug-provider.ts records the provider's raw stream events (`provider_stream_event`, each
+/// chunk's JSON before rho folds it) of a reply and appends them as a custom entry, which an
+/// RPC client hears of as `entry_appended`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn debug_provider_records_the_raw_stream_events_of_a_reply() {
+    // pi 1.x's RPC, which has `entry_appended`.
+    let start = Start {
+        args: vec!["--rpc-dialect".into(), "1.x".into()],
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["debug-provider.ts"], start).await else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "on", "type": "prompt", "message": "/debug-provider on"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    notified(&mut rpc, "Provider event capture enabled").await;
+    rpc.server.push(reply("Noted."));
+    rpc.prompt_ok("p", "hello").await;
+    let appended = rpc
+        .wait(|v| {
+            v["type"] == "entry_appended" && v["entry"]["customType"] == "debug-provider-events"
+        })
+        .await;
+    let data = &appended["entry"]["data"];
+    assert_eq!(data["provider"], "mock", "{data}");
+    assert_eq!(data["model"], "m1", "{data}");
+    assert_eq!(data["api"], "openai-completions", "{data}");
+    let events = data["events"].as_array().expect("events");
+    let text: String = events
+        .iter()
+        .filter_map(|e| e["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(text, "Noted.", "{data}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["object"] == "chat.completion.chunk"),
+        "every event is a chunk as the provider sent it: {data}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}

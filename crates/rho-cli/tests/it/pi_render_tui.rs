@@ -96,8 +96,9 @@ async fn custom_footer_replaces_the_footer_with_the_extensions_figures() {
     let screen = tmux.wait_for_text("↑40 ↓9 $").await;
     assert!(footer(&screen).contains("↑40 ↓9 $"), "{screen}");
     tmux.submit("/footer");
-    let screen = tmux.wait_for_gone("↑40 ↓9 $").await;
-    assert!(screen.contains("Default footer restored"), "{screen}");
+    tmux.wait_for_gone("↑40 ↓9 $").await;
+    // The extension's notice comes after the footer it removed.
+    tmux.wait_for_text("Default footer restored").await;
 }
 
 /// The footer is drawn again for the new width when the terminal is resized (the extension
@@ -233,4 +234,87 @@ async fn widget_placement_reaches_an_rpc_client() {
     );
     assert_eq!(below["widgetPlacement"], "belowEditor");
     assert_eq!(rpc.close().await, Some(0));
+}
+
+/// modal-editor.ts routes Escape as pi's editors do: in insert mode it only switches to
+/// normal mode, in normal mode it goes to the app, which stops the reply (pi's
+/// `app.interrupt`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_editor_hands_escape_to_the_app_to_stop_a_reply() {
+    let sb = Sandbox::new().await;
+    sb.server.push(
+        rho_testkit::openai_chat::ChatStream::new("chatcmpl-h", "mock-model")
+            .role()
+            .text("Partial answer")
+            .response_then_hang(),
+    );
+    let Some(tmux) = start(&sb, &["modal-editor.ts"]).await else {
+        return;
+    };
+    tmux.wait_for_text("INSERT").await;
+    tmux.submit("a long task");
+    tmux.wait_for_text("Partial answer").await;
+    tmux.send_keys(&["Escape"]);
+    let screen = tmux.wait_for_text("NORMAL").await;
+    assert!(!screen.contains("Operation aborted"), "{screen}");
+    tmux.send_keys(&["Escape"]);
+    tmux.wait_for_text("Operation aborted").await;
+}
+
+/// An extension that puts its own editor in place and, on `/plain`, fills it and gives the
+/// place back (`setEditorComponent(undefined)`).
+const SWAP_EDITOR: &str = r#"import { CustomEditor } from "@earendil-works/pi-coding-agent";
+
+class Tagged extends CustomEditor {
+  render(width) {
+    const lines = super.render(width);
+    lines[0] = "[tagged editor]";
+    return lines;
+  }
+}
+
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    ctx.ui.setEditorComponent((tui, theme, keybindings) => new Tagged(tui, theme, keybindings));
+  });
+  pi.registerCommand("plain", {
+    handler: async (_args, ctx) => {
+      ctx.ui.setEditorText(`kept ${ctx.ui.getEditorComponent() ? "from" : "without"} the editor`);
+      ctx.ui.setEditorComponent(undefined);
+    },
+  });
+}
+"#;
+
+/// The extension's editor runs a command as rho's own would; `setEditorComponent(undefined)`
+/// brings rho's editor back with the text the extension's held, and keys go to it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_editor_gives_the_place_back_with_its_text() {
+    let sb = Sandbox::new().await;
+    if skip_without_tmux("setEditorComponent") {
+        return;
+    }
+    let Some(_) = pi_support::prepare_agent(sb.agent.path(), &[]) else {
+        return;
+    };
+    let file = sb.agent.path().join("exts/swap-editor.ts");
+    std::fs::create_dir_all(file.parent().expect("exts")).expect("exts dir");
+    std::fs::write(&file, SWAP_EDITOR).expect("extension");
+    let path = file.display().to_string();
+    let tmux = Tmux::start(&sb, &["--model", "mock-model", "-e", &path]);
+    tmux.wait_for_text("[tagged editor]").await;
+    tmux.submit("/plain");
+    let screen = tmux.wait_for_gone("[tagged editor]").await;
+    assert_eq!(
+        editor(&screen),
+        vec!["kept from the editor".to_string()],
+        "{screen}"
+    );
+    tmux.type_text(" and more");
+    let screen = tmux.wait_for_text("and more").await;
+    assert_eq!(
+        editor(&screen),
+        vec!["kept from the editor and more".to_string()],
+        "{screen}"
+    );
 }

@@ -116,6 +116,7 @@ impl SessionHooks for Upcalls {
         let session = self.session();
         let credentials = self.credentials.clone();
         let provider = model.provider.clone();
+        let hooks = session.as_ref().map(|s| s.request_hooks(model));
         Box::pin(async move {
             let fresh = credentials
                 .request_key(&provider)
@@ -130,7 +131,7 @@ impl SessionHooks for Upcalls {
             options.session_id = session
                 .as_ref()
                 .map(|s| s.with_session(|m| m.session_id().to_string()));
-            options.hooks = session.map(|s| s.request_hooks()).unwrap_or_default();
+            options.hooks = hooks.unwrap_or_default();
             options.hooks.on_unauthorized = Some(reauthorize(&credentials, &provider));
             if options.api_key.is_none() {
                 options.api_key = credentials
@@ -231,9 +232,9 @@ impl AgentSession {
         let _ = processed.wait_for(|t| *t >= target).await;
     }
 
-    /// `before_provider_request` / `after_provider_response` as HTTP hooks, only when an
-    /// extension handles them (EXT-6, EXT-8).
-    fn request_hooks(&self) -> rho_ai::options::RequestHooks {
+    /// `before_provider_request` / `after_provider_response` / `provider_stream_event` as HTTP
+    /// hooks of a call to `model`, only when an extension handles them (EXT-6, EXT-8).
+    fn request_hooks(&self, model: &Model) -> rho_ai::options::RequestHooks {
         let runner = &self.inner.services.extensions;
         let mut hooks = rho_ai::options::RequestHooks::default();
         if runner.has_handlers("before_provider_request") {
@@ -268,6 +269,25 @@ impl AgentSession {
                     let event = rho_extension_host::ExtensionEvent::AfterProviderResponse {
                         status,
                         headers: Value::Object(headers),
+                    };
+                    s.inner.services.extensions.emit(event, &s.ext_ctx()).await;
+                })
+            }));
+        }
+        if runner.has_handlers("provider_stream_event") {
+            let w = self.inner.weak.clone();
+            let (provider, api, id) = (model.provider.clone(), model.api.clone(), model.id.clone());
+            hooks.on_stream_event = Some(Arc::new(move |data| {
+                let (w, provider, api, model) =
+                    (w.clone(), provider.clone(), api.clone(), id.clone());
+                Box::pin(async move {
+                    let Some(inner) = w.upgrade() else { return };
+                    let s = AgentSession { inner };
+                    let event = rho_extension_host::ExtensionEvent::ProviderStreamEvent {
+                        provider,
+                        api,
+                        model,
+                        data,
                     };
                     s.inner.services.extensions.emit(event, &s.ext_ctx()).await;
                 })

@@ -203,6 +203,7 @@ pub(crate) fn is_ui_tell(method: &str) -> bool {
             | "ui_render"
             | "ui_title"
             | "ui_working"
+            | "ui_editor_event"
     )
 }
 
@@ -251,6 +252,10 @@ pub(crate) fn ui_tell(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
         }
         "ui_title" => {
             ui.set_title(str_field(&p, "title"));
+            Ok(Value::Null)
+        }
+        "ui_editor_event" => {
+            ui.editor_event(params(method, p)?);
             Ok(Value::Null)
         }
         other => Err(HostError::UnknownMethod(other.to_string())),

@@ -7,6 +7,7 @@
 
 use std::time::{Duration, Instant};
 
+use rho_extension_host::render::EditorEvent;
 use rho_tui::{Action, Input};
 
 use super::commands::copy_last;
@@ -56,8 +57,39 @@ impl Control {
         let Some(action) = keys.first_match(input, APP_ACTIONS) else {
             return false;
         };
+        self.run_action(action, &keys, cx)
+    }
+
+    /// What an extension's editor (pi's `setEditorComponent`) hands back: its submit goes
+    /// where the submit of rho's editor goes; an app action runs as if rho's editor had seen
+    /// its key (the extension's editor already checked what depends on its own text: Ctrl+D
+    /// only when empty, Ctrl+C after clearing it).
+    pub fn editor_event(&mut self, event: EditorEvent, cx: &mut Cx) {
+        match event {
+            EditorEvent::Submit { text } => self.submit(text, cx),
+            EditorEvent::FollowUp { text } => self.submit_follow_up(text, cx),
+            EditorEvent::Action { action } => {
+                let Some(action) = Action::from_id(&action) else {
+                    return;
+                };
+                if action != Action::Clear {
+                    self.last_ctrl_c = None;
+                }
+                if action != Action::Interrupt {
+                    self.last_escape = None;
+                }
+                let keys = std::sync::Arc::clone(&cx.shared.keymap);
+                self.run_action(action, &keys, cx);
+            }
+        }
+    }
+
+    /// Runs app action `action`: true when it is one.
+    fn run_action(&mut self, action: Action, keys: &rho_tui::Keymap, cx: &mut Cx) -> bool {
         match action {
-            Action::Clear => self.ctrl_c(&keys, cx.screen),
+            Action::Interrupt => self.interrupt(cx),
+            Action::Exit => self.quit = true,
+            Action::Clear => self.ctrl_c(keys, cx.screen),
             Action::Suspend => cx.screen.suspend(),
             Action::ThinkingCycle => self.cycle_thinking(cx.shared),
             Action::ModelCycleForward => self.cycle_model(true, cx.shared),

@@ -94,6 +94,8 @@ impl ExtUi {
             UiRequest::Component { key, slot } => self.render.place(key, slot),
             UiRequest::Redraw(key) => self.render.invalidate(Some(&key)),
             UiRequest::Shutdown => self.shutdown_requested = true,
+            // The app loop hands these to its control before they get here.
+            UiRequest::EditorEvent(_) => {}
             UiRequest::Working(update) => {
                 if let Some(label) = self.working.apply(update) {
                     screen.transcript.set_hidden_thinking_label(label);
@@ -107,6 +109,16 @@ impl ExtUi {
                 let _ = out.flush();
             }
         }
+    }
+
+    /// Whether the extension's editor has the keys (pi's `setEditorComponent`, no
+    /// `ctx.ui.custom` component open): extension shortcuts then go before it, as pi's
+    /// `CustomEditor` runs them first.
+    pub fn editor_replaced(&self) -> bool {
+        matches!(
+            self.render.focused(),
+            Some((_, ComponentSlot::CustomEditor))
+        )
     }
 
     /// Whether an extension asked rho to quit (`ctx.shutdown()`).
@@ -154,7 +166,7 @@ impl ExtUi {
 
     /// A key for the component holding the keyboard, if one does: true when it took it.
     pub fn component_key(&mut self, input: &Input) -> bool {
-        let Some(key) = self.render.focused() else {
+        let Some((key, _)) = self.render.focused() else {
             return false;
         };
         self.render.component_key(key, input, &self.drawn_tx);
@@ -205,9 +217,12 @@ impl ExtUi {
         lines
     }
 
-    /// An extension's component in the editor's place.
+    /// An extension's component in the editor's place: an open `ctx.ui.custom` one, else the
+    /// extension's editor.
     pub fn editor_component(&self) -> Option<Vec<String>> {
-        self.render.latest(ComponentSlot::Editor)
+        self.render
+            .latest(ComponentSlot::Editor)
+            .or_else(|| self.render.latest(ComponentSlot::CustomEditor))
     }
 
     /// Widgets and components below the editor.

@@ -15,6 +15,7 @@ use rho_tui::components::ToolStatus;
 use rho_tui::input::{KeyCode, KeyModifiers};
 use rho_tui::{Input, Transcript, View};
 use serde_json::json;
+use tokio::sync::mpsc;
 
 use crate::outbox::Outbox;
 
@@ -61,7 +62,12 @@ pub struct ExtRender {
     lines: HashMap<String, Vec<String>>,
     /// Per component: the renderer that draws it.
     owners: HashMap<String, Arc<dyn ExtensionRenderer>>,
+    /// Keys for components, delivered one after another (see [`ExtRender::component_key`]).
+    keys: Option<mpsc::UnboundedSender<KeyFor>>,
 }
+
+/// A key for component `.1` of renderer `.0`, as terminal bytes `.2`.
+type KeyFor = (Arc<dyn ExtensionRenderer>, String, String);
 
 impl ExtRender {
     /// The transcript was rebuilt: everything is asked for again.
@@ -108,14 +114,15 @@ impl ExtRender {
             .collect()
     }
 
-    /// The component holding the keys, if one does.
-    pub fn focused(&self) -> Option<String> {
-        let (key, _) = self
-            .components
-            .iter()
-            .rev()
-            .find(|(_, s)| *s == ComponentSlot::Editor)?;
-        Some(key.clone())
+    /// The component holding the keys, if one does, with its slot: an open `ctx.ui.custom`
+    /// component before the extension's editor (pi shows the editor again when it closes).
+    pub fn focused(&self) -> Option<(String, ComponentSlot)> {
+        [ComponentSlot::Editor, ComponentSlot::CustomEditor]
+            .into_iter()
+            .find_map(|slot| {
+                let (key, _) = self.components.iter().rev().find(|(_, s)| *s == slot)?;
+                Some((key.clone(), slot))
+            })
     }
 }
 
@@ -157,6 +164,17 @@ fn target_of(
                 content: json!(c.text),
                 details: c.details.clone(),
                 expanded: c.expanded,
+            };
+            Some((r.clone(), target, width))
+        }
+        View::Entry(e) => {
+            let custom_type = e.entry.get("customType").and_then(|t| t.as_str())?;
+            let r = renderers
+                .iter()
+                .find(|r| r.spec().entries.iter().any(|t| t == custom_type))?;
+            let target = RenderTarget::Entry {
+                entry: e.entry.clone(),
+                expanded: e.expanded,
             };
             Some((r.clone(), target, width))
         }
@@ -270,6 +288,7 @@ impl ExtRender {
                         t.custom_result = rendered.result;
                     }
                     View::Custom(c) => c.custom = rendered.lines,
+                    View::Entry(e) => e.custom = rendered.lines,
                     _ => {}
                 });
             }
@@ -298,19 +317,30 @@ impl ExtRender {
     }
 
     /// Sends a key to component `key`, which holds the keyboard; it is drawn again after.
-    pub fn component_key(&self, key: String, input: &Input, tx: &Outbox<Drawn>) {
+    /// Keys go one at a time, each after the last was taken, so typed text arrives in order.
+    pub fn component_key(&mut self, key: String, input: &Input, tx: &Outbox<Drawn>) {
         let Some(data) = terminal_bytes(input) else {
             return;
         };
         let Some(owner) = self.owners.get(&key).cloned() else {
             return;
         };
-        let tx = tx.clone();
-        tokio::spawn(async move {
+        let keys = self.keys.get_or_insert_with(|| deliver_keys(tx.clone()));
+        // Fails only once the runtime is shutting down, with the screen.
+        let _ = keys.send((owner, key, data));
+    }
+}
+
+/// The task that hands keys to components in the order they were typed.
+fn deliver_keys(tx: Outbox<Drawn>) -> mpsc::UnboundedSender<KeyFor> {
+    let (keys, mut queue) = mpsc::unbounded_channel::<KeyFor>();
+    tokio::spawn(async move {
+        while let Some((owner, key, data)) = queue.recv().await {
             let _ = owner.input(key.clone(), data).await;
             tx.send(Drawn::KeyTaken(key));
-        });
-    }
+        }
+    });
+    keys
 }
 
 /// A key as a terminal sends it (what pi-tui's `matchesKey` reads): the legacy bytes where they
@@ -432,10 +462,30 @@ mod tests {
         let mut r = ExtRender::default();
         r.place("a".into(), Some(ComponentSlot::Editor));
         r.lines.insert("a".into(), vec!["todos".into()]);
-        assert_eq!(r.focused().as_deref(), Some("a"));
+        assert_eq!(r.focused(), Some(("a".into(), ComponentSlot::Editor)));
         assert_eq!(r.latest(ComponentSlot::Editor), Some(vec!["todos".into()]));
         r.place("a".into(), None);
         assert_eq!(r.focused(), None);
         assert_eq!(r.latest(ComponentSlot::Editor), None);
+    }
+
+    #[test]
+    fn an_open_custom_component_goes_before_the_extensions_editor() {
+        let mut r = ExtRender::default();
+        r.place("editor".into(), Some(ComponentSlot::CustomEditor));
+        assert_eq!(
+            r.focused(),
+            Some(("editor".into(), ComponentSlot::CustomEditor))
+        );
+        r.place("custom:1".into(), Some(ComponentSlot::Editor));
+        assert_eq!(
+            r.focused(),
+            Some(("custom:1".into(), ComponentSlot::Editor))
+        );
+        r.place("custom:1".into(), None);
+        assert_eq!(
+            r.focused(),
+            Some(("editor".into(), ComponentSlot::CustomEditor))
+        );
     }
 }

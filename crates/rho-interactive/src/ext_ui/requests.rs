@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use rho_extension_host::render::{ComponentSlot, WorkingUpdate};
+use rho_extension_host::render::{ComponentSlot, EditorEvent, WorkingUpdate};
 use rho_extension_host::ExtensionUi;
 use tokio::sync::oneshot;
 
@@ -92,6 +92,8 @@ pub enum UiRequest {
     Working(WorkingUpdate),
     /// An extension asked rho to quit (`ctx.shutdown()`).
     Shutdown,
+    /// The extension's editor submitted or routed an app action (run by the app's control).
+    EditorEvent(EditorEvent),
 }
 
 /// The [`ExtensionUi`] of the interactive mode.
@@ -201,6 +203,10 @@ impl ExtensionUi for TuiUi {
 
     fn request_render(&self, key: String) {
         self.tell(UiRequest::Redraw(key));
+    }
+
+    fn editor_event(&self, event: EditorEvent) {
+        self.tell(UiRequest::EditorEvent(event));
     }
 
     fn set_title(&self, title: String) {

@@ -95,7 +95,8 @@ impl Screen {
     pub fn rebuild(&mut self, session: &AgentSession) {
         self.drawn_generation = session.generation();
         self.transcript.clear();
-        self.transcript.load(&session.messages());
+        self.transcript
+            .load_with_entries(&session.messages(), custom_entries(session));
         self.loaded_context_tokens = session
             .model()
             .and_then(|m| session.context_usage(&m))
@@ -283,4 +284,22 @@ fn header_lines(theme: &Theme, keys: &Keymap) -> Vec<String> {
             ),
         ),
     ]
+}
+
+/// The `custom` entries of the session's branch (what extensions appended), with their times,
+/// for the transcript to show where extensions draw them.
+fn custom_entries(session: &AgentSession) -> Vec<(i64, serde_json::Value)> {
+    use rho_session::entry::EntryData;
+    session.with_session(|store| {
+        store
+            .tree()
+            .branch()
+            .into_iter()
+            .filter(|e| matches!(e.data, EntryData::Custom { .. }))
+            .filter_map(|e| {
+                let at = rho_session::time::parse_iso(&e.timestamp)?;
+                Some((at, serde_json::to_value(e).ok()?))
+            })
+            .collect()
+    })
 }

@@ -90,6 +90,14 @@ pub enum ExtensionEvent {
     BeforeProviderRequest { payload: Value },
     /// The provider's response headers arrived.
     AfterProviderResponse { status: u16, headers: Value },
+    /// One parsed event of the provider's stream, before rho folds it into the reply (pi
+    /// 1.6): notification only, awaited in stream order. `data` is the event's JSON.
+    ProviderStreamEvent {
+        provider: String,
+        api: String,
+        model: String,
+        data: Value,
+    },
     /// Before an accepted prompt's run.
     BeforeAgentStart {
         prompt: String,

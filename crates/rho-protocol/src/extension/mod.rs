@@ -21,7 +21,8 @@ pub use registration::{
     empty_object_schema, CommandSpec, FlagSpec, ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
 pub use render::{
-    ComponentSlot, RenderTarget, Rendered, RendererSpec, WorkingIndicator, WorkingUpdate,
+    ComponentSlot, EditorEvent, RenderTarget, Rendered, RendererSpec, WorkingIndicator,
+    WorkingUpdate,
 };
 
 /// The protocol version rho speaks and sends in `hello`.

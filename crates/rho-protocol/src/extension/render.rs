@@ -17,6 +17,10 @@ pub struct RendererSpec {
     /// Custom message types it draws (pi's `registerMessageRenderer`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub messages: Vec<String>,
+    /// Custom entry types it draws (pi's `registerEntryRenderer`): `custom` entries, which
+    /// rho shows only when drawn this way.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entries: Vec<String>,
     /// It may announce components (`ui_component`); rho asks only such extensions to draw one.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub components: bool,
@@ -30,7 +34,7 @@ impl RendererSpec {
 
     /// Whether it draws tools or messages of the transcript.
     pub fn draws_transcript(&self) -> bool {
-        !self.tools.is_empty() || !self.messages.is_empty()
+        !self.tools.is_empty() || !self.messages.is_empty() || !self.entries.is_empty()
     }
 }
 
@@ -73,6 +77,14 @@ pub enum RenderTarget {
         #[serde(default)]
         expanded: bool,
     },
+    /// A `custom` entry of a declared type.
+    Entry {
+        /// The whole entry as pi writes it (`type`, `id`, `customType`, `data`, ...).
+        entry: Value,
+        /// The user expanded tool output (ctrl+o).
+        #[serde(default)]
+        expanded: bool,
+    },
     /// A component the extension announced with `ui_component`.
     Component {
         /// The key it announced.
@@ -108,6 +120,32 @@ pub enum ComponentSlot {
     BelowEditor,
     /// In place of the editor, taking the keys until the extension closes it (`ctx.ui.custom`).
     Editor,
+    /// The extension's editor in place of rho's (pi's `setEditorComponent`): it takes the keys
+    /// whenever no `Editor` component is open, and hands back [`EditorEvent`]s.
+    CustomEditor,
+}
+
+/// What an extension's editor hands back to rho, sent with the `ui_editor_event` call: what
+/// pi's interactive mode wires into a custom editor (its submit and the app actions).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum EditorEvent {
+    /// Enter: the text goes to the session as the submit of rho's editor.
+    Submit {
+        /// The submitted text.
+        text: String,
+    },
+    /// pi's `app.message.followUp` (Alt+Enter): the editor's text, as a follow-up.
+    FollowUp {
+        /// The editor's text.
+        text: String,
+    },
+    /// Another app action the editor routes to the app (pi's keybinding id, `app.interrupt`,
+    /// `app.exit`, `app.model.cycleForward`, …).
+    Action {
+        /// The keybinding id.
+        action: String,
+    },
 }
 
 /// A change to the line shown while the agent works, sent with the `ui_working` call: pi's
@@ -163,6 +201,31 @@ mod tests {
         assert_eq!(r.result, None);
         let slot: ComponentSlot = serde_json::from_str("\"belowEditor\"").expect("slot");
         assert_eq!(slot, ComponentSlot::BelowEditor);
+        let slot: ComponentSlot = serde_json::from_str("\"customEditor\"").expect("slot");
+        assert_eq!(slot, ComponentSlot::CustomEditor);
+    }
+
+    #[test]
+    fn editor_events_read_as_the_host_writes_them() {
+        let read = |s: &str| serde_json::from_str::<EditorEvent>(s).expect(s);
+        assert_eq!(
+            read(r#"{"kind":"submit","text":"hello"}"#),
+            EditorEvent::Submit {
+                text: "hello".into()
+            }
+        );
+        assert_eq!(
+            read(r#"{"kind":"followUp","text":"later"}"#),
+            EditorEvent::FollowUp {
+                text: "later".into()
+            }
+        );
+        assert_eq!(
+            read(r#"{"kind":"action","action":"app.interrupt"}"#),
+            EditorEvent::Action {
+                action: "app.interrupt".into()
+            }
+        );
     }
 
     #[test]

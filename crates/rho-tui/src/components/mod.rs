@@ -13,7 +13,8 @@ pub use assistant::{AssistantMessageView, ReplyBlock};
 pub use editor::EditorView;
 pub use footer::{FooterView, UsageTotals};
 pub use notice::{
-    BashExecutionView, BranchSummaryView, CompactionView, CustomMessageView, StatusView,
+    BashExecutionView, BranchSummaryView, CompactionView, CustomEntryView, CustomMessageView,
+    StatusView,
 };
 pub use queue::QueueView;
 pub use tool::{format_duration, ToolCallView, ToolStatus};

@@ -1,6 +1,6 @@
-//! Boxed notices in the transcript: extension (custom) messages, compaction and branch summaries
-//! (collapsed by default, as pi shows them), user shell commands, and one-line status notes
-//! (compacting, retrying, errors).
+//! Boxed notices in the transcript: extension (custom) messages and entries, compaction and
+//! branch summaries (collapsed by default, as pi shows them), user shell commands, and one-line
+//! status notes (compacting, retrying, errors).
 
 use super::{boxed, indent_lines, Component, EXPAND_HINT};
 use crate::ansi::wrap;
@@ -52,6 +52,27 @@ impl Component for CustomMessageView {
             return out;
         }
         labelled_box(&self.custom_type, &self.text, width, theme)
+    }
+}
+
+/// A `custom` entry an extension appended (`pi.appendEntry`): never in context, shown only
+/// as its extension draws it (pi's `registerEntryRenderer`), nothing otherwise.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CustomEntryView {
+    /// The entry as pi writes it (what the extension's renderer reads).
+    pub entry: serde_json::Value,
+    /// The lines the extension drew (`None`: not drawn, nothing shows).
+    pub custom: Option<Vec<String>>,
+    /// The user expanded tool output (ctrl+o); renderers may show more.
+    pub expanded: bool,
+}
+
+impl Component for CustomEntryView {
+    fn render(&self, width: usize, _theme: &Theme) -> Vec<String> {
+        let lines = self.custom.iter().flatten();
+        lines
+            .map(|l| crate::ansi::truncate_to_width(l, width))
+            .collect()
     }
 }
 

@@ -9,7 +9,7 @@ use rho_protocol::agent::{AgentEvent, AgentMessage, ToolExecutionResult};
 use rho_protocol::session::{CompactionReason, CompactionResult, SessionEvent, SessionOnlyEvent};
 use rho_protocol::{AssistantMessage, AssistantMessageEvent, ContentBlock, ToolCall, UserMessage};
 use rho_tui::ansi::strip_ansi;
-use rho_tui::components::ToolStatus;
+use rho_tui::components::{Component, ToolStatus};
 use rho_tui::{Renderer, Theme, Transcript, View};
 use serde_json::json;
 
@@ -359,4 +359,37 @@ fn a_discarded_reply_closed_by_message_end_stays_marked_with_its_reason() {
         "the announced call never ran: {shown}"
     );
     assert!(shown.contains("only the unit tests"), "{shown}");
+}
+
+/// A session's `custom` entries take their place among the messages by time, show nothing
+/// until their extension draws them, and follow the ctrl+o expansion.
+#[test]
+fn custom_entries_sit_between_the_messages_written_around_them() {
+    let mut t = Transcript::new(Theme::dark());
+    let mut first = UserMessage::text("first");
+    first.timestamp = 1_000;
+    let mut second = UserMessage::text("second");
+    second.timestamp = 3_000;
+    let messages = [AgentMessage::User(first), AgentMessage::User(second)];
+    let card = |n: u32| json!({"type": "custom", "customType": "card", "data": {"n": n}});
+    t.load_with_entries(&messages, vec![(2_000, card(1)), (4_000, card(2))]);
+    let kinds: Vec<String> = t
+        .views()
+        .map(|v| match v {
+            View::User(u) => u.text.clone(),
+            View::Entry(e) => format!("card {}", e.entry["data"]["n"]),
+            _ => "other".into(),
+        })
+        .collect();
+    assert_eq!(kinds, ["first", "card 1", "second", "card 2"]);
+    let Some(View::Entry(e)) = t.views().nth(1) else {
+        panic!("an entry")
+    };
+    assert!(e.render(40, &Theme::dark()).is_empty(), "undrawn: nothing");
+    assert!(!e.expanded);
+    t.set_tools_expanded(true);
+    let Some(View::Entry(e)) = t.views().nth(1) else {
+        panic!("an entry")
+    };
+    assert!(e.expanded);
 }
