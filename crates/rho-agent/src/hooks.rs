@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use rho_ai::{
     AssistantMessage, AssistantStream, ContentBlock, Context, Message, Model, ProviderError,
-    StreamOptions, ToolCall, ToolResultMessage,
+    StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -67,6 +67,26 @@ pub trait SessionHooks: Send + Sync {
     ) -> BoxFuture<'static, Result<StreamOptions, String>> {
         let _ = model;
         Box::pin(ready(Ok(options)))
+    }
+
+    /// Routes one call made with a virtual model ([`Model::is_virtual`]) to the physical
+    /// model and thinking level it goes to (pi's request preparation under a virtual
+    /// selection): asked only for virtual models, before [`Self::prepare_call`], with the
+    /// request's messages. Without an owner that routes, the call fails as pi's unrouted
+    /// stream does. An `Err` fails the run (AC-5) with its text.
+    fn route_call(
+        &self,
+        model: &Model,
+        thinking: ThinkingLevel,
+        messages: &[Message],
+        cancel: &CancellationToken,
+    ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
+        let _ = (thinking, messages, cancel);
+        let error = format!(
+            "Virtual model {}/{} must be routed before streaming",
+            model.provider, model.id
+        );
+        Box::pin(ready(Err(error)))
     }
 
     /// Runs after a tool call's arguments were validated, before it executes (the session's

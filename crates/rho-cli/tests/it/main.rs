@@ -58,6 +58,7 @@ mod pi_render_tui;
 mod pi_session_api;
 mod pi_shortcuts_tui;
 mod pi_shutdown_tui;
+mod pi_virtual_models;
 mod print_json;
 mod print_tools;
 mod project_dirs;

@@ -351,6 +351,10 @@ impl AgentSession {
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
+        let (model, thinking) = self
+            .summary_route(model, thinking)
+            .await
+            .map_err(Failure::Quiet)?;
         let api_key = self
             .summary_api_key(&model.provider)
             .await

@@ -97,7 +97,7 @@ impl Screen {
         self.transcript.clear();
         self.transcript.load(&session.messages());
         self.loaded_context_tokens = session
-            .model()
+            .usage_model()
             .and_then(|m| session.context_usage(&m))
             .and_then(|u| u.tokens);
         self.transcript.set_tools_expanded(self.tools_expanded);
