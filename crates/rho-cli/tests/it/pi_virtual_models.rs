@@ -15,10 +15,12 @@ use pi_support::tool_call;
 use serde_json::{json, Value};
 use support::{reply, Start};
 
-/// Routes `low` to mock/m1 and `high` to the reasoning mock/r1 (at `medium`); `minimal` names a
-/// model the catalog does not have. Follow-ups and retries stay where the turn went. Counts its
-/// calls in router state and records why it was asked.
-const ROUTER: &str = r#"
+/// A router extension: `low` goes to mock/`low`, `high` to mock/`high` (at `medium`, clamped
+/// to that model), `minimal` names a model the catalog does not have. Follow-ups and retries
+/// stay where the turn went. It counts its calls in router state and records why it was
+/// asked.
+pub fn router(low: &str, high: &str) -> String {
+    r#"
 export default function (pi) {
   pi.registerVirtualModel({
     provider: "router",
@@ -33,12 +35,15 @@ export default function (pi) {
         return { model: sticky.model, thinkingLevel: sticky.thinkingLevel ?? "off", state };
       }
       if (request.thinkingLevel === "minimal") return { model: { provider: "mock", id: "nope" }, thinkingLevel: "low" };
-      const id = request.thinkingLevel === "high" ? "r1" : "m1";
+      const id = request.thinkingLevel === "high" ? "HIGH" : "LOW";
       return { model: ctx.modelRegistry.find("mock", id), thinkingLevel: "medium", state };
     },
   });
 }
-"#;
+"#
+    .replace("HIGH", high)
+    .replace("LOW", low)
+}
 
 async fn start(args: Vec<String>, home: Option<tempfile::TempDir>) -> Option<support::Rpc> {
     let own_model = !args.is_empty();
@@ -49,7 +54,8 @@ async fn start(args: Vec<String>, home: Option<tempfile::TempDir>) -> Option<sup
         home,
         ..Start::default()
     };
-    pi_support::start_with_files(&[], &[("router.ts", ROUTER)], opts).await
+    let source = router("m1", "r1");
+    pi_support::start_with_files(&[], &[("router.ts", &source)], opts).await
 }
 
 async fn state(rpc: &mut support::Rpc) -> Value {
