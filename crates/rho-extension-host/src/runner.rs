@@ -552,8 +552,7 @@ impl ExtensionRunner {
         self.extensions()
             .iter()
             .flat_map(|e| e.virtual_models())
-            .filter(|v| v.spec.provider == provider && v.spec.id == id)
-            .last()
+            .rfind(|v| v.spec.provider == provider && v.spec.id == id)
             .map(|v| v.route.clone())
     }
 }
