@@ -71,20 +71,16 @@ pub trait SessionHooks: Send + Sync {
 
     /// Routes one call made with a virtual model ([`Model::is_virtual`]) to the physical
     /// model and thinking level it goes to (pi's request preparation under a virtual
-    /// selection): asked only for virtual models, before [`Self::prepare_call`], with the
-    /// request's messages. Without an owner that routes, the call fails as pi's unrouted
-    /// stream does. An `Err` fails the run (AC-5) with its text.
+    /// selection): asked only for virtual models, before [`Self::prepare_call`]. Without an
+    /// owner that routes, the call fails as pi's unrouted stream does. An `Err` fails the run
+    /// (AC-5) with its text.
     fn route_call(
         &self,
-        model: &Model,
-        thinking: ThinkingLevel,
-        messages: &[Message],
-        cancel: &CancellationToken,
+        request: RouteRequest<'_>,
     ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
-        let _ = (thinking, messages, cancel);
         let error = format!(
             "Virtual model {}/{} must be routed before streaming",
-            model.provider, model.id
+            request.model.provider, request.model.id
         );
         Box::pin(ready(Err(error)))
     }
@@ -115,6 +111,21 @@ pub trait SessionHooks: Send + Sync {
         let _ = (reply, results);
         false
     }
+}
+
+/// What [`SessionHooks::route_call`] sees of one call.
+pub struct RouteRequest<'a> {
+    /// The selected virtual model.
+    pub model: &'a Model,
+    /// The selected thinking level.
+    pub thinking: ThinkingLevel,
+    /// The call's messages, as the provider would get them.
+    pub messages: &'a [Message],
+    /// Whether a message the user wrote follows the latest reply in the transcript (pi's
+    /// `user` reason; custom and other messages of the session's own do not count).
+    pub user_turn: bool,
+    /// The run's abort signal.
+    pub cancel: &'a CancellationToken,
 }
 
 /// No owner taking part: the bare agent.

@@ -440,17 +440,7 @@ impl Run {
         // A virtual selection stays the run's model; only this request goes to the model
         // its router picks (a routing failure fails the run, naming the virtual model).
         let routed = match self.model.is_virtual() {
-            true => Some(
-                self.opts
-                    .hooks
-                    .route_call(
-                        &self.model,
-                        self.thinking,
-                        &self.context.messages,
-                        &self.cancel,
-                    )
-                    .await?,
-            ),
+            true => Some(self.route().await?),
             false => None,
         };
         self.dispatched = routed.as_ref().map_or(self.thinking, |(_, level)| *level);
@@ -465,6 +455,24 @@ impl Run {
         }
         let stream = (self.opts.stream_fn)(model, &self.context, options)?;
         self.read_stream(stream, call_cancel).await
+    }
+
+    /// Asks the owner where this call of the virtual model goes.
+    async fn route(&self) -> Result<(Model, ThinkingLevel), String> {
+        let user_turn = {
+            let state = self.shared.state();
+            let since_reply = state.messages.iter().rev();
+            let mut since_reply = since_reply.take_while(|m| m.role() != "assistant");
+            since_reply.any(|m| m.role() == "user")
+        };
+        let request = crate::RouteRequest {
+            model: &self.model,
+            thinking: self.thinking,
+            messages: &self.context.messages,
+            user_turn,
+            cancel: &self.cancel,
+        };
+        self.opts.hooks.route_call(request).await
     }
 
     /// Folds the provider's events into events of ours until the reply ends, steering

@@ -620,23 +620,20 @@ async fn a_virtual_model_is_routed_before_each_call() {
         api: rho_protocol::virtual_model::VIRTUAL_MODEL_API.into(),
         ..rho_testkit::scripted::scripted_model()
     };
-    /// Routes to the scripted model at `low`, recording the level and message count asked.
-    struct Router(Arc<std::sync::Mutex<Vec<(rho_ai::ThinkingLevel, usize)>>>);
+    /// Routes to the scripted model at `low`, recording the level, message count and user
+    /// turn asked.
+    type Asked = Vec<(rho_ai::ThinkingLevel, usize, bool)>;
+    struct Router(Arc<std::sync::Mutex<Asked>>);
     impl rho_agent::SessionHooks for Router {
         fn route_call(
             &self,
-            _model: &rho_ai::Model,
-            thinking: rho_ai::ThinkingLevel,
-            messages: &[rho_ai::Message],
-            _cancel: &tokio_util::sync::CancellationToken,
+            request: rho_agent::RouteRequest<'_>,
         ) -> futures_util::future::BoxFuture<
             'static,
             Result<(rho_ai::Model, rho_ai::ThinkingLevel), String>,
         > {
-            self.0
-                .lock()
-                .expect("asked")
-                .push((thinking, messages.len()));
+            let asked = (request.thinking, request.messages.len(), request.user_turn);
+            self.0.lock().expect("asked").push(asked);
             let routed = (
                 rho_testkit::scripted::scripted_model(),
                 rho_ai::ThinkingLevel::Low,
@@ -653,7 +650,7 @@ async fn a_virtual_model_is_routed_before_each_call() {
     agent.prompt("x").await.expect("ran");
     assert_eq!(
         *asked.lock().expect("asked"),
-        [(rho_ai::ThinkingLevel::High, 1)]
+        [(rho_ai::ThinkingLevel::High, 1, true)]
     );
     let last = agent.messages().pop().expect("reply");
     let a = last.as_assistant().expect("assistant");

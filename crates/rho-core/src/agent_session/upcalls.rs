@@ -19,8 +19,8 @@ use std::sync::{Arc, Weak};
 
 use futures_util::future::BoxFuture;
 use rho_agent::{
-    AfterToolCallContext, AgentMessage, BeforeToolCallContext, SessionHooks, ToolCallDecision,
-    ToolResultOverride,
+    AfterToolCallContext, AgentMessage, BeforeToolCallContext, RouteRequest, SessionHooks,
+    ToolCallDecision, ToolResultOverride,
 };
 use rho_ai::{Message, Model, StreamOptions, ThinkingLevel};
 use rho_extension_host::runner::ToolOutcome;
@@ -139,13 +139,10 @@ impl SessionHooks for Upcalls {
 
     fn route_call(
         &self,
-        model: &Model,
-        thinking: ThinkingLevel,
-        messages: &[Message],
-        cancel: &CancellationToken,
+        request: RouteRequest<'_>,
     ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
-        let input = super::virtual_route::RouteInput::new(model, thinking, messages);
-        let (session, cancel) = (self.session(), cancel.clone());
+        let input = super::virtual_route::RouteInput::new(&request);
+        let (session, cancel) = (self.session(), request.cancel.clone());
         Box::pin(async move {
             let session = session.ok_or("the session is gone")?;
             session.route_request(input, cancel).await

@@ -16,6 +16,7 @@
 
 use std::sync::Mutex;
 
+use rho_agent::RouteRequest;
 use rho_ai::{AssistantMessage, Message, Model, StopReason, ThinkingLevel};
 use rho_protocol::virtual_model::VIRTUAL_MODEL_STATE_ENTRY;
 use rho_session::EntryData;
@@ -57,16 +58,9 @@ pub(crate) struct RouteInput {
 }
 
 impl RouteInput {
-    /// Reads `messages` once; the work is only done for virtual models.
-    pub(crate) fn new(selected: &Model, thinking: ThinkingLevel, messages: &[Message]) -> Self {
-        let last_response = messages
-            .iter()
-            .rposition(|m| matches!(m, Message::Assistant(_)));
-        let after = last_response.map_or(0, |i| i + 1);
-        let user_turn = messages[after..]
-            .iter()
-            .any(|m| matches!(m, Message::User(_)));
-        let latest = messages.iter().rev().find_map(|m| match m {
+    /// Reads the agent's request once; the work is only done for virtual models.
+    pub(crate) fn new(request: &RouteRequest<'_>) -> Self {
+        let latest = request.messages.iter().rev().find_map(|m| match m {
             Message::Assistant(a)
                 if !matches!(a.stop_reason, StopReason::Error | StopReason::Aborted) =>
             {
@@ -79,11 +73,11 @@ impl RouteInput {
             _ => None,
         });
         Self {
-            selected: selected.clone(),
-            thinking,
+            selected: request.model.clone(),
+            thinking: request.thinking,
             latest,
-            user_turn,
-            messages: serde_json::to_value(messages).unwrap_or(Value::Null),
+            user_turn: request.user_turn,
+            messages: serde_json::to_value(request.messages).unwrap_or(Value::Null),
             direct: false,
         }
     }
@@ -167,9 +161,16 @@ impl AgentSession {
         }
         let messages = self.shared_messages().map_err(|e| e.to_string())?;
         let messages = rho_agent::convert_to_llm(&messages);
-        let mut input = RouteInput::new(&model, thinking, &messages);
+        let cancel = CancellationToken::new();
+        let mut input = RouteInput::new(&RouteRequest {
+            model: &model,
+            thinking,
+            messages: &messages,
+            user_turn: false,
+            cancel: &cancel,
+        });
         input.direct = true;
-        self.route_request(input, CancellationToken::new()).await
+        self.route_request(input, cancel).await
     }
 
     /// A catalog model that is not virtual.
