@@ -246,3 +246,66 @@ async fn a_router_that_names_no_physical_model_ends_the_request_with_an_error() 
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// A reply from `model` whose usage fills `prompt` tokens of the context.
+fn big_reply(model: &str, text: &str, prompt: u64) -> rho_testkit::MockResponse {
+    rho_testkit::openai_chat::ChatStream::new("chatcmpl-big", model)
+        .role()
+        .text(text)
+        .finish("stop")
+        .usage(prompt, 10, None)
+        .done()
+        .response()
+}
+
+/// Compaction measures the reply against the physical model that produced it (its window,
+/// not the virtual model's), and its summary request is routed as `direct`, whose router
+/// state is not stored.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_under_a_virtual_selection_uses_the_routed_model() {
+    let args = vec![
+        "--model".into(),
+        "router/auto".into(),
+        "--thinking".into(),
+        "high".into(),
+    ];
+    let Some(mut rpc) = start(args, None).await else {
+        return;
+    };
+    // r1's window is 100k: 30k tokens stay under its threshold, 95k pass it.
+    rpc.server.push(big_reply("r1", "First.", 30_000));
+    rpc.prompt_ok("p1", "one").await;
+    rpc.server.push(big_reply("r1", "Second.", 95_000));
+    rpc.server.push(reply("## Goal\nsummary"));
+    rpc.call(json!({"id": "p2", "type": "prompt", "message": "two"}))
+        .await;
+    let end = rpc.event("compaction_end").await;
+    assert_eq!(end["reason"], "threshold", "{end}");
+    assert!(end["result"]["summary"].is_string(), "{end}");
+    let sent: Vec<Value> = rpc
+        .server
+        .requests()
+        .iter()
+        .map(|r| r.json()["model"].clone())
+        .collect();
+    assert_eq!(
+        sent,
+        [json!("r1"), json!("r1"), json!("r1")],
+        "the summary went to r1 too"
+    );
+    let file = state(&mut rpc).await["sessionFile"]
+        .as_str()
+        .expect("session file")
+        .to_string();
+    let reasons: Vec<Value> = entries(&file)
+        .iter()
+        .filter(|e| e["customType"] == "pi.virtual-model-state")
+        .map(|e| e["data"]["state"]["reason"].clone())
+        .collect();
+    assert_eq!(
+        reasons,
+        [json!("user"), json!("user")],
+        "no state from the direct request"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -106,11 +106,9 @@ impl AgentSession {
                 latest_compaction_timestamp(&branch),
             )
         };
-        let model = model?;
+        let model = self.model_for_message(model?, reply)?;
         if !settings.enabled
             || (point == CheckPoint::PostRun && reply.stop_reason == StopReason::Aborted)
-            || reply.provider != model.provider
-            || reply.model != model.id
             || latest.is_some_and(|t| reply.timestamp <= t)
         {
             return None;

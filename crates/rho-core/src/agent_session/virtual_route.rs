@@ -173,6 +173,20 @@ impl AgentSession {
         self.route_request(input, cancel).await
     }
 
+    /// The model whose limits apply to `reply` (pi's `_modelForMessage`): the selection when
+    /// the reply came from it, under a virtual selection the physical model that produced it,
+    /// otherwise none (a reply of another model is not measured against this one).
+    pub(crate) fn model_for_message(
+        &self,
+        selected: Model,
+        reply: &AssistantMessage,
+    ) -> Option<Model> {
+        if selected.is_virtual() {
+            return self.physical_model(&reply.provider, &reply.model);
+        }
+        (selected.provider == reply.provider && selected.id == reply.model).then_some(selected)
+    }
+
     /// A catalog model that is not virtual.
     fn physical_model(&self, provider: &str, id: &str) -> Option<Model> {
         self.models()
