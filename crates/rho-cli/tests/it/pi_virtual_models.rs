@@ -3,8 +3,9 @@
 //! any model, each request goes to the physical model its router picks (by the selected
 //! thinking level here), tool follow-ups keep the route, the session file records the
 //! selection in `model_change` and the physical model in each assistant message, router state
-//! lands on the branch, a resumed session selects the virtual model again, and a router that
-//! names no physical model ends the request with pi's error. Skipped, with the reason printed,
+//! lands on the branch, a resumed session selects the virtual model again, compaction measures
+//! against the routed model and routes its summary as `direct`, and a router that names no
+//! physical model ends the request with pi's error. Skipped, with the reason printed,
 //! without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -70,6 +71,12 @@ fn entries(file: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The `model` of each request the loopback server got, in order.
+fn sent_models(rpc: &support::Rpc) -> Vec<Value> {
+    let requests = rpc.server.requests();
+    requests.iter().map(|r| r.json()["model"].clone()).collect()
+}
+
 fn of_type<'a>(entries: &'a [Value], kind: &str) -> Vec<&'a Value> {
     entries.iter().filter(|e| e["type"] == kind).collect()
 }
@@ -110,12 +117,7 @@ async fn a_virtual_model_is_selectable_and_each_request_goes_where_its_router_sa
     rpc.server.push(reply("Small answer."));
     rpc.prompt_ok("p2", "a quick question").await;
 
-    let sent: Vec<Value> = rpc
-        .server
-        .requests()
-        .iter()
-        .map(|r| r.json()["model"].clone())
-        .collect();
+    let sent = sent_models(&rpc);
     let ends: Vec<&Value> = rpc
         .seen
         .iter()
@@ -282,12 +284,7 @@ async fn compaction_under_a_virtual_selection_uses_the_routed_model() {
     let end = rpc.event("compaction_end").await;
     assert_eq!(end["reason"], "threshold", "{end}");
     assert!(end["result"]["summary"].is_string(), "{end}");
-    let sent: Vec<Value> = rpc
-        .server
-        .requests()
-        .iter()
-        .map(|r| r.json()["model"].clone())
-        .collect();
+    let sent = sent_models(&rpc);
     assert_eq!(
         sent,
         [json!("r1"), json!("r1"), json!("r1")],

@@ -61,15 +61,7 @@ impl RouteInput {
     /// Reads the agent's request once; the work is only done for virtual models.
     pub(crate) fn new(request: &RouteRequest<'_>) -> Self {
         let latest = request.messages.iter().rev().find_map(|m| match m {
-            Message::Assistant(a)
-                if !matches!(a.stop_reason, StopReason::Error | StopReason::Aborted) =>
-            {
-                Some((
-                    a.provider.clone(),
-                    a.model.clone(),
-                    a.thinking_level.clone(),
-                ))
-            }
+            Message::Assistant(a) => answered(a),
             _ => None,
         });
         Self {
@@ -241,18 +233,10 @@ impl AgentSession {
     pub fn routed_model(&self) -> Option<(Model, Option<ThinkingLevel>)> {
         self.model().filter(Model::is_virtual)?;
         let messages = self.shared_messages().ok()?;
-        let latest = messages.iter().rev().find_map(|m| match m.as_ref() {
-            rho_agent::AgentMessage::Assistant(a)
-                if !matches!(a.stop_reason, StopReason::Error | StopReason::Aborted) =>
-            {
-                Some((
-                    a.provider.clone(),
-                    a.model.clone(),
-                    a.thinking_level.clone(),
-                ))
-            }
-            _ => None,
-        })?;
+        let latest = messages
+            .iter()
+            .rev()
+            .find_map(|m| answered(m.as_assistant()?))?;
         let model = self.physical_model(&latest.0, &latest.1)?;
         Some((model, latest.2.as_deref().and_then(ThinkingLevel::parse)))
     }
@@ -269,6 +253,16 @@ impl AgentSession {
         }
         Some(self.routed_model().map_or(model, |(routed, _)| routed))
     }
+}
+
+/// `(provider, model, thinkingLevel)` of a reply that answered (pi's `findLatestResponse`
+/// skips failed and aborted ones, whose model may be the virtual one).
+fn answered(reply: &AssistantMessage) -> Option<(String, String, Option<String>)> {
+    let failed = matches!(reply.stop_reason, StopReason::Error | StopReason::Aborted);
+    (!failed).then(|| {
+        let level = reply.thinking_level.clone();
+        (reply.provider.clone(), reply.model.clone(), level)
+    })
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
