@@ -24,7 +24,6 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::credentials::AuthStatus;
-use super::events::SessionOnlyEvent;
 use super::AgentSession;
 
 /// The failed response an automatic retry answers (pi's `_failedResponse`): set when the
@@ -210,20 +209,11 @@ impl AgentSession {
     /// request fails), as `appendEntry` stores an extension's entry.
     fn store_router_state(&self, model: &Model, router_state: Value) {
         let data = json!({"provider": model.provider, "modelId": model.id, "state": router_state});
-        let appended = self
-            .state()
-            .session
-            .append_custom(VIRTUAL_MODEL_STATE_ENTRY, Some(data))
-            .cloned();
-        match appended {
-            Ok(entry) => self.emit_session(SessionOnlyEvent::EntryAppended {
-                entry: Box::new(entry),
-            }),
-            Err(e) => self.inner.services.extensions.report(
-                "<session>",
-                "route",
-                format!("the router state was not saved: {e}"),
-            ),
+        if self
+            .append_custom_entry(VIRTUAL_MODEL_STATE_ENTRY, Some(data))
+            .is_err()
+        {
+            self.announce_save_failure();
         }
     }
 
