@@ -5,7 +5,8 @@
 //! selection in `model_change` and the physical model in each assistant message, router state
 //! lands on the branch, a resumed session selects the virtual model again, compaction measures
 //! against the routed model and routes its summary as `direct`, and a router that names no
-//! physical model ends the request with pi's error. Skipped, with the reason printed,
+//! physical model ends the request with pi's error; pi's jev-router example routes to its
+//! planning model. Skipped, with the reason printed,
 //! without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -303,6 +304,33 @@ async fn compaction_under_a_virtual_selection_uses_the_routed_model() {
         reasons,
         [json!("user"), json!("user")],
         "no state from the direct request"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// pi's own jev-router example: `--model jev/auto` selects it, and its `route()` runs to its
+/// choice (the classifier lookup finds none, so it plans on GPT-5.6 Terra); without an OpenAI
+/// Codex login the request ends with pi's error, word for word.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jev_router_routes_to_its_planning_model() {
+    let opts = Start {
+        args: vec!["--model".into(), "jev/auto".into()],
+        own_model: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["jev-router.ts"], opts).await else {
+        return;
+    };
+    assert_eq!(state(&mut rpc).await["model"]["name"], "Auto (Jev)");
+    let r = rpc
+        .call(json!({"id": "p", "type": "prompt", "message": "hi"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let end = rpc.event("agent_end").await;
+    let last = end["messages"].as_array().and_then(|m| m.last()).cloned();
+    assert_eq!(
+        last.expect("a reply")["errorMessage"],
+        "Virtual model jev/auto routed to openai-codex/gpt-5.6-terra, which has no credentials."
     );
     assert_eq!(rpc.close().await, Some(0));
 }
