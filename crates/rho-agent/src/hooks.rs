@@ -10,7 +10,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use rho_ai::{
     AssistantMessage, AssistantStream, ContentBlock, Context, Message, Model, ProviderError,
-    StreamOptions, ToolCall, ToolResultMessage,
+    StreamOptions, ThinkingLevel, ToolCall, ToolResultMessage,
 };
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -69,6 +69,22 @@ pub trait SessionHooks: Send + Sync {
         Box::pin(ready(Ok(options)))
     }
 
+    /// Routes one call made with a virtual model ([`Model::is_virtual`]) to the physical
+    /// model and thinking level it goes to (pi's request preparation under a virtual
+    /// selection): asked only for virtual models, before [`Self::prepare_call`]. Without an
+    /// owner that routes, the call fails as pi's unrouted stream does. An `Err` fails the run
+    /// (AC-5) with its text.
+    fn route_call(
+        &self,
+        request: RouteRequest<'_>,
+    ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
+        let error = format!(
+            "Virtual model {}/{} must be routed before streaming",
+            request.model.provider, request.model.id
+        );
+        Box::pin(ready(Err(error)))
+    }
+
     /// Runs after a tool call's arguments were validated, before it executes (the session's
     /// permission rules and `tool_call` event). `Ok(None)` lets the call run; an `Err`
     /// becomes an error result with its text.
@@ -95,6 +111,21 @@ pub trait SessionHooks: Send + Sync {
         let _ = (reply, results);
         false
     }
+}
+
+/// What [`SessionHooks::route_call`] sees of one call.
+pub struct RouteRequest<'a> {
+    /// The selected virtual model.
+    pub model: &'a Model,
+    /// The selected thinking level.
+    pub thinking: ThinkingLevel,
+    /// The call's messages, as the provider would get them.
+    pub messages: &'a [Message],
+    /// Whether a message the user wrote follows the latest reply in the transcript (pi's
+    /// `user` reason; custom and other messages of the session's own do not count).
+    pub user_turn: bool,
+    /// The run's abort signal.
+    pub cancel: &'a CancellationToken,
 }
 
 /// No owner taking part: the bare agent.

@@ -47,8 +47,8 @@ mod tools_exec;
 pub use agent::{Agent, AgentError, EventReceiver, PromptInput};
 pub use event::{AgentEvent, AgentEventKind, AssistantEventJson, ToolExecutionResult};
 pub use hooks::{
-    default_convert_to_llm, AfterToolCallContext, BeforeToolCallContext, NoHooks, SessionHooks,
-    StreamFn, ToolCallDecision, ToolResultOverride,
+    default_convert_to_llm, AfterToolCallContext, BeforeToolCallContext, NoHooks, RouteRequest,
+    SessionHooks, StreamFn, ToolCallDecision, ToolResultOverride,
 };
 pub use message::{
     convert_to_llm, AgentMessage, BashExecutionMessage, BranchSummaryMessage,

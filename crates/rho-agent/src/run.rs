@@ -69,6 +69,9 @@ pub(crate) struct Run {
     cancel: CancellationToken,
     model: Model,
     thinking: ThinkingLevel,
+    /// The level of the latest request: `thinking`, or the level a virtual model's router
+    /// chose (what the reply records, with the physical model it names).
+    dispatched: ThinkingLevel,
     tools: Vec<Arc<dyn AgentTool>>,
     /// The fixed tools of this run; `tools` adds the source's at every turn.
     base_tools: Vec<Arc<dyn AgentTool>>,
@@ -139,6 +142,7 @@ impl Run {
             cancel,
             model,
             thinking,
+            dispatched: thinking,
             tools,
             base_tools,
             tool_source,
@@ -433,16 +437,42 @@ impl Run {
             m.duration_ms = Some(0);
             return Ok(Reply::Done(self.finish_reply(m, false)));
         }
+        // A virtual selection stays the run's model; only this request goes to the model
+        // its router picks (a routing failure fails the run, naming the virtual model).
+        let routed = match self.model.is_virtual() {
+            true => Some(self.route().await?),
+            false => None,
+        };
+        self.dispatched = routed.as_ref().map_or(self.thinking, |(_, level)| *level);
+        let model = routed.as_ref().map_or(&self.model, |(model, _)| model);
         let call_cancel = self.cancel.child_token();
         let mut options = self.opts.stream_options.clone();
         options.cancel = call_cancel.clone();
-        options.reasoning = (self.thinking != ThinkingLevel::Off).then_some(self.thinking);
-        let options = self.opts.hooks.prepare_call(&self.model, options).await?;
+        options.reasoning = (self.dispatched != ThinkingLevel::Off).then_some(self.dispatched);
+        let options = self.opts.hooks.prepare_call(model, options).await?;
         if self.shared.steering_since(self.interrupt_after) {
             return Ok(Reply::Interrupted { closed: false });
         }
-        let stream = (self.opts.stream_fn)(&self.model, &self.context, options)?;
+        let stream = (self.opts.stream_fn)(model, &self.context, options)?;
         self.read_stream(stream, call_cancel).await
+    }
+
+    /// Asks the owner where this call of the virtual model goes.
+    async fn route(&self) -> Result<(Model, ThinkingLevel), String> {
+        let user_turn = {
+            let state = self.shared.state();
+            let since_reply = state.messages.iter().rev();
+            let mut since_reply = since_reply.take_while(|m| m.role() != "assistant");
+            since_reply.any(|m| m.role() == "user")
+        };
+        let request = crate::RouteRequest {
+            model: &self.model,
+            thinking: self.thinking,
+            messages: &self.context.messages,
+            user_turn,
+            cancel: &self.cancel,
+        };
+        self.opts.hooks.route_call(request).await
     }
 
     /// Folds the provider's events into events of ours until the reply ends, steering
@@ -553,9 +583,9 @@ impl Run {
     /// Emits `message_end` (and a late `message_start`), recording the final message in the
     /// transcript before subscribers hear of it.
     /// The reply is stamped with the thinking level it was requested at (`off` included), as
-    /// pi 1.x records it on every reply the loop streams.
+    /// pi 1.x records it on every reply the loop streams (a virtual model's: the routed one).
     fn finish_reply(&mut self, mut message: AssistantMessage, started: bool) -> AssistantMessage {
-        message.thinking_level = Some(self.thinking.as_str().to_string());
+        message.thinking_level = Some(self.dispatched.as_str().to_string());
         let agent_message = AgentMessage::Assistant(message.clone());
         if !started {
             self.emit(AgentEvent::MessageStart {

@@ -112,6 +112,9 @@ pub struct ModelRegistry {
     error: Option<ModelsJsonError>,
     /// Extension providers: their whole model lists.
     replaced: Vec<(String, Vec<Model>)>,
+    /// Extensions' virtual models ([`Model::is_virtual`]), listed after their provider's
+    /// physical models; one hides a physical model of the same provider and id.
+    virtual_models: Vec<Model>,
     list: ModelList,
 }
 
@@ -130,6 +133,7 @@ impl ModelRegistry {
             config,
             error,
             replaced: Vec::new(),
+            virtual_models: Vec::new(),
             list: ModelList::ready(Vec::new()),
         };
         registry.list = registry.new_list();
@@ -161,6 +165,14 @@ impl ModelRegistry {
 
     /// The model `id` of `provider` as the whole list would have it, built alone.
     pub fn find(&self, provider: &str, id: &str) -> Option<Model> {
+        if let Some(model) = self.find_virtual(provider, id) {
+            return Some(model.clone());
+        }
+        self.find_physical(provider, id)
+    }
+
+    /// The physical model `id` of `provider` (what a virtual model may route to).
+    pub fn find_physical(&self, provider: &str, id: &str) -> Option<Model> {
         if let Some((_, models)) = self.replaced.iter().find(|(name, _)| name == provider) {
             return models.iter().find(|m| m.id == id).cloned();
         }
@@ -176,6 +188,38 @@ impl ModelRegistry {
             Some(c) => apply_provider(model, c),
             None => model,
         })
+    }
+
+    fn find_virtual(&self, provider: &str, id: &str) -> Option<&Model> {
+        self.virtual_models
+            .iter()
+            .find(|m| m.provider == provider && m.id == id)
+    }
+
+    /// Adds an extension's virtual model (`model.is_virtual()`); the same provider and id
+    /// again replaces it. Refused when `provider` lists a physical model `id` (pi's "conflicts
+    /// with a physical model").
+    pub fn add_virtual_model(&mut self, model: Model) -> Result<(), String> {
+        if self.find_virtual(&model.provider, &model.id).is_none()
+            && self.find_physical(&model.provider, &model.id).is_some()
+        {
+            return Err(format!(
+                "Virtual model {}/{} conflicts with a physical model.",
+                model.provider, model.id
+            ));
+        }
+        self.virtual_models
+            .retain(|m| (&m.provider, &m.id) != (&model.provider, &model.id));
+        self.virtual_models.push(model);
+        self.list = self.new_list();
+        Ok(())
+    }
+
+    /// Whether `provider` lists only virtual models: it needs no credentials (pi marks it
+    /// configured).
+    pub fn is_virtual_only(&self, provider: &str) -> bool {
+        self.virtual_models.iter().any(|m| m.provider == provider)
+            && !self.provider_ids_physical().iter().any(|p| p == provider)
     }
 
     /// Every model (built on first use, then shared).
@@ -194,7 +238,9 @@ impl ModelRegistry {
                 .cloned()
                 .collect();
         }
-        build(&self.base, &self.config, &self.replaced, keep)
+        let mut models = build(&self.base, &self.config, &self.replaced, keep);
+        with_virtual(&mut models, &self.virtual_models, keep);
+        models
     }
 
     /// The shared list handle (what the session chooses models from).
@@ -204,6 +250,13 @@ impl ModelRegistry {
 
     /// Provider ids in the list's order: the base's, models.json's own, extension ones.
     pub fn provider_ids(&self) -> Vec<String> {
+        let mut ids = self.provider_ids_physical();
+        ids.extend(self.virtual_models.iter().map(|m| m.provider.clone()));
+        dedup_in_order(&mut ids);
+        ids
+    }
+
+    fn provider_ids_physical(&self) -> Vec<String> {
         let mut ids = self.base.provider_ids();
         ids.extend(self.config.providers.keys().cloned());
         ids.extend(self.replaced.iter().map(|(name, _)| name.clone()));
@@ -233,7 +286,12 @@ impl ModelRegistry {
         let base = self.base.clone();
         let config = self.config.clone();
         let replaced = self.replaced.clone();
-        ModelList::new(move || build(&base, &config, &replaced, &|_| true))
+        let virtual_models = self.virtual_models.clone();
+        ModelList::new(move || {
+            let mut models = build(&base, &config, &replaced, &|_| true);
+            with_virtual(&mut models, &virtual_models, &|_| true);
+            models
+        })
     }
 }
 
@@ -251,6 +309,24 @@ fn build(
         models.extend(own.iter().cloned());
     }
     models
+}
+
+/// Puts the virtual models `keep` accepts after the physical ones, each hiding a physical
+/// model of its provider and id.
+fn with_virtual(models: &mut Vec<Model>, virtual_models: &[Model], keep: &dyn Fn(&str) -> bool) {
+    let kept: Vec<&Model> = virtual_models
+        .iter()
+        .filter(|m| keep(&m.provider))
+        .collect();
+    if kept.is_empty() {
+        return;
+    }
+    models.retain(|m| {
+        !kept
+            .iter()
+            .any(|v| v.provider == m.provider && v.id == m.id)
+    });
+    models.extend(kept.into_iter().cloned());
 }
 
 fn dedup_in_order(ids: &mut Vec<String>) {

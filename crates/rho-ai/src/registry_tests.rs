@@ -176,3 +176,60 @@ fn the_models_of_some_providers_are_the_lists_own() {
         "and from the built list"
     );
 }
+
+fn virtual_model(provider: &str, id: &str) -> Model {
+    Model {
+        id: id.into(),
+        name: id.into(),
+        api: rho_protocol::virtual_model::VIRTUAL_MODEL_API.into(),
+        provider: provider.into(),
+        ..Model::default()
+    }
+}
+
+#[test]
+fn virtual_models_are_listed_after_the_physical_ones_and_found_alone() {
+    let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    registry
+        .add_virtual_model(virtual_model("router", "auto"))
+        .expect("a new provider");
+    registry
+        .add_virtual_model(virtual_model("ollama", "auto"))
+        .expect("beside ollama's physical model");
+    let all = registry.all();
+    let tail: Vec<(&str, &str)> = all[all.len() - 2..]
+        .iter()
+        .map(|m| (m.provider.as_str(), m.id.as_str()))
+        .collect();
+    assert_eq!(tail, [("router", "auto"), ("ollama", "auto")]);
+    assert!(registry
+        .find("router", "auto")
+        .is_some_and(|m| m.is_virtual()));
+    assert!(registry.find_physical("router", "auto").is_none());
+    assert!(registry.provider_ids().contains(&"router".to_string()));
+    assert!(registry.is_virtual_only("router"), "needs no credentials");
+    assert!(
+        !registry.is_virtual_only("ollama"),
+        "ollama's own auth counts"
+    );
+    assert_find_matches_all(&registry);
+}
+
+#[test]
+fn a_virtual_model_may_not_take_a_physical_models_id() {
+    let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let refused = registry.add_virtual_model(virtual_model("ollama", "qwen3:8b"));
+    assert_eq!(
+        refused,
+        Err("Virtual model ollama/qwen3:8b conflicts with a physical model.".to_string())
+    );
+    registry
+        .add_virtual_model(virtual_model("router", "auto"))
+        .expect("first");
+    registry
+        .add_virtual_model(virtual_model("router", "auto"))
+        .expect("the same id again replaces it");
+    let all = registry.all();
+    let autos = all.iter().filter(|m| m.provider == "router").count();
+    assert_eq!(autos, 1);
+}

@@ -13,7 +13,7 @@ use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::render::{RenderTarget, Rendered, RendererSpec};
 use rho_extension_host::{
     CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
-    ProviderStream, ShortcutDef,
+    ProviderStream, ShortcutDef, VirtualModelDef, VirtualRoute,
 };
 
 /// How to start the host again.
@@ -146,6 +146,12 @@ impl Supervisor {
                 stream,
             });
         }
+        for def in inner.virtual_models() {
+            ext.register_virtual_model(VirtualModelDef {
+                spec: def.spec.clone(),
+                route: self.virtual_route(&def.spec.provider, &def.spec.id),
+            });
+        }
         for flag in inner.flags() {
             ext.declare_flag(flag.clone());
         }
@@ -200,6 +206,31 @@ impl Supervisor {
                 let r = stream(model, context, options, events).await;
                 sup.checked(generation, r, &format!("a reply of provider {name}"))
                     .await
+            })
+        })
+    }
+
+    /// Asks the router of virtual model `provider`/`id` in whichever host generation is
+    /// current.
+    fn virtual_route(self: &Arc<Self>, provider: &str, id: &str) -> VirtualRoute {
+        let (sup, provider, id) = (self.clone(), provider.to_string(), id.to_string());
+        Arc::new(move |request, ctx| {
+            let (sup, provider, id) = (sup.clone(), provider.clone(), id.clone());
+            Box::pin(async move {
+                let Some((generation, inner)) = sup.current(&ctx) else {
+                    return Err(sup.unloaded());
+                };
+                let route = inner
+                    .virtual_models()
+                    .iter()
+                    .find(|v| v.spec.provider == provider && v.spec.id == id)
+                    .map(|v| v.route.clone())
+                    .ok_or_else(|| {
+                        format!("the restarted pi host no longer has virtual model {provider}/{id}")
+                    })?;
+                let r = route(request, ctx).await;
+                let what = format!("the router of virtual model {provider}/{id}");
+                sup.checked(generation, r, &what).await
             })
         })
     }

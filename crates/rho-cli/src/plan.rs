@@ -273,9 +273,16 @@ impl ModelRequest {
     ) -> anyhow::Result<Selection> {
         let branch = session.branch_state();
         let resumed = branch.has_messages;
-        let session_model = branch
-            .model
-            .as_ref()
+        // A virtual model's selection holds while it is registered; otherwise the physical
+        // model that answered last (pi's `getBranchSelection`).
+        let registry = &credentials.models;
+        let is_virtual = |m: &&rho_session::context::ModelRef| {
+            registry
+                .find(&m.provider, &m.model_id)
+                .is_some_and(|found| found.is_virtual())
+        };
+        let session_model = (branch.model_change.as_ref().filter(is_virtual))
+            .or(branch.model.as_ref())
             .filter(|_| resumed)
             .map(|m| (m.provider.as_str(), m.model_id.as_str()));
         let session_thinking = branch

@@ -266,9 +266,10 @@ fn add_tools(
     Ok(())
 }
 
-/// Puts the providers extensions registered into the model registry (the user's models.json
-/// entry of the same name overrides `baseUrl`, `apiKey` and `headers`); returns those whose
-/// replies the extension streams. A bad provider becomes a warning.
+/// Puts the providers and virtual models extensions registered into the model registry (the
+/// user's models.json entry of the same name overrides `baseUrl`, `apiKey` and `headers`);
+/// returns the providers whose replies the extension streams. A bad provider, or a virtual
+/// model with a physical model's id, becomes a warning.
 fn add_extension_providers(
     extensions: &[rho_extension_host::Extension],
     credentials: &mut CliCredentials,
@@ -294,6 +295,12 @@ fn add_extension_providers(
             .replace_provider(&def.name, models, config);
         if let Some(stream) = &def.stream {
             streams.insert(def.name.clone(), stream.clone());
+        }
+    }
+    // After the providers: a virtual model may be listed under one of theirs.
+    for def in extensions.iter().flat_map(|e| e.virtual_models()) {
+        if let Err(e) = credentials.models.add_virtual_model(def.spec.model()) {
+            warnings.push(format!("extension virtual model not registered: {e}"));
         }
     }
     streams

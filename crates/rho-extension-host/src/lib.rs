@@ -100,6 +100,23 @@ pub struct ProviderDef {
     pub stream: Option<ProviderStream>,
 }
 
+/// Asks an extension's router (a virtual model's `route`) for the physical model of one
+/// request: gets pi's `ModelRouteRequest` as JSON (no signal) and the context of the
+/// extension's calls meanwhile; resolves with `{provider, id, thinkingLevel, state?,
+/// stateChanged}`. `Err` is the router's own error text, which becomes the request's error
+/// response.
+pub type VirtualRoute =
+    Arc<dyn Fn(Value, ExtensionContext) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
+
+/// A virtual model an extension registered (pi's `registerVirtualModel`).
+#[derive(Clone)]
+pub struct VirtualModelDef {
+    /// Its catalog entry's fields.
+    pub spec: rho_protocol::virtual_model::VirtualModelSpec,
+    /// Its router.
+    pub route: VirtualRoute,
+}
+
 /// Ends what backs an extension (its process) once it is unloaded, within the grace period.
 pub type Closer = Arc<dyn Fn(std::time::Duration) -> BoxFuture<'static, ()> + Send + Sync>;
 
@@ -116,6 +133,7 @@ pub struct Extension {
     tools: Vec<Arc<dyn AgentTool>>,
     flags: Vec<String>,
     providers: Vec<ProviderDef>,
+    virtual_models: Vec<VirtualModelDef>,
     closer: Option<Closer>,
     renderer: Option<Arc<dyn ExtensionRenderer>>,
 }
@@ -185,6 +203,19 @@ impl Extension {
     /// The providers it registered.
     pub fn providers(&self) -> &[ProviderDef] {
         &self.providers
+    }
+
+    /// Registers a virtual model; the same provider and id again replaces it.
+    pub fn register_virtual_model(&mut self, def: VirtualModelDef) -> &mut Self {
+        self.virtual_models
+            .retain(|v| (&v.spec.provider, &v.spec.id) != (&def.spec.provider, &def.spec.id));
+        self.virtual_models.push(def);
+        self
+    }
+
+    /// The virtual models it registered.
+    pub fn virtual_models(&self) -> &[VirtualModelDef] {
+        &self.virtual_models
     }
 
     /// Declares a command-line flag `--name` (it is then no unknown option).

@@ -545,4 +545,14 @@ impl ExtensionRunner {
             .flat_map(|e| e.tools().iter().cloned())
             .collect()
     }
+
+    /// The router of the virtual model `provider`/`id` (the last extension to register it
+    /// wins, as a later registration replaces an earlier one in pi).
+    pub fn virtual_route(&self, provider: &str, id: &str) -> Option<crate::VirtualRoute> {
+        self.extensions()
+            .iter()
+            .flat_map(|e| e.virtual_models())
+            .rfind(|v| v.spec.provider == provider && v.spec.id == id)
+            .map(|v| v.route.clone())
+    }
 }

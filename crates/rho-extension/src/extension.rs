@@ -174,6 +174,7 @@ impl Extension {
             flags: self.flags.clone(),
             shortcuts: self.shortcut_specs.clone(),
             providers: Vec::new(),
+            virtual_models: Vec::new(),
             notices: Vec::new(),
             renderers: Default::default(),
         }

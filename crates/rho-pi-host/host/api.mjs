@@ -2,7 +2,7 @@
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
 import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
-import { registerProvider } from "./providers.mjs";
+import { registerProvider, registerVirtualModel, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 
@@ -28,6 +28,7 @@ export class Registry {
     this.flags = new Map();
     this.shortcuts = new Map();
     this.providers = new Map();
+    this.virtualModels = new Map();
     this.notices = [];
     this.reported = new Set();
     this.bus = new EventEmitter();
@@ -150,8 +151,8 @@ export function createApi(reg, ext) {
     registerMcpServer: no("pi.registerMcpServer", "configure MCP servers in rho's mcp.json"),
     unregisterMcpServer: no("pi.unregisterMcpServer"),
     getMcpServers: () => [],
-    registerVirtualModel: no("pi.registerVirtualModel"),
-    unregisterVirtualModel: no("pi.unregisterVirtualModel"),
+    registerVirtualModel: (definition) => registerVirtualModel(reg, ext, definition),
+    unregisterVirtualModel: (provider, id) => unregisterVirtualModel(reg, ext, provider, id),
     getSettings: () => ({}),
     events: {
       on(name, fn) {

@@ -9,7 +9,7 @@ import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { toolSpec } from "./session_api.mjs";
-import { providerSpecs, runStream } from "./providers.mjs";
+import { providerSpecs, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
@@ -84,6 +84,7 @@ function registration() {
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
     providers: providerSpecs(reg),
+    virtualModels: virtualModelSpecs(reg),
     notices: reg.notices.splice(0),
     renderers: rendererSpec(reg),
   };
@@ -142,7 +143,19 @@ async function runProviderStream(msg) {
   }
 }
 
+async function runVirtualRoute(msg) {
+  const abort = new AbortController();
+  running.set(msg.id, abort);
+  try {
+    await refresh(reg, "route");
+    return await runRoute(reg, msg, abort.signal, (ext) => createContext(reg, ext, { signal: abort.signal }));
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
 const REQUESTS = {
+  route: runVirtualRoute,
   stream: runProviderStream,
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,

@@ -41,3 +41,42 @@ export async function runStream(reg, wire, msg, signal) {
   }
   return final;
 }
+
+// pi.registerVirtualModel: rho lists the model with the registration (`virtualModels`) and
+// sends a `route` request before every request made with it selected; the router's answer
+// names the physical model, which rho checks, clamps and sends the request to.
+
+const virtualKey = (provider, id) => `${provider}/${id}`;
+
+export function registerVirtualModel(reg, ext, definition) {
+  const { provider, id } = definition ?? {};
+  if (!String(provider ?? "").trim() || !String(id ?? "").trim()) throw new Error("Virtual model provider and id must not be empty.");
+  if (typeof definition.route !== "function") throw new Error(`Virtual model ${provider}/${id} has no route function.`);
+  if (reg.registered) return reg.unsupported(ext, `pi.registerVirtualModel("${provider}/${id}") after loading`, "rho reads virtual models when extensions start");
+  reg.virtualModels.set(virtualKey(provider, id), { ext, definition });
+}
+
+export function unregisterVirtualModel(reg, ext, provider, id) {
+  if (reg.registered) return reg.unsupported(ext, `pi.unregisterVirtualModel("${provider}/${id}") after loading`, "rho reads virtual models when extensions start");
+  reg.virtualModels.delete(virtualKey(provider, id));
+}
+
+export function virtualModelSpecs(reg) {
+  return [...reg.virtualModels.values()].map(({ definition: d }) => {
+    const { provider, id, name, thinkingLevels, contextWindow, maxTokens, input } = d;
+    return JSON.parse(JSON.stringify({ provider, id, name: name ?? id, thinkingLevels, contextWindow, maxTokens, input }));
+  });
+}
+
+/** Runs one `route` request: the router's choice as `{provider, id, thinkingLevel}`, with the
+ * state it returned when that is new (pi stores any object other than `request.state`). */
+export async function runRoute(reg, msg, signal, context) {
+  const entry = reg.virtualModels.get(virtualKey(msg.provider, msg.modelId));
+  if (!entry) throw new Error(`Virtual model ${msg.provider}/${msg.modelId} is not registered.`);
+  const request = { ...msg.request, signal };
+  const route = await entry.definition.route(request, context(entry.ext));
+  const model = route?.model;
+  if (!model?.provider || !model?.id) throw new Error(`Virtual model ${msg.provider}/${msg.modelId} routed to no model.`);
+  const stateChanged = route.state !== undefined && route.state !== request.state;
+  return { provider: model.provider, id: model.id, thinkingLevel: route.thinkingLevel, state: stateChanged ? route.state : undefined, stateChanged };
+}

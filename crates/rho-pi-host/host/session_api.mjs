@@ -81,6 +81,8 @@ export function contextSessionApi(reg, ext) {
       getAll: () => all().slice(),
       getAvailable: () => all().slice(),
       find: (provider, id) => all().find((m) => m.provider === provider && m.id === id),
+      // rho's catalog holds chat models only (no classifiers): other types find nothing.
+      findOfType: (type, provider, id) => (type === "chat" ? all().find((m) => m.provider === provider && m.id === id) : undefined),
       complete: (model, context, options = {}) =>
         reg.wire.call("complete", {
           provider: model?.provider,

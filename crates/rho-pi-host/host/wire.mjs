@@ -59,7 +59,7 @@ export class Wire {
       else waiter.resolve(msg.result);
       return;
     }
-    if (msg.type === "event" || msg.type === "command") this.bind();
+    if (msg.type === "event" || msg.type === "command" || msg.type === "route") this.bind();
     this.onRequest?.(msg);
   }
 

@@ -32,6 +32,7 @@ pub mod schema;
 pub mod session;
 pub mod stream_event;
 pub mod usage;
+pub mod virtual_model;
 
 pub use content::{ContentBlock, ImageContent, TextContent, ThinkingContent, ToolCall};
 pub use message::{

@@ -79,6 +79,10 @@ pub struct BranchState {
     pub has_thinking_level_change: bool,
     /// The last `model_change` or assistant message's model on the branch.
     pub model: Option<ModelRef>,
+    /// The last `model_change` on the branch: a virtual model's selection holds past the
+    /// responses after it, which name the physical models it routed to (pi's
+    /// `getBranchSelection`; the registry decides whether it names a virtual model).
+    pub model_change: Option<ModelRef>,
     /// Whether [`build_context`] would give at least one message.
     pub has_messages: bool,
 }
@@ -102,6 +106,7 @@ pub fn branch_state(tree: &SessionTree) -> BranchState {
         thinking_level: scan.thinking_level,
         has_thinking_level_change: scan.has_thinking_level_change,
         model: scan.model.and_then(|i| model_at(path[i])),
+        model_change: scan.model_change.and_then(|i| model_at(path[i])),
         has_messages,
     }
 }
@@ -117,6 +122,8 @@ struct Scan {
     has_thinking_level_change: bool,
     /// The last entry naming a model.
     model: Option<usize>,
+    /// The last `model_change`.
+    model_change: Option<usize>,
     /// The last compaction.
     compaction_at: Option<usize>,
 }
@@ -126,6 +133,7 @@ fn scan(path: &[&SessionEntry]) -> Scan {
         thinking_level: "off".to_string(),
         has_thinking_level_change: false,
         model: None,
+        model_change: None,
         compaction_at: None,
     };
     for (i, entry) in path.iter().enumerate() {
@@ -134,7 +142,10 @@ fn scan(path: &[&SessionEntry]) -> Scan {
                 scan.thinking_level.clone_from(thinking_level);
                 scan.has_thinking_level_change = true;
             }
-            EntryData::ModelChange { .. } => scan.model = Some(i),
+            EntryData::ModelChange { .. } => {
+                scan.model = Some(i);
+                scan.model_change = Some(i);
+            }
             EntryData::Message(m) if m.role() == "assistant" => scan.model = Some(i),
             EntryData::Compaction(_) => scan.compaction_at = Some(i),
             _ => {}

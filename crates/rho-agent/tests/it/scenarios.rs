@@ -608,3 +608,68 @@ async fn prepare_call_supplies_the_key_and_its_failure_fails_the_run() {
     );
     assert_eq!(provider.call_count(), 1, "no request without a key");
 }
+
+/// A virtual model (pi's `registerVirtualModel`): each call goes to the model the owner's
+/// `route_call` picks, at its level, and the reply names that model; the selection stays.
+/// Without an owner that routes, the run fails with pi's unrouted text.
+#[tokio::test]
+async fn a_virtual_model_is_routed_before_each_call() {
+    let selected = rho_ai::Model {
+        id: "auto".into(),
+        provider: "router".into(),
+        api: rho_protocol::virtual_model::VIRTUAL_MODEL_API.into(),
+        ..rho_testkit::scripted::scripted_model()
+    };
+    /// Routes to the scripted model at `low`, recording the level, message count and user
+    /// turn asked.
+    type Asked = Vec<(rho_ai::ThinkingLevel, usize, bool)>;
+    struct Router(Arc<std::sync::Mutex<Asked>>);
+    impl rho_agent::SessionHooks for Router {
+        fn route_call(
+            &self,
+            request: rho_agent::RouteRequest<'_>,
+        ) -> futures_util::future::BoxFuture<
+            'static,
+            Result<(rho_ai::Model, rho_ai::ThinkingLevel), String>,
+        > {
+            let asked = (request.thinking, request.messages.len(), request.user_turn);
+            self.0.lock().expect("asked").push(asked);
+            let routed = (
+                rho_testkit::scripted::scripted_model(),
+                rho_ai::ThinkingLevel::Low,
+            );
+            futures_util::FutureExt::boxed(std::future::ready(Ok(routed)))
+        }
+    }
+    let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("routed"));
+    let agent = agent_with(&provider, |o| o.hooks = Arc::new(Router(asked.clone())));
+    agent.set_model(selected.clone());
+    agent.set_thinking_level(rho_ai::ThinkingLevel::High);
+    agent.prompt("x").await.expect("ran");
+    assert_eq!(
+        *asked.lock().expect("asked"),
+        [(rho_ai::ThinkingLevel::High, 1, true)]
+    );
+    let last = agent.messages().pop().expect("reply");
+    let a = last.as_assistant().expect("assistant");
+    assert_eq!(
+        (
+            a.provider.as_str(),
+            a.model.as_str(),
+            a.thinking_level.as_deref()
+        ),
+        ("scripted", "scripted-model", Some("low"))
+    );
+    assert_eq!(agent.with_state(|s| s.model.id.clone()), "auto");
+
+    let bare = agent_with(&provider, |_| {});
+    bare.set_model(selected);
+    bare.prompt("y").await.expect("accepted");
+    assert_eq!(
+        bare.with_state(|s| s.error_message.clone()).as_deref(),
+        Some("Virtual model router/auto must be routed before streaming")
+    );
+    assert_eq!(provider.call_count(), 1, "nothing sent unrouted");
+}

@@ -59,6 +59,8 @@ mod pi_render_tui;
 mod pi_session_api;
 mod pi_shortcuts_tui;
 mod pi_shutdown_tui;
+mod pi_virtual_models;
+mod pi_virtual_models_tui;
 mod print_json;
 mod print_tools;
 mod project_dirs;

@@ -15,7 +15,7 @@ use rho_codemode::{
 use rho_protocol::session::entry::EntryData;
 use serde_json::{json, Value};
 
-use super::{AgentSession, Inner, SessionOnlyEvent};
+use super::{AgentSession, Inner};
 
 /// The codemode tool of the session `inner` will be.
 pub(crate) fn tool(inner: Weak<Inner>) -> Arc<dyn AgentTool> {
@@ -142,16 +142,11 @@ impl AgentSession {
     pub(crate) fn write_codemode_store(&self) {
         let pending = std::mem::take(&mut *self.pending_store());
         for data in pending {
-            let entry = self
-                .state()
-                .session
-                .append_custom(STORE_ENTRY_TYPE, Some(data))
-                .cloned();
-            match entry {
-                Ok(entry) => self.emit_session(SessionOnlyEvent::EntryAppended {
-                    entry: Box::new(entry),
-                }),
-                Err(_) => self.announce_save_failure(),
+            if self
+                .append_custom_entry(STORE_ENTRY_TYPE, Some(data))
+                .is_err()
+            {
+                self.announce_save_failure();
             }
         }
     }

@@ -106,11 +106,9 @@ impl AgentSession {
                 latest_compaction_timestamp(&branch),
             )
         };
-        let model = model?;
+        let model = self.model_for_message(model?, reply)?;
         if !settings.enabled
             || (point == CheckPoint::PostRun && reply.stop_reason == StopReason::Aborted)
-            || reply.provider != model.provider
-            || reply.model != model.id
             || latest.is_some_and(|t| reply.timestamp <= t)
         {
             return None;
@@ -351,6 +349,10 @@ impl AgentSession {
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
+        let (model, thinking) = self
+            .summary_route(model, thinking)
+            .await
+            .map_err(Failure::Quiet)?;
         let api_key = self
             .summary_api_key(&model.provider)
             .await

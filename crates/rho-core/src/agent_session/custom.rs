@@ -1,4 +1,5 @@
-//! Custom messages and user messages from extensions (seed diagram 6, CM-1..11, D9).
+//! Custom messages and user messages from extensions (seed diagram 6, CM-1..11, D9), and
+//! custom entries (an extension's `appendEntry`, codemode's store, router state).
 
 use std::sync::Arc;
 
@@ -13,6 +14,25 @@ use super::prompt::{InputSource, PromptOptions, StreamingBehavior};
 use super::task::{data as run_data, Data, Runs};
 use super::AgentSession;
 use rho_extension_host::{CustomMessageInput, DeliverAs};
+
+impl AgentSession {
+    /// Appends a `custom` entry at the leaf and tells listeners (`entry_appended`).
+    pub(crate) fn append_custom_entry(
+        &self,
+        custom_type: &str,
+        data: Option<serde_json::Value>,
+    ) -> Result<(), rho_session::StoreError> {
+        let entry = self
+            .state()
+            .session
+            .append_custom(custom_type, data)?
+            .clone();
+        self.emit_session(super::events::SessionOnlyEvent::EntryAppended {
+            entry: Box::new(entry),
+        });
+        Ok(())
+    }
+}
 
 /// Options of `send_custom_message`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

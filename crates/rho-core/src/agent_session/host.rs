@@ -14,7 +14,6 @@ use rho_protocol::extension::calls::ToolsState;
 use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
-use super::events::SessionOnlyEvent;
 use super::ops::Origin;
 use super::{AgentSession, Inner, SessionError};
 use rho_extension_host::{
@@ -117,16 +116,8 @@ impl ExtensionHost for SessionHost {
 
     fn append_entry(&self, custom_type: String, data: Option<Value>) -> Result<(), HostError> {
         let s = self.session().ok_or(HostError::Stale)?;
-        let entry = s
-            .state()
-            .session
-            .append_custom(&custom_type, data)
-            .cloned()
-            .map_err(HostError::session)?;
-        s.emit_session(SessionOnlyEvent::EntryAppended {
-            entry: Box::new(entry),
-        });
-        Ok(())
+        s.append_custom_entry(&custom_type, data)
+            .map_err(HostError::session)
     }
 
     fn set_session_name(&self, name: String) -> Result<(), HostError> {

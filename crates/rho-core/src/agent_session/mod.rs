@@ -48,6 +48,7 @@ mod task;
 mod tool_set;
 mod tree;
 mod upcalls;
+mod virtual_route;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -222,6 +223,8 @@ pub(crate) struct Services {
     /// codemode `store()` writes of scripts whose tool result the run loop has not persisted
     /// yet: written just before that result, so the entry follows the call on the branch.
     pub codemode_store: Mutex<Vec<serde_json::Value>>,
+    /// The failed response an automatic retry under a virtual selection answers.
+    pub failed_response: virtual_route::FailedResponse,
 }
 
 /// Everything behind a session handle, grouped by lifetime: services for the session's life,
@@ -320,6 +323,7 @@ impl AgentSession {
                     after_run: Mutex::new(None),
                     bash_runs: bash::BashRuns::default(),
                     codemode_store: Mutex::new(Vec::new()),
+                    failed_response: Default::default(),
                 },
                 run: RunControl::default(),
                 ops,

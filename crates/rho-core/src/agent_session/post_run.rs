@@ -113,6 +113,10 @@ impl AgentSession {
         });
         self.omit_failed_attempt(reply);
         self.drop_last_assistant_if(|m| m.stop_reason == StopReason::Error);
+        // A router answers a retry knowing what failed (pi's `request.failed`).
+        let virtual_selection = self.model().is_some_and(|m| m.is_virtual());
+        let failed = virtual_selection.then(|| reply.clone());
+        self.inner.services.failed_response.set(failed);
         let cancel = CancellationToken::new();
         self.inner.run.cancels(|c| c.retry = Some(cancel.clone()));
         self.inner.run.set_phase(RunPhase::Retrying);

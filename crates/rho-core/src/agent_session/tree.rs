@@ -350,6 +350,10 @@ impl AgentSession {
                 s.settings.branch_summary_reserve_tokens(),
             )
         };
+        let (model, thinking) = self
+            .summary_route(model, thinking)
+            .await
+            .map_err(CompactionError::BranchSummary)?;
         let api_key = self
             .summary_api_key(&model.provider)
             .await

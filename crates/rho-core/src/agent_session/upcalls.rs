@@ -9,6 +9,8 @@
 //! - `prepare_call`: the key of each request (an OAuth token refreshed when close to expiry,
 //!   or again after a 401) and the extensions' `before_provider_request` /
 //!   `after_provider_response` around the HTTP exchange (EXT-6, EXT-8);
+//! - `route_call`: the physical model of a request made with a virtual model, from the
+//!   extension's router (`virtual_route.rs`);
 //! - `before_tool_call`: the permission rules, then the extensions' `tool_call` (EXT-10);
 //! - `after_tool_call`: the sandbox escalation, then the extensions' `tool_result` (EXT-11).
 
@@ -17,10 +19,10 @@ use std::sync::{Arc, Weak};
 
 use futures_util::future::BoxFuture;
 use rho_agent::{
-    AfterToolCallContext, AgentMessage, BeforeToolCallContext, SessionHooks, ToolCallDecision,
-    ToolResultOverride,
+    AfterToolCallContext, AgentMessage, BeforeToolCallContext, RouteRequest, SessionHooks,
+    ToolCallDecision, ToolResultOverride,
 };
-use rho_ai::{Message, Model, StreamOptions};
+use rho_ai::{Message, Model, StreamOptions, ThinkingLevel};
 use rho_extension_host::runner::ToolOutcome;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -139,6 +141,18 @@ impl SessionHooks for Upcalls {
                     .map_err(|e| key_error(&provider, e).to_string())?;
             }
             Ok(options)
+        })
+    }
+
+    fn route_call(
+        &self,
+        request: RouteRequest<'_>,
+    ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
+        let input = super::virtual_route::RouteInput::new(&request);
+        let (session, cancel) = (self.session(), request.cancel.clone());
+        Box::pin(async move {
+            let session = session.ok_or("the session is gone")?;
+            session.route_request(input, cancel).await
         })
     }
 

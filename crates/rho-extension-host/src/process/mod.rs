@@ -178,6 +178,12 @@ impl ProcessExtension {
                     .then(|| self.provider_stream(spec.name.clone())),
             });
         }
+        for spec in &self.registration.virtual_models {
+            ext.register_virtual_model(super::VirtualModelDef {
+                spec: spec.clone(),
+                route: self.virtual_route(spec),
+            });
+        }
         for spec in &self.registration.flags {
             ext.declare_flag(spec.name.clone());
         }
@@ -226,6 +232,31 @@ impl ProcessExtension {
                     model,
                     context,
                     options,
+                })
+                .await
+            })
+        })
+    }
+
+    /// Asks the process's router of the virtual model `spec` (`route` request).
+    fn virtual_route(
+        &self,
+        spec: &rho_protocol::virtual_model::VirtualModelSpec,
+    ) -> super::VirtualRoute {
+        let conn = self.connection.clone();
+        // As long as a reply may take: a router may ask a classifier model first.
+        let deadline = self.options.tool_timeout;
+        let (provider, model_id) = (spec.provider.clone(), spec.id.clone());
+        Arc::new(move |request, ctx| {
+            let (conn, provider, model_id) = (conn.clone(), provider.clone(), model_id.clone());
+            Box::pin(async move {
+                conn.bind(&ctx);
+                let what = format!("the router of virtual model {provider}/{model_id}");
+                conn.request(&what, deadline, None, |id| Request::Route {
+                    id,
+                    provider,
+                    model_id,
+                    request,
                 })
                 .await
             })

@@ -152,6 +152,9 @@ impl Screen {
     fn footer_view(&self, shared: &Shared) -> FooterView {
         let session = &shared.session;
         let model = session.model();
+        // A virtual selection: the routed model's window counts (pi's footer does the same).
+        let routed = session.routed_model();
+        let window_of = routed.as_ref().map(|(m, _)| m).or(model.as_ref());
         let (auto_compact, name) = (
             session.with_settings(|s| s.compaction_enabled()),
             session.with_session(|s| s.name().map(str::to_string)),
@@ -161,10 +164,11 @@ impl Screen {
             git_branch: self.footer.git_branch.clone(),
             session_name: name,
             reasoning: model.as_ref().is_some_and(|m| m.reasoning),
-            context_window: model.as_ref().map_or(0, |m| m.context_window),
+            context_window: window_of.map_or(0, |m| m.context_window),
             provider: model.as_ref().map(|m| m.provider.clone()),
-            model: model.map(|m| m.id),
+            model: model.as_ref().map(|m| m.id.clone()),
             thinking_level: session.thinking_level(),
+            routed: routed.map(|(m, level)| (m.id, level)),
             usage: self.transcript.usage(),
             context_tokens: self
                 .transcript

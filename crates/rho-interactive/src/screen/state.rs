@@ -98,7 +98,7 @@ impl Screen {
         self.transcript
             .load_with_entries(&session.messages(), custom_entries(session));
         self.loaded_context_tokens = session
-            .model()
+            .usage_model()
             .and_then(|m| session.context_usage(&m))
             .and_then(|u| u.tokens);
         self.transcript.set_tools_expanded(self.tools_expanded);

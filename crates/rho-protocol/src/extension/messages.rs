@@ -94,6 +94,21 @@ pub enum ToExtension<E = Value> {
         #[serde(default)]
         options: Value,
     },
+    /// A request is about to be made with the virtual model `provider`/`modelId` selected:
+    /// the extension's router answers `{provider, id, thinkingLevel, state?, stateChanged}`
+    /// (the physical model to send it to). `request` is pi's `ModelRouteRequest` without its
+    /// signal (`model`, `thinkingLevel`, `reason`, `previous`, `failed`, `state`,
+    /// `messages`); `cancel` aborts it.
+    Route {
+        /// Request id.
+        id: u64,
+        /// The virtual model's provider.
+        provider: String,
+        /// The virtual model's id.
+        model_id: String,
+        /// What the router gets.
+        request: Value,
+    },
     /// Draw `target` in `width` columns (only what the extension declared in its
     /// registration's `renderers`, or a component it announced); answered by a
     /// [`Rendered`](super::Rendered) or `null`.

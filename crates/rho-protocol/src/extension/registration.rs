@@ -101,6 +101,14 @@ pub struct Registration {
     /// Model providers.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub providers: Vec<ProviderSpec>,
+    /// Virtual models (pi's `registerVirtualModel`): each request with one selected becomes
+    /// a `route` request first.
+    #[serde(
+        default,
+        rename = "virtualModels",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    pub virtual_models: Vec<crate::virtual_model::VirtualModelSpec>,
     /// Messages for the user about loading (rho shows them as warnings), e.g. the pi host's
     /// "extension x.ts was not loaded: ..." or an unsupported call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

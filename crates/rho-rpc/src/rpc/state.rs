@@ -149,7 +149,7 @@ fn stats(rpc: &Rpc) -> SessionStatsReply {
         stats: s.stats_over(rpc.dialect.stats_scope()),
         session_file,
         session_id,
-        context_usage: s.model().and_then(|model| s.context_usage(&model)),
+        context_usage: s.usage_model().and_then(|model| s.context_usage(&model)),
     }
 }
 

@@ -407,3 +407,26 @@ fn sessions_can_take_a_chosen_id() {
     .expect("json");
     assert_eq!(header["id"], "fork-3");
 }
+
+/// A resumed branch names both the model that answered last and its last `model_change`: a
+/// virtual model's selection is only in the latter (start-up asks the registry which holds).
+#[test]
+fn branch_state_keeps_the_last_model_change_beside_the_last_response() {
+    let mut session = SessionManager::in_memory("/work");
+    session
+        .append_model_change("router", "auto")
+        .expect("change");
+    session.append_message(user("hi", 1)).expect("user");
+    session
+        .append_message(assistant("hello", 2))
+        .expect("reply");
+    let state = session.branch_state();
+    let named = |m: Option<&rho_session::context::ModelRef>| {
+        m.map(|m| format!("{}/{}", m.provider, m.model_id))
+    };
+    assert_eq!(named(state.model.as_ref()).as_deref(), Some("openai/gpt-5"));
+    assert_eq!(
+        named(state.model_change.as_ref()).as_deref(),
+        Some("router/auto")
+    );
+}

@@ -40,6 +40,9 @@ pub struct FooterView {
     pub reasoning: bool,
     /// Effective thinking level.
     pub thinking_level: ThinkingLevel,
+    /// Under a virtual model: where the latest response went, the physical model's id and
+    /// the level it ran at, shown after the selection as pi's `auto • high → luna • medium`.
+    pub routed: Option<(String, Option<ThinkingLevel>)>,
     /// Session usage.
     pub usage: UsageTotals,
     /// Tokens in the current context, if known.
@@ -121,12 +124,15 @@ impl FooterView {
             Some(p) => format!("({p}) {model}"),
             None => model.clone(),
         };
-        if !self.reasoning {
-            return model;
-        }
-        match self.thinking_level {
-            ThinkingLevel::Off => format!("{model} • thinking off"),
-            level => format!("{model} • {}", level_name(level)),
+        let selection = match (self.reasoning, self.thinking_level) {
+            (false, _) => model,
+            (true, ThinkingLevel::Off) => format!("{model} • thinking off"),
+            (true, level) => format!("{model} • {}", level_name(level)),
+        };
+        match &self.routed {
+            None => selection,
+            Some((id, None)) => format!("{selection} → {id}"),
+            Some((id, Some(level))) => format!("{selection} → {id} • {}", level_name(*level)),
         }
     }
 }
@@ -177,6 +183,27 @@ impl Component for FooterView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_virtual_selection_shows_where_the_latest_response_went() {
+        let view = FooterView {
+            model: Some("auto".into()),
+            provider: Some("jev".into()),
+            reasoning: true,
+            thinking_level: ThinkingLevel::High,
+            routed: Some(("gpt-5.6-luna".into(), Some(ThinkingLevel::Medium))),
+            ..FooterView::default()
+        };
+        assert_eq!(
+            view.model_label(),
+            "(jev) auto • high → gpt-5.6-luna • medium"
+        );
+        let unrouted = FooterView {
+            routed: None,
+            ..view
+        };
+        assert_eq!(unrouted.model_label(), "(jev) auto • high");
+    }
 
     #[test]
     fn token_formatting_matches_pi() {

@@ -221,6 +221,7 @@ fn footer() {
         provider: Some("anthropic".into()),
         reasoning: true,
         thinking_level: ThinkingLevel::High,
+        routed: None,
         usage: UsageTotals {
             input: 12_345,
             output: 3_456,
