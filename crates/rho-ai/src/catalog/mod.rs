@@ -2,7 +2,8 @@
 //!
 //! The rows are generated from pi's published catalog package by `scripts/gen-catalog` into
 //! `generated/` as `const` tables, so the binary parses nothing at start-up and builds a
-//! [`Model`] only when one is asked for: [`find_builtin`] builds one model, the whole list
+//! [`Model`] only when one is asked for (and the rows hold no pointers, so the loader does not
+//! relocate them either: see `table`): [`find_builtin`] builds one model, the whole list
 //! ([`builtin_models`]) is built on first use. Refreshed catalogs (models-store.json) and
 //! models.json add to and override this (see [`crate::registry`]). Selection by user patterns
 //! (`--model`, `--models`, `--list-models`) lives in [`select`] and works on any model list.
@@ -30,7 +31,7 @@ pub(crate) const COPILOT_HEADERS: &[(&str, &str)] = &[
 static MODELS: LazyLock<Vec<Model>> = LazyLock::new(|| {
     generated::PROVIDERS
         .iter()
-        .flat_map(|p| p.models.iter().map(|row| row.build(p.info.id)))
+        .flat_map(|p| p.models())
         .collect()
 });
 
@@ -58,11 +59,10 @@ pub fn builtin_models_for(provider: &str) -> impl Iterator<Item = &'static Model
 /// The built-in model `id` of `provider`, built alone (start-up looks one model up without
 /// building the other ~1,700).
 pub fn find_builtin(provider: &str, id: &str) -> Option<Model> {
-    let row = generated::PROVIDERS
+    generated::PROVIDERS
         .iter()
-        .find(|p| p.info.id == provider)?;
-    let model = row.models.iter().find(|m| m.id == id)?;
-    Some(model.build(provider))
+        .find(|p| p.info.id == provider)?
+        .find(id)
 }
 
 /// The built-in models of `provider`, freshly built; `None` for a provider not built in.
@@ -70,7 +70,7 @@ pub fn provider_models(provider: &str) -> Option<Vec<Model>> {
     let row = generated::PROVIDERS
         .iter()
         .find(|p| p.info.id == provider)?;
-    Some(row.models.iter().map(|m| m.build(provider)).collect())
+    Some(row.models().collect())
 }
 
 /// The built-in provider `id`, if any.

@@ -43,6 +43,13 @@ fn ids_are_unique_and_rows_complete() {
 }
 
 #[test]
+fn every_row_names_its_strings_within_its_providers_text() {
+    for p in generated::PROVIDERS {
+        assert!(p.spans_resolve(), "{}", p.info.id);
+    }
+}
+
+#[test]
 fn one_model_built_alone_equals_its_row_in_the_list() {
     for m in builtin_models() {
         assert_eq!(find_builtin(&m.provider, &m.id).as_ref(), Some(m));
