@@ -8,3 +8,4 @@ mod floor;
 mod rpc_schema;
 #[cfg(feature = "agent")]
 mod rpc_shapes;
+mod string_errors;
