@@ -3,7 +3,6 @@
 //! scrubbed, then the caller's own variables (which win over the scrub).
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -113,7 +112,7 @@ impl ChildSpec {
         }
         cmd.stdin(Stdio::null());
         if self.own_group() {
-            cmd.process_group(0);
+            crate::platform::own_group(&mut cmd);
         }
         Ok(cmd)
     }
