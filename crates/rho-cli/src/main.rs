@@ -2,6 +2,7 @@
 
 mod args;
 mod credentials;
+mod echo_off;
 mod extensions;
 mod file_args;
 mod interactive_host;
