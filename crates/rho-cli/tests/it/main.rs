@@ -76,3 +76,4 @@ mod tui_lifecycle;
 mod tui_mcp;
 mod tui_screen;
 mod unsaved_sessions;
+mod windows_exe;
