@@ -202,7 +202,8 @@ fn end(pid: u32, own_group: bool, events: &Receiver<Event>, exited: bool) {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -268,7 +269,8 @@ mod tests {
 }
 
 /// Run on Windows (CI runs them under Wine).
-#[cfg(all(test, windows))]
+#[cfg(test)]
+#[cfg(windows)]
 mod windows_tests {
     use super::*;
 

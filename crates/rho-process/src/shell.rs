@@ -247,7 +247,7 @@ mod tests {
             true,
             &vars,
             &["/bin1/pwsh.exe", "/pf/PowerShell/7/pwsh.exe"],
-            |h| powershell(h),
+            powershell,
         );
         assert_eq!(on_path.expect("found"), PathBuf::from("/bin1/pwsh.exe"));
         let pwsh7 = check(true, &vars, &["/pf/PowerShell/7/pwsh.exe", ps5], powershell);

@@ -198,7 +198,8 @@ fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 

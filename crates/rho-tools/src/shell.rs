@@ -311,7 +311,8 @@ async fn sleep_until_opt(at: Option<Instant>) {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 

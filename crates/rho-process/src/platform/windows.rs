@@ -135,7 +135,15 @@ pub(crate) fn reap(_pgid: i32) {}
 /// Whether anything of group `pgid` still runs: its job's active processes, or the leader
 /// alone when it has no job.
 pub(crate) fn group_alive(pgid: i32) -> bool {
-    let active = with_job(pgid, |job| {
+    match active_processes(pgid) {
+        Some(active) => active > 0,
+        None => process_alive(pgid),
+    }
+}
+
+/// How many processes group `pgid`'s job holds (`None`: no job, or Windows would not say).
+fn active_processes(pgid: i32) -> Option<u32> {
+    with_job(pgid, |job| {
         let mut info = JOBOBJECT_BASIC_ACCOUNTING_INFORMATION::default();
         // SAFETY: the job handle is valid while the record is locked; `info` is the class's
         // struct and outlives the call.
@@ -148,10 +156,9 @@ pub(crate) fn group_alive(pgid: i32) -> bool {
                 std::ptr::null_mut(),
             ) != 0
         };
-        ok.then_some(info.ActiveProcesses > 0)
+        ok.then_some(info.ActiveProcesses)
     })
-    .flatten();
-    active.unwrap_or_else(|| process_alive(pgid))
+    .flatten()
 }
 
 fn process_alive(pid: i32) -> bool {
@@ -167,26 +174,6 @@ fn process_alive(pid: i32) -> bool {
 /// The status reported for a child whose wait failed: a forced stop's.
 pub(crate) fn killed_status() -> ExitStatus {
     ExitStatus::from_raw(KILLED)
-}
-
-/// How many processes group `pgid`'s job holds (for tests).
-#[cfg(test)]
-fn job_processes(pgid: i32) -> Option<u32> {
-    with_job(pgid, |job| {
-        let mut info = JOBOBJECT_BASIC_ACCOUNTING_INFORMATION::default();
-        // SAFETY: as in `group_alive`.
-        let ok = unsafe {
-            QueryInformationJobObject(
-                job,
-                JobObjectBasicAccountingInformation,
-                std::ptr::from_mut(&mut info).cast(),
-                size_of::<JOBOBJECT_BASIC_ACCOUNTING_INFORMATION>() as u32,
-                std::ptr::null_mut(),
-            ) != 0
-        };
-        ok.then_some(info.ActiveProcesses)
-    })
-    .flatten()
 }
 
 /// Run on Windows (CI runs them under Wine: `scripts/wine-run` as cargo's runner).
@@ -222,17 +209,17 @@ mod tests {
         adopt(child.id());
         // cmd.exe and the ping it started are both in the job.
         let both = within(Duration::from_secs(20), || {
-            job_processes(pgid).is_some_and(|n| n >= 2)
+            active_processes(pgid).is_some_and(|n| n >= 2)
         });
-        assert!(both, "job processes: {:?}", job_processes(pgid));
+        assert!(both, "job processes: {:?}", active_processes(pgid));
         assert!(group_alive(pgid));
         stop_group(pgid, Stop::Force);
         let status = child.wait().expect("wait");
         assert_eq!(status.code(), Some(KILLED as i32));
         let gone = within(Duration::from_secs(10), || !group_alive(pgid));
-        assert!(gone, "job processes left: {:?}", job_processes(pgid));
+        assert!(gone, "job processes left: {:?}", active_processes(pgid));
         release(pgid);
-        assert_eq!(job_processes(pgid), None);
+        assert_eq!(active_processes(pgid), None);
     }
 
     #[test]
