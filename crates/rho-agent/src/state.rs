@@ -96,6 +96,7 @@ pub fn placeholder_model() -> Model {
         max_tokens: 0,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }
 

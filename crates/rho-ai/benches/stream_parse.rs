@@ -35,11 +35,13 @@ fn model() -> Model {
             output: 15.0,
             cache_read: 0.3,
             cache_write: 3.75,
+            ..Default::default()
         },
         context_window: 200_000,
         max_tokens: 64_000,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }
 

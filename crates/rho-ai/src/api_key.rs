@@ -30,5 +30,30 @@ mod tests {
         };
         assert_eq!(env_api_key_with("anthropic", get), Some("sk-ant".into()));
         assert_eq!(env_api_key_with("unknown-provider", get), None);
+        assert_eq!(env_vars_for("azure"), &["AZURE_OPENAI_API_KEY"]);
+        // The plan's own Qwen variable wins over the region's shared one.
+        let qwen = |n: &str| {
+            matches!(
+                n,
+                "QWEN_TOKEN_PLAN_API_KEY" | "QWEN_TOKEN_PLAN_TEAM_API_KEY"
+            )
+            .then(|| n.to_lowercase())
+        };
+        assert_eq!(
+            env_api_key_with("qwen-token-plan", qwen).as_deref(),
+            Some("qwen_token_plan_team_api_key")
+        );
+        assert_eq!(
+            env_api_key_with("qwen-token-plan-individual", qwen).as_deref(),
+            Some("qwen_token_plan_api_key")
+        );
+    }
+
+    #[test]
+    fn every_catalog_provider_has_pis_variables() {
+        for p in crate::catalog::providers() {
+            let ambient = matches!(p.id, "amazon-bedrock" | "openai-codex");
+            assert_eq!(env_vars_for(p.id).is_empty(), ambient, "{}", p.id);
+        }
     }
 }

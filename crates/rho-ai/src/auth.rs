@@ -333,6 +333,17 @@ pub fn env_credential(
     file_exists: &dyn Fn(&str) -> bool,
 ) -> Option<(String, String)> {
     let set = |name: &str| env(name).filter(|v| !v.is_empty());
+    // Cloudflare's endpoints name the account (and the gateway): a key alone reaches none.
+    let needs: &[&str] = match provider {
+        "cloudflare-workers-ai" => &["CLOUDFLARE_ACCOUNT_ID"],
+        "cloudflare-ai-gateway" => &["CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"],
+        // A llama.cpp router is configured by its URL; its key is optional.
+        crate::llama::PROVIDER => &[crate::llama::BASE_URL_ENV],
+        _ => &[],
+    };
+    if needs.iter().any(|name| set(name).is_none()) {
+        return None;
+    }
     if let Some(found) = env_vars_for(provider)
         .iter()
         .find_map(|name| set(name).map(|value| (name.to_string(), value)))
@@ -341,6 +352,10 @@ pub fn env_credential(
     }
     let marker = |var: &str| Some((var.to_string(), AUTHENTICATED_MARKER.to_string()));
     match provider {
+        crate::llama::PROVIDER => Some((
+            crate::llama::BASE_URL_ENV.to_string(),
+            crate::llama::NO_KEY.to_string(),
+        )),
         "google-vertex" => {
             let adc = set("GOOGLE_APPLICATION_CREDENTIALS")
                 .filter(|path| file_exists(path))

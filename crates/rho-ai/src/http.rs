@@ -34,6 +34,9 @@ pub enum HttpFailure {
     /// Application Default Credentials); the text says which and what to do.
     #[error("{0}")]
     Authorize(String),
+    /// A provider retry would wait longer than `retry.provider.maxRetryDelayMs` allows.
+    #[error("{0}")]
+    RetryDelay(String),
     /// The request body could not be encoded.
     #[error("{0}")]
     Encode(#[source] serde_json::Error),
@@ -64,6 +67,24 @@ impl StatusFailure {
             .find(|(k, _)| k == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// The wait the server asked for (`retry-after-ms`, `retry-after`).
+    pub fn retry_after(&self) -> Option<Duration> {
+        crate::retry::parse_retry_after(
+            self.header("retry-after-ms"),
+            self.header("retry-after"),
+            crate::now_ms(),
+        )
+    }
+
+    /// The server's `x-should-retry` verdict, when it gave one.
+    pub fn should_retry(&self) -> Option<bool> {
+        match self.header("x-should-retry") {
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            _ => None,
+        }
+    }
 }
 
 /// The time limits of one request.
@@ -81,6 +102,24 @@ pub fn idle_message(idle: Duration) -> String {
         "Request timed out: no data from the provider for {} ms (httpIdleTimeoutMs)",
         idle.as_millis()
     )
+}
+
+impl HttpFailure {
+    /// Whether a provider retry may send the request again, as pi 1.6's provider clients
+    /// decide: the server's `x-should-retry` when given, else 408, 409, 429, 5xx and every
+    /// failure without a status (connection errors, timeouts).
+    pub fn is_retryable(&self) -> bool {
+        match self {
+            HttpFailure::Status(f) => f
+                .should_retry()
+                .unwrap_or_else(|| crate::retry::is_retryable_status(f.status)),
+            HttpFailure::Idle(_) | HttpFailure::Transport(_) => true,
+            HttpFailure::Aborted
+            | HttpFailure::Encode(_)
+            | HttpFailure::Authorize(_)
+            | HttpFailure::RetryDelay(_) => false,
+        }
+    }
 }
 
 /// POSTs a JSON body and returns the 2xx response, or why not.

@@ -11,6 +11,7 @@
 //! logic in `rho-protocol`; it is re-exported here under its old paths so provider code and
 //! callers need not care where it lives.
 
+pub mod api;
 pub mod api_key;
 pub mod auth;
 pub mod catalog;
@@ -21,16 +22,21 @@ pub mod event;
 pub mod file_lock;
 mod fold;
 pub mod http;
+pub mod llama;
+pub mod model_list;
 pub mod models_json;
+pub mod models_store;
 pub mod oauth;
 pub mod options;
 pub mod overflow;
 pub mod provider;
 pub mod providers;
+pub mod registry;
 pub mod reply;
 pub mod retry;
 pub mod sse;
 pub mod stream_error;
+pub mod time;
 pub mod tool_call_id;
 pub mod transform;
 
@@ -42,6 +48,7 @@ pub use message::{
     now_ms, AssistantMessage, Context, Message, Tool, ToolResultMessage, UserContent, UserMessage,
 };
 pub use model::{InputKind, Model, ModelCompat, ModelCost, ThinkingLevel};
+pub use model_list::ModelList;
 pub use options::{CacheRetention, StreamOptions, ThinkingBudgets};
 pub use provider::{stream, ProviderError};
 pub use stream_error::StreamError;

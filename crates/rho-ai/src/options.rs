@@ -46,6 +46,28 @@ pub struct ThinkingBudgets {
     pub high: Option<u64>,
 }
 
+impl ThinkingBudgets {
+    /// Tokens always left for the answer when a budget shares the output cap (pi 1.6).
+    pub const MIN_ANSWER_TOKENS: u64 = 1024;
+
+    /// The budget of `level`: the override, else pi's default (1024, 2048, 8192, 16384);
+    /// `xhigh` and `max` take `high`'s.
+    pub fn for_level(&self, level: ThinkingLevel) -> u64 {
+        match level {
+            ThinkingLevel::Off | ThinkingLevel::Minimal => self.minimal.unwrap_or(1024),
+            ThinkingLevel::Low => self.low.unwrap_or(2048),
+            ThinkingLevel::Medium => self.medium.unwrap_or(8192),
+            _ => self.high.unwrap_or(16_384),
+        }
+    }
+
+    /// The budget of `level` with room left for the answer under `ceiling` output tokens.
+    pub fn within(&self, level: ThinkingLevel, ceiling: u64) -> u64 {
+        self.for_level(level)
+            .min(ceiling.saturating_sub(Self::MIN_ANSWER_TOKENS))
+    }
+}
+
 /// Options of one call. `cancel` aborts it: the stream then ends with `aborted`.
 #[derive(Debug, Clone, Default)]
 pub struct StreamOptions {
@@ -76,6 +98,12 @@ pub struct StreamOptions {
     /// Hooks around the HTTP exchange (extensions' `before_provider_request` and
     /// `after_provider_response`).
     pub hooks: RequestHooks,
+    /// pi's `retry.provider.maxRetries` (default 0): a request that fails before its stream
+    /// starts (408, 409, 429, 5xx, a connection error) is sent again this many times at most.
+    pub max_retries: u32,
+    /// pi's `retry.provider.maxRetryDelayMs`: the longest server-requested wait honoured
+    /// (`None`: 60 s; 0: no limit).
+    pub max_retry_delay_ms: Option<u64>,
 }
 
 /// The idle timeout when none is set: pi's `httpIdleTimeoutMs` default (5 minutes).

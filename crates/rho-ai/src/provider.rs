@@ -40,7 +40,7 @@ pub enum ProviderError {
     /// The key cannot be used with this provider (a Codex token without its account id).
     #[error("{0}")]
     BadKey(String),
-    /// The model names an API rho does not speak.
+    /// The model names an API neither rho nor pi knows.
     #[error("Unsupported API \"{api}\" for model {model}: use anthropic-messages, openai-completions, openai-responses, openai-codex-responses, google-generative-ai, google-vertex, bedrock-converse-stream, azure-openai-responses or mistral-conversations")]
     UnsupportedApi {
         /// The api field.
@@ -48,6 +48,9 @@ pub enum ProviderError {
         /// The model id.
         model: String,
     },
+    /// The model's API is one of pi's that rho does not speak yet (its text says which).
+    #[error("{0}")]
+    ApiNotServed(String),
 }
 
 /// A fully built request: what goes on the wire.
@@ -131,52 +134,7 @@ pub trait Authorize: Send + Sync + std::fmt::Debug {
     fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>>;
 }
 
-/// The wire APIs rho speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Api {
-    /// Anthropic Messages.
-    AnthropicMessages,
-    /// OpenAI Chat Completions and compatible servers.
-    OpenAiCompletions,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// The ChatGPT backend's Responses endpoint (Codex subscriptions).
-    OpenAiCodexResponses,
-    /// Google Gemini.
-    GoogleGenerativeAi,
-    /// Google Vertex AI (Gemini on Google Cloud).
-    GoogleVertex,
-    /// Amazon Bedrock's Converse stream.
-    BedrockConverseStream,
-    /// Azure OpenAI's Responses API.
-    AzureOpenAiResponses,
-    /// Mistral's chat completions (pi's `mistral-conversations`).
-    MistralConversations,
-}
-
-impl Api {
-    /// Parses a model's `api` field.
-    pub fn parse(api: &str) -> Option<Api> {
-        match api {
-            "anthropic-messages" => Some(Api::AnthropicMessages),
-            "openai-completions" => Some(Api::OpenAiCompletions),
-            "openai-responses" => Some(Api::OpenAiResponses),
-            "openai-codex-responses" => Some(Api::OpenAiCodexResponses),
-            "google-generative-ai" => Some(Api::GoogleGenerativeAi),
-            "google-vertex" => Some(Api::GoogleVertex),
-            "bedrock-converse-stream" => Some(Api::BedrockConverseStream),
-            "azure-openai-responses" => Some(Api::AzureOpenAiResponses),
-            "mistral-conversations" => Some(Api::MistralConversations),
-            _ => None,
-        }
-    }
-
-    /// Whether a call needs a key: Bedrock and Vertex can sign with the cloud's own
-    /// credentials (the AWS chain, Application Default Credentials) instead.
-    pub fn needs_key(self) -> bool {
-        !matches!(self, Api::GoogleVertex | Api::BedrockConverseStream)
-    }
-}
+pub use crate::api::Api;
 
 /// Resolves the key (options, then environment) and fills the default max tokens.
 pub fn resolve_options(
@@ -207,6 +165,9 @@ pub fn stream(
         api: model.api.clone(),
         model: model.id.clone(),
     })?;
+    if !api.is_served() {
+        return Err(not_served(api, model));
+    }
     let options = resolve_options(model, options)?;
     let routed = copilot_route(model, options.api_key.as_deref());
     let model = routed.as_ref().unwrap_or(model);
@@ -219,6 +180,8 @@ pub fn stream(
         hooks: options.hooks.clone(),
         key: options.api_key.clone(),
         provider: model.provider.clone(),
+        max_retries: options.max_retries,
+        max_retry_delay_ms: options.max_retry_delay_ms,
         authorize: None,
     };
     match api {
@@ -316,8 +279,15 @@ pub fn stream(
             reply,
             control,
         ),
+        Api::PiMessages => return Err(not_served(api, model)),
     }
     Ok(stream)
+}
+
+/// The refusal of a model whose API rho does not speak yet (before any key is looked for, so
+/// the message says what is really missing).
+fn not_served(api: Api, model: &Model) -> ProviderError {
+    ProviderError::ApiNotServed(api.not_served_message(&model.provider, &model.id))
 }
 
 /// What controls one HTTP exchange besides its request: abort, timeout, hooks.
@@ -335,6 +305,11 @@ pub struct CallControl {
     pub key: Option<String>,
     /// The provider, for the text of a failed re-authentication.
     pub provider: String,
+    /// `retry.provider.maxRetries`: how often a request that failed before its stream
+    /// started is sent again.
+    pub max_retries: u32,
+    /// `retry.provider.maxRetryDelayMs` (`None`: 60 s; 0: no limit).
+    pub max_retry_delay_ms: Option<u64>,
     /// Cloud credentials applied just before sending (after the payload hook).
     pub authorize: Option<Arc<dyn Authorize>>,
 }
@@ -403,7 +378,7 @@ async fn send_authorized(
     idle: Duration,
     error_message: ErrorText,
 ) -> Result<reqwest::Response, String> {
-    let first = match post(request, control, idle).await {
+    let first = match post(request, control, idle, error_message).await {
         Ok(r) => return Ok(r),
         Err(HttpFailure::Status(f)) if f.status == 401 => f,
         Err(f) => return Err(failure_message(f, error_message)),
@@ -416,7 +391,7 @@ async fn send_authorized(
         _ => return Err(error_message(&first)),
     };
     request.replace_key(key, &fresh);
-    match post(request, control, idle).await {
+    match post(request, control, idle, error_message).await {
         Ok(r) => Ok(r),
         Err(HttpFailure::Status(f)) if f.status == 401 => Err(format!(
             "{} {}",
@@ -427,32 +402,68 @@ async fn send_authorized(
     }
 }
 
-/// Authorizes `request` (when the API signs) and POSTs it. An authorization that fails or
-/// is aborted ends the call before anything is sent.
+/// Authorizes `request` (when the API signs) and sends it, and again up to
+/// `retry.provider.maxRetries` times when it fails before its stream starts in a way worth
+/// retrying (pi 1.6's `retryProviderRequest`): so exactly `1 + maxRetries` requests at most.
+/// The wait is the server's (refused when longer than `retry.provider.maxRetryDelayMs`) or a
+/// jittered back-off; an abort ends it at once. An authorization that fails or is aborted
+/// ends the call before anything is sent.
 async fn post(
     request: &mut HttpRequest,
     control: &CallControl,
     idle: Duration,
+    error_message: ErrorText,
 ) -> Result<reqwest::Response, HttpFailure> {
-    if let Some(authorize) = &control.authorize {
-        tokio::select! {
-            biased;
-            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
-            done = authorize.authorize(request) => done.map_err(HttpFailure::Authorize)?,
+    let mut retry = 0;
+    loop {
+        if let Some(authorize) = &control.authorize {
+            tokio::select! {
+                biased;
+                _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+                done = authorize.authorize(request) => done.map_err(HttpFailure::Authorize)?,
+            }
         }
+        let sent = http::post_json(
+            &request.url,
+            &request.headers,
+            &request.body,
+            &control.cancel,
+            http::Timeouts {
+                overall: control.timeout,
+                idle,
+            },
+            control.hooks.after_response.as_ref(),
+        )
+        .await;
+        let failure = match sent {
+            Err(f) if retry < control.max_retries && f.is_retryable() => f,
+            other => return other,
+        };
+        let hint = match &failure {
+            HttpFailure::Status(f) => f.retry_after(),
+            _ => None,
+        };
+        let max = control.max_retry_delay_ms.unwrap_or(60_000);
+        let text = failure_message(failure, error_message);
+        let wait = match crate::retry::client_retry_delay(retry, hint, max, jitter(), &text) {
+            crate::retry::ClientRetry::After(wait) => wait,
+            crate::retry::ClientRetry::TooLong(text) => return Err(HttpFailure::RetryDelay(text)),
+        };
+        tokio::select! {
+            _ = control.cancel.cancelled() => return Err(HttpFailure::Aborted),
+            _ = tokio::time::sleep(wait) => {}
+        }
+        retry += 1;
     }
-    http::post_json(
-        &request.url,
-        &request.headers,
-        &request.body,
-        &control.cancel,
-        http::Timeouts {
-            overall: control.timeout,
-            idle,
-        },
-        control.hooks.after_response.as_ref(),
-    )
-    .await
+}
+
+/// A random number in `[0, 1)` for the back-off's jitter.
+fn jitter() -> f64 {
+    let mut bytes = [0u8; 4];
+    match getrandom::getrandom(&mut bytes) {
+        Ok(()) => f64::from(u32::from_le_bytes(bytes)) / (f64::from(u32::MAX) + 1.0),
+        Err(_) => 0.0,
+    }
 }
 
 /// Runs `parser` over an in-memory response body, exactly as [`drive`] does after a 2xx

@@ -32,7 +32,7 @@ impl ReplyBuilder {
             message: AssistantMessage::empty(&model.api, &model.provider, &model.id),
             sink,
             cancel,
-            prices: model.cost,
+            prices: model.cost.clone(),
             tool_json: Vec::new(),
             open: Vec::new(),
             started: false,

@@ -152,6 +152,7 @@ pub(crate) mod tests {
             max_tokens: 32_000,
             headers: None,
             compat: None,
+            ..Default::default()
         }
     }
 

@@ -3,6 +3,10 @@
 //! the exit stops, and with an installed package). Run
 //! with `cargo bench -p rho-cli --bench startup` (release build); prints the median and
 //! spread over `RUNS` runs each.
+//!
+//! Side by side: `-- --bin <name>=<path>` (repeatable) measures those binaries instead, one
+//! run of each in turn, so a change in the machine's load falls on all of them alike (e.g.
+//! main's build against a branch's, each built in its own tree).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -11,12 +15,29 @@ use std::time::{Duration, Instant};
 
 const RUNS: usize = 50;
 
+/// The binaries to measure: `--bin name=path` arguments, or the rho built with this bench.
+fn binaries() -> Vec<(String, String)> {
+    let mut bins = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        if a == "--bin" {
+            let spec = args.next().expect("--bin <name>=<path>");
+            let (name, path) = spec.split_once('=').expect("--bin <name>=<path>");
+            bins.push((name.to_string(), path.to_string()));
+        }
+    }
+    if bins.is_empty() {
+        bins.push(("rho".to_string(), env!("CARGO_BIN_EXE_rho").to_string()));
+    }
+    bins
+}
+
 fn main() {
+    let bins = binaries();
     let home = tempfile::tempdir().expect("tempdir");
     let agent = home.path().join("agent");
     std::fs::create_dir_all(&agent).expect("agent dir");
-    let bin = env!("CARGO_BIN_EXE_rho");
-    let command = |args: &[&str]| {
+    let command = |bin: &str, args: &[&str]| {
         let mut c = Command::new(bin);
         c.args(args)
             .env_clear()
@@ -26,16 +47,17 @@ fn main() {
         c
     };
 
-    let version = measure(|| {
-        let out = command(&["--version"]).output().expect("rho runs");
+    let version = |bin: &str| {
+        let out = command(bin, &["--version"]).output().expect("rho runs");
         assert!(out.status.success());
-    });
-    report("rho --version", &version);
+    };
+    report("rho --version", &bins, &measure(&bins, version));
 
-    let rpc_run = |extra: &[&str]| {
+    let rpc_run_with = |bin: &str, extra: &[&str], envs: &[(&str, &str)]| {
         let mut args = vec!["--mode", "rpc", "--no-session"];
         args.extend_from_slice(extra);
-        let mut child = command(&args)
+        let mut child = command(bin, &args)
+            .envs(envs.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -53,19 +75,34 @@ fn main() {
         drop(stdin);
         child.wait().expect("exit");
     };
+    let rpc_run = |bin: &str, extra: &[&str]| rpc_run_with(bin, extra, &[]);
     report(
         "rho --mode rpc → get_state response → exit",
-        &measure(|| rpc_run(&[])),
+        &bins,
+        &measure(&bins, |b| rpc_run(b, &[])),
+    );
+    // A provider key makes start-up choose that provider's default model from the built-in
+    // catalog (offline: no catalog refresh is started).
+    let key = [("ANTHROPIC_API_KEY", "bench-key"), ("RHO_OFFLINE", "1")];
+    report(
+        "  same with ANTHROPIC_API_KEY set (default model from the catalog)",
+        &bins,
+        &measure(&bins, |b| rpc_run_with(b, &[], &key)),
     );
     // MCP: with no server configured nothing MCP runs (a few missing-file checks only), so
     // this matches --no-mcp; a configured server connects in the background (`cat` never
     // answers, so its connect is still going when end of input stops it).
-    report("  same with --no-mcp", &measure(|| rpc_run(&["--no-mcp"])));
+    report(
+        "  same with --no-mcp",
+        &bins,
+        &measure(&bins, |b| rpc_run(b, &["--no-mcp"])),
+    );
     let server = "{\"mcpServers\": {\"s\": {\"command\": \"cat\"}}}";
     std::fs::write(agent.join("mcp.json"), server).expect("mcp.json");
     report(
         "  same with one stdio MCP server configured",
-        &measure(|| rpc_run(&[])),
+        &bins,
+        &measure(&bins, |b| rpc_run(b, &[])),
     );
     std::fs::remove_file(agent.join("mcp.json")).expect("remove mcp.json");
     // Packages: an installed npm package (laid out as npm installs it) with 20 skills and
@@ -90,33 +127,70 @@ fn main() {
     .expect("settings");
     report(
         "  same with one installed package (20 skills, 20 prompts)",
-        &measure(|| rpc_run(&[])),
+        &bins,
+        &measure(&bins, |b| rpc_run(b, &[])),
     );
     std::fs::remove_file(agent.join("settings.json")).expect("remove settings");
 }
 
-/// Runs `f` `RUNS` times (after one warm-up) and returns the sorted durations.
-fn measure(mut f: impl FnMut()) -> Vec<Duration> {
-    f();
-    let mut times: Vec<Duration> = (0..RUNS)
-        .map(|_| {
-            let start = Instant::now();
-            f();
-            start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times
+/// Wall time and CPU time (user + system) of one run.
+#[derive(Clone, Copy)]
+struct Run {
+    wall: Duration,
+    cpu: Duration,
 }
 
-fn report(name: &str, sorted: &[Duration]) {
+/// CPU time of this process's finished, waited-for children so far: the difference over one
+/// run is that run's rho (under load its wall time is mostly waiting for a core).
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage only writes the struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+/// Runs `f` on each binary `RUNS` times, in turn (after one warm-up each), and returns each
+/// binary's runs.
+fn measure(bins: &[(String, String)], mut f: impl FnMut(&str)) -> Vec<Vec<Run>> {
+    bins.iter().for_each(|(_, bin)| f(bin));
+    let mut runs = vec![Vec::with_capacity(RUNS); bins.len()];
+    for _ in 0..RUNS {
+        for ((_, bin), runs) in bins.iter().zip(&mut runs) {
+            let (start, cpu) = (Instant::now(), children_cpu());
+            f(bin);
+            runs.push(Run {
+                wall: start.elapsed(),
+                cpu: children_cpu() - cpu,
+            });
+        }
+    }
+    runs
+}
+
+fn report(what: &str, bins: &[(String, String)], runs: &[Vec<Run>]) {
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!(
-        "{name}: median {:.2} ms (min {:.2}, p90 {:.2}, max {:.2}) over {} runs",
-        ms(sorted[sorted.len() / 2]),
-        ms(sorted[0]),
-        ms(sorted[sorted.len() * 9 / 10]),
-        ms(sorted[sorted.len() - 1]),
-        sorted.len()
-    );
+    for ((name, _), runs) in bins.iter().zip(runs) {
+        let name = match bins.len() {
+            1 => what.to_string(),
+            _ => format!("{what} [{name}]"),
+        };
+        let mut wall: Vec<Duration> = runs.iter().map(|r| r.wall).collect();
+        let mut cpu: Vec<Duration> = runs.iter().map(|r| r.cpu).collect();
+        wall.sort();
+        cpu.sort();
+        println!(
+            "{name}: median {:.2} ms (min {:.2}, p90 {:.2}, max {:.2}), CPU median {:.2} ms (min {:.2}) over {} runs",
+            ms(wall[wall.len() / 2]),
+            ms(wall[0]),
+            ms(wall[wall.len() * 9 / 10]),
+            ms(wall[wall.len() - 1]),
+            ms(cpu[cpu.len() / 2]),
+            ms(cpu[0]),
+            wall.len()
+        );
+    }
 }

@@ -82,8 +82,10 @@ pub struct Args {
     pub prompt_templates: Vec<String>,
     /// `-np`/`--no-prompt-templates`.
     pub no_prompt_templates: bool,
-    /// `--theme`.
-    pub theme: Option<String>,
+    /// `--theme` (repeatable): theme files or folders to load.
+    pub themes: Vec<String>,
+    /// `--use-theme <name>`: the interactive theme for this run, over the `theme` setting.
+    pub use_theme: Option<String>,
     /// `--no-themes`.
     pub no_themes: bool,
     /// `-nc`/`--no-context-files`.
@@ -114,6 +116,9 @@ pub struct Args {
     pub extension_flags: Vec<(String, Option<String>)>,
     /// Unknown single-dash options (always an error).
     pub unknown_short: Vec<String>,
+    /// Bad flag values, in pi's words (`Invalid mode "x". Valid values: text, json, rpc`):
+    /// each is printed as an error and rho exits 1, before anything starts.
+    pub errors: Vec<String>,
 }
 
 impl Args {
@@ -135,6 +140,24 @@ impl Args {
             _ => Some(format!("Error: Unknown options: {}", unknown.join(", "))),
         }
     }
+}
+
+/// pi's check of a `--tools` (and `defaultTools`) list: `+name`/`-name` entries edit a
+/// selection and cannot be mixed with plain names, and take exact names only.
+pub fn tool_list_error(entries: &[String]) -> Option<String> {
+    let modifiers: Vec<&String> = entries
+        .iter()
+        .filter(|e| e.starts_with('+') || e.starts_with('-'))
+        .collect();
+    if modifiers.is_empty() {
+        return None;
+    }
+    if modifiers.len() < entries.len() {
+        return Some("tool names cannot be mixed with +name or -name entries".into());
+    }
+    modifiers.iter().find(|e| e.contains('*')).map(|pattern| {
+        format!("+name and -name entries take exact tool names, not patterns: {pattern}")
+    })
 }
 
 fn split_list(v: &str) -> Vec<String> {
@@ -166,15 +189,29 @@ pub fn parse(argv: &[String]) -> Args {
         match arg {
             "-h" | "--help" => a.help = true,
             "-v" | "--version" => a.version = true,
-            "--mode" => {
-                let v = value!();
-                a.mode = match v.as_str() {
-                    "text" => Some(Mode::Text),
-                    "json" => Some(Mode::Json),
-                    "rpc" => Some(Mode::Rpc),
-                    _ => a.mode,
-                };
+            "--" => {
+                for rest in &argv[i..] {
+                    match rest.strip_prefix('@') {
+                        Some(file) => a.file_args.push(file.to_string()),
+                        None => a.messages.push(rest.clone()),
+                    }
+                }
+                break;
             }
+            "--mode" => match argv.get(i).filter(|v| !v.starts_with('-')) {
+                None => a.errors.push("--mode requires text, json, or rpc".into()),
+                Some(v) => {
+                    i += 1;
+                    match v.as_str() {
+                        "text" => a.mode = Some(Mode::Text),
+                        "json" => a.mode = Some(Mode::Json),
+                        "rpc" => a.mode = Some(Mode::Rpc),
+                        _ => a.errors.push(format!(
+                            "Invalid mode \"{v}\". Valid values: text, json, rpc"
+                        )),
+                    }
+                }
+            },
             "-p" | "--print" => {
                 a.print = true;
                 if let Some(next) = argv.get(i) {
@@ -206,9 +243,21 @@ pub fn parse(argv: &[String]) -> Args {
             "--session" => a.session = Some(value!()),
             "--fork" => a.fork = Some(value!()),
             "--session-dir" => a.session_dir = Some(value!()),
-            "-n" | "--name" => a.name = Some(value!()),
+            "-n" | "--name" => match argv.get(i) {
+                Some(name) => {
+                    a.name = Some(name.clone());
+                    i += 1;
+                }
+                None => a.errors.push("--name requires a value".into()),
+            },
             "--no-session" => a.no_session = true,
-            "-t" | "--tools" => a.tools = Some(split_list(&value!())),
+            "-t" | "--tools" => {
+                let list = split_list(&value!());
+                match tool_list_error(&list) {
+                    Some(e) => a.errors.push(format!("{arg}: {e}")),
+                    None => a.tools = Some(list),
+                }
+            }
             "-nbt" | "--no-builtin-tools" => a.no_builtin_tools = true,
             "-nt" | "--no-tools" => a.no_tools = true,
             "-xt" | "--exclude-tools" => a.exclude_tools = Some(split_list(&value!())),
@@ -222,7 +271,14 @@ pub fn parse(argv: &[String]) -> Args {
             "--no-mcp" => a.no_mcp = true,
             "--prompt-template" => a.prompt_templates.push(value!()),
             "-np" | "--no-prompt-templates" => a.no_prompt_templates = true,
-            "--theme" => a.theme = Some(value!()),
+            "--theme" => a.themes.push(value!()),
+            "--use-theme" => match argv.get(i).filter(|v| !v.starts_with('-')) {
+                Some(name) => {
+                    a.use_theme = Some(name.clone());
+                    i += 1;
+                }
+                None => a.errors.push("--use-theme requires a theme name".into()),
+            },
             "--no-themes" => a.no_themes = true,
             "-nc" | "--no-context-files" => a.no_context_files = true,
             "--export" => a.export = Some(value!()),
@@ -232,9 +288,23 @@ pub fn parse(argv: &[String]) -> Args {
             "--sandbox-network" => a.sandbox_network = Some(value!()),
             "--permission-mode" => a.permission_mode = Some(value!()),
             "--rpc-dialect" => a.rpc_dialect = Some(value!()),
-            "--tui-mode" => a.tui_mode = Some(value!()),
-            "--approve" => a.approve = Some(true),
-            "--no-approve" => a.approve = Some(false),
+            "--tui-mode" => match argv.get(i) {
+                Some(m) if m == "regular" || m == "fullscreen" => {
+                    a.tui_mode = Some(m.clone());
+                    i += 1;
+                }
+                Some(m) if !m.starts_with('-') => {
+                    i += 1;
+                    a.errors.push(format!(
+                        "Invalid TUI mode \"{m}\". Valid values: regular, fullscreen"
+                    ));
+                }
+                _ => a
+                    .errors
+                    .push("--tui-mode requires regular or fullscreen".into()),
+            },
+            "-a" | "--approve" => a.approve = Some(true),
+            "-na" | "--no-approve" => a.approve = Some(false),
             _ if arg.starts_with("--") && arg.len() > 2 => {
                 let name = &arg[2..];
                 if let Some((n, v)) = name.split_once('=') {
@@ -273,11 +343,15 @@ pub fn help_text() -> String {
         "rho {} - a fast terminal coding agent, compatible with pi
 
 Usage:
-  rho [options] [@files...] [messages...]
+  rho [options] [--] [@files...] [messages...]
   rho install <source> [-l]      Install a pi package (npm:<name>, git:<repo>, a path)
   rho remove <source> [-l]       Remove a package (alias: uninstall)
   rho update [source]            Update installed packages
   rho list                       List installed packages
+  rho config [-l]                List resources and built-ins; enable|disable <name> switches one
+  rho auth <command>             Log in or out, print credentials, check provider readiness
+  rho mcp <command>              Add, remove, list MCP servers; sign in to them
+  rho permissions check <tool> <argument>  What the permission rules decide
 
 Options:
   --provider <name>              Provider name (anthropic, openai, google, ...)
@@ -303,13 +377,15 @@ Options:
   -xt, --exclude-tools <a,b*,...>  Tools to disable (names or * patterns)
   --system-prompt <text|file>    Replace the base system prompt
   --append-system-prompt <text|file>  Append to the system prompt (repeatable)
-  -e, --extension <path>         Load an extension (repeatable)
-  -ne, --no-extensions           Do not discover extensions
+  -e, --extension <path>         Load an extension, or builtin:<name> (repeatable)
+  -ne, --no-extensions           No discovered, configured or built-in extensions
+  --no-mcp                       No MCP servers for this run
   --skill <path>                 Load a skill file or directory (repeatable)
   -ns, --no-skills               Do not discover skills
   --prompt-template <path>       Load a prompt template (repeatable)
   -np, --no-prompt-templates     Do not discover prompt templates
-  --theme <path>                 Theme file for the interactive mode
+  --theme <path>                 Load a theme file or folder (repeatable)
+  --use-theme <name>             The interactive theme for this run
   --tui-mode <mode>              Interactive layout: regular (default) or fullscreen
   --no-themes                    Do not load themes
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
@@ -319,19 +395,59 @@ Options:
   --sandbox <mode>               off, read-only, workspace-write (default)
   --sandbox-network <on|off>     Whether sandboxed commands may use the network (default on)
   --permission-mode <mode>       default, accept-edits, plan, bypass
-  --approve, --no-approve        Trust (or not) this project's resources for this run
+  -a, --approve                  Trust this project's resources for this run
+  -na, --no-approve              Ignore this project's resources for this run
+  --                             End of options: the rest are messages and @files
   -h, --help                     Show this help
   -v, --version                  Show the version
 
 Files:
   @path                          Include a file's text (or an image) in the first message
 
-Environment:
+Environment (pi's PI_ names are read too; the RHO_ name wins):
   RHO_CODING_AGENT_DIR           Agent directory (default ~/.rho/agent)
+  RHO_CODING_AGENT_SESSION_DIR   Session directory (overridden by --session-dir)
+  RHO_OFFLINE                    No network activity at startup when 1/true/yes
   ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...  Provider API keys
 ",
         env!("CARGO_PKG_VERSION")
     )
+}
+
+/// `rho auth --help`.
+pub fn auth_help_text() -> String {
+    "Usage:
+  rho auth login <provider> [--api-key] [--no-browser]
+  rho auth logout <provider>
+  rho auth print-api-key [--provider <provider>] [--model <model>]
+  rho auth print-bearer-token [--provider <provider>] [--model <model>] [--min-expiry <duration>]
+  rho auth check [--provider <provider>] [--model <model>] [--json] [--credentials] [--no-refresh]
+
+Log in to and out of model providers, print their credentials for external clients, or check
+that they are ready. Credentials are stored in auth.json in the agent dir.
+
+Commands:
+  login <provider>        Sign in with an account in the browser, or save an API key, then exit
+  logout <provider>       Remove the stored credentials; environment variables and models.json stay
+  print-api-key           Print the resolved API key
+  print-bearer-token      Print a resolved OAuth bearer token (refreshes if expired)
+  check                   Print ready, not_ready, or invalid; exit with 0, 1, or 2
+
+Options for print-api-key, print-bearer-token, and check (at least one is required):
+  --provider <provider>   Resolve credentials for a provider
+  --model <model>         Resolve credentials from a model
+
+Options for login:
+  --api-key               Save an API key instead of signing in with an account
+  --no-browser            Do not open a browser; use another sign-in method, e.g. device code
+
+Other options:
+  --min-expiry <duration> Minimum remaining token lifetime for print-bearer-token, e.g. 30m or 1h
+  --json                  Print the check result as JSON
+  --credentials           Emit the credential from check, or include it in JSON output
+  --no-refresh            Do not refresh expired OAuth credentials during check
+"
+    .to_string()
 }
 
 #[cfg(test)]

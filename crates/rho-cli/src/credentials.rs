@@ -14,7 +14,7 @@ use rho_ai::auth::{
     OAuthCredential, ResolvedAuth,
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
-use rho_ai::models_json::LoadedModels;
+use rho_ai::registry::ModelRegistry;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
 use rho_core::auth_store::AuthStore;
@@ -28,8 +28,8 @@ pub struct CliCredentials {
     pub explicit: Option<(String, String)>,
     /// auth.json, read again when the file changes (so /login works at once).
     auth: Mutex<AuthCache>,
-    /// models.json providers.
-    pub models: LoadedModels,
+    /// Every model and the models.json providers.
+    pub models: ModelRegistry,
     cache: CommandCache,
     /// auth.json for refreshed tokens.
     store: AuthStore,
@@ -95,7 +95,7 @@ impl CliCredentials {
     pub fn load(
         agent_dir: &Path,
         explicit: Option<(String, String)>,
-        models: LoadedModels,
+        models: ModelRegistry,
         warnings: &mut Vec<String>,
     ) -> Self {
         let store = AuthStore::new(agent_dir);
@@ -149,6 +149,26 @@ impl CliCredentials {
         file.set(provider, &Credential::OAuth(fresh.clone()));
         self.store.write(&file, &lock).map_err(store_error)?;
         Ok(Some(fresh.access))
+    }
+
+    /// The auth.json entry of `provider`, if a usable one is stored.
+    pub fn stored(&self, provider: &str) -> Option<Credential> {
+        self.auth().current()?.credential(provider).ok()?
+    }
+
+    /// `provider`'s OAuth access token with at least `min_validity_ms` left, refreshed (and
+    /// stored) first when it has less; `Ok(None)` when no OAuth login is stored.
+    pub async fn oauth_token(
+        &self,
+        provider: &str,
+        min_validity_ms: i64,
+    ) -> Result<Option<String>, CredentialError> {
+        let due = |c: &OAuthCredential| rho_ai::now_ms() + min_validity_ms >= c.expires;
+        match self.refreshable(provider) {
+            Some(c) if due(&c) => self.refresh(provider, due).await,
+            Some(c) => Ok(Some(c.access)),
+            None => Ok(None),
+        }
     }
 
     fn auth(&self) -> MutexGuard<'_, AuthCache> {
@@ -249,7 +269,7 @@ impl CredentialStore for CliCredentials {
 
     fn key_env_names(&self) -> Vec<String> {
         let file = self.auth().current();
-        rho_ai::env_refs::referenced_env_names(&self.models.providers, file.as_deref())
+        rho_ai::env_refs::referenced_env_names(self.models.providers(), file.as_deref())
     }
 }
 

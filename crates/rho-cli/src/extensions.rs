@@ -1,16 +1,20 @@
-//! Starting extension processes: `-e PATH` (always), then, unless `--no-extensions`, the
-//! settings `extensions` list and the extension directories `<project>/.rho/extensions/`,
-//! `<project>/.pi/extensions/` (a file named as one in `.rho/` is left to `.rho/`'s, D17; both
-//! only in a trusted project), `<agentDir>/extensions/` (docs/extensions.md), then the
-//! installed packages' extensions. A failing extension is a warning; the session starts
-//! without it. pi extensions (TypeScript files, directories, JS modules with a default export)
-//! all run in one node host process (`rho-pi-host`); without any, no node starts.
+//! Starting extension processes: `-e PATH` (always), then, unless `--no-extensions`, what
+//! start-up resolved in pi's order (`packages`): the project's `extensions` list and its
+//! `.rho/extensions/`, `.pi/extensions/` (a file named as one in `.rho/` is left to
+//! `.rho/`'s, D17; both only in a trusted project), the user's list and
+//! `<agentDir>/extensions/`, then the installed packages' extensions, each with the lists'
+//! `!`/`+`/`-` patterns applied. A failing extension is a warning; the session starts without
+//! it. pi extensions (TypeScript files, directories, JS modules with a default export) all run
+//! in one node host process (`rho-pi-host`); without any, no node starts. pi's built-in
+//! extensions (`builtin:mcp`, `builtin:codemode`) are rho's own parts, switched by the same
+//! lists and flags ([`builtin_on`]).
 
 use std::path::{Path, PathBuf};
 
 use rho_core::settings::Settings;
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::Extension;
+use rho_packages::local::BUILTIN_PREFIX;
 use rho_packages::{Kind, Resolved};
 
 use crate::args::Args;
@@ -29,51 +33,19 @@ pub fn program_for(path: &Path) -> (String, Vec<String>) {
     }
 }
 
-/// Extensions in `dir` (sorted; dot files skipped): files, and directories that are pi
-/// extensions (an `index.ts` or a `package.json` naming the entry, as pi finds them).
-fn discover(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| {
-            (p.is_file() || rho_pi_host::is_pi_extension(p))
-                && !p
-                    .file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        })
+/// Every extension path to start, in load order, each once: `-e` paths (relative to `cwd`;
+/// `builtin:` names are not files), then unless `--no-extensions` the resolved ones.
+pub fn sources(args: &Args, resolved: &Resolved, cwd: &Path) -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = args
+        .extensions
+        .iter()
+        .filter(|p| !p.starts_with(BUILTIN_PREFIX))
+        .map(|p| rho_packages::config::resolve_path(p, cwd))
+        // An `-e` folder that is a package (pi's temporary package) loads its extensions here.
+        .flat_map(|p| resolved.temporary_extensions(&p).unwrap_or_else(|| vec![p]))
         .collect();
-    files.sort();
-    files
-}
-
-/// Every extension path to start, in load order, each once.
-pub fn sources(
-    args: &Args,
-    settings: &Settings,
-    (agent_dir, project_dir): (&Path, Option<&Path>),
-    packages: &Resolved,
-    cwd: &Path,
-) -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = args.extensions.iter().map(|p| cwd.join(p)).collect();
     if !args.no_extensions {
-        paths.extend(settings.string_list("extensions").iter().map(|p| {
-            let expanded = rho_session::paths::expand_tilde(p, &rho_session::paths::process_env);
-            agent_dir.join(expanded)
-        }));
-        let mut project: Vec<PathBuf> = Vec::new();
-        for dir in rho_core::resources::project_dirs::folders_of(project_dir) {
-            for file in discover(&dir.join("extensions")) {
-                if !project.iter().any(|p| p.file_name() == file.file_name()) {
-                    project.push(file);
-                }
-            }
-        }
-        paths.extend(project);
-        paths.extend(discover(&agent_dir.join("extensions")));
-        paths.extend(packages.enabled(Kind::Extensions));
+        paths.extend(resolved.enabled(Kind::Extensions));
     }
     let mut seen = Vec::new();
     paths.retain(|p| {
@@ -83,6 +55,20 @@ pub fn sources(
         new
     });
     paths
+}
+
+/// Whether pi's built-in extension `name` (`mcp`, `codemode`) is on: `-e builtin:<name>`
+/// always; else not with `--no-extensions` (nor `mcp` with `--no-mcp`), else as the
+/// settings' `extensions` lists say.
+pub fn builtin_on(args: &Args, resolved: &Resolved, name: &str) -> bool {
+    let asked = args
+        .extensions
+        .iter()
+        .any(|e| e.strip_prefix(BUILTIN_PREFIX) == Some(name));
+    if name == "mcp" && args.no_mcp {
+        return false;
+    }
+    asked || (!args.no_extensions && resolved.builtin_enabled(name))
 }
 
 /// Where extensions come from and which of their tools may be active: what start-up and
@@ -110,13 +96,7 @@ pub struct ExtensionSetup<'a> {
 /// tools the flags and permissions allow.
 pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
     let cwd = setup.project.cwd.as_path();
-    let paths = sources(
-        setup.args,
-        setup.settings,
-        (setup.agent_dir, setup.project.dir()),
-        setup.packages,
-        cwd,
-    );
+    let paths = sources(setup.args, setup.packages, cwd);
     let (has_ui, mode) = (setup.mode.has_ui(), setup.mode.name());
     let pi = PiHost {
         agent_dir: setup.agent_dir,
@@ -132,6 +112,18 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
         ext.retain_tools(|name| {
             setup.tools.allows_extension_tool(name) && setup.permissions.exposes(name)
         });
+    }
+    if setup.mode != RunMode::Interactive {
+        // An extension's own `/mcp` replaces the built-in one, as in pi.
+        let own_mcp = loaded
+            .iter()
+            .any(|e| e.commands().iter().any(|c| c.name == "mcp"));
+        let on = |name| builtin_on(setup.args, setup.packages, name);
+        loaded.extend(crate::builtin_commands::extensions(
+            setup.agent_dir,
+            on("mcp") && !own_mcp,
+            on("llama.cpp"),
+        ));
     }
     loaded
 }
@@ -305,14 +297,12 @@ mod tests {
             std::fs::write(&path, "").expect("write");
         }
         let agent = cwd.join("agent");
-        let rho = cwd.join(".rho");
-        let found = sources(
-            &Args::default(),
-            &Settings::default(),
-            (&agent, Some(&rho)),
-            &Resolved::default(),
-            cwd,
-        );
+        let project = Project::resolve(Some(true), &agent, cwd, &mut Vec::new());
+        let settings = project.settings(&agent);
+        let args = Args::default();
+        let resolved =
+            crate::packages::prepare(&args, &settings, &agent, &project, &mut Vec::new());
+        let found = sources(&args, &resolved, cwd);
         assert_eq!(
             found,
             [
@@ -320,5 +310,14 @@ mod tests {
                 cwd.join(".pi/extensions/b.py")
             ]
         );
+        assert!(builtin_on(&args, &resolved, "mcp"));
+        let without = Args {
+            no_extensions: true,
+            extensions: vec!["builtin:mcp".into()],
+            ..Args::default()
+        };
+        assert!(sources(&without, &resolved, cwd).is_empty());
+        assert!(builtin_on(&without, &resolved, "mcp"), "-ne -e builtin:mcp");
+        assert!(!builtin_on(&without, &resolved, "codemode"));
     }
 }

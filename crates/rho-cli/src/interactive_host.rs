@@ -17,6 +17,7 @@ use crate::plan::RunMode;
 struct CliHost {
     args: Args,
     agent_dir: PathBuf,
+    catalog: crate::model_catalog::Catalog,
 }
 
 impl InteractiveHost for CliHost {
@@ -32,19 +33,32 @@ impl InteractiveHost for CliHost {
         crate::mcp::running()
     }
 
-    fn package_theme(&self, name: &str) -> Option<PathBuf> {
-        crate::packages::theme_file(name)
+    fn theme_file(&self, name: &str) -> Option<PathBuf> {
+        crate::packages::theme_file(name, &self.args)
+    }
+
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient> {
+        self.catalog.llama_client()
+    }
+
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>> {
+        let catalog = self.catalog.clone();
+        Box::pin(async move { catalog.refresh_llama().await })
     }
 }
 
 /// The interactive mode's options from `args` (whose `--tui-mode` `main` already checked).
-pub fn options(args: &Args, agent_dir: PathBuf) -> InteractiveOptions {
+pub fn options(
+    args: &Args,
+    agent_dir: PathBuf,
+    catalog: crate::model_catalog::Catalog,
+) -> InteractiveOptions {
     InteractiveOptions {
         agent_dir: agent_dir.clone(),
         session_dir: args.session_dir.clone(),
         scoped_models: args.models.clone(),
-        theme_file: args.theme.clone(),
-        no_themes: args.no_themes,
+        theme: args.use_theme.clone(),
+        verbose: args.verbose,
         tui_mode: args
             .tui_mode
             .as_deref()
@@ -53,6 +67,7 @@ pub fn options(args: &Args, agent_dir: PathBuf) -> InteractiveOptions {
         host: Arc::new(CliHost {
             args: args.clone(),
             agent_dir,
+            catalog,
         }),
     }
 }

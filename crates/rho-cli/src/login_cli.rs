@@ -25,6 +25,9 @@ enum LoginError {
     /// The arguments do not fit the usage.
     #[error("{USAGE}")]
     Usage,
+    /// No provider named: the usage and the subscription sign-ins on offer.
+    #[error("{USAGE}\n{}", sign_ins())]
+    NoProvider,
     /// `--no-browser` with `--api-key`.
     #[error("--no-browser only applies to account sign-in; omit it with --api-key.")]
     NoBrowserWithKey,
@@ -97,7 +100,7 @@ fn parse(args: &[String]) -> Result<Request, LoginError> {
         }
     }
     if request.provider.is_empty() {
-        return Err(LoginError::Usage);
+        return Err(LoginError::NoProvider);
     }
     if request.api_key && !request.browser {
         return Err(LoginError::NoBrowserWithKey);
@@ -124,6 +127,18 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
     }
 }
 
+/// The subscription sign-ins `rho login <provider>` offers, one a line.
+fn sign_ins() -> String {
+    let lines: Vec<String> = rho_ai::auth::OAUTH_PROVIDERS
+        .iter()
+        .map(|(id, name)| format!("  {id:<16}{name}"))
+        .collect();
+    format!(
+        "Subscription sign-ins:\n{}\nAny provider's API key: rho login <provider> --api-key",
+        lines.join("\n")
+    )
+}
+
 fn logout(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
     let [provider] = args else {
         return Err(LoginError::Usage);
@@ -144,7 +159,7 @@ fn login(store: &AuthStore, args: &[String]) -> Result<String, LoginError> {
     let provider = request.provider.as_str();
     let oauth = rho_ai::oauth::provider_name(provider);
     if oauth.is_none() && !request.api_key && !rho_ai::catalog::is_builtin_provider(provider) {
-        let mut known: Vec<&str> = rho_ai::catalog::PROVIDERS.iter().map(|p| p.id).collect();
+        let mut known: Vec<&str> = rho_ai::catalog::providers().map(|p| p.id).collect();
         known.sort_unstable();
         return Err(LoginError::UnknownProvider {
             provider: provider.to_string(),
@@ -335,7 +350,13 @@ mod tests {
             (r.provider.as_str(), r.browser, r.api_key),
             ("anthropic", false, false)
         );
-        assert!(parse(&args(&[])).is_err());
+        let listed = parse(&args(&[]))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        for id in ["anthropic", "openai-codex", "github-copilot"] {
+            assert!(listed.contains(id), "{listed}");
+        }
         assert!(parse(&args(&["a", "b"])).is_err());
         assert_eq!(
             parse(&args(&["openai", "--api-key", "--no-browser"]))

@@ -1,6 +1,9 @@
 //! The `rho` binary: parses flags and dispatches to a run mode.
 
 mod args;
+mod auth_cli;
+mod builtin_commands;
+mod config_cli;
 mod credentials;
 mod echo_off;
 mod extensions;
@@ -10,6 +13,8 @@ mod list_models;
 mod login_cli;
 mod malloc_arenas;
 mod mcp;
+mod mcp_cli;
+mod model_catalog;
 mod model_select;
 mod package_command;
 mod packages;
@@ -33,24 +38,31 @@ use plan::RunMode;
 
 fn main() -> ExitCode {
     malloc_arenas::configure();
+    // Every child (tools, `!cmd`, extensions, MCP servers, package commands) can tell it runs
+    // under a coding agent, as under pi; set before any thread exists.
+    for (name, value) in rho_session::env::PROCESS_MARKERS {
+        std::env::set_var(name, value);
+    }
+    apply_http_proxy();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     match argv.first().map(String::as_str) {
-        Some("mcp") => return mcp::command(&argv[1..]),
+        Some("mcp") => return mcp_cli::command(&argv[1..]),
         Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[1..]),
-        Some("auth") => match argv.get(1).map(String::as_str) {
-            Some(verb @ ("login" | "logout")) => return login_cli::command(verb, &argv[2..]),
-            _ => {
-                eprintln!("Usage: rho auth login <provider> [--api-key] [--no-browser] | rho auth logout <provider>");
-                return ExitCode::FAILURE;
-            }
-        },
+        Some("auth") => return auth(&argv[1..]),
         Some("permissions") => return permissions_check::command(&argv[1..]),
+        Some("config") => return config_cli::command(&argv[1..]),
         _ => {}
     }
     if package_command::verb(&argv).is_some() {
         return package_command::command(&argv);
     }
     let args = args::parse(&argv);
+    if !args.errors.is_empty() {
+        for error in &args.errors {
+            eprintln!("Error: {error}");
+        }
+        return ExitCode::FAILURE;
+    }
     if args.help {
         print!("{}", args::help_text());
         return ExitCode::SUCCESS;
@@ -73,9 +85,6 @@ fn main() -> ExitCode {
     if let Some(session) = &args.export {
         return export(session, args.messages.first().map(String::as_str));
     }
-    // Tool subprocesses can tell they run under rho (pi sets PI_CODING_AGENT the same way);
-    // set before any thread exists.
-    std::env::set_var("RHO_CODING_AGENT", "true");
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -103,13 +112,7 @@ fn main() -> ExitCode {
     code
 }
 
-async fn run(args: args::Args) -> ExitCode {
-    if let Some(mode) = &args.tui_mode {
-        if rho_tui::fullscreen::TuiMode::parse(mode).is_err() {
-            eprintln!("Error: --tui-mode requires regular or fullscreen");
-            return ExitCode::FAILURE;
-        }
-    }
+async fn run(mut args: args::Args) -> ExitCode {
     let stdin_is_tty = std::io::stdin().is_terminal();
     let mode = RunMode::resolve(&args, stdin_is_tty);
     if mode == RunMode::Rpc && !args.file_args.is_empty() {
@@ -135,6 +138,9 @@ async fn run(args: args::Args) -> ExitCode {
     for w in &startup.warnings {
         eprintln!("Warning: {w}");
     }
+    if let Some(flag) = startup.trust_flag {
+        args.approve = Some(flag);
+    }
     let session = startup.session.clone();
     signals::set_session(session.clone());
     session.set_after_run(std::sync::Arc::new(malloc_arenas::release_freed));
@@ -153,11 +159,11 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
     match startup.mode {
         // RPC and interactive attach their extension UI first, then emit session_start.
         RunMode::Rpc => {
+            startup.catalog.refresh_in_background(args);
             let options = rho_rpc::RpcOptions {
                 dialect: startup.dialect,
                 scoped_models: args.models.clone(),
-                agent_dir: startup.agent_dir,
-                package_of: packages::package_source_info,
+                package_of: packages::source_info,
             };
             rho_rpc::run(startup.session, options).await
         }
@@ -191,8 +197,50 @@ async fn run_mode(startup: startup::Startup, args: &args::Args, input: Option<In
                     return ExitCode::FAILURE;
                 }
             };
-            let options = interactive_host::options(args, startup.agent_dir);
+            startup.catalog.refresh_in_background(args);
+            let options = interactive_host::options(args, startup.agent_dir, startup.catalog);
             rho_interactive::run(startup.session, options, first).await
+        }
+    }
+}
+
+/// pi's `httpProxy` (global settings only) as `HTTP_PROXY` and `HTTPS_PROXY` for rho's HTTP
+/// clients and its children, unless the environment names a proxy already; set before any
+/// thread exists.
+fn apply_http_proxy() {
+    let Ok(agent_dir) = plan::agent_dir() else {
+        return;
+    };
+    let settings = rho_core::settings::Settings::load_scopes(&agent_dir, None);
+    let Some(proxy) = settings.http_proxy() else {
+        return;
+    };
+    for name in ["HTTP_PROXY", "HTTPS_PROXY"] {
+        if std::env::var_os(name).is_none() && std::env::var_os(name.to_lowercase()).is_none() {
+            std::env::set_var(name, proxy);
+        }
+    }
+}
+
+/// `rho auth <verb> ...`: pi's login, logout and credential commands.
+fn auth(argv: &[String]) -> ExitCode {
+    let help = argv.iter().any(|a| a == "--help" || a == "-h");
+    match argv.first().map(String::as_str) {
+        None | Some("help") => {
+            print!("{}", args::auth_help_text());
+            ExitCode::SUCCESS
+        }
+        Some(_) if help => {
+            print!("{}", args::auth_help_text());
+            ExitCode::SUCCESS
+        }
+        Some(verb @ ("login" | "logout")) => login_cli::command(verb, &argv[1..]),
+        Some(verb) if auth_cli::is_auth_command(verb) => auth_cli::command(verb, &argv[1..]),
+        Some(other) => {
+            eprintln!(
+                "Error: Unknown auth command \"{other}\". Use \"rho auth login\", \"rho auth logout\", \"rho auth print-api-key\", \"rho auth print-bearer-token\", or \"rho auth check\"."
+            );
+            ExitCode::FAILURE
         }
     }
 }

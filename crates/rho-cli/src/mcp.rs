@@ -1,6 +1,6 @@
 //! MCP wiring: the session's servers (rho-mcp's manager as the session's external tools),
 //! `--no-mcp`, `mcp__` patterns in `--tools`, a restart at /reload, shutdown at exit and
-//! `rho mcp list|add|remove`.
+//! `rho mcp login|logout` (the other `rho mcp` commands are in `mcp_cli`).
 //! With no server configured nothing MCP runs: no manager, no task, no process.
 
 use std::path::Path;
@@ -82,7 +82,7 @@ impl ExternalTools for External {
 }
 
 /// What every server of a session shares: the cwd, `mcp.log`, `mcp-auth.json`.
-fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
+pub fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
     ServerEnv {
         cwd: cwd.to_path_buf(),
         hook: None,
@@ -94,15 +94,15 @@ fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
     }
 }
 
-/// Starts the configured servers in the background; `None` when MCP is off or unconfigured.
+/// Starts the configured servers in the background; `None` when MCP is off (`on`: pi's
+/// `builtin:mcp` is, see `extensions::builtin_on`) or unconfigured.
 pub fn start(
     args: &Args,
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
+    (agent_dir, cwd): (&Path, &Path),
+    (project_trusted, on): (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
-    if args.no_mcp {
+    if !on {
         return None;
     }
     let config = rho_mcp::load_config_trusted(agent_dir, cwd, project_trusted);
@@ -133,13 +133,12 @@ pub fn start(
 /// (added, removed and changed servers take effect).
 pub async fn restart(
     args: &Args,
-    agent_dir: &Path,
-    cwd: &Path,
-    project_trusted: bool,
+    dirs: (&Path, &Path),
+    switches: (bool, bool),
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     shutdown().await;
-    start(args, agent_dir, cwd, project_trusted, warnings)
+    start(args, dirs, switches, warnings)
 }
 
 /// The running manager, for `/mcp`.
@@ -154,142 +153,37 @@ pub async fn shutdown() {
     }
 }
 
-/// `rho mcp list|add|remove`.
-pub fn command(argv: &[String]) -> ExitCode {
-    let agent_dir = rho_session::paths::agent_dir();
-    let cwd = std::env::current_dir().unwrap_or_default();
-    let local = argv.iter().any(|a| a == "-l" || a == "--local");
-    let rest: Vec<&String> = argv
-        .iter()
-        .skip(1)
-        .filter(|a| *a != "-l" && *a != "--local")
-        .collect();
-    let file = if local {
-        cwd.join(crate::project::PROJECT_DIR).join("mcp.json")
-    } else {
-        agent_dir.join("mcp.json")
+/// `rho mcp login <server>` / `rho mcp logout <server>` (`args` after the verb): sign in to an
+/// OAuth server (the browser opens its authorization page; a pasted redirect URL works too)
+/// or delete its tokens. `-l` requires the server to be defined in the project.
+pub fn sign_in_command(verb: &str, args: &[String], (agent_dir, cwd): (&Path, &Path)) -> ExitCode {
+    let local = args.iter().any(|a| a == "-l" || a == "--local");
+    let browser = !args.iter().any(|a| a == "--no-browser");
+    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    let [name] = names.as_slice() else {
+        return fail(format!(
+            "Usage: rho mcp {verb} <server> [-l]\nUse \"rho mcp --help\" for usage."
+        ));
     };
-    match argv.first().map(String::as_str) {
-        Some("list") => list(&agent_dir, &cwd),
-        Some("add") => add(&file, &rest),
-        Some(verb @ ("login" | "logout")) => sign_in_command(verb, &agent_dir, &cwd, local, &rest),
-        Some("remove") => match rest.first() {
-            Some(name) => match rho_mcp::edit::remove_server(&file, name) {
-                Ok(true) => {
-                    println!("Removed MCP server \"{name}\" from {}", file.display());
-                    ExitCode::SUCCESS
-                }
-                Ok(false) => {
-                    eprintln!("{} does not define MCP server \"{name}\"", file.display());
-                    ExitCode::FAILURE
-                }
-                Err(e) => fail(e),
-            },
-            None => usage(),
-        },
-        _ => usage(),
-    }
-}
-
-fn usage() -> ExitCode {
-    eprintln!("Usage: rho mcp list | rho mcp add [-l] <name> (--url <url> | -- <command> [args...]) [--env K=V] [--header K=V] | rho mcp remove [-l] <name> | rho mcp login [-l] <name> [--no-browser] | rho mcp logout [-l] <name>");
-    ExitCode::FAILURE
-}
-
-fn fail(e: impl std::fmt::Display) -> ExitCode {
-    eprintln!("Error: {e}");
-    ExitCode::FAILURE
-}
-
-fn add(file: &Path, rest: &[&String]) -> ExitCode {
-    use rho_mcp::ordered::Json;
-    let Some(name) = rest.first() else {
-        return usage();
+    let trusted = crate::project::Project::resolve(None, agent_dir, cwd, &mut Vec::new()).trusted();
+    let config = rho_mcp::load_config_trusted(agent_dir, cwd, trusted);
+    let Some(server) = config.servers.iter().find(|s| s.name == **name) else {
+        let known: Vec<&str> = config.servers.iter().map(|s| s.name.as_str()).collect();
+        let known = if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        };
+        return fail(format!(
+            "No MCP server named \"{name}\". Configured: {known}."
+        ));
     };
-    let mut entry: Vec<(String, Json)> = Vec::new();
-    let (mut env, mut headers) = (Vec::new(), Vec::new());
-    let mut i = 1;
-    while i < rest.len() {
-        match rest[i].as_str() {
-            "--" => {
-                let cmd: Vec<Json> = rest[i + 1..]
-                    .iter()
-                    .map(|a| Json::String(a.to_string()))
-                    .collect();
-                let mut it = cmd.into_iter();
-                if let Some(c) = it.next() {
-                    entry.push(("command".into(), c));
-                    let args: Vec<Json> = it.collect();
-                    if !args.is_empty() {
-                        entry.push(("args".into(), Json::Array(args)));
-                    }
-                }
-                break;
-            }
-            "--url" if i + 1 < rest.len() => {
-                entry.push(("url".into(), Json::String(rest[i + 1].to_string())));
-                i += 1;
-            }
-            flag @ ("--env" | "--header") if i + 1 < rest.len() => {
-                let Some((k, v)) = rest[i + 1].split_once('=') else {
-                    return fail(format!("{flag} expects KEY=VALUE"));
-                };
-                let target = if flag == "--env" {
-                    &mut env
-                } else {
-                    &mut headers
-                };
-                target.push((k.to_string(), Json::String(v.to_string())));
-                i += 1;
-            }
-            other => return fail(format!("unknown option {other}")),
-        }
-        i += 1;
+    if local && server.scope != rho_mcp::config::Scope::Project {
+        return fail(format!(
+            "MCP server \"{name}\" is defined in {}, not in the project; omit --local.",
+            server.source.display()
+        ));
     }
-    if !env.is_empty() {
-        entry.push(("env".into(), Json::Object(env)));
-    }
-    if !headers.is_empty() {
-        entry.push(("headers".into(), Json::Object(headers)));
-    }
-    let entry = Json::Object(entry);
-    if let Err(e) =
-        rho_mcp::config::validate(name, entry.clone(), file, rho_mcp::config::Scope::User)
-    {
-        return fail(e);
-    }
-    match rho_mcp::edit::add_server(file, name, entry) {
-        Ok(replaced) => {
-            let verb = if replaced { "Updated" } else { "Added" };
-            println!("{verb} MCP server \"{name}\" in {}", file.display());
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(e),
-    }
-}
-
-/// `rho mcp login <server>` / `rho mcp logout <server>`: sign in to an OAuth server (the
-/// browser opens its authorization page; a pasted redirect URL works too) or delete its tokens.
-/// `-l` requires the server to be defined in the project.
-fn sign_in_command(
-    verb: &str,
-    agent_dir: &Path,
-    cwd: &Path,
-    local: bool,
-    rest: &[&String],
-) -> ExitCode {
-    let browser = !rest.iter().any(|a| *a == "--no-browser");
-    let Some(name) = rest.iter().find(|a| !a.starts_with('-')) else {
-        return usage();
-    };
-    let config = rho_mcp::load_config(agent_dir, cwd);
-    let Some(server) = config
-        .servers
-        .iter()
-        .find(|s| s.name == **name && (!local || s.scope == rho_mcp::config::Scope::Project))
-    else {
-        return fail(format!("No MCP server named \"{name}\"."));
-    };
     let Some((url, _)) = rho_mcp::oauth::oauth_target(server) else {
         return fail(rho_mcp::oauth::SignInError::NotOAuth(server.name.clone()));
     };
@@ -324,68 +218,7 @@ fn sign_in_command(
     }
 }
 
-fn list(agent_dir: &Path, cwd: &Path) -> ExitCode {
-    let config = rho_mcp::load_config(agent_dir, cwd);
-    let mut ok = config.errors.is_empty();
-    for e in &config.errors {
-        println!("error: {e}");
-    }
-    if config.is_empty() {
-        println!("No MCP servers configured.");
-        return if ok {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        };
-    }
-    let Ok(runtime) = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    else {
-        return fail("cannot start the async runtime");
-    };
-    let manager = runtime.block_on(async {
-        let m = McpManager::start(
-            config,
-            McpOptions {
-                env: server_env(agent_dir, cwd),
-                tool_patterns: None,
-            },
-        );
-        m.wait_all().await;
-        m
-    });
-    for s in manager.servers() {
-        let state = s.state();
-        println!(
-            "{} ({}, {}) {}",
-            s.name(),
-            state.as_str(),
-            s.config.exposure.as_str(),
-            s.config.source.display()
-        );
-        if s.enabled() && state != rho_mcp::ServerState::Connected {
-            ok = false;
-        }
-        if let Some(e) = s.error() {
-            println!("  error: {e}");
-        }
-        if state == rho_mcp::ServerState::NeedsAuth {
-            println!("  sign in with: rho mcp login {}", s.name());
-        }
-        for t in s.tools() {
-            let mark = if t.exposure != s.config.exposure {
-                format!(" [{}]", t.exposure.as_str())
-            } else {
-                String::new()
-            };
-            println!("  {}{mark}", t.name);
-        }
-    }
-    runtime.block_on(manager.shutdown());
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    }
+fn fail(e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("Error: {e}");
+    ExitCode::FAILURE
 }

@@ -7,15 +7,22 @@
 //! default if in scope, else the first) → settings `defaultProvider`/`defaultModel` → the
 //! first authenticated model of the built-in per-provider default list → the first
 //! authenticated model → no model (D7: rho has a real "no model" state).
+//!
+//! Exact references (`provider/id`, the session's and the settings' model) are looked up
+//! alone; the whole model list is built only for patterns and the last fallback.
 
-use rho_ai::catalog::select::{resolve_model, scope_models};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use rho_ai::catalog::select::{resolve_model, scope_models, split_thinking_suffix, ModelChoice};
 use rho_ai::catalog::{is_builtin_provider, DEFAULT_MODELS};
+use rho_ai::registry::ModelRegistry;
 use rho_ai::{Model, ThinkingLevel};
 
 /// What the selection looks at.
 pub struct SelectionInput<'a> {
-    /// Every known model (built-ins merged with models.json).
-    pub models: &'a [Model],
+    /// Every known model (built-ins, refreshed catalogs, models.json, extensions).
+    pub models: &'a ModelRegistry,
     /// Whether a provider has configured credentials (no commands run).
     pub has_auth: &'a dyn Fn(&str) -> bool,
     /// `--provider`.
@@ -79,19 +86,26 @@ pub enum SelectError {
     ModelNotFound(String),
 }
 
-/// Resolves `--model` alone (used before credentials exist, since `--api-key` applies to its
-/// provider). `Ok(None)` without `--model`.
+/// Resolves `--model` alone (also before credentials exist, since `--api-key` applies to its
+/// provider: `usable` is then `None`). `Ok(None)` without `--model`. Many providers list the
+/// same ids (pi's catalog has `gpt-5-mini` on Azure, OpenAI and OpenCode): when `usable` says
+/// which providers have credentials, a pattern they match wins, as pi 1.6 lets credentials
+/// break such ties.
 pub fn resolve_cli_model(
-    models: &[Model],
+    models: &ModelRegistry,
+    usable: Option<&dyn Fn(&str) -> bool>,
     provider: Option<&str>,
     pattern: Option<&str>,
-) -> Result<Option<rho_ai::catalog::select::ModelChoice>, SelectError> {
+) -> Result<Option<ModelChoice>, SelectError> {
     let Some(pattern) = pattern else {
         return Ok(None);
     };
     if let Some(p) = provider {
         let known = is_builtin_provider(&p.to_lowercase())
-            || models.iter().any(|m| m.provider.eq_ignore_ascii_case(p));
+            || models
+                .provider_ids()
+                .iter()
+                .any(|id| id.eq_ignore_ascii_case(p));
         if !known {
             return Err(SelectError::UnknownProvider(p.to_string()));
         }
@@ -100,13 +114,47 @@ pub fn resolve_cli_model(
         Some(p) => strip_provider_prefix(pattern, p),
         None => pattern,
     };
-    match resolve_model(models, provider, pattern) {
+    if let Some(choice) = exact_choice(models, provider, pattern) {
+        return Ok(Some(choice));
+    }
+    let all = models.all();
+    if let Some(usable) = usable {
+        let available: Vec<Model> = all
+            .iter()
+            .filter(|m| usable(&m.provider))
+            .cloned()
+            .collect();
+        if let Some(choice) = resolve_model(&available, provider, pattern) {
+            return Ok(Some(choice));
+        }
+    }
+    match resolve_model(&all, provider, pattern) {
         Some(choice) => Ok(Some(choice)),
         None => Err(SelectError::ModelNotFound(match provider {
             Some(p) => format!("{p}/{pattern}"),
             None => pattern.to_string(),
         })),
     }
+}
+
+/// A `provider/id` (or `--provider` and an id) naming a model exactly, found without building
+/// the list; the matching rules give the same model for such a reference.
+fn exact_choice(
+    models: &ModelRegistry,
+    provider: Option<&str>,
+    pattern: &str,
+) -> Option<ModelChoice> {
+    let (pattern, thinking) = split_thinking_suffix(pattern.trim());
+    let (provider, id) = match provider {
+        Some(p) => (p, pattern),
+        None => pattern.split_once('/')?,
+    };
+    let model = models.find(provider, id)?;
+    Some(ModelChoice {
+        model,
+        thinking,
+        warning: None,
+    })
 }
 
 /// `--provider x --model x/id` is tolerated: the prefix is dropped.
@@ -141,15 +189,30 @@ pub fn select(input: &SelectionInput) -> Result<Selection, SelectError> {
 type Picked = (Option<Model>, Source, Option<ThinkingLevel>);
 
 fn pick_model(input: &SelectionInput, warnings: &mut Vec<String>) -> Result<Picked, SelectError> {
-    if let Some(choice) = resolve_cli_model(input.models, input.cli_provider, input.cli_model)? {
+    // Each provider's credentials are checked once.
+    let checked: RefCell<HashMap<String, bool>> = RefCell::default();
+    let has_auth = |provider: &str| {
+        *checked
+            .borrow_mut()
+            .entry(provider.to_string())
+            .or_insert_with(|| (input.has_auth)(provider))
+    };
+    let cli = resolve_cli_model(
+        input.models,
+        Some(&has_auth),
+        input.cli_provider,
+        input.cli_model,
+    )?;
+    if let Some(choice) = cli {
         warnings.extend(choice.warning);
         return Ok((Some(choice.model), Source::Cli, choice.thinking));
     }
+    let registry = input.models;
     if let Some((provider, id)) = input.session_model {
-        let found = find_exact(input.models, provider, id);
+        let found = registry.find(provider, id);
         match found {
-            Some(m) if (input.has_auth)(&m.provider) => {
-                return Ok((Some(m.clone()), Source::Session, None));
+            Some(m) if has_auth(&m.provider) => {
+                return Ok((Some(m), Source::Session, None));
             }
             _ => {
                 let reason = if found.is_some() {
@@ -163,13 +226,13 @@ fn pick_model(input: &SelectionInput, warnings: &mut Vec<String>) -> Result<Pick
             }
         }
     }
-    let available: Vec<Model> = input
-        .models
-        .iter()
-        .filter(|m| (input.has_auth)(&m.provider))
-        .cloned()
-        .collect();
     if let Some(patterns) = input.scope.filter(|s| !s.is_empty()) {
+        let available: Vec<Model> = registry
+            .all()
+            .iter()
+            .filter(|m| has_auth(&m.provider))
+            .cloned()
+            .collect();
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
         let (scoped, scope_warnings) = scope_models(&available, &refs);
         warnings.extend(scope_warnings);
@@ -183,24 +246,24 @@ fn pick_model(input: &SelectionInput, warnings: &mut Vec<String>) -> Result<Pick
         }
     }
     if let Some((p, id)) = input.default_model {
-        if let Some(m) = find_exact(input.models, p, id) {
-            return Ok((Some(m.clone()), Source::Settings, None));
+        if let Some(m) = registry.find(p, id) {
+            return Ok((Some(m), Source::Settings, None));
         }
     }
     let preferred = DEFAULT_MODELS
         .iter()
-        .find_map(|(p, id)| available.iter().find(|m| m.provider == *p && m.id == *id));
+        .filter(|(p, _)| has_auth(p))
+        .find_map(|(p, id)| registry.find(p, id));
     if let Some(m) = preferred {
-        return Ok((Some(m.clone()), Source::ProviderDefault, None));
+        return Ok((Some(m), Source::ProviderDefault, None));
     }
-    if let Some(m) = available.into_iter().next() {
-        return Ok((Some(m), Source::FirstAvailable, None));
+    if registry.provider_ids().iter().any(|p| has_auth(p)) {
+        let all = registry.all();
+        if let Some(m) = all.iter().find(|m| has_auth(&m.provider)) {
+            return Ok((Some(m.clone()), Source::FirstAvailable, None));
+        }
     }
     Ok((None, Source::None, None))
-}
-
-fn find_exact<'a>(models: &'a [Model], provider: &str, id: &str) -> Option<&'a Model> {
-    models.iter().find(|m| m.provider == provider && m.id == id)
 }
 
 #[cfg(test)]

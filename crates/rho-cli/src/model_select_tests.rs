@@ -1,30 +1,23 @@
-use rho_ai::catalog::builtin_models;
+use rho_ai::models_json::parse_models_json;
+use rho_ai::registry::{Base, ModelRegistry};
 use rho_ai::ThinkingLevel::{self, *};
 
 use super::*;
 
-/// Built-ins plus a local provider, as a models.json would add it.
-fn registry() -> Vec<Model> {
-    let mut models = builtin_models().to_vec();
-    let mut local = builtin_models()
-        .iter()
-        .find(|m| m.provider == "openai")
-        .expect("openai seeded")
-        .clone();
-    local.provider = "local".into();
-    local.id = "qwen3-coder".into();
-    local.name = "Qwen3 Coder".into();
-    local.reasoning = false;
-    local.thinking_level_map = None;
-    models.push(local);
-    models
+/// Built-ins plus a local provider, as a models.json adds it.
+fn registry() -> ModelRegistry {
+    let text = r#"{"providers": {"local": {"baseUrl": "http://localhost:8080/v1",
+        "api": "openai-completions", "apiKey": "none",
+        "models": [{"id": "qwen3-coder", "name": "Qwen3 Coder"}]}}}"#;
+    let config = parse_models_json(text, "models.json").expect("valid");
+    ModelRegistry::with_config(Base::Catalog(None), config, None)
 }
 
 fn auth_for(providers: &'static [&'static str]) -> impl Fn(&str) -> bool {
     move |p: &str| providers.contains(&p)
 }
 
-fn input<'a>(models: &'a [Model], has_auth: &'a dyn Fn(&str) -> bool) -> SelectionInput<'a> {
+fn input<'a>(models: &'a ModelRegistry, has_auth: &'a dyn Fn(&str) -> bool) -> SelectionInput<'a> {
     SelectionInput {
         models,
         has_auth,
@@ -115,7 +108,7 @@ fn resumed_session_model_wins_over_defaults_when_authenticated() {
         picked(&s),
         (
             "anthropic".into(),
-            "claude-opus-4-7".into(),
+            "claude-opus-5-5".into(),
             High,
             Source::ProviderDefault
         )
@@ -131,12 +124,13 @@ fn resumed_session_model_wins_over_defaults_when_authenticated() {
 fn scope_prefers_the_saved_default_then_the_first_and_carries_its_level() {
     let models = registry();
     let auth = auth_for(&["anthropic", "openai"]);
-    let scope = vec!["gpt-5.4:minimal".to_string(), "claude-sonnet-4-5".into()];
+    let scope = vec!["gpt-5.4:low".to_string(), "claude-sonnet-4-5".into()];
     let mut i = input(&models, &auth);
     i.scope = Some(&scope);
+    // Azure lists gpt-5.4 too, but only authenticated providers are in scope.
     assert_eq!(
         picked(&select(&i).expect("ok")),
-        ("openai".into(), "gpt-5.4".into(), Minimal, Source::Scope)
+        ("openai".into(), "gpt-5.4".into(), Low, Source::Scope)
     );
     i.default_model = Some(("anthropic", "claude-sonnet-4-5"));
     assert_eq!(
@@ -178,7 +172,7 @@ fn settings_default_then_provider_defaults_then_first_available() {
     i.default_model = None;
     assert_eq!(
         picked(&select(&i).expect("ok")).1,
-        "gpt-5.4",
+        "gpt-6.2-sol",
         "openai's default from the per-provider list"
     );
     let only_local = auth_for(&["local"]);
@@ -215,4 +209,42 @@ fn thinking_is_clamped_to_the_model() {
     assert_eq!(select(&i).expect("ok").thinking, Minimal);
     i.cli_thinking = Some(Xhigh);
     assert_eq!(select(&i).expect("ok").thinking, High);
+}
+
+#[test]
+fn exact_references_do_not_build_the_whole_list() {
+    let models = registry();
+    let auth = auth_for(&["anthropic"]);
+    let mut i = input(&models, &auth);
+    i.cli_model = Some("anthropic/claude-sonnet-4-5:high");
+    i.session_model = Some(("local", "qwen3-coder"));
+    i.default_model = Some(("anthropic", "claude-haiku-4-5"));
+    select(&i).expect("ok");
+    i.cli_model = None;
+    select(&i).expect("ok");
+    i.default_model = None;
+    assert_eq!(select(&i).expect("ok").source, Source::ProviderDefault);
+    assert!(!models.list().is_built());
+    // A pattern needs the list.
+    i.cli_model = Some("sonnet-4-5");
+    select(&i).expect("ok");
+    assert!(models.list().is_built());
+}
+
+#[test]
+fn an_id_several_providers_list_goes_to_the_one_with_credentials() {
+    let models = registry();
+    // Azure, OpenAI and others list `gpt-5-mini`; Azure comes first in pi's order.
+    let openai = auth_for(&["openai"]);
+    let mut i = input(&models, &openai);
+    i.cli_model = Some("gpt-5-mini:low");
+    let s = select(&i).expect("resolves");
+    assert_eq!(
+        (s.model.as_ref().map(|m| m.provider.as_str()), s.thinking),
+        (Some("openai"), Low)
+    );
+    let nobody = auth_for(&[]);
+    let mut i = input(&models, &nobody);
+    i.cli_model = Some("gpt-5-mini");
+    assert_eq!(picked(&select(&i).expect("resolves")).0, "azure");
 }

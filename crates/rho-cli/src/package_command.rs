@@ -187,7 +187,7 @@ pub fn command(argv: &[String]) -> ExitCode {
         return usage_error(&format!("Missing {} source.", verb.name()), false);
     }
     if o.update_models {
-        return fail("rho has no model catalogs to refresh: its models are built in and read from models.json");
+        return crate::model_catalog::update_command();
     }
     if o.update_self {
         return fail("rho cannot update itself; build the new version with `cargo install --path crates/rho-cli` (run `rho update` to update packages)");

@@ -1,17 +1,21 @@
-//! pi packages in a session: at start and at /reload the `packages` of the user's and the
+//! A session's resources: at start and at /reload the `packages` of the user's and the
 //! trusted project's settings are found (in rho's folders, else where pi installed them) or
-//! installed, and their extensions, skills, prompt templates and themes join the ones found
-//! in the usual folders. Without a declared package nothing runs: no npm, no git.
+//! installed, and their extensions, skills, prompt templates and themes join the ones the
+//! settings' lists name and the conventional folders hold (`rho_packages::local`), in pi's
+//! order. Without a declared package nothing runs: no npm, no git.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rho_core::settings::Settings;
-use rho_packages::{Installer, Kind, Locations, PackageManager, Resolved};
+use rho_packages::{
+    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, SettingsFile,
+};
 use rho_protocol::rpc::SourceInfo;
 use serde_json::Value;
 
 use crate::args::Args;
+use crate::project::Project;
 
 /// The running session's package resources (replaced by /reload), for `get_commands`'
 /// sources and theme names.
@@ -21,11 +25,9 @@ fn loaded() -> Option<Arc<Resolved>> {
     LOADED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }
 
-/// `--offline`, or `RHO_OFFLINE` set to `1`, `true` or `yes` (pi's `PI_OFFLINE`).
+/// `--offline`, or `RHO_OFFLINE` (else pi's `PI_OFFLINE`) set to `1`, `true` or `yes`.
 pub fn offline(args: &Args) -> bool {
-    args.offline
-        || std::env::var("RHO_OFFLINE")
-            .is_ok_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes"))
+    args.offline || rho_session::env::OFFLINE.is_on(&rho_session::env::process_env)
 }
 
 /// The `npmCommand` setting (program and arguments), if set.
@@ -56,37 +58,74 @@ pub fn manager(
     }
 }
 
-/// Finds or installs the declared packages and resolves their resources; problems become
-/// warnings and progress lines go to stderr. With every resource kind switched off by flags
-/// nothing is looked at.
+/// Finds or installs the declared packages and resolves their resources, then those of the
+/// settings' lists and the folders of the agent dir and of `project` (when trusted), then the
+/// `-e` folders that are packages (pi's temporary packages); problems become warnings and
+/// progress lines go to stderr. With every resource kind switched off by flags no declared
+/// package is looked at.
 pub fn prepare(
     args: &Args,
     settings: &Settings,
     agent_dir: &Path,
-    cwd: &Path,
-    project_dir: Option<&Path>,
+    project: &Project,
     warnings: &mut Vec<String>,
 ) -> Arc<Resolved> {
     let all_off =
         args.no_extensions && args.no_skills && args.no_prompt_templates && args.no_themes;
-    let resolved = if all_off {
+    let mut resolved = if all_off {
         Resolved::default()
     } else {
+        let (cwd, project_dir) = (&project.cwd, project.dir());
         let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
         let (decls, problems) = manager.declared();
         warnings.extend(problems);
-        if decls.is_empty() {
+        let mut resolved = if decls.is_empty() {
             Resolved::default()
         } else {
             let (resolved, failures) =
                 manager.prepare(&decls, true, &mut |line| eprintln!("{line}"));
             warnings.extend(failures);
             resolved
-        }
+        };
+        resolved.add_top_level(&layout(agent_dir, project));
+        resolved
     };
+    let cwd = &project.cwd;
+    for dir in args
+        .extensions
+        .iter()
+        .map(|p| rho_packages::config::resolve_path(p, cwd))
+    {
+        if dir.is_dir() {
+            resolved.add_temporary(&dir);
+        }
+    }
     let resolved = Arc::new(resolved);
     *LOADED.lock().unwrap_or_else(|p| p.into_inner()) = Some(resolved.clone());
     resolved
+}
+
+/// The settings files and folders resources are looked for in: the agent dir's, and the
+/// trusted project's `.rho`/`.pi` and Agent Skills folders.
+fn layout(agent_dir: &Path, project: &Project) -> Layout {
+    use rho_core::resources::agents_skills::{project_agents_skills, user_agents_skills};
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let agents = match project.trusted() {
+        true => project_agents_skills(&project.cwd, home.as_deref()),
+        false => Vec::new(),
+    };
+    Layout {
+        user: SettingsFile::read(agent_dir),
+        project: project
+            .folders()
+            .iter()
+            .map(|dir| SettingsFile::read(dir))
+            .collect(),
+        project_agents_skills: agents,
+        user_agents_skills: home.as_deref().map(user_agents_skills),
+    }
 }
 
 /// Runs `work` (which may wait for npm or git) without stalling the async workers: on a
@@ -100,23 +139,42 @@ pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
     }
 }
 
-/// Where a loaded skill, template or theme file came from when a package contributed it:
-/// the package's source and scope, origin `package` (RPC `get_commands`' `sourceInfo`).
-pub fn package_source_info(path: &Path) -> Option<SourceInfo> {
-    let package = loaded()?.origin_of(path)?.clone();
+/// Where a loaded skill, template, theme or extension file came from, as pi 1.6's
+/// `sourceInfo` says it (RPC `get_commands`): a package (its source and scope, origin
+/// `package`, `baseDir` its folder), a settings list (`local`), a conventional folder (`auto`,
+/// `baseDir` the folder searched from). `None` for a file given on the command line.
+pub fn source_info(path: &Path) -> Option<SourceInfo> {
+    let origin = loaded()?.origin_of(path)?.clone();
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let (source, origin_name, base_dir) = match origin.provenance {
+        Provenance::Package => (origin.source, "package", Some(text(&origin.root))),
+        Provenance::Local => ("local".to_string(), "top-level", None),
+        Provenance::Auto => ("auto".to_string(), "top-level", Some(text(&origin.root))),
+    };
     Some(SourceInfo {
-        path: path.to_string_lossy().into_owned(),
-        source: package.source,
-        scope: package.scope.as_str().into(),
-        origin: "package".into(),
-        base_dir: Some(package.root.to_string_lossy().into_owned()),
+        path: text(path),
+        source,
+        scope: origin.scope.as_str().into(),
+        origin: origin_name.into(),
+        base_dir,
     })
 }
 
-/// A package theme whose `name` (else file name) is `name`.
-pub fn theme_file(name: &str) -> Option<PathBuf> {
-    let resolved = loaded()?;
-    resolved.enabled(Kind::Themes).into_iter().find(|file| {
+/// The loaded theme whose `name` (else file name) is `name`: the settings' `themes`, the
+/// `themes/` folders and the packages' themes (none with `--no-themes`), then `--theme` paths.
+pub fn theme_file(name: &str, args: &Args) -> Option<PathBuf> {
+    let loaded = loaded()
+        .filter(|_| !args.no_themes)
+        .map(|r| r.enabled(Kind::Themes))
+        .unwrap_or_default();
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let given: Vec<PathBuf> = args
+        .themes
+        .iter()
+        .map(|p| rho_packages::config::resolve_path(p, &cwd))
+        .collect();
+    let given = rho_packages::local::at_paths(&given, Kind::Themes);
+    loaded.into_iter().chain(given).find(|file| {
         let named = std::fs::read_to_string(file)
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
@@ -151,19 +209,18 @@ mod tests {
             no_themes: true,
             ..Args::default()
         };
-        prepare(&off, &settings, &agent, tmp.path(), None, &mut warnings);
-        assert_eq!(theme_file("deep-sea"), None);
-        let resolved = prepare(
-            &Args::default(),
-            &settings,
-            &agent,
-            tmp.path(),
-            None,
-            &mut warnings,
-        );
+        let project = Project::resolve(Some(false), &agent, tmp.path(), &mut warnings);
+        prepare(&off, &settings, &agent, &project, &mut warnings);
+        assert_eq!(theme_file("deep-sea", &off), None);
+        let resolved = prepare(&Args::default(), &settings, &agent, &project, &mut warnings);
         assert_eq!(resolved.enabled(Kind::Themes), std::slice::from_ref(&theme));
-        assert_eq!(theme_file("deep-sea"), Some(theme));
-        assert_eq!(theme_file("ocean"), None, "named inside, not by file name");
+        let args = Args::default();
+        assert_eq!(theme_file("deep-sea", &args), Some(theme));
+        assert_eq!(
+            theme_file("ocean", &args),
+            None,
+            "named inside, not by file name"
+        );
         assert!(warnings.is_empty(), "{warnings:?}");
     }
 }

@@ -94,6 +94,7 @@ impl Supervisor {
             );
         }
         for command in inner.commands() {
+            ext.set_command_path(&command.name, inner.command_path(&command.name));
             let (sup, name) = (self.clone(), command.name.clone());
             ext.register_command(CommandDef {
                 name: command.name.clone(),

@@ -9,9 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use rho_ai::catalog::builtin_models;
 use rho_ai::catalog::select::scope_models;
-use rho_ai::models_json::load_models;
+use rho_ai::registry::{Base, ModelRegistry};
 use rho_ai::ThinkingLevel;
 use rho_core::agent_session::{AuthStatus, CredentialStore};
 use rho_core::permissions::{PermissionMode, Permissions, READ_ONLY_TOOLS};
@@ -144,7 +143,7 @@ impl StartupPlan {
         )?;
         let permissions = crate::permissions_setup::build(args, &settings, &mut warnings)?;
         let tools = choose_tools(args, &settings, &permissions);
-        let model = ModelRequest::resolve(args, &settings, &mut warnings);
+        let model = ModelRequest::resolve(args, &settings, &mut warnings)?;
         let sandbox =
             crate::sandbox_setup::policy(args, &settings, cwd, &agent_dir, &mut warnings)?;
         let escalate = crate::sandbox_setup::escalate(mode, &settings);
@@ -167,8 +166,9 @@ impl StartupPlan {
 
 /// models.json (over the built-in catalog) and auth.json; problems become warnings.
 pub fn load_credentials(agent_dir: &Path, warnings: &mut Vec<String>) -> CliCredentials {
-    let models = load_models(&agent_dir.join("models.json"), builtin_models());
-    if let Some(e) = &models.error {
+    let store = crate::model_catalog::store(agent_dir);
+    let models = ModelRegistry::load(&agent_dir.join("models.json"), Base::Catalog(Some(store)));
+    if let Some(e) = models.error() {
         warnings.push(e.to_string());
     }
     CliCredentials::load(agent_dir, None, models, warnings)
@@ -232,14 +232,23 @@ pub struct ModelRequest {
 }
 
 impl ModelRequest {
-    /// Reads the flags and the settings.
-    fn resolve(args: &Args, settings: &Settings, warnings: &mut Vec<String>) -> Self {
+    /// Reads the flags and the settings. `--provider` without `--model` is pi's error.
+    fn resolve(
+        args: &Args,
+        settings: &Settings,
+        warnings: &mut Vec<String>,
+    ) -> anyhow::Result<Self> {
+        if let (Some(provider), None) = (&args.provider, &args.model) {
+            bail!(
+                "--provider requires --model (for example: --provider {provider} --model <pattern>)"
+            );
+        }
         let thinking = args.thinking.as_deref().and_then(|t| {
             rho_core::agent_session::parse_level(t)
                 .map_err(|e| warnings.push(e.to_string()))
                 .ok()
         });
-        Self {
+        Ok(Self {
             provider: args.provider.clone(),
             model: args.model.clone(),
             thinking,
@@ -252,7 +261,7 @@ impl ModelRequest {
                 .zip(settings.default_model())
                 .map(|(p, m)| (p.to_string(), m.to_string())),
             default_thinking: settings.default_thinking_level(),
-        }
+        })
     }
 
     /// Runs the §6.5 chain against these credentials and this session (whose model and
@@ -262,20 +271,20 @@ impl ModelRequest {
         credentials: &CliCredentials,
         session: &SessionManager,
     ) -> anyhow::Result<Selection> {
-        let context = session.build_context();
-        let resumed = !context.messages.is_empty();
-        let session_model = context
+        let branch = session.branch_state();
+        let resumed = branch.has_messages;
+        let session_model = branch
             .model
             .as_ref()
             .filter(|_| resumed)
             .map(|m| (m.provider.as_str(), m.model_id.as_str()));
-        let session_thinking = context
+        let session_thinking = branch
             .has_thinking_level_change
-            .then(|| ThinkingLevel::parse(&context.thinking_level))
+            .then(|| ThinkingLevel::parse(&branch.thinking_level))
             .flatten();
         let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
         Ok(select(&SelectionInput {
-            models: &credentials.models.models,
+            models: &credentials.models,
             has_auth: &has_auth,
             cli_provider: self.provider.as_deref(),
             cli_model: self.model.as_deref(),
@@ -296,19 +305,25 @@ impl ModelRequest {
 /// `--models` match), as pi does; extension providers count once registered.
 pub fn apply_api_key(args: &Args, credentials: &mut CliCredentials) -> anyhow::Result<()> {
     if let Some(key) = &args.api_key {
-        let provider = api_key_provider(args, &credentials.models.models)?;
+        let provider = api_key_provider(args, &credentials.models)?;
         credentials.explicit = Some((provider, key.clone()));
     }
     Ok(())
 }
 
-fn api_key_provider(args: &Args, models: &[rho_ai::Model]) -> anyhow::Result<String> {
-    let cli = resolve_cli_model(models, args.provider.as_deref(), args.model.as_deref())?;
+fn api_key_provider(args: &Args, models: &ModelRegistry) -> anyhow::Result<String> {
+    // An inline key goes to whichever provider is selected: stored credentials do not choose.
+    let cli = resolve_cli_model(
+        models,
+        None,
+        args.provider.as_deref(),
+        args.model.as_deref(),
+    )?;
     if let Some(choice) = cli {
         return Ok(choice.model.provider);
     }
     let patterns: Vec<&str> = args.models.iter().flatten().map(String::as_str).collect();
-    let (scoped, _) = scope_models(models, &patterns);
+    let (scoped, _) = scope_models(&models.all(), &patterns);
     match scoped.into_iter().next() {
         Some(choice) => Ok(choice.model.provider),
         None => bail!("--api-key requires a model to be specified via --model, --provider/--model, or --models"),

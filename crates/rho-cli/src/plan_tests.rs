@@ -97,28 +97,36 @@ fn the_model_request_takes_the_flags_over_the_settings() {
         r#"{"enabledModels": ["a/*"], "defaultProvider": "p", "defaultModel": "m", "defaultThinkingLevel": "high"}"#,
     );
     let mut warnings = Vec::new();
-    let request = ModelRequest::resolve(&args(&[]), &saved, &mut warnings);
+    let request = ModelRequest::resolve(&args(&[]), &saved, &mut warnings).expect("valid");
     assert_eq!(request.scope, ["a/*"]);
     assert_eq!(request.default_model, Some(("p".into(), "m".into())));
     assert_eq!(request.default_thinking, ThinkingLevel::High);
     let flagged = args(&["--models", "b/*", "--thinking", "low", "--model", "x"]);
-    let request = ModelRequest::resolve(&flagged, &saved, &mut warnings);
+    let request = ModelRequest::resolve(&flagged, &saved, &mut warnings).expect("valid");
     assert_eq!(request.scope, ["b/*"]);
     assert_eq!(request.thinking, Some(ThinkingLevel::Low));
     assert_eq!(request.model.as_deref(), Some("x"));
     assert!(warnings.is_empty(), "{warnings:?}");
-    let bad = ModelRequest::resolve(&args(&["--thinking", "lots"]), &saved, &mut warnings);
+    let bad = ModelRequest::resolve(&args(&["--thinking", "lots"]), &saved, &mut warnings)
+        .expect("a warning only");
     assert_eq!(bad.thinking, None);
     assert_eq!(warnings.len(), 1, "a bad level is a warning: {warnings:?}");
+    let lone = ModelRequest::resolve(&args(&["--provider", "p"]), &saved, &mut warnings);
+    assert_eq!(
+        lone.expect_err("pi's error").to_string(),
+        "--provider requires --model (for example: --provider p --model <pattern>)"
+    );
 }
 
 #[test]
 fn the_api_key_goes_to_the_named_models_provider_else_the_first_scoped_one() {
-    let models = builtin_models();
+    let models = &ModelRegistry::with_config(Base::Catalog(None), Default::default(), None);
     let provider = api_key_provider(&args(&["--model", "anthropic/claude-opus-4-5"]), models);
     assert_eq!(provider.expect("a provider"), "anthropic");
-    let scoped = api_key_provider(&args(&["--models", "openai/*"]), models);
-    assert_eq!(scoped.expect("a provider"), "openai");
+    // `groq/*`: pi's catalog has no model whose own id starts `groq/` (as OpenRouter's
+    // `openai/...` ids do), so the pattern names the provider alone.
+    let scoped = api_key_provider(&args(&["--models", "groq/*"]), models);
+    assert_eq!(scoped.expect("a provider"), "groq");
     let refused = api_key_provider(&args(&[]), models).expect_err("no model named");
     assert!(refused
         .to_string()

@@ -1,15 +1,18 @@
 //! The folder a session works in and whether its project resources load (pi 1.6's project
 //! trust): `--approve`/`--no-approve`, then the closest saved decision in
 //! `<agent dir>/trust.json`, then the global `defaultProjectTrust`. A question left open
-//! ("ask" with nothing saved) counts as "not trusted" for this run, with a notice saying how
-//! to trust the folder; `/trust` saves the decision. Start-up decides once; `/reload` and the
+//! ("ask" with nothing saved) is asked at the interactive start-up ([`ask_at_start`], pi's
+//! question and answers); elsewhere it counts as "not trusted" for this run, with a notice
+//! saying how to trust the folder; `/trust` saves the decision. Start-up decides once; `/reload` and the
 //! commands that read a project (`--list-models`, `rho permissions check`) decide the same way.
 
 use std::path::{Path, PathBuf};
 
 use rho_core::resources::project_dirs::folders_of;
 use rho_core::settings::Settings;
-use rho_core::trust::{decide, DefaultTrust, TrustDecision, TrustInputs, TrustStore};
+use rho_core::trust::{
+    decide, prompt_choices, prompt_text, DefaultTrust, TrustDecision, TrustInputs, TrustStore,
+};
 use serde_json::Value;
 
 /// The project config directory name (pi uses `.pi`, which is read too: D17).
@@ -33,18 +36,7 @@ impl Project {
         cwd: &Path,
         warnings: &mut Vec<String>,
     ) -> Self {
-        let global = Settings::load_scopes(agent_dir, None);
-        let default = DefaultTrust::parse(
-            global
-                .global_value("defaultProjectTrust")
-                .and_then(Value::as_str),
-        );
-        let inputs = TrustInputs {
-            cwd,
-            flag: approve,
-            extension: None,
-            default,
-        };
+        let inputs = trust_inputs(approve, agent_dir, cwd);
         let trusted = match decide(&TrustStore::new(agent_dir), inputs) {
             Ok(TrustDecision::Trusted) => true,
             Ok(TrustDecision::Untrusted) => false,
@@ -92,6 +84,62 @@ impl Project {
     }
 }
 
+/// What decides for `cwd`: the flag and the global `defaultProjectTrust` (only the global
+/// settings count: the project's own cannot vouch for it).
+fn trust_inputs<'a>(approve: Option<bool>, agent_dir: &Path, cwd: &'a Path) -> TrustInputs<'a> {
+    let global = Settings::load_scopes(agent_dir, None);
+    let default = global
+        .global_value("defaultProjectTrust")
+        .and_then(Value::as_str);
+    TrustInputs {
+        cwd,
+        flag: approve,
+        extension: None,
+        default: DefaultTrust::parse(default),
+    }
+}
+
+/// Asks the question at start-up (pi's selector) for answers and gives the index chosen,
+/// `None` when cancelled, an error when the terminal cannot ask.
+pub type AskTrust<'a> = &'a dyn Fn(&str, &[String]) -> std::io::Result<Option<usize>>;
+
+/// The interactive start-up's trust question, asked only when nothing decides for `cwd` (no
+/// flag, no saved decision, `defaultProjectTrust` "ask") and the folder has something to
+/// protect. A saved answer is written to trust.json (the decision that follows reads it);
+/// what is returned is this run's flag when the answer is not saved: a "this session only"
+/// answer, a cancel (not trusted, as in pi) or a store that cannot be written.
+pub fn ask_at_start(
+    approve: Option<bool>,
+    agent_dir: &Path,
+    cwd: &Path,
+    ask: AskTrust<'_>,
+    warnings: &mut Vec<String>,
+) -> Option<bool> {
+    let inputs = trust_inputs(approve, agent_dir, cwd);
+    let store = TrustStore::new(agent_dir);
+    if !matches!(decide(&store, inputs), Ok(TrustDecision::Ask)) {
+        return None;
+    }
+    let choices = prompt_choices(cwd);
+    let labels: Vec<String> = choices.iter().map(|c| c.label.clone()).collect();
+    let choice = match ask(&prompt_text(cwd), &labels) {
+        Ok(Some(i)) => choices.get(i)?,
+        Ok(None) => return Some(false),
+        // The notice of an open question follows from the decision made after this.
+        Err(_) => return None,
+    };
+    if choice.updates.is_empty() {
+        return Some(choice.trusted);
+    }
+    match store.set_many(&choice.updates) {
+        Ok(()) => None,
+        Err(e) => {
+            warnings.push(e.to_string());
+            Some(choice.trusted)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +156,61 @@ mod tests {
         std::fs::write(cwd.join(".rho/settings.json"), r#"{"theme":"rho"}"#).expect("rho");
         std::fs::write(cwd.join(".pi/settings.json"), r#"{"theme":"pi","x":1}"#).expect("pi");
         (tmp, agent, cwd)
+    }
+
+    /// An answer given by index, recording the question and answers it was asked.
+    fn answering(
+        index: Option<usize>,
+        asked: &std::cell::RefCell<Vec<String>>,
+    ) -> impl Fn(&str, &[String]) -> std::io::Result<Option<usize>> + '_ {
+        move |question, answers| {
+            asked.borrow_mut().push(question.to_string());
+            asked.borrow_mut().extend(answers.iter().cloned());
+            Ok(index)
+        }
+    }
+
+    #[test]
+    fn the_start_up_question_saves_trust_or_trusts_for_this_run_only() {
+        let (_tmp, agent, cwd) = setup("{}");
+        let asked = std::cell::RefCell::new(Vec::new());
+        let mut warnings = Vec::new();
+        // "Trust (this session only)": this run's flag, nothing saved.
+        let flag = ask_at_start(
+            None,
+            &agent,
+            &cwd,
+            &answering(Some(2), &asked),
+            &mut warnings,
+        );
+        assert_eq!(flag, Some(true));
+        assert!(!agent.join("trust.json").exists());
+        assert!(asked.borrow()[0].starts_with("Trust project folder?\n"));
+        assert_eq!(asked.borrow()[3], "Trust (this session only)");
+        // Cancelled: not trusted, as in pi.
+        let flag = ask_at_start(None, &agent, &cwd, &answering(None, &asked), &mut warnings);
+        assert_eq!(flag, Some(false));
+        // "Trust": saved, so the decision that follows reads it and no flag is needed.
+        let flag = ask_at_start(
+            None,
+            &agent,
+            &cwd,
+            &answering(Some(0), &asked),
+            &mut warnings,
+        );
+        assert_eq!(flag, None);
+        assert!(Project::resolve(None, &agent, &cwd, &mut warnings).trusted());
+        // Decided now: not asked again.
+        asked.borrow_mut().clear();
+        ask_at_start(
+            None,
+            &agent,
+            &cwd,
+            &answering(Some(3), &asked),
+            &mut warnings,
+        );
+        assert!(asked.borrow().is_empty());
+        assert!(warnings.is_empty(), "{warnings:?}");
     }
 
     #[test]

@@ -1,16 +1,15 @@
 //! Skills, prompt templates and the system prompt's parts (SYSTEM.md, APPEND_SYSTEM.md, the
-//! context files), found as the flags say in the trusted project's folders, the agent dir and
-//! the installed packages: read at start and again by /reload.
+//! context files), found as the flags say among the resources start-up resolved (the
+//! settings' lists, the trusted project's folders, the agent dir, the installed packages; see
+//! `packages`) and the command line's paths: read at start and again by /reload.
 
 use std::path::{Path, PathBuf};
 
-use rho_core::resources::agents_skills::{
-    agents_sources, project_agents_skills, user_agents_skills,
-};
 use rho_core::resources::context_files::load_context_files;
 use rho_core::resources::skills::{load_skills, SkillSource};
 use rho_core::resources::templates::load_templates;
 use rho_core::system_prompt::{text_or_file, SystemPromptOptions};
+use rho_packages::config::resolve_path;
 use rho_packages::{Kind, Resolved};
 
 use crate::args::Args;
@@ -28,20 +27,20 @@ pub struct Resources {
 }
 
 /// Reads [`Resources`] for `project` (untrusted: only the agent dir's and the flags'
-/// resources load). `packages` are the installed packages' resources, which load after the
-/// folders' and before the flags'. Problems found become `warnings`.
+/// resources load). `resolved` are the settings', folders' and packages' resources in pi's
+/// order; the flags' paths load after them. Problems found become `warnings`.
 pub fn load_resources(
     args: &Args,
     agent_dir: &Path,
     project: &Project,
-    (active_tools, packages): (&[String], &Resolved),
+    (active_tools, resolved): (&[String], &Resolved),
     warnings: &mut Vec<String>,
 ) -> Resources {
     let cwd = project.cwd.as_path();
     let skills = if args.no_skills {
         Vec::new()
     } else {
-        let sources = skill_sources(agent_dir, project, packages, args);
+        let sources = skill_sources(resolved, args, cwd);
         let (skills, diags) = load_skills(&sources);
         warnings.extend(
             diags
@@ -53,9 +52,8 @@ pub fn load_resources(
     let templates = if args.no_prompt_templates {
         Vec::new()
     } else {
-        let mut sources = scoped(project, agent_dir, "prompts");
-        sources.extend(packages.enabled(Kind::Prompts));
-        sources.extend(args.prompt_templates.iter().map(PathBuf::from));
+        let mut sources = resolved.enabled(Kind::Prompts);
+        sources.extend(args.prompt_templates.iter().map(|p| resolve_path(p, cwd)));
         load_templates(&sources).0
     };
     let prompt_options = SystemPromptOptions {
@@ -101,38 +99,19 @@ fn scoped(project: &Project, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Where skills come from, first of a name wins, in pi 1.6's order: the trusted project's
-/// folders, its `.agents/skills` up to the repository root, the agent dir, the user's
-/// `~/.agents/skills`, the packages' skills, then `--skill` paths.
-fn skill_sources(
-    agent_dir: &Path,
-    project: &Project,
-    packages: &Resolved,
-    args: &Args,
-) -> Vec<SkillSource> {
-    let own = |paths: Vec<PathBuf>| {
-        paths.into_iter().map(|path| SkillSource {
+/// Where skills come from, first of a name wins, in pi 1.6's order: the resolved ones (the
+/// project's, the user's, the packages'), then `--skill` paths (relative to `cwd`).
+fn skill_sources(resolved: &Resolved, args: &Args, cwd: &Path) -> Vec<SkillSource> {
+    let given = args.skills.iter().map(|p| resolve_path(p, cwd));
+    resolved
+        .enabled(Kind::Skills)
+        .into_iter()
+        .chain(given)
+        .map(|path| SkillSource {
             path,
             top_level_md: true,
         })
-    };
-    let home = std::env::var_os("HOME")
-        .filter(|h| !h.is_empty())
-        .map(PathBuf::from);
-    let folders = project.folders().into_iter().map(|d| d.join("skills"));
-    let mut sources: Vec<SkillSource> = own(folders.collect()).collect();
-    if project.trusted() {
-        let cwd = project.cwd.as_path();
-        sources.extend(agents_sources(project_agents_skills(cwd, home.as_deref())));
-    }
-    sources.extend(own(vec![agent_dir.join("skills")]));
-    sources.extend(agents_sources(home.as_deref().map(user_agents_skills)));
-    sources.extend(own(packages.enabled(Kind::Skills)));
-    sources.extend(args.skills.iter().map(|p| SkillSource {
-        path: PathBuf::from(p),
-        top_level_md: true,
-    }));
-    sources
+        .collect()
 }
 
 fn read_first(paths: &[PathBuf]) -> Option<String> {
@@ -162,8 +141,12 @@ mod tests {
         }
         let read = |approve: bool| {
             let project = Project::resolve(Some(approve), &agent, &cwd, &mut Vec::new());
-            let none = (&[] as &[String], &Resolved::default());
-            load_resources(&Args::default(), &agent, &project, none, &mut Vec::new())
+            let settings = project.settings(&agent);
+            let args = Args::default();
+            let resolved =
+                crate::packages::prepare(&args, &settings, &agent, &project, &mut Vec::new());
+            let found = (&[] as &[String], &*resolved);
+            load_resources(&args, &agent, &project, found, &mut Vec::new())
         };
         let names = |r: &Resources| {
             let mut names: Vec<String> = r.templates.iter().map(|t| t.name.clone()).collect();

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rho_core::agent_session::{AgentSession, ReloadReport, Reloader};
 
 use crate::args::Args;
-use crate::extensions::{start_all, ExtensionSetup};
+use crate::extensions::{builtin_on, start_all, ExtensionSetup};
 use crate::plan::RunMode;
 use crate::project::Project;
 use crate::resources::{load_resources, Resources};
@@ -29,8 +29,7 @@ pub async fn reload(
     let cwd = project.cwd.clone();
     let settings = project.settings(agent_dir);
     let packages = crate::packages::off_the_workers(|| {
-        let project_dir = project.dir();
-        crate::packages::prepare(args, &settings, agent_dir, &cwd, project_dir, &mut warnings)
+        crate::packages::prepare(args, &settings, agent_dir, &project, &mut warnings)
     });
     let Resources {
         skills,
@@ -52,8 +51,8 @@ pub async fn reload(
     let extensions = start_all(&setup, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
     session.load_extensions(extensions);
-    let trusted = project.trusted();
-    let mcp = crate::mcp::restart(args, agent_dir, &cwd, trusted, &mut warnings).await;
+    let switches = (project.trusted(), builtin_on(args, &packages, "mcp"));
+    let mcp = crate::mcp::restart(args, (agent_dir, &cwd), switches, &mut warnings).await;
     session.set_external(mcp);
     session
         .reload_resources(settings, skills, templates, prompt_options)

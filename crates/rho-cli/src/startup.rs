@@ -5,15 +5,17 @@
 //! extensions' providers, the model, the sandbox and the tools. Nothing here decides anything
 //! the plan already decided.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
+use rho_tui::Theme;
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
@@ -37,6 +39,11 @@ pub struct Startup {
     pub dialect: Dialect,
     /// The agent dir, resolved once (`RHO_CODING_AGENT_DIR`, else pi's, else `~/.rho/agent`).
     pub agent_dir: PathBuf,
+    /// The project trust of this run when the start-up question's answer was not saved (a
+    /// "this session only" answer or a cancel): `/reload` decides with it as with `--approve`.
+    pub trust_flag: Option<bool>,
+    /// What refreshes the model catalogs in the background (interactive and RPC modes).
+    pub catalog: crate::model_catalog::Catalog,
 }
 
 /// The `--list-models` output and the warnings met while loading.
@@ -52,7 +59,7 @@ pub fn list_models_text(
     let mut credentials = crate::plan::load_credentials(&agent_dir, &mut warnings);
     apply_api_key(args, &mut credentials)?;
     let has_auth = |p: &str| credentials.status(p) == AuthStatus::Configured;
-    let text = list_models::render(&credentials.models.models, &has_auth, search, &agent_dir);
+    let text = list_models::render(&credentials.models, &has_auth, search, &agent_dir);
     Ok((text, warnings))
 }
 
@@ -67,8 +74,37 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
     }
     let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
+    let trust_flag = (mode == RunMode::Interactive)
+        .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
+        .flatten();
+    let answered = trust_flag.map(|flag| Args {
+        approve: Some(flag),
+        ..args.clone()
+    });
+    let args = answered.as_ref().unwrap_or(args);
     let plan = StartupPlan::resolve(args, mode, agent_dir, &cwd, warnings)?;
-    build(args, plan, store).await
+    let mut startup = build(args, plan, store).await?;
+    startup.trust_flag = trust_flag;
+    Ok(startup)
+}
+
+/// pi's trust question on the terminal, before anything of the project loads (in the global
+/// settings' built-in theme; the project's own cannot apply yet).
+fn ask_trust(
+    approve: Option<bool>,
+    agent_dir: &Path,
+    cwd: &Path,
+    warnings: &mut Vec<String>,
+) -> Option<bool> {
+    let settings = Settings::load_scopes(agent_dir, None);
+    let theme = settings
+        .theme()
+        .and_then(Theme::builtin)
+        .unwrap_or_else(Theme::dark);
+    let ask = |question: &str, answers: &[String]| {
+        rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
+    };
+    crate::project::ask_at_start(approve, agent_dir, cwd, &ask, warnings)
 }
 
 /// The session `plan` describes, over the opened session file `store`.
@@ -81,18 +117,22 @@ async fn build(
     let mut config = AgentSessionConfig::new(plan.project.cwd.clone());
     let packages = add_resources(&mut config, args, &plan, &mut warnings);
     config.extensions = start_extensions(args, &plan, &packages, &mut warnings).await?;
-    let (cwd, trusted) = (&plan.project.cwd, plan.project.trusted());
-    config.external = crate::mcp::start(args, &plan.agent_dir, cwd, trusted, &mut warnings);
+    let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
+    let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
+    let switches = (plan.project.trusted(), mcp_on);
+    config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
     let request = (&plan.model, store);
-    add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
+    let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;
     config.permissions = plan.permissions;
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
     config.escalate = plan.escalate;
     add_tools(&mut config, args, &plan.tools, &plan.agent_dir)?;
-    let codemode = plan.tools.codemode
+    // pi's `builtin:codemode` off (`-builtin:codemode`, `-ne`) means no codemode tool at all.
+    let codemode = (plan.tools.codemode
         || (config.external.as_ref().is_some_and(|e| e.wants_codemode())
-            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME));
+            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME)))
+        && crate::extensions::builtin_on(args, &packages, "codemode");
     let session = AgentSession::new(config);
     if codemode {
         session.activate_codemode();
@@ -103,6 +143,8 @@ async fn build(
         mode: plan.mode,
         dialect: plan.dialect,
         agent_dir: plan.agent_dir,
+        trust_flag: None,
+        catalog,
     })
 }
 
@@ -116,8 +158,7 @@ fn add_resources(
 ) -> Arc<Resolved> {
     let (agent_dir, project) = (&plan.agent_dir, &plan.project);
     let packages = crate::packages::off_the_workers(|| {
-        let (cwd, dir) = (&project.cwd, project.dir());
-        crate::packages::prepare(args, &plan.settings, agent_dir, cwd, dir, warnings)
+        crate::packages::prepare(args, &plan.settings, agent_dir, project, warnings)
     });
     let resources = (&plan.tools.builtin[..], &*packages);
     let Resources {
@@ -166,7 +207,7 @@ fn add_model(
     mut credentials: CliCredentials,
     (request, store): (&ModelRequest, SessionManager),
     warnings: &mut Vec<String>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<crate::model_catalog::Catalog> {
     let streams = add_extension_providers(&config.extensions, &mut credentials, warnings);
     apply_api_key(args, &mut credentials)?;
     let selection = request.select(&credentials, &store)?;
@@ -175,12 +216,13 @@ fn add_model(
     config.model = selection.model;
     config.thinking_level = selection.thinking;
     config.stream_fn = rho_extension_host::providers::bridged_stream_fn(
-        stream_with_resolved_headers(credentials.models.providers.clone()),
+        stream_with_resolved_headers(credentials.models.providers().clone()),
         streams,
     );
-    config.models = Arc::new(credentials.models.models.clone());
-    config.credentials = Arc::new(credentials);
-    Ok(())
+    config.models = credentials.models.list();
+    let credentials = Arc::new(credentials);
+    config.credentials = credentials.clone();
+    Ok(crate::model_catalog::Catalog::new(credentials))
 }
 
 /// The chosen built-in tools, active, and the other built-ins waiting inactive for extensions
@@ -203,8 +245,12 @@ fn add_tools(
                 config.settings.pass_provider_keys_to_tools(),
             ),
             sandbox: config.sandbox.clone(),
+            session_env: Some(config.session_env.provider()),
         },
-        ..Default::default()
+        read: rho_tools::ReadOptions {
+            auto_resize_images: config.settings.auto_resize_images(),
+            ..Default::default()
+        },
     };
     let names: Vec<&str> = tools.builtin.iter().map(String::as_str).collect();
     config.tools = rho_tools::create_tools_with(&names, &cwd, &tools_config)
@@ -231,7 +277,7 @@ fn add_extension_providers(
     use rho_extension_host::providers::{provider_config, provider_models};
     let mut streams = std::collections::HashMap::new();
     for def in extensions.iter().flat_map(|e| e.providers()) {
-        let user = credentials.models.providers.get(&def.name);
+        let user = credentials.models.provider(&def.name);
         let config = match provider_config(def, user) {
             Ok(c) => c,
             Err(e) => {
@@ -243,13 +289,9 @@ fn add_extension_providers(
             }
         };
         let models = provider_models(&def.name, &config);
-        let all = &mut credentials.models.models;
-        all.retain(|m| m.provider != def.name);
-        all.extend(models);
         credentials
             .models
-            .providers
-            .insert(def.name.clone(), config);
+            .replace_provider(&def.name, models, config);
         if let Some(stream) = &def.stream {
             streams.insert(def.name.clone(), stream.clone());
         }
@@ -290,7 +332,7 @@ fn record_initial_state(
     selection: &Selection,
 ) -> anyhow::Result<SessionManager> {
     let level = selection.thinking.as_str();
-    if session.build_context().messages.is_empty() {
+    if !session.branch_state().has_messages {
         let model = selection.model.as_ref().map(|m| ModelRef {
             provider: m.provider.clone(),
             model_id: m.id.clone(),

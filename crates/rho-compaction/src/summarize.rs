@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::error::CompactionError;
 use super::prompts;
+use super::retry::{RetryEvent, SummaryRetry};
 use super::serialize::serialize_conversation;
 
 /// The default stream function (the agent's own type), `rho_ai::stream`.
@@ -34,6 +35,8 @@ pub struct Summarizer {
     pub cancel: CancellationToken,
     /// Performs the call.
     pub stream: StreamFn,
+    /// Whether and how a failed request is sent again.
+    pub retry: SummaryRetry,
 }
 
 impl Summarizer {
@@ -45,6 +48,7 @@ impl Summarizer {
             thinking: ThinkingLevel::Off,
             cancel: CancellationToken::new(),
             stream: default_stream_fn(),
+            retry: SummaryRetry::default(),
         }
     }
 
@@ -74,25 +78,87 @@ impl Summarizer {
         Ok(self.complete_with_usage(context, options, label).await?.0)
     }
 
-    /// [`Self::complete`], with the call's usage (pi 1.x records what summaries cost).
+    /// [`Self::complete`], with the call's usage (pi 1.x records what summaries cost). A
+    /// failure worth retrying is retried as [`Summarizer::retry`] allows.
     pub async fn complete_with_usage(
         &self,
         context: &Context,
         options: StreamOptions,
         label: fn(String) -> CompactionError,
     ) -> Result<(String, Usage), CompactionError> {
-        let stream = (self.stream)(&self.model, context, options)?;
+        let mut attempt = 0;
+        loop {
+            let outcome = self.complete_once(context, options.clone()).await;
+            let error = match outcome {
+                Err(Attempt::Failed(error)) => error,
+                other => {
+                    if attempt > 0 {
+                        self.retry.report(RetryEvent::Finished);
+                    }
+                    return other.map_err(|e| e.into_error(label));
+                }
+            };
+            attempt += 1;
+            let Some(delay) = self.retry.delay(attempt, &error) else {
+                if attempt > 1 {
+                    self.retry.report(RetryEvent::Finished);
+                }
+                return Err(label(error));
+            };
+            self.retry.report(RetryEvent::Scheduled {
+                attempt,
+                max_attempts: self.retry.max_attempts(),
+                delay_ms: delay.as_millis() as u64,
+                error_message: error,
+            });
+            tokio::select! {
+                _ = self.cancel.cancelled() => {
+                    self.retry.report(RetryEvent::Finished);
+                    return Err(CompactionError::Cancelled);
+                }
+                _ = tokio::time::sleep(delay) => {}
+            }
+            self.retry.report(RetryEvent::AttemptStart);
+        }
+    }
+
+    async fn complete_once(
+        &self,
+        context: &Context,
+        options: StreamOptions,
+    ) -> Result<(String, Usage), Attempt> {
+        let stream =
+            (self.stream)(&self.model, context, options).map_err(|e| Attempt::Other(e.into()))?;
         let reply = stream.result().await;
         match reply.stop_reason {
-            StopReason::Aborted => Err(CompactionError::Cancelled),
-            StopReason::Error if self.cancel.is_cancelled() => Err(CompactionError::Cancelled),
-            StopReason::Error => Err(label(
+            StopReason::Aborted => Err(Attempt::Other(CompactionError::Cancelled)),
+            StopReason::Error if self.cancel.is_cancelled() => {
+                Err(Attempt::Other(CompactionError::Cancelled))
+            }
+            StopReason::Error => Err(Attempt::Failed(
                 reply
                     .error_message
                     .filter(|m| !m.is_empty())
                     .unwrap_or_else(|| "Unknown error".to_string()),
             )),
             _ => Ok((reply.text(), reply.usage)),
+        }
+    }
+}
+
+/// How one request ended, short of a summary.
+enum Attempt {
+    /// The reply was an error with this text (maybe worth retrying).
+    Failed(String),
+    /// Anything else (aborted, the call could not start).
+    Other(CompactionError),
+}
+
+impl Attempt {
+    fn into_error(self, label: fn(String) -> CompactionError) -> CompactionError {
+        match self {
+            Attempt::Failed(text) => label(text),
+            Attempt::Other(e) => e,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! settings.json: global (`<agentDir>/settings.json`) overlaid by project
-//! (`<cwd>/.rho/settings.json`) as pi does it (interfaces spec §6.2): each top-level object is
-//! shallow-merged one level deep, anything else replaces. A broken file counts as `{}` with a
+//! (`<cwd>/.rho/settings.json`) as pi 1.6 does it: objects merge recursively, anything else
+//! replaces. A broken file counts as `{}` with a
 //! warning and is never written over.
 
 use std::path::{Path, PathBuf};
@@ -63,17 +63,14 @@ impl Settings {
         s
     }
 
-    /// Merges two scopes (global, then project over it) after migrating both.
+    /// Merges two scopes (global, then project over it) after migrating both: objects merge
+    /// recursively, anything else replaces (pi 1.6's `deepMergeObjects`).
     pub fn from_scopes(global: Map<String, Value>, project: Map<String, Value>) -> Settings {
         let (global, project) = (migrate(global), migrate(project));
         let mut merged = global.clone();
-        for (k, v) in project.clone() {
-            match (merged.get_mut(&k), v) {
-                (Some(Value::Object(g)), Value::Object(p)) => g.extend(p),
-                (_, v) => {
-                    merged.insert(k, v);
-                }
-            }
+        deep_merge(&mut merged, project.clone());
+        if let Some(tools) = merged_default_tools(&global, &project) {
+            merged.insert("defaultTools".into(), tools);
         }
         Settings {
             merged,
@@ -152,6 +149,23 @@ impl Settings {
             .map(std::time::Duration::from_millis)
     }
 
+    /// `thinkingBudgets`: token budgets for `minimal`, `low`, `medium` and `high` on the APIs
+    /// that take a budget (a level not given keeps the provider's default).
+    pub fn thinking_budgets(&self) -> rho_ai::options::ThinkingBudgets {
+        let level = |name: &str| {
+            self.get(&format!("thinkingBudgets.{name}"))
+                .and_then(Value::as_f64)
+                .filter(|n| n.is_finite() && *n >= 0.0)
+                .map(|n| n as u64)
+        };
+        rho_ai::options::ThinkingBudgets {
+            minimal: level("minimal"),
+            low: level("low"),
+            medium: level("medium"),
+            high: level("high"),
+        }
+    }
+
     /// `httpIdleTimeoutMs`: the longest wait for response headers or the next stream event
     /// (`None`: the default, 5 minutes). `0` or `"disabled"` turn it off.
     pub fn http_idle_timeout(&self) -> Option<std::time::Duration> {
@@ -222,6 +236,11 @@ impl Settings {
     pub fn branch_summary_reserve_tokens(&self) -> u64 {
         self.u64_or("branchSummary.reserveTokens", 16_384)
     }
+    /// `branchSummary.skipPrompt` (false): `/tree` does not ask whether to summarize the
+    /// branch being left, and does not.
+    pub fn branch_summary_skip_prompt(&self) -> bool {
+        self.bool_or("branchSummary.skipPrompt", false)
+    }
     /// The `retry.*` settings (RETRY-1), parsed by `rho_ai::retry`.
     pub fn retry(&self) -> rho_ai::retry::RetrySettings {
         let retry = self.merged.get("retry").cloned().unwrap_or(Value::Null);
@@ -229,11 +248,56 @@ impl Settings {
     }
     /// The `compaction.*` settings (COMP-1).
     pub fn compaction(&self) -> rho_compaction::CompactionSettings {
+        self.compaction_for(None)
+    }
+    /// The `compaction.*` settings for `model`: each of `reserveTokens` and
+    /// `keepRecentTokens` from `compaction.modelOverrides["<provider>/<id>"]`, else the
+    /// ordinary setting, else the default (pi 1.6); `enabled` stays global.
+    pub fn compaction_for(
+        &self,
+        model: Option<&rho_ai::Model>,
+    ) -> rho_compaction::CompactionSettings {
+        let key = model.map(|m| format!("{}/{}", m.provider, m.id));
+        let overridden = |field: &str, default: u64| {
+            let from_override = key.as_ref().and_then(|k| {
+                self.get("compaction.modelOverrides")?
+                    .get(k.as_str())?
+                    .get(field)?
+                    .as_u64()
+            });
+            from_override.unwrap_or_else(|| self.u64_or(&format!("compaction.{field}"), default))
+        };
         rho_compaction::CompactionSettings {
             enabled: self.compaction_enabled(),
-            reserve_tokens: self.compaction_reserve_tokens(),
-            keep_recent_tokens: self.compaction_keep_recent_tokens(),
+            reserve_tokens: overridden("reserveTokens", 16_384),
+            keep_recent_tokens: overridden("keepRecentTokens", 20_000),
         }
+    }
+    /// `quietStartup`: `(hide the banner, hide the loaded-resource listing)`: `true` hides
+    /// both, `"header"` only the listing (pi 1.6).
+    pub fn quiet_startup(&self) -> (bool, bool) {
+        match self.get("quietStartup") {
+            Some(Value::Bool(true)) => (true, true),
+            Some(Value::String(s)) if s == "header" => (false, true),
+            _ => (false, false),
+        }
+    }
+    /// `httpProxy` of the global settings only (a project must not reroute the user's
+    /// traffic): applied as `HTTP_PROXY`/`HTTPS_PROXY` when those are unset.
+    pub fn http_proxy(&self) -> Option<&str> {
+        self.global_value("httpProxy")
+            .and_then(Value::as_str)
+            .filter(|p| !p.trim().is_empty())
+    }
+    /// `autocompleteMaxVisible` (5): the autocomplete entries shown at once (the editor
+    /// keeps it within pi's 3 to 20).
+    pub fn autocomplete_max_visible(&self) -> u64 {
+        self.u64_or("autocompleteMaxVisible", 5)
+    }
+    /// `editorPaddingX` (0): the editor's horizontal padding in cells (the editor keeps it
+    /// within pi's 0 to 3).
+    pub fn editor_padding_x(&self) -> u64 {
+        self.u64_or("editorPaddingX", 0)
     }
     /// `hideThinkingBlock` (false).
     pub fn hide_thinking_block(&self) -> bool {
@@ -255,6 +319,11 @@ impl Settings {
     pub fn session_dir(&self) -> Option<&str> {
         self.str("sessionDir")
     }
+    /// `images.autoResize` (true): `read` shrinks images over 2000×2000 before they reach a
+    /// model.
+    pub fn auto_resize_images(&self) -> bool {
+        self.bool_or("images.autoResize", true)
+    }
     /// `images.blockImages` (false).
     pub fn block_images(&self) -> bool {
         self.bool_or("images.blockImages", false)
@@ -266,6 +335,26 @@ impl Settings {
     /// `theme`.
     pub fn theme(&self) -> Option<&str> {
         self.str("theme")
+    }
+    /// `externalEditor`: the command Ctrl+G runs (a blank value counts as unset).
+    pub fn external_editor(&self) -> Option<&str> {
+        self.str("externalEditor").filter(|s| !s.trim().is_empty())
+    }
+    /// `doubleEscapeAction`: what Escape twice on an empty editor opens (`tree`, pi's default;
+    /// `fork`; `none`).
+    pub fn double_escape_action(&self) -> &str {
+        match self.str("doubleEscapeAction") {
+            Some(action @ ("fork" | "none")) => action,
+            _ => "tree",
+        }
+    }
+    /// `treeFilterMode`: the filter `/tree` opens with (`default`, `no-tools`, `user-only`,
+    /// `labeled-only`, `all`; pi's default `default`).
+    pub fn tree_filter_mode(&self) -> &str {
+        match self.str("treeFilterMode") {
+            Some(mode @ ("no-tools" | "user-only" | "labeled-only" | "all")) => mode,
+            _ => "default",
+        }
     }
     /// A string array setting (`extensions`, `skills`, `prompts`, `themes`, `enabledModels`).
     pub fn string_list(&self, key: &str) -> Vec<String> {
@@ -319,6 +408,36 @@ pub fn set_in_file(path: &Path, key: &str, value: Value) -> Result<(), SettingsE
     std::fs::write(&tmp, text)
         .and_then(|_| std::fs::rename(&tmp, path))
         .map_err(write_error)
+}
+
+/// pi 1.6's `defaultTools` across layers: a project list of only `+name`/`-name` entries is
+/// appended to the user's (it edits that selection); any other replaces it.
+fn merged_default_tools(
+    global: &Map<String, Value>,
+    project: &Map<String, Value>,
+) -> Option<Value> {
+    let (Some(Value::Array(base)), Some(Value::Array(over))) =
+        (global.get("defaultTools"), project.get("defaultTools"))
+    else {
+        return None;
+    };
+    let edits_only = over.iter().all(|e| {
+        e.as_str()
+            .is_some_and(|t| t.starts_with('+') || t.starts_with('-'))
+    });
+    edits_only.then(|| Value::Array(base.iter().chain(over).cloned().collect()))
+}
+
+/// `over` merged into `base`: objects key by key, recursively; anything else replaces.
+fn deep_merge(base: &mut Map<String, Value>, over: Map<String, Value>) {
+    for (k, v) in over {
+        match (base.get_mut(&k), v) {
+            (Some(Value::Object(b)), Value::Object(o)) => deep_merge(b, o),
+            (_, v) => {
+                base.insert(k, v);
+            }
+        }
+    }
 }
 
 /// One settings file's object, `{}` when it is missing or unusable (its warning comes from
@@ -435,6 +554,93 @@ mod tests {
         assert_eq!(s.compaction_reserve_tokens(), 200);
         assert_eq!(s.string_list("skills"), ["b"]);
         assert_eq!(s.theme(), Some("light"));
+    }
+
+    /// pi 1.6: objects merge recursively, so a global model override survives a project's
+    /// other overrides; an override beats the ordinary value field by field.
+    #[test]
+    fn compaction_model_overrides_resolve_field_by_field() {
+        let s = Settings::from_scopes(
+            obj(
+                json!({"compaction": {"reserveTokens": 100, "modelOverrides": {
+                "p/big": {"reserveTokens": 400000}}}}),
+            ),
+            obj(
+                json!({"compaction": {"keepRecentTokens": 5, "modelOverrides": {
+                "p/other": {"keepRecentTokens": 7}}}}),
+            ),
+        );
+        let model = |id: &str| -> rho_ai::Model {
+            serde_json::from_value(json!({"id": id, "name": id, "api": "openai-completions",
+                "provider": "p", "baseUrl": "http://x"}))
+            .expect("model")
+        };
+        let big = s.compaction_for(Some(&model("big")));
+        assert_eq!((big.reserve_tokens, big.keep_recent_tokens), (400_000, 5));
+        let other = s.compaction_for(Some(&model("other")));
+        assert_eq!((other.reserve_tokens, other.keep_recent_tokens), (100, 7));
+        let plain = s.compaction_for(Some(&model("small")));
+        assert_eq!((plain.reserve_tokens, plain.keep_recent_tokens), (100, 5));
+        assert_eq!(s.compaction(), plain);
+    }
+
+    #[test]
+    fn a_projects_tool_edits_apply_to_the_users_default_tools() {
+        let merged = |user: Value, project: Value| {
+            Settings::from_scopes(obj(user), obj(project)).raw()["defaultTools"].clone()
+        };
+        assert_eq!(
+            merged(
+                json!({"defaultTools": ["read", "+grep"]}),
+                json!({"defaultTools": ["-read", "+ls"]})
+            ),
+            json!(["read", "+grep", "-read", "+ls"])
+        );
+        assert_eq!(
+            merged(
+                json!({"defaultTools": ["read"]}),
+                json!({"defaultTools": ["bash"]})
+            ),
+            json!(["bash"])
+        );
+        assert_eq!(
+            merged(json!({}), json!({"defaultTools": ["+ls"]})),
+            json!(["+ls"])
+        );
+    }
+
+    #[test]
+    fn switches_default_as_in_pi() {
+        let d = Settings::default();
+        assert!(!d.branch_summary_skip_prompt() && d.auto_resize_images());
+        let s = Settings::from_scopes(
+            obj(json!({"branchSummary": {"skipPrompt": true}, "images": {"autoResize": false}})),
+            obj(json!({"images": {"blockImages": true}})),
+        );
+        assert!(s.branch_summary_skip_prompt());
+        assert!(
+            !s.auto_resize_images(),
+            "the project's images object merges, not replaces"
+        );
+        assert!(s.block_images());
+    }
+
+    #[test]
+    fn quiet_startup_and_the_proxy_read_as_pi_reads_them() {
+        let s = |v: Value, p: Value| Settings::from_scopes(obj(v), obj(p));
+        assert_eq!(
+            s(json!({"quietStartup": true}), json!({})).quiet_startup(),
+            (true, true)
+        );
+        assert_eq!(
+            s(json!({"quietStartup": "header"}), json!({})).quiet_startup(),
+            (false, true)
+        );
+        assert_eq!(Settings::default().quiet_startup(), (false, false));
+        let proxy = s(json!({"httpProxy": "http://p:3128"}), json!({}));
+        assert_eq!(proxy.http_proxy(), Some("http://p:3128"));
+        let project = s(json!({}), json!({"httpProxy": "http://evil:1"}));
+        assert_eq!(project.http_proxy(), None, "agent-dir settings only");
     }
 
     #[test]

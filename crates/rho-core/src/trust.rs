@@ -103,9 +103,17 @@ impl TrustStore {
 
     /// Saves (or with `None` forgets) the decision for `dir`.
     pub fn set(&self, dir: &Path, decision: Option<bool>) -> Result<(), TrustError> {
+        self.set_many(&[(dir.to_path_buf(), decision)])
+    }
+
+    /// Saves several decisions in one write (a parent trusted and the folder's own decision
+    /// forgotten, as the prompt's "Trust parent folder" does).
+    pub fn set_many(&self, updates: &[(PathBuf, Option<bool>)]) -> Result<(), TrustError> {
         let mut map = self.read()?;
-        let key = canonical(dir).to_string_lossy().into_owned();
-        map.insert(key, decision.map_or(Value::Null, Value::Bool));
+        for (dir, decision) in updates {
+            let key = canonical(dir).to_string_lossy().into_owned();
+            map.insert(key, decision.map_or(Value::Null, Value::Bool));
+        }
         let sorted: std::collections::BTreeMap<_, _> = map.into_iter().collect();
         let text = serde_json::to_string_pretty(&sorted).unwrap_or_else(|_| "{}".into()) + "\n";
         let write = || -> std::io::Result<()> {
@@ -209,6 +217,60 @@ pub fn is_trusted(agent_dir: &Path, cwd: &Path, flag: Option<bool>, default: Def
     )
 }
 
+/// One answer of the start-up trust question: its label, whether the folder is trusted this
+/// run, and the decisions it saves (none for the "this session only" answers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrustChoice {
+    /// What the user reads.
+    pub label: String,
+    /// Whether the project's resources load this run.
+    pub trusted: bool,
+    /// The decisions saved to trust.json.
+    pub updates: Vec<(PathBuf, Option<bool>)>,
+}
+
+/// The start-up question for `cwd` (pi's wording, with rho's folders).
+pub fn prompt_text(cwd: &Path) -> String {
+    format!(
+        "Trust project folder?\n{}\n\nThis allows rho to load .rho and .pi settings and \
+         resources, install missing project packages, and execute project extensions.",
+        canonical(cwd).display()
+    )
+}
+
+/// pi's answers, in pi's order: trust, trust the parent folder (when there is one), trust for
+/// this session only, do not trust, do not trust for this session only.
+pub fn prompt_choices(cwd: &Path) -> Vec<TrustChoice> {
+    let here = canonical(cwd);
+    let choice = |label: String, trusted, updates| TrustChoice {
+        label,
+        trusted,
+        updates,
+    };
+    let mut out = vec![choice(
+        "Trust".into(),
+        true,
+        vec![(here.clone(), Some(true))],
+    )];
+    if let Some(parent) = here.parent() {
+        let label = format!("Trust parent folder ({})", parent.display());
+        let updates = vec![(parent.to_path_buf(), Some(true)), (here.clone(), None)];
+        out.push(choice(label, true, updates));
+    }
+    out.push(choice("Trust (this session only)".into(), true, Vec::new()));
+    out.push(choice(
+        "Do not trust".into(),
+        false,
+        vec![(here, Some(false))],
+    ));
+    out.push(choice(
+        "Do not trust (this session only)".into(),
+        false,
+        Vec::new(),
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +335,36 @@ mod tests {
                 .expect("json");
         let key = proj.canonicalize().expect("canonical");
         assert_eq!(saved[key.to_string_lossy().as_ref()], Value::Bool(false));
+    }
+
+    #[test]
+    fn trusting_the_parent_forgets_the_folders_own_decision() {
+        let (_root, agent, proj) = dirs();
+        std::fs::write(proj.join(".rho/settings.json"), "{}").expect("write");
+        let store = TrustStore::new(&agent);
+        store.set(&proj, Some(false)).expect("save");
+        let choices = prompt_choices(&proj);
+        let labels: Vec<&str> = choices.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels[0], "Trust");
+        assert!(labels[1].starts_with("Trust parent folder ("), "{labels:?}");
+        assert_eq!(
+            &labels[2..],
+            [
+                "Trust (this session only)",
+                "Do not trust",
+                "Do not trust (this session only)"
+            ]
+        );
+        store.set_many(&choices[1].updates).expect("save");
+        assert_eq!(
+            decide(&store, inputs(&proj)).ok(),
+            Some(TrustDecision::Trusted)
+        );
+        let saved: Value =
+            serde_json::from_str(&std::fs::read_to_string(agent.join("trust.json")).expect("file"))
+                .expect("json");
+        let key = proj.canonicalize().expect("canonical");
+        assert_eq!(saved[key.to_string_lossy().as_ref()], Value::Null);
     }
 
     #[test]

@@ -183,6 +183,34 @@ pub trait ExtensionUi: Send + Sync {
     ) -> BoxFuture<'static, Option<String>> {
         Box::pin(async { None })
     }
+    /// [`Self::select`] for an extension that stops waiting after `timeout_ms` (it settles
+    /// the dialog itself; a UI may show or send the limit, as pi's RPC mode does).
+    fn select_within(
+        &self,
+        title: String,
+        options: Vec<String>,
+        _timeout_ms: Option<u64>,
+    ) -> BoxFuture<'static, Option<String>> {
+        self.select(title, options)
+    }
+    /// [`Self::confirm`] with the extension's limit, as for [`Self::select_within`].
+    fn confirm_within(
+        &self,
+        title: String,
+        message: String,
+        _timeout_ms: Option<u64>,
+    ) -> BoxFuture<'static, bool> {
+        self.confirm(title, message)
+    }
+    /// [`Self::input`] with the extension's limit, as for [`Self::select_within`].
+    fn input_within(
+        &self,
+        title: String,
+        placeholder: Option<String>,
+        _timeout_ms: Option<u64>,
+    ) -> BoxFuture<'static, Option<String>> {
+        self.input(title, placeholder)
+    }
     /// Multi-line text, starting from `prefill` (pi's `editor`; never times out).
     fn editor(
         &self,
@@ -215,6 +243,9 @@ pub trait ExtensionUi: Send + Sync {
     fn request_render(&self, _key: String) {}
     /// The terminal title.
     fn set_title(&self, _title: String) {}
+    /// The line shown while the agent works changed (pi's working message, visibility and
+    /// indicator, and the hidden-thinking label); only a terminal shows it.
+    fn set_working(&self, _update: super::render::WorkingUpdate) {}
     /// Asks the mode to quit once the agent is idle and running commands have finished (pi's
     /// `ctx.shutdown`); `false` when this mode does not quit on request.
     fn request_shutdown(&self) -> bool {

@@ -4,6 +4,7 @@
 //! talk JSON to a child process. The agent session drives the host through [`ExtensionHost`]
 //! and [`ExtensionRunner`]; the host never reaches into the session.
 
+pub mod closing_ui;
 pub mod commands;
 pub mod context;
 pub mod diagnostics;
@@ -19,6 +20,7 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use serde_json::Value;
 
+pub use closing_ui::ClosingUi;
 pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoUi, SendOptions,
     SessionAction,
@@ -108,6 +110,8 @@ pub struct Extension {
     pub path: String,
     handlers: Vec<(String, EventHandler)>,
     commands: Vec<CommandDef>,
+    /// The file that registered a command, where it is not [`Extension::path`].
+    command_paths: Vec<(String, String)>,
     shortcuts: Vec<ShortcutDef>,
     tools: Vec<Arc<dyn AgentTool>>,
     flags: Vec<String>,
@@ -136,6 +140,22 @@ impl Extension {
         self.commands.retain(|c| c.name != def.name);
         self.commands.push(def);
         self
+    }
+
+    /// Records that `path` registered the command `name` (one process hosting several
+    /// extensions).
+    pub fn set_command_path(&mut self, name: &str, path: &str) {
+        self.command_paths.retain(|(n, _)| n != name);
+        self.command_paths
+            .push((name.to_string(), path.to_string()));
+    }
+
+    /// The file that registered the command `name`.
+    pub fn command_path(&self, name: &str) -> &str {
+        self.command_paths
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(self.path.as_str(), |(_, p)| p.as_str())
     }
 
     /// Registers a shortcut; the same key again replaces the earlier one.

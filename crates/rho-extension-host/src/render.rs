@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-pub use rho_protocol::extension::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
+pub use rho_protocol::extension::{
+    ComponentSlot, RenderTarget, Rendered, RendererSpec, WorkingIndicator, WorkingUpdate,
+};
 
 use super::process::wire::Request;
 use super::process::Connection;

@@ -489,6 +489,24 @@ impl ExtensionRunner {
             .collect()
     }
 
+    /// Every command's invocation name with the file that registered it, in load order.
+    pub fn command_paths(&self) -> Vec<(String, String)> {
+        let extensions = self.extensions();
+        let all: Vec<(&str, String)> = extensions
+            .iter()
+            .flat_map(|e| {
+                e.commands()
+                    .iter()
+                    .map(|c| (c.name.as_str(), e.command_path(&c.name).to_string()))
+            })
+            .collect();
+        let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+        invocation_names(&names)
+            .into_iter()
+            .zip(all.into_iter().map(|(_, p)| p))
+            .collect()
+    }
+
     /// The command invoked by `name`, if any.
     pub fn get_command(&self, name: &str) -> Option<CommandDef> {
         self.commands()

@@ -111,6 +111,7 @@ impl Extension {
         self.command_specs.push(CommandSpec {
             name: name.to_string(),
             description: Some(description.to_string()),
+            path: None,
         });
         self.commands.insert(name.to_string(), Box::new(f));
         self

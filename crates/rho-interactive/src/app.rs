@@ -8,6 +8,7 @@
 use std::io::Write;
 
 use rho_core::agent_session::{AgentSession, SessionEvent};
+use rho_tui::terminal::TerminalEvent;
 use rho_tui::Input;
 use tokio::sync::mpsc::UnboundedSender;
 
@@ -23,12 +24,14 @@ use crate::shared::Shared;
 pub enum AppMsg {
     /// A key, paste or resize.
     Input(Input),
+    /// Something else from the terminal: a suspend signal, colours, a mouse report.
+    Terminal(TerminalEvent),
     /// Extensions have seen `session_start`; the command line's prompt, if any, goes now.
     Started(Option<InitialPrompt>),
     /// For the screen: a notice, the editor's text.
     Screen(ScreenMsg),
     /// A dialog to open, prepared by a task (e.g. after listing sessions).
-    Open(ActiveDialog),
+    Open(Box<ActiveDialog>),
     /// An extension UI request.
     Ui(UiRequest),
     /// Lines an extension drew came back.
@@ -41,6 +44,11 @@ pub enum AppMsg {
 fn outbox<M: 'static>(tx: &UnboundedSender<AppMsg>, wrap: fn(M) -> AppMsg) -> Outbox<M> {
     let tx = tx.clone();
     Outbox::new(move |m| tx.send(wrap(m)).is_ok())
+}
+
+/// A dialog a task prepared, for the loop.
+fn open(dialog: ActiveDialog) -> AppMsg {
+    AppMsg::Open(Box::new(dialog))
 }
 
 /// Extension UI requests go to the loop behind the channel (`TuiUi::new(tx)`).
@@ -70,11 +78,11 @@ impl App {
         let shared = Shared::new(session, options);
         let (screen, warnings) = Screen::new(&shared, size);
         let mut app = Self {
-            dialogs: Dialogs::new(outbox(&tx, AppMsg::Screen), outbox(&tx, AppMsg::Open)),
+            dialogs: Dialogs::new(outbox(&tx, AppMsg::Screen), outbox(&tx, open)),
             ext: ExtUi::new(outbox(&tx, AppMsg::Drawn)),
             control: Control::new(
                 outbox(&tx, AppMsg::Screen),
-                outbox(&tx, AppMsg::Open),
+                outbox(&tx, open),
                 outbox(&tx, AppMsg::Control),
             ),
             screen,
@@ -164,6 +172,7 @@ impl App {
             // opened meanwhile.
             AppMsg::Input(_) if self.control.reloading() && !self.dialogs.is_open() => {}
             AppMsg::Input(input) => self.handle_input(&input),
+            AppMsg::Terminal(event) => self.terminal_event(event),
             AppMsg::Started(first) => {
                 // session_start may have added skills or templates.
                 self.screen.refresh_completions(&self.shared.session);
@@ -171,7 +180,7 @@ impl App {
                 control.session_started(first, &mut cx);
             }
             AppMsg::Screen(msg) => self.screen.handle(msg),
-            AppMsg::Open(dialog) => self.dialogs.open(dialog),
+            AppMsg::Open(dialog) => self.dialogs.open(*dialog),
             AppMsg::Ui(request) => self
                 .ext
                 .handle_ui(request, &mut self.screen, &mut self.dialogs),
@@ -222,6 +231,17 @@ impl App {
         }
     }
 
+    /// What the terminal reported besides keys.
+    fn terminal_event(&mut self, event: TerminalEvent) {
+        match event {
+            TerminalEvent::Suspend => self.screen.suspend(),
+            TerminalEvent::Input(input) => self.handle(AppMsg::Input(input)),
+            TerminalEvent::Mouse(_)
+            | TerminalEvent::Colors(_)
+            | TerminalEvent::SchemeChanged { .. } => {}
+        }
+    }
+
     /// Applies a session event to the transcript.
     pub fn apply_event(&mut self, event: &SessionEvent) {
         self.follow_generation();
@@ -253,6 +273,7 @@ impl App {
             below_editor: self.ext.below_editor(width, theme),
             footer: self.ext.footer(),
             statuses: self.ext.statuses(width, theme),
+            working: self.ext.working().clone(),
         }
     }
 

@@ -15,14 +15,18 @@ pub const FILE: &str = "keybindings.json";
 /// session control's keys).
 pub const APP_ACTIONS: &[Action] = &[
     Action::Clear,
+    Action::Suspend,
     Action::ThinkingCycle,
     Action::ModelCycleForward,
+    Action::ModelCycleBackward,
     Action::ModelSelect,
     Action::ToolsExpand,
     Action::ThinkingToggle,
+    Action::EditorExternal,
     Action::MessageCopy,
     Action::MessageFollowUp,
     Action::MessageDequeue,
+    Action::ClipboardPasteImage,
     Action::SessionNew,
     Action::SessionTree,
     Action::SessionFork,

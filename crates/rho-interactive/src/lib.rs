@@ -15,6 +15,7 @@
 //! `module_graph` checks that no module circle comes back.
 
 mod app;
+mod ask;
 mod control;
 mod dialogs;
 mod ext_ui;
@@ -35,18 +36,19 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use rho_core::agent_session::AgentSession;
-use rho_tui::terminal::{self, TerminalGuard};
+use rho_tui::terminal::{self, TerminalEvent, TerminalGuard};
 use tokio::sync::mpsc;
 
 use app::App;
 pub use app::AppMsg;
+pub use ask::ask_before_start;
 use control::ControlMsg;
 pub use control::InitialPrompt;
 pub use options::{InteractiveHost, InteractiveOptions};
 use screen::ScreenMsg;
 
 /// How often the working indicator advances while the agent runs.
-const SPINNER_TICK: Duration = Duration::from_millis(100);
+const SPINNER_TICK: Duration = Duration::from_millis(screen::SPINNER_TICK_MS);
 
 /// Runs the interactive mode until the user quits.
 pub async fn run(
@@ -64,7 +66,13 @@ pub async fn run(
     let (tx, mut rx) = mpsc::unbounded_channel();
     rho_extension_host::diagnostics::set_sink(Some(diagnostics_sink(tx.clone())));
     let input_tx = tx.clone();
-    terminal::spawn_reader(move |input| input_tx.send(AppMsg::Input(input)).is_ok());
+    terminal::spawn_reader(move |event| {
+        let msg = match event {
+            TerminalEvent::Input(input) => AppMsg::Input(input),
+            other => AppMsg::Terminal(other),
+        };
+        input_tx.send(msg).is_ok()
+    });
     session.set_ui(Arc::new(ext_ui::TuiUi::new(tx.clone())));
     session.bind_session_actions();
     let reload_tx = tx.clone();
@@ -92,7 +100,8 @@ pub async fn run(
     let mut out = std::io::stdout();
     app.draw(&mut out);
     let mut tick = tokio::time::interval(SPINNER_TICK);
-    while !app.should_quit() {
+    // A panic restored the terminal (see `terminal::panicked`): no frame may be drawn after.
+    while !app.should_quit() && !terminal::panicked() {
         tokio::select! {
             Some(msg) = rx.recv() => {
                 app.handle(msg);
@@ -111,7 +120,14 @@ pub async fn run(
                 continue;
             }
         }
+        if terminal::panicked() {
+            break;
+        }
         app.draw(&mut out);
+    }
+    if terminal::panicked() {
+        rho_extension_host::diagnostics::set_sink(None);
+        return ExitCode::FAILURE;
     }
     app.finish(&mut out);
     rho_extension_host::diagnostics::set_sink(None);

@@ -17,8 +17,13 @@ pub trait InteractiveHost: Send + Sync {
     fn reload(&self, session: AgentSession) -> BoxFuture<'static, ReloadReport>;
     /// The running MCP servers, for `/mcp` (`None` without any).
     fn mcp(&self) -> Option<Arc<McpManager>>;
-    /// The theme file of an installed package whose theme is called `name`.
-    fn package_theme(&self, name: &str) -> Option<PathBuf>;
+    /// The loaded theme file (from `--theme`, the settings' `themes`, the `themes/` folders,
+    /// the installed packages) whose theme is called `name`.
+    fn theme_file(&self, name: &str) -> Option<PathBuf>;
+    /// The llama.cpp router `/llama` manages (`None` when none is configured).
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient>;
+    /// Reads the router's models again into the session's model list; `Err` says why not.
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>>;
 }
 
 /// Flags and paths as the binary resolved them.
@@ -30,12 +35,13 @@ pub struct InteractiveOptions {
     pub session_dir: Option<String>,
     /// `--models`: the patterns Ctrl+P cycles through.
     pub scoped_models: Option<Vec<String>>,
-    /// `--theme <path>`.
-    pub theme_file: Option<String>,
-    /// `--no-themes`: packages contribute no themes.
-    pub no_themes: bool,
+    /// `--use-theme <name>`: this run's theme, over the `theme` setting.
+    pub theme: Option<String>,
     /// `--tui-mode` (checked by the binary); `None` leaves it to the settings.
     pub tui_mode: Option<TuiMode>,
+    /// `--verbose`: the banner and the loaded resources are shown whatever `quietStartup`
+    /// says.
+    pub verbose: bool,
     /// `--resume`: the session picker opens first.
     pub resume: bool,
     /// What the binary provides.

@@ -40,8 +40,14 @@ impl InteractiveHost for TestHost {
     fn mcp(&self) -> Option<Arc<rho_mcp::McpManager>> {
         None
     }
-    fn package_theme(&self, _name: &str) -> Option<std::path::PathBuf> {
+    fn theme_file(&self, _name: &str) -> Option<std::path::PathBuf> {
         None
+    }
+    fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient> {
+        None
+    }
+    fn refresh_llama(&self) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
+        Box::pin(async { Ok(()) })
     }
 }
 
@@ -51,8 +57,8 @@ pub(crate) fn options(host: Arc<TestHost>) -> InteractiveOptions {
         agent_dir: rho_session::paths::agent_dir(),
         session_dir: None,
         scoped_models: None,
-        theme_file: None,
-        no_themes: false,
+        theme: None,
+        verbose: false,
         tui_mode: None,
         resume: false,
         host,
@@ -558,3 +564,4 @@ mod commands;
 mod compaction;
 mod fullscreen;
 mod keybindings;
+mod terminal_keys;

@@ -18,14 +18,17 @@ pub enum Scope {
     User,
     /// A trusted project's settings.json.
     Project,
+    /// A folder given with `-e` for this run only (pi's temporary package).
+    Temporary,
 }
 
 impl Scope {
-    /// pi's word for it (`user`, `project`).
+    /// pi's word for it (`user`, `project`, `temporary`).
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::User => "user",
             Scope::Project => "project",
+            Scope::Temporary => "temporary",
         }
     }
 }

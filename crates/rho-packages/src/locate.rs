@@ -34,6 +34,7 @@ impl Locations {
                 .file_name()
                 .is_some_and(|n| n == ".rho")
                 .then(|| decl.dir.with_file_name(".pi")),
+            Scope::Temporary => None,
         };
         roots.extend(other.filter(|o| *o != decl.dir));
         roots

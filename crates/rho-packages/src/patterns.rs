@@ -61,29 +61,70 @@ fn pattern_text(pattern: &str) -> String {
     posix(&expanded)
 }
 
+/// Globs compiled once, for matching many files.
+pub struct Globs(Vec<globset::GlobMatcher>);
+
+impl Globs {
+    /// Compiles `patterns` (`~` expanded; invalid ones never match).
+    pub fn new(patterns: &[&str]) -> Self {
+        Self(
+            patterns
+                .iter()
+                .filter_map(|p| glob(&pattern_text(p)))
+                .collect(),
+        )
+    }
+
+    /// Whether any glob matches `file` by one of its names.
+    pub fn matches(&self, file: &Path, base: &Path) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let names = names(file, base);
+        self.0.iter().any(|g| names.iter().any(|n| g.is_match(n)))
+    }
+}
+
+/// Exact paths, prepared once (`./` dropped, `~` expanded).
+pub struct Exact(Vec<String>);
+
+impl Exact {
+    /// Prepares `patterns`.
+    pub fn new(patterns: &[&str]) -> Self {
+        Self(
+            patterns
+                .iter()
+                .map(|p| pattern_text(p.strip_prefix("./").unwrap_or(p)))
+                .collect(),
+        )
+    }
+
+    /// Whether one of the paths names `file` (relative to `base` or absolute; a `SKILL.md`
+    /// also by its folder).
+    pub fn matches(&self, file: &Path, base: &Path) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let mut names = vec![relative(base, file), posix(file)];
+        if file.file_name().is_some_and(|n| n == "SKILL.md") {
+            if let Some(dir) = file.parent() {
+                names.push(relative(base, dir));
+                names.push(posix(dir));
+            }
+        }
+        self.0.iter().any(|p| names.contains(p))
+    }
+}
+
 /// Whether any glob of `patterns` matches `file`.
 pub fn matches_any(file: &Path, patterns: &[&str], base: &Path) -> bool {
-    let names = names(file, base);
-    patterns
-        .iter()
-        .any(|p| glob(&pattern_text(p)).is_some_and(|g| names.iter().any(|n| g.is_match(n))))
+    Globs::new(patterns).matches(file, base)
 }
 
 /// Whether any of `patterns` names `file` exactly (relative or absolute; `./` allowed; a
 /// `SKILL.md` also by its folder).
 pub fn matches_exact(file: &Path, patterns: &[&str], base: &Path) -> bool {
-    let mut names = vec![relative(base, file), posix(file)];
-    if file.file_name().is_some_and(|n| n == "SKILL.md") {
-        if let Some(dir) = file.parent() {
-            names.push(relative(base, dir));
-            names.push(posix(dir));
-        }
-    }
-    patterns.iter().any(|p| {
-        let p = p.strip_prefix("./").unwrap_or(p);
-        let p = pattern_text(p);
-        names.contains(&p)
-    })
+    Exact::new(patterns).matches(file, base)
 }
 
 /// A pattern that changes a selection rather than naming what to collect.
@@ -116,11 +157,13 @@ pub fn apply(all: &[PathBuf], patterns: &[String], base: &Path) -> Vec<PathBuf> 
         .map(String::as_str)
         .collect();
     let (excludes, force_in, force_out) = (with('!'), with('+'), with('-'));
+    let (globs, excluded) = (Globs::new(&includes), Globs::new(&excludes));
+    let (force_in, force_out) = (Exact::new(&force_in), Exact::new(&force_out));
     all.iter()
         .filter(|f| {
-            let chosen = (includes.is_empty() || matches_any(f, &includes, base))
-                && !matches_any(f, &excludes, base);
-            (chosen || matches_exact(f, &force_in, base)) && !matches_exact(f, &force_out, base)
+            let chosen =
+                (includes.is_empty() || globs.matches(f, base)) && !excluded.matches(f, base);
+            (chosen || force_in.matches(f, base)) && !force_out.matches(f, base)
         })
         .cloned()
         .collect()

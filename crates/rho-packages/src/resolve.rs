@@ -1,25 +1,65 @@
 //! From installed packages to resource files, as pi 1.6's package manager resolves them:
 //! each package's manifest or conventional folders, narrowed by the settings entry's
 //! filters. The first package to name a file decides whether it is on (pi's "first wins").
+//! The settings' own lists and the conventional folders join them (`local`), and every
+//! kind is then ordered by pi's precedence.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::collect;
-use super::config::{Declared, Filter, Scope};
+use super::config::{Declared, Entry, Filter, Scope};
 use super::kind::Kind;
 use super::patterns;
 
-/// The package a resource comes from, for `get_commands`' `sourceInfo` and messages.
+/// Where a resource comes from, for `get_commands`' `sourceInfo` and messages.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
-    /// The source as written in settings.json.
+    /// A package's source as written in settings.json; `local` or `auto` for the others.
     pub source: String,
-    /// Whose settings declare it.
+    /// Whose settings declare it (or whose folder holds it).
     pub scope: Scope,
-    /// The package's folder.
+    /// The package's folder; the folder of the settings file or the searched folder's parent
+    /// (pi's `baseDir`) for the others.
     pub root: PathBuf,
+    /// How it was found.
+    pub provenance: Provenance,
+}
+
+/// How a resource was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Provenance {
+    /// A package.
+    Package,
+    /// A settings list names it.
+    Local,
+    /// A conventional folder holds it.
+    Auto,
+}
+
+impl Provenance {
+    /// pi's word in `sourceInfo.source` for the non-package ones.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provenance::Package => "package",
+            Provenance::Local => "local",
+            Provenance::Auto => "auto",
+        }
+    }
+}
+
+impl Origin {
+    /// pi's precedence rank (lower wins a name): the project's list, the project's folders,
+    /// the user's list, the user's folders, packages.
+    fn rank(&self) -> u8 {
+        let scope = if self.scope == Scope::Project { 0 } else { 2 };
+        match self.provenance {
+            Provenance::Package => 4,
+            Provenance::Local => scope,
+            Provenance::Auto => scope + 1,
+        }
+    }
 }
 
 /// One resource file and whether it loads.
@@ -38,6 +78,9 @@ pub struct Resource {
 pub struct Resolved {
     lists: [Vec<Resource>; 4],
     seen: [HashSet<PathBuf>; 4],
+    /// pi's built-in extensions by name and whether they load (see `local`); empty until
+    /// [`Resolved::add_top_level`] ran, when every one loads.
+    pub(crate) builtins: Vec<(String, bool)>,
 }
 
 impl Resolved {
@@ -55,7 +98,23 @@ impl Resolved {
             .collect()
     }
 
-    /// The package of a loaded resource file, if it came from one.
+    /// Whether pi's built-in extension `name` (`mcp`, `codemode`, ...) loads as far as the
+    /// settings' `extensions` lists say.
+    pub fn builtin_enabled(&self, name: &str) -> bool {
+        self.builtins
+            .iter()
+            .find(|(n, _)| n == name)
+            .is_none_or(|(_, on)| *on)
+    }
+
+    /// Orders each kind by [`Origin::rank`], keeping the order within a rank.
+    pub(crate) fn sort_by_precedence(&mut self) {
+        for list in &mut self.lists {
+            list.sort_by_key(|r| r.origin.rank());
+        }
+    }
+
+    /// Where a loaded resource file came from.
     pub fn origin_of(&self, path: &Path) -> Option<&Origin> {
         self.lists
             .iter()
@@ -65,7 +124,7 @@ impl Resolved {
     }
 
     /// Records `path` unless an earlier package already decided about it.
-    fn add(&mut self, kind: Kind, path: PathBuf, enabled: bool, origin: &Arc<Origin>) {
+    pub(crate) fn add(&mut self, kind: Kind, path: PathBuf, enabled: bool, origin: &Arc<Origin>) {
         let key = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if self.seen[kind as usize].insert(key) {
             self.lists[kind as usize].push(Resource {
@@ -84,6 +143,7 @@ impl Resolved {
             source: decl.entry.source.clone(),
             scope: decl.scope,
             root: root.to_path_buf(),
+            provenance: Provenance::Package,
         });
         let manifest = collect::read_manifest(root);
         if let Some(filter) = &decl.entry.filter {
@@ -111,12 +171,47 @@ impl Resolved {
         any
     }
 
+    /// A folder given with `-e`: as in pi, a package when it has a manifest listing resources
+    /// or a conventional resource folder (`extensions/`, `skills/`, `prompts/`, `themes/`),
+    /// whose resources then load from there (an `index.ts` beside them does not). Returns
+    /// whether it was one; otherwise the folder is itself an extension.
+    pub fn add_temporary(&mut self, dir: &Path) -> bool {
+        let is_package = collect::read_manifest(dir).is_some_and(|m| m.lists_resources())
+            || Kind::ALL.iter().any(|k| dir.join(k.key()).is_dir());
+        if !is_package {
+            return false;
+        }
+        let decl = Declared {
+            entry: Entry {
+                source: dir.to_string_lossy().into_owned(),
+                filter: None,
+            },
+            scope: Scope::Temporary,
+            dir: dir.to_path_buf(),
+        };
+        self.add_package(dir, &decl)
+    }
+
+    /// The extensions that load from the `-e` package at `dir`; `None` when `dir` was not
+    /// taken as one ([`Self::add_temporary`]).
+    pub fn temporary_extensions(&self, dir: &Path) -> Option<Vec<PathBuf>> {
+        let taken = self.lists.iter().flatten().any(|r| is_temporary(r, dir));
+        taken.then(|| {
+            self.all(Kind::Extensions)
+                .iter()
+                .filter(|r| r.enabled && is_temporary(r, dir))
+                .map(|r| r.path.clone())
+                .collect()
+        })
+    }
+
     /// A local file source: one extension.
     pub fn add_extension_file(&mut self, file: &Path, decl: &Declared) {
         let origin = Arc::new(Origin {
             source: decl.entry.source.clone(),
             scope: decl.scope,
             root: file.parent().unwrap_or(file).to_path_buf(),
+            provenance: Provenance::Package,
         });
         self.add(Kind::Extensions, file.to_path_buf(), true, &origin);
     }
@@ -186,6 +281,10 @@ impl Resolved {
 }
 
 /// What a manifest list selects: its files less those its own patterns leave out.
+fn is_temporary(resource: &Resource, root: &Path) -> bool {
+    resource.origin.scope == Scope::Temporary && resource.origin.root == root
+}
+
 fn listed(root: &Path, kind: Kind, entries: Option<&[String]>) -> Vec<PathBuf> {
     let Some(entries) = entries else {
         return Vec::new();
@@ -313,6 +412,25 @@ mod tests {
         resolved.add_package(root, &declared(json!("npm:p"), Scope::User));
         assert_eq!(on(&resolved, Kind::Prompts, root), ["prompts/review.md"]);
         assert_eq!(on(&resolved, Kind::Skills, root), ["skills/one/SKILL.md"]);
+    }
+
+    #[test]
+    fn an_e_folder_with_resource_folders_is_a_package_and_one_without_is_not() {
+        let pkg = package(&["index.ts", "prompts/plan.md", "agents/scout.md"], None);
+        let mut resolved = Resolved::default();
+        assert!(resolved.add_temporary(pkg.path()));
+        assert_eq!(
+            on(&resolved, Kind::Prompts, pkg.path()),
+            ["prompts/plan.md"]
+        );
+        assert_eq!(
+            resolved.temporary_extensions(pkg.path()),
+            Some(Vec::new()),
+            "its index.ts is not loaded"
+        );
+        let plain = package(&["index.ts", "utils.ts"], None);
+        assert!(!resolved.add_temporary(plain.path()));
+        assert_eq!(resolved.temporary_extensions(plain.path()), None);
     }
 
     #[test]

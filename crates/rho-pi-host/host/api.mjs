@@ -4,6 +4,7 @@ import { EventEmitter } from "node:events";
 import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
 import { registerProvider } from "./providers.mjs";
 import { componentUi, registerMessageRenderer } from "./render.mjs";
+import { piTheme } from "./theme.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -193,14 +194,18 @@ function createUi(reg, ext) {
   const fire = (method, params) => call(method, params).catch(() => {});
   const ui = {
     notify: (message, type) => fire("ui_notify", { message: String(message), kind: type }),
-    confirm: (title, message, opts) => dialog(call("ui_confirm", { title, message: message ?? "" }), opts, false),
-    select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))) }), opts, undefined),
-    input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder }), opts, undefined),
+    confirm: (title, message, opts) => dialog(call("ui_confirm", { title, message: message ?? "", timeout: opts?.timeout }), opts, false),
+    select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))), timeout: opts?.timeout }), opts, undefined),
+    input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder, timeout: opts?.timeout }), opts, undefined),
     editor: (title, prefill) => call("ui_editor", { title, prefill }),
     setTitle: (title) => fire("ui_title", { title }),
     setEditorText: (text) => fire("ui_set_editor_text", { text }),
+    pasteToEditor: (text) => fire("ui_set_editor_text", { text }),
     getEditorText: () => "",
-    theme,
+    // In the terminal rho styles what extensions show; elsewhere pi's own theme does.
+    get theme() {
+      return reg.hello.mode === "tui" ? theme : piTheme(reg.packagesDir, theme);
+    },
     // setStatus, setWidget, setFooter, setHeader, custom: render.mjs.
     ...componentUi(reg, ext, fire),
   };

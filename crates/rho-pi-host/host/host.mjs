@@ -27,6 +27,7 @@ guardStdout();
 const wire = new Wire();
 const helloLine = wire.hello();
 const reg = new Registry(wire);
+reg.packagesDir = packagesDir;
 
 process.on("uncaughtException", (e) => process.stderr.write(`rho pi host: uncaught: ${e?.stack ?? e}\n`));
 process.on("unhandledRejection", (e) => process.stderr.write(`rho pi host: unhandled rejection: ${e?.stack ?? e}\n`));
@@ -78,7 +79,7 @@ function registration() {
     type: "register",
     name: "pi extensions",
     events: [...events],
-    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description })),
+    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description, path: c.ext.path })),
     tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),

@@ -2,8 +2,8 @@
 // here for rho's interactive screen. rho asks with `render` requests, only for the tools and
 // message types declared in the registration (`rendererSpec`) and for components announced
 // with the `ui_component` call (footer, header, widgets, `ctx.ui.custom`); keys for a focused
-// component arrive as `component_input`. Outside the interactive mode rho declines components
-// and the extension is told once that the call is not supported there.
+// component arrive as `component_input`. Outside the interactive mode these calls do nothing,
+// as in pi.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -112,6 +112,15 @@ function gitBranch(cwd) {
   }
 }
 
+/** pi's `WorkingIndicatorOptions` as rho takes them: frames (none: hidden) and their pace;
+ * `null` restores rho's own spinner. */
+function indicator(options) {
+  if (!options) return null;
+  const frames = Array.isArray(options.frames) ? options.frames.map(text) : [];
+  const intervalMs = Number(options.intervalMs) > 0 ? Number(options.intervalMs) : undefined;
+  return { frames, intervalMs };
+}
+
 /** The ctx.ui calls that place components, for one extension. */
 export function componentUi(reg, ext, fire) {
   const state = renderState(reg);
@@ -149,6 +158,8 @@ export function componentUi(reg, ext, fire) {
     getAvailableProviderCount: () => 0,
   };
   const unset = (key) => remove(key) && fire("ui_component", { key, slot: null });
+  // Outside the terminal pi ignores components, as its RPC and print UI contexts do.
+  const drawn = () => reg.hello.mode === "tui";
   return {
     setStatus(key, value) {
       if (value == null) state.statuses.delete(key);
@@ -156,21 +167,44 @@ export function componentUi(reg, ext, fire) {
       fire("ui_status", { key, text: value ?? null });
     },
     setFooter(factory) {
+      if (!drawn()) return;
       if (typeof factory !== "function") return void unset("footer");
       void place("footer", "footer", "ctx.ui.setFooter", (tui) => factory(tui, renderTheme, footerData));
     },
     setHeader(factory) {
+      if (!drawn()) return;
       if (typeof factory !== "function") return void unset("header");
       void place("header", "header", "ctx.ui.setHeader", (tui) => factory(tui, renderTheme));
     },
     setWidget(key, content, options) {
       const id = `widget:${key}`;
       const placement = options?.placement === "belowEditor" ? "belowEditor" : "aboveEditor";
-      if (typeof content === "function") return void place(id, placement, "ctx.ui.setWidget with a component", (tui) => content(tui, renderTheme));
+      if (typeof content === "function") return void (drawn() && place(id, placement, "ctx.ui.setWidget with a component", (tui) => content(tui, renderTheme)));
       if (remove(id)) fire("ui_component", { key: id, slot: null });
       fire("ui_widget", { key, lines: content ? [...content].map(String) : null, placement });
     },
+    // The working line while the agent runs and the label of hidden thinking: drawn by rho's
+    // screen from what `ui_working` says (pi ignores them outside the terminal).
+    setWorkingMessage: (message) => drawn() && fire("ui_working", { message: message == null ? null : String(message) }),
+    setWorkingVisible: (visible) => drawn() && fire("ui_working", { visible: visible !== false }),
+    setWorkingIndicator: (options) => drawn() && fire("ui_working", { indicator: indicator(options) }),
+    setHiddenThinkingLabel: (label) => drawn() && fire("ui_working", { hiddenThinkingLabel: label == null ? null : String(label) }),
+    onTerminalInput: () => () => {},
+    addAutocompleteProvider: () => {},
+    getToolsExpanded: () => false,
+    setToolsExpanded: () => {},
+    getAllThemes: () => [],
+    getTheme: () => undefined,
+    setTheme: () => ({ success: false, error: drawn() ? "rho draws with its own theme" : reg.hello.hasUI ? "Theme switching not supported in RPC mode" : "UI not available" }),
+    // A custom editor: pi's RPC and print modes ignore it.
+    setEditorComponent(factory) {
+      if (!drawn()) return;
+      state.editorFactory = typeof factory === "function" ? factory : undefined;
+      if (state.editorFactory) reg.unsupported(ext, "ctx.ui.setEditorComponent", "rho's terminal keeps its own editor");
+    },
+    getEditorComponent: () => (drawn() ? state.editorFactory : undefined),
     custom(factory) {
+      if (!drawn()) return Promise.resolve(undefined);
       const key = `custom:${state.next++}`;
       return new Promise((resolve) => {
         let settled = false;

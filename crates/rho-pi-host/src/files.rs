@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 8] = [
+const FILES: [(&str, &str); 9] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
@@ -15,6 +15,7 @@ const FILES: [(&str, &str); 8] = [
     ("session_api.mjs", include_str!("../host/session_api.mjs")),
     ("providers.mjs", include_str!("../host/providers.mjs")),
     ("render.mjs", include_str!("../host/render.mjs")),
+    ("theme.mjs", include_str!("../host/theme.mjs")),
 ];
 
 /// A directory name that changes whenever the embedded files do, so a running rho of another

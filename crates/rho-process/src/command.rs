@@ -18,6 +18,7 @@ pub struct ChildSpec {
     args: Vec<OsString>,
     cwd: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
+    env_removed: Vec<OsString>,
     sandbox: Option<Arc<Sandbox>>,
     scrub: KeyScrub,
     in_terminal: bool,
@@ -31,6 +32,7 @@ impl ChildSpec {
             args: Vec::new(),
             cwd: None,
             env: Vec::new(),
+            env_removed: Vec::new(),
             sandbox: None,
             scrub: KeyScrub::default(),
             in_terminal: false,
@@ -58,6 +60,12 @@ impl ChildSpec {
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
         self.env
             .push((key.as_ref().to_os_string(), value.as_ref().to_os_string()));
+        self
+    }
+
+    /// Removes an inherited variable (before the caller's own variables apply).
+    pub fn env_remove(mut self, key: impl AsRef<OsStr>) -> Self {
+        self.env_removed.push(key.as_ref().to_os_string());
         self
     }
 
@@ -107,6 +115,9 @@ impl ChildSpec {
             cmd.current_dir(cwd);
         }
         self.scrub.apply(&mut cmd);
+        for key in &self.env_removed {
+            cmd.env_remove(key);
+        }
         for (key, value) in &self.env {
             cmd.env(key, value);
         }

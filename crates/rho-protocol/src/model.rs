@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Prices in USD per 1,000,000 tokens.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ModelCost {
@@ -22,6 +22,111 @@ pub struct ModelCost {
     /// Cache writes.
     #[serde(default)]
     pub cache_write: f64,
+    /// pi 1.x: prices for requests whose prompt (input, cache reads and writes together) is
+    /// longer than a threshold; the highest threshold passed wins (see [`ModelCost::rates_for`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tiers: Vec<CostTier>,
+}
+
+/// The prices of one long-prompt tier of a [`ModelCost`].
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CostTier {
+    /// The tier applies when the prompt has more tokens than this.
+    pub input_tokens_above: u64,
+    /// Uncached input.
+    #[serde(default)]
+    pub input: f64,
+    /// Output.
+    #[serde(default)]
+    pub output: f64,
+    /// Cache hits.
+    #[serde(default)]
+    pub cache_read: f64,
+    /// Cache writes.
+    #[serde(default)]
+    pub cache_write: f64,
+}
+
+impl ModelCost {
+    /// The four prices (input, output, cache read, cache write) for a request whose prompt has
+    /// `prompt_tokens` tokens: the tier with the highest threshold below it, else the base
+    /// prices (pi 1.x's `calculateCost`).
+    pub fn rates_for(&self, prompt_tokens: u64) -> [f64; 4] {
+        let tier = self
+            .tiers
+            .iter()
+            .filter(|t| prompt_tokens > t.input_tokens_above)
+            .max_by_key(|t| t.input_tokens_above);
+        match tier {
+            Some(t) => [t.input, t.output, t.cache_read, t.cache_write],
+            None => [self.input, self.output, self.cache_read, self.cache_write],
+        }
+    }
+}
+
+/// pi 1.x: the hard limits of a model's input (`inputLimits`), as its catalog or models.json
+/// states them. Carried with the model; what rho does with them is the request's business.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct InputLimits {
+    /// The largest request body the provider accepts, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_request_bytes: Option<u64>,
+    /// Limits on images.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<ImageLimits>,
+}
+
+/// pi 1.x: `inputLimits.images`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ImageLimits {
+    /// Most images in one provider message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_message: Option<u64>,
+    /// Most images in one request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_request: Option<u64>,
+    /// How images are shrunk before sending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resize: Option<ImageResize>,
+}
+
+/// pi 1.x: `inputLimits.images.resize`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ImageResize {
+    /// Widest image, in pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_width: Option<u64>,
+    /// Tallest image, in pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_height: Option<u64>,
+    /// Largest base64-encoded payload, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+    /// JPEG quality when re-encoding.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jpeg_quality: Option<u64>,
+}
+
+/// pi 1.x: how long the provider keeps a prompt cache (`promptCache`), in seconds, for its
+/// short and long retention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PromptCache {
+    /// Short retention, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short: Option<u64>,
+    /// Long retention, seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub long: Option<u64>,
 }
 
 /// What a model accepts as input.
@@ -99,6 +204,84 @@ pub struct ModelCompat {
     /// Anthropic: per-tool `eager_input_streaming`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_eager_tool_input_streaming: Option<bool>,
+    /// Chat Completions: the top-level field capping reasoning tokens with the
+    /// `thinkingBudgets` value of the level (`thinking_token_budget` for vLLM,
+    /// `thinking_budget` for Qwen/SGLang, `thinking_budget_tokens` for llama.cpp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking_token_budget_field: Option<String>,
+    /// Chat Completions: pi's alias for `thinkingTokenBudgetField: "thinking_token_budget"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_thinking_token_budget: Option<bool>,
+    /// pi 1.x. Chat Completions / Responses / Anthropic: the session-affinity header format (`openai`, `openai-nosession`, `openrouter`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_affinity_format: Option<String>,
+    /// pi 1.x. Chat Completions: `chat_template_args` sent with the `baseten` thinking format (`$var` placeholders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_template_args: Option<Value>,
+    /// pi 1.x. Chat Completions / Responses: OpenAI custom tools with Lark or regex grammars.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        rename = "supportsOpenAIGrammarTools"
+    )]
+    pub supports_openai_grammar_tools: Option<bool>,
+    /// pi 1.x. System or developer messages after the conversation started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_system_messages: Option<bool>,
+    /// pi 1.x. System messages may introduce tools mid-conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_tool_additions: Option<bool>,
+    /// pi 1.x. Anthropic: the tool set may change mid-conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_tool_changes: Option<bool>,
+    /// pi 1.x. Responses: thinking-level changes as `configuration_update` items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_mid_convo_effort: Option<bool>,
+    /// pi 1.x. Responses: message-anchored `additional_tools` items.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_additional_tools: Option<bool>,
+    /// pi 1.x. Responses: client-executed tool search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_tool_search: Option<bool>,
+    /// pi 1.x. Responses: the model accepts `prompt_cache_options`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_explicit_prompt_cache_mode: Option<bool>,
+    /// pi 1.x. Anthropic: `cache_control` markers on tool definitions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_cache_control_on_tools: Option<bool>,
+    /// pi 1.x. Anthropic: the model accepts `temperature`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_temperature: Option<bool>,
+    /// pi 1.x. Anthropic: adaptive thinking plus `output_config.effort`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_adaptive_thinking: Option<bool>,
+    /// pi 1.x. Anthropic: replay empty thinking signatures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_empty_signature: Option<bool>,
+    /// pi 1.x. Anthropic: strict tool schemas.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_strict_tools: Option<bool>,
+    /// pi 1.x. Chat Completions: streamed replies carry `finish_reason` (default true); when
+    /// false a stream that ends without one is complete, its stop reason inferred.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_finish_reason: Option<bool>,
+    /// pi 1.x. Chat Completions: a replayed assistant message without text sends `""`, not
+    /// `null`, as its content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requires_non_null_assistant_content: Option<bool>,
+    /// pi 1.x. Chat Completions: vLLM's scheduler `priority`, sent as a top-level field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_priority: Option<f64>,
+    /// pi 1.x. Chat Completions / Responses: `auto`, `enabled` or `disabled` for the
+    /// `prompt_cache_key` field.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_key_mode: Option<String>,
+    /// pi 1.x. Responses: the server accepts `max_output_tokens` (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_max_output_tokens: Option<bool>,
+    /// pi 1.x. Anthropic: the models the provider may fall back to, with their prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_fallback_models: Option<Value>,
 }
 
 /// A model the user can talk to: which API and endpoint, what it can do, what it costs.
@@ -140,6 +323,44 @@ pub struct Model {
     /// Compatibility flags.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compat: Option<ModelCompat>,
+    /// pi 1.x: hard limits of the input (request size, images).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_limits: Option<InputLimits>,
+    /// pi 1.x: prompt-cache retention times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache: Option<PromptCache>,
+    /// pi 1.x: fields merged into every request body of the OpenAI-compatible APIs (last, so
+    /// they win over the fields the request builder set).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params: Option<serde_json::Map<String, Value>>,
+    /// pi 1.x: [`Model::sampling_params`] per thinking level, merged over them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sampling_params_by_thinking_level: Option<BTreeMap<String, serde_json::Map<String, Value>>>,
+}
+
+impl Default for Model {
+    /// A model with no identity yet and the defaults models.json gives missing fields.
+    fn default() -> Self {
+        Self {
+            id: String::new(),
+            name: String::new(),
+            api: String::new(),
+            provider: String::new(),
+            base_url: String::new(),
+            reasoning: false,
+            thinking_level_map: None,
+            input: default_input(),
+            cost: ModelCost::default(),
+            context_window: default_context_window(),
+            max_tokens: default_max_tokens(),
+            headers: None,
+            compat: None,
+            input_limits: None,
+            prompt_cache: None,
+            sampling_params: None,
+            sampling_params_by_thinking_level: None,
+        }
+    }
 }
 
 fn default_input() -> Vec<InputKind> {
@@ -203,6 +424,30 @@ impl Model {
                     .find(|l| (*l as usize) < rank)
             })
             .unwrap_or(ThinkingLevel::Off)
+    }
+
+    /// The fields models.json's `samplingParams` and `samplingParamsByThinkingLevel` add to a
+    /// request at `level` (clamped to what the model supports first, as pi does); `None` when
+    /// the model sets neither.
+    pub fn sampling_params_for(
+        &self,
+        level: ThinkingLevel,
+    ) -> Option<serde_json::Map<String, Value>> {
+        let by_level = self
+            .sampling_params_by_thinking_level
+            .as_ref()
+            .and_then(|m| m.get(self.clamp_thinking_level(level).as_str()));
+        if self.sampling_params.is_none() && by_level.is_none() {
+            return None;
+        }
+        let mut merged = self.sampling_params.clone().unwrap_or_default();
+        merged.extend(
+            by_level
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| (k.clone(), v.clone())),
+        );
+        Some(merged)
     }
 
     /// The wire value of a level: the map's string if any, else the level's own name.

@@ -2,25 +2,58 @@
 //! spec §6): the names users set. Plain data shared by the provider layer, which reads the
 //! keys, and the child-process module, which keeps them from commands rho runs.
 
-/// Each built-in provider and the environment variables holding its key, in lookup order.
+/// Each built-in provider and the environment variables holding its key, in lookup order
+/// (pi 1.6's `env-api-keys`; the Qwen Token Plan ones try the plan's own variable, then the
+/// region's shared one).
 const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("anthropic", &["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]),
     (
         "github-copilot",
         &["COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"],
     ),
+    ("ant-ling", &["ANT_LING_API_KEY"]),
+    (
+        "qwen-token-plan",
+        &["QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_API_KEY"],
+    ),
+    (
+        "qwen-token-plan-cn",
+        &[
+            "QWEN_TOKEN_PLAN_TEAM_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+    ),
+    (
+        "qwen-token-plan-individual",
+        &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY",
+            "QWEN_TOKEN_PLAN_API_KEY",
+        ],
+    ),
+    (
+        "qwen-token-plan-individual-cn",
+        &[
+            "QWEN_TOKEN_PLAN_INDIVIDUAL_CN_API_KEY",
+            "QWEN_TOKEN_PLAN_CN_API_KEY",
+        ],
+    ),
     ("openai", &["OPENAI_API_KEY"]),
     ("azure", &["AZURE_OPENAI_API_KEY"]),
+    // pi 0.73's id for Azure: a key stored under it serves pi 1.6's `azure` too.
     ("azure-openai-responses", &["AZURE_OPENAI_API_KEY"]),
+    ("nvidia", &["NVIDIA_API_KEY"]),
     ("google", &["GEMINI_API_KEY"]),
     ("google-vertex", &["GOOGLE_CLOUD_API_KEY"]),
     ("deepseek", &["DEEPSEEK_API_KEY"]),
     ("groq", &["GROQ_API_KEY"]),
     ("cerebras", &["CEREBRAS_API_KEY"]),
     ("xai", &["XAI_API_KEY"]),
+    ("typesafe", &["TYPESAFE_API_KEY"]),
+    ("radius", &["RADIUS_API_KEY"]),
     ("openrouter", &["OPENROUTER_API_KEY"]),
     ("vercel-ai-gateway", &["AI_GATEWAY_API_KEY"]),
     ("zai", &["ZAI_API_KEY"]),
+    ("zai-coding-cn", &["ZAI_CODING_CN_API_KEY"]),
     ("mistral", &["MISTRAL_API_KEY"]),
     ("minimax", &["MINIMAX_API_KEY"]),
     ("minimax-cn", &["MINIMAX_CN_API_KEY"]),
@@ -28,15 +61,20 @@ const PROVIDER_ENV: &[(&str, &[&str])] = &[
     ("moonshotai-cn", &["MOONSHOT_API_KEY"]),
     ("huggingface", &["HF_TOKEN"]),
     ("fireworks", &["FIREWORKS_API_KEY"]),
+    ("together", &["TOGETHER_API_KEY"]),
+    ("baseten", &["BASETEN_API_KEY"]),
     ("opencode", &["OPENCODE_API_KEY"]),
     ("opencode-go", &["OPENCODE_API_KEY"]),
     ("kimi-coding", &["KIMI_API_KEY"]),
+    ("meta", &["META_API_KEY"]),
     ("cloudflare-workers-ai", &["CLOUDFLARE_API_KEY"]),
     ("cloudflare-ai-gateway", &["CLOUDFLARE_API_KEY"]),
     ("xiaomi", &["XIAOMI_API_KEY"]),
     ("xiaomi-token-plan-cn", &["XIAOMI_TOKEN_PLAN_CN_API_KEY"]),
     ("xiaomi-token-plan-ams", &["XIAOMI_TOKEN_PLAN_AMS_API_KEY"]),
     ("xiaomi-token-plan-sgp", &["XIAOMI_TOKEN_PLAN_SGP_API_KEY"]),
+    // The router's optional key; its URL, LLAMA_BASE_URL, is what configures it.
+    ("llama.cpp", &["LLAMA_API_KEY"]),
 ];
 
 /// The environment variables holding `provider`'s key, in lookup order. Empty for providers

@@ -58,15 +58,17 @@ pub struct Usage {
 
 impl Usage {
     /// Fills `total_tokens` and `cost` from the token fields and the model's prices
-    /// (USD per million tokens). The total is then the catalog's estimate, which pi 1.x
-    /// records as `totalFromProvider: false`.
+    /// (USD per million tokens; a long prompt may fall in a price tier). The total is then the
+    /// catalog's estimate, which pi 1.x records as `totalFromProvider: false`.
     pub fn compute_cost(&mut self, prices: &ModelCost) {
         self.total_tokens = self.input + self.output + self.cache_read + self.cache_write;
+        let [input, output, cache_read, cache_write] =
+            prices.rates_for(self.input + self.cache_read + self.cache_write);
         let per = |tokens: u64, price: f64| price / 1e6 * tokens as f64;
-        self.cost.input = per(self.input, prices.input);
-        self.cost.output = per(self.output, prices.output);
-        self.cost.cache_read = per(self.cache_read, prices.cache_read);
-        self.cost.cache_write = per(self.cache_write, prices.cache_write);
+        self.cost.input = per(self.input, input);
+        self.cost.output = per(self.output, output);
+        self.cost.cache_read = per(self.cache_read, cache_read);
+        self.cost.cache_write = per(self.cache_write, cache_write);
         self.cost.total =
             self.cost.input + self.cost.output + self.cost.cache_read + self.cost.cache_write;
         self.cost.total_from_provider = Some(false);

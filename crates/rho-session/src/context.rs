@@ -68,33 +68,91 @@ pub fn system_checkpoint(context: &SessionContext, at: i64) -> Option<AgentMessa
     SystemState::replay(&system).map(|state| AgentMessage::System(state.checkpoint(at)))
 }
 
+/// What a branch sets besides its messages: the thinking level and model in force at its
+/// leaf, and whether its context has any message (a resumed conversation). Start-up asks this
+/// before the agent exists; gathering a long session's messages for it would be wasted.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct BranchState {
+    /// The last `thinking_level_change` on the branch, else `off`.
+    pub thinking_level: String,
+    /// Whether the branch has a `thinking_level_change` (else the settings default applies).
+    pub has_thinking_level_change: bool,
+    /// The last `model_change` or assistant message's model on the branch.
+    pub model: Option<ModelRef>,
+    /// Whether [`build_context`] would give at least one message.
+    pub has_messages: bool,
+}
+
+/// The [`BranchState`] at the tree's current leaf.
+pub fn branch_state(tree: &SessionTree) -> BranchState {
+    let path = tree.branch();
+    let scan = scan(&path);
+    let selected = selected_entries(&path, scan.compaction_at);
+    let edits = latest_edits(&selected);
+    let omitted = |e: &SessionEntry| edits.get(e.id.as_str()).is_some_and(|e| e.is_none());
+    let has_messages = selected.iter().enumerate().any(|(i, entry)| {
+        !omitted(entry)
+            && match &entry.data {
+                EntryData::Compaction(_) => i == 0,
+                EntryData::Message(_) => true,
+                _ => context_message(entry).is_some(),
+            }
+    });
+    BranchState {
+        thinking_level: scan.thinking_level,
+        has_thinking_level_change: scan.has_thinking_level_change,
+        model: scan.model.and_then(|i| model_at(path[i])),
+        has_messages,
+    }
+}
+
 /// Builds the context at the tree's current leaf (empty when the leaf is reset).
 pub fn build_context(tree: &SessionTree) -> SessionContext {
     build_context_for_path(&tree.branch())
 }
 
-/// Builds the context of a root→leaf path.
-pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
-    let mut ctx = SessionContext {
+/// The settings a path's entries make, by position.
+struct Scan {
+    thinking_level: String,
+    has_thinking_level_change: bool,
+    /// The last entry naming a model.
+    model: Option<usize>,
+    /// The last compaction.
+    compaction_at: Option<usize>,
+}
+
+fn scan(path: &[&SessionEntry]) -> Scan {
+    let mut scan = Scan {
         thinking_level: "off".to_string(),
-        ..Default::default()
+        has_thinking_level_change: false,
+        model: None,
+        compaction_at: None,
     };
-    let mut compaction_at = None;
-    let mut model: Option<usize> = None;
     for (i, entry) in path.iter().enumerate() {
         match &entry.data {
             EntryData::ThinkingLevelChange { thinking_level } => {
-                ctx.thinking_level.clone_from(thinking_level);
-                ctx.has_thinking_level_change = true;
+                scan.thinking_level.clone_from(thinking_level);
+                scan.has_thinking_level_change = true;
             }
-            EntryData::ModelChange { .. } => model = Some(i),
-            EntryData::Message(m) if m.role() == "assistant" => model = Some(i),
-            EntryData::Compaction(_) => compaction_at = Some(i),
+            EntryData::ModelChange { .. } => scan.model = Some(i),
+            EntryData::Message(m) if m.role() == "assistant" => scan.model = Some(i),
+            EntryData::Compaction(_) => scan.compaction_at = Some(i),
             _ => {}
         }
     }
-    ctx.model = model.and_then(|i| model_at(path[i]));
-    let selected = selected_entries(path, compaction_at);
+    scan
+}
+
+/// Builds the context of a root→leaf path.
+pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
+    let scan = scan(path);
+    let mut ctx = SessionContext {
+        model: scan.model.and_then(|i| model_at(path[i])),
+        thinking_level: scan.thinking_level,
+        has_thinking_level_change: scan.has_thinking_level_change,
+        messages: Vec::new(),
+    };
+    let selected = selected_entries(path, scan.compaction_at);
     let edits = latest_edits(&selected);
     ctx.messages = Vec::with_capacity(selected.len() + 2);
     for (i, entry) in selected.iter().enumerate() {

@@ -5,6 +5,8 @@
 
 use std::collections::HashMap;
 
+use foldhash::fast::RandomState;
+
 use super::entry::SessionEntry;
 
 /// One broken cycle: the entry whose parent link was dropped, and that parent.
@@ -22,7 +24,7 @@ pub struct BrokenCycle {
 
 /// Finds every parent cycle and clears the oldest edge of each, in O(n).
 pub fn break_cycles(entries: &mut [SessionEntry]) -> Vec<BrokenCycle> {
-    let index: HashMap<&str, usize> = entries
+    let index: HashMap<&str, usize, RandomState> = entries
         .iter()
         .enumerate()
         .map(|(i, e)| (e.id.as_str(), i))

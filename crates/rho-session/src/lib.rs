@@ -10,6 +10,7 @@ mod batch_decode;
 pub mod context;
 mod cycles;
 mod decode;
+pub mod env;
 /// The records of a session file (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::entry;
 pub mod error;
@@ -26,7 +27,9 @@ pub mod tree;
 mod tree_view;
 pub mod writer;
 
-pub use context::{build_context, build_context_for_path, ModelRef, SessionContext};
+pub use context::{
+    branch_state, build_context, build_context_for_path, BranchState, ModelRef, SessionContext,
+};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };

@@ -1,4 +1,4 @@
-//! Reading a session file: streamed line by line, strict in the middle, tolerant at the end.
+//! Reading a session file: in blocks of whole lines, strict in the middle, tolerant at the end.
 //!
 //! - Line 1 must be a session header, else [`StoreError::NotASession`].
 //! - A whole line (ending in a newline) that is not a valid entry is skipped with a
@@ -11,10 +11,9 @@
 //! - Files older than format 3 are migrated in memory; the caller rewrites them (§4.6).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use super::batch_decode::{decode_in_order, Batch};
+use super::batch_decode::{decode_in_order, BlockReader, Line};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
@@ -40,48 +39,51 @@ pub struct LoadedFile {
     pub migrated: Option<(u32, Vec<String>)>,
 }
 
-/// One line as read, with where it starts and ends (including its newline).
-struct Line {
-    number: usize,
-    start: u64,
-    end: u64,
-    has_newline: bool,
-}
-
-/// Reads `path` line by line; see the module docs for what is an error.
+/// Reads `path` in blocks of whole lines; see the module docs for what is an error.
 pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
-    let file = File::open(path).map_err(|e| StoreError::io(path, e))?;
-    let messages = file.try_clone().map_err(|e| StoreError::io(path, e))?;
+    let io = |e| StoreError::io(path, e);
+    let file = File::open(path).map_err(io)?;
+    let messages = file.try_clone().map_err(io)?;
     let messages = MessageFile::new(path, messages, decode_message);
-    let mut reader = LineReader::new(BufReader::with_capacity(1 << 16, file), path);
-    let first = reader
-        .next_nonblank()?
-        .ok_or_else(|| not_session(path, LineError::Empty))?;
-    let header = std::str::from_utf8(reader.text())
+    let mut reader = BlockReader::new(file);
+    // The header is the first line that is not blank.
+    let mut lines_before = 0;
+    let (mut first, text, rest) = loop {
+        let block = reader.next_block().map_err(io)?;
+        let block = block.ok_or_else(|| not_session(path, LineError::Empty))?;
+        match block.split_first() {
+            Ok(found) => break found,
+            Err(count) => lines_before += count,
+        }
+    };
+    first.number += lines_before;
+    let header = std::str::from_utf8(&text)
         .map_err(|_| LineError::HeaderNotUtf8)
         .and_then(decode_header)
         .map_err(|reason| not_session(path, reason))?;
     let mut state = State::new(path, header, &first);
     if state.header.version < CURRENT_VERSION {
-        state.raw_lines = Some(vec![String::from_utf8_lossy(reader.text()).into_owned()]);
-    }
-    if state.raw_lines.is_some() {
-        while let Some(line) = reader.next_nonblank()? {
-            state.take_old(line, reader.text())?;
+        state.raw_lines = Some(vec![String::from_utf8_lossy(&text).into_owned()]);
+        let mut block = Some(rest);
+        let mut lines_before = first.number;
+        while let Some(b) = block {
+            for (mut line, text) in b.nonblank_lines() {
+                line.number += lines_before;
+                state.take_old(line, text)?;
+            }
+            lines_before += b.line_count();
+            block = reader.next_block().map_err(io)?;
         }
     } else {
-        let fill = |batch: &mut Batch<Line>| {
-            while let Some(line) = reader.next_nonblank()? {
-                if batch.push(line, reader.text()) {
-                    return Ok(true);
-                }
-            }
-            Ok(false)
-        };
         let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, &messages);
-        decode_in_order(path, &decode, fill, |line, decoded| {
-            state.take(line, decoded)
-        })?;
+        decode_in_order(
+            path,
+            reader,
+            rest,
+            first.number,
+            &decode,
+            |line, decoded| state.take(line, decoded),
+        )?;
     }
     state.finish()
 }
@@ -262,64 +264,5 @@ impl State {
             needs_newline: self.needs_newline,
             migrated,
         })
-    }
-}
-
-/// Reads lines as bytes, numbering them and remembering their offsets, skipping blank ones.
-struct LineReader<'a, R> {
-    reader: R,
-    path: &'a Path,
-    number: usize,
-    offset: u64,
-    buf: Vec<u8>,
-}
-
-impl<'a, R: BufRead> LineReader<'a, R> {
-    fn new(reader: R, path: &'a Path) -> Self {
-        Self {
-            reader,
-            path,
-            number: 0,
-            offset: 0,
-            buf: Vec::with_capacity(1 << 12),
-        }
-    }
-
-    /// The text of the line last returned (without its line break).
-    fn text(&self) -> &[u8] {
-        &self.buf
-    }
-
-    fn next_nonblank(&mut self) -> Result<Option<Line>, StoreError> {
-        loop {
-            let text = &mut self.buf;
-            text.clear();
-            let n = self
-                .reader
-                .read_until(b'\n', text)
-                .map_err(|e| StoreError::io(self.path, e))?;
-            if n == 0 {
-                return Ok(None);
-            }
-            self.number += 1;
-            let start = self.offset;
-            self.offset += n as u64;
-            let has_newline = text.last() == Some(&b'\n');
-            if has_newline {
-                text.pop();
-                if text.last() == Some(&b'\r') {
-                    text.pop();
-                }
-            }
-            if text.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            return Ok(Some(Line {
-                number: self.number,
-                start,
-                end: self.offset,
-                has_newline,
-            }));
-        }
     }
 }

@@ -12,7 +12,7 @@ use rho_protocol::agent::StoredMessage;
 use rho_protocol::UserContent;
 use serde_json::Value;
 
-use super::context::{build_context, ModelRef, SessionContext};
+use super::context::{branch_state, build_context, BranchState, ModelRef, SessionContext};
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
@@ -235,6 +235,12 @@ impl SessionManager {
         build_context(&self.tree)
     }
 
+    /// The thinking level and model at the current leaf and whether the context has any
+    /// message: [`Self::build_context`] without gathering the messages.
+    pub fn branch_state(&self) -> BranchState {
+        branch_state(&self.tree)
+    }
+
     /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only
     /// once the entry is written (or buffered, for a session not yet written). When writing
     /// fails the entry is still kept in memory (the conversation goes on and an export still
@@ -430,21 +436,39 @@ impl SessionManager {
         })
     }
 
+    /// pi 1.x's `context_edit`: replaces an entry's content in the model's context (`None`
+    /// omits it) while the entry itself stays in the file.
+    pub fn append_context_edit(
+        &mut self,
+        target_id: &str,
+        replacement: Option<UserContent>,
+    ) -> Result<&SessionEntry, StoreError> {
+        self.require_entry(target_id)?;
+        self.append(EntryData::ContextEdit {
+            target_id: target_id.to_string(),
+            replacement,
+        })
+    }
+
     /// Sets (`Some`) or clears (`None`) the label of an existing entry.
     pub fn append_label(
         &mut self,
         target_id: &str,
         label: Option<&str>,
     ) -> Result<&SessionEntry, StoreError> {
-        if self.tree.get(target_id).is_none() {
-            return Err(StoreError::UnknownEntry {
-                id: target_id.to_string(),
-            });
-        }
+        self.require_entry(target_id)?;
         self.append(EntryData::Label {
             target_id: target_id.to_string(),
             label: label.map(str::to_string),
         })
+    }
+
+    /// `Ok` when the branch store holds `id`, else the error an edit of it gives.
+    fn require_entry(&self, id: &str) -> Result<(), StoreError> {
+        match self.tree.get(id) {
+            Some(_) => Ok(()),
+            None => Err(StoreError::UnknownEntry { id: id.to_string() }),
+        }
     }
 
     /// Names the session; the name is trimmed and an empty name clears it.

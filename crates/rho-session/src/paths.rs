@@ -1,13 +1,11 @@
 //! Where session files live (interfaces spec §4.1, §6.1 with rho's names): `<agentDir>/sessions/
 //! <encoded-cwd>/<timestamp>_<id>.jsonl`, the agent dir being `~/.rho/agent` unless
-//! `RHO_CODING_AGENT_DIR` says otherwise.
+//! `RHO_CODING_AGENT_DIR` (or pi's `PI_CODING_AGENT_DIR`) says otherwise.
 
 use std::path::{Path, PathBuf};
 
-/// Env var overriding the agent dir.
-pub const AGENT_DIR_ENV: &str = "RHO_CODING_AGENT_DIR";
-/// Env var overriding the session dir (all projects then share one flat directory).
-pub const SESSION_DIR_ENV: &str = "RHO_CODING_AGENT_SESSION_DIR";
+pub use crate::env::process_env;
+use crate::env::{AGENT_DIR, SESSION_DIR};
 
 /// The user's home directory, from the environment.
 fn home(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
@@ -31,12 +29,8 @@ pub fn expand_tilde(value: &str, env: &dyn Fn(&str) -> Option<String>) -> PathBu
     }
 }
 
-/// Reads the real process environment (for the `*_from` functions).
-pub fn process_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.is_empty())
-}
-
-/// The agent dir: `RHO_CODING_AGENT_DIR` (`~` expanded) else `~/.rho/agent`.
+/// The agent dir: `RHO_CODING_AGENT_DIR`, else pi's `PI_CODING_AGENT_DIR` (`~` expanded),
+/// else `~/.rho/agent`.
 pub fn agent_dir() -> PathBuf {
     agent_dir_from(&process_env)
 }
@@ -44,7 +38,7 @@ pub fn agent_dir() -> PathBuf {
 /// pi's agent dir, where a pi user's packages are installed: `PI_CODING_AGENT_DIR` (`~`
 /// expanded) else `~/.pi/agent`.
 pub fn pi_agent_dir_from(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
-    match env("PI_CODING_AGENT_DIR") {
+    match env(AGENT_DIR.pi) {
         Some(dir) => expand_tilde(&dir, env),
         None => home(env).join(".pi").join("agent"),
     }
@@ -52,7 +46,7 @@ pub fn pi_agent_dir_from(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
 
 /// [`agent_dir`] with an explicit environment, for tests.
 pub fn agent_dir_from(env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
-    match env(AGENT_DIR_ENV) {
+    match AGENT_DIR.read(env) {
         Some(dir) => expand_tilde(&dir, env),
         None => home(env).join(".rho").join("agent"),
     }
@@ -87,8 +81,8 @@ pub fn default_session_dir(agent_dir: &Path, cwd: &str) -> PathBuf {
     sessions_root(agent_dir).join(encode_cwd(cwd))
 }
 
-/// The session directory in force: `--session-dir` > `RHO_CODING_AGENT_SESSION_DIR` (`~`
-/// expanded) > settings `sessionDir` (`~` expanded, relative to `process_cwd`) > the default.
+/// The session directory in force: `--session-dir` > `RHO_CODING_AGENT_SESSION_DIR` or pi's
+/// `PI_CODING_AGENT_SESSION_DIR` (`~` expanded) > settings `sessionDir` (`~` expanded, relative to `process_cwd`) > the default.
 pub fn resolve_session_dir(
     cli: Option<&Path>,
     settings: Option<&str>,
@@ -100,7 +94,7 @@ pub fn resolve_session_dir(
     if let Some(dir) = cli {
         return dir.to_path_buf();
     }
-    if let Some(dir) = env(SESSION_DIR_ENV) {
+    if let Some(dir) = SESSION_DIR.read(env) {
         return expand_tilde(&dir, env);
     }
     if let Some(dir) = settings.filter(|s| !s.is_empty()) {
@@ -164,15 +158,28 @@ mod tests {
     fn agent_dir_default_and_override() {
         let env = env_of(&[("HOME", "/h")]);
         assert_eq!(agent_dir_from(&env), PathBuf::from("/h/.rho/agent"));
-        let env = env_of(&[("HOME", "/h"), (AGENT_DIR_ENV, "~/custom")]);
+        let env = env_of(&[("HOME", "/h"), ("RHO_CODING_AGENT_DIR", "~/custom")]);
         assert_eq!(agent_dir_from(&env), PathBuf::from("/h/custom"));
+        let env = env_of(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "~/pi")]);
+        assert_eq!(agent_dir_from(&env), PathBuf::from("/h/pi"), "pi's name");
+        let env = env_of(&[
+            ("HOME", "/h"),
+            ("PI_CODING_AGENT_DIR", "~/pi"),
+            ("RHO_CODING_AGENT_DIR", "~/rho"),
+        ]);
+        assert_eq!(agent_dir_from(&env), PathBuf::from("/h/rho"), "rho's wins");
     }
 
     #[test]
     fn session_dir_precedence() {
         let agent = Path::new("/h/.rho/agent");
         let pcwd = Path::new("/proc/cwd");
-        let env = env_of(&[("HOME", "/h"), (SESSION_DIR_ENV, "~/s")]);
+        let env = env_of(&[("HOME", "/h"), ("RHO_CODING_AGENT_SESSION_DIR", "~/s")]);
+        let pi = env_of(&[("HOME", "/h"), ("PI_CODING_AGENT_SESSION_DIR", "/pi-s")]);
+        assert_eq!(
+            resolve_session_dir(None, Some("x"), agent, "/w", pcwd, &pi),
+            PathBuf::from("/pi-s")
+        );
         let none = env_of(&[("HOME", "/h")]);
         let cli = Path::new("/cli");
         assert_eq!(

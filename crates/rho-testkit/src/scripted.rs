@@ -333,5 +333,6 @@ pub fn scripted_model() -> Model {
         max_tokens: 16_384,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }

@@ -63,6 +63,11 @@ impl MockResponse {
         }
     }
 
+    /// A `200 application/json` response (a model list, a catalog).
+    pub fn json(body: &serde_json::Value) -> Self {
+        Self::error(200, body.to_string())
+    }
+
     /// Inserts `delay` before every chunk.
     pub fn with_delay(mut self, delay: Duration) -> Self {
         self.chunks = self

@@ -37,6 +37,29 @@ pub struct ShellConfig {
     pub scrub: KeyScrub,
     /// The session's sandbox; commands run unconfined without one.
     pub sandbox: Option<Arc<rho_sandbox::Sandbox>>,
+    /// The session's variables the command sees (the `bash` tool's `PI_SESSION_ID`, ...);
+    /// `None` for user commands. Inherited values of [`SESSION_ENV_NAMES`] never pass.
+    pub session_env: Option<SessionEnv>,
+}
+
+/// The variables pi 1.6 gives the model's shell commands about the session they run in.
+pub const SESSION_ENV_NAMES: [&str; 5] = [
+    "PI_SESSION_ID",
+    "PI_SESSION_FILE",
+    "PI_PROVIDER",
+    "PI_MODEL",
+    "PI_REASONING_LEVEL",
+];
+
+/// Gives the session's variables, asked when each command starts (a model or thinking-level
+/// change applies to the next command).
+#[derive(Clone)]
+pub struct SessionEnv(pub Arc<dyn Fn() -> Vec<(&'static str, String)> + Send + Sync>);
+
+impl std::fmt::Debug for SessionEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionEnv")
+    }
 }
 
 /// The shell a command line is written for.
@@ -200,6 +223,12 @@ fn shell_spec(shell: &Path, args: Vec<OsString>, cwd: &Path, config: &ShellConfi
     if let Some(bin) = &config.bin_dir {
         spec = spec.env("PATH", path_with_bin(bin));
     }
+    for name in SESSION_ENV_NAMES {
+        spec = spec.env_remove(name);
+    }
+    for (name, value) in config.session_env.iter().flat_map(|vars| (vars.0)()) {
+        spec = spec.env(name, value);
+    }
     spec
 }
 
@@ -344,6 +373,46 @@ mod tests {
         assert_eq!(r.output.text, "1\n2\n3\n4\n");
         assert_eq!(chunks, b"1\n2\n3\n4\n");
         assert_eq!(r.end, ExecEnd::Exited(Some(5)));
+    }
+
+    #[tokio::test]
+    async fn the_session_variables_are_asked_for_at_each_command_and_stale_ones_never_pass() {
+        let level = Arc::new(std::sync::Mutex::new("low"));
+        let read = level.clone();
+        let vars = SessionEnv(Arc::new(move || {
+            let level = *read.lock().expect("lock");
+            vec![
+                ("PI_SESSION_ID", "s1".to_string()),
+                ("PI_REASONING_LEVEL", level.to_string()),
+            ]
+        }));
+        let config = ShellConfig {
+            session_env: Some(vars),
+            ..ShellConfig::default()
+        };
+        let cancel = CancellationToken::new();
+        let dir = std::env::temp_dir();
+        let command = "echo $PI_SESSION_ID $PI_REASONING_LEVEL; echo [$PI_MODEL]";
+        let mut outputs = Vec::new();
+        for next in ["high", "high"] {
+            let run = ShellRun {
+                command,
+                cwd: &dir,
+                timeout: None,
+                cancel: &cancel,
+            };
+            let spec = shell_spec(Path::new("/bin/sh"), command.into(), &dir, &config);
+            assert!(
+                format!("{spec:?}").contains("PI_MODEL"),
+                "an inherited PI_MODEL is removed"
+            );
+            let r = run_shell(run, &config, Progress::Quiet)
+                .await
+                .expect("runs");
+            outputs.push(r.output.text);
+            *level.lock().expect("lock") = next;
+        }
+        assert_eq!(outputs, ["s1 low\n[]\n", "s1 high\n[]\n"]);
     }
 
     #[tokio::test]

@@ -110,6 +110,28 @@ pub fn truncate_to_width(s: &str, width: usize) -> String {
     out
 }
 
+/// `s` without its first `skip` visible columns (escapes kept, so styles still apply to what
+/// remains; a wide character cut in half is dropped).
+pub fn skip_columns(s: &str, skip: usize) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut used = 0;
+    let mut rest = s;
+    while let Some(c) = rest.chars().next() {
+        if c == '\x1b' {
+            let n = escape_len(rest.as_bytes());
+            out.push_str(&rest[..n]);
+            rest = &rest[n..];
+            continue;
+        }
+        if used >= skip {
+            out.push(c);
+        }
+        used += char_width(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// Like [`truncate_to_width`] but ends with `…` when something was cut.
 pub fn truncate_with_ellipsis(s: &str, width: usize) -> String {
     if visible_width(s) <= width {

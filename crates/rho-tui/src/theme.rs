@@ -45,6 +45,10 @@ impl Color {
     }
 }
 
+/// A 24-bit colour as a terminal reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
 /// Errors reading a theme file.
 #[derive(Debug, thiserror::Error)]
 pub enum ThemeError {
@@ -288,6 +292,19 @@ impl Theme {
         c.sgr(true, &mut s);
         s.push_str(text);
         s.push_str("\x1b[39m");
+        s
+    }
+
+    /// `text` on background colour `c` (closes with the default-background code only, so
+    /// foreground colours inside survive).
+    pub fn bg(&self, c: Color, text: &str) -> String {
+        if c == Color::Default {
+            return text.to_string();
+        }
+        let mut s = String::with_capacity(text.len() + 24);
+        c.sgr(false, &mut s);
+        s.push_str(text);
+        s.push_str("\x1b[49m");
         s
     }
 

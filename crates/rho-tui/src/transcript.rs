@@ -103,6 +103,7 @@ pub struct Transcript {
     usage: UsageTotals,
     context_tokens: Option<u64>,
     thinking_expanded: bool,
+    hidden_thinking_label: Option<String>,
     tools_expanded: bool,
 }
 
@@ -124,6 +125,7 @@ impl Transcript {
             usage: UsageTotals::default(),
             context_tokens: None,
             thinking_expanded: true,
+            hidden_thinking_label: None,
             tools_expanded: false,
         }
     }
@@ -174,6 +176,17 @@ impl Transcript {
         for i in 0..self.slots.len() {
             if let View::Assistant(a) = &mut self.slots[i].view {
                 a.thinking_expanded = expanded;
+                self.mark(i);
+            }
+        }
+    }
+
+    /// What collapsed thinking says in every reply (`None`: `Thinking...`).
+    pub fn set_hidden_thinking_label(&mut self, label: Option<String>) {
+        self.hidden_thinking_label = label;
+        for i in 0..self.slots.len() {
+            if let View::Assistant(a) = &mut self.slots[i].view {
+                a.hidden_label.clone_from(&self.hidden_thinking_label);
                 self.mark(i);
             }
         }
@@ -265,6 +278,7 @@ impl Transcript {
             }
             AgentMessage::Assistant(a) => {
                 let mut v = AssistantMessageView::new(self.thinking_expanded);
+                v.hidden_label.clone_from(&self.hidden_thinking_label);
                 v.sync(a);
                 self.push(View::Assistant(v));
                 self.sync_tool_calls(a);
@@ -461,11 +475,27 @@ impl Transcript {
                 delay_ms,
                 error_message,
             } => {
-                let secs = (*delay_ms as f64 / 1000.0).ceil() as u64;
+                let text = retry_text(
+                    "Retrying",
+                    (*attempt, *max_attempts),
+                    *delay_ms,
+                    error_message,
+                );
                 self.set_status(Some(View::Status(StatusView {
-                    text: format!(
-                        "Retrying ({attempt}/{max_attempts}) in {secs}s... {error_message}"
-                    ),
+                    text,
+                    is_error: false,
+                })));
+            }
+            SessionOnlyEvent::SummarizationRetryScheduled {
+                attempt,
+                max_attempts,
+                delay_ms,
+                error_message,
+            } => {
+                let what = "Summary failed, retrying";
+                let text = retry_text(what, (*attempt, *max_attempts), *delay_ms, error_message);
+                self.set_status(Some(View::Status(StatusView {
+                    text,
                     is_error: false,
                 })));
             }
@@ -623,4 +653,9 @@ impl Transcript {
         self.dirty_from = usize::MAX;
         &self.lines
     }
+}
+/// `<what> (n/max) in Ns... <error>`: a retry's status line.
+fn retry_text(what: &str, (attempt, max): (u32, u32), delay_ms: u64, error: &str) -> String {
+    let secs = (delay_ms as f64 / 1000.0).ceil() as u64;
+    format!("{what} ({attempt}/{max}) in {secs}s... {error}")
 }

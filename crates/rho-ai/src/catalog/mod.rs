@@ -1,27 +1,51 @@
-//! The built-in model catalog (providers spec §8) and lookups over it.
+//! The built-in model catalog: pi 1.6's providers and chat models, with pi's ids.
 //!
-//! The catalog holds the spec's seed rows; models.json ([`crate::models_json`]) adds and
-//! overrides models on top. Selection by user patterns (`--model`, `--models`,
-//! `--list-models`) lives in [`select`] and works on any model list, built-in or merged.
+//! The rows are generated from pi's published catalog package by `scripts/gen-catalog` into
+//! `generated/` as `const` tables, so the binary parses nothing at start-up and builds a
+//! [`Model`] only when one is asked for: [`find_builtin`] builds one model, the whole list
+//! ([`builtin_models`]) is built on first use. Refreshed catalogs (models-store.json) and
+//! models.json add to and override this (see [`crate::registry`]). Selection by user patterns
+//! (`--model`, `--models`, `--list-models`) lives in [`select`] and works on any model list.
 
-mod data;
+mod generated;
 pub mod select;
+mod table;
 
 use std::sync::LazyLock;
 
-pub(crate) use data::COPILOT_HEADERS;
-pub use data::{provider_info, ProviderInfo, DEFAULT_MODELS, PROVIDERS};
+pub use generated::DEFAULT_MODELS;
+pub use table::{ProviderInfo, Source};
 
 use crate::model::Model;
 
-static MODELS: LazyLock<Vec<Model>> = LazyLock::new(data::build_models);
+/// Static headers GitHub Copilot requires on every request, token exchange included (the
+/// same ones pi's catalog gives each Copilot model).
+pub(crate) const COPILOT_HEADERS: &[(&str, &str)] = &[
+    ("User-Agent", "GitHubCopilotChat/0.35.0"),
+    ("Editor-Version", "vscode/1.107.0"),
+    ("Editor-Plugin-Version", "copilot-chat/0.35.0"),
+    ("Copilot-Integration-Id", "vscode-chat"),
+];
 
-/// Every built-in model, grouped by provider in catalog order.
+static MODELS: LazyLock<Vec<Model>> = LazyLock::new(|| {
+    generated::PROVIDERS
+        .iter()
+        .flat_map(|p| p.models.iter().map(|row| row.build(p.info.id)))
+        .collect()
+});
+
+/// Where the catalog comes from (pi's package, its version, when pi generated the data).
+pub fn source() -> Source {
+    generated::SOURCE
+}
+
+/// Every built-in model, grouped by provider in catalog order (built on first use).
 pub fn builtin_models() -> &'static [Model] {
     &MODELS
 }
 
-/// The built-in model `id` of `provider` (exact, case-sensitive ids as the APIs expect).
+/// The built-in model `id` of `provider` (exact, case-sensitive ids as the APIs expect), from
+/// the whole list: see [`find_builtin`] to build just that one.
 pub fn builtin_model(provider: &str, id: &str) -> Option<&'static Model> {
     MODELS.iter().find(|m| m.provider == provider && m.id == id)
 }
@@ -29,6 +53,34 @@ pub fn builtin_model(provider: &str, id: &str) -> Option<&'static Model> {
 /// The built-in models of `provider`.
 pub fn builtin_models_for(provider: &str) -> impl Iterator<Item = &'static Model> + '_ {
     MODELS.iter().filter(move |m| m.provider == provider)
+}
+
+/// The built-in model `id` of `provider`, built alone (start-up looks one model up without
+/// building the other ~1,700).
+pub fn find_builtin(provider: &str, id: &str) -> Option<Model> {
+    let row = generated::PROVIDERS
+        .iter()
+        .find(|p| p.info.id == provider)?;
+    let model = row.models.iter().find(|m| m.id == id)?;
+    Some(model.build(provider))
+}
+
+/// The built-in models of `provider`, freshly built; `None` for a provider not built in.
+pub fn provider_models(provider: &str) -> Option<Vec<Model>> {
+    let row = generated::PROVIDERS
+        .iter()
+        .find(|p| p.info.id == provider)?;
+    Some(row.models.iter().map(|m| m.build(provider)).collect())
+}
+
+/// The built-in provider `id`, if any.
+pub fn provider_info(id: &str) -> Option<&'static ProviderInfo> {
+    providers().find(|p| p.id == id)
+}
+
+/// Every built-in provider, in pi's order.
+pub fn providers() -> impl Iterator<Item = &'static ProviderInfo> {
+    generated::PROVIDERS.iter().map(|p| &p.info)
 }
 
 /// Whether `id` names a built-in provider.
@@ -44,111 +96,14 @@ pub fn default_model_id(provider: &str) -> Option<&'static str> {
         .map(|(_, id)| *id)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::{InputKind, ThinkingLevel};
-    use crate::usage::Usage;
-
-    #[test]
-    fn seed_rows_are_complete_and_unique() {
-        let required = [
-            "anthropic",
-            "openai",
-            "google",
-            "openrouter",
-            "groq",
-            "xai",
-            "mistral",
-            "cerebras",
-        ];
-        for provider in required {
-            assert!(builtin_models_for(provider).count() >= 2, "{provider}");
-        }
-        let mut keys: Vec<(String, String)> = builtin_models()
-            .iter()
-            .map(|m| (m.provider.clone(), m.id.clone()))
-            .collect();
-        let before = keys.len();
-        keys.sort();
-        keys.dedup();
-        assert_eq!(keys.len(), before, "duplicate (provider, id)");
-        for m in builtin_models() {
-            assert!(m.context_window > 0 && m.max_tokens > 0, "{}", m.id);
-            assert!(!m.name.is_empty() && !m.base_url.is_empty(), "{}", m.id);
-        }
-    }
-
-    #[test]
-    fn rows_carry_the_spec_values() {
-        let m = builtin_model("anthropic", "claude-sonnet-4-5").expect("seeded");
-        assert_eq!(m.api, "anthropic-messages");
-        assert_eq!(m.base_url, "https://api.anthropic.com");
-        assert_eq!((m.context_window, m.max_tokens), (200_000, 64_000));
-        assert_eq!(m.input, vec![InputKind::Text, InputKind::Image]);
-        // §7's worked example: 412 / 9 / 1800 tokens cost 0.001911 USD.
-        let mut usage = Usage {
-            input: 412,
-            output: 9,
-            cache_read: 1800,
-            ..Usage::default()
-        };
-        usage.compute_cost(&m.cost);
-        assert!(
-            (usage.cost.total - 0.001911).abs() < 1e-12,
-            "{}",
-            usage.cost.total
-        );
-
-        let grok = builtin_model("xai", "grok-4").expect("seeded");
-        assert_eq!(grok.base_url, "https://api.x.ai/v1");
-        assert_eq!(grok.input, vec![InputKind::Text]);
-        let ds = builtin_model("deepseek", "deepseek-v4-pro").expect("seeded");
-        let compat = ds.compat.as_ref().expect("deepseek compat");
-        assert_eq!(compat.thinking_format.as_deref(), Some("deepseek"));
-        assert_eq!(
-            compat.requires_reasoning_content_on_assistant_messages,
-            Some(true)
-        );
-        let copilot = builtin_model("github-copilot", "gpt-4.1").expect("seeded");
-        assert_eq!(copilot.api, "openai-completions");
-        let headers = copilot.headers.as_ref().expect("copilot headers");
-        assert_eq!(headers["Copilot-Integration-Id"], "vscode-chat");
-        assert_eq!(
-            builtin_model("mistral", "devstral-2512").map(|m| m.api.as_str()),
-            Some("mistral-conversations")
-        );
-    }
-
-    #[test]
-    fn thinking_maps_give_the_spec_levels() {
-        use ThinkingLevel::*;
-        let levels = |p: &str, id: &str| {
-            builtin_model(p, id)
-                .expect("seeded")
-                .supported_thinking_levels()
-        };
-        assert_eq!(levels("openai", "gpt-5"), vec![Minimal, Low, Medium, High]);
-        assert_eq!(
-            levels("openai", "gpt-5.4"),
-            vec![Minimal, Low, Medium, High, Xhigh]
-        );
-        assert_eq!(levels("google", "gemini-3.1-pro-preview"), vec![Low, High]);
-        assert_eq!(levels("groq", "qwen/qwen3-32b"), vec![Off, High]);
-        assert_eq!(levels("anthropic", "claude-3-5-haiku-latest"), vec![Off]);
-        let opus = builtin_model("anthropic", "claude-opus-4-6").expect("seeded");
-        assert_eq!(opus.thinking_wire_value(Xhigh), "max");
-    }
-
-    #[test]
-    fn lookups() {
-        assert!(builtin_model("anthropic", "gpt-5").is_none());
-        assert!(is_builtin_provider("cerebras"));
-        assert!(!is_builtin_provider("ollama"));
-        assert_eq!(default_model_id("anthropic"), Some("claude-opus-4-7"));
-        assert_eq!(
-            provider_info("openrouter").map(|p| p.base_url),
-            Some("https://openrouter.ai/api/v1")
-        );
-    }
+/// Each provider with the number of chat models pi's catalog data lists for it, as the
+/// generator counted them (what the tables must hold).
+pub fn source_counts() -> impl Iterator<Item = (&'static str, usize)> {
+    generated::PROVIDERS
+        .iter()
+        .map(|p| (p.info.id, p.source_count))
 }
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

@@ -238,14 +238,46 @@ pub fn fuzzy_matches(query: &str, text: &str) -> bool {
 }
 
 /// The `--list-models` rows: models matching `search` on `"<provider> <id>"`, sorted by
-/// provider then id.
-pub fn list_models<'a>(models: &'a [Model], search: Option<&str>) -> Vec<&'a Model> {
+/// provider then id as pi sorts them ([`locale_cmp`]).
+pub fn list_models<'a>(
+    models: impl IntoIterator<Item = &'a Model>,
+    search: Option<&str>,
+) -> Vec<&'a Model> {
     let mut out: Vec<&Model> = models
-        .iter()
+        .into_iter()
         .filter(|m| search.is_none_or(|q| fuzzy_matches(q, &format!("{} {}", m.provider, m.id))))
         .collect();
-    out.sort_by(|a, b| (&a.provider, &a.id).cmp(&(&b.provider, &b.id)));
+    out.sort_by_cached_key(|m| (collation_key(&m.provider), collation_key(&m.id)));
     out
+}
+
+/// The order of JavaScript's `localeCompare` (ICU's root collation, which pi's lists use) for
+/// ids and names: punctuation before digits before letters, letters compared without case
+/// first, then lower case before upper case at the first difference.
+pub fn locale_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    collation_key(a).cmp(&collation_key(b))
+}
+
+/// What [`locale_cmp`] compares: the characters' weights, then where upper case stands, then
+/// the text itself (so different texts never compare equal).
+fn collation_key(s: &str) -> (Vec<u32>, Vec<bool>, String) {
+    const PUNCTUATION: &str = " _-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
+    let weight = |c: char| -> u32 {
+        if let Some(i) = PUNCTUATION.find(c) {
+            100 + i as u32
+        } else if c.is_ascii_digit() {
+            200 + c as u32
+        } else if c.is_ascii_alphabetic() {
+            300 + c.to_ascii_lowercase() as u32
+        } else {
+            1000 + c as u32
+        }
+    };
+    (
+        s.chars().map(weight).collect(),
+        s.chars().map(char::is_uppercase).collect(),
+        s.to_string(),
+    )
 }
 
 /// Token counts as `--list-models` prints them: `200K`, `1M`, `1.5M`, `131.1K`, `512`.
@@ -267,7 +299,7 @@ pub fn format_token_count(count: u64) -> String {
 }
 
 /// The `--list-models` table: columns `provider  model  context  max-out  thinking  images`,
-/// two spaces apart, every column but the last padded to its widest cell.
+/// two spaces apart, every column padded to its widest cell (the last too, as pi pads it).
 pub fn list_models_table(models: &[&Model]) -> String {
     let yes_no = |b: bool| if b { "yes" } else { "no" }.to_string();
     let mut rows = vec![[
@@ -289,15 +321,12 @@ pub fn list_models_table(models: &[&Model]) -> String {
         .collect();
     let mut out = String::new();
     for row in &rows {
-        let mut line = String::new();
-        for (c, cell) in row.iter().enumerate() {
-            if c + 1 < row.len() {
-                line.push_str(&format!("{cell:<w$}  ", w = widths[c]));
-            } else {
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| format!("{cell:<w$}", w = widths[c]))
+            .collect();
+        out.push_str(&cells.join("  "));
         out.push('\n');
     }
     out

@@ -1,10 +1,135 @@
-//! Unit tests of [`super`] (model selection patterns, interfaces §6.5).
+//! Unit tests of [`super`] (model selection patterns, interfaces §6.5), on a fixed list so
+//! they hold whatever the catalog holds; the catalog's own defaults are used where the rule
+//! reads them.
 
 use super::*;
 use crate::catalog::builtin_models;
+use crate::model::InputKind;
+
+/// `(provider, id, name, reasoning, context, max tokens)` of the models the rules are shown on.
+const FIXTURE: &[(&str, &str, &str, bool, u64, u64)] = &[
+    (
+        "anthropic",
+        "claude-opus-4-7",
+        "Claude Opus 4.7",
+        true,
+        1_000_000,
+        128_000,
+    ),
+    (
+        "anthropic",
+        "claude-opus-4-6",
+        "Claude Opus 4.6",
+        true,
+        1_000_000,
+        128_000,
+    ),
+    (
+        "anthropic",
+        "claude-sonnet-4-5",
+        "Claude Sonnet 4.5",
+        true,
+        200_000,
+        64_000,
+    ),
+    (
+        "anthropic",
+        "claude-opus-4-5",
+        "Claude Opus 4.5",
+        true,
+        200_000,
+        64_000,
+    ),
+    (
+        "anthropic",
+        "claude-haiku-4-5",
+        "Claude Haiku 4.5",
+        true,
+        200_000,
+        64_000,
+    ),
+    (
+        "anthropic",
+        "claude-3-5-haiku-latest",
+        "Claude Haiku 3.5 (latest)",
+        false,
+        200_000,
+        8192,
+    ),
+    ("openai", "gpt-5", "GPT-5", true, 400_000, 128_000),
+    ("openai", "gpt-5-mini", "GPT-5 mini", true, 400_000, 128_000),
+    (
+        "google",
+        "gemini-2.5-flash-lite",
+        "Gemini 2.5 Flash-Lite",
+        true,
+        1_048_576,
+        65_536,
+    ),
+    (
+        "groq",
+        "openai/gpt-oss-120b",
+        "GPT OSS 120B",
+        true,
+        131_072,
+        65_536,
+    ),
+    (
+        "cerebras",
+        "gpt-oss-120b",
+        "GPT OSS 120B",
+        true,
+        131_072,
+        32_768,
+    ),
+    (
+        "cerebras",
+        "zai-glm-4.7",
+        "Z.ai GLM-4.7",
+        false,
+        131_072,
+        40_000,
+    ),
+    (
+        "openrouter",
+        "anthropic/claude-sonnet-4.5",
+        "Anthropic: Claude Sonnet 4.5",
+        true,
+        1_000_000,
+        64_000,
+    ),
+    (
+        "openrouter",
+        "openai/gpt-5",
+        "OpenAI: GPT-5",
+        true,
+        400_000,
+        128_000,
+    ),
+];
+
+fn fixture() -> Vec<Model> {
+    FIXTURE
+        .iter()
+        .map(
+            |&(provider, id, name, reasoning, context_window, max_tokens)| Model {
+                id: id.into(),
+                name: name.into(),
+                api: "openai-completions".into(),
+                provider: provider.into(),
+                base_url: format!("https://{provider}.example"),
+                reasoning,
+                input: vec![InputKind::Text],
+                context_window,
+                max_tokens,
+                ..Model::default()
+            },
+        )
+        .collect()
+}
 
 fn with_dated() -> Vec<Model> {
-    let mut models = builtin_models().to_vec();
+    let mut models = fixture();
     let base = models[0].clone();
     for id in ["claude-sonnet-4-5-20250929", "claude-3-5-haiku-20241022"] {
         let mut m = base.clone();
@@ -81,7 +206,7 @@ fn thinking_suffix() {
         split_thinking_suffix("a:b:XHIGH"),
         ("a:b", Some(ThinkingLevel::Xhigh))
     );
-    let choice = resolve_model(builtin_models(), None, "opus-4-6:off").expect("found");
+    let choice = resolve_model(&fixture(), None, "opus-4-6:off").expect("found");
     assert_eq!(choice.model.id, "claude-opus-4-6");
     assert_eq!(choice.thinking, Some(ThinkingLevel::Off));
     assert_eq!(choice.warning, None);
@@ -93,8 +218,9 @@ fn unknown_id_of_known_provider_is_fabricated_from_the_default() {
         resolve_model(builtin_models(), None, "anthropic/claude-opus-9:high").expect("fabricated");
     assert_eq!(choice.model.id, "claude-opus-9");
     assert_eq!(choice.model.provider, "anthropic");
-    // cloned from the provider default, claude-opus-4-7
-    assert_eq!(choice.model.context_window, 1_000_000);
+    // cloned from the provider default (pi 1.6: claude-opus-5-5)
+    let default = crate::catalog::find_builtin("anthropic", "claude-opus-5-5").expect("default");
+    assert_eq!(choice.model.cost, default.cost);
     assert_eq!(choice.thinking, Some(ThinkingLevel::High));
     assert!(choice
         .warning
@@ -129,7 +255,7 @@ fn glob_table() {
 #[test]
 fn scoping_patterns() {
     let (chosen, warnings) = scope_models(
-        builtin_models(),
+        &fixture(),
         &[
             "anthropic/claude-opus-*:high",
             "gpt-5-mini",
@@ -160,20 +286,48 @@ fn scoping_patterns() {
 fn list_filter_sort_and_table() {
     assert!(fuzzy_matches("anth snt45", "anthropic claude-sonnet-4-5"));
     assert!(!fuzzy_matches("openai", "anthropic claude-sonnet-4-5"));
-    let listed = list_models(builtin_models(), Some("cerebras"));
+    let models = fixture();
+    let listed = list_models(&models, Some("cerebras"));
     let ids: Vec<&str> = listed.iter().map(|m| m.id.as_str()).collect();
     assert_eq!(ids, vec!["gpt-oss-120b", "zai-glm-4.7"]);
-    assert_eq!(
-        list_models(builtin_models(), None).len(),
-        builtin_models().len()
-    );
+    assert_eq!(list_models(&models, None).len(), models.len());
+    // pi pads every column, the last one too.
     let table = list_models_table(&listed);
     let expected = "\
 provider  model         context  max-out  thinking  images
-cerebras  gpt-oss-120b  131.1K   32.8K    yes       no
-cerebras  zai-glm-4.7   131.1K   40K      no        no
+cerebras  gpt-oss-120b  131.1K   32.8K    yes       no    
+cerebras  zai-glm-4.7   131.1K   40K      no        no    
 ";
     assert_eq!(table, expected);
+}
+
+#[test]
+fn lists_sort_as_javascripts_locale_compare() {
+    // Node 24: ["a_b", "a-b", "a-B", "A-b", "a.b", "a/b", "a1", "a10", "a2", "ab"].
+    let mut ids = [
+        "ab", "a2", "a10", "a1", "a/b", "a.b", "A-b", "a-B", "a-b", "a_b",
+    ];
+    ids.sort_by(|a, b| locale_cmp(a, b));
+    assert_eq!(
+        ids,
+        ["a_b", "a-b", "a-B", "A-b", "a.b", "a/b", "a1", "a10", "a2", "ab"]
+    );
+    let mut names = [
+        "Qwen/Qwen3",
+        "moonshotai/Kimi",
+        "MiniMaxAI/M3",
+        "deepseek-ai/V4",
+    ];
+    names.sort_by(|a, b| locale_cmp(a, b));
+    assert_eq!(
+        names,
+        [
+            "deepseek-ai/V4",
+            "MiniMaxAI/M3",
+            "moonshotai/Kimi",
+            "Qwen/Qwen3"
+        ]
+    );
 }
 
 #[test]

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::schema::{CompatMap, ModelDef, ModelOverride, ModelsConfig, ProviderConfig};
+use super::schema::{
+    CompatMap, ModelDef, ModelExtras, ModelOverride, ModelsConfig, ProviderConfig,
+};
 use crate::catalog::provider_info;
 use crate::config_value::{resolve_value, ShellRunner};
 use crate::model::{InputKind, Model, ModelCompat};
@@ -16,11 +18,16 @@ use crate::model::{InputKind, Model, ModelCompat};
 /// Header values are kept as written (a template with `$NAME` references or `!command`); resolve them per
 /// request with [`resolve_request_headers`].
 pub fn merge_models(builtins: &[Model], config: &ModelsConfig) -> Vec<Model> {
+    merge_into(builtins.to_vec(), config)
+}
+
+/// [`merge_models`] over models the caller owns (no copy of the list).
+pub fn merge_into(builtins: Vec<Model>, config: &ModelsConfig) -> Vec<Model> {
     let mut models: Vec<Model> = builtins
-        .iter()
+        .into_iter()
         .map(|model| match config.providers.get(&model.provider) {
-            Some(provider) => apply_provider(model.clone(), provider),
-            None => model.clone(),
+            Some(provider) => apply_provider(model, provider),
+            None => model,
         })
         .collect();
     for (provider_id, provider) in &config.providers {
@@ -38,7 +45,7 @@ pub fn merge_models(builtins: &[Model], config: &ModelsConfig) -> Vec<Model> {
     models
 }
 
-fn apply_provider(mut model: Model, provider: &ProviderConfig) -> Model {
+pub(crate) fn apply_provider(mut model: Model, provider: &ProviderConfig) -> Model {
     if let Some(base_url) = &provider.base_url {
         model.base_url = base_url.clone();
     }
@@ -70,7 +77,11 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
         c.output = cost.output.unwrap_or(c.output);
         c.cache_read = cost.cache_read.unwrap_or(c.cache_read);
         c.cache_write = cost.cache_write.unwrap_or(c.cache_write);
+        if let Some(tiers) = &cost.tiers {
+            c.tiers = tiers.clone();
+        }
     }
+    merge_extras(model, &o.extras);
     model.context_window = o.context_window.unwrap_or(model.context_window);
     model.max_tokens = o.max_tokens.unwrap_or(model.max_tokens);
     model.headers = overlay(model.headers.take(), o.headers.as_ref());
@@ -78,7 +89,7 @@ fn apply_override(model: &mut Model, o: &ModelOverride) {
 }
 
 /// A custom model with the defaults of providers spec §1.4.
-fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) -> Model {
+pub(crate) fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) -> Model {
     let builtin = provider_info(provider_id);
     let api = def
         .api
@@ -102,11 +113,64 @@ fn custom_model(provider_id: &str, provider: &ProviderConfig, def: &ModelDef) ->
         reasoning: def.reasoning.unwrap_or(false),
         thinking_level_map: def.thinking_level_map.clone(),
         input: def.input.clone().unwrap_or_else(|| vec![InputKind::Text]),
-        cost: def.cost.unwrap_or_default(),
+        cost: def.cost.clone().unwrap_or_default(),
         context_window: def.context_window.unwrap_or(128_000),
         max_tokens: def.max_tokens.unwrap_or(16_384),
         headers: overlay(provider.headers.clone(), def.headers.as_ref()),
         compat: merge_compat(provider_compat.as_ref(), def.compat.as_ref()),
+        input_limits: def.extras.input_limits,
+        prompt_cache: def.extras.prompt_cache,
+        sampling_params: def.extras.sampling_params.clone(),
+        sampling_params_by_thinking_level: def.extras.sampling_params_by_thinking_level.clone(),
+    }
+}
+
+/// An override's input limits, prompt cache and sampling parameters over the model's: objects
+/// merge key by key (image limits and the resize profile each on their own), as pi 1.6's
+/// `applyModelOverride` merges them.
+fn merge_extras(model: &mut Model, o: &ModelExtras) {
+    if let Some(top) = o.input_limits {
+        let base = model.input_limits.unwrap_or_default();
+        let images = match (base.images, top.images) {
+            (Some(b), Some(t)) => Some(crate::model::ImageLimits {
+                max_per_message: t.max_per_message.or(b.max_per_message),
+                max_per_request: t.max_per_request.or(b.max_per_request),
+                resize: match (b.resize, t.resize) {
+                    (Some(br), Some(tr)) => Some(crate::model::ImageResize {
+                        max_width: tr.max_width.or(br.max_width),
+                        max_height: tr.max_height.or(br.max_height),
+                        max_bytes: tr.max_bytes.or(br.max_bytes),
+                        jpeg_quality: tr.jpeg_quality.or(br.jpeg_quality),
+                    }),
+                    (b, t) => t.or(b),
+                },
+            }),
+            (b, t) => t.or(b),
+        };
+        model.input_limits = Some(crate::model::InputLimits {
+            max_request_bytes: top.max_request_bytes.or(base.max_request_bytes),
+            images,
+        });
+    }
+    if let Some(top) = o.prompt_cache {
+        let base = model.prompt_cache.unwrap_or_default();
+        model.prompt_cache = Some(crate::model::PromptCache {
+            short: top.short.or(base.short),
+            long: top.long.or(base.long),
+        });
+    }
+    if let Some(top) = &o.sampling_params {
+        let merged = model.sampling_params.get_or_insert_with(Default::default);
+        merged.extend(top.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    if let Some(top) = &o.sampling_params_by_thinking_level {
+        let merged = model
+            .sampling_params_by_thinking_level
+            .get_or_insert_with(Default::default);
+        for (level, params) in top {
+            let into = merged.entry(level.clone()).or_default();
+            into.extend(params.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
     }
 }
 

@@ -10,19 +10,17 @@ mod jsonc;
 mod merge;
 mod schema;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+pub(crate) use merge::{apply_provider, custom_model};
 pub use merge::{
-    has_configured_api_key, merge_models, resolve_provider_api_key, resolve_request_headers,
-    ResolveError,
+    has_configured_api_key, merge_into, merge_models, resolve_provider_api_key,
+    resolve_request_headers, ResolveError,
 };
 pub use schema::{
     CompatMap, Invalid, LevelMap, ModelDef, ModelOverride, ModelsConfig, PartialCost,
     ProviderConfig,
 };
-
-use crate::model::Model;
 
 /// Why models.json was ignored.
 #[derive(Debug, thiserror::Error)]
@@ -84,60 +82,25 @@ fn syntax_message(e: &serde_json::Error) -> String {
     }
 }
 
-/// The model registry after models.json: every model, the provider settings needed at
-/// request time, and the error that made the file be ignored, if any.
-#[derive(Debug, Default)]
-pub struct LoadedModels {
-    /// Built-in and custom models, merged.
-    pub models: Vec<Model>,
-    /// Provider configs from the file (empty when absent or ignored).
-    pub providers: BTreeMap<String, ProviderConfig>,
-    /// Set when the file exists but was ignored.
-    pub error: Option<ModelsJsonError>,
-}
-
-impl LoadedModels {
-    /// The models.json config of `provider`, if any.
-    pub fn provider(&self, provider: &str) -> Option<&ProviderConfig> {
-        self.providers.get(provider)
-    }
-}
-
-/// Reads `path` and merges it over `builtins`. A missing file is not an error.
-pub fn load_models(path: &Path, builtins: &[Model]) -> LoadedModels {
+/// Reads models.json at `path`: its config, or an empty one and the reason the file was
+/// ignored. A missing file is no error.
+pub fn read_models_json(path: &Path) -> (ModelsConfig, Option<ModelsJsonError>) {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return LoadedModels {
-                models: builtins.to_vec(),
-                ..LoadedModels::default()
-            }
+            return (ModelsConfig::default(), None)
         }
         Err(source) => {
-            return ignored(
-                builtins,
-                ModelsJsonError::Read {
-                    path: path.to_path_buf(),
-                    source,
-                },
-            )
+            let error = ModelsJsonError::Read {
+                path: path.to_path_buf(),
+                source,
+            };
+            return (ModelsConfig::default(), Some(error));
         }
     };
     match parse_models_json(&text, &path.display().to_string()) {
-        Ok(config) => LoadedModels {
-            models: merge_models(builtins, &config),
-            providers: config.providers,
-            error: None,
-        },
-        Err(error) => ignored(builtins, error),
-    }
-}
-
-fn ignored(builtins: &[Model], error: ModelsJsonError) -> LoadedModels {
-    LoadedModels {
-        models: builtins.to_vec(),
-        providers: BTreeMap::new(),
-        error: Some(error),
+        Ok(config) => (config, None),
+        Err(error) => (ModelsConfig::default(), Some(error)),
     }
 }
 

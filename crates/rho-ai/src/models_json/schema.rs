@@ -8,12 +8,30 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::catalog::is_builtin_provider;
-use crate::model::{InputKind, ModelCompat, ModelCost, ThinkingLevel};
+use crate::model::{
+    CostTier, InputKind, InputLimits, ModelCompat, ModelCost, PromptCache, ThinkingLevel,
+};
 
 /// `thinkingLevelMap`: level name → wire value, `None` = unsupported.
 pub type LevelMap = BTreeMap<String, Option<String>>;
 /// A JSON object of compat flags (kept untyped until merged, then read as [`ModelCompat`]).
 pub type CompatMap = Map<String, Value>;
+/// `samplingParamsByThinkingLevel`: level name → fields merged into the request body.
+pub type SamplingByLevel = BTreeMap<String, Map<String, Value>>;
+
+/// The pi 1.x fields a custom model and a model override share, each read as pi's schema
+/// types it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ModelExtras {
+    /// `inputLimits`: request size and image limits.
+    pub input_limits: Option<InputLimits>,
+    /// `promptCache`: cache lifetimes in seconds.
+    pub prompt_cache: Option<PromptCache>,
+    /// `samplingParams`: fields merged into every OpenAI-compatible request body.
+    pub sampling_params: Option<Map<String, Value>>,
+    /// `samplingParamsByThinkingLevel`: per level, over `samplingParams`.
+    pub sampling_params_by_thinking_level: Option<SamplingByLevel>,
+}
 
 /// The whole file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,10 +91,12 @@ pub struct ModelDef {
     pub headers: Option<BTreeMap<String, String>>,
     /// Compat over the provider's.
     pub compat: Option<CompatMap>,
+    /// Input limits, prompt cache and sampling parameters.
+    pub extras: ModelExtras,
 }
 
 /// Prices of which only some are given (overrides merge them into the built-in ones).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct PartialCost {
     /// Input price.
     pub input: Option<f64>,
@@ -86,6 +106,8 @@ pub struct PartialCost {
     pub cache_read: Option<f64>,
     /// Cache-write price.
     pub cache_write: Option<f64>,
+    /// Long-prompt price tiers (replace the built-in ones).
+    pub tiers: Option<Vec<CostTier>>,
 }
 
 /// Changes to one built-in model.
@@ -109,6 +131,8 @@ pub struct ModelOverride {
     pub headers: Option<BTreeMap<String, String>>,
     /// Merged over the built-in compat.
     pub compat: Option<CompatMap>,
+    /// Merged over the built-in values, as pi merges them.
+    pub extras: ModelExtras,
 }
 
 /// A validation failure: the field path and what is wrong with it.
@@ -282,7 +306,53 @@ impl<'a> Obj<'a> {
             output: obj.number("output")?,
             cache_read: obj.number("cacheRead")?,
             cache_write: obj.number("cacheWrite")?,
+            tiers: obj.typed("tiers")?,
         }))
+    }
+
+    /// A value of a plain serde type (`inputLimits`, `promptCache`, price tiers), its error
+    /// naming the field.
+    fn typed<T: serde::de::DeserializeOwned>(&self, key: &str) -> Res<Option<T>> {
+        self.get(key)
+            .map(|v| {
+                serde_json::from_value(v.clone()).map_err(|e| invalid(self.at(key), e.to_string()))
+            })
+            .transpose()
+    }
+
+    /// `samplingParams`: any JSON object.
+    fn json_object(&self, key: &str) -> Res<Option<Map<String, Value>>> {
+        Ok(self.object(key)?.map(|o| o.map.clone()))
+    }
+
+    /// `samplingParamsByThinkingLevel`: an object per known level.
+    fn sampling_by_level(&self, key: &str) -> Res<Option<SamplingByLevel>> {
+        let Some(obj) = self.object(key)? else {
+            return Ok(None);
+        };
+        let mut out = SamplingByLevel::new();
+        for level in obj.map.keys() {
+            if ThinkingLevel::parse(level).is_none() {
+                return Err(invalid(
+                    obj.at(level),
+                    "unknown thinking level (use off, minimal, low, medium, high, xhigh or max)",
+                ));
+            }
+            if let Some(params) = obj.json_object(level)? {
+                out.insert(level.clone(), params);
+            }
+        }
+        Ok(Some(out))
+    }
+
+    fn extras(&self) -> Res<ModelExtras> {
+        Ok(ModelExtras {
+            input_limits: self.typed("inputLimits")?,
+            prompt_cache: self.typed("promptCache")?,
+            sampling_params: self.json_object("samplingParams")?,
+            sampling_params_by_thinking_level: self
+                .sampling_by_level("samplingParamsByThinkingLevel")?,
+        })
     }
 
     /// A full cost: all four prices required.
@@ -303,6 +373,7 @@ impl<'a> Obj<'a> {
             output: need(partial.output, "output")?,
             cache_read: need(partial.cache_read, "cacheRead")?,
             cache_write: need(partial.cache_write, "cacheWrite")?,
+            tiers: partial.tiers.unwrap_or_default(),
         }))
     }
 }
@@ -415,6 +486,7 @@ fn model_def(m: &Obj) -> Res<ModelDef> {
         max_tokens: m.positive("maxTokens")?,
         headers: m.string_map("headers")?,
         compat: m.compat("compat")?,
+        extras: m.extras()?,
     })
 }
 
@@ -429,5 +501,6 @@ fn model_override(o: &Obj) -> Res<ModelOverride> {
         max_tokens: o.positive("maxTokens")?,
         headers: o.string_map("headers")?,
         compat: o.compat("compat")?,
+        extras: o.extras()?,
     })
 }

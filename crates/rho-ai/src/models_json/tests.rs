@@ -1,12 +1,15 @@
 //! Tests of models.json loading, validation, merging and secret resolution, on real files.
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fs;
 
 use super::*;
 use crate::catalog::builtin_models;
 use crate::config_value::run_shell;
+use crate::model::Model;
 use crate::model::{InputKind, ModelCost};
+use crate::registry::{Base, ModelRegistry};
 
 fn write(dir: &tempfile::TempDir, text: &str) -> PathBuf {
     let path = dir.path().join("models.json");
@@ -41,10 +44,11 @@ const OLLAMA: &str = r#"{
 #[test]
 fn custom_provider_models_get_spec_defaults() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let loaded = load_models(&write(&dir, OLLAMA), builtin_models());
-    assert!(loaded.error.is_none(), "{:?}", loaded.error);
-    assert_eq!(loaded.models.len(), builtin_models().len() + 2);
-    let qwen = find(&loaded.models, "ollama", "qwen3:8b");
+    let loaded = ModelRegistry::load(&write(&dir, OLLAMA), Base::Catalog(None));
+    assert!(loaded.error().is_none(), "{:?}", loaded.error());
+    let all = loaded.all();
+    assert_eq!(all.len(), builtin_models().len() + 2);
+    let qwen = find(&all, "ollama", "qwen3:8b");
     assert_eq!(qwen.name, "qwen3:8b");
     assert_eq!(qwen.api, "openai-completions");
     assert_eq!(qwen.base_url, "http://localhost:11434/v1");
@@ -54,7 +58,7 @@ fn custom_provider_models_get_spec_defaults() {
     assert_eq!((qwen.context_window, qwen.max_tokens), (128_000, 16_384));
     let compat = qwen.compat.as_ref().expect("provider compat");
     assert_eq!(compat.supports_developer_role, Some(false));
-    let llava = find(&loaded.models, "ollama", "llava");
+    let llava = find(&all, "ollama", "llava");
     assert_eq!(llava.name, "LLaVA");
     assert!(llava.supports_images());
     assert_eq!(llava.context_window, 8192);
@@ -165,23 +169,20 @@ fn builtin_providers_may_add_models_without_base_url_or_key() {
 fn bad_files_are_ignored_whole_and_reported_with_their_path() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(&dir, "{\n  \"providers\": {\n    \"a\": {\"baseUrl\": \"x\"},\n    \"b\": {\"name\": \"nothing\"}\n  }\n}");
-    let loaded = load_models(&path, builtin_models());
-    assert_eq!(loaded.models, builtin_models());
+    let loaded = ModelRegistry::load(&path, Base::Catalog(None));
+    assert_eq!(loaded.all().as_slice(), builtin_models());
     assert!(
-        loaded.providers.is_empty(),
+        loaded.providers().is_empty(),
         "the good provider is ignored too (spec: whole file)"
     );
-    let message = loaded.error.expect("error").to_string();
+    let message = loaded.error().expect("error").to_string();
     assert!(
         message.starts_with(&format!("{}: providers.b:", path.display())),
         "{message}"
     );
 
     let path = write(&dir, "{\n  \"providers\": {\n    \"a\": \n  }\n}");
-    let message = load_models(&path, builtin_models())
-        .error
-        .expect("error")
-        .to_string();
+    let message = read_models_json(&path).1.expect("error").to_string();
     assert_eq!(
         message,
         format!(
@@ -190,15 +191,12 @@ fn bad_files_are_ignored_whole_and_reported_with_their_path() {
         )
     );
 
-    let missing = load_models(&dir.path().join("absent.json"), builtin_models());
-    assert!(missing.error.is_none());
-    assert_eq!(missing.models.len(), builtin_models().len());
+    let missing = read_models_json(&dir.path().join("absent.json"));
+    assert!(missing.1.is_none());
+    assert!(missing.0.providers.is_empty());
 
-    let unreadable = load_models(dir.path(), builtin_models());
-    assert!(matches!(
-        unreadable.error,
-        Some(ModelsJsonError::Read { .. })
-    ));
+    let unreadable = read_models_json(dir.path());
+    assert!(matches!(unreadable.1, Some(ModelsJsonError::Read { .. })));
 }
 
 fn provider(api_key: &str) -> ProviderConfig {
@@ -285,4 +283,78 @@ fn request_headers_resolve_values_and_add_bearer() {
         err.to_string(),
         "Failed to resolve header \"X-Bad\" for provider \"ollama\" from shell command: oops"
     );
+}
+
+/// pi 1.6's model fields: read on a custom model as written; on an override merged over the
+/// built-in values key by key (the resize profile and prompt-cache times field by field,
+/// sampling parameters per key and per level, price tiers replaced), as pi's
+/// `applyModelOverride` merges them; a wrong shape names the field.
+#[test]
+fn input_limits_prompt_cache_sampling_params_and_price_tiers() {
+    let text = r#"{"providers": {
+      "local": {"baseUrl": "http://127.0.0.1:1/v1", "api": "openai-completions", "apiKey": "k",
+        "models": [{"id": "m", "reasoning": true,
+          "inputLimits": {"maxRequestBytes": 1000, "images": {"maxPerMessage": 2}},
+          "promptCache": {"short": 300},
+          "samplingParams": {"top_k": 20},
+          "samplingParamsByThinkingLevel": {"high": {"temperature": 0.6}},
+          "cost": {"input": 1, "output": 2, "cacheRead": 0, "cacheWrite": 0,
+                   "tiers": [{"inputTokensAbove": 200000, "input": 2, "output": 4, "cacheRead": 0, "cacheWrite": 0}]}}]},
+      "anthropic": {"modelOverrides": {"claude-opus-4-5": {
+          "inputLimits": {"images": {"resize": {"maxWidth": 800}}},
+          "promptCache": {"long": 7200},
+          "samplingParams": {"top_k": 5},
+          "cost": {"tiers": []}}}}
+    }}"#;
+    let config = parse_models_json(text, "models.json").expect("valid");
+    let models = ModelRegistry::with_config(Base::Catalog(None), config, None).all();
+    let m = find(&models, "local", "m");
+    let limits = m.input_limits.expect("input limits");
+    assert_eq!(limits.max_request_bytes, Some(1000));
+    assert_eq!(limits.images.and_then(|i| i.max_per_message), Some(2));
+    assert_eq!(m.prompt_cache.and_then(|p| p.short), Some(300));
+    assert_eq!(m.cost.tiers.len(), 1);
+    let high = m.sampling_params_for(crate::model::ThinkingLevel::High);
+    assert_eq!(
+        serde_json::Value::Object(high.expect("params")),
+        serde_json::json!({"top_k": 20, "temperature": 0.6})
+    );
+
+    let builtin = crate::catalog::find_builtin("anthropic", "claude-opus-4-5").expect("built in");
+    let o = find(&models, "anthropic", "claude-opus-4-5");
+    let resize = o.input_limits.and_then(|l| l.images).and_then(|i| i.resize);
+    let base_resize = builtin
+        .input_limits
+        .and_then(|l| l.images)
+        .and_then(|i| i.resize);
+    assert_eq!(resize.and_then(|r| r.max_width), Some(800));
+    assert_eq!(
+        resize.and_then(|r| r.max_height),
+        base_resize.and_then(|r| r.max_height),
+        "the other resize fields are the built-in model's"
+    );
+    assert_eq!(o.prompt_cache.and_then(|p| p.long), Some(7200));
+    assert_eq!(
+        o.prompt_cache.and_then(|p| p.short),
+        builtin.prompt_cache.and_then(|p| p.short)
+    );
+    assert!(o.cost.tiers.is_empty());
+    assert_eq!(o.cost.input, builtin.cost.input);
+    assert_eq!(
+        o.sampling_params.as_ref().map(|p| p["top_k"].clone()),
+        Some(5.into())
+    );
+
+    let bad = r#"{"providers": {"anthropic": {"modelOverrides": {"x": {
+        "samplingParamsByThinkingLevel": {"huge": {}}}}}}}"#;
+    let err = parse_models_json(bad, "models.json").expect_err("unknown level");
+    assert!(
+        err.to_string()
+            .contains("providers.anthropic.modelOverrides.x.samplingParamsByThinkingLevel.huge"),
+        "{err}"
+    );
+    let bad = r#"{"providers": {"anthropic": {"modelOverrides": {"x": {
+        "promptCache": {"short": "long"}}}}}}"#;
+    let err = parse_models_json(bad, "models.json").expect_err("a number");
+    assert!(err.to_string().contains("x.promptCache"), "{err}");
 }

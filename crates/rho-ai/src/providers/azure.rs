@@ -143,6 +143,8 @@ pub fn build_request_with(
             obj.insert("max_output_tokens".into(), json!(n.max(MIN_OUTPUT_TOKENS)));
         }
     }
+    // Sampling parameters come last, over Azure's own fields too.
+    crate::providers::merge_sampling_params(model, options, &mut body);
     let mut headers = Vec::new();
     if let Some(key) = &options.api_key {
         headers.push(("api-key".to_string(), key.clone()));

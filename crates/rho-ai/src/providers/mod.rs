@@ -24,3 +24,17 @@ pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
     }
     text
 }
+
+/// models.json's `samplingParams` and `samplingParamsByThinkingLevel` for the request's
+/// thinking level, written over `body` last so they win over the fields the builder set, as
+/// pi 1.6 does for its OpenAI-compatible APIs (Chat Completions, Responses, Azure).
+pub(crate) fn merge_sampling_params(
+    model: &crate::model::Model,
+    options: &crate::options::StreamOptions,
+    body: &mut serde_json::Value,
+) {
+    let level = options.thinking().unwrap_or_default();
+    if let (Some(params), Some(obj)) = (model.sampling_params_for(level), body.as_object_mut()) {
+        obj.extend(params);
+    }
+}

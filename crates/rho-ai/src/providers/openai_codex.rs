@@ -34,7 +34,8 @@ pub fn build_request(
     let key = options.api_key.as_deref().unwrap_or_default();
     let account = crate::oauth::codex_account_id(key)
         .ok_or_else(|| ProviderError::BadKey("Failed to extract accountId from token".into()))?;
-    let mut request = super::openai_responses::build_request(model, context, options);
+    let mut request =
+        super::openai_responses::build_request_without_sampling(model, context, options);
     request.url = url(&model.base_url);
     let session = request
         .body
@@ -134,7 +135,7 @@ mod tests {
     }
 
     fn model() -> Model {
-        crate::catalog::builtin_model("openai-codex", "gpt-5.5")
+        crate::catalog::builtin_model("openai-codex", "gpt-6.2-sol")
             .cloned()
             .expect("catalog model")
     }

@@ -32,11 +32,13 @@ fn model_named(base: &str, id: &str) -> Model {
             output: 2.5,
             cache_read: 0.075,
             cache_write: 0.0,
+            ..Default::default()
         },
         context_window: 1_048_576,
         max_tokens: 65_536,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }
 

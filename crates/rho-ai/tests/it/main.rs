@@ -9,6 +9,7 @@ mod bedrock_credentials;
 mod ended_early;
 mod error_body_cap;
 mod google;
+mod llama;
 mod mistral;
 mod oauth_requests;
 mod openai_completions;

@@ -130,7 +130,7 @@ async fn codex_subscriptions_call_the_chatgpt_backend_with_the_account_id() {
         .message("msg_1", &["Hi ", "there"])
         .completed(usage(10, 0, 2, 0));
     server.push(MockResponse::sse(stream));
-    let mut m = rho_ai::catalog::builtin_model("openai-codex", "gpt-5.5")
+    let mut m = rho_ai::catalog::builtin_model("openai-codex", "gpt-6.2-sol")
         .cloned()
         .unwrap();
     m.base_url = format!("{}/backend-api", server.url());
@@ -152,7 +152,7 @@ async fn codex_subscriptions_call_the_chatgpt_backend_with_the_account_id() {
 
 #[test]
 fn a_codex_key_without_an_account_cannot_start_a_call() {
-    let m = rho_ai::catalog::builtin_model("openai-codex", "gpt-5.5")
+    let m = rho_ai::catalog::builtin_model("openai-codex", "gpt-6.2-sol")
         .cloned()
         .unwrap();
     let options = StreamOptions {

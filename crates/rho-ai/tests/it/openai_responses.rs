@@ -31,11 +31,13 @@ fn model(base: &str) -> Model {
             output: 10.0,
             cache_read: 0.125,
             cache_write: 0.0,
+            ..Default::default()
         },
         context_window: 400_000,
         max_tokens: 128_000,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }
 

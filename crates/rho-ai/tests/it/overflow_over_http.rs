@@ -74,27 +74,34 @@ async fn every_providers_overflow_error_is_detected() {
     }
 }
 
+/// Rate limits are retried and never taken for an overflow; a quota that ran out (Gemini's
+/// "exceeded your current quota ... billing") is not retried, as in pi 1.6: it resets after
+/// hours, not seconds.
 #[tokio::test]
 async fn rate_limits_are_retryable_not_overflow() {
     let cases = [
         (
             "anthropic-messages",
             rho_testkit::anthropic::rate_limit_error(),
+            true,
         ),
         (
             "openai-responses",
             MockResponse::error(429, rho_testkit::openai_responses::RATE_LIMIT_BODY),
+            true,
         ),
         (
             "google-generative-ai",
             MockResponse::error(429, rho_testkit::google::RATE_LIMIT_BODY),
+            false,
         ),
     ];
-    for (api, response) in cases {
+    for (api, response, retried) in cases {
         let reply = reply_for(api, response).await;
         assert!(!is_context_overflow(&reply, 128_000), "{api}");
-        assert!(
+        assert_eq!(
             is_retryable(&reply, 128_000),
+            retried,
             "{api}: {:?}",
             reply.error_message
         );

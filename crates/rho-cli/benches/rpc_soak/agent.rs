@@ -95,6 +95,21 @@ impl Agent {
         }
     }
 
+    /// An agent on the loopback server's mock model with a fast reader, given one session
+    /// option (e.g. `["--session", file]` or `["--session-dir", dir]`).
+    pub fn spawn_on_mock(kind: &Kind, agent_dir: &Path, cwd: &Path, session: [&str; 2]) -> Agent {
+        let args = [
+            session[0],
+            session[1],
+            "--provider",
+            "mock",
+            "--model",
+            "mock-model",
+        ];
+        let mode = ReaderMode { pause_after: None };
+        Agent::spawn(kind, agent_dir, cwd, &args, mode)
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -129,6 +144,12 @@ impl Agent {
         status_kib(self.pid(), "VmRSS:")
     }
 
+    /// Proportional set size now, in KiB: each shared page divided among the processes that
+    /// map it, so summed over processes it is the memory they take together.
+    pub fn pss_kib(&self) -> u64 {
+        field_kib(&format!("/proc/{}/smaps_rollup", self.pid()), "Pss:")
+    }
+
     /// The anonymous (heap, stacks) and file-backed (the binary's pages) parts of the
     /// resident memory now, in KiB.
     pub fn rss_parts_kib(&self) -> (u64, u64) {
@@ -141,6 +162,21 @@ impl Agent {
     /// CPU time (utime + stime) so far, in ms.
     pub fn cpu_ms(&self) -> f64 {
         cpu_ms(self.pid())
+    }
+
+    /// CPU time on every thread alive now, in ms, from the scheduler's own nanosecond count
+    /// (`/proc/<pid>/task/*/schedstat`): utime and stime tick every 10 ms, which rounds an
+    /// idle agent's few milliseconds of work to nothing.
+    pub fn cpu_ms_precise(&self) -> f64 {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.pid()));
+        let ns: u64 = tasks
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum();
+        ns as f64 / 1e6
     }
 
     /// Closes stdin and waits for the exit.
@@ -204,7 +240,12 @@ fn is_update(line: &[u8]) -> bool {
 }
 
 fn status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
+    field_kib(&format!("/proc/{pid}/status"), field)
+}
+
+/// A `Name: <n> kB` line of a /proc file.
+fn field_kib(path: &str, field: &str) -> u64 {
+    std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
         .find_map(|l| l.strip_prefix(field))

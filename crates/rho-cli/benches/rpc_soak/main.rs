@@ -1,21 +1,24 @@
-//! RPC soak: long streamed replies, long sessions and a memory soak against `rho --mode rpc`
-//! (and, with `--pi <command>`, against pi in the same run), printing wall time, CPU time and
-//! RSS.
+//! RPC soak: long streamed replies, long sessions, a memory soak and a fleet of agents against
+//! `rho --mode rpc` (and, with `--pi <command>`, against pi in the same run), printing wall
+//! time, CPU time and memory.
 //!
 //! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "<node> <pi>/dist/cli.js"]
-//! [--only streams|sessions|soak] [--dialect 1.x|0.73]` (replies stream through rho in both
-//! RPC dialects unless `--dialect` names one; sessions and the soak use the default). The
+//! [--only streams|sessions|soak|fleet] [--dialect 1.x|0.73] [--agents N] [--pi-agents N]`
+//! (replies stream through rho in both RPC dialects unless `--dialect` names one; sessions and
+//! the soak use the default; the fleet is 100 rho agents and 10 pi agents unless told). The
 //! comparison target is pi 1.6.0 on node 24: `--pi "$(find ~/.cache/node24 -name node -type f
 //! | head -1) ~/.cache/pi16/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"` (pi
-//! 0.73.1 runs the same way on the system node). The targets (issues 20 and 30): a
+//! 0.73.1 runs the same way on the system node). The targets (issues 20, 30 and 41): a
 //! 20,000-delta reply peaks at ≤ 64 MiB with a fast or a pausing reader, its CPU per delta is
-//! ≤ 1.2× that of a 2,000-delta reply, and on a 50,000-entry session rho's peak RSS is ≤ 1.5×
-//! the file, `get_messages` ≥ 2× faster than pi 1.6 (5,000 and 50,000 entries) and open →
-//! `get_state` ≥ 20× faster. Issue 17: RSS after 1,000 prompts and after 300 × 50 KB replies
+//! ≤ 1.2× that of a 2,000-delta reply; on a 50,000-entry session rho's peak RSS is ≤ 1.5×
+//! the file, `get_messages` ≥ 2× faster than pi 1.6 (5,000 and 50,000 entries), open →
+//! `get_state` ≥ 30× faster than pi and within 3× of the 5,000-entry figure; a fleet holds
+//! ≥ 100 idle agents per GiB. Issue 17: RSS after 1,000 prompts and after 300 × 50 KB replies
 //! ≤ 2× that after the first prompt.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod agent;
+mod fleet;
 mod session_file;
 mod sessions;
 mod soak;
@@ -37,6 +40,10 @@ struct Options {
     streams: bool,
     sessions: bool,
     soak: bool,
+    fleet: bool,
+    /// Fleet sizes: rho's, and pi's (each pi agent takes about 140 MiB).
+    agents: usize,
+    pi_agents: usize,
 }
 
 fn options() -> Options {
@@ -46,6 +53,9 @@ fn options() -> Options {
         streams: true,
         sessions: true,
         soak: true,
+        fleet: true,
+        agents: 100,
+        pi_agents: 10,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -56,20 +66,30 @@ fn options() -> Options {
                     .map(|c| c.split_whitespace().map(expand_home).collect())
             }
             "--dialect" => o.dialects = args.next().into_iter().collect(),
+            "--agents" => o.agents = count(args.next()),
+            "--pi-agents" => o.pi_agents = count(args.next()),
             "--only" => {
                 let only = args.next();
                 let only = only.as_deref();
-                if !matches!(only, Some("streams" | "sessions" | "soak")) {
-                    panic!("--only streams|sessions|soak, not {only:?}");
+                if !matches!(only, Some("streams" | "sessions" | "soak" | "fleet")) {
+                    panic!("--only streams|sessions|soak|fleet, not {only:?}");
                 }
                 o.streams = only == Some("streams");
                 o.sessions = only == Some("sessions");
                 o.soak = only == Some("soak");
+                o.fleet = only == Some("fleet");
             }
             _ => {} // cargo bench passes `--bench`
         }
     }
     o
+}
+
+fn count(arg: Option<String>) -> usize {
+    match arg.as_deref().map(str::parse) {
+        Some(Ok(n)) if n > 0 => n,
+        other => panic!("--agents and --pi-agents take a positive count, not {other:?}"),
+    }
 }
 
 /// `~/x` as the shell would expand it (a `--pi` command is usually quoted, so it was not).
@@ -121,6 +141,16 @@ fn main() {
     }
     if o.soak {
         soak::report(&kinds, &server, home.path(), &cwd);
+    }
+    if o.fleet {
+        let fleets: Vec<(Kind, usize)> = kinds
+            .iter()
+            .map(|k| match k {
+                Kind::Rho => (k.clone(), o.agents),
+                Kind::Pi(_) => (k.clone(), o.pi_agents),
+            })
+            .collect();
+        fleet::report(&fleets, &server, &agent_dir, home.path(), &cwd);
     }
     println!("rpc_soak: load average at end {}", load());
 }
@@ -194,12 +224,14 @@ fn sessions(kinds: &[Kind], agent_dir: &Path, cwd: &Path, tmp: &Path) {
         "{:<4} {:>7} {:>8} {:>15} {:>16} {:>9} {:>9}",
         "", "entries", "file MB", "open→state ms", "get_messages ms", "peak MiB", "RSS/file"
     );
+    // Each agent's open → get_state time at the first (smallest) session size.
+    let mut first_open: Vec<Option<f64>> = vec![None; kinds.len()];
     for entries in ENTRIES {
         let file = tmp.join(format!("session-{entries}.jsonl"));
         let size = session_file::generate(&file, cwd, entries);
         let mut results = Vec::new();
-        for kind in kinds {
-            let Some(f) = sessions::measure(kind, agent_dir, cwd, &file) else {
+        for (k, kind) in kinds.iter().enumerate() {
+            let Some(f) = sessions::measure_median(kind, agent_dir, cwd, &file) else {
                 println!(
                     "{:<4} {entries:>7} failed (the agent exited or stalled)",
                     kind.name()
@@ -221,6 +253,15 @@ fn sessions(kinds: &[Kind], agent_dir: &Path, cwd: &Path, tmp: &Path) {
                 f.peak_mib,
                 f.peak_mib * 1024.0 * 1024.0 / size as f64
             );
+            match first_open[k] {
+                None => first_open[k] = Some(f.open_ms),
+                Some(first) => println!(
+                    "{}: open → get_state at {entries} entries = {:.2}× that at {} entries",
+                    kind.name(),
+                    f.open_ms / first,
+                    ENTRIES[0]
+                ),
+            }
             results.push(f);
         }
         if let [rho, pi] = results.as_slice() {

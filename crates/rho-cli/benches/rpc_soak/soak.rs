@@ -9,7 +9,7 @@ use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::MockServer;
 use serde_json::json;
 
-use crate::agent::{Agent, Kind, ReaderMode};
+use crate::agent::{Agent, Kind};
 
 const SHORT: usize = 1_000;
 const LARGE: usize = 300;
@@ -68,16 +68,7 @@ pub fn measure(kind: &Kind, server: &MockServer, home: &Path, cwd: &Path) -> Opt
     let agent_dir = soak_agent_dir(home, server);
     let sessions = home.join(format!("soak-sessions-{}", kind.name()));
     let sessions = sessions.to_string_lossy().into_owned();
-    let args = [
-        "--session-dir",
-        &sessions,
-        "--provider",
-        "mock",
-        "--model",
-        "mock-model",
-    ];
-    let mode = ReaderMode { pause_after: None };
-    let mut agent = Agent::spawn(kind, &agent_dir, cwd, &args, mode);
+    let mut agent = Agent::spawn_on_mock(kind, &agent_dir, cwd, ["--session-dir", &sessions]);
     let start = std::time::Instant::now();
     let large = "y".repeat(LARGE_BYTES);
     let mut figures = SoakFigures {

@@ -313,8 +313,9 @@ async fn a_device_code_login_to_copilot_stores_pi_credentials_and_a_due_token_is
     );
 
     sb.write_models(&json!({"providers": {"github-copilot": {"baseUrl": sb.server.url()}}}));
+    // A Copilot model of pi 1.6's catalog that speaks Chat Completions.
     sb.server.push(
-        ChatStream::new("c1", "gpt-4.1")
+        ChatStream::new("c1", "kimi-k3")
             .role()
             .text("From Copilot")
             .finish("stop")
@@ -325,7 +326,7 @@ async fn a_device_code_login_to_copilot_stores_pi_credentials_and_a_due_token_is
         "-p",
         "--no-session",
         "--model",
-        "github-copilot/gpt-4.1",
+        "github-copilot/kimi-k3",
         "hi",
     ];
     let out = run(&sb, &env, &args, "").await;

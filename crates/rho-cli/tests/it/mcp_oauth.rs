@@ -56,7 +56,10 @@ async fn an_mcp_server_behind_oauth_connects_after_login_and_a_revoked_token_is_
     let out = run(&sb, &browser, &["mcp", "list"]).await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("docs (needs-auth"), "{text}");
+    assert!(
+        text.contains("docs: needs sign-in (direct, global)"),
+        "{text}"
+    );
     assert!(text.contains("sign in with: rho mcp login docs"), "{text}");
 
     let out = run(&sb, &browser, &["mcp", "login", "docs"]).await;
@@ -92,8 +95,12 @@ async fn an_mcp_server_behind_oauth_connects_after_login_and_a_revoked_token_is_
     let out = run(&sb, &browser, &["mcp", "list"]).await;
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.contains("docs (connected"), "{text}");
-    assert!(text.contains("mcp__docs__get_sum"), "{text}");
+    assert!(text.contains("docs: connected, "), "{text}");
+    assert!(text.contains("(direct, global)"), "{text}");
+    assert!(
+        text.contains(", get-sum, "),
+        "tools by the server's names: {text}"
+    );
 
     // The server forgets the token: the next connection is refused once, refreshes, goes on.
     auth.revoke_mcp_tokens();

@@ -21,11 +21,6 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const KNOWN: &[(&str, &str, &str)] = &[
     // Deliberate.
     (
-        "get_commands",
-        ".data:",
-        "pi 1.6 ships built-in extensions (/llama, /mcp); rho does not",
-    ),
-    (
         "compact",
         ".data.estimatedTokensAfter:",
         "a heuristic over each agent's own system prompt and tools",

@@ -391,7 +391,13 @@ async fn status_line_shows_the_turn_in_the_status() {
                 .to_string(),
         );
     }
-    assert_eq!(texts, ["Ready", "● Turn 1...", "✓ Turn 1 complete"]);
+    // Styled with pi's own theme, as pi's RPC mode sends them.
+    let expected = [
+        "\u{1b}[39m\u{1b}[2mReady\u{1b}[22;39m",
+        "\u{1b}[38;5;5m●\u{1b}[39m\u{1b}[39m\u{1b}[2m Turn 1...\u{1b}[22;39m",
+        "\u{1b}[38;5;2m✓\u{1b}[39m\u{1b}[39m\u{1b}[2m Turn 1 complete\u{1b}[22;39m",
+    ];
+    assert_eq!(texts, expected);
     assert_eq!(rpc.close().await, Some(0));
 }
 

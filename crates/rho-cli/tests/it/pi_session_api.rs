@@ -519,7 +519,13 @@ async fn subagent_runs_an_agent_in_a_child_process_and_returns_its_answer() {
         path_prefix: Some(bin),
         ..Start::default()
     };
-    let Some(mut rpc) = pi_support::start(&["subagent"], opts).await else {
+    // `-e subagent` is a package (its prompts/ folder), as in pi: its tool is loaded through
+    // an entry file, as its README has users link index.ts into their extensions.
+    let entry = (
+        "subagent-entry.ts",
+        "export { default } from \"./subagent/index.ts\";\n",
+    );
+    let Some(mut rpc) = pi_support::start_with_files(&["subagent"], &[entry], opts).await else {
         return;
     };
     rpc.server.push(tool_call(

@@ -144,8 +144,8 @@ async fn list_models_shows_only_authenticated_models() {
     assert_eq!(
         stdout(&out),
         "provider  model        context  max-out  thinking  images\n\
-         mock      mock-model   32K      16.4K    no        no\n\
-         mock      mock-vision  128K     16.4K    no        yes\n"
+         mock      mock-model   32K      16.4K    no        no    \n\
+         mock      mock-vision  128K     16.4K    no        yes   \n"
     );
     let out = sb.rho(&["--list-models", "vision"], None).await;
     assert_eq!(stdout(&out).lines().count(), 2);

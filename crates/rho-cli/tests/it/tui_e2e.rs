@@ -10,7 +10,9 @@ use common::{chat_messages, Sandbox};
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::{Chunk, Gate, MockResponse};
 use serde_json::Value;
-use tui::{editor, footer, skip_without_tmux, start, streamed, tool_call, until, within, Tmux};
+use tui::{
+    editor, footer, skip_without_tmux, start, streamed, tool_call, until, user_texts, within, Tmux,
+};
 
 /// A reply that streams `first`, waits for `gate`, then ends with `rest`.
 fn gated(first: &str, gate: &Gate, rest: &str) -> MockResponse {
@@ -28,15 +30,6 @@ fn gated(first: &str, gate: &Gate, rest: &str) -> MockResponse {
         .response();
     response.chunks.extend(tail.chunks);
     response
-}
-
-/// The user texts of request `i`.
-fn user_texts(sb: &Sandbox, i: usize) -> Vec<String> {
-    chat_messages(&sb.server.requests()[i].json())
-        .into_iter()
-        .filter(|(role, _)| role == "user")
-        .map(|(_, text)| text)
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -278,10 +271,10 @@ async fn resume_picks_an_earlier_session_and_continues_it() {
     assert_eq!(files.len(), 1);
     let tmux = start(&sb).await;
     tmux.submit("/resume");
-    tmux.wait_for_text("Resume session").await;
+    tmux.wait_for_text("Resume Session").await;
     tmux.send_keys(&["Enter"]);
     tmux.wait_for_text("The capital is Paris.").await;
-    let screen = tmux.wait_for_gone("Resume session").await;
+    let screen = tmux.wait_for_gone("Resume Session").await;
     assert!(screen.contains("capital of France?"), "{screen}");
     sb.server.push(streamed(&["Lyon is second."]));
     tmux.submit("and the second city?");
@@ -323,13 +316,15 @@ fn entry_texts(path: &std::path::Path) -> Vec<String> {
 }
 
 /// The rows the open tree selector lists (between its filter line and its key hints).
+/// The `/tree` rows on screen: between the search line's rule and the position line.
 fn tree_rows(screen: &str) -> Vec<String> {
     screen
         .lines()
         .map(str::trim)
-        .skip_while(|l| !l.starts_with("> "))
+        .skip_while(|l| !l.starts_with("Type to search:"))
         .skip(1)
-        .take_while(|l| !l.starts_with("↑↓"))
+        .skip_while(|l| l.starts_with("───") || l.is_empty())
+        .take_while(|l| !(l.starts_with('(') && l.contains('/')))
         .map(str::to_string)
         .collect()
 }
@@ -349,10 +344,10 @@ async fn tree_navigation_to_an_earlier_message_branches_the_session() {
     tmux.submit("and wombats");
     tmux.wait_for_text("Wombats dig.").await;
     tmux.submit("/tree");
-    tmux.wait_for_text("Session tree").await;
+    tmux.wait_for_text("Session Tree").await;
     tmux.type_text("about quokkas");
     tmux.wait_for("only the first question listed", |s| {
-        tree_rows(s) == ["→ user: tell me about quokkas"]
+        tree_rows(s) == ["› • user: tell me about quokkas"]
     })
     .await;
     tmux.send_keys(&["Enter"]);

@@ -140,20 +140,20 @@ async fn scoped_models_choose_what_ctrl_p_cycles_and_are_saved() {
         .await;
     tmux.send_keys(&["C-x"]);
     tmux.wait_for_text("(0/").await;
-    // Enable mock-model and mock-vision: the first two rows.
-    tmux.send_keys(&["Enter", "Down", "Enter"]);
-    tmux.wait_for_text("(2/").await;
+    // Enable mock-model, then mock-vision: one of two, then every model, which pi 1.6's
+    // selector shows (and saves) as "all enabled" again.
+    tmux.send_keys(&["Enter"]);
+    tmux.wait_for_text("(1/2 enabled)").await;
+    tmux.send_keys(&["Down", "Enter"]);
+    tmux.wait_for_text("(all enabled)").await;
     tmux.send_keys(&["C-s"]);
-    tmux.wait_for_text("(saved to settings)").await;
+    tmux.wait_for_text("all models (saved to settings)").await;
     let settings = std::fs::read_to_string(sb.agent.path().join("settings.json")).expect("saved");
     let json: serde_json::Value = serde_json::from_str(&settings).expect("json");
-    let enabled: Vec<&str> = json["enabledModels"]
-        .as_array()
-        .expect("enabledModels")
-        .iter()
-        .filter_map(|v| v.as_str())
-        .collect();
-    assert_eq!(enabled.len(), 2, "{settings}");
+    let all = json
+        .get("enabledModels")
+        .is_none_or(|v| v.as_array().is_some_and(|a| a.is_empty()));
+    assert!(all, "{settings}");
     tmux.send_keys(&["C-p"]);
     tmux.wait_for("the other model", |s| footer(s).contains("mock-vision"))
         .await;

@@ -181,6 +181,76 @@ async fn summariser_http_error_is_reported() {
     assert!(text.contains("Internal server error"), "{text}");
 }
 
+/// pi 1.6 retries a summary request that failed transiently, within the `retry.*` budget,
+/// and reports each retry (scheduled, attempt start, finished once); a lasting failure is
+/// sent `1 + maxRetries` times.
+#[tokio::test]
+async fn a_transient_summary_failure_is_retried_with_events() {
+    use rho_compaction::{RetryEvent, SummaryRetry};
+    use std::sync::{Arc, Mutex};
+    let events: Arc<Mutex<Vec<RetryEvent>>> = Arc::default();
+    let seen = events.clone();
+    let retry_settings = rho_ai::retry::RetrySettings {
+        base_delay_ms: 1,
+        max_retries: 2,
+        ..Default::default()
+    };
+    let retried = |server: &MockServer| Summarizer {
+        retry: SummaryRetry::new(
+            retry_settings,
+            Arc::new({
+                let seen = seen.clone();
+                move |e| seen.lock().unwrap().push(e)
+            }),
+        ),
+        ..summarizer(server)
+    };
+    let overloaded =
+        r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#;
+    let server = MockServer::start().await;
+    server.push(MockResponse::error(529, overloaded));
+    server.push(anthropic_reply("## Goal\nRetried."));
+    let prep = prepare_compaction(&session(), &settings()).expect("prepares");
+    let done = run_compaction(&prep, &retried(&server), None, HookDecision::Proceed)
+        .await
+        .expect("the retry succeeds");
+    assert!(done.result.summary.starts_with("## Goal\nRetried."));
+    assert_eq!(server.requests().len(), 2);
+    let scheduled = RetryEvent::Scheduled {
+        attempt: 1,
+        max_attempts: 2,
+        delay_ms: 1,
+        error_message: format!("529 {overloaded}"),
+    };
+    assert_eq!(
+        std::mem::take(&mut *events.lock().unwrap()),
+        [scheduled, RetryEvent::AttemptStart, RetryEvent::Finished]
+    );
+
+    let server = MockServer::start().await;
+    for _ in 0..3 {
+        server.push(MockResponse::error(529, overloaded));
+    }
+    run_compaction(&prep, &retried(&server), None, HookDecision::Proceed)
+        .await
+        .expect_err("fails after the budget");
+    assert_eq!(server.requests().len(), 3, "1 + maxRetries requests");
+    let kinds: Vec<&str> = events
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|e| match e {
+            RetryEvent::Scheduled { .. } => "scheduled",
+            RetryEvent::AttemptStart => "start",
+            RetryEvent::Finished => "finished",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        ["scheduled", "start", "scheduled", "start", "finished"]
+    );
+}
+
 #[tokio::test]
 async fn branch_summary_over_http() {
     let server = MockServer::start().await;

@@ -203,6 +203,8 @@ impl AgentSession {
                 s.settings.pass_provider_keys_to_tools(),
             ),
             sandbox,
+            // pi gives the session's variables to the model's commands only.
+            session_env: None,
         }
     }
 

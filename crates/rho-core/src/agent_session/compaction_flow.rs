@@ -19,11 +19,22 @@ use super::AgentSession;
 use rho_compaction::from_session::{latest_compaction_timestamp, path_entries};
 use rho_compaction::{
     prepare_compaction, run_compaction, threshold_check, CheckPoint, CompactionError,
-    CompactionResult, HookDecision, Summarizer,
+    CompactionResult, HookDecision, RetryEvent, Summarizer, SummaryRetry,
 };
 use rho_extension_host::ExtensionEvent;
 use rho_protocol::session::CompactionAfter;
+use rho_protocol::session::SummarySource;
 use rho_session::{CompactionData, EntryData};
+use std::sync::Arc;
+
+/// pi's name of a compaction reason in extension events.
+fn reason_name(reason: CompactionReason) -> &'static str {
+    match reason {
+        CompactionReason::Manual => "manual",
+        CompactionReason::Threshold => "threshold",
+        CompactionReason::Overflow => "overflow",
+    }
+}
 
 /// COMP-8's text for a second overflow in a row.
 pub const OVERFLOW_RECOVERY_FAILED: &str = "Context overflow recovery failed after one compact-and-retry attempt. Try reducing context or switching to a larger-context model.";
@@ -90,7 +101,7 @@ impl AgentSession {
             let s = self.state();
             let branch = s.session.tree().branch();
             (
-                s.settings.compaction(),
+                s.settings.compaction_for(s.model.as_ref()),
                 s.model.clone(),
                 latest_compaction_timestamp(&branch),
             )
@@ -117,6 +128,7 @@ impl AgentSession {
                 });
                 return Some(false);
             }
+            self.omit_failed_attempt(reply);
             self.drop_last_assistant_if(|m| m == reply);
             let ok = self
                 .run_auto_compaction(CompactionReason::Overflow, Some(reply))
@@ -145,11 +157,13 @@ impl AgentSession {
         retry_after: Option<&AssistantMessage>,
     ) -> bool {
         self.emit_session(SessionOnlyEvent::CompactionStart { reason });
+        let will_retry = retry_after.is_some();
         let run = &self.inner.run;
         let before = run.get().phase;
         run.set_phase(RunPhase::Compacting);
-        let outcome = self.compact_now(None).await;
+        let outcome = self.compact_now(None, (reason, will_retry)).await;
         run.set_phase(before);
+        let quiet = matches!(outcome, Err(Failure::Quiet(_)));
         let (result, aborted, error_message) = match outcome {
             Ok(result) => (Some(result), false, None),
             Err(Failure::Quiet(_)) => (None, false, None),
@@ -163,6 +177,7 @@ impl AgentSession {
             }
         };
         let ok = result.is_some();
+        let failed = (!ok && !quiet).then(|| (error_message.clone(), aborted));
         if ok {
             if let Some(reply) = retry_after {
                 self.drop_last_assistant_if(|m| m == reply || m.stop_reason == StopReason::Error);
@@ -177,7 +192,32 @@ impl AgentSession {
             error_message,
             after,
         });
+        if let Some((error_message, aborted)) = failed {
+            self.compaction_failed(reason, error_message, aborted).await;
+        }
         ok
+    }
+
+    /// pi 1.6's `session_compact_failed` for extensions, after `compaction_end`: a compaction
+    /// that ended without a result (`errorMessage` unless it was aborted).
+    async fn compaction_failed(
+        &self,
+        reason: CompactionReason,
+        error_message: Option<String>,
+        aborted: bool,
+    ) {
+        let runner = &self.inner.services.extensions;
+        if !runner.has_handlers("session_compact_failed") {
+            return;
+        }
+        let event = ExtensionEvent::SessionCompactFailed {
+            reason: reason_name(reason).into(),
+            error_message,
+            aborted,
+            will_retry: false,
+            from_extension: false,
+        };
+        runner.emit(event, &self.run_ctx()).await;
     }
 
     /// Manual compaction (COMP-17): aborts the run going, then compacts; never continues.
@@ -224,23 +264,29 @@ impl AgentSession {
         self.emit_session(SessionOnlyEvent::CompactionStart {
             reason: CompactionReason::Manual,
         });
-        let outcome = self.compact_now(custom_instructions).await;
+        let manual = (CompactionReason::Manual, false);
+        let outcome = self.compact_now(custom_instructions, manual).await;
         let (result, aborted, message) = match outcome {
             Ok(r) => (Some(r), false, None),
             Err(Failure::Cancelled) => (None, true, Some("Compaction cancelled".to_string())),
             Err(Failure::Quiet(m)) | Err(Failure::Failed(m)) => (None, false, Some(m)),
+        };
+        let error_message = match (&message, aborted) {
+            (Some(m), false) => Some(format!("Compaction failed: {m}")),
+            _ => None,
         };
         self.emit_session(SessionOnlyEvent::CompactionEnd {
             reason: CompactionReason::Manual,
             result: result.clone(),
             aborted,
             will_retry: false,
-            error_message: match (&message, aborted) {
-                (Some(m), false) => Some(format!("Compaction failed: {m}")),
-                _ => None,
-            },
+            error_message: error_message.clone(),
             after: result.is_some().then(|| Box::new(self.after_compaction())),
         });
+        if result.is_none() {
+            self.compaction_failed(CompactionReason::Manual, error_message, aborted)
+                .await;
+        }
         result.ok_or_else(|| SessionError::Compaction(message.unwrap_or_default()))
     }
 
@@ -279,8 +325,9 @@ impl AgentSession {
     async fn compact_now(
         &self,
         custom_instructions: Option<&str>,
+        why: (CompactionReason, bool),
     ) -> Result<CompactionResult, Failure> {
-        let outcome = self.compact_steps(custom_instructions).await;
+        let outcome = self.compact_steps(custom_instructions, why).await;
         self.inner.run.cancels(|c| c.compaction = None);
         outcome
     }
@@ -288,6 +335,7 @@ impl AgentSession {
     async fn compact_steps(
         &self,
         custom_instructions: Option<&str>,
+        (reason, will_retry): (CompactionReason, bool),
     ) -> Result<CompactionResult, Failure> {
         let (model, thinking, preparation, branch_json) = {
             let s = self.state();
@@ -297,8 +345,9 @@ impl AgentSession {
                 .ok_or_else(|| Failure::Quiet(SessionError::NoModel.to_string()))?;
             let branch = s.session.tree().branch();
             let path = path_entries(&branch).map_err(|e| Failure::Quiet(e.to_string()))?;
-            let preparation = prepare_compaction(&path, &s.settings.compaction())
-                .map_err(|e| Failure::Quiet(e.to_string()))?;
+            let settings = s.settings.compaction_for(Some(&model));
+            let preparation =
+                prepare_compaction(&path, &settings).map_err(|e| Failure::Quiet(e.to_string()))?;
             let branch_json = serde_json::to_value(&branch).unwrap_or(Value::Null);
             (model, s.thinking_level, preparation, branch_json)
         };
@@ -307,8 +356,9 @@ impl AgentSession {
             .await
             .map_err(Failure::Quiet)?;
         let ctx = self.run_ctx();
+        let why = (reason, will_retry);
         let hook = self
-            .compaction_hook(&preparation, branch_json, custom_instructions, &ctx)
+            .compaction_hook(&preparation, branch_json, custom_instructions, why, &ctx)
             .await;
         let cancel = CancellationToken::new();
         self.inner
@@ -320,6 +370,7 @@ impl AgentSession {
             thinking,
             cancel,
             stream: self.inner.services.stream_fn.clone(),
+            retry: self.summary_retry(SummarySource::Compaction, Some(reason)),
         };
         let compacted = run_compaction(&preparation, &summarizer, custom_instructions, hook)
             .await
@@ -356,6 +407,8 @@ impl AgentSession {
                 ExtensionEvent::SessionCompact {
                     compaction_entry: entry,
                     from_extension: compacted.from_extension,
+                    reason: reason_name(reason).into(),
+                    will_retry,
                 },
                 &ctx,
             )
@@ -369,6 +422,7 @@ impl AgentSession {
         preparation: &rho_compaction::CompactionPreparation,
         branch_entries: Value,
         custom_instructions: Option<&str>,
+        (reason, will_retry): (CompactionReason, bool),
         ctx: &rho_extension_host::ExtensionContext,
     ) -> HookDecision<CompactionResult> {
         let runner = &self.inner.services.extensions;
@@ -379,6 +433,8 @@ impl AgentSession {
             preparation: serde_json::to_value(preparation).unwrap_or(Value::Null),
             branch_entries,
             custom_instructions: custom_instructions.map(str::to_string),
+            reason: reason_name(reason).into(),
+            will_retry,
         };
         match runner.emit_session_before(event, ctx).await {
             Some(r) if r.cancel => HookDecision::Cancel,
@@ -400,6 +456,41 @@ impl AgentSession {
 }
 
 impl AgentSession {
+    /// How a summary request is retried: the `retry.*` settings, each retry reported as pi
+    /// 1.x's `summarization_retry_*` events (`source`, and a compaction's `reason`).
+    pub(crate) fn summary_retry(
+        &self,
+        source: SummarySource,
+        reason: Option<CompactionReason>,
+    ) -> SummaryRetry {
+        let weak = self.inner.weak.clone();
+        let settings = self.state().settings.retry();
+        SummaryRetry::new(
+            settings,
+            Arc::new(move |event| {
+                let Some(inner) = weak.upgrade() else { return };
+                let session = AgentSession { inner };
+                session.emit_session(match event {
+                    RetryEvent::Scheduled {
+                        attempt,
+                        max_attempts,
+                        delay_ms,
+                        error_message,
+                    } => SessionOnlyEvent::SummarizationRetryScheduled {
+                        attempt,
+                        max_attempts,
+                        delay_ms,
+                        error_message,
+                    },
+                    RetryEvent::AttemptStart => {
+                        SessionOnlyEvent::SummarizationRetryAttemptStart { source, reason }
+                    }
+                    RetryEvent::Finished => SessionOnlyEvent::SummarizationRetryFinished,
+                });
+            }),
+        )
+    }
+
     /// The key a summary request (compaction, branch summary) is sent with, a due OAuth
     /// token refreshed first; the error is the text the user sees (pi's "no API key" text
     /// when there is none).

@@ -40,6 +40,7 @@ impl AgentSession {
             .inner
             .services
             .models
+            .get()
             .iter()
             .find(|m| m.provider == provider && m.id == model_id)
             .cloned()

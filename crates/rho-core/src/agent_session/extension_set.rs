@@ -26,6 +26,16 @@ impl AgentSession {
         self.unload_extensions("quit").await;
     }
 
+    /// Quitting with the mode's client or screen still there: the extensions get
+    /// `session_shutdown` (reason `quit`), and what their handlers tell (statuses, notices,
+    /// the title) still reaches it, as in pi; their questions get no answer
+    /// ([`rho_extension_host::ClosingUi`]).
+    pub async fn shut_down_extensions_telling(&self) {
+        let ui = super::lock(&self.inner.services.ui).clone();
+        self.set_ui(Arc::new(rho_extension_host::ClosingUi(ui)));
+        self.unload_extensions("quit").await;
+    }
+
     /// [`Self::shut_down_extensions`] for a termination signal: at most
     /// [`SIGNAL_SHUTDOWN_BOUND`].
     pub async fn shut_down_extensions_for_signal(&self) {

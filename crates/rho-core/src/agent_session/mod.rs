@@ -42,6 +42,7 @@ mod resources;
 mod rpc_support;
 mod run_loop;
 mod save_failure;
+mod shell_env;
 mod switch;
 mod task;
 mod tool_set;
@@ -81,6 +82,7 @@ pub use phase::{RunPhase, RunState};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
+pub use shell_env::SessionEnvSource;
 pub use switch::{Opened, ReloadReport, Reloader, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 
@@ -130,9 +132,12 @@ pub struct AgentSessionConfig {
     pub escalate: bool,
     /// Tools and commands from outside (MCP servers); `None` = none.
     pub external: Option<Arc<dyn ExternalTools>>,
-    /// Every known model (built-ins and models.json), loaded once by the binary; model
-    /// switching chooses from it. The built-in catalog by default.
-    pub models: Arc<Vec<Model>>,
+    /// Every known model (built-ins, refreshed catalogs and models.json), built the first
+    /// time model switching asks for it; the built-in catalog by default.
+    pub models: rho_ai::ModelList,
+    /// What the `bash` tool's commands learn about the session ([`SessionEnvSource::provider`]
+    /// in its shell settings); the session binds it to itself.
+    pub session_env: SessionEnvSource,
 }
 
 impl AgentSessionConfig {
@@ -160,7 +165,8 @@ impl AgentSessionConfig {
             permissions: Default::default(),
             escalate: false,
             external: None,
-            models: Arc::new(rho_ai::catalog::builtin_models().to_vec()),
+            models: rho_ai::ModelList::builtin(),
+            session_env: SessionEnvSource::default(),
         }
     }
 }
@@ -196,7 +202,7 @@ pub(crate) struct Services {
     pub escalate: bool,
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
-    pub models: Arc<Vec<Model>>,
+    pub models: rho_ai::ModelList,
     /// Every configured built-in tool, active or not (see `tool_set`).
     pub builtin_tools: Vec<Arc<dyn AgentTool>>,
     /// Tools extensions registered after loading.
@@ -333,6 +339,7 @@ impl AgentSession {
                 weak: weak.clone(),
             }
         });
+        config.session_env.bind(Arc::downgrade(&inner));
         let task = task::SessionTask {
             inner: Arc::downgrade(&inner),
             ops: inbox,
@@ -629,17 +636,24 @@ fn collect_extension_tools(extensions: &[Extension]) -> Vec<Arc<dyn AgentTool>> 
 }
 
 /// Built-in tools followed by extension tools; an extension tool named like a built-in
-/// replaces it (pi: "Extension's read tool replaces built-in read").
+/// replaces it in its place (pi: "Extension's read tool replaces built-in read"; the order
+/// stays pi's read, bash, edit, write, then extension tools as registered).
 fn with_extension_tools(
     builtins: Vec<Arc<dyn AgentTool>>,
     extension: Vec<Arc<dyn AgentTool>>,
 ) -> Vec<Arc<dyn AgentTool>> {
-    let taken: Vec<String> = extension.iter().map(|e| e.name().to_string()).collect();
-    builtins
+    let mut extension = extension;
+    let mut tools: Vec<Arc<dyn AgentTool>> = builtins
         .into_iter()
-        .filter(|b| !taken.iter().any(|name| name == b.name()))
-        .chain(extension)
-        .collect()
+        .map(
+            |b| match extension.iter().position(|e| e.name() == b.name()) {
+                Some(at) => extension.remove(at),
+                None => b,
+            },
+        )
+        .collect();
+    tools.extend(extension);
+    tools
 }
 
 pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

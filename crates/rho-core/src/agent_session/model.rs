@@ -168,6 +168,12 @@ impl AgentSession {
         Ok(())
     }
 
+    /// Labels entry `id` (a `label` entry; `None` clears the label), as /tree's label key does.
+    pub fn set_label(&self, id: &str, label: Option<&str>) -> Result<(), SessionError> {
+        self.state().session.append_label(id, label)?;
+        Ok(())
+    }
+
     /// Replaces the session store (new, resumed or forked session): a running run is
     /// aborted and the store replaced once it has ended; the agent's messages, model and
     /// thinking level follow the new store; queues and pending state are cleared.

@@ -15,8 +15,8 @@ use super::{AgentSession, AuthStatus, SessionError};
 #[derive(Clone)]
 pub struct ModelControl {
     session: AgentSession,
-    /// Every known model (built-in and models.json); availability is checked per call.
-    models: Arc<Vec<Model>>,
+    /// Every known model (built on first use); availability is checked per call.
+    models: rho_ai::ModelList,
     /// `--models` (else settings `enabledModels`) scope, in pattern order; /scoped-models
     /// changes it.
     scoped: Arc<std::sync::Mutex<Vec<ModelChoice>>>,
@@ -50,7 +50,7 @@ impl ModelControl {
         let patterns =
             patterns.unwrap_or_else(|| session.with_settings(|s| s.string_list("enabledModels")));
         let control = Self {
-            models: session.models(),
+            models: session.model_list(),
             session,
             scoped: Arc::default(),
         };
@@ -58,11 +58,16 @@ impl ModelControl {
         control
     }
 
-    /// Replaces the cycling scope with the models `patterns` name (`provider/id`, globs,
-    /// `:level` suffixes); empty: no scope.
+    /// Replaces the cycling scope with the available models `patterns` name (`provider/id`,
+    /// globs, `:level` suffixes; pi 1.6 matches them against the available models, so an id
+    /// several providers list picks the one with credentials); empty: no scope.
     pub fn set_scope(&self, patterns: &[String]) {
         let refs: Vec<&str> = patterns.iter().map(String::as_str).collect();
-        let scoped = scope_models(&self.models, &refs).0;
+        // Without patterns there is nothing to match, and no reason to build the list.
+        let scoped = match refs.is_empty() {
+            true => Vec::new(),
+            false => scope_models(&self.available(), &refs).0,
+        };
         *self.scoped.lock().unwrap_or_else(|p| p.into_inner()) = scoped;
     }
 
@@ -77,18 +82,25 @@ impl ModelControl {
         })
     }
 
-    /// Models whose provider has credentials, in catalog order.
+    /// Models whose provider has credentials, in catalog order (each provider's credentials
+    /// are checked once).
     pub fn available(&self) -> Vec<Model> {
-        self.models
+        let mut checked: std::collections::HashMap<&str, bool> = Default::default();
+        let models = self.models.get();
+        models
             .iter()
-            .filter(|m| self.session.auth_status(&m.provider) != AuthStatus::Missing)
+            .filter(|m| {
+                *checked
+                    .entry(m.provider.as_str())
+                    .or_insert_with(|| self.session.auth_status(&m.provider) != AuthStatus::Missing)
+            })
             .cloned()
             .collect()
     }
 
     /// Every known model, with or without credentials (for /login's provider list).
-    pub fn all(&self) -> &[Model] {
-        &self.models
+    pub fn all(&self) -> Arc<Vec<Model>> {
+        self.models.get()
     }
 
     /// Sets the model with set_model's side effects: persisted default, and pi 1.x's
@@ -98,6 +110,18 @@ impl ModelControl {
         &self,
         model: Model,
         level: Option<ThinkingLevel>,
+    ) -> Result<(), SessionError> {
+        self.select_model(model, level, true).await
+    }
+
+    /// [`ModelControl::switch_model`], saving the model as the default (`defaultProvider`,
+    /// `defaultModel`) only when `persist` (pi 1.6's /model: Enter is for this session, Ctrl+S
+    /// sets the default).
+    pub async fn select_model(
+        &self,
+        model: Model,
+        level: Option<ThinkingLevel>,
+        persist: bool,
     ) -> Result<(), SessionError> {
         let s = &self.session;
         let wanted = level
@@ -109,10 +133,11 @@ impl ModelControl {
             })
             .unwrap_or_else(|| s.thinking_level());
         s.set_model(model.clone()).await?;
-        for (key, value) in [
+        let defaults = [
             ("defaultProvider", &model.provider),
             ("defaultModel", &model.id),
-        ] {
+        ];
+        for (key, value) in defaults.into_iter().filter(|_| persist) {
             if let Err(e) = s.set_global_setting(key, Value::from(value.as_str())) {
                 rho_extension_host::diagnostics::warn(e.to_string());
             }
@@ -125,6 +150,12 @@ impl ModelControl {
 
     /// The next model of the scope (or of the available models); `None` with fewer than two.
     pub async fn cycle_model(&self) -> Result<Option<Cycled>, SessionError> {
+        self.cycle_model_toward(true).await
+    }
+
+    /// The next (`forward`) or previous model of the scope (or of the available models);
+    /// `None` with fewer than two.
+    pub async fn cycle_model_toward(&self, forward: bool) -> Result<Option<Cycled>, SessionError> {
         let scoped: Vec<(Model, Option<ThinkingLevel>)> = self
             .scoped
             .lock()
@@ -151,7 +182,9 @@ impl ModelControl {
                     .position(|(m, _)| m.provider == c.provider && m.id == c.id)
             })
             .unwrap_or(0);
-        let (model, level) = candidates[(index + 1) % candidates.len()].clone();
+        let n = candidates.len();
+        let next = if forward { index + 1 } else { index + n - 1 };
+        let (model, level) = candidates[next % n].clone();
         self.switch_model(model.clone(), level).await?;
         Ok(Some(Cycled {
             model,
@@ -181,10 +214,23 @@ impl ModelControl {
         s.set_thinking_level(effective).await;
         let reasoning = model.is_some_and(|m| m.reasoning);
         if reasoning || effective != ThinkingLevel::Off {
-            if let Err(e) = s.set_global_setting("defaultThinkingLevel", effective.as_str().into())
-            {
-                rho_extension_host::diagnostics::warn(e.to_string());
-            }
+            self.save_level(effective);
+        }
+    }
+
+    /// Sets the clamped level and saves the requested one as `defaultThinkingLevel` (pi 1.6's
+    /// thinking selector with Ctrl+S, `app.thinking.save`), also when the level is unchanged.
+    pub async fn set_default_level(&self, requested: ThinkingLevel) {
+        self.apply_level(requested).await;
+        self.save_level(requested);
+    }
+
+    fn save_level(&self, level: ThinkingLevel) {
+        let saved = self
+            .session
+            .set_global_setting("defaultThinkingLevel", level.as_str().into());
+        if let Err(e) = saved {
+            rho_extension_host::diagnostics::warn(e.to_string());
         }
     }
 

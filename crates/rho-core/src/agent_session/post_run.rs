@@ -103,13 +103,15 @@ impl AgentSession {
             });
             return RetryOutcome::GoOn;
         }
-        let delay_ms = auto_retry_delay_ms(settings.base_delay_ms, attempt);
+        let delay_ms =
+            auto_retry_delay_ms(settings.base_delay_ms, attempt, settings.max_agent_delay_ms);
         self.emit_session(SessionOnlyEvent::AutoRetryStart {
             attempt,
             max_attempts: settings.max_retries,
             delay_ms,
             error_message: error,
         });
+        self.omit_failed_attempt(reply);
         self.drop_last_assistant_if(|m| m.stop_reason == StopReason::Error);
         let cancel = CancellationToken::new();
         self.inner.run.cancels(|c| c.retry = Some(cancel.clone()));
@@ -130,6 +132,33 @@ impl AgentSession {
             final_error: Some("Retry cancelled".into()),
         });
         RetryOutcome::Cancelled
+    }
+
+    /// pi 1.6 keeps a failed attempt it retries (or recovers from) in the file and leaves it
+    /// out of the model's context with a `context_edit` entry (`replacement: null`), so the
+    /// session reads the same in pi and rho: when the branch ends with `reply`'s entry, that
+    /// entry is omitted (and listeners hear `entry_appended`).
+    pub(crate) fn omit_failed_attempt(&self, reply: &rho_ai::AssistantMessage) {
+        let appended = {
+            let mut s = self.state();
+            let leaf = s.session.tree().leaf().and_then(|e| match &e.data {
+                rho_session::EntryData::Message(m) => {
+                    let m = m.get().ok()?;
+                    let a = m.as_assistant()?;
+                    (a.timestamp == reply.timestamp && a.stop_reason == reply.stop_reason)
+                        .then(|| e.id.clone())
+                }
+                _ => None,
+            });
+            leaf.map(|id| s.session.append_context_edit(&id, None).cloned())
+        };
+        match appended {
+            Some(Ok(entry)) => self.emit_session(SessionOnlyEvent::EntryAppended {
+                entry: Box::new(entry),
+            }),
+            Some(Err(_)) => self.announce_save_failure(),
+            None => {}
+        }
     }
 
     /// Removes the agent's last message if it is an assistant reply matching `pred`

@@ -19,8 +19,13 @@ impl AgentSession {
         self.inner.services.credentials.status(provider)
     }
 
-    /// Every known model (built-ins and models.json), as loaded at startup.
+    /// Every known model (built-ins, refreshed catalogs and models.json), built on first use.
     pub fn models(&self) -> Arc<Vec<Model>> {
+        self.inner.services.models.get()
+    }
+
+    /// The shared handle of [`AgentSession::models`] (a refresh invalidates it).
+    pub fn model_list(&self) -> rho_ai::ModelList {
         self.inner.services.models.clone()
     }
 

@@ -117,7 +117,8 @@ impl AgentSession {
     }
 
     /// The run loop is over: idle, then `agent_settled`, pi 1.x's "nothing more follows on
-    /// its own", to listeners and to the extensions that handle it.
+    /// its own", to the extensions that handle it and then to listeners (pi 1.6 awaits the
+    /// handlers first, so what they show reaches a client before the event).
     async fn settle(&self) {
         let mut aborted = false;
         self.inner.run.update(|s| {
@@ -126,12 +127,12 @@ impl AgentSession {
             s.detached = false;
             s.settled += 1;
         });
-        self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
         let extensions = &self.inner.services.extensions;
         if extensions.has_handlers("agent_settled") {
             let event = ExtensionEvent::AgentSettled { aborted };
             extensions.emit(event, &self.run_ctx()).await;
         }
+        self.emit_session(SessionOnlyEvent::AgentSettled { aborted });
     }
 
     /// Processes events while `run` goes on, then the events still queued after it ended.

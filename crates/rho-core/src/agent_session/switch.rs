@@ -118,14 +118,49 @@ impl AgentSession {
     /// Opens the session file at `path` (created when missing) and switches to it. A file
     /// whose working directory no longer exists is refused with both paths named.
     pub async fn open_session(&self, path: &Path) -> Result<Opened, SessionError> {
+        self.open_session_checked(path, true).await
+    }
+
+    /// Opens the session file at `path` although its working directory is gone, continuing it
+    /// here (pi's "Continue in <cwd>": its header keeps the old folder, so the question comes
+    /// again next time).
+    pub async fn open_session_here(&self, path: &Path) -> Result<Opened, SessionError> {
+        self.open_session_checked(path, false).await
+    }
+
+    /// Copies the session at `path` into a new session of this folder (a new id, the original
+    /// kept, pi's "Fork into <cwd>") and switches to it; returns the new id with the result.
+    pub async fn fork_session_here(&self, path: &Path) -> Result<(Opened, String), SessionError> {
+        let cwd = self.cwd().to_string_lossy().into_owned();
+        let source = SessionManager::open(path)?;
+        let dir = self
+            .with_session(|s| s.path().and_then(Path::parent).map(Path::to_path_buf))
+            .or_else(|| path.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
+        let fork = source.fork(&dir, &cwd, rho_session::ForkScope::All)?;
+        let id = fork.session_id().to_string();
+        let warnings = source.warnings().to_vec();
+        let cancelled = self.switch_session(fork, SwitchReason::Resume).await;
+        Ok((
+            Opened {
+                cancelled,
+                warnings,
+            },
+            id,
+        ))
+    }
+
+    async fn open_session_checked(&self, path: &Path, check: bool) -> Result<Opened, SessionError> {
         let cwd = self.cwd().to_string_lossy().into_owned();
         let manager = SessionManager::open_or_create(path, &cwd)?;
-        if let Err(source) = manager.check_cwd_exists() {
-            return Err(SessionError::SessionCwdGone {
-                source,
-                session: path.to_path_buf(),
-                cwd,
-            });
+        if check {
+            if let Err(source) = manager.check_cwd_exists() {
+                return Err(SessionError::SessionCwdGone {
+                    source,
+                    session: path.to_path_buf(),
+                    cwd,
+                });
+            }
         }
         let warnings = manager.warnings().to_vec();
         let cancelled = self.switch_session(manager, SwitchReason::Resume).await;

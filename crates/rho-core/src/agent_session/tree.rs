@@ -360,6 +360,7 @@ impl AgentSession {
             thinking,
             cancel,
             stream: self.inner.services.stream_fn.clone(),
+            retry: self.summary_retry(rho_protocol::session::SummarySource::BranchSummary, None),
         };
         let settings = BranchSummarySettings {
             reserve_tokens,

@@ -38,14 +38,17 @@ pub(crate) struct Upcalls {
 
 impl AgentSession {
     /// Connects the agent to the session, once: the provider's stream function, the HTTP
-    /// timeouts of the settings, and the session as the agent's [`SessionHooks`].
+    /// timeouts, provider retries and thinking budgets of the settings, and the session as
+    /// the agent's [`SessionHooks`].
     pub(crate) fn connect_agent(&self) {
-        let (timeout, idle_timeout, block_images) = {
+        let (timeout, idle_timeout, block_images, retry, budgets) = {
             let s = self.state();
             (
                 s.settings.provider_timeout(),
                 s.settings.http_idle_timeout(),
                 s.settings.block_images(),
+                s.settings.retry(),
+                s.settings.thinking_budgets(),
             )
         };
         let upcalls = Upcalls {
@@ -58,6 +61,9 @@ impl AgentSession {
             o.stream_fn = stream;
             o.stream_options.timeout = timeout;
             o.stream_options.idle_timeout = idle_timeout;
+            o.stream_options.max_retries = retry.provider_max_retries;
+            o.stream_options.max_retry_delay_ms = Some(retry.max_retry_delay_ms);
+            o.stream_options.thinking_budgets = budgets;
             o.hooks = Arc::new(upcalls);
         });
     }

@@ -70,8 +70,10 @@ fn diag(path: &Path, message: String) -> Diagnostic {
     }
 }
 
-/// Parses and validates one skill file. Name-rule violations are warnings; a missing
-/// description means the skill is not loaded.
+/// Parses and validates one skill file as pi 1.6 does: the name is the frontmatter's, else
+/// the folder's (for a loose `.md` file too); name-rule violations are warnings; a skill
+/// without a description is not loaded (a `SKILL.md` says so, a loose `.md` file is just not
+/// a skill).
 pub fn parse_skill(file: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<Skill> {
     let doc = frontmatter::parse(text);
     let base_dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -81,31 +83,28 @@ pub fn parse_skill(file: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>) -
         .unwrap_or("")
         .to_string();
     let is_skill_md = file.file_name().is_some_and(|n| n == "SKILL.md");
-    let fallback = if is_skill_md {
-        dir_name.clone()
-    } else {
-        file.file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or("")
-            .to_string()
-    };
-    let name = doc.get("name").map(str::to_string).unwrap_or(fallback);
     let description = doc.get("description").unwrap_or("").trim().to_string();
-    if description.is_empty() {
-        diagnostics.push(diag(
-            file,
-            "description is required; skill not loaded".into(),
-        ));
+    if description.is_empty() && !is_skill_md {
         return None;
     }
-    for warning in name_warnings(&name, is_skill_md.then_some(dir_name.as_str())) {
-        diagnostics.push(diag(file, warning));
-    }
-    if description.chars().count() > 1024 {
+    let name = doc
+        .get("name")
+        .filter(|n| !n.is_empty())
+        .map_or(dir_name, str::to_string);
+    if description.is_empty() {
+        diagnostics.push(diag(file, "description is required".into()));
+    } else if description.chars().count() > 1024 {
+        let n = description.chars().count();
         diagnostics.push(diag(
             file,
-            "description is longer than 1024 characters".into(),
+            format!("description exceeds 1024 characters ({n})"),
         ));
+    }
+    for warning in name_warnings(&name) {
+        diagnostics.push(diag(file, warning));
+    }
+    if description.is_empty() {
+        return None;
     }
     Some(Skill {
         name,
@@ -116,25 +115,28 @@ pub fn parse_skill(file: &Path, text: &str, diagnostics: &mut Vec<Diagnostic>) -
     })
 }
 
-fn name_warnings(name: &str, parent_dir: Option<&str>) -> Vec<String> {
+/// The Agent Skills name rules, in pi 1.6's words (a name that differs from its folder is
+/// fine: pi neither requires nor warns about it).
+fn name_warnings(name: &str) -> Vec<String> {
     let mut w = Vec::new();
-    if parent_dir.is_some_and(|d| d != name) {
-        w.push(format!("name \"{name}\" does not match its directory"));
+    let len = name.chars().count();
+    if len > 64 {
+        w.push(format!("name exceeds 64 characters ({len})"));
     }
-    if name.chars().count() > 64 {
-        w.push(format!("name \"{name}\" is longer than 64 characters"));
-    }
-    if !name
-        .chars()
-        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
     {
-        w.push(format!("name \"{name}\" may only contain a-z, 0-9 and -"));
+        w.push(
+            "name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)".into(),
+        );
     }
     if name.starts_with('-') || name.ends_with('-') {
-        w.push(format!("name \"{name}\" must not start or end with -"));
+        w.push("name must not start or end with a hyphen".into());
     }
     if name.contains("--") {
-        w.push(format!("name \"{name}\" must not contain --"));
+        w.push("name must not contain consecutive hyphens".into());
     }
     w
 }
@@ -410,11 +412,21 @@ mod tests {
         write(&root.join(".gitignore"), "ign/\n");
         let (skills, diags) = load_skills(&[dir_source(root)]);
         let names: Vec<&str> = skills.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["top", "a", "Bad_Name"]);
+        let root_name = root.file_name().and_then(|n| n.to_str()).expect("name");
+        assert_eq!(
+            names,
+            [root_name, "a", "Bad_Name"],
+            "a loose .md file is named after its folder, as in pi 1.6"
+        );
         let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
-        assert!(messages.contains(&"name \"Bad_Name\" does not match its directory"));
-        assert!(messages.contains(&"name \"Bad_Name\" may only contain a-z, 0-9 and -"));
-        assert!(messages.contains(&"description is required; skill not loaded"));
+        assert!(messages.contains(
+            &"name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)"
+        ));
+        assert!(messages.contains(&"description is required"));
+        assert!(
+            !messages.iter().any(|m| m.contains("directory")),
+            "{messages:?}"
+        );
     }
 
     #[test]

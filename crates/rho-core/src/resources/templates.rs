@@ -105,84 +105,74 @@ fn template_files(source: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Splits an argument string: spaces and tabs separate, `'…'`/`"…"` group (quotes removed, no
-/// escapes), empty tokens dropped, newlines do not split (TPL-3).
+/// Splits an argument string as pi 1.6 does (prompt-templates.md): whitespace separates; a
+/// `'` or `"` opens a quoted run only at the start of an argument (so `doesn't` stays one
+/// word), a backslash before the open quote's character keeps it, other backslashes stay as
+/// typed, a quoted empty string is an argument, and a quote never closed is plain text.
 pub fn parse_args(input: &str) -> Vec<String> {
+    let chars: Vec<char> = input.chars().collect();
     let mut args = Vec::new();
     let mut current = String::new();
-    let mut quote: Option<char> = None;
-    for c in input.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), c) => current.push(c),
-            (None, '"' | '\'') => quote = Some(c),
-            (None, ' ' | '\t') => {
-                if !current.is_empty() {
+    let mut has_token = false;
+    let mut quote: Option<(char, usize)> = None;
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match quote {
+            Some((q, _)) if c == '\\' && chars.get(i + 1) == Some(&q) => {
+                current.push(q);
+                i += 1;
+            }
+            Some((q, _)) if c == q => quote = None,
+            Some(_) => current.push(c),
+            None if (c == '"' || c == '\'') && !has_token => {
+                quote = Some((c, i));
+                has_token = true;
+            }
+            None if c.is_whitespace() => {
+                if has_token {
                     args.push(std::mem::take(&mut current));
+                    has_token = false;
                 }
             }
-            (None, c) => current.push(c),
+            None => {
+                current.push(c);
+                has_token = true;
+            }
         }
+        if let (Some((q, start)), true) = (quote, i + 1 == chars.len()) {
+            // Never closed: the quote is text and what follows it is read again as words.
+            quote = None;
+            current = q.to_string();
+            i = start;
+        }
+        i += 1;
     }
-    if !current.is_empty() {
+    if has_token {
         args.push(current);
     }
     args
 }
 
-/// Substitutes the placeholders of `body` in pi's four passes (TPL-4/5): `$N`, then
-/// `${@:N}`/`${@:N:L}`, then `$ARGUMENTS`, then `$@`. Each pass runs over the whole current text.
+/// Substitutes the placeholders of `body` in one pass, as pi 1.6 does: `${N:-default}`,
+/// `${@:-default}` and `${ARGUMENTS:-default}` (the default when the value is missing or
+/// empty), `${@:N}` and `${@:N:L}` (a slice, `0` read as `1`), `$@` and `$ARGUMENTS` (all
+/// arguments joined with spaces), `$N` (one argument, empty when missing). Inserted values are
+/// never read again, so an argument holding `$1` stays as typed.
 pub fn substitute(body: &str, args: &[String]) -> String {
     let all = args.join(" ");
-    let pass1 = replace_positional(body, args);
-    let pass2 = replace_slices(&pass1, args);
-    pass2.replace("$ARGUMENTS", &all).replace("$@", &all)
-}
-
-fn replace_positional(text: &str, args: &[String]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
     while let Some(p) = rest.find('$') {
         out.push_str(&rest[..p]);
         let after = &rest[p + 1..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 {
-            out.push('$');
-            rest = after;
-            continue;
-        }
-        let n: usize = after[..digits].parse().unwrap_or(0);
-        if n >= 1 {
-            if let Some(a) = args.get(n - 1) {
-                out.push_str(a);
-            }
-        }
-        rest = &after[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn replace_slices(text: &str, args: &[String]) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(p) = rest.find("${@:") {
-        out.push_str(&rest[..p]);
-        let after = &rest[p + 4..];
-        match parse_slice(after) {
-            Some((start, len, consumed)) => {
-                let from = start.max(1) - 1;
-                let slice: Vec<&str> = args
-                    .iter()
-                    .skip(from)
-                    .take(len.unwrap_or(usize::MAX))
-                    .map(String::as_str)
-                    .collect();
-                out.push_str(&slice.join(" "));
-                rest = &after[consumed..];
+        match placeholder(after, args, &all) {
+            Some((value, used)) => {
+                out.push_str(&value);
+                rest = &after[used..];
             }
             None => {
-                out.push_str("${@:");
+                out.push('$');
                 rest = after;
             }
         }
@@ -191,30 +181,72 @@ fn replace_slices(text: &str, args: &[String]) -> String {
     out
 }
 
-/// Parses `N}` or `N:L}`; returns (N, L, bytes consumed).
-fn parse_slice(s: &str) -> Option<(usize, Option<usize>, usize)> {
-    let n_len = s.bytes().take_while(u8::is_ascii_digit).count();
-    let n: usize = s.get(..n_len)?.parse().ok()?;
-    let rest = &s[n_len..];
-    if let Some(r) = rest.strip_prefix('}') {
-        return Some((n, None, s.len() - r.len()));
+/// The value of the placeholder at the start of `text` (after its `$`) and the bytes it
+/// spans, `None` when `text` starts none.
+fn placeholder(text: &str, args: &[String], all: &str) -> Option<(String, usize)> {
+    let digits = |s: &str| s.bytes().take_while(u8::is_ascii_digit).count();
+    let arg = |n: usize| n.checked_sub(1).and_then(|i| args.get(i)).cloned();
+    if let Some(inner) = text.strip_prefix('{') {
+        let close = inner.find('}')?;
+        let body = &inner[..close];
+        let used = close + 2;
+        if let Some((target, default)) = body.split_once(":-") {
+            let value = match target {
+                "@" | "ARGUMENTS" => Some(all.to_string()),
+                t if !t.is_empty() && digits(t) == t.len() => arg(t.parse().ok()?),
+                _ => return None,
+            };
+            let value = value.filter(|v| !v.is_empty());
+            return Some((value.unwrap_or_else(|| default.to_string()), used));
+        }
+        let slice = body.strip_prefix("@:")?;
+        let (start, len) = match slice.split_once(':') {
+            Some((s, l)) => (s, Some(l)),
+            None => (slice, None),
+        };
+        let ok = |s: &str| !s.is_empty() && digits(s) == s.len();
+        if !ok(start) || len.is_some_and(|l| !ok(l)) {
+            return None;
+        }
+        let from = start.parse::<usize>().ok()?.max(1) - 1;
+        let take = match len {
+            Some(l) => l.parse().ok()?,
+            None => usize::MAX,
+        };
+        let parts: Vec<&str> = args
+            .iter()
+            .skip(from)
+            .take(take)
+            .map(String::as_str)
+            .collect();
+        return Some((parts.join(" "), used));
     }
-    let r = rest.strip_prefix(':')?;
-    let l_len = r.bytes().take_while(u8::is_ascii_digit).count();
-    let l: usize = r.get(..l_len)?.parse().ok()?;
-    let r = r[l_len..].strip_prefix('}')?;
-    Some((n, Some(l), s.len() - r.len()))
+    for name in ["ARGUMENTS", "@"] {
+        if text.starts_with(name) {
+            return Some((all.to_string(), name.len()));
+        }
+    }
+    let n = digits(text);
+    if n == 0 {
+        return None;
+    }
+    let value = text[..n].parse().ok().and_then(arg).unwrap_or_default();
+    Some((value, n))
 }
 
-/// Expands `/name args` when a template has that name; otherwise returns the text unchanged.
+/// Expands `/name args` when a template has that name (the name runs to the first
+/// whitespace); otherwise returns the text unchanged.
 pub fn expand_template(text: &str, templates: &[PromptTemplate]) -> String {
     let Some(rest) = text.strip_prefix('/') else {
         return text.to_string();
     };
-    let (name, args) = match rest.find(' ') {
-        Some(p) => (&rest[..p], &rest[p + 1..]),
+    let (name, args) = match rest.find(char::is_whitespace) {
+        Some(p) => (&rest[..p], rest[p..].trim_start()),
         None => (rest, ""),
     };
+    if name.is_empty() {
+        return text.to_string();
+    }
     match templates.iter().find(|t| t.name == name) {
         Some(t) => substitute(&t.content, &parse_args(args)),
         None => text.to_string(),
@@ -230,9 +262,30 @@ mod tests {
     }
 
     #[test]
-    fn tpl_3_argument_parsing() {
-        assert_eq!(parse_args(r#"a "b c" ''"#), ["a", "b c"]);
-        assert_eq!(parse_args("x\ty\nz"), ["x", "y\nz"]);
+    fn tpl_3_argument_parsing_as_pi_1_6_documents_it() {
+        assert_eq!(parse_args(r#"a "b c" ''"#), ["a", "b c", ""]);
+        assert_eq!(parse_args("x\ty\nz"), ["x", "y", "z"]);
+        assert_eq!(parse_args("doesn't matter"), ["doesn't", "matter"]);
+        assert_eq!(
+            parse_args(r#""the \"fast\" path" c:\dir"#),
+            [r#"the "fast" path"#, r"c:\dir"]
+        );
+        assert_eq!(parse_args(r#"say "unclosed x"#), ["say", "\"unclosed", "x"]);
+    }
+
+    #[test]
+    fn defaults_apply_to_missing_and_empty_arguments() {
+        let body = "Focus on ${1:-correctness}; all=${@:-everything}; ${ARGUMENTS:-none}; ${2:-}.";
+        assert_eq!(
+            substitute(body, &[]),
+            "Focus on correctness; all=everything; none; ."
+        );
+        assert_eq!(
+            substitute(body, &["".into(), "b".into()]),
+            "Focus on correctness; all= b;  b; b."
+        );
+        assert_eq!(substitute("${1:-a b}", &["x".into()]), "x");
+        assert_eq!(substitute("${x:-y} ${@:z} $", &[]), "${x:-y} ${@:z} $");
     }
 
     #[test]
@@ -252,9 +305,22 @@ mod tests {
         );
     }
 
+    /// pi 1.6 substitutes in one pass (pi 0.73.1 ran four, and rewrote what the first
+    /// inserted): an argument is inserted as typed.
     #[test]
-    fn tpl_5_pass_one_output_is_rewritten_by_later_passes() {
-        assert_eq!(substitute("$1", &["$@".into(), "x".into()]), "$@ x");
+    fn tpl_5_inserted_arguments_are_not_read_again() {
+        assert_eq!(substitute("$1", &["$@".into(), "x".into()]), "$@");
+        assert_eq!(substitute("${1:-$2}", &[]), "$2");
+    }
+
+    #[test]
+    fn the_name_runs_to_the_first_whitespace() {
+        let t = tpl("review", "Review ${1:-everything}");
+        assert_eq!(
+            expand_template("/review\nthe parser", std::slice::from_ref(&t)),
+            "Review the"
+        );
+        assert_eq!(expand_template("/review", &[t]), "Review everything");
     }
 
     #[test]

@@ -19,4 +19,5 @@ mod session_run_loop;
 mod session_settled;
 mod session_sharing;
 mod session_tree;
+mod settings_keys;
 mod settings_properties;

@@ -108,7 +108,8 @@ async fn comp_8_second_overflow_in_a_row_fails_without_compaction_start() {
 async fn comp_15_failed_summary_reports_recovery_failure() {
     let provider = ScriptedProvider::new();
     provider.push(ScriptedReply::new().fail(OVERFLOW));
-    provider.push(ScriptedReply::new().fail("500 internal error"));
+    // Not a transient failure (a 500 would be retried first, as in pi 1.6).
+    provider.push(ScriptedReply::new().fail("400 summary refused"));
     let s = seeded(&provider);
     let mut rx = s.subscribe();
     s.prompt("q", PromptOptions::default())
@@ -118,7 +119,7 @@ async fn comp_15_failed_summary_reports_recovery_failure() {
     let msg = events[1]["errorMessage"].as_str().expect("error message");
     assert!(
         msg.starts_with(
-            "Context overflow recovery failed: Summarization failed: 500 internal error"
+            "Context overflow recovery failed: Summarization failed: 400 summary refused"
         ),
         "{msg}"
     );

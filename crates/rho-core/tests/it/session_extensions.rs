@@ -245,10 +245,13 @@ async fn ext_17_session_compact_fires_before_compaction_end() {
         if let ExtensionEvent::SessionCompact {
             compaction_entry,
             from_extension,
+            reason,
+            will_retry,
         } = e
         {
             assert_eq!(compaction_entry["type"], "compaction");
-            assert!(!from_extension);
+            assert!(!from_extension && !will_retry);
+            assert_eq!(reason, "manual");
             o2.lock().expect("lock").push("session_compact".into());
         }
         Ok(None)
@@ -260,6 +263,71 @@ async fn ext_17_session_compact_fires_before_compaction_end() {
     s.compact(None).await.expect("compacted");
     assert_eq!(*order.lock().expect("lock"), ["session_compact"]);
     assert_eq!(types(&drain(&mut rx)).last(), Some(&"compaction_end"));
+}
+
+/// pi 1.6: a compaction that fails reaches extensions as `session_compact_failed` (after
+/// `compaction_end`, whose `errorMessage` it repeats); a transient summary failure is first
+/// retried with `summarization_retry_*` events.
+#[tokio::test]
+async fn a_failed_compaction_reaches_extensions_and_retries_are_reported() {
+    // Two exchanges, then the summary request (the split turn's prefix: nothing older to
+    // summarise): two transient failures, then one for good.
+    let provider = ScriptedProvider::from_fn(|call| match call {
+        1 => ScriptedReply::text("one"),
+        2 => ScriptedReply::text("two"),
+        3 | 4 => ScriptedReply::new().fail("503 Service Unavailable"),
+        _ => ScriptedReply::new().fail("400 summary refused"),
+    });
+    let failed: Log = Default::default();
+    let f2 = failed.clone();
+    let mut c = config(&provider);
+    c.stream_fn = provider.stream_fn();
+    c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1},
+        "retry": {"maxRetries": 2, "baseDelayMs": 1}}));
+    c.extensions = vec![extension_on("a", "session_compact_failed", move |e, _| {
+        let v = serde_json::to_value(&e).expect("json");
+        f2.lock().expect("lock").push(v.to_string());
+        Ok(None)
+    })];
+    let s = AgentSession::new(c);
+    s.prompt("a", PromptOptions::default()).await.expect("runs");
+    s.prompt("b", PromptOptions::default()).await.expect("runs");
+    let mut rx = s.subscribe();
+    let err = s.compact(None).await.expect_err("the summary fails");
+    assert!(err.to_string().contains("400 summary refused"), "{err}");
+    let events = json_events(&drain(&mut rx));
+    let scheduled = |attempt: u32, delay: u32| {
+        json!({"type": "summarization_retry_scheduled", "attempt": attempt, "maxAttempts": 2,
+            "delayMs": delay, "errorMessage": "503 Service Unavailable"})
+    };
+    let attempt_start = json!({"type": "summarization_retry_attempt_start",
+        "source": "compaction", "reason": "manual"});
+    let message = "Compaction failed: Turn prefix summarization failed: 400 summary refused";
+    assert_eq!(
+        events,
+        [
+            json!({"type": "compaction_start", "reason": "manual"}),
+            scheduled(1, 1),
+            attempt_start.clone(),
+            scheduled(2, 2),
+            attempt_start,
+            json!({"type": "summarization_retry_finished"}),
+            json!({"type": "compaction_end", "reason": "manual", "aborted": false,
+                "willRetry": false, "errorMessage": message}),
+        ]
+    );
+    let heard: Vec<serde_json::Value> = failed
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|t| serde_json::from_str(t).expect("json"))
+        .collect();
+    assert_eq!(
+        heard,
+        [json!({"type": "session_compact_failed", "reason": "manual",
+            "errorMessage": message, "aborted": false, "willRetry": false,
+            "fromExtension": false})]
+    );
 }
 
 #[tokio::test]

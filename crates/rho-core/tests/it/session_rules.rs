@@ -610,8 +610,11 @@ async fn retry_2_and_retry_3_classification_at_the_session() {
     for (text, retried) in [
         ("400 bad request", false),
         ("prompt is too long: 5 tokens > 4 maximum", false),
-        ("bad value 5000", true),
+        // pi 1.6 matches whole status codes only (pi 0.73.1 retried this).
+        ("bad value 5000", false),
         ("fetch failed", true),
+        ("503 service unavailable", true),
+        ("429 insufficient_quota", false),
     ] {
         let provider = ScriptedProvider::new();
         provider.push(ScriptedReply::new().fail(text));
@@ -640,10 +643,11 @@ async fn retry_8_and_10_continuation_has_no_user_events_and_follows_agent_end() 
         .position(|x| *x == "auto_retry_start")
         .expect("retry");
     assert_eq!(
-        &t[start - 1..start + 4],
+        &t[start - 1..start + 5],
         &[
             "agent_end",
             "auto_retry_start",
+            "entry_appended",
             "agent_start",
             "turn_start",
             "message_start"
@@ -651,6 +655,20 @@ async fn retry_8_and_10_continuation_has_no_user_events_and_follows_agent_end() 
     );
     let events = json_events(&drain(&mut rx));
     assert!(events.is_empty());
+    // pi 1.6 keeps the failed attempt in the file and omits it with a context edit.
+    let kinds: Vec<String> = s.with_session(|m| {
+        m.entries()
+            .iter()
+            .map(|e| e.data.type_name().to_string())
+            .collect()
+    });
+    let failed = kinds
+        .iter()
+        .rposition(|k| k == "context_edit")
+        .expect("an edit");
+    assert_eq!(kinds[failed - 1], "message", "{kinds:?}");
+    let context = s.with_session(|m| m.build_context().messages.len());
+    assert_eq!(context, 2, "the prompt and the good reply");
 }
 
 #[tokio::test]

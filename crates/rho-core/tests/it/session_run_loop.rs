@@ -58,8 +58,24 @@ async fn retry_5_and_6_and_9_and_loop_2_and_se_6_and_post_2_and_post_4_503_then_
         ["user", "assistant"],
         "RETRY-6: failed replies left the state"
     );
-    let stored = s.with_session(|m| m.entries().len());
-    assert_eq!(stored, 4, "the session file keeps both failed replies");
+    let stored: Vec<String> = s.with_session(|m| {
+        m.entries()
+            .iter()
+            .map(|e| e.data.type_name().to_string())
+            .collect()
+    });
+    assert_eq!(
+        stored,
+        [
+            "message",
+            "message",
+            "context_edit",
+            "message",
+            "context_edit",
+            "message"
+        ],
+        "the session file keeps both failed replies, each omitted from the context (pi 1.6)"
+    );
 }
 
 #[tokio::test]

@@ -81,12 +81,20 @@ fn opt_str(p: &Value, key: &str) -> Option<String> {
     p.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// A dialog's `timeout` (ms), when the extension gave one.
+fn timeout(p: &Value) -> Option<u64> {
+    p.get("timeout").and_then(Value::as_u64)
+}
+
 /// Serves one call; `Ok` is the reply's `result`, `Err` its `error`.
 pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
     let host = &ctx.host;
     let ui = &ctx.ui;
     if super::session_calls::serves(method) {
         return super::session_calls::dispatch(method, p, ctx).await;
+    }
+    if is_ui_tell(method) {
+        return ui_tell(method, p, ctx);
     }
     match method {
         "send_message" => {
@@ -149,20 +157,59 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
                         .collect()
                 })
                 .unwrap_or_default();
-            Ok(json!(ui.select(str_field(&p, "title"), options).await))
+            let (title, within) = (str_field(&p, "title"), timeout(&p));
+            Ok(json!(ui.select_within(title, options, within).await))
         }
         "ui_confirm" => Ok(json!(
-            ui.confirm(str_field(&p, "title"), str_field(&p, "message"))
-                .await
+            ui.confirm_within(
+                str_field(&p, "title"),
+                str_field(&p, "message"),
+                timeout(&p)
+            )
+            .await
         )),
         "ui_input" => Ok(json!(
-            ui.input(str_field(&p, "title"), opt_str(&p, "placeholder"))
-                .await
+            ui.input_within(
+                str_field(&p, "title"),
+                opt_str(&p, "placeholder"),
+                timeout(&p)
+            )
+            .await
         )),
         "ui_editor" => Ok(json!(
             ui.editor(str_field(&p, "title"), opt_str(&p, "prefill"))
                 .await
         )),
+        "shutdown" => ui
+            .request_shutdown()
+            .then_some(Value::Null)
+            .ok_or(HostError::NoShutdown),
+        other => Err(HostError::UnknownMethod(other.to_string())),
+    }
+}
+
+/// The UI calls that only tell the screen something (notices, statuses, widgets, components,
+/// the title, the working line): served as they are read, so the client sees them in the
+/// order the extension made them and before the result of the command that made them (pi
+/// writes them at once).
+pub(crate) fn is_ui_tell(method: &str) -> bool {
+    matches!(
+        method,
+        "ui_set_editor_text"
+            | "ui_notify"
+            | "ui_status"
+            | "ui_widget"
+            | "ui_component"
+            | "ui_render"
+            | "ui_title"
+            | "ui_working"
+    )
+}
+
+/// Serves one of the [`is_ui_tell`] calls.
+pub(crate) fn ui_tell(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
+    let ui = &ctx.ui;
+    match method {
         "ui_set_editor_text" => {
             ui.set_editor_text(str_field(&p, "text"));
             Ok(Value::Null)
@@ -198,14 +245,14 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             ui.request_render(str_field(&p, "key"));
             Ok(Value::Null)
         }
+        "ui_working" => {
+            ui.set_working(params(method, p)?);
+            Ok(Value::Null)
+        }
         "ui_title" => {
             ui.set_title(str_field(&p, "title"));
             Ok(Value::Null)
         }
-        "shutdown" => ui
-            .request_shutdown()
-            .then_some(Value::Null)
-            .ok_or(HostError::NoShutdown),
         other => Err(HostError::UnknownMethod(other.to_string())),
     }
 }

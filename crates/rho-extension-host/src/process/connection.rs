@@ -345,15 +345,29 @@ impl Shared {
                     sink(event);
                 }
             }
-            Incoming::Call { id, method, params } => {
+            Incoming::Call {
+                id,
+                method,
+                mut params,
+            } => {
                 let ctx = lock(&self.ctx).clone();
                 self.busy.fetch_add(1, Ordering::AcqRel);
+                // Told to the screen here, in the order read (see `calls::is_ui_tell`).
+                let told = match &ctx {
+                    Some(ctx) if calls::is_ui_tell(&method) => {
+                        Some(calls::ui_tell(&method, std::mem::take(&mut params), ctx))
+                    }
+                    _ => None,
+                };
                 let shared = self.clone();
                 tokio::spawn(async move {
-                    let outcome = match ctx {
-                        Some(ctx) if method == REGISTER_TOOL => shared.register_tool(params, &ctx),
-                        Some(ctx) => calls::dispatch(&method, params, &ctx).await,
-                        None => Err(HostError::NotInitialized { method }),
+                    let outcome = match (told, ctx) {
+                        (Some(told), _) => told,
+                        (None, Some(ctx)) if method == REGISTER_TOOL => {
+                            shared.register_tool(params, &ctx)
+                        }
+                        (None, Some(ctx)) => calls::dispatch(&method, params, &ctx).await,
+                        (None, None) => Err(HostError::NotInitialized { method }),
                     };
                     shared.busy.fetch_sub(1, Ordering::AcqRel);
                     let (result, error) = match outcome {

@@ -183,6 +183,9 @@ impl ProcessExtension {
         }
         for spec in &self.registration.commands {
             ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
+            if let Some(path) = &spec.path {
+                ext.set_command_path(&spec.name, path);
+            }
         }
         for spec in &self.registration.shortcuts {
             ext.register_shortcut(self.shortcut(spec.key.clone(), spec.description.clone()));

@@ -353,6 +353,8 @@ async fn ext_4_session_before_cancel_short_circuits() {
         preparation: json!({}),
         branch_entries: json!([]),
         custom_instructions: None,
+        reason: "manual".into(),
+        will_retry: false,
     };
     assert!(
         r.emit_session_before(event, &ctx())

@@ -56,6 +56,7 @@ impl Control {
             "set" => set_value(args, shared, screen, dialogs),
             "logout" => dialogs.open_logout(arg, shared, screen),
             "mcp" => dialogs.mcp_command(args, shared, screen),
+            "llama" => self.llama(args, shared),
             "permissions" => show_permissions(args, shared, screen),
             "trust" => trust(arg.as_deref(), shared, screen),
             "quit" | "exit" => self.quit = true,
@@ -185,13 +186,6 @@ pub(super) fn copy_last(shared: &Shared, screen: &mut Screen) {
     let Some(text) = last else {
         return screen.notice("No agent messages to copy yet.".into(), true);
     };
-    let osc = format!(
-        "\x1b]52;c;{}\x07",
-        rho_tools::image::encode_base64(text.as_bytes())
-    );
-    use std::io::Write;
-    let mut out = std::io::stdout();
-    let _ = out.write_all(osc.as_bytes());
-    let _ = out.flush();
+    screen.copy_to_clipboard(&text);
     screen.notice("Copied last agent message to clipboard".into(), false);
 }

@@ -17,6 +17,8 @@ use crate::shared::Shared;
 
 /// Two Ctrl+C presses closer than this quit.
 const DOUBLE_PRESS: Duration = Duration::from_millis(1000);
+/// Two Escapes on an empty editor closer than this open `doubleEscapeAction` (pi).
+const DOUBLE_ESCAPE: Duration = Duration::from_millis(500);
 
 impl Control {
     /// The app's actions: true when `input` was one.
@@ -24,6 +26,9 @@ impl Control {
         let keys = std::sync::Arc::clone(&cx.shared.keymap);
         if !keys.matches(input, Action::Clear) && input.as_key().is_some() {
             self.last_ctrl_c = None;
+        }
+        if !keys.matches(input, Action::Interrupt) && input.as_key().is_some() {
+            self.last_escape = None;
         }
         let completing = cx.screen.editor.is_completing();
         if completing
@@ -37,7 +42,7 @@ impl Control {
             if completing {
                 return false;
             }
-            self.interrupt(cx.shared, cx.screen);
+            self.interrupt(cx);
             return true;
         }
         if keys.matches(input, Action::Exit) && cx.screen.editor.is_empty() {
@@ -53,8 +58,12 @@ impl Control {
         };
         match action {
             Action::Clear => self.ctrl_c(&keys, cx.screen),
+            Action::Suspend => cx.screen.suspend(),
             Action::ThinkingCycle => self.cycle_thinking(cx.shared),
-            Action::ModelCycleForward => self.cycle_model(cx.shared),
+            Action::ModelCycleForward => self.cycle_model(true, cx.shared),
+            Action::ModelCycleBackward => self.cycle_model(false, cx.shared),
+            Action::EditorExternal => self.open_external_editor(cx),
+            Action::ClipboardPasteImage => self.paste_from_clipboard(),
             Action::ModelSelect => self.open_model_selector(None, cx.shared, cx.screen, cx.dialogs),
             Action::ToolsExpand => cx.screen.toggle_tools(),
             Action::ThinkingToggle => cx.screen.toggle_thinking(),
@@ -67,7 +76,8 @@ impl Control {
             Action::SessionNew => self.new_session(cx.shared),
             Action::SessionTree => self.open_tree(cx.shared, cx.screen, cx.dialogs),
             Action::SessionFork => self.open_fork(cx.shared, cx.screen, cx.dialogs),
-            _ => self.open_session_picker(cx.shared),
+            Action::SessionResume => self.open_session_picker(cx.shared),
+            _ => return false,
         }
         true
     }
@@ -93,13 +103,20 @@ impl Control {
     }
 
     /// Esc: stops whatever runs. Queued messages come back to the editor (pi), so an
-    /// interrupted steer is not lost.
-    fn interrupt(&mut self, shared: &Shared, screen: &mut Screen) {
+    /// interrupted steer is not lost. When nothing runs, as in pi: a `!` command being typed
+    /// is cleared, and twice on an empty editor opens what `doubleEscapeAction` names (`/tree`
+    /// by default, `/fork`, or nothing).
+    fn interrupt(&mut self, cx: &mut Cx) {
+        let (shared, screen) = (&*cx.shared, &mut *cx.screen);
         let session = &shared.session;
-        if session.is_bash_running() {
+        let bash = session.is_bash_running();
+        if bash {
             session.abort_bash();
         }
         if !shared.is_busy() {
+            if !bash {
+                self.idle_escape(cx);
+            }
             return;
         }
         restore_queue(shared, screen);
@@ -107,6 +124,39 @@ impl Control {
         session.abort_branch_summary();
         let session = session.clone();
         tokio::spawn(async move { session.abort().await });
+    }
+
+    /// Esc with nothing running (see [`Control::interrupt`]).
+    fn idle_escape(&mut self, cx: &mut Cx) {
+        let text = cx.screen.editor.text();
+        if text.trim_start().starts_with('!') {
+            cx.screen.editor.clear();
+            return;
+        }
+        if !text.trim().is_empty() {
+            return;
+        }
+        let action = cx
+            .shared
+            .session
+            .with_settings(|s| s.double_escape_action().to_string());
+        if action == "none" {
+            return;
+        }
+        let now = Instant::now();
+        if self
+            .last_escape
+            .take()
+            .is_none_or(|t| now.duration_since(t) >= DOUBLE_ESCAPE)
+        {
+            self.last_escape = Some(now);
+            return;
+        }
+        if action == "fork" {
+            self.open_fork(cx.shared, cx.screen, cx.dialogs);
+        } else {
+            self.open_tree(cx.shared, cx.screen, cx.dialogs);
+        }
     }
 
     fn cycle_thinking(&mut self, shared: &Shared) {
@@ -121,11 +171,11 @@ impl Control {
         });
     }
 
-    fn cycle_model(&mut self, shared: &Shared) {
+    fn cycle_model(&mut self, forward: bool, shared: &Shared) {
         let models = shared.models.clone();
         let tx = self.notices.clone();
         tokio::spawn(async move {
-            let (text, error) = match models.cycle_model().await {
+            let (text, error) = match models.cycle_model_toward(forward).await {
                 Ok(Some(c)) => (format!("Model: {}/{}", c.model.provider, c.model.id), false),
                 Ok(None) => ("Only one model available".into(), false),
                 Err(e) => (e.to_string(), true),

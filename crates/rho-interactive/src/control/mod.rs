@@ -8,11 +8,15 @@
 //! This file holds the state and what each message and answer does; the commands and keys
 //! are in the files beside it.
 
+mod clipboard;
 mod commands;
 mod compaction_queue;
+mod external_editor;
 mod keys;
+mod llama;
 mod models;
 mod reload;
+mod resume;
 mod safety_commands;
 mod session_cmds;
 mod session_nav;
@@ -50,6 +54,10 @@ pub enum ControlMsg {
     Reloaded(ReloadReport),
     /// An extension command called `ctx.reload()` and returned: run /reload.
     ReloadRequested,
+    /// The external editor exited: the new text, or why the text stays.
+    EditorClosed(Result<String, String>),
+    /// The clipboard was read (Ctrl+V): what to insert, or why it could not be read.
+    Pasted(Result<Option<String>, String>),
 }
 
 /// A message typed before the session started.
@@ -83,6 +91,9 @@ pub struct Control {
     reloading: bool,
     /// When Ctrl+C last cleared an empty editor (a second press soon after quits).
     last_ctrl_c: Option<Instant>,
+    /// When Escape was last pressed on an idle, empty editor (a second press soon after
+    /// opens what `doubleEscapeAction` names).
+    last_escape: Option<Instant>,
     /// The user asked to leave.
     quit: bool,
     /// The GitHub CLI /share runs.
@@ -108,6 +119,7 @@ impl Control {
             running_bash: None,
             reloading: false,
             last_ctrl_c: None,
+            last_escape: None,
             quit: false,
             gh_program: "gh".into(),
             notices,
@@ -124,18 +136,27 @@ impl Control {
             ControlMsg::BashFailed(error) => self.bash_failed(error, cx.screen),
             ControlMsg::Reloaded(report) => self.reloaded(report, cx),
             ControlMsg::ReloadRequested => self.reload_resources(cx),
+            ControlMsg::EditorClosed(result) => self.editor_closed(result, cx),
+            ControlMsg::Pasted(pasted) => self.pasted(pasted, cx),
         }
     }
 
     /// Acts on what a dialog picked.
     pub fn answered(&mut self, answer: Answer, cx: &mut Cx) {
         match answer {
-            Answer::Model(model) => self.switch_model(*model, cx.shared),
-            Answer::ThinkingLevel(level) => {
+            Answer::Model(model, save) => self.switch_model(*model, save, cx.shared),
+            Answer::ThinkingLevel(level, save) => {
                 let models = cx.shared.models.clone();
-                tokio::spawn(async move { models.apply_level(level).await });
+                tokio::spawn(async move {
+                    if save {
+                        models.set_default_level(level).await;
+                    } else {
+                        models.apply_level(level).await;
+                    }
+                });
             }
-            Answer::Session(path) => self.resume(&path, cx.shared),
+            Answer::Session(path) => self.resume(&path, cx),
+            Answer::MissingCwd(path, choice) => self.resume_missing_cwd(path, choice, cx),
             Answer::TreeTarget(id) => self.chose_tree_target(id, cx),
             Answer::TreeMove { target, summarize } => self.navigate_tree(target, summarize, cx),
             Answer::Fork(id) => self.fork_at(id, cx.shared),

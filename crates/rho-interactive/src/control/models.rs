@@ -2,7 +2,7 @@
 
 use rho_ai::Model;
 use rho_tui::dialogs::{ModelSelector, ThinkingSelector};
-use rho_tui::{Dialog, Input};
+use rho_tui::{Action, Dialog, Input};
 
 use super::Control;
 use crate::dialogs::{ActiveDialog, Dialogs};
@@ -37,7 +37,7 @@ impl Control {
                 .collect();
             if let [one] = hits.as_slice() {
                 let model = (*one).clone();
-                return self.switch_model(model, shared);
+                return self.switch_model(model, false, shared);
             }
         }
         let current = shared.session.model();
@@ -46,7 +46,8 @@ impl Control {
             current
                 .as_ref()
                 .map(|m| (m.provider.as_str(), m.id.as_str())),
-        );
+        )
+        .with_save_key(&shared.keymap.display(Action::ModelsSave));
         if let Some(q) = search {
             for c in q.chars() {
                 selector.handle(&Input::char(c), &shared.keymap);
@@ -55,14 +56,16 @@ impl Control {
         dialogs.open(ActiveDialog::Model(selector));
     }
 
-    /// Switches to `model` in a task; the result is a notice.
-    pub(super) fn switch_model(&mut self, model: Model, shared: &Shared) {
+    /// Switches to `model` in a task (and makes it the default when `save`, pi's Ctrl+S in
+    /// /model); the result is a notice.
+    pub(super) fn switch_model(&mut self, model: Model, save: bool, shared: &Shared) {
         let models = shared.models.clone();
         let tx = self.notices.clone();
         tokio::spawn(async move {
             let label = format!("{}/{}", model.provider, model.id);
-            let (text, error) = match models.switch_model(model, None).await {
-                Ok(()) => (format!("Model: {label}"), false),
+            let what = if save { "Default model" } else { "Model" };
+            let (text, error) = match models.select_model(model, None, save).await {
+                Ok(()) => (format!("{what}: {label}"), false),
                 Err(e) => (e.to_string(), true),
             };
             tx.notice(text, error);
@@ -82,7 +85,8 @@ impl Control {
         let selector = ThinkingSelector::new(
             model.supported_thinking_levels(),
             shared.session.thinking_level(),
-        );
+        )
+        .with_save_key(&shared.keymap.display(Action::ThinkingSave));
         dialogs.open(ActiveDialog::Thinking(selector));
     }
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rho_core::agent_session::NavigateTreeOptions;
 use rho_session::listing::{list_all_sessions, list_sessions};
-use rho_tui::dialogs::{SelectItem, SelectList, SessionPicker, TreeSelector};
+use rho_tui::dialogs::{SelectItem, SelectList, SessionPicker, TreeFilter, TreeSelector};
 
 use super::{Control, Cx};
 use crate::dialogs::{ActiveDialog, Dialogs};
@@ -17,12 +17,15 @@ use crate::shared::Shared;
 impl Control {
     /// /resume: lists this folder's sessions and all sessions in a blocking task.
     pub fn open_session_picker(&mut self, shared: &Shared) {
-        let (dir, agent_dir) = (
-            shared
-                .session
-                .with_session(|s| s.path().and_then(|p| p.parent()).map(|p| p.to_path_buf())),
-            shared.options.agent_dir.clone(),
-        );
+        let active = shared
+            .session
+            .with_session(|s| s.path().map(Path::to_path_buf));
+        let dir = active
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf);
+        let agent_dir = shared.options.agent_dir.clone();
+        let keys = std::sync::Arc::clone(&shared.keymap);
         let (notices, opener) = (self.notices.clone(), self.opener.clone());
         tokio::task::spawn_blocking(move || {
             let current = dir.as_deref().map(list_sessions).unwrap_or_default();
@@ -31,28 +34,11 @@ impl Control {
                 notices.notice("No sessions found", false);
                 return;
             }
-            let picker = SessionPicker::new(current, all, rho_ai::now_ms());
+            let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+            let picker = SessionPicker::new(current, all, rho_ai::now_ms(), &keys)
+                .with_active(active)
+                .with_home(home);
             opener.send(ActiveDialog::Sessions(picker));
-        });
-    }
-
-    /// Opens the session file chosen in the picker.
-    pub(super) fn resume(&mut self, path: &Path, shared: &Shared) {
-        let session = shared.session.clone();
-        let tx = self.notices.clone();
-        let path = path.to_path_buf();
-        tokio::spawn(async move {
-            let msg = match session.open_session(&path).await {
-                Ok(opened) => {
-                    send_load_warnings(&tx, &opened.warnings);
-                    switch_notice(opened.cancelled, "Resumed session")
-                }
-                Err(e) => ScreenMsg::Notice {
-                    text: e.to_string(),
-                    error: true,
-                },
-            };
-            tx.send(msg);
         });
     }
 
@@ -63,24 +49,33 @@ impl Control {
         screen: &mut Screen,
         dialogs: &mut Dialogs,
     ) {
-        let selector = shared
+        let filter = shared
             .session
-            .with_session(|s| TreeSelector::new(s.tree().entries(), s.tree().leaf_id()));
-        if selector.rows().is_empty() {
+            .with_settings(|s| TreeFilter::from_setting(s.tree_filter_mode()));
+        let keys = &shared.keymap;
+        let selector = shared.session.with_session(|s| {
+            TreeSelector::new(s.tree().entries(), s.tree().leaf_id(), filter, keys)
+        });
+        if selector.is_empty() {
             return screen.notice("No entries in session".into(), false);
         }
+        let rows = screen.size().1;
+        let home = std::env::var("HOME").ok();
+        let selector = selector.with_max_rows((rows / 2).max(5)).with_home(home);
         dialogs.open(ActiveDialog::Tree(selector));
     }
 
     /// After picking an entry: ask whether to summarize the branch being left, when there is
-    /// one and a model to write the summary.
+    /// one and a model to write the summary (`branchSummary.skipPrompt` answers "no" without
+    /// asking, as in pi).
     pub(super) fn chose_tree_target(&mut self, id: String, cx: &mut Cx) {
         let session = &cx.shared.session;
         let same = session.with_session(|s| s.leaf_id() == Some(id.as_str()));
         if same {
             return cx.screen.notice("Already at this point".into(), false);
         }
-        if session.model().is_none() {
+        let skip = session.with_settings(|s| s.branch_summary_skip_prompt());
+        if session.model().is_none() || skip {
             return self.navigate_tree(id, false, cx);
         }
         let items = vec![

@@ -36,6 +36,8 @@ pub enum ActiveDialog {
     Thinking(ThinkingSelector),
     /// /resume, `--resume`.
     Sessions(SessionPicker),
+    /// /resume: what to do with a session whose folder is gone (the file).
+    MissingCwd(SelectList, std::path::PathBuf),
     /// /tree: pick an entry.
     Tree(TreeSelector),
     /// /tree: how to leave the old branch (summary or not), for the chosen entry.
@@ -125,6 +127,7 @@ impl ActiveDialog {
             ActiveDialog::Hotkeys(d) => d.render(width, theme),
             ActiveDialog::ScopedModels(d) => d.render(width, theme),
             ActiveDialog::TreeSummary(d, _)
+            | ActiveDialog::MissingCwd(d, _)
             | ActiveDialog::Fork(d, _)
             | ActiveDialog::LoginProvider(d, _)
             | ActiveDialog::Logout(d, _)

@@ -12,13 +12,14 @@ mod login;
 mod login_ui;
 mod mcp_view;
 mod scoped_models;
+mod sessions;
 mod settings;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 
 use rho_ai::{Model, ThinkingLevel};
-use rho_tui::dialogs::HotkeysView;
+use rho_tui::dialogs::{HotkeysView, SessionPick, TreePick};
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 
 use crate::outbox::Outbox;
@@ -26,14 +27,25 @@ use crate::screen::{Screen, ScreenMsg};
 use crate::shared::Shared;
 pub use active::ActiveDialog;
 
+/// What to do with a session whose folder is gone (pi's choices, in its order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MissingCwdChoice {
+    /// Open it, working here.
+    Continue,
+    /// Copy it into a new session of this folder and open that.
+    Fork,
+}
+
 /// What a dialog chose for session control to act on.
 pub enum Answer {
-    /// /model: switch to this model.
-    Model(Box<Model>),
-    /// /thinking: this level.
-    ThinkingLevel(ThinkingLevel),
+    /// /model: switch to this model; `true`: and make it the default.
+    Model(Box<Model>, bool),
+    /// /thinking: this level; `true`: and make it the default.
+    ThinkingLevel(ThinkingLevel, bool),
     /// /resume: open this session file.
     Session(PathBuf),
+    /// /resume of a session whose folder is gone: what to do (`None`: cancel).
+    MissingCwd(PathBuf, Option<MissingCwdChoice>),
     /// /tree: move to this entry (a summary is asked for next).
     TreeTarget(String),
     /// /tree: move to `target`, summarizing the branch left or not.
@@ -149,11 +161,51 @@ impl Dialogs {
         let keys = &*shared.keymap;
         let answer = match dialog {
             ActiveDialog::Model(d) => {
-                closed(d.handle(input, keys))?.map(|m| Answer::Model(Box::new(m)))
+                closed(d.handle(input, keys))?.map(|(m, save)| Answer::Model(Box::new(m), save))
             }
-            ActiveDialog::Thinking(d) => closed(d.handle(input, keys))?.map(Answer::ThinkingLevel),
-            ActiveDialog::Sessions(d) => closed(d.handle(input, keys))?.map(Answer::Session),
-            ActiveDialog::Tree(d) => closed(d.handle(input, keys))?.map(Answer::TreeTarget),
+            ActiveDialog::Thinking(d) => closed(d.handle(input, keys))?
+                .map(|(level, save)| Answer::ThinkingLevel(level, save)),
+            ActiveDialog::Sessions(d) => match closed(d.handle(input, keys))? {
+                Some(SessionPick::Resume(path)) => Some(Answer::Session(path)),
+                Some(SessionPick::Delete(path)) => {
+                    d.deleted(&path, sessions::delete_session_file(&path));
+                    return Err(());
+                }
+                Some(SessionPick::Rename { path, name }) => {
+                    sessions::apply_rename(d, &path, &name, shared);
+                    return Err(());
+                }
+                None => None,
+            },
+            ActiveDialog::Tree(d) => match closed(d.handle(input, keys))? {
+                Some(TreePick::Go(id)) => Some(Answer::TreeTarget(id)),
+                Some(TreePick::Label(id, label)) => {
+                    match shared.session.set_label(&id, label.as_deref()) {
+                        Ok(()) => d.labelled(&id, label, &rho_session::time::now_iso()),
+                        Err(e) => screen.notice(format!("Failed to set label: {e}"), true),
+                    }
+                    return Err(());
+                }
+                Some(TreePick::Copy(Some(text))) => {
+                    screen.copy_to_clipboard(&text);
+                    screen.notice("Copied selected message to clipboard".into(), false);
+                    return Err(());
+                }
+                Some(TreePick::Copy(None)) => {
+                    screen.notice("Selected entry has no text to copy".into(), true);
+                    return Err(());
+                }
+                None => None,
+            },
+            ActiveDialog::MissingCwd(d, path) => {
+                use MissingCwdChoice as C;
+                let choice = closed(d.handle(input, keys))?.and_then(|i| match i {
+                    0 => Some(C::Continue),
+                    1 => Some(C::Fork),
+                    _ => None,
+                });
+                Some(Answer::MissingCwd(path.clone(), choice))
+            }
             ActiveDialog::TreeSummary(d, target) => {
                 closed(d.handle(input, keys))?.map(|choice| Answer::TreeMove {
                     target: target.clone(),

@@ -22,7 +22,7 @@ use shortcuts::Binding;
 
 use crate::dialogs::{ActiveDialog, Dialogs};
 use crate::outbox::Outbox;
-use crate::screen::Screen;
+use crate::screen::{Screen, WorkingLine};
 
 /// What extensions show and which keys they take.
 pub struct ExtUi {
@@ -40,6 +40,8 @@ pub struct ExtUi {
     shortcuts: Vec<Binding>,
     /// An extension called `ctx.shutdown()`: quit once the agent is idle (pi's rule).
     shutdown_requested: bool,
+    /// The working line as extensions set it.
+    working: WorkingLine,
 }
 
 impl ExtUi {
@@ -53,6 +55,7 @@ impl ExtUi {
             drawn_tx,
             shortcuts: Vec::new(),
             shutdown_requested: false,
+            working: WorkingLine::default(),
         }
     }
 
@@ -91,6 +94,11 @@ impl ExtUi {
             UiRequest::Component { key, slot } => self.render.place(key, slot),
             UiRequest::Redraw(key) => self.render.invalidate(Some(&key)),
             UiRequest::Shutdown => self.shutdown_requested = true,
+            UiRequest::Working(update) => {
+                if let Some(label) = self.working.apply(update) {
+                    screen.transcript.set_hidden_thinking_label(label);
+                }
+            }
             UiRequest::Title(title) => {
                 use std::io::Write;
                 let clean: String = title.chars().filter(|c| !c.is_control()).collect();
@@ -136,6 +144,12 @@ impl ExtUi {
     pub fn clear_chrome(&mut self) {
         self.statuses = StatusBar::new();
         self.widgets = WidgetArea::new();
+        self.working = WorkingLine::default();
+    }
+
+    /// The working line as extensions set it.
+    pub fn working(&self) -> &WorkingLine {
+        &self.working
     }
 
     /// A key for the component holding the keyboard, if one does: true when it took it.

@@ -313,13 +313,23 @@ impl ExtRender {
     }
 }
 
-/// A key as a terminal sends it (what pi-tui's `matchesKey` reads).
+/// A key as a terminal sends it (what pi-tui's `matchesKey` reads): the legacy bytes where they
+/// say it all, else the kitty protocol's `CSI … u` / `CSI 1 ; m X` forms (Shift+Enter,
+/// Ctrl+arrows, Ctrl+Shift+letters), which pi-tui reads whatever the terminal negotiated.
 fn terminal_bytes(input: &Input) -> Option<String> {
     let key = match input {
         Input::Paste(text) => return Some(text.clone()),
         Input::Resize(..) | Input::Wheel { .. } => return None,
         Input::Key(key) => key,
     };
+    let mods = key.modifiers - KeyModifiers::SHIFT;
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    let modified = !mods.is_empty() || (shift && !matches!(key.code, KeyCode::Char(_)));
+    if modified && key.code != KeyCode::BackTab {
+        if let Some(seq) = modified_key(key.code, key.modifiers) {
+            return Some(seq);
+        }
+    }
     let fixed = match key.code {
         KeyCode::Enter => "\r",
         KeyCode::Esc => "\x1b",
@@ -348,6 +358,42 @@ fn terminal_bytes(input: &Input) -> Option<String> {
     Some(fixed.to_string())
 }
 
+/// The kitty protocol's encoding of a key with modifiers legacy bytes cannot carry; `None`
+/// for keys legacy bytes say well enough (Ctrl+letter, Alt+letter).
+fn modified_key(code: KeyCode, mods: KeyModifiers) -> Option<String> {
+    let mut m = 1;
+    for (bit, flag) in [
+        (1, KeyModifiers::SHIFT),
+        (2, KeyModifiers::ALT),
+        (4, KeyModifiers::CONTROL),
+        (8, KeyModifiers::SUPER),
+    ] {
+        if mods.contains(flag) {
+            m += bit;
+        }
+    }
+    let csi_u = |cp: u32| Some(format!("\x1b[{cp};{m}u"));
+    match code {
+        KeyCode::Enter => csi_u(13),
+        KeyCode::Tab => csi_u(9),
+        KeyCode::Backspace => csi_u(127),
+        KeyCode::Esc => csi_u(27),
+        KeyCode::Up => Some(format!("\x1b[1;{m}A")),
+        KeyCode::Down => Some(format!("\x1b[1;{m}B")),
+        KeyCode::Right => Some(format!("\x1b[1;{m}C")),
+        KeyCode::Left => Some(format!("\x1b[1;{m}D")),
+        KeyCode::Home => Some(format!("\x1b[1;{m}H")),
+        KeyCode::End => Some(format!("\x1b[1;{m}F")),
+        KeyCode::Delete => Some(format!("\x1b[3;{m}~")),
+        KeyCode::PageUp => Some(format!("\x1b[5;{m}~")),
+        KeyCode::PageDown => Some(format!("\x1b[6;{m}~")),
+        KeyCode::Char(c) if m > 5 || mods.contains(KeyModifiers::SUPER) => {
+            csi_u(u32::from(c.to_ascii_lowercase()))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,6 +411,20 @@ mod tests {
             Some("\x1b[A")
         );
         assert_eq!(terminal_bytes(&Input::Resize(1, 2)), None);
+        let shift_enter = Input::with_mods(KeyCode::Enter, KeyModifiers::SHIFT);
+        assert_eq!(terminal_bytes(&shift_enter).as_deref(), Some("\x1b[13;2u"));
+        let ctrl_up = Input::with_mods(KeyCode::Up, KeyModifiers::CONTROL);
+        assert_eq!(terminal_bytes(&ctrl_up).as_deref(), Some("\x1b[1;5A"));
+        let ctrl_shift_p = Input::with_mods(
+            KeyCode::Char('P'),
+            KeyModifiers::CONTROL | KeyModifiers::SHIFT,
+        );
+        assert_eq!(
+            terminal_bytes(&ctrl_shift_p).as_deref(),
+            Some("\x1b[112;6u")
+        );
+        let shift_a = Input::with_mods(KeyCode::Char('A'), KeyModifiers::SHIFT);
+        assert_eq!(terminal_bytes(&shift_a).as_deref(), Some("A"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use rho_extension_host::render::ComponentSlot;
+use rho_extension_host::render::{ComponentSlot, WorkingUpdate};
 use rho_extension_host::ExtensionUi;
 use tokio::sync::oneshot;
 
@@ -88,6 +88,8 @@ pub enum UiRequest {
     Redraw(String),
     /// The terminal window's title.
     Title(String),
+    /// The working line or the hidden-thinking label changed.
+    Working(WorkingUpdate),
     /// An extension asked rho to quit (`ctx.shutdown()`).
     Shutdown,
 }
@@ -203,6 +205,10 @@ impl ExtensionUi for TuiUi {
 
     fn set_title(&self, title: String) {
         self.tell(UiRequest::Title(title));
+    }
+
+    fn set_working(&self, update: WorkingUpdate) {
+        self.tell(UiRequest::Working(update));
     }
 
     /// As pi's interactive mode: rho quits once the agent is idle.

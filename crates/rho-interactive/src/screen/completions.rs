@@ -46,6 +46,7 @@ pub const BUILTINS: &[(&str, &str)] = &[
         "mcp",
         "MCP servers: state, tools, sign in, reconnect, enable, disable",
     ),
+    ("llama", "Manage llama.cpp router models"),
     (
         "permissions",
         "Show permission rules, mode and sandbox; check <tool> <argument> explains one call",

@@ -64,31 +64,29 @@ pub fn git_branch(dir: &Path) -> Option<String> {
     None
 }
 
-/// `--theme <path>`, else the settings' `theme` (built-in name,
-/// `<agentDir>/themes/<name>.json`, or a package's theme of that name), else dark. A theme that fails to load is reported in the
-/// transcript's place of choice (stderr before the screen starts) and dark is used.
+/// `--use-theme <name>`, else the settings' `theme`: a built-in name, else a loaded theme file
+/// of that name (`--theme`, the settings' `themes`, the `themes/` folders, packages), else
+/// `<agentDir>/themes/<name>.json`; dark without either. Of a light/dark pair (`"a/b"`) the
+/// dark one is used. A theme that fails to load is reported (stderr before the screen starts)
+/// and dark is used.
 pub fn load_theme(session: &AgentSession, options: &InteractiveOptions) -> Theme {
-    if let Some(path) = &options.theme_file {
-        return Theme::from_file(Path::new(path)).unwrap_or_else(|e| {
-            rho_extension_host::diagnostics::warn(e.to_string());
-            Theme::dark()
-        });
-    }
-    let name = session.with_settings(|s| s.theme().map(str::to_string));
+    let name = options
+        .theme
+        .clone()
+        .or_else(|| session.with_settings(|s| s.theme().map(str::to_string)));
     let Some(name) = name else {
         return Theme::dark();
     };
+    let name = name.rsplit('/').next().unwrap_or(&name).to_string();
     if let Some(theme) = Theme::builtin(&name) {
         return theme;
     }
-    let file = options
-        .agent_dir
-        .join("themes")
-        .join(format!("{name}.json"));
-    let file = match options.host.package_theme(&name) {
-        Some(package) if !file.exists() && !options.no_themes => package,
-        _ => file,
-    };
+    let file = options.host.theme_file(&name).unwrap_or_else(|| {
+        options
+            .agent_dir
+            .join("themes")
+            .join(format!("{name}.json"))
+    });
     Theme::from_file(&file).unwrap_or_else(|e| {
         rho_extension_host::diagnostics::warn(e.to_string());
         Theme::dark()

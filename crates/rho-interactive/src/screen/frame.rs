@@ -7,7 +7,7 @@ use std::io::Write;
 use rho_tui::components::{Component, FooterView};
 use rho_tui::Action;
 
-use super::{Chrome, Screen};
+use super::{Chrome, Screen, WorkingLine, SPINNER_TICK_MS};
 use crate::shared::Shared;
 
 /// Frames of the working indicator.
@@ -17,6 +17,9 @@ impl Screen {
     /// Draws the frame with `chrome` around the editor; writes only what changed. A layout
     /// switch asked for is made first.
     pub fn draw<W: Write>(&mut self, shared: &Shared, chrome: &Chrome, out: &mut W) {
+        if self.handed_over {
+            return;
+        }
         if let Some(mode) = self.pending_mode.take() {
             self.switch_tui_mode(mode, out);
         }
@@ -59,6 +62,46 @@ impl Screen {
         self.renderer = kept;
     }
 
+    /// The line under the transcript while the agent works: rho's spinner and text, or what
+    /// extensions set (pi's working message, indicator and visibility; compaction keeps
+    /// rho's own).
+    fn working_line(&self, shared: &Shared, working: &WorkingLine) -> Option<String> {
+        let theme = &self.theme;
+        let compacting = shared.session.is_compacting();
+        if working.hidden && !compacting {
+            return None;
+        }
+        let own = || {
+            let what = if compacting {
+                "Compacting..."
+            } else {
+                "Working..."
+            };
+            format!(
+                "{what} ({} to interrupt)",
+                shared.keymap.display(Action::Interrupt)
+            )
+        };
+        let message = match &working.message {
+            Some(message) if !compacting => message.clone(),
+            _ => own(),
+        };
+        let message = theme.fg(theme.colors.muted, &message);
+        let spinner = || {
+            let at = (self.spinner % SPINNER.len() as u64) as usize;
+            theme.fg(theme.colors.accent, SPINNER[at])
+        };
+        let frame = match working.frame(self.spinner * SPINNER_TICK_MS) {
+            Some(frame) if !compacting => frame.to_string(),
+            _ => spinner(),
+        };
+        Some(if frame.is_empty() {
+            message
+        } else {
+            format!("{frame} {message}")
+        })
+    }
+
     /// Everything under the transcript: working indicator, queue, widgets, editor or what
     /// stands in its place, footer, extension statuses.
     pub(super) fn bottom_lines(
@@ -70,22 +113,7 @@ impl Screen {
         let theme = &self.theme;
         let mut lines = vec![String::new()];
         if shared.is_busy() {
-            let what = if shared.session.is_compacting() {
-                "Compacting..."
-            } else {
-                "Working..."
-            };
-            lines.push(format!(
-                "{} {}",
-                theme.fg(theme.colors.accent, SPINNER[self.spinner]),
-                theme.fg(
-                    theme.colors.muted,
-                    &format!(
-                        "{what} ({} to interrupt)",
-                        shared.keymap.display(Action::Interrupt)
-                    ),
-                ),
-            ));
+            lines.extend(self.working_line(shared, &chrome.working));
         }
         lines.extend(self.transcript.queue().render(width, theme));
         lines.extend(chrome.above_editor.iter().cloned());

@@ -158,11 +158,9 @@ impl Screen {
             (TuiMode::Fullscreen, None) => {
                 let _ = self.renderer.stop(out);
                 self.full = Some(FullscreenView::new(width, height, self.full_options));
-                rho_tui::terminal::set_fullscreen(true);
             }
             (TuiMode::Regular, Some(mut full)) => {
                 let _ = full.leave(out);
-                rho_tui::terminal::set_fullscreen(false);
                 self.renderer = Renderer::new(width, height);
             }
             (_, kept) => self.full = kept,
@@ -181,7 +179,6 @@ impl Screen {
             return;
         };
         let _ = full.leave(out);
-        rho_tui::terminal::set_fullscreen(false);
         let (width, height) = (full.width(), full.height());
         if full.options().exit_output == rho_tui::fullscreen::ExitOutput::Transcript {
             let bottom = self.bottom_lines(shared, chrome, width);

@@ -13,6 +13,7 @@ mod footer;
 mod frame;
 mod fullscreen;
 mod state;
+mod working;
 
 use rho_tui::editor::Editor;
 use rho_tui::fullscreen::{FullscreenOptions, FullscreenView, TuiMode};
@@ -21,6 +22,10 @@ use rho_tui::{Renderer, Theme, Transcript};
 use crate::outbox::Outbox;
 pub use completions::completions;
 use footer::FooterInfo;
+pub use working::WorkingLine;
+
+/// How often the working indicator moves (the interactive loop's timer).
+pub(crate) const SPINNER_TICK_MS: u64 = 100;
 
 /// What tasks tell the screen.
 pub enum ScreenMsg {
@@ -63,6 +68,8 @@ pub struct Chrome {
     pub footer: Option<Vec<String>>,
     /// Extension statuses, under the footer.
     pub statuses: Vec<String>,
+    /// The working line as extensions set it.
+    pub working: WorkingLine,
 }
 
 /// The screen's state.
@@ -81,7 +88,8 @@ pub struct Screen {
     tools_expanded: bool,
     /// The session's `AgentSession::generation` the transcript was built from.
     drawn_generation: u64,
-    spinner: usize,
+    /// Timer ticks while busy (the working indicator's frame).
+    spinner: u64,
     /// Whether the last frame drawn shows the working indicator.
     indicator_shown: bool,
     /// The context's size estimated when the transcript was built (the footer's figure until a
@@ -97,4 +105,6 @@ pub struct Screen {
     exit_error: Option<String>,
     /// Said on the normal screen once the terminal is given back (the resume command).
     exit_note: Option<String>,
+    /// Another program (the external editor) has the terminal: nothing is drawn.
+    handed_over: bool,
 }

@@ -21,15 +21,9 @@ impl Screen {
         editor.set_commands(completions(session));
         editor.set_terminal_rows(height as usize);
         let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
-            let number = |key: &str, default: u64| {
-                s.raw()
-                    .get(key)
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or(default)
-            };
             (
-                number("autocompleteMaxVisible", 5),
-                number("editorPaddingX", 0),
+                s.autocomplete_max_visible(),
+                s.editor_padding_x(),
                 s.hide_thinking_block(),
             )
         });
@@ -56,6 +50,7 @@ impl Screen {
             pending_mode: None,
             exit_error: None,
             exit_note: None,
+            handed_over: false,
         };
         (screen, warnings)
     }
@@ -116,13 +111,24 @@ impl Screen {
         self.editor.set_commands(completions(session));
     }
 
-    /// The banner and the list of loaded resources under it.
+    /// The banner and the list of loaded resources under it, as `quietStartup` allows
+    /// (`--verbose` shows both).
     pub fn rebuild_header(&mut self, shared: &Shared) {
-        let mut header = header_lines(&self.theme, &shared.keymap);
-        header.extend(crate::startup_notes::resource_lines(
-            &shared.session,
-            &self.theme,
-        ));
+        let quiet = shared.session.with_settings(|s| s.quiet_startup());
+        let (no_banner, no_list) = match shared.options.verbose {
+            true => (false, false),
+            false => quiet,
+        };
+        let mut header = Vec::new();
+        if !no_banner {
+            header.extend(header_lines(&self.theme, &shared.keymap));
+        }
+        if !no_list {
+            header.extend(crate::startup_notes::resource_lines(
+                &shared.session,
+                &self.theme,
+            ));
+        }
         self.header = header;
     }
 
@@ -168,6 +174,49 @@ impl Screen {
         self.editor.set_terminal_rows(height as usize);
     }
 
+    /// Another program takes the terminal (the external editor): no frame is drawn until
+    /// [`Screen::retake`].
+    pub fn hand_over(&mut self) {
+        self.handed_over = true;
+    }
+
+    /// The terminal is rho's again after another program had it (the external editor, the
+    /// shell after a suspend): the next frame is drawn whole, in fullscreen on the alternate
+    /// screen again.
+    pub fn retake(&mut self) {
+        self.handed_over = false;
+        self.renderer.invalidate();
+        if let Some(full) = self.full.as_mut() {
+            full.retaken();
+        }
+    }
+
+    /// Ctrl+Z (or SIGTSTP): suspends to the shell's job control; `fg` brings rho back, drawn
+    /// whole. Where there is no job control, a notice says so (pi's text).
+    pub fn suspend(&mut self) {
+        if rho_tui::terminal::suspend() {
+            self.retake();
+        } else {
+            self.notice(
+                "Suspend to background is not supported on Windows".into(),
+                false,
+            );
+        }
+    }
+
+    /// Puts `text` on the system clipboard through the terminal (OSC 52, which works over ssh
+    /// and in tmux with `set-clipboard on`).
+    pub fn copy_to_clipboard(&self, text: &str) {
+        use std::io::Write;
+        let osc = format!(
+            "\x1b]52;c;{}\x07",
+            rho_tools::image::encode_base64(text.as_bytes())
+        );
+        let mut out = std::io::stdout();
+        let _ = out.write_all(osc.as_bytes());
+        let _ = out.flush();
+    }
+
     /// The terminal's size as last reported.
     pub fn size(&self) -> (usize, usize) {
         (self.renderer.width(), self.renderer.height())
@@ -187,7 +236,7 @@ impl Screen {
     /// indicator and no event follows).
     pub fn tick(&mut self, busy: bool) -> bool {
         if busy {
-            self.spinner = (self.spinner + 1) % super::frame::SPINNER.len();
+            self.spinner = self.spinner.wrapping_add(1);
             return true;
         }
         self.indicator_shown || self.fullscreen_redraw_due()

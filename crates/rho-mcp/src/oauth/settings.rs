@@ -94,6 +94,10 @@ pub fn parse(value: Option<&Json>) -> Result<Option<OAuthSettings>, &'static str
     settings.registration = match value.get("clientRegistration").map(Json::as_str) {
         None | Some(Some("auto")) => Registration::Auto,
         Some(Some("dcr")) => Registration::Dcr,
+        // pi's order: the combination is refused before the missing documents.
+        Some(Some("cimd")) if settings.client_id.is_some() || value.get("clientName").is_some() => {
+            return Err("oauth.clientRegistration \"cimd\" cannot be combined with oauth.clientId or oauth.clientName")
+        }
         Some(Some("cimd")) => {
             return Err("oauth.clientRegistration \"cimd\" is not supported: there are no Client ID Metadata Documents")
         }
@@ -147,6 +151,10 @@ mod tests {
         assert!(parsed(r#"{"clientRegistration": "cimd"}"#)
             .unwrap_err()
             .contains("not supported"));
+        assert_eq!(
+            parsed(r#"{"clientRegistration": "cimd", "clientName": "x"}"#),
+            Err("oauth.clientRegistration \"cimd\" cannot be combined with oauth.clientId or oauth.clientName")
+        );
         assert_eq!(
             parsed(r#"{"clientRegistration": "x"}"#),
             Err("oauth.clientRegistration must be \"auto\", \"dcr\", or \"cimd\"")

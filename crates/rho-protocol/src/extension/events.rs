@@ -36,16 +36,34 @@ pub enum ExtensionEvent {
     },
     /// About to fork; may cancel.
     SessionBeforeFork { entry_id: String, position: String },
-    /// About to compact; may cancel or supply the summary.
+    /// About to compact; may cancel or supply the summary. `reason`: `manual`, `threshold`
+    /// or `overflow`; `willRetry`: the interrupted turn is retried afterwards.
     SessionBeforeCompact {
         preparation: Value,
         branch_entries: Value,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         custom_instructions: Option<String>,
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        will_retry: bool,
     },
     /// A compaction entry was saved.
     SessionCompact {
         compaction_entry: Value,
+        from_extension: bool,
+        #[serde(default)]
+        reason: String,
+        #[serde(default)]
+        will_retry: bool,
+    },
+    /// A compaction failed or was aborted (pi 1.6): `errorMessage` unless aborted.
+    SessionCompactFailed {
+        reason: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error_message: Option<String>,
+        aborted: bool,
+        will_retry: bool,
         from_extension: bool,
     },
     /// About to move the leaf in the session tree; may cancel, supply the branch summary,

@@ -20,7 +20,9 @@ pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
     empty_object_schema, CommandSpec, FlagSpec, ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
-pub use render::{ComponentSlot, RenderTarget, Rendered, RendererSpec};
+pub use render::{
+    ComponentSlot, RenderTarget, Rendered, RendererSpec, WorkingIndicator, WorkingUpdate,
+};
 
 /// The protocol version rho speaks and sends in `hello`.
 pub const PROTOCOL_VERSION: u32 = 1;

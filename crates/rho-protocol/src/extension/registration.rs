@@ -11,6 +11,10 @@ pub struct CommandSpec {
     /// Shown in completions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The file that registered it, when one process hosts several extensions (the pi host):
+    /// `get_commands`' `sourceInfo.path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
 }
 
 /// A tool the extension registers; it joins the model's tool list.

@@ -110,6 +110,34 @@ pub enum ComponentSlot {
     Editor,
 }
 
+/// A change to the line shown while the agent works, sent with the `ui_working` call: pi's
+/// `setWorkingMessage`, `setWorkingVisible`, `setWorkingIndicator` and
+/// `setHiddenThinkingLabel`, each as `{"<name>": value}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum WorkingUpdate {
+    /// The text after the indicator (`None`: rho's own).
+    Message(Option<String>),
+    /// Whether the line shows at all.
+    Visible(bool),
+    /// The indicator's frames (`None`: rho's spinner).
+    Indicator(Option<WorkingIndicator>),
+    /// What a collapsed thinking block says (`None`: rho's own).
+    HiddenThinkingLabel(Option<String>),
+}
+
+/// pi's `WorkingIndicatorOptions`: frames shown verbatim in turn (none hides the indicator).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkingIndicator {
+    /// The frames, styled by the extension.
+    #[serde(default)]
+    pub frames: Vec<String>,
+    /// How long each frame shows (pi's default 80 ms when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_ms: Option<u64>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,5 +163,23 @@ mod tests {
         assert_eq!(r.result, None);
         let slot: ComponentSlot = serde_json::from_str("\"belowEditor\"").expect("slot");
         assert_eq!(slot, ComponentSlot::BelowEditor);
+    }
+
+    #[test]
+    fn working_updates_read_as_the_host_writes_them() {
+        let read = |s: &str| serde_json::from_str::<WorkingUpdate>(s).expect(s);
+        assert_eq!(read(r#"{"message":null}"#), WorkingUpdate::Message(None));
+        assert_eq!(read(r#"{"visible":false}"#), WorkingUpdate::Visible(false));
+        assert_eq!(
+            read(r#"{"indicator":{"frames":["·","•"],"intervalMs":120}}"#),
+            WorkingUpdate::Indicator(Some(WorkingIndicator {
+                frames: vec!["·".into(), "•".into()],
+                interval_ms: Some(120),
+            }))
+        );
+        assert_eq!(
+            read(r#"{"hiddenThinkingLabel":"Pondering"}"#),
+            WorkingUpdate::HiddenThinkingLabel(Some("Pondering".into()))
+        );
     }
 }

@@ -85,6 +85,12 @@ impl Dialect {
         matches!(self, Dialect::Pi1)
     }
 
+    /// Whether `get_commands` lists the commands of pi's built-in extensions (`/mcp`,
+    /// `/llama`): pi 1.x has them, pi 0.73.1 had none.
+    pub fn lists_builtin_commands(self) -> bool {
+        matches!(self, Dialect::Pi1)
+    }
+
     /// The refusal of `fork` and `clone` while the session file is not written yet, where the
     /// dialect has one.
     pub fn unsaved_fork_error(self) -> Option<&'static str> {

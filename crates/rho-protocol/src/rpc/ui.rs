@@ -35,16 +35,31 @@ impl UiRequest {
 pub enum UiRequestKind {
     /// Pick one of `options`; answered with `value` or `cancelled`.
     #[serde(rename = "select")]
-    Select { title: String, options: Vec<String> },
+    Select {
+        title: String,
+        options: Vec<String>,
+        /// The extension's `timeout` in ms, after which it stops waiting (pi sends it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
     /// Yes or no; answered with `confirmed`.
     #[serde(rename = "confirm")]
-    Confirm { title: String, message: String },
+    Confirm {
+        title: String,
+        message: String,
+        /// As for `select`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
+    },
     /// One line of text; answered with `value` or `cancelled`.
     #[serde(rename = "input")]
     Input {
         title: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         placeholder: Option<String>,
+        /// As for `select`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        timeout: Option<u64>,
     },
     /// Several lines of text; answered with `value` or `cancelled`.
     #[serde(rename = "editor")]

@@ -23,6 +23,17 @@ pub enum CompactionReason {
     Overflow,
 }
 
+/// What a retried summary request summarises (pi 1.x's `summarization_retry_attempt_start`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum SummarySource {
+    /// A compaction's summary.
+    Compaction,
+    /// A branch summary (`/tree`).
+    BranchSummary,
+}
+
 /// Events only the session emits (listeners see them; extension handlers do not, SE-7).
 /// [`SessionEventKind`] names them without serializing, by the same rule as serde's tag.
 #[derive(Debug, Clone, PartialEq, Serialize, strum::EnumDiscriminants)]
@@ -74,6 +85,22 @@ pub enum SessionOnlyEvent {
         #[serde(skip_serializing_if = "Option::is_none")]
         final_error: Option<String>,
     },
+    /// A summary request (compaction, branch summary) failed in a way worth retrying and is
+    /// sent again after `delay_ms` (pi 1.x; pi 0.73.1's dialect does not write it).
+    SummarizationRetryScheduled {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        error_message: String,
+    },
+    /// The retried summary request starts; a compaction's carries its `reason`.
+    SummarizationRetryAttemptStart {
+        source: SummarySource,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<CompactionReason>,
+    },
+    /// Retrying the summary request ended (it succeeded, failed for good or was aborted).
+    SummarizationRetryFinished,
     /// The session name changed (`None` when cleared).
     SessionInfoChanged {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,6 +192,17 @@ mod tests {
                 attempt: 1,
                 final_error: None,
             },
+            SessionOnlyEvent::SummarizationRetryScheduled {
+                attempt: 1,
+                max_attempts: 3,
+                delay_ms: 1,
+                error_message: "x".into(),
+            },
+            SessionOnlyEvent::SummarizationRetryAttemptStart {
+                source: SummarySource::Compaction,
+                reason: Some(reason),
+            },
+            SessionOnlyEvent::SummarizationRetryFinished,
             SessionOnlyEvent::SessionInfoChanged { name: None },
             SessionOnlyEvent::ThinkingLevelChanged {
                 level: ThinkingLevel::High,

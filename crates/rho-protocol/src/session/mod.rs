@@ -15,5 +15,7 @@ pub use compaction::{CompactionAfter, CompactionResult};
 pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };
-pub use events::{CompactionReason, SessionEvent, SessionEventKind, SessionOnlyEvent};
+pub use events::{
+    CompactionReason, SessionEvent, SessionEventKind, SessionOnlyEvent, SummarySource,
+};
 pub use summary::SessionSummary;

@@ -110,7 +110,8 @@ fn ui_requests_carry_method_and_fields_after_the_id() {
         back.request,
         UiRequestKind::Select {
             title: "T".into(),
-            options: vec!["a".into()]
+            options: vec!["a".into()],
+            timeout: None,
         }
     );
     let _: Value = serde_json::to_value(back).expect("encodes");

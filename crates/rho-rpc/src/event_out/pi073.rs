@@ -31,7 +31,11 @@ impl Pi073 {
     pub fn event(&mut self, event: &SessionEvent, out: &mut Vec<u8>) {
         let agent = match event {
             SessionEvent::Session(
-                SessionOnlyEvent::AgentSettled { .. } | SessionOnlyEvent::EntryAppended { .. },
+                SessionOnlyEvent::AgentSettled { .. }
+                | SessionOnlyEvent::EntryAppended { .. }
+                | SessionOnlyEvent::SummarizationRetryScheduled { .. }
+                | SessionOnlyEvent::SummarizationRetryAttemptStart { .. }
+                | SessionOnlyEvent::SummarizationRetryFinished,
             ) => return,
             SessionEvent::Session(_) => return push_json(out, event),
             SessionEvent::Agent(agent) => agent,

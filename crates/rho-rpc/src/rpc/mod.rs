@@ -18,7 +18,7 @@ mod state;
 mod ui;
 mod writer;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -44,9 +44,8 @@ pub struct RpcOptions {
     pub dialect: Dialect,
     /// The `--models` patterns `cycle_model` goes through.
     pub scoped_models: Option<Vec<String>>,
-    /// The agent dir (user-scope resources are found under it).
-    pub agent_dir: PathBuf,
-    /// The `sourceInfo` of a loaded resource file a package contributed (`get_commands`).
+    /// Where a loaded resource file came from (a package, a settings list, a folder): its
+    /// `sourceInfo` for `get_commands`.
     pub package_of: fn(&Path) -> Option<SourceInfo>,
 }
 
@@ -60,9 +59,7 @@ pub(crate) struct Rpc {
     ui: ui::RpcUi,
     /// Whose encoding the responses follow.
     dialect: Dialect,
-    /// The agent dir (user-scope resources are found under it).
-    agent_dir: Arc<Path>,
-    /// The `sourceInfo` of a loaded resource file a package contributed.
+    /// Where a loaded resource file came from.
     package_of: fn(&Path) -> Option<SourceInfo>,
 }
 
@@ -120,6 +117,8 @@ pub async fn run(session: AgentSession, options: RpcOptions) -> ExitCode {
         rpc.accept(frame, &mut turns, &mut tasks).await;
     }
     rpc.shutdown(tasks).await;
+    // Before the output closes: what `session_shutdown` handlers tell reaches the client.
+    rpc.session.shut_down_extensions_telling().await;
     out.finish();
     let _ = writer.await;
     ExitCode::SUCCESS
@@ -135,7 +134,6 @@ impl Rpc {
             session,
             out,
             dialect: options.dialect,
-            agent_dir: options.agent_dir.into(),
             package_of: options.package_of,
         }
     }

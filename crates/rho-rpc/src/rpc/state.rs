@@ -173,22 +173,20 @@ fn last_assistant_text(rpc: &Rpc) -> Option<String> {
 /// Extension commands, then prompt templates, then skills (`skill:<name>`).
 fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
     let s = &rpc.session;
-    let cwd = s.cwd().to_path_buf();
+    let paths = s.extensions().command_paths();
     let mut out: Vec<CommandInfo> = s
         .extensions()
         .commands()
         .into_iter()
-        .map(|(name, def)| CommandInfo {
+        .zip(paths)
+        .filter(|(_, (_, path))| {
+            rpc.dialect.lists_builtin_commands() || !path.starts_with("builtin:")
+        })
+        .map(|((name, def), (_, path))| CommandInfo {
             name,
             description: def.description,
             source: "extension".into(),
-            source_info: SourceInfo {
-                path: "<builtin>".into(),
-                source: "builtin".into(),
-                scope: "temporary".into(),
-                origin: "top-level".into(),
-                base_dir: None,
-            },
+            source_info: extension_source_info(rpc, &path),
         })
         .collect();
     for t in s.templates() {
@@ -196,7 +194,7 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
             name: t.name.clone(),
             description: Some(t.description.clone()),
             source: "prompt".into(),
-            source_info: source_info(rpc, &t.file_path, None, &cwd),
+            source_info: source_info(rpc, &t.file_path, None),
         });
     }
     for k in s.skills() {
@@ -204,36 +202,47 @@ fn commands(rpc: &Rpc) -> Vec<CommandInfo> {
             name: format!("skill:{}", k.name),
             description: Some(k.description.clone()),
             source: "skill".into(),
-            source_info: source_info(rpc, &k.file_path, Some(&k.base_dir), &cwd),
+            source_info: source_info(rpc, &k.file_path, Some(&k.base_dir)),
         });
     }
     out
 }
 
-/// Where a resource came from: a package (its source and scope, origin `package`),
-/// auto-discovered under the agent dir (user) or a project dir (`.rho/`, or `.pi/` for pi
-/// users), else given on the command line (temporary).
-/// `baseDir` is, as in pi, the root it was discovered under; for a command-line path, the
-/// directory given (`base_dir`) or the file's own directory.
-fn source_info(rpc: &Rpc, path: &Path, base_dir: Option<&Path>, cwd: &Path) -> SourceInfo {
-    let agent_dir = &*rpc.agent_dir;
-    if let Some(package) = (rpc.package_of)(path) {
-        return package;
+/// Where an extension came from: as any resource, but one given with `-e` is pi's `cli`, and
+/// a built-in one (`builtin:mcp`) pi's `builtin`.
+fn extension_source_info(rpc: &Rpc, path: &str) -> SourceInfo {
+    let file = Path::new(path);
+    if let Some(known) = (rpc.package_of)(file) {
+        return known;
     }
-    let projects = rho_core::resources::project_dirs::project_dirs(cwd);
-    let (source, scope, root) = if path.starts_with(agent_dir) {
-        ("auto", "user", agent_dir.to_path_buf())
-    } else if let Some(project) = projects.iter().find(|p| path.starts_with(p)) {
-        ("auto", "project", project.clone())
+    let source = if path.starts_with("builtin:") {
+        "builtin"
     } else {
-        let own = path.parent().unwrap_or(path).to_path_buf();
-        ("cli", "temporary", base_dir.map_or(own, Path::to_path_buf))
+        "cli"
     };
     SourceInfo {
-        path: path.to_string_lossy().into_owned(),
+        path: path.to_string(),
         source: source.into(),
-        scope: scope.into(),
+        scope: "temporary".into(),
         origin: "top-level".into(),
-        base_dir: Some(root.to_string_lossy().into_owned()),
+        base_dir: None,
+    }
+}
+
+/// Where a resource came from, as pi 1.6's `sourceInfo` says it: what the binary's lookup
+/// knows (a package, a settings list, a conventional folder), else the command line (`local`
+/// with scope `temporary`, `baseDir` the directory given or the file's own).
+fn source_info(rpc: &Rpc, path: &Path, base_dir: Option<&Path>) -> SourceInfo {
+    if let Some(known) = (rpc.package_of)(path) {
+        return known;
+    }
+    let text = |p: &Path| p.to_string_lossy().into_owned();
+    let own = path.parent().unwrap_or(path);
+    SourceInfo {
+        path: text(path),
+        source: "local".into(),
+        scope: "temporary".into(),
+        origin: "top-level".into(),
+        base_dir: Some(text(base_dir.unwrap_or(own))),
     }
 }

@@ -86,7 +86,28 @@ impl ExtensionUi for RpcUi {
     }
 
     fn select(&self, title: String, options: Vec<String>) -> Fut<Option<String>> {
-        let answer = self.dialog(UiRequestKind::Select { title, options });
+        self.select_within(title, options, None)
+    }
+
+    fn confirm(&self, title: String, message: String) -> Fut<bool> {
+        self.confirm_within(title, message, None)
+    }
+
+    fn input(&self, title: String, placeholder: Option<String>) -> Fut<Option<String>> {
+        self.input_within(title, placeholder, None)
+    }
+
+    fn select_within(
+        &self,
+        title: String,
+        options: Vec<String>,
+        timeout: Option<u64>,
+    ) -> Fut<Option<String>> {
+        let answer = self.dialog(UiRequestKind::Select {
+            title,
+            options,
+            timeout,
+        });
         Box::pin(async move {
             match answer.await {
                 UiAnswer::Value(v) => Some(v),
@@ -95,13 +116,26 @@ impl ExtensionUi for RpcUi {
         })
     }
 
-    fn confirm(&self, title: String, message: String) -> Fut<bool> {
-        let answer = self.dialog(UiRequestKind::Confirm { title, message });
+    fn confirm_within(&self, title: String, message: String, timeout: Option<u64>) -> Fut<bool> {
+        let answer = self.dialog(UiRequestKind::Confirm {
+            title,
+            message,
+            timeout,
+        });
         Box::pin(async move { answer.await == UiAnswer::Confirmed(true) })
     }
 
-    fn input(&self, title: String, placeholder: Option<String>) -> Fut<Option<String>> {
-        let answer = self.dialog(UiRequestKind::Input { title, placeholder });
+    fn input_within(
+        &self,
+        title: String,
+        placeholder: Option<String>,
+        timeout: Option<u64>,
+    ) -> Fut<Option<String>> {
+        let answer = self.dialog(UiRequestKind::Input {
+            title,
+            placeholder,
+            timeout,
+        });
         Box::pin(async move {
             match answer.await {
                 UiAnswer::Value(v) => Some(v),

@@ -283,3 +283,40 @@ fn v1_fixture_is_migrated_rewritten_and_stable() {
         "a v3 file is not rewritten"
     );
 }
+
+/// Start-up's `branch_state` says what `build_context` would, at every leaf of every fixture
+/// that opens (compactions, branch summaries, context edits, custom messages, model and
+/// thinking changes) and with the leaf reset.
+#[test]
+fn branch_state_agrees_with_the_built_context_at_every_leaf() {
+    let fixtures = [
+        "branched.jsonl",
+        "compacted.jsonl",
+        "corrupt_middle.jsonl",
+        "pi16_session.jsonl",
+        "torn_tail.jsonl",
+        "v1_legacy.jsonl",
+    ];
+    for name in fixtures {
+        let (_dir, _, mut session) = open_fixture(name);
+        let ids: Vec<String> = session.entries().iter().map(|e| e.id.clone()).collect();
+        let mut checked = 0;
+        for id in ids.iter().map(Some).chain([None]) {
+            match id {
+                Some(id) => session.branch(id).expect("a known entry"),
+                None => session.reset_leaf(),
+            }
+            let (state, ctx) = (session.branch_state(), session.build_context());
+            let at = format!("{name} at {id:?}");
+            assert_eq!(state.has_messages, !ctx.messages.is_empty(), "{at}");
+            assert_eq!(state.model, ctx.model, "{at}");
+            assert_eq!(state.thinking_level, ctx.thinking_level, "{at}");
+            assert_eq!(
+                state.has_thinking_level_change, ctx.has_thinking_level_change,
+                "{at}"
+            );
+            checked += 1;
+        }
+        assert!(checked > 1, "{name} has entries");
+    }
+}

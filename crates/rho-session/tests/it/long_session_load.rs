@@ -83,3 +83,43 @@ fn damage_spread_over_many_batches_is_reported_in_line_order() {
     assert_eq!(loaded.valid_len, size, "appends go after the torn tail");
     assert!(loaded.needs_newline);
 }
+
+/// Blank lines and CRLF line ends spread over many blocks count in the line numbers of
+/// warnings, and the entries after them load.
+#[test]
+fn blank_lines_and_crlf_across_blocks_keep_line_numbers() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("blank.jsonl");
+    let mut file = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    write!(
+        file,
+        "\n  \r\n{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/tmp\"}}\r\n"
+    )
+    .unwrap();
+    let mut line = 3;
+    let mut bad_at = Vec::new();
+    for i in 0..ENTRIES {
+        if i % 500 == 0 {
+            file.write_all(b" \t \r\n\n").unwrap();
+            line += 2;
+        }
+        line += 1;
+        if i % 1_500 == 7 {
+            file.write_all(b"not json\r\n").unwrap();
+            bad_at.push(line);
+            line += 1;
+        }
+        file.write_all(entry_line(i).as_bytes()).unwrap();
+        file.write_all(b"\r\n").unwrap();
+    }
+    drop(file);
+    let loaded = load_file(&path).expect("loads");
+    let lines: Vec<usize> = loaded.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, bad_at, "{:#?}", loaded.warnings);
+    assert_eq!(loaded.entries.len(), ENTRIES);
+    assert_eq!(
+        loaded.entries[ENTRIES - 1].id,
+        format!("{:08x}", ENTRIES - 1)
+    );
+    assert!(!loaded.needs_newline);
+}

@@ -32,6 +32,9 @@ pub struct AssistantMessageView {
     pub blocks: Vec<ReplyBlock>,
     /// When false, thinking shows as a one-line `Thinking...` label (pi's hidden thinking).
     pub thinking_expanded: bool,
+    /// What that one line says instead of `Thinking...` (an extension's
+    /// `setHiddenThinkingLabel`).
+    pub hidden_label: Option<String>,
     /// `aborted` / `error` end the message with a notice.
     pub stop_reason: Option<StopReason>,
     /// The error text for `error`, the reason for `aborted`.
@@ -137,7 +140,10 @@ impl Component for AssistantMessageView {
                     } else {
                         out.push(format!(
                             " {}",
-                            italic(&theme.fg(c.thinking_text, "Thinking..."))
+                            italic(&theme.fg(
+                                c.thinking_text,
+                                self.hidden_label.as_deref().unwrap_or("Thinking...")
+                            ))
                         ));
                     }
                 }

@@ -6,6 +6,7 @@
 //! here too, as [`crate::components::Component`]s, because extensions drive them through the
 //! same `ctx.ui` calls as their dialogs.
 
+mod choice;
 mod confirm;
 mod frame;
 mod hotkeys;
@@ -20,11 +21,11 @@ mod settings;
 mod status_bar;
 mod text_area;
 mod thinking_selector;
-mod tree_rows;
-mod tree_selector;
+mod tree;
 mod widget_area;
 
 pub use crate::fuzzy::{fuzzy_rank, fuzzy_score};
+pub use choice::ChoiceDialog;
 pub use confirm::ConfirmDialog;
 pub use frame::{edit_line, framed, inner_width, rule};
 pub use hotkeys::HotkeysView;
@@ -34,11 +35,10 @@ pub use model_selector::ModelSelector;
 pub use notification::{Notification, NotificationKind};
 pub use scoped_models::{ScopedModels, ScopedModelsDialog};
 pub use select_list::{SelectItem, SelectList, SELECT_HINT};
-pub use session_picker::{relative_age, SessionPicker, SessionScope};
+pub use session_picker::{Deleted, SessionPick, SessionPicker, SessionScope, SortMode};
 pub use settings::{SettingItem, SettingsDialog};
 pub use status_bar::StatusBar;
 pub use text_area::TextAreaDialog;
 pub use thinking_selector::{thinking_description, ThinkingSelector};
-pub use tree_rows::{entry_text, tree_rows, TreeRow};
-pub use tree_selector::TreeSelector;
+pub use tree::{TreeFilter, TreePick, TreeSelector};
 pub use widget_area::{WidgetArea, WidgetPlacement};

@@ -147,6 +147,13 @@ impl SelectList {
         &self.query
     }
 
+    /// Selects the row of item `index` when it is shown.
+    pub fn select_item(&mut self, index: usize) {
+        if let Some(k) = self.visible.iter().position(|&i| i == index) {
+            self.selected = k;
+        }
+    }
+
     /// Original index of the selected row, if any row matches.
     pub fn selected_index(&self) -> Option<usize> {
         self.visible.get(self.selected).copied()

@@ -1,11 +1,13 @@
 //! pi's thinking-level selector: the levels the model supports, each with pi's description of
-//! its reasoning budget, the current one marked.
+//! its reasoning budget, the current one marked. Enter picks a level; `app.thinking.save`
+//! (Ctrl+S) picks it as the default too.
 
 use rho_protocol::ThinkingLevel;
 
+use super::model_selector::save_hint;
 use super::select_list::{SelectItem, SelectList};
 use crate::input::{Dialog, DialogAction, Input};
-use crate::keymap::Keymap;
+use crate::keymap::{Action, Keymap};
 use crate::theme::Theme;
 
 /// pi's one-line description of a thinking level.
@@ -21,7 +23,7 @@ pub fn thinking_description(level: ThinkingLevel) -> &'static str {
     }
 }
 
-/// Picks a thinking level; yields it.
+/// Picks a thinking level; yields it and whether to make it the default.
 #[derive(Debug, Clone)]
 pub struct ThinkingSelector {
     levels: Vec<ThinkingLevel>,
@@ -36,21 +38,34 @@ impl ThinkingSelector {
             .iter()
             .map(|&l| SelectItem::new(l.as_str(), thinking_description(l)))
             .collect();
-        let mut list = SelectList::new("Select thinking level", items);
+        let mut list =
+            SelectList::new("Select thinking level", items).with_hint(save_hint("ctrl+s"));
         if let Some(i) = levels.iter().position(|&l| l == current) {
             list = list.with_selected(i).with_current(i);
         }
         Self { levels, list }
     }
+
+    /// Names the key that sets the default in the hint (keybindings.json may move it).
+    pub fn with_save_key(mut self, save_key: &str) -> Self {
+        self.list = self.list.with_hint(save_hint(save_key));
+        self
+    }
 }
 
 impl Dialog for ThinkingSelector {
-    type Output = ThinkingLevel;
+    type Output = (ThinkingLevel, bool);
 
-    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<ThinkingLevel> {
+    fn handle(&mut self, input: &Input, keys: &Keymap) -> DialogAction<(ThinkingLevel, bool)> {
+        if keys.matches(input, Action::ThinkingSave) {
+            return match self.list.selected_index().and_then(|i| self.levels.get(i)) {
+                Some(&l) => DialogAction::Done((l, true)),
+                None => DialogAction::Pending,
+            };
+        }
         match self.list.handle_key(input, keys) {
             DialogAction::Done(i) => match self.levels.get(i) {
-                Some(&l) => DialogAction::Done(l),
+                Some(&l) => DialogAction::Done((l, false)),
                 None => DialogAction::Pending,
             },
             DialogAction::Cancelled => DialogAction::Cancelled,

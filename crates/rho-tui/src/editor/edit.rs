@@ -122,6 +122,21 @@ impl Editor {
         self.completion.close();
     }
 
+    /// pi's jump to a character: the cursor moves to the next (or, backward, the previous)
+    /// `c` after (before) it, across lines; it stays when there is none.
+    pub(super) fn jump_to(&mut self, c: char, forward: bool) {
+        let cursor = self.buf.cursor;
+        let found = if forward {
+            let from = self.buf.next(cursor);
+            self.buf.text[from..].find(c).map(|i| from + i)
+        } else {
+            self.buf.text[..cursor].rfind(c)
+        };
+        if let Some(at) = found {
+            self.buf.cursor = self.snap(at, forward);
+        }
+    }
+
     /// Inserts at the cursor as one undo step (a newline, a paste or its marker).
     pub(super) fn insert(&mut self, text: &str) {
         self.push_undo();

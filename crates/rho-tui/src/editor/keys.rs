@@ -35,6 +35,8 @@ pub const ACTIONS: &[Action] = &[
     Action::EditorCursorDown,
     Action::EditorPageUp,
     Action::EditorPageDown,
+    Action::EditorJumpForward,
+    Action::EditorJumpBackward,
 ];
 
 /// The popup's actions.
@@ -105,7 +107,30 @@ fn typed_char(input: &Input) -> Option<char> {
     }
 }
 
+/// The key after a jump key: a character is the jump's target; the jump key again cancels;
+/// anything else cancels and does what it does. True when the key is used up.
+fn jump_key(ed: &mut Editor, input: &Input, keys: &Keymap) -> bool {
+    let Some(forward) = ed.jump.take() else {
+        return false;
+    };
+    let jumps = [Action::EditorJumpForward, Action::EditorJumpBackward];
+    if keys.first_match(input, &jumps).is_some() {
+        return true;
+    }
+    match typed_char(input) {
+        Some(c) => {
+            ed.jump_to(c, forward);
+            true
+        }
+        None => false,
+    }
+}
+
 fn key(ed: &mut Editor, input: &Input, keys: &Keymap) -> EditorAction {
+    if jump_key(ed, input, keys) {
+        ed.last = Last::Other;
+        return Handled;
+    }
     let last = std::mem::replace(&mut ed.last, Last::Other);
     let action = keys.first_match(input, ACTIONS);
     let vertical = [
@@ -158,6 +183,8 @@ fn key(ed: &mut Editor, input: &Input, keys: &Keymap) -> EditorAction {
         Action::EditorCursorDown => ed.down(),
         Action::EditorPageUp => ed.page(-1),
         Action::EditorPageDown => ed.page(1),
+        Action::EditorJumpForward => ed.jump = Some(true),
+        Action::EditorJumpBackward => ed.jump = Some(false),
         _ => return Ignored,
     }
     Handled

@@ -77,6 +77,9 @@ pub struct Editor {
     scroll: Cell<usize>,
     /// Column Up/Down aim for across consecutive vertical moves (pi's sticky column).
     goal_col: Option<usize>,
+    /// `tui.editor.jumpForward` (true) or `jumpBackward` (false) was pressed: the next
+    /// character typed is where the cursor jumps.
+    jump: Option<bool>,
 }
 
 impl Editor {
@@ -95,6 +98,7 @@ impl Editor {
             max_rows: None,
             scroll: Cell::new(0),
             goal_col: None,
+            jump: None,
         }
     }
 
@@ -142,6 +146,18 @@ impl Editor {
         self.history.reset();
         self.completion.close();
         self.last = Last::Other;
+    }
+
+    /// The text with paste markers expanded (what a submission would send), the editor
+    /// unchanged (the external editor gets it).
+    pub fn expanded_text(&self) -> String {
+        self.pastes.expand(&self.buf.text)
+    }
+
+    /// Inserts `text` at the cursor as one undo step (a clipboard paste's text or file path).
+    pub fn insert_text(&mut self, text: &str) {
+        self.insert(&paste::normalize(text));
+        self.completion.close();
     }
 
     /// True when there is no text at all.

@@ -81,9 +81,17 @@ impl FullscreenView {
             out.write_all(format!("{ENTER}{MOUSE_ON}").as_bytes())?;
             out.flush()?;
             self.entered = true;
+            crate::terminal::set_fullscreen(true);
             self.screen.invalidate();
         }
         Ok(())
+    }
+
+    /// The terminal was handed to another program and taken back (which left the alternate
+    /// screen): the next frame enters it again and is drawn whole.
+    pub fn retaken(&mut self) {
+        self.entered = false;
+        self.screen.invalidate();
     }
 
     /// Gives the mouse and the normal screen back (as it was before [`enter`](Self::enter)).
@@ -92,6 +100,7 @@ impl FullscreenView {
             out.write_all(format!("{MOUSE_OFF}{LEAVE}").as_bytes())?;
             out.flush()?;
             self.entered = false;
+            crate::terminal::set_fullscreen(false);
         }
         Ok(())
     }

@@ -1,9 +1,9 @@
 //! One key in pi's notation (`ctrl+shift+p`, `alt+enter`, `pageUp`, `ctrl+]`) and whether a
 //! key event the terminal sent is that key.
 //!
-//! rho reads keys without the kitty keyboard protocol, so terminals send some keys in their
-//! legacy encodings, which crossterm decodes as it can: Ctrl+] arrives as Ctrl+5 and Ctrl+- as
-//! Ctrl+7 (the control bytes 0x1D and 0x1F), a raw 0x08 is Ctrl+H (also what some terminals send
+//! Terminals without the kitty keyboard protocol or `modifyOtherKeys` send some keys in legacy
+//! encodings that say less: Ctrl+] and Ctrl+- are the control bytes 0x1D and 0x1F (crossterm
+//! once reported them as Ctrl+5 and Ctrl+7), a raw 0x08 is Ctrl+H (also what some terminals send
 //! for Backspace), Shift+Tab is BackTab, and a shifted letter is its capital. Matching accepts
 //! those forms as pi's key matcher accepts the same bytes.
 

@@ -89,6 +89,12 @@ impl Keymap {
         keys.join("/")
     }
 
+    /// The first key of `action` as written in keybindings.json (or pi's default), lower
+    /// case: pi's compact hints (the tree's help) name keys so.
+    pub fn first_written(&self, action: Action) -> Option<&str> {
+        self.written[action as usize].first().map(String::as_str)
+    }
+
     /// Every action with its keys as written (lower case), in pi's order.
     pub fn written(&self) -> impl Iterator<Item = (&'static ActionDef, &[String])> {
         ACTIONS.iter().zip(self.written.iter().map(Vec::as_slice))

@@ -8,7 +8,7 @@ use crate::common;
 use common::{feed, key, show};
 use rho_tui::ansi::visible_width;
 use rho_tui::dialogs::*;
-use rho_tui::input::KeyCode;
+use rho_tui::input::{KeyCode, KeyModifiers};
 use rho_tui::Keymap;
 use rho_tui::{Dialog, DialogAction, Input, Theme};
 
@@ -268,11 +268,18 @@ fn model_selector_starts_on_the_current_model_and_searches_providers() {
     feed(&mut s, &Input::typed("google"));
     assert_eq!(s.list().visible_indices(), &[5]);
     match s.handle(&key(KeyCode::Enter), &Keymap::default()) {
-        DialogAction::Done(m) => assert_eq!(
-            (m.provider.as_str(), m.id.as_str()),
-            ("google", "gemini-2.5-pro")
+        DialogAction::Done((m, as_default)) => assert_eq!(
+            (m.provider.as_str(), m.id.as_str(), as_default),
+            ("google", "gemini-2.5-pro", false)
         ),
         other => panic!("expected a model, got {other:?}"),
+    }
+    // app.models.save (Ctrl+S) picks the selected model as the default.
+    match s.handle(&Input::ctrl('s'), &Keymap::default()) {
+        DialogAction::Done((m, as_default)) => {
+            assert_eq!((m.id.as_str(), as_default), ("gemini-2.5-pro", true))
+        }
+        other => panic!("expected a default model, got {other:?}"),
     }
     let mut s = ModelSelector::new(models(), None);
     feed(&mut s, &Input::typed("openrouter sonnet"));
@@ -302,13 +309,18 @@ fn thinking_selector_picks_a_level() {
     );
     assert_eq!(
         s.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done(L::High)
+        DialogAction::Done((L::High, false))
     );
     let mut s = ThinkingSelector::new(levels, L::Off);
     feed(&mut s, &Input::typed("xh"));
     assert_eq!(
         s.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done(L::Xhigh)
+        DialogAction::Done((L::Xhigh, false))
+    );
+    // app.thinking.save (Ctrl+S) picks it as the default.
+    assert_eq!(
+        s.handle(&Input::ctrl('s'), &Keymap::default()),
+        DialogAction::Done((L::Xhigh, true))
     );
     both!(
         "thinking_selector",
@@ -450,4 +462,33 @@ fn every_dialog_fits_tiny_widths() {
     ));
     fits(&SettingsDialog::new(settings()));
     fits(&HotkeysView::new(vec![("ctrl+o".into(), "expand".into())]));
+}
+
+#[test]
+fn scoped_models_toggle_a_provider_and_reorder_the_cycle() {
+    let keys = Keymap::default();
+    let mut d = ScopedModelsDialog::new(&models(), None);
+    let done = |d: &mut ScopedModelsDialog| match d.handle(&Input::ctrl('s'), &Keymap::default()) {
+        DialogAction::Done(choice) => choice.enabled,
+        other => panic!("expected a choice, got {other:?}"),
+    };
+    // Ctrl+P on an Anthropic model: every Anthropic model off (all were on).
+    d.handle(&Input::ctrl('p'), &keys);
+    let without = done(&mut d.clone()).unwrap_or_default();
+    assert!(
+        without.iter().all(|id| !id.starts_with("anthropic/")),
+        "{without:?}"
+    );
+    assert_eq!(without.len(), 4);
+    // Enabled models come first, in cycle order: move gpt-4o-mini above gpt-5.
+    feed(&mut d, &Input::typed("4o"));
+    let alt_up = Input::with_mods(KeyCode::Up, KeyModifiers::ALT);
+    d.handle(&alt_up, &keys);
+    let order = done(&mut d.clone()).unwrap_or_default();
+    assert_eq!(&order[..2], ["openai/gpt-4o-mini", "openai/gpt-5"]);
+    // Ctrl+P again turns the provider back on (at the end of the cycle).
+    feed(&mut d, &vec![key(KeyCode::Backspace); 2]);
+    feed(&mut d, &Input::typed("opus"));
+    d.handle(&Input::ctrl('p'), &keys);
+    assert_eq!(done(&mut d), None, "every model on again is no scope");
 }

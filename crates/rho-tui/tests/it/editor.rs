@@ -739,3 +739,40 @@ fn a_resize_sets_the_height_and_is_left_to_the_loop() {
     assert_eq!(lines.len(), 7 + 2);
     assert!(strip_ansi(&lines[0]).starts_with("─── ↑ 24 more"));
 }
+
+#[test]
+fn jump_keys_move_to_the_next_or_previous_character_typed() {
+    let mut ed = editor();
+    feed(&mut ed, &Input::typed("alpha beta"));
+    feed(&mut ed, &[shift_enter()]);
+    feed(&mut ed, &Input::typed("gamma"));
+    let ctrl_bracket = Input::ctrl(']');
+    let ctrl_alt_bracket = Input::with_mods(
+        KeyCode::Char(']'),
+        KeyModifiers::CONTROL | KeyModifiers::ALT,
+    );
+    // Backward to the `b` of beta, across the line break, then type there.
+    feed(
+        &mut ed,
+        &[ctrl_alt_bracket.clone(), Input::char('b'), Input::char('>')],
+    );
+    assert_eq!(ed.text(), "alpha >beta\ngamma");
+    // Forward to the next `m` (in gamma), on the next line.
+    feed(
+        &mut ed,
+        &[ctrl_bracket.clone(), Input::char('m'), Input::char('|')],
+    );
+    assert_eq!(ed.text(), "alpha >beta\nga|mma");
+    // No such character: the cursor stays; the jump key twice cancels, and the character
+    // after is typed.
+    feed(
+        &mut ed,
+        &[ctrl_bracket.clone(), Input::char('z'), Input::char('1')],
+    );
+    assert_eq!(ed.text(), "alpha >beta\nga|1mma");
+    feed(
+        &mut ed,
+        &[ctrl_bracket.clone(), ctrl_bracket, Input::char('x')],
+    );
+    assert_eq!(ed.text(), "alpha >beta\nga|1xmma");
+}

@@ -13,4 +13,7 @@ mod editor_render;
 mod extension_ui;
 mod renderer;
 mod session_dialogs;
+mod terminal_restore;
+mod themes;
 mod transcript;
+mod tree_dialog;

@@ -1,4 +1,4 @@
-//! Behaviour and snapshot tests of the session picker and the `/tree` navigator.
+//! Behaviour and snapshot tests of the `/resume` session picker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -37,8 +37,29 @@ fn session(
     }
 }
 
-fn picker() -> SessionPicker {
-    let here = vec![
+/// `child` forked from `parent`.
+fn forked(
+    mut child: rho_protocol::session::SessionSummary,
+    parent: &str,
+) -> rho_protocol::session::SessionSummary {
+    child.header.parent_session = Some(format!("/sessions/{parent}.jsonl"));
+    child
+}
+
+/// This folder: `a` (5 minutes ago), `b` (named, 2 hours), `e` forked from `b` a minute ago.
+fn here() -> Vec<rho_protocol::session::SessionSummary> {
+    vec![
+        forked(
+            session(
+                "e",
+                "/home/me/rho",
+                None,
+                Some("Follow-up on the notes"),
+                60_000,
+                3,
+            ),
+            "b",
+        ),
         session(
             "a",
             "/home/me/rho",
@@ -55,8 +76,11 @@ fn picker() -> SessionPicker {
             2 * 3_600_000,
             1,
         ),
-    ];
-    let mut all = here.clone();
+    ]
+}
+
+fn picker() -> SessionPicker {
+    let mut all = here();
     all.push(session(
         "c",
         "/home/me/website",
@@ -66,35 +90,87 @@ fn picker() -> SessionPicker {
         40,
     ));
     all.push(session("d", "/tmp/scratch", None, None, 30_000, 0));
-    SessionPicker::new(here, all, NOW)
+    SessionPicker::new(here(), all, NOW, &Keymap::default())
+        .with_home(Some("/home/me".into()))
+        .with_active(Some("/sessions/a.jsonl".into()))
+}
+
+fn shown(p: &SessionPicker) -> Vec<String> {
+    p.shown_paths()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+fn ctrl(c: char) -> Input {
+    Input::ctrl(c)
 }
 
 #[test]
-fn session_picker_tab_toggles_scope_and_enter_yields_the_path() {
+fn session_picker_threads_forks_under_their_parent_and_cycles_sorts() {
     let mut p = picker();
     assert_eq!(p.scope(), SessionScope::CurrentFolder);
-    assert_eq!(p.list().visible_indices().len(), 2);
+    // Threaded: b's subtree has the newest activity (its fork e), then a.
+    assert_eq!(shown(&p), ["b", "e", "a"]);
     let text = show(&p.render(80, &Theme::dark()), 80);
-    assert!(
-        text.contains("Fix the parser panic on empty input") && text.contains("5m ago · 12 msgs"),
-        "{text}"
-    );
-    assert!(
-        !text.contains("/home/me/rho"),
-        "cwd is only shown in All: {text}"
-    );
+    assert!(text.contains("   └─ Follow-up on the notes"), "{text}");
+    assert!(text.contains("Sort: Threaded"), "{text}");
+    p.handle(&ctrl('s'), &Keymap::default());
+    assert_eq!(p.sort(), SortMode::Recent);
+    assert_eq!(shown(&p), ["e", "a", "b"], "newest first, as listed");
+    p.handle(&ctrl('s'), &Keymap::default());
+    assert_eq!(p.sort(), SortMode::Fuzzy);
+    p.handle(&ctrl('s'), &Keymap::default());
+    assert_eq!(p.sort(), SortMode::Threaded);
+    // Named only.
+    p.handle(&ctrl('n'), &Keymap::default());
+    assert_eq!(shown(&p), ["b"]);
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(text.contains("Name: Named"), "{text}");
+    p.handle(&ctrl('n'), &Keymap::default());
+    // Tab: every folder, with its folder on the right, `~` for home.
     p.handle(&key(KeyCode::Tab), &Keymap::default());
     assert_eq!(p.scope(), SessionScope::All);
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(text.contains("~/website 40 3d"), "{text}");
+    assert!(text.contains("/tmp/scratch 0 now"), "{text}");
+    // Ctrl+P: the file paths too.
+    p.handle(&ctrl('p'), &Keymap::default());
+    let text = show(&p.render(120, &Theme::dark()), 120);
+    assert!(text.contains("/sessions/c.jsonl ~/website 40 3d"), "{text}");
+    assert!(text.contains("path (on)"), "{text}");
+}
+
+#[test]
+fn session_picker_search_words_phrases_and_regexes() {
+    let mut p = picker();
+    p.handle(&key(KeyCode::Tab), &Keymap::default());
     feed(&mut p, &Input::typed("website"));
+    assert_eq!(shown(&p), ["c"]);
     assert_eq!(
         p.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done(std::path::PathBuf::from("/sessions/c.jsonl"))
+        DialogAction::Done(SessionPick::Resume("/sessions/c.jsonl".into()))
     );
+    // The query survives the scope toggle.
     p.handle(&key(KeyCode::Tab), &Keymap::default());
     assert_eq!(p.scope(), SessionScope::CurrentFolder);
+    assert!(shown(&p).is_empty());
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(text.contains("No sessions in current folder. Press Tab to view all."));
+    feed(&mut p, &vec![key(KeyCode::Backspace); 7]);
+    // A name match beats a first-message match.
+    feed(&mut p, &Input::typed("notes"));
+    assert_eq!(shown(&p), ["b", "e"]);
+    feed(&mut p, &vec![key(KeyCode::Backspace); 5]);
+    feed(&mut p, &Input::typed("\"empty input\""));
+    assert_eq!(shown(&p), ["a"], "a phrase matches across the line break");
+    feed(&mut p, &vec![key(KeyCode::Backspace); 13]);
+    feed(&mut p, &Input::typed("re:^fix|^draft"));
+    assert_eq!(shown(&p), ["a", "b"], "equal matches, newest first");
+    feed(&mut p, &Input::typed("("));
     assert!(
-        p.list().visible_indices().is_empty(),
-        "the query survives the toggle"
+        shown(&p).is_empty(),
+        "a regex that does not compile matches nothing"
     );
     assert_eq!(
         p.handle(&key(KeyCode::Esc), &Keymap::default()),
@@ -103,11 +179,88 @@ fn session_picker_tab_toggles_scope_and_enter_yields_the_path() {
 }
 
 #[test]
+fn session_picker_deletes_after_a_confirmation_but_never_the_active_session() {
+    let mut p = picker();
+    // The active session (a) cannot be deleted.
+    feed(&mut p, &[key(KeyCode::Down), key(KeyCode::Down)]);
+    assert_eq!(
+        p.selected_path(),
+        Some(std::path::Path::new("/sessions/a.jsonl"))
+    );
+    assert_eq!(
+        p.handle(&ctrl('d'), &Keymap::default()),
+        DialogAction::Pending
+    );
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(
+        text.contains("Cannot delete the currently active session"),
+        "{text}"
+    );
+    // Another one asks first; Esc keeps it.
+    p.handle(&key(KeyCode::Up), &Keymap::default());
+    p.handle(&ctrl('d'), &Keymap::default());
+    both!("session_picker_delete", &p);
+    p.handle(&key(KeyCode::Esc), &Keymap::default());
+    assert_eq!(shown(&p).len(), 3);
+    p.handle(&ctrl('d'), &Keymap::default());
+    let picked = p.handle(&key(KeyCode::Enter), &Keymap::default());
+    assert_eq!(
+        picked,
+        DialogAction::Done(SessionPick::Delete("/sessions/e.jsonl".into()))
+    );
+    p.deleted(
+        std::path::Path::new("/sessions/e.jsonl"),
+        Ok(Deleted::Trash),
+    );
+    assert_eq!(
+        shown(&p),
+        ["a", "b"],
+        "b's subtree lost its newest activity"
+    );
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(text.contains("Session moved to trash"), "{text}");
+    p.deleted(
+        std::path::Path::new("/sessions/b.jsonl"),
+        Err("permission denied".into()),
+    );
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(
+        text.contains("Failed to delete: permission denied"),
+        "{text}"
+    );
+}
+
+#[test]
+fn session_picker_renames_with_the_current_name_to_edit() {
+    let mut p = picker();
+    p.handle(&ctrl('r'), &Keymap::default());
+    both!("session_picker_rename", &p);
+    // Emptied, Enter does nothing; a name is handed over.
+    feed(&mut p, &vec![key(KeyCode::Backspace); 13]);
+    assert_eq!(
+        p.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Pending
+    );
+    feed(&mut p, &Input::typed("  v2 notes "));
+    assert_eq!(
+        p.handle(&key(KeyCode::Enter), &Keymap::default()),
+        DialogAction::Done(SessionPick::Rename {
+            path: "/sessions/b.jsonl".into(),
+            name: "v2 notes".into()
+        })
+    );
+    p.renamed(std::path::Path::new("/sessions/b.jsonl"), "v2 notes");
+    let text = show(&p.render(80, &Theme::dark()), 80);
+    assert!(text.contains("› v2 notes"), "{text}");
+}
+
+#[test]
 fn session_picker_starts_on_all_when_the_folder_has_none() {
     let p = SessionPicker::new(
         Vec::new(),
         vec![session("x", "/x", Some("n"), None, 0, 2)],
         NOW,
+        &Keymap::default(),
     );
     assert_eq!(p.scope(), SessionScope::All);
 }
@@ -120,236 +273,12 @@ fn session_picker_snapshots() {
     both!("session_picker_all", &p);
 }
 
-use rho_protocol::agent::AgentMessage;
-use rho_protocol::session::{CompactionData, EntryData, SessionEntry};
-use rho_protocol::{
-    AssistantMessage, ContentBlock, ToolCall, ToolResultMessage, UserContent, UserMessage,
-};
-
-fn entry(id: &str, parent: Option<&str>, data: EntryData) -> SessionEntry {
-    SessionEntry {
-        id: id.into(),
-        parent_id: parent.map(str::to_string),
-        timestamp: String::new(),
-        data,
-    }
-}
-
-fn msg(m: AgentMessage) -> EntryData {
-    EntryData::Message(m.into())
-}
-
-fn user(text: &str) -> EntryData {
-    msg(AgentMessage::User(UserMessage {
-        content: UserContent::Text(text.into()),
-        timestamp: 0,
-    }))
-}
-
-fn assistant(blocks: Vec<ContentBlock>) -> EntryData {
-    let mut a = AssistantMessage::empty("test", "test", "m");
-    a.content = blocks;
-    msg(AgentMessage::Assistant(a))
-}
-
-fn call(name: &str) -> ContentBlock {
-    ContentBlock::ToolCall(ToolCall {
-        namespace: None,
-        id: "c1".into(),
-        name: name.into(),
-        arguments: serde_json::json!({}),
-        thought_signature: None,
-    })
-}
-
-fn result() -> EntryData {
-    msg(AgentMessage::ToolResult(ToolResultMessage {
-        duration_ms: None,
-        usage: None,
-        nested_calls: None,
-        tool_call_id: "c1".into(),
-        tool_name: "read".into(),
-        content: vec![ContentBlock::text("file text")],
-        details: None,
-        is_error: false,
-        timestamp: 0,
-    }))
-}
-
-fn tree_session() -> Vec<SessionEntry> {
-    vec![
-        entry("u1", None, user("Fix the parser\nit panics on empty input")),
-        entry(
-            "a1",
-            Some("u1"),
-            assistant(vec![call("read"), call("grep")]),
-        ),
-        entry("t1", Some("a1"), result()),
-        entry(
-            "a2",
-            Some("t1"),
-            assistant(vec![ContentBlock::text("Found it; patching now.")]),
-        ),
-        entry("u2", Some("a2"), user("Also add tests")),
-        entry(
-            "a3",
-            Some("u2"),
-            assistant(vec![ContentBlock::text("Done: two tests added.")]),
-        ),
-        entry(
-            "l1",
-            Some("a3"),
-            EntryData::Label {
-                target_id: "u2".into(),
-                label: Some("tests".into()),
-            },
-        ),
-        entry("u3", Some("a2"), user("Instead, explain the bug in detail")),
-        entry(
-            "m1",
-            Some("u3"),
-            EntryData::ModelChange {
-                provider: "openai".into(),
-                model_id: "gpt-5".into(),
-            },
-        ),
-        entry(
-            "h1",
-            Some("m1"),
-            EntryData::ThinkingLevelChange {
-                thinking_level: "high".into(),
-            },
-        ),
-        entry(
-            "a4",
-            Some("h1"),
-            assistant(vec![ContentBlock::text("The guard was missing.")]),
-        ),
-        entry(
-            "c1",
-            Some("a4"),
-            EntryData::Compaction(CompactionData {
-                usage: None,
-                system_message: None,
-                summary: "s".into(),
-                first_kept_entry_id: "a4".into(),
-                tokens_before: 1000,
-                details: None,
-                from_hook: None,
-            }),
-        ),
-        entry(
-            "b1",
-            Some("u1"),
-            EntryData::BranchSummary {
-                usage: None,
-                from_id: "a4".into(),
-                summary: "Tried another approach".into(),
-                details: None,
-                from_hook: None,
-            },
-        ),
-    ]
-}
-
 #[test]
-fn rows_follow_the_tree_and_indent_only_at_forks() {
-    let s = TreeSelector::new(&tree_session(), Some("l1"));
-    let rows: Vec<String> = s
-        .rows()
-        .iter()
-        .map(|r| format!("{}{}", r.prefix, r.text))
-        .collect();
-    assert_eq!(
-        rows,
-        vec![
-            "user: Fix the parser it panics on empty input",
-            "├─ assistant: [tool calls: read, grep]",
-            "│  assistant: Found it; patching now.",
-            "│  ├─ user: Also add tests",
-            "│  │  assistant: Done: two tests added.",
-            "│  └─ user: Instead, explain the bug in detail",
-            "│     [model: gpt-5]",
-            "│     [thinking: high]",
-            "│     assistant: The guard was missing.",
-            "│     [compaction]",
-            "└─ [branch summary] Tried another approach",
-        ]
-    );
-    let leaf: Vec<&str> = s
-        .rows()
-        .iter()
-        .filter(|r| r.is_leaf)
-        .map(|r| r.id.as_str())
-        .collect();
-    assert_eq!(
-        leaf,
-        vec!["a3"],
-        "a hidden leaf (the label) marks its shown parent"
-    );
-    let path: Vec<&str> = s
-        .rows()
-        .iter()
-        .filter(|r| r.on_path)
-        .map(|r| r.id.as_str())
-        .collect();
-    assert_eq!(path, vec!["u1", "a1", "a2", "u2", "a3"]);
-    assert_eq!(s.rows()[3].label.as_deref(), Some("tests"));
-}
-
-#[test]
-fn starts_on_the_leaf_moves_filters_and_picks() {
-    let mut s = TreeSelector::new(&tree_session(), Some("a3"));
-    assert_eq!(s.selected_id(), Some("a3"));
-    s.handle(&key(KeyCode::Up), &Keymap::default());
-    assert_eq!(s.selected_id(), Some("u2"));
-    s.handle(&key(KeyCode::Up), &Keymap::default());
-    s.handle(&key(KeyCode::Up), &Keymap::default());
-    s.handle(&key(KeyCode::Up), &Keymap::default());
-    assert_eq!(s.selected_id(), Some("u1"));
-    s.handle(&key(KeyCode::Up), &Keymap::default());
-    assert_eq!(s.selected_id(), Some("b1"), "wraps to the last row");
-    feed(&mut s, &Input::typed("GUARD"));
-    let ids: Vec<&str> = s.visible_rows().iter().map(|r| r.id.as_str()).collect();
-    assert_eq!(ids, vec!["a4"]);
-    assert_eq!(
-        s.handle(&key(KeyCode::Enter), &Keymap::default()),
-        DialogAction::Done("a4".into())
-    );
-    feed(&mut s, &vec![key(KeyCode::Backspace); 5]);
-    assert_eq!(s.visible_rows().len(), 11);
-    assert_eq!(
-        s.selected_id(),
-        Some("a4"),
-        "the selection survives clearing the filter"
-    );
-    feed(&mut s, &Input::typed("tests"));
-    assert_eq!(s.selected_id(), Some("u2"), "labels are searched too");
-    assert_eq!(
-        s.handle(&key(KeyCode::Esc), &Keymap::default()),
-        DialogAction::Cancelled
-    );
-}
-
-#[test]
-fn tree_snapshots() {
-    both!(
-        "tree_selector",
-        &TreeSelector::new(&tree_session(), Some("l1"))
-    );
-    let mut s = TreeSelector::new(&tree_session(), Some("l1")).with_max_rows(4);
-    feed(&mut s, &Input::typed("user"));
-    both!("tree_selector_filtered", &s);
-}
-
-#[test]
-fn session_dialogs_fit_tiny_widths() {
+fn session_picker_fits_tiny_widths() {
     for width in [1, 2, 3, 5, 9] {
         let t = Theme::dark();
-        let lines = picker().render(width, &t);
-        let tree = TreeSelector::new(&tree_session(), Some("a3")).render(width, &t);
-        for l in lines.iter().chain(&tree) {
-            assert!(visible_width(l) <= width, "{width}: {l:?}");
+        for l in picker().render(width, &t) {
+            assert!(visible_width(&l) <= width, "{width}: {l:?}");
         }
     }
 }

@@ -11,7 +11,7 @@ mod parse;
 mod request;
 
 pub use parse::Parser;
-pub(crate) use request::{adaptive_effort, thinking_budget};
+pub(crate) use request::adaptive_effort;
 pub use request::{build_request, is_adaptive_model, is_oauth_token};
 
 /// The error text for an HTTP failure: `<status> <entire JSON body as compact text>`, the raw

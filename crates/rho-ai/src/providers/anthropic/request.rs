@@ -274,11 +274,9 @@ fn thinking(model: &Model, options: &StreamOptions) -> Thinking {
             effort: Some(adaptive_effort(model, level)),
         };
     }
-    let mut budget = thinking_budget(options, level);
-    let max_tokens = (base + budget).min(model.max_tokens);
-    if max_tokens <= budget {
-        budget = max_tokens.saturating_sub(1024);
-    }
+    let budgets = &options.thinking_budgets;
+    let max_tokens = (base + budgets.for_level(level)).min(model.max_tokens);
+    let budget = budgets.within(level, max_tokens);
     Thinking {
         max_tokens,
         config: Some(json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})),
@@ -300,16 +298,6 @@ pub(crate) fn adaptive_effort(model: &Model, level: ThinkingLevel) -> String {
         }
         .to_string()
     })
-}
-
-pub(crate) fn thinking_budget(options: &StreamOptions, level: ThinkingLevel) -> u64 {
-    let b = &options.thinking_budgets;
-    match level {
-        ThinkingLevel::Minimal => b.minimal.unwrap_or(1024),
-        ThinkingLevel::Low => b.low.unwrap_or(2048),
-        ThinkingLevel::Medium => b.medium.unwrap_or(8192),
-        _ => b.high.unwrap_or(16384),
-    }
 }
 
 #[cfg(test)]

@@ -230,7 +230,7 @@ fn claude_thinking(
         }
     } else {
         let base = options.max_tokens.unwrap_or(model.max_tokens);
-        let mut budget = crate::providers::anthropic::thinking_budget(options, level);
+        let mut budget = options.thinking_budgets.for_level(level);
         let total = (base + budget).min(model.max_tokens);
         if total <= budget {
             budget = total.saturating_sub(1024);

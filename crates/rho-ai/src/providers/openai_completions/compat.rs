@@ -95,6 +95,27 @@ pub struct ResolvedCompat {
     pub open_router_routing: Option<Value>,
     /// Vercel AI Gateway routing `{only?, order?}`.
     pub vercel_gateway_routing: Option<Value>,
+    /// The top-level field capping reasoning tokens (`thinkingTokenBudgetField`).
+    pub thinking_token_budget_field: Option<String>,
+    /// Streamed replies carry `finish_reason`; when false, a stream without one is complete.
+    pub supports_finish_reason: bool,
+    /// A replayed assistant message without text sends `""` rather than `null`.
+    pub requires_non_null_assistant_content: bool,
+    /// vLLM's scheduler `priority`.
+    pub vllm_priority: Option<f64>,
+    /// When `prompt_cache_key` is sent.
+    pub prompt_cache_key_mode: PromptCacheKeyMode,
+}
+
+/// pi 1.6's `promptCacheKeyMode`: when the request carries `prompt_cache_key`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptCacheKeyMode {
+    /// To api.openai.com, or with long retention the server supports.
+    Auto,
+    /// Whenever caching is on (compatible proxies).
+    Enabled,
+    /// Never.
+    Disabled,
 }
 
 /// What the provider name and URL say about the server.
@@ -224,6 +245,20 @@ pub fn resolve(model: &Model) -> ResolvedCompat {
         ),
         open_router_routing: c.and_then(|c| c.open_router_routing.clone()),
         vercel_gateway_routing: c.and_then(|c| c.vercel_gateway_routing.clone()),
+        thinking_token_budget_field: c.and_then(|c| {
+            c.thinking_token_budget_field.clone().or_else(|| {
+                (c.supports_thinking_token_budget == Some(true))
+                    .then(|| "thinking_token_budget".to_string())
+            })
+        }),
+        supports_finish_reason: flag(|c| c.supports_finish_reason, true),
+        requires_non_null_assistant_content: flag(|c| c.requires_non_null_assistant_content, false),
+        vllm_priority: c.and_then(|c| c.vllm_priority),
+        prompt_cache_key_mode: match c.and_then(|c| c.prompt_cache_key_mode.as_deref()) {
+            Some("enabled") => PromptCacheKeyMode::Enabled,
+            Some("disabled") => PromptCacheKeyMode::Disabled,
+            _ => PromptCacheKeyMode::Auto,
+        },
     }
 }
 

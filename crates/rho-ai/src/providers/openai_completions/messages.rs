@@ -163,7 +163,8 @@ fn assistant_message(
         parts.extend(texts.iter().map(|t| json!({"type": "text", "text": t})));
         Value::Array(parts)
     } else if texts.is_empty() {
-        if compat.requires_assistant_after_tool_result {
+        if compat.requires_assistant_after_tool_result || compat.requires_non_null_assistant_content
+        {
             Value::String(String::new())
         } else {
             Value::Null

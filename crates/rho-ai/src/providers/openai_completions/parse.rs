@@ -141,6 +141,9 @@ pub struct Parser {
     tools: Vec<ToolSlot>,
     finish_reason: Option<String>,
     seen_id: bool,
+    /// pi 1.6's `compat.supportsFinishReason`: when false the server never says why it
+    /// stopped, so the end of the stream is the end of the reply.
+    supports_finish_reason: bool,
 }
 
 impl Parser {
@@ -153,6 +156,7 @@ impl Parser {
             tools: Vec::new(),
             finish_reason: None,
             seen_id: false,
+            supports_finish_reason: super::compat::resolve(model).supports_finish_reason,
         }
     }
 
@@ -357,6 +361,7 @@ impl WireParser for Parser {
             return Ok(Flow::Continue);
         }
         if data == "[DONE]" {
+            // Whether the reply is whole is `finish`'s call, once the open blocks are closed.
             return Ok(Flow::Stop);
         }
         let chunk: Chunk =
@@ -369,19 +374,38 @@ impl WireParser for Parser {
         }
         self.on_chunk(chunk, reply);
         // Usage may still follow the finish_reason, so reading goes on to `[DONE]` or the end.
+        // A server without finish reasons has said all it will once its body ends.
         Ok(match self.finish_reason {
             Some(_) => Flow::Terminal,
+            None if !self.supports_finish_reason => Flow::Terminal,
             None => Flow::Continue,
         })
     }
 
     fn finish(&mut self, reply: &mut ReplyBuilder) -> Result<StopReason, StreamError> {
         reply.close_all();
-        map_finish_reason(self.finish_reason.as_deref())
+        match (&self.finish_reason, self.supports_finish_reason) {
+            // pi 1.6: a stream that ends, even with `[DONE]`, without saying why it stopped
+            // was cut short...
+            (None, true) => Err(StreamError::EndedEarly {
+                text: self.ended_early(),
+                no_events: None,
+            }),
+            // ...unless the model's compat says the server never says: then pi infers the
+            // reason (tool calls mean the model wants them run).
+            (None, false) => {
+                let calls = reply.message_mut().tool_calls().next().is_some();
+                Ok(if calls {
+                    StopReason::ToolUse
+                } else {
+                    StopReason::Stop
+                })
+            }
+            (Some(reason), _) => map_finish_reason(Some(reason)),
+        }
     }
 
-    /// pi's text. rho also takes `[DONE]` without a `finish_reason` as the end (pi 1.6 does
-    /// only for models with `compat.supportsFinishReason: false`).
+    /// pi's text, for a body that ends, or says `[DONE]`, without a `finish_reason`.
     fn ended_early(&self) -> &'static str {
         "Stream ended without finish_reason"
     }

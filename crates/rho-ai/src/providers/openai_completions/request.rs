@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::compat::{self, ResolvedCompat, ThinkingFormat};
+use super::compat::{self, PromptCacheKeyMode, ResolvedCompat, ThinkingFormat};
 use super::messages;
 use crate::content::ContentBlock;
 use crate::message::{Context, Message};
@@ -27,7 +27,8 @@ pub fn build(model: &Model, context: &Context, options: &StreamOptions) -> HttpR
             options.cache_retention == CacheRetention::Long && compat.supports_long_cache_retention;
         add_cache_markers(&mut msgs, tools.as_mut(), long);
     }
-    let body = body(model, context, options, &compat, msgs, tools);
+    let mut body = body(model, context, options, &compat, msgs, tools);
+    crate::providers::merge_sampling_params(model, options, &mut body);
     HttpRequest {
         url: format!("{}/chat/completions", model.base_url.trim_end_matches('/')),
         headers: headers(model, context, options, &compat),
@@ -67,6 +68,9 @@ fn body(
         b.insert("tool_stream".into(), true.into());
     }
     thinking_params(model, options, compat, &mut b);
+    if let Some(priority) = compat.vllm_priority {
+        b.insert("priority".into(), priority.into());
+    }
     if let Some(routing) = &compat.open_router_routing {
         if model.base_url.contains("openrouter.ai") {
             b.insert("provider".into(), routing.clone());
@@ -98,8 +102,15 @@ fn prompt_cache(
     let retention = options.cache_retention;
     let long = retention == CacheRetention::Long && compat.supports_long_cache_retention;
     if let Some(session) = &options.session_id {
-        let openai = model.base_url.contains("api.openai.com");
-        if (openai && retention != CacheRetention::None) || long {
+        let caching = retention != CacheRetention::None;
+        let send = match compat.prompt_cache_key_mode {
+            PromptCacheKeyMode::Auto => {
+                (model.base_url.contains("api.openai.com") && caching) || long
+            }
+            PromptCacheKeyMode::Enabled => caching,
+            PromptCacheKeyMode::Disabled => false,
+        };
+        if send {
             b.insert("prompt_cache_key".into(), session.clone().into());
         }
     }
@@ -150,6 +161,15 @@ fn thinking_params(
 ) {
     if !model.reasoning {
         return;
+    }
+    // pi 1.6 caps reasoning with a top-level field on servers where reasoning and answer share
+    // the output cap, whatever the thinking format.
+    if let (Some(field), Some(level)) = (&compat.thinking_token_budget_field, options.thinking()) {
+        let ceiling = options.max_tokens.unwrap_or(model.max_tokens);
+        let budget = options.thinking_budgets.within(level, ceiling);
+        if budget > 0 {
+            b.insert(field.clone(), budget.into());
+        }
     }
     let wire = options
         .thinking()

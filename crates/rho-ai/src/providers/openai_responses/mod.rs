@@ -8,7 +8,7 @@ mod parser;
 mod request;
 
 pub use parser::Parser;
-pub use request::build_request;
+pub use request::{build_request, build_request_without_sampling};
 
 /// The error text for an HTTP failure: OpenAI style, `<status> <error.message>`.
 pub fn error_message(status: u16, body: &str) -> String {

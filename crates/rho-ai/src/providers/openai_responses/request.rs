@@ -9,8 +9,21 @@ use crate::model::{Model, ThinkingLevel};
 use crate::options::{CacheRetention, StreamOptions};
 use crate::provider::HttpRequest;
 
-/// Builds the streaming request for `model`. Pure: no I/O, no clock.
+/// Builds the streaming request for `model`, models.json's sampling parameters merged in.
+/// Pure: no I/O, no clock.
 pub fn build_request(model: &Model, context: &Context, options: &StreamOptions) -> HttpRequest {
+    let mut request = build_request_without_sampling(model, context, options);
+    crate::providers::merge_sampling_params(model, options, &mut request.body);
+    request
+}
+
+/// [`build_request`] without models.json's sampling parameters (the Codex endpoint, to which
+/// pi 1.6 does not send them).
+pub fn build_request_without_sampling(
+    model: &Model,
+    context: &Context,
+    options: &StreamOptions,
+) -> HttpRequest {
     let messages = crate::transform::transform_messages(&context.messages, model);
     HttpRequest {
         url: format!("{}/responses", model.base_url.trim_end_matches('/')),
@@ -88,7 +101,8 @@ fn body(model: &Model, context: &Context, messages: &[Message], options: &Stream
         body.insert("prompt_cache_retention".into(), json!("24h"));
     }
     body.insert("store".into(), json!(false));
-    if let Some(n) = options.max_tokens {
+    let max_output_ok = model.compat().supports_max_output_tokens != Some(false);
+    if let (Some(n), true) = (options.max_tokens, max_output_ok) {
         body.insert("max_output_tokens".into(), json!(n));
     }
     if let Some(t) = options.temperature {

@@ -38,11 +38,13 @@ pub fn catalog_model(base_url: &str, id: &str) -> Model {
             output: cost.1,
             cache_read: cost.2,
             cache_write: cost.3,
+            ..Default::default()
         },
         context_window: 200_000,
         max_tokens,
         headers: None,
         compat: None,
+        ..Default::default()
     }
 }
 

@@ -130,13 +130,52 @@ async fn stream_cut_off_without_finish_reason_or_done_is_a_retryable_error() {
     assert!(rho_ai::retry::is_retryable_error_text(msg));
     assert_eq!(m.text(), "Hi");
 
-    // [DONE] without a finish_reason is a complete reply (servers that omit the reason).
+    // [DONE] without a finish_reason was cut short too, as in pi 1.6 (same text, the block
+    // ended first)...
     let server = MockServer::start().await;
     server.push(ChatStream::new("c", "m").text("Hi").done().response());
     let events = run(&groq(&server.url())).await;
     assert_eq!(
+        trace(&events)[3..],
+        ["text_end(0,Hi)".to_string(), "error(error)".to_string()]
+    );
+    let m = final_message(&events);
+    assert_eq!(
+        m.error_message.as_deref(),
+        Some("Stream ended without finish_reason")
+    );
+
+    // ...unless the model's compat says the server sends none: then it is whole, with or
+    // without [DONE], and its stop reason is inferred (a tool call: toolUse).
+    let mut quiet = groq(&server.url());
+    quiet.compat = Some(rho_ai::ModelCompat {
+        supports_finish_reason: Some(false),
+        ..Default::default()
+    });
+    for ending in [true, false] {
+        let server = MockServer::start().await;
+        let stream = ChatStream::new("c", "m").text("Hi");
+        server.push(if ending { stream.done() } else { stream }.response());
+        quiet.base_url = server.url();
+        let events = run(&quiet).await;
+        assert_eq!(
+            trace(&events).last().map(String::as_str),
+            Some("done(stop)")
+        );
+    }
+    let server = MockServer::start().await;
+    server.push(
+        ChatStream::new("c", "m")
+            .tool_call_start(0, "call_1", "read")
+            .tool_args(0, "{}")
+            .done()
+            .response(),
+    );
+    quiet.base_url = server.url();
+    let events = run(&quiet).await;
+    assert_eq!(
         trace(&events).last().map(String::as_str),
-        Some("done(stop)")
+        Some("done(toolUse)")
     );
 
     // finish_reason without [DONE] is honoured.
@@ -261,4 +300,60 @@ async fn a_body_without_any_data_chunk_is_a_clear_error() {
         "{msg}"
     );
     assert!(msg.ends_with("check that the model's baseUrl points to this API's streaming endpoint"));
+}
+
+/// pi 1.6's `retry.provider.maxRetries`: a request that fails before its stream starts with a
+/// retryable status is sent again, so `1 + maxRetries` requests at most; a status that is not
+/// worth retrying (or `x-should-retry: false`) is sent once; a server's `retry-after` longer
+/// than `maxRetryDelayMs` fails at once with pi's text.
+#[tokio::test]
+async fn provider_retries_send_exactly_one_plus_max_retries_requests() {
+    let call = |server: &MockServer, max_retries: u32, max_delay: Option<u64>| {
+        let options = rho_ai::StreamOptions {
+            max_retries,
+            max_retry_delay_ms: max_delay,
+            ..options("sk-test")
+        };
+        let stream = rho_ai::stream(&groq(&server.url()), &show_main_context(), options)
+            .expect("stream starts");
+        collect(stream)
+    };
+    let server = MockServer::start().await;
+    for _ in 0..3 {
+        server
+            .push(openai_chat::error(503, openai_chat::ERROR_SERVER).header("retry-after-ms", "1"));
+    }
+    let events = call(&server, 2, None).await;
+    let m = final_message(&events);
+    assert_eq!(server.requests().len(), 3, "1 + 2 requests");
+    assert_eq!(m.stop_reason, StopReason::Error);
+
+    let server = MockServer::start().await;
+    server.push(openai_chat::error(429, openai_chat::ERROR_RATE_LIMIT).header("retry-after", "0"));
+    server.push(openai_chat::text_reply().response());
+    let events = call(&server, 1, None).await;
+    let m = final_message(&events);
+    assert_eq!(server.requests().len(), 2);
+    assert_eq!(m.stop_reason, StopReason::Stop, "{:?}", m.error_message);
+
+    let server = MockServer::start().await;
+    server.push(openai_chat::error(400, openai_chat::ERROR_CONTEXT_LENGTH));
+    server.push(openai_chat::error(503, "{}").header("x-should-retry", "false"));
+    call(&server, 3, None).await;
+    call(&server, 3, None).await;
+    assert_eq!(server.requests().len(), 2, "neither is retried");
+
+    let server = MockServer::start().await;
+    server
+        .push(openai_chat::error(429, openai_chat::ERROR_RATE_LIMIT).header("retry-after", "120"));
+    let events = call(&server, 3, Some(60_000)).await;
+    assert_eq!(server.requests().len(), 1);
+    let error = final_message(&events)
+        .error_message
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        error.starts_with("Server requested 120s retry delay (max: 60s). 429 Rate limit"),
+        "{error}"
+    );
 }

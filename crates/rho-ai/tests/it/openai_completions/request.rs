@@ -443,3 +443,41 @@ fn deepseek_levels_clamp_to_the_map() {
     assert_eq!(effort(ThinkingLevel::High), "high");
     assert_eq!(effort(ThinkingLevel::Xhigh), "max");
 }
+
+/// pi 1.6's `thinkingTokenBudgetField` (and its alias `supportsThinkingTokenBudget`): the
+/// level's `thinkingBudgets` value as a top-level field, leaving 1024 tokens for the answer.
+#[test]
+fn a_budget_field_caps_reasoning_with_the_levels_budget() {
+    let local = |compat: Value| {
+        model(json!({
+            "id": "qwen3", "name": "qwen3", "api": "openai-completions", "provider": "local",
+            "baseUrl": "http://127.0.0.1:8080/v1", "reasoning": true, "maxTokens": 8000,
+            "compat": compat
+        }))
+    };
+    let m = local(json!({"thinkingTokenBudgetField": "thinking_budget_tokens"}));
+    let mut opts = with_reasoning(ThinkingLevel::High);
+    opts.thinking_budgets.high = Some(3000);
+    opts.max_tokens = Some(8000);
+    assert_eq!(
+        body(&m, &history(&m), &opts)["thinking_budget_tokens"],
+        3000
+    );
+    opts.thinking_budgets.high = None;
+    assert_eq!(
+        body(&m, &history(&m), &opts)["thinking_budget_tokens"],
+        6976,
+        "the default 16384 left 1024 tokens of the 8000 for the answer"
+    );
+    let alias = local(json!({"supportsThinkingTokenBudget": true}));
+    let low = with_reasoning(ThinkingLevel::Low);
+    assert_eq!(
+        body(&alias, &history(&alias), &low)["thinking_token_budget"],
+        2048
+    );
+    let off = body(&alias, &history(&alias), &options("sk"));
+    assert!(
+        off.get("thinking_token_budget").is_none(),
+        "no budget when thinking is off"
+    );
+}

@@ -265,6 +265,7 @@ async fn usage_subtracts_cache_reads_and_writes_from_input() {
         output: 15.0,
         cache_read: 0.3,
         cache_write: 3.75,
+        ..Default::default()
     };
     let events = run(&model).await;
     let u = final_message(&events).usage;
@@ -373,4 +374,29 @@ async fn tool_deltas_without_index_match_by_id_and_a_reused_index_with_a_new_id_
             ("call_y".to_string(), json!({"path": "y.rs"}))
         ]
     );
+}
+
+/// pi 1.6's `promptCacheKeyMode`: `auto` sends the session as `prompt_cache_key` only to
+/// api.openai.com (or with long retention), `enabled` to any server, `disabled` never.
+#[tokio::test]
+async fn prompt_cache_key_mode_decides_when_the_session_is_sent() {
+    for (mode, sent) in [
+        (None, false),
+        (Some("enabled"), true),
+        (Some("disabled"), false),
+    ] {
+        let server = MockServer::start().await;
+        server.push(openai_chat::text_reply().response());
+        let mut model = groq(&server.url());
+        model.compat = Some(rho_ai::ModelCompat {
+            prompt_cache_key_mode: mode.map(String::from),
+            ..Default::default()
+        });
+        let mut opts = options("sk-test");
+        opts.session_id = Some("sess-42".into());
+        collect(rho_ai::stream(&model, &show_main_context(), opts).expect("stream starts")).await;
+        let body = server.requests()[0].json();
+        let expected = sent.then(|| json!("sess-42"));
+        assert_eq!(body.get("prompt_cache_key").cloned(), expected, "{mode:?}");
+    }
 }

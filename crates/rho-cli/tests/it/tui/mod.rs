@@ -51,6 +51,49 @@ impl Tmux {
 
     /// [`Tmux::start`] with `env` added to the sandbox's environment.
     pub fn start_with_env(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Tmux {
+        Tmux::start_program(sandbox, env, env!("CARGO_BIN_EXE_rho"), args)
+    }
+
+    /// [`Tmux::start_with_env`] running `program` instead of rho (pi beside it).
+    pub fn start_program(
+        sandbox: &Sandbox,
+        env: &[(&str, &str)],
+        program: &str,
+        args: &[&str],
+    ) -> Tmux {
+        let mut line = vec![program];
+        line.extend(args);
+        Tmux::launch(sandbox, env, &line, false)
+    }
+
+    /// [`Tmux::start`] in a tmux with `extended-keys on` (as pi's tmux.md asks): keys with
+    /// modifiers reach rho when it asks for them (`modifyOtherKeys`).
+    pub fn start_extended(sandbox: &Sandbox, env: &[(&str, &str)], args: &[&str]) -> Tmux {
+        let mut program = vec![env!("CARGO_BIN_EXE_rho")];
+        program.extend(args);
+        Tmux::launch(sandbox, env, &program, true)
+    }
+
+    /// An interactive `bash` (prompt `$ `) in the sandbox's environment plus `env`, with
+    /// `extended-keys on`: the test types the commands (rho, then `fg`, `stty` ...).
+    pub fn shell(sandbox: &Sandbox, env: &[(&str, &str)]) -> Tmux {
+        let mut env = env.to_vec();
+        env.push(("PS1", "$ "));
+        Tmux::launch(
+            sandbox,
+            &env,
+            &["bash", "--norc", "--noprofile", "-i"],
+            true,
+        )
+    }
+
+    /// `program` in a new pane of a new tmux server (`extended_keys`: that option on).
+    fn launch(
+        sandbox: &Sandbox,
+        env: &[(&str, &str)],
+        program: &[&str],
+        extended_keys: bool,
+    ) -> Tmux {
         let n = SERVERS.fetch_add(1, Ordering::SeqCst);
         let tmux = Tmux {
             socket: format!("rho-e2e-{}-{n}", std::process::id()),
@@ -58,6 +101,7 @@ impl Tmux {
         let agent = sandbox.agent.path().display().to_string();
         let path = std::env::var("PATH").unwrap_or_default();
         let cwd = sandbox.cwd.display().to_string();
+        let keys = if extended_keys { "on" } else { "off" };
         let mut cmd: Vec<String> = [
             "start-server",
             ";",
@@ -65,6 +109,11 @@ impl Tmux {
             "-g",
             "remain-on-exit",
             "on",
+            ";",
+            "set-option",
+            "-s",
+            "extended-keys",
+            keys,
             ";",
             "new-session",
             "-d",
@@ -88,8 +137,7 @@ impl Tmux {
             "LANG=C.UTF-8".to_string(),
         ]);
         cmd.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
-        cmd.push(env!("CARGO_BIN_EXE_rho").to_string());
-        cmd.extend(args.iter().map(|s| s.to_string()));
+        cmd.extend(program.iter().map(|s| s.to_string()));
         let out = tmux.run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(
             out.status.success(),
@@ -97,6 +145,13 @@ impl Tmux {
             String::from_utf8_lossy(&out.stderr)
         );
         tmux
+    }
+
+    /// Appends everything the pane's program writes to the terminal to `log` from now on.
+    pub fn record(&self, log: &std::path::Path) {
+        let command = format!("cat >> '{}'", log.display());
+        let out = self.run(&["pipe-pane", "-o", "-t", "0", &command]);
+        assert!(out.status.success(), "pipe-pane failed");
     }
 
     fn run(&self, args: &[&str]) -> Output {
@@ -159,6 +214,15 @@ impl Tmux {
     pub fn styled_screen(&self) -> String {
         let out = self.run(&["capture-pane", "-p", "-e", "-t", "0"]);
         String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The pid of the pane's program (the shell, for [`Tmux::shell`]).
+    pub fn pane_pid(&self) -> u32 {
+        let out = self.run(&["display-message", "-p", "-t", "0", "#{pane_pid}"]);
+        String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("tmux names the pane's pid")
     }
 
     /// Whether rho has exited (the pane is dead).
@@ -241,6 +305,15 @@ pub async fn within<T>(what: &str, future: impl Future<Output = T>) -> T {
         Ok(v) => v,
         Err(_) => panic!("timed out waiting for {what}"),
     }
+}
+
+/// The user texts of request `i` the mock provider received.
+pub fn user_texts(sb: &Sandbox, i: usize) -> Vec<String> {
+    crate::common::chat_messages(&sb.server.requests()[i].json())
+        .into_iter()
+        .filter(|(role, _)| role == "user")
+        .map(|(_, text)| text)
+        .collect()
 }
 
 /// A reply streamed in one delta per piece.

@@ -1,0 +1,263 @@
+//! Every model rho knows, in pi 1.6's layers: the built-in catalog, the refreshed catalogs of
+//! models-store.json over it ([`crate::models_store::overlay`]), models.json over both
+//! (provider settings, `modelOverrides`, custom models), and providers extensions register,
+//! which replace a provider's list.
+//!
+//! Nothing is built at load: [`ModelRegistry::find`] builds the one model it is asked for
+//! (start-up selects a model that way), and [`ModelRegistry::all`] builds the whole list once,
+//! shared with the session through [`ModelRegistry::list`].
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::catalog;
+use crate::model::Model;
+use crate::model_list::ModelList;
+use crate::models_json::{
+    apply_provider, custom_model, merge_into, read_models_json, ModelsConfig, ModelsJsonError,
+    ProviderConfig,
+};
+use crate::models_store::overlay::overlay;
+use crate::models_store::ModelsStore;
+use crate::time::iso_to_ms;
+
+/// What the layers start from.
+#[derive(Clone, Debug)]
+pub enum Base {
+    /// The built-in catalog, with the refreshed catalogs of a store when there is one.
+    Catalog(Option<Arc<ModelsStore>>),
+    /// A fixed list (tests; registries of extension providers alone).
+    Models(Arc<Vec<Model>>),
+}
+
+impl Base {
+    /// The models of `provider` in this base.
+    fn provider_models(&self, provider: &str) -> Vec<Model> {
+        match self {
+            Base::Catalog(store) => {
+                let builtin = catalog::provider_models(provider).unwrap_or_default();
+                let stored = store.as_ref().and_then(|s| s.catalog(provider));
+                overlay(provider, builtin, stored, generated_at_ms())
+            }
+            Base::Models(models) => models
+                .iter()
+                .filter(|m| m.provider == provider)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// One model of the base, building as little as it can.
+    fn find(&self, provider: &str, id: &str) -> Option<Model> {
+        match self {
+            Base::Catalog(store) if !store.as_ref().is_some_and(|s| s.has_entry(provider)) => {
+                catalog::find_builtin(provider, id)
+            }
+            Base::Catalog(_) => self
+                .provider_models(provider)
+                .into_iter()
+                .find(|m| m.id == id),
+            Base::Models(models) => models
+                .iter()
+                .find(|m| m.provider == provider && m.id == id)
+                .cloned(),
+        }
+    }
+
+    /// The models of the providers `keep` accepts.
+    fn models_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<Model> {
+        match self {
+            Base::Catalog(_) => catalog_provider_ids()
+                .filter(|id| keep(id))
+                .flat_map(|id| self.provider_models(id))
+                .collect(),
+            Base::Models(models) => models
+                .iter()
+                .filter(|m| keep(&m.provider))
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Provider ids in list order.
+    fn provider_ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = match self {
+            Base::Catalog(_) => catalog_provider_ids().map(str::to_string).collect(),
+            Base::Models(models) => models.iter().map(|m| m.provider.clone()).collect(),
+        };
+        dedup_in_order(&mut ids);
+        ids
+    }
+}
+
+/// The providers of the catalog base: pi 1.6's built-in ones, then a llama.cpp router's
+/// (whose models only the store holds).
+fn catalog_provider_ids() -> impl Iterator<Item = &'static str> {
+    catalog::providers()
+        .map(|p| p.id)
+        .chain([crate::llama::PROVIDER])
+}
+
+/// When the built-in catalog was generated, Unix ms (refreshed catalogs must be newer).
+pub fn generated_at_ms() -> i64 {
+    iso_to_ms(catalog::source().generated_at).unwrap_or(0)
+}
+
+/// The layered registry.
+#[derive(Debug)]
+pub struct ModelRegistry {
+    base: Base,
+    config: ModelsConfig,
+    error: Option<ModelsJsonError>,
+    /// Extension providers: their whole model lists.
+    replaced: Vec<(String, Vec<Model>)>,
+    list: ModelList,
+}
+
+impl ModelRegistry {
+    /// `base` with the models.json at `path` (a missing file is no error; a broken one is
+    /// ignored whole and reported by [`ModelRegistry::error`]).
+    pub fn load(path: &Path, base: Base) -> Self {
+        let (config, error) = read_models_json(path);
+        Self::with_config(base, config, error)
+    }
+
+    /// `base` with an already read models.json.
+    pub fn with_config(base: Base, config: ModelsConfig, error: Option<ModelsJsonError>) -> Self {
+        let mut registry = Self {
+            base,
+            config,
+            error,
+            replaced: Vec::new(),
+            list: ModelList::ready(Vec::new()),
+        };
+        registry.list = registry.new_list();
+        registry
+    }
+
+    /// Why models.json was ignored, if it was.
+    pub fn error(&self) -> Option<&ModelsJsonError> {
+        self.error.as_ref()
+    }
+
+    /// The models.json config of every provider it names (and of extension providers).
+    pub fn providers(&self) -> &BTreeMap<String, ProviderConfig> {
+        &self.config.providers
+    }
+
+    /// The store of refreshed catalogs the registry reads, if any.
+    pub fn store(&self) -> Option<&Arc<ModelsStore>> {
+        match &self.base {
+            Base::Catalog(store) => store.as_ref(),
+            Base::Models(_) => None,
+        }
+    }
+
+    /// The models.json config of `provider`, if any.
+    pub fn provider(&self, provider: &str) -> Option<&ProviderConfig> {
+        self.config.providers.get(provider)
+    }
+
+    /// The model `id` of `provider` as the whole list would have it, built alone.
+    pub fn find(&self, provider: &str, id: &str) -> Option<Model> {
+        if let Some((_, models)) = self.replaced.iter().find(|(name, _)| name == provider) {
+            return models.iter().find(|m| m.id == id).cloned();
+        }
+        let config = self.config.providers.get(provider);
+        let custom = config.and_then(|c| Some((c, c.models.as_ref()?.iter().rev())));
+        if let Some((c, mut defs)) = custom {
+            if let Some(def) = defs.find(|d| d.id == id) {
+                return Some(custom_model(provider, c, def));
+            }
+        }
+        let model = self.base.find(provider, id)?;
+        Some(match config {
+            Some(c) => apply_provider(model, c),
+            None => model,
+        })
+    }
+
+    /// Every model (built on first use, then shared).
+    pub fn all(&self) -> Arc<Vec<Model>> {
+        self.list.get()
+    }
+
+    /// The models of the providers `keep` accepts, as the whole list has them, building only
+    /// those (`--list-models` shows the providers with credentials).
+    pub fn all_where(&self, keep: &dyn Fn(&str) -> bool) -> Vec<Model> {
+        if self.list.is_built() {
+            return self
+                .all()
+                .iter()
+                .filter(|m| keep(&m.provider))
+                .cloned()
+                .collect();
+        }
+        build(&self.base, &self.config, &self.replaced, keep)
+    }
+
+    /// The shared list handle (what the session chooses models from).
+    pub fn list(&self) -> ModelList {
+        self.list.clone()
+    }
+
+    /// Provider ids in the list's order: the base's, models.json's own, extension ones.
+    pub fn provider_ids(&self) -> Vec<String> {
+        let mut ids = self.base.provider_ids();
+        ids.extend(self.config.providers.keys().cloned());
+        ids.extend(self.replaced.iter().map(|(name, _)| name.clone()));
+        dedup_in_order(&mut ids);
+        ids
+    }
+
+    /// An extension's provider: `models` replace whatever `name` had, `config` is its
+    /// (merged) provider config.
+    pub fn replace_provider(&mut self, name: &str, models: Vec<Model>, config: ProviderConfig) {
+        self.replaced.retain(|(n, _)| n != name);
+        self.replaced.push((name.to_string(), models));
+        self.config.providers.insert(name.to_string(), config);
+        self.list = self.new_list();
+    }
+
+    /// Reads the refreshed catalogs again (after a refresh): the next [`ModelRegistry::all`]
+    /// and every holder of [`ModelRegistry::list`] see them.
+    pub fn reload_store(&self) {
+        if let Base::Catalog(Some(store)) = &self.base {
+            store.invalidate();
+        }
+        self.list.invalidate();
+    }
+
+    fn new_list(&self) -> ModelList {
+        let base = self.base.clone();
+        let config = self.config.clone();
+        let replaced = self.replaced.clone();
+        ModelList::new(move || build(&base, &config, &replaced, &|_| true))
+    }
+}
+
+/// The layers over the providers `keep` accepts: base, models.json, extension providers.
+fn build(
+    base: &Base,
+    config: &ModelsConfig,
+    replaced: &[(String, Vec<Model>)],
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<Model> {
+    let mut models = merge_into(base.models_where(keep), config);
+    models.retain(|m| keep(&m.provider));
+    for (name, own) in replaced.iter().filter(|(name, _)| keep(name)) {
+        models.retain(|m| &m.provider != name);
+        models.extend(own.iter().cloned());
+    }
+    models
+}
+
+fn dedup_in_order(ids: &mut Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    ids.retain(|id| seen.insert(id.clone()));
+}
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;
