@@ -53,6 +53,27 @@ fn main() {
     };
     report("rho --version", &bins, &measure(&bins, version));
 
+    // Every model of the built-in catalog that has a key: four providers' keys set.
+    let keys = [
+        ("ANTHROPIC_API_KEY", "bench-key"),
+        ("OPENAI_API_KEY", "bench-key"),
+        ("GEMINI_API_KEY", "bench-key"),
+        ("OPENROUTER_API_KEY", "bench-key"),
+        ("RHO_OFFLINE", "1"),
+    ];
+    let list_models = |bin: &str| {
+        let out = command(bin, &["--list-models"])
+            .envs(keys)
+            .output()
+            .expect("rho runs");
+        assert!(out.status.success() && out.stdout.len() > 1000);
+    };
+    report(
+        "rho --list-models (4 providers' keys set)",
+        &bins,
+        &measure(&bins, list_models),
+    );
+
     let rpc_run_with = |bin: &str, extra: &[&str], envs: &[(&str, &str)]| {
         let mut args = vec!["--mode", "rpc", "--no-session"];
         args.extend_from_slice(extra);
@@ -131,6 +152,42 @@ fn main() {
         &measure(&bins, |b| rpc_run(b, &[])),
     );
     std::fs::remove_file(agent.join("settings.json")).expect("remove settings");
+    one_extension(&bins, &agent, rpc_run_with);
+}
+
+/// With one pi extension (a `.ts` file that sets a status at `session_start` and registers a
+/// command, importing nothing from pi): the extension host starts on node, found on PATH or
+/// through `RHO_NODE`. Skipped, saying so, when no node is found.
+fn one_extension(
+    bins: &[(String, String)],
+    agent: &std::path::Path,
+    rpc_run_with: impl Fn(&str, &[&str], &[(&str, &str)]),
+) {
+    let path = std::env::var("PATH").unwrap_or_default();
+    let node = std::env::var("RHO_NODE").ok().or_else(|| {
+        std::env::split_paths(&path)
+            .map(|d| d.join("node"))
+            .find(|n| n.is_file())
+            .map(|n| n.display().to_string())
+    });
+    let Some(node) = node else {
+        println!("  one pi extension: skipped (no node on PATH or in RHO_NODE)");
+        return;
+    };
+    let dir = agent.join("extensions");
+    std::fs::create_dir_all(&dir).expect("extensions dir");
+    let source = "export default function (pi) {\n\
+        pi.on(\"session_start\", async (_event, ctx) => { ctx.ui.setStatus(\"bench\", \"ready\"); });\n\
+        pi.registerCommand(\"bench\", { description: \"bench\", handler: async () => {} });\n\
+        }\n";
+    std::fs::write(dir.join("bench.ts"), source).expect("extension");
+    let env = [("RHO_NODE", node.as_str())];
+    report(
+        "  same with one pi extension (.ts, no pi imports)",
+        bins,
+        &measure(bins, |b| rpc_run_with(b, &[], &env)),
+    );
+    std::fs::remove_dir_all(&dir).expect("remove extensions");
 }
 
 /// Wall time and CPU time (user + system) of one run.

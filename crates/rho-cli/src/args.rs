@@ -377,13 +377,14 @@ Options:
   -xt, --exclude-tools <a,b*,...>  Tools to disable (names or * patterns)
   --system-prompt <text|file>    Replace the base system prompt
   --append-system-prompt <text|file>  Append to the system prompt (repeatable)
-  -e, --extension <path>         Load an extension, or builtin:<name> (repeatable)
+  -e, --extension <path>         Load an extension, a package (folder, npm:<pkg>,
+                                 git:<repo>) for this run, or builtin:<name> (repeatable)
   -ne, --no-extensions           No discovered, configured or built-in extensions
   --no-mcp                       No MCP servers for this run
   --skill <path>                 Load a skill file or directory (repeatable)
-  -ns, --no-skills               Do not discover skills
+  -ns, --no-skills               Do not discover skills (--skill paths still load)
   --prompt-template <path>       Load a prompt template (repeatable)
-  -np, --no-prompt-templates     Do not discover prompt templates
+  -np, --no-prompt-templates     Do not discover prompt templates (given paths still load)
   --theme <path>                 Load a theme file or folder (repeatable)
   --use-theme <name>             The interactive theme for this run
   --tui-mode <mode>              Interactive layout: regular (default) or fullscreen

@@ -40,9 +40,15 @@ pub fn sources(args: &Args, resolved: &Resolved, cwd: &Path) -> Vec<PathBuf> {
         .extensions
         .iter()
         .filter(|p| !p.starts_with(BUILTIN_PREFIX))
-        .map(|p| rho_packages::config::resolve_path(p, cwd))
-        // An `-e` folder that is a package (pi's temporary package) loads its extensions here.
-        .flat_map(|p| resolved.temporary_extensions(&p).unwrap_or_else(|| vec![p]))
+        // An `-e` npm or git package, or a folder that is a package (pi's temporary
+        // packages), loads its extensions here.
+        .flat_map(|p| match rho_packages::temporary::is_remote(p) {
+            true => resolved.temporary_source_extensions(p),
+            false => {
+                let p = rho_packages::config::resolve_path(p, cwd);
+                resolved.temporary_extensions(&p).unwrap_or_else(|| vec![p])
+            }
+        })
         .collect();
     if !args.no_extensions {
         paths.extend(resolved.enabled(Kind::Extensions));

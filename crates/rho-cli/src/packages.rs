@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use rho_core::settings::Settings;
+use rho_packages::local::BUILTIN_PREFIX;
 use rho_packages::{
-    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, SettingsFile,
+    Installer, Kind, Layout, Locations, PackageManager, Provenance, Resolved, Scope, SettingsFile,
 };
 use rho_protocol::rpc::SourceInfo;
 use serde_json::Value;
@@ -60,7 +61,8 @@ pub fn manager(
 
 /// Finds or installs the declared packages and resolves their resources, then those of the
 /// settings' lists and the folders of the agent dir and of `project` (when trusted), then the
-/// `-e` folders that are packages (pi's temporary packages); problems become warnings and
+/// `-e` folders that are packages and the `-e npm:`/`git:` packages (pi's temporary packages,
+/// installed into a cache, see `rho_packages::temporary`); problems become warnings and
 /// progress lines go to stderr. With every resource kind switched off by flags no declared
 /// package is looked at.
 pub fn prepare(
@@ -72,11 +74,11 @@ pub fn prepare(
 ) -> Arc<Resolved> {
     let all_off =
         args.no_extensions && args.no_skills && args.no_prompt_templates && args.no_themes;
+    let (cwd, project_dir) = (&project.cwd, project.dir());
+    let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
     let mut resolved = if all_off {
         Resolved::default()
     } else {
-        let (cwd, project_dir) = (&project.cwd, project.dir());
-        let manager = manager(args, settings, agent_dir, cwd, project_dir, true);
         let (decls, problems) = manager.declared();
         warnings.extend(problems);
         let mut resolved = if decls.is_empty() {
@@ -90,12 +92,19 @@ pub fn prepare(
         resolved.add_top_level(&layout(agent_dir, project));
         resolved
     };
-    let cwd = &project.cwd;
-    for dir in args
+    for given in args
         .extensions
         .iter()
-        .map(|p| rho_packages::config::resolve_path(p, cwd))
+        .filter(|e| !e.starts_with(BUILTIN_PREFIX))
     {
+        if rho_packages::temporary::is_remote(given) {
+            let progress = &mut |line: &str| eprintln!("{line}");
+            if let Err(warning) = manager.add_temporary_source(given, &mut resolved, progress) {
+                warnings.push(warning);
+            }
+            continue;
+        }
+        let dir = rho_packages::config::resolve_path(given, cwd);
         if dir.is_dir() {
             resolved.add_temporary(&dir);
         }
@@ -142,10 +151,26 @@ pub fn off_the_workers<T>(work: impl FnOnce() -> T) -> T {
 /// Where a loaded skill, template, theme or extension file came from, as pi 1.6's
 /// `sourceInfo` says it (RPC `get_commands`): a package (its source and scope, origin
 /// `package`, `baseDir` its folder), a settings list (`local`), a conventional folder (`auto`,
-/// `baseDir` the folder searched from). `None` for a file given on the command line.
+/// `baseDir` the folder searched from), or for a skill or extension of an `-e` package the
+/// command line (`cli`). `None` for a file given on the command line.
 pub fn source_info(path: &Path) -> Option<SourceInfo> {
-    let origin = loaded()?.origin_of(path)?.clone();
+    let loaded = loaded()?;
+    let origin = loaded.origin_of(path)?.clone();
     let text = |p: &Path| p.to_string_lossy().into_owned();
+    // pi 1.6 marks the skills and extensions of an `-e` package as the command line's own
+    // (its prompts and themes keep the package).
+    let cli_own = [Kind::Skills, Kind::Extensions]
+        .iter()
+        .any(|k| loaded.all(*k).iter().any(|r| r.path == path));
+    if origin.scope == Scope::Temporary && cli_own {
+        return Some(SourceInfo {
+            path: text(path),
+            source: "cli".into(),
+            scope: "temporary".into(),
+            origin: "top-level".into(),
+            base_dir: None,
+        });
+    }
     let (source, origin_name, base_dir) = match origin.provenance {
         Provenance::Package => (origin.source, "package", Some(text(&origin.root))),
         Provenance::Local => ("local".to_string(), "top-level", None),
@@ -160,12 +185,12 @@ pub fn source_info(path: &Path) -> Option<SourceInfo> {
     })
 }
 
-/// The loaded theme whose `name` (else file name) is `name`: the settings' `themes`, the
-/// `themes/` folders and the packages' themes (none with `--no-themes`), then `--theme` paths.
+/// The loaded theme whose `name` (else file name) is `name`: the `-e` packages' themes, the
+/// settings' `themes`, the `themes/` folders and the packages' themes (none of those with
+/// `--no-themes`), then `--theme` paths.
 pub fn theme_file(name: &str, args: &Args) -> Option<PathBuf> {
     let loaded = loaded()
-        .filter(|_| !args.no_themes)
-        .map(|r| r.enabled(Kind::Themes))
+        .map(|r| r.loading(Kind::Themes, !args.no_themes))
         .unwrap_or_default();
     let cwd = std::env::current_dir().unwrap_or_default();
     let given: Vec<PathBuf> = args

@@ -28,7 +28,10 @@ pub struct Resources {
 
 /// Reads [`Resources`] for `project` (untrusted: only the agent dir's and the flags'
 /// resources load). `resolved` are the settings', folders' and packages' resources in pi's
-/// order; the flags' paths load after them. Problems found become `warnings`.
+/// order; the flags' paths load after them. As in pi, `--no-skills` and
+/// `--no-prompt-templates` leave out what was discovered or configured, never what the
+/// command line names (`--skill`, `--prompt-template`, `-e` packages). Problems found become
+/// `warnings`.
 pub fn load_resources(
     args: &Args,
     agent_dir: &Path,
@@ -37,9 +40,7 @@ pub fn load_resources(
     warnings: &mut Vec<String>,
 ) -> Resources {
     let cwd = project.cwd.as_path();
-    let skills = if args.no_skills {
-        Vec::new()
-    } else {
+    let skills = {
         let sources = skill_sources(resolved, args, cwd);
         let (skills, diags) = load_skills(&sources);
         warnings.extend(
@@ -49,10 +50,8 @@ pub fn load_resources(
         );
         skills
     };
-    let templates = if args.no_prompt_templates {
-        Vec::new()
-    } else {
-        let mut sources = resolved.enabled(Kind::Prompts);
+    let templates = {
+        let mut sources = resolved.loading(Kind::Prompts, !args.no_prompt_templates);
         sources.extend(args.prompt_templates.iter().map(|p| resolve_path(p, cwd)));
         load_templates(&sources).0
     };
@@ -99,12 +98,13 @@ fn scoped(project: &Project, agent_dir: &Path, name: &str) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Where skills come from, first of a name wins, in pi 1.6's order: the resolved ones (the
-/// project's, the user's, the packages'), then `--skill` paths (relative to `cwd`).
+/// Where skills come from, first of a name wins, in pi 1.6's order: the `-e` packages', the
+/// resolved ones (the project's, the user's, the packages'; none with `--no-skills`), then
+/// `--skill` paths (relative to `cwd`).
 fn skill_sources(resolved: &Resolved, args: &Args, cwd: &Path) -> Vec<SkillSource> {
     let given = args.skills.iter().map(|p| resolve_path(p, cwd));
     resolved
-        .enabled(Kind::Skills)
+        .loading(Kind::Skills, !args.no_skills)
         .into_iter()
         .chain(given)
         .map(|path| SkillSource {

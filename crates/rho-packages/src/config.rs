@@ -18,7 +18,8 @@ pub enum Scope {
     User,
     /// A trusted project's settings.json.
     Project,
-    /// A folder given with `-e` for this run only (pi's temporary package).
+    /// A folder, npm or git package given with `-e` for this run only (pi's temporary
+    /// package).
     Temporary,
 }
 

@@ -11,6 +11,7 @@
 //! install may take minutes.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rho_process::{run_to_end, ChildSpec, KeyScrub, Output, RunError};
 
@@ -20,6 +21,9 @@ use super::PackageError;
 
 /// How much of a failed command's output its error keeps.
 const OUTPUT_TAIL: usize = 8000;
+
+/// How long pi lets a registry question (`npm view`) take.
+const NETWORK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs the package managers.
 #[derive(Debug, Clone)]
@@ -132,8 +136,19 @@ impl Installer {
 
     /// A command's stdout, trimmed (always captured).
     fn read(&self, program: &str, args: &[&str], cwd: &Path) -> Result<String, PackageError> {
+        self.read_within(program, args, cwd, None)
+    }
+
+    /// [`Self::read`], the command ended after `timeout` (then an error).
+    fn read_within(
+        &self,
+        program: &str,
+        args: &[&str],
+        cwd: &Path,
+        timeout: Option<Duration>,
+    ) -> Result<String, PackageError> {
         let spec = command(program, args, Some(cwd)).env("GIT_TERMINAL_PROMPT", "0");
-        let out = run_to_end(&spec, Output::Captured, None).map_err(run_error)?;
+        let out = run_to_end(&spec, Output::Captured, timeout).map_err(run_error)?;
         if !out.status.success() {
             let shown = format!("{program} {}", args.join(" "));
             let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
@@ -148,7 +163,12 @@ impl Installer {
 
     /// `npm install <specs>` into `<root>/npm` (made an npm project first).
     pub fn npm_install(&self, root: &Path, specs: &[String]) -> Result<(), PackageError> {
-        let dir = npm_root(root);
+        self.npm_install_in(&npm_root(root), specs)
+    }
+
+    /// `npm install <specs>` into the npm project `dir` (made one first).
+    pub fn npm_install_in(&self, dir: &Path, specs: &[String]) -> Result<(), PackageError> {
+        let dir = dir.to_path_buf();
         ensure_npm_project(&dir)?;
         // npm writes broken nested lock paths when --prefix goes through a symbolic link.
         let prefix = std::fs::canonicalize(&dir)
@@ -198,6 +218,23 @@ impl Installer {
             ],
         };
         self.npm_command(args.into_iter().map(String::from).collect(), None)
+    }
+
+    /// The newest version the registry has of `spec` (`npm view <spec> version --json`,
+    /// given up after pi's 10 seconds), the newest `range` accepts when it answers a list;
+    /// `None` when npm cannot say (offline, unknown package, a tarball spec).
+    pub fn latest_npm_version(
+        &self,
+        spec: &str,
+        range: Option<&str>,
+        cwd: &Path,
+    ) -> Option<String> {
+        let mut args: Vec<&str> = self.npm[1..].iter().map(String::as_str).collect();
+        args.extend_from_slice(&["view", spec, "version", "--json"]);
+        let out = self
+            .read_within(&self.npm[0], &args, cwd, Some(NETWORK_TIMEOUT))
+            .ok()?;
+        newest_version(&out, range)
     }
 
     /// The global npm folder (`npm root -g`), where pi 0.x installed packages.
@@ -250,11 +287,23 @@ impl Installer {
     /// dependencies), or brings an existing checkout to its ref.
     pub fn git_install(&self, root: &Path, git: &GitSource) -> Result<(), PackageError> {
         let target = checkout(root, git)?;
-        if target.exists() {
-            return self.git_update(root, git);
-        }
         let base = git_root(root);
+        if target.exists() {
+            return self.git_update_checkout(&target, git);
+        }
         ensure_gitignore(&base)?;
+        self.git_clone(&target, &base, git)
+    }
+
+    /// Clones `git` into `target` (checking out its ref and installing its dependencies); a
+    /// clone that fails leaves no folders behind up to `base`.
+    pub fn git_clone(
+        &self,
+        target: &Path,
+        base: &Path,
+        git: &GitSource,
+    ) -> Result<(), PackageError> {
+        let target = target.to_path_buf();
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|e| PackageError::Io(parent.into(), e))?;
         }
@@ -273,7 +322,7 @@ impl Installer {
         })();
         if cloned.is_err() {
             let _ = std::fs::remove_dir_all(&target);
-            prune_empty(&target, &base);
+            prune_empty(&target, base);
         }
         cloned
     }
@@ -285,6 +334,13 @@ impl Installer {
         if !target.exists() {
             return self.git_install(root, git);
         }
+        self.git_update_checkout(&target, git)
+    }
+
+    /// Brings the existing checkout `target` to its ref's newest commit (see
+    /// [`Self::git_update`]).
+    pub fn git_update_checkout(&self, target: &Path, git: &GitSource) -> Result<(), PackageError> {
+        let target = target.to_path_buf();
         let (fetch, wanted) = match &git.git_ref {
             Some(r) => (
                 vec!["fetch".into(), "origin".into(), r.clone()],
@@ -403,6 +459,24 @@ impl Installer {
     /// The commit checked out at `dir`.
     pub fn git_head(&self, dir: &Path) -> Option<String> {
         self.read("git", &["rev-parse", "HEAD"], dir).ok()
+    }
+}
+
+/// What `npm view <spec> version --json` printed, read as pi reads it: one version, or of a
+/// list the newest (within `range`, when given and valid).
+fn newest_version(json: &str, range: Option<&str>) -> Option<String> {
+    use node_semver::{Range, Version};
+    match serde_json::from_str::<serde_json::Value>(json).ok()? {
+        serde_json::Value::String(v) => Some(v),
+        serde_json::Value::Array(list) => {
+            let range = range.and_then(|r| Range::parse(r).ok());
+            list.iter()
+                .filter_map(|v| v.as_str().and_then(|s| Version::parse(s).ok()))
+                .filter(|v| range.as_ref().is_none_or(|r| r.satisfies(v)))
+                .max()
+                .map(|v| v.to_string())
+        }
+        _ => None,
     }
 }
 
@@ -527,6 +601,22 @@ mod tests {
                 .starts_with("cannot run rho-no-such-program: "),
             "{missing}"
         );
+    }
+
+    #[test]
+    fn npm_views_answer_is_read_as_pi_reads_it() {
+        assert_eq!(
+            newest_version("\"1.4.0\"\n", None).as_deref(),
+            Some("1.4.0")
+        );
+        let list = r#"["1.0.0", "1.2.0", "2.0.0", "not-a-version"]"#;
+        assert_eq!(newest_version(list, None).as_deref(), Some("2.0.0"));
+        assert_eq!(
+            newest_version(list, Some("^1.0.0")).as_deref(),
+            Some("1.2.0")
+        );
+        assert_eq!(newest_version("{\"error\": {}}", None), None);
+        assert_eq!(newest_version("", None), None);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod manager;
 pub mod patterns;
 pub mod resolve;
 pub mod source;
+pub mod temporary;
 
 pub use config::{Declared, Entry, Filter, Scope};
 pub use install::Installer;

@@ -91,7 +91,7 @@ pub fn installed_version(dir: &Path) -> Option<String> {
 
 /// Whether the package at `dir` is installed with a version the spec accepts (any version
 /// when the spec names none or something that is not a range, such as a tarball path).
-fn npm_matches(dir: &Path, npm: &NpmSource) -> bool {
+pub(crate) fn npm_matches(dir: &Path, npm: &NpmSource) -> bool {
     let Some(installed) = installed_version(dir) else {
         return false;
     };

@@ -98,6 +98,22 @@ impl Resolved {
             .collect()
     }
 
+    /// The paths of `kind` that load, in pi's order: the `-e` packages' first, then (when
+    /// `discovered`; `--no-skills` and its kin say not) the rest. The command line's own
+    /// resources load whatever those flags say, as in pi.
+    pub fn loading(&self, kind: Kind, discovered: bool) -> Vec<PathBuf> {
+        let (cli, rest): (Vec<&Resource>, Vec<&Resource>) = self
+            .all(kind)
+            .iter()
+            .filter(|r| r.enabled)
+            .partition(|r| r.origin.scope == Scope::Temporary);
+        let rest = rest.into_iter().filter(|_| discovered);
+        cli.into_iter()
+            .chain(rest)
+            .map(|r| r.path.clone())
+            .collect()
+    }
+
     /// Whether pi's built-in extension `name` (`mcp`, `codemode`, ...) loads as far as the
     /// settings' `extensions` lists say.
     pub fn builtin_enabled(&self, name: &str) -> bool {
@@ -178,18 +194,34 @@ impl Resolved {
     pub fn add_temporary(&mut self, dir: &Path) -> bool {
         let is_package = collect::read_manifest(dir).is_some_and(|m| m.lists_resources())
             || Kind::ALL.iter().any(|k| dir.join(k.key()).is_dir());
-        if !is_package {
-            return false;
-        }
+        is_package && self.add_installed_temporary(dir, &dir.to_string_lossy())
+    }
+
+    /// The npm or git package `-e <source>` installed at `root` (see `temporary`): what it
+    /// offers loads for this run, marked as coming from `source`. Returns whether it offered
+    /// any resource.
+    pub fn add_installed_temporary(&mut self, root: &Path, source: &str) -> bool {
         let decl = Declared {
             entry: Entry {
-                source: dir.to_string_lossy().into_owned(),
+                source: source.to_string(),
                 filter: None,
             },
             scope: Scope::Temporary,
-            dir: dir.to_path_buf(),
+            dir: root.to_path_buf(),
         };
-        self.add_package(dir, &decl)
+        self.add_package(root, &decl)
+    }
+
+    /// The extensions that load from the package `-e <source>` named by npm or git (empty
+    /// when it could not be installed).
+    pub fn temporary_source_extensions(&self, source: &str) -> Vec<PathBuf> {
+        self.all(Kind::Extensions)
+            .iter()
+            .filter(|r| {
+                r.enabled && r.origin.scope == Scope::Temporary && r.origin.source == source
+            })
+            .map(|r| r.path.clone())
+            .collect()
     }
 
     /// The extensions that load from the `-e` package at `dir`; `None` when `dir` was not
@@ -431,6 +463,32 @@ mod tests {
         let plain = package(&["index.ts", "utils.ts"], None);
         assert!(!resolved.add_temporary(plain.path()));
         assert_eq!(resolved.temporary_extensions(plain.path()), None);
+    }
+
+    #[test]
+    fn the_e_packages_resources_load_first_and_whatever_the_flags_say() {
+        let user = package(&["prompts/mine.md"], None);
+        let cli = package(&["prompts/tried.md"], None);
+        let mut resolved = Resolved::default();
+        resolved.add_package(user.path(), &declared(json!("npm:p"), Scope::User));
+        assert!(resolved.add_installed_temporary(cli.path(), "npm:q@1.0.0"));
+        let loading = resolved.loading(Kind::Prompts, true);
+        assert_eq!(
+            loading,
+            [
+                cli.path().join("prompts/tried.md"),
+                user.path().join("prompts/mine.md")
+            ]
+        );
+        assert_eq!(
+            resolved.loading(Kind::Prompts, false),
+            [cli.path().join("prompts/tried.md")],
+            "--no-prompt-templates leaves the command line's on"
+        );
+        assert_eq!(
+            resolved.origin_of(&loading[0]).map(|o| o.source.as_str()),
+            Some("npm:q@1.0.0")
+        );
     }
 
     #[test]

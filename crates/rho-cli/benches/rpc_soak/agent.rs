@@ -12,16 +12,25 @@ use std::time::Duration;
 /// Which agent to run.
 #[derive(Clone)]
 pub enum Kind {
-    /// The rho binary built with this bench.
-    Rho,
+    /// A rho binary: the one built with this bench, or one named by `--rho name=path`
+    /// (another tree's build, measured side by side in the same run).
+    Rho { name: String, path: String },
     /// A pi command line, e.g. `node ~/.cache/pi073/.../dist/cli.js`.
     Pi(Vec<String>),
 }
 
 impl Kind {
-    pub fn name(&self) -> &'static str {
+    /// The rho built with this bench.
+    pub fn this_rho() -> Kind {
+        Kind::Rho {
+            name: "rho".into(),
+            path: env!("CARGO_BIN_EXE_rho").into(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
         match self {
-            Kind::Rho => "rho",
+            Kind::Rho { name, .. } => name,
             Kind::Pi(_) => "pi",
         }
     }
@@ -57,7 +66,7 @@ impl Agent {
         mode: ReaderMode,
     ) -> Agent {
         let mut cmd = match kind {
-            Kind::Rho => Command::new(env!("CARGO_BIN_EXE_rho")),
+            Kind::Rho { path, .. } => Command::new(path),
             Kind::Pi(parts) => {
                 let mut c = Command::new(&parts[0]);
                 c.args(&parts[1..]);

@@ -3,9 +3,11 @@
 //! time, CPU time and memory.
 //!
 //! Run: `cargo bench -p rho-cli --bench rpc_soak [-- --pi "<node> <pi>/dist/cli.js"]
-//! [--only streams|sessions|soak|fleet] [--dialect 1.x|0.73] [--agents N] [--pi-agents N]`
+//! [--rho name=path]... [--only streams|sessions|soak|fleet] [--dialect 1.x|0.73] [--agents N] [--pi-agents N]`
 //! (replies stream through rho in both RPC dialects unless `--dialect` names one; sessions and
-//! the soak use the default; the fleet is 100 rho agents and 10 pi agents unless told). The
+//! the soak use the default; the fleet is 100 rho agents and 10 pi agents unless told). `--rho`
+//! (repeatable) measures those rho binaries instead of the one built with the bench, in the same
+//! run, e.g. main's build beside the build before a change. The
 //! comparison target is pi 1.6.0 on node 24: `--pi "$(find ~/.cache/node24 -name node -type f
 //! | head -1) ~/.cache/pi16/node_modules/@earendil-works/pi-coding-agent/dist/cli.js"` (pi
 //! 0.73.1 runs the same way on the system node). The targets (issues 20, 30 and 41): a
@@ -35,6 +37,8 @@ const ENTRIES: [usize; 2] = [5_000, 50_000];
 
 struct Options {
     pi: Option<Vec<String>>,
+    /// `--rho name=path` binaries; empty means the rho built with this bench.
+    rhos: Vec<Kind>,
     /// rho's `--rpc-dialect` values the streams run in.
     dialects: Vec<String>,
     streams: bool,
@@ -49,6 +53,7 @@ struct Options {
 fn options() -> Options {
     let mut o = Options {
         pi: None,
+        rhos: Vec::new(),
         dialects: vec!["1.x".into(), "0.73".into()],
         streams: true,
         sessions: true,
@@ -64,6 +69,14 @@ fn options() -> Options {
                 o.pi = args
                     .next()
                     .map(|c| c.split_whitespace().map(expand_home).collect())
+            }
+            "--rho" => {
+                let spec = args.next().unwrap_or_default();
+                let (name, path) = spec.split_once('=').expect("--rho <name>=<path>");
+                o.rhos.push(Kind::Rho {
+                    name: name.into(),
+                    path: path.into(),
+                });
             }
             "--dialect" => o.dialects = args.next().into_iter().collect(),
             "--agents" => o.agents = count(args.next()),
@@ -130,7 +143,11 @@ fn main() {
     std::fs::create_dir_all(&agent_dir).expect("agent dir");
     std::fs::create_dir_all(&cwd).expect("project dir");
     write_models(&agent_dir, &server);
-    let mut kinds = vec![Kind::Rho];
+    let mut kinds = if o.rhos.is_empty() {
+        vec![Kind::this_rho()]
+    } else {
+        o.rhos.clone()
+    };
     kinds.extend(o.pi.clone().map(Kind::Pi));
     println!("rpc_soak: load average at start {}", load());
     if o.streams {
@@ -146,7 +163,7 @@ fn main() {
         let fleets: Vec<(Kind, usize)> = kinds
             .iter()
             .map(|k| match k {
-                Kind::Rho => (k.clone(), o.agents),
+                Kind::Rho { .. } => (k.clone(), o.agents),
                 Kind::Pi(_) => (k.clone(), o.pi_agents),
             })
             .collect();
@@ -171,7 +188,7 @@ fn streams(kinds: &[Kind], dialects: &[String], server: &MockServer, agent_dir: 
         "MiB read"
     );
     let runs = kinds.iter().flat_map(|kind| match kind {
-        Kind::Rho => dialects.iter().map(|d| (kind, Some(d.as_str()))).collect(),
+        Kind::Rho { .. } => dialects.iter().map(|d| (kind, Some(d.as_str()))).collect(),
         Kind::Pi(_) => vec![(kind, None)],
     });
     for (kind, dialect) in runs {

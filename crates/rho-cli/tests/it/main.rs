@@ -39,6 +39,7 @@ mod messages_on_disk;
 mod models_json_fields;
 mod packages;
 mod packages_pi;
+mod packages_temporary;
 mod permissions_e2e;
 mod pi16_commands_interop;
 mod pi16_flags_settings;

@@ -4,9 +4,8 @@
 //! overrides merge them key by key, `cost.tiers` prices a long prompt at its tier, and the
 //! Chat Completions and Responses compat flags `vllmPriority`,
 //! `requiresNonNullAssistantContent`, `supportsFinishReason` and `supportsMaxOutputTokens` do
-//! what their rows say. Each test runs the real binary against a loopback server
-//! (`promptCacheKeyMode` needs a session id in the call, which rho's session does not pass
-//! yet: rho-ai's `openai_completions::stream` tests it).
+//! what their rows say, and `promptCacheKeyMode` sends the session's id as `prompt_cache_key`.
+//! Each test runs the real binary against a loopback server.
 
 use rho_testkit::openai_chat::ChatStream;
 use rho_testkit::openai_responses::{self, ResponsesStream};
@@ -281,4 +280,32 @@ async fn supports_max_output_tokens_false_leaves_the_cap_out_of_a_responses_requ
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let body = sb.server.last_body();
     assert!(body.get("max_output_tokens").is_none(), "{body}");
+}
+
+/// `compat.promptCacheKeyMode`: "enabled" sends the session's id as `prompt_cache_key` (the
+/// id of the session file's header, the same on every request of the session); "disabled"
+/// and the default for a non-OpenAI base URL send none.
+#[tokio::test]
+async fn prompt_cache_key_mode_sends_the_session_id() {
+    let sb = Sandbox::new().await;
+    write_mock(&sb, json!({}), json!({"promptCacheKeyMode": "enabled"}));
+    sb.server.push(reply("ok"));
+    let out = sb.rho(&["-p", "hi"], None).await;
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
+    let key = sb.server.last_body()["prompt_cache_key"].clone();
+    let header = sb
+        .session_files()
+        .first()
+        .map(|f| std::fs::read_to_string(f).expect("session file"))
+        .and_then(|t| t.lines().next().map(str::to_string))
+        .map(|l| serde_json::from_str::<Value>(&l).expect("header"))
+        .expect("a session file");
+    assert_eq!(key, header["id"], "the session's id");
+
+    write_mock(&sb, json!({}), json!({"promptCacheKeyMode": "disabled"}));
+    let body = body_of_print(&sb, &[]).await;
+    assert!(body.get("prompt_cache_key").is_none(), "{body}");
+    write_mock(&sb, json!({}), json!({}));
+    let body = body_of_print(&sb, &[]).await;
+    assert!(body.get("prompt_cache_key").is_none(), "{body}");
 }

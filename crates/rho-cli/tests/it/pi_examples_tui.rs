@@ -115,6 +115,29 @@ fn region(sb: &Sandbox, screen: &str, from: &str, to: &str) -> String {
     shown.join("\n")
 }
 
+/// Submits the test's first input and waits until `expected` shows. pi 1.6 draws its footer
+/// before its extensions have finished starting; input submitted in between stays in its
+/// editor beside the notice "Startup is still in progress" (on a loaded machine for
+/// seconds), so Enter is pressed again, a quarter second apart, until `expected` shows. rho
+/// takes input once its footer shows, so the first Enter is the only one.
+async fn first_submit(tmux: &Tmux, text: &str, expected: &str) -> String {
+    const STARTING: &str = "Startup is still in progress";
+    tmux.submit(text);
+    for _ in 0..240 {
+        let screen = tmux
+            .wait_for(&format!("{expected:?} (or pi's start-up notice)"), |s| {
+                s.contains(expected) || s.contains(STARTING)
+            })
+            .await;
+        if screen.contains(expected) {
+            return screen;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(250)).await;
+        tmux.send_keys(&["Enter"]);
+    }
+    panic!("{text:?} was still refused while the agent started, a minute on");
+}
+
 fn snapshot(agent: Agent, name: &str, shown: &str) {
     insta::assert_snapshot!(format!("{name}@{}", agent.name()), shown);
 }
@@ -145,8 +168,7 @@ async fn a_footer_drawn_by_the_extension() {
         let Some(tmux) = open(&sb, agent, &["custom-footer.ts"]).await else {
             return;
         };
-        tmux.submit("/footer");
-        tmux.wait_for_text("$0.000").await;
+        first_submit(&tmux, "/footer", "$0.000").await;
         tmux.submit("count");
         let screen = tmux.wait_for_text("↑40 ↓9 $").await;
         let shown = region(&sb, &screen, "↑40 ↓9 $", "↑40 ↓9 $");
@@ -163,7 +185,7 @@ async fn the_snake_game_to_its_game_over() {
         let Some(tmux) = open(&sb, agent, &["snake.ts"]).await else {
             return;
         };
-        tmux.submit("/snake");
+        first_submit(&tmux, "/snake", "SNAKE").await;
         let screen = tmux.wait_for_text("GAME OVER").await;
         let shown = region(&sb, &screen, "SNAKE", "GAME OVER");
         snapshot(agent, "snake_game_over", &shown);
@@ -183,9 +205,12 @@ async fn the_working_indicator_set_by_the_extension() {
         let Some(tmux) = open(&sb, agent, &["working-indicator.ts"]).await else {
             return;
         };
-        tmux.submit("/working-indicator dot");
-        tmux.wait_for_text("Working indicator set to: static dot")
-            .await;
+        first_submit(
+            &tmux,
+            "/working-indicator dot",
+            "Working indicator set to: static dot",
+        )
+        .await;
         tmux.submit("go");
         let screen = tmux.wait_for_text("Thinking it over").await;
         let screen = if screen.contains("● ") {
@@ -221,8 +246,7 @@ async fn the_hidden_thinking_label_set_by_the_extension() {
         let Some(tmux) = open(&sb, agent, &["hidden-thinking-label.ts"]).await else {
             return;
         };
-        tmux.submit("think");
-        tmux.wait_for_text("Answer.").await;
+        first_submit(&tmux, "think", "Answer.").await;
         tmux.send_keys(&["C-t"]);
         let screen = tmux.wait_for_text("Pondering...").await;
         assert!(!screen.contains("a secret plan"), "{screen}");

@@ -124,6 +124,12 @@ impl SessionHooks for Upcalls {
             if fresh.is_some() {
                 options.api_key = fresh;
             }
+            // The session's id on every call, as pi's agent passes it: providers key their
+            // prompt caches and session affinity on it (`prompt_cache_key`, `session_id`
+            // headers), and it follows /new, /resume and forks since it is read per call.
+            options.session_id = session
+                .as_ref()
+                .map(|s| s.with_session(|m| m.session_id().to_string()));
             options.hooks = session.map(|s| s.request_hooks()).unwrap_or_default();
             options.hooks.on_unauthorized = Some(reauthorize(&credentials, &provider));
             if options.api_key.is_none() {

@@ -80,43 +80,7 @@ impl World {
     pub fn commands(&self, args: &[&str]) -> (Vec<Value>, String) {
         let mut all = vec!["--mode", "rpc", "--no-session"];
         all.extend_from_slice(args);
-        let mut child = self
-            .command(&self.work(), &all)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("rho starts");
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin
-            .write_all(b"{\"id\":\"c\",\"type\":\"get_commands\"}\n")
-            .expect("ask");
-        drop(stdin);
-        let mut out = String::new();
-        child
-            .stdout
-            .take()
-            .expect("stdout")
-            .read_to_string(&mut out)
-            .expect("read");
-        let mut err = String::new();
-        child
-            .stderr
-            .take()
-            .expect("stderr")
-            .read_to_string(&mut err)
-            .expect("read");
-        child.wait().expect("exit");
-        let response = out
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .find(|v| v["id"] == "c")
-            .unwrap_or_else(|| panic!("no get_commands response: {out}\n{err}"));
-        let list = response["data"]["commands"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        (list, err)
+        get_commands(self.command(&self.work(), &all))
     }
 
     /// Adds `key: value` to rho's settings.json (keeping what `rho install` wrote).
@@ -158,6 +122,47 @@ fn which(program: &str) -> PathBuf {
         .output()
         .expect("sh");
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// Starts `agent` (an RPC session of rho or pi), asks `get_commands` and returns the
+/// commands and its stderr.
+pub fn get_commands(mut agent: Command) -> (Vec<Value>, String) {
+    let mut child = agent
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the agent starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin
+        .write_all(b"{\"id\":\"c\",\"type\":\"get_commands\"}\n")
+        .expect("ask");
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_string(&mut out)
+        .expect("read");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read");
+    child.wait().expect("exit");
+    let response = out
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v["id"] == "c")
+        .unwrap_or_else(|| panic!("no get_commands response: {out}\n{err}"));
+    let list = response["data"]["commands"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    (list, err)
 }
 
 /// The calls the shims logged.
