@@ -10,6 +10,7 @@ use std::sync::Arc;
 use rho_sandbox::{Sandbox, SandboxError};
 
 use super::scrub::KeyScrub;
+use super::shell::Host;
 
 /// What to run and under which fences.
 #[derive(Debug, Clone)]
@@ -106,7 +107,8 @@ impl ChildSpec {
         let mut cmd = match &self.sandbox {
             Some(sandbox) => sandbox.command(&self.program, &self.args)?,
             None => {
-                let mut cmd = std::process::Command::new(&self.program);
+                let program = crate::program::resolve(&self.program, &Host::current());
+                let mut cmd = std::process::Command::new(program);
                 cmd.args(&self.args);
                 cmd
             }

@@ -17,6 +17,7 @@ mod command;
 mod group;
 mod pipe;
 mod platform;
+mod program;
 mod registry;
 mod run;
 mod scrub;

@@ -61,7 +61,7 @@ impl Host<'_> {
         }
     }
 
-    fn find_on_path(&self, name: &str) -> Option<PathBuf> {
+    pub(crate) fn find_on_path(&self, name: &str) -> Option<PathBuf> {
         let paths = (self.var)("PATH")?;
         std::env::split_paths(&paths)
             .map(|dir| dir.join(name))
