@@ -165,7 +165,7 @@ pub fn hand_over() -> Handover {
 impl Drop for Handover {
     fn drop(&mut self) {
         // The reader's SIGTSTP handler first, before raw mode is back.
-        drop(self.default_stop.take());
+        self.default_stop = None;
         if self.was_raw && terminal::enable_raw_mode().is_ok() {
             protocol::start();
         }
