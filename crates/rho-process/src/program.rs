@@ -95,3 +95,38 @@ mod tests {
         assert_eq!(resolve_on(false, ext, "npm", &files), Path::new("npm"));
     }
 }
+
+#[cfg(all(test, windows))]
+mod windows_tests {
+    use std::ffi::OsString;
+
+    use super::*;
+    use crate::{run_to_end, ChildSpec, Output};
+
+    /// A `.cmd` found by its bare name starts through `cmd.exe` with its argument intact (what
+    /// `npm` and `npx` are on Windows).
+    #[test]
+    fn a_cmd_script_found_by_name_runs_with_its_arguments() {
+        let dir = std::env::temp_dir().join(format!("rho-program-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        std::fs::write(dir.join("greet.cmd"), "@echo hello %~1\r\n").expect("script");
+        let path = OsString::from(&dir);
+        let var = |var: &str| (var == "PATH").then(|| path.clone());
+        let is_file = |p: &Path| p.is_file();
+        let host = Host {
+            windows: true,
+            var: &var,
+            is_file: &is_file,
+        };
+        let found = resolve(Path::new("greet"), &host);
+        assert_eq!(found, dir.join("greet.cmd"));
+        let spec = ChildSpec::new(found).args(["big world"]);
+        let done = run_to_end(&spec, Output::Captured, None).expect("runs");
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(done.status.code(), Some(0));
+        assert_eq!(
+            String::from_utf8_lossy(&done.stdout).trim_end(),
+            "hello big world"
+        );
+    }
+}
