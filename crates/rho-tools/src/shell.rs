@@ -401,7 +401,8 @@ mod tests {
                 timeout: None,
                 cancel: &cancel,
             };
-            let spec = shell_spec(Path::new("/bin/sh"), command.into(), &dir, &config);
+            let args = vec!["-c".into(), command.into()];
+            let spec = shell_spec(Path::new("/bin/sh"), args, &dir, &config);
             assert!(
                 format!("{spec:?}").contains("PI_MODEL"),
                 "an inherited PI_MODEL is removed"
