@@ -167,6 +167,9 @@ pub enum ShellError {
     /// its process group was ended.
     #[error(transparent)]
     Run(#[from] rho_process::RunError),
+    /// Windows: no bash to run it in.
+    #[error(transparent)]
+    NoShell(#[from] rho_process::shell::ShellNotFound),
     /// The command exited unsuccessfully; `status` is the exit status as the OS words it.
     #[error("{}", exited_text(.status, .stderr))]
     Exited {
@@ -239,8 +242,9 @@ pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-/// Runs `command` through `sh -c` within [`COMMAND_TIMEOUT`] and returns its stdout; a
-/// non-zero exit, a spawn failure or the timeout is an error.
+/// Runs `command` through `sh -c` (on Windows the bash pi's `bash` tool uses: Git Bash or
+/// `bash.exe` on PATH) within [`COMMAND_TIMEOUT`] and returns its stdout; a non-zero exit, a
+/// spawn failure or the timeout is an error.
 pub fn run_shell(command: &str) -> Result<String, ShellError> {
     run_shell_within(command, COMMAND_TIMEOUT)
 }
@@ -249,7 +253,7 @@ pub fn run_shell(command: &str) -> Result<String, ShellError> {
 /// environment is passed whole (the user's own configuration runs it, and a key helper may
 /// need any of it).
 pub fn run_shell_within(command: &str, timeout: Duration) -> Result<String, ShellError> {
-    let spec = ChildSpec::new("sh")
+    let spec = ChildSpec::new(config_shell()?)
         .args(["-c", command])
         .scrub(KeyScrub::keep_all());
     let done = rho_process::run_to_end(&spec, Output::Captured, Some(timeout))?;
@@ -260,6 +264,16 @@ pub fn run_shell_within(command: &str, timeout: Duration) -> Result<String, Shel
         });
     }
     Ok(String::from_utf8_lossy(&done.stdout).into_owned())
+}
+
+/// The shell `!command` values run in: `sh` on unix, as pi's `execSync`; on Windows the
+/// resolved bash, as pi (which falls back to `cmd.exe` where rho reports the missing bash).
+fn config_shell() -> Result<std::path::PathBuf, ShellError> {
+    if cfg!(windows) {
+        let host = rho_process::shell::Host::current();
+        return Ok(rho_process::shell::bash(None, &host)?);
+    }
+    Ok("sh".into())
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! provider's headless method instead), waits for the browser's redirect or a pasted code,
 //! and saves the credential to auth.json in pi's shape.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -239,7 +239,7 @@ pub(crate) fn in_terminal<T>(
 fn read_key(provider: &str) -> Result<String, LoginError> {
     print!("API key for {provider}: ");
     let _ = std::io::stdout().flush();
-    let echo = EchoOff::new();
+    let echo = crate::echo_off::EchoOff::new();
     let mut line = String::new();
     let read = std::io::stdin().read_line(&mut line);
     drop(echo);
@@ -250,39 +250,6 @@ fn read_key(provider: &str) -> Result<String, LoginError> {
         return Err(LoginError::NoKey);
     }
     Ok(key)
-}
-
-/// Turns the terminal's echo off while alive (nothing happens when stdin is no terminal).
-struct EchoOff(Option<libc::termios>);
-
-impl EchoOff {
-    fn new() -> Self {
-        if !std::io::stdin().is_terminal() {
-            return Self(None);
-        }
-        // SAFETY: tcgetattr/tcsetattr on fd 0 with a zeroed termios they fill in.
-        unsafe {
-            let mut term: libc::termios = std::mem::zeroed();
-            if libc::tcgetattr(0, &mut term) != 0 {
-                return Self(None);
-            }
-            let saved = term;
-            term.c_lflag &= !libc::ECHO;
-            libc::tcsetattr(0, libc::TCSANOW, &term);
-            Self(Some(saved))
-        }
-    }
-}
-
-impl Drop for EchoOff {
-    fn drop(&mut self) {
-        if let Some(saved) = &self.0 {
-            // SAFETY: restores the settings read in `new`.
-            unsafe {
-                libc::tcsetattr(0, libc::TCSANOW, saved);
-            }
-        }
-    }
 }
 
 /// The sign-in's questions and notices on stdin and stdout.

@@ -5,6 +5,7 @@ mod auth_cli;
 mod builtin_commands;
 mod config_cli;
 mod credentials;
+mod echo_off;
 mod extensions;
 mod file_args;
 mod interactive_host;

@@ -32,7 +32,19 @@ fn mode(
             ));
             SandboxMode::WorkspaceWrite
         })),
-        None => Ok(SandboxMode::WorkspaceWrite),
+        None => Ok(default_mode()),
+    }
+}
+
+/// The mode when neither the flag nor the settings name one: `workspace-write`, except on
+/// Windows, where rho has no sandbox (README "rho on Windows"): there the default is `off`,
+/// permission rules alone fence commands, and a mode asked for by name is refused, not
+/// silently dropped.
+fn default_mode() -> SandboxMode {
+    if cfg!(windows) {
+        SandboxMode::Off
+    } else {
+        SandboxMode::WorkspaceWrite
     }
 }
 

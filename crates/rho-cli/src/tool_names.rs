@@ -5,7 +5,22 @@
 use crate::args::Args;
 
 /// Every built-in tool, in pi's order.
+#[cfg(not(windows))]
 pub const BUILTIN_TOOLS: [&str; 7] = ["read", "bash", "edit", "write", "grep", "find", "ls"];
+
+/// Every built-in tool, in pi's order; `powershell` exists on Windows only (pi lists it
+/// everywhere and fails its calls elsewhere; rho leaves it out there).
+#[cfg(windows)]
+pub const BUILTIN_TOOLS: [&str; 8] = [
+    "read",
+    "bash",
+    "powershell",
+    "edit",
+    "write",
+    "grep",
+    "find",
+    "ls",
+];
 
 /// Active without `--tools`.
 pub const DEFAULT_TOOLS: [&str; 4] = ["read", "bash", "edit", "write"];

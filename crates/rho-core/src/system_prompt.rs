@@ -36,6 +36,7 @@ fn tool_snippet(name: &str) -> Option<&'static str> {
     Some(match name {
         "read" => "Read file contents",
         "bash" => "Execute bash commands (ls, grep, find, etc.)",
+        "powershell" => "Execute PowerShell commands",
         "edit" => "Make exact-text replacement edits to files (several disjoint edits per call)",
         "write" => "Create or overwrite files",
         "grep" => "Search file contents for patterns (respects .gitignore)",

@@ -3,7 +3,6 @@
 //! scrubbed, then the caller's own variables (which win over the scrub).
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
@@ -11,6 +10,7 @@ use std::sync::Arc;
 use rho_sandbox::{Sandbox, SandboxError};
 
 use super::scrub::KeyScrub;
+use super::shell::Host;
 
 /// What to run and under which fences.
 #[derive(Debug, Clone)]
@@ -107,7 +107,8 @@ impl ChildSpec {
         let mut cmd = match &self.sandbox {
             Some(sandbox) => sandbox.command(&self.program, &self.args)?,
             None => {
-                let mut cmd = std::process::Command::new(&self.program);
+                let program = crate::program::resolve(&self.program, &Host::current());
+                let mut cmd = std::process::Command::new(program);
                 cmd.args(&self.args);
                 cmd
             }
@@ -124,7 +125,7 @@ impl ChildSpec {
         }
         cmd.stdin(Stdio::null());
         if self.own_group() {
-            cmd.process_group(0);
+            crate::platform::own_group(&mut cmd);
         }
         Ok(cmd)
     }

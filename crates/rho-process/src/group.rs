@@ -1,6 +1,6 @@
 //! A started child and its process group: recorded in the registry from the moment it exists,
 //! its exit watched by a task (so any number of callers can wait for it while another ends
-//! it), ended with SIGTERM and then SIGKILL. Dropping a group whose leader still runs kills
+//! it), ended with SIGTERM and then SIGKILL (CTRL_BREAK, then the job terminated, on Windows). Dropping a group whose leader still runs kills
 //! the group; a finished leader's background children are left to rho's exit.
 
 use std::process::ExitStatus;
@@ -9,6 +9,7 @@ use std::time::Duration;
 use tokio::process::{ChildStderr, ChildStdin, ChildStdout, Command};
 use tokio::sync::watch;
 
+use super::platform::Stop;
 use super::registry::{self, TERM_GRACE};
 
 /// The pipes a caller asked for (`Stdio::piped()`), taken from the child.
@@ -85,9 +86,9 @@ impl ChildGroup {
     /// Ends the group: SIGTERM, up to [`TERM_GRACE`] for the leader to exit, then SIGKILL to
     /// whatever is left of the group.
     pub async fn terminate(&self) {
-        registry::signal_group(self.pgid, libc::SIGTERM);
+        registry::stop_group(self.pgid, Stop::Ask);
         let _ = tokio::time::timeout(TERM_GRACE, self.wait()).await;
-        registry::signal_group(self.pgid, libc::SIGKILL);
+        registry::stop_group(self.pgid, Stop::Force);
         self.wait().await;
     }
 
@@ -102,7 +103,7 @@ impl ChildGroup {
 impl Drop for ChildGroup {
     fn drop(&mut self) {
         if !self.has_exited() {
-            registry::signal_group(self.pgid, libc::SIGKILL);
+            registry::stop_group(self.pgid, Stop::Force);
         }
         registry::forget_group_if_empty(self.pgid);
     }

@@ -2,10 +2,13 @@
 //! timeout by its runner, and every group still recorded is ended when rho exits (normal end,
 //! stdin EOF, SIGTERM, SIGHUP, SIGINT). Background children of a finished command
 //! (`server &`) keep their group alive, so a group is only forgotten once it has no member
-//! left. Ending a group is SIGTERM, a grace of [`TERM_GRACE`], then SIGKILL.
+//! left. Ending a group is SIGTERM, a grace of [`TERM_GRACE`], then SIGKILL (on Windows:
+//! CTRL_BREAK, the grace, then its Job Object terminated; see [`crate::platform`]).
 
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::platform::{self, Stop};
 
 /// How long a group gets between SIGTERM and SIGKILL.
 pub const TERM_GRACE: Duration = Duration::from_secs(1);
@@ -30,7 +33,9 @@ pub(crate) fn spawn_recorded<T>(
 ) -> std::io::Result<T> {
     let mut recorded = groups();
     let child = spawn()?;
-    if let Some(pgid) = pgid_of(pgid(&child)) {
+    let pid = pgid(&child);
+    platform::adopt(pid);
+    if let Some(pgid) = pgid_of(pid) {
         recorded.push(pgid);
     }
     Ok(child)
@@ -42,6 +47,7 @@ pub(crate) fn forget_group_if_empty(pgid: u32) {
     if let Some(pgid) = pgid_of(pgid) {
         if !group_alive(pgid) {
             groups().retain(|&g| g != pgid);
+            platform::release(pgid);
         }
     }
 }
@@ -51,27 +57,21 @@ pub(crate) fn forget_group_if_empty(pgid: u32) {
 pub(crate) fn forget_group(pgid: u32) {
     if let Some(pgid) = pgid_of(pgid) {
         groups().retain(|&g| g != pgid);
+        platform::release(pgid);
     }
 }
 
-/// Sends `signal` to every process of the group.
-pub(crate) fn signal_group(pgid: u32, signal: libc::c_int) {
+/// Stops every process of the group.
+pub(crate) fn stop_group(pgid: u32, stop: Stop) {
     if let Some(pgid) = pgid_of(pgid) {
-        // SAFETY: kill(2) with a negative pid signals the process group we created; no
-        // memory is touched.
-        unsafe {
-            libc::kill(-pgid, signal);
-        }
+        platform::stop_group(pgid, stop);
     }
 }
 
-/// Sends `signal` to the process `pid` alone (a child that shares rho's group).
-pub(crate) fn signal_process(pid: u32, signal: libc::c_int) {
+/// Stops the process `pid` alone (a child that shares rho's group).
+pub(crate) fn stop_process(pid: u32, stop: Stop) {
     if let Some(pid) = pgid_of(pid) {
-        // SAFETY: kill(2) on a child we started; no memory is touched.
-        unsafe {
-            libc::kill(pid, signal);
-        }
+        platform::stop_process(pid, stop);
     }
 }
 
@@ -89,13 +89,13 @@ fn end_groups() {
         return;
     }
     for &pgid in &all {
-        signal_group(pgid as u32, libc::SIGTERM);
+        stop_group(pgid as u32, Stop::Ask);
     }
     let deadline = Instant::now() + TERM_GRACE;
-    let mut left = all;
+    let mut left = all.clone();
     loop {
         left.retain(|&pgid| {
-            reap(pgid);
+            platform::reap(pgid);
             group_alive(pgid)
         });
         if left.is_empty() || Instant::now() >= deadline {
@@ -103,23 +103,18 @@ fn end_groups() {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
-    for pgid in left {
-        signal_group(pgid as u32, libc::SIGKILL);
+    for &pgid in &left {
+        stop_group(pgid as u32, Stop::Force);
+    }
+    for pgid in all {
+        platform::release(pgid);
     }
 }
 
-/// Collects our own exited children in the group, so a zombie leader does not count as alive
-/// (at exit nobody else will wait for it).
-fn reap(pgid: i32) {
-    // SAFETY: waitpid with WNOHANG only collects exit statuses of our children in the group.
-    unsafe { while libc::waitpid(-pgid, std::ptr::null_mut(), libc::WNOHANG) > 0 {} }
-}
-
-/// Whether any process is left in group `pgid` (signal 0 only checks; a killed member that
-/// nobody reaped yet still counts).
+/// Whether any process is left in group `pgid` (a killed member that nobody reaped yet
+/// still counts).
 pub fn group_alive(pgid: i32) -> bool {
-    // SAFETY: signal 0 performs the permission and existence checks only.
-    unsafe { libc::kill(-pgid, 0) == 0 }
+    platform::group_alive(pgid)
 }
 
 /// Whether group `pgid` has no member left within `within`. Members rho did not start itself

@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use rho_sandbox::SandboxError;
 
+use super::platform::{self, Stop};
 use super::registry::{self, TERM_GRACE};
 use super::ChildSpec;
 
@@ -131,7 +132,10 @@ pub fn run_to_end(
         registry::forget_group_if_empty(pid);
     }
     Ok(Finished {
-        status: finished.exited.flatten().unwrap_or_else(killed_status),
+        status: finished
+            .exited
+            .flatten()
+            .unwrap_or_else(platform::killed_status),
         stdout: finished.stdout,
         stderr: finished.stderr,
     })
@@ -171,11 +175,11 @@ fn read_in_thread<R: Read + Send + 'static>(
 /// SIGKILL to whatever is left; returns once the leader is reaped. The output threads end
 /// when the last holder of the pipes is gone.
 fn end(pid: u32, own_group: bool, events: &Receiver<Event>, exited: bool) {
-    let signal = |sig| match own_group {
-        true => registry::signal_group(pid, sig),
-        false => registry::signal_process(pid, sig),
+    let signal = |stop| match own_group {
+        true => registry::stop_group(pid, stop),
+        false => registry::stop_process(pid, stop),
     };
-    signal(libc::SIGTERM);
+    signal(Stop::Ask);
     let mut exited = exited;
     let grace_ends = Instant::now() + TERM_GRACE;
     while !exited {
@@ -185,7 +189,7 @@ fn end(pid: u32, own_group: bool, events: &Receiver<Event>, exited: bool) {
             Err(_) => break,
         }
     }
-    signal(libc::SIGKILL);
+    signal(Stop::Force);
     while !exited {
         match events.recv() {
             Ok(Event::Exited(_)) => exited = true,
@@ -198,13 +202,8 @@ fn end(pid: u32, own_group: bool, events: &Receiver<Event>, exited: bool) {
     }
 }
 
-/// The status of a child whose wait failed: reported as killed by SIGKILL.
-fn killed_status() -> ExitStatus {
-    use std::os::unix::process::ExitStatusExt;
-    ExitStatus::from_raw(libc::SIGKILL)
-}
-
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -266,5 +265,40 @@ mod tests {
         assert!(!registry::recorded_groups().contains(&pgid));
         let gone = registry::group_gone_within(pgid, Duration::from_secs(5));
         assert!(gone, "group {pgid} is gone");
+    }
+}
+
+/// Run on Windows (CI runs them under Wine).
+#[cfg(test)]
+#[cfg(windows)]
+mod windows_tests {
+    use super::*;
+
+    fn cmd(script: &str) -> ChildSpec {
+        ChildSpec::new("cmd.exe").args(["/c", script])
+    }
+
+    #[test]
+    fn output_and_exit_code_are_collected() {
+        let done = run_to_end(&cmd("echo out& exit /b 4"), Output::Captured, None).expect("runs");
+        assert_eq!(done.status.code(), Some(4));
+        assert_eq!(String::from_utf8_lossy(&done.stdout).trim_end(), "out");
+    }
+
+    /// A hanging command is ended at the timeout with its whole job (the leader's `ping`).
+    #[test]
+    fn a_hanging_command_and_its_job_end_at_the_timeout() {
+        let err = run_to_end(
+            &cmd("ping -n 60 127.0.0.1"),
+            Output::Captured,
+            Some(Duration::from_secs(1)),
+        )
+        .expect_err("times out");
+        assert!(matches!(err, RunError::TimedOut { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "cmd.exe did not finish within 1 s and was stopped"
+        );
+        assert!(registry::recorded_groups().is_empty());
     }
 }

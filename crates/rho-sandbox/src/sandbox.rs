@@ -46,6 +46,9 @@ impl std::fmt::Debug for Sandbox {
 fn unavailable(policy: &SandboxPolicy) -> Mechanism {
     let reason = if cfg!(target_os = "macos") {
         "sandbox-exec was not found".to_string()
+    } else if cfg!(windows) {
+        "Windows has no sandbox rho can use; permission rules still apply (see /permissions)"
+            .to_string()
     } else {
         "this kernel has no Landlock and bubblewrap (bwrap) is not installed".to_string()
     };
@@ -131,6 +134,7 @@ impl Sandbox {
     /// One line for the user: mode, mechanism and network.
     pub fn describe(&self) -> String {
         let how = match &self.mechanism {
+            Mechanism::None if cfg!(windows) => "no sandbox on Windows: permission rules only",
             Mechanism::None => "no sandbox",
             Mechanism::Landlock => "Landlock",
             Mechanism::Bubblewrap(_) => "bubblewrap",

@@ -8,14 +8,13 @@
 //! they are all-or-nothing. `fsync` is optional ([`Durability`]): a killed process loses nothing
 //! without it; only a power loss or kernel crash can.
 
-use std::fs::{File, OpenOptions, Permissions};
+use std::fs::{File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::error::StoreError;
 use super::lazy::decode_message;
-use rho_protocol::agent::MessageFile;
+use rho_protocol::agent::{read_exact_at, MessageFile};
 use std::sync::Arc;
 
 /// How hard each write pushes data towards the disk.
@@ -62,7 +61,7 @@ impl FileWriter {
             needs_newline
         } else {
             let mut last = [0u8];
-            len > 0 && file.read_exact_at(&mut last, len - 1).is_ok() && last[0] != b'\n'
+            len > 0 && read_exact_at(&file, &mut last, len - 1).is_ok() && last[0] != b'\n'
         };
         if needs_newline {
             (&file).write_all(b"\n").map_err(io)?;
@@ -152,25 +151,29 @@ pub fn write_atomic(
 }
 
 /// Session files hold whole conversations: owner-only (0600) whatever the umask.
+#[cfg(unix)]
 const FILE_MODE: u32 = 0o600;
 /// Directories rho creates for sessions: owner-only (0700) whatever the umask.
+#[cfg(unix)]
 const DIR_MODE: u32 = 0o700;
 
-/// Creates `path` for writing with mode 0600; the mode is set explicitly because the umask
-/// only narrows the mode given at creation.
+/// Creates `path` for writing, owner-only: on unix mode 0600, set explicitly because the
+/// umask only narrows the mode given at creation; on Windows the file inherits its folder's
+/// ACL, which under the user's profile (where `~/.pi` lives) grants only the user, SYSTEM and
+/// Administrators.
 fn create_private_file(path: &Path) -> std::io::Result<File> {
-    let file = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(FILE_MODE)
-        .open(path)?;
-    file.set_permissions(Permissions::from_mode(FILE_MODE))?;
+    let mut options = OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
+    let file = options.open(path)?;
+    #[cfg(unix)]
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(FILE_MODE))?;
     Ok(file)
 }
 
-/// Creates `dir` and any missing parents with mode 0700; existing directories are left as
-/// they are (the user may have chosen their modes).
+/// Creates `dir` and any missing parents, owner-only as [`create_private_file`] (0700 on
+/// unix); existing directories are left as they are (the user may have chosen their modes).
 fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     if dir.is_dir() {
         return Ok(());
@@ -178,15 +181,28 @@ fn create_private_dirs(dir: &Path) -> std::io::Result<()> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         create_private_dirs(parent)?;
     }
-    match std::fs::DirBuilder::new().mode(DIR_MODE).create(dir) {
-        Ok(()) => std::fs::set_permissions(dir, Permissions::from_mode(DIR_MODE)),
+    #[cfg(unix)]
+    let builder = std::os::unix::fs::DirBuilderExt::mode(&mut std::fs::DirBuilder::new(), DIR_MODE)
+        .create(dir);
+    #[cfg(not(unix))]
+    let builder = std::fs::DirBuilder::new().create(dir);
+    match builder {
+        #[cfg(unix)]
+        Ok(()) => {
+            std::fs::set_permissions(dir, std::os::unix::fs::PermissionsExt::from_mode(DIR_MODE))
+        }
+        #[cfg(not(unix))]
+        Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => Ok(()),
         Err(e) => Err(e),
     }
 }
 
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
+    use std::os::unix::fs::PermissionsExt;
+
     use super::*;
 
     /// Issue 17 #11: session files are 0600 and new session dirs 0700 even under umask 0.

@@ -1,5 +1,6 @@
 //! The `bash` tool: runs a command in the session cwd and returns the tail of its output,
-//! streaming progress while it runs.
+//! streaming progress while it runs; and the `powershell` tool, the same in PowerShell
+//! (Windows only, as pi 1.6's).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::args::parse;
 use crate::output::{read_full_output, OutputSnapshot};
-use crate::shell::{run_shell, ExecEnd, Progress, ShellConfig, ShellRun};
+use crate::shell::{run_in, ExecEnd, Progress, ShellConfig, ShellKind, ShellRun};
 use crate::truncate::{format_size, TruncatedBy, DEFAULT_MAX_BYTES};
 
 /// How much output a script's call resolves to (pi's 1 MiB; the model sees 50KB).
@@ -22,6 +23,7 @@ pub const SCRIPT_OUTPUT_MAX_BYTES: usize = 1024 * 1024;
 pub struct BashTool {
     cwd: PathBuf,
     config: ShellConfig,
+    kind: ShellKind,
     /// `{ output, truncated, full_output_path?, exit_code, wall_time_seconds }` of calls
     /// codemode scripts made.
     script_values: ScriptValues,
@@ -33,8 +35,22 @@ impl BashTool {
         Self {
             cwd: cwd.into(),
             config,
+            kind: ShellKind::Bash,
             script_values: ScriptValues::default(),
         }
+    }
+
+    /// The `powershell` tool: the same runner with PowerShell (the settings' `shellPath` and
+    /// command prefix are bash's and do not apply).
+    pub fn powershell(cwd: impl Into<PathBuf>, config: ShellConfig) -> Self {
+        Self {
+            kind: ShellKind::PowerShell,
+            ..Self::new(cwd, config)
+        }
+    }
+
+    fn is_powershell(&self) -> bool {
+        self.kind == ShellKind::PowerShell
     }
 }
 
@@ -152,19 +168,29 @@ fn progress_output(snap: &OutputSnapshot) -> ToolOutput {
 
 impl AgentTool for BashTool {
     fn name(&self) -> &str {
-        "bash"
+        match self.is_powershell() {
+            true => "powershell",
+            false => "bash",
+        }
     }
     fn label(&self) -> &str {
-        "bash"
+        self.name()
     }
     fn description(&self) -> &str {
-        "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds."
+        match self.is_powershell() {
+            true => "Execute a PowerShell command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.",
+            false => "Execute a bash command in the current working directory. Returns stdout and stderr. Output is truncated to last 2000 lines or 50KB (whichever is hit first). If truncated, full output is saved to a temp file. Optionally provide a timeout in seconds.",
+        }
     }
     fn parameters(&self) -> Value {
+        let command = match self.is_powershell() {
+            true => "Shell command to execute",
+            false => "Bash command to execute",
+        };
         json!({
             "type": "object",
             "properties": {
-                "command": {"type": "string", "description": "Bash command to execute"},
+                "command": {"type": "string", "description": command},
                 "timeout": {"type": "number", "description": "Timeout in seconds (optional, no default timeout)"}
             },
             "required": ["command"]
@@ -184,8 +210,10 @@ impl AgentTool for BashTool {
         let cwd = self.cwd.clone();
         let config = self.config.clone();
         let slot = self.script_values.slot(&ctx);
+        let name = self.name().to_string();
+        let kind = self.kind;
         Box::pin(async move {
-            let args: BashArgs = parse("bash", args)?;
+            let args: BashArgs = parse(&name, args)?;
             let timeout = args
                 .timeout
                 .filter(|t| t.is_finite() && *t > 0.0)
@@ -200,7 +228,7 @@ impl AgentTool for BashTool {
                 cancel: &ctx.cancel,
             };
             let mut on_snapshot = |snap: &OutputSnapshot| progress(progress_output(snap));
-            let run = run_shell(shell, &config, Progress::Snapshots(&mut on_snapshot))
+            let run = run_in(kind, shell, &config, Progress::Snapshots(&mut on_snapshot))
                 .await
                 .map_err(|err| ToolError::new(err.to_string()))?;
             match run.end {

@@ -154,6 +154,8 @@ fn edit_args(args: Value) -> Result<(String, Vec<Edit>), ToolError> {
     Ok((path, parsed))
 }
 
+/// The Node-style code pi prints for a failed edit (`ENOENT`, `EACCES`, ...).
+#[cfg(unix)]
 fn error_code(err: &std::io::Error) -> String {
     match err.raw_os_error() {
         Some(libc::ENOENT) => "ENOENT".into(),
@@ -164,6 +166,24 @@ fn error_code(err: &std::io::Error) -> String {
         Some(libc::EROFS) => "EROFS".into(),
         Some(code) => format!("errno {code}"),
         None => format!("{:?}", err.kind()),
+    }
+}
+
+/// The Node-style code pi prints for a failed edit: Windows error numbers are no errno
+/// values, so the code comes from the error's kind (Node maps them the same way).
+#[cfg(windows)]
+fn error_code(err: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match err.kind() {
+        ErrorKind::NotFound => "ENOENT".into(),
+        ErrorKind::PermissionDenied => "EPERM".into(),
+        ErrorKind::IsADirectory => "EISDIR".into(),
+        ErrorKind::NotADirectory => "ENOTDIR".into(),
+        ErrorKind::ReadOnlyFilesystem => "EROFS".into(),
+        kind => match err.raw_os_error() {
+            Some(code) => format!("error {code}"),
+            None => format!("{kind:?}"),
+        },
     }
 }
 

@@ -5,15 +5,12 @@
 //! or timeout.
 
 use std::ffi::OsString;
-use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rho_process::{ChildGroup, ChildSpec, KeyScrub};
-use tokio::io::AsyncReadExt;
-use tokio::net::unix::pipe;
+use rho_process::shell::{self, Host, ShellNotFound};
+use rho_process::{combined_pipe, ChildGroup, ChildSpec, KeyScrub, OutputReader};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -65,6 +62,49 @@ impl std::fmt::Debug for SessionEnv {
     }
 }
 
+/// The shell a command line is written for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShellKind {
+    /// bash (`shellPath`, Git Bash on Windows), `bash -c <prefix + command>`.
+    #[default]
+    Bash,
+    /// PowerShell (Windows only; the `powershell` tool), run as pi runs it.
+    PowerShell,
+}
+
+/// pi's flags for PowerShell, the command following `-Command`.
+const POWERSHELL_ARGS: [&str; 5] = [
+    "-NoProfile",
+    "-NonInteractive",
+    "-ExecutionPolicy",
+    "Bypass",
+    "-Command",
+];
+
+/// Put before every PowerShell command so its output is UTF-8 (pi's).
+const POWERSHELL_UTF8: &str =
+    "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}\n";
+
+/// Put after a command for Windows PowerShell 5.1 (pi's, pi issue #8842): 5.1 turns a native
+/// program's redirected stderr into error records and fails `$?` although the program exited
+/// 0; this exits 0 then, else 0 or 1 as `-Command` would. The lone `;` keeps an unfinished
+/// last statement a parse error instead of running into the suffix.
+const WINDOWS_POWERSHELL_EXIT: &str = "\n;\nif ($?) { exit 0 }\nif (($LASTEXITCODE -eq 0) -and (\"$($Error[0].FullyQualifiedErrorId)\" -like \"NativeCommandError*\")) { exit 0 }\nexit 1";
+
+/// The script PowerShell at `shell` runs for `command`: UTF-8 output first, and for Windows
+/// PowerShell (not pwsh) the exit-code suffix, unless a final backtick would continue the
+/// command into it.
+fn powershell_script(shell: &Path, command: &str) -> String {
+    let windows_powershell = shell
+        .file_name()
+        .is_some_and(|name| name.eq_ignore_ascii_case("powershell.exe"));
+    let suffix = match windows_powershell && !command.ends_with('`') {
+        true => WINDOWS_POWERSHELL_EXIT,
+        false => "",
+    };
+    format!("{POWERSHELL_UTF8}{command}{suffix}")
+}
+
 /// Why a command stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExecEnd {
@@ -91,9 +131,9 @@ pub enum ExecError {
     /// The working directory is missing.
     #[error("Working directory does not exist: {0}\nCannot execute bash commands.")]
     MissingCwd(String),
-    /// The configured shell is missing.
-    #[error("Custom shell path not found: {0}. Fix shellPath in settings.json or remove it.")]
-    MissingShell(String),
+    /// No shell where pi looks for one, or the configured one is missing.
+    #[error(transparent)]
+    NotFound(#[from] ShellNotFound),
     /// The shell could not be started.
     #[error("Failed to start shell {shell}: {source}")]
     Spawn {
@@ -130,27 +170,16 @@ pub struct ShellRun<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-fn find_on_path(name: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|dir| dir.join(name))
-            .find(|candidate| candidate.is_file())
-    })
+/// The shell to use: `shellPath`, else on unix `/bin/bash`, `bash` on PATH or `sh`, on
+/// Windows Git Bash or `bash.exe` on PATH (see [`rho_process::shell`]).
+pub fn resolve_shell(config: &ShellConfig) -> Result<PathBuf, ExecError> {
+    Ok(shell::bash(config.shell_path.as_deref(), &Host::current())?)
 }
 
-/// The shell to use: `shellPath`, else `/bin/bash`, else `bash` on PATH, else `sh`.
-pub fn resolve_shell(config: &ShellConfig) -> Result<PathBuf, ExecError> {
-    if let Some(path) = &config.shell_path {
-        if path.exists() {
-            return Ok(path.clone());
-        }
-        return Err(ExecError::MissingShell(path.display().to_string()));
-    }
-    let bin_bash = PathBuf::from("/bin/bash");
-    if bin_bash.exists() {
-        return Ok(bin_bash);
-    }
-    Ok(find_on_path("bash").unwrap_or_else(|| PathBuf::from("sh")))
+/// The PowerShell the `powershell` tool runs (Windows only: `pwsh.exe`, else Windows
+/// PowerShell).
+pub fn resolve_powershell() -> Result<PathBuf, ExecError> {
+    Ok(shell::powershell(&Host::current())?)
 }
 
 fn path_with_bin(bin_dir: &Path) -> OsString {
@@ -161,10 +190,33 @@ fn path_with_bin(bin_dir: &Path) -> OsString {
     std::env::join_paths(dirs).unwrap_or_default()
 }
 
-/// `shell -c script` in `cwd` under the configuration's sandbox and scrub.
-fn shell_spec(shell: &Path, script: String, cwd: &Path, config: &ShellConfig) -> ChildSpec {
+/// The shell and its arguments for `command`, per the configuration's kind.
+fn shell_command(
+    kind: ShellKind,
+    config: &ShellConfig,
+    command: &str,
+) -> Result<(PathBuf, Vec<OsString>), ExecError> {
+    match kind {
+        ShellKind::Bash => {
+            let script = match &config.command_prefix {
+                Some(prefix) => format!("{prefix}\n{command}"),
+                None => command.to_string(),
+            };
+            Ok((resolve_shell(config)?, vec!["-c".into(), script.into()]))
+        }
+        ShellKind::PowerShell => {
+            let shell = resolve_powershell()?;
+            let mut args: Vec<OsString> = POWERSHELL_ARGS.iter().map(OsString::from).collect();
+            args.push(powershell_script(&shell, command).into());
+            Ok((shell, args))
+        }
+    }
+}
+
+/// `shell args…` in `cwd` under the configuration's sandbox and scrub.
+fn shell_spec(shell: &Path, args: Vec<OsString>, cwd: &Path, config: &ShellConfig) -> ChildSpec {
     let mut spec = ChildSpec::new(shell)
-        .args(["-c".into(), OsString::from(script)])
+        .args(args)
         .cwd(cwd)
         .sandbox(config.sandbox.clone())
         .scrub(config.scrub.clone());
@@ -180,8 +232,19 @@ fn shell_spec(shell: &Path, script: String, cwd: &Path, config: &ShellConfig) ->
     spec
 }
 
-/// Runs one command until it exits (and its output is read) or is ended.
+/// Runs one command in bash until it exits (and its output is read) or is ended.
 pub async fn run_shell(
+    run: ShellRun<'_>,
+    config: &ShellConfig,
+    progress: Progress<'_>,
+) -> Result<ExecResult, ExecError> {
+    run_in(ShellKind::Bash, run, config, progress).await
+}
+
+/// Runs one command in the `kind` of shell until it exits (and its output is read) or is
+/// ended. PowerShell takes neither `shellPath` nor the command prefix, which are bash's.
+pub async fn run_in(
+    kind: ShellKind,
     run: ShellRun<'_>,
     config: &ShellConfig,
     mut progress: Progress<'_>,
@@ -189,19 +252,15 @@ pub async fn run_shell(
     if !run.cwd.is_dir() {
         return Err(ExecError::MissingCwd(run.cwd.display().to_string()));
     }
-    let shell = resolve_shell(config)?;
-    let script = match &config.command_prefix {
-        Some(prefix) => format!("{prefix}\n{}", run.command),
-        None => run.command.to_string(),
-    };
+    let (shell, args) = shell_command(kind, config, run.command)?;
     let spawn_error = |source| ExecError::Spawn {
         shell: shell.display().to_string(),
         source,
     };
-    let mut cmd = shell_spec(&shell, script, run.cwd, config).command()?;
+    let mut cmd = shell_spec(&shell, args, run.cwd, config).command()?;
     let (reader, writer) = combined_pipe().map_err(spawn_error)?;
-    cmd.stdout(Stdio::from(writer.try_clone().map_err(spawn_error)?))
-        .stderr(Stdio::from(writer));
+    let (stdout, stderr) = writer.stdio_pair().map_err(spawn_error)?;
+    cmd.stdout(stdout).stderr(stderr);
     let spawned = ChildGroup::spawn(cmd);
     // The parent's copies of the pipe's write end must close for EOF to arrive.
     let (group, _) = spawned.map_err(spawn_error)?;
@@ -267,20 +326,7 @@ pub async fn run_shell(
     })
 }
 
-/// One pipe for stdout and stderr, so the output keeps the order it was written in.
-fn combined_pipe() -> std::io::Result<(pipe::Receiver, OwnedFd)> {
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills both descriptors on success; each is owned exactly once below.
-    let (read, write) = unsafe {
-        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-    };
-    Ok((pipe::Receiver::from_owned_fd(read)?, write))
-}
-
-async fn read_some(pipe: &mut Option<pipe::Receiver>, buf: &mut [u8]) -> std::io::Result<usize> {
+async fn read_some(pipe: &mut Option<OutputReader>, buf: &mut [u8]) -> std::io::Result<usize> {
     match pipe {
         Some(p) => p.read(buf).await,
         None => std::future::pending().await,
@@ -295,6 +341,7 @@ async fn sleep_until_opt(at: Option<Instant>) {
 }
 
 #[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
 
@@ -354,7 +401,8 @@ mod tests {
                 timeout: None,
                 cancel: &cancel,
             };
-            let spec = shell_spec(Path::new("/bin/sh"), command.into(), &dir, &config);
+            let args = vec!["-c".into(), command.into()];
+            let spec = shell_spec(Path::new("/bin/sh"), args, &dir, &config);
             assert!(
                 format!("{spec:?}").contains("PI_MODEL"),
                 "an inherited PI_MODEL is removed"
@@ -381,5 +429,51 @@ mod tests {
         .await;
         assert_eq!(r.end, ExecEnd::Aborted);
         assert_eq!(r.output.text, "ready\n");
+    }
+
+    #[tokio::test]
+    async fn powershell_is_refused_outside_windows() {
+        let run = ShellRun {
+            command: "Get-Date",
+            cwd: &std::env::temp_dir(),
+            timeout: None,
+            cancel: &CancellationToken::new(),
+        };
+        let err = run_in(
+            ShellKind::PowerShell,
+            run,
+            &Default::default(),
+            Progress::Quiet,
+        )
+        .await
+        .expect_err("not on Windows");
+        assert_eq!(
+            err.to_string(),
+            "The powershell tool is only available on Windows."
+        );
+    }
+}
+
+/// pi's wrapping of a PowerShell command (pure: checked on every platform).
+#[cfg(test)]
+mod powershell_tests {
+    use super::*;
+
+    #[test]
+    fn pwsh_gets_utf8_output_and_the_command_as_is() {
+        let script = powershell_script(Path::new("C:/pf/PowerShell/7/pwsh.exe"), "Get-Date");
+        assert_eq!(
+            script,
+            "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}\nGet-Date"
+        );
+    }
+
+    #[test]
+    fn windows_powershell_gets_the_exit_code_suffix_unless_a_backtick_ends_the_command() {
+        let shell = Path::new("C:/Windows/System32/WindowsPowerShell/v1.0/PowerShell.exe");
+        let script = powershell_script(shell, "git push 2>&1");
+        assert!(script.ends_with("git push 2>&1\n;\nif ($?) { exit 0 }\nif (($LASTEXITCODE -eq 0) -and (\"$($Error[0].FullyQualifiedErrorId)\" -like \"NativeCommandError*\")) { exit 0 }\nexit 1"), "{script}");
+        let continued = powershell_script(shell, "Get-ChildItem `");
+        assert!(continued.ends_with("Get-ChildItem `"), "{continued}");
     }
 }

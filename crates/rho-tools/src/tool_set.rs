@@ -45,6 +45,7 @@ pub fn create_tools_with(
             Ok(match *name {
                 "read" => Arc::new(ReadTool::new(cwd, config.read)),
                 "bash" => Arc::new(BashTool::new(cwd, config.shell.clone())),
+                "powershell" => Arc::new(BashTool::powershell(cwd, config.shell.clone())),
                 "edit" => Arc::new(EditTool::new(cwd).with_sandbox(config.shell.sandbox.clone())),
                 "write" => Arc::new(WriteTool::new(cwd).with_sandbox(config.shell.sandbox.clone())),
                 "grep" => Arc::new(GrepTool::new(cwd)),

@@ -28,9 +28,12 @@ pub fn open(url: &str) -> bool {
         .is_ok()
 }
 
+/// The platform's opener as pi's `openBrowser` picks it (the URL is appended as its last word).
 fn platform_opener() -> &'static str {
     if cfg!(target_os = "macos") {
         "open"
+    } else if cfg!(windows) {
+        "rundll32 url.dll,FileProtocolHandler"
     } else {
         "xdg-open"
     }

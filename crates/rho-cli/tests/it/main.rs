@@ -93,3 +93,4 @@ mod tui_terminal;
 mod tui_theme;
 mod tui_trust;
 mod unsaved_sessions;
+mod windows_exe;

@@ -75,9 +75,11 @@ pub enum SessionError {
     /// The session file to open records a working directory that no longer exists.
     #[error("{source}\nSession: {}\nCurrent working directory: {cwd}", .session.display())]
     SessionCwdGone {
-        /// Why the store refused it (names the missing directory).
+        /// Why the store refused it (names the missing directory). Boxed so every
+        /// `Result<_, SessionError>` stays small (with Windows' larger paths it passed clippy's
+        /// large-error limit).
         #[source]
-        source: StoreError,
+        source: Box<StoreError>,
         /// The session file.
         session: PathBuf,
         /// rho's working directory.

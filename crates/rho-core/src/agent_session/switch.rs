@@ -156,7 +156,7 @@ impl AgentSession {
         if check {
             if let Err(source) = manager.check_cwd_exists() {
                 return Err(SessionError::SessionCwdGone {
-                    source,
+                    source: Box::new(source),
                     session: path.to_path_buf(),
                     cwd,
                 });

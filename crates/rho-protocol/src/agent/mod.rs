@@ -17,6 +17,8 @@ pub use message::{
     BranchSummaryMessage, CompactionSummaryMessage, CustomMessage, SystemMessage,
 };
 pub use queue_mode::QueueMode;
-pub use stored::{decode_all, stored_role, MessageFile, Origin, ReadError, StoredMessage};
+pub use stored::{
+    decode_all, read_exact_at, stored_role, MessageFile, Origin, ReadError, StoredMessage,
+};
 pub use stored_json::JsonCopier;
 pub use system::{initial_system_message, SystemState};

@@ -14,7 +14,6 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -112,9 +111,7 @@ impl Origin {
             buf.resize(len, 0);
         }
         let bytes = &mut buf[..len];
-        self.file
-            .file
-            .read_exact_at(bytes, self.offset)
+        read_exact_at(&self.file.file, bytes, self.offset)
             .map_err(|e| self.changed(e.to_string()))?;
         Ok(bytes)
     }
@@ -378,5 +375,31 @@ impl Serialize for StoredMessage {
         // serde has no way to pass bytes through but a `RawValue`, which is made by parsing.
         let raw: &RawValue = serde_json::from_str(&text).map_err(serde::ser::Error::custom)?;
         raw.serialize(s)
+    }
+}
+
+/// Fills `buf` from `file` at `offset` without touching a cursor other readers rely on: unix
+/// reads by position (`pread`); Windows' positioned read moves the handle's cursor, which no
+/// reader of a session file uses (every read names its offset; appends go to the end).
+pub fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+    }
+    #[cfg(windows)]
+    {
+        let mut done = 0;
+        while done < buf.len() {
+            let read = std::os::windows::fs::FileExt::seek_read(
+                file,
+                &mut buf[done..],
+                offset + done as u64,
+            )?;
+            if read == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            done += read;
+        }
+        Ok(())
     }
 }

@@ -55,13 +55,17 @@ pub type Pieces = Box<dyn LinePieces>;
 
 /// The process's stdout as a writer's sink: a duplicate of fd 1 written as it is, without
 /// std's line buffering, which scans every write for a newline (a `get_messages` reply is
-/// megabytes without one). Where fd 1 cannot be duplicated, `tokio::io::stdout()`.
+/// megabytes without one). Where fd 1 cannot be duplicated, `tokio::io::stdout()`; on
+/// Windows always that, whose console writes turn UTF-8 into the console's text.
 pub fn stdout() -> Box<dyn AsyncWrite + Send + Unpin> {
-    use std::os::fd::AsFd;
-    match std::io::stdout().as_fd().try_clone_to_owned() {
-        Ok(fd) => Box::new(tokio::fs::File::from_std(std::fs::File::from(fd))),
-        Err(_) => Box::new(tokio::io::stdout()),
+    #[cfg(unix)]
+    {
+        use std::os::fd::AsFd;
+        if let Ok(fd) = std::io::stdout().as_fd().try_clone_to_owned() {
+            return Box::new(tokio::fs::File::from_std(std::fs::File::from(fd)));
+        }
     }
+    Box::new(tokio::io::stdout())
 }
 
 /// What the writer is sent, in the order it writes it.

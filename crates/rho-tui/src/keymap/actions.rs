@@ -4,13 +4,16 @@
 //! conflicts (as in pi).
 
 /// Where defaults differ: pi gives Windows and WSL other keys for a few actions (Windows
-/// Terminal takes Alt+Enter, and WSL has no Ctrl+Shift arrows).
+/// Terminal takes Alt+Enter, and WSL has no Ctrl+Shift arrows), and native Windows two more
+/// (undo is Ctrl+Z, and suspend has no key: Windows consoles have no job control).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Platform {
     /// Linux, macOS and the other Unixes.
     Unix,
     /// Windows Subsystem for Linux (`WSL_DISTRO_NAME` or `WSL_INTEROP` set).
     Wsl,
+    /// Native Windows: WSL's keys, but for undo and suspend.
+    Windows,
 }
 
 impl Platform {
@@ -19,7 +22,9 @@ impl Platform {
         let wsl = ["WSL_DISTRO_NAME", "WSL_INTEROP"]
             .iter()
             .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));
-        if cfg!(target_os = "linux") && wsl {
+        if cfg!(windows) {
+            Platform::Windows
+        } else if cfg!(target_os = "linux") && wsl {
             Platform::Wsl
         } else {
             Platform::Unix
@@ -47,9 +52,11 @@ pub struct ActionDef {
 impl ActionDef {
     /// The default keys on `platform`.
     pub fn defaults_on(&self, platform: Platform) -> &'static [&'static str] {
-        match (platform, self.wsl) {
-            (Platform::Wsl, Some(keys)) => keys,
-            _ => self.defaults,
+        match (platform, self.action) {
+            (Platform::Unix, _) => self.defaults,
+            (Platform::Windows, Action::EditorUndo) => &["ctrl+z"],
+            (Platform::Windows, Action::Suspend) => &[],
+            (Platform::Wsl | Platform::Windows, _) => self.wsl.unwrap_or(self.defaults),
         }
     }
 }
@@ -280,5 +287,21 @@ mod tests {
             Action::Interrupt.def().defaults_on(Platform::Wsl),
             ["escape"]
         );
+    }
+
+    /// pi 1.6 docs/keybindings.md: native Windows takes the WSL keys (follow-up Ctrl+Q,
+    /// model back Alt+P), but undo is Ctrl+Z and suspend has no default.
+    #[test]
+    fn windows_gets_the_wsl_keys_but_for_undo_and_suspend() {
+        let on_windows = |action: Action| action.def().defaults_on(Platform::Windows);
+        assert_eq!(on_windows(Action::MessageFollowUp), ["ctrl+q"]);
+        assert_eq!(on_windows(Action::EditorUndo), ["ctrl+z"]);
+        assert_eq!(
+            Action::EditorUndo.def().defaults_on(Platform::Wsl),
+            ["alt+z"]
+        );
+        assert!(on_windows(Action::Suspend).is_empty());
+        assert_eq!(Action::Suspend.def().defaults_on(Platform::Wsl), ["ctrl+z"]);
+        assert_eq!(on_windows(Action::Interrupt), ["escape"]);
     }
 }

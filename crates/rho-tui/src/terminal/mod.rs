@@ -9,6 +9,7 @@
 //! installed with the guard) and a suspend.
 
 mod decode;
+mod platform;
 pub mod protocol;
 #[cfg(unix)]
 mod reader;
@@ -140,72 +141,49 @@ pub fn restore() {
 /// re-entering the alternate screen in fullscreen.
 pub struct Handover {
     was_raw: bool,
-    #[cfg(unix)]
-    _pause: reader::InputPause,
-    #[cfg(unix)]
-    tstp: Option<libc::sigaction>,
+    _pause: platform::InputPause,
+    default_stop: Option<platform::DefaultStop>,
 }
 
 /// Hands the terminal over (see [`Handover`]). Without raw mode (tests, no terminal) only the
 /// reader is paused.
 pub fn hand_over() -> Handover {
-    #[cfg(unix)]
-    let pause = reader::pause();
+    let pause = platform::pause();
     let was_raw = terminal::is_raw_mode_enabled().unwrap_or(false);
     restore();
     Handover {
         was_raw,
-        #[cfg(unix)]
         _pause: pause,
-        #[cfg(unix)]
-        tstp: if was_raw { default_tstp() } else { None },
+        default_stop: if was_raw {
+            platform::default_stop()
+        } else {
+            None
+        },
     }
 }
 
 impl Drop for Handover {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(old) = self.tstp.take() {
-            // SAFETY: `old` is the action sigaction returned for SIGTSTP; putting it back
-            // restores the handler the reader registered.
-            unsafe { libc::sigaction(libc::SIGTSTP, &old, std::ptr::null_mut()) };
-        }
+        // The reader's SIGTSTP handler first, before raw mode is back.
+        self.default_stop = None;
         if self.was_raw && terminal::enable_raw_mode().is_ok() {
             protocol::start();
         }
     }
 }
 
-/// Sets SIGTSTP to its default action, returning the action it replaced.
-#[cfg(unix)]
-fn default_tstp() -> Option<libc::sigaction> {
-    // SAFETY: zeroed sigaction structs are valid; SIG_DFL is a valid handler, and `old`
-    // receives the previous action.
-    unsafe {
-        let mut dfl: libc::sigaction = std::mem::zeroed();
-        dfl.sa_sigaction = libc::SIG_DFL;
-        let mut old: libc::sigaction = std::mem::zeroed();
-        (libc::sigaction(libc::SIGTSTP, &dfl, &mut old) == 0).then_some(old)
-    }
-}
-
 /// Ctrl+Z: gives the terminal back, stops rho's process group as the shell's job control
 /// expects (`fg` continues it), and takes the terminal back once continued. The caller redraws
-/// everything. Returns false where there is no job control.
+/// everything. Returns false where there is no job control (Windows).
 pub fn suspend() -> bool {
-    #[cfg(unix)]
-    {
-        let handover = hand_over();
-        // SAFETY: kill with pid 0 signals our own process group; SIGTSTP is at its default
-        // (stop) while `handover` lives, so this returns after SIGCONT.
-        unsafe { libc::kill(0, libc::SIGTSTP) };
-        drop(handover);
-        true
+    if !platform::JOB_CONTROL {
+        return false;
     }
-    #[cfg(not(unix))]
-    {
-        false
-    }
+    let handover = hand_over();
+    // SIGTSTP is at its default (stop) while `handover` lives, so this returns after SIGCONT.
+    platform::stop_self();
+    drop(handover);
+    true
 }
 
 /// The terminal's size in columns and rows (80×24 when it cannot be read).
@@ -216,47 +194,14 @@ pub fn size() -> (u16, u16) {
 /// Stops the reader until the next [`spawn_reader`] (a question asked before the interactive
 /// screen was answered; the screen takes the reader over).
 pub fn park_reader() {
-    #[cfg(unix)]
-    reader::park();
+    platform::park();
 }
 
 /// Starts the thread that reads the terminal (or hands the one running to `deliver`), which
 /// hands each event to `deliver` until it returns false or reading fails (the terminal went
 /// away). Key releases are dropped.
 pub fn spawn_reader(deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) {
-    #[cfg(unix)]
-    if let Err(e) = reader::spawn(deliver) {
+    if let Err(e) = platform::spawn(deliver) {
         eprintln!("rho: cannot start the terminal reader: {e}");
     }
-    #[cfg(not(unix))]
-    fallback_reader(deliver);
-}
-
-/// Where rho has no reader of its own: crossterm's events (legacy keys only).
-#[cfg(not(unix))]
-fn fallback_reader(mut deliver: impl FnMut(TerminalEvent) -> bool + Send + 'static) {
-    use crossterm::event::{self, Event, KeyEventKind, KeyModifiers, MouseEventKind};
-    std::thread::Builder::new()
-        .name("rho-tty-input".into())
-        .spawn(move || loop {
-            let input = match event::read() {
-                Ok(Event::Key(k)) if k.kind != KeyEventKind::Release => Input::Key(k),
-                Ok(Event::Paste(text)) => Input::Paste(text),
-                Ok(Event::Resize(w, h)) => Input::Resize(w, h),
-                Ok(Event::Mouse(m)) => match m.kind {
-                    MouseEventKind::ScrollUp | MouseEventKind::ScrollDown => Input::Wheel {
-                        down: m.kind == MouseEventKind::ScrollDown,
-                        alt: m.modifiers.contains(KeyModifiers::ALT),
-                    },
-                    _ => continue,
-                },
-                Ok(_) => continue,
-                Err(_) => return,
-            };
-            if !deliver(TerminalEvent::Input(input)) {
-                return;
-            }
-        })
-        .map(|_| ())
-        .unwrap_or_else(|e| eprintln!("rho: cannot start the terminal reader: {e}"));
 }

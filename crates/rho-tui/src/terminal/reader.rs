@@ -18,9 +18,12 @@ use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use super::decode::{decode, ColorSlot, Decoded};
-use super::split::{Pending, Piece, Splitter, SEQUENCE_WAIT};
+use super::split::{Pending, Piece, Splitter};
 use super::{protocol, TerminalColors, TerminalEvent};
 use crate::input::{Input, KeyEventKind};
+
+/// How long an unfinished sequence waits for the rest (pi's 50 ms).
+const SEQUENCE_WAIT: Duration = Duration::from_millis(50);
 
 /// Whether the reader runs, is asked to pause, or is paused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,15 +5,10 @@
 //! `ESC` is the Escape key after a few milliseconds). pi's stdin buffer does the same; this
 //! follows its rules so both agree on what a run of bytes means.
 
-use std::time::Duration;
-
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;
 const PASTE_START: &[u8] = b"\x1b[200~";
 const PASTE_END: &[u8] = b"\x1b[201~";
-
-/// How long an unfinished sequence waits for the rest (pi's 50 ms).
-pub const SEQUENCE_WAIT: Duration = Duration::from_millis(50);
 
 /// One whole thing the terminal sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +26,7 @@ pub enum Pending {
     Nothing,
     /// A lone `ESC`: Escape unless more comes within the escape wait.
     Escape,
-    /// An unfinished sequence: flushed as it is after [`SEQUENCE_WAIT`].
+    /// An unfinished sequence: flushed as it is after the reader's sequence wait (pi's 50 ms).
     Sequence,
     /// A paste or a reply to a query that has begun: wait for its end as long as it takes.
     Unbounded,
