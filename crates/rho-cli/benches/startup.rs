@@ -88,15 +88,22 @@ fn main() {
         stdin
             .write_all(b"{\"id\":\"s\",\"type\":\"get_state\"}\n")
             .expect("write");
-        // The response, after any extension UI requests written before it.
+        // The response, after any extension UI requests written before it; how many there
+        // were tells whether an extension ran.
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));
         let mut line = String::new();
-        while !line.contains("\"command\":\"get_state\"") {
+        let mut before = 0;
+        loop {
             line.clear();
             assert!(out.read_line(&mut line).expect("read") > 0, "no response");
+            if line.contains("\"command\":\"get_state\"") {
+                break;
+            }
+            before += usize::from(line.contains("\"extension_ui_request\""));
         }
         drop(stdin);
         child.wait().expect("exit");
+        before
     };
     let rpc_run = |bin: &str, extra: &[&str]| rpc_run_with(bin, extra, &[]);
     report(
@@ -163,7 +170,7 @@ fn main() {
 fn one_extension(
     bins: &[(String, String)],
     agent: &std::path::Path,
-    rpc_run_with: impl Fn(&str, &[&str], &[(&str, &str)]),
+    rpc_run_with: impl Fn(&str, &[&str], &[(&str, &str)]) -> usize,
 ) {
     let path = std::env::var("PATH").unwrap_or_default();
     let node = std::env::var("RHO_NODE").ok().or_else(|| {
@@ -184,6 +191,15 @@ fn one_extension(
         }\n";
     std::fs::write(dir.join("bench.ts"), source).expect("extension");
     let env = [("RHO_NODE", node.as_str())];
+    // A node too old for the host makes rho start without the extension: measure only what
+    // was asked for.
+    for (name, bin) in bins {
+        let requests = rpc_run_with(bin, &[], &env);
+        assert!(
+            requests > 0,
+            "{name}: the extension did not run with node {node}"
+        );
+    }
     report(
         "  same with one pi extension (.ts, no pi imports)",
         bins,
@@ -214,8 +230,10 @@ fn children_cpu() -> Duration {
 
 /// Runs `f` on each binary `RUNS` times, in turn (after one warm-up each), and returns each
 /// binary's runs.
-fn measure(bins: &[(String, String)], mut f: impl FnMut(&str)) -> Vec<Vec<Run>> {
-    bins.iter().for_each(|(_, bin)| f(bin));
+fn measure<R>(bins: &[(String, String)], mut f: impl FnMut(&str) -> R) -> Vec<Vec<Run>> {
+    bins.iter().for_each(|(_, bin)| {
+        f(bin);
+    });
     let mut runs = vec![Vec::with_capacity(RUNS); bins.len()];
     for _ in 0..RUNS {
         for ((_, bin), runs) in bins.iter().zip(&mut runs) {
