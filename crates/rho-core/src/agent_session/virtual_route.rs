@@ -222,10 +222,16 @@ impl AgentSession {
     /// context usage is measured against.
     pub fn routed_model(&self) -> Option<(Model, Option<ThinkingLevel>)> {
         self.model().filter(Model::is_virtual)?;
-        let messages = self.shared_messages().ok()?;
-        let latest = messages
+        // The footer asks on every frame: decode from the end only back to the latest answer,
+        // not the whole transcript.
+        let latest = self
+            .inner
+            .services
+            .agent
+            .stored_messages()
             .iter()
             .rev()
+            .filter_map(|m| m.get().ok())
             .find_map(|m| answered(m.as_assistant()?))?;
         let model = self.physical_model(&latest.0, &latest.1)?;
         Some((model, latest.2.as_deref().and_then(ThinkingLevel::parse)))
@@ -237,11 +243,9 @@ impl AgentSession {
     /// a virtual selection the physical model of the latest response (the virtual model's own
     /// declared limits before any).
     pub fn usage_model(&self) -> Option<Model> {
-        let model = self.model()?;
-        if !model.is_virtual() {
-            return Some(model);
-        }
-        Some(self.routed_model().map_or(model, |(routed, _)| routed))
+        self.routed_model()
+            .map(|(routed, _)| routed)
+            .or_else(|| self.model())
     }
 }
 
