@@ -59,23 +59,22 @@ pub fn builtin_models_for(provider: &str) -> impl Iterator<Item = &'static Model
 /// The built-in model `id` of `provider`, built alone (start-up looks one model up without
 /// building the other ~1,700).
 pub fn find_builtin(provider: &str, id: &str) -> Option<Model> {
-    generated::PROVIDERS
-        .iter()
-        .find(|p| p.info.id == provider)?
-        .find(id)
+    provider_row(provider)?.find(id)
 }
 
 /// The built-in models of `provider`, freshly built; `None` for a provider not built in.
 pub fn provider_models(provider: &str) -> Option<Vec<Model>> {
-    let row = generated::PROVIDERS
-        .iter()
-        .find(|p| p.info.id == provider)?;
-    Some(row.models().collect())
+    Some(provider_row(provider)?.models().collect())
 }
 
 /// The built-in provider `id`, if any.
 pub fn provider_info(id: &str) -> Option<&'static ProviderInfo> {
-    providers().find(|p| p.id == id)
+    provider_row(id).map(|p| &p.info)
+}
+
+/// The generated row of built-in provider `id`.
+fn provider_row(id: &str) -> Option<&'static table::ProviderRow> {
+    generated::PROVIDERS.iter().find(|p| p.info.id == id)
 }
 
 /// Every built-in provider, in pi's order.
