@@ -16,27 +16,30 @@ const SLOT = "customEditor";
 /** pi's keybindings manager (app actions and editor keys, with the user's keybindings.json). */
 const KEYBINDINGS = "node_modules/@earendil-works/pi-coding-agent/dist/core/keybindings.js";
 
-/** The app actions pi's interactive mode registers on its editor with `onAction` (interrupt,
- * exit and the image paste have hooks of their own). */
+/** The app actions pi's interactive mode registers on its editor with `onAction` that only
+ * tell rho (interrupt, exit and the image paste have hooks of their own; `app.clear` and
+ * `app.message.followUp` also change the editor, see `connect`). */
 const APP_ACTIONS = [
-  "app.clear", "app.suspend", "app.thinking.cycle", "app.model.cycleForward", "app.model.cycleBackward",
+  "app.suspend", "app.thinking.cycle", "app.model.cycleForward", "app.model.cycleBackward",
   "app.model.select", "app.tools.expand", "app.thinking.toggle", "app.editor.external", "app.message.copy",
-  "app.message.followUp", "app.message.dequeue", "app.session.new", "app.session.tree", "app.session.fork",
+  "app.message.dequeue", "app.session.new", "app.session.tree", "app.session.fork",
   "app.session.resume",
 ];
 
 let keybindings;
 
 /** pi's `KeybindingsManager` as pi's interactive mode makes it, also made pi-tui's global one
- * (what `Editor` reads its own keys from), on first use. */
-export async function piKeybindings(reg) {
-  if (!keybindings) {
+ * (what `Editor` reads its own keys from), on first use; the promise is kept, so calls that
+ * overlap make one manager. */
+export function piKeybindings(reg) {
+  keybindings ??= (async () => {
     const file = realpathSync(join(reg.packagesDir, KEYBINDINGS));
     const { KeybindingsManager } = await import(pathToFileURL(file).href);
     const { setKeybindings } = await import("@earendil-works/pi-tui");
-    keybindings = KeybindingsManager.create();
-    setKeybindings(keybindings);
-  }
+    const manager = KeybindingsManager.create();
+    setKeybindings(manager);
+    return manager;
+  })();
   return keybindings;
 }
 
