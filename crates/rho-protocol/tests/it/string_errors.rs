@@ -19,6 +19,26 @@ fn names_a_string_error(line: &str) -> bool {
     })
 }
 
+/// A file's numbered lines up to its unit-test module (`#[cfg(test)]` then `mod tests {`);
+/// a `#[cfg(test)]` item of one line (`mod test_support;`) leaves that line out only.
+fn outside_tests(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut kept = Vec::new();
+    let mut n = 0;
+    while n < lines.len() {
+        if lines[n].starts_with("#[cfg(test)]") {
+            match lines.get(n + 1) {
+                Some(next) if next.starts_with("mod ") && next.trim_end().ends_with('{') => break,
+                _ => n += 2,
+            }
+            continue;
+        }
+        kept.push((n, lines[n]));
+        n += 1;
+    }
+    kept
+}
+
 /// Every `.rs` file under `dir`, test files left out.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -45,14 +65,13 @@ fn string_errors_do_not_grow() {
     let mut found: Vec<String> = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("source file");
-        // A file's own unit tests follow its `#[cfg(test)]` module line.
-        let code = text.lines().take_while(|l| !l.starts_with("#[cfg(test)]"));
-        for (n, line) in code.enumerate() {
+        for (n, line) in outside_tests(&text) {
             if names_a_string_error(line) {
                 found.push(format!("{}:{}", file.display(), n + 1));
             }
         }
     }
+    assert!(files.len() > 100, "the crates' sources were not found");
     assert!(
         found.len() <= LIMIT,
         "{} `Result<_, String>` outside tests, more than {LIMIT}: give the new one a typed error \
@@ -60,6 +79,13 @@ fn string_errors_do_not_grow() {
         found.len(),
         found.join("\n")
     );
+}
+
+#[test]
+fn a_one_line_test_item_hides_only_itself() {
+    let text = "#[cfg(test)]\nmod support;\nfn a() -> Result<(), String> {}\n#[cfg(test)]\nmod tests {\nfn b() -> Result<(), String> {}\n}";
+    let kept: Vec<&str> = outside_tests(text).into_iter().map(|(_, l)| l).collect();
+    assert_eq!(kept, ["fn a() -> Result<(), String> {}"]);
 }
 
 #[test]
