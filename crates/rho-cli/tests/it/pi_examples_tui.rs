@@ -273,7 +273,15 @@ async fn the_modal_editor_in_place_of_the_agents_own() {
             return;
         };
         tmux.wait_for_text("INSERT").await;
-        let screen = first_submit(&tmux, "hello", "Heard you.").await;
+        first_submit(&tmux, "hello", "Heard you.").await;
+        // The reply can be drawn before the host's redraw of the emptied editor arrives.
+        let screen = tmux
+            .wait_for("the editor emptied below the reply", |s| {
+                s.split("Heard you.")
+                    .nth(1)
+                    .is_some_and(|below| !below.contains("hello"))
+            })
+            .await;
         assert_eq!(
             crate::tui::user_texts(&sb, 0),
             vec!["hello".to_string()],
