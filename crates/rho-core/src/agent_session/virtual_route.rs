@@ -84,16 +84,17 @@ impl AgentSession {
     ) -> Result<(Model, ThinkingLevel), String> {
         let model = &input.selected;
         let name = format!("Virtual model {}/{}", model.provider, model.id);
-        let failed = match input.direct {
-            true => None,
-            false => self.inner.services.failed_response.take(),
-        };
         let route = self
             .inner
             .services
             .extensions
             .virtual_route(&model.provider, &model.id)
             .ok_or_else(|| format!("{name} is not registered."))?;
+        // Taken once the route is known to exist, so a refused call keeps it for the next.
+        let failed = match input.direct {
+            true => None,
+            false => self.inner.services.failed_response.take(),
+        };
         let state = match input.direct {
             true => None,
             false => self.router_state(model),
