@@ -258,19 +258,20 @@ impl Settings {
         model: Option<&rho_ai::Model>,
     ) -> rho_compaction::CompactionSettings {
         let key = model.map(|m| format!("{}/{}", m.provider, m.id));
-        let overridden = |field: &str, default: u64| {
-            let from_override = key.as_ref().and_then(|k| {
+        let overridden = |field: &str| {
+            key.as_ref().and_then(|k| {
                 self.get("compaction.modelOverrides")?
                     .get(k.as_str())?
                     .get(field)?
                     .as_u64()
-            });
-            from_override.unwrap_or_else(|| self.u64_or(&format!("compaction.{field}"), default))
+            })
         };
         rho_compaction::CompactionSettings {
             enabled: self.compaction_enabled(),
-            reserve_tokens: overridden("reserveTokens", 16_384),
-            keep_recent_tokens: overridden("keepRecentTokens", 20_000),
+            reserve_tokens: overridden("reserveTokens")
+                .unwrap_or_else(|| self.compaction_reserve_tokens()),
+            keep_recent_tokens: overridden("keepRecentTokens")
+                .unwrap_or_else(|| self.compaction_keep_recent_tokens()),
         }
     }
     /// `quietStartup`: `(hide the banner, hide the loaded-resource listing)`: `true` hides
