@@ -293,13 +293,8 @@ async fn prompt_cache_key_mode_sends_the_session_id() {
     let out = sb.rho(&["-p", "hi"], None).await;
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
     let key = sb.server.last_body()["prompt_cache_key"].clone();
-    let header = sb
-        .session_files()
-        .first()
-        .map(|f| std::fs::read_to_string(f).expect("session file"))
-        .and_then(|t| t.lines().next().map(str::to_string))
-        .map(|l| serde_json::from_str::<Value>(&l).expect("header"))
-        .expect("a session file");
+    let file = sb.session_files().pop().expect("a session file");
+    let header = crate::common::read_jsonl(&file).swap_remove(0);
     assert_eq!(key, header["id"], "the session's id");
 
     write_mock(&sb, json!({}), json!({"promptCacheKeyMode": "disabled"}));

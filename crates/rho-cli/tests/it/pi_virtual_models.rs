@@ -65,11 +65,7 @@ async fn state(rpc: &mut support::Rpc) -> Value {
 }
 
 fn entries(file: &str) -> Vec<Value> {
-    std::fs::read_to_string(file)
-        .expect("session file")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("entry"))
-        .collect()
+    crate::common::read_jsonl(std::path::Path::new(file))
 }
 
 /// The `model` of each request the loopback server got, in order.
