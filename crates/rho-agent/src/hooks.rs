@@ -64,6 +64,7 @@ pub trait SessionHooks: Send + Sync {
         &self,
         model: &Model,
         options: StreamOptions,
+        // The failed run's `errorMessage` itself (see the trait): text by design.
     ) -> BoxFuture<'static, Result<StreamOptions, String>> {
         let _ = model;
         Box::pin(ready(Ok(options)))
@@ -77,6 +78,7 @@ pub trait SessionHooks: Send + Sync {
     fn route_call(
         &self,
         request: RouteRequest<'_>,
+        // The failed run's `errorMessage` itself (see the trait): text by design.
     ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
         let error = format!(
             "Virtual model {}/{} must be routed before streaming",

@@ -458,6 +458,7 @@ impl Run {
     }
 
     /// Asks the owner where this call of the virtual model goes.
+    // The owner's text, the failed run's `errorMessage` (`SessionHooks` errors are text).
     async fn route(&self) -> Result<(Model, ThinkingLevel), String> {
         let user_turn = {
             let state = self.shared.state();

@@ -64,6 +64,7 @@ impl<P: WireParser> Fold<P> {
     /// Ends the reply once reading is over: `read` is `Err` with the text of a failure that
     /// ended it (abort, stall, lost connection); `no_events` is what the body's decoder says
     /// the body held when not one event came of it.
+    // `read`'s text is already the reply's `errorMessage`, worded per API: the wire text.
     pub(crate) fn conclude(mut self, read: Result<(), String>, no_events: Option<NoEvents>) {
         // A parser that starts the reply itself may have seen nothing to start it with.
         self.reply.start();

@@ -32,8 +32,8 @@ pub enum HttpFailure {
     Status(StatusFailure),
     /// The cloud credentials could not be had or applied (Bedrock's AWS chain, Vertex's
     /// Application Default Credentials); the text says which and what to do.
-    #[error("{0}")]
-    Authorize(String),
+    #[error(transparent)]
+    Authorize(crate::provider::AuthorizeError),
     /// A provider retry would wait longer than `retry.provider.maxRetryDelayMs` allows.
     #[error("{0}")]
     RetryDelay(String),

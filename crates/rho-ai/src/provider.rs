@@ -128,10 +128,25 @@ pub type ErrorText = fn(&StatusFailure) -> String;
 
 /// Completes a request just before it is sent, after the payload hook has had the body: adds
 /// what only a credential provider knows (a SigV4 signature over the final body, a fresh
-/// OAuth access token). `Err` is the text the reply fails with.
+/// OAuth access token). `Err`'s text is what the reply fails with.
 pub trait Authorize: Send + Sync + std::fmt::Debug {
     /// Authorizes `request` in place.
-    fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>>;
+    fn authorize<'a>(
+        &'a self,
+        request: &'a mut HttpRequest,
+    ) -> BoxFuture<'a, Result<(), AuthorizeError>>;
+}
+
+/// Why the cloud credentials of a request could not be had or applied; each provider's text
+/// says what to set or run.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorizeError {
+    /// Amazon Bedrock's signing or AWS credential chain.
+    #[error(transparent)]
+    Bedrock(#[from] crate::providers::bedrock::BedrockAuthError),
+    /// Google Vertex AI's Application Default Credentials.
+    #[error(transparent)]
+    Vertex(#[from] crate::providers::vertex::VertexError),
 }
 
 pub use crate::api::Api;
@@ -205,7 +220,7 @@ pub fn stream(
                         control,
                     )
                 }
-                Err(text) => reply.fail(text),
+                Err(e) => reply.fail(e.to_string()),
             }
         }
         Api::OpenAiCompletions => spawn(
@@ -247,7 +262,7 @@ pub fn stream(
                     ..control
                 },
             ),
-            Err(text) => reply.fail(text),
+            Err(e) => reply.fail(e.to_string()),
         },
         Api::BedrockConverseStream => {
             let (request, authorize) = bedrock::prepare(model, context, &options);
@@ -270,7 +285,7 @@ pub fn stream(
                 reply,
                 control,
             ),
-            Err(text) => reply.fail(text),
+            Err(e) => reply.fail(e.to_string()),
         },
         Api::MistralConversations => spawn(
             mistral::build_request(model, context, &options),
@@ -400,13 +415,13 @@ async fn fold_events<P: WireParser>(
 }
 
 /// Sends `request`; when the provider rejects its key (401) and the caller can refresh it, sends
-/// it once more with the fresh key. A second 401 tells the user to log in again. `Err` is the
-/// failed reply's `errorMessage`, worded as pi words it, so it is a string.
+/// it once more with the fresh key. A second 401 tells the user to log in again.
 async fn send_authorized(
     request: &mut HttpRequest,
     control: &CallControl,
     idle: Duration,
     error_message: ErrorText,
+    // `Err` is the failed reply's `errorMessage`, worded per API as pi words it: the wire text.
 ) -> Result<reqwest::Response, String> {
     let first = match post(request, control, idle, error_message).await {
         Ok(r) => return Ok(r),

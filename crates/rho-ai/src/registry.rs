@@ -104,6 +104,17 @@ pub fn generated_at_ms() -> i64 {
     iso_to_ms(catalog::source().generated_at).unwrap_or(0)
 }
 
+/// An extension's virtual model refused because its provider lists a physical model of the
+/// same id (pi's words): the extension must pick another id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Virtual model {provider}/{id} conflicts with a physical model.")]
+pub struct VirtualConflict {
+    /// The provider.
+    pub provider: String,
+    /// The model id both use.
+    pub id: String,
+}
+
 /// The layered registry.
 #[derive(Debug)]
 pub struct ModelRegistry {
@@ -199,14 +210,14 @@ impl ModelRegistry {
     /// Adds an extension's virtual model (`model.is_virtual()`); the same provider and id
     /// again replaces it. Refused when `provider` lists a physical model `id` (pi's "conflicts
     /// with a physical model").
-    pub fn add_virtual_model(&mut self, model: Model) -> Result<(), String> {
+    pub fn add_virtual_model(&mut self, model: Model) -> Result<(), VirtualConflict> {
         if self.find_virtual(&model.provider, &model.id).is_none()
             && self.find_physical(&model.provider, &model.id).is_some()
         {
-            return Err(format!(
-                "Virtual model {}/{} conflicts with a physical model.",
-                model.provider, model.id
-            ));
+            return Err(VirtualConflict {
+                provider: model.provider,
+                id: model.id,
+            });
         }
         self.virtual_models
             .retain(|m| (&m.provider, &m.id) != (&model.provider, &model.id));

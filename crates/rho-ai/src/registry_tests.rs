@@ -220,7 +220,7 @@ fn a_virtual_model_may_not_take_a_physical_models_id() {
     let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
     let refused = registry.add_virtual_model(virtual_model("ollama", "qwen3:8b"));
     assert_eq!(
-        refused,
+        refused.map_err(|e| e.to_string()),
         Err("Virtual model ollama/qwen3:8b conflicts with a physical model.".to_string())
     );
     registry

@@ -108,7 +108,7 @@ pub fn command(verb: &str, args: &[String]) -> ExitCode {
                     println!("{value}");
                     ExitCode::SUCCESS
                 }
-                Err(text) => fail(kind, &text),
+                Err(e) => fail(kind, &e.to_string()),
             },
         }
     })
@@ -321,18 +321,17 @@ async fn print(
     kind: Kind,
     request: &Request,
     credentials: &CliCredentials,
-) -> Result<String, String> {
+) -> anyhow::Result<String> {
     let models = &credentials.models;
     let providers: Vec<String> = match &request.provider {
         Some(p) => {
             if !known_provider(credentials, p) {
-                return Err(format!(
+                anyhow::bail!(
                     "Unknown provider \"{p}\". Use --list-models to see available providers."
-                ));
+                );
             }
             if request.model.is_some() {
-                resolve_cli_model(models, None, Some(p), request.model.as_deref())
-                    .map_err(|e| e.to_string())?;
+                resolve_cli_model(models, None, Some(p), request.model.as_deref())?;
             }
             vec![p.clone()]
         }
@@ -349,9 +348,9 @@ async fn print(
                 .filter(|p| resolve_cli_model(models, None, Some(p), Some(model)).is_ok())
                 .collect();
             if matching.is_empty() {
-                return Err(format!(
+                anyhow::bail!(
                     "Model \"{model}\" not found. Use --list-models to see available models."
-                ));
+                );
             }
             matching
         }
@@ -363,9 +362,11 @@ async fn print(
             (Kind::ApiKey, true) | (Kind::BearerToken, false) => continue,
             (Kind::BearerToken, true) => {
                 let min = request.min_expiry_ms.unwrap_or(DEFAULT_MIN_EXPIRY_MS);
-                oauth_token(credentials, provider, min).await?
+                oauth_token(credentials, provider, min)
+                    .await
+                    .map_err(anyhow::Error::msg)?
             }
-            _ => credentials.api_key(provider).map_err(|e| e.to_string())?,
+            _ => credentials.api_key(provider)?,
         };
         if let Some(value) = value.filter(|v| !v.is_empty()) {
             found.push((provider.clone(), value));
@@ -377,23 +378,23 @@ async fn print(
             let first = &providers[0];
             let oauth = matches!(credentials.stored(first), Some(Credential::OAuth(_)));
             let given = request.provider.is_some();
-            Err(match (kind, oauth) {
+            Err(anyhow::anyhow!(match (kind, oauth) {
                 (Kind::ApiKey, true) if given => {
                     format!("Provider \"{first}\" is configured with OAuth, not an API key")
                 }
                 (Kind::BearerToken, false) if given => {
                     format!("Provider \"{first}\" is not configured with an OAuth bearer token")
                 }
-                (Kind::ApiKey, _) => "No usable API key is configured".into(),
+                (Kind::ApiKey, _) => "No usable API key is configured".to_string(),
                 _ => "No usable OAuth bearer token is configured".into(),
-            })
+            }))
         }
         _ => {
             let names: Vec<&str> = found.iter().map(|(p, _)| p.as_str()).collect();
-            Err(format!(
+            anyhow::bail!(
                 "Multiple configured providers matched ({}). Specify --provider.",
                 names.join(", ")
-            ))
+            )
         }
     }
 }

@@ -26,6 +26,36 @@ const USAGE: &str = "Usage:
 is declared).
 ";
 
+/// Why `rho config` could not list or switch, with what to do instead.
+#[derive(Debug, thiserror::Error)]
+enum ConfigError {
+    /// The words are not a `rho config` command.
+    #[error("{}", USAGE.trim_end())]
+    Usage,
+    /// `-l` with no project folder to write.
+    #[error("no project folder")]
+    NoProjectFolder,
+    /// The name matches no built-in and no resource.
+    #[error("No resource named \"{0}\": see `rho config` for the names")]
+    NoResource(String),
+    /// A resource of an `-e` folder lives for that run only: no settings file lists it.
+    #[error(
+        "\"{0}\" comes from an -e folder, loaded for one run only; there is no setting to switch"
+    )]
+    Temporary(String),
+    /// The package's settings file no longer lists the package.
+    #[error("{} does not declare {package}", .file.display())]
+    NotDeclared {
+        /// The settings file.
+        file: PathBuf,
+        /// The package source.
+        package: String,
+    },
+    /// The settings file could not be written.
+    #[error(transparent)]
+    Settings(#[from] rho_core::settings::SettingsError),
+}
+
 /// `rho config ...` (`argv` after `config`).
 pub fn command(argv: &[String]) -> ExitCode {
     if argv.iter().any(|a| a == "-h" || a == "--help") {
@@ -58,7 +88,7 @@ pub fn command(argv: &[String]) -> ExitCode {
             let on = *verb == "enable";
             switch(&resolved, name, on, (&agent_dir, &project, local))
         }
-        _ => Err(USAGE.trim_end().to_string()),
+        _ => Err(ConfigError::Usage),
     };
     match result {
         Ok(text) => {
@@ -118,20 +148,20 @@ fn scope_dir(
     project: &Project,
     local: bool,
     key: &str,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, ConfigError> {
     if !local {
         return Ok(agent_dir.to_path_buf());
     }
     let folders = rho_core::resources::project_dirs::project_dirs(&project.cwd);
     let file = |d: &PathBuf| d.join("settings.json");
     let names = |d: &PathBuf| rho_core::settings::file_scope(&file(d)).contains_key(key);
-    Ok(folders
+    folders
         .iter()
         .find(|d| names(d))
         .or_else(|| folders.iter().find(|d| file(d).is_file()))
         .or(folders.first())
         .cloned()
-        .ok_or("no project folder")?)
+        .ok_or(ConfigError::NoProjectFolder)
 }
 
 /// `entries` without the switches of `target`, with `on`'s switch appended.
@@ -153,7 +183,7 @@ fn switch(
     name: &str,
     on: bool,
     (agent_dir, project, local): (&Path, &Project, bool),
-) -> Result<String, String> {
+) -> Result<String, ConfigError> {
     let builtin = name.strip_prefix("builtin:").unwrap_or(name);
     if BUILTINS.contains(&builtin) {
         let dir = scope_dir(agent_dir, project, local, "extensions")?;
@@ -178,9 +208,7 @@ fn switch(
             .map(|r| (*kind, r))
     });
     let Some((kind, resource)) = found else {
-        return Err(format!(
-            "No resource named \"{name}\": see `rho config` for the names"
-        ));
+        return Err(ConfigError::NoResource(name.to_string()));
     };
     let origin = &resource.origin;
     let pattern = relative(&origin.root, &resource.path);
@@ -189,7 +217,7 @@ fn switch(
             let dir = match origin.scope {
                 Scope::User => agent_dir.to_path_buf(),
                 Scope::Project => scope_dir(agent_dir, project, true, "packages")?,
-                Scope::Temporary => return Err(temporary(name)),
+                Scope::Temporary => return Err(ConfigError::Temporary(name.to_string())),
             };
             let file = dir.join("settings.json");
             let packages = package_filter(&file, &origin.source, kind, &pattern, on)?;
@@ -216,19 +244,14 @@ fn settings_file_of(
     origin: &rho_packages::Origin,
     (agent_dir, project): (&Path, &Project),
     kind: Kind,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, ConfigError> {
     let dir = match origin.scope {
         Scope::User => agent_dir.to_path_buf(),
         Scope::Project if project.folders().contains(&origin.root) => origin.root.clone(),
         Scope::Project => scope_dir(agent_dir, project, true, kind.key())?,
-        Scope::Temporary => return Err(temporary(&origin.source)),
+        Scope::Temporary => return Err(ConfigError::Temporary(origin.source.clone())),
     };
     Ok(dir.join("settings.json"))
-}
-
-/// A resource of an `-e` folder lives for that run only: no settings file lists it.
-fn temporary(name: &str) -> String {
-    format!("\"{name}\" comes from an -e folder, loaded for one run only; there is no setting to switch")
 }
 
 /// The `packages` list with `source`'s entry in the object form, `pattern`'s switch in its
@@ -239,7 +262,7 @@ fn package_filter(
     kind: Kind,
     pattern: &str,
     on: bool,
-) -> Result<Value, String> {
+) -> Result<Value, ConfigError> {
     let current = rho_core::settings::file_scope(file);
     let mut packages = current
         .get("packages")
@@ -249,7 +272,10 @@ fn package_filter(
     let entry = packages
         .iter_mut()
         .find(|p| p.as_str() == Some(source) || p["source"].as_str() == Some(source))
-        .ok_or_else(|| format!("{} does not declare {source}", file.display()))?;
+        .ok_or_else(|| ConfigError::NotDeclared {
+            file: file.to_path_buf(),
+            package: source.to_string(),
+        })?;
     if entry.is_string() {
         *entry = json!({"source": source});
     }
@@ -258,8 +284,8 @@ fn package_filter(
     Ok(Value::Array(packages))
 }
 
-fn write(file: &Path, key: &str, value: Value) -> Result<(), String> {
-    rho_core::settings::set_in_file(file, key, value).map_err(|e| e.to_string())
+fn write(file: &Path, key: &str, value: Value) -> Result<(), ConfigError> {
+    Ok(rho_core::settings::set_in_file(file, key, value)?)
 }
 
 fn done(name: &str, on: bool, file: &Path) -> String {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rho_ai::models_store::refresh::RefreshError;
 use rho_core::agent_session::{AgentSession, ReloadReport};
 use rho_interactive::{InteractiveHost, InteractiveOptions};
 use rho_mcp::McpManager;
@@ -41,7 +42,7 @@ impl InteractiveHost for CliHost {
         self.catalog.llama_client()
     }
 
-    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>> {
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), RefreshError>> {
         let catalog = self.catalog.clone();
         Box::pin(async move { catalog.refresh_llama().await })
     }

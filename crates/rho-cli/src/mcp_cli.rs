@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::{anyhow, bail, Result};
 use rho_mcp::config::{Scope, ServerConfig, Transport};
 use rho_mcp::ordered::Json;
 use rho_mcp::{McpConfig, McpManager, McpOptions};
@@ -87,11 +88,7 @@ impl Parsed {
     }
 }
 
-fn parse(
-    args: &[String],
-    known: &[(&str, Takes)],
-    max_positional: usize,
-) -> Result<Parsed, String> {
+fn parse(args: &[String], known: &[(&str, Takes)], max_positional: usize) -> Result<Parsed> {
     let mut parsed = Parsed::default();
     let mut i = 0;
     while i < args.len() {
@@ -108,14 +105,14 @@ fn parse(
             continue;
         };
         let Some(&(_, takes)) = known.iter().find(|(n, _)| *n == name) else {
-            return Err(format!("Unknown option {typed}.\n{HINT}"));
+            bail!("Unknown option {typed}.\n{HINT}");
         };
         if takes == Takes::Flag {
             parsed.values.insert(name.into(), "true".into());
             continue;
         }
         let Some(value) = args.get(i).cloned() else {
-            return Err(format!("{arg} needs a value."));
+            bail!("{arg} needs a value.");
         };
         i += 1;
         match takes {
@@ -149,7 +146,7 @@ pub fn command(argv: &[String]) -> ExitCode {
         "remove" => remove(rest, dirs),
         "list" => return list(rest, dirs),
         "login" | "logout" => return crate::mcp::sign_in_command(verb, rest, dirs),
-        other => Err(format!("Unknown mcp command \"{other}\".\n{HINT}")),
+        other => Err(anyhow!("Unknown mcp command \"{other}\".\n{HINT}")),
     };
     match result {
         Ok(lines) => {
@@ -215,7 +212,7 @@ const HTTP_ONLY: [&str; 7] = [
 ];
 
 /// `KEY=VALUE` pairs of a repeatable option, in order.
-fn pairs(option: &str, given: Option<&Vec<String>>) -> Result<Vec<(String, Json)>, String> {
+fn pairs(option: &str, given: Option<&Vec<String>>) -> Result<Vec<(String, Json)>> {
     let mut out: Vec<(String, Json)> = Vec::new();
     for pair in given.into_iter().flatten() {
         match pair.split_once('=') {
@@ -223,14 +220,14 @@ fn pairs(option: &str, given: Option<&Vec<String>>) -> Result<Vec<(String, Json)
                 out.retain(|(k, _)| k != key);
                 out.push((key.to_string(), Json::String(value.to_string())));
             }
-            _ => return Err(format!("--{option} expects KEY=VALUE, got \"{pair}\".")),
+            _ => bail!("--{option} expects KEY=VALUE, got \"{pair}\"."),
         }
     }
     Ok(out)
 }
 
 /// The entry `add` writes, in pi's key order.
-fn entry(parsed: &Parsed, command: &[String]) -> Result<Json, String> {
+fn entry(parsed: &Parsed, command: &[String]) -> Result<Json> {
     let text = |v: &str| Json::String(v.to_string());
     let url = parsed.value("url");
     let misplaced = match url {
@@ -242,7 +239,7 @@ fn entry(parsed: &Parsed, command: &[String]) -> Result<Json, String> {
             None => "HTTP servers (--url)",
             Some(_) => "stdio servers",
         };
-        return Err(format!("--{option} only applies to {kind}."));
+        bail!("--{option} only applies to {kind}.");
     }
     let mut fields: Vec<(String, Json)> = Vec::new();
     if let Some(url) = url {
@@ -276,7 +273,7 @@ fn entry(parsed: &Parsed, command: &[String]) -> Result<Json, String> {
             fields.push(("oauth".into(), Json::Object(oauth)));
         }
     } else {
-        let (program, args) = command.split_first().ok_or("no command")?;
+        let (program, args) = command.split_first().ok_or_else(|| anyhow!("no command"))?;
         fields.push(("command".into(), text(program)));
         if !args.is_empty() {
             fields.push((
@@ -310,22 +307,21 @@ fn port_value(text: &str) -> Value {
     }
 }
 
-fn add(args: &[String], dirs: (&Path, &Path)) -> Result<String, String> {
-    let usage = format!(
-        "Usage: rho mcp add <server> [options] (--url <url> | -- <command> [args...])\n{HINT}"
-    );
+fn add(args: &[String], dirs: (&Path, &Path)) -> Result<String> {
     let parsed = parse(args, &ADD_OPTIONS, 2)?;
     let (name, command) = match parsed.positional.split_first() {
         Some((name, command)) if parsed.has("url") == command.is_empty() => (name, command),
-        _ => return Err(usage),
+        _ => bail!(
+            "Usage: rho mcp add <server> [options] (--url <url> | -- <command> [args...])\n{HINT}"
+        ),
     };
     let entry = entry(&parsed, command)?;
     let local = parsed.has("local");
     let (file, scope) = target(local, dirs);
     let rho_scope = if local { Scope::Project } else { Scope::User };
-    rho_mcp::config::validate(name, entry.clone(), &file, rho_scope).map_err(|e| e.to_string())?;
+    rho_mcp::config::validate(name, entry.clone(), &file, rho_scope)?;
     let replaced = rho_mcp::edit::add_server(&file, name, entry)
-        .map_err(|e| format!("Could not update {}: {e}", file.display()))?;
+        .map_err(|e| anyhow!("Could not update {}: {e}", file.display()))?;
     let verb = if replaced { "Replaced" } else { "Added" };
     let mut lines = vec![format!(
         "{verb} {scope} MCP server \"{name}\" in {}.",
@@ -354,15 +350,15 @@ fn add(args: &[String], dirs: (&Path, &Path)) -> Result<String, String> {
     Ok(lines.join("\n"))
 }
 
-fn remove(args: &[String], dirs: (&Path, &Path)) -> Result<String, String> {
+fn remove(args: &[String], dirs: (&Path, &Path)) -> Result<String> {
     let parsed = parse(args, &[("local", Takes::Flag)], usize::MAX)?;
     let [name] = parsed.positional.as_slice() else {
-        return Err(format!("Usage: rho mcp remove <server> [-l]\n{HINT}"));
+        bail!("Usage: rho mcp remove <server> [-l]\n{HINT}");
     };
     let local = parsed.has("local");
     let (file, scope) = target(local, dirs);
     let removed = rho_mcp::edit::remove_server(&file, name)
-        .map_err(|e| format!("Could not update {}: {e}", file.display()))?;
+        .map_err(|e| anyhow!("Could not update {}: {e}", file.display()))?;
     if removed {
         return Ok(format!(
             "Removed {scope} MCP server \"{name}\" from {}.",
@@ -382,10 +378,10 @@ fn remove(args: &[String], dirs: (&Path, &Path)) -> Result<String, String> {
         };
         format!(" It is defined in {}; {how}.", s.source.display())
     });
-    Err(format!(
+    bail!(
         "No {scope} MCP server named \"{name}\" in {}.{hint}",
         file.display()
-    ))
+    )
 }
 
 /// How pi shows a server's transport: the URL, or the command line.
@@ -454,14 +450,14 @@ fn list(args: &[String], (agent_dir, cwd): (&Path, &Path)) -> ExitCode {
 }
 
 /// One report per server, pi's fields: connected servers' tools as the server names them.
-fn reports(config: &McpConfig, agent_dir: &Path, cwd: &Path) -> Result<Vec<Value>, String> {
+fn reports(config: &McpConfig, agent_dir: &Path, cwd: &Path) -> Result<Vec<Value>> {
     if config.servers.is_empty() {
         return Ok(Vec::new());
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+        .map_err(|e| anyhow!("cannot start the async runtime: {e}"))?;
     let options = McpOptions {
         env: crate::mcp::server_env(agent_dir, cwd),
         tool_patterns: None,
@@ -627,12 +623,16 @@ mod tests {
         let wrong = strings(&["s", "--header", "A=1", "--", "x"]);
         let parsed = parse(&wrong, &ADD_OPTIONS, 2).expect("parses");
         assert_eq!(
-            entry(&parsed, &strings(&["x"])).err().as_deref(),
+            entry(&parsed, &strings(&["x"]))
+                .err()
+                .map(|e| e.to_string())
+                .as_deref(),
             Some("--header only applies to HTTP servers (--url).")
         );
         assert_eq!(
             parse(&strings(&["s", "--bogus"]), &ADD_OPTIONS, 2)
                 .err()
+                .map(|e| e.to_string())
                 .as_deref(),
             Some("Unknown option --bogus.\nUse \"rho mcp --help\" for usage.")
         );

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use rho_ai::catalog;
 use rho_ai::models_store::overlay::{NOT_REFRESHED, PERSONALIZED};
-use rho_ai::models_store::refresh::{refresh, Options, Outcome, Target};
+use rho_ai::models_store::refresh::{refresh, Options, Outcome, RefreshError, Target};
 use rho_ai::models_store::ModelsStore;
 use rho_ai::registry::{Base, ModelRegistry};
 use rho_core::agent_session::{AuthStatus, CredentialStore};
@@ -85,10 +85,10 @@ impl Catalog {
 
     /// Reads the router's models into models-store.json and the session's model list
     /// (`/llama` does this after a load or unload, even offline, as pi does).
-    pub async fn refresh_llama(&self) -> Result<(), String> {
-        let target = llama_target(&self.credentials).ok_or("llama.cpp is not configured")?;
+    pub async fn refresh_llama(&self) -> Result<(), RefreshError> {
+        let target = llama_target(&self.credentials).ok_or(RefreshError::LlamaNotConfigured)?;
         let store = self.credentials.models.store().cloned();
-        let store = store.ok_or("the model store is not in use")?;
+        let store = store.ok_or(RefreshError::NoStore)?;
         rho_ai::models_store::refresh::refresh_llama(&store, &target).await?;
         self.credentials.models.reload_store();
         Ok(())

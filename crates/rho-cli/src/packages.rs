@@ -100,7 +100,7 @@ pub fn prepare(
         if rho_packages::temporary::is_remote(given) {
             let progress = &mut |line: &str| eprintln!("{line}");
             if let Err(warning) = manager.add_temporary_source(given, &mut resolved, progress) {
-                warnings.push(warning);
+                warnings.push(warning.to_string());
             }
             continue;
         }

@@ -255,8 +255,10 @@ impl Supervisor {
     async fn checked<T>(
         self: &Arc<Self>,
         generation: u64,
+        // A process reply's text (the extension's own error): a string by protocol.
         r: Result<T, String>,
         what: &str,
+        // The same reply text passed on, or the crash message in its place.
     ) -> Result<T, String> {
         let Err(error) = r else { return r };
         let died = {
@@ -483,11 +485,11 @@ impl ExtensionRenderer for SupervisedRenderer {
         }
     }
 
-    // The extension's error text, as `ExtensionRenderer` defines it.
     fn input(
         &self,
         key: String,
         data: String,
+        // The extension's error text, as `ExtensionRenderer` defines it: a string by protocol.
     ) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
         match self.current() {
             Some(r) => r.input(key, data),

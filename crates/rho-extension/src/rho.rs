@@ -17,6 +17,7 @@ use crate::{Content, CustomMessage, DeliverAs, SendOptions};
 
 /// The answer to a call: its `result`, or the `error` text rho sent on the wire, which the
 /// extension gets as is.
+// The wire's `error` field, handed to the extension unchanged: a string by protocol.
 type Reply = Result<Value, String>;
 
 /// The connection state shared by the loop, the workers and every [`Rho`] clone.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
+use rho_ai::models_store::refresh::RefreshError;
 use rho_core::agent_session::{AgentSession, ReloadReport};
 use rho_mcp::McpManager;
 use rho_tui::fullscreen::TuiMode;
@@ -23,7 +24,7 @@ pub trait InteractiveHost: Send + Sync {
     /// The llama.cpp router `/llama` manages (`None` when none is configured).
     fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient>;
     /// Reads the router's models again into the session's model list; `Err` says why not.
-    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), String>>;
+    fn refresh_llama(&self) -> BoxFuture<'static, Result<(), RefreshError>>;
 }
 
 /// Flags and paths as the binary resolved them.

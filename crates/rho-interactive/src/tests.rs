@@ -46,7 +46,12 @@ impl InteractiveHost for TestHost {
     fn llama_client(&self) -> Option<rho_ai::llama::LlamaClient> {
         None
     }
-    fn refresh_llama(&self) -> futures_util::future::BoxFuture<'static, Result<(), String>> {
+    fn refresh_llama(
+        &self,
+    ) -> futures_util::future::BoxFuture<
+        'static,
+        Result<(), rho_ai::models_store::refresh::RefreshError>,
+    > {
         Box::pin(async { Ok(()) })
     }
 }

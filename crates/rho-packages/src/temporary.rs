@@ -25,6 +25,31 @@ use super::resolve::Resolved;
 use super::source::{GitSource, NpmSource, Source};
 use super::PackageError;
 
+/// Why a temporary package was left out: the warning shown, naming the package and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum TemporaryError {
+    /// npm or git failed, or the cache could not be made.
+    #[error(
+        "Extension package \"{package}\": failed to install ({source}). Check the source and try again."
+    )]
+    Install {
+        /// The `-e` source as given.
+        package: String,
+        /// Why the install failed.
+        #[source]
+        source: PackageError,
+    },
+    /// Not in the cache, and offline mode installs nothing.
+    #[error(
+        "Extension package \"{package}\": not installed, and offline mode (--offline, RHO_OFFLINE \
+         or PI_OFFLINE) installs nothing. Check the source and try again."
+    )]
+    Offline {
+        /// The `-e` source as given.
+        package: String,
+    },
+}
+
 /// `<agentDir>/tmp/extensions`, the cache of temporary packages.
 pub fn cache_dir(agent_dir: &Path) -> PathBuf {
     agent_dir.join("tmp").join("extensions")
@@ -85,15 +110,12 @@ impl PackageManager {
         source: &str,
         resolved: &mut Resolved,
         progress: &mut dyn FnMut(&str),
-    ) -> Result<(), String> {
+    ) -> Result<(), TemporaryError> {
         let root = match Source::parse(source) {
             Source::Npm(npm) => self.temporary_npm(source, &npm, progress),
             Source::Git(git) => self.temporary_git(source, &git, progress),
             Source::Local(_) => return Ok(()),
-        };
-        let root = root.map_err(|why| {
-            format!("Extension package \"{source}\": {why}. Check the source and try again.")
-        })?;
+        }?;
         resolved.add_installed_temporary(&root, source);
         Ok(())
     }
@@ -103,7 +125,7 @@ impl PackageManager {
         source: &str,
         npm: &NpmSource,
         progress: &mut dyn FnMut(&str),
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, TemporaryError> {
         let path = npm_path(&self.agent_dir, npm);
         if npm_matches(&path, npm) {
             if !self.offline && !npm.pinned() {
@@ -112,7 +134,7 @@ impl PackageManager {
             return Ok(path);
         }
         if self.offline {
-            return Err(offline());
+            return Err(offline(source));
         }
         progress(&format!("Installing {source}..."));
         self.prepare_cache()
@@ -122,7 +144,7 @@ impl PackageManager {
                     std::slice::from_ref(&npm.spec),
                 )
             })
-            .map_err(failed)?;
+            .map_err(|e| failed(source, e))?;
         Ok(path)
     }
 
@@ -167,10 +189,10 @@ impl PackageManager {
         source: &str,
         git: &GitSource,
         progress: &mut dyn FnMut(&str),
-    ) -> Result<PathBuf, String> {
+    ) -> Result<PathBuf, TemporaryError> {
         let prefix = cache_dir(&self.agent_dir).join(format!("git-{}", git.host));
         let target = git_path(&self.agent_dir, git)
-            .ok_or_else(|| failed(PackageError::OutsideRoot(prefix.clone())))?;
+            .ok_or_else(|| failed(source, PackageError::OutsideRoot(prefix.clone())))?;
         if target.is_dir() {
             if !self.offline && !self.at_commit(&target, git) {
                 progress(&format!("Refreshing {source}..."));
@@ -179,12 +201,12 @@ impl PackageManager {
             return Ok(target);
         }
         if self.offline {
-            return Err(offline());
+            return Err(offline(source));
         }
         progress(&format!("Installing {source}..."));
         self.prepare_cache()
             .and_then(|()| self.installer.git_clone(&target, &prefix, git))
-            .map_err(failed)?;
+            .map_err(|e| failed(source, e))?;
         Ok(target)
     }
 
@@ -218,13 +240,17 @@ fn parse(version: &str) -> Option<node_semver::Version> {
     node_semver::Version::parse(version).ok()
 }
 
-fn failed(err: PackageError) -> String {
-    format!("failed to install ({err})")
+fn failed(package: &str, source: PackageError) -> TemporaryError {
+    TemporaryError::Install {
+        package: package.to_string(),
+        source,
+    }
 }
 
-fn offline() -> String {
-    "not installed, and offline mode (--offline, RHO_OFFLINE or PI_OFFLINE) installs nothing"
-        .to_string()
+fn offline(package: &str) -> TemporaryError {
+    TemporaryError::Offline {
+        package: package.to_string(),
+    }
 }
 
 #[cfg(test)]

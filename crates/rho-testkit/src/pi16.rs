@@ -12,9 +12,39 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// The node binary and pi's CLI script, or why pi 1.6 cannot run here (the text a test
-/// prints when it skips, hence a string).
-pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
+/// Why pi 1.6 cannot run here: the text a test prints when it skips, saying what to install.
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    /// pi's CLI script is not where `RHO_PI16_CLI` (or the default) points.
+    #[error("pi 1.6 is not installed ({} missing)", .0.display())]
+    NoCli(PathBuf),
+    /// No node binary under `~/.cache/node24` and no `RHO_PI16_NODE`.
+    #[error("no node ≥ 22.19 under ~/.cache/node24")]
+    NoNode,
+    /// The node binary does not run.
+    #[error("cannot run {}: {source}", .node.display())]
+    NodeRun {
+        /// The node binary.
+        node: PathBuf,
+        /// Why it did not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The node binary is older than pi 1.6 needs.
+    #[error("{} is node {version:?}; pi 1.6 needs ≥ 22.19", .node.display())]
+    OldNode {
+        /// The node binary.
+        node: PathBuf,
+        /// What `node --version` printed.
+        version: String,
+    },
+    /// pi itself did not start.
+    #[error("cannot start pi 1.6: {0}")]
+    Start(#[source] std::io::Error),
+}
+
+/// The node binary and pi's CLI script, or why pi 1.6 cannot run here.
+pub fn pi16() -> Result<(PathBuf, PathBuf), Unavailable> {
     let home = PathBuf::from(std::env::var("HOME").unwrap_or_default());
     let cli = std::env::var_os("RHO_PI16_CLI")
         .map(PathBuf::from)
@@ -22,28 +52,25 @@ pub fn pi16() -> Result<(PathBuf, PathBuf), String> {
             home.join(".cache/pi16/node_modules/@earendil-works/pi-coding-agent/dist/cli.js")
         });
     if !cli.is_file() {
-        return Err(format!(
-            "pi 1.6 is not installed ({} missing)",
-            cli.display()
-        ));
+        return Err(Unavailable::NoCli(cli));
     }
     let node = match std::env::var_os("RHO_PI16_NODE") {
         Some(n) => PathBuf::from(n),
-        None => {
-            find_node(&home.join(".cache/node24")).ok_or("no node ≥ 22.19 under ~/.cache/node24")?
-        }
+        None => find_node(&home.join(".cache/node24")).ok_or(Unavailable::NoNode)?,
     };
     node_is_new_enough(&node)?;
     Ok((node, cli))
 }
 
-/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault. `Err`
-/// is the skip text, as for [`pi16`].
-fn node_is_new_enough(node: &Path) -> Result<(), String> {
+/// pi 1.6 needs node ≥ 22.19; an older one fails in ways that look like rho's fault.
+fn node_is_new_enough(node: &Path) -> Result<(), Unavailable> {
     let out = std::process::Command::new(node)
         .arg("--version")
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", node.display()))?;
+        .map_err(|source| Unavailable::NodeRun {
+            node: node.to_path_buf(),
+            source,
+        })?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
     let mut parts = version.trim_start_matches('v').split('.');
     let mut number = || {
@@ -54,10 +81,10 @@ fn node_is_new_enough(node: &Path) -> Result<(), String> {
     };
     let (major, minor) = (number(), number());
     if (major, minor) < (22, 19) {
-        return Err(format!(
-            "{} is node {version:?}; pi 1.6 needs ≥ 22.19",
-            node.display()
-        ));
+        return Err(Unavailable::OldNode {
+            node: node.to_path_buf(),
+            version,
+        });
     }
     Ok(())
 }
@@ -130,9 +157,8 @@ pub struct Pi {
 }
 
 impl Pi {
-    /// Starts pi in `cwd` with `args` after `--mode rpc`; `Err` is the skip text, as for
-    /// [`pi16`].
-    pub fn start(home: &Path, cwd: &Path, args: &[&str]) -> Result<Pi, String> {
+    /// Starts pi in `cwd` with `args` after `--mode rpc`; `Err` says why pi 1.6 cannot run.
+    pub fn start(home: &Path, cwd: &Path, args: &[&str]) -> Result<Pi, Unavailable> {
         let (node, cli) = pi16()?;
         let mut child = Command::new(node)
             .arg(cli)
@@ -147,7 +173,7 @@ impl Pi {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| format!("cannot start pi 1.6: {e}"))?;
+            .map_err(Unavailable::Start)?;
         let stdin = child.stdin.take().expect("piped");
         let lines = BufReader::new(child.stdout.take().expect("piped")).lines();
         Ok(Pi {

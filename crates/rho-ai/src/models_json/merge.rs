@@ -248,6 +248,9 @@ pub fn resolve_provider_api_key(
         })
 }
 
+/// Request headers, name to value.
+pub type Headers = BTreeMap<String, String>;
+
 /// The headers to send for `model`: its (merged, raw) headers with each value resolved, plus
 /// `Authorization: Bearer <api_key>` when the provider sets `authHeader`.
 pub fn resolve_request_headers(
@@ -256,7 +259,7 @@ pub fn resolve_request_headers(
     api_key: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
     run: &ShellRunner,
-) -> Result<BTreeMap<String, String>, ResolveError> {
+) -> Result<Headers, ResolveError> {
     let mut out = BTreeMap::new();
     for (name, raw) in model.headers.iter().flatten() {
         let value = resolve_value(raw, env, run).map_err(|e| ResolveError::Header {

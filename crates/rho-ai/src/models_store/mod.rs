@@ -192,7 +192,7 @@ impl ModelsStore {
         }
     }
 
-    fn corrupt_message(&self, error: &str, action: &str) -> String {
+    fn corrupt_message(&self, error: &dyn std::fmt::Display, action: &str) -> String {
         format!(
             "{} is not a valid model store ({error}); {action}",
             self.path.display()
@@ -251,13 +251,12 @@ fn names_key(text: &str, key: &str) -> bool {
 }
 
 /// The file's entries located (each one's JSON left unparsed).
-fn index(text: String) -> Result<Snapshot, String> {
+fn index(text: String) -> Result<Snapshot, serde_json::Error> {
     if text.trim().is_empty() {
         return Ok(Snapshot::default());
     }
     let entries = {
-        let raw: BTreeMap<String, &RawValue> =
-            serde_json::from_str(&text).map_err(|e| e.to_string())?;
+        let raw: BTreeMap<String, &RawValue> = serde_json::from_str(&text)?;
         let start = text.as_ptr() as usize;
         raw.into_iter()
             .map(|(provider, value)| {

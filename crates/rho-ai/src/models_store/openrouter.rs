@@ -13,9 +13,26 @@ use super::refresh::{read_json, Target};
 /// pi's limit for the model list request.
 const TIMEOUT: Duration = Duration::from_secs(15);
 
+/// Why OpenRouter's model list could not narrow the catalog, in pi's words.
+#[derive(Debug, thiserror::Error)]
+pub enum PersonalError {
+    /// The request did not complete.
+    #[error("OpenRouter model list request failed: {0}")]
+    Request(#[source] reqwest::Error),
+    /// OpenRouter answered with a failure status.
+    #[error("OpenRouter model list request failed: {0}")]
+    Status(u16),
+    /// The answer is not `{"data": [...]}`.
+    #[error("Invalid OpenRouter model list response")]
+    Invalid,
+}
+
 /// `catalog` (pi model JSON) narrowed to what `target`'s key may use; unchanged without a
 /// key, or when the endpoint rejects the key or does not exist (a proxy as base URL).
-pub async fn personalize(catalog: Vec<Value>, target: &Target) -> Result<Vec<Value>, String> {
+pub async fn personalize(
+    catalog: Vec<Value>,
+    target: &Target,
+) -> Result<Vec<Value>, PersonalError> {
     let Some(key) = target.key.as_deref().filter(|k| !k.is_empty()) else {
         return Ok(catalog);
     };
@@ -27,20 +44,19 @@ pub async fn personalize(catalog: Vec<Value>, target: &Target) -> Result<Vec<Val
         .timeout(TIMEOUT)
         .send()
         .await
-        .map_err(|e| format!("OpenRouter model list request failed: {e}"))?;
+        .map_err(PersonalError::Request)?;
     match response.status().as_u16() {
         401 | 403 | 404 => return Ok(catalog),
-        s if !(200..300).contains(&s) => {
-            return Err(format!("OpenRouter model list request failed: {s}"))
-        }
+        s if !(200..300).contains(&s) => return Err(PersonalError::Status(s)),
         _ => {}
     }
-    let invalid = || "Invalid OpenRouter model list response".to_string();
-    let body = read_json(response).await.map_err(|_| invalid())?;
+    let body = read_json(response)
+        .await
+        .map_err(|_| PersonalError::Invalid)?;
     let data = body
         .get("data")
         .and_then(Value::as_array)
-        .ok_or_else(invalid)?;
+        .ok_or(PersonalError::Invalid)?;
     let allowed: HashMap<&str, &Value> = data
         .iter()
         .filter_map(|e| Some((e.get("id")?.as_str()?, e)))

@@ -20,9 +20,10 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use serde_json::Value;
 
-use super::openrouter::personalize;
-use super::{overlay, ModelsStore, StoreEntry};
+use super::openrouter::{personalize, PersonalError};
+use super::{overlay, ModelsStore, StoreEntry, StoreError};
 use crate::catalog;
+use crate::llama::LlamaError;
 
 /// pi's catalog service.
 pub const DEFAULT_CATALOG_URL: &str = "https://pi.dev";
@@ -90,6 +91,69 @@ pub struct Outcome {
     pub errors: Vec<(String, String)>,
 }
 
+/// Why one provider's catalog was not refreshed, in pi's words.
+#[derive(Debug, thiserror::Error)]
+pub enum RefreshError {
+    /// The catalog service answered with a failure status.
+    #[error("Model catalog request failed for {provider}: {status}")]
+    Status {
+        /// The provider asked for.
+        provider: String,
+        /// The HTTP status.
+        status: u16,
+    },
+    /// The catalog request did not complete (after its retries).
+    #[error("Model catalog request failed for {provider}: {source}")]
+    Request {
+        /// The provider asked for.
+        provider: String,
+        /// What the network said.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The catalog's body could not be read as JSON.
+    #[error("Model catalog request failed for {provider}: {source}")]
+    Body {
+        /// The provider asked for.
+        provider: String,
+        /// Why the body was unreadable.
+        #[source]
+        source: BodyError,
+    },
+    /// The body is JSON but not a catalog.
+    #[error("Invalid model catalog for provider \"{provider}\"")]
+    Invalid {
+        /// The provider asked for.
+        provider: String,
+    },
+    /// OpenRouter's personal model list failed.
+    #[error(transparent)]
+    Personal(#[from] PersonalError),
+    /// The llama.cpp router failed.
+    #[error(transparent)]
+    Llama(#[from] LlamaError),
+    /// The store could not be written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// No llama.cpp router is configured (`LLAMA_BASE_URL`).
+    #[error("llama.cpp is not configured")]
+    LlamaNotConfigured,
+    /// The session reads no models-store.json, so there is nowhere to write.
+    #[error("the model store is not in use")]
+    NoStore,
+}
+
+/// Why a response body is not JSON.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    /// The body did not arrive whole.
+    #[error(transparent)]
+    Read(#[from] reqwest::Error),
+    /// The body is not JSON.
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+}
+
 /// Refreshes every target, all at once.
 pub async fn refresh(store: &ModelsStore, targets: &[Target], options: &Options) -> Outcome {
     let runs = targets.iter().map(|t| async move {
@@ -107,7 +171,7 @@ pub async fn refresh(store: &ModelsStore, targets: &[Target], options: &Options)
         match result {
             Ok(true) => outcome.written.push(provider),
             Ok(false) => {}
-            Err(e) => outcome.errors.push((provider, e)),
+            Err(e) => outcome.errors.push((provider, e.to_string())),
         }
     }
     outcome
@@ -118,7 +182,7 @@ async fn refresh_catalog(
     store: &ModelsStore,
     provider: &str,
     options: &Options,
-) -> Result<bool, String> {
+) -> Result<bool, RefreshError> {
     let stored = store.entry(provider);
     let now = crate::now_ms();
     if let Some(s) = stored.as_ref().filter(|_| !options.force) {
@@ -152,13 +216,19 @@ async fn refresh_catalog(
                 ..keep(stored)
             };
             write(store, provider, &entry).await?;
-            return Err(format!("Model catalog request failed for {provider}: {s}"));
+            return Err(RefreshError::Status {
+                provider: provider.into(),
+                status: s,
+            });
         }
         _ => {
             let (last_modified, etag) = validators(&response);
             let body = read_json(response)
                 .await
-                .map_err(|e| format!("Model catalog request failed for {provider}: {e}"))?;
+                .map_err(|source| RefreshError::Body {
+                    provider: provider.into(),
+                    source,
+                })?;
             StoreEntry {
                 models: parse_catalog(provider, body)?,
                 checked_at: Some(now),
@@ -176,19 +246,25 @@ async fn refresh_personal(
     store: &ModelsStore,
     target: &Target,
     options: &Options,
-) -> Result<(), String> {
+) -> Result<(), RefreshError> {
     let provider = target.provider.as_str();
     let response = request_catalog(provider, options, None).await?;
     let remote = match response.status().as_u16() {
         404 | 501 => Vec::new(),
         s if !(200..300).contains(&s) => {
-            return Err(format!("Model catalog request failed for {provider}: {s}"))
+            return Err(RefreshError::Status {
+                provider: provider.into(),
+                status: s,
+            })
         }
         _ => {
             let (last_modified, _) = validators(&response);
             let body = read_json(response)
                 .await
-                .map_err(|e| format!("Model catalog request failed for {provider}: {e}"))?;
+                .map_err(|source| RefreshError::Body {
+                    provider: provider.into(),
+                    source,
+                })?;
             let models = parse_catalog(provider, body)?;
             if last_modified > crate::registry::generated_at_ms() {
                 models
@@ -214,10 +290,9 @@ async fn refresh_personal(
 
 /// A llama.cpp router's loaded models (`target.base_url` is the router's URL), written on
 /// every refresh.
-pub async fn refresh_llama(store: &ModelsStore, target: &Target) -> Result<(), String> {
-    let client = crate::llama::LlamaClient::new(&target.base_url, target.key.clone())
-        .map_err(|e| e.to_string())?;
-    let models = client.chat_models().await.map_err(|e| e.to_string())?;
+pub async fn refresh_llama(store: &ModelsStore, target: &Target) -> Result<(), RefreshError> {
+    let client = crate::llama::LlamaClient::new(&target.base_url, target.key.clone())?;
+    let models = client.chat_models().await?;
     let entry = StoreEntry {
         models: models.iter().map(model_json).collect(),
         checked_at: Some(crate::now_ms()),
@@ -226,11 +301,12 @@ pub async fn refresh_llama(store: &ModelsStore, target: &Target) -> Result<(), S
     write(store, crate::llama::PROVIDER, &entry).await
 }
 
-async fn write(store: &ModelsStore, provider: &str, entry: &StoreEntry) -> Result<(), String> {
-    store
-        .write(provider, Some(entry))
-        .await
-        .map_err(|e| e.to_string())
+async fn write(
+    store: &ModelsStore,
+    provider: &str,
+    entry: &StoreEntry,
+) -> Result<(), RefreshError> {
+    Ok(store.write(provider, Some(entry)).await?)
 }
 
 /// A built-in model as pi stores models (its JSON with `type`).
@@ -262,7 +338,7 @@ fn merge_by_id(mut base: Vec<Value>, top: Vec<Value>) -> Vec<Value> {
 
 /// The catalog's models with `provider` set: the body is an array, `{models: [...]}` or an
 /// object of models; entries without an id or of a type pi 1.6 does not know are dropped.
-fn parse_catalog(provider: &str, body: Value) -> Result<Vec<Value>, String> {
+fn parse_catalog(provider: &str, body: Value) -> Result<Vec<Value>, RefreshError> {
     let entries = match body {
         Value::Array(items) => items,
         Value::Object(mut obj) => match obj.get("models") {
@@ -272,7 +348,11 @@ fn parse_catalog(provider: &str, body: Value) -> Result<Vec<Value>, String> {
             },
             _ => obj.into_iter().map(|(_, v)| v).collect(),
         },
-        _ => return Err(format!("Invalid model catalog for provider \"{provider}\"")),
+        _ => {
+            return Err(RefreshError::Invalid {
+                provider: provider.into(),
+            })
+        }
     };
     let known = |m: &Value| match m.get("type") {
         None => true,
@@ -291,9 +371,9 @@ fn parse_catalog(provider: &str, body: Value) -> Result<Vec<Value>, String> {
 }
 
 /// A response body as JSON.
-pub(super) async fn read_json(response: reqwest::Response) -> Result<Value, String> {
-    let bytes = response.bytes().await.map_err(|e| e.to_string())?;
-    serde_json::from_slice(&bytes).map_err(|e| e.to_string())
+pub(super) async fn read_json(response: reqwest::Response) -> Result<Value, BodyError> {
+    let bytes = response.bytes().await?;
+    Ok(serde_json::from_slice(&bytes)?)
 }
 
 /// `Last-Modified` as Unix ms (0 when missing or unreadable) and the `ETag`.
@@ -316,7 +396,7 @@ async fn request_catalog(
     provider: &str,
     options: &Options,
     validator: Option<&str>,
-) -> Result<reqwest::Response, String> {
+) -> Result<reqwest::Response, RefreshError> {
     let url = format!(
         "{}/api/models/providers/{provider}?types=chat,image,classifier",
         options.catalog_url.trim_end_matches('/')
@@ -335,7 +415,12 @@ async fn request_catalog(
             Ok(r) if RETRY_STATUSES.contains(&r.status().as_u16()) && attempt < RETRIES => {}
             Ok(r) => return Ok(r),
             Err(_) if attempt < RETRIES => {}
-            Err(e) => return Err(format!("Model catalog request failed for {provider}: {e}")),
+            Err(source) => {
+                return Err(RefreshError::Request {
+                    provider: provider.into(),
+                    source,
+                })
+            }
         }
         attempt += 1;
     }

@@ -35,6 +35,20 @@ const MIN_OUTPUT_TOKENS: u64 = 16;
 /// pi 1.6 cuts the prompt cache key at 64 characters.
 const PROMPT_CACHE_KEY_MAX: usize = 64;
 
+/// Why Azure OpenAI's endpoint could not be resolved, with what to set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AzureConfigError {
+    /// Neither the environment nor the model names an endpoint.
+    #[error(
+        "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or \
+         AZURE_OPENAI_RESOURCE_NAME, or the model's baseUrl in models.json."
+    )]
+    NoBaseUrl,
+    /// The base URL does not parse.
+    #[error("Invalid Azure OpenAI base URL: {0}")]
+    BadBaseUrl(String),
+}
+
 /// Where and how to reach the deployment.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AzureConfig {
@@ -50,7 +64,7 @@ pub struct AzureConfig {
 pub fn resolve_config(
     model: &Model,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<AzureConfig, String> {
+) -> Result<AzureConfig, AzureConfigError> {
     let set = |name: &str| {
         env(name)
             .map(|v| v.trim().to_string())
@@ -65,11 +79,7 @@ pub fn resolve_config(
         .or_else(|| {
             Some(model.base_url.trim().to_string()).filter(|b| !b.is_empty() && !b.contains('{'))
         })
-        .ok_or_else(|| {
-            "Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or \
-             AZURE_OPENAI_RESOURCE_NAME, or the model's baseUrl in models.json."
-                .to_string()
-        })?;
+        .ok_or(AzureConfigError::NoBaseUrl)?;
     Ok(AzureConfig {
         base_url: normalize_base_url(&base)?,
         api_version: set("AZURE_OPENAI_API_VERSION")
@@ -92,10 +102,10 @@ fn deployment(model_id: &str, map: Option<&str>) -> String {
 
 /// An Azure host's base with no path (or `/openai`, or the whole `/openai/v1/responses`)
 /// becomes `…/openai/v1`; other URLs are kept. No trailing slash.
-fn normalize_base_url(base: &str) -> Result<String, String> {
+fn normalize_base_url(base: &str) -> Result<String, AzureConfigError> {
     let trimmed = base.trim().trim_end_matches('/');
-    let mut url = reqwest::Url::parse(trimmed)
-        .map_err(|_| format!("Invalid Azure OpenAI base URL: {base}"))?;
+    let mut url =
+        reqwest::Url::parse(trimmed).map_err(|_| AzureConfigError::BadBaseUrl(base.into()))?;
     let host = url.host_str().unwrap_or_default().to_string();
     let azure_host = [
         ".openai.azure.com",
@@ -117,7 +127,7 @@ pub fn build_request(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
-) -> Result<HttpRequest, String> {
+) -> Result<HttpRequest, AzureConfigError> {
     let config = resolve_config(model, &|name| std::env::var(name).ok())?;
     Ok(build_request_with(model, context, options, &config))
 }
@@ -163,7 +173,7 @@ pub fn build_request_with(
 
 /// An `openai-completions` model of provider `azure`: the same endpoint and deployment as
 /// the Responses models (pi 1.6 serves Azure's DeepSeek this way).
-pub fn completions_model(model: &Model) -> Result<(Model, String), String> {
+pub fn completions_model(model: &Model) -> Result<(Model, String), AzureConfigError> {
     let config = resolve_config(model, &|name| std::env::var(name).ok())?;
     let mut routed = model.clone();
     routed.base_url = config.base_url;
@@ -244,13 +254,15 @@ mod tests {
             proxy.map(|c| c.base_url),
             Ok("http://127.0.0.1:9/azure".to_string())
         );
-        let missing = resolve_config(&m, &env(&[])).expect_err("no base");
+        let missing = resolve_config(&m, &env(&[]))
+            .expect_err("no base")
+            .to_string();
         assert!(
             missing.starts_with("Azure OpenAI base URL is required."),
             "{missing}"
         );
         let bad = resolve_config(&model("not a url"), &env(&[])).expect_err("bad");
-        assert_eq!(bad, "Invalid Azure OpenAI base URL: not a url");
+        assert_eq!(bad.to_string(), "Invalid Azure OpenAI base URL: not a url");
     }
 
     #[test]

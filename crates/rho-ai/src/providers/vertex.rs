@@ -22,7 +22,45 @@ use futures_util::future::BoxFuture;
 use crate::message::Context;
 use crate::model::Model;
 use crate::options::StreamOptions;
-use crate::provider::{Authorize, HttpRequest};
+use crate::provider::{Authorize, AuthorizeError, HttpRequest};
+
+/// Why a Vertex AI call could not be prepared or authorized, with what to set or run.
+#[derive(Debug, thiserror::Error)]
+pub enum VertexError {
+    /// ADC without a project.
+    #[error("Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT.")]
+    NoProject,
+    /// ADC without a location.
+    #[error("Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION.")]
+    NoLocation,
+    /// `GOOGLE_APPLICATION_CREDENTIALS` names a file that is not a service-account key.
+    #[error(
+        "Could not load the Google credentials file {} (GOOGLE_APPLICATION_CREDENTIALS): {}",
+        .path.display(),
+        super::error_chain(.source)
+    )]
+    CredentialsFile {
+        /// The file.
+        path: PathBuf,
+        /// Why it did not load.
+        #[source]
+        source: gcp_auth::Error,
+    },
+    /// No default credentials were found.
+    #[error(
+        "Could not load the default credentials for Vertex AI ({}). Run `gcloud \
+         auth application-default login`, set GOOGLE_APPLICATION_CREDENTIALS to a \
+         service-account key file, or set GOOGLE_CLOUD_API_KEY.",
+        super::error_chain(.0)
+    )]
+    DefaultCredentials(#[source] gcp_auth::Error),
+    /// The credentials gave no access token.
+    #[error(
+        "Could not get a Google Cloud access token for Vertex AI: {}",
+        super::error_chain(.0)
+    )]
+    Token(#[source] gcp_auth::Error),
+}
 
 /// The OAuth scope Vertex AI accepts.
 const CLOUD_PLATFORM: &str = "https://www.googleapis.com/auth/cloud-platform";
@@ -37,13 +75,13 @@ fn is_real_key(key: &str) -> bool {
         && !(key.starts_with('<') && key.ends_with('>'))
 }
 
-/// The request, and for ADC the step that adds the access token. `Err` is the text the call
-/// fails with (no project or location for ADC).
+/// The request, and for ADC the step that adds the access token. `Err`: no project or
+/// location for ADC.
 pub fn prepare(
     model: &Model,
     context: &Context,
     options: &StreamOptions,
-) -> Result<(HttpRequest, Option<Arc<dyn Authorize>>), String> {
+) -> Result<(HttpRequest, Option<Arc<dyn Authorize>>), VertexError> {
     prepare_with(model, context, options, &|name| std::env::var(name).ok())
 }
 
@@ -53,7 +91,7 @@ pub fn prepare_with(
     context: &Context,
     options: &StreamOptions,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<(HttpRequest, Option<Arc<dyn Authorize>>), String> {
+) -> Result<(HttpRequest, Option<Arc<dyn Authorize>>), VertexError> {
     let set = |name: &str| env(name).filter(|v| !v.trim().is_empty());
     let key = options.api_key.clone().filter(|k| is_real_key(k));
     let mut request = super::google::build_request(model, context, options);
@@ -72,13 +110,8 @@ pub fn prepare_with(
         None => {
             let project = set("GOOGLE_CLOUD_PROJECT")
                 .or_else(|| set("GCLOUD_PROJECT"))
-                .ok_or_else(|| {
-                    "Vertex AI requires a project ID. Set GOOGLE_CLOUD_PROJECT/GCLOUD_PROJECT."
-                        .to_string()
-                })?;
-            let location = set("GOOGLE_CLOUD_LOCATION").ok_or_else(|| {
-                "Vertex AI requires a location. Set GOOGLE_CLOUD_LOCATION.".to_string()
-            })?;
+                .ok_or(VertexError::NoProject)?;
+            let location = set("GOOGLE_CLOUD_LOCATION").ok_or(VertexError::NoLocation)?;
             request.url = match custom {
                 Some(base) => endpoint(base, true, &model_path),
                 None => {
@@ -164,7 +197,7 @@ fn providers() -> &'static Providers {
 }
 
 impl AdcToken {
-    async fn provider(&self) -> Result<Arc<dyn gcp_auth::TokenProvider>, String> {
+    async fn provider(&self) -> Result<Arc<dyn gcp_auth::TokenProvider>, VertexError> {
         let cached = providers()
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -175,23 +208,14 @@ impl AdcToken {
         }
         let provider: Arc<dyn gcp_auth::TokenProvider> = match &self.credentials {
             Some(path) => Arc::new(gcp_auth::CustomServiceAccount::from_file(path).map_err(
-                |e| {
-                    format!(
-                        "Could not load the Google credentials file {} \
-                         (GOOGLE_APPLICATION_CREDENTIALS): {}",
-                        path.display(),
-                        super::error_chain(&e)
-                    )
+                |source| VertexError::CredentialsFile {
+                    path: path.clone(),
+                    source,
                 },
             )?),
-            None => gcp_auth::provider().await.map_err(|e| {
-                format!(
-                    "Could not load the default credentials for Vertex AI ({}). Run `gcloud \
-                     auth application-default login`, set GOOGLE_APPLICATION_CREDENTIALS to a \
-                     service-account key file, or set GOOGLE_CLOUD_API_KEY.",
-                    super::error_chain(&e)
-                )
-            })?,
+            None => gcp_auth::provider()
+                .await
+                .map_err(VertexError::DefaultCredentials)?,
         };
         providers()
             .lock()
@@ -202,15 +226,16 @@ impl AdcToken {
 }
 
 impl Authorize for AdcToken {
-    fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>> {
+    fn authorize<'a>(
+        &'a self,
+        request: &'a mut HttpRequest,
+    ) -> BoxFuture<'a, Result<(), AuthorizeError>> {
         Box::pin(async move {
             let provider = self.provider().await?;
-            let token = provider.token(&[CLOUD_PLATFORM]).await.map_err(|e| {
-                format!(
-                    "Could not get a Google Cloud access token for Vertex AI: {}",
-                    super::error_chain(&e)
-                )
-            })?;
+            let token = provider
+                .token(&[CLOUD_PLATFORM])
+                .await
+                .map_err(VertexError::Token)?;
             request.headers.retain(|(name, _)| name != "authorization");
             request.headers.insert(
                 0,
@@ -246,7 +271,9 @@ mod tests {
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
         };
-        prepare_with(model, &Context::default(), &options, &env).map(|(r, _)| r.url)
+        prepare_with(model, &Context::default(), &options, &env)
+            .map(|(r, _)| r.url)
+            .map_err(|e| e.to_string())
     }
 
     #[test]

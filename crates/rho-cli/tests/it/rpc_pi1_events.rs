@@ -402,7 +402,7 @@ async fn json_mode_writes_the_session_header_then_the_1x_events() {
 
 /// pi 1.6's lines for `prompt` over `replies`, or why it cannot run here.
 async fn pi16_lines(replies: Vec<MockResponse>, prompt: &str) -> Result<Vec<Value>, String> {
-    pi16::pi16()?;
+    pi16::pi16().map_err(|e| e.to_string())?;
     let server = MockServer::start().await;
     for r in replies {
         server.push(r);
@@ -419,7 +419,8 @@ async fn pi16_lines(replies: Vec<MockResponse>, prompt: &str) -> Result<Vec<Valu
             "--thinking",
             "off",
         ],
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     pi.call(json!({"type": "prompt", "message": prompt})).await;
     let lines = pi.lines_until("agent_settled").await;
     pi.stop().await;

@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use std::future::Future;
 
+use super::credentials::CredentialError;
 use super::error::SessionError;
 use super::events::{CompactionReason, SessionOnlyEvent};
 use super::ops::{Job, Op};
@@ -352,11 +353,11 @@ impl AgentSession {
         let (model, thinking) = self
             .summary_route(model, thinking)
             .await
-            .map_err(Failure::Quiet)?;
+            .map_err(|e| Failure::Quiet(e.to_string()))?;
         let api_key = self
             .summary_api_key(&model.provider)
             .await
-            .map_err(Failure::Quiet)?;
+            .map_err(|e| Failure::Quiet(e.to_string()))?;
         let ctx = self.run_ctx();
         let why = (reason, will_retry);
         let hook = self
@@ -494,13 +495,17 @@ impl AgentSession {
     }
 
     /// The key a summary request (compaction, branch summary) is sent with, a due OAuth
-    /// token refreshed first; the error is the text the user sees (pi's "no API key" text
-    /// when there is none).
-    pub(crate) async fn summary_api_key(&self, provider: &str) -> Result<String, String> {
-        match self.inner.services.credentials.request_key(provider).await {
-            Ok(Some(key)) => Ok(key),
-            Ok(None) => Err(rho_ai::auth::no_api_key_message(provider)),
-            Err(e) => Err(e.to_string()),
+    /// token refreshed first (pi's "no API key" text when there is none).
+    pub(crate) async fn summary_api_key(&self, provider: &str) -> Result<String, CredentialError> {
+        match self
+            .inner
+            .services
+            .credentials
+            .request_key(provider)
+            .await?
+        {
+            Some(key) => Ok(key),
+            None => Err(CredentialError::NoKey(provider.to_string())),
         }
     }
 }

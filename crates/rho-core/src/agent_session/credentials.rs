@@ -38,6 +38,10 @@ pub enum CredentialError {
     /// Another store's reason, as it words it.
     #[error("{0}")]
     Other(String),
+    /// No key at all for a request that needs one (pi's "no API key" text, naming the
+    /// command and the environment variable that would supply it).
+    #[error("{}", rho_ai::auth::no_api_key_message(.0))]
+    NoKey(String),
 }
 
 /// Resolves credentials for the session.

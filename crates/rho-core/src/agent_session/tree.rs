@@ -353,11 +353,11 @@ impl AgentSession {
         let (model, thinking) = self
             .summary_route(model, thinking)
             .await
-            .map_err(CompactionError::BranchSummary)?;
+            .map_err(|e| CompactionError::BranchSummary(e.to_string()))?;
         let api_key = self
             .summary_api_key(&model.provider)
             .await
-            .map_err(CompactionError::BranchSummary)?;
+            .map_err(|e| CompactionError::BranchSummary(e.to_string()))?;
         let summarizer = Summarizer {
             model,
             api_key: Some(api_key),

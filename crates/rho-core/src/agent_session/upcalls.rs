@@ -114,6 +114,7 @@ impl SessionHooks for Upcalls {
         &self,
         model: &Model,
         mut options: StreamOptions,
+        // The run's `errorMessage` when it fails: `SessionHooks` errors are that text.
     ) -> BoxFuture<'static, Result<StreamOptions, String>> {
         let session = self.session();
         let credentials = self.credentials.clone();
@@ -147,12 +148,16 @@ impl SessionHooks for Upcalls {
     fn route_call(
         &self,
         request: RouteRequest<'_>,
+        // The run's `errorMessage` when it fails: `SessionHooks` errors are that text.
     ) -> BoxFuture<'static, Result<(Model, ThinkingLevel), String>> {
         let input = super::virtual_route::RouteInput::new(&request);
         let (session, cancel) = (self.session(), request.cancel.clone());
         Box::pin(async move {
             let session = session.ok_or("the session is gone")?;
-            session.route_request(input, cancel).await
+            session
+                .route_request(input, cancel)
+                .await
+                .map_err(|e| e.to_string())
         })
     }
 

@@ -26,6 +26,45 @@ use tokio_util::sync::CancellationToken;
 use super::credentials::AuthStatus;
 use super::AgentSession;
 
+/// Why a request of a virtual model was not routed (pi's texts; each names the virtual
+/// model, and for a bad answer where its router sent it).
+#[derive(Debug, thiserror::Error)]
+pub enum RouteError {
+    /// No extension registered the model (any more).
+    #[error("Virtual model {provider}/{id} is not registered.")]
+    NotRegistered {
+        /// The virtual model's provider.
+        provider: String,
+        /// Its id.
+        id: String,
+    },
+    /// The request was aborted while the router decided.
+    #[error("Request was aborted")]
+    Aborted,
+    /// The router failed: the extension's own error text, shown as it wrote it.
+    #[error("{0}")]
+    Router(String),
+    /// The router picked a model the registry does not list as physical.
+    #[error("Virtual model {from} routed to {to}, which is not a physical model.")]
+    NotPhysical {
+        /// `provider/id` of the virtual model.
+        from: String,
+        /// `provider/id` the router answered.
+        to: String,
+    },
+    /// The router picked a model whose provider has no credentials: log in or set its key.
+    #[error("Virtual model {from} routed to {to}, which has no credentials.")]
+    NoCredentials {
+        /// `provider/id` of the virtual model.
+        from: String,
+        /// `provider/id` the router answered.
+        to: String,
+    },
+    /// The transcript could not be read back for a summary's routing.
+    #[error(transparent)]
+    Transcript(#[from] rho_agent::ReadError),
+}
+
 /// The failed response an automatic retry answers (pi's `_failedResponse`): set when the
 /// retry is decided under a virtual selection, taken by the next routing as its `failed`.
 #[derive(Default)]
@@ -76,20 +115,22 @@ impl RouteInput {
 
 impl AgentSession {
     /// Routes one request of the virtual model `input.selected`: the physical model and
-    /// level to send it to, or the text of the error response (pi's texts).
+    /// level to send it to, or why not (pi's texts).
     pub(crate) async fn route_request(
         &self,
         input: RouteInput,
         cancel: CancellationToken,
-    ) -> Result<(Model, ThinkingLevel), String> {
+    ) -> Result<(Model, ThinkingLevel), RouteError> {
         let model = &input.selected;
-        let name = format!("Virtual model {}/{}", model.provider, model.id);
         let route = self
             .inner
             .services
             .extensions
             .virtual_route(&model.provider, &model.id)
-            .ok_or_else(|| format!("{name} is not registered."))?;
+            .ok_or_else(|| RouteError::NotRegistered {
+                provider: model.provider.clone(),
+                id: model.id.clone(),
+            })?;
         // Taken once the route is known to exist, so a refused call keeps it for the next.
         let failed = match input.direct {
             true => None,
@@ -123,15 +164,21 @@ impl AgentSession {
             "messages": input.messages,
         });
         let answer = tokio::select! {
-            answer = route(request, self.ext_ctx()) => answer?,
-            _ = cancel.cancelled() => return Err("Request was aborted".into()),
+            answer = route(request, self.ext_ctx()) => answer.map_err(RouteError::Router)?,
+            _ = cancel.cancelled() => return Err(RouteError::Aborted),
         };
         let (provider, id) = (str_of(&answer, "provider"), str_of(&answer, "id"));
-        let routed = format!("{name} routed to {provider}/{id}");
-        let target = physical(provider, id)
-            .ok_or_else(|| format!("{routed}, which is not a physical model."))?;
+        let from = || format!("{}/{}", model.provider, model.id);
+        let to = || format!("{provider}/{id}");
+        let target = physical(provider, id).ok_or_else(|| RouteError::NotPhysical {
+            from: from(),
+            to: to(),
+        })?;
         if self.inner.services.credentials.status(provider) == AuthStatus::Missing {
-            return Err(format!("{routed}, which has no credentials."));
+            return Err(RouteError::NoCredentials {
+                from: from(),
+                to: to(),
+            });
         }
         let level = ThinkingLevel::parse(str_of(&answer, "thinkingLevel")).unwrap_or_default();
         if answer["stateChanged"] == true && !input.direct {
@@ -147,11 +194,11 @@ impl AgentSession {
         &self,
         model: Model,
         thinking: ThinkingLevel,
-    ) -> Result<(Model, ThinkingLevel), String> {
+    ) -> Result<(Model, ThinkingLevel), RouteError> {
         if !model.is_virtual() {
             return Ok((model, thinking));
         }
-        let messages = self.shared_messages().map_err(|e| e.to_string())?;
+        let messages = self.shared_messages()?;
         let messages = rho_agent::convert_to_llm(&messages);
         let cancel = CancellationToken::new();
         let mut input = RouteInput::new(&RouteRequest {

@@ -6,6 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use super::editor_error::EditorError;
 use super::{Control, ControlMsg, Cx};
 
 /// The command Ctrl+G runs: the setting, then `$VISUAL`, then `$EDITOR`, then `nano` (pi).
@@ -39,47 +40,47 @@ impl Control {
     }
 
     /// The external editor exited: its text replaces the editor's, or pi's notice says why not.
-    pub(super) fn editor_closed(&mut self, result: Result<String, String>, cx: &mut Cx) {
+    pub(super) fn editor_closed(&mut self, result: Result<String, EditorError>, cx: &mut Cx) {
         cx.screen.retake();
         match result {
             Ok(text) => cx.screen.editor.set_text(&text),
-            Err(why) => cx.screen.notice(why, false),
+            Err(why) => cx.screen.notice(why.to_string(), false),
         }
     }
 }
 
 /// Runs `command` on a temporary file holding `content`; the file's text afterwards (a BOM
 /// and one final newline taken off), or pi's message for why not.
-async fn edit(command: &str, content: &str) -> Result<String, String> {
-    let dir =
-        temp_dir().map_err(|e| format!("Cannot create a file for the external editor: {e}"))?;
+async fn edit(command: &str, content: &str) -> Result<String, EditorError> {
+    let dir = temp_dir().map_err(EditorError::TempDir)?;
     let file = dir.join("prompt.md");
     let result = run(command, &file, content).await;
     let _ = std::fs::remove_dir_all(&dir);
     result
 }
 
-async fn run(command: &str, file: &Path, content: &str) -> Result<String, String> {
-    std::fs::write(file, content).map_err(|e| format!("Cannot write {}: {e}", file.display()))?;
+async fn run(command: &str, file: &Path, content: &str) -> Result<String, EditorError> {
+    std::fs::write(file, content).map_err(|source| EditorError::Write {
+        path: file.to_path_buf(),
+        source,
+    })?;
+    let launch = || EditorError::Launch(command.to_string());
     let mut words = command.split_whitespace();
-    let program = words
-        .next()
-        .ok_or_else(|| format!("Failed to launch external editor: {command}"))?;
+    let program = words.next().ok_or_else(launch)?;
     println!("Launching external editor: {command}\nrho will resume when the editor exits.");
     let status = tokio::process::Command::new(program)
         .args(words)
         .arg(file)
         .status()
         .await
-        .map_err(|_| format!("Failed to launch external editor: {command}"))?;
+        .map_err(|_| launch())?;
     if !status.success() {
-        return Err(format!(
-            "External editor exited with {}; prompt unchanged",
-            exit_description(&status)
-        ));
+        return Err(EditorError::Exit(exit_description(&status)));
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("Cannot read {}: {e}", file.display()))?;
+    let text = std::fs::read_to_string(file).map_err(|source| EditorError::Read {
+        path: file.to_path_buf(),
+        source,
+    })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     Ok(text.strip_suffix('\n').unwrap_or(text).to_string())
 }
@@ -125,15 +126,15 @@ mod tests {
             std::fs::set_permissions(s, std::fs::Permissions::from_mode(0o755)).expect("chmod");
         }
         let edited = edit(&script.display().to_string(), "hello").await;
-        assert_eq!(edited.as_deref(), Ok("edited: hello"));
+        assert_eq!(edited.ok().as_deref(), Some("edited: hello"));
         let failed = edit(&fail.display().to_string(), "hello").await;
         assert_eq!(
-            failed,
+            failed.map_err(|e| e.to_string()),
             Err("External editor exited with code 3; prompt unchanged".into())
         );
         let missing = edit("/nonexistent/editor --wait", "x").await;
         assert_eq!(
-            missing,
+            missing.map_err(|e| e.to_string()),
             Err("Failed to launch external editor: /nonexistent/editor --wait".into())
         );
         assert_eq!(editor_command(Some("code --wait")), "code --wait");

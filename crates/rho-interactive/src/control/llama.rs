@@ -4,7 +4,7 @@
 //! after either, the router's models are read again into the model list, so `/model` offers
 //! what is loaded. The router is the one `LLAMA_BASE_URL` names.
 
-use rho_ai::llama::LlamaClient;
+use rho_ai::llama::{LlamaClient, LlamaError};
 
 use super::Control;
 use crate::shared::Shared;
@@ -35,11 +35,11 @@ impl Control {
         tokio::spawn(async move {
             let (text, error) = match run(&client, &command).await {
                 Ok(text) => (text, false),
-                Err(text) => (text, true),
+                Err(e) => (e.to_string(), true),
             };
             if !matches!(command, Command::List) {
                 if let Err(e) = host.refresh_llama().await {
-                    tx.notice(e, true);
+                    tx.notice(e.to_string(), true);
                 }
             }
             tx.notice(text, error);
@@ -54,11 +54,10 @@ enum Command {
 }
 
 /// What the router did, as pi says it (`Loaded <id>`, `Unloaded <id>`), or its error.
-async fn run(client: &LlamaClient, command: &Command) -> Result<String, String> {
-    let text = |e: rho_ai::llama::LlamaError| e.to_string();
+async fn run(client: &LlamaClient, command: &Command) -> Result<String, LlamaError> {
     match command {
         Command::List => {
-            let models = client.list().await.map_err(text)?;
+            let models = client.list().await?;
             if models.is_empty() {
                 return Ok(format!("llama.cpp at {}: no models", client.server_url()));
             }
@@ -73,11 +72,11 @@ async fn run(client: &LlamaClient, command: &Command) -> Result<String, String> 
             ))
         }
         Command::Load(id) => {
-            client.load_and_wait(id).await.map_err(text)?;
+            client.load_and_wait(id).await?;
             Ok(format!("Loaded {id}"))
         }
         Command::Unload(id) => {
-            client.unload_and_wait(id).await.map_err(text)?;
+            client.unload_and_wait(id).await?;
             Ok(format!("Unloaded {id}"))
         }
     }

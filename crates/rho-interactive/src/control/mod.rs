@@ -11,6 +11,7 @@
 mod clipboard;
 mod commands;
 mod compaction_queue;
+mod editor_error;
 mod external_editor;
 mod keys;
 mod llama;
@@ -55,7 +56,7 @@ pub enum ControlMsg {
     /// An extension command called `ctx.reload()` and returned: run /reload.
     ReloadRequested,
     /// The external editor exited: the new text, or why the text stays.
-    EditorClosed(Result<String, String>),
+    EditorClosed(Result<String, editor_error::EditorError>),
     /// The clipboard was read (Ctrl+V): what to insert, or why it could not be read.
     Pasted(Result<Option<String>, String>),
 }

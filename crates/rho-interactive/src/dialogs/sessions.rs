@@ -6,14 +6,14 @@
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use rho_session::SessionManager;
-use rho_tui::dialogs::{Deleted, SessionPicker};
+use rho_session::{SessionManager, StoreError};
+use rho_tui::dialogs::{DeleteError, Deleted, SessionPicker};
 
 use crate::shared::Shared;
 
 /// Moves `path` to the trash with the `trash` command, or removes it when that fails; the
 /// error names why neither worked.
-pub fn delete_session_file(path: &Path) -> Result<Deleted, String> {
+pub fn delete_session_file(path: &Path) -> Result<Deleted, DeleteError> {
     let arg = path.as_os_str();
     let mut trash = Command::new("trash");
     if arg.to_string_lossy().starts_with('-') {
@@ -30,7 +30,7 @@ pub fn delete_session_file(path: &Path) -> Result<Deleted, String> {
     }
     std::fs::remove_file(path)
         .map(|()| Deleted::Unlink)
-        .map_err(|e| {
+        .map_err(|source| {
             let hint = match &trashed {
                 Ok(o) => String::from_utf8_lossy(&o.stderr)
                     .lines()
@@ -39,25 +39,34 @@ pub fn delete_session_file(path: &Path) -> Result<Deleted, String> {
                     .filter(|l| !l.is_empty()),
                 Err(e) => Some(e.to_string()),
             };
-            match hint {
-                Some(h) => format!("{e} (trash: {})", h.chars().take(200).collect::<String>()),
-                None => e.to_string(),
+            DeleteError {
+                source,
+                trash: hint.map(|h| h.chars().take(200).collect()),
             }
         })
 }
 
+/// Why a session could not be named.
+#[derive(Debug, thiserror::Error)]
+pub enum RenameError {
+    /// The session in use refused the name.
+    #[error(transparent)]
+    Session(#[from] rho_core::agent_session::SessionError),
+    /// Another session's file could not be opened or appended to.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
 /// Names the session in `path`: through the session when it is the one in use.
-pub fn rename_session(path: &Path, name: &str, shared: &Shared) -> Result<(), String> {
+pub fn rename_session(path: &Path, name: &str, shared: &Shared) -> Result<(), RenameError> {
     let session = &shared.session;
     let active = session.with_session(|s| s.path().is_some_and(|p| p == path));
     if active {
-        return session.set_session_name(name).map_err(|e| e.to_string());
+        return Ok(session.set_session_name(name)?);
     }
-    let mut manager = SessionManager::open(path).map_err(|e| e.to_string())?;
-    manager
-        .append_session_info(name)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    let mut manager = SessionManager::open(path)?;
+    manager.append_session_info(name)?;
+    Ok(())
 }
 
 /// Carries out the picker's rename, keeping it open with the new name (or saying why not).

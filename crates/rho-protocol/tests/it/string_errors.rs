@@ -1,13 +1,19 @@
 //! Library errors are typed (`thiserror` enums with sources), not strings: a `Result<_,
-//! String>` outside tests loses the error's kind and source for every caller. Issue 35 took
-//! their number below 30; the work after it added more, so this test holds the count where it
-//! is and fails on a new one. Lower `LIMIT` as they are turned into typed errors (the goal is
-//! 30, each remaining one commented with why a string is the right type there).
+//! String>` outside tests loses the error's kind and source for every caller. A string is
+//! right only where it is the protocol (an extension's own error text, a run's
+//! `errorMessage`), and such a line says so in a comment on it or on the line just above.
+//! This test holds the count where it is, fails on a new one, and fails on one without its
+//! comment. Lower `LIMIT` as more are turned into typed errors.
 
 use std::path::{Path, PathBuf};
 
 /// The most `Result<_, String>` lines the crates' non-test sources may hold.
-const LIMIT: usize = 68;
+const LIMIT: usize = 19;
+
+/// Folders whose string errors are counted but not yet held to the comment rule: the extension
+/// host, whose own `HostError` work is changing them on another branch (its doc comments say
+/// why each is the extension's text).
+const COMMENT_PENDING: &[&str] = &["rho-extension-host/src/"];
 
 /// Whether `line` names a `Result` whose error type is `String` (`Result<T, String>` with no
 /// `>` inside `T`, as `grep 'Result<[^>]*, String>'` finds them).
@@ -39,6 +45,16 @@ fn outside_tests(text: &str) -> Vec<(usize, &str)> {
     kept
 }
 
+/// Whether `line`, or the line just above it, carries a plain `//` comment (saying why a
+/// string is the right error type there). A doc comment does not count: it describes the
+/// item, and would excuse every documented function.
+fn commented(lines: &[&str], n: usize) -> bool {
+    let has_comment = |l: &str| l.trim_start().starts_with("// ") || l.contains(" // ");
+    has_comment(lines[n])
+        || n.checked_sub(1)
+            .is_some_and(|above| has_comment(lines[above]))
+}
+
 /// Every `.rs` file under `dir`, test files left out.
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -63,15 +79,31 @@ fn string_errors_do_not_grow() {
         sources(&krate.path().join("src"), &mut files);
     }
     let mut found: Vec<String> = Vec::new();
+    let mut uncommented: Vec<String> = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("source file");
+        let lines: Vec<&str> = text.lines().collect();
+        let pending = COMMENT_PENDING
+            .iter()
+            .any(|p| file.to_string_lossy().replace('\\', "/").contains(p));
         for (n, line) in outside_tests(&text) {
             if names_a_string_error(line) {
-                found.push(format!("{}:{}", file.display(), n + 1));
+                let at = format!("{}:{}", file.display(), n + 1);
+                if !pending && !commented(&lines, n) {
+                    uncommented.push(at.clone());
+                }
+                found.push(at);
             }
         }
     }
     assert!(files.len() > 100, "the crates' sources were not found");
+    assert!(
+        uncommented.is_empty(),
+        "`Result<_, String>` without a comment saying why a string is the right error type \
+         (put a `//` comment on the line or the line above, e.g. \"the extension's own error \
+         text: a string by protocol\"), or give it a typed error (a thiserror enum):\n{}",
+        uncommented.join("\n")
+    );
     assert!(
         found.len() <= LIMIT,
         "{} `Result<_, String>` outside tests, more than {LIMIT}: give the new one a typed error \
@@ -86,6 +118,23 @@ fn a_one_line_test_item_hides_only_itself() {
     let text = "#[cfg(test)]\nmod support;\nfn a() -> Result<(), String> {}\n#[cfg(test)]\nmod tests {\nfn b() -> Result<(), String> {}\n}";
     let kept: Vec<&str> = outside_tests(text).into_iter().map(|(_, l)| l).collect();
     assert_eq!(kept, ["fn a() -> Result<(), String> {}"]);
+}
+
+#[test]
+fn a_comment_on_the_line_or_just_above_explains_a_string() {
+    let lines = [
+        "// The extension's own text.",
+        "fn a() -> Result<(), String> {}",
+        "fn b() -> Result<(), String> {} // the wire's text",
+        "",
+        "fn c() -> Result<(), String> {}",
+        "/// Documented, but not saying why.",
+        "fn d() -> Result<(), String> {}",
+    ];
+    assert!(commented(&lines, 1));
+    assert!(commented(&lines, 2));
+    assert!(!commented(&lines, 4));
+    assert!(!commented(&lines, 6), "a doc comment is not the reason");
 }
 
 #[test]

@@ -35,7 +35,9 @@ pub use model_selector::ModelSelector;
 pub use notification::{Notification, NotificationKind};
 pub use scoped_models::{ScopedModels, ScopedModelsDialog};
 pub use select_list::{SelectItem, SelectList, SELECT_HINT};
-pub use session_picker::{Deleted, SessionPick, SessionPicker, SessionScope, SortMode};
+pub use session_picker::{
+    DeleteError, Deleted, SessionPick, SessionPicker, SessionScope, SortMode,
+};
 pub use settings::{SettingItem, SettingsDialog};
 pub use status_bar::StatusBar;
 pub use text_area::TextAreaDialog;

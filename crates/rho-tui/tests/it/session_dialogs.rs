@@ -221,7 +221,10 @@ fn session_picker_deletes_after_a_confirmation_but_never_the_active_session() {
     assert!(text.contains("Session moved to trash"), "{text}");
     p.deleted(
         std::path::Path::new("/sessions/b.jsonl"),
-        Err("permission denied".into()),
+        Err(DeleteError {
+            source: std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied"),
+            trash: None,
+        }),
     );
     let text = show(&p.render(80, &Theme::dark()), 80);
     assert!(

@@ -16,7 +16,26 @@ use aws_credential_types::provider::{ProvideCredentials, SharedCredentialsProvid
 use futures_util::future::BoxFuture;
 
 use crate::model::Model;
-use crate::provider::{Authorize, HttpRequest};
+use crate::provider::{Authorize, AuthorizeError, HttpRequest};
+
+/// Why a Bedrock request could not be signed, with what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum BedrockAuthError {
+    /// SigV4 signing failed (the body did not encode, or the signer refused its input).
+    #[error("Could not sign the Bedrock request: {0}")]
+    Sign(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// aws-config found no credential provider at all.
+    #[error("No AWS credential provider is available for Amazon Bedrock")]
+    NoProvider,
+    /// The credential chain failed (no profile, an expired SSO session, ...).
+    #[error(
+        "Could not load AWS credentials for Amazon Bedrock: {}. Set AWS_PROFILE (with \
+         `aws sso login` for SSO profiles), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or \
+         AWS_BEARER_TOKEN_BEDROCK.",
+        super::super::error_chain(.0)
+    )]
+    Credentials(#[source] aws_credential_types::provider::error::CredentialsError),
+}
 
 /// The service name Bedrock's runtime signs with.
 const SERVICE: &str = "bedrock";
@@ -187,7 +206,7 @@ impl Signer {
         }
     }
 
-    async fn sign(&self, request: &mut HttpRequest) -> Result<(), String> {
+    async fn sign(&self, request: &mut HttpRequest) -> Result<(), BedrockAuthError> {
         let region = self.target.region().await;
         request.url = format!("{}{}", self.target.base_url(&region), self.path);
         request
@@ -214,8 +233,11 @@ impl Signer {
 }
 
 impl Authorize for Signer {
-    fn authorize<'a>(&'a self, request: &'a mut HttpRequest) -> BoxFuture<'a, Result<(), String>> {
-        Box::pin(self.sign(request))
+    fn authorize<'a>(
+        &'a self,
+        request: &'a mut HttpRequest,
+    ) -> BoxFuture<'a, Result<(), AuthorizeError>> {
+        Box::pin(async move { Ok(self.sign(request).await?) })
     }
 }
 
@@ -226,11 +248,13 @@ pub(super) fn sigv4(
     request: &mut HttpRequest,
     credentials: &aws_credential_types::Credentials,
     region: &str,
-) -> Result<(), String> {
+) -> Result<(), BedrockAuthError> {
     use aws_sigv4::http_request::{sign, SignableBody, SignableRequest, SigningSettings};
-    let failed = |e: &dyn std::fmt::Display| format!("Could not sign the Bedrock request: {e}");
+    fn failed(e: impl std::error::Error + Send + Sync + 'static) -> BedrockAuthError {
+        BedrockAuthError::Sign(Box::new(e))
+    }
     // The exact bytes `http::post_json` sends.
-    let body = serde_json::to_vec(&request.body).map_err(|e| failed(&e))?;
+    let body = serde_json::to_vec(&request.body).map_err(failed)?;
     let identity = credentials.clone().into();
     let params = aws_sigv4::sign::v4::SigningParams::builder()
         .identity(&identity)
@@ -239,7 +263,7 @@ pub(super) fn sigv4(
         .time(SystemTime::now())
         .settings(SigningSettings::default())
         .build()
-        .map_err(|e| failed(&e))?
+        .map_err(failed)?
         .into();
     // `post_json` adds the content type; it is signed as every header sent is.
     let headers = std::iter::once(("content-type", "application/json")).chain(
@@ -254,10 +278,8 @@ pub(super) fn sigv4(
         headers,
         SignableBody::Bytes(&body),
     )
-    .map_err(|e| failed(&e))?;
-    let (instructions, _) = sign(signable, &params)
-        .map_err(|e| failed(&e))?
-        .into_parts();
+    .map_err(failed)?;
+    let (instructions, _) = sign(signable, &params).map_err(failed)?.into_parts();
     let added: Vec<(String, String)> = instructions
         .headers()
         .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -282,7 +304,7 @@ fn chains() -> &'static Mutex<HashMap<String, ChainCell>> {
     CHAINS.get_or_init(Default::default)
 }
 
-async fn chain(region: &str) -> Result<Arc<Chain>, String> {
+async fn chain(region: &str) -> Result<Arc<Chain>, BedrockAuthError> {
     let cell = chains()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -311,13 +333,13 @@ async fn chain(region: &str) -> Result<Arc<Chain>, String> {
             })
         })
         .await;
-    chain
-        .clone()
-        .ok_or_else(|| "No AWS credential provider is available for Amazon Bedrock".to_string())
+    chain.clone().ok_or(BedrockAuthError::NoProvider)
 }
 
 /// Credentials from the chain of `region`, reused while they are valid.
-async fn chain_credentials(region: &str) -> Result<aws_credential_types::Credentials, String> {
+async fn chain_credentials(
+    region: &str,
+) -> Result<aws_credential_types::Credentials, BedrockAuthError> {
     let chain = chain(region).await?;
     let mut cached = chain.cached.lock().await;
     let fresh = |c: &aws_credential_types::Credentials| {
@@ -327,14 +349,11 @@ async fn chain_credentials(region: &str) -> Result<aws_credential_types::Credent
     if let Some(credentials) = cached.as_ref().filter(|c| fresh(c)) {
         return Ok(credentials.clone());
     }
-    let credentials = chain.provider.provide_credentials().await.map_err(|e| {
-        format!(
-            "Could not load AWS credentials for Amazon Bedrock: {}. Set AWS_PROFILE (with \
-             `aws sso login` for SSO profiles), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or \
-             AWS_BEARER_TOKEN_BEDROCK.",
-            super::super::error_chain(&e)
-        )
-    })?;
+    let credentials = chain
+        .provider
+        .provide_credentials()
+        .await
+        .map_err(BedrockAuthError::Credentials)?;
     *cached = Some(credentials.clone());
     Ok(credentials)
 }

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use auth::BedrockAuthError;
 pub use frames::FrameDecoder;
 pub use parser::Parser;
 

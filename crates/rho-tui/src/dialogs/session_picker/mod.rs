@@ -56,6 +56,18 @@ pub enum Deleted {
     Unlink,
 }
 
+/// Why a session file could not be deleted: removing it failed, after the `trash` command
+/// failed too (its first line of complaint kept, when it gave one).
+#[derive(Debug, thiserror::Error)]
+#[error("{source}{}", .trash.as_ref().map(|h| format!(" (trash: {h})")).unwrap_or_default())]
+pub struct DeleteError {
+    /// Why the file could not be removed.
+    #[source]
+    pub source: std::io::Error,
+    /// What `trash` said (at most 200 characters), or why it did not run.
+    pub trash: Option<String>,
+}
+
 /// What the picker is doing.
 #[derive(Debug, Clone)]
 enum Mode {
@@ -231,7 +243,7 @@ impl SessionPicker {
     }
 
     /// The caller deleted `path` (or failed to): the row goes, and the hints say how.
-    pub fn deleted(&mut self, path: &Path, result: Result<Deleted, String>) {
+    pub fn deleted(&mut self, path: &Path, result: Result<Deleted, DeleteError>) {
         match result {
             Ok(how) => {
                 self.relist(|p| {
