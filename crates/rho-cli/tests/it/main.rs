@@ -59,6 +59,7 @@ mod pi_render_tui;
 mod pi_session_api;
 mod pi_shortcuts_tui;
 mod pi_shutdown_tui;
+mod pi_provider_oauth;
 mod pi_virtual_models;
 mod pi_virtual_models_tui;
 mod print_json;
