@@ -71,9 +71,7 @@ async fn an_expired_credential_is_refreshed_through_the_extension_and_its_key_is
     let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
         return;
     };
-    let state = rpc
-        .call(json!({"id": "s", "type": "get_state"}))
-        .await;
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
     assert_eq!(state["data"]["model"]["provider"], "oauthext", "{state}");
 
     rpc.server.push(reply("Signed-in answer."));
