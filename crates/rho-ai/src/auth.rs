@@ -62,10 +62,7 @@ impl OAuthCredential {
     /// Reads pi's shape (`type` may be absent: an extension's `login` returns the fields
     /// only); `provider` names the entry in the error.
     pub fn from_json(provider: &str, value: &Value) -> Result<Self, AuthEntryError> {
-        let fail = |message: &str| AuthEntryError {
-            provider: provider.to_string(),
-            message: message.to_string(),
-        };
+        let fail = |message: &str| AuthEntryError::new(provider, message);
         let obj = value
             .as_object()
             .ok_or_else(|| fail("expected an object"))?;
@@ -109,6 +106,15 @@ pub struct AuthEntryError {
     pub provider: String,
     /// What is wrong, e.g. `"key" must be a string`.
     pub message: String,
+}
+
+impl AuthEntryError {
+    fn new(provider: &str, message: &str) -> Self {
+        Self {
+            provider: provider.to_string(),
+            message: message.to_string(),
+        }
+    }
 }
 
 /// The contents of auth.json. Entries are parsed on access, so one bad entry does not hide
@@ -166,21 +172,19 @@ impl AuthFile {
         let Some(entry) = self.entries.get(provider) else {
             return Ok(None);
         };
-        let fail = |message: &str| AuthEntryError {
-            provider: provider.to_string(),
-            message: message.to_string(),
-        };
-        let obj = entry
-            .as_object()
-            .ok_or_else(|| fail("expected an object"))?;
-        let text = |key: &str| obj.get(key).and_then(Value::as_str).map(String::from);
-        match obj.get("type").and_then(Value::as_str) {
+        let fail = |message: &str| AuthEntryError::new(provider, message);
+        match entry.get("type").and_then(Value::as_str) {
             Some("api_key") => Ok(Some(Credential::ApiKey {
-                key: text("key").ok_or_else(|| fail("\"key\" must be a string"))?,
+                key: entry
+                    .get("key")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .ok_or_else(|| fail("\"key\" must be a string"))?,
             })),
             Some("oauth") => {
                 OAuthCredential::from_json(provider, entry).map(|c| Some(Credential::OAuth(c)))
             }
+            _ if !entry.is_object() => Err(fail("expected an object")),
             _ => Err(fail("\"type\" must be \"api_key\" or \"oauth\"")),
         }
     }

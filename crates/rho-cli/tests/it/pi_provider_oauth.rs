@@ -42,6 +42,18 @@ export default function (pi) {
 }
 "#;
 
+/// Asserts the credential stored under `oauthext` in auth.json `auth`: pi's shape with the
+/// extension's extra field, and the other entry left as it was.
+pub fn assert_saved(auth: &Value, access: &str, refresh: &str) {
+    let saved = &auth["oauthext"];
+    assert_eq!(saved["type"], "oauth", "{auth}");
+    assert_eq!(saved["access"], access, "{auth}");
+    assert_eq!(saved["refresh"], refresh, "{auth}");
+    assert_eq!(saved["account"], "acct-7", "extras survive: {auth}");
+    assert!(saved["expires"].as_i64().unwrap() > 1000, "{auth}");
+    assert_eq!(auth["other"]["key"], "kept", "other entries stay: {auth}");
+}
+
 /// The user's models.json entry pointing the provider at the loopback server.
 fn loopback(url: &str) -> Value {
     json!({"oauthext": {"baseUrl": format!("{url}/v1")}})
@@ -85,13 +97,7 @@ async fn an_expired_credential_is_refreshed_through_the_extension_and_its_key_is
     let auth: Value =
         serde_json::from_str(&std::fs::read_to_string(rpc.agent_dir().join("auth.json")).unwrap())
             .unwrap();
-    let saved = &auth["oauthext"];
-    assert_eq!(saved["type"], "oauth", "{auth}");
-    assert_eq!(saved["access"], "old-refreshed", "{auth}");
-    assert_eq!(saved["refresh"], "r0-rotated", "{auth}");
-    assert_eq!(saved["account"], "acct-7", "extras survive: {auth}");
-    assert!(saved["expires"].as_i64().unwrap() > 1000, "{auth}");
-    assert_eq!(auth["other"]["key"], "kept", "other entries stay: {auth}");
+    assert_saved(&auth, "old-refreshed", "r0-rotated");
 
     // Now valid: no second refresh, the same key.
     rpc.server.push(reply("Second answer."));

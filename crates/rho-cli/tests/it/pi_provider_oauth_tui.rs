@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::Sandbox;
-use crate::pi_provider_oauth::SIGN_IN_PROVIDER;
+use crate::pi_provider_oauth::{assert_saved, SIGN_IN_PROVIDER};
 use crate::pi_support;
 use crate::tui::{footer, skip_without_tmux, streamed, Tmux};
 use serde_json::{json, Value};
@@ -50,6 +50,19 @@ fn start(sb: &Sandbox, ext: &str) -> Tmux {
     Tmux::start_with_env(sb, &[("BROWSER", &browser)], &args)
 }
 
+/// A rho with the sign-in extension, at the extension's question after /login; `None`
+/// (reason printed) without tmux or node.
+async fn at_the_question(test: &str) -> Option<(Sandbox, Tmux, PathBuf)> {
+    if skip_without_tmux(test) {
+        return None;
+    }
+    let sb = Sandbox::new().await;
+    let (ext, record) = prepare(&sb)?;
+    let tmux = start(&sb, &ext);
+    pick_the_sign_in(&tmux).await;
+    Some((sb, tmux, record))
+}
+
 /// /login, then the extension's sign-in picked from the list by its name.
 async fn pick_the_sign_in(tmux: &Tmux) {
     tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
@@ -68,16 +81,9 @@ fn auth_json(agent: &Path) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_runs_the_extensions_sign_in_and_stores_its_credential() {
-    if skip_without_tmux("extension sign-in") {
-        return;
-    }
-    let sb = Sandbox::new().await;
-    let Some((ext, record)) = prepare(&sb) else {
+    let Some((sb, tmux, record)) = at_the_question("extension sign-in").await else {
         return;
     };
-    let tmux = start(&sb, &ext);
-    pick_the_sign_in(&tmux).await;
-
     let asked = tmux.wait_for_text("Paste the code:").await;
     assert!(
         asked.contains("https://auth.example/authorize?client=rho-test"),
@@ -97,27 +103,18 @@ async fn login_runs_the_extensions_sign_in_and_stores_its_credential() {
         "the browser got the extension's URL"
     );
 
-    let auth = auth_json(sb.agent.path());
-    let saved = &auth["oauthext"];
-    assert_eq!(saved["type"], "oauth", "{auth}");
-    assert_eq!(saved["access"], "access-abc123", "{auth}");
-    assert_eq!(saved["refresh"], "refresh-abc123", "{auth}");
-    assert_eq!(saved["account"], "acct-7", "{auth}");
-    assert!(saved["expires"].as_i64().unwrap() > 0, "{auth}");
-    assert_eq!(auth["other"]["key"], "kept", "{auth}");
+    assert_saved(
+        &auth_json(sb.agent.path()),
+        "access-abc123",
+        "refresh-abc123",
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_host_that_dies_during_the_sign_in_is_an_error_and_loses_nothing() {
-    if skip_without_tmux("extension sign-in crash") {
-        return;
-    }
-    let sb = Sandbox::new().await;
-    let Some((ext, _)) = prepare(&sb) else {
+    let Some((sb, tmux, _)) = at_the_question("extension sign-in crash").await else {
         return;
     };
-    let tmux = start(&sb, &ext);
-    pick_the_sign_in(&tmux).await;
     tmux.wait_for_text("Paste the code:").await;
     tmux.type_text("crash");
     tmux.send_keys(&["Enter"]);
@@ -144,15 +141,9 @@ async fn a_host_that_dies_during_the_sign_in_is_an_error_and_loses_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn escape_on_the_extensions_question_cancels_the_sign_in() {
-    if skip_without_tmux("extension sign-in cancelled") {
-        return;
-    }
-    let sb = Sandbox::new().await;
-    let Some((ext, _)) = prepare(&sb) else {
+    let Some((sb, tmux, _)) = at_the_question("extension sign-in cancelled").await else {
         return;
     };
-    let tmux = start(&sb, &ext);
-    pick_the_sign_in(&tmux).await;
     tmux.wait_for_text("Paste the code:").await;
     tmux.send_keys(&["Escape"]);
     let screen = tmux.wait_for_text("Login cancelled.").await;
