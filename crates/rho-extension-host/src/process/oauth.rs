@@ -192,10 +192,12 @@ impl OAuthProvider for ProcessOAuth {
             let what = format!("the sign-in of provider {}", self.provider);
             let reply = self.conn.wait(id, rx, &what, self.deadline);
             tokio::pin!(reply);
+            // Calls first: a notice the extension sent before its result is read before it.
             let value = loop {
                 tokio::select! {
-                    r = &mut reply => break r,
+                    biased;
                     Some(call) = calls.recv() => serve(ui, call, &done, &refused),
+                    r = &mut reply => break r,
                 }
             };
             cancel.armed = false;
