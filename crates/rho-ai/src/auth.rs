@@ -47,6 +47,42 @@ impl OAuthCredential {
     pub fn is_expired(&self, now_ms: i64) -> bool {
         now_ms >= self.expires
     }
+
+    /// pi's auth.json shape: `{"type":"oauth","access","refresh","expires",...extras}` (what
+    /// an extension's `refreshToken` and `getApiKey` get, too).
+    pub fn to_json(&self) -> Value {
+        let mut obj = self.extra.clone();
+        obj.insert("type".into(), "oauth".into());
+        obj.insert("access".into(), self.access.clone().into());
+        obj.insert("refresh".into(), self.refresh.clone().into());
+        obj.insert("expires".into(), self.expires.into());
+        Value::Object(obj)
+    }
+
+    /// Reads pi's shape (`type` may be absent: an extension's `login` returns the fields
+    /// only); `provider` names the entry in the error.
+    pub fn from_json(provider: &str, value: &Value) -> Result<Self, AuthEntryError> {
+        let fail = |message: &str| AuthEntryError::new(provider, message);
+        let obj = value
+            .as_object()
+            .ok_or_else(|| fail("expected an object"))?;
+        let text = |key: &str| obj.get(key).and_then(Value::as_str).map(String::from);
+        let expires = obj
+            .get("expires")
+            .and_then(Value::as_f64)
+            .ok_or_else(|| fail("\"expires\" must be a number (Unix ms)"))?;
+        let extra = obj
+            .iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "type" | "access" | "refresh" | "expires"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        Ok(Self {
+            access: text("access").ok_or_else(|| fail("\"access\" must be a string"))?,
+            refresh: text("refresh").ok_or_else(|| fail("\"refresh\" must be a string"))?,
+            expires: expires as i64,
+            extra,
+        })
+    }
 }
 
 /// One auth.json entry.
@@ -70,6 +106,15 @@ pub struct AuthEntryError {
     pub provider: String,
     /// What is wrong, e.g. `"key" must be a string`.
     pub message: String,
+}
+
+impl AuthEntryError {
+    fn new(provider: &str, message: &str) -> Self {
+        Self {
+            provider: provider.to_string(),
+            message: message.to_string(),
+        }
+    }
 }
 
 /// The contents of auth.json. Entries are parsed on access, so one bad entry does not hide
@@ -127,37 +172,19 @@ impl AuthFile {
         let Some(entry) = self.entries.get(provider) else {
             return Ok(None);
         };
-        let fail = |message: &str| AuthEntryError {
-            provider: provider.to_string(),
-            message: message.to_string(),
-        };
-        let obj = entry
-            .as_object()
-            .ok_or_else(|| fail("expected an object"))?;
-        let text = |key: &str| obj.get(key).and_then(Value::as_str).map(String::from);
-        match obj.get("type").and_then(Value::as_str) {
+        let fail = |message: &str| AuthEntryError::new(provider, message);
+        match entry.get("type").and_then(Value::as_str) {
             Some("api_key") => Ok(Some(Credential::ApiKey {
-                key: text("key").ok_or_else(|| fail("\"key\" must be a string"))?,
+                key: entry
+                    .get("key")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+                    .ok_or_else(|| fail("\"key\" must be a string"))?,
             })),
             Some("oauth") => {
-                let expires = obj
-                    .get("expires")
-                    .and_then(Value::as_f64)
-                    .ok_or_else(|| fail("\"expires\" must be a number (Unix ms)"))?;
-                let extra = obj
-                    .iter()
-                    .filter(|(k, _)| {
-                        !matches!(k.as_str(), "type" | "access" | "refresh" | "expires")
-                    })
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                Ok(Some(Credential::OAuth(OAuthCredential {
-                    access: text("access").ok_or_else(|| fail("\"access\" must be a string"))?,
-                    refresh: text("refresh").ok_or_else(|| fail("\"refresh\" must be a string"))?,
-                    expires: expires as i64,
-                    extra,
-                })))
+                OAuthCredential::from_json(provider, entry).map(|c| Some(Credential::OAuth(c)))
             }
+            _ if !entry.is_object() => Err(fail("expected an object")),
             _ => Err(fail("\"type\" must be \"api_key\" or \"oauth\"")),
         }
     }
@@ -166,14 +193,7 @@ impl AuthFile {
     pub fn set(&mut self, provider: &str, credential: &Credential) {
         let value = match credential {
             Credential::ApiKey { key } => serde_json::json!({"type": "api_key", "key": key}),
-            Credential::OAuth(c) => {
-                let mut obj = c.extra.clone();
-                obj.insert("type".into(), "oauth".into());
-                obj.insert("access".into(), c.access.clone().into());
-                obj.insert("refresh".into(), c.refresh.clone().into());
-                obj.insert("expires".into(), c.expires.into());
-                Value::Object(obj)
-            }
+            Credential::OAuth(c) => c.to_json(),
         };
         self.entries.insert(provider.to_string(), value);
     }

@@ -14,6 +14,7 @@ use rho_ai::auth::{
     OAuthCredential, ResolvedAuth,
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
+use rho_ai::oauth::{OAuthProvider, OAuthProviders};
 use rho_ai::registry::ModelRegistry;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
 
@@ -33,6 +34,9 @@ pub struct CliCredentials {
     cache: CommandCache,
     /// auth.json for refreshed tokens.
     store: AuthStore,
+    /// The sign-ins tokens are refreshed and turned into keys through: rho's own and those
+    /// extensions registered.
+    oauth: OAuthProviders,
 }
 
 /// The parsed auth.json and the modification time it was read at.
@@ -106,13 +110,19 @@ impl CliCredentials {
             models,
             cache: CommandCache::default(),
             store,
+            oauth: OAuthProviders::builtin(),
         }
     }
 
-    /// The stored OAuth credential of a provider rho can refresh, unless `--api-key` wins.
+    /// Adds an extension's sign-in (pi's `registerProvider(name, { oauth })`).
+    pub fn add_oauth(&mut self, provider: Arc<dyn OAuthProvider>) {
+        self.oauth.add(provider);
+    }
+
+    /// The stored OAuth credential of a provider with a sign-in, unless `--api-key` wins.
     fn refreshable(&self, provider: &str) -> Option<OAuthCredential> {
         if self.explicit.as_ref().is_some_and(|(p, _)| p == provider)
-            || rho_ai::oauth::provider_name(provider).is_none()
+            || self.oauth.get(provider).is_none()
         {
             return None;
         }
@@ -124,31 +134,60 @@ impl CliCredentials {
 
     /// Refreshes `provider`'s token under the lock when `due` still says so once the file is
     /// read again (another rho or pi may have refreshed it meanwhile), and stores the result.
-    /// The access token to use; `None` when the credential was removed meanwhile.
+    /// The credential to use; `None` when it was removed meanwhile.
     async fn refresh(
         &self,
         provider: &str,
         due: impl Fn(&OAuthCredential) -> bool,
-    ) -> Result<Option<String>, CredentialError> {
+    ) -> Result<Option<OAuthCredential>, CredentialError> {
         let store_error =
             |e: rho_core::auth_store::AuthStoreError| CredentialError::Other(e.to_string());
+        let Some(sign_in) = self.oauth.get(provider) else {
+            return Ok(None);
+        };
         let lock = self.store.lock().await.map_err(store_error)?;
         let mut file = self.store.read().map_err(store_error)?;
         let Ok(Some(Credential::OAuth(current))) = file.credential(provider) else {
             return Ok(None);
         };
         if !due(&current) {
-            return Ok(Some(current.access));
+            return Ok(Some(current));
         }
-        let fresh = rho_ai::oauth::refresh(provider, &current)
+        let fresh = sign_in
+            .refresh(&current)
             .await
-            .map_err(|e| CredentialError::OAuthRefresh {
-                provider: provider.to_string(),
-                cause: e.to_string(),
-            })?;
+            .map_err(|e| oauth_failure(provider, e))?;
         file.set(provider, &Credential::OAuth(fresh.clone()));
         self.store.write(&file, &lock).map_err(store_error)?;
-        Ok(Some(fresh.access))
+        Ok(Some(fresh))
+    }
+
+    /// The key a request sends with `credential` (an extension's `getApiKey`; the access
+    /// token for rho's own sign-ins).
+    async fn key_of(
+        &self,
+        provider: &str,
+        credential: &OAuthCredential,
+    ) -> Result<String, CredentialError> {
+        match self.oauth.get(provider) {
+            Some(sign_in) => sign_in
+                .api_key(credential)
+                .await
+                .map_err(|e| oauth_failure(provider, e)),
+            None => Ok(credential.access.clone()),
+        }
+    }
+
+    /// [`CliCredentials::key_of`] a credential that may be absent.
+    async fn key_of_some(
+        &self,
+        provider: &str,
+        credential: Option<OAuthCredential>,
+    ) -> Result<Option<String>, CredentialError> {
+        match credential {
+            Some(c) => self.key_of(provider, &c).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The auth.json entry of `provider`, if a usable one is stored.
@@ -165,7 +204,7 @@ impl CliCredentials {
     ) -> Result<Option<String>, CredentialError> {
         let due = |c: &OAuthCredential| rho_ai::now_ms() + min_validity_ms >= c.expires;
         match self.refreshable(provider) {
-            Some(c) if due(&c) => self.refresh(provider, due).await,
+            Some(c) if due(&c) => Ok(self.refresh(provider, due).await?.map(|c| c.access)),
             Some(c) => Ok(Some(c.access)),
             None => Ok(None),
         }
@@ -197,6 +236,14 @@ impl CliCredentials {
             file_exists: exists,
             now_ms: rho_ai::now_ms(),
         }
+    }
+}
+
+/// A failed refresh or key: pi's text, then what the sign-in said.
+fn oauth_failure(provider: &str, e: rho_ai::oauth::OAuthError) -> CredentialError {
+    CredentialError::OAuthRefresh {
+        provider: provider.to_string(),
+        cause: e.to_string(),
     }
 }
 
@@ -250,8 +297,12 @@ impl CredentialStore for CliCredentials {
         Box::pin(async move {
             let due = |c: &OAuthCredential| rho_ai::now_ms() + REFRESH_WINDOW_MS >= c.expires;
             match self.refreshable(provider) {
-                Some(c) if due(&c) => self.refresh(provider, due).await,
-                _ => self.api_key(provider),
+                Some(c) if due(&c) => {
+                    let fresh = self.refresh(provider, due).await?;
+                    self.key_of_some(provider, fresh).await
+                }
+                Some(c) => self.key_of(provider, &c).await.map(Some),
+                None => self.api_key(provider),
             }
         })
     }
@@ -262,13 +313,37 @@ impl CredentialStore for CliCredentials {
         key: &'a str,
     ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
         Box::pin(async move {
-            if self.refreshable(provider).is_none() {
+            let Some(current) = self.refreshable(provider) else {
                 return Ok(None);
-            }
+            };
+            // The key may be derived from the token (an extension's getApiKey): the token
+            // behind the rejected key is the one to replace.
+            let stale = match self.key_of(provider, &current).await {
+                Ok(k) if k == key => current.access,
+                _ => key.to_string(),
+            };
             // A token another process already replaced is simply used; the rejected one is
             // refreshed once.
-            self.refresh(provider, |c| c.access == key).await
+            let fresh = self.refresh(provider, |c| c.access == stale).await?;
+            self.key_of_some(provider, fresh).await
         })
+    }
+
+    fn oauth(&self) -> OAuthProviders {
+        self.oauth.clone()
+    }
+
+    fn save_oauth(
+        &self,
+        provider: &str,
+        credential: OAuthCredential,
+    ) -> Result<(), CredentialError> {
+        self.store
+            .update(|file| {
+                file.set(provider, &Credential::OAuth(credential));
+                (true, ())
+            })
+            .map_err(|e| CredentialError::Other(e.to_string()))
     }
 
     fn key_env_names(&self) -> Vec<String> {

@@ -257,7 +257,7 @@ pub(crate) struct TerminalUi {
     provider: String,
     browser: bool,
     /// Methods not taken because the browser was, for the hint after the URL.
-    skipped: Mutex<Vec<&'static str>>,
+    skipped: Mutex<Vec<String>>,
     lines: Arc<tokio::sync::Mutex<Lines<BufReader<Stdin>>>>,
 }
 
@@ -304,7 +304,7 @@ impl LoginUi for TerminalUi {
             };
             let chosen = if self.browser {
                 *self.skipped.lock().unwrap_or_else(|p| p.into_inner()) =
-                    others.iter().map(|o| o.label).collect();
+                    others.iter().map(|o| o.label.to_string()).collect();
                 first
             } else {
                 others.first().unwrap_or(first)

@@ -8,7 +8,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use futures_util::future::BoxFuture;
 use rho_agent::{AgentTool, ToolContext, ToolError, ToolOutput};
+use rho_ai::oauth::{LoginUi, OAuthCredential, OAuthError, OAuthProvider};
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::render::{RenderTarget, Rendered, RendererSpec};
 use rho_extension_host::{
@@ -140,10 +142,18 @@ impl Supervisor {
                 .stream
                 .is_some()
                 .then(|| self.provider_stream(&provider.name));
+            let oauth = provider.oauth.as_ref().map(|o| {
+                Arc::new(SupervisedOAuth {
+                    sup: self.clone(),
+                    provider: provider.name.clone(),
+                    name: o.name().to_string(),
+                }) as Arc<dyn OAuthProvider>
+            });
             ext.register_provider(ProviderDef {
                 name: provider.name.clone(),
                 config: provider.config.clone(),
                 stream,
+                oauth,
             });
         }
         for def in inner.virtual_models() {
@@ -495,5 +505,102 @@ impl ExtensionRenderer for SupervisedRenderer {
             Some(r) => r.input(key, data),
             None => Box::pin(async { Ok(()) }),
         }
+    }
+}
+
+/// A provider's sign-in in whichever host generation is current: a host that dies during a
+/// sign-in or refresh is handled as for any request (restarted once, the message naming the
+/// extension files), and the caller gets that message.
+struct SupervisedOAuth {
+    sup: Arc<Supervisor>,
+    provider: String,
+    name: String,
+}
+
+impl SupervisedOAuth {
+    fn current(&self) -> Result<(u64, Arc<dyn OAuthProvider>), OAuthError> {
+        let current = lock(&self.sup.state)
+            .current
+            .as_ref()
+            .map(|(g, _, e)| (*g, e.clone()));
+        let Some((generation, inner)) = current else {
+            return Err(OAuthError::Extension {
+                message: self.sup.unloaded(),
+            });
+        };
+        let oauth = inner
+            .providers()
+            .iter()
+            .find(|p| p.name == self.provider)
+            .and_then(|p| p.oauth.clone());
+        oauth
+            .map(|o| (generation, o))
+            .ok_or_else(|| OAuthError::Extension {
+                message: format!(
+                    "the restarted pi host no longer has the sign-in of provider {}",
+                    self.provider
+                ),
+            })
+    }
+
+    async fn checked<T>(
+        &self,
+        generation: u64,
+        r: Result<T, OAuthError>,
+        what: &str,
+    ) -> Result<T, OAuthError> {
+        match r {
+            Err(OAuthError::Extension { message }) => {
+                let what = format!("{what} of provider {}", self.provider);
+                self.sup
+                    .checked(generation, Err(message), &what)
+                    .await
+                    .map_err(|message| OAuthError::Extension { message })
+            }
+            r => r,
+        }
+    }
+}
+
+impl OAuthProvider for SupervisedOAuth {
+    fn id(&self) -> &str {
+        &self.provider
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn login<'a>(
+        &'a self,
+        ui: &'a dyn LoginUi,
+    ) -> BoxFuture<'a, Result<OAuthCredential, OAuthError>> {
+        Box::pin(async move {
+            let (generation, oauth) = self.current()?;
+            let r = oauth.login(ui).await;
+            self.checked(generation, r, "the sign-in").await
+        })
+    }
+
+    fn refresh<'a>(
+        &'a self,
+        credential: &'a OAuthCredential,
+    ) -> BoxFuture<'a, Result<OAuthCredential, OAuthError>> {
+        Box::pin(async move {
+            let (generation, oauth) = self.current()?;
+            let r = oauth.refresh(credential).await;
+            self.checked(generation, r, "the token refresh").await
+        })
+    }
+
+    fn api_key<'a>(
+        &'a self,
+        credential: &'a OAuthCredential,
+    ) -> BoxFuture<'a, Result<String, OAuthError>> {
+        Box::pin(async move {
+            let (generation, oauth) = self.current()?;
+            let r = oauth.api_key(credential).await;
+            self.checked(generation, r, "getApiKey").await
+        })
     }
 }

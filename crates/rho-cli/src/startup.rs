@@ -267,8 +267,8 @@ fn add_tools(
 }
 
 /// Puts the providers and virtual models extensions registered into the model registry (the
-/// user's models.json entry of the same name overrides `baseUrl`, `apiKey` and `headers`);
-/// returns the providers whose replies the extension streams. A bad provider, or a virtual
+/// user's models.json entry of the same name overrides `baseUrl`, `apiKey` and `headers`) and
+/// their sign-ins into the credential store; returns the providers whose replies the extension streams. A bad provider, or a virtual
 /// model with a physical model's id, becomes a warning.
 fn add_extension_providers(
     extensions: &[rho_extension_host::Extension],
@@ -295,6 +295,9 @@ fn add_extension_providers(
             .replace_provider(&def.name, models, config);
         if let Some(stream) = &def.stream {
             streams.insert(def.name.clone(), stream.clone());
+        }
+        if let Some(oauth) = &def.oauth {
+            credentials.add_oauth(oauth.clone());
         }
     }
     // After the providers: a virtual model may be listed under one of theirs.

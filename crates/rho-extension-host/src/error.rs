@@ -76,6 +76,17 @@ pub enum HostError {
     /// The session refused or failed the change; its own error says why.
     #[error(transparent)]
     Session(SessionFailure),
+    /// `oauth_notify` / `oauth_prompt` named no sign-in under way.
+    #[error("{method}: no sign-in under way for request {request}")]
+    NoLogin {
+        /// The method called.
+        method: String,
+        /// The request named.
+        request: u64,
+    },
+    /// The user cancelled the sign-in's question (pi's text).
+    #[error("Login cancelled")]
+    LoginCancelled,
 }
 
 impl HostError {

@@ -98,6 +98,9 @@ pub struct ProviderDef {
     pub config: Value,
     /// The extension's own streaming, when it has one; else rho speaks `api`.
     pub stream: Option<ProviderStream>,
+    /// The provider's sign-in (pi's `oauth`), when it has one: it joins the session's
+    /// [`rho_ai::oauth::OAuthProviders`].
+    pub oauth: Option<Arc<dyn rho_ai::oauth::OAuthProvider>>,
 }
 
 /// Asks an extension's router (a virtual model's `route`) for the physical model of one

@@ -20,9 +20,19 @@ pub fn provider_config(
     def: &ProviderDef,
     user: Option<&ProviderConfig>,
 ) -> Result<ProviderConfig, ModelsJsonError> {
-    let text = json!({"providers": {&def.name: def.config}}).to_string();
+    // A provider that signs in needs no apiKey (pi asks none of it); models.json does, so the
+    // check runs with a stand-in that is dropped again.
+    let keyless = def.oauth.is_some() && def.config.get("apiKey").is_none();
+    let mut entry = def.config.clone();
+    if let (true, Some(fields)) = (keyless, entry.as_object_mut()) {
+        fields.insert("apiKey".into(), json!("signed-in"));
+    }
+    let text = json!({"providers": {&def.name: entry}}).to_string();
     let parsed = parse_models_json(&text, &format!("registerProvider(\"{}\")", def.name))?;
     let mut config = parsed.providers.into_values().next().unwrap_or_default();
+    if keyless {
+        config.api_key = None;
+    }
     if let Some(user) = user {
         config.base_url = user.base_url.clone().or(config.base_url);
         config.api_key = user.api_key.clone().or(config.api_key);

@@ -9,7 +9,7 @@ import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { toolSpec } from "./session_api.mjs";
-import { providerSpecs, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
+import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
@@ -143,6 +143,19 @@ async function runProviderStream(msg) {
   }
 }
 
+/** Runs one of a provider's sign-in requests, cancellable; failures name the extension. */
+async function runOAuth(msg, what, run) {
+  const abort = new AbortController();
+  running.set(msg.id, abort);
+  try {
+    return await run(abort.signal);
+  } catch (e) {
+    throw new Error(failure(reg.providers.get(msg.provider)?.ext ?? { path: msg.provider }, `${what} of provider ${msg.provider}`, e));
+  } finally {
+    running.delete(msg.id);
+  }
+}
+
 async function runVirtualRoute(msg) {
   const abort = new AbortController();
   running.set(msg.id, abort);
@@ -157,6 +170,9 @@ async function runVirtualRoute(msg) {
 const REQUESTS = {
   route: runVirtualRoute,
   stream: runProviderStream,
+  oauth_login: (msg) => runOAuth(msg, "login", (signal) => runOAuthLogin(reg, wire, msg, signal)),
+  oauth_refresh: (msg) => runOAuth(msg, "refreshToken", (signal) => runOAuthRefresh(reg, msg, signal)),
+  oauth_api_key: (msg) => runOAuth(msg, "getApiKey", () => runOAuthApiKey(reg, msg)),
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,
   tool: runTool,

@@ -1,6 +1,8 @@
 // pi.registerProvider: the provider's models go to rho with the registration; when the
 // provider streams replies itself (`streamSimple`), rho sends `stream` requests and the host
-// forwards the provider's events as `stream_event`s.
+// forwards the provider's events as `stream_event`s. A provider with `oauth` is listed by
+// /login: rho sends `oauth_login` (the callbacks become `oauth_notify` / `oauth_prompt` calls
+// naming the request), `oauth_refresh` and `oauth_api_key`.
 
 /** What rho keeps of a provider config: the models.json fields, no functions. */
 function plain(config) {
@@ -10,12 +12,58 @@ function plain(config) {
 
 export function registerProvider(reg, ext, name, config) {
   if (reg.registered) return reg.unsupported(ext, `pi.registerProvider("${name}") after loading`, "rho reads providers when extensions start");
-  if (config?.oauth) reg.unsupported(ext, `the OAuth login of provider "${name}"`, "rho takes its key from models.json, auth.json or the environment");
   reg.providers.set(name, { ext, config: config ?? {} });
 }
 
 export function providerSpecs(reg) {
-  return [...reg.providers].map(([name, { config }]) => ({ name, config: plain(config), streams: typeof config.streamSimple === "function" }));
+  return [...reg.providers].map(([name, { config }]) => ({
+    name,
+    config: plain(config),
+    streams: typeof config.streamSimple === "function",
+    ...(config.oauth ? { oauth: { name: String(config.oauth.name ?? name) } } : {}),
+  }));
+}
+
+function oauthOf(reg, provider) {
+  const entry = reg.providers.get(provider);
+  if (!entry?.config.oauth) throw new Error(`no pi provider ${provider} with an OAuth sign-in`);
+  return { ext: entry.ext, oauth: entry.config.oauth };
+}
+
+/** pi's OAuthLoginCallbacks over rho's `oauth_notify` / `oauth_prompt` calls. */
+function loginCallbacks(wire, request, signal) {
+  const notify = (notice) => {
+    wire.call("oauth_notify", { request, notice }, { now: true }).catch(() => {});
+  };
+  const prompt = (p) => wire.call("oauth_prompt", { request, prompt: p }, { now: true });
+  return {
+    onAuth: ({ url, instructions }) => notify({ type: "auth_url", url, instructions }),
+    onDeviceCode: ({ userCode, verificationUri }) => notify({ type: "device_code", userCode, verificationUri }),
+    onProgress: (message) => notify({ type: "progress", message: String(message) }),
+    onPrompt: ({ message, placeholder }) => prompt({ type: "text", message, placeholder }),
+    onManualCodeInput: () => prompt({ type: "manual_code", message: "Paste the authorization code" }),
+    onSelect: ({ message, options }) => prompt({ type: "select", message, options }),
+    signal,
+  };
+}
+
+/** Runs one `oauth_login` request: the credential in pi's auth.json shape. */
+export async function runOAuthLogin(reg, wire, msg, signal) {
+  const { oauth } = oauthOf(reg, msg.provider);
+  const credentials = await oauth.login(loginCallbacks(wire, msg.id, signal));
+  return { ...credentials, type: "oauth" };
+}
+
+/** Runs one `oauth_refresh` request: the refreshed credential. */
+export async function runOAuthRefresh(reg, msg, signal) {
+  const { oauth } = oauthOf(reg, msg.provider);
+  return { ...(await oauth.refreshToken(msg.credentials, signal)), type: "oauth" };
+}
+
+/** Runs one `oauth_api_key` request: the key a request sends. */
+export async function runOAuthApiKey(reg, msg) {
+  const { oauth } = oauthOf(reg, msg.provider);
+  return await oauth.getApiKey(msg.credentials);
 }
 
 /** pi-ai's transcript form: the system prompt and tools as a leading system message. */

@@ -70,13 +70,14 @@ export class Wire {
     for (const send of this.queued.splice(0)) send();
   }
 
-  /** Calls rho; resolves with the reply's result. */
-  call(method, params = {}) {
+  /** Calls rho; resolves with the reply's result. `now`: a call rho serves without a session
+   * (a sign-in's), sent even before the first event. */
+  call(method, params = {}, { now = false } = {}) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       const send = () => this.write({ type: "call", id, method, params });
-      if (this.bound) send();
+      if (this.bound || now) send();
       else this.queued.push(send);
     });
   }

@@ -26,18 +26,15 @@ const SCOPES: &str = "org:create_api_key user:profile user:inference user:sessio
 const EARLY_MS: i64 = 5 * 60 * 1000;
 
 const METHODS: [LoginOption; 2] = [
-    LoginOption {
-        id: "browser",
-        label: "Browser login (default)",
-    },
-    LoginOption {
-        id: "copy_code",
-        label: "Copy code login (headless)",
-    },
+    LoginOption::fixed("browser", "Browser login (default)"),
+    LoginOption::fixed("copy_code", "Copy code login (headless)"),
 ];
 
 pub(super) async fn login(ui: &dyn LoginUi) -> Result<OAuthCredential, OAuthError> {
-    match choose(ui, "Select Anthropic login method:", &METHODS).await? {
+    match choose(ui, "Select Anthropic login method:", &METHODS)
+        .await?
+        .as_str()
+    {
         "copy_code" => copy_code(ui).await,
         _ => browser(ui).await,
     }

@@ -26,14 +26,8 @@ const DEVICE_CODE_SECS: f64 = 15.0 * 60.0;
 const ORIGINATOR: &str = "rho";
 
 const METHODS: [LoginOption; 2] = [
-    LoginOption {
-        id: "browser",
-        label: "Browser login (default)",
-    },
-    LoginOption {
-        id: "device_code",
-        label: "Device code login (headless)",
-    },
+    LoginOption::fixed("browser", "Browser login (default)"),
+    LoginOption::fixed("device_code", "Device code login (headless)"),
 ];
 
 fn base() -> String {
@@ -41,7 +35,10 @@ fn base() -> String {
 }
 
 pub(super) async fn login(ui: &dyn LoginUi) -> Result<OAuthCredential, OAuthError> {
-    match choose(ui, "Select OpenAI Codex login method:", &METHODS).await? {
+    match choose(ui, "Select OpenAI Codex login method:", &METHODS)
+        .await?
+        .as_str()
+    {
         "device_code" => device_login(ui).await,
         _ => browser(ui).await,
     }

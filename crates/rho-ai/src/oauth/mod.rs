@@ -19,7 +19,10 @@ mod codex;
 mod copilot;
 pub mod device;
 pub mod pkce;
+mod providers;
 pub(crate) mod request;
+
+use std::borrow::Cow;
 
 use futures_util::future::BoxFuture;
 use tokio_util::sync::CancellationToken;
@@ -27,6 +30,7 @@ use tokio_util::sync::CancellationToken;
 pub use crate::auth::OAuthCredential;
 pub use codex::account_id as codex_account_id;
 pub use copilot::copilot_base_url;
+pub use providers::{OAuthProvider, OAuthProviders};
 
 /// What a flow shows the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,13 +53,24 @@ pub enum LoginNotice {
     Progress(String),
 }
 
-/// One choice of a [`LoginPrompt::Select`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One choice of a [`LoginPrompt::Select`] (borrowed for rho's own flows, owned for an
+/// extension's).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoginOption {
     /// What the flow gets back.
-    pub id: &'static str,
+    pub id: Cow<'static, str>,
     /// What the user sees.
-    pub label: &'static str,
+    pub label: Cow<'static, str>,
+}
+
+impl LoginOption {
+    /// A choice of rho's own flows.
+    pub const fn fixed(id: &'static str, label: &'static str) -> Self {
+        Self {
+            id: Cow::Borrowed(id),
+            label: Cow::Borrowed(label),
+        }
+    }
 }
 
 /// What a flow asks the user.
@@ -151,6 +166,13 @@ pub enum OAuthError {
         /// Why.
         source: std::io::Error,
     },
+    /// An extension's `login`, `refreshToken` or `getApiKey` failed (it threw, or its
+    /// process is gone); `message` is its own text or why it cannot answer.
+    #[error("{message}")]
+    Extension {
+        /// What the extension answered.
+        message: String,
+    },
     /// An answer that breaks the protocol, a state mismatch, a refusal, a timeout.
     #[error("{0}")]
     Invalid(String),
@@ -165,37 +187,25 @@ pub fn provider_name(provider: &str) -> Option<&'static str> {
         .map(|(_, name)| *name)
 }
 
-/// Signs in to `provider` through `ui`; `cancel` stops the flow at any step.
+/// Signs in to `provider` (one of rho's own sign-ins) through `ui`; `cancel` stops the flow
+/// at any step. A session's sign-ins, extensions' included, are its [`OAuthProviders`].
 pub async fn login(
     provider: &str,
     ui: &dyn LoginUi,
     cancel: &CancellationToken,
 ) -> Result<OAuthCredential, OAuthError> {
-    let flow = async {
-        match provider {
-            "anthropic" => anthropic::login(ui).await,
-            "openai-codex" => codex::login(ui).await,
-            "github-copilot" => copilot::login(ui).await,
-            other => Err(OAuthError::NotOAuth(other.to_string())),
-        }
-    };
-    tokio::select! {
-        r = flow => r,
-        _ = cancel.cancelled() => Err(OAuthError::Cancelled),
-    }
+    OAuthProviders::builtin().login(provider, ui, cancel).await
 }
 
-/// A new access token for a stored credential. The provider may rotate the refresh token too;
-/// store the whole result.
+/// A new access token for a stored credential of one of rho's own sign-ins. The provider may
+/// rotate the refresh token too; store the whole result.
 pub async fn refresh(
     provider: &str,
     credential: &OAuthCredential,
 ) -> Result<OAuthCredential, OAuthError> {
-    match provider {
-        "anthropic" => anthropic::refresh(&credential.refresh).await,
-        "openai-codex" => codex::refresh(&credential.refresh).await,
-        "github-copilot" => copilot::refresh(credential).await,
-        other => Err(OAuthError::NotOAuth(other.to_string())),
+    match OAuthProviders::builtin().get(provider) {
+        Some(p) => p.refresh(credential).await,
+        None => Err(OAuthError::NotOAuth(provider.to_string())),
     }
 }
 
@@ -204,7 +214,7 @@ async fn choose(
     ui: &dyn LoginUi,
     message: &str,
     options: &[LoginOption],
-) -> Result<&'static str, OAuthError> {
+) -> Result<String, OAuthError> {
     let prompt = LoginPrompt::Select {
         message: message.into(),
         options: options.to_vec(),
@@ -216,7 +226,7 @@ async fn choose(
     options
         .iter()
         .find(|o| o.id == answer)
-        .map(|o| o.id)
+        .map(|o| o.id.to_string())
         .ok_or_else(|| OAuthError::Invalid(format!("Unknown login method: {answer}")))
 }
 

@@ -55,6 +55,8 @@ mod pi_examples_rpc;
 mod pi_examples_tui;
 mod pi_extensions;
 mod pi_extensions_more;
+mod pi_provider_oauth;
+mod pi_provider_oauth_tui;
 mod pi_render_tui;
 mod pi_session_api;
 mod pi_shortcuts_tui;

@@ -24,16 +24,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "pi lists its own built-in extension commands /llama and /mcp, which rho does not ship",
     ),
     (
-        "custom-provider-anthropic",
-        "not supported",
-        "the OAuth login of an extension's provider: rho takes its key from models.json, auth.json or the environment",
-    ),
-    (
-        "custom-provider-gitlab-duo",
-        "not supported",
-        "the OAuth login of an extension's provider, as for custom-provider-anthropic",
-    ),
-    (
         "gondolin",
         "",
         "its npm dependency does not install (npm 404): pi exits at start, rho names the extension that did not load and keeps running",

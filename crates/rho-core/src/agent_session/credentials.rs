@@ -35,6 +35,9 @@ pub enum CredentialError {
         /// What the refresh answered.
         cause: String,
     },
+    /// A sign-in's credential cannot be kept: the store has no file.
+    #[error("this session keeps no credentials; sign in with `rho login <provider>` instead")]
+    NoStore,
     /// Another store's reason, as it words it.
     #[error("{0}")]
     Other(String),
@@ -67,6 +70,21 @@ pub trait CredentialStore: Send + Sync {
     ) -> BoxFuture<'a, Result<Option<String>, CredentialError>> {
         let _ = (provider, key);
         Box::pin(std::future::ready(Ok(None)))
+    }
+    /// The sign-ins this store refreshes through and /login lists: rho's own by default; the
+    /// binary's store adds those extensions registered.
+    fn oauth(&self) -> rho_ai::oauth::OAuthProviders {
+        rho_ai::oauth::OAuthProviders::builtin()
+    }
+    /// Keeps the credential a sign-in to `provider` returned (auth.json). By default there is
+    /// nowhere to keep it.
+    fn save_oauth(
+        &self,
+        provider: &str,
+        credential: rho_ai::auth::OAuthCredential,
+    ) -> Result<(), CredentialError> {
+        let _ = (provider, credential);
+        Err(CredentialError::NoStore)
     }
     /// The environment variables this store's configuration names for keys (models.json,
     /// auth.json, extension providers), beyond the built-in providers' own: tool processes

@@ -43,6 +43,7 @@ mod rpc_support;
 mod run_loop;
 mod save_failure;
 mod shell_env;
+mod sign_in;
 mod switch;
 mod task;
 mod tool_set;
@@ -84,6 +85,7 @@ pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, Streaming
 pub use queue::QueuedTexts;
 pub use save_failure::SESSION_SOURCE;
 pub use shell_env::SessionEnvSource;
+pub use sign_in::SignInError;
 pub use switch::{Opened, ReloadReport, Reloader, SwitchReason};
 pub use tree::{NavigateTreeOptions, NavigateTreeOutcome};
 

@@ -15,6 +15,7 @@ use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
 use super::calls;
+use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use crate::{ExtensionContext, HostError};
 use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
@@ -31,6 +32,8 @@ struct Pending {
     reply: oneshot::Sender<Reply>,
     progress: Option<ProgressSink>,
     events: Option<StreamSink>,
+    /// Takes the `oauth_notify` / `oauth_prompt` calls of an `oauth_login` request.
+    login: Option<LoginCalls>,
 }
 
 /// State shared by the writer side and the reader task.
@@ -192,8 +195,18 @@ impl Connection {
         events: StreamSink,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Reply {
-        let (id, rx) = self.send_with(None, Some(events), build).await?;
+        let (id, rx) = self.send_with(None, Some(events), None, build).await?;
         self.wait(id, rx, what, deadline).await
+    }
+
+    /// Sends an `oauth_login` request whose `oauth_notify` / `oauth_prompt` calls go to
+    /// `login`; returns its id and reply receiver (wait with [`Connection::wait`]).
+    pub(crate) async fn send_login<'a>(
+        &self,
+        login: LoginCalls,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        self.send_with(None, None, Some(login), build).await
     }
 
     /// Registers a pending request and writes it; returns its id and reply receiver.
@@ -202,13 +215,14 @@ impl Connection {
         progress: Option<ProgressSink>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
-        self.send_with(progress, None, build).await
+        self.send_with(progress, None, None, build).await
     }
 
     async fn send_with<'a>(
         &self,
         progress: Option<ProgressSink>,
         events: Option<StreamSink>,
+        login: Option<LoginCalls>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
         if let Some(reason) = self.dead_reason() {
@@ -224,6 +238,7 @@ impl Connection {
                 reply: tx,
                 progress,
                 events,
+                login,
             },
         );
         if let Err(e) = self.shared.write(&line).await {
@@ -345,6 +360,9 @@ impl Shared {
                     sink(event);
                 }
             }
+            Incoming::Call { id, method, params } if oauth::is_login_call(&method) => {
+                self.login_call(id, method, params)
+            }
             Incoming::Call {
                 id,
                 method,
@@ -370,16 +388,46 @@ impl Shared {
                         (None, None) => Err(HostError::NotInitialized { method }),
                     };
                     shared.busy.fetch_sub(1, Ordering::AcqRel);
-                    let (result, error) = match outcome {
-                        Ok(v) => (Some(v), None),
-                        Err(e) => (None, Some(e.to_string())),
-                    };
-                    let mut line = Vec::with_capacity(64);
-                    if encode_line(&Request::Reply { id, result, error }, &mut line).is_ok() {
-                        let _ = shared.write(&line).await;
-                    }
+                    shared.answer(id, outcome).await;
                 });
             }
+        }
+    }
+
+    /// Hands a sign-in's notice or question to the `oauth_login` request it names; the
+    /// deadline of that request waits while the user answers.
+    fn login_call(self: &Arc<Self>, id: u64, method: String, params: Value) {
+        self.busy.fetch_add(1, Ordering::AcqRel);
+        let call = oauth::login_call(&method, params).and_then(|(request, call)| {
+            let sink = lock(&self.pending)
+                .get(&request)
+                .and_then(|p| p.login.clone());
+            let (reply, answer) = oneshot::channel();
+            match sink {
+                Some(sink) if sink.send(oauth::LoginCall { call, reply }).is_ok() => Ok(answer),
+                _ => Err(HostError::NoLogin { method, request }),
+            }
+        });
+        let shared = self.clone();
+        tokio::spawn(async move {
+            let outcome = match call {
+                Ok(answer) => answer.await.unwrap_or(Err(HostError::LoginCancelled)),
+                Err(e) => Err(e),
+            };
+            shared.busy.fetch_sub(1, Ordering::AcqRel);
+            shared.answer(id, outcome).await;
+        });
+    }
+
+    /// Answers the extension's call `id`.
+    async fn answer(&self, id: u64, outcome: Result<Value, HostError>) {
+        let (result, error) = match outcome {
+            Ok(v) => (Some(v), None),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let mut line = Vec::with_capacity(64);
+        if encode_line(&Request::Reply { id, result, error }, &mut line).is_ok() {
+            let _ = self.write(&line).await;
         }
     }
 }

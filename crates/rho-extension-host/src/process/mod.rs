@@ -9,6 +9,7 @@
 
 pub mod calls;
 pub mod connection;
+pub mod oauth;
 pub mod session_calls;
 pub mod spawn;
 pub mod tool;
@@ -176,6 +177,7 @@ impl ProcessExtension {
                 stream: spec
                     .streams
                     .then(|| self.provider_stream(spec.name.clone())),
+                oauth: spec.oauth.as_ref().map(|o| self.oauth(&spec.name, &o.name)),
             });
         }
         for spec in &self.registration.virtual_models {
@@ -235,6 +237,17 @@ impl ProcessExtension {
                 })
                 .await
             })
+        })
+    }
+
+    /// The sign-in of provider `provider` in the process (`oauth_*` requests).
+    fn oauth(&self, provider: &str, name: &str) -> Arc<dyn rho_ai::oauth::OAuthProvider> {
+        Arc::new(oauth::ProcessOAuth {
+            conn: self.connection.clone(),
+            provider: provider.to_string(),
+            name: name.to_string(),
+            deadline: self.options.command_timeout,
+            key_deadline: self.options.event_timeout,
         })
     }
 

@@ -1,6 +1,7 @@
 //! /login and /logout. A subscription provider (Claude Pro/Max, ChatGPT Plus/Pro, GitHub
-//! Copilot) signs in with OAuth: the browser opens on the sign-in page (its URL shows too), and
-//! a pasted redirect URL or code, or a device code, works where no browser can reach rho. Other
+//! Copilot, and a provider an extension registered with a sign-in) signs in with OAuth through
+//! the session: the browser opens on the sign-in page (its URL shows too), and a pasted
+//! redirect URL or code, or a device code, works where no browser can reach rho. Other
 //! providers take an API key, typed masked. auth.json is changed under its lock in pi's shape;
 //! the credential store reads it again when it changes, so the login works at once.
 
@@ -29,8 +30,9 @@ impl Dialogs {
             .iter()
             .map(|m| m.provider.clone())
             .collect();
+        let sign_ins = shared.session.oauth_providers();
         if let Some(p) = provider {
-            let Some(name) = rho_ai::oauth::provider_name(&p) else {
+            let Some(name) = sign_ins.get(&p).map(|s| s.name().to_string()) else {
                 if !with_models.contains(&p) {
                     return screen.notice(format!("Unknown provider: {p}"), true);
                 }
@@ -46,8 +48,9 @@ impl Dialogs {
         }
         let mut items = Vec::new();
         let mut choices = Vec::new();
-        for (id, name) in rho_ai::auth::OAUTH_PROVIDERS {
-            items.push(SelectItem::new(*name, format!("sign in · {id}")));
+        for sign_in in sign_ins.iter() {
+            let id = sign_in.id();
+            items.push(SelectItem::new(sign_in.name(), format!("sign in · {id}")));
             choices.push(LoginChoice::SignIn(id.to_string()));
         }
         for p in with_models {
@@ -84,31 +87,33 @@ impl Dialogs {
 
     /// Runs the provider's sign-in in the background; its questions open dialogs.
     fn sign_in(&mut self, provider: String, shared: &Shared, screen: &mut Screen) {
+        use rho_ai::oauth::OAuthError;
+        use rho_core::agent_session::SignInError;
         let (notices, opener) = (self.notices.clone(), self.opener.clone());
-        let store = auth_store(shared);
-        let name = rho_ai::oauth::provider_name(&provider).unwrap_or("the provider");
+        let (store, session) = (auth_store(shared), shared.session.clone());
+        let name = session
+            .oauth_providers()
+            .get(&provider)
+            .map_or_else(|| "the provider".to_string(), |s| s.name().to_string());
         screen.notice(format!("Signing in to {name}…"), false);
         tokio::spawn(async move {
             let cancel = tokio_util::sync::CancellationToken::new();
             let ui = super::login_ui::TuiLoginUi::new(notices.clone(), opener, cancel.clone());
-            let result = rho_ai::oauth::login(&provider, &ui, &cancel).await;
+            let result = session.sign_in(&provider, &ui, &cancel).await;
             ui.finished();
             let (text, error) = match result {
-                Ok(credential) => match store.update(|file| {
-                    file.set(&provider, &Credential::OAuth(credential));
-                    (true, ())
-                }) {
-                    Ok(()) => (
-                        format!(
-                            "Logged in to {name}. Credentials saved to {}",
-                            store.path().display()
-                        ),
-                        false,
+                Ok(()) => (
+                    format!(
+                        "Logged in to {name}. Credentials saved to {}",
+                        store.path().display()
                     ),
-                    Err(e) => (e.to_string(), true),
-                },
-                Err(rho_ai::oauth::OAuthError::Cancelled) => ("Login cancelled.".into(), false),
-                Err(e) => (format!("Failed to log in to {name}: {e}"), true),
+                    false,
+                ),
+                Err(SignInError::OAuth(OAuthError::Cancelled)) => {
+                    ("Login cancelled.".into(), false)
+                }
+                Err(SignInError::OAuth(e)) => (format!("Failed to log in to {name}: {e}"), true),
+                Err(e) => (e.to_string(), true),
             };
             notices.notice(text, error);
         });

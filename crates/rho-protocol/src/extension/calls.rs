@@ -33,6 +33,104 @@ pub const COMPLETE: &str = "complete";
 /// `session_action` with [`SessionActionCall`]; answered with [`SessionActionResult`].
 pub const SESSION_ACTION: &str = "session_action";
 
+/// `oauth_notify` with [`OAuthNotify`]: what a sign-in under way shows the user (pi's
+/// `onAuth`, `onDeviceCode`, `onProgress`); answered `null`.
+pub const OAUTH_NOTIFY: &str = "oauth_notify";
+/// `oauth_prompt` with [`OAuthPrompt`]: what a sign-in under way asks (pi's `onPrompt`,
+/// `onManualCodeInput`, `onSelect`); answered with the text typed or the option's id, an
+/// error when the user cancelled.
+pub const OAUTH_PROMPT: &str = "oauth_prompt";
+
+/// A notice of the `oauth_login` request `request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OAuthNotify {
+    /// The `oauth_login` request's id.
+    pub request: u64,
+    /// What to show.
+    pub notice: LoginNotice,
+}
+
+/// What a sign-in shows (pi's `AuthEvent` notices).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum LoginNotice {
+    /// Open `url` in a browser.
+    AuthUrl {
+        /// The authorization page.
+        url: String,
+        /// What to do there.
+        #[serde(default)]
+        instructions: Option<String>,
+    },
+    /// Enter `user_code` at `verification_uri`.
+    DeviceCode {
+        /// The code.
+        user_code: String,
+        /// Where to enter it.
+        verification_uri: String,
+    },
+    /// A step under way.
+    Progress {
+        /// Its text.
+        message: String,
+    },
+}
+
+/// A question of the `oauth_login` request `request`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OAuthPrompt {
+    /// The `oauth_login` request's id.
+    pub request: u64,
+    /// What to ask.
+    pub prompt: LoginPrompt,
+}
+
+/// What a sign-in asks (pi's `prompt` kinds).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum LoginPrompt {
+    /// A line of text.
+    Text {
+        /// The question.
+        message: String,
+        /// An example answer.
+        #[serde(default)]
+        placeholder: Option<String>,
+    },
+    /// The code or redirect URL copied from the browser.
+    ManualCode {
+        /// The question.
+        message: String,
+        /// An example answer.
+        #[serde(default)]
+        placeholder: Option<String>,
+    },
+    /// One of `options`; the answer is its id.
+    Select {
+        /// The question.
+        message: String,
+        /// The choices.
+        options: Vec<LoginChoice>,
+    },
+}
+
+/// One choice of a [`LoginPrompt::Select`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoginChoice {
+    /// What the sign-in gets back.
+    pub id: String,
+    /// What the user sees.
+    pub label: String,
+}
+
 /// Tools by name to keep active; unknown names are ignored (as pi's `setActiveTools`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SetActiveTools {

@@ -109,6 +109,35 @@ pub enum ToExtension<E = Value> {
         /// What the router gets.
         request: Value,
     },
+    /// Sign in to `provider` (its `oauth.login`): the extension asks and tells the user
+    /// through `oauth_prompt` and `oauth_notify` calls naming this request, and answers with
+    /// the credential (`{access, refresh, expires, ...}`); `cancel` aborts the sign-in.
+    OauthLogin {
+        /// Request id.
+        id: u64,
+        /// The provider's name.
+        provider: String,
+    },
+    /// Refresh a stored credential of `provider` (its `oauth.refreshToken`); answered with
+    /// the new credential, which rho stores in auth.json.
+    OauthRefresh {
+        /// Request id.
+        id: u64,
+        /// The provider's name.
+        provider: String,
+        /// The stored credential as in auth.json (`{"type":"oauth","access",...}`).
+        credentials: Value,
+    },
+    /// The key a request of `provider` sends with `credentials` (its `oauth.getApiKey`);
+    /// answered with a string.
+    OauthApiKey {
+        /// Request id.
+        id: u64,
+        /// The provider's name.
+        provider: String,
+        /// The stored credential as in auth.json.
+        credentials: Value,
+    },
     /// Draw `target` in `width` columns (only what the extension declared in its
     /// registration's `renderers`, or a component it announced); answered by a
     /// [`Rendered`](super::Rendered) or `null`.

@@ -76,6 +76,18 @@ pub struct ProviderSpec {
     /// speaks the provider's `api`.
     #[serde(default)]
     pub streams: bool,
+    /// The provider's sign-in (pi's `oauth` config): /login lists it and runs it through
+    /// `oauth_login` requests; a stored credential is refreshed with `oauth_refresh` and
+    /// turned into the request's key with `oauth_api_key`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oauth: Option<OAuthSpec>,
+}
+
+/// What rho keeps of a provider's sign-in: its name (the functions stay in the extension).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OAuthSpec {
+    /// What /login shows ("GitLab Duo").
+    pub name: String,
 }
 
 /// The answer to `hello`: everything the extension registers.

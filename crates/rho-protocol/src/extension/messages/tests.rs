@@ -175,3 +175,66 @@ fn registration_fills_defaults() {
     assert_eq!(r.tools[0].parameters["type"], "object");
     assert!(r.events.is_empty());
 }
+
+/// The sign-in's lines as the pi host writes and reads them (docs/extensions.md).
+#[test]
+fn sign_in_requests_and_calls_have_pis_field_names() {
+    use crate::extension::calls::{
+        LoginChoice, LoginNotice, LoginPrompt, OAuthNotify, OAuthPrompt,
+    };
+    let login: ToExtension = ToExtension::OauthLogin {
+        id: 4,
+        provider: "gitlab-duo".into(),
+    };
+    assert_eq!(
+        line(&login),
+        "{\"type\":\"oauth_login\",\"id\":4,\"provider\":\"gitlab-duo\"}\n"
+    );
+    let key: ToExtension = ToExtension::OauthApiKey {
+        id: 5,
+        provider: "p".into(),
+        credentials: json!({"type": "oauth", "access": "a"}),
+    };
+    assert_eq!(
+        serde_json::to_value(key).expect("encodes")["type"],
+        "oauth_api_key"
+    );
+    let notify: OAuthNotify = serde_json::from_value(json!({
+        "request": 4,
+        "notice": {"type": "device_code", "userCode": "AB-12", "verificationUri": "https://x/d"}
+    }))
+    .expect("parses");
+    assert_eq!(
+        notify.notice,
+        LoginNotice::DeviceCode {
+            user_code: "AB-12".into(),
+            verification_uri: "https://x/d".into()
+        }
+    );
+    let url: OAuthNotify = serde_json::from_value(json!({
+        "request": 4, "notice": {"type": "auth_url", "url": "https://x/a"}
+    }))
+    .expect("instructions are optional");
+    assert!(matches!(
+        url.notice,
+        LoginNotice::AuthUrl {
+            instructions: None,
+            ..
+        }
+    ));
+    let select: OAuthPrompt = serde_json::from_value(json!({
+        "request": 4,
+        "prompt": {"type": "select", "message": "How?", "options": [{"id": "b", "label": "Browser"}]}
+    }))
+    .expect("parses");
+    assert_eq!(
+        select.prompt,
+        LoginPrompt::Select {
+            message: "How?".into(),
+            options: vec![LoginChoice {
+                id: "b".into(),
+                label: "Browser".into()
+            }]
+        }
+    );
+}
