@@ -53,11 +53,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "ui prompt",
         "it shows the system prompt's length: rho's own prompt text is shorter than pi's",
     ),
-    (
-        "trigger-compact.ts",
-        "",
-        "rho prepares a compaction of a one-exchange session as pi 0.73 did (one summary request); pi 1.6 says there is nothing to compact",
-    ),
 ];
 
 /// Picks the UI requests a timer makes.

@@ -138,7 +138,12 @@ async fn an_extension_sets_model_and_thinking_level_and_model_status_shows_it() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trigger_compact_compacts_with_the_commands_instructions() {
-    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], Start::default()).await else {
+    // Only the second exchange (about 7 tokens) kept, so the first is summarised.
+    let opts = Start {
+        settings: Some(json!({"compaction": {"keepRecentTokens": 5}})),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], opts).await else {
         return;
     };
     for (i, text) in ["first question", "second question"].iter().enumerate() {
@@ -163,6 +168,26 @@ async fn trigger_compact_compacts_with_the_commands_instructions() {
             .is_some_and(|s| s.contains("Summary of the talk.")),
         "{first}"
     );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// pi 1.6: a one-exchange session that fits in `keepRecentTokens` has nothing to summarise,
+/// so no summary request is made and the extension's `onError` hears pi's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trigger_compact_on_one_exchange_has_nothing_to_compact() {
+    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("An answer."));
+    rpc.prompt_ok("p", "only question").await;
+    command(&mut rpc, "c", "/trigger-compact").await;
+    notified(&mut rpc, "Compaction started").await;
+    notified(
+        &mut rpc,
+        "Compaction failed: Nothing to compact (session too small)",
+    )
+    .await;
+    assert_eq!(rpc.server.requests().len(), 1, "no summary request");
     assert_eq!(rpc.close().await, Some(0));
 }
 
