@@ -111,6 +111,11 @@ pub trait ExtensionHost: Send + Sync {
     ) -> BoxFuture<'static, Result<bool, HostError>> {
         Box::pin(async { Err(HostError::Unsupported("cannot change its model")) })
     }
+    /// How full the context is (pi's `ctx.getContextUsage()`): `None` without a model or
+    /// a known context window.
+    fn context_usage(&self) -> Option<rho_protocol::rpc::ContextUsage> {
+        None
+    }
     /// The thinking level (`off`, `minimal`, ... `xhigh`).
     fn thinking_level(&self) -> String {
         "off".into()

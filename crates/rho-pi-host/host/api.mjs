@@ -293,7 +293,8 @@ export function createContext(reg, ext, extra = {}) {
     hasPendingMessages: () => !!s.hasPendingMessages,
     abort: () => void reg.wire.call("abort").catch(() => {}),
     getSystemPrompt: () => s.systemPrompt ?? "",
-    getContextUsage: () => undefined,
+    // pi's `{tokens, contextWindow, percent}` as rho's session counts it (`get_state`).
+    getContextUsage: () => s.contextUsage ?? undefined,
     ...contextSessionApi(reg, ext),
     shutdown: () => void reg.wire.call("shutdown").catch((e) => reg.unsupported(ext, "ctx.shutdown", e.message)),
     signal: extra.signal,

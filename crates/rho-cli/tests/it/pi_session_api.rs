@@ -191,6 +191,53 @@ async fn trigger_compact_on_one_exchange_has_nothing_to_compact() {
     assert_eq!(rpc.close().await, Some(0));
 }
 
+/// Shows what `ctx.getContextUsage()` answers, at each turn's end and on `/usage`.
+const USAGE: &str = r#"
+export default function (pi) {
+  const show = (ctx, when) => ctx.ui.notify(`${when} ${JSON.stringify(ctx.getContextUsage() ?? null)}`, "info");
+  pi.on("turn_end", (_event, ctx) => show(ctx, "turn_end"));
+  pi.registerCommand("usage", { handler: async (_args, ctx) => show(ctx, "usage") });
+}
+"#;
+
+/// The text after `prefix` of the next notification starting with it, as JSON.
+async fn notified_json(rpc: &mut Rpc, prefix: &str) -> Value {
+    let request = rpc
+        .wait(|v| {
+            v["type"] == "extension_ui_request"
+                && v["method"] == "notify"
+                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        })
+        .await;
+    let text = request["message"].as_str().unwrap_or_default();
+    serde_json::from_str(&text[prefix.len()..]).expect("JSON after the prefix")
+}
+
+/// pi's `ctx.getContextUsage()`: `{tokens, contextWindow, percent}` of the session's model,
+/// the numbers `get_session_stats` reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_reads_the_context_usage_the_session_counts() {
+    let files = [("usage.ts", USAGE)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("An answer."));
+    rpc.prompt_ok("p", "a question").await;
+    let at_turn_end = notified_json(&mut rpc, "turn_end ").await;
+    command(&mut rpc, "c", "/usage").await;
+    let usage = notified_json(&mut rpc, "usage ").await;
+    let stats = rpc
+        .call(json!({"id": "s", "type": "get_session_stats"}))
+        .await;
+    let expected = &stats["data"]["contextUsage"];
+    assert!(expected["contextWindow"].as_u64().is_some_and(|w| w > 0), "{stats}");
+    assert_eq!(usage, *expected, "the session's figures");
+    // The reply's usage (20 in, 5 out) is the context once it ended.
+    assert_eq!(usage["tokens"], 25, "{usage}");
+    assert_eq!(at_turn_end, usage, "the same at the turn's end");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn custom_compaction_writes_the_summary_with_its_own_model() {
     let opts = Start {

@@ -196,6 +196,11 @@ impl ExtensionHost for SessionHost {
         })
     }
 
+    fn context_usage(&self) -> Option<rho_protocol::rpc::ContextUsage> {
+        let s = self.session()?;
+        s.usage_model().and_then(|model| s.context_usage(&model))
+    }
+
     fn thinking_level(&self) -> String {
         self.session()
             .map(|s| s.thinking_level().as_str().to_string())
