@@ -49,6 +49,16 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "rho's built-in model catalog has no openai/gpt-5.2, so the extension finds no model where pi finds one without a key",
     ),
     (
+        "trigger-compact.ts",
+        "ui /trigger-compact",
+        "the same notices, pi 1.6's text included; pi's 'Compaction failed: Nothing to compact' comes before the script's idle check, rho's after it (the failure crosses from rho's session back to the extension's process before the extension tells it)",
+    ),
+    (
+        "trigger-compact.ts",
+        "ui shutdown",
+        "the failure notice of the line above, seen after the idle check",
+    ),
+    (
         "system-prompt-header.ts",
         "ui prompt",
         "it shows the system prompt's length: rho's own prompt text is shorter than pi's",
