@@ -14,7 +14,7 @@ export const RHO_EVENTS = new Set([
   "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
   "message_update", "message_end", "tool_execution_start", "tool_execution_update",
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
-  "tool_call", "tool_result", "agent_settled", "provider_stream_event",
+  "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */

@@ -55,6 +55,7 @@ mod pi_examples_rpc;
 mod pi_examples_tui;
 mod pi_extensions;
 mod pi_extensions_more;
+mod pi_project_trust;
 mod pi_render_tui;
 mod pi_session_api;
 mod pi_shortcuts_tui;

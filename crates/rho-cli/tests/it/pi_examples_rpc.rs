@@ -39,11 +39,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "its npm dependency does not install (npm 404): pi exits at start, rho names the extension that did not load and keeps running",
     ),
     (
-        "project-trust.ts",
-        "not supported",
-        "rho asks no project-trust question at start (README), so there is no project_trust event",
-    ),
-    (
         "summarize.ts",
         "ui /summarize",
         "rho's built-in model catalog has no openai/gpt-5.2, so the extension finds no model where pi finds one without a key",

@@ -230,7 +230,10 @@ async fn an_extension_reads_the_context_usage_the_session_counts() {
         .call(json!({"id": "s", "type": "get_session_stats"}))
         .await;
     let expected = &stats["data"]["contextUsage"];
-    assert!(expected["contextWindow"].as_u64().is_some_and(|w| w > 0), "{stats}");
+    assert!(
+        expected["contextWindow"].as_u64().is_some_and(|w| w > 0),
+        "{stats}"
+    );
     assert_eq!(usage, *expected, "the session's figures");
     // The reply's usage (20 in, 5 out) is the context once it ended.
     assert_eq!(usage["tokens"], 25, "{usage}");
