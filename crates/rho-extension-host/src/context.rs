@@ -102,6 +102,10 @@ pub trait ExtensionHost: Send + Sync {
     fn models(&self) -> Vec<Model> {
         Vec::new()
     }
+    /// Whether `provider` has credentials configured (pi's `hasConfiguredAuth`).
+    fn provider_has_auth(&self, _provider: &str) -> bool {
+        false
+    }
     /// Switches to `provider`/`model_id` for this session; `Ok(false)` when the provider has
     /// no credentials (pi's `setModel`).
     fn set_model(

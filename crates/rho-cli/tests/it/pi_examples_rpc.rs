@@ -39,11 +39,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "its npm dependency does not install (npm 404): pi exits at start, rho names the extension that did not load and keeps running",
     ),
     (
-        "summarize.ts",
-        "ui /summarize",
-        "rho's built-in model catalog has no openai/gpt-5.2, so the extension finds no model where pi finds one without a key",
-    ),
-    (
         "trigger-compact.ts",
         "ui /trigger-compact",
         "the same notices, pi 1.6's text included; pi's 'Compaction failed: Nothing to compact' comes before the script's idle check, rho's after it (the failure crosses from rho's session back to the extension's process before the extension tells it)",

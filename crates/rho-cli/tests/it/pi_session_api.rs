@@ -171,6 +171,39 @@ async fn trigger_compact_compacts_with_the_commands_instructions() {
     assert_eq!(rpc.close().await, Some(0));
 }
 
+/// Reads pi's model registry on `/models`.
+const REGISTRY: &str = r#"
+export default function (pi) {
+  pi.registerCommand("models", {
+    handler: async (_args, ctx) => {
+      const r = ctx.modelRegistry;
+      const m1 = r.find("mock", "m1");
+      const claude = r.getAll().find((m) => m.provider === "anthropic");
+      const available = [...new Set(r.getAvailable().map((m) => m.provider))];
+      const seen = { m1: m1?.id, m1Auth: r.hasConfiguredAuth(m1), claude: !!claude, claudeAuth: r.hasConfiguredAuth(claude), available };
+      ctx.ui.notify(`registry ${JSON.stringify(seen)}`, "info");
+    },
+  });
+}
+"#;
+
+/// `ctx.modelRegistry` (fetched from rho when first read): every model of the catalog and
+/// models.json, `hasConfiguredAuth` and `getAvailable` as the session's credentials say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_registry_knows_every_model_and_which_have_credentials() {
+    let files = [("registry.ts", REGISTRY)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    command(&mut rpc, "c", "/models").await;
+    let seen = notified_json(&mut rpc, "registry ").await;
+    assert_eq!(
+        seen,
+        json!({"m1": "m1", "m1Auth": true, "claude": true, "claudeAuth": false, "available": ["mock"]})
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
 /// pi 1.6: a one-exchange session that fits in `keepRecentTokens` has nothing to summarise,
 /// so no summary request is made and the extension's `onError` hears pi's text.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -174,6 +174,11 @@ impl ExtensionHost for SessionHost {
             .unwrap_or_default()
     }
 
+    fn provider_has_auth(&self, provider: &str) -> bool {
+        self.session()
+            .is_some_and(|s| s.auth_status(provider) == super::AuthStatus::Configured)
+    }
+
     fn set_model(
         &self,
         provider: String,
