@@ -137,7 +137,7 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
 /// The `--name [value]` flags rho does not know, for extensions (`hello`'s `flags`): the value
 /// given, or `true` without one. Which extension declares which flag is known only after they
 /// registered, so every such flag goes to every extension, as in pi.
-fn flag_values(args: &Args) -> serde_json::Map<String, serde_json::Value> {
+pub fn flag_values(args: &Args) -> serde_json::Map<String, serde_json::Value> {
     args.extension_flags
         .iter()
         .map(|(name, value)| {

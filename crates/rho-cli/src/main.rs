@@ -30,6 +30,7 @@ mod session_reload;
 mod signals;
 mod startup;
 mod tool_names;
+mod trust_extensions;
 
 use std::io::{IsTerminal, Read};
 use std::process::ExitCode;

@@ -1,6 +1,8 @@
 //! The folder a session works in and whether its project resources load (pi 1.6's project
-//! trust): `--approve`/`--no-approve`, then the closest saved decision in
-//! `<agent dir>/trust.json`, then the global `defaultProjectTrust`. A question left open
+//! trust): `--approve`/`--no-approve`, then the first yes or no of an extension's
+//! `project_trust` handler (`trust_extensions`, which passes it on as this run's flag), then
+//! the closest saved decision in `<agent dir>/trust.json`, then the global
+//! `defaultProjectTrust`. A question left open
 //! ("ask" with nothing saved) is asked at the interactive start-up ([`ask_at_start`], pi's
 //! question and answers); elsewhere it counts as "not trusted" for this run, with a notice
 //! saying how to trust the folder; `/trust` saves the decision. Start-up decides once; `/reload` and the

@@ -10,12 +10,10 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
-use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
-use rho_tui::Theme;
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
@@ -74,9 +72,13 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
     }
     let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
-    let trust_flag = (mode == RunMode::Interactive)
-        .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
-        .flatten();
+    let from_extensions =
+        crate::trust_extensions::decide(args, &agent_dir, &cwd, mode, &mut warnings).await;
+    let trust_flag = from_extensions.or_else(|| {
+        (mode == RunMode::Interactive)
+            .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
+            .flatten()
+    });
     let answered = trust_flag.map(|flag| Args {
         approve: Some(flag),
         ..args.clone()
@@ -96,11 +98,7 @@ fn ask_trust(
     cwd: &Path,
     warnings: &mut Vec<String>,
 ) -> Option<bool> {
-    let settings = Settings::load_scopes(agent_dir, None);
-    let theme = settings
-        .theme()
-        .and_then(Theme::builtin)
-        .unwrap_or_else(Theme::dark);
+    let theme = crate::trust_extensions::startup_theme(agent_dir);
     let ask = |question: &str, answers: &[String]| {
         rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
     };

@@ -48,13 +48,16 @@ fn boundary_start(path: &[PathEntry], previous: Option<usize>) -> usize {
 
 fn messages_of(path: &[PathEntry]) -> Vec<AgentMessage> {
     path.iter()
-        .filter_map(|e| e.context_message().map(|m| m.into_owned()))
+        .filter_map(|e| e.context_message())
+        // The recorded prompt and tools are the prompt's state, not conversation (pi 1.6).
+        .filter(|m| !matches!(**m, AgentMessage::System(_)))
+        .map(|m| m.into_owned())
         .collect()
 }
 
 /// Plans a compaction of the current branch `path` (root→leaf).
 /// Errors: the branch ends in a compaction ([`CompactionError::AlreadyCompacted`]), or it
-/// is empty ([`CompactionError::NothingToCompact`]).
+/// is empty or the cut leaves nothing to summarise ([`CompactionError::NothingToCompact`]).
 pub fn prepare_compaction(
     path: &[PathEntry],
     settings: &CompactionSettings,
@@ -78,6 +81,11 @@ pub fn prepare_compaction(
         Some(ts) => messages_of(&path[ts..cut.first_kept_index]),
         None => Vec::new(),
     };
+    // pi 1.6: a cut that leaves nothing before it (a one-exchange session that fits in
+    // `keepRecentTokens`) has nothing to summarise; pi 0.73 summarised the empty history.
+    if messages_to_summarize.is_empty() && turn_prefix_messages.is_empty() {
+        return Err(CompactionError::NothingToCompact);
+    }
     let mut file_ops = FileOps::default();
     let mut previous_summary = None;
     if let Some(EntryKind::Compaction(record)) = previous.map(|ci| &path[ci].kind) {
@@ -131,17 +139,25 @@ mod tests {
     }
 
     #[test]
-    fn one_turn_session_keeps_everything_and_summarises_nothing() {
+    fn a_one_turn_session_that_fits_has_nothing_to_compact() {
+        // The recorded prompt before it is not conversation either.
+        let prompt = AgentMessage::System(rho_agent::SystemMessage {
+            content: rho_ai::UserContent::Text("You are rho.".into()),
+            sections: None,
+            tools_added: None,
+            tools_removed: None,
+            timestamp: 0,
+        });
         let path = vec![
+            msg("s", prompt),
             other("m"),
             msg("u1", user("hi")),
             msg("a1", assistant("ok", 500)),
         ];
-        let p = prepare_compaction(&path, &settings(20_000)).expect("prepares");
-        assert_eq!(p.first_kept_entry_id, "m");
-        assert!(p.messages_to_summarize.is_empty());
-        assert!(!p.is_split_turn);
-        assert_eq!(p.tokens_before, 500);
+        assert_eq!(
+            prepare_compaction(&path, &settings(20_000)),
+            Err(CompactionError::NothingToCompact)
+        );
     }
 
     #[test]

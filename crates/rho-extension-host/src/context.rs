@@ -102,6 +102,10 @@ pub trait ExtensionHost: Send + Sync {
     fn models(&self) -> Vec<Model> {
         Vec::new()
     }
+    /// Whether `provider` has credentials configured (pi's `hasConfiguredAuth`).
+    fn provider_has_auth(&self, _provider: &str) -> bool {
+        false
+    }
     /// Switches to `provider`/`model_id` for this session; `Ok(false)` when the provider has
     /// no credentials (pi's `setModel`).
     fn set_model(
@@ -110,6 +114,11 @@ pub trait ExtensionHost: Send + Sync {
         _model_id: String,
     ) -> BoxFuture<'static, Result<bool, HostError>> {
         Box::pin(async { Err(HostError::Unsupported("cannot change its model")) })
+    }
+    /// How full the context is (pi's `ctx.getContextUsage()`): `None` without a model or
+    /// a known context window.
+    fn context_usage(&self) -> Option<rho_protocol::rpc::ContextUsage> {
+        None
     }
     /// The thinking level (`off`, `minimal`, ... `xhigh`).
     fn thinking_level(&self) -> String {

@@ -70,6 +70,15 @@ pub enum HostError {
     /// `shutdown` in a mode that does not quit when an extension asks.
     #[error("shutdown: this mode does not quit on an extension's request")]
     NoShutdown,
+    /// `get_models` could not write its answer where the extension host waits for it.
+    #[error("get_models: cannot write {}: {source}", file.display())]
+    ModelsFile {
+        /// The file asked for.
+        file: std::path::PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
     /// An answer could not be turned into JSON.
     #[error("the answer could not be encoded: {0}")]
     Encode(#[source] serde_json::Error),

@@ -9,8 +9,8 @@ use serde_json::Value;
 
 use super::commands::{invocation_names, parse_command};
 use super::events::{
-    BeforeAgentStartResult, ExtensionEvent, InjectedMessage, InputResult, SessionBeforeResult,
-    ToolCallResult, ToolResultPatch,
+    BeforeAgentStartResult, ExtensionEvent, InjectedMessage, InputResult, ProjectTrustResult,
+    SessionBeforeResult, ToolCallResult, ToolResultPatch, TrustAnswer,
 };
 use super::{CommandDef, Extension, ExtensionContext, ShortcutDef};
 
@@ -391,6 +391,31 @@ impl ExtensionRunner {
             details,
             is_error,
         }
+    }
+
+    /// pi 1.6's `project_trust`: handlers in load order until one answers yes or no (that
+    /// answer decides); `undecided`, nothing or a failure (reported) goes on to the next.
+    pub async fn emit_project_trust(
+        &self,
+        cwd: String,
+        ctx: &ExtensionContext,
+    ) -> Option<ProjectTrustResult> {
+        let event = ExtensionEvent::ProjectTrust { cwd };
+        let name = event.type_name();
+        for ext in self.extensions().iter() {
+            for handler in ext.handlers_for(name) {
+                match handler(event.clone(), ctx.clone()).await {
+                    Err(e) => self.report(&ext.path, name, e),
+                    Ok(Some(v)) => match serde_json::from_value::<ProjectTrustResult>(v) {
+                        Ok(r) if r.trusted != TrustAnswer::Undecided => return Some(r),
+                        Ok(_) => {}
+                        Err(e) => self.report(&ext.path, name, format!("invalid result: {e}")),
+                    },
+                    Ok(None) => {}
+                }
+            }
+        }
+        None
     }
 
     /// `session_before_*` (EXT-4): the last truthy result wins; `cancel` returns at once.

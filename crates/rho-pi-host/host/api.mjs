@@ -14,7 +14,7 @@ export const RHO_EVENTS = new Set([
   "before_agent_start", "agent_start", "agent_end", "turn_start", "turn_end", "message_start",
   "message_update", "message_end", "tool_execution_start", "tool_execution_update",
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
-  "tool_call", "tool_result", "agent_settled", "provider_stream_event",
+  "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
@@ -293,7 +293,8 @@ export function createContext(reg, ext, extra = {}) {
     hasPendingMessages: () => !!s.hasPendingMessages,
     abort: () => void reg.wire.call("abort").catch(() => {}),
     getSystemPrompt: () => s.systemPrompt ?? "",
-    getContextUsage: () => undefined,
+    // pi's `{tokens, contextWindow, percent}` as rho's session counts it (`get_state`).
+    getContextUsage: () => s.contextUsage ?? undefined,
     ...contextSessionApi(reg, ext),
     shutdown: () => void reg.wire.call("shutdown").catch((e) => reg.unsupported(ext, "ctx.shutdown", e.message)),
     signal: extra.signal,

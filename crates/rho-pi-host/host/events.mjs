@@ -3,7 +3,8 @@
 import { createContext, syncSession } from "./api.mjs";
 import { loadSessionView, preparePromptOptions, promptWithSections } from "./session_api.mjs";
 
-const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update"]);
+// `project_trust` comes before there is a session to look at.
+const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update", "project_trust"]);
 
 /** The failure message naming the extension, its file and the event. */
 export function failure(ext, what, e) {
@@ -70,6 +71,10 @@ const FOLD = {
   user_bash(state, r) {
     if (r?.result || r?.operations) return { result: r, done: true };
   },
+  // The first yes or no decides; `undecided` goes on to the next handler.
+  project_trust(state, r) {
+    if (r?.trusted === "yes" || r?.trusted === "no") return { result: { trusted: r.trusted, remember: r.remember === true }, done: true };
+  },
   resources_discover(state, r) {
     if (!r) return;
     const out = (state.result ??= {});
@@ -81,6 +86,12 @@ for (const name of ["session_before_switch", "session_before_fork", "session_bef
     if (r?.cancel) return { result: { cancel: true }, done: true };
     if (r && typeof r === "object") state.result = { ...state.result, ...r };
   };
+}
+
+/** pi's `ProjectTrustContext`: the folder, the mode, whether a UI answers, and four dialogs. */
+function trustContext(reg, ext) {
+  const { cwd, mode, hasUI, ui } = createContext(reg, ext);
+  return { cwd, mode, hasUI, ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */
@@ -96,8 +107,13 @@ export async function dispatchEvent(reg, event) {
   for (const { ext, handler } of handlers) {
     let r;
     try {
-      r = await handler(event, createContext(reg, ext));
+      r = await handler(event, event.type === "project_trust" ? trustContext(reg, ext) : createContext(reg, ext));
     } catch (e) {
+      // pi goes on to the next `project_trust` handler after a failure, naming it.
+      if (event.type === "project_trust") {
+        reg.notice(`Extension "${ext.path}" project_trust error: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
+      }
       throw new Error(failure(ext, `its ${event.type} handler`, e));
     }
     const decided = fold?.(state, r);

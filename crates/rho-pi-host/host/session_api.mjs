@@ -3,6 +3,9 @@
 // ctx.modelRegistry and the command context's session control. Each is one call of rho's
 // extension protocol (rho_protocol::extension::calls); synchronous reads answer from a view
 // fetched once and kept current by the answers of these calls.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** The `register` / `register_tool` form of a pi tool definition. */
 export function toolSpec(def) {
@@ -10,14 +13,41 @@ export function toolSpec(def) {
   return { name: def.name, label: def.label ?? def.name, description: def.description ?? "", parameters };
 }
 
-/** Fetches what the synchronous reads need, once per host: the tool set and the models (a
- * rho that cannot answer leaves them empty rather than being asked on every event). */
+/** Fetches what the synchronous reads need, once per host: the tool set (a rho that cannot
+ * answer leaves it empty rather than being asked on every event). The models come later,
+ * when an extension first reads the registry (`modelsView`). */
 export async function loadSessionView(reg) {
-  if (reg.toolsState && reg.models) return;
-  const ask = (method, fallback) => reg.wire.call(method).catch(() => fallback);
-  const [tools, models] = await Promise.all([ask("get_tools", { active: [], all: [] }), ask("get_models", [])]);
-  reg.toolsState = tools;
-  reg.models = models;
+  if (reg.toolsState) return;
+  reg.toolsState = await reg.wire.call("get_tools").catch(() => ({ active: [], all: [] }));
+}
+
+/** How long a registry read waits for rho's model list before answering with none. */
+const MODELS_WAIT_MS = 10_000;
+
+/** rho's models and the providers with credentials, fetched once, the first time an extension
+ * reads `ctx.modelRegistry` (about 900 KB of JSON with pi's catalog, so not at start-up).
+ * pi's registry reads are synchronous: rho writes the answer to a file, which this waits for
+ * (the call is written to stdout at once; rho serves it while node waits). */
+function modelsView(reg) {
+  if (reg.modelsView) return reg.modelsView;
+  const none = { models: [], authConfigured: [] };
+  // Calls wait for the first event; a registry read comes from a handler, so after it.
+  if (!reg.wire.bound) return none;
+  const file = join(tmpdir(), `rho-models-${process.pid}-${reg.wire.nextId}.json`);
+  // The reply itself (null, or rho's error) is read after this returns; only the file counts.
+  reg.wire.call("get_models", { file }).catch(() => {});
+  const tick = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + MODELS_WAIT_MS;
+  while (!existsSync(file) && Date.now() < deadline) Atomics.wait(tick, 0, 0, 1);
+  try {
+    reg.modelsView = JSON.parse(readFileSync(file, "utf8"));
+  } catch (e) {
+    reg.notice(`rho pi host: the model list did not arrive (${e.message}); ctx.modelRegistry lists no models`);
+    reg.modelsView = none;
+  } finally {
+    rmSync(file, { force: true });
+  }
+  return reg.modelsView;
 }
 
 const report = (reg, ext, what) => (e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`);
@@ -69,7 +99,9 @@ export function sessionApi(reg, ext) {
 
 /** `ctx.compact` and `ctx.modelRegistry`. */
 export function contextSessionApi(reg, ext) {
-  const all = () => reg.models ?? [];
+  const all = () => modelsView(reg).models;
+  const find = (provider, id) => all().find((m) => m.provider === provider && m.id === id);
+  const hasAuth = (model) => modelsView(reg).authConfigured.includes(model?.provider);
   return {
     compact(options = {}) {
       reg.wire.call("compact", { customInstructions: options.customInstructions }).then(
@@ -79,10 +111,11 @@ export function contextSessionApi(reg, ext) {
     },
     modelRegistry: {
       getAll: () => all().slice(),
-      getAvailable: () => all().slice(),
-      find: (provider, id) => all().find((m) => m.provider === provider && m.id === id),
+      getAvailable: () => all().filter(hasAuth),
+      find,
       // rho's catalog holds chat models only (no classifiers): other types find nothing.
-      findOfType: (type, provider, id) => (type === "chat" ? all().find((m) => m.provider === provider && m.id === id) : undefined),
+      findOfType: (type, provider, id) => (type === "chat" ? find(provider, id) : undefined),
+      hasConfiguredAuth: hasAuth,
       complete: (model, context, options = {}) =>
         reg.wire.call("complete", {
           provider: model?.provider,

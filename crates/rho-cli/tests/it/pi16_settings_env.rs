@@ -402,8 +402,8 @@ async fn compaction_model_overrides_beat_the_global_values() {
     let sb = Sandbox::new().await;
     settings(&sb, overrides("mock/mock-model"));
     sb.server.push(reply("first answer"));
-    // The cut lands inside the only turn: its history and its prefix are summarised.
-    sb.server.push(reply("## Goal\nSummarized."));
+    // The cut lands inside the only turn: its prefix is summarised (before it there is only
+    // the recorded prompt, which is not conversation).
     sb.server.push(reply("## Goal\nSummarized."));
     let out = sb
         .rho(&["--model", "mock/mock-model", "-p", "hi"], None)
@@ -412,8 +412,8 @@ async fn compaction_model_overrides_beat_the_global_values() {
     let requests = sb.server.requests();
     assert_eq!(
         requests.len(),
-        3,
-        "the reply was followed by summary requests"
+        2,
+        "the reply was followed by a summary request"
     );
     let summary = chat_messages(&requests[1].json());
     assert!(

@@ -138,7 +138,12 @@ async fn an_extension_sets_model_and_thinking_level_and_model_status_shows_it() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trigger_compact_compacts_with_the_commands_instructions() {
-    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], Start::default()).await else {
+    // Only the second exchange (about 7 tokens) kept, so the first is summarised.
+    let opts = Start {
+        settings: Some(json!({"compaction": {"keepRecentTokens": 5}})),
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], opts).await else {
         return;
     };
     for (i, text) in ["first question", "second question"].iter().enumerate() {
@@ -163,6 +168,109 @@ async fn trigger_compact_compacts_with_the_commands_instructions() {
             .is_some_and(|s| s.contains("Summary of the talk.")),
         "{first}"
     );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Reads pi's model registry on `/models`.
+const REGISTRY: &str = r#"
+export default function (pi) {
+  pi.registerCommand("models", {
+    handler: async (_args, ctx) => {
+      const r = ctx.modelRegistry;
+      const m1 = r.find("mock", "m1");
+      const claude = r.getAll().find((m) => m.provider === "anthropic");
+      const available = [...new Set(r.getAvailable().map((m) => m.provider))];
+      const seen = { m1: m1?.id, m1Auth: r.hasConfiguredAuth(m1), claude: !!claude, claudeAuth: r.hasConfiguredAuth(claude), available };
+      ctx.ui.notify(`registry ${JSON.stringify(seen)}`, "info");
+    },
+  });
+}
+"#;
+
+/// `ctx.modelRegistry` (fetched from rho when first read): every model of the catalog and
+/// models.json, `hasConfiguredAuth` and `getAvailable` as the session's credentials say.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_model_registry_knows_every_model_and_which_have_credentials() {
+    let files = [("registry.ts", REGISTRY)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    command(&mut rpc, "c", "/models").await;
+    let seen = notified_json(&mut rpc, "registry ").await;
+    assert_eq!(
+        seen,
+        json!({"m1": "m1", "m1Auth": true, "claude": true, "claudeAuth": false, "available": ["mock"]})
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// pi 1.6: a one-exchange session that fits in `keepRecentTokens` has nothing to summarise,
+/// so no summary request is made and the extension's `onError` hears pi's text.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn trigger_compact_on_one_exchange_has_nothing_to_compact() {
+    let Some(mut rpc) = pi_support::start(&["trigger-compact.ts"], Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("An answer."));
+    rpc.prompt_ok("p", "only question").await;
+    command(&mut rpc, "c", "/trigger-compact").await;
+    notified(&mut rpc, "Compaction started").await;
+    notified(
+        &mut rpc,
+        "Compaction failed: Nothing to compact (session too small)",
+    )
+    .await;
+    assert_eq!(rpc.server.requests().len(), 1, "no summary request");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Shows what `ctx.getContextUsage()` answers, at each turn's end and on `/usage`.
+const USAGE: &str = r#"
+export default function (pi) {
+  const show = (ctx, when) => ctx.ui.notify(`${when} ${JSON.stringify(ctx.getContextUsage() ?? null)}`, "info");
+  pi.on("turn_end", (_event, ctx) => show(ctx, "turn_end"));
+  pi.registerCommand("usage", { handler: async (_args, ctx) => show(ctx, "usage") });
+}
+"#;
+
+/// The text after `prefix` of the next notification starting with it, as JSON.
+async fn notified_json(rpc: &mut Rpc, prefix: &str) -> Value {
+    let request = rpc
+        .wait(|v| {
+            v["type"] == "extension_ui_request"
+                && v["method"] == "notify"
+                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        })
+        .await;
+    let text = request["message"].as_str().unwrap_or_default();
+    serde_json::from_str(&text[prefix.len()..]).expect("JSON after the prefix")
+}
+
+/// pi's `ctx.getContextUsage()`: `{tokens, contextWindow, percent}` of the session's model,
+/// the numbers `get_session_stats` reports.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_reads_the_context_usage_the_session_counts() {
+    let files = [("usage.ts", USAGE)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("An answer."));
+    rpc.prompt_ok("p", "a question").await;
+    let at_turn_end = notified_json(&mut rpc, "turn_end ").await;
+    command(&mut rpc, "c", "/usage").await;
+    let usage = notified_json(&mut rpc, "usage ").await;
+    let stats = rpc
+        .call(json!({"id": "s", "type": "get_session_stats"}))
+        .await;
+    let expected = &stats["data"]["contextUsage"];
+    assert!(
+        expected["contextWindow"].as_u64().is_some_and(|w| w > 0),
+        "{stats}"
+    );
+    assert_eq!(usage, *expected, "the session's figures");
+    // The reply's usage (20 in, 5 out) is the context once it ended.
+    assert_eq!(usage["tokens"], 25, "{usage}");
+    assert_eq!(at_turn_end, usage, "the same at the turn's end");
     assert_eq!(rpc.close().await, Some(0));
 }
 

@@ -262,13 +262,18 @@ fn big_reply(model: &str, text: &str, prompt: u64) -> rho_testkit::MockResponse 
 /// state is not stored.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compaction_under_a_virtual_selection_uses_the_routed_model() {
-    let args = vec![
-        "--model".into(),
-        "router/auto".into(),
-        "--thinking".into(),
-        "high".into(),
-    ];
-    let Some(mut rpc) = start(args, None).await else {
+    let args = ["--model", "router/auto", "--thinking", "high"];
+    let opts = Start {
+        with_sessions: true,
+        args: args.map(String::from).to_vec(),
+        own_model: true,
+        // Only the second exchange (about 3 tokens) kept: the first is summarised.
+        settings: Some(json!({"compaction": {"keepRecentTokens": 3}})),
+        ..Start::default()
+    };
+    let source = router("m1", "r1");
+    let files = [("router.ts", source.as_str())];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
         return;
     };
     // r1's window is 100k: 30k tokens stay under its threshold, 95k pass it.

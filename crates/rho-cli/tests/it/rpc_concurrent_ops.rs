@@ -107,8 +107,9 @@ async fn start() -> Rpc {
     .await
 }
 
-/// A finished conversation in a first session file (compaction needs history, a switch a
-/// file to go to), then a fresh session; returns the first file.
+/// A finished conversation in a first session file (a switch needs a file to go to), then
+/// a fresh session with one exchange (compaction needs history before the run it
+/// interrupts); returns the first file.
 async fn prepare(rpc: &mut Rpc) -> String {
     rpc.server.push(reply("Earlier answer."));
     rpc.call(json!({"id": "warm", "type": "prompt", "message": "earlier question"}))
@@ -121,6 +122,10 @@ async fn prepare(rpc: &mut Rpc) -> String {
         .to_string();
     let r = rpc.call(json!({"id": "n0", "type": "new_session"})).await;
     assert_eq!(r["success"], true, "{r}");
+    rpc.server.push(reply("A first answer."));
+    rpc.call(json!({"id": "warm2", "type": "prompt", "message": "first question"}))
+        .await;
+    rpc.event("agent_settled").await;
     file
 }
 

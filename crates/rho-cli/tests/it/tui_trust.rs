@@ -144,3 +144,64 @@ async fn escape_leaves_the_project_untrusted_for_this_run_and_trust_is_saved() {
     tmux.wait_for("the editor", |s| editor(s) == ["typed after the question"])
         .await;
 }
+
+/// pi's `project-trust.ts` example from `-e`: in the terminal its `project_trust` handler asks
+/// its own question with the start-up selector before the built-in one; "Trust this session"
+/// decides (no built-in question, the project loads, nothing saved); "Let built-in prompt
+/// decide" leaves it to pi's question.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_project_trust_extension_asks_first_and_its_answer_decides() {
+    if skip_without_tmux("project_trust in the terminal") {
+        return;
+    }
+    let sb = project().await;
+    let Some(copies) = crate::pi_support::prepare_agent(sb.agent.path(), &["project-trust.ts"])
+    else {
+        return;
+    };
+    let example = copies[0].display().to_string();
+    let args = ["--model", "mock-model", "-e", example.as_str()];
+    let title = format!("Project trust for:\n{}", sb.cwd.display());
+    let its_question =
+        |s: &str| s.contains("Project trust for:") && s.contains("Trust this session");
+
+    let tmux = Tmux::start_extended(&sb, &[], &args);
+    let screen = tmux
+        .wait_for("the extension's question", its_question)
+        .await;
+    let first_lines: Vec<&str> = title.lines().collect();
+    assert!(first_lines.iter().all(|l| screen.contains(l)), "{screen}");
+    for option in [
+        "Trust and remember",
+        "Trust with note and remember",
+        "Trust this session",
+        "Do not trust this session",
+        "Let built-in prompt decide",
+    ] {
+        assert!(screen.contains(option), "{option}: {screen}");
+    }
+    assert!(
+        !screen.contains(QUESTION),
+        "the built-in question waits: {screen}"
+    );
+    tmux.send_keys(&["Down", "Down", "Enter"]);
+    let screen = tmux
+        .wait_for("the footer", |s| footer(s).contains("mock-model"))
+        .await;
+    assert!(loaded_prompt(&screen), "trusted by the extension: {screen}");
+    assert!(!screen.contains(QUESTION), "{screen}");
+    assert_eq!(trust_json(&sb), None, "this session only");
+    drop(tmux);
+
+    let tmux = Tmux::start_extended(&sb, &[], &args);
+    tmux.wait_for("the extension's question", its_question)
+        .await;
+    tmux.send_keys(&["Down", "Down", "Down", "Down", "Enter"]);
+    tmux.wait_for_text(QUESTION).await;
+    let screen = answer(&tmux, 3).await;
+    assert!(!loaded_prompt(&screen), "{screen}");
+    assert_eq!(
+        trust_json(&sb).expect("trust.json")[&sb.cwd.display().to_string()],
+        Value::Bool(false)
+    );
+}

@@ -115,7 +115,13 @@ impl AgentSession {
             return None;
         }
         if is_context_overflow(reply, model.context_window) {
-            let second = std::mem::replace(&mut run_data(data).overflow_recovery_attempted, true);
+            let second = run_data(data).overflow_recovery_attempted;
+            // Nothing before the overflowing request to summarise (its first exchange): the
+            // provider's error stays the run's answer. pi 1.6 drops it and ends silently.
+            if !second && !self.has_history_to_compact(&settings) {
+                return Some(false);
+            }
+            run_data(data).overflow_recovery_attempted = true;
             if second {
                 self.emit_session(SessionOnlyEvent::CompactionEnd {
                     reason: CompactionReason::Overflow,
@@ -138,7 +144,9 @@ impl AgentSession {
         let Ok(messages) = self.inner.services.agent.hold_messages() else {
             return Some(false);
         };
+        // As pi 1.6: with nothing to summarise no compaction starts (no events).
         if threshold_check(reply, &messages, latest, &settings, &model, point)
+            && self.has_history_to_compact(&settings)
             && self
                 .run_auto_compaction(CompactionReason::Threshold, None)
                 .await
@@ -146,6 +154,13 @@ impl AgentSession {
             return Some(self.inner.services.agent.has_queued_messages());
         }
         None
+    }
+
+    /// Whether the current branch has anything a compaction would summarise.
+    fn has_history_to_compact(&self, settings: &rho_compaction::CompactionSettings) -> bool {
+        let s = self.state();
+        let branch = s.session.tree().branch();
+        path_entries(&branch).is_ok_and(|path| prepare_compaction(&path, settings).is_ok())
     }
 
     /// Auto-compaction with its events. `retry_after` (overflow) sets `willRetry` and drops

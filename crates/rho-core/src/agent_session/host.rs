@@ -174,6 +174,11 @@ impl ExtensionHost for SessionHost {
             .unwrap_or_default()
     }
 
+    fn provider_has_auth(&self, provider: &str) -> bool {
+        self.session()
+            .is_some_and(|s| s.auth_status(provider) == super::AuthStatus::Configured)
+    }
+
     fn set_model(
         &self,
         provider: String,
@@ -194,6 +199,11 @@ impl ExtensionHost for SessionHost {
                 Err(e) => Err(HostError::session(e)),
             }
         })
+    }
+
+    fn context_usage(&self) -> Option<rho_protocol::rpc::ContextUsage> {
+        let s = self.session()?;
+        s.usage_model().and_then(|model| s.context_usage(&model))
     }
 
     fn thinking_level(&self) -> String {

@@ -199,8 +199,10 @@ async fn comp_13_and_comp_16_extension_cancel_and_supplied_summary() {
     let mut c = config(&provider);
     c.session = {
         let mut m = SessionManager::in_memory("/work");
-        m.append_message(AgentMessage::User(UserMessage::text("q")))
-            .expect("append");
+        for text in ["earlier", "q"] {
+            m.append_message(AgentMessage::User(UserMessage::text(text)))
+                .expect("append");
+        }
         m
     };
     c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));

@@ -246,11 +246,15 @@ impl CredentialStore for FixedCredentials {
 async fn auth_8_manual_compaction_without_a_key_fails_with_the_d7_text() {
     let provider = ScriptedProvider::new();
     let mut store = SessionManager::in_memory("/work");
-    store
-        .append_message(AgentMessage::User(UserMessage::text("q")))
-        .expect("append");
+    for text in ["earlier", "q"] {
+        store
+            .append_message(AgentMessage::User(UserMessage::text(text)))
+            .expect("append");
+    }
     let mut c = config(&provider);
     c.session = store;
+    // Something to summarise: only the newest message is kept.
+    c.settings = fast_settings(json!({"compaction": {"keepRecentTokens": 1}}));
     c.credentials = Arc::new(FixedCredentials {
         status: AuthStatus::Configured,
         key: Ok(None),

@@ -134,6 +134,7 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
             "systemPrompt": ctx.system_prompt(),
             "thinkingLevel": host.thinking_level(),
             "hasUI": ui.has_ui(),
+            "contextUsage": host.context_usage(),
         })),
         "get_entries" => {
             let from = p.get("from").and_then(Value::as_u64).unwrap_or(0);

@@ -5,12 +5,12 @@
 use serde_json::{json, Value};
 
 use rho_protocol::extension::calls::{
-    self, Compact, Complete, SessionActionCall, SessionActionResult, SetActiveTools, SetModel,
-    SetThinkingLevel,
+    self, Compact, Complete, GetModels, ModelsView, SessionActionCall, SessionActionResult,
+    SetActiveTools, SetModel, SetThinkingLevel,
 };
 
 use super::calls::params;
-use crate::{ExtensionContext, HostError, SessionAction};
+use crate::{ExtensionContext, ExtensionHost, HostError, SessionAction};
 
 fn to_value<T: serde::Serialize>(v: T) -> Result<Value, HostError> {
     serde_json::to_value(v).map_err(HostError::Encode)
@@ -61,13 +61,43 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
                 .map(|cancelled| json!(SessionActionResult { cancelled })),
             Err(e) => Err(e),
         },
-        calls::GET_MODELS => Ok(json!(host.models())),
+        calls::GET_MODELS => {
+            let asked = match p {
+                Value::Null => Ok(GetModels::default()),
+                p => params::<GetModels>(method, p),
+            };
+            asked.and_then(|g| models_view(host.as_ref(), g.file))
+        }
         calls::COMPLETE => match params::<Complete>(method, p) {
             Ok(c) => host.complete(c).await,
             Err(e) => Err(e),
         },
         other => Err(HostError::UnknownMethod(other.to_string())),
     }
+}
+
+/// The models and the providers with credentials; written to `file` when given.
+fn models_view(host: &dyn ExtensionHost, file: Option<String>) -> Result<Value, HostError> {
+    let models = host.models();
+    let mut auth_configured: Vec<String> = models.iter().map(|m| m.provider.clone()).collect();
+    auth_configured.sort();
+    auth_configured.dedup();
+    auth_configured.retain(|p| host.provider_has_auth(p));
+    let view = ModelsView {
+        models,
+        auth_configured,
+    };
+    let Some(file) = file else {
+        return to_value(view);
+    };
+    let text = serde_json::to_vec(&view).map_err(HostError::Encode)?;
+    // Whole or not at all: the host reads the file as soon as it exists.
+    let file = std::path::PathBuf::from(file);
+    let partial = file.with_extension("partial");
+    std::fs::write(&partial, text)
+        .and_then(|()| std::fs::rename(&partial, &file))
+        .map_err(|source| HostError::ModelsFile { file, source })?;
+    Ok(Value::Null)
 }
 
 fn action(call: SessionActionCall) -> SessionAction {

@@ -414,3 +414,62 @@ async fn cmd_1_and_2_replacement_and_collisions() {
     assert_eq!(names, ["x", "dup:1", "dup:2"]);
     assert!(r.get_command("dup").is_none());
 }
+
+/// pi 1.6's `project_trust`: `undecided`, nothing and a failure (reported) go on to the next
+/// handler; the first yes or no decides and later handlers are not asked.
+#[tokio::test]
+async fn project_trust_the_first_yes_or_no_decides() {
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let answering = |name: &'static str, answer: Result<Option<Value>, String>| {
+        let asked = asked.clone();
+        let mut ext = Extension::new(name);
+        ext.on(
+            "project_trust",
+            handler(move |e, _| {
+                let ExtensionEvent::ProjectTrust { cwd } = e else {
+                    return Ok(None);
+                };
+                asked.lock().expect("lock").push(format!("{name} {cwd}"));
+                answer.clone()
+            }),
+        );
+        ext
+    };
+    let exts = vec![
+        answering("undecided.ext", Ok(Some(json!({"trusted": "undecided"})))),
+        answering("silent.ext", Ok(None)),
+        answering("failing.ext", Err("cannot decide".into())),
+        answering(
+            "no.ext",
+            Ok(Some(json!({"trusted": "no", "remember": true}))),
+        ),
+        answering("yes.ext", Ok(Some(json!({"trusted": "yes"})))),
+    ];
+    let (r, reports) = runner(exts);
+    let answer = r.emit_project_trust("/proj".into(), &ctx()).await;
+    assert_eq!(
+        answer,
+        Some(events::ProjectTrustResult {
+            trusted: events::TrustAnswer::No,
+            remember: true
+        })
+    );
+    assert_eq!(
+        *asked.lock().expect("lock"),
+        [
+            "undecided.ext /proj",
+            "silent.ext /proj",
+            "failing.ext /proj",
+            "no.ext /proj"
+        ]
+    );
+    let failed: Vec<(String, String)> = reports
+        .lock()
+        .expect("lock")
+        .iter()
+        .map(|r| (r.extension_path.clone(), r.event.clone()))
+        .collect();
+    assert_eq!(failed, [("failing.ext".into(), "project_trust".into())]);
+    let (none, _) = runner(vec![answering("undecided.ext", Ok(None))]);
+    assert_eq!(none.emit_project_trust("/proj".into(), &ctx()).await, None);
+}

@@ -24,8 +24,8 @@ pub const SET_THINKING_LEVEL: &str = "set_thinking_level";
 /// `compact` with [`Compact`]: compacts the session now (aborting a run); answered with the
 /// compaction result (`summary`, `firstKeptEntryId`, `tokensBefore`, `details`) or an error.
 pub const COMPACT: &str = "compact";
-/// `get_models`: every model the session knows (pi's `ctx.modelRegistry`), as rho's model
-/// objects (`provider`, `id`, `name`, `api`, `reasoning`, ...).
+/// `get_models` with [`GetModels`]: every model the session knows and the providers with
+/// credentials (pi's `ctx.modelRegistry`), answered with [`ModelsView`].
 pub const GET_MODELS: &str = "get_models";
 /// `complete` with [`Complete`]: one model call, nothing recorded in the session (pi's
 /// `ctx.modelRegistry.complete`); answered with the assistant message.
@@ -129,6 +129,28 @@ pub struct LoginChoice {
     pub id: String,
     /// What the user sees.
     pub label: String,
+}
+
+/// `get_models`'s parameters. With `file`, the [`ModelsView`] is written to that file (whole,
+/// by rename) and the reply is `null`: pi's registry reads are synchronous, so the pi host
+/// fetches the list only when an extension first reads it, waiting for the file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GetModels {
+    /// Where to write the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// What `get_models` answers: rho's model objects (`provider`, `id`, `name`, `api`,
+/// `reasoning`, ...) and the providers whose credentials are configured (pi's
+/// `hasConfiguredAuth`, `getAvailable`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelsView {
+    /// Every model.
+    pub models: Vec<crate::Model>,
+    /// Providers with credentials, sorted.
+    pub auth_configured: Vec<String>,
 }
 
 /// Tools by name to keep active; unknown names are ignored (as pi's `setActiveTools`).

@@ -20,6 +20,10 @@ use crate::{ContentBlock, ImageContent, Model, ThinkingLevel, ToolResultMessage}
     rename_all_fields = "camelCase"
 )]
 pub enum ExtensionEvent {
+    /// pi 1.6's `project_trust`: the folder `cwd` has project resources and nothing decided
+    /// their trust yet; the user's and the command line's extensions may decide it
+    /// ([`ProjectTrustResult`]) before the project's own load.
+    ProjectTrust { cwd: String },
     /// Extensions may contribute resource paths.
     ResourcesDiscover { cwd: String, reason: String },
     /// A session became active.
@@ -278,6 +282,30 @@ pub struct ToolResultPatch {
     /// New error flag.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
+}
+
+/// A `project_trust` handler's answer: `yes` or `no` decides (the first such answer wins),
+/// `undecided` leaves it to later handlers and the built-in flow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProjectTrustResult {
+    /// The answer.
+    pub trusted: TrustAnswer,
+    /// Save a yes/no to trust.json; otherwise it holds for this process only.
+    #[serde(default)]
+    pub remember: bool,
+}
+
+/// pi's `ProjectTrustEventDecision`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrustAnswer {
+    /// Trust the folder.
+    Yes,
+    /// Do not trust it.
+    No,
+    /// Let someone else decide.
+    Undecided,
 }
 
 /// `session_before_*` result (EXT-4).

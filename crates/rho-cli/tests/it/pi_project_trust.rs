@@ -1,0 +1,181 @@
+//! pi 1.6's `project_trust` event in `rho --mode rpc`: fired at start-up for a folder with
+//! project resources and no `--approve`, to the command line's extensions before the
+//! project's own load, with pi's trust context (`mode: "rpc"`, no UI, dialogs that answer
+//! nothing, notices on stderr); the first yes or no decides ahead of trust.json, `remember`
+//! saves it, `undecided` leaves it to the built-in flow. Skipped, with the reason printed,
+//! without node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::pi_support;
+use crate::support::{Rpc, Start};
+use pi_support::notified;
+use serde_json::{json, Value};
+
+/// An extension answering `project_trust` with `answer` (`yes`, `no`, `undecided`, or
+/// `throw` to fail), saved when `remember`; it first tries a dialog and notes what its
+/// context held.
+fn decider(answer: &str, remember: bool) -> String {
+    let result = match answer {
+        "throw" => "throw new Error(\"cannot decide\")".to_string(),
+        _ => format!("return {{ trusted: \"{answer}\", remember: {remember} }}"),
+    };
+    format!(
+        r#"
+export default function (pi) {{
+  pi.on("project_trust", async (event, ctx) => {{
+    const picked = await ctx.ui.select("pick", ["a", "b"]);
+    ctx.ui.notify(`{answer}: cwd=${{event.cwd}} ctx.cwd=${{ctx.cwd}} mode=${{ctx.mode}} hasUI=${{ctx.hasUI}} select=${{picked}} keys=${{Object.keys(ctx).sort()}}`, "info");
+    {result};
+  }});
+}}
+"#
+    )
+}
+
+/// A home whose `work/` has a project prompt `/hello` (so it needs trust) and, when
+/// `saved` says so, a trust.json decision for it.
+fn project_home(saved: Option<bool>) -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("tempdir");
+    let prompts = home.path().join("work/.pi/prompts");
+    std::fs::create_dir_all(&prompts).expect("prompts dir");
+    std::fs::write(prompts.join("hello.md"), "Say hello").expect("prompt");
+    if let Some(trusted) = saved {
+        let agent = home.path().join("agent");
+        std::fs::create_dir_all(&agent).expect("agent dir");
+        let work = home.path().join("work").canonicalize().expect("work");
+        let store = json!({ work.display().to_string(): trusted });
+        std::fs::write(agent.join("trust.json"), store.to_string()).expect("trust.json");
+    }
+    home
+}
+
+async fn start(files: &[(&str, &str)], names: &[&str], saved: Option<bool>) -> Option<Rpc> {
+    let home = project_home(saved);
+    let stderr = home.path().join("stderr.txt");
+    let opts = Start {
+        home: Some(home),
+        stderr_to: Some(stderr),
+        ..Start::default()
+    };
+    pi_support::start_with_files(names, files, opts).await
+}
+
+/// Whether the project prompt `/hello` loaded (the project was trusted).
+async fn project_loaded(rpc: &mut Rpc) -> bool {
+    let r = rpc
+        .call(json!({"id": "cmds", "type": "get_commands"}))
+        .await;
+    let names: Vec<&str> = r["data"]["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    names.contains(&"hello")
+}
+
+fn stderr(rpc: &Rpc) -> String {
+    std::fs::read_to_string(rpc.home.path().join("stderr.txt")).unwrap_or_default()
+}
+
+fn saved(rpc: &Rpc) -> Value {
+    let text = std::fs::read_to_string(rpc.home.path().join("agent/trust.json"));
+    text.map_or(Value::Null, |t| {
+        serde_json::from_str(&t).expect("trust.json")
+    })
+}
+
+fn work(rpc: &Rpc) -> String {
+    let work = rpc.home.path().join("work");
+    work.canonicalize().expect("work").display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_undecided_handler_then_a_remembered_yes_trusts_the_folder() {
+    let (first, second) = (decider("undecided", false), decider("yes", true));
+    let files = [("first.ts", first.as_str()), ("second.ts", second.as_str())];
+    let Some(mut rpc) = start(&files, &[], None).await else {
+        return;
+    };
+    assert!(project_loaded(&mut rpc).await, "trusted by the extension");
+    let (err, cwd) = (stderr(&rpc), work(&rpc));
+    for answer in ["undecided", "yes"] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with(&format!("{answer}: ")))
+            .unwrap_or_else(|| panic!("{answer} handler ran: {err}"));
+        assert!(
+            line.contains("mode=rpc hasUI=false select=undefined"),
+            "{line}"
+        );
+        assert!(
+            line.contains("keys=cwd,hasUI,mode,ui"),
+            "pi's trust context: {line}"
+        );
+        assert!(
+            line.contains(&format!("cwd={cwd} ctx.cwd={cwd} ")),
+            "{line}"
+        );
+    }
+    assert_eq!(saved(&rpc)[work(&rpc)], true, "remembered");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_no_for_this_run_wins_over_a_saved_yes_and_saves_nothing() {
+    let (failing, no) = (decider("throw", false), decider("no", false));
+    let files = [("failing.ts", failing.as_str()), ("no.ts", no.as_str())];
+    let Some(mut rpc) = start(&files, &[], Some(true)).await else {
+        return;
+    };
+    assert!(!project_loaded(&mut rpc).await, "the extension said no");
+    assert_eq!(saved(&rpc)[work(&rpc)], true, "trust.json unchanged");
+    let err = stderr(&rpc);
+    assert!(
+        err.contains("project_trust error: cannot decide"),
+        "a failing handler is named and the next one asked: {err}"
+    );
+    assert!(err.contains("no: cwd="), "{err}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// pi's own example: in RPC it only says it fired (on stderr) and leaves the decision to
+/// the built-in flow, which without a UI does not trust; it is loaded again afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pis_project_trust_example_fires_before_the_session_starts() {
+    let Some(mut rpc) = start(&[], &["project-trust.ts"], None).await else {
+        return;
+    };
+    let cwd = work(&rpc);
+    notified(
+        &mut rpc,
+        &format!("project-trust example loaded after trust resolution in {cwd}"),
+    )
+    .await;
+    assert!(
+        !project_loaded(&mut rpc).await,
+        "undecided, then not trusted"
+    );
+    let err = stderr(&rpc);
+    let fired = format!("project_trust fired for {cwd} (mode: rpc, load: 1)");
+    assert!(err.contains(&fired), "{err}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Without project resources there is nothing to decide: the event does not fire.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_folder_with_nothing_to_protect_fires_no_event() {
+    let source = decider("no", false);
+    let files = [("no.ts", source.as_str())];
+    let stderr_file = tempfile::NamedTempFile::new().expect("temp");
+    let opts = Start {
+        stderr_to: Some(stderr_file.path().to_path_buf()),
+        ..Start::default()
+    };
+    let Some(rpc) = pi_support::start_with_files(&[], &files, opts).await else {
+        return;
+    };
+    assert_eq!(rpc.close().await, Some(0));
+    let err = std::fs::read_to_string(stderr_file.path()).unwrap_or_default();
+    assert!(!err.contains("no: cwd="), "{err}");
+}
