@@ -103,7 +103,11 @@ pub struct ExtensionSetup<'a> {
 pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
     let cwd = setup.project.cwd.as_path();
     let paths = sources(setup.args, setup.packages, cwd);
-    let (has_ui, mode) = (setup.mode.has_ui(), setup.mode.name());
+    let told = Told {
+        has_ui: setup.mode.has_ui(),
+        mode: setup.mode.name(),
+        project_trusted: setup.project.trusted(),
+    };
     let pi = PiHost {
         agent_dir: setup.agent_dir,
         node_path: setup
@@ -113,7 +117,7 @@ pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -
             .and_then(|v| v.as_str()),
     };
     let flags = flag_values(setup.args);
-    let mut loaded = load(&paths, cwd, (has_ui, mode), flags, &pi, warnings).await;
+    let mut loaded = load(&paths, cwd, told, flags, &pi, warnings).await;
     for ext in &mut loaded {
         ext.retain_tools(|name| {
             setup.tools.allows_extension_tool(name) && setup.permissions.exposes(name)
@@ -156,21 +160,33 @@ pub fn unclaimed_flags(args: &Args, loaded: &[Extension]) -> Option<String> {
     args.unknown_options_error(&claimed)
 }
 
+/// What every extension is told at start (`hello`).
+#[derive(Debug, Clone, Copy)]
+pub struct Told<'a> {
+    /// Whether a UI answers its `ui_*` calls.
+    pub has_ui: bool,
+    /// How rho runs (`ctx.mode`).
+    pub mode: &'a str,
+    /// Whether the project's own resources are trusted (`ctx.isProjectTrusted()`).
+    pub project_trusted: bool,
+}
+
 /// Starts every extension; failures become warnings. pi extensions go to one host process,
 /// loaded where the first of them stands in the order.
 pub async fn load(
     paths: &[PathBuf],
     cwd: &Path,
-    (has_ui, mode): (bool, &str),
+    told: Told<'_>,
     flags: serde_json::Map<String, serde_json::Value>,
     pi: &PiHost<'_>,
     warnings: &mut Vec<String>,
 ) -> Vec<Extension> {
     let options = ProcessOptions {
         cwd: Some(cwd.to_path_buf()),
-        has_ui,
+        has_ui: told.has_ui,
         flags,
-        mode: Some(mode.to_string()),
+        mode: Some(told.mode.to_string()),
+        project_trusted: told.project_trusted,
         ..ProcessOptions::default()
     };
     let (pi_paths, others): (Vec<PathBuf>, Vec<PathBuf>) = paths

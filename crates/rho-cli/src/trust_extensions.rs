@@ -22,7 +22,7 @@ use rho_extension_host::{
 use rho_tui::Theme;
 
 use crate::args::Args;
-use crate::extensions::{load, sources, PiHost};
+use crate::extensions::{load, sources, PiHost, Told};
 use crate::plan::RunMode;
 use crate::project::Project;
 
@@ -60,15 +60,13 @@ pub async fn decide(
     };
     let interactive = mode == RunMode::Interactive;
     let flags = crate::extensions::flag_values(args);
-    let loaded = load(
-        &paths,
-        cwd,
-        (interactive, mode.name()),
-        flags,
-        &pi,
-        &mut quiet,
-    )
-    .await;
+    // The question is still open: the project counts as untrusted until it is answered.
+    let told = Told {
+        has_ui: interactive,
+        mode: mode.name(),
+        project_trusted: false,
+    };
+    let loaded = load(&paths, cwd, told, flags, &pi, &mut quiet).await;
     let errors = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&errors);
     let runner = ExtensionRunner::new(

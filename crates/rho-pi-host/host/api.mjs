@@ -288,7 +288,7 @@ export function createContext(reg, ext, extra = {}) {
     cwd: reg.hello.cwd,
     sessionManager: sessionManager(reg),
     model: s.model ?? undefined,
-    isProjectTrusted: () => true,
+    isProjectTrusted: () => reg.hello.projectTrusted !== false,
     isIdle: () => !!s.isIdle,
     hasPendingMessages: () => !!s.hasPendingMessages,
     abort: () => void reg.wire.call("abort").catch(() => {}),

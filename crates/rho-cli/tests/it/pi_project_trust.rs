@@ -179,3 +179,45 @@ async fn a_folder_with_nothing_to_protect_fires_no_event() {
     let err = std::fs::read_to_string(stderr_file.path()).unwrap_or_default();
     assert!(!err.contains("no: cwd="), "{err}");
 }
+
+const TRUSTED: &str = r#"
+export default function (pi) {
+  pi.registerCommand("trusted", {
+    handler: async (_args, ctx) => ctx.ui.notify(`trusted ${ctx.isProjectTrusted()}`, "info"),
+  });
+}
+"#;
+
+/// `ctx.isProjectTrusted()` is the session's decision, as in pi: false when the user declined
+/// trust (`--no-approve`), true when they gave it (`--approve`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extension_sees_whether_the_project_is_trusted() {
+    for (flag, expected) in [
+        ("--no-approve", "trusted false"),
+        ("--approve", "trusted true"),
+    ] {
+        let opts = Start {
+            home: Some(project_home(None)),
+            args: vec![flag.into()],
+            ..Start::default()
+        };
+        let files = [("trusted.ts", TRUSTED)];
+        let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
+            return;
+        };
+        let sent = rpc
+            .call(json!({"id": "c", "type": "prompt", "message": "/trusted"}))
+            .await;
+        assert_eq!(sent["success"], true, "{sent}");
+        let note = rpc
+            .wait(|v| {
+                v["method"] == "notify"
+                    && v["message"]
+                        .as_str()
+                        .is_some_and(|m| m.starts_with("trusted "))
+            })
+            .await;
+        assert_eq!(note["message"], expected, "{flag}");
+        assert_eq!(rpc.close().await, Some(0));
+    }
+}

@@ -47,6 +47,8 @@ pub struct ProcessOptions {
     pub flags: Map<String, Value>,
     /// The session's mode (`tui`, `rpc`, `json`, `print`; sent in `hello`).
     pub mode: Option<String>,
+    /// Whether the project is trusted (sent in `hello`).
+    pub project_trusted: bool,
 }
 
 impl Default for ProcessOptions {
@@ -60,6 +62,7 @@ impl Default for ProcessOptions {
             has_ui: false,
             flags: Map::new(),
             mode: None,
+            project_trusted: true,
         }
     }
 }

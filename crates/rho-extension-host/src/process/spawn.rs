@@ -69,6 +69,7 @@ pub(crate) async fn start(
         has_ui: options.has_ui,
         flags: options.flags.clone(),
         mode: options.mode.clone(),
+        project_trusted: Some(options.project_trusted),
     });
     let mut line = Vec::new();
     encode_line(&hello, &mut line).map_err(|e| handshake(&path, HandshakeError::Encode(e)))?;

@@ -27,6 +27,10 @@ pub struct Hello {
     /// `ctx.mode`); absent from older rho.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<String>,
+    /// Whether the project's own resources are trusted (pi's `ctx.isProjectTrusted()`);
+    /// absent from older rho, which loaded extensions only into trusted projects' sessions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_trusted: Option<bool>,
 }
 
 /// A line rho writes. Every request (`event`, `command`, `tool`, `shortcut`) is answered by a

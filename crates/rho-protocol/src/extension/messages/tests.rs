@@ -17,6 +17,7 @@ fn rho_lines_are_one_tagged_object_each() {
         has_ui: true,
         flags: Map::from_iter([("v".to_string(), json!(true))]),
         mode: None,
+        project_trusted: None,
     });
     assert_eq!(
         line(&hello),
