@@ -44,8 +44,10 @@ pub type EventHandler = Arc<
 
 /// A command handler: gets the verbatim argument string. `Err` is the extension's own error
 /// text, shown as an `extension_error` (see [`EventHandler`]).
-pub type CommandHandler =
-    Arc<dyn Fn(String, ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+pub type CommandHandler = Arc<
+    // A string: the extension's own error text, shown as it wrote it.
+    dyn Fn(String, ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
 
 /// A registered `/command`.
 #[derive(Clone)]
@@ -60,8 +62,10 @@ pub struct CommandDef {
 
 /// A shortcut handler (pi's `registerShortcut`): runs when its key is pressed. `Err` is the
 /// extension's own error text (see [`EventHandler`]).
-pub type ShortcutHandler =
-    Arc<dyn Fn(ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+pub type ShortcutHandler = Arc<
+    // A string: the extension's own error text, shown as it wrote it.
+    dyn Fn(ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync,
+>;
 
 /// A registered keyboard shortcut, bound by the interactive mode.
 #[derive(Clone)]
@@ -84,6 +88,7 @@ pub type ProviderStream = Arc<
             Value,
             Value,
             Arc<dyn Fn(Value) + Send + Sync>,
+            // A string: the extension's own error text (see above).
         ) -> BoxFuture<'static, Result<Value, String>>
         + Send
         + Sync,
@@ -108,8 +113,10 @@ pub struct ProviderDef {
 /// extension's calls meanwhile; resolves with `{provider, id, thinkingLevel, state?,
 /// stateChanged}`. `Err` is the router's own error text, which becomes the request's error
 /// response.
-pub type VirtualRoute =
-    Arc<dyn Fn(Value, ExtensionContext) -> BoxFuture<'static, Result<Value, String>> + Send + Sync>;
+pub type VirtualRoute = Arc<
+    // A string: the route's own error text, which becomes the run's `errorMessage`.
+    dyn Fn(Value, ExtensionContext) -> BoxFuture<'static, Result<Value, String>> + Send + Sync,
+>;
 
 /// A virtual model an extension registered (pi's `registerVirtualModel`).
 #[derive(Clone)]

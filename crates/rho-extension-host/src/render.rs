@@ -29,6 +29,7 @@ pub trait ExtensionRenderer: Send + Sync {
         width: u16,
     ) -> BoxFuture<'static, Result<Option<Rendered>, String>>;
     /// A key (as terminal bytes) for the focused component `key`; `Err` as for `render`.
+    // A string: the extension's reply error, as it wrote it.
     fn input(&self, key: String, data: String) -> BoxFuture<'static, Result<(), String>>;
 }
 

@@ -23,6 +23,7 @@ use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
 /// extension's own `error` from the wire, or why the extension cannot answer, and either way
 /// becomes the extension's error text handlers report (see [`crate::EventHandler`]).
+// A string: the wire's `error` is the extension's own text, handed on unchanged.
 pub type Reply = Result<Value, String>;
 
 /// Takes the `stream_event`s of a `stream` request.
@@ -291,6 +292,7 @@ impl Connection {
 impl Shared {
     /// Writes one line; `Err` is why the extension cannot be reached, the text its pending
     /// and later requests fail with ([`Reply`]).
+    // A string: the failure becomes the text of the request's `Reply` error.
     async fn write(&self, line: &[u8]) -> Result<(), String> {
         let mut guard = self.writer.lock().await;
         let Some(w) = guard.as_mut() else {
