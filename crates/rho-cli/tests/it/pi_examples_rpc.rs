@@ -5,7 +5,8 @@
 //! the same exit, and no "not supported" notice from rho. The examples come from npm with pi
 //! (`pi_support`), those with npm dependencies get them installed once. Differences rho keeps
 //! on purpose are listed in `KNOWN` with their reason; one not listed fails the test, and so
-//! does a listed one that no longer shows. Needs node ≥ 22.19 and pi 1.6 (`.ci/run` installs
+//! does a listed one that no longer shows (except those in `TIMING`, which a loaded machine
+//! shows and a quiet one does not). Needs node ≥ 22.19 and pi 1.6 (`.ci/run` installs
 //! both); skips with a printed reason elsewhere. `RHO_PI_EXAMPLES=a.ts,b` runs only those.
 
 use std::collections::BTreeMap;
@@ -15,6 +16,20 @@ use std::sync::Arc;
 use crate::pi_compare::{observe, Observed, Setup, Who};
 use crate::pi_support;
 use serde_json::Value;
+
+/// Differences that depend on how busy the machine is: allowed when seen, not required.
+const TIMING: &[(&str, &str, &str)] = &[
+    (
+        "trigger-compact.ts",
+        "ui /trigger-compact",
+        "the same notices, pi 1.6's text included; on a loaded machine rho's 'Compaction failed: Nothing to compact' can come after the script's idle check instead of before it (the failure crosses from rho's session back to the extension's process before the extension tells it)",
+    ),
+    (
+        "trigger-compact.ts",
+        "ui shutdown",
+        "the failure notice of the line above, seen after the idle check",
+    ),
+];
 
 /// Differences rho keeps on purpose or has not closed yet: (example, what differs, why).
 const KNOWN: &[(&str, &str, &str)] = &[
@@ -27,16 +42,6 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "gondolin",
         "",
         "its npm dependency does not install (npm 404): pi exits at start, rho names the extension that did not load and keeps running",
-    ),
-    (
-        "trigger-compact.ts",
-        "ui /trigger-compact",
-        "the same notices, pi 1.6's text included; pi's 'Compaction failed: Nothing to compact' comes before the script's idle check, rho's after it (the failure crosses from rho's session back to the extension's process before the extension tells it)",
-    ),
-    (
-        "trigger-compact.ts",
-        "ui shutdown",
-        "the failure notice of the line above, seen after the idle check",
     ),
     (
         "system-prompt-header.ts",
@@ -268,6 +273,7 @@ async fn every_example_behaves_in_rho_as_in_pi_over_rpc() {
     let known = |name: &str, what: &str| {
         KNOWN
             .iter()
+            .chain(TIMING)
             .any(|(n, w, _)| *n == name && what.starts_with(w))
     };
     let unexpected: Vec<String> = found
