@@ -223,7 +223,7 @@ fn read_lines(
         };
         bytes.fetch_add(n as u64, Ordering::Relaxed);
         let mut rest = &chunk[..n];
-        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+        while let Some(nl) = memchr::memchr(b'\n', rest) {
             line.extend_from_slice(&rest[..nl]);
             rest = &rest[nl + 1..];
             if is_update(&line) {
