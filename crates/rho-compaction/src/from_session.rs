@@ -21,7 +21,7 @@ pub fn path_entry(entry: &SessionEntry) -> Result<PathEntry, ReadError> {
             custom_type: custom_type.clone(),
             content: content.clone(),
             display: *display,
-            details: details.clone(),
+            details: details.as_deref().cloned(),
             timestamp,
         }),
         EntryData::BranchSummary {
@@ -36,7 +36,7 @@ pub fn path_entry(entry: &SessionEntry) -> Result<PathEntry, ReadError> {
                 from_id: Some(from_id.clone()),
                 timestamp,
             },
-            details: details.clone(),
+            details: details.as_deref().cloned(),
             from_hook: from_hook.unwrap_or(false),
         },
         EntryData::Compaction(c) => EntryKind::Compaction(CompactionRecord {

@@ -156,17 +156,30 @@ pub(crate) struct BlockReader<R> {
     /// File offset of the next block's first byte.
     offset: u64,
     eof: bool,
+    /// The CRC-32 of the bytes handed out in blocks so far (for the session's index).
+    crc: crc32fast::Hasher,
 }
 
 impl<R: Read> BlockReader<R> {
     pub(crate) fn new(source: R) -> Self {
+        Self::resume(source, 0, 0)
+    }
+
+    /// Reads on from byte `offset`, which `source` is at, after bytes whose CRC-32 is `crc`.
+    pub(crate) fn resume(source: R, offset: u64, crc: u32) -> Self {
         Self {
             source,
             pool: Arc::default(),
             pending: None,
-            offset: 0,
+            offset,
             eof: false,
+            crc: crc32fast::Hasher::new_with_initial_len(crc, offset),
         }
+    }
+
+    /// The bytes handed out in blocks so far: how many, and their CRC-32.
+    pub(crate) fn read_so_far(&self) -> (u64, u32) {
+        (self.offset, self.crc.clone().finalize())
     }
 
     /// The next block (`None` at the end of the file): reads until the buffer is full, then
@@ -211,6 +224,7 @@ impl<R: Read> BlockReader<R> {
         }
         let start = self.offset;
         self.offset += end as u64;
+        self.crc.update(&buf[..end]);
         Ok(Some(Block {
             buf,
             from: 0,
@@ -225,7 +239,7 @@ impl<R: Read> BlockReader<R> {
 /// order. `lines_before` is the number of lines before `first`'s text.
 pub(crate) fn decode_in_order<R: Read>(
     path: &Path,
-    mut reader: BlockReader<R>,
+    reader: &mut BlockReader<R>,
     first: Block,
     lines_before: usize,
     decode: &(impl Fn(&Line, &str) -> Result<Decoded, LineError> + Sync),

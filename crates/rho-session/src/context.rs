@@ -293,7 +293,7 @@ fn context_message(entry: &SessionEntry) -> Option<StoredMessage> {
             custom_type: custom_type.clone(),
             content: content.clone(),
             display: *display,
-            details: details.clone(),
+            details: details.as_deref().cloned(),
             timestamp: entry_ms(entry),
         })),
         EntryData::BranchSummary {

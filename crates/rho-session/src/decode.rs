@@ -259,7 +259,7 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
             provider: need(raw.provider, ty, "provider")?,
             model_id: need(raw.model_id, ty, "modelId")?,
         },
-        "compaction" => EntryData::Compaction(CompactionData {
+        "compaction" => EntryData::Compaction(Box::new(CompactionData {
             summary: need(raw.summary, ty, "summary")?,
             first_kept_entry_id: need(raw.first_kept_entry_id, ty, "firstKeptEntryId")?,
             tokens_before: need(raw.tokens_before, ty, "tokensBefore")?,
@@ -267,12 +267,12 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
             usage: raw.usage,
             from_hook: raw.from_hook,
             system_message: raw.system_message.map(Arc::from),
-        }),
+        })),
         "branch_summary" => EntryData::BranchSummary {
             from_id: need(raw.from_id, ty, "fromId")?,
             summary: need(raw.summary, ty, "summary")?,
-            details: raw.details,
-            usage: raw.usage,
+            details: raw.details.map(Box::new),
+            usage: raw.usage.map(Box::new),
             from_hook: raw.from_hook,
         },
         "context_edit" => EntryData::ContextEdit {
@@ -288,13 +288,13 @@ fn from_raw(raw: RawEntry) -> Result<SessionEntry, Fallback> {
         })),
         "custom" => EntryData::Custom {
             custom_type: need(raw.custom_type, ty, "customType")?,
-            data: raw.data,
+            data: raw.data.map(Box::new),
         },
         "custom_message" => EntryData::CustomMessage {
             custom_type: need(raw.custom_type, ty, "customType")?,
             content: need(raw.content, ty, "content")?,
             display: raw.display.unwrap_or(false),
-            details: raw.details,
+            details: raw.details.map(Box::new),
         },
         "label" => EntryData::Label {
             target_id: need(raw.target_id, ty, "targetId")?,

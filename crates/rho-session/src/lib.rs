@@ -16,6 +16,7 @@ pub use rho_protocol::session::entry;
 pub mod error;
 mod fast_message;
 pub mod ids;
+mod index;
 mod lazy;
 pub mod listing;
 pub mod load;
@@ -34,11 +35,12 @@ pub use entry::{
     CompactionData, EntryData, RawLine, SessionEntry, SessionHeader, UsageData, CURRENT_VERSION,
 };
 pub use error::{LineError, LoadWarning, StoreError};
+pub use index::remove as remove_index;
 pub use listing::{
     find_session, is_path_argument, list_all_sessions, list_sessions, most_recent_session,
     summarize, FoundSession, SessionSummary,
 };
-pub use load::{load_file, LoadedFile};
+pub use load::{load_file, load_file_and_index, LoadedFile};
 pub use manager::{ForkScope, SessionManager};
 pub use tree::SessionTree;
 pub use writer::Durability;

@@ -10,17 +10,21 @@
 //!   newline before appending, so it becomes a whole bad line and nothing the user had is lost.
 //! - Files older than format 3 are migrated in memory; the caller rewrites them (§4.6).
 
+use std::borrow::Cow;
 use std::fs::File;
+use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::batch_decode::{decode_in_order, BlockReader, Line};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
-use super::entry::{SessionEntry, SessionHeader, CURRENT_VERSION};
+use super::entry::{EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LineError, LoadWarning, StoreError};
+use super::index::{self, Head, Index, Indexed, Place, Stamp};
 use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
-use rho_protocol::agent::MessageFile;
+use rho_protocol::agent::{read_exact_at, MessageFile, Origin, StoredMessage};
 
 /// What [`load_file`] read.
 #[derive(Debug)]
@@ -37,14 +41,78 @@ pub struct LoadedFile {
     pub needs_newline: bool,
     /// For a file older than format 3: its version and the migrated lines to write back.
     pub migrated: Option<(u32, Vec<String>)>,
+    /// Bytes at the start of the file whose entries came from its index instead of being
+    /// parsed (0 when the file was read whole).
+    pub indexed: u64,
 }
 
-/// Reads `path` in blocks of whole lines; see the module docs for what is an error.
+/// Reads `path` in blocks of whole lines; see the module docs for what is an error. The
+/// entries of a file opened before come from its index (`index.rs`) when that is still
+/// valid, and only lines added since are parsed; the result is the same either way. Writes
+/// nothing (an export or a look at a session leaves no file behind).
 pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
+    load(path, false)
+}
+
+/// [`load_file`], then keeps the entry index beside the file up to date (written or
+/// extended), for a session opened to be used and opened again later.
+pub fn load_file_and_index(path: &Path) -> Result<LoadedFile, StoreError> {
+    load(path, true)
+}
+
+fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let io = |e| StoreError::io(path, e);
-    let file = File::open(path).map_err(io)?;
-    let messages = file.try_clone().map_err(io)?;
-    let messages = MessageFile::new(path, messages, decode_message);
+    let mut file = File::open(path).map_err(io)?;
+    let stamp = Stamp::of(&file.metadata().map_err(io)?);
+    let messages = MessageFile::new(path, file.try_clone().map_err(io)?, decode_message);
+    let restored = index::read(path, stamp).and_then(|(index, same)| {
+        let head = index.head;
+        let state = match same {
+            true => State::restore(path, index, &messages),
+            // The file's bytes are checked while the entries are restored.
+            false => std::thread::scope(|scope| {
+                let check = scope.spawn(|| index::holds(&file, head.covered, head.crc));
+                let state = State::restore(path, index, &messages);
+                state.filter(|_| check.join().unwrap_or(false))
+            }),
+        }?;
+        Some((state, head, same))
+    });
+    let Some((mut state, head, same)) = restored else {
+        let (state, reader) = read_whole(path, file, &messages)?;
+        let (loaded, placed) = state.finish()?;
+        if keep_index {
+            save_index(path, stamp, &loaded, placed, reader.read_so_far());
+        }
+        return Ok(loaded);
+    };
+    file.seek(SeekFrom::Start(head.covered)).map_err(io)?;
+    let mut reader = BlockReader::resume(file, head.covered, head.crc);
+    if let Some(first) = reader.next_block().map_err(io)? {
+        let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, &messages);
+        let take = |line, decoded| state.take(line, decoded);
+        decode_in_order(path, &mut reader, first, head.lines, &decode, take)?;
+    }
+    let (mut loaded, placed) = state.finish()?;
+    loaded.indexed = head.covered;
+    let read = reader.read_so_far();
+    match read.0 > head.covered {
+        _ if !keep_index => {}
+        true => save_index(path, stamp, &loaded, placed, read),
+        false if !same => index::restamp(path, stamp),
+        false => {}
+    }
+    Ok(loaded)
+}
+
+/// Reads the whole file: its header, then every entry (or, for an older format, every line
+/// to migrate). Also gives the reader, which knows what it read.
+fn read_whole(
+    path: &Path,
+    file: File,
+    messages: &Arc<MessageFile>,
+) -> Result<(State, BlockReader<File>), StoreError> {
+    let io = |e| StoreError::io(path, e);
     let mut reader = BlockReader::new(file);
     // The header is the first line that is not blank.
     let mut lines_before = 0;
@@ -75,17 +143,66 @@ pub fn load_file(path: &Path) -> Result<LoadedFile, StoreError> {
             block = reader.next_block().map_err(io)?;
         }
     } else {
-        let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, &messages);
-        decode_in_order(
-            path,
-            reader,
-            rest,
-            first.number,
-            &decode,
-            |line, decoded| state.take(line, decoded),
-        )?;
+        let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, messages);
+        let take = |line, decoded| state.take(line, decoded);
+        decode_in_order(path, &mut reader, rest, first.number, &decode, take)?;
     }
-    state.finish()
+    Ok((state, reader))
+}
+
+/// Writes the index of a file loaded without a warning whose bytes `read` (how many, their
+/// CRC-32) end with an entry's line (so its last line is the last one placed).
+fn save_index(
+    path: &Path,
+    stamp: Stamp,
+    loaded: &LoadedFile,
+    placed: Option<Vec<Placed>>,
+    (covered, crc): (u64, u32),
+) {
+    let Some(placed) = placed else { return };
+    if loaded.needs_newline || loaded.valid_len != covered {
+        return;
+    }
+    let (Some(header), Some(last)) = (placed.first(), placed.last()) else {
+        return;
+    };
+    let entries = loaded.entries.iter().zip(&placed[1..]);
+    let head = Head {
+        covered,
+        crc,
+        lines: last.line,
+        header: (header.start, header.end),
+    };
+    index::write(path, stamp, &head, entries.map(|(e, p)| index_entry(e, p)));
+}
+
+/// How `entry`, read from the line `placed`, is restored: from the index when its message
+/// stays on disk, else from its line.
+fn index_entry<'a>(entry: &'a SessionEntry, placed: &Placed) -> Indexed<'a> {
+    let line = Place::Line {
+        start: placed.start,
+        end: placed.end,
+    };
+    let on_disk = match &entry.data {
+        EntryData::Message(m) if m.held().is_none() => m.origin().map(|o| (m.role(), o)),
+        _ => None,
+    };
+    let place = match on_disk {
+        Some((role, origin)) if index::ROLES.contains(&role) => Place::Message {
+            id: Cow::Borrowed(&entry.id),
+            parent_id: entry.parent_id.as_deref().map(Cow::Borrowed),
+            timestamp: Cow::Borrowed(&entry.timestamp),
+            role,
+            offset: origin.offset(),
+            len: origin.end() - origin.offset(),
+            crc: origin.crc(),
+        },
+        _ => line,
+    };
+    Indexed {
+        line: placed.line,
+        place,
+    }
 }
 
 fn not_session(path: &Path, reason: LineError) -> StoreError {
@@ -102,9 +219,16 @@ struct State {
     entries: Vec<SessionEntry>,
     raw_lines: Option<Vec<String>>,
     raw_numbers: Vec<usize>,
-    /// The line number of each entry, for warnings.
-    entry_lines: Vec<usize>,
+    /// Where the header (first) and each entry (after it) were read, for warnings and the
+    /// index.
+    placed: Vec<Placed>,
     warnings: Vec<LoadWarning>,
+    /// How many of the warnings are entries kept verbatim (which an index restores with
+    /// their warning; any other warning means the file gets no index).
+    kept_verbatim: usize,
+    /// Entries restored from an index, which was written only for a file without a parent
+    /// cycle: they hold none among themselves.
+    restored: usize,
     pending_failure: Option<(usize, LineError)>,
     valid_len: u64,
     needs_newline: bool,
@@ -118,8 +242,10 @@ impl State {
             entries: Vec::new(),
             raw_lines: None,
             raw_numbers: vec![first.number],
-            entry_lines: Vec::new(),
+            placed: vec![Placed::of(first)],
             warnings: Vec::new(),
+            kept_verbatim: 0,
+            restored: 0,
             pending_failure: None,
             valid_len: first.end,
             needs_newline: !first.has_newline,
@@ -145,7 +271,7 @@ impl State {
     /// Takes a decoded line of a current-format file.
     fn take(&mut self, line: Line, decoded: Result<Decoded, LineError>) -> Result<(), StoreError> {
         self.skip_pending();
-        let parsed = decoded.map(|d| self.keep(line.number, d));
+        let parsed = decoded.map(|d| self.keep(Placed::of(&line), d));
         self.settle(line, parsed)
     }
 
@@ -195,7 +321,7 @@ impl State {
     /// Breaks parent cycles and reports each at the line of the entry whose link was dropped.
     fn report_cycles(&mut self) {
         for cycle in break_cycles(&mut self.entries) {
-            let line = self.entry_lines.get(cycle.index).copied().unwrap_or(0);
+            let line = self.placed.get(cycle.index + 1).map_or(0, |p| p.line);
             self.warnings.push(LoadWarning {
                 path: self.path.clone(),
                 line,
@@ -208,16 +334,17 @@ impl State {
     }
 
     /// Adds a decoded entry, reporting it when it was kept verbatim instead of decoded.
-    fn keep(&mut self, line: usize, decoded: Decoded) {
+    fn keep(&mut self, placed: Placed, decoded: Decoded) {
         if let Some(message) = decoded.warning {
+            self.kept_verbatim += 1;
             self.warnings.push(LoadWarning {
                 path: self.path.clone(),
-                line,
+                line: placed.line,
                 message,
             });
         }
         self.entries.push(decoded.entry);
-        self.entry_lines.push(line);
+        self.placed.push(placed);
     }
 
     fn corrupt(&self, line: usize, reason: LineError) -> StoreError {
@@ -228,8 +355,11 @@ impl State {
         }
     }
 
-    fn finish(mut self) -> Result<LoadedFile, StoreError> {
+    /// The loaded file, and where its header and entries were read when an index can
+    /// restore what was found (no warning other than entries kept verbatim).
+    fn finish(mut self) -> Result<(LoadedFile, Option<Vec<Placed>>), StoreError> {
         let mut warnings = std::mem::take(&mut self.warnings);
+        let only_kept_verbatim = warnings.len() == self.kept_verbatim;
         if let Some((bad, reason)) = self.pending_failure.take() {
             warnings.push(LoadWarning {
                 path: self.path.clone(),
@@ -250,19 +380,124 @@ impl State {
             self.header = decode_header(&lines[0]).map_err(|r| not_session(&self.path, r))?;
             for (i, line) in lines.iter().enumerate().skip(1) {
                 let decoded = decode_entry(line).map_err(|r| self.corrupt(numbers[i], r))?;
-                self.keep(numbers[i], decoded);
+                let placed = Placed {
+                    line: numbers[i],
+                    start: 0,
+                    end: 0,
+                };
+                self.keep(placed, decoded);
             }
             migrated = Some((from, lines));
         }
-        self.report_cycles();
+        // A cycle among appended entries and restored ones needs an appended one.
+        if self.entries.len() > self.restored {
+            self.report_cycles();
+        }
+        let indexable = only_kept_verbatim && self.warnings.is_empty() && migrated.is_none();
         warnings.append(&mut self.warnings);
-        Ok(LoadedFile {
+        let loaded = LoadedFile {
             header: self.header,
             entries: self.entries,
             warnings,
             valid_len: self.valid_len,
             needs_newline: self.needs_newline,
             migrated,
-        })
+            indexed: 0,
+        };
+        Ok((loaded, indexable.then_some(self.placed)))
     }
+
+    /// The state after the bytes `index` covers, restored from it: `None` when any of its
+    /// lines does not read back as the entry it was (the file is then read whole).
+    fn restore(path: &Path, index: Index, messages: &Arc<MessageFile>) -> Option<Self> {
+        let head = index.head;
+        let text = read_line(messages, head.header.0, head.header.1)?;
+        let header = decode_header(&text).ok()?;
+        // The header's line number counts only as the last line of a file of no entries.
+        let first = Line {
+            number: head.lines,
+            start: head.header.0,
+            end: head.header.1,
+            has_newline: true,
+        };
+        let mut state = State::new(path, header, &first);
+        state.entries.reserve_exact(index.len());
+        state.placed.reserve_exact(index.len());
+        for indexed in index.entries() {
+            let (decoded, placed) = restore_entry(indexed?, messages)?;
+            state.keep(placed, decoded);
+        }
+        state.restored = state.entries.len();
+        state.valid_len = head.covered;
+        Some(state)
+    }
+}
+
+/// Where a line was read: its number and bytes (line break included).
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    line: usize,
+    start: u64,
+    end: u64,
+}
+
+impl Placed {
+    fn of(line: &Line) -> Self {
+        Self {
+            line: line.number,
+            start: line.start,
+            end: line.end,
+        }
+    }
+}
+
+/// The entry `indexed` describes, and where it was read.
+fn restore_entry(indexed: Indexed<'_>, messages: &Arc<MessageFile>) -> Option<(Decoded, Placed)> {
+    let (start, end) = match indexed.place {
+        Place::Line { start, end } => (start, end),
+        Place::Message {
+            id,
+            parent_id,
+            timestamp,
+            role,
+            offset,
+            len,
+            crc,
+        } => {
+            let origin = Origin::known(Arc::clone(messages), offset, len, crc);
+            let entry = Decoded {
+                entry: SessionEntry {
+                    id: id.into_owned(),
+                    parent_id: parent_id.map(Cow::into_owned),
+                    timestamp: timestamp.into_owned(),
+                    data: EntryData::Message(StoredMessage::on_disk(origin, role)),
+                },
+                warning: None,
+            };
+            let placed = Placed {
+                line: indexed.line,
+                start: 0,
+                end: 0,
+            };
+            return Some((entry, placed));
+        }
+    };
+    let text = read_line(messages, start, end)?;
+    let decoded = decode_entry_at(&text, start, messages).ok()?;
+    let placed = Placed {
+        line: indexed.line,
+        start,
+        end,
+    };
+    Some((decoded, placed))
+}
+
+/// The text of the line at bytes `start..end` of the file, without its line break.
+fn read_line(messages: &MessageFile, start: u64, end: u64) -> Option<String> {
+    let len = usize::try_from(end.checked_sub(start)?).ok()?;
+    let mut bytes = vec![0; len];
+    read_exact_at(messages.file(), &mut bytes, start).ok()?;
+    let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    String::from_utf8(text.to_vec()).ok()
 }

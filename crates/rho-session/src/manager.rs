@@ -17,7 +17,7 @@ use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRE
 use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
 use super::lazy::set_origin;
-use super::load::load_file;
+use super::load::load_file_and_index;
 use super::paths::session_file_name;
 use super::time::{format_iso, now_ms};
 use super::tree::SessionTree;
@@ -123,7 +123,7 @@ impl SessionManager {
     /// Loads an existing session file; a file older than format 3 is migrated and rewritten.
     /// A file that fails to load is left untouched.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
-        let loaded = load_file(path)?;
+        let loaded = load_file_and_index(path)?;
         let (mut valid_len, mut needs_newline) = (loaded.valid_len, loaded.needs_newline);
         if let Some((_, lines)) = &loaded.migrated {
             let mut text = lines.join("\n");
@@ -405,7 +405,7 @@ impl SessionManager {
             compaction.system_message =
                 super::context::system_checkpoint(&self.build_context(), now).map(Arc::new);
         }
-        self.append_at(EntryData::Compaction(compaction), now)
+        self.append_at(EntryData::Compaction(Box::new(compaction)), now)
     }
 
     /// Stores extension state (never in context).
@@ -416,7 +416,7 @@ impl SessionManager {
     ) -> Result<&SessionEntry, StoreError> {
         self.append(EntryData::Custom {
             custom_type: custom_type.to_string(),
-            data,
+            data: data.map(Box::new),
         })
     }
 
@@ -432,7 +432,7 @@ impl SessionManager {
             custom_type: custom_type.to_string(),
             content,
             display,
-            details,
+            details: details.map(Box::new),
         })
     }
 
@@ -544,7 +544,7 @@ impl SessionManager {
         self.append(EntryData::BranchSummary {
             from_id: from.unwrap_or("root").to_string(),
             summary: summary.to_string(),
-            details,
+            details: details.map(Box::new),
             usage: None,
             from_hook,
         })

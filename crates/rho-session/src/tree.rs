@@ -2,8 +2,10 @@
 //! label and name state that entries set (interfaces spec §4.3-§4.4).
 
 use std::collections::HashMap;
+use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
+use hashbrown::HashTable;
 
 use super::entry::{EntryData, SessionEntry};
 use super::error::StoreError;
@@ -13,9 +15,7 @@ use super::ids::new_entry_id;
 #[derive(Debug, Default, Clone)]
 pub struct SessionTree {
     entries: Vec<SessionEntry>,
-    /// Position by id. foldhash, not SipHash: SipHash was a few percent of the time to open a
-    /// 50,000-entry session; foldhash is faster and still seeded per process.
-    index: HashMap<String, usize, RandomState>,
+    index: IdIndex,
     /// Each entry's parent (by position), resolved once: walking a 50,000-entry branch is
     /// then no hashing at all.
     parents: Vec<Option<usize>>,
@@ -28,32 +28,34 @@ impl SessionTree {
     /// A tree over loaded entries (kept in place, not copied); the leaf is the last entry.
     pub fn from_entries(entries: Vec<SessionEntry>) -> Self {
         let mut tree = SessionTree {
-            index: HashMap::with_capacity_and_hasher(entries.len(), RandomState::default()),
+            index: IdIndex::with_capacity(entries.len()),
+            entries,
             ..Default::default()
         };
-        for (i, entry) in entries.iter().enumerate() {
-            tree.note(entry, i);
+        for i in 0..tree.entries.len() {
+            tree.note(i);
         }
-        tree.parents = entries.iter().map(|e| tree.position_of_parent(e)).collect();
-        tree.leaf = entries.len().checked_sub(1);
-        tree.entries = entries;
+        let parents = tree.entries.iter().map(|e| tree.position_of_parent(e));
+        tree.parents = parents.collect();
+        tree.leaf = tree.entries.len().checked_sub(1);
         tree
     }
 
     fn position_of_parent(&self, entry: &SessionEntry) -> Option<usize> {
-        self.index.get(entry.parent_id.as_deref()?).copied()
+        self.index.get(&self.entries, entry.parent_id.as_deref()?)
     }
 
     /// Adds an entry (its `parent_id` already set) and makes it the leaf.
     pub fn push(&mut self, entry: SessionEntry) {
         self.parents.push(self.position_of_parent(&entry));
-        self.note(&entry, self.entries.len());
-        self.leaf = Some(self.entries.len());
         self.entries.push(entry);
+        self.note(self.entries.len() - 1);
+        self.leaf = Some(self.entries.len() - 1);
     }
 
     /// Indexes the entry at position `i` and applies the label/name it sets.
-    fn note(&mut self, entry: &SessionEntry, i: usize) {
+    fn note(&mut self, i: usize) {
+        let entry = &self.entries[i];
         match &entry.data {
             EntryData::Label { target_id, label } => match label {
                 Some(l) => {
@@ -66,12 +68,12 @@ impl SessionTree {
             EntryData::SessionInfo { name } => self.name = name.clone(),
             _ => {}
         }
-        self.index.insert(entry.id.clone(), i);
+        self.index.insert(&self.entries, i);
     }
 
     /// A fresh id not used in this tree.
     pub fn new_id(&self) -> String {
-        new_entry_id(|id| self.index.contains_key(id))
+        new_entry_id(|id| self.index.get(&self.entries, id).is_some())
     }
 
     /// All entries in file order.
@@ -81,7 +83,7 @@ impl SessionTree {
 
     /// The entry with `id`.
     pub fn get(&self, id: &str) -> Option<&SessionEntry> {
-        self.index.get(id).map(|&i| &self.entries[i])
+        self.index.get(&self.entries, id).map(|i| &self.entries[i])
     }
 
     /// The current leaf (`None`: before the first entry, the next append is a root).
@@ -99,9 +101,8 @@ impl SessionTree {
         self.leaf = match id {
             None => None,
             Some(id) => Some(
-                *self
-                    .index
-                    .get(id)
+                self.index
+                    .get(&self.entries, id)
                     .ok_or_else(|| StoreError::UnknownEntry { id: id.to_string() })?,
             ),
         };
@@ -111,7 +112,7 @@ impl SessionTree {
     /// The entries from the root down to `id` (inclusive), root first.
     pub fn path_to(&self, id: &str) -> Vec<&SessionEntry> {
         let mut path = Vec::new();
-        let mut cursor = self.index.get(id).copied();
+        let mut cursor = self.index.get(&self.entries, id);
         while let Some(i) = cursor {
             if path.len() > self.entries.len() {
                 break; // a parent cycle in a hand-edited file: stop rather than loop
@@ -158,5 +159,45 @@ impl SessionTree {
     /// The session name, from the last `session_info` entry in file order.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
+    }
+}
+
+/// Entry positions by id, hashing each id where it is in the entries: the index of a
+/// 50,000-entry session then costs no copy of any id. foldhash, not SipHash: SipHash was a
+/// few percent of the time to open such a session; foldhash is faster and still seeded per
+/// process. A repeated id finds its latest entry.
+#[derive(Debug, Default, Clone)]
+struct IdIndex {
+    positions: HashTable<usize>,
+    hasher: RandomState,
+}
+
+impl IdIndex {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            positions: HashTable::with_capacity(n),
+            hasher: RandomState::default(),
+        }
+    }
+
+    /// The position of the entry `id` in `entries` (the entries this index was built over).
+    fn get(&self, entries: &[SessionEntry], id: &str) -> Option<usize> {
+        let hash = self.hasher.hash_one(id);
+        let found = self.positions.find(hash, |&i| entries[i].id == id);
+        found.copied()
+    }
+
+    /// Indexes `entries[i]`, replacing an earlier entry of the same id.
+    fn insert(&mut self, entries: &[SessionEntry], i: usize) {
+        let id = entries[i].id.as_str();
+        let hash = self.hasher.hash_one(id);
+        let hasher = &self.hasher;
+        match self.positions.find_mut(hash, |&j| entries[j].id == id) {
+            Some(position) => *position = i,
+            None => {
+                let rehash = |&j: &usize| hasher.hash_one(entries[j].id.as_str());
+                self.positions.insert_unique(hash, i, rehash);
+            }
+        }
     }
 }

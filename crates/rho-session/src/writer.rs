@@ -161,7 +161,7 @@ const DIR_MODE: u32 = 0o700;
 /// umask only narrows the mode given at creation; on Windows the file inherits its folder's
 /// ACL, which under the user's profile (where `~/.pi` lives) grants only the user, SYSTEM and
 /// Administrators.
-fn create_private_file(path: &Path) -> std::io::Result<File> {
+pub(crate) fn create_private_file(path: &Path) -> std::io::Result<File> {
     let mut options = OpenOptions::new();
     options.write(true).create(true).truncate(true);
     #[cfg(unix)]

@@ -244,7 +244,7 @@ impl AgentSession {
             let usage = match &entry.data {
                 EntryData::Usage(u) => Some(&u.usage),
                 EntryData::Compaction(c) => c.usage.as_ref(),
-                EntryData::BranchSummary { usage, .. } => usage.as_ref(),
+                EntryData::BranchSummary { usage, .. } => usage.as_deref(),
                 _ => None,
             };
             if let Some(usage) = usage {

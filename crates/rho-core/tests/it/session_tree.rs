@@ -250,7 +250,7 @@ async fn a_summary_of_the_abandoned_branch_is_written_and_enters_the_context() {
     assert!(summary.contains("B TRIED SOMETHING"));
     assert_eq!(*from_hook, Some(false));
     assert_eq!(
-        details.clone(),
+        details.as_deref().cloned(),
         Some(json!({"readFiles": [], "modifiedFiles": []}))
     );
     // The rebuilt context ends with the summary; the next request carries it.
@@ -507,7 +507,7 @@ async fn ext_4_an_extension_summary_replaces_the_model_and_its_overrides_apply()
         panic!("not a branch summary");
     };
     assert_eq!(summary, "EXT SUMMARY", "the last result wins");
-    assert_eq!(details.clone(), Some(json!({"k": 1})));
+    assert_eq!(details.as_deref().cloned(), Some(json!({"k": 1})));
     assert_eq!(*from_hook, Some(true));
     assert_eq!(file.label(&id), Some("from ext"));
 }

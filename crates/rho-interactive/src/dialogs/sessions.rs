@@ -26,10 +26,14 @@ pub fn delete_session_file(path: &Path) -> Result<Deleted, DeleteError> {
         .stderr(Stdio::piped())
         .output();
     if trashed.as_ref().is_ok_and(|o| o.status.success()) || !path.exists() {
+        rho_session::remove_index(path);
         return Ok(Deleted::Trash);
     }
     std::fs::remove_file(path)
-        .map(|()| Deleted::Unlink)
+        .map(|()| {
+            rho_session::remove_index(path);
+            Deleted::Unlink
+        })
         .map_err(|source| {
             let hint = match &trashed {
                 Ok(o) => String::from_utf8_lossy(&o.stderr)

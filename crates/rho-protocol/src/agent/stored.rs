@@ -83,6 +83,22 @@ impl Origin {
         }
     }
 
+    /// A message known to be `len` bytes at `offset` of `file` with checksum `crc` (from a
+    /// session's entry index, which recorded them when the bytes were read).
+    pub fn known(file: Arc<MessageFile>, offset: u64, len: u64, crc: u32) -> Self {
+        Self {
+            file,
+            offset,
+            len,
+            crc,
+        }
+    }
+
+    /// The CRC-32 of the message's bytes.
+    pub fn crc(&self) -> u32 {
+        self.crc
+    }
+
     /// The byte offset of the message's JSON in the file.
     pub fn offset(&self) -> u64 {
         self.offset

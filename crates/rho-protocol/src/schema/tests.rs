@@ -81,7 +81,7 @@ fn every_entry_kind() -> Vec<SessionEntry> {
             provider: "anthropic".into(),
             model_id: "m".into(),
         }),
-        entry(EntryData::Compaction(CompactionData {
+        entry(EntryData::Compaction(Box::new(CompactionData {
             summary: "s".into(),
             first_kept_entry_id: "e".into(),
             tokens_before: 5,
@@ -89,12 +89,12 @@ fn every_entry_kind() -> Vec<SessionEntry> {
             usage: Some(Usage::default()),
             from_hook: Some(true),
             system_message: Some(message),
-        })),
+        }))),
         entry(EntryData::BranchSummary {
             from_id: "root".into(),
             summary: "s".into(),
-            details: Some(json!({})),
-            usage: Some(Usage::default()),
+            details: Some(Box::new(json!({}))),
+            usage: Some(Box::default()),
             from_hook: Some(false),
         }),
         entry(EntryData::ContextEdit {
@@ -114,13 +114,13 @@ fn every_entry_kind() -> Vec<SessionEntry> {
         }))),
         entry(EntryData::Custom {
             custom_type: "t".into(),
-            data: Some(json!(1)),
+            data: Some(Box::new(json!(1))),
         }),
         entry(EntryData::CustomMessage {
             custom_type: "t".into(),
             content: UserContent::Text("x".into()),
             display: true,
-            details: Some(json!({})),
+            details: Some(Box::new(json!({}))),
         }),
         entry(EntryData::Label {
             target_id: "e".into(),

@@ -68,7 +68,10 @@ pub struct SessionEntry {
     pub data: EntryData,
 }
 
-/// The type-specific part of an entry (interfaces spec §4.3).
+/// The type-specific part of an entry (interfaces spec §4.3). Nearly every entry of a long
+/// session is a `message`, so the rare large payloads (a compaction, summaries' usage, JSON
+/// details) are boxed: an entry takes 144 bytes instead of 336, and a 50,000-entry session
+/// 9 MB less memory.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EntryData {
     /// `message`: a conversation message of any stored role. A cell shared with the agent's
@@ -88,7 +91,7 @@ pub enum EntryData {
         model_id: String,
     },
     /// `compaction`: history before `first_kept_entry_id` is replaced by `summary`.
-    Compaction(CompactionData),
+    Compaction(Box<CompactionData>),
     /// `branch_summary`: what an abandoned branch did, attached where the conversation returned.
     BranchSummary {
         /// The navigation target (or `"root"`).
@@ -96,9 +99,9 @@ pub enum EntryData {
         /// The summary text (empty → not in context).
         summary: String,
         /// Built-in: `{readFiles, modifiedFiles}`.
-        details: Option<Value>,
+        details: Option<Box<Value>>,
         /// pi 1.x: usage of generating the summary (counted in session totals).
-        usage: Option<Usage>,
+        usage: Option<Box<Usage>>,
         /// True when an extension produced it.
         from_hook: Option<bool>,
     },
@@ -118,7 +121,7 @@ pub enum EntryData {
         /// The extension's type tag.
         custom_type: String,
         /// Its data.
-        data: Option<Value>,
+        data: Option<Box<Value>>,
     },
     /// `custom_message`: an extension message that is in context.
     CustomMessage {
@@ -129,7 +132,7 @@ pub enum EntryData {
         /// Whether UIs show it.
         display: bool,
         /// Extension data, never sent.
-        details: Option<Value>,
+        details: Option<Box<Value>>,
     },
     /// `label`: sets (or with `None` clears) the label of `target_id`.
     Label {
@@ -370,5 +373,17 @@ impl SessionEntry {
     /// The role of a `message` entry's message (known without decoding it).
     pub fn message_role(&self) -> Option<&'static str> {
         self.stored_message().map(StoredMessage::role)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large payload added inline to any variant would grow every entry of every session.
+    #[test]
+    fn an_entry_stays_small() {
+        assert!(std::mem::size_of::<EntryData>() <= 72);
+        assert!(std::mem::size_of::<SessionEntry>() <= 144);
     }
 }

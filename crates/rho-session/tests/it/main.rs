@@ -3,6 +3,7 @@
 
 mod errors;
 mod fixtures_context;
+mod index;
 mod kill;
 mod long_session_load;
 mod manager;

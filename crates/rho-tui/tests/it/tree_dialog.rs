@@ -121,7 +121,7 @@ fn tree_session() -> Vec<SessionEntry> {
         entry(
             "c1",
             Some("a4"),
-            EntryData::Compaction(CompactionData {
+            EntryData::Compaction(Box::new(CompactionData {
                 usage: None,
                 system_message: None,
                 summary: "s".into(),
@@ -129,7 +129,7 @@ fn tree_session() -> Vec<SessionEntry> {
                 tokens_before: 1000,
                 details: None,
                 from_hook: None,
-            }),
+            })),
         ),
         entry(
             "b1",

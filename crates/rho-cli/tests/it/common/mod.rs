@@ -67,12 +67,15 @@ impl Sandbox {
         self.agent.path().join("sessions").join(encoded)
     }
 
-    /// The session files of this project.
+    /// The session files of this project (not the entry indexes kept beside them).
     pub fn session_files(&self) -> Vec<PathBuf> {
         let Ok(dir) = std::fs::read_dir(self.session_dir()) else {
             return Vec::new();
         };
-        let mut files: Vec<PathBuf> = dir.filter_map(|e| Some(e.ok()?.path())).collect();
+        let mut files: Vec<PathBuf> = dir
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .collect();
         files.sort();
         files
     }
