@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasher;
 
 use foldhash::fast::RandomState;
+use hashbrown::hash_table::Entry;
 use hashbrown::HashTable;
 
 use super::entry::{EntryData, SessionEntry};
@@ -35,7 +36,7 @@ impl SessionTree {
         for i in 0..tree.entries.len() {
             tree.note(i);
         }
-        let parents = tree.entries.iter().map(|e| tree.position_of_parent(e));
+        let parents = (0..tree.entries.len()).map(|i| tree.position_of_parent_at(i));
         tree.parents = parents.collect();
         tree.leaf = tree.entries.len().checked_sub(1);
         tree
@@ -43,6 +44,17 @@ impl SessionTree {
 
     fn position_of_parent(&self, entry: &SessionEntry) -> Option<usize> {
         self.index.get(&self.entries, entry.parent_id.as_deref()?)
+    }
+
+    /// The parent of the entry at `i`: in a session file it is nearly always the entry
+    /// before, which, while no id is repeated, is found without hashing.
+    fn position_of_parent_at(&self, i: usize) -> Option<usize> {
+        let parent = self.entries[i].parent_id.as_deref()?;
+        let before = i.checked_sub(1).filter(|&b| self.entries[b].id == parent);
+        match before {
+            Some(b) if !self.index.repeats => Some(b),
+            _ => self.index.get(&self.entries, parent),
+        }
     }
 
     /// Adds an entry (its `parent_id` already set) and makes it the leaf.
@@ -170,6 +182,8 @@ impl SessionTree {
 struct IdIndex {
     positions: HashTable<usize>,
     hasher: RandomState,
+    /// Whether some id was indexed twice (a hand-edited file).
+    repeats: bool,
 }
 
 impl IdIndex {
@@ -177,6 +191,7 @@ impl IdIndex {
         Self {
             positions: HashTable::with_capacity(n),
             hasher: RandomState::default(),
+            repeats: false,
         }
     }
 
@@ -192,12 +207,52 @@ impl IdIndex {
         let id = entries[i].id.as_str();
         let hash = self.hasher.hash_one(id);
         let hasher = &self.hasher;
-        match self.positions.find_mut(hash, |&j| entries[j].id == id) {
-            Some(position) => *position = i,
-            None => {
-                let rehash = |&j: &usize| hasher.hash_one(entries[j].id.as_str());
-                self.positions.insert_unique(hash, i, rehash);
+        let rehash = |&j: &usize| hasher.hash_one(entries[j].id.as_str());
+        match self.positions.entry(hash, |&j| entries[j].id == id, rehash) {
+            Entry::Occupied(mut found) => {
+                *found.get_mut() = i;
+                self.repeats = true;
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(i);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(id: &str, parent: Option<&str>) -> SessionEntry {
+        SessionEntry {
+            id: id.into(),
+            parent_id: parent.map(Into::into),
+            timestamp: String::new(),
+            data: EntryData::SessionInfo { name: None },
+        }
+    }
+
+    fn ids(path: Vec<&SessionEntry>) -> Vec<(&str, Option<&str>)> {
+        path.iter()
+            .map(|e| (e.id.as_str(), e.parent_id.as_deref()))
+            .collect()
+    }
+
+    /// A repeated id means its latest entry, also for the entry right after its first one.
+    #[test]
+    fn a_parent_is_the_latest_entry_of_its_id() {
+        let tree = SessionTree::from_entries(vec![
+            label("a", None),
+            label("b", Some("a")),
+            label("a", Some("r")),
+            label("r", None),
+        ]);
+        assert_eq!(
+            ids(tree.path_to("b")),
+            [("r", None), ("a", Some("r")), ("b", Some("a"))]
+        );
+        let linear = SessionTree::from_entries(vec![label("a", None), label("b", Some("a"))]);
+        assert_eq!(ids(linear.path_to("b")), [("a", None), ("b", Some("a"))]);
     }
 }
