@@ -128,6 +128,9 @@ struct Scan {
     compaction_at: Option<usize>,
 }
 
+/// Reads the path from its end, so that the model is found without looking into any message
+/// but the last assistant one (a message's role is behind a pointer: touching each of a long
+/// branch's was a noticeable part of opening it).
 fn scan(path: &[&SessionEntry]) -> Scan {
     let mut scan = Scan {
         thinking_level: "off".to_string(),
@@ -136,20 +139,28 @@ fn scan(path: &[&SessionEntry]) -> Scan {
         model_change: None,
         compaction_at: None,
     };
-    for (i, entry) in path.iter().enumerate() {
+    let mut thinking_level = None;
+    for (i, entry) in path.iter().enumerate().rev() {
         match &entry.data {
-            EntryData::ThinkingLevelChange { thinking_level } => {
-                scan.thinking_level.clone_from(thinking_level);
-                scan.has_thinking_level_change = true;
+            EntryData::ThinkingLevelChange { thinking_level: t } if thinking_level.is_none() => {
+                thinking_level = Some(t);
             }
             EntryData::ModelChange { .. } => {
-                scan.model = Some(i);
-                scan.model_change = Some(i);
+                scan.model.get_or_insert(i);
+                scan.model_change.get_or_insert(i);
             }
-            EntryData::Message(m) if m.role() == "assistant" => scan.model = Some(i),
-            EntryData::Compaction(_) => scan.compaction_at = Some(i),
+            EntryData::Message(m) if scan.model.is_none() && m.role() == "assistant" => {
+                scan.model = Some(i);
+            }
+            EntryData::Compaction(_) => {
+                scan.compaction_at.get_or_insert(i);
+            }
             _ => {}
         }
+    }
+    if let Some(level) = thinking_level {
+        scan.thinking_level.clone_from(level);
+        scan.has_thinking_level_change = true;
     }
     scan
 }

@@ -497,8 +497,8 @@ impl SessionManager {
     /// no `thinking_level_change`, records `default_level` (the settings default). Returns
     /// whether an entry was appended.
     pub fn ensure_thinking_level(&mut self, default_level: &str) -> Result<bool, StoreError> {
-        let ctx = self.build_context();
-        if ctx.messages.is_empty() || ctx.has_thinking_level_change {
+        let branch = self.branch_state();
+        if !branch.has_messages || branch.has_thinking_level_change {
             return Ok(false);
         }
         self.append_thinking_level_change(default_level)?;
