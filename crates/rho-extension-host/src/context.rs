@@ -98,6 +98,11 @@ pub trait ExtensionHost: Send + Sync {
     fn register_tool(&self, _tool: Arc<dyn AgentTool>) -> Result<(), HostError> {
         Err(HostError::Unsupported("cannot take tools after loading"))
     }
+    /// Adds a command the file `path` registered after loading (pi's `registerCommand` from a
+    /// handler or a command): listed and invocable at once.
+    fn register_command(&self, _def: super::CommandDef, _path: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported("cannot take commands after loading"))
+    }
     /// Every model the session knows (pi's `ctx.modelRegistry`).
     fn models(&self) -> Vec<Model> {
         Vec::new()

@@ -61,7 +61,17 @@ pub struct ToolOutcome {
 #[derive(Clone)]
 pub struct ExtensionRunner {
     extensions: Arc<RwLock<Arc<[Extension]>>>,
+    /// What the extensions registered after loading (pi's `registerCommand` from a handler or
+    /// a command); forgotten when the set is replaced.
+    late: Arc<RwLock<Late>>,
     errors: ErrorSink,
+}
+
+/// Registrations made after loading.
+#[derive(Default)]
+struct Late {
+    /// Commands with the file that registered each, in registration order.
+    commands: Vec<(CommandDef, String)>,
 }
 
 impl Default for ExtensionRunner {
@@ -75,6 +85,7 @@ impl ExtensionRunner {
     pub fn new(extensions: Vec<Extension>, errors: ErrorSink) -> Self {
         Self {
             extensions: Arc::new(RwLock::new(extensions.into())),
+            late: Arc::default(),
             errors,
         }
     }
@@ -90,7 +101,18 @@ impl ExtensionRunner {
     /// Puts `extensions` in place of the current set and returns the set it replaced.
     pub fn replace(&self, extensions: Vec<Extension>) -> Arc<[Extension]> {
         let mut current = self.extensions.write().unwrap_or_else(|p| p.into_inner());
+        *self.late.write().unwrap_or_else(|p| p.into_inner()) = Late::default();
         std::mem::replace(&mut *current, extensions.into())
+    }
+
+    /// Adds a command the file `path` registered after loading: listed and invocable at once.
+    /// One of the same name from the same file (loaded or late) is replaced in its place, as
+    /// pi's registration of a name again overwrites the extension's command.
+    pub fn add_command(&self, def: CommandDef, path: String) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        late.commands
+            .retain(|(c, p)| (c.name.as_str(), p.as_str()) != (def.name.as_str(), path.as_str()));
+        late.commands.push((def, path));
     }
 
     /// Replaces the error sink (the session installs its own).
@@ -503,32 +525,46 @@ impl ExtensionRunner {
         None
     }
 
+    /// Every command with the file that registered it: the loaded ones in load order, those
+    /// registered later after them (one replacing a command of its name and file in place).
+    fn all_commands(&self) -> Vec<(CommandDef, String)> {
+        let mut all: Vec<(CommandDef, String)> = self
+            .extensions()
+            .iter()
+            .flat_map(|e| {
+                e.commands()
+                    .iter()
+                    .map(|c| (c.clone(), e.command_path(&c.name).to_string()))
+            })
+            .collect();
+        let late = self.late.read().unwrap_or_else(|p| p.into_inner());
+        for (def, path) in &late.commands {
+            let same = |(c, p): &(CommandDef, String)| c.name == def.name && p == path;
+            match all.iter_mut().find(|entry| same(entry)) {
+                Some(entry) => entry.0 = def.clone(),
+                None => all.push((def.clone(), path.clone())),
+            }
+        }
+        all
+    }
+
     /// Every command with its invocation name (CMD-2), in load order.
     pub fn commands(&self) -> Vec<(String, CommandDef)> {
-        let extensions = self.extensions();
-        let all: Vec<&CommandDef> = extensions.iter().flat_map(|e| e.commands()).collect();
-        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        let all = self.all_commands();
+        let names: Vec<&str> = all.iter().map(|(c, _)| c.name.as_str()).collect();
         invocation_names(&names)
             .into_iter()
-            .zip(all.into_iter().cloned())
+            .zip(all.iter().map(|(c, _)| c.clone()))
             .collect()
     }
 
     /// Every command's invocation name with the file that registered it, in load order.
     pub fn command_paths(&self) -> Vec<(String, String)> {
-        let extensions = self.extensions();
-        let all: Vec<(&str, String)> = extensions
-            .iter()
-            .flat_map(|e| {
-                e.commands()
-                    .iter()
-                    .map(|c| (c.name.as_str(), e.command_path(&c.name).to_string()))
-            })
-            .collect();
-        let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+        let all = self.all_commands();
+        let names: Vec<&str> = all.iter().map(|(c, _)| c.name.as_str()).collect();
         invocation_names(&names)
             .into_iter()
-            .zip(all.into_iter().map(|(_, p)| p))
+            .zip(all.iter().map(|(_, p)| p.clone()))
             .collect()
     }
 

@@ -1,7 +1,7 @@
 // pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
-import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
+import { commandKey, commandSessionApi, contextSessionApi, registerCommandLate, registerLate, sessionApi } from "./session_api.mjs";
 import { registerProvider, registerVirtualModel, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
@@ -91,10 +91,13 @@ export function createApi(reg, ext) {
       reg.tools.set(def.name, { ext, def });
     },
     registerCommand(name, options) {
-      if (reg.registered) return reg.unsupported(ext, `registerCommand("${name}") after loading`, "rho learns an extension's commands when it starts");
-      let invoked = name;
-      for (let n = 1; reg.commands.has(invoked); n++) invoked = `${name}:${n}`;
-      reg.commands.set(invoked, { ext, name, options: options ?? {} });
+      if (typeof name !== "string" || name.length === 0) {
+        throw new Error(`Command registered by extension "${ext.path}" must have a non-empty string name. Use pi.registerCommand("name", { description, handler }).`);
+      }
+      if (typeof options?.handler !== "function") throw new Error(`Command "/${name}" registered by extension "${ext.path}" must define handler().`);
+      const invoked = commandKey(reg, ext, name);
+      reg.commands.set(invoked, { ext, name, options });
+      if (reg.registered) registerCommandLate(reg, ext, invoked, options);
     },
     registerShortcut(key, options) {
       reg.shortcuts.set(String(key), { ext, options: options ?? {} });

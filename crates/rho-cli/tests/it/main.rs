@@ -51,6 +51,7 @@ mod pi16_settings_env;
 mod pi_ctx_reload;
 mod pi_errors;
 mod pi_examples_all;
+mod pi_late_registration;
 mod pi_examples_rpc;
 mod pi_examples_tui;
 mod pi_extensions;

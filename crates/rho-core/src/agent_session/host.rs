@@ -17,7 +17,7 @@ use super::custom::{SendMessageOptions, UserMessageContent};
 use super::ops::Origin;
 use super::{AgentSession, Inner, SessionError};
 use rho_extension_host::{
-    CustomMessageInput, DeliverAs, ExtensionHost, HostError, SendOptions, SessionAction,
+    CommandDef, CustomMessageInput, DeliverAs, ExtensionHost, HostError, SendOptions, SessionAction,
 };
 
 /// A weak handle: a captured context never keeps a closed session alive.
@@ -165,6 +165,12 @@ impl ExtensionHost for SessionHost {
         self.session()
             .ok_or(HostError::Stale)?
             .register_dynamic_tool(tool);
+        Ok(())
+    }
+
+    fn register_command(&self, def: CommandDef, path: String) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        s.inner.services.extensions.add_command(def, path);
         Ok(())
     }
 

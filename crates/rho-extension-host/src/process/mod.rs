@@ -319,27 +319,36 @@ impl ProcessExtension {
     }
 
     fn command(&self, name: String, description: Option<String>) -> CommandDef {
-        let conn = self.connection.clone();
-        let deadline = self.options.command_timeout;
-        let cmd_name = name.clone();
-        CommandDef {
+        command_def(
+            self.connection.clone(),
             name,
             description,
-            handler: Arc::new(move |args, ctx| {
-                let conn = conn.clone();
-                let name = cmd_name.clone();
-                Box::pin(async move {
-                    conn.bind(&ctx);
-                    let what = format!("command /{name}");
-                    conn.request(&what, deadline, None, |id| Request::Command {
-                        id,
-                        name,
-                        args,
-                    })
+            self.options.command_timeout,
+        )
+    }
+}
+
+/// A command whose runs are `command` requests to the process behind `conn`.
+pub(crate) fn command_def(
+    conn: Connection,
+    name: String,
+    description: Option<String>,
+    deadline: Duration,
+) -> CommandDef {
+    let cmd_name = name.clone();
+    CommandDef {
+        name,
+        description,
+        handler: Arc::new(move |args, ctx| {
+            let conn = conn.clone();
+            let name = cmd_name.clone();
+            Box::pin(async move {
+                conn.bind(&ctx);
+                let what = format!("command /{name}");
+                conn.request(&what, deadline, None, |id| Request::Command { id, name, args })
                     .await
                     .map(|_| ())
-                })
-            }),
-        }
+            })
+        }),
     }
 }

@@ -415,6 +415,29 @@ async fn cmd_1_and_2_replacement_and_collisions() {
     assert!(r.get_command("dup").is_none());
 }
 
+/// pi's `registerCommand` after loading: the command is listed after the loaded ones and
+/// runs; the same name from the same file replaces it in place (a loaded one too), another
+/// file's gets a numbered name; replacing the extension set forgets them.
+#[tokio::test]
+async fn commands_registered_after_loading_are_listed_and_replace_their_own() {
+    let mut a = Extension::new("a");
+    a.register_command(command("x", |_| Err("loaded".into())));
+    a.register_command(command("y", |_| Ok(())));
+    let (r, reports) = runner(vec![a]);
+    r.add_command(command("late", |_| Ok(())), "a".into());
+    r.add_command(command("x", |_| Ok(())), "a".into());
+    r.add_command(command("y", |_| Ok(())), "b".into());
+    let names: Vec<String> = r.commands().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["x", "y:1", "late", "y:2"]);
+    let paths: Vec<String> = r.command_paths().into_iter().map(|(_, p)| p).collect();
+    assert_eq!(paths, ["a", "a", "a", "b"]);
+    assert!(r.execute_command("/x", &ctx()).await);
+    assert!(r.execute_command("/late", &ctx()).await);
+    assert!(reports.lock().expect("lock").is_empty(), "the late /x ran");
+    r.replace(vec![Extension::new("a")]);
+    assert!(r.commands().is_empty());
+}
+
 /// pi 1.6's `project_trust`: `undecided`, nothing and a failure (reported) go on to the next
 /// handler; the first yes or no decides and later handlers are not asked.
 #[tokio::test]

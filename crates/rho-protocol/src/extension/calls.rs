@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::registration::ToolSpec;
+use super::registration::{CommandSpec, ToolSpec};
 
 /// `get_tools`: answered with [`ToolsState`].
 pub const GET_TOOLS: &str = "get_tools";
@@ -16,6 +16,10 @@ pub const SET_ACTIVE_TOOLS: &str = "set_active_tools";
 /// `register_tool` with [`RegisterTool`]: a tool registered after the handshake; it joins the
 /// active tools at once (pi's `registerTool` after loading).
 pub const REGISTER_TOOL: &str = "register_tool";
+/// `register_command` with [`RegisterCommand`]: a command registered after the handshake; it
+/// is listed and runs at once (pi's `registerCommand` after loading). The same name from the
+/// same file again replaces it.
+pub const REGISTER_COMMAND: &str = "register_command";
 /// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
 /// credentials (pi's `setModel`).
 pub const SET_MODEL: &str = "set_model";
@@ -190,6 +194,13 @@ pub struct ToolsState {
 pub struct RegisterTool {
     /// The tool, as in `register`.
     pub tool: ToolSpec,
+}
+
+/// A command registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterCommand {
+    /// The command, as in `register`.
+    pub command: CommandSpec,
 }
 
 /// A model by provider and id (from the session's model registry).

@@ -1,0 +1,113 @@
+//! What a pi extension registers after loading, from an event handler or a command (pi 1.6's
+//! docs/extensions.md, custom-provider.md, virtual-models.md), over RPC: pi applies each at
+//! once, and so does rho. A command registered at `session_start` is listed by `get_commands`
+//! and runs; pi 1.6, when installed, lists it too. Skipped, with the reason printed, without
+//! node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use crate::pi_support;
+use crate::support::{Rpc, Start};
+
+use pi_support::notified;
+use serde_json::{json, Value};
+
+/// Registers `/late-hello` at `session_start`, then says so.
+const LATE: &str = r#"
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    pi.registerCommand("late-hello", {
+      description: "Registered at session start",
+      handler: async (args, ctx) => ctx.ui.notify(`late hello ${args}`, "info"),
+    });
+    ctx.ui.notify("late command registered", "info");
+  });
+}
+"#;
+
+async fn start(files: &[(&str, &str)]) -> Option<Rpc> {
+    pi_support::start_with_files(&[], files, Start::default()).await
+}
+
+async fn commands(rpc: &mut Rpc) -> Vec<Value> {
+    let r = rpc.call(json!({"id": "gc", "type": "get_commands"})).await;
+    r["data"]["commands"].as_array().cloned().unwrap_or_default()
+}
+
+async fn prompt(rpc: &mut Rpc, id: &str, text: &str) {
+    let r = rpc
+        .call(json!({"id": id, "type": "prompt", "message": text}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+}
+
+fn no_unsupported_notice(rpc: &Rpc) {
+    let seen: Vec<String> = rpc.seen.iter().map(Value::to_string).collect();
+    assert!(
+        !seen.iter().any(|l| l.contains("not supported")),
+        "no \"not supported\" notice: {seen:#?}"
+    );
+}
+
+/// `get_commands`' extension commands as `(name, description)`.
+fn extension_commands(commands: &[Value]) -> Vec<(String, String)> {
+    commands
+        .iter()
+        .filter(|c| c["source"] == "extension")
+        .map(|c| {
+            let text = |k: &str| c[k].as_str().unwrap_or_default().to_string();
+            (text("name"), text("description"))
+        })
+        .collect()
+}
+
+/// pi 1.6's extension commands with the extension `source` loaded, when pi 1.6 is installed.
+async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
+    let home = tempfile::tempdir().expect("home");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
+    std::fs::remove_file(home.path().join("agent/extensions/fixture.ts")).expect("fixture");
+    let file = home.path().join("late.ts");
+    std::fs::write(&file, source).expect("extension");
+    let path = file.display().to_string();
+    let args = ["--no-session", "--model", "loop/loop-model", "-e", &path];
+    let mut pi = match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
+        Ok(pi) => pi,
+        Err(why) => {
+            eprintln!("not compared with pi: {why}");
+            return None;
+        }
+    };
+    let listed = pi.call(json!({"type": "get_commands"})).await;
+    pi.stop().await;
+    let all = listed["data"]["commands"].as_array().cloned().unwrap_or_default();
+    let mut own = extension_commands(&all);
+    own.retain(|(name, _)| !crate::pi_compare::PI_BUILTIN_COMMANDS.contains(&name.as_str()));
+    Some(own)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_registered_at_session_start_is_listed_and_runs() {
+    let Some(mut rpc) = start(&[("late.ts", LATE)]).await else {
+        return;
+    };
+    notified(&mut rpc, "late command registered").await;
+    let listed = commands(&mut rpc).await;
+    let late = listed
+        .iter()
+        .find(|c| c["name"] == "late-hello")
+        .unwrap_or_else(|| panic!("late-hello listed: {listed:#?}"));
+    assert_eq!(late["description"], "Registered at session start");
+    assert_eq!(late["source"], "extension");
+    let file = rpc.agent_dir().parent().unwrap().join("exts/late.ts");
+    assert_eq!(late["sourceInfo"]["path"], json!(file.display().to_string()));
+
+    prompt(&mut rpc, "c1", "/late-hello there").await;
+    notified(&mut rpc, "late hello there").await;
+    no_unsupported_notice(&rpc);
+    assert_eq!(rpc.close().await, Some(0));
+
+    if let Some(pi) = pi_extension_commands(LATE).await {
+        assert_eq!(extension_commands(&listed), pi, "rho lists what pi lists");
+    }
+}
