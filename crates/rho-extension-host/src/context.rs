@@ -103,6 +103,19 @@ pub trait ExtensionHost: Send + Sync {
     fn register_command(&self, _def: super::CommandDef, _path: String) -> Result<(), HostError> {
         Err(HostError::Unsupported("cannot take commands after loading"))
     }
+    /// Adds a provider an extension registered after loading (pi's `registerProvider`): its
+    /// models are listed and selectable at once.
+    fn register_provider(&self, _def: super::ProviderDef) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take providers after loading",
+        ))
+    }
+    /// Removes a provider an extension registered (pi's `unregisterProvider`).
+    fn unregister_provider(&self, _name: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take providers after loading",
+        ))
+    }
     /// Every model the session knows (pi's `ctx.modelRegistry`).
     fn models(&self) -> Vec<Model> {
         Vec::new()

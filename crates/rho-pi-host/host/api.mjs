@@ -2,7 +2,7 @@
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
 import { commandKey, commandSessionApi, contextSessionApi, registerCommandLate, registerLate, sessionApi } from "./session_api.mjs";
-import { registerProvider, registerVirtualModel, unregisterVirtualModel } from "./providers.mjs";
+import { registerProvider, registerVirtualModel, unregisterProvider, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 
@@ -146,7 +146,7 @@ export function createApi(reg, ext) {
       call("set_label", { id, label: label ?? null }).catch((e) => reg.notice(`pi extension ${ext.path}: setLabel failed: ${e.message}`));
     },
     registerProvider: (name, config) => registerProvider(reg, ext, name, config),
-    unregisterProvider: no("pi.unregisterProvider"),
+    unregisterProvider: (name) => unregisterProvider(reg, ext, name),
     registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
     registerEntryRenderer: (customType, renderer) => registerEntryRenderer(reg, ext, customType, renderer),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),

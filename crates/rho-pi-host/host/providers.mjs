@@ -10,18 +10,36 @@ function plain(config) {
   return JSON.parse(JSON.stringify({ baseUrl, apiKey, api, headers, authHeader, models }));
 }
 
+/** pi.registerProvider: while loading the provider goes to rho with the registration; later
+ * (a handler or command) rho takes it at once with `register_provider`. */
 export function registerProvider(reg, ext, name, config) {
-  if (reg.registered) return reg.unsupported(ext, `pi.registerProvider("${name}") after loading`, "rho reads providers when extensions start");
-  reg.providers.set(name, { ext, config: config ?? {} });
+  if (typeof name !== "string") return reg.unsupported(ext, "pi.registerProvider(provider) with a provider object", "rho takes providers by name and config");
+  if (!config) throw new Error("Provider config is required when registering by name");
+  reg.providers.set(name, { ext, config });
+  if (!reg.registered) return;
+  const what = `registerProvider("${name}")`;
+  reg.wire.call("register_provider", { provider: providerSpec(name, config) }).catch((e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`));
 }
 
-export function providerSpecs(reg) {
-  return [...reg.providers].map(([name, { config }]) => ({
+/** pi.unregisterProvider: the provider's models go; the ones it replaced come back. */
+export function unregisterProvider(reg, ext, name) {
+  reg.providers.delete(name);
+  if (!reg.registered) return;
+  const what = `unregisterProvider("${name}")`;
+  reg.wire.call("unregister_provider", { name }).catch((e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`));
+}
+
+function providerSpec(name, config) {
+  return {
     name,
     config: plain(config),
     streams: typeof config.streamSimple === "function",
     ...(config.oauth ? { oauth: { name: String(config.oauth.name ?? name) } } : {}),
-  }));
+  };
+}
+
+export function providerSpecs(reg) {
+  return [...reg.providers].map(([name, { config }]) => providerSpec(name, config));
 }
 
 function oauthOf(reg, provider) {

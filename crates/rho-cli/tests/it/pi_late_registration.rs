@@ -1,8 +1,9 @@
 //! What a pi extension registers after loading, from an event handler or a command (pi 1.6's
 //! docs/extensions.md, custom-provider.md, virtual-models.md), over RPC: pi applies each at
 //! once, and so does rho. A command registered at `session_start` is listed by `get_commands`
-//! and runs; pi 1.6, when installed, lists it too. Skipped, with the reason printed, without
-//! node ≥ 22.18.
+//! and runs; pi 1.6, when installed, lists it too. A provider registered from a command is
+//! listed by `get_available_models`, selectable, and answers from the loopback server; after
+//! `unregisterProvider` it is gone. Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::pi_support;
@@ -24,13 +25,44 @@ export default function (pi) {
 }
 "#;
 
+/// `/late-provider <baseUrl>` registers provider `lateprov` at that URL; `/drop-provider`
+/// unregisters it.
+const PROVIDER: &str = r#"
+export default function (pi) {
+  pi.registerCommand("late-provider", {
+    description: "Registers lateprov",
+    handler: async (url, ctx) => {
+      pi.registerProvider("lateprov", {
+        baseUrl: url,
+        apiKey: "late-key",
+        api: "openai-completions",
+        models: [{ id: "late-model", name: "Late model", reasoning: false, input: ["text"],
+                   cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+                   contextWindow: 100000, maxTokens: 1000 }],
+      });
+      ctx.ui.notify("lateprov registered", "info");
+    },
+  });
+  pi.registerCommand("drop-provider", {
+    description: "Unregisters lateprov",
+    handler: async (_args, ctx) => {
+      pi.unregisterProvider("lateprov");
+      ctx.ui.notify("lateprov unregistered", "info");
+    },
+  });
+}
+"#;
+
 async fn start(files: &[(&str, &str)]) -> Option<Rpc> {
     pi_support::start_with_files(&[], files, Start::default()).await
 }
 
 async fn commands(rpc: &mut Rpc) -> Vec<Value> {
     let r = rpc.call(json!({"id": "gc", "type": "get_commands"})).await;
-    r["data"]["commands"].as_array().cloned().unwrap_or_default()
+    r["data"]["commands"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
 }
 
 async fn prompt(rpc: &mut Rpc, id: &str, text: &str) {
@@ -80,7 +112,10 @@ async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
     };
     let listed = pi.call(json!({"type": "get_commands"})).await;
     pi.stop().await;
-    let all = listed["data"]["commands"].as_array().cloned().unwrap_or_default();
+    let all = listed["data"]["commands"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let mut own = extension_commands(&all);
     own.retain(|(name, _)| !crate::pi_compare::PI_BUILTIN_COMMANDS.contains(&name.as_str()));
     Some(own)
@@ -100,7 +135,10 @@ async fn a_command_registered_at_session_start_is_listed_and_runs() {
     assert_eq!(late["description"], "Registered at session start");
     assert_eq!(late["source"], "extension");
     let file = rpc.agent_dir().parent().unwrap().join("exts/late.ts");
-    assert_eq!(late["sourceInfo"]["path"], json!(file.display().to_string()));
+    assert_eq!(
+        late["sourceInfo"]["path"],
+        json!(file.display().to_string())
+    );
 
     prompt(&mut rpc, "c1", "/late-hello there").await;
     notified(&mut rpc, "late hello there").await;
@@ -110,4 +148,65 @@ async fn a_command_registered_at_session_start_is_listed_and_runs() {
     if let Some(pi) = pi_extension_commands(LATE).await {
         assert_eq!(extension_commands(&listed), pi, "rho lists what pi lists");
     }
+}
+
+/// The `provider/id` of every model `get_available_models` lists.
+async fn available(rpc: &mut Rpc) -> Vec<String> {
+    let r = rpc
+        .call(json!({"id": "am", "type": "get_available_models"}))
+        .await;
+    let models = r["data"]["models"].as_array().cloned().unwrap_or_default();
+    models
+        .iter()
+        .map(|m| {
+            format!(
+                "{}/{}",
+                m["provider"].as_str().unwrap_or_default(),
+                m["id"].as_str().unwrap_or_default()
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_registered_from_a_command_is_listed_used_and_unregistered() {
+    let Some(mut rpc) = start(&[("provider.ts", PROVIDER)]).await else {
+        return;
+    };
+    assert!(!available(&mut rpc)
+        .await
+        .contains(&"lateprov/late-model".to_string()));
+    let url = format!("{}/v1", rpc.server.url());
+    prompt(&mut rpc, "c1", &format!("/late-provider {url}")).await;
+    notified(&mut rpc, "lateprov registered").await;
+    let listed = available(&mut rpc).await;
+    assert!(
+        listed.contains(&"lateprov/late-model".to_string()),
+        "{listed:?}"
+    );
+
+    let set = rpc
+        .call(json!({"id": "sm", "type": "set_model", "provider": "lateprov", "modelId": "late-model"}))
+        .await;
+    assert_eq!(set["success"], true, "{set}");
+    rpc.server
+        .push(crate::support::reply("From the late provider."));
+    rpc.prompt_ok("p", "hello").await;
+    let request = &rpc.server.requests()[0];
+    assert_eq!(request.json()["model"], "late-model");
+    assert_eq!(request.header("authorization"), Some("Bearer late-key"));
+
+    prompt(&mut rpc, "c2", "/drop-provider").await;
+    notified(&mut rpc, "lateprov unregistered").await;
+    let listed = available(&mut rpc).await;
+    assert!(
+        !listed.iter().any(|m| m.starts_with("lateprov/")),
+        "{listed:?}"
+    );
+    assert!(
+        listed.contains(&"mock/m1".to_string()),
+        "the others stay: {listed:?}"
+    );
+    no_unsupported_notice(&rpc);
+    assert_eq!(rpc.close().await, Some(0));
 }

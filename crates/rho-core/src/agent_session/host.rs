@@ -17,7 +17,8 @@ use super::custom::{SendMessageOptions, UserMessageContent};
 use super::ops::Origin;
 use super::{AgentSession, Inner, SessionError};
 use rho_extension_host::{
-    CommandDef, CustomMessageInput, DeliverAs, ExtensionHost, HostError, SendOptions, SessionAction,
+    CommandDef, CustomMessageInput, DeliverAs, ExtensionHost, HostError, ProviderDef, SendOptions,
+    SessionAction,
 };
 
 /// A weak handle: a captured context never keeps a closed session alive.
@@ -171,6 +172,21 @@ impl ExtensionHost for SessionHost {
     fn register_command(&self, def: CommandDef, path: String) -> Result<(), HostError> {
         let s = self.session().ok_or(HostError::Stale)?;
         s.inner.services.extensions.add_command(def, path);
+        Ok(())
+    }
+
+    fn register_provider(&self, def: ProviderDef) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        let providers = s.inner.services.model_providers.as_ref();
+        let providers = providers.ok_or(HostError::Unsupported("cannot take providers"))?;
+        providers.register(&def).map_err(HostError::session)
+    }
+
+    fn unregister_provider(&self, name: String) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        let providers = s.inner.services.model_providers.as_ref();
+        let providers = providers.ok_or(HostError::Unsupported("cannot take providers"))?;
+        providers.unregister(&name);
         Ok(())
     }
 

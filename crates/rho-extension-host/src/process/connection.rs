@@ -19,7 +19,8 @@ use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use crate::{ExtensionContext, HostError};
 use rho_protocol::extension::calls::{
-    RegisterCommand, RegisterTool, REGISTER_COMMAND, REGISTER_TOOL,
+    RegisterCommand, RegisterProvider, RegisterTool, UnregisterProvider, REGISTER_COMMAND,
+    REGISTER_PROVIDER, REGISTER_TOOL, UNREGISTER_PROVIDER,
 };
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
@@ -387,6 +388,15 @@ impl Shared {
                     Some(ctx) if method == REGISTER_COMMAND => {
                         Some(self.register_command(std::mem::take(&mut params), ctx))
                     }
+                    Some(ctx) if method == REGISTER_PROVIDER => {
+                        Some(self.register_provider(std::mem::take(&mut params), ctx))
+                    }
+                    Some(ctx) if method == UNREGISTER_PROVIDER => {
+                        let call = calls::params(UNREGISTER_PROVIDER, std::mem::take(&mut params));
+                        Some(call.and_then(|UnregisterProvider { name }| {
+                            ctx.host.unregister_provider(name).map(|()| Value::Null)
+                        }))
+                    }
                     _ => None,
                 };
                 let shared = self.clone();
@@ -476,6 +486,20 @@ impl Shared {
         let path = command.path.unwrap_or_else(|| self.path.clone());
         let def = super::command_def(self.handle(), command.name, command.description, deadline);
         ctx.host.register_command(def, path)?;
+        Ok(Value::Null)
+    }
+
+    /// `register_provider`: a provider whose streamed replies and sign-in run in this
+    /// process, added to the session's models.
+    fn register_provider(
+        self: &Arc<Self>,
+        params: Value,
+        ctx: &ExtensionContext,
+    ) -> Result<Value, HostError> {
+        let RegisterProvider { provider } = calls::params(REGISTER_PROVIDER, params)?;
+        let options = super::ProcessOptions::default();
+        let def = super::provider_def(provider, &self.handle(), &options);
+        ctx.host.register_provider(def)?;
         Ok(Value::Null)
     }
 }

@@ -174,14 +174,7 @@ impl ProcessExtension {
             ext.on(event, self.event_handler());
         }
         for spec in &self.registration.providers {
-            ext.register_provider(super::ProviderDef {
-                name: spec.name.clone(),
-                config: spec.config.clone(),
-                stream: spec
-                    .streams
-                    .then(|| self.provider_stream(spec.name.clone())),
-                oauth: spec.oauth.as_ref().map(|o| self.oauth(&spec.name, &o.name)),
-            });
+            ext.register_provider(provider_def(spec.clone(), &self.connection, &self.options));
         }
         for spec in &self.registration.virtual_models {
             ext.register_virtual_model(super::VirtualModelDef {
@@ -221,37 +214,6 @@ impl ProcessExtension {
             Box::pin(async move { conn.close(grace).await })
         }));
         ext
-    }
-
-    /// Streams a reply of provider `name` in the process (`stream` request).
-    fn provider_stream(&self, name: String) -> super::ProviderStream {
-        let conn = self.connection.clone();
-        let deadline = self.options.tool_timeout;
-        Arc::new(move |model, context, options, events| {
-            let (conn, provider) = (conn.clone(), name.clone());
-            Box::pin(async move {
-                let what = format!("a reply of provider {provider}");
-                conn.request_stream(&what, deadline, events, |id| Request::Stream {
-                    id,
-                    provider,
-                    model,
-                    context,
-                    options,
-                })
-                .await
-            })
-        })
-    }
-
-    /// The sign-in of provider `provider` in the process (`oauth_*` requests).
-    fn oauth(&self, provider: &str, name: &str) -> Arc<dyn rho_ai::oauth::OAuthProvider> {
-        Arc::new(oauth::ProcessOAuth {
-            conn: self.connection.clone(),
-            provider: provider.to_string(),
-            name: name.to_string(),
-            deadline: self.options.command_timeout,
-            key_deadline: self.options.event_timeout,
-        })
     }
 
     /// Asks the process's router of the virtual model `spec` (`route` request).
@@ -328,6 +290,51 @@ impl ProcessExtension {
     }
 }
 
+/// A provider whose replies (when it streams them) and sign-in run in the process behind
+/// `conn`.
+pub(crate) fn provider_def(
+    spec: rho_protocol::extension::ProviderSpec,
+    conn: &Connection,
+    options: &ProcessOptions,
+) -> super::ProviderDef {
+    let stream = spec
+        .streams
+        .then(|| provider_stream(conn.clone(), spec.name.clone(), options.tool_timeout));
+    let oauth = spec.oauth.as_ref().map(|o| {
+        Arc::new(oauth::ProcessOAuth {
+            conn: conn.clone(),
+            provider: spec.name.clone(),
+            name: o.name.clone(),
+            deadline: options.command_timeout,
+            key_deadline: options.event_timeout,
+        }) as Arc<dyn rho_ai::oauth::OAuthProvider>
+    });
+    super::ProviderDef {
+        name: spec.name,
+        config: spec.config,
+        stream,
+        oauth,
+    }
+}
+
+/// Streams a reply of provider `name` in the process (`stream` request).
+fn provider_stream(conn: Connection, name: String, deadline: Duration) -> super::ProviderStream {
+    Arc::new(move |model, context, options, events| {
+        let (conn, provider) = (conn.clone(), name.clone());
+        Box::pin(async move {
+            let what = format!("a reply of provider {provider}");
+            conn.request_stream(&what, deadline, events, |id| Request::Stream {
+                id,
+                provider,
+                model,
+                context,
+                options,
+            })
+            .await
+        })
+    })
+}
+
 /// A command whose runs are `command` requests to the process behind `conn`.
 pub(crate) fn command_def(
     conn: Connection,
@@ -345,9 +352,13 @@ pub(crate) fn command_def(
             Box::pin(async move {
                 conn.bind(&ctx);
                 let what = format!("command /{name}");
-                conn.request(&what, deadline, None, |id| Request::Command { id, name, args })
-                    .await
-                    .map(|_| ())
+                conn.request(&what, deadline, None, |id| Request::Command {
+                    id,
+                    name,
+                    args,
+                })
+                .await
+                .map(|_| ())
             })
         }),
     }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::registration::{CommandSpec, ToolSpec};
+use super::registration::{CommandSpec, ProviderSpec, ToolSpec};
 
 /// `get_tools`: answered with [`ToolsState`].
 pub const GET_TOOLS: &str = "get_tools";
@@ -20,6 +20,14 @@ pub const REGISTER_TOOL: &str = "register_tool";
 /// is listed and runs at once (pi's `registerCommand` after loading). The same name from the
 /// same file again replaces it.
 pub const REGISTER_COMMAND: &str = "register_command";
+/// `register_provider` with [`RegisterProvider`]: a provider registered after the handshake;
+/// its models are listed and selectable at once, replacing a provider of its name (pi's
+/// `registerProvider` after loading).
+pub const REGISTER_PROVIDER: &str = "register_provider";
+/// `unregister_provider` with [`UnregisterProvider`]: removes a provider an extension
+/// registered; the built-in or models.json models it replaced are listed again (pi's
+/// `unregisterProvider`).
+pub const UNREGISTER_PROVIDER: &str = "unregister_provider";
 /// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
 /// credentials (pi's `setModel`).
 pub const SET_MODEL: &str = "set_model";
@@ -201,6 +209,20 @@ pub struct RegisterTool {
 pub struct RegisterCommand {
     /// The command, as in `register`.
     pub command: CommandSpec,
+}
+
+/// A provider registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterProvider {
+    /// The provider, as in `register`.
+    pub provider: ProviderSpec,
+}
+
+/// A provider to remove.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnregisterProvider {
+    /// Its name.
+    pub name: String,
 }
 
 /// A model by provider and id (from the session's model registry).

@@ -1,0 +1,23 @@
+//! Providers and virtual models extensions register after loading (pi's `registerProvider`,
+//! `unregisterProvider` from a handler or a command). The model registry, the credentials and
+//! the routing of replies belong to the binary; the session hands registrations to it through
+//! [`ModelProviders`], and its model list, shared with the registry, shows them at once.
+
+use rho_extension_host::ProviderDef;
+
+/// Why a provider could not be registered.
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderRegistrationError {
+    /// The config is not a valid models.json provider entry.
+    #[error(transparent)]
+    Config(#[from] rho_ai::models_json::ModelsJsonError),
+}
+
+/// Where the session puts what extensions register after loading.
+pub trait ModelProviders: Send + Sync {
+    /// Registers `def` (one of its name is replaced): its models join the registry, its
+    /// replies go to the extension when it streams them, its sign-in is listed by /login.
+    fn register(&self, def: &ProviderDef) -> Result<(), ProviderRegistrationError>;
+    /// Removes the provider `name` an extension registered: the models it replaced come back.
+    fn unregister(&self, name: &str);
+}
