@@ -239,6 +239,21 @@ fn virtual_models_are_listed_after_the_physical_ones_and_found_alone() {
 }
 
 #[test]
+fn a_removed_virtual_model_is_no_longer_listed_nor_found() {
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let session_list = registry.list();
+    registry
+        .add_virtual_model(virtual_model("router", "auto"))
+        .expect("added");
+    assert!(session_list.get().iter().any(|m| m.provider == "router"));
+    assert!(registry.remove_virtual_model("router", "auto"));
+    assert!(!registry.remove_virtual_model("router", "auto"));
+    assert!(!session_list.get().iter().any(|m| m.provider == "router"));
+    assert!(registry.find("router", "auto").is_none());
+    assert!(!registry.is_virtual_only("router"));
+}
+
+#[test]
 fn a_virtual_model_may_not_take_a_physical_models_id() {
     let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
     let refused = registry.add_virtual_model(virtual_model("ollama", "qwen3:8b"));

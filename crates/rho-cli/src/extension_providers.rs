@@ -1,11 +1,12 @@
 //! Providers extensions register, at start-up and while the session runs (pi applies
-//! `registerProvider` and `unregisterProvider` at once): their models go into the model
+//! `registerProvider` and `unregisterProvider` at once, and the virtual-model calls alike): their models go into the model
 //! registry (the user's models.json entry of the same name overrides `baseUrl`, `apiKey` and
 //! `headers`), their sign-ins into the credential store, and the replies of a provider that
 //! streams in its extension to that extension.
 
 use std::sync::Arc;
 
+use rho_ai::Model;
 use rho_core::agent_session::{ModelProviders, ProviderRegistrationError};
 use rho_extension_host::providers::{provider_config, provider_models, ProviderStreams};
 use rho_extension_host::ProviderDef;
@@ -54,5 +55,13 @@ impl ModelProviders for ExtensionProviders {
             .write()
             .unwrap_or_else(|p| p.into_inner())
             .remove(name);
+    }
+
+    fn register_virtual_model(&self, model: Model) -> Result<(), ProviderRegistrationError> {
+        Ok(self.credentials.models.add_virtual_model(model)?)
+    }
+
+    fn unregister_virtual_model(&self, provider: &str, id: &str) {
+        self.credentials.models.remove_virtual_model(provider, id);
     }
 }

@@ -116,6 +116,19 @@ pub trait ExtensionHost: Send + Sync {
             "cannot take providers after loading",
         ))
     }
+    /// Adds a virtual model an extension registered after loading (pi's
+    /// `registerVirtualModel`): listed and selectable at once, routed by `def.route`.
+    fn register_virtual_model(&self, _def: super::VirtualModelDef) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take virtual models after loading",
+        ))
+    }
+    /// Removes a virtual model (pi's `unregisterVirtualModel`).
+    fn unregister_virtual_model(&self, _provider: String, _id: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take virtual models after loading",
+        ))
+    }
     /// Every model the session knows (pi's `ctx.modelRegistry`).
     fn models(&self) -> Vec<Model> {
         Vec::new()

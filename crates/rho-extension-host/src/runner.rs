@@ -72,6 +72,11 @@ pub struct ExtensionRunner {
 struct Late {
     /// Commands with the file that registered each, in registration order.
     commands: Vec<(CommandDef, String)>,
+    /// Virtual models, in registration order.
+    virtual_models: Vec<crate::VirtualModelDef>,
+    /// Virtual models unregistered since loading, `(provider, id)`: a loaded one is no longer
+    /// routed.
+    removed_virtual_models: Vec<(String, String)>,
 }
 
 impl Default for ExtensionRunner {
@@ -607,13 +612,43 @@ impl ExtensionRunner {
             .collect()
     }
 
-    /// The router of the virtual model `provider`/`id` (the last extension to register it
-    /// wins, as a later registration replaces an earlier one in pi).
+    /// Adds a virtual model registered after loading; it replaces one of its provider and id.
+    pub fn add_virtual_model(&self, def: crate::VirtualModelDef) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        let key = (def.spec.provider.clone(), def.spec.id.clone());
+        late.removed_virtual_models.retain(|k| *k != key);
+        late.virtual_models
+            .retain(|v| (&v.spec.provider, &v.spec.id) != (&key.0, &key.1));
+        late.virtual_models.push(def);
+    }
+
+    /// Removes the virtual model `provider`/`id`, loaded or registered later.
+    pub fn remove_virtual_model(&self, provider: &str, id: &str) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        late.virtual_models
+            .retain(|v| (v.spec.provider.as_str(), v.spec.id.as_str()) != (provider, id));
+        late.removed_virtual_models
+            .push((provider.to_string(), id.to_string()));
+    }
+
+    /// The router of the virtual model `provider`/`id` (the last registration wins, as a
+    /// later registration replaces an earlier one in pi).
     pub fn virtual_route(&self, provider: &str, id: &str) -> Option<crate::VirtualRoute> {
+        let is = |v: &&crate::VirtualModelDef| v.spec.provider == provider && v.spec.id == id;
+        {
+            let late = self.late.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = late.virtual_models.iter().rfind(is) {
+                return Some(v.route.clone());
+            }
+            let removed = |(p, i): &(String, String)| p == provider && i == id;
+            if late.removed_virtual_models.iter().any(removed) {
+                return None;
+            }
+        }
         self.extensions()
             .iter()
             .flat_map(|e| e.virtual_models())
-            .rfind(|v| v.spec.provider == provider && v.spec.id == id)
+            .rfind(is)
             .map(|v| v.route.clone())
     }
 }

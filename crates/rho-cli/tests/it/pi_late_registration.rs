@@ -3,7 +3,8 @@
 //! once, and so does rho. A command registered at `session_start` is listed by `get_commands`
 //! and runs; pi 1.6, when installed, lists it too. A provider registered from a command is
 //! listed by `get_available_models`, selectable, and answers from the loopback server; after
-//! `unregisterProvider` it is gone. Skipped, with the reason printed, without node ≥ 22.18.
+//! `unregisterProvider` it is gone. A virtual model registered at `session_start` is listed,
+//! selectable and routed; after `unregisterVirtualModel` it is neither listed nor routed. Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::pi_support;
@@ -48,6 +49,30 @@ export default function (pi) {
     handler: async (_args, ctx) => {
       pi.unregisterProvider("lateprov");
       ctx.ui.notify("lateprov unregistered", "info");
+    },
+  });
+}
+"#;
+
+/// Registers virtual model `late-router/auto` (routing every request to mock/m2) at
+/// `session_start`; `/drop-router` unregisters it.
+const ROUTER: &str = r#"
+export default function (pi) {
+  pi.on("session_start", (_event, ctx) => {
+    pi.registerVirtualModel({
+      provider: "late-router",
+      id: "auto",
+      name: "Late auto",
+      contextWindow: 50000,
+      route: (_request, ctx) => ({ model: ctx.modelRegistry.find("mock", "m2"), thinkingLevel: "off" }),
+    });
+    ctx.ui.notify("late router registered", "info");
+  });
+  pi.registerCommand("drop-router", {
+    description: "Unregisters late-router/auto",
+    handler: async (_args, ctx) => {
+      pi.unregisterVirtualModel("late-router", "auto");
+      ctx.ui.notify("late router unregistered", "info");
     },
   });
 }
@@ -207,6 +232,55 @@ async fn a_provider_registered_from_a_command_is_listed_used_and_unregistered() 
         listed.contains(&"mock/m1".to_string()),
         "the others stay: {listed:?}"
     );
+    no_unsupported_notice(&rpc);
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_virtual_model_registered_at_session_start_is_routed_until_unregistered() {
+    let Some(mut rpc) = start(&[("router.ts", ROUTER)]).await else {
+        return;
+    };
+    notified(&mut rpc, "late router registered").await;
+    let listed = available(&mut rpc).await;
+    assert!(
+        listed.contains(&"late-router/auto".to_string()),
+        "{listed:?}"
+    );
+    let set = rpc
+        .call(
+            json!({"id": "sm", "type": "set_model", "provider": "late-router", "modelId": "auto"}),
+        )
+        .await;
+    assert_eq!(set["success"], true, "{set}");
+    rpc.server.push(crate::support::reply("Routed."));
+    rpc.prompt_ok("p1", "hello").await;
+    assert_eq!(
+        rpc.server.requests()[0].json()["model"],
+        "m2",
+        "routed to mock/m2"
+    );
+
+    prompt(&mut rpc, "c1", "/drop-router").await;
+    notified(&mut rpc, "late router unregistered").await;
+    let listed = available(&mut rpc).await;
+    assert!(
+        !listed.iter().any(|m| m.starts_with("late-router/")),
+        "{listed:?}"
+    );
+    // Still selected but gone: its provider has no credentials any more, nothing is sent.
+    let refused = rpc
+        .call(json!({"id": "p2", "type": "prompt", "message": "again"}))
+        .await;
+    assert_eq!(refused["success"], false, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("late-router"),
+        "{refused}"
+    );
+    assert_eq!(rpc.server.requests().len(), 1, "nothing more was sent");
     no_unsupported_notice(&rpc);
     assert_eq!(rpc.close().await, Some(0));
 }

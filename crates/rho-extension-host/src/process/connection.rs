@@ -19,8 +19,9 @@ use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use crate::{ExtensionContext, HostError};
 use rho_protocol::extension::calls::{
-    RegisterCommand, RegisterProvider, RegisterTool, UnregisterProvider, REGISTER_COMMAND,
-    REGISTER_PROVIDER, REGISTER_TOOL, UNREGISTER_PROVIDER,
+    RegisterCommand, RegisterProvider, RegisterTool, RegisterVirtualModel, UnregisterProvider,
+    UnregisterVirtualModel, REGISTER_COMMAND, REGISTER_PROVIDER, REGISTER_TOOL,
+    REGISTER_VIRTUAL_MODEL, UNREGISTER_PROVIDER, UNREGISTER_VIRTUAL_MODEL,
 };
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
@@ -391,6 +392,18 @@ impl Shared {
                     Some(ctx) if method == REGISTER_PROVIDER => {
                         Some(self.register_provider(std::mem::take(&mut params), ctx))
                     }
+                    Some(ctx) if method == REGISTER_VIRTUAL_MODEL => {
+                        Some(self.register_virtual_model(std::mem::take(&mut params), ctx))
+                    }
+                    Some(ctx) if method == UNREGISTER_VIRTUAL_MODEL => {
+                        let params = std::mem::take(&mut params);
+                        let call = calls::params(UNREGISTER_VIRTUAL_MODEL, params);
+                        Some(call.and_then(|UnregisterVirtualModel { provider, id }| {
+                            let host = &ctx.host;
+                            host.unregister_virtual_model(provider, id)
+                                .map(|()| Value::Null)
+                        }))
+                    }
                     Some(ctx) if method == UNREGISTER_PROVIDER => {
                         let call = calls::params(UNREGISTER_PROVIDER, std::mem::take(&mut params));
                         Some(call.and_then(|UnregisterProvider { name }| {
@@ -500,6 +513,20 @@ impl Shared {
         let options = super::ProcessOptions::default();
         let def = super::provider_def(provider, &self.handle(), &options);
         ctx.host.register_provider(def)?;
+        Ok(Value::Null)
+    }
+
+    /// `register_virtual_model`: a virtual model whose router runs in this process, added to
+    /// the session's models.
+    fn register_virtual_model(
+        self: &Arc<Self>,
+        params: Value,
+        ctx: &ExtensionContext,
+    ) -> Result<Value, HostError> {
+        let RegisterVirtualModel { model } = calls::params(REGISTER_VIRTUAL_MODEL, params)?;
+        let options = super::ProcessOptions::default();
+        let def = super::virtual_model_def(model, &self.handle(), &options);
+        ctx.host.register_virtual_model(def)?;
         Ok(Value::Null)
     }
 }

@@ -177,10 +177,11 @@ impl ProcessExtension {
             ext.register_provider(provider_def(spec.clone(), &self.connection, &self.options));
         }
         for spec in &self.registration.virtual_models {
-            ext.register_virtual_model(super::VirtualModelDef {
-                spec: spec.clone(),
-                route: self.virtual_route(spec),
-            });
+            ext.register_virtual_model(virtual_model_def(
+                spec.clone(),
+                &self.connection,
+                &self.options,
+            ));
         }
         for spec in &self.registration.flags {
             ext.declare_flag(spec.name.clone());
@@ -214,31 +215,6 @@ impl ProcessExtension {
             Box::pin(async move { conn.close(grace).await })
         }));
         ext
-    }
-
-    /// Asks the process's router of the virtual model `spec` (`route` request).
-    fn virtual_route(
-        &self,
-        spec: &rho_protocol::virtual_model::VirtualModelSpec,
-    ) -> super::VirtualRoute {
-        let conn = self.connection.clone();
-        // As long as a reply may take: a router may ask a classifier model first.
-        let deadline = self.options.tool_timeout;
-        let (provider, model_id) = (spec.provider.clone(), spec.id.clone());
-        Arc::new(move |request, ctx| {
-            let (conn, provider, model_id) = (conn.clone(), provider.clone(), model_id.clone());
-            Box::pin(async move {
-                conn.bind(&ctx);
-                let what = format!("the router of virtual model {provider}/{model_id}");
-                conn.request(&what, deadline, None, |id| Request::Route {
-                    id,
-                    provider,
-                    model_id,
-                    request,
-                })
-                .await
-            })
-        })
     }
 
     fn event_handler(&self) -> super::EventHandler {
@@ -333,6 +309,33 @@ fn provider_stream(conn: Connection, name: String, deadline: Duration) -> super:
             .await
         })
     })
+}
+
+/// A virtual model whose router runs in the process behind `conn` (`route` requests).
+pub(crate) fn virtual_model_def(
+    spec: rho_protocol::virtual_model::VirtualModelSpec,
+    conn: &Connection,
+    options: &ProcessOptions,
+) -> super::VirtualModelDef {
+    let conn = conn.clone();
+    // As long as a reply may take: a router may ask a classifier model first.
+    let deadline = options.tool_timeout;
+    let (provider, model_id) = (spec.provider.clone(), spec.id.clone());
+    let route: super::VirtualRoute = Arc::new(move |request, ctx| {
+        let (conn, provider, model_id) = (conn.clone(), provider.clone(), model_id.clone());
+        Box::pin(async move {
+            conn.bind(&ctx);
+            let what = format!("the router of virtual model {provider}/{model_id}");
+            conn.request(&what, deadline, None, |id| Request::Route {
+                id,
+                provider,
+                model_id,
+                request,
+            })
+            .await
+        })
+    });
+    super::VirtualModelDef { spec, route }
 }
 
 /// A command whose runs are `command` requests to the process behind `conn`.

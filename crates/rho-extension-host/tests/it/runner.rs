@@ -438,6 +438,40 @@ async fn commands_registered_after_loading_are_listed_and_replace_their_own() {
     assert!(r.commands().is_empty());
 }
 
+fn virtual_model(provider: &str, id: &str, answer: &'static str) -> VirtualModelDef {
+    let spec = serde_json::from_value(json!({"provider": provider, "id": id})).expect("spec");
+    VirtualModelDef {
+        spec,
+        route: Arc::new(move |_, _| Box::pin(async move { Ok(json!(answer)) })),
+    }
+}
+
+async fn routed(r: &ExtensionRunner, provider: &str, id: &str) -> Option<Value> {
+    let route = r.virtual_route(provider, id)?;
+    route(json!({}), ctx()).await.ok()
+}
+
+/// pi's `registerVirtualModel` / `unregisterVirtualModel` after loading: a later registration
+/// routes in place of the loaded one; unregistered, neither routes; registered again, it does.
+#[tokio::test]
+async fn virtual_models_registered_and_unregistered_after_loading_route_as_the_latest_says() {
+    let mut a = Extension::new("a");
+    a.register_virtual_model(virtual_model("r", "auto", "loaded"));
+    let (r, _) = runner(vec![a]);
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("loaded")));
+    r.add_virtual_model(virtual_model("r", "auto", "late"));
+    r.add_virtual_model(virtual_model("r", "other", "other"));
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("late")));
+    r.remove_virtual_model("r", "auto");
+    assert!(
+        r.virtual_route("r", "auto").is_none(),
+        "the loaded one is gone too"
+    );
+    assert_eq!(routed(&r, "r", "other").await, Some(json!("other")));
+    r.add_virtual_model(virtual_model("r", "auto", "again"));
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("again")));
+}
+
 /// pi 1.6's `project_trust`: `undecided`, nothing and a failure (reported) go on to the next
 /// handler; the first yes or no decides and later handlers are not asked.
 #[tokio::test]

@@ -28,6 +28,13 @@ pub const REGISTER_PROVIDER: &str = "register_provider";
 /// registered; the built-in or models.json models it replaced are listed again (pi's
 /// `unregisterProvider`).
 pub const UNREGISTER_PROVIDER: &str = "unregister_provider";
+/// `register_virtual_model` with [`RegisterVirtualModel`]: a virtual model registered after
+/// the handshake; listed and selectable at once, routed with `route` requests (pi's
+/// `registerVirtualModel` after loading). One of the same provider and id is replaced.
+pub const REGISTER_VIRTUAL_MODEL: &str = "register_virtual_model";
+/// `unregister_virtual_model` with [`UnregisterVirtualModel`]: removes a virtual model (pi's
+/// `unregisterVirtualModel`).
+pub const UNREGISTER_VIRTUAL_MODEL: &str = "unregister_virtual_model";
 /// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
 /// credentials (pi's `setModel`).
 pub const SET_MODEL: &str = "set_model";
@@ -223,6 +230,22 @@ pub struct RegisterProvider {
 pub struct UnregisterProvider {
     /// Its name.
     pub name: String,
+}
+
+/// A virtual model registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterVirtualModel {
+    /// The model, as in `register`'s `virtualModels`.
+    pub model: crate::virtual_model::VirtualModelSpec,
+}
+
+/// A virtual model to remove.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnregisterVirtualModel {
+    /// The provider it is listed under.
+    pub provider: String,
+    /// Its id.
+    pub id: String,
 }
 
 /// A model by provider and id (from the session's model registry).
