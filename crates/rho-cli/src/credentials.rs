@@ -224,14 +224,25 @@ impl CliCredentials {
         self.auth.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `f` of where `provider`'s key may come from, commands run by `run`.
+    fn with_sources<T>(
+        &self,
+        provider: &str,
+        run: &ShellRunner<'_>,
+        f: impl FnOnce(&AuthSources<'_>) -> T,
+    ) -> T {
+        let file = self.auth().current();
+        let config = self.models.provider(provider);
+        let s = self.sources(file.as_deref(), config.as_ref(), provider, run);
+        f(&s)
+    }
+
     fn sources<'a>(
         &'a self,
         auth_file: Option<&'a AuthFile>,
         models_json: Option<&'a ProviderConfig>,
         provider: &str,
-        env: &'a dyn Fn(&str) -> Option<String>,
         run: &'a ShellRunner<'a>,
-        exists: &'a dyn Fn(&str) -> bool,
     ) -> AuthSources<'a> {
         AuthSources {
             explicit: self
@@ -242,9 +253,9 @@ impl CliCredentials {
             auth_file,
             command_cache: Some(&self.cache),
             models_json,
-            env,
+            env: &env,
             run,
-            file_exists: exists,
+            file_exists: &exists,
             now_ms: rho_ai::now_ms(),
         }
     }
@@ -273,23 +284,16 @@ impl CredentialStore for CliCredentials {
             return AuthStatus::Configured;
         }
         let no_run = |_: &str| Err(ShellError::NotRun("not run during the auth check"));
-        let file = self.auth().current();
-        let config = self.models.provider(provider);
-        let s = self.sources(
-            file.as_deref(),
-            config.as_ref(),
-            provider,
-            &env,
-            &no_run,
-            &exists,
-        );
-        if has_configured_auth(provider, &s) {
+        let (configured, oauth) = self.with_sources(provider, &no_run, |s| {
+            let oauth = s
+                .auth_file
+                .and_then(|f| f.credential(provider).ok().flatten())
+                .is_some_and(|c| matches!(c, Credential::OAuth(_)));
+            (has_configured_auth(provider, s), oauth)
+        });
+        if configured {
             return AuthStatus::Configured;
         }
-        let oauth = file
-            .as_deref()
-            .and_then(|f| f.credential(provider).ok().flatten())
-            .is_some_and(|c| matches!(c, Credential::OAuth(_)));
         if oauth {
             AuthStatus::OAuthUnavailable
         } else {
@@ -298,17 +302,7 @@ impl CredentialStore for CliCredentials {
     }
 
     fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
-        let file = self.auth().current();
-        let config = self.models.provider(provider);
-        let s = self.sources(
-            file.as_deref(),
-            config.as_ref(),
-            provider,
-            &env,
-            &run_shell,
-            &exists,
-        );
-        match resolve_api_key(provider, &s)? {
+        match self.with_sources(provider, &run_shell, |s| resolve_api_key(provider, s))? {
             ResolvedAuth::Key { key, .. } => Ok(Some(key)),
             ResolvedAuth::OAuthExpired(_) => {
                 Err(CredentialError::OAuthFailed(provider.to_string()))

@@ -14,15 +14,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
-use super::calls;
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
+use super::{calls, registrations};
 use crate::{ExtensionContext, HostError};
-use rho_protocol::extension::calls::{
-    RegisterCommand, RegisterProvider, RegisterTool, RegisterVirtualModel, UnregisterProvider,
-    UnregisterVirtualModel, REGISTER_COMMAND, REGISTER_PROVIDER, REGISTER_TOOL,
-    REGISTER_VIRTUAL_MODEL, UNREGISTER_PROVIDER, UNREGISTER_VIRTUAL_MODEL,
-};
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
 /// extension's own `error` from the wire, or why the extension cannot answer, and either way
@@ -383,32 +378,14 @@ impl Shared {
                     Some(ctx) if calls::is_ui_tell(&method) => {
                         Some(calls::ui_tell(&method, std::mem::take(&mut params), ctx))
                     }
-                    Some(ctx) if method == REGISTER_TOOL => {
-                        Some(self.register_tool(std::mem::take(&mut params), ctx))
-                    }
-                    Some(ctx) if method == REGISTER_COMMAND => {
-                        Some(self.register_command(std::mem::take(&mut params), ctx))
-                    }
-                    Some(ctx) if method == REGISTER_PROVIDER => {
-                        Some(self.register_provider(std::mem::take(&mut params), ctx))
-                    }
-                    Some(ctx) if method == REGISTER_VIRTUAL_MODEL => {
-                        Some(self.register_virtual_model(std::mem::take(&mut params), ctx))
-                    }
-                    Some(ctx) if method == UNREGISTER_VIRTUAL_MODEL => {
+                    Some(ctx) if registrations::is_registration(&method) => {
                         let params = std::mem::take(&mut params);
-                        let call = calls::params(UNREGISTER_VIRTUAL_MODEL, params);
-                        Some(call.and_then(|UnregisterVirtualModel { provider, id }| {
-                            let host = &ctx.host;
-                            host.unregister_virtual_model(provider, id)
-                                .map(|()| Value::Null)
-                        }))
-                    }
-                    Some(ctx) if method == UNREGISTER_PROVIDER => {
-                        let call = calls::params(UNREGISTER_PROVIDER, std::mem::take(&mut params));
-                        Some(call.and_then(|UnregisterProvider { name }| {
-                            ctx.host.unregister_provider(name).map(|()| Value::Null)
-                        }))
+                        Some(registrations::register(
+                            &self.handle(),
+                            &method,
+                            params,
+                            ctx,
+                        ))
                     }
                     _ => None,
                 };
@@ -462,9 +439,7 @@ impl Shared {
             let _ = self.write(&line).await;
         }
     }
-}
 
-impl Shared {
     /// A handle that does not own the process, for what the extension registers after
     /// loading: the extension's own handles decide its life.
     fn handle(self: &Arc<Self>) -> Connection {
@@ -473,61 +448,6 @@ impl Shared {
             child: Arc::new(Mutex::new(None)),
             stderr_forwarder: Arc::new(Mutex::new(None)),
         }
-    }
-
-    /// `register_tool`: a tool whose calls go to this process, added to the session.
-    fn register_tool(
-        self: &Arc<Self>,
-        params: Value,
-        ctx: &ExtensionContext,
-    ) -> Result<Value, HostError> {
-        let call: RegisterTool = calls::params(REGISTER_TOOL, params)?;
-        let deadline = super::ProcessOptions::default().tool_timeout;
-        let tool = super::ProcessTool::new(call.tool, self.handle(), deadline);
-        ctx.host.register_tool(Arc::new(tool))?;
-        Ok(Value::Null)
-    }
-
-    /// `register_command`: a command whose runs go to this process, added to the session.
-    fn register_command(
-        self: &Arc<Self>,
-        params: Value,
-        ctx: &ExtensionContext,
-    ) -> Result<Value, HostError> {
-        let RegisterCommand { command } = calls::params(REGISTER_COMMAND, params)?;
-        let deadline = super::ProcessOptions::default().command_timeout;
-        let path = command.path.unwrap_or_else(|| self.path.clone());
-        let def = super::command_def(self.handle(), command.name, command.description, deadline);
-        ctx.host.register_command(def, path)?;
-        Ok(Value::Null)
-    }
-
-    /// `register_provider`: a provider whose streamed replies and sign-in run in this
-    /// process, added to the session's models.
-    fn register_provider(
-        self: &Arc<Self>,
-        params: Value,
-        ctx: &ExtensionContext,
-    ) -> Result<Value, HostError> {
-        let RegisterProvider { provider } = calls::params(REGISTER_PROVIDER, params)?;
-        let options = super::ProcessOptions::default();
-        let def = super::provider_def(provider, &self.handle(), &options);
-        ctx.host.register_provider(def)?;
-        Ok(Value::Null)
-    }
-
-    /// `register_virtual_model`: a virtual model whose router runs in this process, added to
-    /// the session's models.
-    fn register_virtual_model(
-        self: &Arc<Self>,
-        params: Value,
-        ctx: &ExtensionContext,
-    ) -> Result<Value, HostError> {
-        let RegisterVirtualModel { model } = calls::params(REGISTER_VIRTUAL_MODEL, params)?;
-        let options = super::ProcessOptions::default();
-        let def = super::virtual_model_def(model, &self.handle(), &options);
-        ctx.host.register_virtual_model(def)?;
-        Ok(Value::Null)
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod calls;
 pub mod connection;
 pub mod oauth;
+mod registrations;
 pub mod session_calls;
 pub mod spawn;
 pub mod tool;
