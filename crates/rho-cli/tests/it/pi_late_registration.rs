@@ -117,9 +117,9 @@ fn extension_commands(commands: &[Value]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// pi 1.6's extension commands with the extension `source` loaded, when pi 1.6 is installed.
-async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
-    let home = tempfile::tempdir().expect("home");
+/// pi 1.6 in RPC mode with the extension `source` loaded, when pi 1.6 is installed (`home`
+/// keeps its files).
+fn start_pi(home: &tempfile::TempDir, source: &str) -> Option<rho_testkit::pi16::Pi> {
     let work = home.path().join("work");
     std::fs::create_dir_all(&work).expect("work");
     rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
@@ -128,13 +128,22 @@ async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
     std::fs::write(&file, source).expect("extension");
     let path = file.display().to_string();
     let args = ["--no-session", "--model", "loop/loop-model", "-e", &path];
-    let mut pi = match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
-        Ok(pi) => pi,
+    match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
+        Ok(pi) => Some(pi),
         Err(why) => {
             eprintln!("not compared with pi: {why}");
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// pi 1.6's extension commands with the extension `source` loaded, once it has told something,
+/// when pi 1.6 is installed.
+async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
+    let home = tempfile::tempdir().expect("home");
+    let mut pi = start_pi(&home, source)?;
+    // Once its session_start handler has run (it says so).
+    pi.wait_for("extension_ui_request").await;
     let listed = pi.call(json!({"type": "get_commands"})).await;
     pi.stop().await;
     let all = listed["data"]["commands"]
@@ -175,22 +184,64 @@ async fn a_command_registered_at_session_start_is_listed_and_runs() {
     }
 }
 
+/// `provider/id` of a model in a `get_available_models` answer.
+fn model_key(m: &Value) -> String {
+    let text = |k: &str| m[k].as_str().unwrap_or_default().to_string();
+    format!("{}/{}", text("provider"), text("id"))
+}
+
 /// The `provider/id` of every model `get_available_models` lists.
 async fn available(rpc: &mut Rpc) -> Vec<String> {
     let r = rpc
         .call(json!({"id": "am", "type": "get_available_models"}))
         .await;
     let models = r["data"]["models"].as_array().cloned().unwrap_or_default();
-    models
-        .iter()
-        .map(|m| {
-            format!(
-                "{}/{}",
-                m["provider"].as_str().unwrap_or_default(),
-                m["id"].as_str().unwrap_or_default()
-            )
-        })
-        .collect()
+    models.iter().map(model_key).collect()
+}
+
+/// How long pi 1.6 may take to list a change: its registry answers `get_available_models`
+/// from a snapshot that a background refresh rewrites after each registration, so a listing
+/// right after one may still show the state before it.
+const PI_SETTLES: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Whether pi 1.6 lists `model` (`provider/id`) in `get_available_models` with the extension
+/// `source` loaded, at start (after its first notice when `notices`) and after each of
+/// `commands`: at each step the listing once it shows `expected`'s value, or the last one
+/// within [`PI_SETTLES`]. `None` without pi 1.6.
+async fn pi_lists(
+    source: &str,
+    notices: bool,
+    model: &str,
+    (commands, expected): (&[String], &[bool]),
+) -> Option<Vec<bool>> {
+    let home = tempfile::tempdir().expect("home");
+    let mut pi = start_pi(&home, source)?;
+    if notices {
+        pi.wait_for("extension_ui_request").await;
+    }
+    let mut seen = Vec::new();
+    let steps = std::iter::once(None).chain(commands.iter().map(Some));
+    for (command, want) in steps.zip(expected) {
+        if let Some(command) = command {
+            // Once the command has run (each tells so).
+            let prompt = json!({"type": "prompt", "message": command});
+            pi.call_and_see(prompt, |v| v["type"] == "extension_ui_request")
+                .await;
+        }
+        let deadline = tokio::time::Instant::now() + PI_SETTLES;
+        let listed = loop {
+            let r = pi.call(json!({"type": "get_available_models"})).await;
+            let models = r["data"]["models"].as_array().cloned().unwrap_or_default();
+            let listed = models.iter().any(|m| model_key(m) == model);
+            if listed == *want || tokio::time::Instant::now() > deadline {
+                break listed;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        };
+        seen.push(listed);
+    }
+    pi.stop().await;
+    Some(seen)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -198,21 +249,16 @@ async fn a_provider_registered_from_a_command_is_listed_used_and_unregistered() 
     let Some(mut rpc) = start(&[("provider.ts", PROVIDER)]).await else {
         return;
     };
-    assert!(!available(&mut rpc)
-        .await
-        .contains(&"lateprov/late-model".to_string()));
+    let late = "lateprov/late-model".to_string();
+    let mut seen = vec![available(&mut rpc).await.contains(&late)];
     let url = format!("{}/v1", rpc.server.url());
     prompt(&mut rpc, "c1", &format!("/late-provider {url}")).await;
     notified(&mut rpc, "lateprov registered").await;
-    let listed = available(&mut rpc).await;
-    assert!(
-        listed.contains(&"lateprov/late-model".to_string()),
-        "{listed:?}"
-    );
+    seen.push(available(&mut rpc).await.contains(&late));
 
-    let set = rpc
-        .call(json!({"id": "sm", "type": "set_model", "provider": "lateprov", "modelId": "late-model"}))
-        .await;
+    let set =
+        json!({"id": "sm", "type": "set_model", "provider": "lateprov", "modelId": "late-model"});
+    let set = rpc.call(set).await;
     assert_eq!(set["success"], true, "{set}");
     rpc.server
         .push(crate::support::reply("From the late provider."));
@@ -224,9 +270,11 @@ async fn a_provider_registered_from_a_command_is_listed_used_and_unregistered() 
     prompt(&mut rpc, "c2", "/drop-provider").await;
     notified(&mut rpc, "lateprov unregistered").await;
     let listed = available(&mut rpc).await;
-    assert!(
-        !listed.iter().any(|m| m.starts_with("lateprov/")),
-        "{listed:?}"
+    seen.push(listed.contains(&late));
+    assert_eq!(
+        seen,
+        [false, true, false],
+        "listed once registered, until unregistered"
     );
     assert!(
         listed.contains(&"mock/m1".to_string()),
@@ -234,6 +282,14 @@ async fn a_provider_registered_from_a_command_is_listed_used_and_unregistered() 
     );
     no_unsupported_notice(&rpc);
     assert_eq!(rpc.close().await, Some(0));
+
+    let commands = [
+        format!("/late-provider {url}"),
+        "/drop-provider".to_string(),
+    ];
+    if let Some(pi) = pi_lists(PROVIDER, false, &late, (&commands, &seen)).await {
+        assert_eq!(seen, pi, "rho lists lateprov when pi does");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -242,16 +298,11 @@ async fn a_virtual_model_registered_at_session_start_is_routed_until_unregistere
         return;
     };
     notified(&mut rpc, "late router registered").await;
-    let listed = available(&mut rpc).await;
-    assert!(
-        listed.contains(&"late-router/auto".to_string()),
-        "{listed:?}"
-    );
-    let set = rpc
-        .call(
-            json!({"id": "sm", "type": "set_model", "provider": "late-router", "modelId": "auto"}),
-        )
-        .await;
+    let auto = "late-router/auto".to_string();
+    let mut seen = vec![available(&mut rpc).await.contains(&auto)];
+    let set =
+        json!({"id": "sm", "type": "set_model", "provider": "late-router", "modelId": "auto"});
+    let set = rpc.call(set).await;
     assert_eq!(set["success"], true, "{set}");
     rpc.server.push(crate::support::reply("Routed."));
     rpc.prompt_ok("p1", "hello").await;
@@ -263,11 +314,8 @@ async fn a_virtual_model_registered_at_session_start_is_routed_until_unregistere
 
     prompt(&mut rpc, "c1", "/drop-router").await;
     notified(&mut rpc, "late router unregistered").await;
-    let listed = available(&mut rpc).await;
-    assert!(
-        !listed.iter().any(|m| m.starts_with("late-router/")),
-        "{listed:?}"
-    );
+    seen.push(available(&mut rpc).await.contains(&auto));
+    assert_eq!(seen, [true, false], "listed until unregistered");
     // Still selected but gone: its provider has no credentials any more, nothing is sent.
     let refused = rpc
         .call(json!({"id": "p2", "type": "prompt", "message": "again"}))
@@ -283,4 +331,8 @@ async fn a_virtual_model_registered_at_session_start_is_routed_until_unregistere
     assert_eq!(rpc.server.requests().len(), 1, "nothing more was sent");
     no_unsupported_notice(&rpc);
     assert_eq!(rpc.close().await, Some(0));
+
+    if let Some(pi) = pi_lists(ROUTER, true, &auto, (&["/drop-router".to_string()], &seen)).await {
+        assert_eq!(seen, pi, "rho lists the virtual model when pi does");
+    }
 }
