@@ -1,6 +1,7 @@
 //! Runs extension handlers with the per-event rules of session-behavior §2, §3, §7 and §18:
 //! load order, error isolation (reports, never aborts), chaining and short-circuits.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rho_agent::AgentMessage;
@@ -64,6 +65,9 @@ pub struct ExtensionRunner {
     /// What the extensions registered after loading (pi's `registerCommand` from a handler or
     /// a command); forgotten when the set is replaced.
     late: Arc<RwLock<Late>>,
+    /// Bumped whenever the commands change (a late one, a new set): UIs that list them (the
+    /// terminal's `/` completion) read it to know when to list them again.
+    command_generation: Arc<AtomicU64>,
     errors: ErrorSink,
 }
 
@@ -91,6 +95,7 @@ impl ExtensionRunner {
         Self {
             extensions: Arc::new(RwLock::new(extensions.into())),
             late: Arc::default(),
+            command_generation: Arc::default(),
             errors,
         }
     }
@@ -107,7 +112,13 @@ impl ExtensionRunner {
     pub fn replace(&self, extensions: Vec<Extension>) -> Arc<[Extension]> {
         let mut current = self.extensions.write().unwrap_or_else(|p| p.into_inner());
         *self.late.write().unwrap_or_else(|p| p.into_inner()) = Late::default();
+        self.command_generation.fetch_add(1, Ordering::Release);
         std::mem::replace(&mut *current, extensions.into())
+    }
+
+    /// Changes whenever the commands do (see [`ExtensionRunner::commands`]).
+    pub fn command_generation(&self) -> u64 {
+        self.command_generation.load(Ordering::Acquire)
     }
 
     /// Adds a command the file `path` registered after loading: listed and invocable at once.
@@ -118,6 +129,7 @@ impl ExtensionRunner {
         late.commands
             .retain(|(c, p)| (c.name.as_str(), p.as_str()) != (def.name.as_str(), path.as_str()));
         late.commands.push((def, path));
+        self.command_generation.fetch_add(1, Ordering::Release);
     }
 
     /// Replaces the error sink (the session installs its own).
