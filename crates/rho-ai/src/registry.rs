@@ -1,7 +1,9 @@
 //! Every model rho knows, in pi 1.6's layers: the built-in catalog, the refreshed catalogs of
 //! models-store.json over it ([`crate::models_store::overlay`]), models.json over both
 //! (provider settings, `modelOverrides`, custom models), and providers extensions register,
-//! which replace a provider's list.
+//! which replace a provider's list. Extensions register and unregister providers and virtual
+//! models at any time (pi applies a registration at once): that layer changes in place and
+//! every holder of [`ModelRegistry::list`] sees the change on its next read.
 //!
 //! Nothing is built at load: [`ModelRegistry::find`] builds the one model it is asked for
 //! (start-up selects a model that way), and [`ModelRegistry::all`] builds the whole list once,
@@ -9,7 +11,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard};
 
 use crate::catalog;
 use crate::model::Model;
@@ -115,17 +117,24 @@ pub struct VirtualConflict {
     pub id: String,
 }
 
+/// What extensions registered: the top layer, changed in place.
+#[derive(Debug, Default, Clone)]
+struct ExtensionLayer {
+    /// Extension providers: their whole model lists and their (merged) configs.
+    providers: Vec<(String, Vec<Model>, ProviderConfig)>,
+    /// Extensions' virtual models ([`Model::is_virtual`]), listed after their provider's
+    /// physical models; one hides a physical model of the same provider and id.
+    virtual_models: Vec<Model>,
+}
+
 /// The layered registry.
 #[derive(Debug)]
 pub struct ModelRegistry {
     base: Base,
+    /// models.json as the user wrote it.
     config: ModelsConfig,
     error: Option<ModelsJsonError>,
-    /// Extension providers: their whole model lists.
-    replaced: Vec<(String, Vec<Model>)>,
-    /// Extensions' virtual models ([`Model::is_virtual`]), listed after their provider's
-    /// physical models; one hides a physical model of the same provider and id.
-    virtual_models: Vec<Model>,
+    extensions: Arc<RwLock<ExtensionLayer>>,
     list: ModelList,
 }
 
@@ -139,16 +148,34 @@ impl ModelRegistry {
 
     /// `base` with an already read models.json.
     pub fn with_config(base: Base, config: ModelsConfig, error: Option<ModelsJsonError>) -> Self {
-        let mut registry = Self {
+        let extensions = Arc::new(RwLock::new(ExtensionLayer::default()));
+        let list = {
+            let (base, config, extensions) = (base.clone(), config.clone(), extensions.clone());
+            ModelList::new(move || {
+                let layer = extensions.read().unwrap_or_else(|p| p.into_inner());
+                let mut models = build(&base, &config, &layer.providers, &|_| true);
+                with_virtual(&mut models, &layer.virtual_models, &|_| true);
+                models
+            })
+        };
+        Self {
             base,
             config,
             error,
-            replaced: Vec::new(),
-            virtual_models: Vec::new(),
-            list: ModelList::ready(Vec::new()),
-        };
-        registry.list = registry.new_list();
-        registry
+            extensions,
+            list,
+        }
+    }
+
+    fn layer(&self) -> RwLockReadGuard<'_, ExtensionLayer> {
+        self.extensions.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes the extension layer; every holder of the list builds it again.
+    fn change<T>(&self, f: impl FnOnce(&mut ExtensionLayer) -> T) -> T {
+        let out = f(&mut self.extensions.write().unwrap_or_else(|p| p.into_inner()));
+        self.list.invalidate();
+        out
     }
 
     /// Why models.json was ignored, if it was.
@@ -156,9 +183,14 @@ impl ModelRegistry {
         self.error.as_ref()
     }
 
-    /// The models.json config of every provider it names (and of extension providers).
-    pub fn providers(&self) -> &BTreeMap<String, ProviderConfig> {
-        &self.config.providers
+    /// The config of every provider models.json names, an extension provider's in place of
+    /// the entry of its name.
+    pub fn providers(&self) -> BTreeMap<String, ProviderConfig> {
+        let mut providers = self.config.providers.clone();
+        for (name, _, config) in &self.layer().providers {
+            providers.insert(name.clone(), config.clone());
+        }
+        providers
     }
 
     /// The store of refreshed catalogs the registry reads, if any.
@@ -169,24 +201,36 @@ impl ModelRegistry {
         }
     }
 
-    /// The models.json config of `provider`, if any.
-    pub fn provider(&self, provider: &str) -> Option<&ProviderConfig> {
+    /// The config of `provider`: an extension provider's, else its models.json entry.
+    pub fn provider(&self, provider: &str) -> Option<ProviderConfig> {
+        let layer = self.layer();
+        match layer.providers.iter().find(|(name, _, _)| name == provider) {
+            Some((_, _, config)) => Some(config.clone()),
+            None => self.config.providers.get(provider).cloned(),
+        }
+    }
+
+    /// The user's models.json entry of `provider`, if any (what an extension provider of the
+    /// same name is overlaid with).
+    pub fn user_provider(&self, provider: &str) -> Option<&ProviderConfig> {
         self.config.providers.get(provider)
     }
 
     /// The model `id` of `provider` as the whole list would have it, built alone.
     pub fn find(&self, provider: &str, id: &str) -> Option<Model> {
         if let Some(model) = self.find_virtual(provider, id) {
-            return Some(model.clone());
+            return Some(model);
         }
         self.find_physical(provider, id)
     }
 
     /// The physical model `id` of `provider` (what a virtual model may route to).
     pub fn find_physical(&self, provider: &str, id: &str) -> Option<Model> {
-        if let Some((_, models)) = self.replaced.iter().find(|(name, _)| name == provider) {
+        let layer = self.layer();
+        if let Some((_, models, _)) = layer.providers.iter().find(|(name, _, _)| name == provider) {
             return models.iter().find(|m| m.id == id).cloned();
         }
+        drop(layer);
         let config = self.config.providers.get(provider);
         let custom = config.and_then(|c| Some((c, c.models.as_ref()?.iter().rev())));
         if let Some((c, mut defs)) = custom {
@@ -201,16 +245,18 @@ impl ModelRegistry {
         })
     }
 
-    fn find_virtual(&self, provider: &str, id: &str) -> Option<&Model> {
-        self.virtual_models
+    fn find_virtual(&self, provider: &str, id: &str) -> Option<Model> {
+        self.layer()
+            .virtual_models
             .iter()
             .find(|m| m.provider == provider && m.id == id)
+            .cloned()
     }
 
     /// Adds an extension's virtual model (`model.is_virtual()`); the same provider and id
     /// again replaces it. Refused when `provider` lists a physical model `id` (pi's "conflicts
     /// with a physical model").
-    pub fn add_virtual_model(&mut self, model: Model) -> Result<(), VirtualConflict> {
+    pub fn add_virtual_model(&self, model: Model) -> Result<(), VirtualConflict> {
         if self.find_virtual(&model.provider, &model.id).is_none()
             && self.find_physical(&model.provider, &model.id).is_some()
         {
@@ -219,18 +265,35 @@ impl ModelRegistry {
                 id: model.id,
             });
         }
-        self.virtual_models
-            .retain(|m| (&m.provider, &m.id) != (&model.provider, &model.id));
-        self.virtual_models.push(model);
-        self.list = self.new_list();
+        self.change(|layer| {
+            layer
+                .virtual_models
+                .retain(|m| (&m.provider, &m.id) != (&model.provider, &model.id));
+            layer.virtual_models.push(model);
+        });
         Ok(())
+    }
+
+    /// Removes an extension's virtual model; `false` when there was none.
+    pub fn remove_virtual_model(&self, provider: &str, id: &str) -> bool {
+        self.change(|layer| {
+            let before = layer.virtual_models.len();
+            layer
+                .virtual_models
+                .retain(|m| (m.provider.as_str(), m.id.as_str()) != (provider, id));
+            layer.virtual_models.len() != before
+        })
     }
 
     /// Whether `provider` lists only virtual models: it needs no credentials (pi marks it
     /// configured).
     pub fn is_virtual_only(&self, provider: &str) -> bool {
-        self.virtual_models.iter().any(|m| m.provider == provider)
-            && !self.provider_ids_physical().iter().any(|p| p == provider)
+        let has_virtual = self
+            .layer()
+            .virtual_models
+            .iter()
+            .any(|m| m.provider == provider);
+        has_virtual && !self.provider_ids_physical().iter().any(|p| p == provider)
     }
 
     /// Every model (built on first use, then shared).
@@ -249,8 +312,9 @@ impl ModelRegistry {
                 .cloned()
                 .collect();
         }
-        let mut models = build(&self.base, &self.config, &self.replaced, keep);
-        with_virtual(&mut models, &self.virtual_models, keep);
+        let layer = self.layer();
+        let mut models = build(&self.base, &self.config, &layer.providers, keep);
+        with_virtual(&mut models, &layer.virtual_models, keep);
         models
     }
 
@@ -262,7 +326,12 @@ impl ModelRegistry {
     /// Provider ids in the list's order: the base's, models.json's own, extension ones.
     pub fn provider_ids(&self) -> Vec<String> {
         let mut ids = self.provider_ids_physical();
-        ids.extend(self.virtual_models.iter().map(|m| m.provider.clone()));
+        ids.extend(
+            self.layer()
+                .virtual_models
+                .iter()
+                .map(|m| m.provider.clone()),
+        );
         dedup_in_order(&mut ids);
         ids
     }
@@ -270,18 +339,33 @@ impl ModelRegistry {
     fn provider_ids_physical(&self) -> Vec<String> {
         let mut ids = self.base.provider_ids();
         ids.extend(self.config.providers.keys().cloned());
-        ids.extend(self.replaced.iter().map(|(name, _)| name.clone()));
+        ids.extend(
+            self.layer()
+                .providers
+                .iter()
+                .map(|(name, _, _)| name.clone()),
+        );
         dedup_in_order(&mut ids);
         ids
     }
 
     /// An extension's provider: `models` replace whatever `name` had, `config` is its
-    /// (merged) provider config.
-    pub fn replace_provider(&mut self, name: &str, models: Vec<Model>, config: ProviderConfig) {
-        self.replaced.retain(|(n, _)| n != name);
-        self.replaced.push((name.to_string(), models));
-        self.config.providers.insert(name.to_string(), config);
-        self.list = self.new_list();
+    /// (merged) provider config. Registered again, the new one replaces it.
+    pub fn replace_provider(&self, name: &str, models: Vec<Model>, config: ProviderConfig) {
+        self.change(|layer| {
+            layer.providers.retain(|(n, _, _)| n != name);
+            layer.providers.push((name.to_string(), models, config));
+        });
+    }
+
+    /// Removes an extension's provider (pi's `unregisterProvider`): the models it replaced,
+    /// built-in or models.json ones, are listed again. `false` when there was none.
+    pub fn remove_provider(&self, name: &str) -> bool {
+        self.change(|layer| {
+            let before = layer.providers.len();
+            layer.providers.retain(|(n, _, _)| n != name);
+            layer.providers.len() != before
+        })
     }
 
     /// Reads the refreshed catalogs again (after a refresh): the next [`ModelRegistry::all`]
@@ -292,30 +376,18 @@ impl ModelRegistry {
         }
         self.list.invalidate();
     }
-
-    fn new_list(&self) -> ModelList {
-        let base = self.base.clone();
-        let config = self.config.clone();
-        let replaced = self.replaced.clone();
-        let virtual_models = self.virtual_models.clone();
-        ModelList::new(move || {
-            let mut models = build(&base, &config, &replaced, &|_| true);
-            with_virtual(&mut models, &virtual_models, &|_| true);
-            models
-        })
-    }
 }
 
 /// The layers over the providers `keep` accepts: base, models.json, extension providers.
 fn build(
     base: &Base,
     config: &ModelsConfig,
-    replaced: &[(String, Vec<Model>)],
+    replaced: &[(String, Vec<Model>, ProviderConfig)],
     keep: &dyn Fn(&str) -> bool,
 ) -> Vec<Model> {
     let mut models = merge_into(base.models_where(keep), config);
     models.retain(|m| keep(&m.provider));
-    for (name, own) in replaced.iter().filter(|(name, _)| keep(name)) {
+    for (name, own, _) in replaced.iter().filter(|(name, _, _)| keep(name)) {
         models.retain(|m| &m.provider != name);
         models.extend(own.iter().cloned());
     }

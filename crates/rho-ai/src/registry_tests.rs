@@ -140,7 +140,7 @@ fn a_stored_list_read_again_after_a_refresh_reaches_every_list_holder() {
 
 #[test]
 fn an_extension_provider_replaces_its_models() {
-    let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
     let before = registry.all().len();
     let mut own = catalog::find_builtin("groq", "openai/gpt-oss-120b").expect("built in");
     own.id = "ext-model".into();
@@ -154,6 +154,29 @@ fn an_extension_provider_replaces_its_models() {
     assert_eq!(groq, ["ext-model"]);
     assert!(registry.find("groq", "openai/gpt-oss-120b").is_none());
     assert_eq!(registry.all().len(), before - 7 + 1, "groq had 7 models");
+    assert_find_matches_all(&registry);
+}
+
+/// pi's `unregisterProvider`: the provider's models go and the built-in ones it replaced come
+/// back, in the list a holder already had.
+#[test]
+fn removing_an_extension_provider_brings_back_what_it_replaced() {
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let session_list = registry.list();
+    let before = session_list.get().len();
+    let mut own = catalog::find_builtin("groq", "openai/gpt-oss-120b").expect("built in");
+    own.id = "ext-model".into();
+    registry.replace_provider("groq", vec![own], ProviderConfig::default());
+    assert_eq!(
+        session_list.get().len(),
+        before - 7 + 1,
+        "the holder sees it"
+    );
+    assert!(registry.remove_provider("groq"));
+    assert!(!registry.remove_provider("groq"), "nothing left to remove");
+    assert_eq!(session_list.get().len(), before);
+    assert!(registry.find("groq", "openai/gpt-oss-120b").is_some());
+    assert!(registry.find("groq", "ext-model").is_none());
     assert_find_matches_all(&registry);
 }
 
@@ -189,7 +212,7 @@ fn virtual_model(provider: &str, id: &str) -> Model {
 
 #[test]
 fn virtual_models_are_listed_after_the_physical_ones_and_found_alone() {
-    let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
     registry
         .add_virtual_model(virtual_model("router", "auto"))
         .expect("a new provider");
@@ -216,8 +239,23 @@ fn virtual_models_are_listed_after_the_physical_ones_and_found_alone() {
 }
 
 #[test]
+fn a_removed_virtual_model_is_no_longer_listed_nor_found() {
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let session_list = registry.list();
+    registry
+        .add_virtual_model(virtual_model("router", "auto"))
+        .expect("added");
+    assert!(session_list.get().iter().any(|m| m.provider == "router"));
+    assert!(registry.remove_virtual_model("router", "auto"));
+    assert!(!registry.remove_virtual_model("router", "auto"));
+    assert!(!session_list.get().iter().any(|m| m.provider == "router"));
+    assert!(registry.find("router", "auto").is_none());
+    assert!(!registry.is_virtual_only("router"));
+}
+
+#[test]
 fn a_virtual_model_may_not_take_a_physical_models_id() {
-    let mut registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
+    let registry = ModelRegistry::with_config(Base::Catalog(None), config(MODELS_JSON), None);
     let refused = registry.add_virtual_model(virtual_model("ollama", "qwen3:8b"));
     assert_eq!(
         refused.map_err(|e| e.to_string()),

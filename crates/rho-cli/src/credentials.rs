@@ -14,6 +14,7 @@ use rho_ai::auth::{
     OAuthCredential, ResolvedAuth,
 };
 use rho_ai::config_value::{run_shell, ShellError, ShellRunner};
+use rho_ai::models_json::ProviderConfig;
 use rho_ai::oauth::{OAuthProvider, OAuthProviders};
 use rho_ai::registry::ModelRegistry;
 use rho_core::agent_session::{AuthStatus, CredentialError, CredentialStore};
@@ -36,7 +37,7 @@ pub struct CliCredentials {
     store: AuthStore,
     /// The sign-ins tokens are refreshed and turned into keys through: rho's own and those
     /// extensions registered.
-    oauth: OAuthProviders,
+    oauth: Mutex<OAuthProviders>,
 }
 
 /// The parsed auth.json and the modification time it was read at.
@@ -110,19 +111,28 @@ impl CliCredentials {
             models,
             cache: CommandCache::default(),
             store,
-            oauth: OAuthProviders::builtin(),
+            oauth: Mutex::new(OAuthProviders::builtin()),
         }
     }
 
     /// Adds an extension's sign-in (pi's `registerProvider(name, { oauth })`).
-    pub fn add_oauth(&mut self, provider: Arc<dyn OAuthProvider>) {
-        self.oauth.add(provider);
+    pub fn add_oauth(&self, provider: Arc<dyn OAuthProvider>) {
+        self.sign_ins().add(provider);
+    }
+
+    fn sign_ins(&self) -> MutexGuard<'_, OAuthProviders> {
+        self.oauth.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The sign-in of `provider`, if it has one.
+    fn sign_in(&self, provider: &str) -> Option<Arc<dyn OAuthProvider>> {
+        self.sign_ins().get(provider).cloned()
     }
 
     /// The stored OAuth credential of a provider with a sign-in, unless `--api-key` wins.
     fn refreshable(&self, provider: &str) -> Option<OAuthCredential> {
         if self.explicit.as_ref().is_some_and(|(p, _)| p == provider)
-            || self.oauth.get(provider).is_none()
+            || self.sign_in(provider).is_none()
         {
             return None;
         }
@@ -142,7 +152,7 @@ impl CliCredentials {
     ) -> Result<Option<OAuthCredential>, CredentialError> {
         let store_error =
             |e: rho_core::auth_store::AuthStoreError| CredentialError::Other(e.to_string());
-        let Some(sign_in) = self.oauth.get(provider) else {
+        let Some(sign_in) = self.sign_in(provider) else {
             return Ok(None);
         };
         let lock = self.store.lock().await.map_err(store_error)?;
@@ -169,7 +179,7 @@ impl CliCredentials {
         provider: &str,
         credential: &OAuthCredential,
     ) -> Result<String, CredentialError> {
-        match self.oauth.get(provider) {
+        match self.sign_in(provider) {
             Some(sign_in) => sign_in
                 .api_key(credential)
                 .await
@@ -214,13 +224,25 @@ impl CliCredentials {
         self.auth.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    /// `f` of where `provider`'s key may come from, commands run by `run`.
+    fn with_sources<T>(
+        &self,
+        provider: &str,
+        run: &ShellRunner<'_>,
+        f: impl FnOnce(&AuthSources<'_>) -> T,
+    ) -> T {
+        let file = self.auth().current();
+        let config = self.models.provider(provider);
+        let s = self.sources(file.as_deref(), config.as_ref(), provider, run);
+        f(&s)
+    }
+
     fn sources<'a>(
         &'a self,
         auth_file: Option<&'a AuthFile>,
+        models_json: Option<&'a ProviderConfig>,
         provider: &str,
-        env: &'a dyn Fn(&str) -> Option<String>,
         run: &'a ShellRunner<'a>,
-        exists: &'a dyn Fn(&str) -> bool,
     ) -> AuthSources<'a> {
         AuthSources {
             explicit: self
@@ -230,10 +252,10 @@ impl CliCredentials {
                 .map(|(_, k)| k.as_str()),
             auth_file,
             command_cache: Some(&self.cache),
-            models_json: self.models.provider(provider),
-            env,
+            models_json,
+            env: &env,
             run,
-            file_exists: exists,
+            file_exists: &exists,
             now_ms: rho_ai::now_ms(),
         }
     }
@@ -262,15 +284,16 @@ impl CredentialStore for CliCredentials {
             return AuthStatus::Configured;
         }
         let no_run = |_: &str| Err(ShellError::NotRun("not run during the auth check"));
-        let file = self.auth().current();
-        let s = self.sources(file.as_deref(), provider, &env, &no_run, &exists);
-        if has_configured_auth(provider, &s) {
+        let (configured, oauth) = self.with_sources(provider, &no_run, |s| {
+            let oauth = s
+                .auth_file
+                .and_then(|f| f.credential(provider).ok().flatten())
+                .is_some_and(|c| matches!(c, Credential::OAuth(_)));
+            (has_configured_auth(provider, s), oauth)
+        });
+        if configured {
             return AuthStatus::Configured;
         }
-        let oauth = file
-            .as_deref()
-            .and_then(|f| f.credential(provider).ok().flatten())
-            .is_some_and(|c| matches!(c, Credential::OAuth(_)));
         if oauth {
             AuthStatus::OAuthUnavailable
         } else {
@@ -279,9 +302,7 @@ impl CredentialStore for CliCredentials {
     }
 
     fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {
-        let file = self.auth().current();
-        let s = self.sources(file.as_deref(), provider, &env, &run_shell, &exists);
-        match resolve_api_key(provider, &s)? {
+        match self.with_sources(provider, &run_shell, |s| resolve_api_key(provider, s))? {
             ResolvedAuth::Key { key, .. } => Ok(Some(key)),
             ResolvedAuth::OAuthExpired(_) => {
                 Err(CredentialError::OAuthFailed(provider.to_string()))
@@ -330,7 +351,7 @@ impl CredentialStore for CliCredentials {
     }
 
     fn oauth(&self) -> OAuthProviders {
-        self.oauth.clone()
+        self.sign_ins().clone()
     }
 
     fn save_oauth(
@@ -348,7 +369,7 @@ impl CredentialStore for CliCredentials {
 
     fn key_env_names(&self) -> Vec<String> {
         let file = self.auth().current();
-        rho_ai::env_refs::referenced_env_names(self.models.providers(), file.as_deref())
+        rho_ai::env_refs::referenced_env_names(&self.models.providers(), file.as_deref())
     }
 }
 

@@ -11,12 +11,14 @@ use std::sync::Arc;
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
 use rho_core::system_prompt::build_system_prompt;
+use rho_extension_host::providers::ProviderStreams;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
+use crate::extension_providers::ExtensionProviders;
 use crate::extensions::ExtensionSetup;
 use crate::list_models;
 use crate::model_select::Selection;
@@ -206,19 +208,26 @@ fn add_model(
     (request, store): (&ModelRequest, SessionManager),
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<crate::model_catalog::Catalog> {
-    let streams = add_extension_providers(&config.extensions, &mut credentials, warnings);
+    let streams = ProviderStreams::default();
+    add_extension_providers(&config.extensions, &credentials, &streams, warnings);
     apply_api_key(args, &mut credentials)?;
     let selection = request.select(&credentials, &store)?;
     warnings.extend(selection.warnings.iter().cloned());
     config.session = record_initial_state(store, &selection)?;
     config.model = selection.model;
     config.thinking_level = selection.thinking;
-    config.stream_fn = rho_extension_host::providers::bridged_stream_fn(
-        stream_with_resolved_headers(credentials.models.providers().clone()),
-        streams,
-    );
     config.models = credentials.models.list();
     let credentials = Arc::new(credentials);
+    config.stream_fn = stream_with_resolved_headers(credentials.clone());
+    if !config.extensions.is_empty() {
+        // Extensions may register providers that stream in the extension at any time.
+        let bridged = rho_extension_host::providers::bridged_stream_fn;
+        config.stream_fn = bridged(config.stream_fn.clone(), streams.clone());
+        config.model_providers = Some(Arc::new(ExtensionProviders {
+            credentials: credentials.clone(),
+            streams,
+        }));
+    }
     config.credentials = credentials.clone();
     Ok(crate::model_catalog::Catalog::new(credentials))
 }
@@ -264,38 +273,22 @@ fn add_tools(
     Ok(())
 }
 
-/// Puts the providers and virtual models extensions registered into the model registry (the
-/// user's models.json entry of the same name overrides `baseUrl`, `apiKey` and `headers`) and
-/// their sign-ins into the credential store; returns the providers whose replies the extension streams. A bad provider, or a virtual
-/// model with a physical model's id, becomes a warning.
+/// Puts the providers and virtual models extensions registered while loading into the model
+/// registry, their sign-ins into the credential store and the providers whose replies the
+/// extension streams into `streams` (see [`crate::extension_providers`]). A bad provider, or a
+/// virtual model with a physical model's id, becomes a warning.
 fn add_extension_providers(
     extensions: &[rho_extension_host::Extension],
-    credentials: &mut CliCredentials,
+    credentials: &CliCredentials,
+    streams: &ProviderStreams,
     warnings: &mut Vec<String>,
-) -> std::collections::HashMap<String, rho_extension_host::ProviderStream> {
-    use rho_extension_host::providers::{provider_config, provider_models};
-    let mut streams = std::collections::HashMap::new();
+) {
     for def in extensions.iter().flat_map(|e| e.providers()) {
-        let user = credentials.models.provider(&def.name);
-        let config = match provider_config(def, user) {
-            Ok(c) => c,
-            Err(e) => {
-                warnings.push(format!(
-                    "extension provider {} not registered: {e}",
-                    def.name
-                ));
-                continue;
-            }
-        };
-        let models = provider_models(&def.name, &config);
-        credentials
-            .models
-            .replace_provider(&def.name, models, config);
-        if let Some(stream) = &def.stream {
-            streams.insert(def.name.clone(), stream.clone());
-        }
-        if let Some(oauth) = &def.oauth {
-            credentials.add_oauth(oauth.clone());
+        if let Err(e) = crate::extension_providers::register(credentials, streams, def) {
+            warnings.push(format!(
+                "extension provider {} not registered: {e}",
+                def.name
+            ));
         }
     }
     // After the providers: a virtual model may be listed under one of theirs.
@@ -304,16 +297,15 @@ fn add_extension_providers(
             warnings.push(format!("extension virtual model not registered: {e}"));
         }
     }
-    streams
 }
 
 /// `rho_ai::stream` with the model's models.json headers resolved per request (literal, env
-/// var name or `!command`, interfaces spec §6.4) and `authHeader` applied.
-fn stream_with_resolved_headers(
-    providers: std::collections::BTreeMap<String, rho_ai::models_json::ProviderConfig>,
-) -> rho_agent::StreamFn {
+/// var name or `!command`, interfaces spec §6.4) and `authHeader` applied. The provider's
+/// config is read per request: an extension may register it while the session runs.
+fn stream_with_resolved_headers(credentials: Arc<CliCredentials>) -> rho_agent::StreamFn {
     Arc::new(move |model, context, options| {
-        let provider = providers.get(&model.provider);
+        let provider = credentials.models.provider(&model.provider);
+        let provider = provider.as_ref();
         let has_headers = model.headers.as_ref().is_some_and(|h| !h.is_empty());
         if !has_headers && !provider.is_some_and(|p| p.auth_header) {
             return rho_ai::stream(model, context, options);

@@ -98,6 +98,37 @@ pub trait ExtensionHost: Send + Sync {
     fn register_tool(&self, _tool: Arc<dyn AgentTool>) -> Result<(), HostError> {
         Err(HostError::Unsupported("cannot take tools after loading"))
     }
+    /// Adds a command the file `path` registered after loading (pi's `registerCommand` from a
+    /// handler or a command): listed and invocable at once.
+    fn register_command(&self, _def: super::CommandDef, _path: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported("cannot take commands after loading"))
+    }
+    /// Adds a provider an extension registered after loading (pi's `registerProvider`): its
+    /// models are listed and selectable at once.
+    fn register_provider(&self, _def: super::ProviderDef) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take providers after loading",
+        ))
+    }
+    /// Removes a provider an extension registered (pi's `unregisterProvider`).
+    fn unregister_provider(&self, _name: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take providers after loading",
+        ))
+    }
+    /// Adds a virtual model an extension registered after loading (pi's
+    /// `registerVirtualModel`): listed and selectable at once, routed by `def.route`.
+    fn register_virtual_model(&self, _def: super::VirtualModelDef) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take virtual models after loading",
+        ))
+    }
+    /// Removes a virtual model (pi's `unregisterVirtualModel`).
+    fn unregister_virtual_model(&self, _provider: String, _id: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take virtual models after loading",
+        ))
+    }
     /// Every model the session knows (pi's `ctx.modelRegistry`).
     fn models(&self) -> Vec<Model> {
         Vec::new()

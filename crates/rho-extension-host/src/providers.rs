@@ -3,7 +3,7 @@
 //! the extension's `stream` requests as pi `AssistantMessageEvent`s.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use rho_ai::models_json::{
     merge_models, parse_models_json, ModelsConfig, ModelsJsonError, ProviderConfig,
@@ -49,17 +49,23 @@ pub fn provider_models(name: &str, config: &ProviderConfig) -> Vec<Model> {
     merge_models(&[], &config)
 }
 
+/// The providers whose replies their extension streams, by name; shared, since extensions
+/// register and unregister providers while the session runs.
+pub type ProviderStreams = Arc<RwLock<HashMap<String, ProviderStream>>>;
+
 /// `inner`, except that models of the providers in `streams` are answered by their extension.
-pub fn bridged_stream_fn(inner: StreamFn, streams: HashMap<String, ProviderStream>) -> StreamFn {
-    if streams.is_empty() {
-        return inner;
-    }
+pub fn bridged_stream_fn(inner: StreamFn, streams: ProviderStreams) -> StreamFn {
     Arc::new(move |model, context, options| {
-        let Some(stream) = streams.get(&model.provider) else {
+        let stream = streams
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&model.provider)
+            .cloned();
+        let Some(stream) = stream else {
             return inner(model, context, options);
         };
         let (sink, out) = AssistantStream::channel();
-        let (stream, model) = (stream.clone(), model.clone());
+        let model = model.clone();
         let context = serde_json::to_value(context).unwrap_or(Value::Null);
         let cancel = options.cancel.clone();
         let options = json!({

@@ -1,6 +1,7 @@
 //! Runs extension handlers with the per-event rules of session-behavior §2, §3, §7 and §18:
 //! load order, error isolation (reports, never aborts), chaining and short-circuits.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use rho_agent::AgentMessage;
@@ -61,7 +62,25 @@ pub struct ToolOutcome {
 #[derive(Clone)]
 pub struct ExtensionRunner {
     extensions: Arc<RwLock<Arc<[Extension]>>>,
+    /// What the extensions registered after loading (pi's `registerCommand` from a handler or
+    /// a command); forgotten when the set is replaced.
+    late: Arc<RwLock<Late>>,
+    /// Bumped whenever the commands change (a late one, a new set): UIs that list them (the
+    /// terminal's `/` completion) read it to know when to list them again.
+    command_generation: Arc<AtomicU64>,
     errors: ErrorSink,
+}
+
+/// Registrations made after loading.
+#[derive(Default)]
+struct Late {
+    /// Commands with the file that registered each, in registration order.
+    commands: Vec<(CommandDef, String)>,
+    /// Virtual models, in registration order.
+    virtual_models: Vec<crate::VirtualModelDef>,
+    /// Virtual models unregistered since loading, `(provider, id)`: a loaded one is no longer
+    /// routed.
+    removed_virtual_models: Vec<(String, String)>,
 }
 
 impl Default for ExtensionRunner {
@@ -75,6 +94,8 @@ impl ExtensionRunner {
     pub fn new(extensions: Vec<Extension>, errors: ErrorSink) -> Self {
         Self {
             extensions: Arc::new(RwLock::new(extensions.into())),
+            late: Arc::default(),
+            command_generation: Arc::default(),
             errors,
         }
     }
@@ -90,7 +111,25 @@ impl ExtensionRunner {
     /// Puts `extensions` in place of the current set and returns the set it replaced.
     pub fn replace(&self, extensions: Vec<Extension>) -> Arc<[Extension]> {
         let mut current = self.extensions.write().unwrap_or_else(|p| p.into_inner());
+        *self.late.write().unwrap_or_else(|p| p.into_inner()) = Late::default();
+        self.command_generation.fetch_add(1, Ordering::Release);
         std::mem::replace(&mut *current, extensions.into())
+    }
+
+    /// Changes whenever the commands do (see [`ExtensionRunner::commands`]).
+    pub fn command_generation(&self) -> u64 {
+        self.command_generation.load(Ordering::Acquire)
+    }
+
+    /// Adds a command the file `path` registered after loading: listed and invocable at once.
+    /// One of the same name from the same file (loaded or late) is replaced in its place, as
+    /// pi's registration of a name again overwrites the extension's command.
+    pub fn add_command(&self, def: CommandDef, path: String) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        late.commands
+            .retain(|(c, p)| (c.name.as_str(), p.as_str()) != (def.name.as_str(), path.as_str()));
+        late.commands.push((def, path));
+        self.command_generation.fetch_add(1, Ordering::Release);
     }
 
     /// Replaces the error sink (the session installs its own).
@@ -503,32 +542,46 @@ impl ExtensionRunner {
         None
     }
 
+    /// Every command with the file that registered it: the loaded ones in load order, those
+    /// registered later after them (one replacing a command of its name and file in place).
+    fn all_commands(&self) -> Vec<(CommandDef, String)> {
+        let mut all: Vec<(CommandDef, String)> = self
+            .extensions()
+            .iter()
+            .flat_map(|e| {
+                e.commands()
+                    .iter()
+                    .map(|c| (c.clone(), e.command_path(&c.name).to_string()))
+            })
+            .collect();
+        let late = self.late.read().unwrap_or_else(|p| p.into_inner());
+        for (def, path) in &late.commands {
+            let same = |(c, p): &(CommandDef, String)| c.name == def.name && p == path;
+            match all.iter_mut().find(|entry| same(entry)) {
+                Some(entry) => entry.0 = def.clone(),
+                None => all.push((def.clone(), path.clone())),
+            }
+        }
+        all
+    }
+
     /// Every command with its invocation name (CMD-2), in load order.
     pub fn commands(&self) -> Vec<(String, CommandDef)> {
-        let extensions = self.extensions();
-        let all: Vec<&CommandDef> = extensions.iter().flat_map(|e| e.commands()).collect();
-        let names: Vec<&str> = all.iter().map(|c| c.name.as_str()).collect();
+        let all = self.all_commands();
+        let names: Vec<&str> = all.iter().map(|(c, _)| c.name.as_str()).collect();
         invocation_names(&names)
             .into_iter()
-            .zip(all.into_iter().cloned())
+            .zip(all.iter().map(|(c, _)| c.clone()))
             .collect()
     }
 
     /// Every command's invocation name with the file that registered it, in load order.
     pub fn command_paths(&self) -> Vec<(String, String)> {
-        let extensions = self.extensions();
-        let all: Vec<(&str, String)> = extensions
-            .iter()
-            .flat_map(|e| {
-                e.commands()
-                    .iter()
-                    .map(|c| (c.name.as_str(), e.command_path(&c.name).to_string()))
-            })
-            .collect();
-        let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+        let all = self.all_commands();
+        let names: Vec<&str> = all.iter().map(|(c, _)| c.name.as_str()).collect();
         invocation_names(&names)
             .into_iter()
-            .zip(all.into_iter().map(|(_, p)| p))
+            .zip(all.iter().map(|(_, p)| p.clone()))
             .collect()
     }
 
@@ -571,13 +624,43 @@ impl ExtensionRunner {
             .collect()
     }
 
-    /// The router of the virtual model `provider`/`id` (the last extension to register it
-    /// wins, as a later registration replaces an earlier one in pi).
+    /// Adds a virtual model registered after loading; it replaces one of its provider and id.
+    pub fn add_virtual_model(&self, def: crate::VirtualModelDef) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        let key = (def.spec.provider.clone(), def.spec.id.clone());
+        late.removed_virtual_models.retain(|k| *k != key);
+        late.virtual_models
+            .retain(|v| (&v.spec.provider, &v.spec.id) != (&key.0, &key.1));
+        late.virtual_models.push(def);
+    }
+
+    /// Removes the virtual model `provider`/`id`, loaded or registered later.
+    pub fn remove_virtual_model(&self, provider: &str, id: &str) {
+        let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
+        late.virtual_models
+            .retain(|v| (v.spec.provider.as_str(), v.spec.id.as_str()) != (provider, id));
+        late.removed_virtual_models
+            .push((provider.to_string(), id.to_string()));
+    }
+
+    /// The router of the virtual model `provider`/`id` (the last registration wins, as a
+    /// later registration replaces an earlier one in pi).
     pub fn virtual_route(&self, provider: &str, id: &str) -> Option<crate::VirtualRoute> {
+        let is = |v: &&crate::VirtualModelDef| v.spec.provider == provider && v.spec.id == id;
+        {
+            let late = self.late.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(v) = late.virtual_models.iter().rfind(is) {
+                return Some(v.route.clone());
+            }
+            let removed = |(p, i): &(String, String)| p == provider && i == id;
+            if late.removed_virtual_models.iter().any(removed) {
+                return None;
+            }
+        }
         self.extensions()
             .iter()
             .flat_map(|e| e.virtual_models())
-            .rfind(|v| v.spec.provider == provider && v.spec.id == id)
+            .rfind(is)
             .map(|v| v.route.clone())
     }
 }

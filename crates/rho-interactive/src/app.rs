@@ -264,6 +264,7 @@ impl App {
 
     /// The loop's timer: advances the working indicator and draws when something changed.
     pub fn tick<W: Write>(&mut self, out: &mut W) {
+        self.screen.follow_commands(&self.shared.session);
         if self.screen.tick(self.shared.is_busy()) {
             self.draw(out);
         }

@@ -570,3 +570,27 @@ mod compaction;
 mod fullscreen;
 mod keybindings;
 mod terminal_keys;
+
+/// A command an extension registers while the session runs (pi's `registerCommand` from a
+/// handler or a command) joins the `/` completion on the loop's next tick.
+#[tokio::test]
+async fn a_command_registered_later_joins_the_slash_completion() {
+    let provider = ScriptedProvider::new();
+    let mut h = Harness::new(&provider);
+    h.keys(Input::typed("/lat"));
+    assert!(!h.screen().contains("/late-cmd"));
+    let command = rho_extension_host::CommandDef {
+        name: "late-cmd".into(),
+        description: Some("Registered later".into()),
+        handler: Arc::new(|_, _| Box::pin(async { Ok(()) })),
+    };
+    h.session
+        .extensions()
+        .add_command(command, "late.ts".into());
+    h.app.tick(&mut std::io::sink());
+    // The open list filters again with the next key.
+    h.keys(Input::typed("e"));
+    let screen = h.screen();
+    assert!(screen.contains("/late-cmd"), "{screen}");
+    assert!(screen.contains("Registered later"), "{screen}");
+}

@@ -1,8 +1,8 @@
 // pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
-import { commandSessionApi, contextSessionApi, registerLate, sessionApi } from "./session_api.mjs";
-import { registerProvider, registerVirtualModel, unregisterVirtualModel } from "./providers.mjs";
+import { commandKey, commandSessionApi, contextSessionApi, registerCommandLate, registerLate, sessionApi } from "./session_api.mjs";
+import { registerProvider, registerVirtualModel, unregisterProvider, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 
@@ -91,10 +91,13 @@ export function createApi(reg, ext) {
       reg.tools.set(def.name, { ext, def });
     },
     registerCommand(name, options) {
-      if (reg.registered) return reg.unsupported(ext, `registerCommand("${name}") after loading`, "rho learns an extension's commands when it starts");
-      let invoked = name;
-      for (let n = 1; reg.commands.has(invoked); n++) invoked = `${name}:${n}`;
-      reg.commands.set(invoked, { ext, name, options: options ?? {} });
+      if (typeof name !== "string" || name.length === 0) {
+        throw new Error(`Command registered by extension "${ext.path}" must have a non-empty string name. Use pi.registerCommand("name", { description, handler }).`);
+      }
+      if (typeof options?.handler !== "function") throw new Error(`Command "/${name}" registered by extension "${ext.path}" must define handler().`);
+      const invoked = commandKey(reg, ext, name);
+      reg.commands.set(invoked, { ext, name, options });
+      if (reg.registered) registerCommandLate(reg, ext, invoked, options);
     },
     registerShortcut(key, options) {
       reg.shortcuts.set(String(key), { ext, options: options ?? {} });
@@ -143,7 +146,7 @@ export function createApi(reg, ext) {
       call("set_label", { id, label: label ?? null }).catch((e) => reg.notice(`pi extension ${ext.path}: setLabel failed: ${e.message}`));
     },
     registerProvider: (name, config) => registerProvider(reg, ext, name, config),
-    unregisterProvider: no("pi.unregisterProvider"),
+    unregisterProvider: (name) => unregisterProvider(reg, ext, name),
     registerMessageRenderer: (customType, renderer) => registerMessageRenderer(reg, ext, customType, renderer),
     registerEntryRenderer: (customType, renderer) => registerEntryRenderer(reg, ext, customType, renderer),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),

@@ -10,18 +10,39 @@ function plain(config) {
   return JSON.parse(JSON.stringify({ baseUrl, apiKey, api, headers, authHeader, models }));
 }
 
-export function registerProvider(reg, ext, name, config) {
-  if (reg.registered) return reg.unsupported(ext, `pi.registerProvider("${name}") after loading`, "rho reads providers when extensions start");
-  reg.providers.set(name, { ext, config: config ?? {} });
+/** Tells rho of a registration made after loading; a refusal becomes a notice. */
+function tell(reg, ext, what, method, params) {
+  reg.wire.call(method, params).catch((e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`));
 }
 
-export function providerSpecs(reg) {
-  return [...reg.providers].map(([name, { config }]) => ({
+/** pi.registerProvider: while loading the provider goes to rho with the registration; later
+ * (a handler or command) rho takes it at once with `register_provider`. */
+export function registerProvider(reg, ext, name, config) {
+  if (typeof name !== "string") return reg.unsupported(ext, "pi.registerProvider(provider) with a provider object", "rho takes providers by name and config");
+  if (!config) throw new Error("Provider config is required when registering by name");
+  reg.providers.set(name, { ext, config });
+  if (!reg.registered) return;
+  tell(reg, ext, `registerProvider("${name}")`, "register_provider", { provider: providerSpec(name, config) });
+}
+
+/** pi.unregisterProvider: the provider's models go; the ones it replaced come back. */
+export function unregisterProvider(reg, ext, name) {
+  reg.providers.delete(name);
+  if (!reg.registered) return;
+  tell(reg, ext, `unregisterProvider("${name}")`, "unregister_provider", { name });
+}
+
+function providerSpec(name, config) {
+  return {
     name,
     config: plain(config),
     streams: typeof config.streamSimple === "function",
     ...(config.oauth ? { oauth: { name: String(config.oauth.name ?? name) } } : {}),
-  }));
+  };
+}
+
+export function providerSpecs(reg) {
+  return [...reg.providers].map(([name, { config }]) => providerSpec(name, config));
 }
 
 function oauthOf(reg, provider) {
@@ -90,9 +111,10 @@ export async function runStream(reg, wire, msg, signal) {
   return final;
 }
 
-// pi.registerVirtualModel: rho lists the model with the registration (`virtualModels`) and
-// sends a `route` request before every request made with it selected; the router's answer
-// names the physical model, which rho checks, clamps and sends the request to.
+// pi.registerVirtualModel: rho lists the model with the registration (`virtualModels`), or at
+// once with `register_virtual_model` when registered later, and sends a `route` request
+// before every request made with it selected; the router's answer names the physical model,
+// which rho checks, clamps and sends the request to.
 
 const virtualKey = (provider, id) => `${provider}/${id}`;
 
@@ -100,20 +122,24 @@ export function registerVirtualModel(reg, ext, definition) {
   const { provider, id } = definition ?? {};
   if (!String(provider ?? "").trim() || !String(id ?? "").trim()) throw new Error("Virtual model provider and id must not be empty.");
   if (typeof definition.route !== "function") throw new Error(`Virtual model ${provider}/${id} has no route function.`);
-  if (reg.registered) return reg.unsupported(ext, `pi.registerVirtualModel("${provider}/${id}") after loading`, "rho reads virtual models when extensions start");
   reg.virtualModels.set(virtualKey(provider, id), { ext, definition });
+  if (!reg.registered) return;
+  tell(reg, ext, `registerVirtualModel("${provider}/${id}")`, "register_virtual_model", { model: virtualModelSpec(definition) });
 }
 
 export function unregisterVirtualModel(reg, ext, provider, id) {
-  if (reg.registered) return reg.unsupported(ext, `pi.unregisterVirtualModel("${provider}/${id}") after loading`, "rho reads virtual models when extensions start");
   reg.virtualModels.delete(virtualKey(provider, id));
+  if (!reg.registered) return;
+  tell(reg, ext, `unregisterVirtualModel("${provider}/${id}")`, "unregister_virtual_model", { provider, id });
+}
+
+function virtualModelSpec(d) {
+  const { provider, id, name, thinkingLevels, contextWindow, maxTokens, input } = d;
+  return JSON.parse(JSON.stringify({ provider, id, name: name ?? id, thinkingLevels, contextWindow, maxTokens, input }));
 }
 
 export function virtualModelSpecs(reg) {
-  return [...reg.virtualModels.values()].map(({ definition: d }) => {
-    const { provider, id, name, thinkingLevels, contextWindow, maxTokens, input } = d;
-    return JSON.parse(JSON.stringify({ provider, id, name: name ?? id, thinkingLevels, contextWindow, maxTokens, input }));
-  });
+  return [...reg.virtualModels.values()].map(({ definition }) => virtualModelSpec(definition));
 }
 
 /** Runs one `route` request: the router's choice as `{provider, id, thinkingLevel}`, with the

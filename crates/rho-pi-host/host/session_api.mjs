@@ -64,6 +64,21 @@ export function registerLate(reg, ext, def) {
   reg.wire.call("register_tool", { tool: spec }).catch(report(reg, ext, `registerTool("${def.name}")`));
 }
 
+/** The key of command `name` of `ext` in `reg.commands`: its own earlier registration of the
+ * name (pi replaces it), else the name, numbered while another extension holds it. */
+export function commandKey(reg, ext, name) {
+  for (const [key, c] of reg.commands) if (c.ext === ext && c.name === name) return key;
+  let key = name;
+  for (let n = 1; reg.commands.has(key); n++) key = `${name}:${n}`;
+  return key;
+}
+
+/** Tells rho of command `key` registered after loading: it is listed and runs at once. */
+export function registerCommandLate(reg, ext, key, options) {
+  const command = { name: key, description: options.description, path: ext.path };
+  reg.wire.call("register_command", { command }).catch(report(reg, ext, `registerCommand("${key}")`));
+}
+
 /** `pi.*` methods for tools, model and thinking level. */
 export function sessionApi(reg, ext) {
   const call = (method, params) => reg.wire.call(method, params);

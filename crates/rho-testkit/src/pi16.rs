@@ -194,7 +194,17 @@ impl Pi {
     }
 
     /// Sends a command and returns its response (events before it are dropped).
-    pub async fn call(&mut self, mut command: Value) -> Value {
+    pub async fn call(&mut self, command: Value) -> Value {
+        self.call_and_see(command, |_| true).await
+    }
+
+    /// Sends a command and returns its response once a line `seen` accepts has come too,
+    /// before or after the response (what an extension command it ran tells, say).
+    pub async fn call_and_see(
+        &mut self,
+        mut command: Value,
+        seen: impl Fn(&Value) -> bool,
+    ) -> Value {
         self.next_id += 1;
         let id = format!("r{}", self.next_id);
         command["id"] = json!(id);
@@ -203,11 +213,17 @@ impl Pi {
             .write_all(line.as_bytes())
             .await
             .expect("pi stdin");
+        let (mut response, mut saw) = (None, false);
         loop {
             let v = self.next().await;
             if v["type"] == "response" && v["id"] == json!(id) {
                 assert_eq!(v["success"], true, "pi 1.6 refused {command}: {v}");
-                return v;
+                response = Some(v);
+            } else if seen(&v) {
+                saw = true;
+            }
+            if let Some(r) = response.take_if(|r| saw || seen(r)) {
+                return r;
             }
         }
     }

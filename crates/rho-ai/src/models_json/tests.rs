@@ -69,8 +69,8 @@ fn custom_provider_models_get_spec_defaults() {
     );
     assert_eq!(compat.supports_developer_role, Some(false));
     assert_eq!(
-        loaded.provider("ollama").and_then(|p| p.api_key.as_deref()),
-        Some("ollama")
+        loaded.provider("ollama").and_then(|p| p.api_key),
+        Some("ollama".to_string())
     );
 }
 

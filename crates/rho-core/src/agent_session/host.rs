@@ -15,9 +15,10 @@ use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
 use super::ops::Origin;
-use super::{AgentSession, Inner, SessionError};
+use super::{AgentSession, Inner, ModelProviders, SessionError};
 use rho_extension_host::{
-    CustomMessageInput, DeliverAs, ExtensionHost, HostError, SendOptions, SessionAction,
+    CommandDef, CustomMessageInput, DeliverAs, ExtensionHost, HostError, ProviderDef, SendOptions,
+    SessionAction, VirtualModelDef,
 };
 
 /// A weak handle: a captured context never keeps a closed session alive.
@@ -30,6 +31,14 @@ pub(crate) struct SessionHost {
 impl SessionHost {
     fn session(&self) -> Option<AgentSession> {
         self.inner.upgrade().map(|inner| AgentSession { inner })
+    }
+
+    /// The session and where its late providers and virtual models go.
+    fn model_providers(&self) -> Result<(AgentSession, Arc<dyn ModelProviders>), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        let providers = s.inner.services.model_providers.clone();
+        let providers = providers.ok_or(HostError::Unsupported("cannot take providers"))?;
+        Ok((s, providers))
     }
 }
 
@@ -165,6 +174,41 @@ impl ExtensionHost for SessionHost {
         self.session()
             .ok_or(HostError::Stale)?
             .register_dynamic_tool(tool);
+        Ok(())
+    }
+
+    fn register_command(&self, def: CommandDef, path: String) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        s.inner.services.extensions.add_command(def, path);
+        Ok(())
+    }
+
+    fn register_provider(&self, def: ProviderDef) -> Result<(), HostError> {
+        let (_, providers) = self.model_providers()?;
+        providers.register(&def).map_err(HostError::session)
+    }
+
+    fn unregister_provider(&self, name: String) -> Result<(), HostError> {
+        self.model_providers()?.1.unregister(&name);
+        Ok(())
+    }
+
+    fn register_virtual_model(&self, def: VirtualModelDef) -> Result<(), HostError> {
+        let (s, providers) = self.model_providers()?;
+        providers
+            .register_virtual_model(def.spec.model())
+            .map_err(HostError::session)?;
+        s.inner.services.extensions.add_virtual_model(def);
+        Ok(())
+    }
+
+    fn unregister_virtual_model(&self, provider: String, id: String) -> Result<(), HostError> {
+        let (s, providers) = self.model_providers()?;
+        providers.unregister_virtual_model(&provider, &id);
+        s.inner
+            .services
+            .extensions
+            .remove_virtual_model(&provider, &id);
         Ok(())
     }
 

@@ -31,6 +31,7 @@ mod fork;
 mod host;
 mod model;
 mod model_control;
+mod model_providers;
 mod ops;
 mod permission_gate;
 mod phase;
@@ -80,6 +81,7 @@ pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
+pub use model_providers::{ModelProviders, ProviderRegistrationError};
 pub use phase::{RunPhase, RunState};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;
@@ -141,6 +143,8 @@ pub struct AgentSessionConfig {
     /// What the `bash` tool's commands learn about the session ([`SessionEnvSource::provider`]
     /// in its shell settings); the session binds it to itself.
     pub session_env: SessionEnvSource,
+    /// Where providers extensions register after loading go; `None`: they are refused.
+    pub model_providers: Option<Arc<dyn ModelProviders>>,
 }
 
 impl AgentSessionConfig {
@@ -170,6 +174,7 @@ impl AgentSessionConfig {
             external: None,
             models: rho_ai::ModelList::builtin(),
             session_env: SessionEnvSource::default(),
+            model_providers: None,
         }
     }
 }
@@ -206,6 +211,8 @@ pub(crate) struct Services {
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
     pub models: rho_ai::ModelList,
+    /// Where providers extensions register after loading go.
+    pub model_providers: Option<Arc<dyn ModelProviders>>,
     /// Every configured built-in tool, active or not (see `tool_set`).
     pub builtin_tools: Vec<Arc<dyn AgentTool>>,
     /// Tools extensions registered after loading.
@@ -313,6 +320,7 @@ impl AgentSession {
                     escalate: config.escalate,
                     external: Mutex::new(config.external),
                     models: config.models,
+                    model_providers: config.model_providers,
                     builtin_tools: builtin_tools
                         .into_iter()
                         .chain([codemode::tool(weak.clone())])

@@ -14,11 +14,10 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
-use super::calls;
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
+use super::{calls, registrations};
 use crate::{ExtensionContext, HostError};
-use rho_protocol::extension::calls::{RegisterTool, REGISTER_TOOL};
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
 /// extension's own `error` from the wire, or why the extension cannot answer, and either way
@@ -372,20 +371,28 @@ impl Shared {
             } => {
                 let ctx = lock(&self.ctx).clone();
                 self.busy.fetch_add(1, Ordering::AcqRel);
-                // Told to the screen here, in the order read (see `calls::is_ui_tell`).
-                let told = match &ctx {
+                // Told to the screen and registered here, in the order read (see
+                // `calls::is_ui_tell`): what a handler registers is in place before its result
+                // is read.
+                let now = match &ctx {
                     Some(ctx) if calls::is_ui_tell(&method) => {
                         Some(calls::ui_tell(&method, std::mem::take(&mut params), ctx))
+                    }
+                    Some(ctx) if registrations::is_registration(&method) => {
+                        let params = std::mem::take(&mut params);
+                        Some(registrations::register(
+                            &self.handle(),
+                            &method,
+                            params,
+                            ctx,
+                        ))
                     }
                     _ => None,
                 };
                 let shared = self.clone();
                 tokio::spawn(async move {
-                    let outcome = match (told, ctx) {
-                        (Some(told), _) => told,
-                        (None, Some(ctx)) if method == REGISTER_TOOL => {
-                            shared.register_tool(params, &ctx)
-                        }
+                    let outcome = match (now, ctx) {
+                        (Some(now), _) => now,
                         (None, Some(ctx)) => calls::dispatch(&method, params, &ctx).await,
                         (None, None) => Err(HostError::NotInitialized { method }),
                     };
@@ -432,26 +439,15 @@ impl Shared {
             let _ = self.write(&line).await;
         }
     }
-}
 
-impl Shared {
-    /// `register_tool`: a tool whose calls go to this process, added to the session.
-    fn register_tool(
-        self: &Arc<Self>,
-        params: Value,
-        ctx: &ExtensionContext,
-    ) -> Result<Value, HostError> {
-        let call: RegisterTool = calls::params(REGISTER_TOOL, params)?;
-        // A handle that does not own the process: the extension's own handles decide its life.
-        let handle = Connection {
+    /// A handle that does not own the process, for what the extension registers after
+    /// loading: the extension's own handles decide its life.
+    fn handle(self: &Arc<Self>) -> Connection {
+        Connection {
             shared: self.clone(),
             child: Arc::new(Mutex::new(None)),
             stderr_forwarder: Arc::new(Mutex::new(None)),
-        };
-        let deadline = super::ProcessOptions::default().tool_timeout;
-        let tool = super::ProcessTool::new(call.tool, handle, deadline);
-        ctx.host.register_tool(Arc::new(tool))?;
-        Ok(Value::Null)
+        }
     }
 }
 

@@ -10,6 +10,7 @@
 pub mod calls;
 pub mod connection;
 pub mod oauth;
+mod registrations;
 pub mod session_calls;
 pub mod spawn;
 pub mod tool;
@@ -174,20 +175,14 @@ impl ProcessExtension {
             ext.on(event, self.event_handler());
         }
         for spec in &self.registration.providers {
-            ext.register_provider(super::ProviderDef {
-                name: spec.name.clone(),
-                config: spec.config.clone(),
-                stream: spec
-                    .streams
-                    .then(|| self.provider_stream(spec.name.clone())),
-                oauth: spec.oauth.as_ref().map(|o| self.oauth(&spec.name, &o.name)),
-            });
+            ext.register_provider(provider_def(spec.clone(), &self.connection, &self.options));
         }
         for spec in &self.registration.virtual_models {
-            ext.register_virtual_model(super::VirtualModelDef {
-                spec: spec.clone(),
-                route: self.virtual_route(spec),
-            });
+            ext.register_virtual_model(virtual_model_def(
+                spec.clone(),
+                &self.connection,
+                &self.options,
+            ));
         }
         for spec in &self.registration.flags {
             ext.declare_flag(spec.name.clone());
@@ -221,62 +216,6 @@ impl ProcessExtension {
             Box::pin(async move { conn.close(grace).await })
         }));
         ext
-    }
-
-    /// Streams a reply of provider `name` in the process (`stream` request).
-    fn provider_stream(&self, name: String) -> super::ProviderStream {
-        let conn = self.connection.clone();
-        let deadline = self.options.tool_timeout;
-        Arc::new(move |model, context, options, events| {
-            let (conn, provider) = (conn.clone(), name.clone());
-            Box::pin(async move {
-                let what = format!("a reply of provider {provider}");
-                conn.request_stream(&what, deadline, events, |id| Request::Stream {
-                    id,
-                    provider,
-                    model,
-                    context,
-                    options,
-                })
-                .await
-            })
-        })
-    }
-
-    /// The sign-in of provider `provider` in the process (`oauth_*` requests).
-    fn oauth(&self, provider: &str, name: &str) -> Arc<dyn rho_ai::oauth::OAuthProvider> {
-        Arc::new(oauth::ProcessOAuth {
-            conn: self.connection.clone(),
-            provider: provider.to_string(),
-            name: name.to_string(),
-            deadline: self.options.command_timeout,
-            key_deadline: self.options.event_timeout,
-        })
-    }
-
-    /// Asks the process's router of the virtual model `spec` (`route` request).
-    fn virtual_route(
-        &self,
-        spec: &rho_protocol::virtual_model::VirtualModelSpec,
-    ) -> super::VirtualRoute {
-        let conn = self.connection.clone();
-        // As long as a reply may take: a router may ask a classifier model first.
-        let deadline = self.options.tool_timeout;
-        let (provider, model_id) = (spec.provider.clone(), spec.id.clone());
-        Arc::new(move |request, ctx| {
-            let (conn, provider, model_id) = (conn.clone(), provider.clone(), model_id.clone());
-            Box::pin(async move {
-                conn.bind(&ctx);
-                let what = format!("the router of virtual model {provider}/{model_id}");
-                conn.request(&what, deadline, None, |id| Request::Route {
-                    id,
-                    provider,
-                    model_id,
-                    request,
-                })
-                .await
-            })
-        })
     }
 
     fn event_handler(&self) -> super::EventHandler {
@@ -319,27 +258,112 @@ impl ProcessExtension {
     }
 
     fn command(&self, name: String, description: Option<String>) -> CommandDef {
-        let conn = self.connection.clone();
-        let deadline = self.options.command_timeout;
-        let cmd_name = name.clone();
-        CommandDef {
+        command_def(
+            self.connection.clone(),
             name,
             description,
-            handler: Arc::new(move |args, ctx| {
-                let conn = conn.clone();
-                let name = cmd_name.clone();
-                Box::pin(async move {
-                    conn.bind(&ctx);
-                    let what = format!("command /{name}");
-                    conn.request(&what, deadline, None, |id| Request::Command {
-                        id,
-                        name,
-                        args,
-                    })
-                    .await
-                    .map(|_| ())
+            self.options.command_timeout,
+        )
+    }
+}
+
+/// A provider whose replies (when it streams them) and sign-in run in the process behind
+/// `conn`.
+pub(crate) fn provider_def(
+    spec: rho_protocol::extension::ProviderSpec,
+    conn: &Connection,
+    options: &ProcessOptions,
+) -> super::ProviderDef {
+    let stream = spec
+        .streams
+        .then(|| provider_stream(conn.clone(), spec.name.clone(), options.tool_timeout));
+    let oauth = spec.oauth.as_ref().map(|o| {
+        Arc::new(oauth::ProcessOAuth {
+            conn: conn.clone(),
+            provider: spec.name.clone(),
+            name: o.name.clone(),
+            deadline: options.command_timeout,
+            key_deadline: options.event_timeout,
+        }) as Arc<dyn rho_ai::oauth::OAuthProvider>
+    });
+    super::ProviderDef {
+        name: spec.name,
+        config: spec.config,
+        stream,
+        oauth,
+    }
+}
+
+/// Streams a reply of provider `name` in the process (`stream` request).
+fn provider_stream(conn: Connection, name: String, deadline: Duration) -> super::ProviderStream {
+    Arc::new(move |model, context, options, events| {
+        let (conn, provider) = (conn.clone(), name.clone());
+        Box::pin(async move {
+            let what = format!("a reply of provider {provider}");
+            conn.request_stream(&what, deadline, events, |id| Request::Stream {
+                id,
+                provider,
+                model,
+                context,
+                options,
+            })
+            .await
+        })
+    })
+}
+
+/// A virtual model whose router runs in the process behind `conn` (`route` requests).
+pub(crate) fn virtual_model_def(
+    spec: rho_protocol::virtual_model::VirtualModelSpec,
+    conn: &Connection,
+    options: &ProcessOptions,
+) -> super::VirtualModelDef {
+    let conn = conn.clone();
+    // As long as a reply may take: a router may ask a classifier model first.
+    let deadline = options.tool_timeout;
+    let (provider, model_id) = (spec.provider.clone(), spec.id.clone());
+    let route: super::VirtualRoute = Arc::new(move |request, ctx| {
+        let (conn, provider, model_id) = (conn.clone(), provider.clone(), model_id.clone());
+        Box::pin(async move {
+            conn.bind(&ctx);
+            let what = format!("the router of virtual model {provider}/{model_id}");
+            conn.request(&what, deadline, None, |id| Request::Route {
+                id,
+                provider,
+                model_id,
+                request,
+            })
+            .await
+        })
+    });
+    super::VirtualModelDef { spec, route }
+}
+
+/// A command whose runs are `command` requests to the process behind `conn`.
+pub(crate) fn command_def(
+    conn: Connection,
+    name: String,
+    description: Option<String>,
+    deadline: Duration,
+) -> CommandDef {
+    let cmd_name = name.clone();
+    CommandDef {
+        name,
+        description,
+        handler: Arc::new(move |args, ctx| {
+            let conn = conn.clone();
+            let name = cmd_name.clone();
+            Box::pin(async move {
+                conn.bind(&ctx);
+                let what = format!("command /{name}");
+                conn.request(&what, deadline, None, |id| Request::Command {
+                    id,
+                    name,
+                    args,
                 })
-            }),
-        }
+                .await
+                .map(|_| ())
+            })
+        }),
     }
 }

@@ -1,6 +1,6 @@
 //! The calls that change the session (rho_protocol::extension::calls): the tool set, the
-//! model and thinking level, compaction and session replacement. `register_tool` is served
-//! by the connection, which owns what a new tool talks to.
+//! model and thinking level, compaction and session replacement. The registration calls
+//! (`register_tool`, ...) are served in `registrations.rs`, over a handle of the connection.
 
 use serde_json::{json, Value};
 

@@ -415,6 +415,63 @@ async fn cmd_1_and_2_replacement_and_collisions() {
     assert!(r.get_command("dup").is_none());
 }
 
+/// pi's `registerCommand` after loading: the command is listed after the loaded ones and
+/// runs; the same name from the same file replaces it in place (a loaded one too), another
+/// file's gets a numbered name; replacing the extension set forgets them.
+#[tokio::test]
+async fn commands_registered_after_loading_are_listed_and_replace_their_own() {
+    let mut a = Extension::new("a");
+    a.register_command(command("x", |_| Err("loaded".into())));
+    a.register_command(command("y", |_| Ok(())));
+    let (r, reports) = runner(vec![a]);
+    r.add_command(command("late", |_| Ok(())), "a".into());
+    r.add_command(command("x", |_| Ok(())), "a".into());
+    r.add_command(command("y", |_| Ok(())), "b".into());
+    let names: Vec<String> = r.commands().into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, ["x", "y:1", "late", "y:2"]);
+    let paths: Vec<String> = r.command_paths().into_iter().map(|(_, p)| p).collect();
+    assert_eq!(paths, ["a", "a", "a", "b"]);
+    assert!(r.execute_command("/x", &ctx()).await);
+    assert!(r.execute_command("/late", &ctx()).await);
+    assert!(reports.lock().expect("lock").is_empty(), "the late /x ran");
+    r.replace(vec![Extension::new("a")]);
+    assert!(r.commands().is_empty());
+}
+
+fn virtual_model(provider: &str, id: &str, answer: &'static str) -> VirtualModelDef {
+    let spec = serde_json::from_value(json!({"provider": provider, "id": id})).expect("spec");
+    VirtualModelDef {
+        spec,
+        route: Arc::new(move |_, _| Box::pin(async move { Ok(json!(answer)) })),
+    }
+}
+
+async fn routed(r: &ExtensionRunner, provider: &str, id: &str) -> Option<Value> {
+    let route = r.virtual_route(provider, id)?;
+    route(json!({}), ctx()).await.ok()
+}
+
+/// pi's `registerVirtualModel` / `unregisterVirtualModel` after loading: a later registration
+/// routes in place of the loaded one; unregistered, neither routes; registered again, it does.
+#[tokio::test]
+async fn virtual_models_registered_and_unregistered_after_loading_route_as_the_latest_says() {
+    let mut a = Extension::new("a");
+    a.register_virtual_model(virtual_model("r", "auto", "loaded"));
+    let (r, _) = runner(vec![a]);
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("loaded")));
+    r.add_virtual_model(virtual_model("r", "auto", "late"));
+    r.add_virtual_model(virtual_model("r", "other", "other"));
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("late")));
+    r.remove_virtual_model("r", "auto");
+    assert!(
+        r.virtual_route("r", "auto").is_none(),
+        "the loaded one is gone too"
+    );
+    assert_eq!(routed(&r, "r", "other").await, Some(json!("other")));
+    r.add_virtual_model(virtual_model("r", "auto", "again"));
+    assert_eq!(routed(&r, "r", "auto").await, Some(json!("again")));
+}
+
 /// pi 1.6's `project_trust`: `undecided`, nothing and a failure (reported) go on to the next
 /// handler; the first yes or no decides and later handlers are not asked.
 #[tokio::test]

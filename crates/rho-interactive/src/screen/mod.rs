@@ -74,6 +74,8 @@ pub struct Chrome {
 
 /// The screen's state.
 pub struct Screen {
+    /// The extension commands' generation the completion list was built from.
+    commands_seen: u64,
     /// The colours everything is drawn in.
     theme: Theme,
     /// The conversation as drawn.

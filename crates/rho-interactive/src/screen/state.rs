@@ -18,6 +18,7 @@ impl Screen {
         let session = &shared.session;
         let theme = footer::load_theme(session, &shared.options);
         let mut editor = Editor::new(session.cwd().to_path_buf());
+        let commands_seen = session.extensions().command_generation();
         editor.set_commands(completions(session));
         editor.set_terminal_rows(height as usize);
         let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
@@ -33,6 +34,7 @@ impl Screen {
         let full = (mode == TuiMode::Fullscreen)
             .then(|| FullscreenView::new(width as usize, height as usize, full_options));
         let screen = Self {
+            commands_seen,
             footer: footer::FooterInfo::read(session.cwd()),
             transcript: Transcript::new(theme.clone()),
             theme,
@@ -109,7 +111,16 @@ impl Screen {
 
     /// The editor's completion list again (extensions, skills or templates changed).
     pub fn refresh_completions(&mut self, session: &AgentSession) {
+        self.commands_seen = session.extensions().command_generation();
         self.editor.set_commands(completions(session));
+    }
+
+    /// Lists the commands again when an extension registered one since (pi's
+    /// `registerCommand` from a handler or a command).
+    pub fn follow_commands(&mut self, session: &AgentSession) {
+        if session.extensions().command_generation() != self.commands_seen {
+            self.refresh_completions(session);
+        }
     }
 
     /// The banner and the list of loaded resources under it, as `quietStartup` allows

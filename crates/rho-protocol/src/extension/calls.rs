@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::registration::ToolSpec;
+use super::registration::{CommandSpec, ProviderSpec, ToolSpec};
 
 /// `get_tools`: answered with [`ToolsState`].
 pub const GET_TOOLS: &str = "get_tools";
@@ -16,6 +16,25 @@ pub const SET_ACTIVE_TOOLS: &str = "set_active_tools";
 /// `register_tool` with [`RegisterTool`]: a tool registered after the handshake; it joins the
 /// active tools at once (pi's `registerTool` after loading).
 pub const REGISTER_TOOL: &str = "register_tool";
+/// `register_command` with [`RegisterCommand`]: a command registered after the handshake; it
+/// is listed and runs at once (pi's `registerCommand` after loading). The same name from the
+/// same file again replaces it.
+pub const REGISTER_COMMAND: &str = "register_command";
+/// `register_provider` with [`RegisterProvider`]: a provider registered after the handshake;
+/// its models are listed and selectable at once, replacing a provider of its name (pi's
+/// `registerProvider` after loading).
+pub const REGISTER_PROVIDER: &str = "register_provider";
+/// `unregister_provider` with [`UnregisterProvider`]: removes a provider an extension
+/// registered; the built-in or models.json models it replaced are listed again (pi's
+/// `unregisterProvider`).
+pub const UNREGISTER_PROVIDER: &str = "unregister_provider";
+/// `register_virtual_model` with [`RegisterVirtualModel`]: a virtual model registered after
+/// the handshake; listed and selectable at once, routed with `route` requests (pi's
+/// `registerVirtualModel` after loading). One of the same provider and id is replaced.
+pub const REGISTER_VIRTUAL_MODEL: &str = "register_virtual_model";
+/// `unregister_virtual_model` with [`UnregisterVirtualModel`]: removes a virtual model (pi's
+/// `unregisterVirtualModel`).
+pub const UNREGISTER_VIRTUAL_MODEL: &str = "unregister_virtual_model";
 /// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
 /// credentials (pi's `setModel`).
 pub const SET_MODEL: &str = "set_model";
@@ -190,6 +209,43 @@ pub struct ToolsState {
 pub struct RegisterTool {
     /// The tool, as in `register`.
     pub tool: ToolSpec,
+}
+
+/// A command registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterCommand {
+    /// The command, as in `register`.
+    pub command: CommandSpec,
+}
+
+/// A provider registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterProvider {
+    /// The provider, as in `register`.
+    pub provider: ProviderSpec,
+}
+
+/// A provider to remove.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnregisterProvider {
+    /// Its name.
+    pub name: String,
+}
+
+/// A virtual model registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterVirtualModel {
+    /// The model, as in `register`'s `virtualModels`.
+    pub model: crate::virtual_model::VirtualModelSpec,
+}
+
+/// A virtual model to remove.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UnregisterVirtualModel {
+    /// The provider it is listed under.
+    pub provider: String,
+    /// Its id.
+    pub id: String,
 }
 
 /// A model by provider and id (from the session's model registry).
