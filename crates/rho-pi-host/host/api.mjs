@@ -1,7 +1,7 @@
 // pi's ExtensionAPI (`pi`) and ExtensionContext (`ctx`) over rho's protocol calls. What rho
 // cannot do yet is named once in a notice (`unsupported`) and otherwise ignored.
 import { EventEmitter } from "node:events";
-import { commandKey, commandSessionApi, contextSessionApi, registerCommandLate, registerLate, sessionApi } from "./session_api.mjs";
+import { commandKey, commandSessionApi, contextSessionApi, loadSessionView, registerCommandLate, registerLate, sessionApi } from "./session_api.mjs";
 import { registerProvider, registerVirtualModel, unregisterProvider, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
@@ -218,6 +218,13 @@ function createUi(reg, ext) {
   });
 }
 
+/** Updates the state and session view that pi's synchronous reads answer from. */
+export async function refreshView(reg) {
+  Object.assign(reg.snapshot, await reg.wire.call("get_state"));
+  await syncSession(reg);
+  await loadSessionView(reg);
+}
+
 /** Brings `reg.session` up to date with rho's session (`get_entries`): only the entries added
  * since the last look, unless the session was replaced. */
 export async function syncSession(reg) {
@@ -311,8 +318,8 @@ export function createContext(reg, ext, extra = {}) {
   });
 }
 
-/** ExtensionCommandContext: the context plus session control. */
-export function createCommandContext(reg, ext) {
+/** ExtensionCommandContext: the context plus session control; `extra` adds fields. */
+export function createCommandContext(reg, ext, extra = {}) {
   return createContext(reg, ext, {
     async waitForIdle() {
       for (;;) {
@@ -321,7 +328,19 @@ export function createCommandContext(reg, ext) {
         await new Promise((r) => setTimeout(r, 50));
       }
     },
-    ...commandSessionApi(reg, ext),
+    ...commandSessionApi(reg, ext, () => createReplacedContext(reg, ext)),
     getSystemPromptOptions: () => ({}),
+    ...extra,
+  });
+}
+
+/** pi's ReplacedSessionContext (what `withSession` gets): a command context of the new
+ * session, whose view is read first, with async `sendMessage` and `sendUserMessage`. */
+async function createReplacedContext(reg, ext) {
+  await refreshView(reg);
+  const api = createApi(reg, ext);
+  return createCommandContext(reg, ext, {
+    sendMessage: (message, options) => api.sendMessage(message, options),
+    sendUserMessage: (content, options) => api.sendUserMessage(content, options),
   });
 }

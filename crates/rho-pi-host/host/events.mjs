@@ -1,7 +1,7 @@
 // Runs every pi handler of one rho event in load order and folds their results the way pi
 // composes them (chained transforms, first gate wins) into the one result rho expects.
-import { createContext, syncSession } from "./api.mjs";
-import { loadSessionView, preparePromptOptions, promptWithSections } from "./session_api.mjs";
+import { createContext, refreshView } from "./api.mjs";
+import { preparePromptOptions, promptWithSections } from "./session_api.mjs";
 
 // `project_trust` comes before there is a session to look at.
 const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update", "project_trust"]);
@@ -16,9 +16,7 @@ export function failure(ext, what, e) {
 export async function refresh(reg, type) {
   if (SNAPSHOT_SKIP.has(type)) return;
   try {
-    Object.assign(reg.snapshot, await reg.wire.call("get_state"));
-    await syncSession(reg);
-    await loadSessionView(reg);
+    await refreshView(reg);
   } catch {
     // The previous view stays; sync reads stay answerable.
   }

@@ -142,12 +142,17 @@ export function contextSessionApi(reg, ext) {
   };
 }
 
-/** ExtensionCommandContext's session control: each resolves with `{ cancelled }`. */
-export function commandSessionApi(reg, ext) {
+/** ExtensionCommandContext's session control: each resolves with `{ cancelled }`. A
+ * `withSession` callback runs once the replacement session is in place (rho has answered the
+ * action after ending the old session and starting the new one for every extension), with
+ * `replaced()`: a fresh context whose calls go to the new session. */
+export function commandSessionApi(reg, ext, replaced) {
   const act = (params, what) => async (...args) => {
     const options = args.find((a) => a && typeof a === "object") ?? {};
-    for (const hook of ["setup", "withSession"]) if (options[hook]) reg.unsupported(ext, `${what} with ${hook}`);
-    return reg.wire.call("session_action", params(...args));
+    if (options.setup) reg.unsupported(ext, `${what} with setup`);
+    const result = await reg.wire.call("session_action", params(...args));
+    if (!result?.cancelled && typeof options.withSession === "function") await options.withSession(await replaced());
+    return result;
   };
   return {
     newSession: act(() => ({ action: "new_session" }), "ctx.newSession"),

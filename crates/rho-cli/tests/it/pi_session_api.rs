@@ -460,6 +460,69 @@ async fn commands_start_switch_and_navigate_sessions() {
     assert_eq!(rpc.close().await, Some(0));
 }
 
+/// `ctx.newSession({ withSession })`: pi's hand-off, run once the new session is in place.
+const HANDOFF: &str = r#"
+export default function (pi) {
+  pi.registerCommand("handoff", {
+    handler: async (_a, ctx) => {
+      await ctx.newSession({
+        withSession: async (next) => {
+          next.ui.notify(`file=${next.sessionManager.getSessionFile()}`, "info");
+          await next.sendUserMessage("kickoff from the old session");
+        },
+      });
+    },
+  });
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_session_runs_in_the_new_session_and_can_prompt_it() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let files = [("handoff.ts", HANDOFF)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p", "hello").await;
+    let first = session_file(&mut rpc).await;
+    rpc.server.push(reply("Kicked off."));
+    command(&mut rpc, "h", "/handoff").await;
+    let seen = rpc
+        .wait(|v| v["type"] == "extension_ui_request" && v["method"] == "notify")
+        .await;
+    let seen_file = seen["message"].as_str().unwrap_or_default().to_string();
+    rpc.event("agent_end").await;
+    rpc.idle().await;
+    let now = session_file(&mut rpc).await;
+    assert_ne!(now, first, "a new session");
+    assert_eq!(
+        seen_file,
+        format!("file={now}"),
+        "withSession saw the new session"
+    );
+    let m = rpc.call(json!({"id": "gm", "type": "get_messages"})).await;
+    let roles: Vec<&str> = m["data"]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["role"].as_str())
+        .filter(|r| *r != "system")
+        .collect();
+    assert_eq!(roles, ["user", "assistant"], "{m}");
+    let kickoff = rpc.server.requests().last().cloned().expect("a request");
+    let texts = support::user_texts(&kickoff.json());
+    assert_eq!(
+        texts,
+        ["kickoff from the old session"],
+        "only the new session's message"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
 /// Reports the value of its string flag `--greeting`.
 const GREETER: &str = r#"
 export default function (pi) {
