@@ -186,9 +186,13 @@ fn mask(v: &mut Value, key: Option<&str>, home: &str) {
         "responseId",
         "parentSession",
     ];
-    const TIMES: &[&str] = &["timestamp", "labelTimestamp", "durationMs"];
+    const TIMES: &[&str] = &["timestamp", "labelTimestamp"];
     match v {
         Value::Object(map) => {
+            // pi 1.6 leaves a reply untimed when the provider's `timestamp` was taken in an
+            // earlier millisecond than the stream's start (pi-ai `event-stream.js`), which
+            // varies run to run; rho always times it. Neither side's `durationMs` is compared.
+            map.remove("durationMs");
             for (k, child) in map.iter_mut() {
                 mask(child, Some(k), home);
             }
