@@ -76,11 +76,7 @@ impl Block {
                 Some(i) => (at + i + 1, true),
                 None => (text.len(), false),
             };
-            let mut line = &text[at..end];
-            if has_newline {
-                line = &line[..line.len() - 1];
-                line = line.strip_suffix(b"\r").unwrap_or(line);
-            }
+            let line = without_line_break(&text[at..end]);
             number += 1;
             let meta = Line {
                 number,
@@ -142,6 +138,14 @@ impl Block {
     }
 }
 
+/// A line's text: its bytes without the `\n` or `\r\n` that ends it.
+pub(crate) fn without_line_break(line: &[u8]) -> &[u8] {
+    match line.strip_suffix(b"\n") {
+        Some(text) => text.strip_suffix(b"\r").unwrap_or(text),
+        None => line,
+    }
+}
+
 fn is_blank(text: &[u8]) -> bool {
     text.iter().all(u8::is_ascii_whitespace)
 }
@@ -156,30 +160,31 @@ pub(crate) struct BlockReader<R> {
     /// File offset of the next block's first byte.
     offset: u64,
     eof: bool,
-    /// The CRC-32 of the bytes handed out in blocks so far (for the session's index).
-    crc: crc32fast::Hasher,
+    /// The CRC-32 of the bytes handed out in blocks so far, kept only for a load that writes
+    /// the session's index (others do not pay for it).
+    crc: Option<crc32fast::Hasher>,
 }
 
 impl<R: Read> BlockReader<R> {
-    pub(crate) fn new(source: R) -> Self {
-        Self::resume(source, 0, 0)
-    }
-
-    /// Reads on from byte `offset`, which `source` is at, after bytes whose CRC-32 is `crc`.
-    pub(crate) fn resume(source: R, offset: u64, crc: u32) -> Self {
+    /// Reads on from byte `offset`, which `source` is at; with `crc`, the CRC-32 of the bytes
+    /// before, keeps that of all bytes read ([`Self::read_so_far`]).
+    pub(crate) fn resume(source: R, offset: u64, crc: Option<u32>) -> Self {
         Self {
             source,
             pool: Arc::default(),
             pending: None,
             offset,
             eof: false,
-            crc: crc32fast::Hasher::new_with_initial_len(crc, offset),
+            crc: crc.map(|crc| crc32fast::Hasher::new_with_initial_len(crc, offset)),
         }
     }
 
-    /// The bytes handed out in blocks so far: how many, and their CRC-32.
-    pub(crate) fn read_so_far(&self) -> (u64, u32) {
-        (self.offset, self.crc.clone().finalize())
+    /// The bytes handed out in blocks so far: how many, and their CRC-32 if it was kept.
+    pub(crate) fn read_so_far(&self) -> (u64, Option<u32>) {
+        (
+            self.offset,
+            self.crc.clone().map(crc32fast::Hasher::finalize),
+        )
     }
 
     /// The next block (`None` at the end of the file): reads until the buffer is full, then
@@ -224,7 +229,9 @@ impl<R: Read> BlockReader<R> {
         }
         let start = self.offset;
         self.offset += end as u64;
-        self.crc.update(&buf[..end]);
+        if let Some(crc) = &mut self.crc {
+            crc.update(&buf[..end]);
+        }
         Ok(Some(Block {
             buf,
             from: 0,
@@ -393,7 +400,7 @@ mod tests {
             }
         }
         text.push_str("torn");
-        let mut reader = BlockReader::new(text.as_bytes());
+        let mut reader = BlockReader::resume(text.as_bytes(), 0, None);
         let (mut seen, mut number) = (Vec::new(), 0);
         while let Some(block) = reader.next_block().unwrap_or_else(|e| panic!("{e}")) {
             let last = block.buf[block.filled - 1];

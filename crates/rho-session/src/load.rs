@@ -16,7 +16,7 @@ use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::batch_decode::{decode_in_order, BlockReader, Line};
+use super::batch_decode::{decode_in_order, without_line_break, BlockReader, Line};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
 use super::entry::{EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
@@ -79,7 +79,8 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
         Some((state, head, same))
     });
     let Some((mut state, head, same)) = restored else {
-        let (state, reader) = read_whole(path, file, &messages)?;
+        let reader = BlockReader::resume(file, 0, keep_index.then_some(0));
+        let (state, reader) = read_whole(path, reader, &messages)?;
         let (loaded, placed) = state.finish()?;
         if keep_index {
             save_index(path, stamp, &loaded, placed, reader.read_so_far());
@@ -87,7 +88,7 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
         return Ok(loaded);
     };
     file.seek(SeekFrom::Start(head.covered)).map_err(io)?;
-    let mut reader = BlockReader::resume(file, head.covered, head.crc);
+    let mut reader = BlockReader::resume(file, head.covered, keep_index.then_some(head.crc));
     if let Some(first) = reader.next_block().map_err(io)? {
         let decode = |line: &Line, text: &str| decode_entry_at(text, line.start, &messages);
         let take = |line, decoded| state.take(line, decoded);
@@ -109,11 +110,10 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
 /// to migrate). Also gives the reader, which knows what it read.
 fn read_whole(
     path: &Path,
-    file: File,
+    mut reader: BlockReader<File>,
     messages: &Arc<MessageFile>,
 ) -> Result<(State, BlockReader<File>), StoreError> {
     let io = |e| StoreError::io(path, e);
-    let mut reader = BlockReader::new(file);
     // The header is the first line that is not blank.
     let mut lines_before = 0;
     let (mut first, text, rest) = loop {
@@ -157,9 +157,11 @@ fn save_index(
     stamp: Stamp,
     loaded: &LoadedFile,
     placed: Option<Vec<Placed>>,
-    (covered, crc): (u64, u32),
+    (covered, crc): (u64, Option<u32>),
 ) {
-    let Some(placed) = placed else { return };
+    let (Some(placed), Some(crc)) = (placed, crc) else {
+        return;
+    };
     if loaded.needs_newline || loaded.valid_len != covered {
         return;
     }
@@ -497,7 +499,6 @@ fn read_line(messages: &MessageFile, start: u64, end: u64) -> Option<String> {
     let len = usize::try_from(end.checked_sub(start)?).ok()?;
     let mut bytes = vec![0; len];
     read_exact_at(messages.file(), &mut bytes, start).ok()?;
-    let text = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
-    let text = text.strip_suffix(b"\r").unwrap_or(text);
+    let text = without_line_break(&bytes);
     String::from_utf8(text.to_vec()).ok()
 }
