@@ -12,13 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rho_ai::{ImageContent, Model};
 use rho_core::trust::{needs_trust, TrustStore};
 use rho_extension_host::events::TrustAnswer;
-use rho_extension_host::{
-    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, ExtensionUi,
-    HostError, SendOptions,
-};
+use rho_extension_host::{ExtensionContext, ExtensionRunner, ExtensionUi, NoSession};
 use rho_tui::Theme;
 
 use crate::args::Args;
@@ -83,7 +79,11 @@ pub async fn decide(
         interactive,
         agent_dir: agent_dir.to_path_buf(),
     };
-    let ctx = ExtensionContext::new(Arc::new(NoSession(cwd.to_path_buf())), Arc::new(ui));
+    let host = NoSession {
+        cwd: cwd.to_path_buf(),
+        why: "has not started: project trust is being decided",
+    };
+    let ctx = ExtensionContext::new(Arc::new(host), Arc::new(ui));
     let answer = runner
         .emit_project_trust(cwd.display().to_string(), &ctx)
         .await;
@@ -154,54 +154,5 @@ impl ExtensionUi for StartupUi {
         if !self.interactive {
             eprintln!("{message}");
         }
-    }
-}
-
-/// The session side before there is a session: the folder, and nothing else to do.
-struct NoSession(PathBuf);
-
-const BEFORE_SESSION: &str = "has not started: project trust is being decided";
-
-impl ExtensionHost for NoSession {
-    fn cwd(&self) -> PathBuf {
-        self.0.clone()
-    }
-    fn model(&self) -> Option<Model> {
-        None
-    }
-    fn is_idle(&self) -> bool {
-        true
-    }
-    fn has_pending_messages(&self) -> bool {
-        false
-    }
-    fn system_prompt(&self) -> String {
-        String::new()
-    }
-    fn abort(&self) {}
-    fn send_message(
-        &self,
-        _message: CustomMessageInput,
-        _options: SendOptions,
-    ) -> BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported(BEFORE_SESSION)) })
-    }
-    fn send_user_message(
-        &self,
-        _text: String,
-        _images: Vec<ImageContent>,
-        _deliver_as: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported(BEFORE_SESSION)) })
-    }
-    fn append_entry(
-        &self,
-        _custom_type: String,
-        _data: Option<serde_json::Value>,
-    ) -> Result<(), HostError> {
-        Err(HostError::Unsupported(BEFORE_SESSION))
-    }
-    fn set_session_name(&self, _name: String) -> Result<(), HostError> {
-        Err(HostError::Unsupported(BEFORE_SESSION))
     }
 }

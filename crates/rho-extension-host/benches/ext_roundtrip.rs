@@ -8,60 +8,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use futures_util::future::BoxFuture;
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
-use rho_extension_host::HostError;
-use rho_extension_host::{
-    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionRunner, InputOutcome,
-    NoUi, SendOptions,
-};
-use serde_json::Value;
+use rho_extension_host::{ExtensionContext, ExtensionRunner, InputOutcome, NoSession, NoUi};
 
 const WARMUP: usize = 500;
 const ITERATIONS: usize = 10_000;
-
-/// The bench needs no session: a host that refuses actions.
-struct BenchHost;
-
-impl ExtensionHost for BenchHost {
-    fn cwd(&self) -> PathBuf {
-        PathBuf::from(".")
-    }
-    fn model(&self) -> Option<rho_protocol::Model> {
-        None
-    }
-    fn is_idle(&self) -> bool {
-        true
-    }
-    fn has_pending_messages(&self) -> bool {
-        false
-    }
-    fn system_prompt(&self) -> String {
-        String::new()
-    }
-    fn abort(&self) {}
-    fn send_message(
-        &self,
-        _: CustomMessageInput,
-        _: SendOptions,
-    ) -> BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported("is a bench host")) })
-    }
-    fn send_user_message(
-        &self,
-        _: String,
-        _: Vec<rho_protocol::ImageContent>,
-        _: Option<DeliverAs>,
-    ) -> BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported("is a bench host")) })
-    }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
-        Err(HostError::Unsupported("is a bench host"))
-    }
-    fn set_session_name(&self, _: String) -> Result<(), HostError> {
-        Err(HostError::Unsupported("is a bench host"))
-    }
-}
 
 fn echo_binary() -> PathBuf {
     let exe = std::env::current_exe().expect("bench binary path");
@@ -86,7 +37,11 @@ fn main() {
             .await
             .expect("ext_echo starts");
         let runner = ExtensionRunner::new(vec![ext.extension()], Arc::new(|e| panic!("{e:?}")));
-        let ctx = ExtensionContext::new(Arc::new(BenchHost), Arc::new(NoUi));
+        let host = NoSession {
+            cwd: PathBuf::from("."),
+            why: "is a bench host",
+        };
+        let ctx = ExtensionContext::new(Arc::new(host), Arc::new(NoUi));
         let mut samples = Vec::with_capacity(ITERATIONS);
         for i in 0..WARMUP + ITERATIONS {
             let start = Instant::now();

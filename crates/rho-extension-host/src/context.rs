@@ -302,6 +302,58 @@ pub struct NoUi;
 
 impl ExtensionUi for NoUi {}
 
+/// The session side where there is no session (before one starts, a bench, a test): idle, no
+/// model, and every action refused with `why` (`HostError::Unsupported`).
+#[derive(Debug, Clone)]
+pub struct NoSession {
+    /// The folder extensions work in.
+    pub cwd: PathBuf,
+    /// Why an action is refused, after the word "session" (e.g. "has not started").
+    pub why: &'static str,
+}
+
+impl ExtensionHost for NoSession {
+    fn cwd(&self) -> PathBuf {
+        self.cwd.clone()
+    }
+    fn model(&self) -> Option<Model> {
+        None
+    }
+    fn is_idle(&self) -> bool {
+        true
+    }
+    fn has_pending_messages(&self) -> bool {
+        false
+    }
+    fn system_prompt(&self) -> String {
+        String::new()
+    }
+    fn abort(&self) {}
+    fn send_message(
+        &self,
+        _message: CustomMessageInput,
+        _options: SendOptions,
+    ) -> BoxFuture<'static, Result<(), HostError>> {
+        let why = self.why;
+        Box::pin(async move { Err(HostError::Unsupported(why)) })
+    }
+    fn send_user_message(
+        &self,
+        _text: String,
+        _images: Vec<ImageContent>,
+        _deliver_as: Option<DeliverAs>,
+    ) -> BoxFuture<'static, Result<(), HostError>> {
+        let why = self.why;
+        Box::pin(async move { Err(HostError::Unsupported(why)) })
+    }
+    fn append_entry(&self, _custom_type: String, _data: Option<Value>) -> Result<(), HostError> {
+        Err(HostError::Unsupported(self.why))
+    }
+    fn set_session_name(&self, _name: String) -> Result<(), HostError> {
+        Err(HostError::Unsupported(self.why))
+    }
+}
+
 /// Passed to every handler; created per emission (EXT-20).
 #[derive(Clone)]
 pub struct ExtensionContext {

@@ -115,7 +115,7 @@ async fn ext_3_every_event_type_reaches_the_process_and_results_apply() {
     s.compact(None).await.expect("compacts");
 
     let runner = rho_extension_host::ExtensionRunner::new(vec![probe], Arc::new(|_| {}));
-    let ctx = ExtensionContext::new(Arc::new(IdleHost), Arc::new(NoUi));
+    let ctx = ExtensionContext::new(Arc::new(idle_host()), Arc::new(NoUi));
     let reason = |r: &str| r.to_string();
     runner
         .emit(

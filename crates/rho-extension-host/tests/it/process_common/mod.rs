@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::Extension;
-use rho_extension_host::HostError;
 use serde_json::{json, Value};
 
 pub fn manifest() -> &'static Path {
@@ -104,45 +103,10 @@ pub fn with_flags(flags: Value) -> ProcessOptions {
 
 /// A host for emitting the events the session does not emit itself yet (session_start,
 /// switch, fork, shutdown, resources_discover, user_bash) through the runner.
-pub struct IdleHost;
-
-impl rho_extension_host::ExtensionHost for IdleHost {
-    fn cwd(&self) -> PathBuf {
-        "/work".into()
-    }
-    fn model(&self) -> Option<rho_ai::Model> {
-        None
-    }
-    fn is_idle(&self) -> bool {
-        true
-    }
-    fn has_pending_messages(&self) -> bool {
-        false
-    }
-    fn system_prompt(&self) -> String {
-        String::new()
-    }
-    fn abort(&self) {}
-    fn send_message(
-        &self,
-        _: rho_extension_host::CustomMessageInput,
-        _: rho_extension_host::SendOptions,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported("is not there (a test host)")) })
-    }
-    fn send_user_message(
-        &self,
-        _: String,
-        _: Vec<rho_ai::ImageContent>,
-        _: Option<rho_extension_host::DeliverAs>,
-    ) -> futures_util::future::BoxFuture<'static, Result<(), HostError>> {
-        Box::pin(async { Err(HostError::Unsupported("is not there (a test host)")) })
-    }
-    fn append_entry(&self, _: String, _: Option<Value>) -> Result<(), HostError> {
-        Err(HostError::Unsupported("is not there (a test host)"))
-    }
-    fn set_session_name(&self, _: String) -> Result<(), HostError> {
-        Err(HostError::Unsupported("is not there (a test host)"))
+pub fn idle_host() -> rho_extension_host::NoSession {
+    rho_extension_host::NoSession {
+        cwd: "/work".into(),
+        why: "is not there (a test host)",
     }
 }
 
