@@ -284,21 +284,19 @@ impl CredentialStore for CliCredentials {
             return AuthStatus::Configured;
         }
         let no_run = |_: &str| Err(ShellError::NotRun("not run during the auth check"));
-        let (configured, oauth) = self.with_sources(provider, &no_run, |s| {
+        self.with_sources(provider, &no_run, |s| {
+            if has_configured_auth(provider, s) {
+                return AuthStatus::Configured;
+            }
             let oauth = s
                 .auth_file
                 .and_then(|f| f.credential(provider).ok().flatten())
                 .is_some_and(|c| matches!(c, Credential::OAuth(_)));
-            (has_configured_auth(provider, s), oauth)
-        });
-        if configured {
-            return AuthStatus::Configured;
-        }
-        if oauth {
-            AuthStatus::OAuthUnavailable
-        } else {
-            AuthStatus::Missing
-        }
+            match oauth {
+                true => AuthStatus::OAuthUnavailable,
+                false => AuthStatus::Missing,
+            }
+        })
     }
 
     fn api_key(&self, provider: &str) -> Result<Option<String>, CredentialError> {

@@ -332,15 +332,14 @@ fn record_initial_state(
     selection: &Selection,
 ) -> anyhow::Result<SessionManager> {
     let level = selection.thinking.as_str();
-    let branch = session.branch_state();
-    if !branch.has_messages {
+    if !session.branch_state().has_messages {
         let model = selection.model.as_ref().map(|m| ModelRef {
             provider: m.provider.clone(),
             model_id: m.id.clone(),
         });
         session.append_initial_state(model.as_ref(), level)?;
-    } else if !branch.has_thinking_level_change {
-        session.append_thinking_level_change(level)?;
+    } else {
+        session.ensure_thinking_level(level)?;
     }
     Ok(session)
 }

@@ -639,8 +639,10 @@ impl ExtensionRunner {
         let mut late = self.late.write().unwrap_or_else(|p| p.into_inner());
         late.virtual_models
             .retain(|v| (v.spec.provider.as_str(), v.spec.id.as_str()) != (provider, id));
-        late.removed_virtual_models
-            .push((provider.to_string(), id.to_string()));
+        let removed = (provider.to_string(), id.to_string());
+        if !late.removed_virtual_models.contains(&removed) {
+            late.removed_virtual_models.push(removed);
+        }
     }
 
     /// The router of the virtual model `provider`/`id` (the last registration wins, as a

@@ -10,9 +10,13 @@ function plain(config) {
   return JSON.parse(JSON.stringify({ baseUrl, apiKey, api, headers, authHeader, models }));
 }
 
-/** Tells rho of a registration made after loading; a refusal becomes a notice. */
+/** Tells rho of a registration made after loading; a refusal becomes a notice. Once rho took
+ * it, `ctx.modelRegistry` reads rho's model list anew. */
 function tell(reg, ext, what, method, params) {
-  reg.wire.call(method, params).catch((e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`));
+  reg.wire.call(method, params).then(
+    () => void (reg.modelsView = undefined),
+    (e) => reg.notice(`pi extension ${ext.path}: ${what} failed: ${e.message}`),
+  );
 }
 
 /** pi.registerProvider: while loading the provider goes to rho with the registration; later
