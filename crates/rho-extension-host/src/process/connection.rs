@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
-use super::{calls, registrations};
+use super::{calls, registrations, ProcessOptions};
 use crate::{ExtensionContext, HostError};
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
@@ -50,6 +50,8 @@ pub(crate) struct Shared {
     busy: AtomicUsize,
     /// Why the process can no longer answer, once it cannot.
     dead: Mutex<Option<String>>,
+    /// The deadlines the process was started with: what it registers later keeps them.
+    options: ProcessOptions,
     /// Flips to true when the process can no longer answer.
     dead_signal: tokio::sync::watch::Sender<bool>,
 }
@@ -81,16 +83,17 @@ impl Connection {
         path: String,
         stdin: ChildStdin,
         stdout: BufReader<ChildStdout>,
-        ctx: Option<ExtensionContext>,
+        options: ProcessOptions,
     ) -> Self {
         let shared = Arc::new(Shared {
             path,
             writer: tokio::sync::Mutex::new(Some(stdin)),
             pending: Mutex::new(HashMap::new()),
             next_id: AtomicU64::new(1),
-            ctx: Mutex::new(ctx),
+            ctx: Mutex::new(None),
             busy: AtomicUsize::new(0),
             dead: Mutex::new(None),
+            options,
             dead_signal: tokio::sync::watch::channel(false).0,
         });
         tokio::spawn(read_loop(shared.clone(), stdout));
@@ -156,6 +159,11 @@ impl Connection {
         if let Some(forwarder) = forwarder {
             let _ = tokio::time::timeout(grace, forwarder).await;
         }
+    }
+
+    /// The options the process was started with.
+    pub(crate) fn options(&self) -> &ProcessOptions {
+        &self.shared.options
     }
 
     /// The extension's path.

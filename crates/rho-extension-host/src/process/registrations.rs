@@ -13,7 +13,7 @@ use rho_protocol::extension::calls::{
 };
 use serde_json::Value;
 
-use super::{calls, Connection, ProcessOptions, ProcessTool};
+use super::{calls, Connection, ProcessTool};
 use crate::{ExtensionContext, HostError};
 
 /// Whether `method` is one of the registration calls.
@@ -37,7 +37,7 @@ pub(crate) fn register(
     params: Value,
     ctx: &ExtensionContext,
 ) -> Result<Value, HostError> {
-    let options = ProcessOptions::default();
+    let options = conn.options();
     let host = &ctx.host;
     match method {
         REGISTER_TOOL => {
@@ -54,7 +54,7 @@ pub(crate) fn register(
         }
         REGISTER_PROVIDER => {
             let RegisterProvider { provider } = calls::params(method, params)?;
-            host.register_provider(super::provider_def(provider, conn, &options))?;
+            host.register_provider(super::provider_def(provider, conn, options))?;
         }
         UNREGISTER_PROVIDER => {
             let UnregisterProvider { name } = calls::params(method, params)?;
@@ -62,7 +62,7 @@ pub(crate) fn register(
         }
         REGISTER_VIRTUAL_MODEL => {
             let RegisterVirtualModel { model } = calls::params(method, params)?;
-            host.register_virtual_model(super::virtual_model_def(model, conn, &options))?;
+            host.register_virtual_model(super::virtual_model_def(model, conn, options))?;
         }
         UNREGISTER_VIRTUAL_MODEL => {
             let UnregisterVirtualModel { provider, id } = calls::params(method, params)?;

@@ -91,7 +91,7 @@ pub(crate) async fn start(
         Ok(Ok(a)) => a,
     };
     let registration = parse_registration(&answer).map_err(|r| handshake(&path, r))?;
-    let connection = Connection::start(path, stdin, stdout, None);
+    let connection = Connection::start(path, stdin, stdout, options.clone());
     Ok(Started {
         child,
         stderr_forwarder,

@@ -1,6 +1,7 @@
 """Test fixture without the library: registers for `input` and then misbehaves as the first
 argument says: `crash` exits on the first event, `hang` never answers, `garbage` answers with
-a line that is not JSON, `bad-hello` answers the handshake with garbage."""
+a line that is not JSON, `bad-hello` answers the handshake with garbage, `late-hang`
+registers the command /stuck from its first event and never answers it."""
 import json, sys, time
 
 mode = sys.argv[1]
@@ -18,4 +19,8 @@ for line in sys.stdin:
         sys.exit(3)
     if mode == "garbage":
         print("%%% definitely not json %%%", flush=True)
+    if mode == "late-hang":
+        call = {"type": "call", "id": 1, "method": "register_command", "params": {"command": {"name": "stuck"}}}
+        print(json.dumps(call), flush=True)
+        print(json.dumps({"type": "result", "id": msg["id"], "result": None}), flush=True)
     # hang: read on, never answer

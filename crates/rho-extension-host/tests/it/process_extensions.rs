@@ -500,6 +500,35 @@ async fn a_hanging_extension_hits_its_deadline_and_the_session_goes_on() {
     assert_eq!(provider.call_count(), 1);
 }
 
+/// A command registered after loading keeps the deadline the process was started with, not
+/// the default five minutes.
+#[tokio::test]
+async fn a_late_command_hits_the_deadline_of_its_process() {
+    let options = ProcessOptions {
+        command_timeout: Duration::from_millis(300),
+        ..ProcessOptions::default()
+    };
+    let (s, _provider) = misbehaving("late-hang", options).await;
+    s.prompt("hello", PromptOptions::default())
+        .await
+        .expect("runs");
+    let mut rx = s.subscribe();
+    let ran = tokio::time::timeout(
+        Duration::from_secs(20),
+        s.prompt("/stuck", PromptOptions::default()),
+    )
+    .await;
+    ran.expect("the late command ends at its process's deadline")
+        .expect("runs");
+    let errs = errors(&drain(&mut rx));
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    let text = errs[0]["error"].as_str().expect("text");
+    assert!(
+        text.contains("did not answer command /stuck within 300 ms"),
+        "{text}"
+    );
+}
+
 #[tokio::test]
 async fn garbage_output_is_an_error_not_a_hang() {
     let (s, provider) = misbehaving("garbage", ProcessOptions::default()).await;
