@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_ai::{ImageContent, Model};
-use rho_protocol::extension::calls::ToolsState;
+use rho_protocol::extension::calls::{SetupEntry, ToolsState};
 /// How a custom message is delivered (CM-2..6) and `send_message`'s options: the wire types.
 pub use rho_protocol::extension::{DeliverAs, SendOptions};
 use serde_json::Value;
@@ -187,7 +187,7 @@ pub trait ExtensionHost: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SessionAction {
     /// Start a new session.
-    NewSession,
+    NewSession(NewSession),
     /// Fork before a user message (pi's default position `before`).
     Fork(String),
     /// Fork at any entry, keeping it (pi's position `at`).
@@ -198,6 +198,79 @@ pub enum SessionAction {
     SwitchSession(String),
     /// Reload extensions and resources.
     Reload,
+}
+
+/// `ctx.newSession`'s options.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewSession {
+    /// The session file recorded as the new one's `parentSession`.
+    pub parent_session: Option<String>,
+    /// Fills the new session before it starts (pi's `setup`).
+    pub setup: Option<SessionSetup>,
+}
+
+/// pi's `newSession({ setup })`: run with the new session once the old one has shut down and
+/// before the new one starts (before `session_start`), so what it appends is there when the
+/// session becomes the active one.
+#[derive(Clone)]
+pub struct SessionSetup {
+    /// The extension whose setup it is, for error reports.
+    path: Arc<str>,
+    run: SetupRun,
+}
+
+type SetupRun =
+    Arc<dyn Fn(Arc<dyn SetupTarget>) -> BoxFuture<'static, Result<(), HostError>> + Send + Sync>;
+
+impl SessionSetup {
+    /// The setup of extension `path`, running `run` with the new session.
+    pub fn new(
+        path: &str,
+        run: impl Fn(Arc<dyn SetupTarget>) -> BoxFuture<'static, Result<(), HostError>>
+            + Send
+            + Sync
+            + 'static,
+    ) -> Self {
+        Self {
+            path: path.into(),
+            run: Arc::new(run),
+        }
+    }
+
+    /// The extension whose setup it is.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Runs the setup with `target`, the session being prepared.
+    pub fn run(&self, target: Arc<dyn SetupTarget>) -> BoxFuture<'static, Result<(), HostError>> {
+        (self.run)(target)
+    }
+}
+
+impl std::fmt::Debug for SessionSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionSetup")
+    }
+}
+
+/// The same setup (one closure shared), not an equal one.
+impl PartialEq for SessionSetup {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.run, &other.run)
+    }
+}
+
+impl Eq for SessionSetup {}
+
+/// The session a [`SessionSetup`] prepares, not yet the active one: appends go straight to its
+/// store (rho-session's own appends, so its persistence rules apply).
+pub trait SetupTarget: Send + Sync {
+    /// The session as `get_entries` shows one (`sessionId`, `sessionFile`, `header`,
+    /// `leafId`, `entries`).
+    fn view(&self) -> Result<Value, HostError>;
+    /// Appends `entry`; returns it as stored.
+    fn append(&self, entry: SetupEntry) -> Result<Value, HostError>;
 }
 
 /// The mode's UI as extensions see it. Without a UI every call is a no-op (`confirm` → false,

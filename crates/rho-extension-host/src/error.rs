@@ -70,9 +70,11 @@ pub enum HostError {
     /// `shutdown` in a mode that does not quit when an extension asks.
     #[error("shutdown: this mode does not quit on an extension's request")]
     NoShutdown,
-    /// `get_models` could not write its answer where the extension host waits for it.
-    #[error("get_models: cannot write {}: {source}", file.display())]
-    ModelsFile {
+    /// A call could not write its answer where the extension host waits for it.
+    #[error("{method}: cannot write {}: {source}", file.display())]
+    AnswerFile {
+        /// The method called.
+        method: &'static str,
         /// The file asked for.
         file: std::path::PathBuf,
         /// Why.
@@ -93,6 +95,12 @@ pub enum HostError {
         /// The request named.
         request: u64,
     },
+    /// `session_setup_append` named no session setup under way.
+    #[error("session_setup_append: no session setup under way for request {0}; append in newSession's setup only")]
+    NoSetup(u64),
+    /// The extension's `setup` of a new session failed.
+    #[error("the new session's setup failed: {0}")]
+    Setup(String),
     /// The user cancelled the sign-in's question (pi's text).
     #[error("Login cancelled")]
     LoginCancelled,

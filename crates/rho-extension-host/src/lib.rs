@@ -22,8 +22,8 @@ use serde_json::Value;
 
 pub use closing_ui::ClosingUi;
 pub use context::{
-    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NoSession, NoUi,
-    SendOptions, SessionAction,
+    CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NewSession,
+    NoSession, NoUi, SendOptions, SessionAction, SessionSetup, SetupTarget,
 };
 pub use error::HostError;
 pub use events::{ExtensionEvent, TreePreparation};

@@ -29,6 +29,8 @@ export class Registry {
     this.shortcuts = new Map();
     this.providers = new Map();
     this.virtualModels = new Map();
+    /** `newSession` setups under way, by the token rho's `session_setup` names. */
+    this.setups = new Map();
     this.notices = [];
     this.reported = new Set();
     this.bus = new EventEmitter();
@@ -260,32 +262,37 @@ function sessionTree(entries) {
   return roots;
 }
 
-/** pi's read-only SessionManager over the last synced view of rho's session. */
-function sessionManager(reg) {
-  const all = () => reg.session.entries;
+/** pi's SessionManager reads over `view()` (`{ id, file, header, leafId, entries }`). */
+export function sessionReader(view, cwd, fallbackName) {
+  const all = () => view().entries;
   const byId = (id) => all().find((e) => e.id === id);
   const branch = (fromId) => {
     const path = [];
-    for (let e = byId(fromId ?? reg.session.leafId); e; e = e.parentId ? byId(e.parentId) : undefined) path.push(e);
+    for (let e = byId(fromId ?? view().leafId); e; e = e.parentId ? byId(e.parentId) : undefined) path.push(e);
     return path.reverse();
   };
   const label = (id) => all().findLast((e) => e.type === "label" && e.targetId === id)?.label ?? undefined;
   return {
     getEntries: () => all().slice(),
     getBranch: branch,
-    getSessionName: () => all().findLast((e) => e.type === "session_info")?.name ?? reg.sessionName,
-    getCwd: () => reg.hello.cwd,
-    getSessionFile: () => reg.session.file,
-    getSessionId: () => reg.session.id,
-    getSessionDir: () => (reg.session.file ? reg.session.file.replace(/\/[^/]*$/, "") : undefined),
-    getLeafId: () => reg.session.leafId,
-    getLeafEntry: () => byId(reg.session.leafId),
-    getHeader: () => reg.session.header,
+    getSessionName: () => all().findLast((e) => e.type === "session_info")?.name ?? fallbackName?.(),
+    getCwd: () => cwd,
+    getSessionFile: () => view().file,
+    getSessionId: () => view().id,
+    getSessionDir: () => (view().file ? view().file.replace(/\/[^/]*$/, "") : undefined),
+    getLeafId: () => view().leafId,
+    getLeafEntry: () => byId(view().leafId),
+    getHeader: () => view().header,
     getLabel: label,
     getEntry: byId,
     getChildren: (id) => all().filter((e) => e.parentId === id),
     getTree: () => sessionTree(all()),
   };
+}
+
+/** pi's read-only SessionManager over the last synced view of rho's session. */
+function sessionManager(reg) {
+  return sessionReader(() => reg.session, reg.hello.cwd, () => reg.sessionName);
 }
 
 /** ExtensionContext for a handler of `ext`; `extra` adds tool/command context fields. */

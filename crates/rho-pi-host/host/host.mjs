@@ -11,6 +11,7 @@ import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { toolSpec } from "./session_api.mjs";
 import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
+import { runSessionSetup } from "./session_setup.mjs";
 
 // Type stripping is experimental in node; its warning would only confuse users.
 process.removeAllListeners("warning");
@@ -179,6 +180,7 @@ const REQUESTS = {
   shortcut: runShortcut,
   render: (msg) => render(reg, msg, refresh),
   component_input: async (msg) => componentInput(reg, msg),
+  session_setup: (msg) => runSessionSetup(reg, msg),
 };
 
 function serve(msg) {

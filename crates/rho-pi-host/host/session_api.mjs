@@ -3,9 +3,6 @@
 // ctx.modelRegistry and the command context's session control. Each is one call of rho's
 // extension protocol (rho_protocol::extension::calls); synchronous reads answer from a view
 // fetched once and kept current by the answers of these calls.
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 
 /** The `register` / `register_tool` form of a pi tool definition. */
 export function toolSpec(def) {
@@ -26,26 +23,17 @@ const MODELS_WAIT_MS = 10_000;
 
 /** rho's models and the providers with credentials, fetched once, the first time an extension
  * reads `ctx.modelRegistry` (about 900 KB of JSON with pi's catalog, so not at start-up).
- * pi's registry reads are synchronous: rho writes the answer to a file, which this waits for
- * (the call is written to stdout at once; rho serves it while node waits). */
+ * pi's registry reads are synchronous: rho writes the answer to a file, which this waits for. */
 function modelsView(reg) {
   if (reg.modelsView) return reg.modelsView;
   const none = { models: [], authConfigured: [] };
   // Calls wait for the first event; a registry read comes from a handler, so after it.
   if (!reg.wire.bound) return none;
-  const file = join(tmpdir(), `rho-models-${process.pid}-${reg.wire.nextId}.json`);
-  // The reply itself (null, or rho's error) is read after this returns; only the file counts.
-  reg.wire.call("get_models", { file }).catch(() => {});
-  const tick = new Int32Array(new SharedArrayBuffer(4));
-  const deadline = Date.now() + MODELS_WAIT_MS;
-  while (!existsSync(file) && Date.now() < deadline) Atomics.wait(tick, 0, 0, 1);
   try {
-    reg.modelsView = JSON.parse(readFileSync(file, "utf8"));
+    reg.modelsView = reg.wire.callSync("get_models", {}, MODELS_WAIT_MS);
   } catch (e) {
     reg.notice(`rho pi host: the model list did not arrive (${e.message}); ctx.modelRegistry lists no models`);
     reg.modelsView = none;
-  } finally {
-    rmSync(file, { force: true });
   }
   return reg.modelsView;
 }
@@ -145,20 +133,33 @@ export function contextSessionApi(reg, ext) {
 /** ExtensionCommandContext's session control: each resolves with `{ cancelled }`. A
  * `withSession` callback runs once the replacement session is in place (rho has answered the
  * action after ending the old session and starting the new one for every extension), with
- * `replaced()`: a fresh context whose calls go to the new session. */
+ * `replaced()`: a fresh context whose calls go to the new session. `newSession`'s `setup` runs
+ * when rho asks for it (`session_setup`, between the old session's end and the new one's
+ * start); if it throws, `newSession` rejects with its error and `withSession` does not run,
+ * as in pi. */
 export function commandSessionApi(reg, ext, replaced) {
-  const act = (params, what) => async (...args) => {
-    const options = args.find((a) => a && typeof a === "object") ?? {};
-    if (options.setup) reg.unsupported(ext, `${what} with setup`);
-    const result = await reg.wire.call("session_action", params(...args));
-    if (!result?.cancelled && typeof options.withSession === "function") await options.withSession(await replaced());
+  const act = async (params, options) => {
+    const result = await reg.wire.call("session_action", params);
+    if (!result?.cancelled && typeof options?.withSession === "function") await options.withSession(await replaced());
     return result;
   };
   return {
-    newSession: act(() => ({ action: "new_session" }), "ctx.newSession"),
-    fork: act((entryId, options) => ({ action: "fork", entryId, position: options?.position }), "ctx.fork"),
-    navigateTree: act((targetId) => ({ action: "navigate_tree", targetId }), "ctx.navigateTree"),
-    switchSession: act((sessionPath) => ({ action: "switch_session", sessionPath }), "ctx.switchSession"),
+    async newSession(options = {}) {
+      if (typeof options.setup !== "function") return act({ action: "new_session", parentSession: options.parentSession }, options);
+      const token = (reg.nextSetup = (reg.nextSetup ?? 0) + 1);
+      const pending = { ext, setup: options.setup, error: undefined };
+      reg.setups.set(token, pending);
+      try {
+        const params = { action: "new_session", parentSession: options.parentSession, setup: token };
+        return await act(params, { withSession: (next) => (pending.error ? undefined : options.withSession?.(next)) });
+      } finally {
+        reg.setups.delete(token);
+        if (pending.error) throw pending.error;
+      }
+    },
+    fork: (entryId, options) => act({ action: "fork", entryId, position: options?.position }, options),
+    navigateTree: (targetId, options) => act({ action: "navigate_tree", targetId }, options),
+    switchSession: (sessionPath, options) => act({ action: "switch_session", sessionPath }, options),
     reload: async () => void (await reg.wire.call("session_action", { action: "reload" })),
   };
 }

@@ -1,5 +1,8 @@
 // rho's extension process protocol (docs/extensions.md) on stdin/stdout: requests from rho,
 // calls to rho, and the replies of both. stdout belongs to the protocol; logs go to stderr.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 
 /** The real stdout; extensions' own writes to stdout go to stderr instead (see `guardStdout`). */
@@ -80,6 +83,23 @@ export class Wire {
       if (this.bound || now) send();
       else this.queued.push(send);
     });
+  }
+
+  /** Calls rho and waits, blocking, for the answer rho writes to the file the call names in
+   * `params.file` (for pi's synchronous API: registry reads, setup appends). The call is
+   * written to stdout at once and rho serves it while node waits; the line reply that also
+   * comes is ignored. Returns the file's JSON; throws when none came within `waitMs`. */
+  callSync(method, params, waitMs) {
+    const file = join(tmpdir(), `rho-${method}-${process.pid}-${this.nextId}.json`);
+    this.call(method, { ...params, file }).catch(() => {});
+    const tick = new Int32Array(new SharedArrayBuffer(4));
+    const deadline = Date.now() + waitMs;
+    while (!existsSync(file) && Date.now() < deadline) Atomics.wait(tick, 0, 0, 1);
+    try {
+      return JSON.parse(readFileSync(file, "utf8"));
+    } finally {
+      rmSync(file, { force: true });
+    }
   }
 
   result(id, result) {

@@ -6,13 +6,17 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 10] = [
+const FILES: [(&str, &str); 11] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
     ("api.mjs", include_str!("../host/api.mjs")),
     ("events.mjs", include_str!("../host/events.mjs")),
     ("session_api.mjs", include_str!("../host/session_api.mjs")),
+    (
+        "session_setup.mjs",
+        include_str!("../host/session_setup.mjs"),
+    ),
     ("providers.mjs", include_str!("../host/providers.mjs")),
     ("render.mjs", include_str!("../host/render.mjs")),
     ("theme.mjs", include_str!("../host/theme.mjs")),

@@ -61,6 +61,7 @@ mod pi_provider_oauth;
 mod pi_provider_oauth_tui;
 mod pi_render_tui;
 mod pi_session_api;
+mod pi_session_setup;
 mod pi_shortcuts_tui;
 mod pi_shutdown_tui;
 mod pi_virtual_models;

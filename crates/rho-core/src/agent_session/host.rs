@@ -136,17 +136,8 @@ impl ExtensionHost for SessionHost {
 
     fn session_entries(&self, from: usize) -> Result<Value, HostError> {
         let s = self.session().ok_or(HostError::Stale)?;
-        let state = s.state();
-        let store = &state.session;
-        let entries = store.entries();
-        Ok(serde_json::json!({
-            "sessionId": store.session_id(),
-            "sessionFile": store.path(),
-            "header": store.header(),
-            "leafId": store.leaf_id(),
-            "total": entries.len(),
-            "entries": entries.get(from..).unwrap_or_default(),
-        }))
+        let view = super::session_setup::entries_view(&s.state().session, from);
+        Ok(view)
     }
 
     fn set_label(&self, id: String, label: Option<String>) -> Result<(), HostError> {

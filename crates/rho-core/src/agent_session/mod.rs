@@ -43,6 +43,7 @@ mod resources;
 mod rpc_support;
 mod run_loop;
 mod save_failure;
+mod session_setup;
 mod shell_env;
 mod sign_in;
 mod switch;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use futures_util::future::BoxFuture;
 
 use super::{lock, AgentSession, SessionError};
-use rho_extension_host::{ExtensionEvent, SessionAction};
+use rho_extension_host::{ExtensionEvent, NewSession, SessionAction, SessionSetup};
 use rho_session::{LoadWarning, SessionManager};
 
 /// What opening a session file did.
@@ -51,6 +51,18 @@ impl SwitchReason {
 impl AgentSession {
     /// Asks extensions, then replaces the store. Returns `true` when an extension cancelled.
     pub async fn switch_session(&self, next: SessionManager, reason: SwitchReason) -> bool {
+        self.switch_session_with(next, reason, None).await
+    }
+
+    /// [`Self::switch_session`], running `setup` with the new session after the old one shut
+    /// down and before the new one replaces it and starts (pi's order: `session_shutdown`,
+    /// `setup`, `session_start`, then the caller's `withSession`).
+    async fn switch_session_with(
+        &self,
+        mut next: SessionManager,
+        reason: SwitchReason,
+        setup: Option<SessionSetup>,
+    ) -> bool {
         let ctx = self.ext_ctx();
         let runner = &self.inner.services.extensions;
         let target = next.path().map(|p| p.display().to_string());
@@ -81,6 +93,13 @@ impl AgentSession {
                 &ctx,
             )
             .await;
+        if let Some(setup) = setup {
+            let (prepared, outcome) = super::session_setup::prepare(next, &setup).await;
+            next = prepared;
+            if let Err(e) = outcome {
+                runner.report(setup.path(), "session_setup", e.to_string());
+            }
+        }
         self.replace_session(next).await;
         runner
             .emit(
@@ -99,6 +118,16 @@ impl AgentSession {
     /// A fresh session file beside the current one (in memory when there is none), with
     /// `parent` as its `parentSession`. Returns `true` when an extension cancelled.
     pub async fn new_session(&self, parent: Option<&str>) -> bool {
+        let options = NewSession {
+            parent_session: parent.map(str::to_string),
+            setup: None,
+        };
+        self.new_session_with(options).await
+    }
+
+    /// [`Self::new_session`] with an extension's `setup` filling it before it starts.
+    pub async fn new_session_with(&self, options: NewSession) -> bool {
+        let parent = options.parent_session.as_deref();
         let (dir, cwd) = self.with_session(|s| {
             (
                 s.path().and_then(Path::parent).map(Path::to_path_buf),
@@ -112,7 +141,8 @@ impl AgentSession {
         if let Some(parent) = parent {
             fresh = fresh.with_parent_session(parent);
         }
-        self.switch_session(fresh, SwitchReason::New).await
+        self.switch_session_with(fresh, SwitchReason::New, options.setup)
+            .await
     }
 
     /// Opens the session file at `path` (created when missing) and switches to it. A file
@@ -213,7 +243,7 @@ impl AgentSession {
             return Ok(false);
         }
         match action {
-            SessionAction::NewSession => Ok(self.new_session(None).await),
+            SessionAction::NewSession(options) => Ok(self.new_session_with(options).await),
             SessionAction::Fork(id) => Ok(self.fork(&id).await?.cancelled),
             SessionAction::ForkAt(id) => Ok(self.fork_at(&id).await?.cancelled),
             SessionAction::NavigateTree(id) => {

@@ -324,7 +324,9 @@ async fn cmd_8_command_context_waits_for_idle_and_session_actions_resolve() {
                     .push(format!("idle={}", ctx.host.is_idle()));
                 let cancelled = ctx
                     .host
-                    .session_action(rho_extension_host::SessionAction::NewSession)
+                    .session_action(rho_extension_host::SessionAction::NewSession(
+                        Default::default(),
+                    ))
                     .await?;
                 l2.lock()
                     .expect("lock")

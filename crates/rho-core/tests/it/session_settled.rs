@@ -177,7 +177,9 @@ async fn an_agent_settled_handler_can_start_a_new_session() {
         "agent_settled",
         Arc::new(|_, ctx: ExtensionContext| {
             Box::pin(async move {
-                ctx.host.session_action(SessionAction::NewSession).await?;
+                ctx.host
+                    .session_action(SessionAction::NewSession(Default::default()))
+                    .await?;
                 Ok(None)
             })
         }),

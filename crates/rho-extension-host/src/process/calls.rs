@@ -86,12 +86,18 @@ fn timeout(p: &Value) -> Option<u64> {
     p.get("timeout").and_then(Value::as_u64)
 }
 
-/// Serves one call; `Ok` is the reply's `result`, `Err` its `error`.
-pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
+/// Serves one call of the process behind `conn` (`None`: no process, so no `newSession`
+/// setup); `Ok` is the reply's `result`, `Err` its `error`.
+pub async fn dispatch(
+    method: &str,
+    p: Value,
+    ctx: &ExtensionContext,
+    conn: Option<&super::Connection>,
+) -> Result<Value, HostError> {
     let host = &ctx.host;
     let ui = &ctx.ui;
     if super::session_calls::serves(method) {
-        return super::session_calls::dispatch(method, p, ctx).await;
+        return super::session_calls::dispatch(method, p, ctx, conn).await;
     }
     if is_ui_tell(method) {
         return ui_tell(method, p, ctx);
@@ -383,7 +389,7 @@ mod tests {
         ];
         for mut p in routes {
             p["message"] = json!({"customType": "n", "content": "hi"});
-            dispatch("send_message", p, &ctx).await.expect("sent");
+            dispatch("send_message", p, &ctx, None).await.expect("sent");
         }
         let sent: Vec<SendOptions> = host
             .sent
@@ -413,27 +419,33 @@ mod tests {
         let ctx = ExtensionContext::new(Arc::new(Recorder::default()), Arc::new(NoUi));
         let bad_route =
             json!({"message": {"customType": "n", "content": "x"}, "deliverAs": "later"});
-        let err = dispatch("send_message", bad_route, &ctx)
+        let err = dispatch("send_message", bad_route, &ctx, None)
             .await
             .expect_err("rejected")
             .to_string();
         assert!(err.contains("deliverAs must be"), "{err}");
-        let err = dispatch("send_message", json!({}), &ctx)
+        let err = dispatch("send_message", json!({}), &ctx, None)
             .await
             .expect_err("rejected")
             .to_string();
         assert!(err.starts_with("send_message: invalid params"), "{err}");
-        let err = dispatch("teleport", Value::Null, &ctx)
+        let err = dispatch("teleport", Value::Null, &ctx, None)
             .await
             .expect_err("unknown")
             .to_string();
         assert!(err.contains("unknown method \"teleport\""), "{err}");
-        let state = dispatch("get_state", Value::Null, &ctx)
+        let state = dispatch("get_state", Value::Null, &ctx, None)
             .await
             .expect("state");
         assert_eq!(state["systemPrompt"], "SP");
         assert_eq!(state["hasUI"], false);
-        let confirmed = dispatch("ui_confirm", json!({"title": "t", "message": "m"}), &ctx).await;
+        let confirmed = dispatch(
+            "ui_confirm",
+            json!({"title": "t", "message": "m"}),
+            &ctx,
+            None,
+        )
+        .await;
         assert_eq!(confirmed.ok(), Some(json!(false)), "no UI answers false");
     }
 }

@@ -16,8 +16,9 @@ use tokio::sync::oneshot;
 
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
-use super::{calls, registrations, ProcessOptions};
-use crate::{ExtensionContext, HostError};
+use super::{calls, registrations, setup, ProcessOptions};
+use crate::{ExtensionContext, HostError, SetupTarget};
+use rho_protocol::extension::calls::SESSION_SETUP_APPEND;
 
 /// A handler's reply: its result value (`null` = none) or its error text. A string: it is the
 /// extension's own `error` from the wire, or why the extension cannot answer, and either way
@@ -34,6 +35,8 @@ struct Pending {
     events: Option<StreamSink>,
     /// Takes the `oauth_notify` / `oauth_prompt` calls of an `oauth_login` request.
     login: Option<LoginCalls>,
+    /// Takes the `session_setup_append` calls of a `session_setup` request.
+    setup: Option<Arc<dyn SetupTarget>>,
 }
 
 /// State shared by the writer side and the reader task.
@@ -203,7 +206,9 @@ impl Connection {
         events: StreamSink,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Reply {
-        let (id, rx) = self.send_with(None, Some(events), None, build).await?;
+        let (id, rx) = self
+            .send_with(None, Some(events), None, None, build)
+            .await?;
         self.wait(id, rx, what, deadline).await
     }
 
@@ -214,7 +219,17 @@ impl Connection {
         login: LoginCalls,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
-        self.send_with(None, None, Some(login), build).await
+        self.send_with(None, None, Some(login), None, build).await
+    }
+
+    /// Sends a `session_setup` request whose `session_setup_append` calls go to `target`;
+    /// returns its id and reply receiver (wait with [`Connection::wait`]).
+    pub(crate) async fn send_setup<'a>(
+        &self,
+        target: Arc<dyn SetupTarget>,
+        build: impl FnOnce(u64) -> Request<'a>,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        self.send_with(None, None, None, Some(target), build).await
     }
 
     /// Registers a pending request and writes it; returns its id and reply receiver.
@@ -223,7 +238,7 @@ impl Connection {
         progress: Option<ProgressSink>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
-        self.send_with(progress, None, None, build).await
+        self.send_with(progress, None, None, None, build).await
     }
 
     async fn send_with<'a>(
@@ -231,6 +246,7 @@ impl Connection {
         progress: Option<ProgressSink>,
         events: Option<StreamSink>,
         login: Option<LoginCalls>,
+        setup: Option<Arc<dyn SetupTarget>>,
         build: impl FnOnce(u64) -> Request<'a>,
     ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
         if let Some(reason) = self.dead_reason() {
@@ -247,6 +263,7 @@ impl Connection {
                 progress,
                 events,
                 login,
+                setup,
             },
         );
         if let Err(e) = self.shared.write(&line).await {
@@ -372,6 +389,16 @@ impl Shared {
             Incoming::Call { id, method, params } if oauth::is_login_call(&method) => {
                 self.login_call(id, method, params)
             }
+            Incoming::Call { id, method, params } if method == SESSION_SETUP_APPEND => {
+                // Served as read: the extension waits for each append's answer in turn.
+                let outcome = setup::append(params, |request| {
+                    lock(&self.pending)
+                        .get(&request)
+                        .and_then(|p| p.setup.clone())
+                });
+                let shared = self.clone();
+                tokio::spawn(async move { shared.answer(id, outcome).await });
+            }
             Incoming::Call {
                 id,
                 method,
@@ -401,7 +428,9 @@ impl Shared {
                 tokio::spawn(async move {
                     let outcome = match (now, ctx) {
                         (Some(now), _) => now,
-                        (None, Some(ctx)) => calls::dispatch(&method, params, &ctx).await,
+                        (None, Some(ctx)) => {
+                            calls::dispatch(&method, params, &ctx, Some(&shared.handle())).await
+                        }
                         (None, None) => Err(HostError::NotInitialized { method }),
                     };
                     shared.busy.fetch_sub(1, Ordering::AcqRel);

@@ -12,6 +12,7 @@ pub mod connection;
 pub mod oauth;
 mod registrations;
 pub mod session_calls;
+mod setup;
 pub mod spawn;
 pub mod tool;
 pub mod wire;

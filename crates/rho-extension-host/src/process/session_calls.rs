@@ -10,7 +10,8 @@ use rho_protocol::extension::calls::{
 };
 
 use super::calls::params;
-use crate::{ExtensionContext, ExtensionHost, HostError, SessionAction};
+use super::Connection;
+use crate::{ExtensionContext, ExtensionHost, HostError, NewSession, SessionAction};
 
 fn to_value<T: serde::Serialize>(v: T) -> Result<Value, HostError> {
     serde_json::to_value(v).map_err(HostError::Encode)
@@ -31,8 +32,14 @@ pub fn serves(method: &str) -> bool {
     .contains(&method)
 }
 
-/// Serves one of these calls ([`serves`]); `Ok` is the reply's `result`, `Err` its `error`.
-pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<Value, HostError> {
+/// Serves one of these calls ([`serves`]) from the process behind `conn` (`None`: no process,
+/// so no `newSession` setup); `Ok` is the reply's `result`, `Err` its `error`.
+pub async fn dispatch(
+    method: &str,
+    p: Value,
+    ctx: &ExtensionContext,
+    conn: Option<&Connection>,
+) -> Result<Value, HostError> {
     let host = &ctx.host;
     match method {
         calls::GET_TOOLS => host.tools_state().and_then(to_value),
@@ -56,7 +63,7 @@ pub async fn dispatch(method: &str, p: Value, ctx: &ExtensionContext) -> Result<
         },
         calls::SESSION_ACTION => match params::<SessionActionCall>(method, p) {
             Ok(call) => host
-                .session_action(action(call))
+                .session_action(action(call, conn))
                 .await
                 .map(|cancelled| json!(SessionActionResult { cancelled })),
             Err(e) => Err(e),
@@ -90,19 +97,21 @@ fn models_view(host: &dyn ExtensionHost, file: Option<String>) -> Result<Value, 
     let Some(file) = file else {
         return to_value(view);
     };
-    let text = serde_json::to_vec(&view).map_err(HostError::Encode)?;
-    // Whole or not at all: the host reads the file as soon as it exists.
-    let file = std::path::PathBuf::from(file);
-    let partial = file.with_extension("partial");
-    std::fs::write(&partial, text)
-        .and_then(|()| std::fs::rename(&partial, &file))
-        .map_err(|source| HostError::ModelsFile { file, source })?;
+    super::setup::write_answer_file(calls::GET_MODELS, file.into(), &view)?;
     Ok(Value::Null)
 }
 
-fn action(call: SessionActionCall) -> SessionAction {
+fn action(call: SessionActionCall, conn: Option<&Connection>) -> SessionAction {
     match call {
-        SessionActionCall::NewSession => SessionAction::NewSession,
+        SessionActionCall::NewSession {
+            parent_session,
+            setup,
+        } => SessionAction::NewSession(NewSession {
+            parent_session,
+            setup: setup
+                .zip(conn)
+                .map(|(token, conn)| super::setup::setup_hook(conn.clone(), token)),
+        }),
         SessionActionCall::Fork { entry_id, position } if position.as_deref() == Some("at") => {
             SessionAction::ForkAt(entry_id)
         }

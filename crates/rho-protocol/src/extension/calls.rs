@@ -51,6 +51,10 @@ pub const GET_MODELS: &str = "get_models";
 pub const COMPLETE: &str = "complete";
 /// `session_action` with [`SessionActionCall`]; answered with [`SessionActionResult`].
 pub const SESSION_ACTION: &str = "session_action";
+/// `session_setup_append` with [`SessionSetupAppend`]: an entry for the new session a
+/// `session_setup` request prepares (pi's `SessionManager.append*` in `newSession`'s `setup`);
+/// answered with the entry as stored (`id`, `parentId`, `timestamp`, ...).
+pub const SESSION_SETUP_APPEND: &str = "session_setup_append";
 
 /// `oauth_notify` with [`OAuthNotify`]: what a sign-in under way shows the user (pi's
 /// `onAuth`, `onDeviceCode`, `onProgress`); answered `null`.
@@ -297,8 +301,17 @@ pub struct Complete {
     rename_all_fields = "camelCase"
 )]
 pub enum SessionActionCall {
-    /// `ctx.newSession()`.
-    NewSession,
+    /// `ctx.newSession({ parentSession, setup })`.
+    NewSession {
+        /// The session file to record as the new one's `parentSession`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent_session: Option<String>,
+        /// The extension's token for its `setup`: before the new session starts, rho sends
+        /// a `session_setup` request carrying it, whose `session_setup_append` calls fill the
+        /// new session.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        setup: Option<u64>,
+    },
     /// `ctx.fork(entryId, { position })`.
     Fork {
         /// The entry to fork at.
@@ -327,4 +340,80 @@ pub enum SessionActionCall {
 pub struct SessionActionResult {
     /// An extension (or the user) cancelled it.
     pub cancelled: bool,
+}
+
+/// An entry for the session a `session_setup` request prepares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSetupAppend {
+    /// The `session_setup` request's id.
+    pub request: u64,
+    /// What to append.
+    pub entry: SetupEntry,
+    /// Where to write the answer too (`{"result": entry}` or `{"error": text}`, whole, by
+    /// rename): pi's `append*` return the id at once, so the pi host waits for the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+}
+
+/// What pi's `SessionManager` appends in a `setup`, by its entry `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(
+    tag = "type",
+    rename_all = "snake_case",
+    rename_all_fields = "camelCase"
+)]
+pub enum SetupEntry {
+    /// `appendMessage`: a conversation message in pi's format.
+    Message {
+        /// The message (`role`, `content`, ...).
+        message: Value,
+    },
+    /// `appendCustomEntry`: extension state, never in context.
+    Custom {
+        /// The extension's type tag.
+        custom_type: String,
+        /// Its data.
+        #[serde(default)]
+        data: Option<Value>,
+    },
+    /// `appendCustomMessageEntry`: an extension message in context.
+    CustomMessage {
+        /// The extension's type tag.
+        custom_type: String,
+        /// What the model sees (a string or content blocks).
+        content: crate::UserContent,
+        /// Whether UIs show it.
+        #[serde(default)]
+        display: bool,
+        /// Extension data, never sent.
+        #[serde(default)]
+        details: Option<Value>,
+    },
+    /// `appendLabelChange`: sets (or with `None` clears) an entry's label.
+    Label {
+        /// The labelled entry.
+        target_id: String,
+        /// The label.
+        #[serde(default)]
+        label: Option<String>,
+    },
+    /// `appendSessionInfo`: the session's name.
+    SessionInfo {
+        /// The name (trimmed; empty clears it).
+        #[serde(default)]
+        name: String,
+    },
+    /// `appendModelChange`.
+    ModelChange {
+        /// Provider name.
+        provider: String,
+        /// Model id.
+        model_id: String,
+    },
+    /// `appendThinkingLevelChange`.
+    ThinkingLevelChange {
+        /// The level.
+        thinking_level: String,
+    },
 }

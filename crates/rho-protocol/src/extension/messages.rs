@@ -163,6 +163,18 @@ pub enum ToExtension<E = Value> {
         /// The key's bytes as text.
         data: String,
     },
+    /// The new session of the `session_action` that named `setup` is ready but not yet
+    /// started: the extension runs its setup, filling it with `session_setup_append` calls
+    /// that name this request, and answers `null` (pi's `newSession({ setup })`).
+    SessionSetup {
+        /// Request id.
+        id: u64,
+        /// The token the `session_action` named.
+        setup: u64,
+        /// The new session as `get_entries` shows one (`sessionId`, `sessionFile`,
+        /// `header`, `leafId`, `entries`).
+        session: Value,
+    },
     /// rho no longer wants the answer of request `id` (tool aborted, deadline passed).
     Cancel {
         /// The request to stop.

@@ -1,0 +1,200 @@
+//! pi's `ctx.newSession({ setup })` over RPC: the setup appends to the new session (messages,
+//! custom entries, labels, its name) after the old session shut down and before the new one
+//! starts, so `session_start` handlers, `withSession` and the next prompt see what it wrote;
+//! pi 1.6, when installed, reports the same order and entries. Skipped, with the reason
+//! printed, without node ≥ 22.18.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Mutex;
+
+use crate::pi_support;
+use crate::support::{self, reply, Rpc, Start};
+
+use serde_json::{json, Value};
+
+/// `/seed` starts a new session that its setup fills; what happened, in order, is told from
+/// `withSession`. The entries pi 1.6 starts a new session with (`model_change`,
+/// `thinking_level_change`) are left out of the counts.
+const SEED: &str = r#"
+export default function (pi) {
+  const order = (globalThis.__seedOrder ??= []);
+  const own = (sm) => sm.getEntries().filter((e) => !/^(model|thinking_level)_change$/.test(e.type));
+  pi.on("session_shutdown", () => order.push("shutdown"));
+  pi.on("session_start", (event, ctx) => {
+    if (event.reason === "new") order.push(`start:${own(ctx.sessionManager).map((e) => e.type).join("+")}`);
+  });
+  pi.registerCommand("seed", {
+    handler: async (_args, ctx) => {
+      const parent = ctx.sessionManager.getSessionFile();
+      await ctx.newSession({
+        parentSession: parent,
+        setup: async (sm) => {
+          const asked = sm.appendMessage({ role: "user", content: [{ type: "text", text: "seeded question" }], timestamp: Date.now() });
+          sm.appendCustomEntry("seed-state", { n: 1 });
+          sm.appendLabelChange(asked, "seeded");
+          sm.appendSessionInfo("Seeded");
+          const parentOk = sm.getHeader()?.parentSession === parent;
+          order.push(`setup:${own(sm).length}:${sm.getLeafEntry()?.type}:${sm.getLabel(asked)}:${parentOk}`);
+        },
+        withSession: async (next) => {
+          const sm = next.sessionManager;
+          order.push(`with:${own(sm).length}:${sm.getSessionName()}`);
+          next.ui.notify(`order ${order.join(",")}`, "info");
+        },
+      });
+      order.length = 0;
+    },
+  });
+  pi.registerCommand("bad-seed", {
+    handler: async (_args, ctx) => {
+      try {
+        await ctx.newSession({
+          setup: async (sm) => {
+            sm.appendCustomEntry("before-failing", {});
+            sm.appendLabelChange("no-such-entry", "x");
+          },
+          withSession: async (next) => next.ui.notify("withSession ran", "info"),
+        });
+        ctx.ui.notify("newSession resolved", "info");
+      } catch (e) {
+        ctx.ui.notify(`newSession failed: ${e.message}`, "info");
+      }
+    },
+  });
+}
+"#;
+
+const ORDER: &str = "order shutdown,setup:4:session_info:seeded:true,\
+                     start:message+custom+label+session_info,with:4:Seeded";
+
+async fn notified_with(rpc: &mut Rpc, prefix: &str) -> String {
+    let seen = rpc
+        .wait(|v| {
+            v["type"] == "extension_ui_request"
+                && v["method"] == "notify"
+                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        })
+        .await;
+    seen["message"].as_str().unwrap_or_default().to_string()
+}
+
+/// What pi 1.6 tells on `/seed`, when it is installed.
+async fn pi_order() -> Option<String> {
+    let home = tempfile::tempdir().expect("home");
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
+    std::fs::remove_file(home.path().join("agent/extensions/fixture.ts")).expect("fixture");
+    let file = home.path().join("seed.ts");
+    std::fs::write(&file, SEED).expect("extension");
+    let path = file.display().to_string();
+    let args = ["--model", "loop/loop-model", "-e", &path];
+    let mut pi = match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
+        Ok(pi) => pi,
+        Err(why) => {
+            eprintln!("not compared with pi: {why}");
+            return None;
+        }
+    };
+    let told = Mutex::new(None);
+    let order = |v: &Value| {
+        let text = v["message"].as_str().filter(|m| m.starts_with("order "));
+        if let Some(text) = text {
+            *told.lock().unwrap() = Some(text.to_string());
+        }
+        text.is_some()
+    };
+    pi.call_and_see(json!({"type": "prompt", "message": "/seed"}), order)
+        .await;
+    pi.stop().await;
+    told.into_inner().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_session_setup_fills_the_new_session_before_it_starts() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start_with_files(&[], &[("seed.ts", SEED)], opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Hi."));
+    rpc.prompt_ok("p", "hello").await;
+    let state = rpc.call(json!({"id": "s0", "type": "get_state"})).await;
+    let first = state["data"]["sessionFile"].as_str().unwrap().to_string();
+    let r = rpc
+        .call(json!({"id": "c", "type": "prompt", "message": "/seed"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let order = notified_with(&mut rpc, "order ").await;
+    assert_eq!(order, ORDER);
+
+    // The new session holds what the setup wrote, and the model gets it.
+    let state = rpc.call(json!({"id": "s1", "type": "get_state"})).await;
+    let now = state["data"]["sessionFile"].as_str().unwrap().to_string();
+    assert_ne!(now, first, "a new session");
+    assert_eq!(state["data"]["sessionName"], "Seeded", "{state}");
+    rpc.server.push(reply("Going on."));
+    rpc.prompt_ok("p2", "go on").await;
+    let body = rpc.server.last_body();
+    assert_eq!(support::user_texts(&body), ["seeded question", "go on"]);
+
+    // Written once, by the session's own rules (with the first assistant message).
+    let text = std::fs::read_to_string(&now).expect("the new session's file");
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines[0]["parentSession"], json!(first), "{}", lines[0]);
+    // Each entry's type, a message's role (the system message of the first prompt left out).
+    let kinds: Vec<&str> = lines[1..]
+        .iter()
+        .filter_map(|e| e["message"]["role"].as_str().or(e["type"].as_str()))
+        .filter(|k| *k != "system")
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "user",
+            "custom",
+            "label",
+            "session_info",
+            "user",
+            "assistant"
+        ],
+        "{text}"
+    );
+    assert_eq!(lines[3]["targetId"], lines[1]["id"], "the label's target");
+    assert_eq!(lines[3]["label"], "seeded");
+    assert_eq!(rpc.close().await, Some(0));
+
+    if let Some(pi) = pi_order().await {
+        assert_eq!(pi, ORDER, "pi 1.6 tells the same");
+    }
+}
+
+/// A setup that throws: `newSession` rejects with its error and `withSession` does not run
+/// (as in pi); what it appended before failing stays in the new session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_setup_rejects_new_session_without_running_with_session() {
+    let Some(mut rpc) =
+        pi_support::start_with_files(&[], &[("seed.ts", SEED)], Start::default()).await
+    else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "c", "type": "prompt", "message": "/bad-seed"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let told = notified_with(&mut rpc, "newSession ").await;
+    assert!(told.starts_with("newSession failed: "), "{told}");
+    assert!(told.contains("no-such-entry"), "{told}");
+    assert!(
+        !rpc.seen.iter().any(|v| v["message"] == "withSession ran"),
+        "withSession did not run"
+    );
+    let m = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
+    assert_eq!(m["data"]["messages"], json!([]), "{m}");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -1,0 +1,92 @@
+//! The session an extension's `newSession({ setup })` fills before it starts: appends go to
+//! its store directly (rho-session's own appends, so the store's persistence rules apply and
+//! nothing is written before an assistant message), while it is not yet the active session.
+
+use std::sync::{Arc, Mutex};
+
+use rho_extension_host::{HostError, SessionSetup, SetupTarget};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::extension::calls::{SetupEntry, SESSION_SETUP_APPEND};
+use rho_session::{SessionEntry, SessionManager, StoreError};
+use serde_json::Value;
+
+use super::lock;
+
+/// A session being prepared; `None` once the setup is over (a late append is refused).
+struct Preparing(Mutex<Option<SessionManager>>);
+
+/// Runs `setup` with `next` and hands the session back with what it appended. A setup that
+/// fails keeps what it appended before failing (as pi's), and the failure is the caller's to
+/// report.
+pub(crate) async fn prepare(
+    next: SessionManager,
+    setup: &SessionSetup,
+) -> (SessionManager, Result<(), HostError>) {
+    let preparing = Arc::new(Preparing(Mutex::new(Some(next))));
+    let outcome = setup.run(preparing.clone()).await;
+    let next = lock(&preparing.0).take();
+    // Only this function takes the session out, once.
+    match next {
+        Some(next) => (next, outcome),
+        None => unreachable!("the prepared session is taken once"),
+    }
+}
+
+/// What `get_entries` shows of `store` from entry `from` on: the session id, file, header,
+/// leaf and the entries.
+pub(crate) fn entries_view(store: &SessionManager, from: usize) -> Value {
+    let entries = store.entries();
+    serde_json::json!({
+        "sessionId": store.session_id(),
+        "sessionFile": store.path(),
+        "header": store.header(),
+        "leafId": store.leaf_id(),
+        "total": entries.len(),
+        "entries": entries.get(from..).unwrap_or_default(),
+    })
+}
+
+impl SetupTarget for Preparing {
+    fn view(&self) -> Result<Value, HostError> {
+        lock(&self.0)
+            .as_ref()
+            .map(|store| entries_view(store, 0))
+            .ok_or(HostError::Stale)
+    }
+
+    fn append(&self, entry: SetupEntry) -> Result<Value, HostError> {
+        let mut guard = lock(&self.0);
+        let store = guard.as_mut().ok_or(HostError::Stale)?;
+        let appended = append(store, entry)?;
+        serde_json::to_value(appended).map_err(HostError::Encode)
+    }
+}
+
+fn append(store: &mut SessionManager, entry: SetupEntry) -> Result<&SessionEntry, HostError> {
+    let stored: Result<&SessionEntry, StoreError> = match entry {
+        SetupEntry::Message { message } => {
+            let message: AgentMessage =
+                serde_json::from_value(message).map_err(|source| HostError::InvalidParams {
+                    method: SESSION_SETUP_APPEND.into(),
+                    source,
+                })?;
+            store.append_message(message)
+        }
+        SetupEntry::Custom { custom_type, data } => store.append_custom(&custom_type, data),
+        SetupEntry::CustomMessage {
+            custom_type,
+            content,
+            display,
+            details,
+        } => store.append_custom_message(&custom_type, content, display, details),
+        SetupEntry::Label { target_id, label } => store.append_label(&target_id, label.as_deref()),
+        SetupEntry::SessionInfo { name } => store.append_session_info(&name),
+        SetupEntry::ModelChange { provider, model_id } => {
+            store.append_model_change(&provider, &model_id)
+        }
+        SetupEntry::ThinkingLevelChange { thinking_level } => {
+            store.append_thinking_level_change(&thinking_level)
+        }
+    };
+    stored.map_err(HostError::session)
+}

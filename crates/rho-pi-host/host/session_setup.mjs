@@ -1,0 +1,55 @@
+// pi's `ctx.newSession({ setup })`: rho asks for the setup (`session_setup`) once the old
+// session has ended and before the new one starts; the setup gets a SessionManager of the new
+// session whose appends go to rho (`session_setup_append`), each answered before the next
+// line of the setup runs, as pi's synchronous `append*` are.
+import { sessionReader } from "./api.mjs";
+
+/** How long one append waits for rho's answer. */
+const APPEND_WAIT_MS = 10_000;
+
+/** Runs the setup rho asked for in `msg`; its failure is kept for `newSession` to throw. */
+export async function runSessionSetup(reg, msg) {
+  const pending = reg.setups.get(msg.setup);
+  if (!pending) throw new Error(`no newSession setup ${msg.setup} is waiting`);
+  try {
+    await pending.setup(setupSessionManager(reg, pending.ext, msg.id, msg.session));
+  } catch (e) {
+    pending.error = e;
+  }
+  return null;
+}
+
+/** The new session's SessionManager: reads from the view rho sent, kept current by the
+ * appends' answers. */
+function setupSessionManager(reg, ext, request, session) {
+  const view = { id: session.sessionId, file: session.sessionFile ?? undefined, header: session.header, leafId: session.leafId ?? null, entries: session.entries ?? [] };
+  const append = (entry) => {
+    let answer;
+    try {
+      answer = reg.wire.callSync("session_setup_append", { request, entry }, APPEND_WAIT_MS);
+    } catch (e) {
+      throw new Error(`rho did not answer the setup's append (${e.message})`);
+    }
+    if (answer.error !== undefined) throw new Error(answer.error);
+    view.entries.push(answer.result);
+    view.leafId = answer.result.id;
+    return answer.result.id;
+  };
+  const sm = {
+    ...sessionReader(() => view, reg.hello.cwd),
+    isPersisted: () => view.file !== undefined,
+    appendMessage: (message) => append({ type: "message", message }),
+    appendCustomEntry: (customType, data) => append({ type: "custom", customType, data }),
+    appendCustomMessageEntry: (customType, content, display, details) => append({ type: "custom_message", customType, content, display: !!display, details }),
+    appendLabelChange: (targetId, label) => append({ type: "label", targetId, label: label ?? null }),
+    appendSessionInfo: (name) => append({ type: "session_info", name: String(name ?? "") }),
+    appendModelChange: (provider, modelId) => append({ type: "model_change", provider, modelId }),
+    appendThinkingLevelChange: (thinkingLevel) => append({ type: "thinking_level_change", thinkingLevel }),
+  };
+  return new Proxy(sm, {
+    get(target, key) {
+      if (key in target || typeof key === "symbol" || key === "then") return target[key];
+      return (..._args) => reg.unsupported(ext, `sessionManager.${String(key)} in newSession's setup`);
+    },
+  });
+}
