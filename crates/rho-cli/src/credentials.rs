@@ -120,6 +120,17 @@ impl CliCredentials {
         self.sign_ins().add(provider);
     }
 
+    /// Removes the sign-in an extension's provider `name` added (pi's `unregisterProvider`):
+    /// a built-in sign-in it had replaced is /login's again.
+    pub fn remove_oauth(&self, name: &str) {
+        let mut sign_ins = self.sign_ins();
+        let mut kept = OAuthProviders::builtin();
+        for provider in sign_ins.iter().filter(|p| p.id() != name) {
+            kept.add(provider.clone());
+        }
+        *sign_ins = kept;
+    }
+
     fn sign_ins(&self) -> MutexGuard<'_, OAuthProviders> {
         self.oauth.lock().unwrap_or_else(|p| p.into_inner())
     }

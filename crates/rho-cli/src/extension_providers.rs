@@ -51,6 +51,7 @@ impl ModelProviders for ExtensionProviders {
 
     fn unregister(&self, name: &str) {
         self.credentials.models.remove_provider(name);
+        self.credentials.remove_oauth(name);
         self.streams
             .write()
             .unwrap_or_else(|p| p.into_inner())
@@ -63,5 +64,98 @@ impl ModelProviders for ExtensionProviders {
 
     fn unregister_virtual_model(&self, provider: &str, id: &str) {
         self.credentials.models.remove_virtual_model(provider, id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures_util::future::BoxFuture;
+    use rho_ai::oauth::{LoginUi, OAuthCredential, OAuthError, OAuthProvider};
+    use rho_ai::registry::{Base, ModelRegistry};
+    use rho_core::agent_session::CredentialStore;
+    use serde_json::json;
+
+    /// An extension's sign-in.
+    struct Ext(&'static str);
+
+    impl OAuthProvider for Ext {
+        fn id(&self) -> &str {
+            self.0
+        }
+        fn name(&self) -> &str {
+            "from an extension"
+        }
+        fn login<'a>(
+            &'a self,
+            _ui: &'a dyn LoginUi,
+        ) -> BoxFuture<'a, Result<OAuthCredential, OAuthError>> {
+            Box::pin(async { Err(OAuthError::Cancelled) })
+        }
+        fn refresh<'a>(
+            &'a self,
+            _credential: &'a OAuthCredential,
+        ) -> BoxFuture<'a, Result<OAuthCredential, OAuthError>> {
+            Box::pin(async { Err(OAuthError::Cancelled) })
+        }
+    }
+
+    fn sign_ins(c: &CliCredentials) -> Vec<(String, String)> {
+        c.oauth()
+            .iter()
+            .map(|p| (p.id().to_string(), p.name().to_string()))
+            .collect()
+    }
+
+    /// A provider `name` with one model and, with `oauth`, a sign-in.
+    fn provider(name: &'static str, oauth: bool) -> ProviderDef {
+        let config = json!({"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
+                            "apiKey": "k", "models": [{"id": "m"}]});
+        ProviderDef {
+            name: name.into(),
+            config,
+            stream: None,
+            oauth: oauth.then(|| Arc::new(Ext(name)) as Arc<dyn OAuthProvider>),
+        }
+    }
+
+    /// pi's `unregisterProvider`: the provider's /login entry goes with it, and a built-in one
+    /// it had replaced comes back; other extensions' sign-ins stay.
+    #[test]
+    fn unregistering_a_provider_removes_its_sign_in() {
+        let dir = tempfile::tempdir().expect("dir");
+        let models = ModelRegistry::load(
+            &dir.path().join("models.json"),
+            Base::Models(Arc::new(Vec::new())),
+        );
+        let credentials = CliCredentials::load(dir.path(), None, models, &mut Vec::new());
+        let providers = ExtensionProviders {
+            credentials: Arc::new(credentials),
+            streams: Default::default(),
+        };
+        let builtin = sign_ins(&providers.credentials);
+        for (name, oauth) in [
+            ("gitlab-duo", true),
+            ("late", true),
+            ("anthropic", true),
+            ("plain", false),
+        ] {
+            ModelProviders::register(&providers, &provider(name, oauth)).expect("registers");
+        }
+        providers.unregister("late");
+        providers.unregister("plain");
+        let listed = sign_ins(&providers.credentials);
+        assert_eq!(listed.len(), builtin.len() + 1, "{listed:?}");
+        assert!(listed.iter().all(|(id, _)| id != "late"), "{listed:?}");
+        let ext = |id: &str| (id.to_string(), "from an extension".to_string());
+        assert!(listed.contains(&ext("gitlab-duo")), "{listed:?}");
+        assert!(listed.contains(&ext("anthropic")), "{listed:?}");
+        providers.unregister("anthropic");
+        providers.unregister("gitlab-duo");
+        assert_eq!(
+            sign_ins(&providers.credentials),
+            builtin,
+            "rho's own, as they were"
+        );
     }
 }
