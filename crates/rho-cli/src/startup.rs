@@ -219,15 +219,15 @@ fn add_model(
     config.models = credentials.models.list();
     let credentials = Arc::new(credentials);
     config.stream_fn = stream_with_resolved_headers(credentials.clone());
-    if !config.extensions.is_empty() {
-        // Extensions may register providers that stream in the extension at any time.
-        let bridged = rho_extension_host::providers::bridged_stream_fn;
-        config.stream_fn = bridged(config.stream_fn.clone(), streams.clone());
-        config.model_providers = Some(Arc::new(ExtensionProviders {
-            credentials: credentials.clone(),
-            streams,
-        }));
-    }
+    // Extensions may register providers that stream in the extension at any time, also
+    // those a /reload brings to a session that started without any. Unused, this costs a
+    // look into an empty map per request; no process starts for it.
+    let bridged = rho_extension_host::providers::bridged_stream_fn;
+    config.stream_fn = bridged(config.stream_fn.clone(), streams.clone());
+    config.model_providers = Some(Arc::new(ExtensionProviders {
+        credentials: credentials.clone(),
+        streams,
+    }));
     config.credentials = credentials.clone();
     Ok(crate::model_catalog::Catalog::new(credentials))
 }

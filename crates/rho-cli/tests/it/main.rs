@@ -89,6 +89,7 @@ mod stalled_streams;
 mod tui_e2e;
 mod tui_fullscreen;
 mod tui_keys;
+mod tui_late_provider;
 mod tui_lifecycle;
 mod tui_llama;
 mod tui_mcp;
