@@ -17,6 +17,7 @@ pub fn extensions(agent_dir: &Path, mcp: bool, llama: bool) -> Vec<Extension> {
     if llama {
         let mut ext = Extension::new("builtin:llama.cpp");
         ext.register_command(CommandDef {
+            complete: None,
             name: "llama".into(),
             description: Some("Manage llama.cpp router models".into()),
             handler: Arc::new(|_, ctx: ExtensionContext| {
@@ -33,6 +34,7 @@ pub fn extensions(agent_dir: &Path, mcp: bool, llama: bool) -> Vec<Extension> {
         let mut ext = Extension::new("builtin:mcp");
         let agent_dir = agent_dir.to_path_buf();
         ext.register_command(CommandDef {
+            complete: None,
             name: "mcp".into(),
             description: Some(
                 "Manage MCP servers: sign in, reconnect, enable or disable, and change exposure"

@@ -14,8 +14,8 @@ use rho_ai::oauth::{LoginUi, OAuthCredential, OAuthError, OAuthProvider};
 use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::render::{RenderTarget, Rendered, RendererSpec};
 use rho_extension_host::{
-    CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer, ProviderDef,
-    ProviderStream, ShortcutDef, VirtualModelDef, VirtualRoute,
+    CommandCompleter, CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer,
+    ProviderDef, ProviderStream, ShortcutDef, VirtualModelDef, VirtualRoute,
 };
 
 /// How to start the host again.
@@ -98,7 +98,12 @@ impl Supervisor {
         for command in inner.commands() {
             ext.set_command_path(&command.name, inner.command_path(&command.name));
             let (sup, name) = (self.clone(), command.name.clone());
+            let complete = command
+                .complete
+                .is_some()
+                .then(|| self.completer(command.name.clone()));
             ext.register_command(CommandDef {
+                complete,
                 name: command.name.clone(),
                 description: command.description.clone(),
                 handler: Arc::new(move |args, ctx| {
@@ -250,6 +255,32 @@ impl Supervisor {
         let mut state = lock(&self.state);
         state.ctx = Some(ctx.clone());
         state.current.as_ref().map(|(g, _, e)| (*g, e.clone()))
+    }
+
+    /// The host of now, without binding a session (completions have none).
+    fn latest(&self) -> Option<(u64, Extension)> {
+        let state = lock(&self.state);
+        state.current.as_ref().map(|(g, _, e)| (*g, e.clone()))
+    }
+
+    /// Completes the arguments of command `name` in the host of the moment.
+    fn completer(self: &Arc<Self>, name: String) -> CommandCompleter {
+        let sup = self.clone();
+        Arc::new(move |prefix| {
+            let (sup, name) = (sup.clone(), name.clone());
+            Box::pin(async move {
+                let Some((generation, inner)) = sup.latest() else {
+                    return Err(sup.unloaded());
+                };
+                let command = inner.commands().iter().find(|c| c.name == name).cloned();
+                let Some(complete) = command.and_then(|c| c.complete) else {
+                    return Ok(None);
+                };
+                let r = complete(prefix).await;
+                sup.checked(generation, r, &format!("the completions of /{name}"))
+                    .await
+            })
+        })
     }
 
     fn unloaded(&self) -> String {

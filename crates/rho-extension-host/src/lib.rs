@@ -49,6 +49,19 @@ pub type CommandHandler = Arc<
     dyn Fn(String, ExtensionContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync,
 >;
 
+/// Completes a command's arguments from what was typed after it (pi's
+/// `getArgumentCompletions`); `Ok(None)`: nothing to offer. `Err` is the extension's own error
+/// text.
+pub type CommandCompleter = Arc<
+    // A string: the extension's own error text, shown as it wrote it.
+    dyn Fn(String) -> BoxFuture<'static, Result<Option<Vec<ArgumentCompletion>>, String>>
+        + Send
+        + Sync,
+>;
+
+/// One completion of a command's arguments: the wire type.
+pub use rho_protocol::extension::ArgumentCompletion;
+
 /// A registered `/command`.
 #[derive(Clone)]
 pub struct CommandDef {
@@ -58,6 +71,8 @@ pub struct CommandDef {
     pub description: Option<String>,
     /// Runs the command.
     pub handler: CommandHandler,
+    /// Completes its arguments, when it does.
+    pub complete: Option<CommandCompleter>,
 }
 
 /// A shortcut handler (pi's `registerShortcut`): runs when its key is pressed. `Err` is the

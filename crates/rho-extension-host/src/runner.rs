@@ -593,6 +593,24 @@ impl ExtensionRunner {
             .map(|(_, c)| c)
     }
 
+    /// The completions of the arguments of command `name` for `prefix` (pi's
+    /// `getArgumentCompletions`): `None` when it offers none or completes nothing. A failing
+    /// completer is reported as `command:<name>`, event `command_completions`.
+    pub async fn command_completions(
+        &self,
+        name: &str,
+        prefix: &str,
+    ) -> Option<Vec<crate::ArgumentCompletion>> {
+        let complete = self.get_command(name)?.complete?;
+        match complete(prefix.to_string()).await {
+            Ok(items) => items.filter(|i| !i.is_empty()),
+            Err(e) => {
+                self.report(&format!("command:{name}"), "command_completions", e);
+                None
+            }
+        }
+    }
+
     /// Runs `/name args` if `name` is a command (CMD-3..5). Returns false when it is not one.
     /// A failing command is reported as `command:<name>` and still counts as handled.
     pub async fn execute_command(&self, text: &str, ctx: &ExtensionContext) -> bool {

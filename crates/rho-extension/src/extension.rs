@@ -112,6 +112,7 @@ impl Extension {
             name: name.to_string(),
             description: Some(description.to_string()),
             path: None,
+            completes: false,
         });
         self.commands.insert(name.to_string(), Box::new(f));
         self

@@ -239,6 +239,7 @@ impl App {
         if let Some(text) = cx.screen.editor_key(input, &cx.shared.keymap) {
             control.submit(text, &mut cx);
         }
+        control.complete_arguments(&mut cx);
     }
 
     /// What the terminal reported besides keys.

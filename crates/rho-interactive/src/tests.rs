@@ -580,6 +580,7 @@ async fn a_command_registered_later_joins_the_slash_completion() {
     h.keys(Input::typed("/lat"));
     assert!(!h.screen().contains("/late-cmd"));
     let command = rho_extension_host::CommandDef {
+        complete: None,
         name: "late-cmd".into(),
         description: Some("Registered later".into()),
         handler: Arc::new(|_, _| Box::pin(async { Ok(()) })),

@@ -8,7 +8,7 @@ import { installHooks } from "./hooks.mjs";
 import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
-import { toolSpec } from "./session_api.mjs";
+import { commandSpec, toolSpec } from "./session_api.mjs";
 import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 import { runSessionSetup } from "./session_setup.mjs";
@@ -80,7 +80,7 @@ function registration() {
     type: "register",
     name: "pi extensions",
     events: [...events],
-    commands: [...reg.commands].map(([name, c]) => ({ name, description: c.options.description, path: c.ext.path })),
+    commands: [...reg.commands].map(([name, c]) => commandSpec(name, c)),
     tools: [...reg.tools.values()].map(({ def }) => toolSpec(def)),
     flags: [...reg.flags].map(([name, f]) => ({ name, description: f.options.description, type: f.options.type, default: f.options.default })),
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
@@ -123,6 +123,21 @@ async function runCommand(msg) {
     throw new Error(failure(entry.ext, `command /${msg.name}`, e));
   }
   return null;
+}
+
+/** pi's `getArgumentCompletions(prefix)` (which may return a Promise): rho's list of
+ * `{value, label, description}`, or null for none. */
+async function runCommandCompletions(msg) {
+  const entry = reg.commands.get(msg.name);
+  if (!entry) throw new Error(`no pi command named ${msg.name}`);
+  let items;
+  try {
+    items = await entry.options.getArgumentCompletions?.(msg.prefix ?? "");
+  } catch (e) {
+    throw new Error(failure(entry.ext, `the completions of /${msg.name}`, e));
+  }
+  if (!Array.isArray(items) || items.length === 0) return null;
+  return items.filter((i) => i?.value !== undefined).map((i) => ({ value: String(i.value), label: i.label === undefined ? undefined : String(i.label), description: i.description === undefined ? undefined : String(i.description) }));
 }
 
 async function runShortcut(msg) {
@@ -176,6 +191,7 @@ const REQUESTS = {
   oauth_api_key: (msg) => runOAuth(msg, "getApiKey", () => runOAuthApiKey(reg, msg)),
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,
+  command_completions: runCommandCompletions,
   tool: runTool,
   shortcut: runShortcut,
   render: (msg) => render(reg, msg, refresh),

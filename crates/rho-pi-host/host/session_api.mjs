@@ -61,9 +61,14 @@ export function commandKey(reg, ext, name) {
   return key;
 }
 
+/** The `register` / `register_command` form of command `key` (its entry in `reg.commands`). */
+export function commandSpec(key, { ext, options }) {
+  return { name: key, description: options.description, path: ext.path, completes: typeof options.getArgumentCompletions === "function" || undefined };
+}
+
 /** Tells rho of command `key` registered after loading: it is listed and runs at once. */
 export function registerCommandLate(reg, ext, key, options) {
-  const command = { name: key, description: options.description, path: ext.path };
+  const command = commandSpec(key, { ext, options });
   reg.wire.call("register_command", { command }).catch(report(reg, ext, `registerCommand("${key}")`));
 }
 

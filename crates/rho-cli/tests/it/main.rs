@@ -11,6 +11,7 @@ mod common;
 mod kill;
 mod mcp_support;
 mod packages_support;
+mod pi_arguments_tui;
 mod pi_compare;
 mod pi_support;
 mod pids;

@@ -174,6 +174,7 @@ async fn cmd_5_command_sends_a_custom_message_that_triggers_a_turn() {
     provider.push(ScriptedReply::text("answer"));
     let mut ext = Extension::new("trigger.ext");
     ext.register_command(CommandDef {
+        complete: None,
         name: "ask".into(),
         description: Some("ask the model".into()),
         handler: Arc::new(|args, ctx| {
@@ -215,6 +216,7 @@ async fn cmd_5_failing_command_is_reported_and_counts_as_handled() {
     let provider = ScriptedProvider::new();
     let mut ext = Extension::new("fail.ext");
     ext.register_command(CommandDef {
+        complete: None,
         name: "fail".into(),
         description: None,
         handler: Arc::new(|_, _| Box::pin(async { Err("it broke".to_string()) })),
@@ -313,6 +315,7 @@ async fn cmd_8_command_context_waits_for_idle_and_session_actions_resolve() {
     let l2 = log.clone();
     let mut ext = Extension::new("waiter");
     ext.register_command(CommandDef {
+        complete: None,
         name: "wait".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {

@@ -335,6 +335,7 @@ async fn ext_18_error_report_paths_for_commands_and_runtime() {
     let provider = ScriptedProvider::new();
     let mut ext = Extension::new("e");
     ext.register_command(rho_extension_host::CommandDef {
+        complete: None,
         name: "boom".into(),
         description: None,
         handler: Arc::new(|_, _| Box::pin(async { Err("kaput".to_string()) })),
@@ -453,6 +454,7 @@ async fn ext_23_a_captured_context_fails_cleanly_after_the_session_is_gone() {
     let c2 = captured.clone();
     let mut ext = Extension::new("keeper");
     ext.register_command(rho_extension_host::CommandDef {
+        complete: None,
         name: "keep".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {
@@ -478,6 +480,7 @@ async fn an_appended_custom_entry_is_announced_to_listeners() {
     let provider = ScriptedProvider::new();
     let mut ext = Extension::new("recorder");
     ext.register_command(rho_extension_host::CommandDef {
+        complete: None,
         name: "record".into(),
         description: None,
         handler: Arc::new(move |_, ctx| {

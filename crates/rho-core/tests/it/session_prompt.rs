@@ -30,6 +30,7 @@ fn preflight_log() -> (Arc<Mutex<Vec<Option<Disposition>>>>, PromptOptions) {
 fn command_ext(name: &str, log: common::Log) -> Extension {
     let mut e = Extension::new("cmd.ext");
     e.register_command(CommandDef {
+        complete: None,
         name: name.into(),
         description: None,
         handler: Arc::new(move |args, _| {

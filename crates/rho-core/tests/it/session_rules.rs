@@ -231,6 +231,7 @@ async fn in_8_transform_to_a_command_does_not_run_it_but_templates_apply() {
         Ok(Some(json!({"action": "transform", "text": "/hello world"})))
     });
     cmd.register_command(CommandDef {
+        complete: None,
         name: "hello".into(),
         description: None,
         handler: Arc::new(move |_, _| {
@@ -286,6 +287,7 @@ async fn cmd_6_preflight_fires_only_after_the_command_settled() {
     let (g2, st2) = (gate.clone(), started.clone());
     let mut ext = Extension::new("a");
     ext.register_command(CommandDef {
+        complete: None,
         name: "slow".into(),
         description: None,
         handler: Arc::new(move |_, _| {

@@ -374,6 +374,7 @@ async fn cmd_7_steer_and_follow_up_refuse_extension_commands() {
     let mut c = config(&provider);
     let mut ext = rho_extension_host::Extension::new("e");
     ext.register_command(rho_extension_host::CommandDef {
+        complete: None,
         name: "hello".into(),
         description: None,
         handler: Arc::new(|_, _| Box::pin(async { Ok(()) })),

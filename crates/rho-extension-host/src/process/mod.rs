@@ -189,7 +189,7 @@ impl ProcessExtension {
             ext.declare_flag(spec.name.clone());
         }
         for spec in &self.registration.commands {
-            ext.register_command(self.command(spec.name.clone(), spec.description.clone()));
+            ext.register_command(self.command(spec));
             if let Some(path) = &spec.path {
                 ext.set_command_path(&spec.name, path);
             }
@@ -258,13 +258,8 @@ impl ProcessExtension {
         }
     }
 
-    fn command(&self, name: String, description: Option<String>) -> CommandDef {
-        command_def(
-            self.connection.clone(),
-            name,
-            description,
-            self.options.command_timeout,
-        )
+    fn command(&self, spec: &wire::CommandSpec) -> CommandDef {
+        command_def(self.connection.clone(), spec, &self.options)
     }
 }
 
@@ -340,17 +335,21 @@ pub(crate) fn virtual_model_def(
     super::VirtualModelDef { spec, route }
 }
 
-/// A command whose runs are `command` requests to the process behind `conn`.
+/// A command whose runs are `command` requests to the process behind `conn`, and whose
+/// argument completions (when `spec.completes`) are `command_completions` requests.
 pub(crate) fn command_def(
     conn: Connection,
-    name: String,
-    description: Option<String>,
-    deadline: Duration,
+    spec: &wire::CommandSpec,
+    options: &ProcessOptions,
 ) -> CommandDef {
-    let cmd_name = name.clone();
+    let deadline = options.command_timeout;
+    let complete = spec
+        .completes
+        .then(|| command_completer(conn.clone(), spec.name.clone(), options.event_timeout));
+    let cmd_name = spec.name.clone();
     CommandDef {
-        name,
-        description,
+        name: spec.name.clone(),
+        description: spec.description.clone(),
         handler: Arc::new(move |args, ctx| {
             let conn = conn.clone();
             let name = cmd_name.clone();
@@ -366,5 +365,30 @@ pub(crate) fn command_def(
                 .map(|_| ())
             })
         }),
+        complete,
     }
+}
+
+/// Asks the process behind `conn` for the completions of command `name`'s arguments (within
+/// the event deadline: the user is typing).
+fn command_completer(
+    conn: Connection,
+    name: String,
+    deadline: Duration,
+) -> super::CommandCompleter {
+    Arc::new(move |prefix| {
+        let (conn, name) = (conn.clone(), name.clone());
+        Box::pin(async move {
+            let what = format!("the completions of /{name}");
+            let reply = conn
+                .request(&what, deadline, None, |id| Request::CommandCompletions {
+                    id,
+                    name,
+                    prefix,
+                })
+                .await?;
+            serde_json::from_value(reply)
+                .map_err(|e| format!("{what}: not a list of completions ({e})"))
+        })
+    })
 }

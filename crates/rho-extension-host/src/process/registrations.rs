@@ -47,9 +47,8 @@ pub(crate) fn register(
         }
         REGISTER_COMMAND => {
             let RegisterCommand { command } = calls::params(method, params)?;
+            let def = super::command_def(conn.clone(), &command, options);
             let path = command.path.unwrap_or_else(|| conn.path().to_string());
-            let (name, description) = (command.name, command.description);
-            let def = super::command_def(conn.clone(), name, description, options.command_timeout);
             host.register_command(def, path)?;
         }
         REGISTER_PROVIDER => {

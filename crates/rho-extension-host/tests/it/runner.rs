@@ -371,6 +371,7 @@ fn command(
 ) -> CommandDef {
     let f = Arc::new(f);
     CommandDef {
+        complete: None,
         name: name.into(),
         description: None,
         handler: Arc::new(move |args, _| {

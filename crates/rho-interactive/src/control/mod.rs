@@ -8,6 +8,7 @@
 //! This file holds the state and what each message and answer does; the commands and keys
 //! are in the files beside it.
 
+mod arguments;
 mod clipboard;
 mod commands;
 mod compaction_queue;

@@ -55,6 +55,15 @@ pub const BUILTINS: &[(&str, &str)] = &[
     ("quit", "Quit rho"),
 ];
 
+/// The extension commands that complete their arguments (pi's `getArgumentCompletions`).
+pub fn argument_commands(session: &AgentSession) -> Vec<String> {
+    let commands = session.extensions().commands();
+    let completing = commands
+        .into_iter()
+        .filter(|(_, def)| def.complete.is_some());
+    completing.map(|(name, _)| name).collect()
+}
+
 /// Completion entries: built-ins, extension commands, skills (when `enableSkillCommands`),
 /// prompt templates.
 pub fn completions(session: &AgentSession) -> Vec<CompletionItem> {

@@ -20,7 +20,7 @@ use rho_tui::fullscreen::{FullscreenOptions, FullscreenView, TuiMode};
 use rho_tui::{Renderer, Theme, Transcript};
 
 use crate::outbox::Outbox;
-pub use completions::completions;
+pub use completions::{argument_commands, completions};
 use footer::FooterInfo;
 pub use working::WorkingLine;
 
@@ -38,6 +38,16 @@ pub enum ScreenMsg {
     },
     /// Put this text in the editor (a tree move or fork hands back the chosen message).
     SetEditor(String),
+    /// The completions of `command`'s arguments for `prefix` (an extension's
+    /// `getArgumentCompletions`), shown if the editor still asks for them.
+    ArgumentCompletions {
+        /// The command.
+        command: String,
+        /// What was typed after it.
+        prefix: String,
+        /// The completions.
+        items: Vec<rho_tui::editor::CompletionItem>,
+    },
 }
 
 impl Outbox<ScreenMsg> {
@@ -76,6 +86,8 @@ pub struct Chrome {
 pub struct Screen {
     /// The extension commands' generation the completion list was built from.
     commands_seen: u64,
+    /// The command and prefix whose argument completions were last asked for.
+    arguments_asked: Option<(String, String)>,
     /// The colours everything is drawn in.
     theme: Theme,
     /// The conversation as drawn.

@@ -8,7 +8,7 @@ use rho_tui::editor::{Editor, EditorAction};
 use rho_tui::fullscreen::{FullscreenView, TuiMode};
 use rho_tui::{Action, Input, Keymap, Renderer, Theme, Transcript, View};
 
-use super::{completions, footer, Screen, ScreenMsg};
+use super::{argument_commands, completions, footer, Screen, ScreenMsg};
 use crate::shared::Shared;
 
 impl Screen {
@@ -20,6 +20,7 @@ impl Screen {
         let mut editor = Editor::new(session.cwd().to_path_buf());
         let commands_seen = session.extensions().command_generation();
         editor.set_commands(completions(session));
+        editor.set_argument_commands(argument_commands(session));
         editor.set_terminal_rows(height as usize);
         let (max_visible, padding, hide_thinking) = session.with_settings(|s| {
             (
@@ -35,6 +36,7 @@ impl Screen {
             .then(|| FullscreenView::new(width as usize, height as usize, full_options));
         let screen = Self {
             commands_seen,
+            arguments_asked: None,
             footer: footer::FooterInfo::read(session.cwd()),
             transcript: Transcript::new(theme.clone()),
             theme,
@@ -62,6 +64,11 @@ impl Screen {
         match msg {
             ScreenMsg::Notice { text, error } => self.notice(text, error),
             ScreenMsg::SetEditor(text) => self.editor.set_text(&text),
+            ScreenMsg::ArgumentCompletions {
+                command,
+                prefix,
+                items,
+            } => self.editor.set_argument_completions(command, prefix, items),
         }
     }
 
@@ -113,6 +120,19 @@ impl Screen {
     pub fn refresh_completions(&mut self, session: &AgentSession) {
         self.commands_seen = session.extensions().command_generation();
         self.editor.set_commands(completions(session));
+        self.editor
+            .set_argument_commands(argument_commands(session));
+    }
+
+    /// The command and prefix to ask argument completions for: the editor's query when it
+    /// changed since the last ask.
+    pub fn argument_request(&mut self) -> Option<(String, String)> {
+        let query = self.editor.argument_query();
+        if query == self.arguments_asked {
+            return None;
+        }
+        self.arguments_asked.clone_from(&query);
+        query
     }
 
     /// Lists the commands again when an extension registered one since (pi's

@@ -62,6 +62,17 @@ pub enum ToExtension<E = Value> {
         #[serde(default)]
         args: String,
     },
+    /// The user typed `/name <prefix>` for a command registered with `completes`: answered
+    /// with a list of [`ArgumentCompletion`](super::ArgumentCompletion)s, or `null` for none
+    /// (pi's `getArgumentCompletions(prefix)`).
+    CommandCompletions {
+        /// Request id.
+        id: u64,
+        /// Registered name.
+        name: String,
+        /// What was typed after the command and its space.
+        prefix: String,
+    },
     /// The model called a registered tool.
     Tool {
         /// Request id.

@@ -15,6 +15,24 @@ pub struct CommandSpec {
     /// `get_commands`' `sourceInfo.path`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// The command completes its arguments (pi's `getArgumentCompletions`): rho asks with
+    /// `command_completions` requests as the user types `/name <prefix>`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub completes: bool,
+}
+
+/// One completion of a command's arguments (pi's `AutocompleteItem`): what `command_completions`
+/// answers a list of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ArgumentCompletion {
+    /// What replaces the typed prefix.
+    pub value: String,
+    /// What the list shows (the value when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Dim text beside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// A tool the extension registers; it joins the model's tool list.

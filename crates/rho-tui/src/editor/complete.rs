@@ -1,6 +1,6 @@
 //! The completion popup's state: which completion the text before the cursor calls for (a
-//! slash command at the start, an `@file` reference at a word start), the ranked candidates,
-//! and the selection.
+//! slash command at the start, the arguments of a command that completes them, an `@file`
+//! reference at a word start), the ranked candidates, and the selection.
 
 use std::path::PathBuf;
 
@@ -12,6 +12,8 @@ use crate::theme::Theme;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     Command,
+    /// The arguments of a command that completes them (pi's `getArgumentCompletions`).
+    Argument,
     File,
     /// A bare path completed on Tab (no `@`).
     Path,
@@ -37,6 +39,9 @@ pub(crate) struct Accepted {
     pub text: String,
     /// A command that was already typed in full: Enter submits it.
     pub complete_command: bool,
+    /// An argument taken: the popup stays closed until the user types again (the answer
+    /// for the new text would open it on its own).
+    pub settles: bool,
 }
 
 /// Completion sources and the popup.
@@ -44,6 +49,10 @@ pub(crate) struct Accepted {
 pub(crate) struct Completion {
     cwd: PathBuf,
     commands: Vec<CompletionItem>,
+    /// The commands that complete their arguments.
+    argument_commands: Vec<String>,
+    /// The argument completions last supplied: for which command and prefix, and the items.
+    arguments: Option<(String, String, Vec<CompletionItem>)>,
     open: Option<Open>,
     /// Paths walked for the current completion session.
     files: Option<Vec<String>>,
@@ -65,6 +74,8 @@ impl Completion {
         Self {
             cwd,
             commands: Vec::new(),
+            argument_commands: Vec::new(),
+            arguments: None,
             open: None,
             files: None,
             dismissed: false,
@@ -75,6 +86,29 @@ impl Completion {
 
     pub fn set_commands(&mut self, items: Vec<CompletionItem>) {
         self.commands = items;
+    }
+
+    pub fn set_argument_commands(&mut self, names: Vec<String>) {
+        self.argument_commands = names;
+    }
+
+    /// The command and argument prefix the text asks completions for: the one line is
+    /// `/name <prefix>` with the cursor at its end, for a command that completes arguments.
+    pub fn argument_query(&self, buf: &Buffer) -> Option<(String, String)> {
+        let before = buf.text[..buf.cursor].strip_prefix('/')?;
+        if buf.cursor != buf.text.len() || before.contains('\n') {
+            return None;
+        }
+        let (name, prefix) = before.split_once(' ')?;
+        self.argument_commands
+            .iter()
+            .any(|c| c == name)
+            .then(|| (name.to_string(), prefix.to_string()))
+    }
+
+    /// The completions of `command`'s arguments for `prefix` (they arrive after the typing).
+    pub fn set_arguments(&mut self, command: String, prefix: String, items: Vec<CompletionItem>) {
+        self.arguments = Some((command, prefix, items));
     }
 
     pub fn set_max_visible(&mut self, rows: usize) {
@@ -153,12 +187,23 @@ impl Completion {
         if self.dismissed {
             return;
         }
-        let Some((kind, start, query)) = trigger(buf, self.forced) else {
+        let argument = self.argument_query(buf);
+        let asked = argument.clone().map(|(_, prefix)| {
+            let start = buf.cursor - prefix.len();
+            (Kind::Argument, start, prefix)
+        });
+        let Some((kind, start, query)) = asked.or_else(|| trigger(buf, self.forced)) else {
             self.close();
             return;
         };
         let items = match kind {
             Kind::Command => rank(&self.commands, |c| fuzzy::score(&query, command_name(c))),
+            Kind::Argument => match (&self.arguments, argument) {
+                (Some((c, p, items)), Some((command, prefix))) if (c, p) == (&command, &prefix) => {
+                    items.clone()
+                }
+                _ => Vec::new(),
+            },
             Kind::File => self.file_items(&query),
             Kind::Path => self.file_items(query.strip_prefix("./").unwrap_or(&query)),
         };
@@ -208,12 +253,20 @@ impl Completion {
                     start: open.start,
                     text: format!("/{name} "),
                     complete_command: open.query == name,
+                    settles: false,
                 }
             }
+            Kind::Argument => Accepted {
+                start: open.start,
+                text: item.value.clone(),
+                complete_command: false,
+                settles: true,
+            },
             Kind::File => Accepted {
                 start: open.start,
                 text: file_reference(&item.value),
                 complete_command: false,
+                settles: false,
             },
             Kind::Path => {
                 let dot = if open.query.starts_with("./") {
@@ -226,6 +279,7 @@ impl Completion {
                     start: open.start,
                     text: reference[1..].to_string(),
                     complete_command: false,
+                    settles: false,
                 }
             }
         })
@@ -366,6 +420,35 @@ mod tests {
             Some((Kind::File, 0, "my fi".into()))
         );
         assert_eq!(trigger_of(&buf("@\"my file\" x")), None);
+    }
+
+    #[test]
+    fn a_command_that_completes_arguments_offers_what_was_supplied_for_the_prefix() {
+        let mut c = Completion::new(PathBuf::from("."));
+        c.set_argument_commands(vec!["deploy".into()]);
+        assert_eq!(
+            c.argument_query(&buf("/deploy st")),
+            Some(("deploy".into(), "st".into()))
+        );
+        assert_eq!(c.argument_query(&buf("/other st")), None);
+        assert_eq!(
+            c.argument_query(&buf("/deploy")),
+            None,
+            "no space yet: the name"
+        );
+        let item = |v: &str| CompletionItem {
+            value: v.into(),
+            label: v.into(),
+            description: String::new(),
+        };
+        c.refresh(&buf("/deploy st"), true);
+        assert!(!c.is_open(), "nothing supplied yet");
+        c.set_arguments("deploy".into(), "st".into(), vec![item("staging")]);
+        c.refresh(&buf("/deploy st"), false);
+        let accepted = c.accept().expect("an item");
+        assert_eq!((accepted.start, accepted.text.as_str()), (8, "staging"));
+        c.refresh(&buf("/deploy sta"), true);
+        assert!(!c.is_open(), "a new prefix waits for its own completions");
     }
 
     #[test]

@@ -218,6 +218,9 @@ impl Editor {
             return false;
         };
         self.replace_before_cursor(accepted.start, &accepted.text);
+        if accepted.settles {
+            self.completion.dismiss();
+        }
         accepted.complete_command
     }
 

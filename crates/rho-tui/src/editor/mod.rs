@@ -107,6 +107,29 @@ impl Editor {
         self.completion.set_commands(items);
     }
 
+    /// The commands that complete their arguments: `/name <prefix>` asks for completions
+    /// ([`Editor::argument_query`]), supplied with [`Editor::set_argument_completions`].
+    pub fn set_argument_commands(&mut self, names: Vec<String>) {
+        self.completion.set_argument_commands(names);
+    }
+
+    /// The command and prefix whose argument completions the text asks for now.
+    pub fn argument_query(&self) -> Option<(String, String)> {
+        self.completion.argument_query(&self.buf)
+    }
+
+    /// The completions of `command`'s arguments for `prefix`: shown if the text still asks
+    /// for them.
+    pub fn set_argument_completions(
+        &mut self,
+        command: String,
+        prefix: String,
+        items: Vec<CompletionItem>,
+    ) {
+        self.completion.set_arguments(command, prefix, items);
+        self.completion.refresh(&self.buf, false);
+    }
+
     /// How many completion rows the popup shows at most (pi's `autocompleteMaxVisible`
     /// setting, clamped to 3–20; 8 until set).
     pub fn set_autocomplete_max_visible(&mut self, rows: usize) {
