@@ -117,31 +117,11 @@ fn extension_commands(commands: &[Value]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// pi 1.6 in RPC mode with the extension `source` loaded, when pi 1.6 is installed (`home`
-/// keeps its files).
-fn start_pi(home: &tempfile::TempDir, source: &str) -> Option<rho_testkit::pi16::Pi> {
-    let work = home.path().join("work");
-    std::fs::create_dir_all(&work).expect("work");
-    rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
-    std::fs::remove_file(home.path().join("agent/extensions/fixture.ts")).expect("fixture");
-    let file = home.path().join("late.ts");
-    std::fs::write(&file, source).expect("extension");
-    let path = file.display().to_string();
-    let args = ["--no-session", "--model", "loop/loop-model", "-e", &path];
-    match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
-        Ok(pi) => Some(pi),
-        Err(why) => {
-            eprintln!("not compared with pi: {why}");
-            None
-        }
-    }
-}
-
 /// pi 1.6's extension commands with the extension `source` loaded, once it has told something,
 /// when pi 1.6 is installed.
 async fn pi_extension_commands(source: &str) -> Option<Vec<(String, String)>> {
     let home = tempfile::tempdir().expect("home");
-    let mut pi = start_pi(&home, source)?;
+    let mut pi = pi_support::start_pi(&home, source, &["--no-session"])?;
     // Once its session_start handler has run (it says so).
     pi.wait_for("extension_ui_request").await;
     let listed = pi.call(json!({"type": "get_commands"})).await;
@@ -215,7 +195,7 @@ async fn pi_lists(
     (commands, expected): (&[String], &[bool]),
 ) -> Option<Vec<bool>> {
     let home = tempfile::tempdir().expect("home");
-    let mut pi = start_pi(&home, source)?;
+    let mut pi = pi_support::start_pi(&home, source, &["--no-session"])?;
     if notices {
         pi.wait_for("extension_ui_request").await;
     }

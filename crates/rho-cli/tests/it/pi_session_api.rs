@@ -235,14 +235,7 @@ export default function (pi) {
 
 /// The text after `prefix` of the next notification starting with it, as JSON.
 async fn notified_json(rpc: &mut Rpc, prefix: &str) -> Value {
-    let request = rpc
-        .wait(|v| {
-            v["type"] == "extension_ui_request"
-                && v["method"] == "notify"
-                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
-        })
-        .await;
-    let text = request["message"].as_str().unwrap_or_default();
+    let text = pi_support::notified_starting(rpc, prefix).await;
     serde_json::from_str(&text[prefix.len()..]).expect("JSON after the prefix")
 }
 

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use crate::pi_support;
-use crate::support::{self, reply, Rpc, Start};
+use crate::support::{self, reply, Start};
 
 use serde_json::{json, Value};
 
@@ -67,35 +67,10 @@ export default function (pi) {
 const ORDER: &str = "order shutdown,setup:4:session_info:seeded:true,\
                      start:message+custom+label+session_info,with:4:Seeded";
 
-async fn notified_with(rpc: &mut Rpc, prefix: &str) -> String {
-    let seen = rpc
-        .wait(|v| {
-            v["type"] == "extension_ui_request"
-                && v["method"] == "notify"
-                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
-        })
-        .await;
-    seen["message"].as_str().unwrap_or_default().to_string()
-}
-
 /// What pi 1.6 tells on `/seed`, when it is installed.
 async fn pi_order() -> Option<String> {
     let home = tempfile::tempdir().expect("home");
-    let work = home.path().join("work");
-    std::fs::create_dir_all(&work).expect("work");
-    rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
-    std::fs::remove_file(home.path().join("agent/extensions/fixture.ts")).expect("fixture");
-    let file = home.path().join("seed.ts");
-    std::fs::write(&file, SEED).expect("extension");
-    let path = file.display().to_string();
-    let args = ["--model", "loop/loop-model", "-e", &path];
-    let mut pi = match rho_testkit::pi16::Pi::start(home.path(), &work, &args) {
-        Ok(pi) => pi,
-        Err(why) => {
-            eprintln!("not compared with pi: {why}");
-            return None;
-        }
-    };
+    let mut pi = pi_support::start_pi(&home, SEED, &[])?;
     let told = Mutex::new(None);
     let order = |v: &Value| {
         let text = v["message"].as_str().filter(|m| m.starts_with("order "));
@@ -127,7 +102,7 @@ async fn new_session_setup_fills_the_new_session_before_it_starts() {
         .call(json!({"id": "c", "type": "prompt", "message": "/seed"}))
         .await;
     assert_eq!(r["success"], true, "{r}");
-    let order = notified_with(&mut rpc, "order ").await;
+    let order = pi_support::notified_starting(&mut rpc, "order ").await;
     assert_eq!(order, ORDER);
 
     // The new session holds what the setup wrote, and the model gets it.
@@ -187,7 +162,7 @@ async fn a_failing_setup_rejects_new_session_without_running_with_session() {
         .call(json!({"id": "c", "type": "prompt", "message": "/bad-seed"}))
         .await;
     assert_eq!(r["success"], true, "{r}");
-    let told = notified_with(&mut rpc, "newSession ").await;
+    let told = pi_support::notified_starting(&mut rpc, "newSession ").await;
     assert!(told.starts_with("newSession failed: "), "{told}");
     assert!(told.contains("no-such-entry"), "{told}");
     assert!(

@@ -168,6 +168,43 @@ pub async fn notified(rpc: &mut Rpc, text: &str) -> Value {
     .await
 }
 
+/// The text of the next notification starting with `prefix`.
+pub async fn notified_starting(rpc: &mut Rpc, prefix: &str) -> String {
+    let request = rpc
+        .wait(|v| {
+            v["type"] == "extension_ui_request"
+                && v["method"] == "notify"
+                && v["message"].as_str().is_some_and(|m| m.starts_with(prefix))
+        })
+        .await;
+    request["message"].as_str().unwrap_or_default().to_string()
+}
+
+/// pi 1.6 in RPC mode in `home/work` with the extension `source` (written to `home`) and
+/// `args`, when pi 1.6 is installed; `None` (said on stderr) otherwise.
+pub fn start_pi(
+    home: &tempfile::TempDir,
+    source: &str,
+    args: &[&str],
+) -> Option<rho_testkit::pi16::Pi> {
+    let work = home.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    rho_testkit::pi16::write_agent_dir(&home.path().join("agent"), "http://127.0.0.1:9/v1");
+    std::fs::remove_file(home.path().join("agent/extensions/fixture.ts")).expect("fixture");
+    let file = home.path().join("extension.ts");
+    std::fs::write(&file, source).expect("extension");
+    let path = file.display().to_string();
+    let mut all = vec!["--model", "loop/loop-model", "-e", &path];
+    all.extend_from_slice(args);
+    match rho_testkit::pi16::Pi::start(home.path(), &work, &all) {
+        Ok(pi) => Some(pi),
+        Err(why) => {
+            eprintln!("not compared with pi: {why}");
+            None
+        }
+    }
+}
+
 pub fn tool_result_text(end: &Value) -> String {
     end["result"]["content"][0]["text"]
         .as_str()
