@@ -1,6 +1,7 @@
 //! Calls from an extension process into rho (`{"type":"call","method":...}`), served through
 //! the same [`ExtensionContext`] in-process handlers get.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use rho_ai::{ImageContent, UserContent};
@@ -58,6 +59,24 @@ pub(crate) fn params<T: for<'de> Deserialize<'de>>(method: &str, v: Value) -> Re
         method: method.to_string(),
         source,
     })
+}
+
+/// Writes `answer` to `file` whole or not at all (by rename): the pi host reads the file as
+/// soon as it exists, for the synchronous reads and appends pi's API has.
+pub(crate) fn write_answer_file(
+    method: &'static str,
+    file: PathBuf,
+    answer: &impl serde::Serialize,
+) -> Result<(), HostError> {
+    let text = serde_json::to_vec(answer).map_err(HostError::Encode)?;
+    let partial = file.with_extension("partial");
+    std::fs::write(&partial, text)
+        .and_then(|()| std::fs::rename(&partial, &file))
+        .map_err(|source| HostError::AnswerFile {
+            method,
+            file,
+            source,
+        })
 }
 
 fn deliver_as(method: &str, s: Option<String>) -> Result<Option<DeliverAs>, HostError> {

@@ -97,7 +97,7 @@ fn models_view(host: &dyn ExtensionHost, file: Option<String>) -> Result<Value, 
     let Some(file) = file else {
         return to_value(view);
     };
-    super::setup::write_answer_file(calls::GET_MODELS, file.into(), &view)?;
+    super::calls::write_answer_file(calls::GET_MODELS, file.into(), &view)?;
     Ok(Value::Null)
 }
 

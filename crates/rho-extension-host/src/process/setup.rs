@@ -60,24 +60,6 @@ pub(crate) fn append(
         Ok(entry) => json!({ "result": entry }),
         Err(e) => json!({ "error": e.to_string() }),
     };
-    write_answer_file(SESSION_SETUP_APPEND, PathBuf::from(file), &answer)?;
+    super::calls::write_answer_file(SESSION_SETUP_APPEND, PathBuf::from(file), &answer)?;
     outcome
-}
-
-/// Writes `answer` to `file` whole or not at all (by rename): the pi host reads the file as
-/// soon as it exists, for the synchronous reads and appends pi's API has.
-pub(crate) fn write_answer_file(
-    method: &'static str,
-    file: PathBuf,
-    answer: &impl serde::Serialize,
-) -> Result<(), HostError> {
-    let text = serde_json::to_vec(answer).map_err(HostError::Encode)?;
-    let partial = file.with_extension("partial");
-    std::fs::write(&partial, text)
-        .and_then(|()| std::fs::rename(&partial, &file))
-        .map_err(|source| HostError::AnswerFile {
-            method,
-            file,
-            source,
-        })
 }
