@@ -89,7 +89,8 @@ for (const name of ["session_before_switch", "session_before_fork", "session_bef
 /** pi's `ProjectTrustContext`: the folder, the mode, whether a UI answers, and four dialogs. */
 function trustContext(reg, ext) {
   const { cwd, mode, hasUI, ui } = createContext(reg, ext);
-  return { cwd, mode, hasUI, ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
+  // pi asks with dialogs only on its own screen: an RPC client is not asked before start-up.
+  return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */

@@ -57,7 +57,8 @@ async function load(path) {
     return;
   }
   for (const file of files) {
-    const ext = { path: file };
+    // `source` is the path as rho named it: the final order after project trust names it so.
+    const ext = { path: file, source: path };
     try {
       const mod = await import(pathToFileURL(file).href);
       const factory = mod.default;
@@ -167,7 +168,35 @@ async function runVirtualRoute(msg) {
   }
 }
 
+/** Puts what the extensions registered in the order of their paths in `order` (stable). */
+function reorder(order) {
+  const rank = (entry) => {
+    const i = order.indexOf(entry.ext?.source);
+    return i < 0 ? order.length : i;
+  };
+  const byRank = (a, b) => rank(a) - rank(b);
+  for (const list of reg.handlers.values()) list.sort(byRank);
+  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels"]) {
+    reg[key] = new Map([...reg[key]].sort(([, a], [, b]) => byRank(a, b)));
+  }
+}
+
+// After a start-up project trust decision, the trusted project's own extensions join the
+// running ones (pi loads them into the same runtime); the answer is the whole registration.
+async function loadMore(msg) {
+  // Until answered, what they register goes into the registration, not to rho one by one.
+  reg.registered = false;
+  try {
+    for (const path of msg.paths ?? []) await load(path);
+  } finally {
+    reg.registered = true;
+  }
+  reorder(msg.order ?? []);
+  return registration();
+}
+
 const REQUESTS = {
+  load: loadMore,
   route: runVirtualRoute,
   stream: runProviderStream,
   oauth_login: (msg) => runOAuth(msg, "login", (signal) => runOAuthLogin(reg, wire, msg, signal)),
@@ -183,6 +212,10 @@ const REQUESTS = {
 
 function serve(msg) {
   if (msg.type === "cancel") return running.get(msg.id)?.abort();
+  if (msg.type === "trust") {
+    reg.hello.projectTrusted = msg.projectTrusted;
+    return;
+  }
   const run = REQUESTS[msg.type];
   if (!run) return;
   run(msg).then(

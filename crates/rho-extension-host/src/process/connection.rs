@@ -278,6 +278,16 @@ impl Connection {
         }
     }
 
+    /// Writes `message`, which has no answer (`trust`).
+    pub(crate) async fn notify(&self, message: &Request<'_>) -> Result<(), String> {
+        if let Some(reason) = self.dead_reason() {
+            return Err(reason);
+        }
+        let mut line = Vec::with_capacity(64);
+        encode_line(message, &mut line).map_err(|e| format!("cannot encode a message: {e}"))?;
+        self.shared.write(&line).await
+    }
+
     /// Forgets request `id` and tells the extension to stop working on it.
     pub(crate) async fn cancel(&self, id: u64) {
         lock(&self.shared.pending).remove(&id);
