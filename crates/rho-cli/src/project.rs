@@ -62,6 +62,14 @@ impl Project {
         }
     }
 
+    /// `cwd` before its trust is decided: its own resources unread.
+    pub fn untrusted(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            dir: None,
+        }
+    }
+
     /// Whether the project's resources load.
     pub fn trusted(&self) -> bool {
         self.dir.is_some()

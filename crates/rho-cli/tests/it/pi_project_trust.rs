@@ -221,3 +221,88 @@ async fn an_extension_sees_whether_the_project_is_trusted() {
         assert_eq!(rpc.close().await, Some(0));
     }
 }
+
+/// A pi extension `name` that notes in `log` when its factory runs, when it is asked about
+/// project trust (it leaves the decision to the rest) and when the session starts (with
+/// `ctx.isProjectTrusted()`), and then says `started <name>`.
+fn noting(name: &str, log: &std::path::Path) -> String {
+    let log = serde_json::to_string(&log.display().to_string()).expect("json");
+    format!(
+        r#"
+import {{ appendFileSync }} from "node:fs";
+export default function (pi) {{
+  appendFileSync({log}, "load {name}\n");
+  pi.on("project_trust", async () => {{
+    appendFileSync({log}, "asked {name}\n");
+    return {{ trusted: "undecided" }};
+  }});
+  pi.on("session_start", async (_event, ctx) => {{
+    appendFileSync({log}, `start {name} trusted=${{ctx.isProjectTrusted()}}\n`);
+    ctx.ui.notify("started {name}", "info");
+  }});
+}}
+"#
+    )
+}
+
+/// A folder needing trust with the decision `saved` in trust.json, the user's extension
+/// `user.ts` (asked about trust) and the project's own `.pi/extensions/project.ts`: what the
+/// two noted once the session started.
+async fn user_and_project_extensions(saved: bool) -> Option<Vec<String>> {
+    let home = project_home(Some(saved));
+    let log = home.path().join("log.txt");
+    let user = home.path().join("agent/extensions/user.ts");
+    let project = home.path().join("work/.pi/extensions/project.ts");
+    for (path, name) in [(&user, "user"), (&project, "project")] {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, noting(name, &log)).expect("extension");
+    }
+    let opts = Start {
+        home: Some(home),
+        ..Start::default()
+    };
+    let mut rpc = pi_support::start_with_files(&[], &[], opts).await?;
+    notified(&mut rpc, "started user").await;
+    if saved {
+        notified(&mut rpc, "started project").await;
+    }
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(rpc.close().await, Some(0));
+    Some(text.lines().map(str::to_string).collect())
+}
+
+/// As pi reuses the extensions it asked about trust: the user's extension is started once,
+/// asked, and goes on into the session; the trusted project's own extension loads after it,
+/// into the same host, and pi's order (the project's before the user's) holds for events;
+/// both see the project trusted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extensions_asked_about_trust_start_once_and_the_projects_join_them() {
+    let Some(log) = user_and_project_extensions(true).await else {
+        return;
+    };
+    assert_eq!(
+        log,
+        [
+            "load user",
+            "asked user",
+            "load project",
+            "start project trusted=true",
+            "start user trusted=true",
+        ],
+        "each extension loaded once"
+    );
+}
+
+/// Not trusted (a saved no): the user's extension, started once, sees it; none of the
+/// project's own extensions load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_project_keeps_the_asked_extensions_and_loads_none_of_its_own() {
+    let Some(log) = user_and_project_extensions(false).await else {
+        return;
+    };
+    assert_eq!(
+        log,
+        ["load user", "asked user", "start user trusted=false"],
+        "the user's extension loaded once, the project's not at all"
+    );
+}
