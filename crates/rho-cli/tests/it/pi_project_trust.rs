@@ -306,3 +306,58 @@ async fn an_untrusted_project_keeps_the_asked_extensions_and_loads_none_of_its_o
         "the user's extension loaded once, the project's not at all"
     );
 }
+
+/// A protocol extension (not pi's) that notes in `log` its `hello`'s trust, the events it
+/// gets and the `trust` line, and says `py started` at `session_start`.
+const NOTING_PY: &str = r#"
+import json, sys
+log = open(__file__ + ".log", "a")
+def note(text):
+    log.write(text + "\n")
+    log.flush()
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+hello = json.loads(sys.stdin.readline())
+note("hello trusted=%s" % json.dumps(hello.get("projectTrusted")))
+send({"type": "register", "name": "noting", "events": ["project_trust", "session_start"]})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "trust":
+        note("trust trusted=%s" % json.dumps(msg["projectTrusted"]))
+    elif msg["type"] == "event":
+        note("event " + msg["event"]["type"])
+        if msg["event"]["type"] == "session_start":
+            send({"type": "call", "id": 1, "method": "ui_notify",
+                  "params": {"message": "py started", "kind": "info"}})
+        send({"type": "result", "id": msg["id"], "result": None})
+"#;
+
+/// A protocol extension asked about trust goes on into the session too: started once, told
+/// the decision (a saved yes) by a `trust` line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_extension_asked_about_trust_is_told_the_decision() {
+    let home = project_home(Some(true));
+    let ext = home.path().join("exts/noting.py");
+    std::fs::create_dir_all(ext.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&ext, NOTING_PY).expect("extension");
+    let opts = Start {
+        home: Some(home),
+        args: vec!["-e".into(), ext.display().to_string()],
+        ..Start::default()
+    };
+    let mut rpc = crate::support::Rpc::start_with(opts).await;
+    notified(&mut rpc, "py started").await;
+    let log = std::fs::read_to_string(ext.with_extension("py.log")).expect("log");
+    assert_eq!(
+        log.lines().collect::<Vec<_>>(),
+        [
+            "hello trusted=false",
+            "event project_trust",
+            "trust trusted=true",
+            "event session_start",
+        ]
+    );
+    assert!(project_loaded(&mut rpc).await, "the saved yes");
+    assert_eq!(rpc.close().await, Some(0));
+}
