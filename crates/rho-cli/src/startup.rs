@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_extension_host::providers::ProviderStreams;
 use rho_packages::Resolved;
@@ -73,12 +74,17 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
         let file = agent_dir.join("auth.json");
         warnings.push(format!("cannot create {}: {e}", file.display()));
     }
-    let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
+    // The global settings, read once: the session dir is looked up with them, trust is
+    // decided with them, the question before start-up takes its theme from them, and the
+    // project's layers go over them once trusted.
+    let global = Settings::load_scopes(&agent_dir, None);
+    let dirs = (&global, agent_dir.as_path());
+    let store = crate::session_open::open(args, dirs, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
-    let before = crate::trust_extensions::decide(args, &agent_dir, &cwd, mode, &mut warnings).await;
+    let before = crate::trust_extensions::decide(args, dirs, &cwd, mode, &mut warnings).await;
     let trust_flag = before.trusted.or_else(|| {
         (mode == RunMode::Interactive)
-            .then(|| ask_trust(args.approve, &agent_dir, &cwd, &before, &mut warnings))
+            .then(|| ask_trust(args.approve, dirs, &cwd, &mut warnings))
             .flatten()
     });
     let answered = trust_flag.map(|flag| Args {
@@ -86,7 +92,7 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
         ..args.clone()
     });
     let args = answered.as_ref().unwrap_or(args);
-    let plan = StartupPlan::resolve(args, mode, agent_dir, &cwd, warnings)?;
+    let plan = StartupPlan::resolve(args, mode, (agent_dir, &global), &cwd, warnings)?;
     let mut startup = build(args, plan, store, before.started).await?;
     startup.trust_flag = trust_flag;
     Ok(startup)
@@ -96,17 +102,15 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
 /// settings' built-in theme; the project's own cannot apply yet).
 fn ask_trust(
     approve: Option<bool>,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     cwd: &Path,
-    before: &crate::trust_extensions::BeforeStart,
     warnings: &mut Vec<String>,
 ) -> Option<bool> {
-    let theme = std::cell::OnceCell::new();
     let ask = |question: &str, answers: &[String]| {
-        let theme = theme.get_or_init(|| before.theme(agent_dir));
-        rho_interactive::ask_before_start(question, answers, agent_dir, theme)
+        let theme = crate::trust_extensions::startup_theme(global);
+        rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
     };
-    crate::project::ask_at_start(approve, agent_dir, cwd, &ask, warnings)
+    crate::project::ask_at_start(approve, (global, agent_dir), cwd, &ask, warnings)
 }
 
 /// The session `plan` describes, over the opened session file `store`.

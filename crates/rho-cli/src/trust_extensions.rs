@@ -31,29 +31,24 @@ pub struct BeforeStart {
     pub trusted: Option<bool>,
     /// The extensions asked, running, for the session to take over.
     pub started: Option<Started>,
-    /// The global settings, when they were read (the project's cannot count before trust).
-    pub global: Option<Settings>,
 }
 
-impl BeforeStart {
-    /// The theme of questions asked before the session starts: the global settings'
-    /// built-in theme (the project's own cannot apply before trust), read once.
-    pub fn theme(&self, agent_dir: &Path) -> Theme {
-        let theme = |global: &Settings| global.theme().and_then(Theme::builtin);
-        match &self.global {
-            Some(global) => theme(global),
-            None => theme(&Settings::load_scopes(agent_dir, None)),
-        }
+/// The theme of questions asked before the session starts: the `global` settings' built-in
+/// theme (the project's own cannot apply before trust).
+pub fn startup_theme(global: &Settings) -> Theme {
+    global
+        .theme()
+        .and_then(Theme::builtin)
         .unwrap_or_else(Theme::dark)
-    }
 }
 
 /// Starts the user's and the command line's extensions and asks them whether `cwd` is
 /// trusted; `trusted` is `Some` when one answered yes or no (saved first when it asked to be
-/// remembered). Problems become `warnings`.
+/// remembered). `global` is the global settings: before trust, all that counts. Problems
+/// become `warnings`.
 pub async fn decide(
     args: &Args,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     cwd: &Path,
     mode: RunMode,
     warnings: &mut Vec<String>,
@@ -63,10 +58,9 @@ pub async fn decide(
     }
     // The project as it stands before trust: its own settings and extensions unread.
     let project = Project::untrusted(cwd);
-    let settings = project.settings(agent_dir);
     // What preparing the packages reports, start-up's preparing reports again.
     let packages = crate::packages::off_the_workers(|| {
-        crate::packages::prepare(args, &settings, agent_dir, &project, &mut Vec::new())
+        crate::packages::prepare(args, global, agent_dir, &project, &mut Vec::new())
     });
     // The question is still open: the project counts as untrusted until it is answered.
     let told = Told {
@@ -74,21 +68,16 @@ pub async fn decide(
         mode: mode.name(),
         project_trusted: false,
     };
-    let launch =
-        crate::extensions::launch(args, &packages, &settings, agent_dir, cwd, told, warnings);
+    let launch = crate::extensions::launch(args, &packages, global, agent_dir, cwd, told, warnings);
     let started = launch.await;
-    let mut before = BeforeStart {
-        trusted: None,
-        started: None,
-        global: Some(settings),
-    };
     if started.paths().is_empty() {
-        return before;
+        return BeforeStart::default();
     }
-    let theme = before.theme(agent_dir);
-    before.trusted = ask(&started, agent_dir, cwd, mode, theme, warnings).await;
-    before.started = Some(started);
-    before
+    let theme = startup_theme(global);
+    BeforeStart {
+        trusted: ask(&started, agent_dir, cwd, mode, theme, warnings).await,
+        started: Some(started),
+    }
 }
 
 /// Emits `project_trust` to the `started` extensions; the first yes or no, saved first when
