@@ -127,6 +127,8 @@ impl Started {
             .cloned()
             .collect();
         self.add(&remaining, paths, warnings).await;
+        // The final set may leave out some the host holds (a project setting disabling one).
+        self.add_pi(&[], paths, warnings).await;
         let launcher = &self.launcher;
         self.ordered(paths, |pi| {
             let (program, args) = pi.files.command(&launcher.agent_dir, &pi.paths);
@@ -176,11 +178,13 @@ impl Started {
         }
     }
 
-    /// Loads pi extensions `new` into the running host (`order` is the final load order), or
-    /// starts the host for them.
+    /// Loads pi extensions `new` into the running host, which then holds those of `order`
+    /// (the final load order) in that order; or starts the host for them.
     async fn add_pi(&mut self, new: &[PathBuf], order: &[PathBuf], warnings: &mut Vec<String>) {
         let Some(pi) = self.pi.as_mut() else {
-            self.pi = PiProcess::start(&self.launcher, new, warnings).await;
+            if !new.is_empty() {
+                self.pi = PiProcess::start(&self.launcher, new, warnings).await;
+            }
             return;
         };
         let held: Vec<PathBuf> = order
@@ -188,6 +192,14 @@ impl Started {
             .filter(|p| pi.paths.contains(p) || new.contains(p))
             .cloned()
             .collect();
+        if held == pi.paths {
+            return;
+        }
+        if held.is_empty() {
+            // None of its extensions is in the final set.
+            self.pi = None;
+            return;
+        }
         match pi.process.with_paths(new, &held).await {
             Ok(process) => {
                 warnings.extend(process.registration().notices.iter().cloned());

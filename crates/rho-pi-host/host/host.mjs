@@ -168,17 +168,17 @@ async function runVirtualRoute(msg) {
   }
 }
 
-/** Puts what the extensions registered in the order of their paths in `order` (stable). */
+/** Keeps what the extensions of the paths in `order` registered, in that order (stable): an
+ * extension the final set leaves out (a project setting disabling it) no longer takes part,
+ * as in pi, though it cannot be unloaded. */
 function reorder(order) {
-  const rank = (entry) => {
-    const i = order.indexOf(entry.ext?.source);
-    return i < 0 ? order.length : i;
-  };
+  const rank = (entry) => order.indexOf(entry.ext?.source);
+  const kept = (entry) => rank(entry) >= 0;
   const byRank = (a, b) => rank(a) - rank(b);
-  for (const list of reg.handlers.values()) list.sort(byRank);
-  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels"]) {
-    reg[key] = new Map([...reg[key]].sort(([, a], [, b]) => byRank(a, b)));
-  }
+  const arrange = (map) => new Map([...map].filter(([, e]) => kept(e)).sort(([, a], [, b]) => byRank(a, b)));
+  for (const [event, list] of reg.handlers) reg.handlers.set(event, list.filter(kept).sort(byRank));
+  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels"]) reg[key] = arrange(reg[key]);
+  if (reg.render) for (const key of ["messages", "entries"]) reg.render[key] = arrange(reg.render[key]);
 }
 
 // After a start-up project trust decision, the trusted project's own extensions join the
