@@ -1,5 +1,7 @@
 //! Loads a generated 50,000-entry (~50 MB) session and rebuilds its context, printing the time
-//! and the peak memory (VmHWM) it took; then times appends with and without `fsync`.
+//! and the peak memory (VmHWM) it took; reopens it from its entry index in fresh processes, as
+//! a start-up does, before and after lines are appended to it; then times appends with and
+//! without `fsync`.
 //!
 //! Run: `cargo bench -p rho-session --bench session_load`. Targets: load + context < 300 ms,
 //! peak memory < 3x the file size.
@@ -145,7 +147,55 @@ fn time_appends(dir: &Path, durability: Durability) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / n as f64
 }
 
+/// Child mode (`--reopen <path>`): opens the session as rho's start-up does (from its entry
+/// index when one is beside it), builds the context and the branch state, and prints the
+/// microseconds it took and the peak RSS in KiB. A fresh process each time, so the memory the
+/// open touches is new to it, as in a real start-up.
+fn reopen_child(path: &Path) {
+    let start = Instant::now();
+    let session = SessionManager::open(path).expect("reopen");
+    let context = session.build_context();
+    let state = session.branch_state();
+    let took = start.elapsed().as_micros();
+    assert!(state.has_messages && !context.messages.is_empty());
+    println!("{took} {}", peak_kib());
+}
+
+/// Opens `path` in `runs` fresh processes; the median microseconds and the median peak RSS.
+fn reopen_in_children(path: &Path, runs: usize) -> (u128, u64) {
+    let exe = std::env::current_exe().expect("bench executable");
+    let mut times = Vec::new();
+    let mut peaks = Vec::new();
+    for _ in 0..runs {
+        let out = std::process::Command::new(&exe)
+            .arg("--reopen")
+            .arg(path)
+            .output()
+            .expect("run the reopening child");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut fields = text
+            .split_whitespace()
+            .map(|f| f.parse::<u128>().unwrap_or(0));
+        times.push(fields.next().unwrap_or(0));
+        peaks.push(fields.next().unwrap_or(0) as u64);
+    }
+    times.sort_unstable();
+    peaks.sort_unstable();
+    (times[runs / 2], peaks[runs / 2])
+}
+
 fn main() {
+    let mut args = std::env::args().skip(1);
+    if let (Some(flag), Some(path)) = (args.next(), args.next()) {
+        if flag == "--reopen" {
+            return reopen_child(Path::new(&path));
+        }
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bench.jsonl");
     let size = generate(&path);
@@ -190,6 +240,26 @@ fn main() {
     );
     drop(context);
     drop(session);
+    let (reopen_us, reopen_peak) = reopen_in_children(&path, 9);
+    println!(
+        "  reopen from the entry index, in a fresh process: {:.1} ms to context and branch \
+         state (median of 9), peak RSS {:.1} MB",
+        reopen_us as f64 / 1e3,
+        reopen_peak as f64 / 1024.0
+    );
+    let mut session = SessionManager::open(&path).expect("open to append");
+    for i in 0..10 {
+        session.append_message(message(i)).expect("append");
+    }
+    drop(session);
+    let (grown_us, _) = reopen_in_children(&path, 1);
+    let (after_us, _) = reopen_in_children(&path, 9);
+    println!(
+        "  reopen after 10 appended entries: {:.1} ms (parses them, extends the index), then \
+         {:.1} ms",
+        grown_us as f64 / 1e3,
+        after_us as f64 / 1e3
+    );
     println!(
         "  append: {:.1} us/entry flushed, {:.1} us/entry with fsync",
         time_appends(dir.path(), Durability::Flush),

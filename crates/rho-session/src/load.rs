@@ -66,7 +66,7 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let stamp = Stamp::of(&file.metadata().map_err(io)?);
     let messages = MessageFile::new(path, file.try_clone().map_err(io)?, decode_message);
     let restored = index::read(path, stamp).and_then(|(index, same)| {
-        let head = index.head;
+        let (head, extent) = (index.head, index.extent());
         let state = match same {
             true => State::restore(path, index, &messages),
             // The file's bytes are checked while the entries are restored.
@@ -76,9 +76,9 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
                 state.filter(|_| check.join().unwrap_or(false))
             }),
         }?;
-        Some((state, head, same))
+        Some((state, (head, extent), same))
     });
-    let Some((mut state, head, same)) = restored else {
+    let Some((mut state, was, same)) = restored else {
         let reader = BlockReader::resume(file, 0, keep_index.then_some(0));
         let (state, reader) = read_whole(path, reader, &messages)?;
         let (loaded, placed) = state.finish()?;
@@ -87,6 +87,7 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
         }
         return Ok(loaded);
     };
+    let head = was.0;
     file.seek(SeekFrom::Start(head.covered)).map_err(io)?;
     let mut reader = BlockReader::resume(file, head.covered, keep_index.then_some(head.crc));
     if let Some(first) = reader.next_block().map_err(io)? {
@@ -99,11 +100,29 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let read = reader.read_so_far();
     match read.0 > head.covered {
         _ if !keep_index => {}
-        true => save_index(path, stamp, &loaded, placed, read),
+        true => extend_index(path, stamp, (&head, was.1), &loaded, placed, read),
         false if !same => index::restamp(path, stamp),
         false => {}
     }
     Ok(loaded)
+}
+
+/// Adds to the index `was` (whose entries were restored) the entries read after it, when
+/// the whole file could be indexed (as [`save_index`] decides).
+fn extend_index(
+    path: &Path,
+    stamp: Stamp,
+    was: (&Head, index::Extent),
+    loaded: &LoadedFile,
+    placed: Option<Vec<Placed>>,
+    read: (u64, Option<u32>),
+) {
+    let Some((head, placed)) = indexable(loaded, placed, read) else {
+        return;
+    };
+    let entries = loaded.entries.iter().zip(&placed[1..]).skip(was.1.count());
+    let added = entries.map(|(e, p)| index_entry(e, p));
+    index::extend(path, stamp, was, &head, added);
 }
 
 /// Reads the whole file: its header, then every entry (or, for an older format, every line
@@ -157,25 +176,34 @@ fn save_index(
     stamp: Stamp,
     loaded: &LoadedFile,
     placed: Option<Vec<Placed>>,
-    (covered, crc): (u64, Option<u32>),
+    read: (u64, Option<u32>),
 ) {
-    let (Some(placed), Some(crc)) = (placed, crc) else {
-        return;
-    };
-    if loaded.needs_newline || loaded.valid_len != covered {
-        return;
-    }
-    let (Some(header), Some(last)) = (placed.first(), placed.last()) else {
+    let Some((head, placed)) = indexable(loaded, placed, read) else {
         return;
     };
     let entries = loaded.entries.iter().zip(&placed[1..]);
+    index::write(path, stamp, &head, entries.map(|(e, p)| index_entry(e, p)));
+}
+
+/// The head of an index of the `covered` bytes read (of CRC-32 `crc`), when they end with
+/// an entry's line and the load kept where each entry was read.
+fn indexable(
+    loaded: &LoadedFile,
+    placed: Option<Vec<Placed>>,
+    (covered, crc): (u64, Option<u32>),
+) -> Option<(Head, Vec<Placed>)> {
+    let (placed, crc) = (placed?, crc?);
+    if loaded.needs_newline || loaded.valid_len != covered {
+        return None;
+    }
+    let (header, last) = (placed.first()?, placed.last()?);
     let head = Head {
         covered,
         crc,
         lines: last.line,
         header: (header.start, header.end),
     };
-    index::write(path, stamp, &head, entries.map(|(e, p)| index_entry(e, p)));
+    Some((head, placed))
 }
 
 /// How `entry`, read from the line `placed`, is restored: from the index when its message

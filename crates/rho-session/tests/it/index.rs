@@ -133,6 +133,57 @@ fn a_touched_file_is_checked_by_content_and_appended_lines_are_parsed() {
     );
 }
 
+/// Lines appended since are added to the index where it is, not by writing it again: it keeps
+/// its inode, and holds exactly what an index written from scratch for the grown file holds.
+/// Appending twice in a row works from the extended index.
+#[cfg(unix)]
+#[test]
+fn appended_lines_extend_the_index_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "branched.jsonl");
+    let loaded = load_file_and_index(&path).unwrap();
+    let inode = std::fs::metadata(sidecar(&path)).unwrap().ino();
+    let mut parent = loaded.entries.last().unwrap().id.clone();
+    for round in 0..2 {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        for n in 0..3 {
+            let id = format!("e{round}{n:06}");
+            writeln!(
+                file,
+                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"more {n}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
+            )
+            .unwrap();
+            parent = id;
+        }
+        drop(file);
+        let before = std::fs::metadata(&path).unwrap().len();
+        assert!(load_file_and_index(&path).unwrap().indexed < before);
+        assert_eq!(
+            std::fs::metadata(sidecar(&path)).unwrap().ino(),
+            inode,
+            "round {round}: extended, not replaced"
+        );
+        let reloaded = load_file_and_index(&path).unwrap();
+        assert_eq!(
+            reloaded.indexed, before,
+            "round {round}: all from the index"
+        );
+        assert_eq!(found(&reloaded), found_without_index(&path));
+    }
+    let extended = std::fs::read(sidecar(&path)).unwrap();
+    std::fs::remove_file(sidecar(&path)).unwrap();
+    load_file_and_index(&path).unwrap();
+    let fresh = std::fs::read(sidecar(&path)).unwrap();
+    let stamp = 20..44;
+    assert_eq!(extended.len(), fresh.len());
+    assert_eq!(extended[..stamp.start], fresh[..stamp.start]);
+    assert_eq!(extended[stamp.end..], fresh[stamp.end..]);
+}
+
 /// A file rewritten in place (one parent id changed, same length, another modification
 /// time) no longer starts with the indexed bytes: it is read whole.
 #[test]
