@@ -158,13 +158,23 @@ fn reopen_child(path: &Path) {
     let state = session.branch_state();
     let took = start.elapsed().as_micros();
     assert!(state.has_messages && !context.messages.is_empty());
-    println!("{took} {}", peak_kib());
+    println!("{took} {} {}", peak_kib(), cpu_ns() / 1000);
 }
 
-/// Opens `path` in `runs` fresh processes; the median microseconds and the median peak RSS.
-fn reopen_in_children(path: &Path, runs: usize) -> (u128, u64) {
+/// What reopening took in fresh processes (medians): wall and CPU microseconds (all
+/// threads, from the process's start: CPU time does not count waiting for a busy core), and
+/// the peak RSS in KiB.
+struct Reopened {
+    wall_us: u128,
+    cpu_us: u128,
+    peak_kib: u64,
+}
+
+/// Opens `path` in `runs` fresh processes.
+fn reopen_in_children(path: &Path, runs: usize) -> Reopened {
     let exe = std::env::current_exe().expect("bench executable");
     let mut times = Vec::new();
+    let mut cpus = Vec::new();
     let mut peaks = Vec::new();
     for _ in 0..runs {
         let out = std::process::Command::new(&exe)
@@ -183,10 +193,52 @@ fn reopen_in_children(path: &Path, runs: usize) -> (u128, u64) {
             .map(|f| f.parse::<u128>().unwrap_or(0));
         times.push(fields.next().unwrap_or(0));
         peaks.push(fields.next().unwrap_or(0) as u64);
+        cpus.push(fields.next().unwrap_or(0));
     }
-    times.sort_unstable();
+    for list in [&mut times, &mut cpus] {
+        list.sort_unstable();
+    }
     peaks.sort_unstable();
-    (times[runs / 2], peaks[runs / 2])
+    Reopened {
+        wall_us: times[runs / 2],
+        cpu_us: cpus[runs / 2],
+        peak_kib: peaks[runs / 2],
+    }
+}
+
+/// `rounds` times: the session at `path` appends 10 entries (keeping its index), then a
+/// fresh process reopens it. The median reopen, and the mean cost of an append after the
+/// first (which also grows the session's vectors once).
+fn reopen_after_appends(path: &Path, rounds: usize) -> (Reopened, f64) {
+    let mut reopens = Vec::new();
+    let mut appending = std::time::Duration::ZERO;
+    for round in 0..rounds {
+        let mut session = SessionManager::open(path).expect("open to append");
+        session.append_message(message(round * 10)).expect("append");
+        let start = Instant::now();
+        for i in 1..10 {
+            session
+                .append_message(message(round * 10 + i))
+                .expect("append");
+        }
+        appending += start.elapsed();
+        drop(session);
+        reopens.push(reopen_in_children(path, 1));
+    }
+    let median = |f: fn(&Reopened) -> u128| {
+        let mut values: Vec<u128> = reopens.iter().map(f).collect();
+        values.sort_unstable();
+        values[rounds / 2]
+    };
+    let reopened = Reopened {
+        wall_us: median(|r| r.wall_us),
+        cpu_us: median(|r| r.cpu_us),
+        peak_kib: median(|r| u128::from(r.peak_kib)) as u64,
+    };
+    (
+        reopened,
+        appending.as_secs_f64() * 1e6 / (rounds * 9) as f64,
+    )
 }
 
 fn main() {
@@ -240,25 +292,20 @@ fn main() {
     );
     drop(context);
     drop(session);
-    let (reopen_us, reopen_peak) = reopen_in_children(&path, 9);
+    let steady = reopen_in_children(&path, 9);
     println!(
-        "  reopen from the entry index, in a fresh process: {:.1} ms to context and branch \
-         state (median of 9), peak RSS {:.1} MB",
-        reopen_us as f64 / 1e3,
-        reopen_peak as f64 / 1024.0
+        "  reopen from the entry index, in a fresh process: {:.1} ms ({:.1} ms of CPU) to \
+         context and branch state (median of 9), peak RSS {:.1} MB",
+        steady.wall_us as f64 / 1e3,
+        steady.cpu_us as f64 / 1e3,
+        steady.peak_kib as f64 / 1024.0
     );
-    let mut session = SessionManager::open(&path).expect("open to append");
-    for i in 0..10 {
-        session.append_message(message(i)).expect("append");
-    }
-    drop(session);
-    let (grown_us, _) = reopen_in_children(&path, 1);
-    let (after_us, _) = reopen_in_children(&path, 9);
+    let (grown, append_us) = reopen_after_appends(&path, 5);
     println!(
-        "  reopen after 10 appended entries: {:.1} ms (parses them, extends the index), then \
-         {:.1} ms",
-        grown_us as f64 / 1e3,
-        after_us as f64 / 1e3
+        "  reopen after the session appended 10 entries: {:.1} ms ({:.1} ms of CPU, median of \
+         5); an append keeping the index: {append_us:.1} us",
+        grown.wall_us as f64 / 1e3,
+        grown.cpu_us as f64 / 1e3,
     );
     println!(
         "  append: {:.1} us/entry flushed, {:.1} us/entry with fsync",

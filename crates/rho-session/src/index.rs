@@ -187,45 +187,47 @@ pub(crate) fn holds(file: &File, covered: u64, crc: u32) -> bool {
 
 /// Writes `index` of the file stamped `stamp` beside `path` (whole or not at all), private as
 /// the session file is; a session folder that cannot be written to just has no index.
+/// Gives what the new index's head counts, `None` when it could not be written.
 pub(crate) fn write<'a>(
     path: &Path,
     stamp: Stamp,
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
-) {
+) -> Option<Extent> {
     let target = sidecar(path);
     let temp = target.with_extension(format!("idx.{}", std::process::id()));
+    let (bytes, extent) = encode(stamp, head, entries);
     let written = create_private_file(&temp)
-        .and_then(|mut f| f.write_all(&encode(stamp, head, entries)))
+        .and_then(|mut f| f.write_all(&bytes))
         .and_then(|()| std::fs::rename(&temp, &target));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
+    written.ok().map(|()| extent)
 }
 
 /// Adds `entries`, the lines read after those the index `was` counts, to the index beside
 /// `path`, which then describes the file stamped `stamp` up to `head`. The entries go after
 /// the old ones and the new head over the old one, in that order (see the module docs). An
 /// index that is no longer the one read (another process wrote it since) is left alone.
+/// Gives what the head now counts, `None` when the index was not extended.
 pub(crate) fn extend<'a>(
     path: &Path,
     stamp: Stamp,
     was: (&Head, Extent),
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
-) {
-    let Ok(mut file) = std::fs::OpenOptions::new()
+) -> Option<Extent> {
+    let mut file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open(sidecar(path))
-    else {
-        return;
-    };
+        .ok()?;
     let mut found = [0; HEAD_LEN];
     let unchanged = read_exact_at(&file, &mut found, HEAD_AT as u64).is_ok()
         && found == head_bytes(was.0, was.1);
     if !unchanged {
-        return;
+        return None;
     }
     let mut added = Vec::with_capacity(entries.len() * 100);
     let count = was.1.count + entries.len();
@@ -241,16 +243,20 @@ pub(crate) fn extend<'a>(
     };
     let mut stamped_head = stamp.bytes().to_vec();
     stamped_head.extend_from_slice(&head_bytes(head, extent));
-    let _ = write_at(&mut file, &added, ENTRIES_AT as u64 + was.1.len)
-        .and_then(|()| write_at(&mut file, &stamped_head, STAMP_AT as u64));
+    write_at(&mut file, &added, ENTRIES_AT as u64 + was.1.len)
+        .and_then(|()| write_at(&mut file, &stamped_head, STAMP_AT as u64))
+        .ok()
+        .map(|()| extent)
 }
 
 /// Records that the file stamped `stamp` still has the indexed bytes (a torn write only
 /// means the bytes are checked again next time).
-pub(crate) fn restamp(path: &Path, stamp: Stamp) {
-    if let Ok(mut f) = std::fs::OpenOptions::new().write(true).open(sidecar(path)) {
-        let _ = write_at(&mut f, &stamp.bytes(), STAMP_AT as u64);
-    }
+pub(crate) fn restamp(path: &Path, stamp: Stamp) -> bool {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(sidecar(path))
+        .and_then(|mut f| write_at(&mut f, &stamp.bytes(), STAMP_AT as u64))
+        .is_ok()
 }
 
 /// Writes `bytes` at `offset` of `file`.
@@ -282,7 +288,7 @@ fn encode<'a>(
     stamp: Stamp,
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
-) -> Vec<u8> {
+) -> (Vec<u8>, Extent) {
     let count = entries.len();
     let mut out = vec![0; ENTRIES_AT];
     out.reserve(count * 100);
@@ -298,7 +304,7 @@ fn encode<'a>(
         crc: crc32fast::hash(written),
     };
     out[HEAD_AT..ENTRIES_AT].copy_from_slice(&head_bytes(head, extent));
-    out
+    (out, extent)
 }
 
 /// The head's bytes: `head`, `extent`, and their CRC-32.
@@ -527,14 +533,14 @@ mod tests {
 
     #[test]
     fn an_index_reads_back_as_written() {
-        let bytes = encode(stamp(), &head(), entries().into_iter());
+        let bytes = encode(stamp(), &head(), entries().into_iter()).0;
         assert_eq!(decoded(&bytes), Some((stamp().bytes(), head(), entries())));
     }
 
     /// Every byte of the body counts: a flipped or missing byte anywhere makes it no index.
     #[test]
     fn a_damaged_or_cut_index_is_no_index() {
-        let bytes = encode(stamp(), &head(), entries().into_iter());
+        let bytes = encode(stamp(), &head(), entries().into_iter()).0;
         for at in (0..bytes.len()).filter(|at| !(STAMP_AT..HEAD_AT).contains(at)) {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x40;
@@ -548,7 +554,7 @@ mod tests {
     /// An append cut short (entries written, the head not yet) leaves the old index.
     #[test]
     fn bytes_past_the_counted_entries_are_not_read() {
-        let mut bytes = encode(stamp(), &head(), entries().into_iter());
+        let mut bytes = encode(stamp(), &head(), entries().into_iter()).0;
         let mut more = Vec::new();
         write_entry(&mut Writer(&mut more), &entries()[0]);
         bytes.extend_from_slice(&more[..more.len() / 2]);

@@ -6,7 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use rho_session::{load_file, load_file_and_index, LoadedFile};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{AssistantMessage, ContentBlock, UserContent, UserMessage};
+use rho_session::{load_file, load_file_and_index, LoadedFile, SessionManager};
 
 const FIXTURES: [&str; 3] = ["pi16_session.jsonl", "branched.jsonl", "compacted.jsonl"];
 
@@ -182,6 +184,80 @@ fn appended_lines_extend_the_index_in_place() {
     assert_eq!(extended.len(), fresh.len());
     assert_eq!(extended[..stamp.start], fresh[..stamp.start]);
     assert_eq!(extended[stamp.end..], fresh[stamp.end..]);
+}
+
+fn user(text: &str) -> AgentMessage {
+    AgentMessage::User(UserMessage {
+        content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+        timestamp: 1,
+    })
+}
+
+fn assistant(text: &str) -> AgentMessage {
+    let mut a = AssistantMessage::empty("openai-responses", "openai", "gpt-5");
+    a.content = vec![ContentBlock::text(text)];
+    AgentMessage::Assistant(a)
+}
+
+/// What a session appends to its own file it also adds to the index, so the next open takes
+/// every entry from the index (nothing parsed) and finds what a full load finds, messages
+/// read back included. Once another process has appended too, the session stops keeping the
+/// index, and the next open parses what the index does not cover.
+#[test]
+fn a_session_keeps_its_index_current_as_it_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "compacted.jsonl");
+    let mut session = SessionManager::open(&path).unwrap();
+    session.append_message(user("kept in the index")).unwrap();
+    session.append_message(assistant("also kept")).unwrap();
+    session.append_session_info("renamed").unwrap();
+    drop(session);
+    let meta = std::fs::metadata(&path).unwrap();
+    let len = meta.len();
+    let index = std::fs::read(sidecar(&path)).unwrap();
+    assert_eq!(
+        index[20..28],
+        len.to_le_bytes(),
+        "stamped with the grown length"
+    );
+    let modified = meta
+        .modified()
+        .unwrap()
+        .duration_since(SystemTime::UNIX_EPOCH);
+    let modified = modified.unwrap().as_nanos() as u64;
+    assert_eq!(
+        index[28..36],
+        modified.to_le_bytes(),
+        "and modification time"
+    );
+    let reopened = load_file_and_index(&path).unwrap();
+    assert_eq!(reopened.indexed, len, "every entry from the index");
+    assert_eq!(found(&reopened), found_without_index(&path));
+
+    let mut session = SessionManager::open(&path).unwrap();
+    let last = session.leaf_id().unwrap().to_string();
+    let mut other = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .unwrap();
+    writeln!(
+        other,
+        r#"{{"type":"label","id":"f0000001","parentId":"{last}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{last}","label":"elsewhere"}}"#
+    )
+    .unwrap();
+    drop(other);
+    session
+        .append_message(user("after the other writer"))
+        .unwrap();
+    drop(session);
+    let reopened = load_file_and_index(&path).unwrap();
+    assert_eq!(
+        reopened.indexed, len,
+        "the other writer's line and after: parsed"
+    );
+    assert_eq!(found(&reopened), found_without_index(&path));
+    let len = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(load_file_and_index(&path).unwrap().indexed, len);
 }
 
 /// A file rewritten in place (one parent id changed, same length, another modification
