@@ -17,6 +17,7 @@ pub mod error;
 mod fast_message;
 pub mod ids;
 mod index;
+mod index_keeper;
 mod lazy;
 pub mod listing;
 pub mod load;

@@ -16,6 +16,7 @@ use super::context::{branch_state, build_context, BranchState, ModelRef, Session
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
+use super::index_keeper::IndexKeeper;
 use super::lazy::set_origin;
 use super::load::load_file_and_index;
 use super::paths::session_file_name;
@@ -54,8 +55,11 @@ pub struct SessionManager {
     durability: Durability,
     warnings: Vec<LoadWarning>,
     /// Serialized entries not yet on disk (their write failed, or the file is not due yet).
-    /// Each with its message cell, which learns where it is once written.
-    unsaved: Vec<(Vec<u8>, Option<StoredMessage>)>,
+    /// Each with its message cell, which learns where it is once written, and its position
+    /// in the tree.
+    unsaved: Vec<(Vec<u8>, Option<StoredMessage>, usize)>,
+    /// The entry index beside the file, while it describes all of the file.
+    index: Option<IndexKeeper>,
     /// A new session's file is due (an assistant message arrived).
     write_due: bool,
     failure: Failure,
@@ -138,6 +142,9 @@ impl SessionManager {
             storage,
         );
         manager.warnings = loaded.warnings;
+        manager.index = loaded
+            .index
+            .map(|described| IndexKeeper::new(path.to_path_buf(), described));
         Ok(manager)
     }
 
@@ -161,6 +168,7 @@ impl SessionManager {
             durability: Durability::default(),
             warnings: Vec::new(),
             unsaved: Vec::new(),
+            index: None,
             write_due: false,
             failure: Failure::None,
         }
@@ -270,7 +278,8 @@ impl SessionManager {
             .leaf()
             .and_then(SessionEntry::stored_message)
             .cloned();
-        self.unsaved.push((line, cell));
+        self.unsaved
+            .push((line, cell, self.tree.entries().len() - 1));
         self.write_due |= starts_file;
         match self.write_unsaved() {
             Ok(()) => self.failure = Failure::None,
@@ -316,13 +325,25 @@ impl SessionManager {
             }
             Storage::Open(writer) => {
                 let mut written = 0;
-                let failed = self.unsaved.iter().find_map(|(line, cell)| {
+                let failed = self.unsaved.iter().find_map(|(line, cell, position)| {
                     let result = writer.append_line(line.clone());
-                    if let (Ok(at), Some(cell)) = (&result, cell) {
-                        set_origin(cell, line, writer.message_file(), *at);
+                    let &Ok(at) = &result else {
+                        return result.err();
+                    };
+                    if let Some(cell) = cell {
+                        set_origin(cell, line, writer.message_file(), at);
                     }
-                    written += usize::from(result.is_ok());
-                    result.err()
+                    let file = writer.message_file().file();
+                    let entry = &self.tree.entries()[*position];
+                    if !self
+                        .index
+                        .as_mut()
+                        .is_some_and(|i| i.add(file, at, line, entry))
+                    {
+                        self.index = None;
+                    }
+                    written += 1;
+                    None
                 });
                 self.unsaved.drain(..written);
                 if let Some(e) = failed {
