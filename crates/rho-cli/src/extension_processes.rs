@@ -148,7 +148,7 @@ impl Started {
         let others = self.others.iter_mut().map(|(_, p)| p);
         for process in pi.into_iter().chain(others) {
             if let Err(e) = process.tell_trust(project_trusted).await {
-                warnings.push(e);
+                warnings.push(e.to_string());
             }
         }
     }

@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
+use super::late_trust::LateStartError;
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use super::{calls, registrations};
@@ -279,13 +280,14 @@ impl Connection {
     }
 
     /// Writes `message`, which has no answer (`trust`).
-    pub(crate) async fn notify(&self, message: &Request<'_>) -> Result<(), String> {
+    pub(crate) async fn notify(&self, message: &Request<'_>) -> Result<(), LateStartError> {
         if let Some(reason) = self.dead_reason() {
-            return Err(reason);
+            return Err(LateStartError::Unreachable(reason));
         }
         let mut line = Vec::with_capacity(64);
-        encode_line(message, &mut line).map_err(|e| format!("cannot encode a message: {e}"))?;
-        self.shared.write(&line).await
+        encode_line(message, &mut line).map_err(LateStartError::Encode)?;
+        let written = self.shared.write(&line).await;
+        written.map_err(LateStartError::Unreachable)
     }
 
     /// Forgets request `id` and tells the extension to stop working on it.

@@ -9,7 +9,7 @@
 
 pub mod calls;
 pub mod connection;
-mod late_trust;
+pub mod late_trust;
 pub mod oauth;
 mod registrations;
 pub mod session_calls;
