@@ -246,3 +246,71 @@ async fn debug_provider_records_the_raw_stream_events_of_a_reply() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Records every `ui_prompt_start`/`ui_prompt_end` it hears; `/ask` opens a confirm, `/nest`
+/// an input while a select is still open, `/seen` tells what was heard.
+const PROMPT_EVENTS: &str = r#"
+export default function (pi) {
+  const heard = [];
+  pi.on("ui_prompt_start", (e) => void heard.push(`start ${e.reason} ${e.kind} ${e.title}`));
+  pi.on("ui_prompt_end", (e) => void heard.push(`end ${e.reason} ${e.kind} ${e.title}`));
+  pi.registerCommand("ask", {
+    description: "One confirm",
+    handler: async (_args, ctx) => void (await ctx.ui.confirm("Sure?", "Really")),
+  });
+  pi.registerCommand("nest", {
+    description: "An input inside a select",
+    handler: async (_args, ctx) => {
+      const outer = ctx.ui.select("Outer", ["a", "b"]);
+      await ctx.ui.input("Inner");
+      await outer;
+    },
+  });
+  pi.registerCommand("seen", {
+    description: "Tells what was heard",
+    handler: async (_args, ctx) => ctx.ui.notify(heard.splice(0).join(" | "), "info"),
+  });
+}
+"#;
+
+/// pi announces its blocking UI prompts to every extension (`ui_prompt_start` when the first
+/// opens, `ui_prompt_end` when the last closes: a prompt opened inside another counts once);
+/// so does rho.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_prompts_are_announced_to_extensions() {
+    let files = [("prompt-events.ts", PROMPT_EVENTS)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "a", "type": "prompt", "message": "/ask"}))
+        .await;
+    let confirm = ui(&mut rpc, "confirm").await;
+    rpc.send(json!({"type": "extension_ui_response", "id": confirm["id"], "confirmed": true}))
+        .await;
+    assert_eq!(rpc.response(&json!("a")).await["success"], true);
+    let seen = rpc.call(json!({"id": "s1", "type": "prompt", "message": "/seen"}));
+    assert_eq!(seen.await["success"], true);
+    notified(
+        &mut rpc,
+        "start ui_prompt confirm Sure? | end ui_prompt confirm Sure?",
+    )
+    .await;
+
+    rpc.send(json!({"id": "n", "type": "prompt", "message": "/nest"}))
+        .await;
+    let select = ui(&mut rpc, "select").await;
+    let input = ui(&mut rpc, "input").await;
+    rpc.send(json!({"type": "extension_ui_response", "id": input["id"], "value": "x"}))
+        .await;
+    rpc.send(json!({"type": "extension_ui_response", "id": select["id"], "value": "a"}))
+        .await;
+    assert_eq!(rpc.response(&json!("n")).await["success"], true);
+    let seen = rpc.call(json!({"id": "s2", "type": "prompt", "message": "/seen"}));
+    assert_eq!(seen.await["success"], true);
+    notified(
+        &mut rpc,
+        "start ui_prompt select Outer | end ui_prompt select Outer",
+    )
+    .await;
+    assert_eq!(rpc.close().await, Some(0));
+}
