@@ -314,3 +314,41 @@ async fn blocking_prompts_are_announced_to_extensions() {
     .await;
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Tells what a failed compaction's `session_compact_failed` said.
+const COMPACT_FAILED: &str = r#"
+export default function (pi) {
+  pi.on("session_compact_failed", (e, ctx) => ctx.ui.notify(
+    `failed ${e.reason} aborted=${e.aborted} retry=${e.willRetry} extension=${e.fromExtension}: ${e.errorMessage}`,
+    "info",
+  ));
+}
+"#;
+
+/// A compaction that fails (here: nothing to compact yet) reaches pi extensions as
+/// `session_compact_failed` with pi's fields, as pi emits it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_compaction_reaches_pi_extensions() {
+    let files = [("compact-failed.ts", COMPACT_FAILED)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    let r = rpc.call(json!({"id": "c", "type": "compact"})).await;
+    assert_eq!(r["success"], false, "{r}");
+    let told = rpc
+        .wait(|v| {
+            v["method"] == "notify"
+                && v["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("failed "))
+        })
+        .await;
+    let text = told["message"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with(
+            "failed manual aborted=false retry=false extension=false: Compaction failed: "
+        ),
+        "{text}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
