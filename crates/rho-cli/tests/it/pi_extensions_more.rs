@@ -352,3 +352,24 @@ async fn a_failed_compaction_reaches_pi_extensions() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Tells each session name it hears of.
+const NAME_CHANGED: &str = r#"
+export default function (pi) {
+  pi.on("session_info_changed", (e, ctx) => ctx.ui.notify(`named ${e.name}`, "info"));
+}
+"#;
+
+/// Naming the session reaches pi extensions as `session_info_changed` with the name, as pi
+/// emits it from `setSessionName`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn naming_the_session_reaches_pi_extensions() {
+    let files = [("name-changed.ts", NAME_CHANGED)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    let set = json!({"id": "n", "type": "set_session_name", "name": "  Refactor  "});
+    assert_eq!(rpc.call(set).await["success"], true);
+    notified(&mut rpc, "named Refactor").await;
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -82,6 +82,11 @@ pub enum ExtensionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from_extension: Option<bool>,
     },
+    /// The session's name was set or cleared (pi 1.6): the name now, absent when cleared.
+    SessionInfoChanged {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
     /// The session is going away.
     SessionShutdown {
         reason: String,
