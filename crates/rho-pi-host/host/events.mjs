@@ -47,6 +47,16 @@ const FOLD = {
     }
     if (r.message && !state.result?.message) state.result = { ...state.result, message: r.message };
   },
+  // Handlers change the headers in place; rho gets the map as they left it.
+  before_provider_headers(state) {
+    state.result = state.event.headers;
+  },
+  // A returned payload replaces it for later handlers and for the request.
+  before_provider_request(state, r) {
+    if (r === undefined || r === null) return;
+    state.event.payload = r;
+    state.result = r;
+  },
   context(state, r) {
     if (r?.messages) {
       state.event.messages = r.messages;

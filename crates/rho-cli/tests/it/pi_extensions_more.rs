@@ -373,3 +373,43 @@ async fn naming_the_session_reaches_pi_extensions() {
     notified(&mut rpc, "named Refactor").await;
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Two `before_provider_request` handlers, the second seeing the first's payload, and two
+/// `before_provider_headers` handlers changing the headers in place.
+const PROVIDER_HOOKS: &str = r#"
+export default function (pi) {
+  pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0.25 }));
+  pi.on("before_provider_request", (e) => ({ ...e.payload, top_p: e.payload.temperature }));
+  pi.on("before_provider_headers", (e) => {
+    e.headers["x-one"] = "1";
+    e.headers["x-two"] = "2";
+    e.headers["x-saw-key"] = String("authorization" in e.headers || "Authorization" in e.headers);
+  });
+  pi.on("before_provider_headers", (e) => {
+    e.headers["x-two"] = null;
+    e.headers["authorization"] = null;
+  });
+}
+"#;
+
+/// pi's provider hooks from a pi extension: a returned payload replaces it for later handlers
+/// and for the request; headers changed in place are added or removed (credentials are not
+/// shown, but can be removed by name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_hooks_replace_the_payload_and_change_the_headers() {
+    let files = [("provider-hooks.ts", PROVIDER_HOOKS)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Hooked."));
+    rpc.prompt_ok("p", "hello").await;
+    let request = &rpc.server.requests()[0];
+    let body = request.json();
+    assert_eq!(body["temperature"], 0.25, "{body}");
+    assert_eq!(body["top_p"], 0.25, "{body}");
+    assert_eq!(request.header("x-one"), Some("1"));
+    assert_eq!(request.header("x-two"), None);
+    assert_eq!(request.header("x-saw-key"), Some("false"));
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -95,6 +95,10 @@ pub enum ExtensionEvent {
     },
     /// Before every LLM request: a copy of the messages, replaceable.
     Context { messages: Vec<AgentMessage> },
+    /// The request's headers were assembled (pi 1.6): `headers` maps each name to its value
+    /// (credentials left out); a handler returns the map with names set to a string (added or
+    /// replaced) or to null (removed), which later handlers see.
+    BeforeProviderHeaders { headers: Value },
     /// The provider payload was built; a handler may return a replacement (chained).
     BeforeProviderRequest { payload: Value },
     /// The provider's response headers arrived.
