@@ -206,25 +206,26 @@ pub(crate) fn write<'a>(
     written.ok().map(|()| extent)
 }
 
-/// Adds `entries`, the lines read after those the index `was` counts, to the index beside
-/// `path`, which then describes the file stamped `stamp` up to `head`. The entries go after
-/// the old ones and the new head over the old one, in that order (see the module docs). An
-/// index that is no longer the one read (another process wrote it since) is left alone.
-/// Gives what the head now counts, `None` when the index was not extended.
+/// The index beside the session file `path`, opened to be extended.
+pub(crate) fn open_to_extend(path: &Path) -> Option<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).open(sidecar(path)).ok()
+}
+
+/// Adds `entries`, the lines read after those the index `was` counts, to the index `file`
+/// ([`open_to_extend`]), which then describes the session file stamped `stamp` up to `head`.
+/// The entries go after the old ones and the new head over the old one, in that order (see
+/// the module docs). An index that is no longer the one read (another process wrote it
+/// since) is left alone. Gives what the head now counts, `None` when it was not extended.
 pub(crate) fn extend<'a>(
-    path: &Path,
+    file: &mut File,
     stamp: Stamp,
     was: (&Head, Extent),
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
 ) -> Option<Extent> {
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(sidecar(path))
-        .ok()?;
     let mut found = [0; HEAD_LEN];
-    let unchanged = read_exact_at(&file, &mut found, HEAD_AT as u64).is_ok()
+    let unchanged = read_exact_at(file, &mut found, HEAD_AT as u64).is_ok()
         && found == head_bytes(was.0, was.1);
     if !unchanged {
         return None;
@@ -243,8 +244,8 @@ pub(crate) fn extend<'a>(
     };
     let mut stamped_head = stamp.bytes().to_vec();
     stamped_head.extend_from_slice(&head_bytes(head, extent));
-    write_at(&mut file, &added, ENTRIES_AT as u64 + was.1.len)
-        .and_then(|()| write_at(&mut file, &stamped_head, STAMP_AT as u64))
+    write_at(file, &added, ENTRIES_AT as u64 + was.1.len)
+        .and_then(|()| write_at(file, &stamped_head, STAMP_AT as u64))
         .ok()
         .map(|()| extent)
 }
@@ -252,11 +253,8 @@ pub(crate) fn extend<'a>(
 /// Records that the file stamped `stamp` still has the indexed bytes (a torn write only
 /// means the bytes are checked again next time).
 pub(crate) fn restamp(path: &Path, stamp: Stamp) -> bool {
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(sidecar(path))
-        .and_then(|mut f| write_at(&mut f, &stamp.bytes(), STAMP_AT as u64))
-        .is_ok()
+    open_to_extend(path)
+        .is_some_and(|mut f| write_at(&mut f, &stamp.bytes(), STAMP_AT as u64).is_ok())
 }
 
 /// Writes `bytes` at `offset` of `file`.
@@ -559,6 +557,44 @@ mod tests {
         write_entry(&mut Writer(&mut more), &entries()[0]);
         bytes.extend_from_slice(&more[..more.len() / 2]);
         assert_eq!(decoded(&bytes), Some((stamp().bytes(), head(), entries())));
+    }
+
+    /// Extending gives exactly the index written whole; an index whose head is no longer the
+    /// one read is left alone.
+    #[test]
+    fn an_extended_index_is_the_index_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.jsonl");
+        let (first, more) = (entries()[..2].to_vec(), entries()[2..].to_vec());
+        let extent = write(&session, stamp(), &head(), first.clone().into_iter()).unwrap();
+        let mut file = open_to_extend(&session).unwrap();
+        let grown = Head {
+            covered: 9_000,
+            lines: 9,
+            ..head()
+        };
+        let stale = Head {
+            covered: 1,
+            ..head()
+        };
+        let refused = extend(
+            &mut file,
+            stamp(),
+            (&stale, extent),
+            &grown,
+            more.clone().into_iter(),
+        );
+        assert_eq!(refused, None);
+        let extended = extend(
+            &mut file,
+            stamp(),
+            (&head(), extent),
+            &grown,
+            more.into_iter(),
+        );
+        assert!(extended.is_some());
+        let whole = encode(stamp(), &grown, entries().into_iter()).0;
+        assert_eq!(std::fs::read(sidecar(&session)).unwrap(), whole);
     }
 
     #[test]

@@ -11,24 +11,28 @@
 //! keeping for this session, and the next open checks and extends it as usual.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::Path;
 
 use super::entry::SessionEntry;
 use super::index::{self, Extent, Head, Stamp};
 use super::load::{index_entry, Placed};
 
-/// The index beside a session file that describes all of it, followed append by append.
+/// The index beside a session file that describes all of it, followed append by append. It
+/// stays open: an index another process replaced meanwhile is then a file no longer there,
+/// whose extending harms nothing (the next open checks the one there).
 #[derive(Debug)]
 pub(crate) struct IndexKeeper {
-    path: PathBuf,
+    file: File,
     head: Head,
     extent: Extent,
 }
 
 impl IndexKeeper {
-    /// Follows the index of the session file `path` that `(head, extent)` describe.
-    pub(crate) fn new(path: PathBuf, (head, extent): (Head, Extent)) -> Self {
-        Self { path, head, extent }
+    /// Follows the index of the session file `path` that `(head, extent)` describe; `None`
+    /// when it cannot be opened for writing.
+    pub(crate) fn new(path: &Path, (head, extent): (Head, Extent)) -> Option<Self> {
+        let file = index::open_to_extend(path)?;
+        Some(Self { file, head, extent })
     }
 
     /// Adds `entry`, just written to `file` as `line` (without its line break) at byte `at`.
@@ -56,7 +60,7 @@ impl IndexKeeper {
         };
         let added = std::iter::once(index_entry(entry, &placed));
         let was = (&self.head, self.extent);
-        match index::extend(&self.path, Stamp::of(&meta), was, &head, added) {
+        match index::extend(&mut self.file, Stamp::of(&meta), was, &head, added) {
             Some(extent) => {
                 (self.head, self.extent) = (head, extent);
                 true

@@ -27,6 +27,7 @@ pub mod paths;
 pub mod time;
 pub mod tree;
 mod tree_view;
+mod unsaved;
 pub mod writer;
 
 pub use context::{

@@ -123,7 +123,8 @@ fn extend_index(
     let (head, placed) = indexable(loaded, placed, read)?;
     let entries = loaded.entries.iter().zip(&placed[1..]).skip(was.1.count());
     let added = entries.map(|(e, p)| index_entry(e, p));
-    index::extend(path, stamp, was, &head, added).map(|extent| (head, extent))
+    let mut file = index::open_to_extend(path)?;
+    index::extend(&mut file, stamp, was, &head, added).map(|extent| (head, extent))
 }
 
 /// Reads the whole file: its header, then every entry (or, for an older format, every line

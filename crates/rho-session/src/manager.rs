@@ -22,6 +22,7 @@ use super::load::load_file_and_index;
 use super::paths::session_file_name;
 use super::time::{format_iso, now_ms};
 use super::tree::SessionTree;
+use super::unsaved::{append_all, Unsaved};
 use super::writer::{write_atomic, Durability, FileWriter};
 
 /// Where the session's entries go.
@@ -55,9 +56,7 @@ pub struct SessionManager {
     durability: Durability,
     warnings: Vec<LoadWarning>,
     /// Serialized entries not yet on disk (their write failed, or the file is not due yet).
-    /// Each with its message cell, which learns where it is once written, and its position
-    /// in the tree.
-    unsaved: Vec<(Vec<u8>, Option<StoredMessage>, usize)>,
+    unsaved: Vec<Unsaved>,
     /// The entry index beside the file, while it describes all of the file.
     index: Option<IndexKeeper>,
     /// A new session's file is due (an assistant message arrived).
@@ -144,7 +143,7 @@ impl SessionManager {
         manager.warnings = loaded.warnings;
         manager.index = loaded
             .index
-            .map(|described| IndexKeeper::new(path.to_path_buf(), described));
+            .and_then(|described| IndexKeeper::new(path, described));
         Ok(manager)
     }
 
@@ -278,8 +277,12 @@ impl SessionManager {
             .leaf()
             .and_then(SessionEntry::stored_message)
             .cloned();
-        self.unsaved
-            .push((line, cell, self.tree.entries().len() - 1));
+        let position = self.tree.entries().len() - 1;
+        self.unsaved.push(Unsaved {
+            line,
+            cell,
+            position,
+        });
         self.write_due |= starts_file;
         match self.write_unsaved() {
             Ok(()) => self.failure = Failure::None,
@@ -324,27 +327,8 @@ impl SessionManager {
                 return self.write_unsaved();
             }
             Storage::Open(writer) => {
-                let mut written = 0;
-                let failed = self.unsaved.iter().find_map(|(line, cell, position)| {
-                    let result = writer.append_line(line.clone());
-                    let &Ok(at) = &result else {
-                        return result.err();
-                    };
-                    if let Some(cell) = cell {
-                        set_origin(cell, line, writer.message_file(), at);
-                    }
-                    let file = writer.message_file().file();
-                    let entry = &self.tree.entries()[*position];
-                    if !self
-                        .index
-                        .as_mut()
-                        .is_some_and(|i| i.add(file, at, line, entry))
-                    {
-                        self.index = None;
-                    }
-                    written += 1;
-                    None
-                });
+                let (written, failed) =
+                    append_all(writer, &self.unsaved, &self.tree, &mut self.index);
                 self.unsaved.drain(..written);
                 if let Some(e) = failed {
                     // Reopened on the next try, which cuts off a torn line first.

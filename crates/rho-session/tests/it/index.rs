@@ -199,6 +199,16 @@ fn assistant(text: &str) -> AgentMessage {
     AgentMessage::Assistant(a)
 }
 
+/// Appends a label of `target` to `path` as another process would, past the session's back.
+fn label_from_another_writer(path: &Path, target: &str) {
+    let mut other = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(
+        other,
+        r#"{{"type":"label","id":"f0000001","parentId":"{target}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{target}","label":"elsewhere"}}"#
+    )
+    .unwrap();
+}
+
 /// What a session appends to its own file it also adds to the index, so the next open takes
 /// every entry from the index (nothing parsed) and finds what a full load finds, messages
 /// read back included. Once another process has appended too, the session stops keeping the
@@ -235,17 +245,7 @@ fn a_session_keeps_its_index_current_as_it_appends() {
     assert_eq!(found(&reopened), found_without_index(&path));
 
     let mut session = SessionManager::open(&path).unwrap();
-    let last = session.leaf_id().unwrap().to_string();
-    let mut other = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(
-        other,
-        r#"{{"type":"label","id":"f0000001","parentId":"{last}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{last}","label":"elsewhere"}}"#
-    )
-    .unwrap();
-    drop(other);
+    label_from_another_writer(&path, session.leaf_id().unwrap());
     session
         .append_message(user("after the other writer"))
         .unwrap();
@@ -258,6 +258,28 @@ fn a_session_keeps_its_index_current_as_it_appends() {
     assert_eq!(found(&reopened), found_without_index(&path));
     let len = std::fs::metadata(&path).unwrap().len();
     assert_eq!(load_file_and_index(&path).unwrap().indexed, len);
+}
+
+/// Another writer appending between two of the session's own appends: the session's next
+/// line lands after the other's, the index stops at what it knew, and the next open parses
+/// the rest and finds what a full load finds.
+#[test]
+fn a_line_appended_by_another_writer_between_the_sessions_own_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "compacted.jsonl");
+    let mut session = SessionManager::open(&path).unwrap();
+    session.append_message(user("first")).unwrap();
+    label_from_another_writer(&path, session.leaf_id().unwrap());
+    session
+        .append_message(assistant("after the other writer"))
+        .unwrap();
+    let message = session.build_context().messages.pop().unwrap();
+    assert!(message.release());
+    assert!(message.get().is_ok(), "read back from where it landed");
+    drop(session);
+    let reopened = load_file_and_index(&path).unwrap();
+    assert!(reopened.indexed < std::fs::metadata(&path).unwrap().len());
+    assert_eq!(found(&reopened), found_without_index(&path));
 }
 
 /// A file rewritten in place (one parent id changed, same length, another modification
