@@ -112,6 +112,10 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(300);
 /// Rewrites the request body just before it is sent.
 pub type PayloadHook = Arc<dyn Fn(Value) -> BoxFuture<'static, Value> + Send + Sync>;
 
+/// Rewrites the request's headers (name, value) just before it is sent.
+pub type HeadersHook =
+    Arc<dyn Fn(Vec<(String, String)>) -> BoxFuture<'static, Vec<(String, String)>> + Send + Sync>;
+
 /// Sees the response status and headers before the body is read.
 pub type ResponseHook =
     Arc<dyn Fn(u16, Vec<(String, String)>) -> BoxFuture<'static, ()> + Send + Sync>;
@@ -129,6 +133,8 @@ pub type UnauthorizedHook =
 /// Optional hooks around one HTTP exchange.
 #[derive(Clone, Default)]
 pub struct RequestHooks {
+    /// Runs once the headers are assembled, before the payload hook.
+    pub before_headers: Option<HeadersHook>,
     /// Runs after the payload is built, before it is sent.
     pub before_request: Option<PayloadHook>,
     /// Runs after the response headers arrived, before the body is consumed.
@@ -143,6 +149,7 @@ pub struct RequestHooks {
 impl std::fmt::Debug for RequestHooks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestHooks")
+            .field("before_headers", &self.before_headers.is_some())
             .field("before_request", &self.before_request.is_some())
             .field("after_response", &self.after_response.is_some())
             .field("on_unauthorized", &self.on_unauthorized.is_some())

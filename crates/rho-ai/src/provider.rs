@@ -365,6 +365,9 @@ pub async fn drive<P: WireParser>(
         .idle_timeout
         .unwrap_or(crate::options::DEFAULT_IDLE_TIMEOUT);
     let cancel = control.cancel.clone();
+    if let Some(hook) = &control.hooks.before_headers {
+        request.headers = hook(std::mem::take(&mut request.headers)).await;
+    }
     if let Some(hook) = &control.hooks.before_request {
         request.body = hook(request.body).await;
     }

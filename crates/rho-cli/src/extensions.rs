@@ -4,20 +4,19 @@
 //! `.rho/`'s, D17; both only in a trusted project), the user's list and
 //! `<agentDir>/extensions/`, then the installed packages' extensions, each with the lists'
 //! `!`/`+`/`-` patterns applied. A failing extension is a warning; the session starts without
-//! it. pi extensions (TypeScript files, directories, JS modules with a default export) all run
-//! in one node host process (`rho-pi-host`); without any, no node starts. pi's built-in
+//! it. Their processes are started in `extension_processes`. pi's built-in
 //! extensions (`builtin:mcp`, `builtin:codemode`) are rho's own parts, switched by the same
 //! lists and flags ([`builtin_on`]).
 
 use std::path::{Path, PathBuf};
 
 use rho_core::settings::Settings;
-use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::Extension;
 use rho_packages::local::BUILTIN_PREFIX;
 use rho_packages::{Kind, Resolved};
 
 use crate::args::Args;
+use crate::extension_processes::{Launcher, Started, Told};
 use crate::plan::RunMode;
 use crate::project::Project;
 use crate::tool_names::ToolSelection;
@@ -98,26 +97,55 @@ pub struct ExtensionSetup<'a> {
     pub packages: &'a Resolved,
 }
 
-/// Resolves the extension paths, starts each one (failures become warnings) and keeps the
-/// tools the flags and permissions allow.
-pub async fn start_all(setup: &ExtensionSetup<'_>, warnings: &mut Vec<String>) -> Vec<Extension> {
+/// Starts the extensions of this run's sources ([`sources`]) for a session in `cwd` told
+/// `told`: start-up's, /reload's and the ones asked about project trust before start-up.
+pub async fn launch(
+    args: &Args,
+    packages: &Resolved,
+    settings: &Settings,
+    agent_dir: &Path,
+    cwd: &Path,
+    told: Told<'_>,
+    warnings: &mut Vec<String>,
+) -> Started {
+    let paths = sources(args, packages, cwd);
+    let launcher = Launcher::new(args, settings, agent_dir, cwd, told);
+    launcher.start(paths, warnings).await
+}
+
+/// Resolves the extension paths, starts each one not `preloaded` (those asked about project
+/// trust before start-up; failures become warnings) and keeps the tools the flags and
+/// permissions allow.
+pub async fn start_all(
+    setup: &ExtensionSetup<'_>,
+    preloaded: Option<Started>,
+    warnings: &mut Vec<String>,
+) -> Vec<Extension> {
     let cwd = setup.project.cwd.as_path();
-    let paths = sources(setup.args, setup.packages, cwd);
     let told = Told {
         has_ui: setup.mode.has_ui(),
         mode: setup.mode.name(),
         project_trusted: setup.project.trusted(),
     };
-    let pi = PiHost {
-        agent_dir: setup.agent_dir,
-        node_path: setup
-            .settings
-            .raw()
-            .get("nodePath")
-            .and_then(|v| v.as_str()),
+    let (started, paths) = match preloaded {
+        Some(started) => (started, sources(setup.args, setup.packages, cwd)),
+        None => {
+            let (args, packages, settings) = (setup.args, setup.packages, setup.settings);
+            let started = launch(
+                args,
+                packages,
+                settings,
+                setup.agent_dir,
+                cwd,
+                told,
+                warnings,
+            );
+            let started = started.await;
+            let paths = started.paths().to_vec();
+            (started, paths)
+        }
     };
-    let flags = flag_values(setup.args);
-    let mut loaded = load(&paths, cwd, told, flags, &pi, warnings).await;
+    let mut loaded = started.finish(&paths, told.project_trusted, warnings).await;
     for ext in &mut loaded {
         ext.retain_tools(|name| {
             setup.tools.allows_extension_tool(name) && setup.permissions.exposes(name)
@@ -158,132 +186,6 @@ pub fn flag_values(args: &Args) -> serde_json::Map<String, serde_json::Value> {
 pub fn unclaimed_flags(args: &Args, loaded: &[Extension]) -> Option<String> {
     let claimed: Vec<String> = loaded.iter().flat_map(|e| e.flags().to_vec()).collect();
     args.unknown_options_error(&claimed)
-}
-
-/// What every extension is told at start (`hello`).
-#[derive(Debug, Clone, Copy)]
-pub struct Told<'a> {
-    /// Whether a UI answers its `ui_*` calls.
-    pub has_ui: bool,
-    /// How rho runs (`ctx.mode`).
-    pub mode: &'a str,
-    /// Whether the project's own resources are trusted (`ctx.isProjectTrusted()`).
-    pub project_trusted: bool,
-}
-
-/// Starts every extension; failures become warnings. pi extensions go to one host process,
-/// loaded where the first of them stands in the order.
-pub async fn load(
-    paths: &[PathBuf],
-    cwd: &Path,
-    told: Told<'_>,
-    flags: serde_json::Map<String, serde_json::Value>,
-    pi: &PiHost<'_>,
-    warnings: &mut Vec<String>,
-) -> Vec<Extension> {
-    let options = ProcessOptions {
-        cwd: Some(cwd.to_path_buf()),
-        has_ui: told.has_ui,
-        flags,
-        mode: Some(told.mode.to_string()),
-        project_trusted: told.project_trusted,
-        ..ProcessOptions::default()
-    };
-    let (pi_paths, others): (Vec<PathBuf>, Vec<PathBuf>) = paths
-        .iter()
-        .cloned()
-        .partition(|p| rho_pi_host::is_pi_extension(p));
-    let mut loaded = Vec::new();
-    let mut pi_pending = !pi_paths.is_empty();
-    for path in paths {
-        if pi_pending && pi_paths.first() == Some(path) {
-            pi_pending = false;
-            loaded.extend(load_pi(&pi_paths, &options, pi, warnings).await);
-        }
-        if !others.contains(path) {
-            continue;
-        }
-        let (program, args) = program_for(path);
-        match ProcessExtension::spawn(&program, &args, options.clone()).await {
-            Ok(ext) => loaded.push(ext.extension()),
-            Err(e) => warnings.push(e.to_string()),
-        }
-    }
-    loaded
-}
-
-/// Where the pi host finds node and its files.
-pub struct PiHost<'a> {
-    /// The agent dir (`pi-host/` beneath it holds the host and pi's packages).
-    pub agent_dir: &'a Path,
-    /// The settings key `nodePath`.
-    pub node_path: Option<&'a str>,
-}
-
-/// Starts the pi extension host for `paths`; its load notices become warnings.
-async fn load_pi(
-    paths: &[PathBuf],
-    options: &ProcessOptions,
-    pi: &PiHost<'_>,
-    warnings: &mut Vec<String>,
-) -> Option<Extension> {
-    let names = || {
-        paths
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let node = match rho_pi_host::find_node(pi.node_path) {
-        Ok(node) => node,
-        Err(e) => {
-            warnings.push(format!("pi extensions not loaded ({}): {e}", names()));
-            return None;
-        }
-    };
-    let host_dir = pi.agent_dir.join("pi-host");
-    let entry = match rho_pi_host::install_host(&host_dir) {
-        Ok(entry) => entry,
-        Err(e) => {
-            let dir = host_dir.display();
-            warnings.push(format!(
-                "pi extensions not loaded ({}): cannot write the host into {dir}: {e}",
-                names()
-            ));
-            return None;
-        }
-    };
-    let packages = rho_pi_host::packages_dir(pi.agent_dir);
-    let mut options = options.clone();
-    // Loading many extensions takes a while; the first npm install of pi's packages longer.
-    options.handshake_timeout = if rho_pi_host::packages_ready(&packages) {
-        std::time::Duration::from_secs(60)
-    } else {
-        std::time::Duration::from_secs(600)
-    };
-    let host = rho_pi_host::HostPaths {
-        node: &node,
-        entry: &entry,
-        packages: &packages,
-        agent_dir: pi.agent_dir,
-    };
-    let (program, args) = rho_pi_host::command(&host, paths);
-    match ProcessExtension::spawn(&program, &args, options.clone()).await {
-        Ok(ext) => {
-            warnings.extend(ext.registration().notices.iter().cloned());
-            let launch = crate::pi_supervisor::Launch {
-                program,
-                args,
-                options,
-                files: names(),
-            };
-            Some(crate::pi_supervisor::Supervisor::extension(launch, ext))
-        }
-        Err(e) => {
-            warnings.push(format!("pi extensions not loaded ({}): {e}", names()));
-            None
-        }
-    }
 }
 
 #[cfg(test)]

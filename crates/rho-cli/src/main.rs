@@ -6,6 +6,7 @@ mod builtin_commands;
 mod config_cli;
 mod credentials;
 mod echo_off;
+mod extension_processes;
 mod extension_providers;
 mod extensions;
 mod file_args;

@@ -124,16 +124,17 @@ pub struct StartupPlan {
 impl StartupPlan {
     /// Resolves everything for a session working in `cwd` (the session's own folder, which a
     /// resumed session may have elsewhere). `warnings` are those met before (opening the
-    /// session). A bad flag value is an error; a bad setting is a warning and the default.
+    /// session); `global` the global settings, read once before. A bad flag value is an
+    /// error; a bad setting is a warning and the default.
     pub fn resolve(
         args: &Args,
         mode: RunMode,
-        agent_dir: PathBuf,
+        (agent_dir, global): (PathBuf, &Settings),
         cwd: &Path,
         mut warnings: Vec<String>,
     ) -> anyhow::Result<Self> {
-        let project = Project::resolve(args.approve, &agent_dir, cwd, &mut warnings);
-        let settings = project.settings(&agent_dir);
+        let project = Project::resolve_over(args.approve, global, &agent_dir, cwd, &mut warnings);
+        let settings = project.settings_over(global);
         warnings.extend(settings.warnings.iter().cloned());
         let credentials = load_credentials(&agent_dir, &mut warnings);
         let dialect = choose_dialect(

@@ -160,10 +160,11 @@ fn the_plan_reads_the_projects_settings_only_when_the_folder_is_trusted() {
     )
     .expect("project");
     let before = vec!["opened the session".to_string()];
+    let global = |agent: &std::path::Path| Settings::load_scopes(agent, None);
     let plan = StartupPlan::resolve(
         &args(&[]),
         RunMode::Print,
-        agent.clone(),
+        (agent.clone(), &global(&agent)),
         &cwd,
         before.clone(),
     )
@@ -177,8 +178,15 @@ fn the_plan_reads_the_projects_settings_only_when_the_folder_is_trusted() {
     TrustStore::new(&agent)
         .set(&cwd, Some(true))
         .expect("trust the folder");
-    let plan = StartupPlan::resolve(&args(&[]), RunMode::Interactive, agent, &cwd, Vec::new())
-        .expect("a plan");
+    let global = global(&agent);
+    let plan = StartupPlan::resolve(
+        &args(&[]),
+        RunMode::Interactive,
+        (agent, &global),
+        &cwd,
+        Vec::new(),
+    )
+    .expect("a plan");
     assert!(plan.project.trusted());
     assert_eq!(plan.tools.builtin, ["read"]);
     assert_eq!(plan.dialect, "1.x".parse().expect("a dialect"));

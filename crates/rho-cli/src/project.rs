@@ -38,7 +38,19 @@ impl Project {
         cwd: &Path,
         warnings: &mut Vec<String>,
     ) -> Self {
-        let inputs = trust_inputs(approve, agent_dir, cwd);
+        let global = Settings::load_scopes(agent_dir, None);
+        Self::resolve_over(approve, &global, agent_dir, cwd, warnings)
+    }
+
+    /// [`Project::resolve`] with the global settings read before (`global`).
+    pub fn resolve_over(
+        approve: Option<bool>,
+        global: &Settings,
+        agent_dir: &Path,
+        cwd: &Path,
+        warnings: &mut Vec<String>,
+    ) -> Self {
+        let inputs = trust_inputs(approve, global, cwd);
         let trusted = match decide(&TrustStore::new(agent_dir), inputs) {
             Ok(TrustDecision::Trusted) => true,
             Ok(TrustDecision::Untrusted) => false,
@@ -59,6 +71,14 @@ impl Project {
         Self {
             cwd: cwd.to_path_buf(),
             dir: trusted.then(|| cwd.join(PROJECT_DIR)),
+        }
+    }
+
+    /// `cwd` before its trust is decided: its own resources unread.
+    pub fn untrusted(cwd: &Path) -> Self {
+        Self {
+            cwd: cwd.to_path_buf(),
+            dir: None,
         }
     }
 
@@ -84,12 +104,16 @@ impl Project {
     pub fn settings(&self, agent_dir: &Path) -> Settings {
         Settings::load_scopes(agent_dir, self.dir())
     }
+
+    /// [`Project::settings`] over the global settings read before (`global`).
+    pub fn settings_over(&self, global: &Settings) -> Settings {
+        global.with_project_layers(&self.folders())
+    }
 }
 
-/// What decides for `cwd`: the flag and the global `defaultProjectTrust` (only the global
-/// settings count: the project's own cannot vouch for it).
-fn trust_inputs<'a>(approve: Option<bool>, agent_dir: &Path, cwd: &'a Path) -> TrustInputs<'a> {
-    let global = Settings::load_scopes(agent_dir, None);
+/// What decides for `cwd`: the flag and the `global` settings' `defaultProjectTrust` (only
+/// the global settings count: the project's own cannot vouch for it).
+fn trust_inputs<'a>(approve: Option<bool>, global: &Settings, cwd: &'a Path) -> TrustInputs<'a> {
     let default = global
         .global_value("defaultProjectTrust")
         .and_then(Value::as_str);
@@ -107,17 +131,18 @@ pub type AskTrust<'a> = &'a dyn Fn(&str, &[String]) -> std::io::Result<Option<us
 
 /// The interactive start-up's trust question, asked only when nothing decides for `cwd` (no
 /// flag, no saved decision, `defaultProjectTrust` "ask") and the folder has something to
-/// protect. A saved answer is written to trust.json (the decision that follows reads it);
-/// what is returned is this run's flag when the answer is not saved: a "this session only"
-/// answer, a cancel (not trusted, as in pi) or a store that cannot be written.
+/// protect (`global` holds `defaultProjectTrust`). A saved answer is written to trust.json
+/// (the decision that follows reads it); what is returned is this run's flag when the answer
+/// is not saved: a "this session only" answer, a cancel (not trusted, as in pi) or a store
+/// that cannot be written.
 pub fn ask_at_start(
     approve: Option<bool>,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     cwd: &Path,
     ask: AskTrust<'_>,
     warnings: &mut Vec<String>,
 ) -> Option<bool> {
-    let inputs = trust_inputs(approve, agent_dir, cwd);
+    let inputs = trust_inputs(approve, global, cwd);
     let store = TrustStore::new(agent_dir);
     if !matches!(decide(&store, inputs), Ok(TrustDecision::Ask)) {
         return None;
@@ -175,38 +200,40 @@ mod tests {
     #[test]
     fn the_start_up_question_saves_trust_or_trusts_for_this_run_only() {
         let (_tmp, agent, cwd) = setup("{}");
+        let global = Settings::load_scopes(&agent, None);
+        let agent = (&global, agent.as_path());
         let asked = std::cell::RefCell::new(Vec::new());
         let mut warnings = Vec::new();
         // "Trust (this session only)": this run's flag, nothing saved.
         let flag = ask_at_start(
             None,
-            &agent,
+            agent,
             &cwd,
             &answering(Some(2), &asked),
             &mut warnings,
         );
         assert_eq!(flag, Some(true));
-        assert!(!agent.join("trust.json").exists());
+        assert!(!agent.1.join("trust.json").exists());
         assert!(asked.borrow()[0].starts_with("Trust project folder?\n"));
         assert_eq!(asked.borrow()[3], "Trust (this session only)");
         // Cancelled: not trusted, as in pi.
-        let flag = ask_at_start(None, &agent, &cwd, &answering(None, &asked), &mut warnings);
+        let flag = ask_at_start(None, agent, &cwd, &answering(None, &asked), &mut warnings);
         assert_eq!(flag, Some(false));
         // "Trust": saved, so the decision that follows reads it and no flag is needed.
         let flag = ask_at_start(
             None,
-            &agent,
+            agent,
             &cwd,
             &answering(Some(0), &asked),
             &mut warnings,
         );
         assert_eq!(flag, None);
-        assert!(Project::resolve(None, &agent, &cwd, &mut warnings).trusted());
+        assert!(Project::resolve(None, agent.1, &cwd, &mut warnings).trusted());
         // Decided now: not asked again.
         asked.borrow_mut().clear();
         ask_at_start(
             None,
-            &agent,
+            agent,
             &cwd,
             &answering(Some(3), &asked),
             &mut warnings,

@@ -7,6 +7,7 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _};
+use rho_core::resources::project_dirs::folders_of;
 use rho_core::settings::Settings;
 use rho_session::listing::{is_path_argument, list_sessions};
 use rho_session::paths::{process_env, resolve_session_dir};
@@ -22,11 +23,12 @@ use crate::project::PROJECT_DIR;
 /// trust decision.
 pub fn open(
     args: &Args,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<SessionManager> {
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let settings = Settings::load(agent_dir, &cwd.join(PROJECT_DIR));
+    let project = folders_of(Some(&cwd.join(PROJECT_DIR)));
+    let settings = global.with_project_layers(&project);
     let mut session = open_session(args, &settings, agent_dir, &cwd)?;
     if let Some(name) = &args.name {
         let name = name.trim();

@@ -48,7 +48,7 @@ pub async fn reload(
         tools: &tools,
         packages: &packages,
     };
-    let extensions = start_all(&setup, &mut warnings).await;
+    let extensions = start_all(&setup, None, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
     session.load_extensions(extensions);
     let switches = (project.trusted(), builtin_on(args, &packages, "mcp"));

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, CredentialStore};
+use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_extension_host::providers::ProviderStreams;
 use rho_packages::Resolved;
@@ -18,6 +19,7 @@ use rho_session::{ModelRef, SessionManager};
 
 use crate::args::Args;
 use crate::credentials::{ensure_auth_file, CliCredentials};
+use crate::extension_processes::Started;
 use crate::extension_providers::ExtensionProviders;
 use crate::extensions::ExtensionSetup;
 use crate::list_models;
@@ -72,13 +74,17 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
         let file = agent_dir.join("auth.json");
         warnings.push(format!("cannot create {}: {e}", file.display()));
     }
-    let store = crate::session_open::open(args, &agent_dir, &mut warnings)?;
+    // The global settings, read once: the session dir is looked up with them, trust is
+    // decided with them, the question before start-up takes its theme from them, and the
+    // project's layers go over them once trusted.
+    let global = Settings::load_scopes(&agent_dir, None);
+    let dirs = (&global, agent_dir.as_path());
+    let store = crate::session_open::open(args, dirs, &mut warnings)?;
     let cwd = PathBuf::from(store.cwd());
-    let from_extensions =
-        crate::trust_extensions::decide(args, &agent_dir, &cwd, mode, &mut warnings).await;
-    let trust_flag = from_extensions.or_else(|| {
+    let before = crate::trust_extensions::decide(args, dirs, &cwd, mode, &mut warnings).await;
+    let trust_flag = before.trusted.or_else(|| {
         (mode == RunMode::Interactive)
-            .then(|| ask_trust(args.approve, &agent_dir, &cwd, &mut warnings))
+            .then(|| ask_trust(args.approve, dirs, &cwd, &mut warnings))
             .flatten()
     });
     let answered = trust_flag.map(|flag| Args {
@@ -86,8 +92,8 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
         ..args.clone()
     });
     let args = answered.as_ref().unwrap_or(args);
-    let plan = StartupPlan::resolve(args, mode, agent_dir, &cwd, warnings)?;
-    let mut startup = build(args, plan, store).await?;
+    let plan = StartupPlan::resolve(args, mode, (agent_dir, &global), &cwd, warnings)?;
+    let mut startup = build(args, plan, store, before.started).await?;
     startup.trust_flag = trust_flag;
     Ok(startup)
 }
@@ -96,27 +102,30 @@ pub async fn start(args: &Args, mode: RunMode) -> anyhow::Result<Startup> {
 /// settings' built-in theme; the project's own cannot apply yet).
 fn ask_trust(
     approve: Option<bool>,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     cwd: &Path,
     warnings: &mut Vec<String>,
 ) -> Option<bool> {
-    let theme = crate::trust_extensions::startup_theme(agent_dir);
     let ask = |question: &str, answers: &[String]| {
+        let theme = crate::trust_extensions::startup_theme(global);
         rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
     };
-    crate::project::ask_at_start(approve, agent_dir, cwd, &ask, warnings)
+    crate::project::ask_at_start(approve, (global, agent_dir), cwd, &ask, warnings)
 }
 
 /// The session `plan` describes, over the opened session file `store`.
+/// The extensions asked about project trust before start-up (`preloaded`) go on into it.
 async fn build(
     args: &Args,
     mut plan: StartupPlan,
     store: SessionManager,
+    preloaded: Option<Started>,
 ) -> anyhow::Result<Startup> {
     let mut warnings = std::mem::take(&mut plan.warnings);
     let mut config = AgentSessionConfig::new(plan.project.cwd.clone());
     let packages = add_resources(&mut config, args, &plan, &mut warnings);
-    config.extensions = start_extensions(args, &plan, &packages, &mut warnings).await?;
+    let extensions = (&*packages, preloaded);
+    config.extensions = start_extensions(args, &plan, extensions, &mut warnings).await?;
     let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
     let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
     let switches = (plan.project.trusted(), mcp_on);
@@ -177,7 +186,7 @@ fn add_resources(
 async fn start_extensions(
     args: &Args,
     plan: &StartupPlan,
-    packages: &Resolved,
+    (packages, preloaded): (&Resolved, Option<Started>),
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<Vec<rho_extension_host::Extension>> {
     let setup = ExtensionSetup {
@@ -190,7 +199,7 @@ async fn start_extensions(
         tools: &plan.tools,
         packages,
     };
-    let extensions = crate::extensions::start_all(&setup, warnings).await;
+    let extensions = crate::extensions::start_all(&setup, preloaded, warnings).await;
     if let Some(error) = crate::extensions::unclaimed_flags(args, &extensions) {
         anyhow::bail!("{}", error.trim_start_matches("Error: "));
     }

@@ -1,72 +1,99 @@
 //! pi 1.6's `project_trust` event at start-up: when the folder has project resources and no
 //! `--approve`/`--no-approve` decides, the user's and the command line's extensions (the
-//! project's own are not loaded before trust) are loaded on their own, asked in load order,
-//! and closed again; the first yes or no decides for this run (saved to trust.json with
+//! project's own are not loaded before trust) are started with the project untrusted and
+//! asked in load order; the first yes or no decides for this run (saved to trust.json with
 //! `remember`), ahead of a saved decision, `defaultProjectTrust` and the built-in question.
+//! As pi reuses its pre-trust extensions, the ones started here go on into the session
+//! ([`Started::finish`] tells them the decision and adds the trusted project's own).
 //! Handlers get pi's trust context: the folder, the mode, `hasUI` (the terminal only) and
 //! four dialogs, which the terminal asks with the start-up selector; elsewhere the dialogs
 //! answer nothing and notices go to stderr, as in pi.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use rho_core::settings::Settings;
 use rho_core::trust::{needs_trust, TrustStore};
 use rho_extension_host::events::TrustAnswer;
 use rho_extension_host::{ExtensionContext, ExtensionRunner, ExtensionUi, NoSession};
 use rho_tui::Theme;
 
 use crate::args::Args;
-use crate::extensions::{load, sources, PiHost, Told};
+use crate::extension_processes::{Started, Told};
 use crate::plan::RunMode;
 use crate::project::Project;
 
-/// How long a pre-trust extension process gets to end once the question is answered.
-const CLOSE_GRACE: Duration = Duration::from_millis(500);
+/// What was decided before start-up, and the extensions that were asked.
+#[derive(Default)]
+pub struct BeforeStart {
+    /// An extension's yes or no, when one answered.
+    pub trusted: Option<bool>,
+    /// The extensions asked, running, for the session to take over.
+    pub started: Option<Started>,
+}
 
-/// Asks the user's and the command line's extensions whether `cwd` is trusted; `Some` when
-/// one answered yes or no (saved first when it asked to be remembered). Problems become
-/// `warnings`.
+/// The theme of questions asked before the session starts: the `global` settings' built-in
+/// theme (the project's own cannot apply before trust).
+pub fn startup_theme(global: &Settings) -> Theme {
+    global
+        .theme()
+        .and_then(Theme::builtin)
+        .unwrap_or_else(Theme::dark)
+}
+
+/// Starts the user's and the command line's extensions and asks them whether `cwd` is
+/// trusted; `trusted` is `Some` when one answered yes or no (saved first when it asked to be
+/// remembered). `global` is the global settings: before trust, all that counts. Problems
+/// become `warnings`.
 pub async fn decide(
     args: &Args,
-    agent_dir: &Path,
+    (global, agent_dir): (&Settings, &Path),
     cwd: &Path,
     mode: RunMode,
     warnings: &mut Vec<String>,
-) -> Option<bool> {
+) -> BeforeStart {
     if args.approve.is_some() || !needs_trust(cwd) {
-        return None;
+        return BeforeStart::default();
     }
     // The project as it stands before trust: its own settings and extensions unread.
-    let project = Project::resolve(Some(false), agent_dir, cwd, &mut Vec::new());
-    let settings = project.settings(agent_dir);
-    // What this load reports, the load after the decision reports again.
-    let mut quiet = Vec::new();
+    let project = Project::untrusted(cwd);
+    // What preparing the packages reports, start-up's preparing reports again.
     let packages = crate::packages::off_the_workers(|| {
-        crate::packages::prepare(args, &settings, agent_dir, &project, &mut quiet)
+        crate::packages::prepare(args, global, agent_dir, &project, &mut Vec::new())
     });
-    let paths = sources(args, &packages, cwd);
-    if paths.is_empty() {
-        return None;
-    }
-    let pi = PiHost {
-        agent_dir,
-        node_path: settings.raw().get("nodePath").and_then(|v| v.as_str()),
-    };
-    let interactive = mode == RunMode::Interactive;
-    let flags = crate::extensions::flag_values(args);
     // The question is still open: the project counts as untrusted until it is answered.
     let told = Told {
-        has_ui: interactive,
+        has_ui: mode.has_ui(),
         mode: mode.name(),
         project_trusted: false,
     };
-    let loaded = load(&paths, cwd, told, flags, &pi, &mut quiet).await;
+    let launch = crate::extensions::launch(args, &packages, global, agent_dir, cwd, told, warnings);
+    let started = launch.await;
+    if started.paths().is_empty() {
+        return BeforeStart::default();
+    }
+    let theme = startup_theme(global);
+    BeforeStart {
+        trusted: ask(&started, agent_dir, cwd, mode, theme, warnings).await,
+        started: Some(started),
+    }
+}
+
+/// Emits `project_trust` to the `started` extensions; the first yes or no, saved first when
+/// it asked to be remembered.
+async fn ask(
+    started: &Started,
+    agent_dir: &Path,
+    cwd: &Path,
+    mode: RunMode,
+    theme: Theme,
+    warnings: &mut Vec<String>,
+) -> Option<bool> {
     let errors = Arc::new(Mutex::new(Vec::new()));
     let sink = Arc::clone(&errors);
     let runner = ExtensionRunner::new(
-        loaded,
+        started.extensions(),
         Arc::new(move |r| {
             let text = format!(
                 "Extension \"{}\" project_trust error: {}",
@@ -76,8 +103,9 @@ pub async fn decide(
         }),
     );
     let ui = StartupUi {
-        interactive,
+        interactive: mode == RunMode::Interactive,
         agent_dir: agent_dir.to_path_buf(),
+        theme: Arc::new(theme),
     };
     let host = NoSession {
         cwd: cwd.to_path_buf(),
@@ -87,9 +115,6 @@ pub async fn decide(
     let answer = runner
         .emit_project_trust(cwd.display().to_string(), &ctx)
         .await;
-    for ext in runner.extensions().iter() {
-        ext.close(CLOSE_GRACE).await;
-    }
     warnings.extend(errors.lock().unwrap_or_else(|p| p.into_inner()).drain(..));
     let answer = answer?;
     let trusted = answer.trusted == TrustAnswer::Yes;
@@ -101,19 +126,11 @@ pub async fn decide(
     Some(trusted)
 }
 
-/// The theme of questions asked before the session starts: the global settings' built-in
-/// theme (the project's own cannot apply before trust).
-pub fn startup_theme(agent_dir: &Path) -> Theme {
-    rho_core::settings::Settings::load_scopes(agent_dir, None)
-        .theme()
-        .and_then(Theme::builtin)
-        .unwrap_or_else(Theme::dark)
-}
-
 /// pi's trust-context dialogs: the start-up selector in the terminal, nothing elsewhere.
 struct StartupUi {
     interactive: bool,
-    agent_dir: PathBuf,
+    agent_dir: std::path::PathBuf,
+    theme: Arc<Theme>,
 }
 
 impl StartupUi {
@@ -122,9 +139,8 @@ impl StartupUi {
         if !self.interactive {
             return Box::pin(async { None });
         }
-        let agent_dir = self.agent_dir.clone();
+        let (agent_dir, theme) = (self.agent_dir.clone(), Arc::clone(&self.theme));
         Box::pin(async move {
-            let theme = startup_theme(&agent_dir);
             let ask =
                 move || rho_interactive::ask_before_start(&title, &options, &agent_dir, &theme);
             tokio::task::spawn_blocking(ask).await.ok()?.ok()?

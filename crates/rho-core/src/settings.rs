@@ -51,14 +51,26 @@ impl Settings {
         let global_path = agent_dir.join("settings.json");
         let mut warnings = Vec::new();
         let (global, global_broken) = read_scope(&global_path, &mut warnings);
+        let mut s = Settings::from_scopes(global, Map::new());
+        s.global_path = Some(global_path);
+        s.global_broken = global_broken;
+        s.warnings = warnings;
+        s.with_project_layers(project_dirs)
+    }
+
+    /// The global scope of these settings with the project folders `project_dirs` read over
+    /// it (as [`Settings::load_layers`]): start-up reads the global file once, before the
+    /// project's trust is known, and the trusted project's layers after.
+    pub fn with_project_layers(&self, project_dirs: &[PathBuf]) -> Settings {
+        let mut warnings = self.warnings.clone();
         let mut project = Map::new();
         for dir in project_dirs.iter().rev() {
             let (layer, _) = read_scope(&dir.join("settings.json"), &mut warnings);
             project = Settings::from_scopes(project, layer).merged;
         }
-        let mut s = Settings::from_scopes(global, project);
-        s.global_path = Some(global_path);
-        s.global_broken = global_broken;
+        let mut s = Settings::from_scopes(self.global.clone(), project);
+        s.global_path = self.global_path.clone();
+        s.global_broken = self.global_broken;
         s.warnings = warnings;
         s
     }
@@ -541,6 +553,43 @@ mod tests {
 
     fn obj(v: Value) -> Map<String, Value> {
         v.as_object().cloned().expect("object")
+    }
+
+    /// Start-up reads the global file once and the trusted project's layers later: the same
+    /// settings as reading both at once, the global file's problems reported once.
+    #[test]
+    fn project_layers_over_global_settings_read_before() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (agent, rho, pi) = (
+            tmp.path().join("a"),
+            tmp.path().join(".rho"),
+            tmp.path().join(".pi"),
+        );
+        for (dir, text) in [
+            (
+                &agent,
+                r#"{"theme": "light", "queueMode": "all", "permissions": {"allow": ["g"]}}"#,
+            ),
+            (
+                &rho,
+                r#"{"theme": "dark", "permissions": {"allow": ["r"]}}"#,
+            ),
+            (&pi, "not json"),
+        ] {
+            std::fs::create_dir_all(dir).expect("mkdir");
+            std::fs::write(dir.join("settings.json"), text).expect("write");
+        }
+        let layers = [rho.clone(), pi.clone()];
+        let global = Settings::load_scopes(&agent, None);
+        assert_eq!(global.theme(), Some("light"));
+        let over = global.with_project_layers(&layers);
+        let both = Settings::load_layers(&agent, &layers);
+        assert_eq!(over.raw(), both.raw());
+        assert_eq!(over.theme(), Some("dark"));
+        assert_eq!(over.joined_list("permissions.allow"), ["g", "r"]);
+        assert_eq!(over.global_value("theme"), Some(&json!("light")));
+        assert_eq!(over.warnings, both.warnings);
+        assert_eq!(over.warnings.len(), 1, "{:?}", over.warnings);
     }
 
     #[test]

@@ -193,6 +193,25 @@ impl ExtensionRunner {
         current
     }
 
+    /// `before_provider_headers` (pi 1.6): each handler gets the headers as changed so far
+    /// (a map of names to a string, or to null for a name to remove) and returns the map.
+    pub async fn emit_headers(&self, headers: Value, ctx: &ExtensionContext) -> Value {
+        let mut current = headers;
+        for ext in self.extensions().iter() {
+            for handler in ext.handlers_for("before_provider_headers") {
+                let event = ExtensionEvent::BeforeProviderHeaders {
+                    headers: current.clone(),
+                };
+                match handler(event, ctx.clone()).await {
+                    Ok(Some(v)) if v.is_object() => current = v,
+                    Ok(_) => {}
+                    Err(e) => self.report(&ext.path, "before_provider_headers", e),
+                }
+            }
+        }
+        current
+    }
+
     /// Emission whose results are collected from every handler (`resources_discover`).
     pub async fn emit_collect(&self, event: ExtensionEvent, ctx: &ExtensionContext) -> Vec<Value> {
         if !self.has_handlers(event.type_name()) {

@@ -65,7 +65,7 @@ impl Extension {
                     rho.shared.deliver_reply(id, error.map_or(Ok(result), Err));
                 }
                 Ok(ToExtension::Cancel { id }) => rho.shared.cancel(id),
-                Ok(ToExtension::Hello(_) | ToExtension::Unknown) => {}
+                Ok(ToExtension::Hello(_) | ToExtension::Trust { .. } | ToExtension::Unknown) => {}
                 Ok(request) => pool.submit(request),
                 Err(e) => eprintln!("rho-extension: ignoring a line that is not a message ({e})"),
             }

@@ -5,6 +5,7 @@ import { commandKey, commandSessionApi, contextSessionApi, loadSessionView, regi
 import { registerProvider, registerVirtualModel, unregisterProvider, unregisterVirtualModel } from "./providers.mjs";
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
+import { dispatchEvent } from "./events.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -15,6 +16,8 @@ export const RHO_EVENTS = new Set([
   "message_update", "message_end", "tool_execution_start", "tool_execution_update",
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
   "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
+  "ui_prompt_start", "ui_prompt_end", "session_compact_failed", "session_info_changed",
+  "before_provider_headers",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
@@ -195,23 +198,53 @@ function dialog(answer, opts, fallback) {
   });
 }
 
+/** Tells every extension's handlers of `type` (`ui_prompt_start`/`_end`) about a prompt, once
+ * the call that started or ended it has run (pi queues them as microtasks). */
+function announcePrompt(reg, type, { kind, title }) {
+  const event = { type, reason: "ui_prompt", kind, ...(title ? { title } : {}) };
+  queueMicrotask(() => dispatchEvent(reg, event).catch((e) => reg.notice(e.message)));
+}
+
+/** pi's blocking prompts (`select`, `confirm`, `input`, `editor`, `custom`) announced as pi
+ * announces them: `ui_prompt_start` when the first begins, `ui_prompt_end` when the last ends
+ * (a prompt opened inside another counts once), and only where a UI answers. */
+function prompting(reg, kind, title, run) {
+  if (!reg.hello.hasUI) return run();
+  if ((reg.promptDepth = (reg.promptDepth ?? 0) + 1) === 1) {
+    reg.openPrompt = { kind, title };
+    announcePrompt(reg, "ui_prompt_start", reg.openPrompt);
+  }
+  const finish = () => {
+    if ((reg.promptDepth -= 1) > 0) return;
+    announcePrompt(reg, "ui_prompt_end", reg.openPrompt);
+  };
+  try {
+    return Promise.resolve(run()).finally(finish);
+  } catch (e) {
+    finish();
+    throw e;
+  }
+}
+
 function createUi(reg, ext) {
   const call = (method, params) => reg.wire.call(method, params);
   const fire = (method, params) => call(method, params).catch(() => {});
+  const components = componentUi(reg, ext, fire);
   const ui = {
     notify: (message, type) => fire("ui_notify", { message: String(message), kind: type }),
-    confirm: (title, message, opts) => dialog(call("ui_confirm", { title, message: message ?? "", timeout: opts?.timeout }), opts, false),
-    select: (title, options, opts) => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))), timeout: opts?.timeout }), opts, undefined),
-    input: (title, placeholder, opts) => dialog(call("ui_input", { title, placeholder, timeout: opts?.timeout }), opts, undefined),
-    editor: (title, prefill) => call("ui_editor", { title, prefill }),
+    confirm: (title, message, opts) => prompting(reg, "confirm", title, () => dialog(call("ui_confirm", { title, message: message ?? "", timeout: opts?.timeout }), opts, false)),
+    select: (title, options, opts) => prompting(reg, "select", title, () => dialog(call("ui_select", { title, options: (options ?? []).map((o) => (typeof o === "string" ? o : o?.label ?? o?.value ?? String(o))), timeout: opts?.timeout }), opts, undefined)),
+    input: (title, placeholder, opts) => prompting(reg, "input", title, () => dialog(call("ui_input", { title, placeholder, timeout: opts?.timeout }), opts, undefined)),
+    editor: (title, prefill) => prompting(reg, "editor", title, () => call("ui_editor", { title, prefill })),
     setTitle: (title) => fire("ui_title", { title }),
     // In the terminal rho styles what extensions show; elsewhere pi's own theme does.
     get theme() {
       return reg.hello.mode === "tui" ? theme : piTheme(reg.packagesDir, theme);
     },
     // setStatus, setWidget, setFooter, setHeader, custom, the editor: render.mjs.
-    ...componentUi(reg, ext, fire),
+    ...components,
   };
+  if (typeof components.custom === "function") ui.custom = (...args) => prompting(reg, "custom", undefined, () => components.custom(...args));
   return new Proxy(ui, {
     get(target, key) {
       if (key in target || typeof key === "symbol") return target[key];

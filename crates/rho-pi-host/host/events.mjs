@@ -3,8 +3,9 @@
 import { createContext, refreshView } from "./api.mjs";
 import { preparePromptOptions, promptWithSections } from "./session_api.mjs";
 
-// `project_trust` comes before there is a session to look at.
-const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update", "project_trust"]);
+// `project_trust` comes before there is a session to look at; a prompt's start and end come
+// in the middle of a handler that has the view already.
+const SNAPSHOT_SKIP = new Set(["message_update", "tool_execution_update", "project_trust", "ui_prompt_start", "ui_prompt_end"]);
 
 /** The failure message naming the extension, its file and the event. */
 export function failure(ext, what, e) {
@@ -45,6 +46,16 @@ const FOLD = {
       state.result = { ...state.result, systemPrompt: r.systemPrompt };
     }
     if (r.message && !state.result?.message) state.result = { ...state.result, message: r.message };
+  },
+  // Handlers change the headers in place; rho gets the map as they left it.
+  before_provider_headers(state) {
+    state.result = state.event.headers;
+  },
+  // A returned payload replaces it for later handlers and for the request.
+  before_provider_request(state, r) {
+    if (r === undefined || r === null) return;
+    state.event.payload = r;
+    state.result = r;
   },
   context(state, r) {
     if (r?.messages) {
@@ -89,7 +100,8 @@ for (const name of ["session_before_switch", "session_before_fork", "session_bef
 /** pi's `ProjectTrustContext`: the folder, the mode, whether a UI answers, and four dialogs. */
 function trustContext(reg, ext) {
   const { cwd, mode, hasUI, ui } = createContext(reg, ext);
-  return { cwd, mode, hasUI, ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
+  // pi asks with dialogs only on its own screen: an RPC client is not asked before start-up.
+  return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */

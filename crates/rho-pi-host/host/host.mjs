@@ -58,7 +58,8 @@ async function load(path) {
     return;
   }
   for (const file of files) {
-    const ext = { path: file };
+    // `source` is the path as rho named it: the final order after project trust names it so.
+    const ext = { path: file, source: path };
     try {
       const mod = await import(pathToFileURL(file).href);
       const factory = mod.default;
@@ -183,7 +184,35 @@ async function runVirtualRoute(msg) {
   }
 }
 
+/** Keeps what the extensions of the paths in `order` registered, in that order (stable): an
+ * extension the final set leaves out (a project setting disabling it) no longer takes part,
+ * as in pi, though it cannot be unloaded. */
+function reorder(order) {
+  const rank = (entry) => order.indexOf(entry.ext?.source);
+  const kept = (entry) => rank(entry) >= 0;
+  const byRank = (a, b) => rank(a) - rank(b);
+  const arrange = (map) => new Map([...map].filter(([, e]) => kept(e)).sort(([, a], [, b]) => byRank(a, b)));
+  for (const [event, list] of reg.handlers) reg.handlers.set(event, list.filter(kept).sort(byRank));
+  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels"]) reg[key] = arrange(reg[key]);
+  if (reg.render) for (const key of ["messages", "entries"]) reg.render[key] = arrange(reg.render[key]);
+}
+
+// After a start-up project trust decision, the trusted project's own extensions join the
+// running ones (pi loads them into the same runtime); the answer is the whole registration.
+async function loadMore(msg) {
+  // Until answered, what they register goes into the registration, not to rho one by one.
+  reg.registered = false;
+  try {
+    for (const path of msg.paths ?? []) await load(path);
+  } finally {
+    reg.registered = true;
+  }
+  reorder(msg.order ?? []);
+  return registration();
+}
+
 const REQUESTS = {
+  load: loadMore,
   route: runVirtualRoute,
   stream: runProviderStream,
   oauth_login: (msg) => runOAuth(msg, "login", (signal) => runOAuthLogin(reg, wire, msg, signal)),
@@ -201,6 +230,10 @@ const REQUESTS = {
 
 function serve(msg) {
   if (msg.type === "cancel") return running.get(msg.id)?.abort();
+  if (msg.type === "trust") {
+    reg.hello.projectTrusted = msg.projectTrusted;
+    return;
+  }
   const run = REQUESTS[msg.type];
   if (!run) return;
   run(msg).then(

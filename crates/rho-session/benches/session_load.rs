@@ -1,5 +1,7 @@
 //! Loads a generated 50,000-entry (~50 MB) session and rebuilds its context, printing the time
-//! and the peak memory (VmHWM) it took; then times appends with and without `fsync`.
+//! and the peak memory (VmHWM) it took; reopens it from its entry index in fresh processes, as
+//! a start-up does, before and after lines are appended to it; then times appends with and
+//! without `fsync`.
 //!
 //! Run: `cargo bench -p rho-session --bench session_load`. Targets: load + context < 300 ms,
 //! peak memory < 3x the file size.
@@ -145,7 +147,107 @@ fn time_appends(dir: &Path, durability: Durability) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / n as f64
 }
 
+/// Child mode (`--reopen <path>`): opens the session as rho's start-up does (from its entry
+/// index when one is beside it), builds the context and the branch state, and prints the
+/// microseconds it took and the peak RSS in KiB. A fresh process each time, so the memory the
+/// open touches is new to it, as in a real start-up.
+fn reopen_child(path: &Path) {
+    let start = Instant::now();
+    let session = SessionManager::open(path).expect("reopen");
+    let context = session.build_context();
+    let state = session.branch_state();
+    let took = start.elapsed().as_micros();
+    assert!(state.has_messages && !context.messages.is_empty());
+    println!("{took} {} {}", peak_kib(), cpu_ns() / 1000);
+}
+
+/// What reopening took in fresh processes (medians): wall and CPU microseconds (all
+/// threads, from the process's start: CPU time does not count waiting for a busy core), and
+/// the peak RSS in KiB.
+struct Reopened {
+    wall_us: u128,
+    cpu_us: u128,
+    peak_kib: u64,
+}
+
+/// Opens `path` in `runs` fresh processes.
+fn reopen_in_children(path: &Path, runs: usize) -> Reopened {
+    let exe = std::env::current_exe().expect("bench executable");
+    let mut times = Vec::new();
+    let mut cpus = Vec::new();
+    let mut peaks = Vec::new();
+    for _ in 0..runs {
+        let out = std::process::Command::new(&exe)
+            .arg("--reopen")
+            .arg(path)
+            .output()
+            .expect("run the reopening child");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut fields = text
+            .split_whitespace()
+            .map(|f| f.parse::<u128>().unwrap_or(0));
+        times.push(fields.next().unwrap_or(0));
+        peaks.push(fields.next().unwrap_or(0) as u64);
+        cpus.push(fields.next().unwrap_or(0));
+    }
+    for list in [&mut times, &mut cpus] {
+        list.sort_unstable();
+    }
+    peaks.sort_unstable();
+    Reopened {
+        wall_us: times[runs / 2],
+        cpu_us: cpus[runs / 2],
+        peak_kib: peaks[runs / 2],
+    }
+}
+
+/// `rounds` times: the session at `path` appends 10 entries (keeping its index), then a
+/// fresh process reopens it. The median reopen, and the mean cost of an append after the
+/// first (which also grows the session's vectors once).
+fn reopen_after_appends(path: &Path, rounds: usize) -> (Reopened, f64) {
+    let mut reopens = Vec::new();
+    let mut appending = std::time::Duration::ZERO;
+    for round in 0..rounds {
+        let mut session = SessionManager::open(path).expect("open to append");
+        session.append_message(message(round * 10)).expect("append");
+        let start = Instant::now();
+        for i in 1..10 {
+            session
+                .append_message(message(round * 10 + i))
+                .expect("append");
+        }
+        appending += start.elapsed();
+        drop(session);
+        reopens.push(reopen_in_children(path, 1));
+    }
+    let median = |f: fn(&Reopened) -> u128| {
+        let mut values: Vec<u128> = reopens.iter().map(f).collect();
+        values.sort_unstable();
+        values[rounds / 2]
+    };
+    let reopened = Reopened {
+        wall_us: median(|r| r.wall_us),
+        cpu_us: median(|r| r.cpu_us),
+        peak_kib: median(|r| u128::from(r.peak_kib)) as u64,
+    };
+    (
+        reopened,
+        appending.as_secs_f64() * 1e6 / (rounds * 9) as f64,
+    )
+}
+
 fn main() {
+    let mut args = std::env::args().skip(1);
+    if let (Some(flag), Some(path)) = (args.next(), args.next()) {
+        if flag == "--reopen" {
+            return reopen_child(Path::new(&path));
+        }
+    }
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bench.jsonl");
     let size = generate(&path);
@@ -190,6 +292,21 @@ fn main() {
     );
     drop(context);
     drop(session);
+    let steady = reopen_in_children(&path, 9);
+    println!(
+        "  reopen from the entry index, in a fresh process: {:.1} ms ({:.1} ms of CPU) to \
+         context and branch state (median of 9), peak RSS {:.1} MB",
+        steady.wall_us as f64 / 1e3,
+        steady.cpu_us as f64 / 1e3,
+        steady.peak_kib as f64 / 1024.0
+    );
+    let (grown, append_us) = reopen_after_appends(&path, 5);
+    println!(
+        "  reopen after the session appended 10 entries: {:.1} ms ({:.1} ms of CPU, median of \
+         5); an append keeping the index: {append_us:.1} us",
+        grown.wall_us as f64 / 1e3,
+        grown.cpu_us as f64 / 1e3,
+    );
     println!(
         "  append: {:.1} us/entry flushed, {:.1} us/entry with fsync",
         time_appends(dir.path(), Durability::Flush),

@@ -17,22 +17,31 @@
 //! - Only the entries a load leaves on disk (bulk-role messages, see `lazy.rs`) are stored:
 //!   their envelope and where the message is. Every other entry is read back from its line
 //!   and decoded as a full load decodes it.
+//!
+//! Lines added since the index was written are indexed by appending their entries to it, not
+//! by writing it again: a fixed-size head (with a checksum of its own) says how many bytes of
+//! entries there are and their CRC-32, which continues from the old one. The entries go
+//! first and the head last, so an append cut short leaves the old head over the old entries,
+//! and bytes past the entries the head counts are never read.
 
 use std::borrow::Cow;
 use std::fs::{File, Metadata};
-use std::io::Write;
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rho_protocol::agent::read_exact_at;
 
 use super::writer::create_private_file;
 
-const MAGIC: &[u8; 20] = b"rho-session-index-1\n";
-/// The stamp's place: right after the magic, outside the checksummed body, so that a file
-/// found unchanged under a new stamp is re-stamped in place.
+const MAGIC: &[u8; 20] = b"rho-session-index-2\n";
+/// The stamp's place: right after the magic, outside the checksums, so that a file found
+/// unchanged under a new stamp is re-stamped in place.
 const STAMP_AT: usize = MAGIC.len();
 const STAMP_LEN: usize = 24;
-const BODY_AT: usize = STAMP_AT + STAMP_LEN;
+/// The head: the [`Head`], the [`Extent`] of the entries, and the CRC-32 of those bytes.
+const HEAD_AT: usize = STAMP_AT + STAMP_LEN;
+const HEAD_LEN: usize = 8 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4;
+const ENTRIES_AT: usize = HEAD_AT + HEAD_LEN;
 /// Bytes read at once when checking the file's indexed bytes.
 const CHECK_CHUNK: usize = 1 << 20;
 
@@ -110,27 +119,45 @@ pub(crate) struct Head {
     pub header: (u64, u64),
 }
 
-/// An index read from disk (its checksum verified); its entries are decoded as they are
+/// How much of an index's entries its head counts: how many, their bytes and their CRC-32
+/// (which an append continues).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Extent {
+    count: usize,
+    len: u64,
+    crc: u32,
+}
+
+/// An index read from disk (its checksums verified); its entries are decoded as they are
 /// taken, straight into the strings the session keeps.
 pub(crate) struct Index {
     pub head: Head,
-    count: usize,
+    extent: Extent,
     bytes: Vec<u8>,
-    /// Where the entries start in `bytes`.
-    entries_at: usize,
 }
 
 impl Index {
     /// The entries in file order; an item is `None` where the bytes do not decode (possible
     /// only for an index written by a different build, whose checksum still matched).
     pub(crate) fn entries(&self) -> impl Iterator<Item = Option<Indexed<'static>>> + '_ {
-        let end = self.bytes.len() - 4;
-        let mut r = Reader(&self.bytes[self.entries_at..end]);
-        (0..self.count).map(move |_| read_entry(&mut r))
+        let mut r = Reader(&self.bytes[ENTRIES_AT..]);
+        (0..self.extent.count).map(move |_| read_entry(&mut r))
     }
 
     /// How many entries it holds.
     pub(crate) fn len(&self) -> usize {
+        self.extent.count
+    }
+
+    /// What its head counts, for [`extend`].
+    pub(crate) fn extent(&self) -> Extent {
+        self.extent
+    }
+}
+
+impl Extent {
+    /// How many entries.
+    pub(crate) fn count(&self) -> usize {
         self.count
     }
 }
@@ -160,34 +187,80 @@ pub(crate) fn holds(file: &File, covered: u64, crc: u32) -> bool {
 
 /// Writes `index` of the file stamped `stamp` beside `path` (whole or not at all), private as
 /// the session file is; a session folder that cannot be written to just has no index.
+/// Gives what the new index's head counts, `None` when it could not be written.
 pub(crate) fn write<'a>(
     path: &Path,
     stamp: Stamp,
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
-) {
+) -> Option<Extent> {
     let target = sidecar(path);
     let temp = target.with_extension(format!("idx.{}", std::process::id()));
+    let (bytes, extent) = encode(stamp, head, entries);
     let written = create_private_file(&temp)
-        .and_then(|mut f| f.write_all(&encode(stamp, head, entries)))
+        .and_then(|mut f| f.write_all(&bytes))
         .and_then(|()| std::fs::rename(&temp, &target));
     if written.is_err() {
         let _ = std::fs::remove_file(&temp);
     }
+    written.ok().map(|()| extent)
+}
+
+/// The index beside the session file `path`, opened to be extended.
+pub(crate) fn open_to_extend(path: &Path) -> Option<File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true).write(true).open(sidecar(path)).ok()
+}
+
+/// Adds `entries`, the lines read after those the index `was` counts, to the index `file`
+/// ([`open_to_extend`]), which then describes the session file stamped `stamp` up to `head`.
+/// The entries go after the old ones and the new head over the old one, in that order (see
+/// the module docs). An index that is no longer the one read (another process wrote it
+/// since) is left alone. Gives what the head now counts, `None` when it was not extended.
+pub(crate) fn extend<'a>(
+    file: &mut File,
+    stamp: Stamp,
+    was: (&Head, Extent),
+    head: &Head,
+    entries: impl ExactSizeIterator<Item = Indexed<'a>>,
+) -> Option<Extent> {
+    let mut found = [0; HEAD_LEN];
+    let unchanged = read_exact_at(file, &mut found, HEAD_AT as u64).is_ok()
+        && found == head_bytes(was.0, was.1);
+    if !unchanged {
+        return None;
+    }
+    let mut added = Vec::with_capacity(entries.len() * 100);
+    let count = was.1.count + entries.len();
+    for entry in entries {
+        write_entry(&mut Writer(&mut added), &entry);
+    }
+    let mut crc = crc32fast::Hasher::new_with_initial(was.1.crc);
+    crc.update(&added);
+    let extent = Extent {
+        count,
+        len: was.1.len + added.len() as u64,
+        crc: crc.finalize(),
+    };
+    let mut stamped_head = stamp.bytes().to_vec();
+    stamped_head.extend_from_slice(&head_bytes(head, extent));
+    write_at(file, &added, ENTRIES_AT as u64 + was.1.len)
+        .and_then(|()| write_at(file, &stamped_head, STAMP_AT as u64))
+        .ok()
+        .map(|()| extent)
 }
 
 /// Records that the file stamped `stamp` still has the indexed bytes (a torn write only
 /// means the bytes are checked again next time).
-pub(crate) fn restamp(path: &Path, stamp: Stamp) {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileExt;
-        if let Ok(f) = std::fs::OpenOptions::new().write(true).open(sidecar(path)) {
-            let _ = f.write_all_at(&stamp.bytes(), STAMP_AT as u64);
-        }
-    }
-    #[cfg(not(unix))]
-    let _ = (path, stamp);
+pub(crate) fn restamp(path: &Path, stamp: Stamp) -> bool {
+    open_to_extend(path)
+        .is_some_and(|mut f| write_at(&mut f, &stamp.bytes(), STAMP_AT as u64).is_ok())
+}
+
+/// Writes `bytes` at `offset` of `file`.
+fn write_at(file: &mut File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    file.seek(SeekFrom::Start(offset))?;
+    file.write_all(bytes)
 }
 
 /// Removes the index kept beside the session file `path` (when the session is deleted).
@@ -213,79 +286,116 @@ fn encode<'a>(
     stamp: Stamp,
     head: &Head,
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(BODY_AT + 64 + entries.len() * 100);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&stamp.bytes());
-    let mut w = Writer(&mut out);
+) -> (Vec<u8>, Extent) {
+    let count = entries.len();
+    let mut out = vec![0; ENTRIES_AT];
+    out.reserve(count * 100);
+    out[..STAMP_AT].copy_from_slice(MAGIC);
+    out[STAMP_AT..HEAD_AT].copy_from_slice(&stamp.bytes());
+    for entry in entries {
+        write_entry(&mut Writer(&mut out), &entry);
+    }
+    let written = &out[ENTRIES_AT..];
+    let extent = Extent {
+        count,
+        len: written.len() as u64,
+        crc: crc32fast::hash(written),
+    };
+    out[HEAD_AT..ENTRIES_AT].copy_from_slice(&head_bytes(head, extent));
+    (out, extent)
+}
+
+/// The head's bytes: `head`, `extent`, and their CRC-32.
+fn head_bytes(head: &Head, extent: Extent) -> [u8; HEAD_LEN] {
+    let mut bytes = Vec::with_capacity(HEAD_LEN);
+    let mut w = Writer(&mut bytes);
     w.u64(head.covered);
     w.u32(head.crc);
     w.u64(head.lines as u64);
     w.u64(head.header.0);
     w.u64(head.header.1);
-    w.u64(entries.len() as u64);
-    for entry in entries {
-        w.u64(entry.line as u64);
-        match &entry.place {
-            Place::Message {
-                id,
-                parent_id,
-                timestamp,
-                role,
-                offset,
-                len,
-                crc,
-            } => {
-                w.u8(ROLES.iter().position(|r| r == role).unwrap_or(0) as u8);
-                w.str(id);
-                match parent_id {
-                    Some(p) => {
-                        w.u8(1);
-                        w.str(p);
-                    }
-                    None => w.u8(0),
-                }
-                w.str(timestamp);
-                w.u64(*offset);
-                w.u64(*len);
-                w.u32(*crc);
-            }
-            Place::Line { start, end } => {
-                w.u8(u8::MAX);
-                w.u64(*start);
-                w.u64(*end);
-            }
-        }
-    }
-    let crc = crc32fast::hash(&out[BODY_AT..]);
-    out.extend_from_slice(&crc.to_le_bytes());
+    w.u64(extent.count as u64);
+    w.u64(extent.len);
+    w.u32(extent.crc);
+    let crc = crc32fast::hash(&bytes);
+    bytes.extend_from_slice(&crc.to_le_bytes());
+    let mut out = [0; HEAD_LEN];
+    out.copy_from_slice(&bytes);
     out
 }
 
-/// The stamp bytes and the index, if `bytes` is a whole index.
+fn write_entry(w: &mut Writer, entry: &Indexed) {
+    w.u64(entry.line as u64);
+    match &entry.place {
+        Place::Message {
+            id,
+            parent_id,
+            timestamp,
+            role,
+            offset,
+            len,
+            crc,
+        } => {
+            w.u8(ROLES.iter().position(|r| r == role).unwrap_or(0) as u8);
+            w.str(id);
+            match parent_id {
+                Some(p) => {
+                    w.u8(1);
+                    w.str(p);
+                }
+                None => w.u8(0),
+            }
+            w.str(timestamp);
+            w.u64(*offset);
+            w.u64(*len);
+            w.u32(*crc);
+        }
+        Place::Line { start, end } => {
+            w.u8(u8::MAX);
+            w.u64(*start);
+            w.u64(*end);
+        }
+    }
+}
+
+/// The stamp bytes and the index, if `bytes` is a whole index: its head's checksum matches,
+/// and so does that of the entries it counts.
 fn decode(bytes: Vec<u8>) -> Option<([u8; STAMP_LEN], Index)> {
-    let body = bytes.strip_prefix(MAGIC)?.get(STAMP_LEN..)?;
-    let (body, crc) = body.split_at_checked(body.len().checked_sub(4)?)?;
-    if crc32fast::hash(body).to_le_bytes() != crc {
+    if !bytes.starts_with(MAGIC) {
         return None;
     }
-    let stamp = bytes.get(STAMP_AT..BODY_AT)?.try_into().ok()?;
-    let mut r = Reader(body);
+    let stamp = bytes.get(STAMP_AT..HEAD_AT)?.try_into().ok()?;
+    let head_bytes = bytes.get(HEAD_AT..ENTRIES_AT)?;
+    let (fields, crc) = head_bytes.split_at(HEAD_LEN - 4);
+    if crc32fast::hash(fields).to_le_bytes() != crc {
+        return None;
+    }
+    let mut r = Reader(fields);
     let head = Head {
         covered: r.u64()?,
         crc: r.u32()?,
         lines: usize::try_from(r.u64()?).ok()?,
         header: (r.u64()?, r.u64()?),
     };
-    let count = usize::try_from(r.u64()?).ok()?;
-    let entries_at = BODY_AT + (body.len() - r.0.len());
-    let index = Index {
-        head,
-        count,
-        bytes,
-        entries_at,
+    let extent = Extent {
+        count: usize::try_from(r.u64()?).ok()?,
+        len: r.u64()?,
+        crc: r.u32()?,
     };
-    Some((stamp, index))
+    let end = ENTRIES_AT.checked_add(usize::try_from(extent.len).ok()?)?;
+    if crc32fast::hash(bytes.get(ENTRIES_AT..end)?) != extent.crc {
+        return None;
+    }
+    let mut bytes = bytes;
+    bytes.truncate(end);
+    Some((
+        stamp,
+        Index {
+            head,
+            extent,
+            bytes,
+        },
+    ))
 }
 
 /// One entry from `r`.
@@ -421,15 +531,15 @@ mod tests {
 
     #[test]
     fn an_index_reads_back_as_written() {
-        let bytes = encode(stamp(), &head(), entries().into_iter());
+        let bytes = encode(stamp(), &head(), entries().into_iter()).0;
         assert_eq!(decoded(&bytes), Some((stamp().bytes(), head(), entries())));
     }
 
     /// Every byte of the body counts: a flipped or missing byte anywhere makes it no index.
     #[test]
     fn a_damaged_or_cut_index_is_no_index() {
-        let bytes = encode(stamp(), &head(), entries().into_iter());
-        for at in (0..bytes.len()).filter(|at| !(STAMP_AT..BODY_AT).contains(at)) {
+        let bytes = encode(stamp(), &head(), entries().into_iter()).0;
+        for at in (0..bytes.len()).filter(|at| !(STAMP_AT..HEAD_AT).contains(at)) {
             let mut flipped = bytes.clone();
             flipped[at] ^= 0x40;
             assert!(decode(flipped).is_none(), "byte {at} flipped");
@@ -437,6 +547,54 @@ mod tests {
         for len in 0..bytes.len() {
             assert!(decode(bytes[..len].to_vec()).is_none(), "cut at {len}");
         }
+    }
+
+    /// An append cut short (entries written, the head not yet) leaves the old index.
+    #[test]
+    fn bytes_past_the_counted_entries_are_not_read() {
+        let mut bytes = encode(stamp(), &head(), entries().into_iter()).0;
+        let mut more = Vec::new();
+        write_entry(&mut Writer(&mut more), &entries()[0]);
+        bytes.extend_from_slice(&more[..more.len() / 2]);
+        assert_eq!(decoded(&bytes), Some((stamp().bytes(), head(), entries())));
+    }
+
+    /// Extending gives exactly the index written whole; an index whose head is no longer the
+    /// one read is left alone.
+    #[test]
+    fn an_extended_index_is_the_index_written_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = dir.path().join("s.jsonl");
+        let (first, more) = (entries()[..2].to_vec(), entries()[2..].to_vec());
+        let extent = write(&session, stamp(), &head(), first.clone().into_iter()).unwrap();
+        let mut file = open_to_extend(&session).unwrap();
+        let grown = Head {
+            covered: 9_000,
+            lines: 9,
+            ..head()
+        };
+        let stale = Head {
+            covered: 1,
+            ..head()
+        };
+        let refused = extend(
+            &mut file,
+            stamp(),
+            (&stale, extent),
+            &grown,
+            more.clone().into_iter(),
+        );
+        assert_eq!(refused, None);
+        let extended = extend(
+            &mut file,
+            stamp(),
+            (&head(), extent),
+            &grown,
+            more.into_iter(),
+        );
+        assert!(extended.is_some());
+        let whole = encode(stamp(), &grown, entries().into_iter()).0;
+        assert_eq!(std::fs::read(sidecar(&session)).unwrap(), whole);
     }
 
     #[test]

@@ -17,6 +17,7 @@ pub mod error;
 mod fast_message;
 pub mod ids;
 mod index;
+mod index_keeper;
 mod lazy;
 pub mod listing;
 pub mod load;
@@ -26,6 +27,7 @@ pub mod paths;
 pub mod time;
 pub mod tree;
 mod tree_view;
+mod unsaved;
 pub mod writer;
 
 pub use context::{

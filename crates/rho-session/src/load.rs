@@ -44,6 +44,9 @@ pub struct LoadedFile {
     /// Bytes at the start of the file whose entries came from its index instead of being
     /// parsed (0 when the file was read whole).
     pub indexed: u64,
+    /// The index now beside the file, when it describes all of it (for the session to keep
+    /// it current as it appends).
+    pub(crate) index: Option<(Head, index::Extent)>,
 }
 
 /// Reads `path` in blocks of whole lines; see the module docs for what is an error. The
@@ -66,7 +69,7 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let stamp = Stamp::of(&file.metadata().map_err(io)?);
     let messages = MessageFile::new(path, file.try_clone().map_err(io)?, decode_message);
     let restored = index::read(path, stamp).and_then(|(index, same)| {
-        let head = index.head;
+        let (head, extent) = (index.head, index.extent());
         let state = match same {
             true => State::restore(path, index, &messages),
             // The file's bytes are checked while the entries are restored.
@@ -76,17 +79,18 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
                 state.filter(|_| check.join().unwrap_or(false))
             }),
         }?;
-        Some((state, head, same))
+        Some((state, (head, extent), same))
     });
-    let Some((mut state, head, same)) = restored else {
+    let Some((mut state, was, same)) = restored else {
         let reader = BlockReader::resume(file, 0, keep_index.then_some(0));
         let (state, reader) = read_whole(path, reader, &messages)?;
-        let (loaded, placed) = state.finish()?;
+        let (mut loaded, placed) = state.finish()?;
         if keep_index {
-            save_index(path, stamp, &loaded, placed, reader.read_so_far());
+            loaded.index = save_index(path, stamp, &loaded, placed, reader.read_so_far());
         }
         return Ok(loaded);
     };
+    let head = was.0;
     file.seek(SeekFrom::Start(head.covered)).map_err(io)?;
     let mut reader = BlockReader::resume(file, head.covered, keep_index.then_some(head.crc));
     if let Some(first) = reader.next_block().map_err(io)? {
@@ -97,13 +101,30 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let (mut loaded, placed) = state.finish()?;
     loaded.indexed = head.covered;
     let read = reader.read_so_far();
-    match read.0 > head.covered {
-        _ if !keep_index => {}
-        true => save_index(path, stamp, &loaded, placed, read),
-        false if !same => index::restamp(path, stamp),
-        false => {}
-    }
+    loaded.index = match read.0 > head.covered {
+        _ if !keep_index => None,
+        true => extend_index(path, stamp, (&head, was.1), &loaded, placed, read),
+        false if !same => index::restamp(path, stamp).then_some(was),
+        false => Some(was),
+    };
     Ok(loaded)
+}
+
+/// Adds to the index `was` (whose entries were restored) the entries read after it, when
+/// the whole file could be indexed (as [`save_index`] decides).
+fn extend_index(
+    path: &Path,
+    stamp: Stamp,
+    was: (&Head, index::Extent),
+    loaded: &LoadedFile,
+    placed: Option<Vec<Placed>>,
+    read: (u64, Option<u32>),
+) -> Option<(Head, index::Extent)> {
+    let (head, placed) = indexable(loaded, placed, read)?;
+    let entries = loaded.entries.iter().zip(&placed[1..]).skip(was.1.count());
+    let added = entries.map(|(e, p)| index_entry(e, p));
+    let mut file = index::open_to_extend(path)?;
+    index::extend(&mut file, stamp, was, &head, added).map(|extent| (head, extent))
 }
 
 /// Reads the whole file: its header, then every entry (or, for an older format, every line
@@ -157,36 +178,45 @@ fn save_index(
     stamp: Stamp,
     loaded: &LoadedFile,
     placed: Option<Vec<Placed>>,
-    (covered, crc): (u64, Option<u32>),
-) {
-    let (Some(placed), Some(crc)) = (placed, crc) else {
-        return;
-    };
-    if loaded.needs_newline || loaded.valid_len != covered {
-        return;
-    }
-    let (Some(header), Some(last)) = (placed.first(), placed.last()) else {
-        return;
-    };
+    read: (u64, Option<u32>),
+) -> Option<(Head, index::Extent)> {
+    let (head, placed) = indexable(loaded, placed, read)?;
     let entries = loaded.entries.iter().zip(&placed[1..]);
+    let entries = entries.map(|(e, p)| index_entry(e, p));
+    index::write(path, stamp, &head, entries).map(|extent| (head, extent))
+}
+
+/// The head of an index of the `covered` bytes read (of CRC-32 `crc`), when they end with
+/// an entry's line and the load kept where each entry was read.
+fn indexable(
+    loaded: &LoadedFile,
+    placed: Option<Vec<Placed>>,
+    (covered, crc): (u64, Option<u32>),
+) -> Option<(Head, Vec<Placed>)> {
+    let (placed, crc) = (placed?, crc?);
+    if loaded.needs_newline || loaded.valid_len != covered {
+        return None;
+    }
+    let (header, last) = (placed.first()?, placed.last()?);
     let head = Head {
         covered,
         crc,
         lines: last.line,
         header: (header.start, header.end),
     };
-    index::write(path, stamp, &head, entries.map(|(e, p)| index_entry(e, p)));
+    Some((head, placed))
 }
 
-/// How `entry`, read from the line `placed`, is restored: from the index when its message
-/// stays on disk, else from its line.
-fn index_entry<'a>(entry: &'a SessionEntry, placed: &Placed) -> Indexed<'a> {
+/// How `entry`, read from (or written as) the line `placed`, is restored: from the index
+/// when its message is of a role left on disk and known to be in the file, else from its
+/// line.
+pub(crate) fn index_entry<'a>(entry: &'a SessionEntry, placed: &Placed) -> Indexed<'a> {
     let line = Place::Line {
         start: placed.start,
         end: placed.end,
     };
     let on_disk = match &entry.data {
-        EntryData::Message(m) if m.held().is_none() => m.origin().map(|o| (m.role(), o)),
+        EntryData::Message(m) => m.origin().map(|o| (m.role(), o)),
         _ => None,
     };
     let place = match on_disk {
@@ -405,6 +435,7 @@ impl State {
             needs_newline: self.needs_newline,
             migrated,
             indexed: 0,
+            index: None,
         };
         Ok((loaded, indexable.then_some(self.placed)))
     }
@@ -437,10 +468,10 @@ impl State {
 
 /// Where a line was read: its number and bytes (line break included).
 #[derive(Debug, Clone, Copy)]
-struct Placed {
-    line: usize,
-    start: u64,
-    end: u64,
+pub(crate) struct Placed {
+    pub line: usize,
+    pub start: u64,
+    pub end: u64,
 }
 
 impl Placed {

@@ -16,11 +16,13 @@ use super::context::{branch_state, build_context, BranchState, ModelRef, Session
 use super::entry::{CompactionData, EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
+use super::index_keeper::IndexKeeper;
 use super::lazy::set_origin;
 use super::load::load_file_and_index;
 use super::paths::session_file_name;
 use super::time::{format_iso, now_ms};
 use super::tree::SessionTree;
+use super::unsaved::{append_all, Unsaved};
 use super::writer::{write_atomic, Durability, FileWriter};
 
 /// Where the session's entries go.
@@ -54,8 +56,9 @@ pub struct SessionManager {
     durability: Durability,
     warnings: Vec<LoadWarning>,
     /// Serialized entries not yet on disk (their write failed, or the file is not due yet).
-    /// Each with its message cell, which learns where it is once written.
-    unsaved: Vec<(Vec<u8>, Option<StoredMessage>)>,
+    unsaved: Vec<Unsaved>,
+    /// The entry index beside the file, while it describes all of the file.
+    index: Option<IndexKeeper>,
     /// A new session's file is due (an assistant message arrived).
     write_due: bool,
     failure: Failure,
@@ -138,6 +141,9 @@ impl SessionManager {
             storage,
         );
         manager.warnings = loaded.warnings;
+        manager.index = loaded
+            .index
+            .and_then(|described| IndexKeeper::new(path, described));
         Ok(manager)
     }
 
@@ -161,6 +167,7 @@ impl SessionManager {
             durability: Durability::default(),
             warnings: Vec::new(),
             unsaved: Vec::new(),
+            index: None,
             write_due: false,
             failure: Failure::None,
         }
@@ -270,7 +277,12 @@ impl SessionManager {
             .leaf()
             .and_then(SessionEntry::stored_message)
             .cloned();
-        self.unsaved.push((line, cell));
+        let position = self.tree.entries().len() - 1;
+        self.unsaved.push(Unsaved {
+            line,
+            cell,
+            position,
+        });
         self.write_due |= starts_file;
         match self.write_unsaved() {
             Ok(()) => self.failure = Failure::None,
@@ -315,15 +327,8 @@ impl SessionManager {
                 return self.write_unsaved();
             }
             Storage::Open(writer) => {
-                let mut written = 0;
-                let failed = self.unsaved.iter().find_map(|(line, cell)| {
-                    let result = writer.append_line(line.clone());
-                    if let (Ok(at), Some(cell)) = (&result, cell) {
-                        set_origin(cell, line, writer.message_file(), *at);
-                    }
-                    written += usize::from(result.is_ok());
-                    result.err()
-                });
+                let (written, failed) =
+                    append_all(writer, &self.unsaved, &self.tree, &mut self.index);
                 self.unsaved.drain(..written);
                 if let Some(e) = failed {
                     // Reopened on the next try, which cuts off a torn line first.

@@ -9,7 +9,7 @@
 //! without it; only a power loss or kernel crash can.
 
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
 
 use super::error::StoreError;
@@ -92,7 +92,9 @@ impl FileWriter {
     }
 
     /// Appends one serialized entry (without its newline) as a single write; returns the
-    /// offset the line starts at.
+    /// offset the line starts at. That is where the write landed, read back from this
+    /// handle's position: the file is opened for appending, so a line another process
+    /// appended since lies before it.
     pub fn append_line(&mut self, mut line: Vec<u8>) -> Result<u64, StoreError> {
         line.push(b'\n');
         let io = |e| StoreError::io(&self.path, e);
@@ -102,10 +104,14 @@ impl FileWriter {
         if self.durability == Durability::Sync {
             file.sync_data().map_err(io)?;
         }
-        let at = self.end;
-        self.len += line.len() as u64;
-        self.end += line.len() as u64;
-        Ok(at)
+        let written = line.len() as u64;
+        // Positions only grow; one that did not is not trusted (an append-only handle
+        // whose position the system does not keep).
+        let expected = self.end + written;
+        let end = file.stream_position().ok().filter(|&p| p >= expected);
+        self.end = end.unwrap_or(expected);
+        self.len += written;
+        Ok(self.end - written)
     }
 
     /// The open file, for messages that read themselves back from it.

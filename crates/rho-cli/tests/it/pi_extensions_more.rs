@@ -246,3 +246,170 @@ async fn debug_provider_records_the_raw_stream_events_of_a_reply() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Records every `ui_prompt_start`/`ui_prompt_end` it hears; `/ask` opens a confirm, `/nest`
+/// an input while a select is still open, `/seen` tells what was heard.
+const PROMPT_EVENTS: &str = r#"
+export default function (pi) {
+  const heard = [];
+  pi.on("ui_prompt_start", (e) => void heard.push(`start ${e.reason} ${e.kind} ${e.title}`));
+  pi.on("ui_prompt_end", (e) => void heard.push(`end ${e.reason} ${e.kind} ${e.title}`));
+  pi.registerCommand("ask", {
+    description: "One confirm",
+    handler: async (_args, ctx) => void (await ctx.ui.confirm("Sure?", "Really")),
+  });
+  pi.registerCommand("nest", {
+    description: "An input inside a select",
+    handler: async (_args, ctx) => {
+      const outer = ctx.ui.select("Outer", ["a", "b"]);
+      await ctx.ui.input("Inner");
+      await outer;
+    },
+  });
+  pi.registerCommand("seen", {
+    description: "Tells what was heard",
+    handler: async (_args, ctx) => ctx.ui.notify(heard.splice(0).join(" | "), "info"),
+  });
+}
+"#;
+
+/// pi announces its blocking UI prompts to every extension (`ui_prompt_start` when the first
+/// opens, `ui_prompt_end` when the last closes: a prompt opened inside another counts once);
+/// so does rho.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn blocking_prompts_are_announced_to_extensions() {
+    let files = [("prompt-events.ts", PROMPT_EVENTS)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.send(json!({"id": "a", "type": "prompt", "message": "/ask"}))
+        .await;
+    let confirm = ui(&mut rpc, "confirm").await;
+    rpc.send(json!({"type": "extension_ui_response", "id": confirm["id"], "confirmed": true}))
+        .await;
+    assert_eq!(rpc.response(&json!("a")).await["success"], true);
+    let seen = rpc.call(json!({"id": "s1", "type": "prompt", "message": "/seen"}));
+    assert_eq!(seen.await["success"], true);
+    notified(
+        &mut rpc,
+        "start ui_prompt confirm Sure? | end ui_prompt confirm Sure?",
+    )
+    .await;
+
+    rpc.send(json!({"id": "n", "type": "prompt", "message": "/nest"}))
+        .await;
+    let select = ui(&mut rpc, "select").await;
+    let input = ui(&mut rpc, "input").await;
+    rpc.send(json!({"type": "extension_ui_response", "id": input["id"], "value": "x"}))
+        .await;
+    rpc.send(json!({"type": "extension_ui_response", "id": select["id"], "value": "a"}))
+        .await;
+    assert_eq!(rpc.response(&json!("n")).await["success"], true);
+    let seen = rpc.call(json!({"id": "s2", "type": "prompt", "message": "/seen"}));
+    assert_eq!(seen.await["success"], true);
+    notified(
+        &mut rpc,
+        "start ui_prompt select Outer | end ui_prompt select Outer",
+    )
+    .await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Tells what a failed compaction's `session_compact_failed` said.
+const COMPACT_FAILED: &str = r#"
+export default function (pi) {
+  pi.on("session_compact_failed", (e, ctx) => ctx.ui.notify(
+    `failed ${e.reason} aborted=${e.aborted} retry=${e.willRetry} extension=${e.fromExtension}: ${e.errorMessage}`,
+    "info",
+  ));
+}
+"#;
+
+/// A compaction that fails (here: nothing to compact yet) reaches pi extensions as
+/// `session_compact_failed` with pi's fields, as pi emits it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_compaction_reaches_pi_extensions() {
+    let files = [("compact-failed.ts", COMPACT_FAILED)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    let r = rpc.call(json!({"id": "c", "type": "compact"})).await;
+    assert_eq!(r["success"], false, "{r}");
+    let told = rpc
+        .wait(|v| {
+            v["method"] == "notify"
+                && v["message"]
+                    .as_str()
+                    .is_some_and(|m| m.starts_with("failed "))
+        })
+        .await;
+    let text = told["message"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with(
+            "failed manual aborted=false retry=false extension=false: Compaction failed: "
+        ),
+        "{text}"
+    );
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Tells each session name it hears of.
+const NAME_CHANGED: &str = r#"
+export default function (pi) {
+  pi.on("session_info_changed", (e, ctx) => ctx.ui.notify(`named ${e.name}`, "info"));
+}
+"#;
+
+/// Naming the session reaches pi extensions as `session_info_changed` with the name, as pi
+/// emits it from `setSessionName`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn naming_the_session_reaches_pi_extensions() {
+    let files = [("name-changed.ts", NAME_CHANGED)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    let set = json!({"id": "n", "type": "set_session_name", "name": "  Refactor  "});
+    assert_eq!(rpc.call(set).await["success"], true);
+    notified(&mut rpc, "named Refactor").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// Two `before_provider_request` handlers, the second seeing the first's payload, and two
+/// `before_provider_headers` handlers changing the headers in place.
+const PROVIDER_HOOKS: &str = r#"
+export default function (pi) {
+  pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0.25 }));
+  pi.on("before_provider_request", (e) => ({ ...e.payload, top_p: e.payload.temperature }));
+  pi.on("before_provider_headers", (e) => {
+    e.headers["x-one"] = "1";
+    e.headers["x-two"] = "2";
+    e.headers["x-saw-key"] = String("authorization" in e.headers || "Authorization" in e.headers);
+  });
+  pi.on("before_provider_headers", (e) => {
+    e.headers["x-two"] = null;
+    e.headers["authorization"] = null;
+  });
+}
+"#;
+
+/// pi's provider hooks from a pi extension: a returned payload replaces it for later handlers
+/// and for the request; headers changed in place are added or removed (credentials are not
+/// shown, but can be removed by name).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn provider_hooks_replace_the_payload_and_change_the_headers() {
+    let files = [("provider-hooks.ts", PROVIDER_HOOKS)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Hooked."));
+    rpc.prompt_ok("p", "hello").await;
+    let request = &rpc.server.requests()[0];
+    let body = request.json();
+    assert_eq!(body["temperature"], 0.25, "{body}");
+    assert_eq!(body["top_p"], 0.25, "{body}");
+    assert_eq!(request.header("x-one"), Some("1"));
+    assert_eq!(request.header("x-two"), None);
+    assert_eq!(request.header("x-saw-key"), Some("false"));
+    assert_eq!(request.header("authorization"), None);
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -221,3 +221,143 @@ async fn an_extension_sees_whether_the_project_is_trusted() {
         assert_eq!(rpc.close().await, Some(0));
     }
 }
+
+/// A pi extension `name` that notes in `log` when its factory runs, when it is asked about
+/// project trust (it leaves the decision to the rest) and when the session starts (with
+/// `ctx.isProjectTrusted()`), and then says `started <name>`.
+fn noting(name: &str, log: &std::path::Path) -> String {
+    let log = serde_json::to_string(&log.display().to_string()).expect("json");
+    format!(
+        r#"
+import {{ appendFileSync }} from "node:fs";
+export default function (pi) {{
+  appendFileSync({log}, "load {name}\n");
+  pi.on("project_trust", async () => {{
+    appendFileSync({log}, "asked {name}\n");
+    return {{ trusted: "undecided" }};
+  }});
+  pi.on("session_start", async (_event, ctx) => {{
+    appendFileSync({log}, `start {name} trusted=${{ctx.isProjectTrusted()}}\n`);
+    ctx.ui.notify("started {name}", "info");
+  }});
+}}
+"#
+    )
+}
+
+/// A folder needing trust with the decision `saved` in trust.json, the user's extension
+/// `user.ts` (asked about trust) and the project's own `.pi/extensions/project.ts`: what the
+/// two noted once the session started.
+async fn user_and_project_extensions(saved: bool) -> Option<Vec<String>> {
+    let home = project_home(Some(saved));
+    let log = home.path().join("log.txt");
+    let user = home.path().join("agent/extensions/user.ts");
+    let project = home.path().join("work/.pi/extensions/project.ts");
+    for (path, name) in [(&user, "user"), (&project, "project")] {
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, noting(name, &log)).expect("extension");
+    }
+    let opts = Start {
+        home: Some(home),
+        ..Start::default()
+    };
+    let mut rpc = pi_support::start_with_files(&[], &[], opts).await?;
+    notified(&mut rpc, "started user").await;
+    if saved {
+        notified(&mut rpc, "started project").await;
+    }
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert_eq!(rpc.close().await, Some(0));
+    Some(text.lines().map(str::to_string).collect())
+}
+
+/// As pi reuses the extensions it asked about trust: the user's extension is started once,
+/// asked, and goes on into the session; the trusted project's own extension loads after it,
+/// into the same host, and pi's order (the project's before the user's) holds for events;
+/// both see the project trusted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_extensions_asked_about_trust_start_once_and_the_projects_join_them() {
+    let Some(log) = user_and_project_extensions(true).await else {
+        return;
+    };
+    assert_eq!(
+        log,
+        [
+            "load user",
+            "asked user",
+            "load project",
+            "start project trusted=true",
+            "start user trusted=true",
+        ],
+        "each extension loaded once"
+    );
+}
+
+/// Not trusted (a saved no): the user's extension, started once, sees it; none of the
+/// project's own extensions load.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_project_keeps_the_asked_extensions_and_loads_none_of_its_own() {
+    let Some(log) = user_and_project_extensions(false).await else {
+        return;
+    };
+    assert_eq!(
+        log,
+        ["load user", "asked user", "start user trusted=false"],
+        "the user's extension loaded once, the project's not at all"
+    );
+}
+
+/// A protocol extension (not pi's) that notes in `log` its `hello`'s trust, the events it
+/// gets and the `trust` line, and says `py started` at `session_start`.
+const NOTING_PY: &str = r#"
+import json, sys
+log = open(__file__ + ".log", "a")
+def note(text):
+    log.write(text + "\n")
+    log.flush()
+def send(msg):
+    sys.stdout.write(json.dumps(msg) + "\n")
+    sys.stdout.flush()
+hello = json.loads(sys.stdin.readline())
+note("hello trusted=%s" % json.dumps(hello.get("projectTrusted")))
+send({"type": "register", "name": "noting", "events": ["project_trust", "session_start"]})
+for line in sys.stdin:
+    msg = json.loads(line)
+    if msg["type"] == "trust":
+        note("trust trusted=%s" % json.dumps(msg["projectTrusted"]))
+    elif msg["type"] == "event":
+        note("event " + msg["event"]["type"])
+        if msg["event"]["type"] == "session_start":
+            send({"type": "call", "id": 1, "method": "ui_notify",
+                  "params": {"message": "py started", "kind": "info"}})
+        send({"type": "result", "id": msg["id"], "result": None})
+"#;
+
+/// A protocol extension asked about trust goes on into the session too: started once, told
+/// the decision (a saved yes) by a `trust` line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_extension_asked_about_trust_is_told_the_decision() {
+    let home = project_home(Some(true));
+    let ext = home.path().join("exts/noting.py");
+    std::fs::create_dir_all(ext.parent().expect("parent")).expect("mkdir");
+    std::fs::write(&ext, NOTING_PY).expect("extension");
+    let opts = Start {
+        home: Some(home),
+        args: vec!["-e".into(), ext.display().to_string()],
+        ..Start::default()
+    };
+    let mut rpc = crate::support::Rpc::start_with(opts).await;
+    notified(&mut rpc, "py started").await;
+    let log = std::fs::read_to_string(ext.with_extension("py.log")).expect("log");
+    assert_eq!(
+        log.lines().collect::<Vec<_>>(),
+        [
+            "hello trusted=false",
+            "event project_trust",
+            "trust trusted=true",
+            "event session_start",
+        ]
+    );
+    assert!(project_loaded(&mut rpc).await, "the saved yes");
+    assert_eq!(rpc.close().await, Some(0));
+}

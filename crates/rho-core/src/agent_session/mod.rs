@@ -38,6 +38,7 @@ mod phase;
 mod pipeline;
 mod post_run;
 mod prompt;
+mod provider_headers;
 mod queue;
 mod resources;
 mod rpc_support;

@@ -158,13 +158,23 @@ impl AgentSession {
         Some((previous, level))
     }
 
-    /// Names the session (a `session_info` entry) and tells listeners.
+    /// Names the session (a `session_info` entry) and tells listeners, and extensions without
+    /// waiting for their handlers (as pi does).
     pub fn set_session_name(&self, name: &str) -> Result<(), SessionError> {
         let name = name.trim().to_string();
         self.state().session.append_session_info(&name)?;
-        self.emit_session(SessionOnlyEvent::SessionInfoChanged {
-            name: (!name.is_empty()).then_some(name),
-        });
+        let name = (!name.is_empty()).then_some(name);
+        self.emit_session(SessionOnlyEvent::SessionInfoChanged { name: name.clone() });
+        let runner = &self.inner.services.extensions;
+        let runtime = tokio::runtime::Handle::try_current();
+        if let (true, Ok(runtime)) = (runner.has_handlers("session_info_changed"), runtime) {
+            let session = self.clone();
+            runtime.spawn(async move {
+                let event = ExtensionEvent::SessionInfoChanged { name };
+                let runner = &session.inner.services.extensions;
+                runner.emit(event, &session.ext_ctx()).await;
+            });
+        }
         Ok(())
     }
 

@@ -251,11 +251,31 @@ impl AgentSession {
         let _ = processed.wait_for(|t| *t >= target).await;
     }
 
-    /// `before_provider_request` / `after_provider_response` / `provider_stream_event` as HTTP
-    /// hooks of a call to `model`, only when an extension handles them (EXT-6, EXT-8).
+    /// `before_provider_headers` / `before_provider_request` / `after_provider_response` /
+    /// `provider_stream_event` as HTTP hooks of a call to `model`, only when an extension
+    /// handles them (EXT-6, EXT-8).
     fn request_hooks(&self, model: &Model) -> rho_ai::options::RequestHooks {
         let runner = &self.inner.services.extensions;
         let mut hooks = rho_ai::options::RequestHooks::default();
+        if runner.has_handlers("before_provider_headers") {
+            let w = self.inner.weak.clone();
+            hooks.before_headers = Some(Arc::new(move |headers| {
+                let w = w.clone();
+                Box::pin(async move {
+                    let Some(inner) = w.upgrade() else {
+                        return headers;
+                    };
+                    let s = AgentSession { inner };
+                    let shown = super::provider_headers::shown(&headers);
+                    let extensions = &s.inner.services.extensions;
+                    let answer = extensions.emit_headers(shown, &s.ext_ctx()).await;
+                    match answer.as_object() {
+                        Some(answer) => super::provider_headers::apply(headers, answer),
+                        None => headers,
+                    }
+                })
+            }));
+        }
         if runner.has_handlers("before_provider_request") {
             let w = self.inner.weak.clone();
             hooks.before_request = Some(Arc::new(move |payload| {

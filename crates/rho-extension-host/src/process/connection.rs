@@ -14,6 +14,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::oneshot;
 
+use super::late_trust::LateStartError;
 use super::oauth::{self, LoginCalls};
 use super::wire::{encode_line, excerpt, Incoming, Request};
 use super::{calls, registrations, setup, ProcessOptions};
@@ -301,6 +302,17 @@ impl Connection {
                 }
             }
         }
+    }
+
+    /// Writes `message`, which has no answer (`trust`).
+    pub(crate) async fn notify(&self, message: &Request<'_>) -> Result<(), LateStartError> {
+        if let Some(reason) = self.dead_reason() {
+            return Err(LateStartError::Unreachable(reason));
+        }
+        let mut line = Vec::with_capacity(64);
+        encode_line(message, &mut line).map_err(LateStartError::Encode)?;
+        let written = self.shared.write(&line).await;
+        written.map_err(LateStartError::Unreachable)
     }
 
     /// Forgets request `id` and tells the extension to stop working on it.

@@ -9,6 +9,7 @@
 
 pub mod calls;
 pub mod connection;
+pub mod late_trust;
 pub mod oauth;
 mod registrations;
 pub mod session_calls;

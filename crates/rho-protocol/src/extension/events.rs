@@ -82,6 +82,11 @@ pub enum ExtensionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         from_extension: Option<bool>,
     },
+    /// The session's name was set or cleared (pi 1.6): the name now, absent when cleared.
+    SessionInfoChanged {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
     /// The session is going away.
     SessionShutdown {
         reason: String,
@@ -90,6 +95,10 @@ pub enum ExtensionEvent {
     },
     /// Before every LLM request: a copy of the messages, replaceable.
     Context { messages: Vec<AgentMessage> },
+    /// The request's headers were assembled (pi 1.6): `headers` maps each name to its value
+    /// (credentials left out); a handler returns the map with names set to a string (added or
+    /// replaced) or to null (removed), which later handlers see.
+    BeforeProviderHeaders { headers: Value },
     /// The provider payload was built; a handler may return a replacement (chained).
     BeforeProviderRequest { payload: Value },
     /// The provider's response headers arrived.

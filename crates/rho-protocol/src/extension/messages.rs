@@ -186,6 +186,25 @@ pub enum ToExtension<E = Value> {
         /// `header`, `leafId`, `entries`).
         session: Value,
     },
+    /// The project's trust was decided after the extension started (it was one of the
+    /// extensions asked by `project_trust`, started while the question was open): from now on
+    /// `project_trusted` is pi's `ctx.isProjectTrusted()`. No answer.
+    Trust {
+        /// Whether the project's own resources are trusted.
+        project_trusted: bool,
+    },
+    /// Load `paths` into this process too (rho's pi host, once project trust is decided:
+    /// the trusted project's own pi extensions join the running ones, as in pi). `order` is
+    /// every path of the process in load order, for the order of handlers and commands.
+    /// Answered with the whole registration, as `register` carries it.
+    Load {
+        /// Request id.
+        id: u64,
+        /// The extension paths to load.
+        paths: Vec<String>,
+        /// The process's paths in load order (those loaded before and `paths`).
+        order: Vec<String>,
+    },
     /// rho no longer wants the answer of request `id` (tool aborted, deadline passed).
     Cancel {
         /// The request to stop.

@@ -6,7 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use rho_session::{load_file, load_file_and_index, LoadedFile};
+use rho_protocol::agent::AgentMessage;
+use rho_protocol::{AssistantMessage, ContentBlock, UserContent, UserMessage};
+use rho_session::{load_file, load_file_and_index, LoadedFile, SessionManager};
 
 const FIXTURES: [&str; 3] = ["pi16_session.jsonl", "branched.jsonl", "compacted.jsonl"];
 
@@ -131,6 +133,153 @@ fn a_touched_file_is_checked_by_content_and_appended_lines_are_parsed() {
         len,
         "the index grew"
     );
+}
+
+/// Lines appended since are added to the index where it is, not by writing it again: it keeps
+/// its inode, and holds exactly what an index written from scratch for the grown file holds.
+/// Appending twice in a row works from the extended index.
+#[cfg(unix)]
+#[test]
+fn appended_lines_extend_the_index_in_place() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "branched.jsonl");
+    let loaded = load_file_and_index(&path).unwrap();
+    let inode = std::fs::metadata(sidecar(&path)).unwrap().ino();
+    let mut parent = loaded.entries.last().unwrap().id.clone();
+    for round in 0..2 {
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        for n in 0..3 {
+            let id = format!("e{round}{n:06}");
+            writeln!(
+                file,
+                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"more {n}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
+            )
+            .unwrap();
+            parent = id;
+        }
+        drop(file);
+        let before = std::fs::metadata(&path).unwrap().len();
+        assert!(load_file_and_index(&path).unwrap().indexed < before);
+        assert_eq!(
+            std::fs::metadata(sidecar(&path)).unwrap().ino(),
+            inode,
+            "round {round}: extended, not replaced"
+        );
+        let reloaded = load_file_and_index(&path).unwrap();
+        assert_eq!(
+            reloaded.indexed, before,
+            "round {round}: all from the index"
+        );
+        assert_eq!(found(&reloaded), found_without_index(&path));
+    }
+    let extended = std::fs::read(sidecar(&path)).unwrap();
+    std::fs::remove_file(sidecar(&path)).unwrap();
+    load_file_and_index(&path).unwrap();
+    let fresh = std::fs::read(sidecar(&path)).unwrap();
+    let stamp = 20..44;
+    assert_eq!(extended.len(), fresh.len());
+    assert_eq!(extended[..stamp.start], fresh[..stamp.start]);
+    assert_eq!(extended[stamp.end..], fresh[stamp.end..]);
+}
+
+fn user(text: &str) -> AgentMessage {
+    AgentMessage::User(UserMessage {
+        content: UserContent::Blocks(vec![ContentBlock::text(text)]),
+        timestamp: 1,
+    })
+}
+
+fn assistant(text: &str) -> AgentMessage {
+    let mut a = AssistantMessage::empty("openai-responses", "openai", "gpt-5");
+    a.content = vec![ContentBlock::text(text)];
+    AgentMessage::Assistant(a)
+}
+
+/// Appends a label of `target` to `path` as another process would, past the session's back.
+fn label_from_another_writer(path: &Path, target: &str) {
+    let mut other = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(
+        other,
+        r#"{{"type":"label","id":"f0000001","parentId":"{target}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{target}","label":"elsewhere"}}"#
+    )
+    .unwrap();
+}
+
+/// What a session appends to its own file it also adds to the index, so the next open takes
+/// every entry from the index (nothing parsed) and finds what a full load finds, messages
+/// read back included. Once another process has appended too, the session stops keeping the
+/// index, and the next open parses what the index does not cover.
+#[test]
+fn a_session_keeps_its_index_current_as_it_appends() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "compacted.jsonl");
+    let mut session = SessionManager::open(&path).unwrap();
+    session.append_message(user("kept in the index")).unwrap();
+    session.append_message(assistant("also kept")).unwrap();
+    session.append_session_info("renamed").unwrap();
+    drop(session);
+    let meta = std::fs::metadata(&path).unwrap();
+    let len = meta.len();
+    let index = std::fs::read(sidecar(&path)).unwrap();
+    assert_eq!(
+        index[20..28],
+        len.to_le_bytes(),
+        "stamped with the grown length"
+    );
+    let modified = meta
+        .modified()
+        .unwrap()
+        .duration_since(SystemTime::UNIX_EPOCH);
+    let modified = modified.unwrap().as_nanos() as u64;
+    assert_eq!(
+        index[28..36],
+        modified.to_le_bytes(),
+        "and modification time"
+    );
+    let reopened = load_file_and_index(&path).unwrap();
+    assert_eq!(reopened.indexed, len, "every entry from the index");
+    assert_eq!(found(&reopened), found_without_index(&path));
+
+    let mut session = SessionManager::open(&path).unwrap();
+    label_from_another_writer(&path, session.leaf_id().unwrap());
+    session
+        .append_message(user("after the other writer"))
+        .unwrap();
+    drop(session);
+    let reopened = load_file_and_index(&path).unwrap();
+    assert_eq!(
+        reopened.indexed, len,
+        "the other writer's line and after: parsed"
+    );
+    assert_eq!(found(&reopened), found_without_index(&path));
+    let len = std::fs::metadata(&path).unwrap().len();
+    assert_eq!(load_file_and_index(&path).unwrap().indexed, len);
+}
+
+/// Another writer appending between two of the session's own appends: the session's next
+/// line lands after the other's, the index stops at what it knew, and the next open parses
+/// the rest and finds what a full load finds.
+#[test]
+fn a_line_appended_by_another_writer_between_the_sessions_own_is_parsed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = session_in(dir.path(), "compacted.jsonl");
+    let mut session = SessionManager::open(&path).unwrap();
+    session.append_message(user("first")).unwrap();
+    label_from_another_writer(&path, session.leaf_id().unwrap());
+    session
+        .append_message(assistant("after the other writer"))
+        .unwrap();
+    let message = session.build_context().messages.pop().unwrap();
+    assert!(message.release());
+    assert!(message.get().is_ok(), "read back from where it landed");
+    drop(session);
+    let reopened = load_file_and_index(&path).unwrap();
+    assert!(reopened.indexed < std::fs::metadata(&path).unwrap().len());
+    assert_eq!(found(&reopened), found_without_index(&path));
 }
 
 /// A file rewritten in place (one parent id changed, same length, another modification

@@ -82,6 +82,28 @@ fn rho_lines_parse_on_the_extension_side() {
     assert!(matches!(m, ToExtension::Unknown));
 }
 
+/// The lines that follow a start-up project trust decision: `trust` for every extension asked,
+/// `load` for the pi host that takes the trusted project's own extensions.
+#[test]
+fn trust_and_load_lines_match_the_documented_shapes() {
+    let line = |m: &ToExtension| serde_json::to_string(m).expect("encodes");
+    assert_eq!(
+        line(&ToExtension::Trust {
+            project_trusted: true
+        }),
+        r#"{"type":"trust","projectTrusted":true}"#
+    );
+    let load = ToExtension::Load {
+        id: 3,
+        paths: vec!["/p/b.ts".into()],
+        order: vec!["/p/b.ts".into(), "/u/a.ts".into()],
+    };
+    assert_eq!(
+        line(&load),
+        r#"{"type":"load","id":3,"paths":["/p/b.ts"],"order":["/p/b.ts","/u/a.ts"]}"#
+    );
+}
+
 #[test]
 fn extension_lines_match_the_documented_shapes() {
     let reg = Registration {
