@@ -177,35 +177,38 @@ impl ExtensionRunner {
     /// `before_provider_request` (EXT-6): any non-null result replaces the payload for later
     /// handlers and for the request; errors are isolated.
     pub async fn emit_payload(&self, payload: Value, ctx: &ExtensionContext) -> Value {
-        let mut current = payload;
-        for ext in self.extensions().iter() {
-            for handler in ext.handlers_for("before_provider_request") {
-                let event = ExtensionEvent::BeforeProviderRequest {
-                    payload: current.clone(),
-                };
-                match handler(event, ctx.clone()).await {
-                    Ok(Some(v)) if !v.is_null() => current = v,
-                    Ok(_) => {}
-                    Err(e) => self.report(&ext.path, "before_provider_request", e),
-                }
-            }
-        }
-        current
+        let event = |payload| ExtensionEvent::BeforeProviderRequest { payload };
+        let name = "before_provider_request";
+        self.emit_chained(name, payload, event, |v| !v.is_null(), ctx)
+            .await
     }
 
     /// `before_provider_headers` (pi 1.6): each handler gets the headers as changed so far
     /// (a map of names to a string, or to null for a name to remove) and returns the map.
     pub async fn emit_headers(&self, headers: Value, ctx: &ExtensionContext) -> Value {
-        let mut current = headers;
+        let event = |headers| ExtensionEvent::BeforeProviderHeaders { headers };
+        let name = "before_provider_headers";
+        self.emit_chained(name, headers, event, Value::is_object, ctx)
+            .await
+    }
+
+    /// A chained emission: each handler of `name` gets `value` as the handlers before it left
+    /// it (wrapped by `event`), and a result `takes` accepts replaces it; errors are isolated.
+    async fn emit_chained(
+        &self,
+        name: &str,
+        value: Value,
+        event: impl Fn(Value) -> ExtensionEvent,
+        takes: impl Fn(&Value) -> bool,
+        ctx: &ExtensionContext,
+    ) -> Value {
+        let mut current = value;
         for ext in self.extensions().iter() {
-            for handler in ext.handlers_for("before_provider_headers") {
-                let event = ExtensionEvent::BeforeProviderHeaders {
-                    headers: current.clone(),
-                };
-                match handler(event, ctx.clone()).await {
-                    Ok(Some(v)) if v.is_object() => current = v,
+            for handler in ext.handlers_for(name) {
+                match handler(event(current.clone()), ctx.clone()).await {
+                    Ok(Some(v)) if takes(&v) => current = v,
                     Ok(_) => {}
-                    Err(e) => self.report(&ext.path, "before_provider_headers", e),
+                    Err(e) => self.report(&ext.path, name, e),
                 }
             }
         }

@@ -4,6 +4,8 @@
 
 use serde_json::{Map, Value};
 
+use super::AgentSession;
+
 /// Headers an extension is not shown, by lower-cased name.
 const CREDENTIALS: [&str; 5] = [
     "authorization",
@@ -13,8 +15,23 @@ const CREDENTIALS: [&str; 5] = [
     "proxy-authorization",
 ];
 
+/// `headers` as the session's `before_provider_headers` handlers leave them.
+pub(crate) async fn edited(
+    session: &AgentSession,
+    headers: Vec<(String, String)>,
+) -> Vec<(String, String)> {
+    let extensions = &session.inner.services.extensions;
+    let answer = extensions
+        .emit_headers(shown(&headers), &session.ext_ctx())
+        .await;
+    match answer.as_object() {
+        Some(answer) => apply(headers, answer),
+        None => headers,
+    }
+}
+
 /// The headers as extensions see them: every one but the credentials, later ones winning.
-pub(crate) fn shown(headers: &[(String, String)]) -> Value {
+fn shown(headers: &[(String, String)]) -> Value {
     let shown = headers
         .iter()
         .filter(|(name, _)| !CREDENTIALS.contains(&name.to_ascii_lowercase().as_str()))

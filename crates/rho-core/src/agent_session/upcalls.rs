@@ -266,13 +266,7 @@ impl AgentSession {
                         return headers;
                     };
                     let s = AgentSession { inner };
-                    let shown = super::provider_headers::shown(&headers);
-                    let extensions = &s.inner.services.extensions;
-                    let answer = extensions.emit_headers(shown, &s.ext_ctx()).await;
-                    match answer.as_object() {
-                        Some(answer) => super::provider_headers::apply(headers, answer),
-                        None => headers,
-                    }
+                    super::provider_headers::edited(&s, headers).await
                 })
             }));
         }
