@@ -56,6 +56,14 @@ fn session_in(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
+/// Appends `lines` to `path` as another writer would.
+fn append_lines(path: &Path, lines: &[&str]) {
+    let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    for line in lines {
+        writeln!(file, "{line}").unwrap();
+    }
+}
+
 fn set_modified(path: &Path, time: SystemTime) {
     let file = std::fs::OpenOptions::new().write(true).open(path).unwrap();
     file.set_modified(time).unwrap();
@@ -107,21 +115,15 @@ fn a_touched_file_is_checked_by_content_and_appended_lines_are_parsed() {
 
     let loaded = load_file_and_index(&path).unwrap();
     let last = loaded.entries.last().unwrap().id.clone();
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(
-        file,
-        r#"{{"type":"message","id":"d0000001","parentId":"{last}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"appended"}}],"timestamp":1}}}}"#
-    )
-    .unwrap();
-    writeln!(
-        file,
-        r#"{{"type":"label","id":"d0000002","parentId":"d0000001","timestamp":"2025-03-02T11:00:01.000Z","targetId":"d0000001","label":"later"}}"#
-    )
-    .unwrap();
-    drop(file);
+    append_lines(
+        &path,
+        &[
+            &format!(
+                r#"{{"type":"message","id":"d0000001","parentId":"{last}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"user","content":[{{"type":"text","text":"appended"}}],"timestamp":1}}}}"#
+            ),
+            r#"{"type":"label","id":"d0000002","parentId":"d0000001","timestamp":"2025-03-02T11:00:01.000Z","targetId":"d0000001","label":"later"}"#,
+        ],
+    );
 
     let appended = load_file_and_index(&path).unwrap();
     assert_eq!(appended.indexed, indexed_len, "only the new lines parsed");
@@ -148,20 +150,16 @@ fn appended_lines_extend_the_index_in_place() {
     let inode = std::fs::metadata(sidecar(&path)).unwrap().ino();
     let mut parent = loaded.entries.last().unwrap().id.clone();
     for round in 0..2 {
-        let mut file = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
         for n in 0..3 {
             let id = format!("e{round}{n:06}");
-            writeln!(
-                file,
-                r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"more {n}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
-            )
-            .unwrap();
+            append_lines(
+                &path,
+                &[&format!(
+                    r#"{{"type":"message","id":"{id}","parentId":"{parent}","timestamp":"2025-03-02T11:00:00.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"more {n}"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}}}},"stopReason":"stop","timestamp":1}}}}"#
+                )],
+            );
             parent = id;
         }
-        drop(file);
         let before = std::fs::metadata(&path).unwrap().len();
         assert!(load_file_and_index(&path).unwrap().indexed < before);
         assert_eq!(
@@ -201,12 +199,12 @@ fn assistant(text: &str) -> AgentMessage {
 
 /// Appends a label of `target` to `path` as another process would, past the session's back.
 fn label_from_another_writer(path: &Path, target: &str) {
-    let mut other = std::fs::OpenOptions::new().append(true).open(path).unwrap();
-    writeln!(
-        other,
-        r#"{{"type":"label","id":"f0000001","parentId":"{target}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{target}","label":"elsewhere"}}"#
-    )
-    .unwrap();
+    append_lines(
+        path,
+        &[&format!(
+            r#"{{"type":"label","id":"f0000001","parentId":"{target}","timestamp":"2025-03-02T11:00:01.000Z","targetId":"{target}","label":"elsewhere"}}"#
+        )],
+    );
 }
 
 /// What a session appends to its own file it also adds to the index, so the next open takes
@@ -362,17 +360,13 @@ fn a_session_of_no_entries_grows_from_its_index() {
     assert!(load_file_and_index(&path).unwrap().entries.is_empty());
     let len = std::fs::metadata(&path).unwrap().len();
     assert_eq!(load_file_and_index(&path).unwrap().indexed, len);
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(file, "{{\"type\":\"message\",").unwrap();
-    writeln!(
-        file,
-        r#"{{"type":"label","id":"l1","parentId":null,"timestamp":"t","targetId":"x","label":"a"}}"#
-    )
-    .unwrap();
-    drop(file);
+    append_lines(
+        &path,
+        &[
+            r#"{"type":"message","#,
+            r#"{"type":"label","id":"l1","parentId":null,"timestamp":"t","targetId":"x","label":"a"}"#,
+        ],
+    );
     let grown = load_file_and_index(&path).unwrap();
     assert_eq!(grown.indexed, len);
     assert_eq!(grown.warnings.len(), 1);
@@ -391,16 +385,12 @@ fn a_cycle_closed_by_an_appended_entry_is_reported() {
         r#"{"type":"label","id":"a1","parentId":"z9","timestamp":"t","targetId":"a1","label":"x"}"#;
     std::fs::write(&path, format!("{header}\n{dangling}\n")).unwrap();
     assert!(load_file_and_index(&path).unwrap().warnings.is_empty());
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&path)
-        .unwrap();
-    writeln!(
-        file,
-        r#"{{"type":"label","id":"z9","parentId":"a1","timestamp":"t","targetId":"a1","label":"y"}}"#
-    )
-    .unwrap();
-    drop(file);
+    append_lines(
+        &path,
+        &[
+            r#"{"type":"label","id":"z9","parentId":"a1","timestamp":"t","targetId":"a1","label":"y"}"#,
+        ],
+    );
     let loaded = load_file_and_index(&path).unwrap();
     assert!(loaded.indexed > 0);
     assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
