@@ -106,8 +106,8 @@ fn ask_trust(
     cwd: &Path,
     warnings: &mut Vec<String>,
 ) -> Option<bool> {
+    let theme = crate::trust_extensions::startup_theme(global);
     let ask = |question: &str, answers: &[String]| {
-        let theme = crate::trust_extensions::startup_theme(global);
         rho_interactive::ask_before_start(question, answers, agent_dir, &theme)
     };
     crate::project::ask_at_start(approve, (global, agent_dir), cwd, &ask, warnings)
