@@ -208,7 +208,7 @@ function announcePrompt(reg, type, { kind, title }) {
 /** pi's blocking prompts (`select`, `confirm`, `input`, `editor`, `custom`) announced as pi
  * announces them: `ui_prompt_start` when the first begins, `ui_prompt_end` when the last ends
  * (a prompt opened inside another counts once), and only where a UI answers. */
-function prompting(reg, kind, title, run) {
+function announcedPrompt(reg, kind, title, run) {
   if (!reg.hello.hasUI) return run();
   if ((reg.promptDepth = (reg.promptDepth ?? 0) + 1) === 1) {
     reg.openPrompt = { kind, title };
@@ -226,10 +226,13 @@ function prompting(reg, kind, title, run) {
   }
 }
 
-function createUi(reg, ext) {
+/** `ctx.ui` for `ext`; its dialogs are `announced` as pi's runner announces them, except in
+ * `project_trust`'s context, whose dialogs pi asks outside the runner. */
+export function createUi(reg, ext, announced = true) {
   const call = (method, params) => reg.wire.call(method, params);
   const fire = (method, params) => call(method, params).catch(() => {});
   const components = componentUi(reg, ext, fire);
+  const prompting = announced ? announcedPrompt : (_reg, _kind, _title, run) => run();
   const ui = {
     notify: (message, type) => fire("ui_notify", { message: String(message), kind: type }),
     confirm: (title, message, opts) => prompting(reg, "confirm", title, () => dialog(call("ui_confirm", { title, message: message ?? "", timeout: opts?.timeout }), opts, false)),

@@ -1,6 +1,6 @@
 // Runs every pi handler of one rho event in load order and folds their results the way pi
 // composes them (chained transforms, first gate wins) into the one result rho expects.
-import { createContext, refreshView } from "./api.mjs";
+import { createContext, createUi, refreshView } from "./api.mjs";
 import { preparePromptOptions, promptWithSections } from "./session_api.mjs";
 
 // `project_trust` comes before there is a session to look at; a prompt's start and end come
@@ -99,7 +99,8 @@ for (const name of ["session_before_switch", "session_before_fork", "session_bef
 
 /** pi's `ProjectTrustContext`: the folder, the mode, whether a UI answers, and four dialogs. */
 function trustContext(reg, ext) {
-  const { cwd, mode, hasUI, ui } = createContext(reg, ext);
+  const { cwd, mode, hasUI } = createContext(reg, ext);
+  const ui = createUi(reg, ext, false);
   // pi asks with dialogs only on its own screen: an RPC client is not asked before start-up.
   return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }

@@ -361,3 +361,35 @@ async fn a_process_extension_asked_about_trust_is_told_the_decision() {
     assert!(project_loaded(&mut rpc).await, "the saved yes");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// Notes the prompts announced to it; `/heard` tells them.
+const PROMPT_EARS: &str = r#"
+export default function (pi) {
+  const heard = [];
+  pi.on("ui_prompt_start", (e) => void heard.push(`${e.kind} ${e.title}`));
+  pi.registerCommand("heard", {
+    description: "Tells the prompts announced",
+    handler: async (_args, ctx) => ctx.ui.notify(`heard: ${heard.join(" | ")}`, "info"),
+  });
+}
+"#;
+
+/// pi asks `project_trust`'s dialogs outside its extension runner, so they are not announced
+/// as `ui_prompt_start`; neither are they in rho.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trust_question_s_dialogs_are_not_announced() {
+    let asker = decider("yes", false);
+    let files = [("ears.ts", PROMPT_EARS), ("asker.ts", asker.as_str())];
+    let Some(mut rpc) = start(&files, &[], None).await else {
+        return;
+    };
+    assert!(project_loaded(&mut rpc).await, "trusted by the extension");
+    assert!(
+        stderr(&rpc).contains("select=undefined"),
+        "the dialog was asked"
+    );
+    let heard = json!({"id": "h", "type": "prompt", "message": "/heard"});
+    assert_eq!(rpc.call(heard).await["success"], true);
+    notified(&mut rpc, "heard: ").await;
+    assert_eq!(rpc.close().await, Some(0));
+}
