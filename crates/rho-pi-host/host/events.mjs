@@ -57,10 +57,13 @@ const FOLD = {
     state.event.payload = r;
     state.result = r;
   },
+  // A handler returns the messages or changes the array it was given in place (pi takes
+  // both); the next handler sees the result.
   context(state, r) {
-    if (r?.messages) {
-      state.event.messages = r.messages;
-      state.result = { messages: r.messages };
+    const changed = r?.messages ?? (sameMessages(state.event.messages, state.given) ? undefined : state.event.messages);
+    if (changed) {
+      state.event.messages = changed;
+      state.result = { messages: changed };
     }
   },
   tool_call(state, r) {
@@ -90,6 +93,7 @@ const FOLD = {
     for (const k of ["skillPaths", "promptPaths", "themePaths"]) if (r[k]) out[k] = [...(out[k] ?? []), ...r[k]];
   },
 };
+FOLD.context_with_system = FOLD.context;
 for (const name of ["session_before_switch", "session_before_fork", "session_before_compact", "session_before_tree"]) {
   FOLD[name] = (state, r) => {
     if (r?.cancel) return { result: { cancel: true }, done: true };
@@ -105,6 +109,11 @@ function trustContext(reg, ext) {
   return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
+/** Whether two message lists hold the same message objects in the same order. */
+function sameMessages(a, b) {
+  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((m, i) => m === b[i]);
+}
+
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */
 export async function dispatchEvent(reg, event) {
   const handlers = reg.handlers.get(event.type) ?? [];
@@ -116,6 +125,7 @@ export async function dispatchEvent(reg, event) {
   const state = { event, result: null };
   const fold = FOLD[event.type];
   for (const { ext, handler } of handlers) {
+    if (fold === FOLD.context) state.given = event.messages.slice();
     let r;
     try {
       r = await handler(event, event.type === "project_trust" ? trustContext(reg, ext) : createContext(reg, ext));

@@ -13,6 +13,7 @@ mod mcp_support;
 mod packages_support;
 mod pi_arguments_tui;
 mod pi_compare;
+mod pi_context_hooks;
 mod pi_support;
 mod pids;
 mod support;
