@@ -93,3 +93,60 @@ async fn a_stored_key_goes_through_the_provider_s_resolve() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// A provider object that signs in: `refresh` marks the tokens, `toAuth` builds the key.
+const OBJECT_SIGN_IN: &str = r#"
+import { createProvider, openAICompletionsApi } from "@earendil-works/pi-ai/compat";
+
+export default function (pi) {
+  pi.registerProvider(createProvider({
+    id: "objprov",
+    name: "Object Provider",
+    baseUrl: "http://127.0.0.1:9/v1",
+    auth: {
+      oauth: {
+        name: "Object Sign-In",
+        async login(interaction) {
+          const code = await interaction.prompt({ type: "text", message: "Code:" });
+          return { type: "oauth", access: `a-${code}`, refresh: `r-${code}`, expires: Date.now() + 3600000 };
+        },
+        async refresh(credential) {
+          return { ...credential, access: `${credential.access}-refreshed`, expires: Date.now() + 3600000 };
+        },
+        async toAuth(credential) {
+          return { apiKey: `oauth:${credential.access}` };
+        },
+      },
+    },
+    models: [{ id: "om", name: "Object model", api: "openai-completions", provider: "objprov",
+               baseUrl: "http://127.0.0.1:9/v1", reasoning: false, input: ["text"],
+               cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+               contextWindow: 100000, maxTokens: 1000 }],
+    api: openAICompletionsApi(),
+  }));
+}
+"#;
+
+/// An expired sign-in of a provider object is refreshed through its `auth.oauth.refresh`,
+/// saved, and the request carries the key its `toAuth` makes.
+#[tokio::test]
+async fn a_provider_object_s_sign_in_is_refreshed_and_turned_into_the_key() {
+    let auth =
+        r#"{"objprov": {"type": "oauth", "access": "old", "refresh": "r0", "expires": 1000}}"#;
+    let files = [("object-sign-in.ts", OBJECT_SIGN_IN)];
+    let opts = options(vec![("auth.json", auth)]);
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, opts).await else {
+        return;
+    };
+    rpc.server.push(reply("Signed."));
+    assert_eq!(rpc.prompt_ok("p", "hello").await, "Signed.");
+    let requests = rpc.server.requests();
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer oauth:old-refreshed")
+    );
+    let saved = std::fs::read_to_string(rpc.agent_dir().join("auth.json")).unwrap();
+    let saved: Value = serde_json::from_str(&saved).unwrap();
+    assert_eq!(saved["objprov"]["access"], "old-refreshed", "{saved}");
+    assert_eq!(rpc.close().await, Some(0));
+}
