@@ -6,6 +6,7 @@ import { registerProvider, registerVirtualModel, unregisterProvider, unregisterV
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 import { dispatchEvent } from "./events.mjs";
+import { buildContextEntries, buildSessionContext, buildSessionProjection } from "./session_projection.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -326,6 +327,10 @@ export function sessionReader(view, cwd, fallbackName) {
     getEntry: byId,
     getChildren: (id) => all().filter((e) => e.parentId === id),
     getTree: () => sessionTree(all()),
+    getEntryCount: () => all().length,
+    buildContextEntries: () => buildContextEntries(all(), view().leafId),
+    buildSessionProjection: () => buildSessionProjection(all(), view().leafId),
+    buildSessionContext: () => buildSessionContext(all(), view().leafId),
   };
 }
 
