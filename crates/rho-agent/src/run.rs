@@ -413,6 +413,7 @@ impl Run {
         }
         self.converted = None;
         let stored = self.shared.state().messages.clone();
+        let recorded_system = stored.iter().any(|m| m.role() == "system");
         let messages: Vec<AgentMessage> =
             hold_all(&stored)?.iter().map(|m| (**m).clone()).collect();
         let mut messages = match hooks.transforms_context() {
@@ -424,7 +425,7 @@ impl Run {
             false => messages,
         };
         if with_system {
-            messages = self.project_with_system(messages).await?;
+            messages = self.project_with_system(messages, recorded_system).await?;
         }
         let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
         self.context.messages = hooks.convert_to_llm(&shared);
@@ -432,14 +433,16 @@ impl Run {
     }
 
     /// `context_with_system`: the request's messages with their system messages (led by
-    /// one declaring the request's prompt and tools when the transcript records none) go
-    /// through the hook, and what its system messages replay to becomes the request's
-    /// prompt and tools. An extension's forced prompt still replaces the text.
+    /// one declaring the request's prompt and tools when the transcript records none, so a
+    /// system message a `context` handler added comes after it) go through the hook, and
+    /// what its system messages replay to becomes the request's prompt and tools. An
+    /// extension's forced prompt still replaces the text.
     async fn project_with_system(
         &mut self,
         mut messages: Vec<AgentMessage>,
+        recorded_system: bool,
     ) -> Result<Vec<AgentMessage>, RunFailure> {
-        if !messages.iter().any(|m| m.role() == "system") {
+        if !recorded_system {
             // Without sections nothing resets the request's prompt and tools between calls:
             // start from the run's own, not from the last call's projection.
             if self.system.is_none() {
@@ -456,7 +459,10 @@ impl Run {
             .await?;
         let (prompt, mut tools) = system::projected(&messages);
         let forced = self.shared.state().forced_system_prompt.clone();
-        self.context.system_prompt = forced.filter(|f| !f.is_empty()).or(prompt);
+        self.context.system_prompt = match forced {
+            Some(forced) => (!forced.is_empty()).then_some(forced),
+            None => prompt,
+        };
         tools.retain(|t| !self.hidden.contains(&t.name));
         self.context.tools = tools;
         Ok(messages)

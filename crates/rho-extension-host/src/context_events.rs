@@ -35,7 +35,7 @@ impl ExtensionRunner {
                 };
                 match handler(event, ctx.clone()).await {
                     Err(e) => self.report(&ext.path, "context", e),
-                    Ok(Some(v)) => match returned_messages(&v) {
+                    Ok(Some(v)) => match self.reported(&ext.path, "context", v) {
                         Some(Ok(returned)) if returned != visible => {
                             current = with_system_head(&current, returned);
                         }
@@ -68,7 +68,7 @@ impl ExtensionRunner {
                 };
                 match handler(event, ctx.clone()).await {
                     Err(e) => self.report(&ext.path, "context_with_system", e),
-                    Ok(Some(v)) => match returned_messages(&v) {
+                    Ok(Some(v)) => match self.reported(&ext.path, "context_with_system", v) {
                         Some(Ok(returned)) => current = returned,
                         Some(Err(e)) => self.report(
                             &ext.path,
@@ -88,12 +88,30 @@ impl ExtensionRunner {
     }
 }
 
-/// The `messages` of a handler's result, if it has any.
-fn returned_messages(result: &Value) -> Option<Result<Vec<AgentMessage>, serde_json::Error>> {
-    result
-        .get("messages")
-        .filter(|m| !m.is_null())
-        .map(|m| serde_json::from_value(m.clone()))
+impl ExtensionRunner {
+    /// Reports the failures an extension names in its result's `errors` (a host running
+    /// several handlers goes on past a failing one, as pi does), then gives the result's
+    /// `messages`, if it has any.
+    fn reported(
+        &self,
+        path: &str,
+        event: &str,
+        mut result: Value,
+    ) -> Option<Result<Vec<AgentMessage>, serde_json::Error>> {
+        if let Some(Value::Array(errors)) = result.get_mut("errors").map(Value::take) {
+            for error in errors {
+                let text = error
+                    .as_str()
+                    .map_or_else(|| error.to_string(), str::to_string);
+                self.report(path, event, text);
+            }
+        }
+        result
+            .get_mut("messages")
+            .map(Value::take)
+            .filter(|m| !m.is_null())
+            .map(serde_json::from_value)
+    }
 }
 
 /// `returned` led by what `current`'s system messages replay to (pi-ai's

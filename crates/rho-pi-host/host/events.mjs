@@ -57,13 +57,13 @@ const FOLD = {
     state.event.payload = r;
     state.result = r;
   },
-  // A handler returns the messages or changes the array it was given in place (pi takes
-  // both); the next handler sees the result.
+  // A handler returns the messages or changes the list it was given in place, its order or
+  // its messages (pi sends the objects it changed); the next handler sees the result.
   context(state, r) {
-    const changed = r?.messages ?? (sameMessages(state.event.messages, state.given) ? undefined : state.event.messages);
+    const changed = r?.messages ?? (JSON.stringify(state.event.messages) === state.given ? undefined : state.event.messages);
     if (changed) {
       state.event.messages = changed;
-      state.result = { messages: changed };
+      state.result = { ...state.result, messages: changed };
     }
   },
   tool_call(state, r) {
@@ -109,11 +109,6 @@ function trustContext(reg, ext) {
   return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
-/** Whether two message lists hold the same message objects in the same order. */
-function sameMessages(a, b) {
-  return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((m, i) => m === b[i]);
-}
-
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */
 export async function dispatchEvent(reg, event) {
   const handlers = reg.handlers.get(event.type) ?? [];
@@ -125,7 +120,8 @@ export async function dispatchEvent(reg, event) {
   const state = { event, result: null };
   const fold = FOLD[event.type];
   for (const { ext, handler } of handlers) {
-    if (fold === FOLD.context) state.given = event.messages.slice();
+    const rewrites = fold === FOLD.context;
+    if (rewrites) state.given = JSON.stringify(event.messages);
     let r;
     try {
       r = await handler(event, event.type === "project_trust" ? trustContext(reg, ext) : createContext(reg, ext));
@@ -133,6 +129,12 @@ export async function dispatchEvent(reg, event) {
       // pi goes on to the next `project_trust` handler after a failure, naming it.
       if (event.type === "project_trust") {
         reg.notice(`Extension "${ext.path}" project_trust error: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
+      }
+      // pi reports a failing `context` handler and goes on with the list as it was; rho
+      // reports each failure named in the result's `errors`.
+      if (rewrites) {
+        state.result = { ...state.result, errors: [...(state.result?.errors ?? []), failure(ext, `its ${event.type} handler`, e)] };
         continue;
       }
       throw new Error(failure(ext, `its ${event.type} handler`, e));

@@ -27,9 +27,16 @@ const authContext = {
   },
 };
 
-/** The request auth of `provider` for a call rho made with `apiKey` (its stored key or the
- * stand-in): pi-ai's resolution for api-key auth; an OAuth key rho already made. */
+/** What `toAuth` made of each sign-in, by the key rho was handed for it (the key itself, or a
+ * stand-in when the sign-in authenticates by headers only): rho passes that key back with
+ * each request, and the request gets the whole auth (key, headers, base URL). */
+const signedIn = new Map();
+
+/** The request auth of `provider` for a call rho made with `apiKey`: a sign-in's as `toAuth`
+ * made it; otherwise pi-ai's api-key resolution of rho's stored key (or none, for ambient
+ * sources). */
 async function requestAuth(provider, apiKey, signal) {
+  if (apiKey && signedIn.has(apiKey)) return signedIn.get(apiKey);
   const stored = apiKey && apiKey !== RESOLVED_BY_PROVIDER ? apiKey : undefined;
   const byKey = provider.auth.apiKey;
   if (!byKey) return stored ? { apiKey: stored } : undefined;
@@ -38,11 +45,27 @@ async function requestAuth(provider, apiKey, signal) {
   return resolved?.auth;
 }
 
-async function* streamWithAuth(provider, model, context, options) {
+/** `base` with `over` laid on top, header names compared as HTTP compares them. */
+function mergeHeaders(base, over) {
+  const out = { ...base };
+  for (const [name, value] of Object.entries(over ?? {})) {
+    for (const key of Object.keys(out)) if (key.toLowerCase() === name.toLowerCase()) delete out[key];
+    out[name] = value;
+  }
+  return out;
+}
+
+async function* streamWithAuth(provider, registeredBaseUrl, model, context, options) {
   const auth = await requestAuth(provider, options.apiKey, options.signal);
   if (!auth) throw new Error(`No API key found for ${provider.id}. Use /login or set the provider's key.`);
-  const routed = auth.baseUrl ? { ...model, baseUrl: auth.baseUrl } : model;
-  const headers = auth.headers ? { ...options.headers, ...auth.headers } : options.headers;
+  // The provider's own model (its per-model base URL, `compat` and the rest), with the user's
+  // models.json base URL when it overrides the registered one, and the sign-in's over both.
+  const own = provider.getModels?.().find((m) => m.id === model.id) ?? model;
+  const userBaseUrl = model.baseUrl && model.baseUrl !== registeredBaseUrl ? model.baseUrl : undefined;
+  const baseUrl = auth.baseUrl ?? userBaseUrl ?? own.baseUrl ?? model.baseUrl;
+  const routed = { ...own, baseUrl, headers: mergeHeaders(own.headers, model.headers) };
+  // As pi-ai's Models: the request's own headers win over the auth's.
+  const headers = mergeHeaders(auth.headers, options.headers);
   yield* provider.streamSimple(routed, context, { ...options, apiKey: auth.apiKey, headers });
 }
 
@@ -57,18 +80,24 @@ function interaction(callbacks) {
     },
     prompt(p) {
       if (p.type === "select") return callbacks.onSelect({ message: p.message, options: p.options });
+      if (p.type === "manual_code") return callbacks.onManualCodeInput();
       // rho's dialogs have no masked entry: a secret is asked as text.
       return callbacks.onPrompt({ message: p.message, placeholder: p.placeholder });
     },
   };
 }
 
-function oauthConfig(oauth) {
+function oauthConfig(id, oauth) {
   return {
     name: oauth.name,
     login: (callbacks) => oauth.login(interaction(callbacks)),
     refreshToken: (credential, signal) => oauth.refresh(credential, signal ?? AbortSignal.timeout(15_000)),
-    getApiKey: async (credential) => (await oauth.toAuth(credential))?.apiKey,
+    getApiKey: async (credential) => {
+      const auth = (await oauth.toAuth(credential)) ?? {};
+      const key = auth.apiKey ?? `pi-provider-sign-in:${id}`;
+      signedIn.set(key, auth);
+      return key;
+    },
   };
 }
 
@@ -84,15 +113,17 @@ export function providerObjectConfig(provider) {
   } catch {
     // pi-ai: a provider whose getModels throws has no models.
   }
+  const baseUrl = provider.baseUrl ?? models[0]?.baseUrl;
   const config = {
     name: provider.name ?? provider.id,
-    baseUrl: provider.baseUrl ?? models[0]?.baseUrl,
+    baseUrl,
     api: models[0]?.api,
     headers: provider.headers,
+    // Each model's own base URL and fields stay with the provider, which streams it.
     models: models.map(({ provider: _owner, baseUrl: _url, ...model }) => model),
-    streamSimple: (model, context, options) => streamWithAuth(provider, model, context, options),
+    streamSimple: (model, context, options) => streamWithAuth(provider, baseUrl, model, context, options),
   };
-  if (auth.oauth) config.oauth = oauthConfig(auth.oauth);
+  if (auth.oauth) config.oauth = oauthConfig(provider.id, auth.oauth);
   else config.apiKey = RESOLVED_BY_PROVIDER;
   return config;
 }

@@ -132,3 +132,38 @@ async fn unhandled_the_request_keeps_rho_s_prompt_and_tools() {
     assert!(tool_names(&body).len() >= 4, "{body}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// A `context` handler that fails, then one that edits the last message in place.
+const FAIL_THEN_EDIT: &str = r#"
+export default function (pi) {
+  pi.on("context", () => { throw new Error("boom in context"); });
+  pi.on("context", (e) => {
+    e.messages[e.messages.length - 1].content = [{ type: "text", text: "EDITED IN PLACE" }];
+  });
+}
+"#;
+
+/// As in pi, a failing `context` handler is reported and the next one still runs, and a
+/// message changed in place is what the request carries, with rho's prompt and tools.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_context_handler_is_reported_and_an_in_place_edit_is_sent() {
+    let files = [("fail-then-edit.ts", FAIL_THEN_EDIT)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, Start::default()).await else {
+        return;
+    };
+    rpc.server.push(reply("Edited."));
+    assert_eq!(rpc.prompt_ok("p", "original words").await, "Edited.");
+    let error = rpc.event("extension_error").await;
+    assert_eq!(error["event"], "context", "{error}");
+    assert!(
+        error["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("boom in context")),
+        "{error}"
+    );
+    let body = rpc.server.last_body();
+    assert_eq!(user_texts(&body), ["EDITED IN PLACE"]);
+    assert!(system_text(&body).len() > 100, "{body}");
+    assert!(tool_names(&body).len() >= 4, "{body}");
+    assert_eq!(rpc.close().await, Some(0));
+}

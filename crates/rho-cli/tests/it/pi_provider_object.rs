@@ -114,7 +114,7 @@ export default function (pi) {
           return { ...credential, access: `${credential.access}-refreshed`, expires: Date.now() + 3600000 };
         },
         async toAuth(credential) {
-          return { apiKey: `oauth:${credential.access}` };
+          return { apiKey: `oauth:${credential.access}`, headers: { "x-signed-in-as": credential.access } };
         },
       },
     },
@@ -128,7 +128,7 @@ export default function (pi) {
 "#;
 
 /// An expired sign-in of a provider object is refreshed through its `auth.oauth.refresh`,
-/// saved, and the request carries the key its `toAuth` makes.
+/// saved, and the request carries the key and the headers its `toAuth` makes.
 #[tokio::test]
 async fn a_provider_object_s_sign_in_is_refreshed_and_turned_into_the_key() {
     let auth =
@@ -144,6 +144,11 @@ async fn a_provider_object_s_sign_in_is_refreshed_and_turned_into_the_key() {
     assert_eq!(
         requests[0].header("authorization"),
         Some("Bearer oauth:old-refreshed")
+    );
+    assert_eq!(
+        requests[0].header("x-signed-in-as"),
+        Some("old-refreshed"),
+        "the headers toAuth adds go with the request"
     );
     let saved = std::fs::read_to_string(rpc.agent_dir().join("auth.json")).unwrap();
     let saved: Value = serde_json::from_str(&saved).unwrap();

@@ -77,27 +77,16 @@ impl AgentSession {
     }
 
     /// The providers and virtual models `extensions` registered while loading, into the
-    /// registry (virtual models after the providers they may be listed under).
+    /// registry.
     fn register_model_providers(&self, extensions: &[Extension]) -> Vec<String> {
         let Some(registry) = self.inner.services.model_providers.clone() else {
             return Vec::new();
         };
-        let providers = extensions.iter().flat_map(|e| e.providers());
-        let mut warnings: Vec<String> = providers
-            .filter_map(|def| {
-                let refused = registry.register(def).err()?;
-                Some(format!(
-                    "extension provider {} not registered: {refused}",
-                    def.name
-                ))
-            })
-            .collect();
-        for def in extensions.iter().flat_map(|e| e.virtual_models()) {
-            if let Err(e) = registry.register_virtual_model(def.spec.model()) {
-                warnings.push(format!("extension virtual model not registered: {e}"));
-            }
-        }
-        warnings
+        super::register_loaded_models(
+            extensions,
+            |def| registry.register(def),
+            |model| registry.register_virtual_model(model),
+        )
     }
 
     /// Takes the providers and virtual models `old` registered while loading out of the

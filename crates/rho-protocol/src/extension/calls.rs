@@ -442,7 +442,8 @@ pub enum SetupEntry {
     Compaction {
         /// The summary.
         summary: String,
-        /// The first entry kept (`None`: the compaction itself, as pi writes it).
+        /// The first entry kept. pi takes `None` for the compaction's own id (nothing kept);
+        /// rho refuses it, since the id is made when the entry is written.
         #[serde(default)]
         first_kept_entry_id: Option<String>,
         /// Context tokens before it.
