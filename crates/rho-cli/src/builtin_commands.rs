@@ -129,6 +129,7 @@ pub fn status(manager: Option<&McpManager>, agent_dir: &Path) -> String {
             error.as_str().unwrap_or_default()
         ));
     }
+    lines.extend(manager.overridden());
     if lines.is_empty() {
         return empty();
     }

@@ -129,7 +129,9 @@ async fn build(
     let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
     let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
     let switches = (plan.project.trusted(), mcp_on);
-    config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
+    let registered = crate::mcp::Registered::of(&config.extensions);
+    config.external = crate::mcp::start(args, dirs, switches, registered, &mut warnings);
+    config.external_servers = crate::mcp::owner(args, dirs, mcp_on);
     let request = (&plan.model, store);
     let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;

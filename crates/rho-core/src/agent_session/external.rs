@@ -2,8 +2,11 @@
 //! crate, wired in by the binary). The session asks for their tools at every turn, lets the
 //! first prompt wait for them, and offers them slash commands before templates expand.
 
+use std::sync::Arc;
+
 use futures_util::future::BoxFuture;
 use rho_agent::ToolSource;
+use rho_protocol::extension::McpServerSpec;
 
 /// Why an external command failed; its text is shown to the user as is.
 pub type ExternalError = Box<dyn std::error::Error + Send + Sync>;
@@ -35,5 +38,52 @@ pub trait ExternalTools: Send + Sync {
     /// Waits for what a script reaches (`None`: everything; else the words of its source).
     fn wait_for(&self, _words: Option<Vec<String>>) -> BoxFuture<'static, ()> {
         Box::pin(async {})
+    }
+}
+
+/// The owner of the external tools (the binary, which runs the MCP servers), for the servers
+/// extensions register while the session runs (pi's `registerMcpServer`). It exists only where
+/// MCP is on; it starts nothing until a server is registered.
+pub trait ExternalServers: Send + Sync {
+    /// Adds `spec` (the same name from the same extension replaces it) and connects it; the
+    /// external tools to use from now on. Refused with pi's text when the config is invalid.
+    fn register(&self, spec: McpServerSpec) -> Result<Arc<dyn ExternalTools>, ExternalError>;
+    /// Closes the server `name` the extension at `extension_path` registered; its tools are
+    /// gone from the next listing on.
+    fn unregister(&self, name: &str, extension_path: &str);
+}
+
+/// pi's report of a registered server nothing connects (MCP off, no extension handling
+/// `mcp_servers_change`).
+pub fn unconnected_text(name: &str) -> String {
+    format!(
+        "MCP server \"{name}\" is registered, but no loaded extension connects MCP servers; \
+         another extension may have replaced the built-in MCP support"
+    )
+}
+
+impl super::AgentSession {
+    /// A server an extension registered while the session runs: its owner connects it and
+    /// the session takes the owner's tools from now on. Without an owner (MCP off) nothing
+    /// connects it: pi's report is returned unless an extension handles `mcp_servers_change`
+    /// (`handled`).
+    pub fn register_external_server(
+        &self,
+        spec: McpServerSpec,
+        handled: bool,
+    ) -> Result<Option<String>, ExternalError> {
+        let Some(owner) = self.inner.services.external_servers.clone() else {
+            return Ok((!handled).then(|| unconnected_text(&spec.name)));
+        };
+        let tools = owner.register(spec)?;
+        self.set_external(Some(tools));
+        Ok(None)
+    }
+
+    /// Closes a server an extension registered (nothing without an owner).
+    pub fn unregister_external_server(&self, name: &str, extension_path: &str) {
+        if let Some(owner) = &self.inner.services.external_servers {
+            owner.unregister(name, extension_path);
+        }
     }
 }
