@@ -99,15 +99,15 @@ pub fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
 /// What MCP start-up needs besides the flags: the MCP servers the loaded extensions
 /// registered, and whether one of them handles `mcp_servers_change` (it may connect them
 /// itself, so they are not reported when rho's MCP support is off).
-pub struct Registered {
+pub struct ExtensionServers {
     pub servers: Vec<McpServerSpec>,
     pub handled: bool,
 }
 
-impl Registered {
+impl ExtensionServers {
     /// What `extensions` registered while loading.
-    pub fn of(extensions: &[rho_extension_host::Extension]) -> Registered {
-        Registered {
+    pub fn of(extensions: &[rho_extension_host::Extension]) -> ExtensionServers {
+        ExtensionServers {
             servers: extensions
                 .iter()
                 .flat_map(|e| e.mcp_servers().iter().cloned())
@@ -125,7 +125,7 @@ pub fn start(
     args: &Args,
     (agent_dir, cwd): (&Path, &Path),
     (project_trusted, on): (bool, bool),
-    registered: Registered,
+    registered: ExtensionServers,
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     if !on {
@@ -184,24 +184,26 @@ fn validated(spec: &McpServerSpec) -> Result<rho_mcp::ServerConfig, ExternalErro
     })
 }
 
-/// Where servers extensions register while the session runs go (`None` when MCP is off): the
-/// running manager, or one started for the first registration.
+/// Where servers extensions register while the session runs go: the running manager, or one
+/// started for the first registration. `on`: `None` when MCP is off, else whether a server
+/// that wants the `codemode` tool may turn it on.
 pub fn owner(
     args: &Args,
     (agent_dir, cwd): (&Path, &Path),
-    on: bool,
+    on: Option<bool>,
 ) -> Option<Arc<dyn ExternalServers>> {
-    on.then(|| {
-        Arc::new(Owner {
-            args: args.clone(),
-            dirs: (agent_dir.to_path_buf(), cwd.to_path_buf()),
-        }) as Arc<dyn ExternalServers>
-    })
+    let codemode = on?;
+    Some(Arc::new(Owner {
+        args: args.clone(),
+        dirs: (agent_dir.to_path_buf(), cwd.to_path_buf()),
+        codemode,
+    }))
 }
 
 struct Owner {
     args: Args,
     dirs: (std::path::PathBuf, std::path::PathBuf),
+    codemode: bool,
 }
 
 impl ExternalServers for Owner {
@@ -220,6 +222,10 @@ impl ExternalServers for Owner {
         Ok(Arc::new(External(manager)))
     }
 
+    fn activates_codemode(&self) -> bool {
+        self.codemode
+    }
+
     fn unregister(&self, name: &str, extension_path: &str) {
         if let Some(manager) = manager() {
             manager.unregister(name, Path::new(extension_path));
@@ -233,7 +239,7 @@ pub async fn restart(
     args: &Args,
     dirs: (&Path, &Path),
     switches: (bool, bool),
-    registered: Registered,
+    registered: ExtensionServers,
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     shutdown().await;

@@ -50,7 +50,7 @@ pub async fn reload(
     };
     let extensions = start_all(&setup, None, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
-    let registered = crate::mcp::Registered::of(&extensions);
+    let registered = crate::mcp::ExtensionServers::of(&extensions);
     session.load_extensions(extensions);
     let switches = (project.trusted(), builtin_on(args, &packages, "mcp"));
     let dirs = (agent_dir, cwd.as_path());

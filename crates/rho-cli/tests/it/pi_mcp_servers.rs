@@ -4,8 +4,9 @@
 //! extension loads connects with the session and the model calls its tool; one registered from
 //! a command connects at once and its tool answers; after unregistering, its tool is unknown.
 //! mcp.json's server of the same name wins and `get_state` shows the override; another
-//! extension's name and an invalid config are refused with pi's texts. Skipped, with the reason
-//! printed, without node ≥ 22.18.
+//! extension's name and an invalid config are refused with pi's texts. pi 1.6, when installed,
+//! runs the same commands and tells the same (an invalid config is its `extension_error`, rho's
+//! warning notice). Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::mcp_support;
@@ -23,7 +24,7 @@ const names = (servers) => servers.map((s) => s.name).join(",");
 export default function (pi) {
   __AT_LOAD__
   pi.on("mcp_servers_change", (event, ctx) => {
-    const own = event.servers.every((s) => s.extensionPath.endsWith("mcp.ts") && s.config.exposure === "direct");
+    const own = event.servers.every((s) => s.extensionPath.endsWith(".ts") && s.config.exposure === "direct");
     ctx.ui.notify(`change: ${names(event.servers)} own=${own}`, "info");
   });
   pi.on("session_start", (_event, ctx) => ctx.ui.notify(`at start: ${names(pi.getMcpServers())}`, "info"));
@@ -184,7 +185,7 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     notified(&mut rpc, "at start: ").await;
     assert_eq!(server(&mut rpc, "late").await, Value::Null);
 
-    command(&mut rpc, "c1", "/mcp-add late").await;
+    command(&mut rpc, "c1", STEPS[0]).await;
     notified(&mut rpc, "listed: late").await;
     notified(&mut rpc, "change: late own=true").await;
     let end = call_sum(&mut rpc, "p1", "mcp__late__get_sum").await;
@@ -195,9 +196,10 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     );
     assert_eq!(server(&mut rpc, "late").await["scope"], "extension");
 
-    command(&mut rpc, "c2", "/mcp-add second").await;
+    command(&mut rpc, "c2", STEPS[1]).await;
+    notified(&mut rpc, "listed: late,second").await;
     notified(&mut rpc, "change: late,second own=true").await;
-    command(&mut rpc, "c3", "/mcp-drop late").await;
+    command(&mut rpc, "c3", STEPS[2]).await;
     notified(&mut rpc, "listed: second").await;
     notified(&mut rpc, "change: second own=true").await;
     assert_eq!(server(&mut rpc, "late").await, Value::Null);
@@ -212,14 +214,60 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     let end = call_sum(&mut rpc, "p3", "mcp__second__get_sum").await;
     assert_eq!(end["isError"], false, "{end}");
 
-    command(&mut rpc, "c4", "/mcp-bad").await;
+    command(&mut rpc, "c4", STEPS[3]).await;
     let refused = notified_starting(&mut rpc, "Invalid MCP server").await;
-    assert_eq!(
-        refused,
-        format!(
-            "Invalid MCP server registered by extension \"{mcp}\": server \"bad\": args must be an array of strings"
-        )
-    );
+    assert_eq!(refused.replace(&mcp, "<ext>"), TOLD[3][0]);
     assert_eq!(server(&mut rpc, "bad").await, Value::Null);
     rpc.close().await;
+
+    if let Some(pi) = pi_tells(&extension("")).await {
+        let told: Vec<Vec<String>> = TOLD
+            .iter()
+            .map(|t| t.iter().map(|m| m.to_string()).collect())
+            .collect();
+        assert_eq!(pi, told, "pi 1.6 tells what rho tells");
+    }
+}
+
+/// The commands the second test runs, and what each tells (the extension's path as `<ext>`).
+const STEPS: [&str; 4] = [
+    "/mcp-add late",
+    "/mcp-add second",
+    "/mcp-drop late",
+    "/mcp-bad",
+];
+const TOLD: [&[&str]; 4] = [
+    &["change: late own=true", "listed: late"],
+    &["change: late,second own=true", "listed: late,second"],
+    &["change: second own=true", "listed: second"],
+    &["Invalid MCP server registered by extension \"<ext>\": server \"bad\": args must be an array of strings"],
+];
+
+/// pi 1.6 running [`STEPS`] with the extension `source`: what each step told (notifications,
+/// extension errors), sorted; `None` without pi 1.6.
+async fn pi_tells(source: &str) -> Option<Vec<Vec<String>>> {
+    let home = tempfile::tempdir().expect("home");
+    let mut pi = pi_support::start_pi(&home, source, &["--no-session"])?;
+    let file = home.path().join("extension.ts").display().to_string();
+    // Once its session_start handler has told what is registered.
+    pi.wait_for("extension_ui_request").await;
+    let mut told = Vec::new();
+    for step in STEPS {
+        pi.send(json!({"type": "prompt", "message": step})).await;
+        let mut said: Vec<String> = pi
+            .lines_until("response")
+            .await
+            .iter()
+            .filter_map(|v| match v["type"].as_str() {
+                Some("extension_ui_request") => v["message"].as_str(),
+                Some("extension_error") => v["error"].as_str(),
+                _ => None,
+            })
+            .map(|m| m.replace(&file, "<ext>"))
+            .collect();
+        said.sort();
+        told.push(said);
+    }
+    pi.stop().await;
+    Some(told)
 }

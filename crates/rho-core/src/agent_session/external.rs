@@ -51,6 +51,11 @@ pub trait ExternalServers: Send + Sync {
     /// Closes the server `name` the extension at `extension_path` registered; its tools are
     /// gone from the next listing on.
     fn unregister(&self, name: &str, extension_path: &str);
+    /// Whether a registered server that wants the `codemode` tool (its exposure) turns it on,
+    /// as configured ones do at start.
+    fn activates_codemode(&self) -> bool {
+        false
+    }
 }
 
 /// pi's report of a registered server nothing connects (MCP off, no extension handling
@@ -76,7 +81,11 @@ impl super::AgentSession {
             return Ok((!handled).then(|| unconnected_text(&spec.name)));
         };
         let tools = owner.register(spec)?;
+        let codemode = owner.activates_codemode() && tools.wants_codemode();
         self.set_external(Some(tools));
+        if codemode {
+            self.activate_codemode();
+        }
         Ok(None)
     }
 
@@ -85,5 +94,95 @@ impl super::AgentSession {
         if let Some(owner) = &self.inner.services.external_servers {
             owner.unregister(name, extension_path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::agent_session::{AgentSession, AgentSessionConfig};
+
+    struct NoTools;
+
+    impl ExternalTools for NoTools {
+        fn tool_source(&self) -> ToolSource {
+            Arc::new(Vec::new)
+        }
+        fn before_prompt(&self) -> BoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn expand_command<'a>(
+            &'a self,
+            _text: &'a str,
+        ) -> BoxFuture<'a, Option<Result<String, ExternalError>>> {
+            Box::pin(async { None })
+        }
+    }
+
+    /// Records what it is asked; refuses names starting with `bad`.
+    #[derive(Default)]
+    struct Owner(Mutex<Vec<String>>);
+
+    impl ExternalServers for Owner {
+        fn register(&self, spec: McpServerSpec) -> Result<Arc<dyn ExternalTools>, ExternalError> {
+            if spec.name.starts_with("bad") {
+                return Err(format!("Invalid MCP server {}", spec.name).into());
+            }
+            self.0.lock().unwrap().push(format!("+{}", spec.name));
+            Ok(Arc::new(NoTools))
+        }
+        fn unregister(&self, name: &str, extension_path: &str) {
+            self.0
+                .lock()
+                .unwrap()
+                .push(format!("-{name} {extension_path}"));
+        }
+    }
+
+    fn spec(name: &str) -> McpServerSpec {
+        McpServerSpec {
+            name: name.into(),
+            config: serde_json::json!({"command": "x"}),
+            extension_path: "/e.ts".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn without_an_owner_a_registration_is_reported_unless_an_extension_handles_it() {
+        let session = AgentSession::new(AgentSessionConfig::new("/tmp"));
+        let told = session
+            .register_external_server(spec("jira"), false)
+            .unwrap();
+        assert_eq!(told, Some(unconnected_text("jira")));
+        assert!(told
+            .unwrap()
+            .starts_with("MCP server \"jira\" is registered, but no loaded"));
+        let handled = session
+            .register_external_server(spec("jira"), true)
+            .unwrap();
+        assert_eq!(handled, None);
+        assert!(session.external().is_none());
+    }
+
+    #[tokio::test]
+    async fn the_owner_takes_registrations_and_the_session_its_tools() {
+        let owner = Arc::new(Owner::default());
+        let mut config = AgentSessionConfig::new("/tmp");
+        config.external_servers = Some(owner.clone());
+        let session = AgentSession::new(config);
+        assert!(session.external().is_none());
+        assert_eq!(
+            session
+                .register_external_server(spec("jira"), false)
+                .unwrap(),
+            None
+        );
+        assert!(session.external().is_some());
+        let refused = session.register_external_server(spec("bad"), false);
+        assert_eq!(refused.unwrap_err().to_string(), "Invalid MCP server bad");
+        session.unregister_external_server("jira", "/e.ts");
+        assert_eq!(*owner.0.lock().unwrap(), ["+jira", "-jira /e.ts"]);
     }
 }
