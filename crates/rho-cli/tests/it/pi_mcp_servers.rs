@@ -101,15 +101,6 @@ async fn command(rpc: &mut Rpc, id: &str, text: &str) {
     assert_eq!(r["success"], true, "{r}");
 }
 
-/// `get_state`'s entry for server `name`.
-async fn server(rpc: &mut Rpc, name: &str) -> Value {
-    let s = rpc.call(json!({"id": "st", "type": "get_state"})).await;
-    s["data"]["mcpServers"]
-        .as_array()
-        .and_then(|a| a.iter().find(|v| v["name"] == name).cloned())
-        .unwrap_or(Value::Null)
-}
-
 /// The model calls `tool` with 2 + 3; the `tool_execution_end` of that call.
 async fn call_sum(rpc: &mut Rpc, id: &str, tool: &str) -> Value {
     rpc.server.push(tool_call(tool, json!({"a": 2, "b": 3})));
@@ -156,11 +147,11 @@ async fn registered_while_loading_connects_with_the_session_and_mcp_json_wins() 
     let end = call_sum(&mut rpc, "p2", "mcp__shadow__get_sum").await;
     assert_eq!(end["isError"], false, "{end}");
 
-    let loaded = server(&mut rpc, "loaded").await;
+    let loaded = mcp_support::server_state(&mut rpc, "loaded").await;
     assert_eq!(loaded["state"], "connected", "{loaded}");
     assert_eq!(loaded["scope"], "extension", "{loaded}");
     assert_eq!(loaded["source"], mcp.as_str(), "{loaded}");
-    let shadow = server(&mut rpc, "shadow").await;
+    let shadow = mcp_support::server_state(&mut rpc, "shadow").await;
     assert!(
         shadow["source"].as_str().unwrap().ends_with("mcp.json"),
         "{shadow}"
@@ -183,7 +174,10 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     };
     let mcp = ext_path(&rpc, "mcp.ts");
     notified(&mut rpc, "at start: ").await;
-    assert_eq!(server(&mut rpc, "late").await, Value::Null);
+    assert_eq!(
+        mcp_support::server_state(&mut rpc, "late").await,
+        Value::Null
+    );
 
     command(&mut rpc, "c1", STEPS[0]).await;
     notified(&mut rpc, "listed: late").await;
@@ -194,7 +188,10 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
         pi_support::tool_result_text(&end),
         "The sum of 2 and 3 is 5."
     );
-    assert_eq!(server(&mut rpc, "late").await["scope"], "extension");
+    assert_eq!(
+        mcp_support::server_state(&mut rpc, "late").await["scope"],
+        "extension"
+    );
 
     command(&mut rpc, "c2", STEPS[1]).await;
     notified(&mut rpc, "listed: late,second").await;
@@ -202,7 +199,10 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     command(&mut rpc, "c3", STEPS[2]).await;
     notified(&mut rpc, "listed: second").await;
     notified(&mut rpc, "change: second own=true").await;
-    assert_eq!(server(&mut rpc, "late").await, Value::Null);
+    assert_eq!(
+        mcp_support::server_state(&mut rpc, "late").await,
+        Value::Null
+    );
     let end = call_sum(&mut rpc, "p2", "mcp__late__get_sum").await;
     assert_eq!(end["isError"], true, "{end}");
     assert!(
@@ -217,7 +217,10 @@ async fn registered_later_connects_at_once_and_unregistered_is_unreachable() {
     command(&mut rpc, "c4", STEPS[3]).await;
     let refused = notified_starting(&mut rpc, "Invalid MCP server").await;
     assert_eq!(refused.replace(&mcp, "<ext>"), TOLD[3][0]);
-    assert_eq!(server(&mut rpc, "bad").await, Value::Null);
+    assert_eq!(
+        mcp_support::server_state(&mut rpc, "bad").await,
+        Value::Null
+    );
     rpc.close().await;
 
     if let Some(pi) = pi_tells(&extension("")).await {
