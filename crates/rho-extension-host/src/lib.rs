@@ -7,6 +7,7 @@
 pub mod closing_ui;
 pub mod commands;
 pub mod context;
+mod context_events;
 pub mod diagnostics;
 pub mod error;
 pub mod process;

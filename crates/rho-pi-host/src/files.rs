@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 12] = [
+const FILES: [(&str, &str); 14] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
@@ -19,6 +19,14 @@ const FILES: [(&str, &str); 12] = [
     ),
     ("providers.mjs", include_str!("../host/providers.mjs")),
     ("mcp.mjs", include_str!("../host/mcp.mjs")),
+    (
+        "provider_object.mjs",
+        include_str!("../host/provider_object.mjs"),
+    ),
+    (
+        "session_projection.mjs",
+        include_str!("../host/session_projection.mjs"),
+    ),
     ("render.mjs", include_str!("../host/render.mjs")),
     ("theme.mjs", include_str!("../host/theme.mjs")),
     ("editor.mjs", include_str!("../host/editor.mjs")),
