@@ -158,6 +158,18 @@ async fn registered_while_loading_connects_with_the_session_and_mcp_json_wins() 
     );
     assert_eq!(shadow["overrides"], json!([mcp]), "{shadow}");
     assert!(shadow.get("scope").is_none(), "{shadow}");
+    // `/mcp` in RPC mode: pi's plain status, the override last.
+    command(&mut rpc, "m", "/mcp").await;
+    let status = notified_starting(&mut rpc, "shadow: ").await;
+    let mcp_json = rpc.agent_dir().join("mcp.json").display().to_string();
+    let tools = loaded["tools"].as_array().expect("tools").len();
+    assert_eq!(
+        status,
+        format!(
+            "shadow: connected, {tools} tools (direct)\nloaded: connected, {tools} tools (direct)\n\
+             overridden: \"shadow\" registered by {mcp} is overridden by \"shadow\" in {mcp_json}"
+        )
+    );
     assert!(!rpc
         .seen
         .iter()
