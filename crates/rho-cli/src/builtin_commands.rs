@@ -129,7 +129,12 @@ pub fn status(manager: Option<&McpManager>, agent_dir: &Path) -> String {
             error.as_str().unwrap_or_default()
         ));
     }
-    lines.extend(manager.overridden().iter().map(|o| format!("overridden: {o}")));
+    lines.extend(
+        manager
+            .overridden()
+            .iter()
+            .map(|o| format!("overridden: {o}")),
+    );
     if lines.is_empty() {
         return empty();
     }
