@@ -6,7 +6,9 @@
 //! mcp.json's server of the same name wins and `get_state` shows the override; another
 //! extension's name and an invalid config are refused with pi's texts. pi 1.6, when installed,
 //! runs the same commands and tells the same (an invalid config is its `extension_error`, rho's
-//! warning notice). Skipped, with the reason printed, without node ≥ 22.18.
+//! warning notice). An invalid config registered while loading is a start-up warning; with
+//! `--no-mcp` and no extension handling `mcp_servers_change`, every registration is reported
+//! with pi's text. Skipped, with the reason printed, without node ≥ 22.18.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::mcp_support;
@@ -285,4 +287,60 @@ async fn pi_tells(source: &str) -> Option<Vec<Vec<String>>> {
     }
     pi.stop().await;
     Some(told)
+}
+
+/// Registers `jira` (which nothing connects under `--no-mcp`) and an invalid `broken` while
+/// loading, with no `mcp_servers_change` handler; `/late` registers `late`.
+const UNHANDLED: &str = r#"
+export default function (pi) {
+  pi.registerMcpServer("jira", { url: "http://127.0.0.1:9/mcp", enabled: false });
+  pi.registerMcpServer("broken", { url: "ftp://example.com/mcp" });
+  pi.registerCommand("late", { handler: async () => pi.registerMcpServer("late", { url: "http://127.0.0.1:9/mcp", enabled: false }) });
+}
+"#;
+
+/// rho with [`UNHANDLED`] and `args`; its stderr once it ended, and (with `--no-mcp`) the
+/// notice `/late` gets.
+async fn unhandled(args: &[&str]) -> Option<(String, String)> {
+    let log = tempfile::NamedTempFile::new().expect("stderr file");
+    let opts = Start {
+        stderr_to: Some(log.path().to_path_buf()),
+        args: args.iter().map(|a| a.to_string()).collect(),
+        ..Start::default()
+    };
+    let mut rpc = pi_support::start_with_files(&[], &[("unhandled.ts", UNHANDLED)], opts).await?;
+    let ext = ext_path(&rpc, "unhandled.ts");
+    let mut said = String::new();
+    if args.contains(&"--no-mcp") {
+        command(&mut rpc, "c", "/late").await;
+        said = notified_starting(&mut rpc, "MCP server \"late\"").await;
+    }
+    rpc.close().await;
+    let stderr = crate::support::read(log.path()).replace(&ext, "<ext>");
+    Some((stderr, said))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_and_unconnected_registrations_are_reported_with_pi_s_texts() {
+    let Some((stderr, _)) = unhandled(&[]).await else {
+        return;
+    };
+    assert!(
+        stderr.contains(
+            "Invalid MCP server registered by extension \"<ext>\": server \"broken\": url must be an http or https URL"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("no loaded extension connects"), "{stderr}");
+
+    // MCP off and no extension handling mcp_servers_change: nothing connects them (pi's text).
+    let (stderr, late) = unhandled(&["--no-mcp"]).await.expect("node");
+    let unconnected = |name: &str| {
+        format!(
+            "MCP server \"{name}\" is registered, but no loaded extension connects MCP servers; \
+             another extension may have replaced the built-in MCP support"
+        )
+    };
+    assert!(stderr.contains(&unconnected("jira")), "{stderr}");
+    assert_eq!(late, unconnected("late"));
 }
