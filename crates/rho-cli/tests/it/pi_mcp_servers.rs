@@ -42,6 +42,7 @@ export default function (pi) {
       ctx.ui.notify(`listed: ${names(pi.getMcpServers())}`, "info");
     },
   });
+  pi.registerCommand("reload-all", { handler: async (_args, ctx) => ctx.reload() });
   pi.registerCommand("mcp-bad", {
     handler: async () => pi.registerMcpServer("bad", { command: "x", args: "not a list" }),
   });
