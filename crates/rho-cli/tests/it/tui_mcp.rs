@@ -58,6 +58,31 @@ async fn act_on(tmux: &Tmux, server: &str, label: &str) {
     tmux.send_keys(&["Enter"]);
 }
 
+/// The first prompt (which waits for servers with direct tools) declares `everything`'s tools;
+/// then `/mcp` lists it connected. Its row and the screen, once the list is closed again.
+async fn first_prompt_then_listed(tmux: &Tmux, sb: &Sandbox) -> (String, String) {
+    let first = ask(tmux, sb, "one", "First reply.").await;
+    assert!(
+        mcp_tools(sb, first).contains(&"mcp__everything__get_sum".to_string()),
+        "{:?}",
+        mcp_tools(sb, first)
+    );
+    tmux.submit("/mcp");
+    let screen = tmux
+        .wait_for("the server connected in the list", |s| {
+            s.contains("MCP servers") && s.contains("connected · ")
+        })
+        .await;
+    let row = screen
+        .lines()
+        .find(|l| l.contains("everything"))
+        .unwrap_or_default()
+        .to_string();
+    tmux.send_keys(&["Escape"]);
+    tmux.wait_for_gone("MCP servers").await;
+    (row, screen)
+}
+
 /// Sends `prompt` with one reply queued and waits for the reply; the request's index.
 async fn ask(tmux: &Tmux, sb: &Sandbox, prompt: &str, reply: &str) -> usize {
     let i = sb.server.requests().len();
@@ -90,29 +115,10 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     )
     .unwrap();
     let tmux = start(&sb).await;
-    // The first prompt waits for servers with direct tools.
-    let first = ask(&tmux, &sb, "one", "First reply.").await;
-    assert!(
-        mcp_tools(&sb, first).contains(&"mcp__everything__get_sum".to_string()),
-        "{:?}",
-        mcp_tools(&sb, first)
-    );
-
     // The list: name, state with the tool count, exposure and scope.
-    tmux.submit("/mcp");
-    let screen = tmux
-        .wait_for("the server connected in the list", |s| {
-            s.contains("MCP servers") && s.contains("connected · ")
-        })
-        .await;
-    let row = screen
-        .lines()
-        .find(|l| l.contains("everything"))
-        .unwrap_or_default();
+    let (row, screen) = first_prompt_then_listed(&tmux, &sb).await;
     assert!(row.contains("tools"), "{screen}");
     assert!(row.contains("direct · global"), "{screen}");
-    tmux.send_keys(&["Escape"]);
-    tmux.wait_for_gone("MCP servers").await;
     assert_eq!(starts(&log), 1);
 
     // Disable: saved to mcp.json, the tools leave the next request.
@@ -232,26 +238,8 @@ async fn mcp_shows_a_registered_servers_extension_and_disables_it_for_the_sessio
     let tmux = Tmux::start(&sb, &["--model", "mock-model", "-e", &ext_arg]);
     tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
         .await;
-    let first = ask(&tmux, &sb, "one", "First reply.").await;
-    assert!(
-        mcp_tools(&sb, first).contains(&"mcp__everything__get_sum".to_string()),
-        "{:?}",
-        mcp_tools(&sb, first)
-    );
-
-    tmux.submit("/mcp");
-    let screen = tmux
-        .wait_for("the registered server in the list", |s| {
-            s.contains("MCP servers") && s.contains("connected · ")
-        })
-        .await;
-    let row = screen
-        .lines()
-        .find(|l| l.contains("everything"))
-        .unwrap_or_default();
+    let (row, screen) = first_prompt_then_listed(&tmux, &sb).await;
     assert!(row.contains("direct · extension "), "{screen}");
-    tmux.send_keys(&["Escape"]);
-    tmux.wait_for_gone("MCP servers").await;
 
     // Disabled for the session: nothing is written to the extension (or any mcp.json).
     act(&tmux, "Disable").await;
