@@ -82,7 +82,7 @@ fn mcp_command(args: &str, ctx: &ExtensionContext, agent_dir: &Path) {
 }
 
 /// pi's plain status: one line per server (`name: state, N tools (exposure)`, its error
-/// indented below), then the configuration's errors.
+/// indented below), then the configuration's errors and the registrations mcp.json overrides.
 pub fn status(manager: Option<&McpManager>, agent_dir: &Path) -> String {
     let empty = || {
         let file: PathBuf = agent_dir.join("mcp.json");
@@ -129,6 +129,12 @@ pub fn status(manager: Option<&McpManager>, agent_dir: &Path) -> String {
             error.as_str().unwrap_or_default()
         ));
     }
+    lines.extend(
+        manager
+            .overridden()
+            .iter()
+            .map(|o| format!("overridden: {o}")),
+    );
     if lines.is_empty() {
         return empty();
     }

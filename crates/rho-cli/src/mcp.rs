@@ -1,15 +1,17 @@
-//! MCP wiring: the session's servers (rho-mcp's manager as the session's external tools),
-//! `--no-mcp`, `mcp__` patterns in `--tools`, a restart at /reload, shutdown at exit and
-//! `rho mcp login|logout` (the other `rho mcp` commands are in `mcp_cli`).
-//! With no server configured nothing MCP runs: no manager, no task, no process.
+//! MCP wiring: the session's servers (rho-mcp's manager as the session's external tools:
+//! mcp.json's and those extensions register), `--no-mcp`, `mcp__` patterns in `--tools`, a
+//! restart at /reload, shutdown at exit and `rho mcp login|logout` (the other `rho mcp`
+//! commands are in `mcp_cli`). With no server configured or registered nothing MCP runs: no
+//! manager, no task, no process.
 
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::BoxFuture;
-use rho_core::agent_session::{ExternalError, ExternalTools};
+use rho_core::agent_session::{ExternalError, ExternalServers, ExternalTools};
 use rho_mcp::{McpManager, McpOptions, ServerEnv};
+use rho_protocol::extension::McpServerSpec;
 
 use crate::args::Args;
 
@@ -94,22 +96,69 @@ pub fn server_env(agent_dir: &Path, cwd: &Path) -> ServerEnv {
     }
 }
 
-/// Starts the configured servers in the background; `None` when MCP is off (`on`: pi's
-/// `builtin:mcp` is, see `extensions::builtin_on`) or unconfigured.
+/// What MCP start-up needs besides the flags: the MCP servers the loaded extensions
+/// registered, and whether one of them handles `mcp_servers_change` (it may connect them
+/// itself, so they are not reported when rho's MCP support is off).
+pub struct ExtensionServers {
+    pub servers: Vec<McpServerSpec>,
+    pub handled: bool,
+}
+
+impl ExtensionServers {
+    /// What `extensions` registered while loading.
+    pub fn of(extensions: &[rho_extension_host::Extension]) -> ExtensionServers {
+        ExtensionServers {
+            servers: extensions
+                .iter()
+                .flat_map(|e| e.mcp_servers().iter().cloned())
+                .collect(),
+            handled: extensions
+                .iter()
+                .any(|e| e.handlers_for("mcp_servers_change").next().is_some()),
+        }
+    }
+}
+
+/// Starts the configured and registered servers in the background; `None` when MCP is off
+/// (`on`: pi's `builtin:mcp` is, see `extensions::builtin_on`) or there is no server.
 pub fn start(
     args: &Args,
     (agent_dir, cwd): (&Path, &Path),
     (project_trusted, on): (bool, bool),
+    registered: ExtensionServers,
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     if !on {
+        if !registered.handled {
+            let unconnected = registered.servers.iter();
+            warnings
+                .extend(unconnected.map(|s| rho_core::agent_session::unconnected_text(&s.name)));
+        }
         return None;
     }
     let config = rho_mcp::load_config_trusted(agent_dir, cwd, project_trusted);
     warnings.extend(config.errors.iter().cloned());
-    if config.is_empty() {
+    let registered: Vec<rho_mcp::ServerConfig> = registered
+        .servers
+        .iter()
+        .filter_map(|spec| {
+            validated(spec)
+                .map_err(|e| warnings.push(e.to_string()))
+                .ok()
+        })
+        .collect();
+    if config.is_empty() && registered.is_empty() {
         return None;
     }
+    let manager = McpManager::start(config, options(args, agent_dir, cwd));
+    for server in registered {
+        manager.register(server);
+    }
+    set_manager(Some(manager.clone()));
+    Some(Arc::new(External(manager)))
+}
+
+fn options(args: &Args, agent_dir: &Path, cwd: &Path) -> McpOptions {
     let patterns = args.tools.as_ref().and_then(|t| {
         let mcp: Vec<String> = t
             .iter()
@@ -118,27 +167,83 @@ pub fn start(
             .collect();
         (!mcp.is_empty()).then_some(mcp)
     });
-    let manager = McpManager::start(
-        config,
-        McpOptions {
-            env: server_env(agent_dir, cwd),
-            tool_patterns: patterns,
-        },
-    );
-    set_manager(Some(manager.clone()));
-    Some(Arc::new(External(manager)))
+    McpOptions {
+        env: server_env(agent_dir, cwd),
+        tool_patterns: patterns,
+    }
 }
 
-/// /reload: stops the running servers, then starts what the configuration files say now
-/// (added, removed and changed servers take effect).
+/// A registered server's config checked by mcp.json's parser; the error is pi's text.
+fn validated(spec: &McpServerSpec) -> Result<rho_mcp::ServerConfig, ExternalError> {
+    rho_mcp::config::registered(&spec.name, &spec.config, &spec.extension_path).map_err(|e| {
+        format!(
+            "Invalid MCP server registered by extension \"{}\": {e}",
+            spec.extension_path
+        )
+        .into()
+    })
+}
+
+/// Where servers extensions register while the session runs go: the running manager, or one
+/// started for the first registration. `on`: `None` when MCP is off, else whether a server
+/// that wants the `codemode` tool may turn it on.
+pub fn owner(
+    args: &Args,
+    (agent_dir, cwd): (&Path, &Path),
+    on: Option<bool>,
+) -> Option<Arc<dyn ExternalServers>> {
+    let codemode = on?;
+    Some(Arc::new(Owner {
+        args: args.clone(),
+        dirs: (agent_dir.to_path_buf(), cwd.to_path_buf()),
+        codemode,
+    }))
+}
+
+struct Owner {
+    args: Args,
+    dirs: (std::path::PathBuf, std::path::PathBuf),
+    codemode: bool,
+}
+
+impl ExternalServers for Owner {
+    fn register(&self, spec: McpServerSpec) -> Result<Arc<dyn ExternalTools>, ExternalError> {
+        let config = validated(&spec)?;
+        let mut current = MANAGER.lock().unwrap_or_else(|p| p.into_inner());
+        let manager = current
+            .get_or_insert_with(|| {
+                let (agent_dir, cwd) = (&self.dirs.0, &self.dirs.1);
+                let options = options(&self.args, agent_dir, cwd);
+                McpManager::start(rho_mcp::McpConfig::default(), options)
+            })
+            .clone();
+        drop(current);
+        manager.register(config);
+        Ok(Arc::new(External(manager)))
+    }
+
+    fn activates_codemode(&self) -> bool {
+        self.codemode
+    }
+
+    fn unregister(&self, name: &str, extension_path: &str) {
+        if let Some(manager) = manager() {
+            manager.unregister(name, Path::new(extension_path));
+        }
+    }
+}
+
+/// /reload: stops the running servers, then starts what the configuration files and the
+/// reloaded extensions say now (added, removed and changed servers take effect).
 pub async fn restart(
     args: &Args,
     dirs: (&Path, &Path),
     switches: (bool, bool),
+    registered: ExtensionServers,
     warnings: &mut Vec<String>,
 ) -> Option<Arc<dyn ExternalTools>> {
     shutdown().await;
-    start(args, dirs, switches, warnings)
+    start(args, dirs, switches, registered, warnings)
 }
 
 /// The running manager, for `/mcp`.

@@ -399,6 +399,7 @@ fn scope_name(scope: Scope) -> &'static str {
     match scope {
         Scope::User => "global",
         Scope::Project => "project",
+        Scope::Extension => "extension",
     }
 }
 

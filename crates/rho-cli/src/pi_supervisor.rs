@@ -167,6 +167,10 @@ impl Supervisor {
                 route: self.virtual_route(&def.spec.provider, &def.spec.id),
             });
         }
+        // rho runs these servers itself; a restarted host's registrations do not restart them.
+        for spec in inner.mcp_servers() {
+            ext.register_mcp_server(spec.clone());
+        }
         for flag in inner.flags() {
             ext.declare_flag(flag.clone());
         }

@@ -50,9 +50,11 @@ pub async fn reload(
     };
     let extensions = start_all(&setup, None, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
+    let registered = crate::mcp::ExtensionServers::of(&extensions);
     warnings.extend(session.load_extensions(extensions));
     let switches = (project.trusted(), builtin_on(args, &packages, "mcp"));
-    let mcp = crate::mcp::restart(args, (agent_dir, &cwd), switches, &mut warnings).await;
+    let dirs = (agent_dir, cwd.as_path());
+    let mcp = crate::mcp::restart(args, dirs, switches, registered, &mut warnings).await;
     session.set_external(mcp);
     session
         .reload_resources(settings, skills, templates, prompt_options)

@@ -129,7 +129,8 @@ async fn build(
     let dirs = (plan.agent_dir.as_path(), plan.project.cwd.as_path());
     let mcp_on = crate::extensions::builtin_on(args, &packages, "mcp");
     let switches = (plan.project.trusted(), mcp_on);
-    config.external = crate::mcp::start(args, dirs, switches, &mut warnings);
+    let registered = crate::mcp::ExtensionServers::of(&config.extensions);
+    config.external = crate::mcp::start(args, dirs, switches, registered, &mut warnings);
     let request = (&plan.model, store);
     let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
     config.settings = plan.settings;
@@ -137,11 +138,14 @@ async fn build(
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
     config.escalate = plan.escalate;
     add_tools(&mut config, args, &plan.tools, &plan.agent_dir)?;
-    // pi's `builtin:codemode` off (`-builtin:codemode`, `-ne`) means no codemode tool at all.
-    let codemode = (plan.tools.codemode
-        || (config.external.as_ref().is_some_and(|e| e.wants_codemode())
-            && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME)))
-        && crate::extensions::builtin_on(args, &packages, "codemode");
+    // pi's `builtin:codemode` off (`-builtin:codemode`, `-ne`) means no codemode tool at all;
+    // MCP servers (configured, or registered later) turn it on unless `--exclude-tools` names it.
+    let codemode_on = crate::extensions::builtin_on(args, &packages, "codemode");
+    let for_mcp =
+        codemode_on && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME);
+    config.external_servers = crate::mcp::owner(args, dirs, mcp_on.then_some(for_mcp));
+    let codemode = (plan.tools.codemode && codemode_on)
+        || (for_mcp && config.external.as_ref().is_some_and(|e| e.wants_codemode()));
     let session = AgentSession::new(config);
     if codemode {
         session.activate_codemode();

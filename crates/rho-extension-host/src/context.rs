@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_ai::{ImageContent, Model};
-use rho_protocol::extension::calls::{SetupEntry, ToolsState};
+use rho_protocol::extension::calls::{McpServerRegistered, SetupEntry, ToolsState};
 /// How a custom message is delivered (CM-2..6) and `send_message`'s options: the wire types.
 pub use rho_protocol::extension::{DeliverAs, SendOptions};
 use serde_json::Value;
@@ -114,6 +114,29 @@ pub trait ExtensionHost: Send + Sync {
     fn unregister_provider(&self, _name: String) -> Result<(), HostError> {
         Err(HostError::Unsupported(
             "cannot take providers after loading",
+        ))
+    }
+    /// Adds an MCP server an extension registered after loading (pi's `registerMcpServer`):
+    /// it connects at once. `handled`: an extension handles `mcp_servers_change`. Refused
+    /// with pi's text when the config is invalid.
+    fn register_mcp_server(
+        &self,
+        _spec: rho_protocol::extension::McpServerSpec,
+        _handled: bool,
+    ) -> Result<McpServerRegistered, HostError> {
+        Err(HostError::Unsupported(
+            "cannot take MCP servers after loading",
+        ))
+    }
+    /// Closes an MCP server the extension at `extension_path` registered (pi's
+    /// `unregisterMcpServer`).
+    fn unregister_mcp_server(
+        &self,
+        _name: String,
+        _extension_path: String,
+    ) -> Result<(), HostError> {
+        Err(HostError::Unsupported(
+            "cannot take MCP servers after loading",
         ))
     }
     /// Adds a virtual model an extension registered after loading (pi's

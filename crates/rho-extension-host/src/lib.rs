@@ -160,6 +160,7 @@ pub struct Extension {
     flags: Vec<String>,
     providers: Vec<ProviderDef>,
     virtual_models: Vec<VirtualModelDef>,
+    mcp_servers: Vec<rho_protocol::extension::McpServerSpec>,
     closer: Option<Closer>,
     renderer: Option<Arc<dyn ExtensionRenderer>>,
 }
@@ -242,6 +243,22 @@ impl Extension {
     /// The virtual models it registered.
     pub fn virtual_models(&self) -> &[VirtualModelDef] {
         &self.virtual_models
+    }
+
+    /// Registers an MCP server (pi's `registerMcpServer` while loading); the same name again
+    /// replaces it.
+    pub fn register_mcp_server(
+        &mut self,
+        spec: rho_protocol::extension::McpServerSpec,
+    ) -> &mut Self {
+        self.mcp_servers.retain(|s| s.name != spec.name);
+        self.mcp_servers.push(spec);
+        self
+    }
+
+    /// The MCP servers it registered while loading.
+    pub fn mcp_servers(&self) -> &[rho_protocol::extension::McpServerSpec] {
+        &self.mcp_servers
     }
 
     /// Declares a command-line flag `--name` (it is then no unknown option).

@@ -176,6 +176,7 @@ impl Extension {
             shortcuts: self.shortcut_specs.clone(),
             providers: Vec::new(),
             virtual_models: Vec::new(),
+            mcp_servers: Vec::new(),
             notices: Vec::new(),
             renderers: Default::default(),
         }

@@ -52,7 +52,7 @@ impl Extension {
         };
         let _ = rho.shared.hello.set(hello);
         rho.shared
-            .send(&FromExtension::Register(self.registration()))?;
+            .send(&FromExtension::Register(Box::new(self.registration())))?;
         let pool = Pool::new(Arc::new(self), rho.clone());
         for line in lines {
             let line = line?;

@@ -81,6 +81,9 @@ pub enum Transport {
 pub enum Scope {
     User,
     Project,
+    /// Registered by an extension for this session (pi's `registerMcpServer`); `source` is
+    /// the extension's file, and nothing about it is saved.
+    Extension,
 }
 
 /// One validated server entry.
@@ -244,6 +247,21 @@ fn add_entry(
         None => config.servers.push(server),
     }
     Ok(())
+}
+
+/// The server an extension at `extension_path` registers (pi's `registerMcpServer`), validated
+/// as an mcp.json entry; the error text is pi's.
+pub fn registered(
+    name: &str,
+    config: &serde_json::Value,
+    extension_path: &str,
+) -> Result<ServerConfig, ConfigError> {
+    validate(
+        name,
+        Json::from_value(config),
+        Path::new(extension_path),
+        Scope::Extension,
+    )
 }
 
 /// An entry without `command`, `url` or `type` overrides a server defined elsewhere.

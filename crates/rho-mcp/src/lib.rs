@@ -15,6 +15,7 @@ pub mod naming;
 pub mod oauth;
 pub mod ordered;
 pub mod process;
+pub mod registered;
 pub mod resources;
 pub mod search;
 pub mod server;
@@ -27,4 +28,5 @@ pub use config::{
 pub use manager::{McpManager, McpOptions};
 pub use oauth::store::McpAuthStore;
 pub use process::CommandHook;
+pub use registered::Registered;
 pub use server::{ServerEnv, ServerState};

@@ -28,14 +28,21 @@ pub struct McpOptions {
     pub tool_patterns: Option<Vec<String>>,
 }
 
-/// The servers of one session.
+/// The servers of one session: mcp.json's, then those extensions registered.
 pub struct McpManager {
-    servers: Vec<Arc<Server>>,
+    pub(crate) servers: Mutex<Vec<Arc<Server>>>,
+    /// What every server shares, for servers extensions register later.
+    pub(crate) env: ServerEnv,
+    /// Servers extensions registered under a name mcp.json defines, which wins (`/mcp` shows
+    /// the override).
+    pub(crate) overridden: Mutex<Vec<crate::ServerConfig>>,
     patterns: Option<Vec<String>>,
     loaded: Mutex<Vec<String>>,
-    waited_first: std::sync::atomic::AtomicBool,
+    /// Servers no prompt has waited for yet: the configured ones until the first prompt, then
+    /// those extensions register.
+    pub(crate) unawaited: Mutex<Vec<Arc<Server>>>,
     /// Tool objects per model name, reused while the listing is unchanged.
-    cache: Mutex<Vec<Arc<McpTool>>>,
+    pub(crate) cache: Mutex<Vec<Arc<McpTool>>>,
     pub errors: Vec<String>,
     auto_enable_codemode: bool,
     weak: Weak<McpManager>,
@@ -50,16 +57,15 @@ impl McpManager {
             .map(|c| Server::new(c, options.env.clone()))
             .collect();
         for s in servers.iter().filter(|s| s.enabled()) {
-            let s = s.clone();
-            tokio::spawn(async move {
-                let _ = s.client().await;
-            });
+            connect_in_background(s);
         }
         Arc::new_cyclic(|weak| McpManager {
-            servers,
+            servers: Mutex::new(servers.clone()),
+            env: options.env,
+            overridden: Mutex::new(Vec::new()),
             patterns: options.tool_patterns,
             loaded: Mutex::new(Vec::new()),
-            waited_first: false.into(),
+            unawaited: Mutex::new(servers),
             cache: Mutex::new(Vec::new()),
             errors: config.errors,
             auto_enable_codemode: config.auto_enable_codemode != Some(false),
@@ -67,8 +73,9 @@ impl McpManager {
         })
     }
 
-    pub fn servers(&self) -> &[Arc<Server>] {
-        &self.servers
+    /// The servers now (a registration or unregistration changes the list).
+    pub fn servers(&self) -> Vec<Arc<Server>> {
+        lock(&self.servers).clone()
     }
 
     fn allowed(&self, name: &str) -> bool {
@@ -79,7 +86,7 @@ impl McpManager {
 
     /// Every tool of every connected server, whatever its exposure.
     pub fn listed_tools(&self) -> Vec<(Arc<Server>, ListedTool)> {
-        self.servers
+        self.servers()
             .iter()
             .filter(|s| s.enabled())
             .flat_map(|s| s.tools().into_iter().map(move |t| (s.clone(), t)))
@@ -99,13 +106,13 @@ impl McpManager {
                 out.push(self.tool_object(server, t));
             }
         }
-        if self.servers.iter().any(|s| may_defer(s)) {
+        if self.servers().iter().any(|s| may_defer(s)) {
             if let Some(me) = self.weak.upgrade() {
                 out.push(Arc::new(ToolSearch { source: me }));
             }
         }
         let with_resources: Vec<Arc<Server>> = self
-            .servers
+            .servers()
             .iter()
             .filter(|s| s.has_resources() && s.config.exposure != Exposure::Hidden)
             .cloned()
@@ -136,7 +143,7 @@ impl McpManager {
     pub fn wants_codemode(&self) -> bool {
         self.auto_enable_codemode
             && self
-                .servers
+                .servers()
                 .iter()
                 .any(|s| s.enabled() && has_exposure(s, Exposure::Codemode))
     }
@@ -149,7 +156,7 @@ impl McpManager {
             words.is_none_or(|w| w.iter().any(|w| w.starts_with(&ns)))
         };
         join_all(
-            self.servers
+            self.servers()
                 .iter()
                 .filter(|s| s.enabled() && named(s))
                 .map(|s| s.settled()),
@@ -178,16 +185,11 @@ impl McpManager {
         Arc::new(move || me.upgrade().map(|m| m.tools()).unwrap_or_default())
     }
 
-    /// The first prompt waits at most [`FIRST_PROMPT_WAIT`] for servers with direct tools.
+    /// The first prompt waits at most [`FIRST_PROMPT_WAIT`] for servers with direct tools, and
+    /// so does the first prompt after an extension registered one.
     pub async fn before_prompt(&self) {
-        if self
-            .waited_first
-            .swap(true, std::sync::atomic::Ordering::AcqRel)
-        {
-            return;
-        }
-        let waits = self
-            .servers
+        let servers = std::mem::take(&mut *lock(&self.unawaited));
+        let waits = servers
             .iter()
             .filter(|s| s.enabled() && has_direct(s))
             .map(|s| s.settled());
@@ -197,7 +199,7 @@ impl McpManager {
     /// Waits until every enabled server connected or failed.
     pub async fn wait_all(&self) {
         join_all(
-            self.servers
+            self.servers()
                 .iter()
                 .filter(|s| s.enabled())
                 .map(|s| s.settled()),
@@ -208,7 +210,7 @@ impl McpManager {
     /// State of every server, for `get_state`, `rho mcp list` and `/mcp`.
     pub fn status(&self) -> Value {
         let servers: Vec<Value> = self
-            .servers
+            .servers()
             .iter()
             .map(|s| {
                 let tools: Vec<Value> = s
@@ -231,6 +233,17 @@ impl McpManager {
                 if let Some(pid) = s.pid().filter(|_| s.state() == ServerState::Connected) {
                     v["pid"] = json!(pid);
                 }
+                if s.config.scope == crate::config::Scope::Extension {
+                    v["scope"] = json!("extension");
+                }
+                let overrides: Vec<String> = self
+                    .overrides(s.name())
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect();
+                if !overrides.is_empty() {
+                    v["overrides"] = json!(overrides);
+                }
                 v
             })
             .collect();
@@ -239,7 +252,7 @@ impl McpManager {
 
     /// `/mcp__<server>__<prompt> args` as prompt slash commands: (name, description).
     pub fn prompt_commands(&self) -> Vec<(String, String)> {
-        self.servers
+        self.servers()
             .iter()
             .flat_map(|s| {
                 s.prompts().into_iter().map(move |p| {
@@ -261,7 +274,7 @@ impl McpManager {
         if !command.starts_with("mcp__") {
             return None;
         }
-        let (server, prompt) = self.servers.iter().find_map(|s| {
+        let (server, prompt) = self.servers().iter().find_map(|s| {
             s.prompts()
                 .into_iter()
                 .find(|p| crate::naming::tool_name(s.name(), &p.name, &|_| false) == command)
@@ -307,13 +320,13 @@ impl McpManager {
     /// Stops every server for good (stdio: stdin, SIGTERM, SIGKILL to the group); a server
     /// still connecting gives up at once instead of waiting out its timeout.
     pub async fn shutdown(&self) {
-        join_all(self.servers.iter().map(|s| s.close())).await;
+        join_all(self.servers().iter().map(|s| s.close())).await;
     }
 
     /// The server called `name`.
-    pub fn server(&self, name: &str) -> Result<&Arc<Server>, RequestError> {
-        self.servers
-            .iter()
+    pub fn server(&self, name: &str) -> Result<Arc<Server>, RequestError> {
+        self.servers()
+            .into_iter()
             .find(|s| s.name() == name)
             .ok_or_else(|| RequestError::UnknownServer(name.to_string()))
     }
@@ -324,6 +337,14 @@ impl McpManager {
         server.stop().await;
         server.client().await.map(|_| ())
     }
+}
+
+/// Starts connecting `server` without waiting for it.
+pub(crate) fn connect_in_background(server: &Arc<Server>) {
+    let s = server.clone();
+    tokio::spawn(async move {
+        let _ = s.client().await;
+    });
 }
 
 /// Whether an enabled server's config has `deferred` tools, which `tool_search` is for (pi

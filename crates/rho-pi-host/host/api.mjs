@@ -6,6 +6,7 @@ import { registerProvider, registerVirtualModel, unregisterProvider, unregisterV
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 import { dispatchEvent } from "./events.mjs";
+import { listMcpServers, registerMcpServer, unregisterMcpServer } from "./mcp.mjs";
 import { buildContextEntries, buildSessionContext, buildSessionProjection } from "./session_projection.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
@@ -18,7 +19,7 @@ export const RHO_EVENTS = new Set([
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
   "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
   "ui_prompt_start", "ui_prompt_end", "session_compact_failed", "session_info_changed",
-  "before_provider_headers", "context_with_system",
+  "before_provider_headers", "context_with_system", "mcp_servers_change",
   // rho does not warm prompt caches (README, "Differences from pi"): as in pi with
   // `cacheWarming: "off"`, a handler is kept and never called.
   "cache_warming_decision",
@@ -36,6 +37,8 @@ export class Registry {
     this.shortcuts = new Map();
     this.providers = new Map();
     this.virtualModels = new Map();
+    /** pi.registerMcpServer: `{ name, config, ext }` by name, in registration order. */
+    this.mcpServers = new Map();
     /** `newSession` setups under way, by the token rho's `session_setup` names. */
     this.setups = new Map();
     this.notices = [];
@@ -160,9 +163,9 @@ export function createApi(reg, ext) {
     registerEntryRenderer: (customType, renderer) => registerEntryRenderer(reg, ext, customType, renderer),
     registerToolRenderer: no("pi.registerToolRenderer", "rho shows its own tool rendering"),
     registerMarkdownTransformer: no("pi.registerMarkdownTransformer"),
-    registerMcpServer: no("pi.registerMcpServer", "configure MCP servers in rho's mcp.json"),
-    unregisterMcpServer: no("pi.unregisterMcpServer"),
-    getMcpServers: () => [],
+    registerMcpServer: (name, config) => registerMcpServer(reg, ext, name, config),
+    unregisterMcpServer: (name) => unregisterMcpServer(reg, ext, name),
+    getMcpServers: () => listMcpServers(reg),
     registerVirtualModel: (definition) => registerVirtualModel(reg, ext, definition),
     unregisterVirtualModel: (provider, id) => unregisterVirtualModel(reg, ext, provider, id),
     getSettings: () => ({}),

@@ -9,6 +9,7 @@ import { Wire, guardStdout } from "./wire.mjs";
 import { Registry, createApi, createCommandContext, createContext } from "./api.mjs";
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { commandSpec, toolSpec } from "./session_api.mjs";
+import { listMcpServers } from "./mcp.mjs";
 import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 import { runSessionSetup } from "./session_setup.mjs";
@@ -87,6 +88,7 @@ function registration() {
     shortcuts: [...reg.shortcuts].map(([key, s]) => ({ key, description: s.options.description })),
     providers: providerSpecs(reg),
     virtualModels: virtualModelSpecs(reg),
+    mcpServers: listMcpServers(reg),
     notices: reg.notices.splice(0),
     renderers: rendererSpec(reg),
   };
@@ -193,7 +195,7 @@ function reorder(order) {
   const byRank = (a, b) => rank(a) - rank(b);
   const arrange = (map) => new Map([...map].filter(([, e]) => kept(e)).sort(([, a], [, b]) => byRank(a, b)));
   for (const [event, list] of reg.handlers) reg.handlers.set(event, list.filter(kept).sort(byRank));
-  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels"]) reg[key] = arrange(reg[key]);
+  for (const key of ["commands", "tools", "shortcuts", "flags", "providers", "virtualModels", "mcpServers"]) reg[key] = arrange(reg[key]);
   if (reg.render) for (const key of ["messages", "entries"]) reg.render[key] = arrange(reg.render[key]);
 }
 

@@ -228,6 +228,18 @@ impl Pi {
         }
     }
 
+    /// Sends a command without waiting for anything (read what follows with
+    /// [`Pi::lines_until`]).
+    pub async fn send(&mut self, mut command: Value) {
+        self.next_id += 1;
+        command["id"] = json!(format!("r{}", self.next_id));
+        let line = format!("{command}\n");
+        self.stdin
+            .write_all(line.as_bytes())
+            .await
+            .expect("pi stdin");
+    }
+
     /// Waits for the event `name`.
     pub async fn wait_for(&mut self, name: &str) -> Value {
         loop {

@@ -58,6 +58,7 @@ mod pi_examples_tui;
 mod pi_extensions;
 mod pi_extensions_more;
 mod pi_late_registration;
+mod pi_mcp_servers;
 mod pi_project_trust;
 mod pi_provider_oauth;
 mod pi_provider_oauth_tui;

@@ -65,14 +65,6 @@ fn text_of(result: &Value) -> String {
         .unwrap_or_default()
 }
 
-async fn server_state(rpc: &mut Rpc, name: &str) -> Value {
-    let s = rpc.call(json!({"id": "st", "type": "get_state"})).await;
-    s["data"]["mcpServers"]
-        .as_array()
-        .and_then(|a| a.iter().find(|v| v["name"] == name).cloned())
-        .unwrap_or(Value::Null)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stdio_tool_calls_return_text_structured_and_image_results() {
     let mut rpc = start(json!({"everything": everything_stdio("direct")}), &[]).await;
@@ -115,7 +107,7 @@ async fn stdio_tool_calls_return_text_structured_and_image_results() {
         second.to_string().contains("The sum of 2 and 3 is 5."),
         "result reached the model"
     );
-    let state = server_state(&mut rpc, "everything").await;
+    let state = mcp_support::server_state(&mut rpc, "everything").await;
     assert_eq!(state["state"], "connected");
     rpc.close().await;
 }
@@ -209,7 +201,7 @@ async fn fastmcp_resources_prompts_and_long_results() {
 /// Asks `get_state` until the server is in `state`.
 async fn until_state(rpc: &mut Rpc, name: &str, state: &str) -> Value {
     for _ in 0..2000 {
-        let s = server_state(rpc, name).await;
+        let s = mcp_support::server_state(rpc, name).await;
         if s["state"] == state {
             return s;
         }
@@ -420,6 +412,9 @@ async fn termination_signals_end_the_server_group() {
 #[tokio::test]
 async fn end_of_input_does_not_wait_for_a_server_that_never_answers() {
     let mut rpc = start(json!({"mute": {"command": "cat"}}), &[]).await;
-    assert_eq!(server_state(&mut rpc, "mute").await["state"], "connecting");
+    assert_eq!(
+        mcp_support::server_state(&mut rpc, "mute").await["state"],
+        "connecting"
+    );
     assert_eq!(rpc.close().await, Some(0));
 }

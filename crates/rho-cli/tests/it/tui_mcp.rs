@@ -3,7 +3,9 @@
 //! and tools; its menu disables it (saved to mcp.json, the process stops, its tools leave the
 //! next request), enables it again (a new process, tools back) and reconnects it (another new
 //! process). A second test signs in to a server behind rho-testkit's mock OAuth server from
-//! `/mcp`. Skipped (with a notice) where tmux is not installed.
+//! `/mcp`. A third has a pi extension register the server (pi's `registerMcpServer`): the list
+//! names the extension, and disabling it lasts for the session, writing no file. Skipped (with
+//! a notice) where tmux is not installed.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use crate::common;
@@ -56,6 +58,31 @@ async fn act_on(tmux: &Tmux, server: &str, label: &str) {
     tmux.send_keys(&["Enter"]);
 }
 
+/// The first prompt (which waits for servers with direct tools) declares `everything`'s tools;
+/// then `/mcp` lists it connected. Its row and the screen, once the list is closed again.
+async fn first_prompt_then_listed(tmux: &Tmux, sb: &Sandbox) -> (String, String) {
+    let first = ask(tmux, sb, "one", "First reply.").await;
+    assert!(
+        mcp_tools(sb, first).contains(&"mcp__everything__get_sum".to_string()),
+        "{:?}",
+        mcp_tools(sb, first)
+    );
+    tmux.submit("/mcp");
+    let screen = tmux
+        .wait_for("the server connected in the list", |s| {
+            s.contains("MCP servers") && s.contains("connected · ")
+        })
+        .await;
+    let row = screen
+        .lines()
+        .find(|l| l.contains("everything"))
+        .unwrap_or_default()
+        .to_string();
+    tmux.send_keys(&["Escape"]);
+    tmux.wait_for_gone("MCP servers").await;
+    (row, screen)
+}
+
 /// Sends `prompt` with one reply queued and waits for the reply; the request's index.
 async fn ask(tmux: &Tmux, sb: &Sandbox, prompt: &str, reply: &str) -> usize {
     let i = sb.server.requests().len();
@@ -88,29 +115,10 @@ async fn mcp_lists_servers_and_disables_enables_and_reconnects_one() {
     )
     .unwrap();
     let tmux = start(&sb).await;
-    // The first prompt waits for servers with direct tools.
-    let first = ask(&tmux, &sb, "one", "First reply.").await;
-    assert!(
-        mcp_tools(&sb, first).contains(&"mcp__everything__get_sum".to_string()),
-        "{:?}",
-        mcp_tools(&sb, first)
-    );
-
     // The list: name, state with the tool count, exposure and scope.
-    tmux.submit("/mcp");
-    let screen = tmux
-        .wait_for("the server connected in the list", |s| {
-            s.contains("MCP servers") && s.contains("connected · ")
-        })
-        .await;
-    let row = screen
-        .lines()
-        .find(|l| l.contains("everything"))
-        .unwrap_or_default();
+    let (row, screen) = first_prompt_then_listed(&tmux, &sb).await;
     assert!(row.contains("tools"), "{screen}");
     assert!(row.contains("direct · global"), "{screen}");
-    tmux.send_keys(&["Escape"]);
-    tmux.wait_for_gone("MCP servers").await;
     assert_eq!(starts(&log), 1);
 
     // Disable: saved to mcp.json, the tools leave the next request.
@@ -199,4 +207,46 @@ async fn mcp_signs_in_to_a_server_behind_oauth_and_its_tools_reach_the_model() {
         "{:?}",
         mcp_tools(&sb, second)
     );
+}
+
+/// Registers server-everything as `everything` while loading (pi's `registerMcpServer`).
+const REGISTERS: &str = r#"
+export default function (pi) {
+  pi.registerMcpServer("everything", { command: "__NODE__", args: ["__SERVER__"], exposure: "direct" });
+}
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_shows_a_registered_servers_extension_and_disables_it_for_the_session() {
+    if skip_without_tmux("/mcp") {
+        return;
+    }
+    let sb = Sandbox::new().await;
+    if crate::pi_support::prepare_agent(sb.agent.path(), &[]).is_none() {
+        return;
+    }
+    let ext = sb.agent.path().join("exts/registers.ts");
+    std::fs::create_dir_all(ext.parent().unwrap()).unwrap();
+    let source = REGISTERS
+        .replace("__NODE__", &mcp_support::node().display().to_string())
+        .replace(
+            "__SERVER__",
+            &mcp_support::everything().display().to_string(),
+        );
+    std::fs::write(&ext, &source).unwrap();
+    let ext_arg = ext.display().to_string();
+    let tmux = Tmux::start(&sb, &["--model", "mock-model", "-e", &ext_arg]);
+    tmux.wait_for("the footer", |s| footer(s).contains("mock-model"))
+        .await;
+    let (row, screen) = first_prompt_then_listed(&tmux, &sb).await;
+    assert!(row.contains("direct · extension "), "{screen}");
+
+    // Disabled for the session: nothing is written to the extension (or any mcp.json).
+    act(&tmux, "Disable").await;
+    tmux.wait_for_text("MCP server \"everything\" disabled (for this session)")
+        .await;
+    assert_eq!(std::fs::read_to_string(&ext).unwrap(), source);
+    assert!(!sb.agent.path().join("mcp.json").exists());
+    let second = ask(&tmux, &sb, "two", "Second reply.").await;
+    assert_eq!(mcp_tools(&sb, second), Vec::<String>::new());
 }

@@ -10,7 +10,8 @@ use std::sync::{Arc, Weak};
 use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use rho_ai::{ContentBlock, ImageContent, Model};
-use rho_protocol::extension::calls::ToolsState;
+use rho_protocol::extension::calls::{McpServerRegistered, ToolsState};
+use rho_protocol::extension::McpServerSpec;
 use serde_json::Value;
 
 use super::custom::{SendMessageOptions, UserMessageContent};
@@ -181,6 +182,24 @@ impl ExtensionHost for SessionHost {
 
     fn unregister_provider(&self, name: String) -> Result<(), HostError> {
         self.model_providers()?.1.unregister(&name);
+        Ok(())
+    }
+
+    fn register_mcp_server(
+        &self,
+        spec: McpServerSpec,
+        handled: bool,
+    ) -> Result<McpServerRegistered, HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        let unconnected = s
+            .register_external_server(spec, handled)
+            .map_err(HostError::Session)?;
+        Ok(McpServerRegistered { unconnected })
+    }
+
+    fn unregister_mcp_server(&self, name: String, extension_path: String) -> Result<(), HostError> {
+        let s = self.session().ok_or(HostError::Stale)?;
+        s.unregister_external_server(&name, &extension_path);
         Ok(())
     }
 

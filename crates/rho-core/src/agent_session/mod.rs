@@ -79,7 +79,7 @@ pub use error::SessionError;
 pub use events::{CompactionReason, SessionEvent, SessionOnlyEvent};
 pub use ext_complete::CompleteError;
 pub use extension_set::EXTENSION_EXIT_GRACE;
-pub use external::{ExternalError, ExternalTools};
+pub use external::{unconnected_text, ExternalError, ExternalServers, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
@@ -139,6 +139,8 @@ pub struct AgentSessionConfig {
     pub escalate: bool,
     /// Tools and commands from outside (MCP servers); `None` = none.
     pub external: Option<Arc<dyn ExternalTools>>,
+    /// Where MCP servers extensions register after loading go; `None`: nothing connects them.
+    pub external_servers: Option<Arc<dyn ExternalServers>>,
     /// Every known model (built-ins, refreshed catalogs and models.json), built the first
     /// time model switching asks for it; the built-in catalog by default.
     pub models: rho_ai::ModelList,
@@ -174,6 +176,7 @@ impl AgentSessionConfig {
             permissions: Default::default(),
             escalate: false,
             external: None,
+            external_servers: None,
             models: rho_ai::ModelList::builtin(),
             session_env: SessionEnvSource::default(),
             model_providers: None,
@@ -212,6 +215,8 @@ pub(crate) struct Services {
     pub escalate: bool,
     /// Replaceable: /reload starts the configured MCP servers again.
     pub external: Mutex<Option<Arc<dyn ExternalTools>>>,
+    /// Where MCP servers extensions register after loading go.
+    pub external_servers: Option<Arc<dyn ExternalServers>>,
     pub models: rho_ai::ModelList,
     /// Where providers extensions register after loading go.
     pub model_providers: Option<Arc<dyn ModelProviders>>,
@@ -321,6 +326,7 @@ impl AgentSession {
                     permissions: config.permissions,
                     escalate: config.escalate,
                     external: Mutex::new(config.external),
+                    external_servers: config.external_servers,
                     models: config.models,
                     model_providers: config.model_providers,
                     builtin_tools: builtin_tools

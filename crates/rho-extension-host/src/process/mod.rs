@@ -186,6 +186,9 @@ impl ProcessExtension {
                 &self.options,
             ));
         }
+        for spec in &self.registration.mcp_servers {
+            ext.register_mcp_server(spec.clone());
+        }
         for spec in &self.registration.flags {
             ext.declare_flag(spec.name.clone());
         }

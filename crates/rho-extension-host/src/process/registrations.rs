@@ -1,15 +1,16 @@
 //! What a process registers after the handshake (pi's `registerTool`, `registerCommand`,
-//! `registerProvider`, `registerVirtualModel` from a handler or a command, and the
-//! unregistrations): each call builds the same forwarding parts `register` does, over a handle
+//! `registerProvider`, `registerVirtualModel`, `registerMcpServer` from a handler or a command,
+//! and the unregistrations): each call builds the same forwarding parts `register` does, over a handle
 //! of the calling connection, and hands them to the session. Served in the order read, so a
 //! handler's registrations are in place before its result is read.
 
 use std::sync::Arc;
 
 use rho_protocol::extension::calls::{
-    RegisterCommand, RegisterProvider, RegisterTool, RegisterVirtualModel, UnregisterProvider,
-    UnregisterVirtualModel, REGISTER_COMMAND, REGISTER_PROVIDER, REGISTER_TOOL,
-    REGISTER_VIRTUAL_MODEL, UNREGISTER_PROVIDER, UNREGISTER_VIRTUAL_MODEL,
+    RegisterCommand, RegisterMcpServer, RegisterProvider, RegisterTool, RegisterVirtualModel,
+    UnregisterMcpServer, UnregisterProvider, UnregisterVirtualModel, REGISTER_COMMAND,
+    REGISTER_MCP_SERVER, REGISTER_PROVIDER, REGISTER_TOOL, REGISTER_VIRTUAL_MODEL,
+    UNREGISTER_MCP_SERVER, UNREGISTER_PROVIDER, UNREGISTER_VIRTUAL_MODEL,
 };
 use serde_json::Value;
 
@@ -25,6 +26,8 @@ pub(crate) fn is_registration(method: &str) -> bool {
         UNREGISTER_PROVIDER,
         REGISTER_VIRTUAL_MODEL,
         UNREGISTER_VIRTUAL_MODEL,
+        REGISTER_MCP_SERVER,
+        UNREGISTER_MCP_SERVER,
     ]
     .contains(&method)
 }
@@ -66,6 +69,18 @@ pub(crate) fn register(
         UNREGISTER_VIRTUAL_MODEL => {
             let UnregisterVirtualModel { provider, id } = calls::params(method, params)?;
             host.unregister_virtual_model(provider, id)?;
+        }
+        REGISTER_MCP_SERVER => {
+            let RegisterMcpServer { server, handled } = calls::params(method, params)?;
+            let answer = host.register_mcp_server(server, handled)?;
+            return serde_json::to_value(answer).map_err(HostError::Encode);
+        }
+        UNREGISTER_MCP_SERVER => {
+            let UnregisterMcpServer {
+                name,
+                extension_path,
+            } = calls::params(method, params)?;
+            host.unregister_mcp_server(name, extension_path)?;
         }
         _ => return Err(HostError::UnknownMethod(method.to_string())),
     }

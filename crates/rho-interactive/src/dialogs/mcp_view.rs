@@ -1,6 +1,7 @@
 //! `/mcp`: the session's MCP servers with their state, tool count, exposure and source (those
 //! that need the user first), and per server: sign in (OAuth), tools, reconnect, sign out,
-//! enable or disable (saved to the mcp.json that defines it, keeping the file's formatting).
+//! enable or disable (saved to the mcp.json that defines it, keeping the file's formatting; for
+//! a server an extension registered, for this session only).
 //! `/mcp login|logout|reconnect <server>` do one action directly, as in pi 1.6.
 
 use std::sync::Arc;
@@ -64,13 +65,21 @@ fn uses_oauth(server: &Server) -> bool {
     rho_mcp::oauth::oauth_target(&server.config).is_some()
 }
 
-/// The file an enable or disable is saved to.
-fn config_file(server: &Server) -> std::path::PathBuf {
-    server
-        .config
-        .override_source
-        .clone()
-        .unwrap_or_else(|| server.config.source.clone())
+/// The file an enable or disable is saved to; `None` for a server an extension registered
+/// (the change lasts for the session).
+fn config_file(server: &Server) -> Option<std::path::PathBuf> {
+    if server.config.scope == rho_mcp::config::Scope::Extension {
+        return None;
+    }
+    let file = server.config.override_source.as_ref();
+    Some(file.unwrap_or(&server.config.source).clone())
+}
+
+/// Where an enable or disable goes, as the menu and the notice say it.
+fn saved_where(file: Option<&std::path::Path>) -> String {
+    file.map_or("for this session".to_string(), |f| {
+        format!("saved to {}", f.display())
+    })
 }
 
 impl Dialogs {
@@ -95,8 +104,8 @@ impl Dialogs {
             Some("reconnect") => McpAction::Reconnect,
             Some(_) => return screen.notice(USAGE.into(), true),
         };
-        let eligible: Vec<&Arc<Server>> = manager
-            .servers()
+        let servers = manager.servers();
+        let eligible: Vec<&Arc<Server>> = servers
             .iter()
             .filter(|s| action == McpAction::Reconnect || uses_oauth(s))
             .collect();
@@ -124,17 +133,29 @@ impl Dialogs {
 
     /// The list of servers.
     fn open_mcp_servers(&mut self, manager: &McpManager) {
-        let mut servers: Vec<&Arc<Server>> = manager.servers().iter().collect();
+        let listed = manager.servers();
+        let mut servers: Vec<&Arc<Server>> = listed.iter().collect();
         servers.sort_by(|a, b| attention(a).cmp(&attention(b)).then(a.name().cmp(b.name())));
         let items = servers
             .iter()
             .map(|s| {
                 let scope = match s.config.scope {
-                    rho_mcp::config::Scope::User => "global",
-                    rho_mcp::config::Scope::Project => "project",
+                    rho_mcp::config::Scope::User => "global".to_string(),
+                    rho_mcp::config::Scope::Project => "project".to_string(),
+                    rho_mcp::config::Scope::Extension => {
+                        format!("extension {}", s.config.source.display())
+                    }
                 };
-                let description =
-                    format!("{} · {} · {scope}", describe(s), s.config.exposure.as_str());
+                let overrides: String = manager
+                    .overrides(s.name())
+                    .iter()
+                    .map(|p| format!(" · overrides extension {}", p.display()))
+                    .collect();
+                let description = format!(
+                    "{} · {} · {scope}{overrides}",
+                    describe(s),
+                    s.config.exposure.as_str()
+                );
                 SelectItem::new(s.name(), description)
             })
             .collect();
@@ -145,16 +166,11 @@ impl Dialogs {
 
     /// The menu of one server.
     pub(super) fn open_mcp_server(&mut self, name: &str, shared: &Shared, screen: &mut Screen) {
-        let Some(server) = shared
-            .options
-            .host
-            .mcp()
-            .and_then(|m| m.server(name).ok().cloned())
-        else {
+        let Some(server) = shared.options.host.mcp().and_then(|m| m.server(name).ok()) else {
             return screen.notice(format!("No MCP server named \"{name}\"."), true);
         };
         let mut actions = Vec::new();
-        let saved = format!("saved to {}", config_file(&server).display());
+        let saved = saved_where(config_file(&server).as_deref());
         if server.enabled() {
             let state = server.state();
             if state == ServerState::NeedsAuth {
@@ -258,21 +274,16 @@ impl Dialogs {
             McpAction::Enable | McpAction::Disable => {
                 let on = action == McpAction::Enable;
                 let file = config_file(&server);
-                let saved = rho_mcp::edit::set_field(
-                    &file,
-                    &name,
-                    "enabled",
-                    rho_mcp::ordered::Json::Bool(on),
-                );
-                if let Err(e) = saved {
-                    return screen
-                        .notice(format!("Could not update {}: {e}", file.display()), true);
+                if let Some(file) = &file {
+                    let json = rho_mcp::ordered::Json::Bool(on);
+                    if let Err(e) = rho_mcp::edit::set_field(file, &name, "enabled", json) {
+                        return screen
+                            .notice(format!("Could not update {}: {e}", file.display()), true);
+                    }
                 }
                 let verb = if on { "enabled" } else { "disabled" };
-                screen.notice(
-                    format!("MCP server \"{name}\" {verb} (saved to {})", file.display()),
-                    false,
-                );
+                let saved = saved_where(file.as_deref());
+                screen.notice(format!("MCP server \"{name}\" {verb} ({saved})"), false);
                 tokio::spawn(async move {
                     server.set_enabled(on).await;
                     if on {

@@ -259,11 +259,7 @@ impl Dialogs {
             ActiveDialog::McpServer(d, name, actions) => {
                 match closed(d.handle(input, keys))? {
                     Some(i) => {
-                        let server = shared
-                            .options
-                            .host
-                            .mcp()
-                            .and_then(|m| m.server(name).ok().cloned());
+                        let server = shared.options.host.mcp().and_then(|m| m.server(name).ok());
                         if let Some(server) = server {
                             self.mcp_act(server, actions[i], shared, screen);
                         }

@@ -35,6 +35,13 @@ pub const REGISTER_VIRTUAL_MODEL: &str = "register_virtual_model";
 /// `unregister_virtual_model` with [`UnregisterVirtualModel`]: removes a virtual model (pi's
 /// `unregisterVirtualModel`).
 pub const UNREGISTER_VIRTUAL_MODEL: &str = "unregister_virtual_model";
+/// `register_mcp_server` with [`RegisterMcpServer`]: an MCP server registered after the
+/// handshake connects at once; the same name from the same extension replaces it (pi's
+/// `registerMcpServer` after loading). Refused with the config's problem when it is invalid.
+pub const REGISTER_MCP_SERVER: &str = "register_mcp_server";
+/// `unregister_mcp_server` with [`UnregisterMcpServer`]: closes the server an extension
+/// registered; its tools are unreachable from then on (pi's `unregisterMcpServer`).
+pub const UNREGISTER_MCP_SERVER: &str = "unregister_mcp_server";
 /// `set_model` with [`SetModel`]; answered `true`, or `false` when the provider has no
 /// credentials (pi's `setModel`).
 pub const SET_MODEL: &str = "set_model";
@@ -250,6 +257,36 @@ pub struct UnregisterVirtualModel {
     pub provider: String,
     /// Its id.
     pub id: String,
+}
+
+/// An MCP server registered after the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RegisterMcpServer {
+    /// The server, as in `register`'s `mcpServers`.
+    pub server: super::McpServerSpec,
+    /// An extension handles `mcp_servers_change` (it may connect servers itself), so rho
+    /// does not report a registration its own MCP support, when off, leaves unconnected.
+    #[serde(default)]
+    pub handled: bool,
+}
+
+/// The answer to `register_mcp_server`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct McpServerRegistered {
+    /// pi's report that nothing connects the server (rho's MCP support is off and no extension
+    /// handles `mcp_servers_change`); the registration stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unconnected: Option<String>,
+}
+
+/// An MCP server to close and forget.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnregisterMcpServer {
+    /// Its name.
+    pub name: String,
+    /// The extension that registered it (another extension's server is left alone).
+    pub extension_path: String,
 }
 
 /// A model by provider and id (from the session's model registry).

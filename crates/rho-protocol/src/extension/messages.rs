@@ -232,7 +232,7 @@ pub enum ToExtension<E = Value> {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum FromExtension<P = ToolResult> {
     /// The handshake's answer: everything the extension registers.
-    Register(Registration),
+    Register(Box<Registration>),
     /// The answer to request `id`: `result` on success, `error` on failure.
     Result {
         /// rho's request id.

@@ -18,8 +18,8 @@ mod render;
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
 pub use messages::{encode_line, FromExtension, Hello, ToExtension};
 pub use registration::{
-    empty_object_schema, ArgumentCompletion, CommandSpec, FlagSpec, OAuthSpec, ProviderSpec,
-    Registration, ShortcutSpec, ToolSpec,
+    empty_object_schema, ArgumentCompletion, CommandSpec, FlagSpec, McpServerSpec, OAuthSpec,
+    ProviderSpec, Registration, ShortcutSpec, ToolSpec,
 };
 pub use render::{
     ComponentSlot, EditorEvent, RenderTarget, Rendered, RendererSpec, WorkingIndicator,

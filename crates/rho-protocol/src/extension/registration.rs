@@ -108,6 +108,20 @@ pub struct OAuthSpec {
     pub name: String,
 }
 
+/// An MCP server an extension registers (pi's `registerMcpServer`): rho validates `config` as
+/// an `mcpServers` entry of mcp.json and connects it beside the configured servers, which
+/// take precedence over a registration of the same name.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct McpServerSpec {
+    /// The server's name (`mcp__<name>__<tool>`).
+    pub name: String,
+    /// The entry, as in mcp.json's `mcpServers`.
+    pub config: Value,
+    /// The extension file that registered it (`/mcp` shows it as the source).
+    #[serde(rename = "extensionPath")]
+    pub extension_path: String,
+}
+
 /// The answer to `hello`: everything the extension registers.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Registration {
@@ -139,6 +153,9 @@ pub struct Registration {
         skip_serializing_if = "Vec::is_empty"
     )]
     pub virtual_models: Vec<crate::virtual_model::VirtualModelSpec>,
+    /// MCP servers registered while loading: they connect when the session starts.
+    #[serde(default, rename = "mcpServers", skip_serializing_if = "Vec::is_empty")]
+    pub mcp_servers: Vec<McpServerSpec>,
     /// Messages for the user about loading (rho shows them as warnings), e.g. the pi host's
     /// "extension x.ts was not loaded: ..." or an unsupported call.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -137,3 +137,14 @@ pub fn curl_browser(dir: &Path) -> PathBuf {
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     path
 }
+
+/// `get_state`'s `mcpServers` entry for server `name` (`null` when not listed).
+pub async fn server_state(rpc: &mut crate::support::Rpc, name: &str) -> serde_json::Value {
+    let s = rpc
+        .call(serde_json::json!({"id": "st", "type": "get_state"}))
+        .await;
+    s["data"]["mcpServers"]
+        .as_array()
+        .and_then(|a| a.iter().find(|v| v["name"] == name).cloned())
+        .unwrap_or(serde_json::Value::Null)
+}

@@ -111,7 +111,8 @@ fn extension_lines_match_the_documented_shapes() {
         events: vec!["tool_call".into()],
         ..Registration::default()
     };
-    let v = serde_json::to_value(FromExtension::<ToolResult>::Register(reg)).expect("encodes");
+    let v = serde_json::to_value(FromExtension::<ToolResult>::Register(Box::new(reg)))
+        .expect("encodes");
     assert_eq!(
         v,
         json!({"type": "register", "name": "guard", "events": ["tool_call"], "commands": [],
