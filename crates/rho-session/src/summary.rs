@@ -83,18 +83,19 @@ pub(crate) struct Head {
 pub(crate) struct Summary {
     pub leaf: Leaf,
     head: Head,
-    items: Vec<u8>,
+    /// The file's bytes up to the end of the items.
+    bytes: Vec<u8>,
 }
 
 impl Summary {
     /// The context's items in order; `None` for bytes that do not decode.
     pub(crate) fn items(&self) -> impl Iterator<Item = Option<Item>> + '_ {
-        self.items.chunks_exact(ITEM_LEN).map(read_item)
+        self.bytes[ITEMS_AT..].chunks_exact(ITEM_LEN).map(read_item)
     }
 
     /// How many items there are (a compaction's gives two messages).
     pub(crate) fn len(&self) -> usize {
-        self.items.len() / ITEM_LEN
+        (self.bytes.len() - ITEMS_AT) / ITEM_LEN
     }
 
     /// Its head, to keep it current.
@@ -133,11 +134,9 @@ pub(crate) fn read(path: &Path, bound: Bound) -> Option<Summary> {
         return None;
     }
     let leaf = read_leaf(&mut Reader(state))?;
-    Some(Summary {
-        leaf,
-        head,
-        items: items.to_vec(),
-    })
+    let mut bytes = bytes;
+    bytes.truncate(ITEMS_AT + items_len);
+    Some(Summary { leaf, head, bytes })
 }
 
 /// The leaf and the context's items of `tree`, whose leaf must be its last entry (as just
