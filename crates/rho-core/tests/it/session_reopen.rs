@@ -35,7 +35,9 @@ fn config(server: &MockServer, session: SessionManager) -> AgentSessionConfig {
 /// A session file with two exchanges, opened once whole (which writes its sidecars).
 fn written_session(dir: &std::path::Path) -> std::path::PathBuf {
     let mut session = SessionManager::create(dir, "/work");
-    session.append_model_change("anthropic", "claude-test").unwrap();
+    session
+        .append_model_change("anthropic", "claude-test")
+        .unwrap();
     session.append_thinking_level_change("low").unwrap();
     session.append_session_info("fruit").unwrap();
     for (question, answer) in [("a fruit?", "fig"), ("another?", "kumquat")] {
@@ -46,7 +48,9 @@ fn written_session(dir: &std::path::Path) -> std::path::PathBuf {
         let mut reply = AssistantMessage::empty("anthropic-messages", "anthropic", "claude-test");
         reply.content = vec![ContentBlock::text(answer)];
         session.append_message(user).unwrap();
-        session.append_message(AgentMessage::Assistant(reply)).unwrap();
+        session
+            .append_message(AgentMessage::Assistant(reply))
+            .unwrap();
     }
     let path = session.path().unwrap().to_path_buf();
     drop(session);
@@ -80,7 +84,12 @@ async fn a_reopened_session_answers_without_making_its_tree_until_a_prompt() {
         output: 2,
         ..Default::default()
     };
-    server.push(MockResponse::sse(text_reply("m", "claude-test", &["pear"], usage)));
+    server.push(MockResponse::sse(text_reply(
+        "m",
+        "claude-test",
+        &["pear"],
+        usage,
+    )));
     s.prompt("and one more?", PromptOptions::default())
         .await
         .expect("prompt runs");
