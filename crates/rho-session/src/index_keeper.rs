@@ -6,6 +6,9 @@
 //! then finds the file under the stamp the index records and restores every entry from the
 //! index, instead of checking the whole file's bytes and parsing what this session added.
 //!
+//! The leaf summary beside the index (`summary.rs`) follows along: each entry the index takes
+//! is applied to it too, while it can follow.
+//!
 //! The index stays a cache: an entry that does not land where the index ends (another process
 //! appended too, a torn line was closed first), or an index that cannot be extended, ends the
 //! keeping for this session, and the next open checks and extends it as usual.
