@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 use rho_protocol::agent::read_exact_at;
 
 use super::codec::{Reader, Writer};
-use super::writer::create_private_file;
+use super::writer::{write_atomic, Durability};
 
 const MAGIC: &[u8; 20] = b"rho-session-index-2\n";
 /// The stamp's place: right after the magic, outside the checksums, so that a file found
@@ -196,14 +196,8 @@ pub(crate) fn write<'a>(
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
 ) -> Option<Extent> {
     let target = sidecar(path);
-    let temp = target.with_extension(format!("idx.{}", std::process::id()));
     let (bytes, extent) = encode(stamp, head, entries);
-    let written = create_private_file(&temp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&temp, &target));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
+    let written = write_atomic(&target, &bytes, Durability::Flush);
     written.ok().map(|()| extent)
 }
 

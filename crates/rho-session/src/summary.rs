@@ -21,7 +21,6 @@
 //! open restores the entries and writes it again.
 
 use std::fs::File;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rho_protocol::agent::{read_exact_at, AgentMessage, StoredMessage};
@@ -32,7 +31,7 @@ use super::entry::{EntryData, SessionEntry};
 use super::index::{self, write_at, ROLES};
 use super::load::Placed;
 use super::tree::SessionTree;
-use super::writer::create_private_file;
+use super::writer::{write_atomic, Durability};
 
 const MAGIC: &[u8; 22] = b"rho-session-summary-1\n";
 /// Bound bytes (length, CRC-32), items (count, CRC-32), state (length, CRC-32), and the
@@ -205,7 +204,6 @@ fn cell_item(entry: &SessionEntry) -> Option<Item> {
 /// head, `None` when it could not be written.
 pub(crate) fn write(path: &Path, bound: Bound, leaf: &Leaf, items: &[Item]) -> Option<Head> {
     let target = sidecar(path);
-    let temp = target.with_extension(format!("sum.{}", std::process::id()));
     let mut bytes = vec![0; ITEMS_AT];
     bytes[..MAGIC.len()].copy_from_slice(MAGIC);
     bytes.reserve(items.len() * ITEM_LEN + 128);
@@ -223,12 +221,7 @@ pub(crate) fn write(path: &Path, bound: Bound, leaf: &Leaf, items: &[Item]) -> O
         state_crc: crc32fast::hash(&state),
     };
     bytes[MAGIC.len()..ITEMS_AT].copy_from_slice(&head_bytes(&head));
-    let written = create_private_file(&temp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&temp, &target));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
+    let written = write_atomic(&target, &bytes, Durability::Flush);
     written.ok().map(|()| head)
 }
 

@@ -3,34 +3,13 @@
 //! sends the whole conversation and appends after the summary's leaf.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use crate::session_common as common;
-
-use std::sync::Arc;
-
-use common::*;
-use rho_ai::Model;
-use rho_core::agent_session::{AgentSession, AgentSessionConfig, PromptOptions, StaticCredentials};
+use crate::messages_on_disk::config;
+use rho_core::agent_session::{AgentSession, PromptOptions};
 use rho_protocol::agent::AgentMessage;
 use rho_protocol::{AssistantMessage, ContentBlock, UserContent, UserMessage};
 use rho_session::SessionManager;
 use rho_testkit::anthropic::{text_reply, Usage};
 use rho_testkit::{MockResponse, MockServer};
-use serde_json::json;
-
-fn config(server: &MockServer, session: SessionManager) -> AgentSessionConfig {
-    let mut c = AgentSessionConfig::new("/work");
-    let model: Model = serde_json::from_value(json!({
-        "id": "claude-test", "name": "Claude Test", "api": "anthropic-messages",
-        "provider": "anthropic", "baseUrl": server.url(), "contextWindow": 200000,
-        "maxTokens": 8192, "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
-    }))
-    .expect("model");
-    c.model = Some(model);
-    c.credentials = Arc::new(StaticCredentials::new("anthropic", "sk-test"));
-    c.settings = fast_settings(json!({}));
-    c.session = session;
-    c
-}
 
 /// A session file with two exchanges, opened once whole (which writes its sidecars).
 fn written_session(dir: &std::path::Path) -> std::path::PathBuf {
