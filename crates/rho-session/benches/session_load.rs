@@ -19,6 +19,8 @@ use rho_protocol::{
 use rho_session::{Durability, EntryData, SessionEntry, SessionHeader, SessionManager};
 
 const ENTRIES: usize = 50_000;
+/// The smaller session whose reopening the long one's is compared with (issue 41: within 3x).
+const SMALL: usize = 5_000;
 
 fn filler(i: usize, len: usize) -> String {
     let words = [
@@ -77,7 +79,7 @@ fn message(i: usize) -> AgentMessage {
 }
 
 /// Streams the session to `path` so generation does not inflate the peak memory.
-fn generate(path: &Path) -> u64 {
+fn generate(path: &Path, entries: usize) -> u64 {
     let file = std::fs::File::create(path).expect("create bench file");
     let mut out = BufWriter::new(file);
     let header = SessionHeader {
@@ -89,7 +91,7 @@ fn generate(path: &Path) -> u64 {
     };
     serde_json::to_writer(&mut out, &header).expect("header");
     out.write_all(b"\n").expect("write");
-    for i in 0..ENTRIES {
+    for i in 0..entries {
         let entry = SessionEntry {
             id: format!("{i:08x}"),
             parent_id: i.checked_sub(1).map(|p| format!("{p:08x}")),
@@ -250,7 +252,7 @@ fn main() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("bench.jsonl");
-    let size = generate(&path);
+    let size = generate(&path, ENTRIES);
     if let Ok(keep) = std::env::var("RHO_BENCH_KEEP") {
         std::fs::copy(&path, keep).expect("keep bench file");
     }
@@ -299,6 +301,19 @@ fn main() {
         steady.wall_us as f64 / 1e3,
         steady.cpu_us as f64 / 1e3,
         steady.peak_kib as f64 / 1024.0
+    );
+    let small_path = dir.path().join("small.jsonl");
+    generate(&small_path, SMALL);
+    drop(SessionManager::open(&small_path).expect("first open of the small session"));
+    let small = reopen_in_children(&small_path, 9);
+    println!(
+        "  the same for {SMALL} entries: {:.1} ms ({:.1} ms of CPU), peak RSS {:.1} MB; \
+         {ENTRIES} / {SMALL}: {:.1}x wall, {:.1}x CPU",
+        small.wall_us as f64 / 1e3,
+        small.cpu_us as f64 / 1e3,
+        small.peak_kib as f64 / 1024.0,
+        steady.wall_us as f64 / small.wall_us as f64,
+        steady.cpu_us as f64 / small.cpu_us as f64,
     );
     let (grown, append_us) = reopen_after_appends(&path, 5);
     println!(

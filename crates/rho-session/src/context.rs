@@ -94,14 +94,8 @@ pub fn branch_state(tree: &SessionTree) -> BranchState {
     let selected = selected_entries(&path, scan.compaction_at);
     let edits = latest_edits(&selected);
     let omitted = |e: &SessionEntry| edits.get(e.id.as_str()).is_some_and(|e| e.is_none());
-    let has_messages = selected.iter().enumerate().any(|(i, entry)| {
-        !omitted(entry)
-            && match &entry.data {
-                EntryData::Compaction(_) => i == 0,
-                EntryData::Message(_) => true,
-                _ => context_message(entry).is_some(),
-            }
-    });
+    let has_messages =
+        (selected.iter().enumerate()).any(|(i, entry)| !omitted(entry) && contributes(i, entry));
     BranchState {
         thinking_level: scan.thinking_level,
         has_thinking_level_change: scan.has_thinking_level_change,
@@ -182,25 +176,64 @@ pub fn build_context_for_path(path: &[&SessionEntry]) -> SessionContext {
         if edit.is_some_and(|e| e.is_none()) {
             continue;
         }
-        match &entry.data {
-            EntryData::Compaction(c) if i == 0 => {
-                ctx.messages
-                    .extend(c.system_message.iter().cloned().map(StoredMessage::from));
-                let summary = CompactionSummaryMessage {
-                    summary: c.summary.clone(),
-                    tokens_before: c.tokens_before,
-                    timestamp: entry_ms(entry),
-                };
-                ctx.messages
-                    .push(AgentMessage::CompactionSummary(summary).into());
-            }
-            _ => ctx
-                .messages
-                .extend(context_message(entry).map(|m| apply_edit(m, edit.flatten()))),
+        if contributes(i, entry) {
+            push_messages(&mut ctx.messages, entry, edit.flatten());
         }
     }
     ctx.messages.shrink_to_fit();
     ctx
+}
+
+/// Whether the `i`th selected entry gives the context messages: a compaction only as the
+/// first (the one in force), a message, an extension message, a branch summary with text.
+fn contributes(i: usize, entry: &SessionEntry) -> bool {
+    match &entry.data {
+        EntryData::Compaction(_) => i == 0,
+        EntryData::Message(_) | EntryData::CustomMessage { .. } => true,
+        EntryData::BranchSummary { summary, .. } => !summary.is_empty(),
+        _ => false,
+    }
+}
+
+/// Adds the messages a contributing entry gives the context (a compaction: its system
+/// checkpoint and its summary), with an edit's replacement content when there is one.
+pub(crate) fn push_messages(
+    messages: &mut Vec<StoredMessage>,
+    entry: &SessionEntry,
+    replacement: Option<&UserContent>,
+) {
+    match &entry.data {
+        EntryData::Compaction(c) => {
+            messages.extend(c.system_message.iter().cloned().map(StoredMessage::from));
+            let summary = CompactionSummaryMessage {
+                summary: c.summary.clone(),
+                tokens_before: c.tokens_before,
+                timestamp: entry_ms(entry),
+            };
+            messages.push(AgentMessage::CompactionSummary(summary).into());
+        }
+        _ => messages.extend(context_message(entry).map(|m| apply_edit(m, replacement))),
+    }
+}
+
+/// The entries whose messages make up the context at the end of `path`, in order, when the
+/// context is just their messages ([`push_messages`] of each): `None` when an edit replaces
+/// the content of one of them.
+pub(crate) fn contributing_entries<'a>(path: &[&'a SessionEntry]) -> Option<Vec<&'a SessionEntry>> {
+    let selected = selected_entries(path, scan(path).compaction_at);
+    let edits = latest_edits(&selected);
+    let mut entries = Vec::with_capacity(selected.len());
+    for (i, entry) in selected.into_iter().enumerate() {
+        if !contributes(i, entry) {
+            continue;
+        }
+        match edits.get(entry.id.as_str()) {
+            None => entries.push(entry),
+            Some(None) => {}
+            Some(Some(_)) => return None,
+        }
+    }
+    Some(entries)
 }
 
 /// The entries that make up the context (pi's `buildContextEntries`): the whole path, or with a

@@ -31,7 +31,8 @@ use std::path::{Path, PathBuf};
 
 use rho_protocol::agent::read_exact_at;
 
-use super::writer::create_private_file;
+use super::codec::{Reader, Writer};
+use super::writer::{write_atomic, Durability};
 
 const MAGIC: &[u8; 20] = b"rho-session-index-2\n";
 /// The stamp's place: right after the magic, outside the checksums, so that a file found
@@ -195,14 +196,8 @@ pub(crate) fn write<'a>(
     entries: impl ExactSizeIterator<Item = Indexed<'a>>,
 ) -> Option<Extent> {
     let target = sidecar(path);
-    let temp = target.with_extension(format!("idx.{}", std::process::id()));
     let (bytes, extent) = encode(stamp, head, entries);
-    let written = create_private_file(&temp)
-        .and_then(|mut f| f.write_all(&bytes))
-        .and_then(|()| std::fs::rename(&temp, &target));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
+    let written = write_atomic(&target, &bytes, Durability::Flush);
     written.ok().map(|()| extent)
 }
 
@@ -258,14 +253,16 @@ pub(crate) fn restamp(path: &Path, stamp: Stamp) -> bool {
 }
 
 /// Writes `bytes` at `offset` of `file`.
-fn write_at(file: &mut File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+pub(crate) fn write_at(file: &mut File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
     file.seek(SeekFrom::Start(offset))?;
     file.write_all(bytes)
 }
 
-/// Removes the index kept beside the session file `path` (when the session is deleted).
+/// Removes the index and the leaf summary kept beside the session file `path` (when the
+/// session is deleted).
 pub fn remove(path: &Path) {
     let _ = std::fs::remove_file(sidecar(path));
+    super::summary::remove(path);
 }
 
 /// The CRC-32 of `file`'s first `len` bytes.
@@ -361,6 +358,28 @@ fn write_entry(w: &mut Writer, entry: &Indexed) {
 /// The stamp bytes and the index, if `bytes` is a whole index: its head's checksum matches,
 /// and so does that of the entries it counts.
 fn decode(bytes: Vec<u8>) -> Option<([u8; STAMP_LEN], Index)> {
+    let (stamp, head, extent) = decode_head(&bytes)?;
+    whole(bytes, head, extent).map(|index| (stamp, index))
+}
+
+/// The index of `bytes` whose head is `head` and `extent`, if the entries it counts are there
+/// with their checksum (bytes after them are not read).
+fn whole(mut bytes: Vec<u8>, head: Head, extent: Extent) -> Option<Index> {
+    let end = ENTRIES_AT.checked_add(usize::try_from(extent.len).ok()?)?;
+    if crc32fast::hash(bytes.get(ENTRIES_AT..end)?) != extent.crc {
+        return None;
+    }
+    bytes.truncate(end);
+    Some(Index {
+        head,
+        extent,
+        bytes,
+    })
+}
+
+/// The stamp bytes, head and extent at the start of `bytes`, if they are an index's and the
+/// head's checksum matches.
+fn decode_head(bytes: &[u8]) -> Option<([u8; STAMP_LEN], Head, Extent)> {
     if !bytes.starts_with(MAGIC) {
         return None;
     }
@@ -382,20 +401,24 @@ fn decode(bytes: Vec<u8>) -> Option<([u8; STAMP_LEN], Index)> {
         len: r.u64()?,
         crc: r.u32()?,
     };
-    let end = ENTRIES_AT.checked_add(usize::try_from(extent.len).ok()?)?;
-    if crc32fast::hash(bytes.get(ENTRIES_AT..end)?) != extent.crc {
-        return None;
-    }
-    let mut bytes = bytes;
-    bytes.truncate(end);
-    Some((
-        stamp,
-        Index {
-            head,
-            extent,
-            bytes,
-        },
-    ))
+    Some((stamp, head, extent))
+}
+
+/// The head and extent of the index beside `path`, read without its entries, when it was
+/// written under the stamp `now` for all of the file (nothing was appended since).
+pub(crate) fn read_current_head(path: &Path, now: Stamp) -> Option<(Head, Extent)> {
+    let mut bytes = [0; ENTRIES_AT];
+    read_exact_at(&File::open(sidecar(path)).ok()?, &mut bytes, 0).ok()?;
+    let (stamp, head, extent) = decode_head(&bytes)?;
+    (stamp == now.bytes() && head.covered == now.len).then_some((head, extent))
+}
+
+/// The index beside `path` as its head was `head` and `extent` ([`read_current_head`]): its
+/// entries, if they are still there (an index extended since keeps them; one written again
+/// by another process may not).
+pub(crate) fn read_as_was(path: &Path, head: Head, extent: Extent) -> Option<Index> {
+    let bytes = std::fs::read(sidecar(path)).ok()?;
+    whole(bytes, head, extent)
 }
 
 /// One entry from `r`.
@@ -420,49 +443,6 @@ fn read_entry(r: &mut Reader) -> Option<Indexed<'static>> {
         },
     };
     Some(Indexed { line, place })
-}
-
-struct Writer<'a>(&'a mut Vec<u8>);
-
-impl Writer<'_> {
-    fn u8(&mut self, v: u8) {
-        self.0.push(v);
-    }
-    fn u32(&mut self, v: u32) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn u64(&mut self, v: u64) {
-        self.0.extend_from_slice(&v.to_le_bytes());
-    }
-    fn str(&mut self, s: &str) {
-        self.u64(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-    }
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_first_chunk::<N>()?;
-        self.0 = rest;
-        Some(*head)
-    }
-    fn u8(&mut self) -> Option<u8> {
-        self.take::<1>().map(|[b]| b)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        self.take().map(u32::from_le_bytes)
-    }
-    fn u64(&mut self) -> Option<u64> {
-        self.take().map(u64::from_le_bytes)
-    }
-    fn str(&mut self) -> Option<Cow<'static, str>> {
-        let len = usize::try_from(self.u64()?).ok()?;
-        let (s, rest) = self.0.split_at_checked(len)?;
-        self.0 = rest;
-        String::from_utf8(s.to_vec()).ok().map(Cow::Owned)
-    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,9 @@
 //! then finds the file under the stamp the index records and restores every entry from the
 //! index, instead of checking the whole file's bytes and parsing what this session added.
 //!
+//! The leaf summary beside the index (`summary.rs`) follows along: each entry the index takes
+//! is applied to it too, while it can follow.
+//!
 //! The index stays a cache: an entry that does not land where the index ends (another process
 //! appended too, a torn line was closed first), or an index that cannot be extended, ends the
 //! keeping for this session, and the next open checks and extends it as usual.
@@ -16,6 +19,7 @@ use std::path::Path;
 use super::entry::SessionEntry;
 use super::index::{self, Extent, Head, Stamp};
 use super::load::{index_entry, Placed};
+use super::summary::SummaryKeeper;
 
 /// The index beside a session file that describes all of it, followed append by append. It
 /// stays open: an index another process replaced meanwhile is then a file no longer there,
@@ -25,14 +29,25 @@ pub(crate) struct IndexKeeper {
     file: File,
     head: Head,
     extent: Extent,
+    /// The leaf summary beside the index, while this session can follow it.
+    summary: Option<SummaryKeeper>,
 }
 
 impl IndexKeeper {
     /// Follows the index of the session file `path` that `(head, extent)` describe; `None`
     /// when it cannot be opened for writing.
-    pub(crate) fn new(path: &Path, (head, extent): (Head, Extent)) -> Option<Self> {
+    pub(crate) fn new(
+        path: &Path,
+        (head, extent): (Head, Extent),
+        summary: Option<SummaryKeeper>,
+    ) -> Option<Self> {
         let file = index::open_to_extend(path)?;
-        Some(Self { file, head, extent })
+        Some(Self {
+            file,
+            head,
+            extent,
+            summary,
+        })
     }
 
     /// Adds `entry`, just written to `file` as `line` (without its line break) at byte `at`.
@@ -63,6 +78,9 @@ impl IndexKeeper {
         match index::extend(&mut self.file, Stamp::of(&meta), was, &head, added) {
             Some(extent) => {
                 (self.head, self.extent) = (head, extent);
+                let bound = (head.covered, head.crc);
+                let line = (at, head.covered);
+                self.summary = (self.summary.take()).and_then(|s| s.add(entry, line, bound));
                 true
             }
             None => false,

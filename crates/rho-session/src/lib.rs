@@ -7,6 +7,7 @@
 //! (finding sessions), [`paths`] (where files live), [`time`] and [`ids`].
 
 mod batch_decode;
+mod codec;
 pub mod context;
 mod cycles;
 mod decode;
@@ -19,11 +20,13 @@ pub mod ids;
 mod index;
 mod index_keeper;
 mod lazy;
+mod lazy_tree;
 pub mod listing;
 pub mod load;
 pub mod manager;
 mod migrate;
 pub mod paths;
+mod summary;
 pub mod time;
 pub mod tree;
 mod tree_view;

@@ -47,6 +47,9 @@ pub struct LoadedFile {
     /// The index now beside the file, when it describes all of it (for the session to keep
     /// it current as it appends).
     pub(crate) index: Option<(Head, index::Extent)>,
+    /// Where the header (first) and each entry were read, while the index describes the file
+    /// (for the leaf summary; an entry restored from the index with its message has none).
+    pub(crate) placed: Vec<Placed>,
 }
 
 /// Reads `path` in blocks of whole lines; see the module docs for what is an error. The
@@ -86,7 +89,14 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
         let (state, reader) = read_whole(path, reader, &messages)?;
         let (mut loaded, placed) = state.finish()?;
         if keep_index {
-            loaded.index = save_index(path, stamp, &loaded, placed, reader.read_so_far());
+            loaded.index = save_index(
+                path,
+                stamp,
+                &loaded,
+                placed.as_deref(),
+                reader.read_so_far(),
+            );
+            keep_placed(&mut loaded, placed);
         }
         return Ok(loaded);
     };
@@ -103,11 +113,26 @@ fn load(path: &Path, keep_index: bool) -> Result<LoadedFile, StoreError> {
     let read = reader.read_so_far();
     loaded.index = match read.0 > head.covered {
         _ if !keep_index => None,
-        true => extend_index(path, stamp, (&head, was.1), &loaded, placed, read),
+        true => extend_index(
+            path,
+            stamp,
+            (&head, was.1),
+            &loaded,
+            placed.as_deref(),
+            read,
+        ),
         false if !same => index::restamp(path, stamp).then_some(was),
         false => Some(was),
     };
+    keep_placed(&mut loaded, placed);
     Ok(loaded)
+}
+
+/// Keeps where the lines were read when the index describes the file.
+fn keep_placed(loaded: &mut LoadedFile, placed: Option<Vec<Placed>>) {
+    if loaded.index.is_some() {
+        loaded.placed = placed.unwrap_or_default();
+    }
 }
 
 /// Adds to the index `was` (whose entries were restored) the entries read after it, when
@@ -117,7 +142,7 @@ fn extend_index(
     stamp: Stamp,
     was: (&Head, index::Extent),
     loaded: &LoadedFile,
-    placed: Option<Vec<Placed>>,
+    placed: Option<&[Placed]>,
     read: (u64, Option<u32>),
 ) -> Option<(Head, index::Extent)> {
     let (head, placed) = indexable(loaded, placed, read)?;
@@ -177,7 +202,7 @@ fn save_index(
     path: &Path,
     stamp: Stamp,
     loaded: &LoadedFile,
-    placed: Option<Vec<Placed>>,
+    placed: Option<&[Placed]>,
     read: (u64, Option<u32>),
 ) -> Option<(Head, index::Extent)> {
     let (head, placed) = indexable(loaded, placed, read)?;
@@ -188,11 +213,11 @@ fn save_index(
 
 /// The head of an index of the `covered` bytes read (of CRC-32 `crc`), when they end with
 /// an entry's line and the load kept where each entry was read.
-fn indexable(
+fn indexable<'p>(
     loaded: &LoadedFile,
-    placed: Option<Vec<Placed>>,
+    placed: Option<&'p [Placed]>,
     (covered, crc): (u64, Option<u32>),
-) -> Option<(Head, Vec<Placed>)> {
+) -> Option<(Head, &'p [Placed])> {
     let (placed, crc) = (placed?, crc?);
     if loaded.needs_newline || loaded.valid_len != covered {
         return None;
@@ -436,6 +461,7 @@ impl State {
             migrated,
             indexed: 0,
             index: None,
+            placed: Vec::new(),
         };
         Ok((loaded, indexable.then_some(self.placed)))
     }
@@ -525,8 +551,27 @@ fn restore_entry(indexed: Indexed<'_>, messages: &Arc<MessageFile>) -> Option<(D
     Some((decoded, placed))
 }
 
+/// The entries of the file restored from `index` alone (see [`State::restore`]), for a
+/// session opened from its leaf summary; `None` when one does not read back.
+pub(crate) fn restore_entries(
+    path: &Path,
+    index: Index,
+    messages: &Arc<MessageFile>,
+) -> Option<Vec<SessionEntry>> {
+    let (loaded, _) = State::restore(path, index, messages)?.finish().ok()?;
+    loaded.warnings.is_empty().then_some(loaded.entries)
+}
+
+/// The header on bytes `start..end` of the file.
+pub(crate) fn read_header(
+    messages: &MessageFile,
+    (start, end): (u64, u64),
+) -> Option<SessionHeader> {
+    decode_header(&read_line(messages, start, end)?).ok()
+}
+
 /// The text of the line at bytes `start..end` of the file, without its line break.
-fn read_line(messages: &MessageFile, start: u64, end: u64) -> Option<String> {
+pub(crate) fn read_line(messages: &MessageFile, start: u64, end: u64) -> Option<String> {
     let len = usize::try_from(end.checked_sub(start)?).ok()?;
     let mut bytes = vec![0; len];
     read_exact_at(messages.file(), &mut bytes, start).ok()?;

@@ -18,12 +18,17 @@ use super::error::{LoadWarning, StoreError};
 use super::ids::uuid_v7;
 use super::index_keeper::IndexKeeper;
 use super::lazy::set_origin;
+use super::lazy_tree::{self, LazyTree};
 use super::load::load_file_and_index;
 use super::paths::session_file_name;
+use super::summary;
 use super::time::{format_iso, now_ms};
 use super::tree::SessionTree;
 use super::unsaved::{append_all, Unsaved};
 use super::writer::{write_atomic, Durability, FileWriter};
+
+mod fork;
+pub use fork::ForkScope;
 
 /// Where the session's entries go.
 #[derive(Debug)]
@@ -38,20 +43,12 @@ enum Storage {
     Open(FileWriter),
 }
 
-/// Which entries a fork copies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForkScope<'a> {
-    /// Every entry, in file order (`--fork`).
-    All,
-    /// The branch from the root to this entry (a branched session).
-    Branch(&'a str),
-}
-
 /// One session: header, entries, current leaf, and the file behind them.
 #[derive(Debug)]
 pub struct SessionManager {
     header: SessionHeader,
-    tree: SessionTree,
+    /// Made when first needed for a session reopened from its leaf summary.
+    tree: LazyTree,
     storage: Storage,
     durability: Durability,
     warnings: Vec<LoadWarning>,
@@ -125,7 +122,18 @@ impl SessionManager {
 
     /// Loads an existing session file; a file older than format 3 is migrated and rewritten.
     /// A file that fails to load is left untouched.
+    ///
+    /// A session whose index and leaf summary describe the file as it is (it was opened
+    /// before, and nothing but rho's own appends changed it since) is opened from them alone:
+    /// the branch state, the name and the context answer from the summary, and the entry
+    /// tree is made when something first needs it (see `lazy_tree.rs`).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        if let Some(opened) = lazy_tree::open(path) {
+            let storage = Storage::Loaded(path.to_path_buf(), opened.len, false);
+            let mut manager = Self::with_tree(opened.header, opened.tree, storage);
+            manager.index = IndexKeeper::new(path, opened.index, opened.keeper);
+            return Ok(manager);
+        }
         let loaded = load_file_and_index(path)?;
         let (mut valid_len, mut needs_newline) = (loaded.valid_len, loaded.needs_newline);
         if let Some((_, lines)) = &loaded.migrated {
@@ -140,10 +148,12 @@ impl SessionManager {
             SessionTree::from_entries(loaded.entries),
             storage,
         );
+        let summary = (loaded.index.filter(|_| loaded.warnings.is_empty()))
+            .and_then(|(head, _)| summary::save(path, manager.tree.get(), &loaded.placed, &head));
         manager.warnings = loaded.warnings;
         manager.index = loaded
             .index
-            .and_then(|described| IndexKeeper::new(path, described));
+            .and_then(|described| IndexKeeper::new(path, described, summary));
         Ok(manager)
     }
 
@@ -160,6 +170,10 @@ impl SessionManager {
     }
 
     fn with(header: SessionHeader, tree: SessionTree, storage: Storage) -> Self {
+        Self::with_tree(header, LazyTree::built(tree), storage)
+    }
+
+    fn with_tree(header: SessionHeader, tree: LazyTree, storage: Storage) -> Self {
         Self {
             header,
             tree,
@@ -214,38 +228,54 @@ impl SessionManager {
 
     /// The entry tree (entries, leaf, children, labels, name).
     pub fn tree(&self) -> &SessionTree {
-        &self.tree
+        self.tree.get()
+    }
+
+    /// Whether the entry tree has been made: a session reopened from its leaf summary makes
+    /// it when something first needs the entries (start-up and `get_state` do not).
+    pub fn is_tree_made(&self) -> bool {
+        self.tree.is_made()
     }
 
     /// All entries in file order.
     pub fn entries(&self) -> &[SessionEntry] {
-        self.tree.entries()
+        self.tree.get().entries()
     }
 
     /// The current leaf's id (`None` before the first entry or after [`Self::reset_leaf`]).
     pub fn leaf_id(&self) -> Option<&str> {
-        self.tree.leaf_id()
+        match self.tree.unmade() {
+            Some(s) => s.summary().leaf.id.as_deref(),
+            None => self.tree.get().leaf_id(),
+        }
     }
 
     /// The session name (last `session_info`).
     pub fn name(&self) -> Option<&str> {
-        self.tree.name()
+        match self.tree.unmade() {
+            Some(s) => s.summary().leaf.name.as_deref(),
+            None => self.tree.get().name(),
+        }
     }
 
     /// The label of an entry (last `label` targeting it).
     pub fn label(&self, id: &str) -> Option<&str> {
-        self.tree.label(id)
+        self.tree.get().label(id)
     }
 
     /// The LLM context at the current leaf.
     pub fn build_context(&self) -> SessionContext {
-        build_context(&self.tree)
+        let summarized = self.tree.unmade().and_then(|s| s.context());
+        summarized.unwrap_or_else(|| build_context(self.tree.get()))
     }
 
     /// The thinking level and model at the current leaf and whether the context has any
     /// message: [`Self::build_context`] without gathering the messages.
     pub fn branch_state(&self) -> BranchState {
-        branch_state(&self.tree)
+        match self.tree.unmade() {
+            Some(s) => s.summary().leaf.branch.clone(),
+            None => branch_state(self.tree.get()),
+        }
     }
 
     /// Appends an entry of any type as a child of the leaf and makes it the leaf. Returns only
@@ -263,21 +293,18 @@ impl SessionManager {
         reason = "the entry pushed just before is the leaf"
     )]
     fn append_at(&mut self, data: EntryData, ms: i64) -> Result<&SessionEntry, StoreError> {
+        let tree = self.tree.get_mut();
         let entry = SessionEntry {
-            id: self.tree.new_id(),
-            parent_id: self.tree.leaf_id().map(str::to_string),
+            id: tree.new_id(),
+            parent_id: tree.leaf_id().map(str::to_string),
             timestamp: format_iso(ms),
             data,
         };
         let line = serde_json::to_vec(&entry)?;
         let starts_file = entry.message_role() == Some("assistant");
-        self.tree.push(entry);
-        let cell = self
-            .tree
-            .leaf()
-            .and_then(SessionEntry::stored_message)
-            .cloned();
-        let position = self.tree.entries().len() - 1;
+        tree.push(entry);
+        let cell = tree.leaf().and_then(SessionEntry::stored_message).cloned();
+        let position = tree.entries().len() - 1;
         self.unsaved.push(Unsaved {
             line,
             cell,
@@ -293,7 +320,7 @@ impl SessionManager {
                 return Err(e);
             }
         }
-        Ok(self.tree.leaf().expect("the entry just pushed is the leaf"))
+        Ok((self.tree.get().leaf()).expect("the entry just pushed is the leaf"))
     }
 
     /// A save failure that began since the last call (`None` while saving works or once the
@@ -328,7 +355,7 @@ impl SessionManager {
             }
             Storage::Open(writer) => {
                 let (written, failed) =
-                    append_all(writer, &self.unsaved, &self.tree, &mut self.index);
+                    append_all(writer, &self.unsaved, self.tree.get(), &mut self.index);
                 self.unsaved.drain(..written);
                 if let Some(e) = failed {
                     // Reopened on the next try, which cuts off a torn line first.
@@ -346,7 +373,7 @@ impl SessionManager {
         let mut contents = serde_json::to_vec(&self.header)?;
         contents.push(b'\n');
         let mut messages = Vec::new();
-        for entry in self.tree.entries() {
+        for entry in self.tree.get().entries() {
             let start = contents.len();
             serde_json::to_writer(&mut contents, entry)?;
             if let Some(cell) = entry.stored_message() {
@@ -470,7 +497,7 @@ impl SessionManager {
 
     /// `Ok` when the branch store holds `id`, else the error an edit of it gives.
     fn require_entry(&self, id: &str) -> Result<(), StoreError> {
-        match self.tree.get(id) {
+        match self.tree.get().get(id) {
             Some(_) => Ok(()),
             None => Err(StoreError::UnknownEntry { id: id.to_string() }),
         }
@@ -523,7 +550,7 @@ impl SessionManager {
 
     /// Moves the leaf to `id`: the next append starts a new branch there.
     pub fn branch(&mut self, id: &str) -> Result<(), StoreError> {
-        self.tree.set_leaf(Some(id))
+        self.tree.get_mut().set_leaf(Some(id))
     }
 
     /// Moves the leaf before the first entry: the next append is a new root.
@@ -533,6 +560,7 @@ impl SessionManager {
     )]
     pub fn reset_leaf(&mut self) {
         self.tree
+            .get_mut()
             .set_leaf(None)
             .expect("resetting the leaf cannot name a missing entry");
     }
@@ -545,7 +573,7 @@ impl SessionManager {
         details: Option<Value>,
         from_hook: Option<bool>,
     ) -> Result<&SessionEntry, StoreError> {
-        self.tree.set_leaf(from)?;
+        self.tree.get_mut().set_leaf(from)?;
         self.append(EntryData::BranchSummary {
             from_id: from.unwrap_or("root").to_string(),
             summary: summary.to_string(),
@@ -553,50 +581,6 @@ impl SessionManager {
             usage: None,
             from_hook,
         })
-    }
-
-    /// Copies entries into a new session for `cwd` in `dir` whose header names this session's
-    /// file as `parentSession`. It is written at once if it holds an assistant message.
-    pub fn fork(&self, dir: &Path, cwd: &str, scope: ForkScope<'_>) -> Result<Self, StoreError> {
-        self.fork_as(dir, cwd, scope, None)
-    }
-
-    /// [`Self::fork`] under the id `id` when given (pi 1.x's `--fork` with `--session-id`).
-    pub fn fork_as(
-        &self,
-        dir: &Path,
-        cwd: &str,
-        scope: ForkScope<'_>,
-        id: Option<&str>,
-    ) -> Result<Self, StoreError> {
-        let entries: Vec<SessionEntry> = match scope {
-            ForkScope::All => self.tree.entries().to_vec(),
-            ForkScope::Branch(id) => {
-                if self.tree.get(id).is_none() {
-                    return Err(StoreError::UnknownEntry { id: id.to_string() });
-                }
-                self.tree.path_to(id).into_iter().cloned().collect()
-            }
-        };
-        let parent = self.path().map(|p| p.to_string_lossy().into_owned());
-        let mut header = new_header(cwd, parent);
-        if let Some(id) = id {
-            header.id = id.to_string();
-        }
-        let path = dir.join(session_file_name(&header.timestamp, &header.id));
-        let has_assistant = entries
-            .iter()
-            .any(|e| e.message_role() == Some("assistant"));
-        let mut fork = Self::with(
-            header,
-            SessionTree::from_entries(entries),
-            Storage::Pending(path.clone()),
-        );
-        fork.durability = self.durability;
-        if has_assistant {
-            fork.write_whole(&path)?;
-        }
-        Ok(fork)
     }
 }
 

@@ -98,6 +98,12 @@ impl SessionTree {
         self.index.get(&self.entries, id).map(|i| &self.entries[i])
     }
 
+    /// Where `entry`, one of this tree's entries, is in [`Self::entries`].
+    pub(crate) fn position(&self, entry: &SessionEntry) -> Option<usize> {
+        let i = self.index.get(&self.entries, &entry.id)?;
+        std::ptr::eq(&self.entries[i], entry).then_some(i)
+    }
+
     /// The current leaf (`None`: before the first entry, the next append is a root).
     pub fn leaf(&self) -> Option<&SessionEntry> {
         self.leaf.map(|i| &self.entries[i])

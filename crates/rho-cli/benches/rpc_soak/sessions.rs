@@ -31,15 +31,16 @@ pub fn measure_median(
     file: &Path,
 ) -> Option<SessionFigures> {
     let copy = cwd.join(format!("open-{}.jsonl", kind.name()));
-    let index = cwd.join(format!(".open-{}.jsonl.idx", kind.name()));
+    // rho's entry index and leaf summary beside the copy.
+    let sidecars = ["idx", "sum"].map(|ext| cwd.join(format!(".open-{}.jsonl.{ext}", kind.name())));
     std::fs::copy(file, &copy).expect("copy the session");
-    let _ = std::fs::remove_file(&index);
+    remove_all(&sidecars);
     let first = measure(kind, agent_dir, cwd, &copy);
     let runs = (0..RUNS)
         .map(|_| measure(kind, agent_dir, cwd, &copy))
         .collect::<Option<Vec<_>>>();
     let _ = std::fs::remove_file(&copy);
-    let _ = std::fs::remove_file(&index);
+    remove_all(&sidecars);
     let (first, runs) = (first?, runs?);
     let median = |field: fn(&SessionFigures) -> f64| {
         let mut values: Vec<f64> = runs.iter().map(field).collect();
@@ -53,6 +54,12 @@ pub fn measure_median(
         messages: runs.iter().map(|f| f.messages).min().unwrap_or(0),
         peak_mib: median(|f| f.peak_mib),
     })
+}
+
+fn remove_all(paths: &[std::path::PathBuf]) {
+    for path in paths {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// Opens `file` and times the two commands.

@@ -13,6 +13,7 @@ mod session_extensions;
 mod session_fork;
 mod session_http;
 mod session_prompt;
+mod session_reopen;
 mod session_rules;
 mod session_rules_more;
 mod session_run_loop;

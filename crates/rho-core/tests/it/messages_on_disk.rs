@@ -17,7 +17,8 @@ use rho_testkit::anthropic::{text_reply, Usage};
 use rho_testkit::{MockResponse, MockServer};
 use serde_json::{json, Value};
 
-fn config(server: &MockServer, session: SessionManager) -> AgentSessionConfig {
+/// A config over the Anthropic API at `server` (a loopback mock) with `session` as its store.
+pub(crate) fn config(server: &MockServer, session: SessionManager) -> AgentSessionConfig {
     let mut c = AgentSessionConfig::new("/work");
     let model: Model = serde_json::from_value(json!({
             "id": "claude-test", "name": "Claude Test", "api": "anthropic-messages",

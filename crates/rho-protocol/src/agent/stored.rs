@@ -241,11 +241,11 @@ impl StoredMessage {
     /// A message known only by where it is on disk (a session opened from a file); `role` is
     /// its `role` (checked when it was loaded).
     pub fn on_disk(origin: Origin, role: &'static str) -> Self {
-        let origin_cell = OnceLock::new();
-        let _ = origin_cell.set(origin);
         Self(Arc::new(Cell {
             held: Mutex::new(Held::Weak(Weak::new())),
-            origin: origin_cell,
+            // Made set, not set after: setting goes through the lock's `Once`, which was a
+            // tenth of reopening a long session from its summary.
+            origin: OnceLock::from(origin),
             role,
         }))
     }

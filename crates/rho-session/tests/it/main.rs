@@ -9,4 +9,5 @@ mod long_session_load;
 mod manager;
 mod pi16_sessions;
 mod properties;
+mod summary;
 mod unsaved;
