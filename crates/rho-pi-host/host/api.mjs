@@ -17,7 +17,7 @@ export const RHO_EVENTS = new Set([
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
   "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
   "ui_prompt_start", "ui_prompt_end", "session_compact_failed", "session_info_changed",
-  "before_provider_headers",
+  "before_provider_headers", "agent_before_settle",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
