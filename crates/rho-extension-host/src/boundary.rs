@@ -18,6 +18,8 @@ use crate::{ExtensionContext, ExtensionRunner};
 pub type BoundaryPreview = Arc<dyn Fn(&[Value]) -> Result<Value, String> + Send + Sync>;
 
 /// Which boundary, with the fields of its event that do not change between handlers.
+// One value per boundary, never stored in bulk: its size does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Boundary {
     /// A turn ended.

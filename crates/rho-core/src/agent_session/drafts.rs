@@ -131,13 +131,12 @@ pub(crate) fn preview(
         .enumerate()
         .map(|(i, data)| {
             let id = format!("draft-{i}");
-            let entry = SessionEntry {
+            SessionEntry {
                 id: id.clone(),
                 parent_id: parent.replace(id),
                 timestamp: now.to_string(),
                 data,
-            };
-            entry
+            }
         })
         .collect();
     let path: Vec<&SessionEntry> = branch.iter().copied().chain(drafts.iter()).collect();
