@@ -25,6 +25,20 @@ fn preview() -> BoundaryPreview {
     })
 }
 
+/// An extension whose handler proposes a draft [`preview`] refuses, and continuation.
+fn proposing_a_bad_draft() -> Extension {
+    let mut a = Extension::new("a.ext");
+    a.on(
+        "agent_before_settle",
+        handler(|_, _| {
+            Ok(Some(
+                json!({"entries": [{"type": "bad"}], "continue": true}),
+            ))
+        }),
+    );
+    a
+}
+
 /// What a handler saw: (entries, continue, context).
 fn seen(e: &ExtensionEvent) -> (Vec<Value>, bool, Value) {
     match e {
@@ -101,15 +115,7 @@ async fn a_failing_handler_is_reported_and_the_next_still_runs() {
 
 #[tokio::test]
 async fn an_invalid_final_proposal_appends_nothing_and_does_not_continue() {
-    let mut a = Extension::new("a.ext");
-    a.on(
-        "agent_before_settle",
-        handler(|_, _| {
-            Ok(Some(
-                json!({"entries": [{"type": "bad"}], "continue": true}),
-            ))
-        }),
-    );
+    let a = proposing_a_bad_draft();
     let (runner, reports) = runner(vec![a]);
     let out = runner.emit_boundary(&settle(), preview(), &ctx()).await;
     assert_eq!(out, BoundaryOutcome::default());
@@ -122,15 +128,7 @@ async fn an_invalid_final_proposal_appends_nothing_and_does_not_continue() {
 
 #[tokio::test]
 async fn a_later_handler_can_repair_an_invalid_proposal() {
-    let mut a = Extension::new("a.ext");
-    a.on(
-        "agent_before_settle",
-        handler(|_, _| {
-            Ok(Some(
-                json!({"entries": [{"type": "bad"}], "continue": true}),
-            ))
-        }),
-    );
+    let a = proposing_a_bad_draft();
     let mut b = Extension::new("b.ext");
     b.on(
         "agent_before_settle",
