@@ -263,7 +263,7 @@ impl AgentSession {
             self.replace_conversation(messages);
         } else {
             for e in &appended {
-                if let Some(m) = custom_message_of(e) {
+                if let Some(m) = rho_session::context::context_message(e) {
                     self.inner.services.agent.append_message(m);
                 }
             }
@@ -327,26 +327,6 @@ fn append(
         _ => return None,
     };
     Some(entry.cloned())
-}
-
-/// The custom message an appended `custom_message` entry puts in the context.
-fn custom_message_of(entry: &SessionEntry) -> Option<AgentMessage> {
-    let EntryData::CustomMessage {
-        custom_type,
-        content,
-        display,
-        details,
-    } = &entry.data
-    else {
-        return None;
-    };
-    Some(AgentMessage::Custom(rho_agent::CustomMessage {
-        custom_type: custom_type.clone(),
-        content: content.clone(),
-        display: *display,
-        details: details.as_deref().cloned(),
-        timestamp: rho_session::time::parse_iso(&entry.timestamp).unwrap_or_default(),
-    }))
 }
 
 /// The branch's context size, for a compaction draft's `tokensBefore`.
