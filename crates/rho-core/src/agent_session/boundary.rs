@@ -71,6 +71,13 @@ fn outcome_of(reply: &AssistantMessage) -> &'static str {
 }
 
 impl AgentSession {
+    /// Notes how the turn ended (`agent_before_settle`'s `outcome`); whether an extension
+    /// handles `turn_end`.
+    pub(crate) fn turn_end_wanted(&self, reply: &AssistantMessage) -> bool {
+        *lock(&self.inner.boundaries.outcome) = outcome_of(reply);
+        self.inner.services.extensions.has_handlers("turn_end")
+    }
+
     /// `turn_end` to extensions; true when they asked for one more provider request that
     /// the context can take.
     pub(crate) async fn turn_end_boundary(
@@ -79,11 +86,7 @@ impl AgentSession {
         results: Vec<ToolResultMessage>,
     ) -> bool {
         let outcome = outcome_of(&reply);
-        *lock(&self.inner.boundaries.outcome) = outcome;
         let extensions = &self.inner.services.extensions;
-        if !extensions.has_handlers("turn_end") {
-            return false;
-        }
         self.turn_persisted(&reply, &results).await;
         let ids = self.turn_entry_ids(&reply, &results);
         let Some((message_entry_id, tool_result_entry_ids)) = ids else {

@@ -209,6 +209,10 @@ impl SessionHooks for Upcalls {
         let Some(s) = self.session() else {
             return Box::pin(ready(false));
         };
+        // Nothing is copied for a turn no handler looks at.
+        if !s.turn_end_wanted(reply) {
+            return Box::pin(ready(false));
+        }
         let (reply, results) = (reply.clone(), results.to_vec());
         Box::pin(async move { s.turn_end_boundary(reply, results).await })
     }
