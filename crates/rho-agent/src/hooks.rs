@@ -57,6 +57,24 @@ pub trait SessionHooks: Send + Sync {
         Box::pin(ready(Ok(messages)))
     }
 
+    /// Whether [`Self::transform_with_system`] rewrites the request (asked before each call).
+    fn transforms_with_system(&self) -> bool {
+        false
+    }
+
+    /// Rewrites the whole request after [`Self::transform_context`] (pi 1.6's
+    /// `context_with_system`): the transcript with its system messages, led by one that
+    /// declares the prompt and tools when the transcript records none. The system messages
+    /// of what it returns are the request's prompt and tools. An `Err` fails the run (AC-5).
+    fn transform_with_system(
+        &self,
+        messages: Vec<AgentMessage>,
+        cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
+        let _ = cancel;
+        Box::pin(ready(Ok(messages)))
+    }
+
     /// Completes the options of one LLM call right before it starts: the key (a
     /// short-lived OAuth token refreshed first), the hooks around the HTTP exchange. An
     /// `Err` fails the run (AC-5).

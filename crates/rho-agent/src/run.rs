@@ -92,6 +92,9 @@ pub(crate) struct Run {
     /// Declared tools that `prepare_loadout` hooks leave out of requests (codemode `only`);
     /// system messages still record them, as pi's do.
     hidden: Vec<String>,
+    /// The prompt the run started with: without structured sections, what a request
+    /// rewritten by `context_with_system` starts from again each call.
+    base_prompt: Option<String>,
 }
 
 /// The messages a run opens with.
@@ -132,8 +135,9 @@ impl Run {
             )
         };
         let tools = with_source(&base_tools, tool_source.as_ref());
+        let base_prompt = (!system_prompt.is_empty()).then_some(system_prompt);
         let context = Context {
-            system_prompt: (!system_prompt.is_empty()).then_some(system_prompt),
+            system_prompt: base_prompt.clone(),
             messages: Vec::new(),
             tools: crate::tool::definitions(&tools),
         };
@@ -153,6 +157,7 @@ impl Run {
             interrupt_after: Some(0),
             system: None,
             hidden: Vec::new(),
+            base_prompt,
         }
     }
 
@@ -406,7 +411,8 @@ impl Run {
     /// the whole transcript every time.
     async fn refresh_context(&mut self) -> Result<(), RunFailure> {
         let hooks = self.opts.hooks.clone();
-        if !hooks.transforms_context() {
+        let with_system = hooks.transforms_with_system();
+        if !hooks.transforms_context() && !with_system {
             let generation = self.shared.generation.load(Ordering::Acquire);
             // Only the messages not yet converted are copied out of the lock: cloning the
             // whole transcript each turn made a long run quadratic.
@@ -429,19 +435,63 @@ impl Run {
         }
         self.converted = None;
         let stored = self.shared.state().messages.clone();
+        let recorded_system = stored.iter().any(|m| m.role() == "system");
         let messages: Vec<AgentMessage> =
             hold_all(&stored)?.iter().map(|m| (**m).clone()).collect();
-        let messages = hooks
-            .transform_context(messages, self.cancel.clone())
-            .await?;
+        let mut messages = match hooks.transforms_context() {
+            true => {
+                hooks
+                    .transform_context(messages, self.cancel.clone())
+                    .await?
+            }
+            false => messages,
+        };
+        if with_system {
+            messages = self.project_with_system(messages, recorded_system).await?;
+        }
         let shared: Vec<Arc<AgentMessage>> = messages.into_iter().map(Arc::new).collect();
         self.context.messages = hooks.convert_to_llm(&shared);
         Ok(())
     }
 
+    /// `context_with_system`: the request's messages with their system messages (led by
+    /// one declaring the request's prompt and tools when the transcript records none, so a
+    /// system message a `context` handler added comes after it) go through the hook, and
+    /// what its system messages replay to becomes the request's prompt and tools. An
+    /// extension's forced prompt still replaces the text.
+    async fn project_with_system(
+        &mut self,
+        mut messages: Vec<AgentMessage>,
+        recorded_system: bool,
+    ) -> Result<Vec<AgentMessage>, RunFailure> {
+        if !recorded_system {
+            // Without sections nothing resets the request's prompt and tools between calls:
+            // start from the run's own, not from the last call's projection.
+            if self.system.is_none() {
+                self.context.system_prompt = self.base_prompt.clone();
+                self.context.tools = crate::tool::definitions(&self.tools);
+            }
+            let prompt = self.context.system_prompt.as_deref();
+            let now = rho_protocol::message::now_ms();
+            messages.insert(0, system::request_head(prompt, &self.context.tools, now));
+        }
+        let hooks = self.opts.hooks.clone();
+        let messages = hooks
+            .transform_with_system(messages, self.cancel.clone())
+            .await?;
+        let (prompt, mut tools) = system::projected(&messages);
+        let forced = self.shared.state().forced_system_prompt.clone();
+        self.context.system_prompt = match forced {
+            Some(forced) => (!forced.is_empty()).then_some(forced),
+            None => prompt,
+        };
+        tools.retain(|t| !self.hidden.contains(&t.name));
+        self.context.tools = tools;
+        Ok(messages)
+    }
+
     /// Streams one assistant reply (AC-8), or returns `Interrupted` when steering arrives.
     async fn stream_reply(&mut self) -> Result<Reply, RunFailure> {
-        self.refresh_context().await?;
         if let Some(system) = &self.system {
             // The replay is what the model gets; an extension's forced prompt replaces its
             // text for this run without being recorded (pi's forced prompt).
@@ -452,6 +502,7 @@ impl Run {
             let hidden = &self.hidden;
             self.context.tools.retain(|t| !hidden.contains(&t.name));
         }
+        self.refresh_context().await?;
         if self.cancel.is_cancelled() {
             let mut m = self.empty_message();
             m.stop_reason = StopReason::Aborted;

@@ -45,3 +45,35 @@ pub(crate) fn declare(
     after.apply(&patch);
     (Some(AgentMessage::System(patch)), Some(after))
 }
+
+/// The system message a request opens with for `context_with_system` when the transcript
+/// records none: the prompt and tools the request would be sent.
+pub(crate) fn request_head(prompt: Option<&str>, tools: &[Tool], timestamp: i64) -> AgentMessage {
+    let mut head = rho_protocol::agent::initial_system_message(&[], tools, timestamp).unwrap_or(
+        SystemMessage {
+            content: rho_protocol::message::UserContent::Text(String::new()),
+            sections: None,
+            tools_added: None,
+            tools_removed: None,
+            timestamp,
+        },
+    );
+    head.content = rho_protocol::message::UserContent::Text(prompt.unwrap_or_default().into());
+    AgentMessage::System(head)
+}
+
+/// The prompt and tools `messages`' system messages replay to: what a request rewritten by
+/// `context_with_system` is sent (`None` and no tools when it kept no system message).
+pub(crate) fn projected(messages: &[AgentMessage]) -> (Option<String>, Vec<Tool>) {
+    let system = messages.iter().filter_map(|m| match m {
+        AgentMessage::System(s) => Some(s),
+        _ => None,
+    });
+    match SystemState::replay(system) {
+        Some(state) => {
+            let text = state.text();
+            ((!text.is_empty()).then_some(text), state.tools())
+        }
+        None => (None, Vec::new()),
+    }
+}

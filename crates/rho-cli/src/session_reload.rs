@@ -50,7 +50,7 @@ pub async fn reload(
     };
     let extensions = start_all(&setup, None, &mut warnings).await;
     let loaded = extensions.iter().map(|e| e.path.clone()).collect();
-    session.load_extensions(extensions);
+    warnings.extend(session.load_extensions(extensions));
     let switches = (project.trusted(), builtin_on(args, &packages, "mcp"));
     let mcp = crate::mcp::restart(args, (agent_dir, &cwd), switches, &mut warnings).await;
     session.set_external(mcp);

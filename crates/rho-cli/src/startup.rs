@@ -292,20 +292,11 @@ fn add_extension_providers(
     streams: &ProviderStreams,
     warnings: &mut Vec<String>,
 ) {
-    for def in extensions.iter().flat_map(|e| e.providers()) {
-        if let Err(e) = crate::extension_providers::register(credentials, streams, def) {
-            warnings.push(format!(
-                "extension provider {} not registered: {e}",
-                def.name
-            ));
-        }
-    }
-    // After the providers: a virtual model may be listed under one of theirs.
-    for def in extensions.iter().flat_map(|e| e.virtual_models()) {
-        if let Err(e) = credentials.models.add_virtual_model(def.spec.model()) {
-            warnings.push(format!("extension virtual model not registered: {e}"));
-        }
-    }
+    warnings.extend(rho_core::agent_session::register_loaded_models(
+        extensions,
+        |def| crate::extension_providers::register(credentials, streams, def),
+        |model| Ok(credentials.models.add_virtual_model(model)?),
+    ));
 }
 
 /// `rho_ai::stream` with the model's models.json headers resolved per request (literal, env

@@ -8,6 +8,7 @@ pub mod boundary;
 pub mod closing_ui;
 pub mod commands;
 pub mod context;
+mod context_events;
 pub mod diagnostics;
 pub mod error;
 pub mod process;

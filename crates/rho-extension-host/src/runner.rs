@@ -328,39 +328,6 @@ impl ExtensionRunner {
         (messages, chained)
     }
 
-    /// `context` (EXT-5): each handler's `messages` replaces the working copy.
-    pub async fn emit_context(
-        &self,
-        messages: Vec<AgentMessage>,
-        ctx: &ExtensionContext,
-    ) -> Vec<AgentMessage> {
-        let mut current = messages;
-        for ext in self.extensions().iter() {
-            for handler in ext.handlers_for("context") {
-                let event = ExtensionEvent::Context {
-                    messages: current.clone(),
-                };
-                match handler(event, ctx.clone()).await {
-                    Err(e) => self.report(&ext.path, "context", e),
-                    Ok(Some(v)) => {
-                        if let Some(m) = v.get("messages") {
-                            match serde_json::from_value::<Vec<AgentMessage>>(m.clone()) {
-                                Ok(m) => current = m,
-                                Err(e) => self.report(
-                                    &ext.path,
-                                    "context",
-                                    format!("invalid messages: {e}"),
-                                ),
-                            }
-                        }
-                    }
-                    Ok(None) => {}
-                }
-            }
-        }
-        current
-    }
-
     /// `tool_call` (EXT-10): the first `block` ends the chain; a failing handler blocks the
     /// tool with its message (not isolated). An `input` in the result replaces the arguments.
     pub async fn emit_tool_call(

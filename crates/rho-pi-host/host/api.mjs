@@ -6,6 +6,7 @@ import { registerProvider, registerVirtualModel, unregisterProvider, unregisterV
 import { componentUi, registerEntryRenderer, registerMessageRenderer } from "./render.mjs";
 import { piTheme } from "./theme.mjs";
 import { dispatchEvent } from "./events.mjs";
+import { buildContextEntries, buildSessionContext, buildSessionProjection } from "./session_projection.mjs";
 
 /** Events rho emits to extensions (ExtensionEvent type names). */
 export const RHO_EVENTS = new Set([
@@ -17,7 +18,10 @@ export const RHO_EVENTS = new Set([
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
   "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
   "ui_prompt_start", "ui_prompt_end", "session_compact_failed", "session_info_changed",
-  "before_provider_headers", "agent_before_settle",
+  "before_provider_headers", "context_with_system", "agent_before_settle",
+  // rho does not warm prompt caches (README, "Differences from pi"): as in pi with
+  // `cacheWarming: "off"`, a handler is kept and never called.
+  "cache_warming_decision",
 ]);
 
 /** Everything the loaded extensions registered, shared by the whole host. */
@@ -323,6 +327,10 @@ export function sessionReader(view, cwd, fallbackName) {
     getEntry: byId,
     getChildren: (id) => all().filter((e) => e.parentId === id),
     getTree: () => sessionTree(all()),
+    getEntryCount: () => all().length,
+    buildContextEntries: () => buildContextEntries(all(), view().leafId),
+    buildSessionProjection: () => buildSessionProjection(all(), view().leafId),
+    buildSessionContext: () => buildSessionContext(all(), view().leafId),
   };
 }
 

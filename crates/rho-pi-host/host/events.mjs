@@ -57,10 +57,13 @@ const FOLD = {
     state.event.payload = r;
     state.result = r;
   },
+  // A handler returns the messages or changes the list it was given in place, its order or
+  // its messages (pi sends the objects it changed); the next handler sees the result.
   context(state, r) {
-    if (r?.messages) {
-      state.event.messages = r.messages;
-      state.result = { messages: r.messages };
+    const changed = r?.messages ?? (JSON.stringify(state.event.messages) === state.given ? undefined : state.event.messages);
+    if (changed) {
+      state.event.messages = changed;
+      state.result = { ...state.result, messages: changed };
     }
   },
   tool_call(state, r) {
@@ -90,6 +93,7 @@ const FOLD = {
     for (const k of ["skillPaths", "promptPaths", "themePaths"]) if (r[k]) out[k] = [...(out[k] ?? []), ...r[k]];
   },
 };
+FOLD.context_with_system = FOLD.context;
 for (const name of ["session_before_switch", "session_before_fork", "session_before_compact", "session_before_tree"]) {
   FOLD[name] = (state, r) => {
     if (r?.cancel) return { result: { cancel: true }, done: true };
@@ -143,6 +147,8 @@ export async function dispatchEvent(reg, event) {
   const state = { event, result: null };
   const fold = FOLD[event.type];
   for (const { ext, handler } of handlers) {
+    const rewrites = fold === FOLD.context;
+    if (rewrites) state.given = JSON.stringify(event.messages);
     let r;
     try {
       r = await handler(event, event.type === "project_trust" ? trustContext(reg, ext) : createContext(reg, ext));
@@ -150,6 +156,12 @@ export async function dispatchEvent(reg, event) {
       // pi goes on to the next `project_trust` handler after a failure, naming it.
       if (event.type === "project_trust") {
         reg.notice(`Extension "${ext.path}" project_trust error: ${e instanceof Error ? e.message : String(e)}`);
+        continue;
+      }
+      // pi reports a failing `context` handler and goes on with the list as it was; rho
+      // reports each failure named in the result's `errors`.
+      if (rewrites) {
+        state.result = { ...state.result, errors: [...(state.result?.errors ?? []), failure(ext, `its ${event.type} handler`, e)] };
         continue;
       }
       throw new Error(failure(ext, `its ${event.type} handler`, e));

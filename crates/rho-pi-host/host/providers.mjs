@@ -4,6 +4,8 @@
 // /login: rho sends `oauth_login` (the callbacks become `oauth_notify` / `oauth_prompt` calls
 // naming the request), `oauth_refresh` and `oauth_api_key`.
 
+import { providerObjectConfig } from "./provider_object.mjs";
+
 /** What rho keeps of a provider config: the models.json fields, no functions. */
 function plain(config) {
   const { baseUrl, apiKey, api, headers, authHeader, models } = config ?? {};
@@ -22,7 +24,7 @@ function tell(reg, ext, what, method, params) {
 /** pi.registerProvider: while loading the provider goes to rho with the registration; later
  * (a handler or command) rho takes it at once with `register_provider`. */
 export function registerProvider(reg, ext, name, config) {
-  if (typeof name !== "string") return reg.unsupported(ext, "pi.registerProvider(provider) with a provider object", "rho takes providers by name and config");
+  if (typeof name !== "string") return registerProvider(reg, ext, name?.id, providerObjectConfig(name));
   if (!config) throw new Error("Provider config is required when registering by name");
   reg.providers.set(name, { ext, config });
   if (!reg.registered) return;

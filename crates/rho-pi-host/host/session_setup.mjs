@@ -35,6 +35,17 @@ function setupSessionManager(reg, ext, request, session) {
     view.leafId = answer.result.id;
     return answer.result.id;
   };
+  /** `branch` / `resetLeaf`: the leaf moves, nothing is written. */
+  const move = (id) => {
+    let answer;
+    try {
+      answer = reg.wire.callSync("session_setup_append", { request, entry: { type: "branch", id } }, APPEND_WAIT_MS);
+    } catch (e) {
+      throw new Error(`rho did not answer the setup's ${id === null ? "resetLeaf" : "branch"} (${e.message})`);
+    }
+    if (answer.error !== undefined) throw new Error(answer.error);
+    view.leafId = id;
+  };
   const sm = {
     ...sessionReader(() => view, reg.hello.cwd),
     isPersisted: () => view.file !== undefined,
@@ -45,6 +56,23 @@ function setupSessionManager(reg, ext, request, session) {
     appendSessionInfo: (name) => append({ type: "session_info", name: String(name ?? "") }),
     appendModelChange: (provider, modelId) => append({ type: "model_change", provider, modelId }),
     appendThinkingLevelChange: (thinkingLevel) => append({ type: "thinking_level_change", thinkingLevel }),
+    appendContextEdit: (targetId, replacement) => {
+      const content = replacement?.content;
+      if (replacement !== null && (typeof replacement !== "object" || (typeof content !== "string" && !Array.isArray(content)))) {
+        throw new Error("Context edit replacement must be null or contain string/array content");
+      }
+      return append({ type: "context_edit", targetId, replacement: replacement === null ? null : content });
+    },
+    // pi returns the usage entry itself, the others their id.
+    appendUsage: (kind, provider, model, usage, note) => {
+      append({ type: "usage", kind, provider, model, usage, note });
+      return view.entries[view.entries.length - 1];
+    },
+    appendCompaction: (summary, firstKeptEntryId, tokensBefore, details, fromHook, usage) =>
+      append({ type: "compaction", summary, firstKeptEntryId: firstKeptEntryId ?? null, tokensBefore, details, fromHook, usage }),
+    branchWithSummary: (branchFromId, summary, details, fromHook) => append({ type: "branch_summary", branchFromId: branchFromId ?? null, summary, details, fromHook }),
+    branch: (id) => move(String(id)),
+    resetLeaf: () => move(null),
   };
   return new Proxy(sm, {
     get(target, key) {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 pub const HOST_ENTRY: &str = "host.mjs";
 
 /// The host's modules, written side by side.
-const FILES: [(&str, &str); 11] = [
+const FILES: [(&str, &str); 13] = [
     ("host.mjs", include_str!("../host/host.mjs")),
     ("hooks.mjs", include_str!("../host/hooks.mjs")),
     ("wire.mjs", include_str!("../host/wire.mjs")),
@@ -18,6 +18,14 @@ const FILES: [(&str, &str); 11] = [
         include_str!("../host/session_setup.mjs"),
     ),
     ("providers.mjs", include_str!("../host/providers.mjs")),
+    (
+        "provider_object.mjs",
+        include_str!("../host/provider_object.mjs"),
+    ),
+    (
+        "session_projection.mjs",
+        include_str!("../host/session_projection.mjs"),
+    ),
     ("render.mjs", include_str!("../host/render.mjs")),
     ("theme.mjs", include_str!("../host/theme.mjs")),
     ("editor.mjs", include_str!("../host/editor.mjs")),

@@ -67,19 +67,20 @@ export default function (pi) {
 const ORDER: &str = "order shutdown,setup:4:session_info:seeded:true,\
                      start:message+custom+label+session_info,with:4:Seeded";
 
-/// What pi 1.6 tells on `/seed`, when it is installed.
-async fn pi_order() -> Option<String> {
+/// What pi 1.6 tells (a notice starting with `prefix`) on `command` with `extension`
+/// loaded, when it is installed.
+async fn pi_told(extension: &str, command: &str, prefix: &str) -> Option<String> {
     let home = tempfile::tempdir().expect("home");
-    let mut pi = pi_support::start_pi(&home, SEED, &[])?;
+    let mut pi = pi_support::start_pi(&home, extension, &[])?;
     let told = Mutex::new(None);
-    let order = |v: &Value| {
-        let text = v["message"].as_str().filter(|m| m.starts_with("order "));
+    let seen = |v: &Value| {
+        let text = v["message"].as_str().filter(|m| m.starts_with(prefix));
         if let Some(text) = text {
             *told.lock().unwrap() = Some(text.to_string());
         }
         text.is_some()
     };
-    pi.call_and_see(json!({"type": "prompt", "message": "/seed"}), order)
+    pi.call_and_see(json!({"type": "prompt", "message": command}), seen)
         .await;
     pi.stop().await;
     told.into_inner().unwrap()
@@ -131,6 +132,8 @@ async fn new_session_setup_fills_the_new_session_before_it_starts() {
     assert_eq!(
         kinds,
         [
+            "model_change",
+            "thinking_level_change",
             "user",
             "custom",
             "label",
@@ -140,11 +143,11 @@ async fn new_session_setup_fills_the_new_session_before_it_starts() {
         ],
         "{text}"
     );
-    assert_eq!(lines[3]["targetId"], lines[1]["id"], "the label's target");
-    assert_eq!(lines[3]["label"], "seeded");
+    assert_eq!(lines[5]["targetId"], lines[3]["id"], "the label's target");
+    assert_eq!(lines[5]["label"], "seeded");
     assert_eq!(rpc.close().await, Some(0));
 
-    if let Some(pi) = pi_order().await {
+    if let Some(pi) = pi_told(SEED, "/seed", "order ").await {
         assert_eq!(pi, ORDER, "pi 1.6 tells the same");
     }
 }
@@ -171,5 +174,85 @@ async fn a_failing_setup_rejects_new_session_without_running_with_session() {
     );
     let m = rpc.call(json!({"id": "m", "type": "get_messages"})).await;
     assert_eq!(m["data"]["messages"], json!([]), "{m}");
+    assert_eq!(rpc.close().await, Some(0));
+}
+
+/// `/shape` fills a new session with pi 1.6's other setup calls: a context edit, a usage
+/// entry, a message left on a side branch by `branch`, `resetLeaf`, and `branchWithSummary`.
+const SHAPE: &str = r#"
+export default function (pi) {
+  pi.registerCommand("shape", {
+    handler: async (_args, ctx) => {
+      let told = "";
+      await ctx.newSession({
+        setup: async (sm) => {
+          const text = (t) => ({ role: "user", content: [{ type: "text", text: t }], timestamp: Date.now() });
+          const first = sm.appendMessage(text("first"));
+          sm.appendContextEdit(first, { content: [{ type: "text", text: "edited first" }] });
+          const cost = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+          const usage = sm.appendUsage("cache_warm", "mock", "m1", { input: 1, output: 2, cacheRead: 0, cacheWrite: 0, totalTokens: 3, cost }, "warmed");
+          sm.appendMessage(text("dropped"));
+          sm.branch(usage.id);
+          const moved = sm.getLeafId() === usage.id;
+          sm.resetLeaf();
+          const reset = sm.getLeafId();
+          sm.branchWithSummary(usage.id, "the side branch asked about dropped things");
+          told = `${usage.type}:${usage.note}:${moved}:${reset}:${sm.getLeafEntry()?.type}`;
+        },
+        withSession: async (next) => {
+          const { messages } = next.sessionManager.buildSessionContext();
+          const first = messages[0]?.content?.[0]?.text;
+          const kinds = next.sessionManager.buildContextEntries().filter((e) => e.type !== "thinking_level_change").map((e) => e.type);
+          next.ui.notify(`shaped ${told} ${messages.map((m) => m.role).join("+")}:${first}:${kinds.join("+")}`, "info");
+        },
+      });
+    },
+  });
+}
+"#;
+
+/// The other setup calls write what pi writes, and the model gets the branch they leave.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_session_setup_edits_branches_and_records_usage() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start_with_files(&[], &[("shape.ts", SHAPE)], opts).await
+    else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "c", "type": "prompt", "message": "/shape"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let told = pi_support::notified_starting(&mut rpc, "shaped ").await;
+    assert_eq!(
+        told,
+        "shaped usage:warmed:true:null:branch_summary user+branchSummary:edited first:\
+         model_change+message+context_edit+usage+branch_summary"
+    );
+    if let Some(pi) = pi_told(SHAPE, "/shape", "shaped ").await {
+        assert_eq!(pi, told, "pi 1.6 tells the same");
+    }
+    rpc.server.push(reply("Shaped."));
+    rpc.prompt_ok("p", "go on").await;
+    let texts = support::user_texts(&rpc.server.last_body());
+    assert_eq!(
+        texts.first().map(String::as_str),
+        Some("edited first"),
+        "{texts:?}"
+    );
+    assert_eq!(texts.last().map(String::as_str), Some("go on"), "{texts:?}");
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t.contains("dropped") && !t.contains("side branch")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("the side branch asked")),
+        "{texts:?}"
+    );
     assert_eq!(rpc.close().await, Some(0));
 }

@@ -149,6 +149,34 @@ async fn clone_refuses_a_session_not_written_yet() {
     );
 }
 
+/// The types of the session's entries, as `get_entries` lists them.
+async fn entry_types(rpc: &mut support::Rpc, id: &str) -> Vec<String> {
+    let r = data(rpc, json!({"id": id, "type": "get_entries"})).await;
+    let entries = r["entries"].as_array().cloned().unwrap_or_default();
+    entries
+        .iter()
+        .filter_map(|e| e["type"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// pi 1.6 starts a new session with its model and thinking level, as start-up does, and
+/// still refuses to clone it before anything is written; pi 0.73.1 started it empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_session_starts_with_the_model_and_thinking_level() {
+    let mut rpc = start("1.x").await;
+    let r = data(&mut rpc, json!({"id": "n", "type": "new_session"})).await;
+    assert_eq!(r["cancelled"], false);
+    assert_eq!(
+        entry_types(&mut rpc, "e").await,
+        ["model_change", "thinking_level_change"]
+    );
+    let r = rpc.call(json!({"id": "c", "type": "clone"})).await;
+    assert_eq!(
+        r["error"],
+        "This session has not been saved yet. Send a message before cloning or forking it."
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_073_dialect_answers_as_pi_073() {
     let mut rpc = start("0.73").await;

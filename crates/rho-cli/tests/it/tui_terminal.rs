@@ -36,6 +36,11 @@ async fn shift_enter_breaks_the_line_and_ctrl_enter_is_a_key_of_its_own() {
     sb.server.push(streamed(&["Two lines read."]));
     let tmux = start_extended(&sb, &[]).await;
     tmux.type_text("first");
+    // Once rho echoes the typing it has read tmux's answer to its keyboard query (which came
+    // before the typing) and turned the protocol on; before that, tmux cannot encode
+    // Shift+Enter and types its name instead (seen under load).
+    tmux.wait_for("the first line typed", |s| editor(s) == ["first"])
+        .await;
     tmux.send_keys(&["S-Enter"]);
     tmux.type_text("second");
     tmux.wait_for("two editor lines", |s| editor(s) == ["first", "second"])

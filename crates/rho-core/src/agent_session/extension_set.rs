@@ -57,6 +57,7 @@ impl AgentSession {
             )
             .await;
         let old = runner.replace(Vec::new());
+        self.retire_model_providers(&old);
         let dynamic = self.drop_dynamic_tools();
         self.swap_extension_tools(&old, &dynamic, Vec::new());
         futures_util::future::join_all(old.iter().map(|e| e.close(EXTENSION_EXIT_GRACE))).await;
@@ -64,11 +65,43 @@ impl AgentSession {
     }
 
     /// Puts `extensions` in place of the loaded set (normally empty after
-    /// [`Self::unload_extensions`]); their tools join the active ones.
-    pub fn load_extensions(&self, extensions: Vec<Extension>) {
+    /// [`Self::unload_extensions`]); their tools join the active ones and the providers and
+    /// virtual models they registered while loading join the model registry, as start-up
+    /// puts them there. Returns a warning for each registration the registry refused.
+    pub fn load_extensions(&self, extensions: Vec<Extension>) -> Vec<String> {
+        let warnings = self.register_model_providers(&extensions);
         let tools = super::collect_extension_tools(&extensions);
         let old = self.inner.services.extensions.replace(extensions);
         self.swap_extension_tools(&old, &[], tools);
+        warnings
+    }
+
+    /// The providers and virtual models `extensions` registered while loading, into the
+    /// registry.
+    fn register_model_providers(&self, extensions: &[Extension]) -> Vec<String> {
+        let Some(registry) = self.inner.services.model_providers.clone() else {
+            return Vec::new();
+        };
+        super::register_loaded_models(
+            extensions,
+            |def| registry.register(def),
+            |model| registry.register_virtual_model(model),
+        )
+    }
+
+    /// Takes the providers and virtual models `old` registered while loading out of the
+    /// registry: the reloaded code registers its own (pi's registrations are not kept
+    /// across a reload), and the models they replaced come back meanwhile.
+    fn retire_model_providers(&self, old: &[Extension]) {
+        let Some(registry) = self.inner.services.model_providers.clone() else {
+            return;
+        };
+        for def in old.iter().flat_map(|e| e.virtual_models()) {
+            registry.unregister_virtual_model(&def.spec.provider, &def.spec.id);
+        }
+        for def in old.iter().flat_map(|e| e.providers()) {
+            registry.unregister(&def.name);
+        }
     }
 
     /// The agent's tools without those of `old` and the `dynamic` ones registered later, with

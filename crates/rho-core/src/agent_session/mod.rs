@@ -85,7 +85,7 @@ pub use external::{ExternalError, ExternalTools};
 pub use fork::{ForkCandidate, ForkOutcome};
 pub use model::{SessionStats, StatsScope};
 pub use model_control::{parse_level, Cycled, InvalidThinkingLevel, ModelControl};
-pub use model_providers::{ModelProviders, ProviderRegistrationError};
+pub use model_providers::{register_loaded_models, ModelProviders, ProviderRegistrationError};
 pub use phase::{RunPhase, RunState};
 pub use prompt::{Disposition, InputSource, PreflightFn, PromptOptions, StreamingBehavior};
 pub use queue::QueuedTexts;

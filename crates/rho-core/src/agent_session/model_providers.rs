@@ -31,3 +31,28 @@ pub trait ModelProviders: Send + Sync {
     /// Stops listing the virtual model `provider`/`id`.
     fn unregister_virtual_model(&self, provider: &str, id: &str);
 }
+
+/// Registers the providers and the virtual models `extensions` registered while loading (the
+/// virtual models after the providers they may be listed under), with `provider` and
+/// `virtual_model`; each refusal becomes a warning. Start-up and /reload both load this way.
+pub fn register_loaded_models(
+    extensions: &[rho_extension_host::Extension],
+    mut provider: impl FnMut(&ProviderDef) -> Result<(), ProviderRegistrationError>,
+    mut virtual_model: impl FnMut(rho_ai::Model) -> Result<(), ProviderRegistrationError>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for def in extensions.iter().flat_map(|e| e.providers()) {
+        if let Err(e) = provider(def) {
+            warnings.push(format!(
+                "extension provider {} not registered: {e}",
+                def.name
+            ));
+        }
+    }
+    for def in extensions.iter().flat_map(|e| e.virtual_models()) {
+        if let Err(e) = virtual_model(def.spec.model()) {
+            warnings.push(format!("extension virtual model not registered: {e}"));
+        }
+    }
+    warnings
+}

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use rho_extension_host::{HostError, SessionSetup, SetupTarget};
 use rho_protocol::agent::AgentMessage;
 use rho_protocol::extension::calls::{SetupEntry, SESSION_SETUP_APPEND};
-use rho_session::{SessionEntry, SessionManager, StoreError};
+use rho_session::{CompactionData, EntryData, SessionEntry, SessionManager, StoreError, UsageData};
 use serde_json::Value;
 
 use super::lock;
@@ -57,12 +57,18 @@ impl SetupTarget for Preparing {
     fn append(&self, entry: SetupEntry) -> Result<Value, HostError> {
         let mut guard = lock(&self.0);
         let store = guard.as_mut().ok_or(HostError::Stale)?;
-        let appended = append(store, entry)?;
-        serde_json::to_value(appended).map_err(HostError::Encode)
+        match apply(store, entry)? {
+            Some(appended) => serde_json::to_value(appended).map_err(HostError::Encode),
+            None => Ok(Value::Null),
+        }
     }
 }
 
-fn append(store: &mut SessionManager, entry: SetupEntry) -> Result<&SessionEntry, HostError> {
+/// Appends `entry` to `store` (the entry written), or moves its leaf (`None`).
+fn apply(
+    store: &mut SessionManager,
+    entry: SetupEntry,
+) -> Result<Option<&SessionEntry>, HostError> {
     let stored: Result<&SessionEntry, StoreError> = match entry {
         SetupEntry::Message { message } => {
             let message: AgentMessage =
@@ -87,6 +93,60 @@ fn append(store: &mut SessionManager, entry: SetupEntry) -> Result<&SessionEntry
         SetupEntry::ThinkingLevelChange { thinking_level } => {
             store.append_thinking_level_change(&thinking_level)
         }
+        SetupEntry::ContextEdit {
+            target_id,
+            replacement,
+        } => store.append_context_edit(&target_id, replacement),
+        SetupEntry::Usage {
+            kind,
+            provider,
+            model,
+            usage,
+            note,
+        } => store.append(EntryData::Usage(Box::new(UsageData {
+            kind,
+            provider,
+            model,
+            usage,
+            note,
+        }))),
+        SetupEntry::Compaction {
+            summary,
+            first_kept_entry_id,
+            tokens_before,
+            details,
+            from_hook,
+            usage,
+        } => {
+            let Some(first_kept_entry_id) = first_kept_entry_id else {
+                return Err(HostError::Unsupported(
+                    "appendCompaction without a firstKeptEntryId in newSession's setup: name the first entry to keep",
+                ));
+            };
+            store.append_compaction(CompactionData {
+                summary,
+                first_kept_entry_id,
+                tokens_before,
+                details,
+                usage,
+                from_hook,
+                system_message: None,
+            })
+        }
+        SetupEntry::BranchSummary {
+            branch_from_id,
+            summary,
+            details,
+            from_hook,
+        } => store.branch_with_summary(branch_from_id.as_deref(), &summary, details, from_hook),
+        SetupEntry::Branch { id: Some(id) } => {
+            store.branch(&id).map_err(HostError::session)?;
+            return Ok(None);
+        }
+        SetupEntry::Branch { id: None } => {
+            store.reset_leaf();
+            return Ok(None);
+        }
     };
-    stored.map_err(HostError::session)
+    stored.map(Some).map_err(HostError::session)
 }

@@ -127,7 +127,24 @@ impl AgentSession {
 
     /// [`Self::new_session`] with an extension's `setup` filling it before it starts.
     pub async fn new_session_with(&self, options: NewSession) -> bool {
-        let parent = options.parent_session.as_deref();
+        let fresh = self.fresh_session(options.parent_session.as_deref(), true);
+        self.switch_session_with(fresh, SwitchReason::New, options.setup)
+            .await
+    }
+
+    /// [`Self::new_session`] as pi 0.73.1 starts one (its RPC dialect): without the model and
+    /// thinking level entries, so the new session has no entry until something is said.
+    pub async fn new_session_without_state(&self, parent: Option<&str>) -> bool {
+        let fresh = self.fresh_session(parent, false);
+        self.switch_session_with(fresh, SwitchReason::New, None)
+            .await
+    }
+
+    /// A fresh session beside the current one (in memory when there is none), continuing
+    /// `parent`; with `record_state`, started as pi 1.6 starts every new session, like
+    /// start-up: the model and thinking level first (so a resume restores them), then what a
+    /// setup appends.
+    fn fresh_session(&self, parent: Option<&str>, record_state: bool) -> SessionManager {
         let (dir, cwd) = self.with_session(|s| {
             (
                 s.path().and_then(Path::parent).map(Path::to_path_buf),
@@ -141,8 +158,16 @@ impl AgentSession {
         if let Some(parent) = parent {
             fresh = fresh.with_parent_session(parent);
         }
-        self.switch_session_with(fresh, SwitchReason::New, options.setup)
-            .await
+        if record_state {
+            let model = self.model().map(|m| rho_session::ModelRef {
+                provider: m.provider,
+                model_id: m.id,
+            });
+            // A fresh session writes nothing before its first assistant message: these go
+            // to memory only and cannot fail on the disk.
+            let _ = fresh.append_initial_state(model.as_ref(), self.thinking_level().as_str());
+        }
+        fresh
     }
 
     /// Opens the session file at `path` (created when missing) and switches to it. A file

@@ -5,7 +5,8 @@
 //!
 //! - `convert_to_llm`: the full message conversion (custom roles, bash results, summaries),
 //!   with images blocked when the settings say so;
-//! - `transform_context`: the extensions' `context` event (EXT-5);
+//! - `transform_context`: the extensions' `context` event (EXT-5), then
+//!   `transform_with_system`: their `context_with_system` (pi 1.6);
 //! - `prepare_call`: the key of each request (an OAuth token refreshed when close to expiry,
 //!   or again after a 401) and the extensions' `before_provider_request` /
 //!   `after_provider_response` around the HTTP exchange (EXT-6, EXT-8);
@@ -107,6 +108,33 @@ impl SessionHooks for Upcalls {
                 .services
                 .extensions
                 .emit_context(messages, &ctx)
+                .await)
+        })
+    }
+
+    fn transforms_with_system(&self) -> bool {
+        self.session().is_some_and(|s| {
+            s.inner
+                .services
+                .extensions
+                .has_handlers("context_with_system")
+        })
+    }
+
+    fn transform_with_system(
+        &self,
+        messages: Vec<AgentMessage>,
+        _cancel: CancellationToken,
+    ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
+        let Some(s) = self.session() else {
+            return Box::pin(ready(Ok(messages)));
+        };
+        Box::pin(async move {
+            let ctx = s.ext_ctx();
+            Ok(s.inner
+                .services
+                .extensions
+                .emit_context_with_system(messages, &ctx)
                 .await)
         })
     }

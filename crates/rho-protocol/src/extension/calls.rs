@@ -416,4 +416,68 @@ pub enum SetupEntry {
         /// The level.
         thinking_level: String,
     },
+    /// `appendContextEdit`: replaces (or with `None` removes) an entry's content in context.
+    ContextEdit {
+        /// The edited entry.
+        target_id: String,
+        /// What the model sees instead.
+        #[serde(default)]
+        replacement: Option<crate::UserContent>,
+    },
+    /// `appendUsage`: usage outside the conversation (pi 1.6), counted in session totals.
+    Usage {
+        /// What it was for.
+        kind: String,
+        /// Provider name.
+        provider: String,
+        /// Model id.
+        model: String,
+        /// Tokens and cost.
+        usage: crate::Usage,
+        /// Free text.
+        #[serde(default)]
+        note: Option<String>,
+    },
+    /// `appendCompaction`: a summary replacing the history before `firstKeptEntryId`.
+    Compaction {
+        /// The summary.
+        summary: String,
+        /// The first entry kept. pi takes `None` for the compaction's own id (nothing kept);
+        /// rho refuses it, since the id is made when the entry is written.
+        #[serde(default)]
+        first_kept_entry_id: Option<String>,
+        /// Context tokens before it.
+        #[serde(default)]
+        tokens_before: u64,
+        /// Extension data.
+        #[serde(default)]
+        details: Option<Value>,
+        /// Whether an extension made it.
+        #[serde(default)]
+        from_hook: Option<bool>,
+        /// What making the summary cost.
+        #[serde(default)]
+        usage: Option<crate::Usage>,
+    },
+    /// `branchWithSummary`: moves the leaf to `branchFromId` (`None`: the root) and attaches
+    /// a summary of the branch left behind.
+    BranchSummary {
+        /// Where the branch continues.
+        #[serde(default)]
+        branch_from_id: Option<String>,
+        /// The summary.
+        summary: String,
+        /// Extension data.
+        #[serde(default)]
+        details: Option<Value>,
+        /// Whether an extension made it.
+        #[serde(default)]
+        from_hook: Option<bool>,
+    },
+    /// `branch(id)` / `resetLeaf()`: moves the leaf (no entry; answered with null).
+    Branch {
+        /// The new leaf (`None`: before the first entry).
+        #[serde(default)]
+        id: Option<String>,
+    },
 }

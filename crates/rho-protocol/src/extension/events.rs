@@ -93,8 +93,14 @@ pub enum ExtensionEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         target_session_file: Option<String>,
     },
-    /// Before every LLM request: a copy of the messages, replaceable.
+    /// Before every LLM request: a copy of the messages without the system messages (pi
+    /// 1.6), replaceable. A result's `errors` (texts) are failures of handlers inside the
+    /// extension that it went on past, as pi goes on past a failing handler.
     Context { messages: Vec<AgentMessage> },
+    /// pi 1.6: before each call, after every `context` handler, the whole transcript with
+    /// its system messages (a leading one carries the prompt and the tool declarations); the
+    /// returned messages are what the request is made of, prompt and tools included.
+    ContextWithSystem { messages: Vec<AgentMessage> },
     /// The request's headers were assembled (pi 1.6): `headers` maps each name to its value
     /// (credentials left out); a handler returns the map with names set to a string (added or
     /// replaced) or to null (removed), which later handlers see.

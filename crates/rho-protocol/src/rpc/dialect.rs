@@ -91,6 +91,12 @@ impl Dialect {
         matches!(self, Dialect::Pi1)
     }
 
+    /// Whether `new_session` starts the session with its model and thinking level entries
+    /// (pi 1.6 does; pi 0.73.1 started it empty).
+    pub fn records_new_session_state(self) -> bool {
+        matches!(self, Dialect::Pi1)
+    }
+
     /// The refusal of `fork` and `clone` while the session file is not written yet, where the
     /// dialect has one.
     pub fn unsaved_fork_error(self) -> Option<&'static str> {

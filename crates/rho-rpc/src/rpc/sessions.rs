@@ -36,7 +36,14 @@ pub async fn handle(rpc: &Rpc, command: Command) -> Reply {
 }
 
 async fn new_session(rpc: &Rpc, parent: Option<String>) -> Result<Value, CommandError> {
-    let cancelled = rpc.session.new_session(parent.as_deref()).await;
+    let cancelled = match rpc.dialect.records_new_session_state() {
+        true => rpc.session.new_session(parent.as_deref()).await,
+        false => {
+            rpc.session
+                .new_session_without_state(parent.as_deref())
+                .await
+        }
+    };
     data(&Cancelled { cancelled })
 }
 
