@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use rho_protocol::extension::boundary::BoundaryResult;
+use rho_protocol::extension::boundary::{BoundaryResult, DraftError};
 use serde_json::Value;
 
 use crate::events::ExtensionEvent;
@@ -14,8 +14,18 @@ use crate::{ExtensionContext, ExtensionRunner};
 
 /// Rebuilds the model context with proposed drafts applied (pi's `BoundaryContextPreview`),
 /// or says why the drafts cannot be applied.
-// The error is the text extensions read in `extension_error`.
-pub type BoundaryPreview = Arc<dyn Fn(&[Value]) -> Result<Value, String> + Send + Sync>;
+pub type BoundaryPreview = Arc<dyn Fn(&[Value]) -> Result<Value, PreviewError> + Send + Sync>;
+
+/// Why a boundary's context could not be rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PreviewError {
+    /// A draft cannot be applied.
+    #[error(transparent)]
+    Draft(#[from] DraftError),
+    /// The session went away meanwhile.
+    #[error("the session is gone")]
+    SessionGone,
+}
 
 /// Which boundary, with the fields of its event that do not change between handlers.
 // One value per boundary, never stored in bulk: its size does not matter.

@@ -22,7 +22,7 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use serde_json::Value;
 
-pub use boundary::{Boundary, BoundaryOutcome, BoundaryPreview};
+pub use boundary::{Boundary, BoundaryOutcome, BoundaryPreview, PreviewError};
 pub use closing_ui::ClosingUi;
 pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NewSession,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use rho_agent::AgentMessage;
 use rho_ai::{AssistantMessage, StopReason, ToolResultMessage};
-use rho_extension_host::{Boundary, BoundaryPreview};
+use rho_extension_host::{Boundary, BoundaryPreview, PreviewError};
 use rho_session::{EntryData, SessionEntry};
 use serde_json::{json, Value};
 use tokio::sync::watch;
@@ -203,7 +203,7 @@ impl AgentSession {
     fn boundary_preview(&self, kind: Kind) -> BoundaryPreview {
         let weak = self.inner.weak.clone();
         Arc::new(move |entries: &[Value]| {
-            let inner = weak.upgrade().ok_or("the session is gone")?;
+            let inner = weak.upgrade().ok_or(PreviewError::SessionGone)?;
             let session = AgentSession { inner };
             let s = session.state();
             let branch: Vec<&SessionEntry> = s.session.tree().branch();

@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use rho_protocol::extension::boundary::{parse_drafts, BoundaryDraft};
+use rho_protocol::extension::boundary::{parse_drafts, BoundaryDraft, DraftError};
 use rho_protocol::UserContent;
 use rho_session::{
     build_context_for_path, CompactionData, EntryData, SessionContext, SessionEntry,
@@ -19,8 +19,7 @@ pub(crate) fn check(
     entries: &[Value],
     branch: &[&SessionEntry],
     tokens_before: impl Fn() -> u64,
-    // The reason extensions read in `extension_error` (`Invalid boundary entries: …`).
-) -> Result<Vec<EntryData>, String> {
+) -> Result<Vec<EntryData>, DraftError> {
     let drafts = parse_drafts(entries)?;
     let on_branch: HashSet<&str> = branch.iter().map(|e| e.id.as_str()).collect();
     let find = |id: &str| {
@@ -32,18 +31,17 @@ pub(crate) fn check(
     drafts
         .into_iter()
         .enumerate()
-        .map(|(i, draft)| {
-            entry_of(draft, &find, &tokens_before).map_err(|e| format!("entries[{i}]: {e}"))
-        })
+        .map(|(index, draft)| entry_of(index, draft, &find, &tokens_before))
         .collect()
 }
 
 fn entry_of<'a>(
+    index: usize,
     draft: BoundaryDraft,
     find: &impl Fn(&str) -> Option<&'a &'a SessionEntry>,
     tokens_before: &impl Fn() -> u64,
-    // The reason extensions read in `extension_error` (`Invalid boundary entries: …`).
-) -> Result<EntryData, String> {
+) -> Result<EntryData, DraftError> {
+    let refuse = |reason: String| DraftError { index, reason };
     Ok(match draft {
         BoundaryDraft::Custom { custom_type, data } => EntryData::Custom {
             custom_type,
@@ -65,9 +63,11 @@ fn entry_of<'a>(
             replacement,
         } => {
             let target = find(&target_id)
-                .ok_or_else(|| format!("Entry {target_id} is not on the active branch"))?;
+                .ok_or_else(|| refuse(format!("Entry {target_id} is not on the active branch")))?;
             let role = editable_role(target).ok_or_else(|| {
-                format!("Entry {target_id} does not contribute editable model content")
+                refuse(format!(
+                    "Entry {target_id} does not contribute editable model content"
+                ))
             })?;
             // pi stores an assistant's or tool result's text replacement as blocks.
             let replacement = replacement.map(|r| match (role, r.content) {
@@ -88,10 +88,12 @@ fn entry_of<'a>(
             usage,
         } => {
             let Some(first_kept) = first_kept_entry_id else {
-                return Err("a compaction draft needs firstKeptEntryId (rho does not write self-retaining compactions yet)".into());
+                return Err(refuse("a compaction draft needs firstKeptEntryId (rho does not write self-retaining compactions yet)".into()));
             };
             if find(&first_kept).is_none() {
-                return Err(format!("Entry {first_kept} is not on the active branch"));
+                return Err(refuse(format!(
+                    "Entry {first_kept} is not on the active branch"
+                )));
             }
             EntryData::Compaction(Box::new(CompactionData {
                 summary,
@@ -257,7 +259,7 @@ mod tests {
         ];
         for (bad, expected) in cases {
             let drafts = [json!({"type": "custom", "customType": "ok"}), bad];
-            let err = check(&drafts, &path, || 0).unwrap_err();
+            let err = check(&drafts, &path, || 0).unwrap_err().to_string();
             assert!(err.starts_with(expected), "{err}");
         }
     }

@@ -173,7 +173,7 @@ pub async fn dispatch(
             Ok(match (preview, entries) {
                 (Some(preview), Some(entries)) => match preview(&entries) {
                     Ok(context) => json!({ "context": context }),
-                    Err(error) => json!({ "error": error }),
+                    Err(error) => json!({ "error": error.to_string() }),
                 },
                 _ => json!({ "error": "no turn_end or agent_before_settle is being handled" }),
             })

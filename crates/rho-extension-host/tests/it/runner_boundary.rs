@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::runner::{ctx, handler, runner};
 use rho_extension_host::*;
+use rho_protocol::extension::boundary::DraftError;
 
 fn settle() -> Boundary {
     Boundary::AgentBeforeSettle {
@@ -19,7 +20,8 @@ fn settle() -> Boundary {
 fn preview() -> BoundaryPreview {
     Arc::new(|entries: &[Value]| {
         if entries.iter().any(|e| e["type"] == "bad") {
-            return Err("entries[0]: draft type \"bad\" is not allowed".into());
+            let reason = "draft type \"bad\" is not allowed".to_string();
+            return Err(PreviewError::Draft(DraftError { index: 0, reason }));
         }
         Ok(json!({ "count": entries.len() }))
     })

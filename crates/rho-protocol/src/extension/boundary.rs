@@ -82,27 +82,35 @@ pub struct Replacement {
     pub content: UserContent,
 }
 
-/// Reads a proposal's drafts; the error names the first bad one by its position.
-pub fn parse_drafts(entries: &[Value]) -> Result<Vec<BoundaryDraft>, String> {
+/// Why a proposal cannot be applied: its first bad draft, by position in the list. The text
+/// is what the extension reads in `extension_error` (after `Invalid boundary entries: `).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("entries[{index}]: {reason}")]
+pub struct DraftError {
+    /// The draft's position in `entries`.
+    pub index: usize,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+/// Reads a proposal's drafts; the error names the first bad one.
+pub fn parse_drafts(entries: &[Value]) -> Result<Vec<BoundaryDraft>, DraftError> {
     entries
         .iter()
         .enumerate()
-        .map(|(i, v)| parse_draft(v).map_err(|e| format!("entries[{i}]: {e}")))
+        .map(|(index, value)| {
+            let refuse = |reason: String| DraftError { index, reason };
+            match value.get("type").and_then(Value::as_str) {
+                Some("custom" | "custom_message" | "context_edit" | "compaction") => {
+                    serde_json::from_value(value.clone()).map_err(|e| refuse(e.to_string()))
+                }
+                Some(other) => Err(refuse(format!(
+                    "draft type \"{other}\" is not allowed (allowed: custom, custom_message, context_edit, compaction)"
+                ))),
+                None => Err(refuse("a draft needs a \"type\"".into())),
+            }
+        })
         .collect()
-}
-
-// The reason an extension reads in its `extension_error`.
-fn parse_draft(value: &Value) -> Result<BoundaryDraft, String> {
-    let kind = value.get("type").and_then(Value::as_str);
-    match kind {
-        Some("custom" | "custom_message" | "context_edit" | "compaction") => {
-            serde_json::from_value(value.clone()).map_err(|e| e.to_string())
-        }
-        Some(other) => Err(format!(
-            "draft type \"{other}\" is not allowed (allowed: custom, custom_message, context_edit, compaction)"
-        )),
-        None => Err("a draft needs a \"type\"".into()),
-    }
 }
 
 #[cfg(test)]
@@ -146,7 +154,8 @@ mod tests {
             json!({"type": "custom", "customType": "k"}),
             json!({"type": "label", "targetId": "x"}),
         ])
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(
             err.starts_with("entries[1]: draft type \"label\" is not allowed"),
             "{err}"
@@ -158,12 +167,14 @@ mod tests {
         let err =
             parse_drafts(&[json!({"type": "custom_message", "customType": "k", "content": "x"})])
                 .unwrap_err();
+        assert_eq!(err.index, 0);
+        let err = err.to_string();
         assert!(
             err.contains("entries[0]") && err.contains("display"),
             "{err}"
         );
         let err = parse_drafts(&[json!({"customType": "k"})]).unwrap_err();
-        assert_eq!(err, "entries[0]: a draft needs a \"type\"");
+        assert_eq!(err.to_string(), "entries[0]: a draft needs a \"type\"");
     }
 
     #[test]
