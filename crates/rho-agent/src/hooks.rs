@@ -126,6 +126,20 @@ pub trait SessionHooks: Send + Sync {
         Box::pin(ready(Ok(None)))
     }
 
+    /// pi 1.6's actionable `turn_end` (`finishTurn`): asked once a turn's reply and tool
+    /// results are final, before its `turn_end` event, and awaited. The owner may change the
+    /// transcript meanwhile (entries it appends, context edits); true asks for one more
+    /// provider request, which the run makes unless tool results, steering or a follow-up
+    /// already make one. A failed or aborted reply still ends the run.
+    fn finish_turn(
+        &self,
+        reply: &AssistantMessage,
+        results: &[ToolResultMessage],
+    ) -> BoxFuture<'static, bool> {
+        let _ = (reply, results);
+        Box::pin(ready(false))
+    }
+
     /// Asked after every `turn_end`; true ends the run at once, without polling the queues.
     fn stop_after_turn(&self, reply: &AssistantMessage, results: &[ToolResultMessage]) -> bool {
         let _ = (reply, results);

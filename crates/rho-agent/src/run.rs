@@ -52,8 +52,9 @@ enum Reply {
 
 /// How a turn ended.
 enum TurnOutcome {
-    /// Normally; `tool_calls` says whether the model is waiting for tool results.
-    Next { tool_calls: bool },
+    /// Normally; `tool_calls` says whether the model is waiting for tool results,
+    /// `requested` whether the owner asked for one more request ([`crate::SessionHooks::finish_turn`]).
+    Next { tool_calls: bool, requested: bool },
     /// Steering interrupted the reply; `closed` when the turn was ended (a new one starts
     /// with the steering message), else the turn goes on with it.
     Interrupted { closed: bool },
@@ -206,6 +207,7 @@ impl Run {
             }
         };
         let mut need_turn_start = false;
+        let mut requested_more = false;
         loop {
             let mut more_tool_calls = true;
             while more_tool_calls || !pending.is_empty() {
@@ -219,9 +221,25 @@ impl Run {
                         need_turn_start = closed;
                         more_tool_calls = true;
                     }
-                    TurnOutcome::Next { tool_calls } => more_tool_calls = tool_calls,
+                    TurnOutcome::Next {
+                        tool_calls,
+                        requested,
+                    } => {
+                        more_tool_calls = tool_calls;
+                        requested_more = requested && !tool_calls;
+                    }
                 }
                 pending = self.poll_steering();
+                if std::mem::take(&mut requested_more) && pending.is_empty() {
+                    // The owner asked for one more request and nothing else makes it:
+                    // follow-ups satisfy it, else a request on the context alone.
+                    self.interrupt_after = Some(self.shared.steer_seq());
+                    pending = Pending {
+                        messages: self.shared.poll_follow_up(),
+                        from: Some(Queue::FollowUp),
+                    };
+                    more_tool_calls = true;
+                }
             }
             self.interrupt_after = Some(self.shared.steer_seq());
             pending = Pending {
@@ -256,6 +274,8 @@ impl Run {
             Ok(Reply::Done(m)) => m,
         };
         if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
+            // A failed or aborted reply is a hard exit: what the owner asks is not taken.
+            self.opts.hooks.finish_turn(&message, &[]).await;
             self.end_turn(message, Vec::new());
             self.end_run();
             return TurnOutcome::RunOver;
@@ -266,6 +286,7 @@ impl Run {
         } else {
             (Vec::new(), false)
         };
+        let requested = self.opts.hooks.finish_turn(&message, &results).await;
         let stop = self.opts.hooks.stop_after_turn(&message, &results);
         self.end_turn(message, results);
         if stop {
@@ -274,6 +295,7 @@ impl Run {
         }
         TurnOutcome::Next {
             tool_calls: has_calls && !terminate,
+            requested,
         }
     }
 

@@ -459,6 +459,9 @@ pub struct ExtensionContext {
     pub ui: Arc<dyn ExtensionUi>,
     /// During `before_agent_start`: the chained system prompt so far.
     pub system_prompt_override: Option<String>,
+    /// During `turn_end` and `agent_before_settle`: the model context with proposed drafts
+    /// applied (an extension process asks for it between its own handlers).
+    pub boundary_preview: Option<crate::boundary::BoundaryPreview>,
 }
 
 impl ExtensionContext {
@@ -468,6 +471,7 @@ impl ExtensionContext {
             host,
             ui,
             system_prompt_override: None,
+            boundary_preview: None,
         }
     }
 

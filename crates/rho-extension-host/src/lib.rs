@@ -4,6 +4,7 @@
 //! talk JSON to a child process. The agent session drives the host through [`ExtensionHost`]
 //! and [`ExtensionRunner`]; the host never reaches into the session.
 
+pub mod boundary;
 pub mod closing_ui;
 pub mod commands;
 pub mod context;
@@ -21,6 +22,7 @@ use futures_util::future::BoxFuture;
 use rho_agent::AgentTool;
 use serde_json::Value;
 
+pub use boundary::{Boundary, BoundaryOutcome, BoundaryPreview, PreviewError};
 pub use closing_ui::ClosingUi;
 pub use context::{
     CustomMessageInput, DeliverAs, ExtensionContext, ExtensionHost, ExtensionUi, NewSession,

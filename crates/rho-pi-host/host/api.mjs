@@ -19,7 +19,7 @@ export const RHO_EVENTS = new Set([
   "tool_execution_end", "model_select", "thinking_level_select", "user_bash", "input",
   "tool_call", "tool_result", "agent_settled", "provider_stream_event", "project_trust",
   "ui_prompt_start", "ui_prompt_end", "session_compact_failed", "session_info_changed",
-  "before_provider_headers", "context_with_system", "mcp_servers_change",
+  "before_provider_headers", "context_with_system", "mcp_servers_change", "agent_before_settle",
   // rho does not warm prompt caches (README, "Differences from pi"): as in pi with
   // `cacheWarming: "off"`, a handler is kept and never called.
   "cache_warming_decision",

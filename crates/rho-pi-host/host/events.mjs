@@ -109,12 +109,39 @@ function trustContext(reg, ext) {
   return { cwd, mode, hasUI: hasUI && mode === "tui", ui: { select: ui.select, confirm: ui.confirm, input: ui.input, notify: ui.notify } };
 }
 
+/** pi 1.6's actionable boundaries: each handler sees the entries and continuation proposed so
+ * far and the context rebuilt from them (rho rebuilds it); a returned field replaces only that
+ * field; a failing handler is named in `errors` and the rest still run. */
+const BOUNDARIES = new Set(["turn_end", "agent_before_settle"]);
+
+async function dispatchBoundary(reg, event, handlers) {
+  let { entries = [], context } = event;
+  let proceed = event.continue === true;
+  const errors = [];
+  for (const [i, { ext, handler }] of handlers.entries()) {
+    try {
+      const r = await handler({ ...event, entries, continue: proceed, context }, createContext(reg, ext));
+      if (r?.entries !== undefined) entries = r.entries;
+      if (r?.continue !== undefined) proceed = r.continue;
+    } catch (e) {
+      errors.push({ extensionPath: ext.path, error: e instanceof Error ? e.message : String(e) });
+    }
+    // rho checks the proposal after the last handler; later ones here see it applied.
+    if (i + 1 < handlers.length) {
+      const rebuilt = await reg.wire.call("boundary_context", { entries }).catch(() => null);
+      if (rebuilt?.context) context = rebuilt.context;
+    }
+  }
+  return { entries, continue: proceed, errors };
+}
+
 /** Runs the handlers of `event`; resolves with rho's result or throws the first failure. */
 export async function dispatchEvent(reg, event) {
   const handlers = reg.handlers.get(event.type) ?? [];
   observe(reg, event);
   if (handlers.length === 0) return null;
   await refresh(reg, event.type);
+  if (BOUNDARIES.has(event.type)) return dispatchBoundary(reg, event, handlers);
   const before = event.type === "tool_call" ? JSON.stringify(event.input) : null;
   const sections = event.type === "before_agent_start" ? preparePromptOptions(reg, event) : null;
   const state = { event, result: null };

@@ -325,7 +325,7 @@ fn model_at(entry: &SessionEntry) -> Option<ModelRef> {
 }
 
 /// The message an entry contributes to the context, if any.
-fn context_message(entry: &SessionEntry) -> Option<StoredMessage> {
+pub fn context_message(entry: &SessionEntry) -> Option<StoredMessage> {
     let message = match &entry.data {
         EntryData::Message(m) => return Some(m.clone()),
         EntryData::CustomMessage {

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use rho_protocol::agent::{AgentEvent, AgentMessage};
+use rho_protocol::agent::{AgentEvent, AgentMessage, CustomMessage};
 use rho_protocol::message::join_text;
 use rho_protocol::session::entry::EntryData;
 use rho_protocol::session::{SessionEvent, SessionOnlyEvent};
@@ -462,13 +462,28 @@ impl Transcript {
 
     fn apply_session(&mut self, e: &SessionOnlyEvent) {
         match e {
-            SessionOnlyEvent::EntryAppended { entry } => {
-                if matches!(entry.data, EntryData::Custom { .. }) {
+            SessionOnlyEvent::EntryAppended { entry } => match &entry.data {
+                EntryData::Custom { .. } => {
                     if let Ok(entry) = serde_json::to_value(entry) {
                         self.push_entry(entry);
                     }
                 }
-            }
+                // A shown message an extension's `turn_end`/`agent_before_settle` appended
+                // (pi 1.6 shows it as it is appended).
+                EntryData::CustomMessage {
+                    custom_type,
+                    content,
+                    display: true,
+                    details,
+                } => self.push_message(&AgentMessage::Custom(CustomMessage {
+                    custom_type: custom_type.clone(),
+                    content: content.clone(),
+                    display: true,
+                    details: details.as_deref().cloned(),
+                    timestamp: 0,
+                })),
+                _ => {}
+            },
             SessionOnlyEvent::QueueUpdate {
                 steering,
                 follow_up,

@@ -12,6 +12,7 @@ mod kill;
 mod mcp_support;
 mod packages_support;
 mod pi_arguments_tui;
+mod pi_boundaries;
 mod pi_compare;
 mod pi_context_hooks;
 mod pi_support;

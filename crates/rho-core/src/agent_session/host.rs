@@ -81,6 +81,9 @@ impl ExtensionHost for SessionHost {
 
     fn abort(&self) {
         if let Some(s) = self.session() {
+            // Marked at once, as pi's abort request is: a handler that aborts and returns
+            // (`agent_before_settle`) has its continuation dropped.
+            s.inner.run.update(|r| r.aborted |= r.streaming());
             tokio::spawn(async move { s.abort().await });
         }
     }

@@ -16,10 +16,12 @@
 
 mod bash;
 mod bash_chunks;
+mod boundary;
 mod codemode;
 pub mod compaction_flow;
 pub mod credentials;
 mod custom;
+mod drafts;
 mod error;
 mod escalation;
 /// What session listeners receive (defined in `rho-protocol`, shared with the UIs).
@@ -252,6 +254,8 @@ pub(crate) struct Inner {
     pub ops: mpsc::UnboundedSender<Op>,
     /// Timestamp of the last assistant `message_end` the pipeline finished (SE-2, EXT-10).
     pub processed_assistant: watch::Sender<i64>,
+    /// What `turn_end` and `agent_before_settle` need of the pipeline (`boundary.rs`).
+    pub boundaries: boundary::Boundaries,
     pub state: Mutex<State>,
     pub weak: std::sync::Weak<Inner>,
 }
@@ -346,6 +350,7 @@ impl AgentSession {
                 run: RunControl::default(),
                 ops,
                 processed_assistant: watch::channel(0).0,
+                boundaries: boundary::Boundaries::default(),
                 state: Mutex::new(State {
                     session: config.session,
                     settings: config.settings,

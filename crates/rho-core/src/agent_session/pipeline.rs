@@ -34,11 +34,21 @@ impl AgentSession {
             AgentEvent::AgentStart => {
                 self.inner.run.set_phase(RunPhase::Running);
                 run_data(data).turn_index = 0;
+                self.inner.boundaries.set_turn_index(0);
             }
             AgentEvent::AgentEnd { .. } => self.inner.run.set_phase(RunPhase::Finishing),
             _ => {}
         }
         let event = self.with_will_retry(event);
+        // Kept only for a `turn_end` handler to wait on (it holds the message in memory).
+        let sent = match &*event {
+            AgentEvent::MessageEnd { message }
+                if self.inner.services.extensions.has_handlers("turn_end") =>
+            {
+                Some(Arc::clone(message))
+            }
+            _ => None,
+        };
         let event = self.run_extension_handlers(event, data).await;
         // A reply discarded by steering (D4) is on the stream only: not persisted, not the
         // reply post-run looks at.
@@ -61,8 +71,13 @@ impl AgentSession {
             self.on_assistant_end(a, data);
             self.inner.processed_assistant.send_replace(a.timestamp);
         }
+        if let Some(sent) = sent {
+            self.inner.boundaries.message_processed(&sent);
+        }
         if let AgentEvent::TurnEnd { .. } = &*event {
-            run_data(data).turn_index += 1;
+            let mut d = run_data(data);
+            d.turn_index += 1;
+            self.inner.boundaries.set_turn_index(d.turn_index);
         }
     }
 
@@ -212,8 +227,9 @@ fn fold_for_extensions(data: &mut super::task::RunData, event: &AgentEvent) {
     }
 }
 
-/// The extension event for an agent event (EXT-9, EXT-13); `message_end` has its own path,
-/// and `message_update` needs the partial reply folded for extensions (`partial`).
+/// The extension event for an agent event (EXT-9, EXT-13); `message_end` and `turn_end`
+/// have their own paths, and `message_update` needs the partial reply folded for
+/// extensions (`partial`).
 fn extension_event(
     event: &AgentEvent,
     turn_index: u32,
@@ -234,14 +250,9 @@ fn extension_event(
             turn_index,
             timestamp: rho_ai::now_ms(),
         },
-        AgentEvent::TurnEnd {
-            message,
-            tool_results,
-        } => ExtensionEvent::TurnEnd {
-            turn_index,
-            message: message.clone(),
-            tool_results: tool_results.clone(),
-        },
+        // Extensions get `turn_end` as an actionable boundary, before this event
+        // (`boundary.rs`); a reply steering discarded (D4) is no boundary.
+        AgentEvent::TurnEnd { .. } => return None,
         AgentEvent::MessageStart { message } => ExtensionEvent::MessageStart {
             message: message.clone(),
         },

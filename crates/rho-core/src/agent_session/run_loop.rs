@@ -56,25 +56,54 @@ impl AgentSession {
         });
     }
 
-    /// `while post_run() { agent.continue() }`, at most [`MAX_POST_RUN_ITERATIONS`] times.
+    /// `while post_run() { agent.continue() }`, then pi 1.6's `agent_before_settle` (not
+    /// after an abort), whose continuation runs the chain again; at most
+    /// [`MAX_POST_RUN_ITERATIONS`] continuations in all.
     async fn post_run_chain(&self, d: &mut Driver<'_>, iterations: &mut u32) {
-        let extensions = &self.inner.services.extensions;
-        while self.post_run(d.data).await {
+        while self.post_run_once(d, iterations).await {
+            if self.inner.run.get().aborted || !self.before_settle_boundary().await {
+                return;
+            }
             *iterations += 1;
             if *iterations > MAX_POST_RUN_ITERATIONS {
-                extensions.report(
-                    "<session>",
-                    "post_run",
-                    format!("Stopped after {MAX_POST_RUN_ITERATIONS} automatic continuations in one prompt"),
-                );
+                self.report_continuation_cap();
                 return;
             }
             let run = self.inner.services.agent.continue_();
             if let Err(e) = self.drive(d, run).await {
+                let extensions = &self.inner.services.extensions;
                 extensions.report("<session>", "continue", e.to_string());
                 return;
             }
         }
+    }
+
+    fn report_continuation_cap(&self) {
+        self.inner.services.extensions.report(
+            "<session>",
+            "post_run",
+            format!(
+                "Stopped after {MAX_POST_RUN_ITERATIONS} automatic continuations in one prompt"
+            ),
+        );
+    }
+
+    /// D2's chain proper; false when it stopped early (the cap, a failed continuation).
+    async fn post_run_once(&self, d: &mut Driver<'_>, iterations: &mut u32) -> bool {
+        let extensions = &self.inner.services.extensions;
+        while self.post_run(d.data).await {
+            *iterations += 1;
+            if *iterations > MAX_POST_RUN_ITERATIONS {
+                self.report_continuation_cap();
+                return false;
+            }
+            let run = self.inner.services.agent.continue_();
+            if let Err(e) = self.drive(d, run).await {
+                extensions.report("<session>", "continue", e.to_string());
+                return false;
+            }
+        }
+        true
     }
 
     /// The end of a run loop: the after-run hook, then D2's last stage taken once more (a

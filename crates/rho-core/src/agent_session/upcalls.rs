@@ -13,7 +13,8 @@
 //! - `route_call`: the physical model of a request made with a virtual model, from the
 //!   extension's router (`virtual_route.rs`);
 //! - `before_tool_call`: the permission rules, then the extensions' `tool_call` (EXT-10);
-//! - `after_tool_call`: the sandbox escalation, then the extensions' `tool_result` (EXT-11).
+//! - `after_tool_call`: the sandbox escalation, then the extensions' `tool_result` (EXT-11);
+//! - `finish_turn`: the extensions' actionable `turn_end` (pi 1.6, `boundary.rs`).
 
 use std::future::ready;
 use std::sync::{Arc, Weak};
@@ -226,6 +227,22 @@ impl SessionHooks for Upcalls {
                 reason: v.reason,
             }))
         })
+    }
+
+    fn finish_turn(
+        &self,
+        reply: &rho_ai::AssistantMessage,
+        results: &[rho_ai::ToolResultMessage],
+    ) -> BoxFuture<'static, bool> {
+        let Some(s) = self.session() else {
+            return Box::pin(ready(false));
+        };
+        // Nothing is copied for a turn no handler looks at.
+        if !s.turn_end_wanted(reply) {
+            return Box::pin(ready(false));
+        }
+        let (reply, results) = (reply.clone(), results.to_vec());
+        Box::pin(async move { s.turn_end_boundary(reply, results).await })
     }
 
     fn after_tool_call(

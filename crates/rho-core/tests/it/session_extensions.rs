@@ -604,3 +604,61 @@ async fn ext_4_session_switch_events_and_cancel() {
         ]
     );
 }
+
+/// pi 1.6's actionable `turn_end` through rho's own extension surface (the same runner as
+/// pi's): the drafts are appended and the continuation makes one more call carrying them;
+/// a failed reply stays a hard exit whatever a handler asks.
+#[tokio::test]
+async fn turn_end_boundary_through_an_in_process_extension() {
+    let provider = ScriptedProvider::new();
+    provider.push(ScriptedReply::text("first"));
+    provider.push(ScriptedReply::text("second"));
+    provider.push(ScriptedReply::text("broken").fail("overloaded_error: boom"));
+    let mut ext = Extension::new("native");
+    ext.on(
+        "turn_end",
+        handler(move |e, _| {
+            let ExtensionEvent::TurnEnd {
+                turn_index,
+                outcome,
+                entries,
+                ..
+            } = e
+            else {
+                return Ok(None);
+            };
+            // Every completed first turn, and every failed one, asks for more.
+            if turn_index > 0 && outcome == "completed" {
+                return Ok(None);
+            }
+            let mut entries = entries;
+            entries.push(json!({"type": "custom_message", "customType": "n", "content": format!("nudge after {outcome}"), "display": false}));
+            Ok(Some(json!({ "entries": entries, "continue": true })))
+        }),
+    );
+    let mut c = config(&provider);
+    c.extensions = vec![ext];
+    c.settings = fast_settings(json!({"retry": {"enabled": false}}));
+    let s = AgentSession::new(c);
+    s.prompt("x", PromptOptions::default()).await.expect("runs");
+    assert_eq!(provider.call_count(), 2);
+    let second = serde_json::to_value(&provider.requests()[1]).expect("json");
+    assert!(
+        second.to_string().contains("nudge after completed"),
+        "{second}"
+    );
+    s.prompt("y", PromptOptions::default()).await.expect("runs");
+    assert_eq!(provider.call_count(), 3, "a failed reply does not continue");
+    let entries = s.with_session(|m| {
+        m.tree()
+            .branch()
+            .iter()
+            .map(|e| e.data.type_name().to_string())
+            .collect::<Vec<_>>()
+    });
+    let custom_messages = entries.iter().filter(|t| *t == "custom_message").count();
+    assert_eq!(
+        custom_messages, 2,
+        "the failed turn's entry is kept: {entries:?}"
+    );
+}

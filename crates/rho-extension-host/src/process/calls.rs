@@ -165,6 +165,19 @@ pub async fn dispatch(
             let from = p.get("from").and_then(Value::as_u64).unwrap_or(0);
             host.session_entries(usize::try_from(from).unwrap_or(usize::MAX))
         }
+        // pi 1.6's boundary context rebuilt from a proposal, for the handlers a process runs
+        // one after another within one `turn_end`/`agent_before_settle` request.
+        "boundary_context" => {
+            let entries = p.get("entries").and_then(Value::as_array).cloned();
+            let preview = ctx.boundary_preview.as_ref();
+            Ok(match (preview, entries) {
+                (Some(preview), Some(entries)) => match preview(&entries) {
+                    Ok(context) => json!({ "context": context }),
+                    Err(error) => json!({ "error": error.to_string() }),
+                },
+                _ => json!({ "error": "no turn_end or agent_before_settle is being handled" }),
+            })
+        }
         "set_label" => host
             .set_label(str_field(&p, "id"), opt_str(&p, "label"))
             .map(|_| Value::Null),

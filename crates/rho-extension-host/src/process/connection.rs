@@ -422,6 +422,12 @@ impl Shared {
                 // `calls::is_ui_tell`): what a handler registers is in place before its result
                 // is read.
                 let now = match &ctx {
+                    // Served in line order: a handler's `ctx.abort()` counts before the
+                    // handler's reply that follows it is read.
+                    Some(ctx) if method == "abort" => {
+                        ctx.host.abort();
+                        Some(Ok(Value::Null))
+                    }
                     Some(ctx) if calls::is_ui_tell(&method) => {
                         Some(calls::ui_tell(&method, std::mem::take(&mut params), ctx))
                     }

@@ -12,3 +12,4 @@ mod session_common;
 mod process_extensions;
 mod process_unload;
 mod runner;
+mod runner_boundary;

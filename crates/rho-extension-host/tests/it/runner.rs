@@ -53,12 +53,12 @@ impl ExtensionHost for TestHost {
     }
 }
 
-fn ctx() -> ExtensionContext {
+pub(crate) fn ctx() -> ExtensionContext {
     ExtensionContext::new(Arc::new(TestHost), Arc::new(NoUi))
 }
 
 /// A handler from a plain closure over the event.
-fn handler(
+pub(crate) fn handler(
     f: impl Fn(ExtensionEvent, ExtensionContext) -> Result<Option<Value>, String>
         + Send
         + Sync
@@ -78,9 +78,9 @@ fn input_text(e: &ExtensionEvent) -> String {
     }
 }
 
-type Reports = Arc<Mutex<Vec<ExtensionErrorReport>>>;
+pub(crate) type Reports = Arc<Mutex<Vec<ExtensionErrorReport>>>;
 
-fn runner(exts: Vec<Extension>) -> (ExtensionRunner, Reports) {
+pub(crate) fn runner(exts: Vec<Extension>) -> (ExtensionRunner, Reports) {
     let reports: Reports = Default::default();
     let r = reports.clone();
     (

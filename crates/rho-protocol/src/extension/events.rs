@@ -134,11 +134,30 @@ pub enum ExtensionEvent {
     AgentSettled { aborted: bool },
     /// A turn began.
     TurnStart { turn_index: u32, timestamp: i64 },
-    /// A turn ended.
+    /// A turn ended, its reply and tool results in the session file (pi 1.6's actionable
+    /// boundary, see [`crate::extension::boundary`]): `entries` and `continue` are what the
+    /// handlers before this one proposed, `context` the model context with those entries.
     TurnEnd {
         turn_index: u32,
         message: AgentMessage,
         tool_results: Vec<ToolResultMessage>,
+        message_entry_id: String,
+        tool_result_entry_ids: Vec<String>,
+        /// `completed`, `aborted` or `error`.
+        outcome: String,
+        entries: Vec<Value>,
+        #[serde(rename = "continue")]
+        continue_: bool,
+        context: Value,
+    },
+    /// The run is about to settle (pi 1.6): the last boundary where handlers may append
+    /// entries and ask for one more provider request (fields as for `turn_end`).
+    AgentBeforeSettle {
+        outcome: String,
+        entries: Vec<Value>,
+        #[serde(rename = "continue")]
+        continue_: bool,
+        context: Value,
     },
     /// A message entered the conversation.
     MessageStart { message: AgentMessage },

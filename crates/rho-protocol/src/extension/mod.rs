@@ -7,6 +7,8 @@
 //! [`serde_json::Value`] in the SDK) and the partial tool output the extension streams (rho's
 //! content blocks on the host).
 
+#[cfg(feature = "agent")]
+pub mod boundary;
 pub mod calls;
 mod content;
 #[cfg(feature = "agent")]

@@ -393,3 +393,31 @@ fn custom_entries_sit_between_the_messages_written_around_them() {
     };
     assert!(e.expanded);
 }
+
+/// pi 1.6's boundary drafts: a shown `custom_message` entry appears as it is appended; a
+/// hidden one does not.
+#[test]
+fn an_appended_custom_message_entry_is_shown_when_it_asks_to_be() {
+    use rho_protocol::session::entry::{EntryData, SessionEntry};
+    let mut t = Transcript::new(Theme::dark());
+    let appended = |text: &str, display: bool| {
+        SessionEvent::Session(SessionOnlyEvent::EntryAppended {
+            entry: Box::new(SessionEntry {
+                id: "e1".into(),
+                parent_id: None,
+                timestamp: "2026-01-01T00:00:00.000Z".into(),
+                data: EntryData::CustomMessage {
+                    custom_type: "review-reminder".into(),
+                    content: rho_protocol::UserContent::Text(text.into()),
+                    display,
+                    details: None,
+                },
+            }),
+        })
+    };
+    t.apply(&appended("hidden reminder", false));
+    t.apply(&appended("Review the final diff.", true));
+    let text = plain(t.lines(50));
+    assert!(text.contains("Review the final diff."), "{text}");
+    assert!(!text.contains("hidden reminder"), "{text}");
+}
