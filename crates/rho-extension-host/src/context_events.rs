@@ -7,6 +7,8 @@ use rho_agent::AgentMessage;
 use rho_protocol::agent::SystemState;
 use serde_json::Value;
 
+use rho_protocol::extension::boundary::BoundaryHandlerError;
+
 use super::events::ExtensionEvent;
 use super::{ExtensionContext, ExtensionRunner};
 
@@ -98,12 +100,14 @@ impl ExtensionRunner {
         event: &str,
         mut result: Value,
     ) -> Option<Result<Vec<AgentMessage>, serde_json::Error>> {
-        if let Some(Value::Array(errors)) = result.get_mut("errors").map(Value::take) {
-            for error in errors {
-                let text = error
-                    .as_str()
-                    .map_or_else(|| error.to_string(), str::to_string);
-                self.report(path, event, text);
+        if let Some(errors) = result.get_mut("errors").map(Value::take) {
+            match serde_json::from_value::<Vec<BoundaryHandlerError>>(errors) {
+                Ok(errors) => {
+                    for e in errors {
+                        self.report(&e.extension_path, event, e.error);
+                    }
+                }
+                Err(e) => self.report(path, event, format!("invalid errors: {e}")),
             }
         }
         result

@@ -159,9 +159,10 @@ export async function dispatchEvent(reg, event) {
         continue;
       }
       // pi reports a failing `context` handler and goes on with the list as it was; rho
-      // reports each failure named in the result's `errors`.
+      // reports each failure named in the result's `errors`, under the failing extension.
       if (rewrites) {
-        state.result = { ...state.result, errors: [...(state.result?.errors ?? []), failure(ext, `its ${event.type} handler`, e)] };
+        const error = { extensionPath: ext.path, error: e instanceof Error ? e.message : String(e) };
+        state.result = { ...state.result, errors: [...(state.result?.errors ?? []), error] };
         continue;
       }
       throw new Error(failure(ext, `its ${event.type} handler`, e));

@@ -94,8 +94,9 @@ pub enum ExtensionEvent {
         target_session_file: Option<String>,
     },
     /// Before every LLM request: a copy of the messages without the system messages (pi
-    /// 1.6), replaceable. A result's `errors` (texts) are failures of handlers inside the
-    /// extension that it went on past, as pi goes on past a failing handler.
+    /// 1.6), replaceable. A result's `errors` (each a
+    /// [`super::boundary::BoundaryHandlerError`]) are failures of handlers inside the
+    /// extension process that it went on past, as pi goes on past a failing handler.
     Context { messages: Vec<AgentMessage> },
     /// pi 1.6: before each call, after every `context` handler, the whole transcript with
     /// its system messages (a leading one carries the prompt and the tool declarations); the
