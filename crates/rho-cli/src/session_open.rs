@@ -73,7 +73,7 @@ pub fn validate(args: &Args) -> anyhow::Result<()> {
                 conflicts.join(", ")
             );
         }
-        if !valid_session_id(id) {
+        if !rho_session::ids::valid_session_id(id) {
             bail!("Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character");
         }
     }
@@ -158,17 +158,6 @@ fn open_session(
     };
     manager.check_cwd_exists()?;
     Ok(manager)
-}
-
-/// pi 1.x's rule for a chosen session id: letters, digits, `.`, `_`, `-`, starting and
-/// ending with a letter or digit.
-fn valid_session_id(id: &str) -> bool {
-    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
-    edge(id.chars().next())
-        && edge(id.chars().last())
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 fn open_file(path: &Path) -> anyhow::Result<SessionManager> {

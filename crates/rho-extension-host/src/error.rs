@@ -101,6 +101,9 @@ pub enum HostError {
     /// The extension's `setup` of a new session failed.
     #[error("the new session's setup failed: {0}")]
     Setup(String),
+    /// A session call the extension made was refused; the text is pi's where pi has one.
+    #[error("{0}")]
+    Refused(String),
     /// The user cancelled the sign-in's question (pi's text).
     #[error("Login cancelled")]
     LoginCancelled,

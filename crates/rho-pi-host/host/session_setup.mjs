@@ -2,6 +2,7 @@
 // session has ended and before the new one starts; the setup gets a SessionManager of the new
 // session whose appends go to rho (`session_setup_append`), each answered before the next
 // line of the setup runs, as pi's synchronous `append*` are.
+import { resolve } from "node:path";
 import { sessionReader } from "./api.mjs";
 
 /** How long one append waits for rho's answer. */
@@ -23,28 +24,34 @@ export async function runSessionSetup(reg, msg) {
  * appends' answers. */
 function setupSessionManager(reg, ext, request, session) {
   const view = { id: session.sessionId, file: session.sessionFile ?? undefined, header: session.header, leafId: session.leafId ?? null, entries: session.entries ?? [] };
-  const append = (entry) => {
+  /** One call of the setup to rho, answered before the setup's next line runs. */
+  const call = (entry, what) => {
     let answer;
     try {
       answer = reg.wire.callSync("session_setup_append", { request, entry }, APPEND_WAIT_MS);
     } catch (e) {
-      throw new Error(`rho did not answer the setup's append (${e.message})`);
+      throw new Error(`rho did not answer the setup's ${what} (${e.message})`);
     }
     if (answer.error !== undefined) throw new Error(answer.error);
-    view.entries.push(answer.result);
-    view.leafId = answer.result.id;
-    return answer.result.id;
+    return answer.result;
+  };
+  const append = (entry) => {
+    const written = call(entry, "append");
+    view.entries.push(written);
+    view.leafId = written.id;
+    return written.id;
   };
   /** `branch` / `resetLeaf`: the leaf moves, nothing is written. */
   const move = (id) => {
-    let answer;
-    try {
-      answer = reg.wire.callSync("session_setup_append", { request, entry: { type: "branch", id } }, APPEND_WAIT_MS);
-    } catch (e) {
-      throw new Error(`rho did not answer the setup's ${id === null ? "resetLeaf" : "branch"} (${e.message})`);
-    }
-    if (answer.error !== undefined) throw new Error(answer.error);
+    call({ type: "branch", id }, id === null ? "resetLeaf" : "branch");
     view.leafId = id;
+  };
+  /** `newSession`, `setSessionFile`, `createBranchedSession`: the setup goes on in another
+   * session, whose view rho answers with; pi returns its file. */
+  const replace = (entry, what) => {
+    const next = call(entry, what);
+    Object.assign(view, { id: next.sessionId, file: next.sessionFile ?? undefined, header: next.header, leafId: next.leafId ?? null, entries: next.entries ?? [] });
+    return view.file;
   };
   const sm = {
     ...sessionReader(() => view, reg.hello.cwd),
@@ -73,6 +80,9 @@ function setupSessionManager(reg, ext, request, session) {
     branchWithSummary: (branchFromId, summary, details, fromHook) => append({ type: "branch_summary", branchFromId: branchFromId ?? null, summary, details, fromHook }),
     branch: (id) => move(String(id)),
     resetLeaf: () => move(null),
+    newSession: (options) => replace({ type: "new_session", id: options?.id, parentSession: options?.parentSession }, "newSession"),
+    setSessionFile: (file) => void replace({ type: "set_session_file", path: resolve(reg.hello.cwd, String(file)) }, "setSessionFile"),
+    createBranchedSession: (leafId) => replace({ type: "create_branched_session", leafId: String(leafId) }, "createBranchedSession"),
   };
   return new Proxy(sm, {
     get(target, key) {

@@ -42,6 +42,17 @@ pub fn new_entry_id(taken: impl Fn(&str) -> bool) -> String {
     uuid_v4()
 }
 
+/// pi 1.x's rule for a chosen session id: letters, digits, `.`, `_`, `-`, starting and
+/// ending with a letter or digit.
+pub fn valid_session_id(id: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    edge(id.chars().next())
+        && edge(id.chars().last())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

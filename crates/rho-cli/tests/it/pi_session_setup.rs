@@ -256,3 +256,69 @@ async fn new_session_setup_edits_branches_and_records_usage() {
     );
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// `/restart` has its setup branch the new session into another file, refuse an id pi refuses,
+/// then start over under a chosen id and write there.
+const RESTART: &str = r#"
+export default function (pi) {
+  pi.registerCommand("restart", {
+    handler: async (_args, ctx) => {
+      let told = "";
+      await ctx.newSession({
+        setup: async (sm) => {
+          const text = (t) => ({ role: "user", content: [{ type: "text", text: t }], timestamp: Date.now() });
+          const kept = sm.appendMessage(text("kept"));
+          sm.appendMessage(text("dropped"));
+          const before = sm.getSessionFile();
+          const branched = sm.createBranchedSession(kept);
+          const messages = sm.getEntries().filter((e) => e.type === "message").length;
+          let refused = "";
+          try {
+            sm.newSession({ id: "bad id!" });
+          } catch (e) {
+            refused = e.message;
+          }
+          const fresh = sm.newSession({ id: "chosen-id" });
+          told = `${branched !== before}:${messages}:${refused}:${fresh.endsWith("_chosen-id.jsonl")}:${sm.getSessionId()}:${sm.getEntries().length}`;
+          sm.appendMessage(text("fresh start"));
+        },
+        withSession: async (next) => next.ui.notify(`restarted ${told}`, "info"),
+      });
+    },
+  });
+}
+"#;
+
+/// pi's `createBranchedSession` and `newSession` inside a setup: the setup goes on in the
+/// session they make, and that session is the one that starts.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn new_session_setup_branches_into_a_file_and_starts_over_under_a_chosen_id() {
+    let opts = Start {
+        with_sessions: true,
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start_with_files(&[], &[("restart.ts", RESTART)], opts).await
+    else {
+        return;
+    };
+    let r = rpc
+        .call(json!({"id": "c", "type": "prompt", "message": "/restart"}))
+        .await;
+    assert_eq!(r["success"], true, "{r}");
+    let told = pi_support::notified_starting(&mut rpc, "restarted ").await;
+    assert_eq!(
+        told,
+        "restarted true:1:Session id must be non-empty, contain only alphanumeric characters, \
+         '-', '_', and '.', and start and end with an alphanumeric character:true:chosen-id:0"
+    );
+    if let Some(pi) = pi_told(RESTART, "/restart", "restarted ").await {
+        assert_eq!(pi, told, "pi 1.6 tells the same");
+    }
+    let state = rpc.call(json!({"id": "s", "type": "get_state"})).await;
+    assert_eq!(state["data"]["sessionId"], "chosen-id", "{state}");
+    rpc.server.push(reply("Restarted."));
+    rpc.prompt_ok("p", "go on").await;
+    let texts = support::user_texts(&rpc.server.last_body());
+    assert_eq!(texts, ["fresh start", "go on"]);
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -2,12 +2,15 @@
 //! its store directly (rho-session's own appends, so the store's persistence rules apply and
 //! nothing is written before an assistant message), while it is not yet the active session.
 
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use rho_extension_host::{HostError, SessionSetup, SetupTarget};
 use rho_protocol::agent::AgentMessage;
 use rho_protocol::extension::calls::{SetupEntry, SESSION_SETUP_APPEND};
-use rho_session::{CompactionData, EntryData, SessionEntry, SessionManager, StoreError, UsageData};
+use rho_session::{
+    CompactionData, EntryData, ForkScope, SessionEntry, SessionManager, StoreError, UsageData,
+};
 use serde_json::Value;
 
 use super::lock;
@@ -57,11 +60,64 @@ impl SetupTarget for Preparing {
     fn append(&self, entry: SetupEntry) -> Result<Value, HostError> {
         let mut guard = lock(&self.0);
         let store = guard.as_mut().ok_or(HostError::Stale)?;
+        if let Some(replaced) = replacement(store, &entry) {
+            *store = replaced?;
+            return Ok(entries_view(store, 0));
+        }
         match apply(store, entry)? {
             Some(appended) => serde_json::to_value(appended).map_err(HostError::Encode),
             None => Ok(Value::Null),
         }
     }
+}
+
+/// pi's error for a chosen session id it does not take.
+const INVALID_ID: &str = "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character";
+
+/// The session a setup's `newSession`, `setSessionFile` or `createBranchedSession` goes on
+/// in instead of `store`; `None` for the other calls.
+fn replacement(
+    store: &SessionManager,
+    entry: &SetupEntry,
+) -> Option<Result<SessionManager, HostError>> {
+    let dir = store.path().and_then(Path::parent).map(Path::to_path_buf);
+    let cwd = store.cwd().to_string();
+    let replaced = match entry {
+        SetupEntry::NewSession { id, parent_session } => {
+            if id
+                .as_deref()
+                .is_some_and(|id| !rho_session::ids::valid_session_id(id))
+            {
+                return Some(Err(HostError::Refused(INVALID_ID.into())));
+            }
+            let fresh = match (&dir, id) {
+                (Some(dir), Some(id)) => SessionManager::create_with_id(dir, &cwd, id),
+                (Some(dir), None) => SessionManager::create(dir, &cwd),
+                (None, _) => SessionManager::in_memory(&cwd),
+            };
+            Ok(match parent_session {
+                Some(parent) => fresh.with_parent_session(parent),
+                None => fresh,
+            })
+        }
+        SetupEntry::SetSessionFile { path } => {
+            let path = Path::new(path);
+            match path.exists() {
+                true => SessionManager::open(path).map_err(HostError::session),
+                false => Ok(SessionManager::create_at(path, &cwd)),
+            }
+        }
+        SetupEntry::CreateBranchedSession { leaf_id } => match &dir {
+            Some(dir) => store
+                .fork(dir, &cwd, ForkScope::Branch(leaf_id))
+                .map_err(HostError::session),
+            None => Err(HostError::Refused(
+                "createBranchedSession needs a session that is saved (not --no-session)".into(),
+            )),
+        },
+        _ => return None,
+    };
+    Some(replaced)
 }
 
 /// Appends `entry` to `store` (the entry written), or moves its leaf (`None`).
@@ -146,6 +202,13 @@ fn apply(
         SetupEntry::Branch { id: None } => {
             store.reset_leaf();
             return Ok(None);
+        }
+        SetupEntry::NewSession { .. }
+        | SetupEntry::SetSessionFile { .. }
+        | SetupEntry::CreateBranchedSession { .. } => {
+            return Err(HostError::Refused(
+                "a setup's session replacement goes through `replacement`".into(),
+            ))
         }
     };
     stored.map(Some).map_err(HostError::session)

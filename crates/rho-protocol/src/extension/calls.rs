@@ -517,4 +517,26 @@ pub enum SetupEntry {
         #[serde(default)]
         id: Option<String>,
     },
+    /// `newSession(options)`: the setup's session starts over as a fresh one (answered with
+    /// the session's view, as `get_entries` shows it).
+    NewSession {
+        /// The id it gets (pi's rule for chosen ids).
+        #[serde(default)]
+        id: Option<String>,
+        /// The session it continues.
+        #[serde(default)]
+        parent_session: Option<String>,
+    },
+    /// `setSessionFile(path)`: the setup goes on in the session at `path` (created when
+    /// missing); answered with its view.
+    SetSessionFile {
+        /// The session file.
+        path: String,
+    },
+    /// `createBranchedSession(leafId)`: the setup goes on in a new session holding the branch
+    /// from the root to `leafId`; answered with its view.
+    CreateBranchedSession {
+        /// The branch's last entry.
+        leaf_id: String,
+    },
 }
