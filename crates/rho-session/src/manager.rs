@@ -292,10 +292,18 @@ impl SessionManager {
         clippy::expect_used,
         reason = "the entry pushed just before is the leaf"
     )]
-    fn append_at(&mut self, data: EntryData, ms: i64) -> Result<&SessionEntry, StoreError> {
+    fn append_at(&mut self, mut data: EntryData, ms: i64) -> Result<&SessionEntry, StoreError> {
         let tree = self.tree.get_mut();
+        let id = tree.new_id();
+        // A compaction that keeps nothing names itself as its first kept entry, as pi writes
+        // `firstKeptEntryId ?? id`: its callers cannot know the id before it is made.
+        if let EntryData::Compaction(c) = &mut data {
+            if c.first_kept_entry_id.is_empty() {
+                c.first_kept_entry_id = id.clone();
+            }
+        }
         let entry = SessionEntry {
-            id: tree.new_id(),
+            id,
             parent_id: tree.leaf_id().map(str::to_string),
             timestamp: format_iso(ms),
             data,

@@ -258,7 +258,7 @@ async fn new_session_setup_edits_branches_and_records_usage() {
 }
 
 /// `/restart` has its setup branch the new session into another file, refuse an id pi refuses,
-/// then start over under a chosen id and write there.
+/// then start over under a chosen id and write there, from a compaction that keeps nothing.
 const RESTART: &str = r#"
 export default function (pi) {
   pi.registerCommand("restart", {
@@ -280,6 +280,8 @@ export default function (pi) {
           }
           const fresh = sm.newSession({ id: "chosen-id" });
           told = `${branched !== before}:${messages}:${refused}:${fresh.endsWith("_chosen-id.jsonl")}:${sm.getSessionId()}:${sm.getEntries().length}`;
+          const compaction = sm.appendCompaction("nothing before this", null, 5);
+          told += `:${sm.getEntry(compaction)?.firstKeptEntryId === compaction}`;
           sm.appendMessage(text("fresh start"));
         },
         withSession: async (next) => next.ui.notify(`restarted ${told}`, "info"),
@@ -309,7 +311,7 @@ async fn new_session_setup_branches_into_a_file_and_starts_over_under_a_chosen_i
     assert_eq!(
         told,
         "restarted true:1:Session id must be non-empty, contain only alphanumeric characters, \
-         '-', '_', and '.', and start and end with an alphanumeric character:true:chosen-id:0"
+         '-', '_', and '.', and start and end with an alphanumeric character:true:chosen-id:0:true"
     );
     if let Some(pi) = pi_told(RESTART, "/restart", "restarted ").await {
         assert_eq!(pi, told, "pi 1.6 tells the same");
@@ -319,6 +321,8 @@ async fn new_session_setup_branches_into_a_file_and_starts_over_under_a_chosen_i
     rpc.server.push(reply("Restarted."));
     rpc.prompt_ok("p", "go on").await;
     let texts = support::user_texts(&rpc.server.last_body());
-    assert_eq!(texts, ["fresh start", "go on"]);
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert!(texts[0].contains("nothing before this"), "{texts:?}");
+    assert_eq!(texts[1..], ["fresh start", "go on"]);
     assert_eq!(rpc.close().await, Some(0));
 }

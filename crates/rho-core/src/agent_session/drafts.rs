@@ -87,10 +87,10 @@ fn entry_of<'a>(
             details,
             usage,
         } => {
-            let Some(first_kept) = first_kept_entry_id else {
-                return Err(refuse("a compaction draft needs firstKeptEntryId (rho does not write self-retaining compactions yet)".into()));
-            };
-            if find(&first_kept).is_none() {
+            // Without one it keeps nothing (pi's self-retaining compaction): the store names
+            // the compaction itself when it writes it.
+            let first_kept = first_kept_entry_id.unwrap_or_default();
+            if !first_kept.is_empty() && find(&first_kept).is_none() {
                 return Err(refuse(format!(
                     "Entry {first_kept} is not on the active branch"
                 )));
@@ -281,5 +281,18 @@ mod tests {
             texts[0].contains("earlier talk") && texts[1].contains("wrong answer"),
             "{texts:?}"
         );
+    }
+
+    /// pi's self-retaining compaction: without a first kept entry nothing before it is kept.
+    #[test]
+    fn a_compaction_draft_without_a_first_kept_entry_keeps_nothing_before_it() {
+        let entries = branch();
+        let path: Vec<&SessionEntry> = entries.iter().collect();
+        let drafts =
+            [json!({"type": "compaction", "summary": "all of it", "firstKeptEntryId": null})];
+        let appended = check(&drafts, &path, || 7).unwrap();
+        let texts = texts(&preview(&path, appended, "2026-01-01T00:00:01.000Z"));
+        assert_eq!(texts.len(), 1, "{texts:?}");
+        assert!(texts[0].contains("all of it"), "{texts:?}");
     }
 }

@@ -174,14 +174,10 @@ fn apply(
             from_hook,
             usage,
         } => {
-            let Some(first_kept_entry_id) = first_kept_entry_id else {
-                return Err(HostError::Unsupported(
-                    "appendCompaction without a firstKeptEntryId in newSession's setup: name the first entry to keep",
-                ));
-            };
+            // Without one it keeps nothing: the store names the compaction itself.
             store.append_compaction(CompactionData {
                 summary,
-                first_kept_entry_id,
+                first_kept_entry_id: first_kept_entry_id.unwrap_or_default(),
                 tokens_before,
                 details,
                 usage,

@@ -479,8 +479,8 @@ pub enum SetupEntry {
     Compaction {
         /// The summary.
         summary: String,
-        /// The first entry kept. pi takes `None` for the compaction's own id (nothing kept);
-        /// rho refuses it, since the id is made when the entry is written.
+        /// The first entry kept (`None`: the compaction itself, so nothing before it is
+        /// kept, as pi writes it).
         #[serde(default)]
         first_kept_entry_id: Option<String>,
         /// Context tokens before it.

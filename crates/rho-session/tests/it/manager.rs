@@ -68,6 +68,40 @@ fn new_session_is_written_at_the_first_assistant_message() {
     assert_eq!(lines(&path).len(), 6, "each later append is one line");
 }
 
+/// pi writes a compaction that keeps nothing with its own id as `firstKeptEntryId`; rho's
+/// callers leave it empty and the store names it, and the context keeps only what follows.
+#[test]
+fn a_compaction_keeping_nothing_names_itself() {
+    let mut s = SessionManager::in_memory("/w");
+    s.append_message(user("old question", 1)).expect("append");
+    s.append_message(assistant("old answer", 2))
+        .expect("append");
+    let compaction = s
+        .append_compaction(CompactionData {
+            usage: None,
+            system_message: None,
+            summary: "all of it".into(),
+            first_kept_entry_id: String::new(),
+            tokens_before: 10,
+            details: None,
+            from_hook: Some(true),
+        })
+        .expect("append")
+        .clone();
+    let EntryData::Compaction(c) = &compaction.data else {
+        panic!("not a compaction: {compaction:?}");
+    };
+    assert_eq!(c.first_kept_entry_id, compaction.id);
+    s.append_message(user("new question", 3)).expect("append");
+    let roles: Vec<String> = s
+        .build_context()
+        .messages
+        .iter()
+        .map(|m| m.role().to_string())
+        .collect();
+    assert_eq!(roles, ["compactionSummary", "user"]);
+}
+
 #[test]
 fn every_entry_type_survives_a_reload_unchanged() {
     let dir = tempfile::tempdir().expect("temp dir");
