@@ -5,9 +5,8 @@
 
 use rho_agent::AgentMessage;
 use rho_protocol::agent::SystemState;
-use serde_json::Value;
-
 use rho_protocol::extension::boundary::BoundaryHandlerError;
+use serde_json::Value;
 
 use super::events::ExtensionEvent;
 use super::{ExtensionContext, ExtensionRunner};
@@ -35,18 +34,12 @@ impl ExtensionRunner {
                 let event = ExtensionEvent::Context {
                     messages: visible.clone(),
                 };
-                match handler(event, ctx.clone()).await {
-                    Err(e) => self.report(&ext.path, "context", e),
-                    Ok(Some(v)) => match self.reported(&ext.path, "context", v) {
-                        Some(Ok(returned)) if returned != visible => {
-                            current = with_system_head(&current, returned);
-                        }
-                        Some(Err(e)) => {
-                            self.report(&ext.path, "context", format!("invalid messages: {e}"))
-                        }
-                        _ => {}
-                    },
-                    Ok(None) => {}
+                let result = handler(event, ctx.clone()).await;
+                match self.messages_of(&ext.path, "context", result) {
+                    Some(returned) if returned != visible => {
+                        current = with_system_head(&current, returned);
+                    }
+                    _ => {}
                 }
             }
         }
@@ -68,18 +61,9 @@ impl ExtensionRunner {
                 let event = ExtensionEvent::ContextWithSystem {
                     messages: current.clone(),
                 };
-                match handler(event, ctx.clone()).await {
-                    Err(e) => self.report(&ext.path, "context_with_system", e),
-                    Ok(Some(v)) => match self.reported(&ext.path, "context_with_system", v) {
-                        Some(Ok(returned)) => current = returned,
-                        Some(Err(e)) => self.report(
-                            &ext.path,
-                            "context_with_system",
-                            format!("invalid messages: {e}"),
-                        ),
-                        None => {}
-                    },
-                    Ok(None) => {}
+                let result = handler(event, ctx.clone()).await;
+                if let Some(returned) = self.messages_of(&ext.path, "context_with_system", result) {
+                    current = returned;
                 }
                 if had_head && !matches!(current.first(), Some(AgentMessage::System(_))) {
                     self.report(&ext.path, "context_with_system", DROPPED_HEAD.into());
@@ -88,18 +72,25 @@ impl ExtensionRunner {
         }
         current
     }
-}
 
-impl ExtensionRunner {
-    /// Reports the failures an extension names in its result's `errors` (a host running
-    /// several handlers goes on past a failing one, as pi does), then gives the result's
-    /// `messages`, if it has any.
-    fn reported(
+    /// The `messages` a handler of `event` returned, if valid. Everything else is reported:
+    /// the handler's failure, an invalid list, and the failures an extension process names
+    /// in its result's `errors` (a host running several handlers goes on past a failing
+    /// one, as pi does).
+    fn messages_of(
         &self,
         path: &str,
         event: &str,
-        mut result: Value,
-    ) -> Option<Result<Vec<AgentMessage>, serde_json::Error>> {
+        result: Result<Option<Value>, String>,
+    ) -> Option<Vec<AgentMessage>> {
+        let mut result = match result {
+            Ok(Some(result)) => result,
+            Ok(None) => return None,
+            Err(e) => {
+                self.report(path, event, e);
+                return None;
+            }
+        };
         if let Some(errors) = result.get_mut("errors").map(Value::take) {
             match serde_json::from_value::<Vec<BoundaryHandlerError>>(errors) {
                 Ok(errors) => {
@@ -110,11 +101,13 @@ impl ExtensionRunner {
                 Err(e) => self.report(path, event, format!("invalid errors: {e}")),
             }
         }
-        result
-            .get_mut("messages")
-            .map(Value::take)
-            .filter(|m| !m.is_null())
-            .map(serde_json::from_value)
+        let messages = result.get_mut("messages").map(Value::take)?;
+        if messages.is_null() {
+            return None;
+        }
+        serde_json::from_value(messages)
+            .map_err(|e| self.report(path, event, format!("invalid messages: {e}")))
+            .ok()
     }
 }
 

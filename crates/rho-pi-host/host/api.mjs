@@ -309,9 +309,11 @@ function sessionTree(entries) {
 export function sessionReader(view, cwd, fallbackName) {
   const all = () => view().entries;
   const byId = (id) => all().find((e) => e.id === id);
+  /** The entries from the root to `fromId` (the leaf by default), indexed once per call. */
   const branch = (fromId) => {
+    const index = new Map(all().map((e) => [e.id, e]));
     const path = [];
-    for (let e = byId(fromId ?? view().leafId); e; e = e.parentId ? byId(e.parentId) : undefined) path.push(e);
+    for (let e = index.get(fromId ?? view().leafId); e; e = e.parentId ? index.get(e.parentId) : undefined) path.push(e);
     return path.reverse();
   };
   const label = (id) => all().findLast((e) => e.type === "label" && e.targetId === id)?.label ?? undefined;
@@ -331,9 +333,9 @@ export function sessionReader(view, cwd, fallbackName) {
     getChildren: (id) => all().filter((e) => e.parentId === id),
     getTree: () => sessionTree(all()),
     getEntryCount: () => all().length,
-    buildContextEntries: () => buildContextEntries(all(), view().leafId),
-    buildSessionProjection: () => buildSessionProjection(all(), view().leafId),
-    buildSessionContext: () => buildSessionContext(all(), view().leafId),
+    buildContextEntries: () => buildContextEntries(branch()),
+    buildSessionProjection: () => buildSessionProjection(branch()),
+    buildSessionContext: () => buildSessionContext(branch()),
   };
 }
 

@@ -1,23 +1,14 @@
-// pi 1.6's context reads of a SessionManager over a session view's entries: the leaf's path
-// with its latest compaction applied (`buildContextEntries`), each entry's model-visible
-// messages with its latest context edit (`buildSessionProjection`), and the messages with the
-// branch's thinking level and model (`buildSessionContext`).
-
-/** The entries from the root to `leafId` (`null`: none; missing: the last entry). */
-function pathTo(entries, leafId) {
-  if (leafId === null) return [];
-  const byId = new Map(entries.map((e) => [e.id, e]));
-  const path = [];
-  for (let e = (leafId && byId.get(leafId)) || entries[entries.length - 1]; e; e = e.parentId ? byId.get(e.parentId) : undefined) path.push(e);
-  return path.reverse();
-}
+// pi 1.6's context reads of a SessionManager over the leaf's path (root first, as
+// `getBranch()` gives it): the path with its latest compaction applied
+// (`buildContextEntries`), each entry's model-visible messages with its latest context edit
+// (`buildSessionProjection`), and the messages with the branch's thinking level and model
+// (`buildSessionContext`).
 
 const isSystemMessage = (e) => e.type === "message" && e.message?.role === "system";
 
 /** The path with its latest compaction first, then the entries it kept (system messages
  * left out: the compaction carries their replay), then everything after it. */
-export function buildContextEntries(entries, leafId) {
-  const path = pathTo(entries, leafId);
+export function buildContextEntries(path) {
   const at = path.findLastIndex((e) => e.type === "compaction");
   if (at < 0) return path;
   const compaction = path[at];
@@ -77,18 +68,18 @@ function branchSettings(path) {
   return { thinkingLevel, model };
 }
 
-export function buildSessionProjection(entries, leafId) {
-  const selected = buildContextEntries(entries, leafId);
+export function buildSessionProjection(path) {
+  const selected = buildContextEntries(path);
   const edits = new Map(selected.filter((e) => e.type === "context_edit").map((e) => [e.targetId, e]));
   // Only the newest compaction, first, contributes its checkpoint and summary.
   const projected = selected.map((sourceEntry, i) => ({
     sourceEntry,
     messages: sourceEntry.type === "compaction" && i > 0 ? [] : edited(sourceEntry, edits.get(sourceEntry.id)),
   }));
-  return { entries: projected, messages: projected.flatMap((e) => e.messages), ...branchSettings(pathTo(entries, leafId)) };
+  return { entries: projected, messages: projected.flatMap((e) => e.messages), ...branchSettings(path) };
 }
 
-export function buildSessionContext(entries, leafId) {
-  const { messages, thinkingLevel, model } = buildSessionProjection(entries, leafId);
+export function buildSessionContext(path) {
+  const { messages, thinkingLevel, model } = buildSessionProjection(path);
   return { messages, thinkingLevel, model };
 }

@@ -77,6 +77,31 @@ impl Upcalls {
     fn session(&self) -> Option<AgentSession> {
         self.inner.upgrade().map(|inner| AgentSession { inner })
     }
+
+    /// Whether an extension handles `event`.
+    fn handles(&self, event: &str) -> bool {
+        self.session()
+            .is_some_and(|s| s.inner.services.extensions.has_handlers(event))
+    }
+
+    /// The extensions' `context` (or, `with_system`, `context_with_system`) rewrite of a
+    /// request's messages.
+    fn rewrite(
+        &self,
+        messages: Vec<AgentMessage>,
+        with_system: bool,
+    ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
+        let Some(s) = self.session() else {
+            return Box::pin(ready(Ok(messages)));
+        };
+        Box::pin(async move {
+            let (ctx, extensions) = (s.ext_ctx(), &s.inner.services.extensions);
+            Ok(match with_system {
+                false => extensions.emit_context(messages, &ctx).await,
+                true => extensions.emit_context_with_system(messages, &ctx).await,
+            })
+        })
+    }
 }
 
 impl SessionHooks for Upcalls {
@@ -90,8 +115,7 @@ impl SessionHooks for Upcalls {
     }
 
     fn transforms_context(&self) -> bool {
-        self.session()
-            .is_some_and(|s| s.inner.services.extensions.has_handlers("context"))
+        self.handles("context")
     }
 
     fn transform_context(
@@ -99,26 +123,11 @@ impl SessionHooks for Upcalls {
         messages: Vec<AgentMessage>,
         _cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
-        let Some(s) = self.session() else {
-            return Box::pin(ready(Ok(messages)));
-        };
-        Box::pin(async move {
-            let ctx = s.ext_ctx();
-            Ok(s.inner
-                .services
-                .extensions
-                .emit_context(messages, &ctx)
-                .await)
-        })
+        self.rewrite(messages, false)
     }
 
     fn transforms_with_system(&self) -> bool {
-        self.session().is_some_and(|s| {
-            s.inner
-                .services
-                .extensions
-                .has_handlers("context_with_system")
-        })
+        self.handles("context_with_system")
     }
 
     fn transform_with_system(
@@ -126,17 +135,7 @@ impl SessionHooks for Upcalls {
         messages: Vec<AgentMessage>,
         _cancel: CancellationToken,
     ) -> BoxFuture<'static, Result<Vec<AgentMessage>, String>> {
-        let Some(s) = self.session() else {
-            return Box::pin(ready(Ok(messages)));
-        };
-        Box::pin(async move {
-            let ctx = s.ext_ctx();
-            Ok(s.inner
-                .services
-                .extensions
-                .emit_context_with_system(messages, &ctx)
-                .await)
-        })
+        self.rewrite(messages, true)
     }
 
     fn prepare_call(
