@@ -411,8 +411,9 @@ impl Run {
     /// the whole transcript every time.
     async fn refresh_context(&mut self) -> Result<(), RunFailure> {
         let hooks = self.opts.hooks.clone();
-        let with_system = hooks.transforms_with_system();
-        if !hooks.transforms_context() && !with_system {
+        let (transforms, with_system) =
+            (hooks.transforms_context(), hooks.transforms_with_system());
+        if !transforms && !with_system {
             let generation = self.shared.generation.load(Ordering::Acquire);
             // Only the messages not yet converted are copied out of the lock: cloning the
             // whole transcript each turn made a long run quadratic.
@@ -438,13 +439,12 @@ impl Run {
         let recorded_system = stored.iter().any(|m| m.role() == "system");
         let messages: Vec<AgentMessage> =
             hold_all(&stored)?.iter().map(|m| (**m).clone()).collect();
-        let mut messages = match hooks.transforms_context() {
-            true => {
-                hooks
-                    .transform_context(messages, self.cancel.clone())
-                    .await?
-            }
-            false => messages,
+        let mut messages = if transforms {
+            hooks
+                .transform_context(messages, self.cancel.clone())
+                .await?
+        } else {
+            messages
         };
         if with_system {
             messages = self.project_with_system(messages, recorded_system).await?;

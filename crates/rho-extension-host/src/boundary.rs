@@ -117,6 +117,7 @@ impl ExtensionRunner {
         for ext in self.extensions().iter() {
             for handler in ext.handlers_for(name) {
                 let event = boundary.event(&entries, continue_, &context);
+                let mut changed = false;
                 match handler(event, ctx.clone()).await {
                     Ok(Some(v)) => match serde_json::from_value::<BoundaryResult>(v) {
                         Ok(result) => {
@@ -125,6 +126,7 @@ impl ExtensionRunner {
                             }
                             if let Some(proposed) = result.entries {
                                 entries = proposed;
+                                changed = true;
                             }
                             if let Some(c) = result.continue_ {
                                 continue_ = c;
@@ -134,6 +136,11 @@ impl ExtensionRunner {
                     },
                     Ok(None) => {}
                     Err(e) => self.report(&ext.path, name, e),
+                }
+                // The context depends on the entries only: rebuilt (and checked) when a
+                // handler proposed new ones.
+                if !changed {
+                    continue;
                 }
                 match preview(&entries) {
                     Ok(c) => {

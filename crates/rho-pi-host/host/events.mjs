@@ -58,11 +58,15 @@ const FOLD = {
     state.result = r;
   },
   // A handler returns the messages or changes the list it was given in place, its order or
-  // its messages (pi sends the objects it changed); the next handler sees the result.
+  // its messages (pi sends the objects it changed); the next handler sees the result. The
+  // list is serialized once, and again only after a change, to see in-place edits.
   context(state, r) {
-    const changed = r?.messages ?? (JSON.stringify(state.event.messages) === state.given ? undefined : state.event.messages);
+    state.given ??= JSON.stringify(state.event.messages);
+    const now = r?.messages ? null : JSON.stringify(state.event.messages);
+    const changed = r?.messages ?? (now === state.given ? undefined : state.event.messages);
     if (changed) {
       state.event.messages = changed;
+      state.given = now ?? JSON.stringify(changed);
       state.result = { ...state.result, messages: changed };
     }
   },
@@ -119,15 +123,16 @@ async function dispatchBoundary(reg, event, handlers) {
   let proceed = event.continue === true;
   const errors = [];
   for (const [i, { ext, handler }] of handlers.entries()) {
+    let proposed = false;
     try {
       const r = await handler({ ...event, entries, continue: proceed, context }, createContext(reg, ext));
-      if (r?.entries !== undefined) entries = r.entries;
+      if (r?.entries !== undefined) [entries, proposed] = [r.entries, true];
       if (r?.continue !== undefined) proceed = r.continue;
     } catch (e) {
       errors.push({ extensionPath: ext.path, error: e instanceof Error ? e.message : String(e) });
     }
-    // rho checks the proposal after the last handler; later ones here see it applied.
-    if (i + 1 < handlers.length) {
+    // rho checks the proposal after the last handler; later ones here see new entries applied.
+    if (proposed && i + 1 < handlers.length) {
       const rebuilt = await reg.wire.call("boundary_context", { entries }).catch(() => null);
       if (rebuilt?.context) context = rebuilt.context;
     }
@@ -148,7 +153,7 @@ export async function dispatchEvent(reg, event) {
   const fold = FOLD[event.type];
   for (const { ext, handler } of handlers) {
     const rewrites = fold === FOLD.context;
-    if (rewrites) state.given = JSON.stringify(event.messages);
+    if (rewrites) state.given ??= JSON.stringify(event.messages);
     let r;
     try {
       r = await handler(event, event.type === "project_trust" ? trustContext(reg, ext) : createContext(reg, ext));

@@ -3,7 +3,7 @@
 //! branch would have with them (what handlers see as `event.context`). Pure: the session
 //! appends what [`check`] accepted.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use rho_protocol::extension::boundary::{parse_drafts, BoundaryDraft, DraftError};
 use rho_protocol::UserContent;
@@ -21,13 +21,9 @@ pub(crate) fn check(
     tokens_before: impl Fn() -> u64,
 ) -> Result<Vec<EntryData>, DraftError> {
     let drafts = parse_drafts(entries)?;
-    let on_branch: HashSet<&str> = branch.iter().map(|e| e.id.as_str()).collect();
-    let find = |id: &str| {
-        on_branch
-            .contains(id)
-            .then(|| branch.iter().find(|e| e.id == id))
-            .flatten()
-    };
+    let on_branch: HashMap<&str, &&SessionEntry> =
+        branch.iter().map(|e| (e.id.as_str(), e)).collect();
+    let find = |id: &str| on_branch.get(id).copied();
     drafts
         .into_iter()
         .enumerate()
