@@ -46,8 +46,7 @@ pub(crate) struct Summarized {
 /// What opening a session file from its summary gives.
 pub(crate) struct Opened {
     pub header: SessionHeader,
-    /// The bytes the index and summary describe: all of the file.
-    pub len: u64,
+    /// The index's head (its `covered` bytes are all of the file) and extent.
     pub index: (Head, Extent),
     pub keeper: Option<SummaryKeeper>,
     pub tree: LazyTree,
@@ -71,7 +70,6 @@ pub(crate) fn open(path: &Path) -> Option<Opened> {
     };
     Some(Opened {
         header,
-        len: head.covered,
         index: (head, extent),
         keeper,
         tree: LazyTree {

@@ -129,7 +129,7 @@ impl SessionManager {
     /// tree is made when something first needs it (see `lazy_tree.rs`).
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(opened) = lazy_tree::open(path) {
-            let storage = Storage::Loaded(path.to_path_buf(), opened.len, false);
+            let storage = Storage::Loaded(path.to_path_buf(), opened.index.0.covered, false);
             let mut manager = Self::with_tree(opened.header, opened.tree, storage);
             manager.index = IndexKeeper::new(path, opened.index, opened.keeper);
             return Ok(manager);

@@ -103,13 +103,9 @@ impl Summary {
     }
 }
 
-/// Where the summary of the session file `path` is kept.
+/// Where the summary of the session file `path` is kept: beside its index, `.<name>.sum`.
 fn sidecar(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy())
-        .unwrap_or_default();
-    path.with_file_name(format!(".{name}.sum"))
+    super::index::sidecar(path).with_extension("sum")
 }
 
 /// Removes the summary kept beside `path`.

@@ -35,9 +35,7 @@ impl SessionManager {
         let entries: Vec<SessionEntry> = match scope {
             ForkScope::All => self.tree.get().entries().to_vec(),
             ForkScope::Branch(id) => {
-                if self.tree.get().get(id).is_none() {
-                    return Err(StoreError::UnknownEntry { id: id.to_string() });
-                }
+                self.require_entry(id)?;
                 self.tree.get().path_to(id).into_iter().cloned().collect()
             }
         };
