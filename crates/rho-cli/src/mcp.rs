@@ -190,12 +190,13 @@ fn validated(spec: &McpServerSpec) -> Result<rho_mcp::ServerConfig, ExternalErro
 pub fn owner(
     args: &Args,
     (agent_dir, cwd): (&Path, &Path),
-    on: Option<bool>,
+    (project_trusted, on): (bool, Option<bool>),
 ) -> Option<Arc<dyn ExternalServers>> {
     let codemode = on?;
     Some(Arc::new(Owner {
         args: args.clone(),
         dirs: (agent_dir.to_path_buf(), cwd.to_path_buf()),
+        project_trusted,
         codemode,
     }))
 }
@@ -203,6 +204,7 @@ pub fn owner(
 struct Owner {
     args: Args,
     dirs: (std::path::PathBuf, std::path::PathBuf),
+    project_trusted: bool,
     codemode: bool,
 }
 
@@ -214,7 +216,14 @@ impl ExternalServers for Owner {
             .get_or_insert_with(|| {
                 let (agent_dir, cwd) = (&self.dirs.0, &self.dirs.1);
                 let options = options(&self.args, agent_dir, cwd);
-                McpManager::start(rho_mcp::McpConfig::default(), options)
+                // mcp.json had no server at start, but its `autoEnableCodemode` still holds
+                // for the servers extensions register.
+                let configured = rho_mcp::load_config_trusted(agent_dir, cwd, self.project_trusted);
+                let config = rho_mcp::McpConfig {
+                    auto_enable_codemode: configured.auto_enable_codemode,
+                    ..Default::default()
+                };
+                McpManager::start(config, options)
             })
             .clone();
         drop(current);

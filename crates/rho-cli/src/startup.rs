@@ -143,7 +143,8 @@ async fn build(
     let codemode_on = crate::extensions::builtin_on(args, &packages, "codemode");
     let for_mcp =
         codemode_on && !is_excluded(&plan.tools.excluded, rho_codemode::CODEMODE_TOOL_NAME);
-    config.external_servers = crate::mcp::owner(args, dirs, mcp_on.then_some(for_mcp));
+    let trusted = plan.project.trusted();
+    config.external_servers = crate::mcp::owner(args, dirs, (trusted, mcp_on.then_some(for_mcp)));
     let codemode = (plan.tools.codemode && codemode_on)
         || (for_mcp && config.external.as_ref().is_some_and(|e| e.wants_codemode()));
     let session = AgentSession::new(config);

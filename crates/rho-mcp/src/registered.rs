@@ -119,6 +119,7 @@ impl McpManager {
     /// closes it in the background.
     fn remove(&self, server: &Arc<Server>) {
         lock(&self.servers).retain(|s| !Arc::ptr_eq(s, server));
+        lock(&self.unawaited).retain(|s| !Arc::ptr_eq(s, server));
         lock(&self.cache).retain(|t| !Arc::ptr_eq(t.server(), server));
         let server = server.clone();
         tokio::spawn(async move { server.close().await });
