@@ -26,12 +26,12 @@
 
 use std::borrow::Cow;
 use std::fs::{File, Metadata};
-use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rho_protocol::agent::read_exact_at;
 
-use super::codec::{Reader, Writer};
+use super::codec::{sealed, unsealed, Reader, Writer};
+use super::disk_message::DiskMessage;
 use super::writer::{write_atomic, Durability};
 
 const MAGIC: &[u8; 20] = b"rho-session-index-2\n";
@@ -45,9 +45,6 @@ const HEAD_LEN: usize = 8 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4;
 const ENTRIES_AT: usize = HEAD_AT + HEAD_LEN;
 /// Bytes read at once when checking the file's indexed bytes.
 const CHECK_CHUNK: usize = 1 << 20;
-
-/// The roles a message left on disk can have, by their number in the index.
-pub(crate) const ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
 
 /// What identifies the file as it was indexed without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,15 +92,12 @@ pub(crate) struct Indexed<'a> {
 /// How an indexed entry is restored.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Place<'a> {
-    /// A message entry whose message stays on disk: `len` bytes at `offset`, CRC-32 `crc`.
+    /// A message entry whose message stays on disk.
     Message {
         id: Cow<'a, str>,
         parent_id: Option<Cow<'a, str>>,
         timestamp: Cow<'a, str>,
-        role: &'static str,
-        offset: u64,
-        len: u64,
-        crc: u32,
+        message: DiskMessage,
     },
     /// Any other entry: decoded from its line, bytes `start..end` (line break included).
     Line { start: u64, end: u64 },
@@ -213,7 +207,7 @@ pub(crate) fn open_to_extend(path: &Path) -> Option<File> {
 /// the module docs). An index that is no longer the one read (another process wrote it
 /// since) is left alone. Gives what the head now counts, `None` when it was not extended.
 pub(crate) fn extend<'a>(
-    file: &mut File,
+    file: &File,
     stamp: Stamp,
     was: (&Head, Extent),
     head: &Head,
@@ -248,14 +242,23 @@ pub(crate) fn extend<'a>(
 /// Records that the file stamped `stamp` still has the indexed bytes (a torn write only
 /// means the bytes are checked again next time).
 pub(crate) fn restamp(path: &Path, stamp: Stamp) -> bool {
-    open_to_extend(path)
-        .is_some_and(|mut f| write_at(&mut f, &stamp.bytes(), STAMP_AT as u64).is_ok())
+    open_to_extend(path).is_some_and(|f| write_at(&f, &stamp.bytes(), STAMP_AT as u64).is_ok())
 }
 
-/// Writes `bytes` at `offset` of `file`.
-pub(crate) fn write_at(file: &mut File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
-    file.seek(SeekFrom::Start(offset))?;
-    file.write_all(bytes)
+/// Writes `bytes` at `offset` of `file`: by position on unix (`pwrite`, no seek), elsewhere
+/// by moving the handle's cursor, which no reader of a sidecar relies on.
+pub(crate) fn write_at(file: &File, bytes: &[u8], offset: u64) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::write_all_at(file, bytes, offset)
+    }
+    #[cfg(not(unix))]
+    {
+        use std::io::{Seek, SeekFrom, Write};
+        let mut file = file;
+        file.seek(SeekFrom::Start(offset))?;
+        file.write_all(bytes)
+    }
 }
 
 /// Removes the index and the leaf summary kept beside the session file `path` (when the
@@ -314,11 +317,7 @@ fn head_bytes(head: &Head, extent: Extent) -> [u8; HEAD_LEN] {
     w.u64(extent.count as u64);
     w.u64(extent.len);
     w.u32(extent.crc);
-    let crc = crc32fast::hash(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    let mut out = [0; HEAD_LEN];
-    out.copy_from_slice(&bytes);
-    out
+    sealed(bytes)
 }
 
 fn write_entry(w: &mut Writer, entry: &Indexed) {
@@ -328,24 +327,13 @@ fn write_entry(w: &mut Writer, entry: &Indexed) {
             id,
             parent_id,
             timestamp,
-            role,
-            offset,
-            len,
-            crc,
+            message,
         } => {
-            w.u8(ROLES.iter().position(|r| r == role).unwrap_or(0) as u8);
+            w.u8(message.tag());
             w.str(id);
-            match parent_id {
-                Some(p) => {
-                    w.u8(1);
-                    w.str(p);
-                }
-                None => w.u8(0),
-            }
+            w.opt_str(parent_id.as_deref());
             w.str(timestamp);
-            w.u64(*offset);
-            w.u64(*len);
-            w.u32(*crc);
+            message.write_place(w);
         }
         Place::Line { start, end } => {
             w.u8(u8::MAX);
@@ -384,12 +372,7 @@ fn decode_head(bytes: &[u8]) -> Option<([u8; STAMP_LEN], Head, Extent)> {
         return None;
     }
     let stamp = bytes.get(STAMP_AT..HEAD_AT)?.try_into().ok()?;
-    let head_bytes = bytes.get(HEAD_AT..ENTRIES_AT)?;
-    let (fields, crc) = head_bytes.split_at(HEAD_LEN - 4);
-    if crc32fast::hash(fields).to_le_bytes() != crc {
-        return None;
-    }
-    let mut r = Reader(fields);
+    let mut r = unsealed(bytes.get(HEAD_AT..)?, HEAD_LEN)?;
     let head = Head {
         covered: r.u64()?,
         crc: r.u32()?,
@@ -429,17 +412,11 @@ fn read_entry(r: &mut Reader) -> Option<Indexed<'static>> {
             start: r.u64()?,
             end: r.u64()?,
         },
-        role => Place::Message {
-            role: ROLES.get(usize::from(role))?,
+        tag => Place::Message {
             id: r.str()?,
-            parent_id: match r.u8()? {
-                0 => None,
-                _ => Some(r.str()?),
-            },
+            parent_id: r.opt_str()?,
             timestamp: r.str()?,
-            offset: r.u64()?,
-            len: r.u64()?,
-            crc: r.u32()?,
+            message: DiskMessage::read_place(tag, r)?,
         },
     };
     Some(Indexed { line, place })
@@ -466,10 +443,12 @@ mod tests {
                     id: "a1".into(),
                     parent_id: None,
                     timestamp: "2026-12-05T00:00:00.000Z".into(),
-                    role: "assistant",
-                    offset: 150,
-                    len: 900,
-                    crc: 7,
+                    message: DiskMessage {
+                        role: "assistant",
+                        offset: 150,
+                        len: 900,
+                        crc: 7,
+                    },
                 },
             },
             Indexed {
@@ -478,10 +457,12 @@ mod tests {
                     id: "b2".into(),
                     parent_id: Some("a1".into()),
                     timestamp: "t".into(),
-                    role: "toolResult",
-                    offset: 1_060,
-                    len: 30,
-                    crc: 8,
+                    message: DiskMessage {
+                        role: "toolResult",
+                        offset: 1_060,
+                        len: 30,
+                        crc: 8,
+                    },
                 },
             },
             Indexed {
@@ -547,7 +528,7 @@ mod tests {
         let session = dir.path().join("s.jsonl");
         let (first, more) = (entries()[..2].to_vec(), entries()[2..].to_vec());
         let extent = write(&session, stamp(), &head(), first.clone().into_iter()).unwrap();
-        let mut file = open_to_extend(&session).unwrap();
+        let file = open_to_extend(&session).unwrap();
         let grown = Head {
             covered: 9_000,
             lines: 9,
@@ -558,20 +539,14 @@ mod tests {
             ..head()
         };
         let refused = extend(
-            &mut file,
+            &file,
             stamp(),
             (&stale, extent),
             &grown,
             more.clone().into_iter(),
         );
         assert_eq!(refused, None);
-        let extended = extend(
-            &mut file,
-            stamp(),
-            (&head(), extent),
-            &grown,
-            more.into_iter(),
-        );
+        let extended = extend(&file, stamp(), (&head(), extent), &grown, more.into_iter());
         assert!(extended.is_some());
         let whole = encode(stamp(), &grown, entries().into_iter()).0;
         assert_eq!(std::fs::read(sidecar(&session)).unwrap(), whole);

@@ -75,7 +75,7 @@ impl IndexKeeper {
         };
         let added = std::iter::once(index_entry(entry, &placed));
         let was = (&self.head, self.extent);
-        match index::extend(&mut self.file, Stamp::of(&meta), was, &head, added) {
+        match index::extend(&self.file, Stamp::of(&meta), was, &head, added) {
             Some(extent) => {
                 (self.head, self.extent) = (head, extent);
                 let bound = (head.covered, head.crc);

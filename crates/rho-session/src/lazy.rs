@@ -21,12 +21,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::decode::{decode_entry, Decoded};
+use super::disk_message::lazy_role;
 use super::entry::{EntryData, SessionEntry};
 use super::error::LineError;
 use super::fast_message::RawMessage;
-
-/// Roles whose messages stay on disk when a session is opened.
-const LAZY_ROLES: [&str; 3] = ["user", "assistant", "toolResult"];
 
 /// A message entry's envelope; the message itself is only delimited.
 #[derive(Deserialize)]
@@ -61,7 +59,7 @@ pub(crate) fn decode_entry_at(
     let json = raw.get();
     let start = json.as_ptr() as usize - line.as_ptr() as usize;
     let origin = Origin::new(Arc::clone(file), at + start as u64, json.as_bytes());
-    let Some(role) = lazy_role(json) else {
+    let Some(role) = role_left_on_disk(json) else {
         let decoded = decode_entry(line)?;
         if let EntryData::Message(m) = &decoded.entry.data {
             m.set_origin(origin);
@@ -80,9 +78,8 @@ pub(crate) fn decode_entry_at(
 }
 
 /// The message's role when it is one left on disk.
-fn lazy_role(json: &str) -> Option<&'static str> {
-    let role = stored_role(json).ok()?;
-    LAZY_ROLES.into_iter().find(|r| *r == role)
+fn role_left_on_disk(json: &str) -> Option<&'static str> {
+    lazy_role(&stored_role(json).ok()?)
 }
 
 /// Where the message's JSON is in a `message` entry line rho serialized: `(offset, length)`.
@@ -155,14 +152,14 @@ mod tests {
     #[test]
     fn the_role_is_read_from_the_first_key_or_found_by_scanning() {
         assert_eq!(
-            lazy_role(r#"{"role":"assistant","content":[]}"#),
+            role_left_on_disk(r#"{"role":"assistant","content":[]}"#),
             Some("assistant")
         );
         assert_eq!(
-            lazy_role(r#"{"content":[],"role":"toolResult"}"#),
+            role_left_on_disk(r#"{"content":[],"role":"toolResult"}"#),
             Some("toolResult")
         );
-        assert_eq!(lazy_role(r#"{"role":"bashExecution"}"#), None);
-        assert_eq!(lazy_role(r#"{"content":[]}"#), None);
+        assert_eq!(role_left_on_disk(r#"{"role":"bashExecution"}"#), None);
+        assert_eq!(role_left_on_disk(r#"{"content":[]}"#), None);
     }
 }

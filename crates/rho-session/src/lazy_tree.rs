@@ -140,15 +140,7 @@ impl Summarized {
         let mut messages = Vec::with_capacity(self.summary.len());
         for item in self.summary.items() {
             match item? {
-                Item::Cell {
-                    role,
-                    offset,
-                    len,
-                    crc,
-                } => {
-                    let origin = Origin::known(Arc::clone(&self.messages), offset, len, crc);
-                    messages.push(StoredMessage::on_disk(origin, role));
-                }
+                Item::Cell(message) => messages.push(message.stored(&self.messages)),
                 Item::Line { start, end } => {
                     let text = read_line(&self.messages, start, end)?;
                     let decoded = decode_entry_at(&text, start, &self.messages).ok()?;

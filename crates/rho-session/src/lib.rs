@@ -11,6 +11,7 @@ mod codec;
 pub mod context;
 mod cycles;
 mod decode;
+mod disk_message;
 pub mod env;
 /// The records of a session file (defined in `rho-protocol`, shared with the UIs).
 pub use rho_protocol::session::entry;

@@ -19,12 +19,13 @@ use std::sync::Arc;
 use super::batch_decode::{decode_in_order, without_line_break, BlockReader, Line};
 use super::cycles::break_cycles;
 use super::decode::{decode_entry, decode_header, Decoded};
+use super::disk_message::DiskMessage;
 use super::entry::{EntryData, SessionEntry, SessionHeader, CURRENT_VERSION};
 use super::error::{LineError, LoadWarning, StoreError};
 use super::index::{self, Head, Index, Indexed, Place, Stamp};
 use super::lazy::{decode_entry_at, decode_message};
 use super::migrate::migrate_lines;
-use rho_protocol::agent::{read_exact_at, MessageFile, Origin, StoredMessage};
+use rho_protocol::agent::{read_exact_at, MessageFile};
 
 /// What [`load_file`] read.
 #[derive(Debug)]
@@ -148,8 +149,8 @@ fn extend_index(
     let (head, placed) = indexable(loaded, placed, read)?;
     let entries = loaded.entries.iter().zip(&placed[1..]).skip(was.1.count());
     let added = entries.map(|(e, p)| index_entry(e, p));
-    let mut file = index::open_to_extend(path)?;
-    index::extend(&mut file, stamp, was, &head, added).map(|extent| (head, extent))
+    let file = index::open_to_extend(path)?;
+    index::extend(&file, stamp, was, &head, added).map(|extent| (head, extent))
 }
 
 /// Reads the whole file: its header, then every entry (or, for an older format, every line
@@ -241,20 +242,17 @@ pub(crate) fn index_entry<'a>(entry: &'a SessionEntry, placed: &Placed) -> Index
         end: placed.end,
     };
     let on_disk = match &entry.data {
-        EntryData::Message(m) => m.origin().map(|o| (m.role(), o)),
+        EntryData::Message(m) => DiskMessage::of(m),
         _ => None,
     };
     let place = match on_disk {
-        Some((role, origin)) if index::ROLES.contains(&role) => Place::Message {
+        Some(message) => Place::Message {
             id: Cow::Borrowed(&entry.id),
             parent_id: entry.parent_id.as_deref().map(Cow::Borrowed),
             timestamp: Cow::Borrowed(&entry.timestamp),
-            role,
-            offset: origin.offset(),
-            len: origin.end() - origin.offset(),
-            crc: origin.crc(),
+            message,
         },
-        _ => line,
+        None => line,
     };
     Indexed {
         line: placed.line,
@@ -518,18 +516,14 @@ fn restore_entry(indexed: Indexed<'_>, messages: &Arc<MessageFile>) -> Option<(D
             id,
             parent_id,
             timestamp,
-            role,
-            offset,
-            len,
-            crc,
+            message,
         } => {
-            let origin = Origin::known(Arc::clone(messages), offset, len, crc);
             let entry = Decoded {
                 entry: SessionEntry {
                     id: id.into_owned(),
                     parent_id: parent_id.map(Cow::into_owned),
                     timestamp: timestamp.into_owned(),
-                    data: EntryData::Message(StoredMessage::on_disk(origin, role)),
+                    data: EntryData::Message(message.stored(messages)),
                 },
                 warning: None,
             };

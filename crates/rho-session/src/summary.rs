@@ -20,15 +20,17 @@
 //! compaction, a context edit) leaves a summary of older bytes, which is not used, and the next
 //! open restores the entries and writes it again.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use rho_protocol::agent::{read_exact_at, AgentMessage, StoredMessage};
 
-use super::codec::{Reader, Writer};
+use super::codec::{sealed, unsealed, Reader, Writer};
 use super::context::{branch_state, contributing_entries, BranchState, ModelRef};
+use super::disk_message::DiskMessage;
 use super::entry::{EntryData, SessionEntry};
-use super::index::{self, write_at, ROLES};
+use super::index::{self, write_at};
 use super::load::Placed;
 use super::tree::SessionTree;
 use super::writer::{write_atomic, Durability};
@@ -38,7 +40,8 @@ const MAGIC: &[u8; 22] = b"rho-session-summary-1\n";
 /// head's own CRC-32.
 const HEAD_LEN: usize = 8 + 4 + 8 + 4 + 8 + 4 + 4;
 const ITEMS_AT: usize = MAGIC.len() + HEAD_LEN;
-/// Each item: a tag (a role's number in [`ROLES`], or [`LINE`]), two numbers and a CRC-32.
+/// Each item: a tag (a role's number, see [`DiskMessage::tag`], or [`LINE`]), two numbers and
+/// a CRC-32.
 const ITEM_LEN: usize = 1 + 8 + 8 + 4;
 const LINE: u8 = u8::MAX;
 
@@ -53,13 +56,8 @@ pub(crate) struct Leaf {
 /// One message of the context at the leaf.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Item {
-    /// A message left on disk: `len` bytes at `offset`, CRC-32 `crc`.
-    Cell {
-        role: &'static str,
-        offset: u64,
-        len: u64,
-        crc: u32,
-    },
+    /// A message left on disk.
+    Cell(DiskMessage),
     /// The messages the entry on bytes `start..end` (line break included) gives the context.
     Line { start: u64, end: u64 },
 }
@@ -187,13 +185,7 @@ fn cell_item(entry: &SessionEntry) -> Option<Item> {
     let EntryData::Message(m) = &entry.data else {
         return None;
     };
-    let origin = m.origin().filter(|_| ROLES.contains(&m.role()))?;
-    Some(Item::Cell {
-        role: m.role(),
-        offset: origin.offset(),
-        len: origin.end() - origin.offset(),
-        crc: origin.crc(),
-    })
+    DiskMessage::of(m).map(Item::Cell)
 }
 
 /// Writes the summary of the bytes `bound` beside `path` (whole or not at all). Gives its
@@ -274,8 +266,8 @@ impl SummaryKeeper {
             state_crc: crc32fast::hash(&state),
         };
         let at = ITEMS_AT as u64 + self.head.items * ITEM_LEN as u64;
-        write_at(&mut self.file, &added, at).ok()?;
-        write_at(&mut self.file, &head_bytes(&head), MAGIC.len() as u64).ok()?;
+        write_at(&self.file, &added, at).ok()?;
+        write_at(&self.file, &head_bytes(&head), MAGIC.len() as u64).ok()?;
         self.head = head;
         self.leaf = leaf;
         Some(self)
@@ -349,20 +341,11 @@ fn head_bytes(head: &Head) -> [u8; HEAD_LEN] {
     w.u32(head.items_crc);
     w.u64(head.state_len);
     w.u32(head.state_crc);
-    let crc = crc32fast::hash(&bytes);
-    bytes.extend_from_slice(&crc.to_le_bytes());
-    let mut out = [0; HEAD_LEN];
-    out.copy_from_slice(&bytes);
-    out
+    sealed(bytes)
 }
 
 fn decode_head(bytes: &[u8]) -> Option<Head> {
-    let fields = bytes.strip_prefix(MAGIC)?;
-    let (fields, crc) = fields.split_at_checked(HEAD_LEN - 4)?;
-    if crc32fast::hash(fields).to_le_bytes() != crc {
-        return None;
-    }
-    let mut r = Reader(fields);
+    let mut r = unsealed(bytes.strip_prefix(MAGIC)?, HEAD_LEN)?;
     Some(Head {
         bound: (r.u64()?, r.u32()?),
         items: r.u64()?,
@@ -373,54 +356,47 @@ fn decode_head(bytes: &[u8]) -> Option<Head> {
 }
 
 fn write_item(w: &mut Writer, item: &Item) {
-    let (tag, a, b, crc) = match *item {
-        Item::Cell {
-            role,
-            offset,
-            len,
-            crc,
-        } => {
-            let tag = ROLES.iter().position(|r| *r == role).unwrap_or(0) as u8;
-            (tag, offset, len, crc)
+    match *item {
+        Item::Cell(message) => {
+            w.u8(message.tag());
+            message.write_place(w);
         }
-        Item::Line { start, end } => (LINE, start, end, 0),
-    };
-    w.u8(tag);
-    w.u64(a);
-    w.u64(b);
-    w.u32(crc);
+        Item::Line { start, end } => {
+            w.u8(LINE);
+            w.u64(start);
+            w.u64(end);
+            w.u32(0);
+        }
+    }
 }
 
 fn read_item(bytes: &[u8]) -> Option<Item> {
     let mut r = Reader(bytes);
-    let (tag, a, b, crc) = (r.u8()?, r.u64()?, r.u64()?, r.u32()?);
-    Some(match tag {
-        LINE => Item::Line { start: a, end: b },
-        role => Item::Cell {
-            role: ROLES.get(usize::from(role))?,
-            offset: a,
-            len: b,
-            crc,
-        },
-    })
+    match r.u8()? {
+        LINE => Some(Item::Line {
+            start: r.u64()?,
+            end: r.u64()?,
+        }),
+        tag => DiskMessage::read_place(tag, &mut r).map(Item::Cell),
+    }
 }
 
 fn state_bytes(leaf: &Leaf) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(128);
     let mut w = Writer(&mut bytes);
     let b = &leaf.branch;
-    write_opt(&mut w, leaf.id.as_deref());
+    w.opt_str(leaf.id.as_deref());
     w.str(&b.thinking_level);
     w.u8(u8::from(b.has_thinking_level_change));
     write_model(&mut w, b.model.as_ref());
     write_model(&mut w, b.model_change.as_ref());
     w.u8(u8::from(b.has_messages));
-    write_opt(&mut w, leaf.name.as_deref());
+    w.opt_str(leaf.name.as_deref());
     bytes
 }
 
 fn read_leaf(r: &mut Reader) -> Option<Leaf> {
-    let id = read_opt(r)?;
+    let id = r.opt_str()?.map(Cow::into_owned);
     let branch = BranchState {
         thinking_level: r.str()?.into_owned(),
         has_thinking_level_change: r.u8()? != 0,
@@ -428,25 +404,8 @@ fn read_leaf(r: &mut Reader) -> Option<Leaf> {
         model_change: read_model(r)?,
         has_messages: r.u8()? != 0,
     };
-    let name = read_opt(r)?;
+    let name = r.opt_str()?.map(Cow::into_owned);
     Some(Leaf { id, branch, name })
-}
-
-fn write_opt(w: &mut Writer, s: Option<&str>) {
-    match s {
-        Some(s) => {
-            w.u8(1);
-            w.str(s);
-        }
-        None => w.u8(0),
-    }
-}
-
-fn read_opt(r: &mut Reader) -> Option<Option<String>> {
-    match r.u8()? {
-        0 => Some(None),
-        _ => r.str().map(|s| Some(s.into_owned())),
-    }
 }
 
 fn write_model(w: &mut Writer, model: Option<&ModelRef>) {
@@ -494,12 +453,12 @@ mod tests {
                 start: 90,
                 end: 400,
             },
-            Item::Cell {
+            Item::Cell(DiskMessage {
                 role: "toolResult",
                 offset: 420,
                 len: 33,
                 crc: 7,
-            },
+            }),
         ]
     }
 
