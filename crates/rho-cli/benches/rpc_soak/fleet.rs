@@ -190,5 +190,22 @@ pub fn report(
             f.agents as f64 * 1024.0 / mib(f.after.rss),
             f.agents as f64 * 1024.0 / mib(f.after.pss),
         );
+        if let Kind::Rho { path, .. } = kind {
+            symbol_order(path);
+        }
+    }
+}
+
+/// Says how much of `crates/rho-cli/symbol-order.txt` the binary at `path` was laid out by:
+/// an idle agent's RSS depends on it (README, "The code an agent runs, laid out together"),
+/// and a list gone stale with the code roughly doubles it without any other sign.
+fn symbol_order(path: &str) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/gen-symbol-order");
+    let checked = std::process::Command::new(script)
+        .args(["--check", path])
+        .output();
+    match checked {
+        Ok(out) => print!("     layout: {}", String::from_utf8_lossy(&out.stdout)),
+        Err(e) => println!("     layout: not checked ({e})"),
     }
 }
