@@ -219,8 +219,27 @@ enum Held {
 
 struct Cell {
     held: Mutex<Held>,
-    origin: OnceLock<Origin>,
+    origin: Place,
     role: &'static str,
+}
+
+/// Where a cell's message is on disk.
+enum Place {
+    /// Known when the cell was made (a session opened from a file). Not a `OnceLock` made
+    /// set: `OnceLock::from` sets it through the lock's `Once`, which was a tenth of
+    /// reopening a long session from its summary (one cell per message of its context).
+    Known(Origin),
+    /// Set once the message is written (a message made in this process).
+    Later(OnceLock<Origin>),
+}
+
+impl Place {
+    fn get(&self) -> Option<&Origin> {
+        match self {
+            Place::Known(origin) => Some(origin),
+            Place::Later(slot) => slot.get(),
+        }
+    }
 }
 
 /// A message of the transcript and of the session, shared (cloning shares the cell).
@@ -233,7 +252,7 @@ impl StoredMessage {
         let role = message.role();
         Self(Arc::new(Cell {
             held: Mutex::new(Held::Strong(message)),
-            origin: OnceLock::new(),
+            origin: Place::Later(OnceLock::new()),
             role,
         }))
     }
@@ -243,9 +262,7 @@ impl StoredMessage {
     pub fn on_disk(origin: Origin, role: &'static str) -> Self {
         Self(Arc::new(Cell {
             held: Mutex::new(Held::Weak(Weak::new())),
-            // Made set, not set after: setting goes through the lock's `Once`, which was a
-            // tenth of reopening a long session from its summary.
-            origin: OnceLock::from(origin),
+            origin: Place::Known(origin),
             role,
         }))
     }
@@ -290,7 +307,9 @@ impl StoredMessage {
     /// Records where the message now is on disk (once written and flushed); the first origin
     /// set stays.
     pub fn set_origin(&self, origin: Origin) {
-        let _ = self.0.origin.set(origin);
+        if let Place::Later(slot) = &self.0.origin {
+            let _ = slot.set(origin);
+        }
     }
 
     /// Where the message is on disk, if it is.

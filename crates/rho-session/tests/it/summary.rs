@@ -293,3 +293,28 @@ fn an_append_right_after_opening_from_the_summary_continues_the_leaf() {
     let (expected, _) = answers_loaded_whole(&path);
     assert_eq!(answers(&SessionManager::open(&path).unwrap()), expected);
 }
+
+/// A long context from the summary is the one a whole load makes, its cells shared with the
+/// tree made later; made before anyone asks for the context, the tree answers as the whole
+/// load too.
+#[test]
+fn a_long_context_answers_as_the_whole_load_with_the_tree_made_before_or_after() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("long.jsonl");
+    let mut session = SessionManager::create_at(&path, "/work");
+    for i in 0..2_500 {
+        session
+            .append_message(user(&format!("question {i}")))
+            .unwrap();
+        let answer = assistant(&format!("answer {i}"), "claude-opus");
+        session.append_message(answer).unwrap();
+    }
+    drop(session);
+    SessionManager::open(&path).unwrap();
+    reopens_from_summary(&path, "5,000 messages");
+    let (expected, entries) = answers_loaded_whole(&path);
+    let session = SessionManager::open(&path).unwrap();
+    assert!(!session.is_tree_made());
+    assert_eq!(entries_of(&session), entries, "the tree made first");
+    assert_eq!(answers(&session), expected, "then the answers");
+}
