@@ -395,14 +395,6 @@ fn transport_text(server: &ServerConfig) -> String {
     }
 }
 
-fn scope_name(scope: Scope) -> &'static str {
-    match scope {
-        Scope::User => "global",
-        Scope::Project => "project",
-        Scope::Extension => "extension",
-    }
-}
-
 /// `rho mcp list [--json]`: connects every enabled server and reports it; exit 1 when an
 /// entry is invalid or an enabled server did not connect.
 fn list(args: &[String], (agent_dir, cwd): (&Path, &Path)) -> ExitCode {
@@ -475,7 +467,7 @@ fn reports(config: &McpConfig, agent_dir: &Path, cwd: &Path) -> Result<Vec<Value
             let c = &s.config;
             let mut r = json!({
                 "name": c.name,
-                "scope": scope_name(c.scope),
+                "scope": c.scope.as_str(),
                 "source": c.source.display().to_string(),
             });
             if let Some(over) = &c.override_source {

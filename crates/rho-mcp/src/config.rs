@@ -86,6 +86,17 @@ pub enum Scope {
     Extension,
 }
 
+impl Scope {
+    /// The scope as pi's listings name it (`/mcp`, `rho mcp list --json`, the status).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::User => "global",
+            Scope::Project => "project",
+            Scope::Extension => "extension",
+        }
+    }
+}
+
 /// One validated server entry.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerConfig {

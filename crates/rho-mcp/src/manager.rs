@@ -234,7 +234,7 @@ impl McpManager {
                     v["pid"] = json!(pid);
                 }
                 if s.config.scope == crate::config::Scope::Extension {
-                    v["scope"] = json!("extension");
+                    v["scope"] = json!(s.config.scope.as_str());
                 }
                 let overrides: Vec<String> = self
                     .overrides(s.name())

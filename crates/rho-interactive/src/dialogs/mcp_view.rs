@@ -140,11 +140,10 @@ impl Dialogs {
             .iter()
             .map(|s| {
                 let scope = match s.config.scope {
-                    rho_mcp::config::Scope::User => "global".to_string(),
-                    rho_mcp::config::Scope::Project => "project".to_string(),
                     rho_mcp::config::Scope::Extension => {
                         format!("extension {}", s.config.source.display())
                     }
+                    other => other.as_str().to_string(),
                 };
                 let overrides: String = manager
                     .overrides(s.name())
