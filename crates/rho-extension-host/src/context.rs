@@ -117,12 +117,10 @@ pub trait ExtensionHost: Send + Sync {
         ))
     }
     /// Adds an MCP server an extension registered after loading (pi's `registerMcpServer`):
-    /// it connects at once. `handled`: an extension handles `mcp_servers_change`. Refused
-    /// with pi's text when the config is invalid.
+    /// it connects at once. Refused with pi's text when the config is invalid.
     fn register_mcp_server(
         &self,
         _spec: rho_protocol::extension::McpServerSpec,
-        _handled: bool,
     ) -> Result<McpServerRegistered, HostError> {
         Err(HostError::Unsupported(
             "cannot take MCP servers after loading",

@@ -46,8 +46,7 @@ export function unregisterMcpServer(reg, ext, name) {
  * a registration nothing connects (its MCP support off and no extension handling the event) in
  * `unconnected`. A refusal (an invalid config) is the extension's error, in pi's words. */
 function change(reg, ext, method, params, undo) {
-  const handled = (reg.handlers.get("mcp_servers_change") ?? []).length > 0;
-  reg.wire.call(method, { ...params, handled }).then(
+  reg.wire.call(method, params).then(
     (answer) => {
       if (answer?.unconnected) reg.notice(answer.unconnected);
       const event = { type: "mcp_servers_change", servers: listMcpServers(reg) };

@@ -345,3 +345,36 @@ async fn invalid_and_unconnected_registrations_are_reported_with_pi_s_texts() {
     assert!(stderr.contains(&unconnected("jira")), "{stderr}");
     assert_eq!(late, unconnected("late"));
 }
+
+/// A registration later, under `--no-mcp`, with a `mcp_servers_change` handler.
+const HANDLED: &str = r#"
+export default function (pi) {
+  pi.on("mcp_servers_change", (event, ctx) => ctx.ui.notify(`servers: ${event.servers.map((s) => s.name).join(",")}`));
+  pi.registerCommand("late", { handler: async () => pi.registerMcpServer("late", { url: "http://127.0.0.1:9/mcp", enabled: false }) });
+}
+"#;
+
+/// With MCP off, an extension subscribed to `mcp_servers_change` may connect the servers
+/// itself (rho learns of the subscription from the extension's registration): the event
+/// reaches it, and no "nothing connects" notice comes before it (rho answers first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_registration_an_extension_may_connect_itself_is_not_reported() {
+    let opts = Start {
+        args: vec!["--no-mcp".into()],
+        ..Start::default()
+    };
+    let Some(mut rpc) = pi_support::start_with_files(&[], &[("handled.ts", HANDLED)], opts).await
+    else {
+        return;
+    };
+    command(&mut rpc, "c", "/late").await;
+    let first = rpc
+        .wait(|v| {
+            let message = v["message"].as_str().unwrap_or_default();
+            v["method"] == "notify"
+                && (message.starts_with("servers:") || message.starts_with("MCP server"))
+        })
+        .await;
+    assert_eq!(first["message"], "servers: late");
+    rpc.close().await;
+}

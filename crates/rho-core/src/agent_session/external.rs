@@ -71,13 +71,17 @@ impl super::AgentSession {
     /// A server an extension registered while the session runs: its owner connects it and
     /// the session takes the owner's tools from now on. Without an owner (MCP off) nothing
     /// connects it: pi's report is returned unless an extension handles `mcp_servers_change`
-    /// (`handled`).
+    /// (it may connect servers itself).
     pub fn register_external_server(
         &self,
         spec: McpServerSpec,
-        handled: bool,
     ) -> Result<Option<String>, ExternalError> {
         let Some(owner) = self.inner.services.external_servers.clone() else {
+            let handled = self
+                .inner
+                .services
+                .extensions
+                .has_handlers("mcp_servers_change");
             return Ok((!handled).then(|| unconnected_text(&spec.name)));
         };
         let tools = owner.register(spec)?;
@@ -152,15 +156,20 @@ mod tests {
     #[tokio::test]
     async fn without_an_owner_a_registration_is_reported_unless_an_extension_handles_it() {
         let session = AgentSession::new(AgentSessionConfig::new("/tmp"));
-        let told = session
-            .register_external_server(spec("jira"), false)
-            .unwrap();
+        let told = session.register_external_server(spec("jira")).unwrap();
         assert_eq!(told, Some(unconnected_text("jira")));
         assert!(told
             .unwrap()
             .starts_with("MCP server \"jira\" is registered, but no loaded"));
-        let handled = session
-            .register_external_server(spec("jira"), true)
+        let mut config = AgentSessionConfig::new("/tmp");
+        let mut connector = rho_extension_host::Extension::new("/connector.ts");
+        connector.on(
+            "mcp_servers_change",
+            Arc::new(|_, _| Box::pin(async { Ok(None) })),
+        );
+        config.extensions = vec![connector];
+        let handled = AgentSession::new(config)
+            .register_external_server(spec("jira"))
             .unwrap();
         assert_eq!(handled, None);
         assert!(session.external().is_none());
@@ -174,13 +183,11 @@ mod tests {
         let session = AgentSession::new(config);
         assert!(session.external().is_none());
         assert_eq!(
-            session
-                .register_external_server(spec("jira"), false)
-                .unwrap(),
+            session.register_external_server(spec("jira")).unwrap(),
             None
         );
         assert!(session.external().is_some());
-        let refused = session.register_external_server(spec("bad"), false);
+        let refused = session.register_external_server(spec("bad"));
         assert_eq!(refused.unwrap_err().to_string(), "Invalid MCP server bad");
         session.unregister_external_server("jira", "/e.ts");
         assert_eq!(*owner.0.lock().unwrap(), ["+jira", "-jira /e.ts"]);

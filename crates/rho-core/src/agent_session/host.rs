@@ -188,14 +188,10 @@ impl ExtensionHost for SessionHost {
         Ok(())
     }
 
-    fn register_mcp_server(
-        &self,
-        spec: McpServerSpec,
-        handled: bool,
-    ) -> Result<McpServerRegistered, HostError> {
+    fn register_mcp_server(&self, spec: McpServerSpec) -> Result<McpServerRegistered, HostError> {
         let s = self.session().ok_or(HostError::Stale)?;
         let unconnected = s
-            .register_external_server(spec, handled)
+            .register_external_server(spec)
             .map_err(HostError::Session)?;
         Ok(McpServerRegistered { unconnected })
     }

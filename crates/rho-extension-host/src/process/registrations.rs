@@ -71,8 +71,8 @@ pub(crate) fn register(
             host.unregister_virtual_model(provider, id)?;
         }
         REGISTER_MCP_SERVER => {
-            let RegisterMcpServer { server, handled } = calls::params(method, params)?;
-            let answer = host.register_mcp_server(server, handled)?;
+            let RegisterMcpServer { server } = calls::params(method, params)?;
+            let answer = host.register_mcp_server(server)?;
             return serde_json::to_value(answer).map_err(HostError::Encode);
         }
         UNREGISTER_MCP_SERVER => {

@@ -264,10 +264,6 @@ pub struct UnregisterVirtualModel {
 pub struct RegisterMcpServer {
     /// The server, as in `register`'s `mcpServers`.
     pub server: super::McpServerSpec,
-    /// An extension handles `mcp_servers_change` (it may connect servers itself), so rho
-    /// does not report a registration its own MCP support, when off, leaves unconnected.
-    #[serde(default)]
-    pub handled: bool,
 }
 
 /// The answer to `register_mcp_server`.
