@@ -233,22 +233,24 @@ impl Run {
                 if std::mem::take(&mut requested_more) && pending.is_empty() {
                     // The owner asked for one more request and nothing else makes it:
                     // follow-ups satisfy it, else a request on the context alone.
-                    self.interrupt_after = Some(self.shared.steer_seq());
-                    pending = Pending {
-                        messages: self.shared.poll_follow_up(),
-                        from: Some(Queue::FollowUp),
-                    };
+                    pending = self.take_follow_ups();
                     more_tool_calls = true;
                 }
             }
-            self.interrupt_after = Some(self.shared.steer_seq());
-            pending = Pending {
-                messages: self.shared.poll_follow_up(),
-                from: Some(Queue::FollowUp),
-            };
+            pending = self.take_follow_ups();
             if pending.is_empty() {
                 return self.end_run();
             }
+        }
+    }
+
+    /// The follow-ups queued so far, for the next turn; steering that arrives from now on
+    /// interrupts that turn (see `interrupt_after`).
+    fn take_follow_ups(&mut self) -> Pending {
+        self.interrupt_after = Some(self.shared.steer_seq());
+        Pending {
+            messages: self.shared.poll_follow_up(),
+            from: Some(Queue::FollowUp),
         }
     }
 
