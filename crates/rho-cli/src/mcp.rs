@@ -150,7 +150,7 @@ pub fn start(
     if config.is_empty() && registered.is_empty() {
         return None;
     }
-    let manager = McpManager::start(config, options(args, agent_dir, cwd));
+    let manager = McpManager::start(config, options(tool_patterns(args), agent_dir, cwd));
     for server in registered {
         manager.register(server);
     }
@@ -158,19 +158,23 @@ pub fn start(
     Some(Arc::new(External(manager)))
 }
 
-fn options(args: &Args, agent_dir: &Path, cwd: &Path) -> McpOptions {
-    let patterns = args.tools.as_ref().and_then(|t| {
+fn options(tool_patterns: Option<Vec<String>>, agent_dir: &Path, cwd: &Path) -> McpOptions {
+    McpOptions {
+        env: server_env(agent_dir, cwd),
+        tool_patterns,
+    }
+}
+
+/// The `--tools` names that pick MCP tools (`mcp__…`), if any.
+fn tool_patterns(args: &Args) -> Option<Vec<String>> {
+    args.tools.as_ref().and_then(|t| {
         let mcp: Vec<String> = t
             .iter()
             .filter(|n| n.starts_with("mcp__"))
             .cloned()
             .collect();
         (!mcp.is_empty()).then_some(mcp)
-    });
-    McpOptions {
-        env: server_env(agent_dir, cwd),
-        tool_patterns: patterns,
-    }
+    })
 }
 
 /// A registered server's config checked by mcp.json's parser; the error is pi's text.
@@ -194,7 +198,7 @@ pub fn owner(
 ) -> Option<Arc<dyn ExternalServers>> {
     let codemode = on?;
     Some(Arc::new(Owner {
-        args: args.clone(),
+        tool_patterns: tool_patterns(args),
         dirs: (agent_dir.to_path_buf(), cwd.to_path_buf()),
         project_trusted,
         codemode,
@@ -202,7 +206,8 @@ pub fn owner(
 }
 
 struct Owner {
-    args: Args,
+    /// `--tools`' MCP names, for the manager the first registration starts.
+    tool_patterns: Option<Vec<String>>,
     dirs: (std::path::PathBuf, std::path::PathBuf),
     project_trusted: bool,
     codemode: bool,
@@ -215,7 +220,7 @@ impl ExternalServers for Owner {
         let manager = current
             .get_or_insert_with(|| {
                 let (agent_dir, cwd) = (&self.dirs.0, &self.dirs.1);
-                let options = options(&self.args, agent_dir, cwd);
+                let options = options(self.tool_patterns.clone(), agent_dir, cwd);
                 // mcp.json had no server at start, but its `autoEnableCodemode` still holds
                 // for the servers extensions register.
                 let configured = rho_mcp::load_config_trusted(agent_dir, cwd, self.project_trusted);
