@@ -135,12 +135,32 @@ impl Summarized {
         })
     }
 
-    /// The context's messages made from the items.
+    /// The context's messages made from the items: the messages left on disk in one run of
+    /// cells (checked first, so that the run is made whole), the others from their lines.
     fn messages(&self) -> Option<Vec<StoredMessage>> {
-        let mut messages = Vec::with_capacity(self.summary.len());
+        let mut on_disk = 0;
         for item in self.summary.items() {
-            match item? {
-                Item::Cell(message) => messages.push(message.stored(&self.messages)),
+            on_disk += usize::from(matches!(item?, Item::Cell(_)));
+        }
+        let mut records = self
+            .summary
+            .items()
+            .flatten()
+            .filter_map(|item| match item {
+                Item::Cell(m) => Some((m.offset, m.len, m.crc, m.role)),
+                Item::Line { .. } => None,
+            });
+        // Never short: the items were just checked.
+        let next = || records.next().unwrap_or((0, 0, 0, "user"));
+        let run = StoredMessage::on_disk_run(&self.messages, on_disk, next);
+        if on_disk == self.summary.len() {
+            return Some(run);
+        }
+        let mut run = run.into_iter();
+        let mut messages = Vec::with_capacity(self.summary.len());
+        for item in self.summary.items().flatten() {
+            match item {
+                Item::Cell(_) => messages.extend(run.next()),
                 Item::Line { start, end } => {
                     let text = read_line(&self.messages, start, end)?;
                     let decoded = decode_entry_at(&text, start, &self.messages).ok()?;

@@ -233,6 +233,16 @@ enum Place {
     Later(OnceLock<Origin>),
 }
 
+impl Cell {
+    fn on_disk(origin: Origin, role: &'static str) -> Self {
+        Cell {
+            held: Mutex::new(Held::Weak(Weak::new())),
+            origin: Place::Known(origin),
+            role,
+        }
+    }
+}
+
 impl Place {
     fn get(&self) -> Option<&Origin> {
         match self {
@@ -243,38 +253,75 @@ impl Place {
 }
 
 /// A message of the transcript and of the session, shared (cloning shares the cell).
+///
+/// Cells live in shared runs: one cell for a message made or read on its own, one run for
+/// all the messages of a context reopened from its summary ([`Self::on_disk_run`]), which
+/// takes one allocation where 50,000 cells took 50,000.
 #[derive(Clone)]
-pub struct StoredMessage(Arc<Cell>);
+pub struct StoredMessage {
+    run: Arc<[Cell]>,
+    at: u32,
+}
 
 impl StoredMessage {
     /// A message held in memory, not (yet) on disk.
     pub fn new(message: Arc<AgentMessage>) -> Self {
         let role = message.role();
-        Self(Arc::new(Cell {
+        Self::alone(Cell {
             held: Mutex::new(Held::Strong(message)),
             origin: Place::Later(OnceLock::new()),
             role,
-        }))
+        })
     }
 
     /// A message known only by where it is on disk (a session opened from a file); `role` is
     /// its `role` (checked when it was loaded).
     pub fn on_disk(origin: Origin, role: &'static str) -> Self {
-        Self(Arc::new(Cell {
-            held: Mutex::new(Held::Weak(Weak::new())),
-            origin: Place::Known(origin),
-            role,
-        }))
+        Self::alone(Cell::on_disk(origin, role))
+    }
+
+    /// [`Self::on_disk`] for `count` messages of `file`, in one run of cells: `next` gives
+    /// each one's `(offset, len, crc, role)` in turn and is called exactly `count` times.
+    pub fn on_disk_run(
+        file: &Arc<MessageFile>,
+        count: usize,
+        mut next: impl FnMut() -> (u64, u64, u32, &'static str),
+    ) -> Vec<Self> {
+        // A range's mapped iterator has an exact length, so the run is allocated once and
+        // filled in place.
+        let run: Arc<[Cell]> = (0..count)
+            .map(|_| {
+                let (offset, len, crc, role) = next();
+                Cell::on_disk(Origin::known(Arc::clone(file), offset, len, crc), role)
+            })
+            .collect();
+        (0..count)
+            .map(|at| Self {
+                run: Arc::clone(&run),
+                at: at as u32,
+            })
+            .collect()
+    }
+
+    fn alone(cell: Cell) -> Self {
+        Self {
+            run: Arc::new([cell]),
+            at: 0,
+        }
+    }
+
+    fn cell(&self) -> &Cell {
+        &self.run[self.at as usize]
     }
 
     /// The message's role, known without decoding it.
     pub fn role(&self) -> &'static str {
-        self.0.role
+        self.cell().role
     }
 
     /// The decoded message: the one held, else read back from the session file.
     pub fn get(&self) -> Result<Arc<AgentMessage>, ReadError> {
-        let mut held = lock(&self.0.held);
+        let mut held = lock(&self.cell().held);
         match &*held {
             Held::Strong(m) => return Ok(Arc::clone(m)),
             Held::Weak(w) => {
@@ -291,7 +338,7 @@ impl StoredMessage {
 
     /// The decoded message while it is held (no disk access).
     pub fn held(&self) -> Option<Arc<AgentMessage>> {
-        match &*lock(&self.0.held) {
+        match &*lock(&self.cell().held) {
             Held::Strong(m) => Some(Arc::clone(m)),
             Held::Weak(w) => w.upgrade(),
         }
@@ -300,30 +347,30 @@ impl StoredMessage {
     /// Keeps the decoded message until [`Self::release`] (e.g. for the run that sends it).
     pub fn hold(&self) -> Result<Arc<AgentMessage>, ReadError> {
         let message = self.get()?;
-        *lock(&self.0.held) = Held::Strong(Arc::clone(&message));
+        *lock(&self.cell().held) = Held::Strong(Arc::clone(&message));
         Ok(message)
     }
 
     /// Records where the message now is on disk (once written and flushed); the first origin
     /// set stays.
     pub fn set_origin(&self, origin: Origin) {
-        if let Place::Later(slot) = &self.0.origin {
+        if let Place::Later(slot) = &self.cell().origin {
             let _ = slot.set(origin);
         }
     }
 
     /// Where the message is on disk, if it is.
     pub fn origin(&self) -> Option<&Origin> {
-        self.0.origin.get()
+        self.cell().origin.get()
     }
 
     /// Drops the decoded message if it is on disk (it is read back when needed again).
     /// Returns whether it was released.
     pub fn release(&self) -> bool {
-        if self.0.origin.get().is_none() {
+        if self.cell().origin.get().is_none() {
             return false;
         }
-        let mut held = lock(&self.0.held);
+        let mut held = lock(&self.cell().held);
         if let Held::Strong(m) = &*held {
             *held = Held::Weak(Arc::downgrade(m));
         }
@@ -333,7 +380,7 @@ impl StoredMessage {
     /// The origin of a cell whose message is not held. Every such cell has one
     /// ([`Self::on_disk`] sets it, and [`Self::release`] requires one).
     pub(crate) fn origin_or_error(&self) -> Result<&Origin, ReadError> {
-        self.0.origin.get().ok_or_else(|| ReadError {
+        self.cell().origin.get().ok_or_else(|| ReadError {
             path: PathBuf::new(),
             offset: 0,
             reason: "a released message without an origin".into(),
@@ -342,7 +389,7 @@ impl StoredMessage {
 
     /// Whether both share one cell.
     pub fn ptr_eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.0, &other.0)
+        Arc::ptr_eq(&self.run, &other.run) && self.at == other.at
     }
 
     /// Whether this cell holds exactly `message` (the same allocation).

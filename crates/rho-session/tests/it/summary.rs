@@ -317,4 +317,16 @@ fn a_long_context_answers_as_the_whole_load_with_the_tree_made_before_or_after()
     assert!(!session.is_tree_made());
     assert_eq!(entries_of(&session), entries, "the tree made first");
     assert_eq!(answers(&session), expected, "then the answers");
+
+    // The context's cells are made together, yet each is its own message.
+    let context = SessionManager::open(&path)
+        .unwrap()
+        .build_context()
+        .messages;
+    assert_eq!(context.len(), 5_000);
+    for pair in context.windows(2) {
+        assert!(!pair[0].ptr_eq(&pair[1]));
+        assert!(pair[0].ptr_eq(&pair[0].clone()));
+        assert_ne!(pair[0], pair[1]);
+    }
 }
