@@ -311,13 +311,8 @@ impl SessionManager {
         let line = serde_json::to_vec(&entry)?;
         let starts_file = entry.message_role() == Some("assistant");
         tree.push(entry);
-        let cell = tree.leaf().and_then(SessionEntry::stored_message).cloned();
         let position = tree.entries().len() - 1;
-        self.unsaved.push(Unsaved {
-            line,
-            cell,
-            position,
-        });
+        self.unsaved.push(Unsaved { line, position });
         self.write_due |= starts_file;
         match self.write_unsaved() {
             Ok(()) => self.failure = Failure::None,

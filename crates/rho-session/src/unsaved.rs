@@ -2,20 +2,17 @@
 //! learns where it landed (to be read back from there once released), and the entry index
 //! beside the file follows along while it can.
 
-use rho_protocol::agent::StoredMessage;
-
 use super::error::StoreError;
 use super::index_keeper::IndexKeeper;
 use super::lazy::set_origin;
 use super::tree::SessionTree;
 use super::writer::FileWriter;
 
-/// An entry not yet on disk: its serialized line (without the line break), its message cell
-/// if it has one, and its position in the tree.
+/// An entry not yet on disk: its serialized line (without the line break) and its position
+/// in the tree (whose entry holds its message cell, if it has one).
 #[derive(Debug)]
 pub(crate) struct Unsaved {
     pub line: Vec<u8>,
-    pub cell: Option<StoredMessage>,
     pub position: usize,
 }
 
@@ -33,10 +30,10 @@ pub(crate) fn append_all(
             Ok(at) => at,
             Err(e) => return (written, Some(e)),
         };
-        if let Some(cell) = &pending.cell {
+        let entry = &tree.entries()[pending.position];
+        if let Some(cell) = entry.stored_message() {
             set_origin(cell, &pending.line, writer.message_file(), at);
         }
-        let entry = &tree.entries()[pending.position];
         let file = writer.message_file().file();
         if !index
             .as_mut()
