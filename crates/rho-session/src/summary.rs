@@ -241,8 +241,8 @@ impl SummaryKeeper {
         if entry.parent_id != self.leaf.id {
             return None;
         }
-        let mut leaf = self.leaf.clone();
-        let item = follow(&mut leaf, entry, line)?;
+        // A keeper that cannot follow is dropped, so the leaf is changed in place.
+        let item = follow(&mut self.leaf, entry, line)?;
         let mut found = [0; HEAD_LEN];
         read_exact_at(&self.file, &mut found, MAGIC.len() as u64).ok()?;
         if found != head_bytes(&self.head) {
@@ -256,7 +256,7 @@ impl SummaryKeeper {
             crc.update(&added);
             items_crc = crc.finalize();
         }
-        let state = state_bytes(&leaf);
+        let state = state_bytes(&self.leaf);
         added.extend_from_slice(&state);
         let head = Head {
             bound,
@@ -269,7 +269,6 @@ impl SummaryKeeper {
         write_at(&self.file, &added, at).ok()?;
         write_at(&self.file, &head_bytes(&head), MAGIC.len() as u64).ok()?;
         self.head = head;
-        self.leaf = leaf;
         Some(self)
     }
 }
