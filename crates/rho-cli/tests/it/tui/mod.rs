@@ -138,6 +138,10 @@ impl Tmux {
         ]);
         cmd.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
         cmd.extend(program.iter().map(|s| s.to_string()));
+        // tmux 3.3 closes a pane whose program has exited at once, dropping output it has not
+        // read yet (a transcript written just before exit), unless the pane is piped: then it
+        // reads the pane dry first. The pipe keeps every byte of a last write on screen.
+        cmd.extend([";", "pipe-pane", "-t", "0", "cat > /dev/null"].map(String::from));
         let out = tmux.run(&cmd.iter().map(String::as_str).collect::<Vec<_>>());
         assert!(
             out.status.success(),
@@ -147,10 +151,11 @@ impl Tmux {
         tmux
     }
 
-    /// Appends everything the pane's program writes to the terminal to `log` from now on.
+    /// Appends everything the pane's program writes to the terminal to `log` from now on (in
+    /// place of the pipe every pane has, see [`Tmux::launch`]).
     pub fn record(&self, log: &std::path::Path) {
         let command = format!("cat >> '{}'", log.display());
-        let out = self.run(&["pipe-pane", "-o", "-t", "0", &command]);
+        let out = self.run(&["pipe-pane", "-t", "0", &command]);
         assert!(out.status.success(), "pipe-pane failed");
     }
 
