@@ -109,8 +109,6 @@ pub fn prepare_branch_entries(entries: &[PathEntry], token_budget: u64) -> Branc
 pub struct BranchSummary {
     /// The summary text (preamble, model text, file lists).
     pub summary: String,
-    /// `fromId`: the navigation target, or `"root"` when attaching at the root.
-    pub from_id: String,
     /// `{readFiles, modifiedFiles}` for built-in summaries; extension data otherwise.
     pub details: Option<Value>,
     /// True when an extension supplied the summary.
@@ -120,8 +118,6 @@ pub struct BranchSummary {
 /// What the user asked for when leaving the branch.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BranchSummaryOptions {
-    /// The navigation target, `None` when attaching at the root (`fromId` is then `"root"`).
-    pub target_id: Option<String>,
     /// Extra instructions for the summariser.
     pub custom_instructions: Option<String>,
     /// When true the custom instructions replace the built-in prompt instead of adding to it.
@@ -141,11 +137,6 @@ impl BranchSummaryOptions {
             Some(c) => format!("{BRANCH_PROMPT}\n\nAdditional focus: {c}"),
             None => BRANCH_PROMPT.to_string(),
         }
-    }
-
-    /// `fromId` of the entry: the target, or `"root"`.
-    pub fn from_id(&self) -> String {
-        self.target_id.clone().unwrap_or_else(|| "root".to_string())
     }
 }
 
@@ -168,7 +159,6 @@ pub async fn summarize_branch(
     };
     Ok(BranchSummary {
         summary,
-        from_id: options.from_id(),
         details,
         from_hook,
     })
@@ -269,16 +259,13 @@ mod tests {
     }
 
     #[test]
-    fn instructions_variants_and_from_id() {
+    fn instructions_variants() {
         let mut o = BranchSummaryOptions::default();
         assert_eq!(o.instructions(), BRANCH_PROMPT);
-        assert_eq!(o.from_id(), "root");
         o.custom_instructions = Some("X".into());
         assert!(o.instructions().ends_with("\n\nAdditional focus: X"));
         assert!(o.instructions().starts_with(BRANCH_PROMPT));
         o.replace_instructions = true;
         assert_eq!(o.instructions(), "X");
-        o.target_id = Some("abc".into());
-        assert_eq!(o.from_id(), "abc");
     }
 }

@@ -568,17 +568,19 @@ impl SessionManager {
             .expect("resetting the leaf cannot name a missing entry");
     }
 
-    /// Navigates to `from` (`None`: the root) and attaches a summary of the branch left behind.
+    /// Navigates to `to` (`None`: the root) and attaches a summary of the branch left behind;
+    /// its `fromId` is the leaf it was left from, `"root"` when there was none (pi 1.6).
     pub fn branch_with_summary(
         &mut self,
-        from: Option<&str>,
+        to: Option<&str>,
         summary: &str,
         details: Option<Value>,
         from_hook: Option<bool>,
     ) -> Result<&SessionEntry, StoreError> {
-        self.tree.get_mut().set_leaf(from)?;
+        let from_id = self.leaf_id().unwrap_or("root").to_string();
+        self.tree.get_mut().set_leaf(to)?;
         self.append(EntryData::BranchSummary {
-            from_id: from.unwrap_or("root").to_string(),
+            from_id,
             summary: summary.to_string(),
             details: details.map(Box::new),
             usage: None,

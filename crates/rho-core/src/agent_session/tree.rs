@@ -230,7 +230,6 @@ impl AgentSession {
             Some(s) => Some(s),
             None if options.summarize && !plan.engine.is_empty() => {
                 let summary_options = BranchSummaryOptions {
-                    target_id: None,
                     custom_instructions: verdict.custom_instructions,
                     replace_instructions: verdict.replace_instructions,
                 };

@@ -232,7 +232,8 @@ async fn a_summary_of_the_abandoned_branch_is_written_and_enters_the_context() {
     let request = request_texts(&provider.requests()[0]).join("\n");
     assert!(request.contains("branch B question") && request.contains("branch B answer"));
     assert!(!request.contains("branch A") && !request.contains("first question"));
-    // Written to disk: parent and fromId are the target, fromHook false, details are file lists.
+    // Written to disk: the parent is the target, fromId the leaf left behind (a3, pi 1.6),
+    // fromHook false, details are file lists.
     let file = reopened(&s);
     let entry = file.tree().get(&summary_id).expect("on disk").clone();
     assert_eq!(entry.parent_id.as_deref(), Some(ids.a2.as_str()));
@@ -246,7 +247,7 @@ async fn a_summary_of_the_abandoned_branch_is_written_and_enters_the_context() {
     else {
         panic!("not a branch summary: {entry:?}");
     };
-    assert_eq!(from_id, &ids.a2);
+    assert_eq!(from_id, &ids.a3);
     assert!(summary.contains("B TRIED SOMETHING"));
     assert_eq!(*from_hook, Some(false));
     assert_eq!(

@@ -139,6 +139,7 @@ fn every_entry_type_survives_a_reload_unchanged() {
         .expect("append");
     s.append_label(&first, Some("start")).expect("append");
     s.append_session_info("  My session  ").expect("append");
+    let left = s.leaf_id().expect("a leaf").to_string();
     s.branch_with_summary(Some(&first), "went elsewhere", None, Some(true))
         .expect("append");
     let reloaded = SessionManager::open(s.path().expect("path")).expect("reload");
@@ -148,7 +149,10 @@ fn every_entry_type_survives_a_reload_unchanged() {
     assert_eq!(reloaded.label(&first), Some("start"));
     let summary = reloaded.entries().last().expect("entry");
     assert_eq!(summary.parent_id.as_deref(), Some(first.as_str()));
-    assert!(matches!(&summary.data, EntryData::BranchSummary { from_id, .. } if *from_id == first));
+    assert!(
+        matches!(&summary.data, EntryData::BranchSummary { from_id, .. } if *from_id == left),
+        "fromId is the leaf the branch was left from (pi 1.6)"
+    );
     assert_eq!(reloaded.build_context(), s.build_context());
     let types: Vec<&str> = reloaded
         .entries()
