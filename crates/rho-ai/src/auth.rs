@@ -98,6 +98,16 @@ pub enum Credential {
     OAuth(OAuthCredential),
 }
 
+impl Credential {
+    /// The entry as auth.json holds it (what pi hands an extension as a credential).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Credential::ApiKey { key } => serde_json::json!({"type": "api_key", "key": key}),
+            Credential::OAuth(c) => c.to_json(),
+        }
+    }
+}
+
 /// A malformed auth.json entry (other providers' entries still work).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("auth.json: {provider}: {message}")]
@@ -191,11 +201,8 @@ impl AuthFile {
 
     /// Stores `credential` for `provider`, keeping the other entries as they are.
     pub fn set(&mut self, provider: &str, credential: &Credential) {
-        let value = match credential {
-            Credential::ApiKey { key } => serde_json::json!({"type": "api_key", "key": key}),
-            Credential::OAuth(c) => c.to_json(),
-        };
-        self.entries.insert(provider.to_string(), value);
+        self.entries
+            .insert(provider.to_string(), credential.to_json());
     }
 
     /// Removes `provider`'s entry (logout); true if there was one.

@@ -2,9 +2,12 @@
 //! `registerProvider` and `unregisterProvider` at once, and the virtual-model calls alike): their models go into the model
 //! registry (the user's models.json entry of the same name overrides `baseUrl`, `apiKey` and
 //! `headers`), their sign-ins into the credential store, and the replies of a provider that
-//! streams in its extension to that extension.
+//! streams in its extension to that extension. A provider with `refreshModels` is refreshed
+//! as pi refreshes it (see [`crate::extension_refresh`]).
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use rho_ai::Model;
 use rho_core::agent_session::{ModelProviders, ProviderRegistrationError};
@@ -12,11 +15,12 @@ use rho_extension_host::providers::{provider_config, provider_models, ProviderSt
 use rho_extension_host::ProviderDef;
 
 use crate::credentials::CliCredentials;
+use crate::extension_refresh::{self, Phase};
 
-/// Registers `def` in `credentials` and `streams`; one of its name is replaced.
-pub fn register(
+/// Puts `def`'s config and models into the registry of `credentials`, in place of those of
+/// a provider of its name.
+pub fn apply_config(
     credentials: &CliCredentials,
-    streams: &ProviderStreams,
     def: &ProviderDef,
 ) -> Result<(), ProviderRegistrationError> {
     let config = provider_config(def, credentials.models.user_provider(&def.name))?;
@@ -24,6 +28,16 @@ pub fn register(
     credentials
         .models
         .replace_provider(&def.name, models, config);
+    Ok(())
+}
+
+/// Registers `def` in `credentials` and `streams`; one of its name is replaced.
+pub fn register(
+    credentials: &CliCredentials,
+    streams: &ProviderStreams,
+    def: &ProviderDef,
+) -> Result<(), ProviderRegistrationError> {
+    apply_config(credentials, def)?;
     let mut streams = streams.write().unwrap_or_else(|p| p.into_inner());
     match &def.stream {
         Some(stream) => streams.insert(def.name.clone(), stream.clone()),
@@ -42,14 +56,82 @@ pub struct ExtensionProviders {
     /// The providers whose extension streams their replies (the session's stream function
     /// reads the same map).
     pub streams: ProviderStreams,
+    /// The registered providers with `refreshModels`, by name.
+    refreshing: Mutex<HashMap<String, ProviderDef>>,
+    /// Whether their refreshes may use the network: once the mode's catalog refresh ran
+    /// (interactive and RPC, not offline).
+    network: AtomicBool,
+}
+
+impl ExtensionProviders {
+    /// The registrations of the session built with `credentials` and `streams`; `loaded`
+    /// are the providers extensions registered while loading (already in the registry).
+    pub fn new(
+        credentials: Arc<CliCredentials>,
+        streams: ProviderStreams,
+        loaded: &[ProviderDef],
+    ) -> Self {
+        let refreshing = loaded
+            .iter()
+            .filter(|d| d.refresh.is_some())
+            .map(|d| (d.name.clone(), d.clone()));
+        Self {
+            credentials,
+            streams,
+            refreshing: Mutex::new(refreshing.collect()),
+            network: AtomicBool::new(false),
+        }
+    }
+
+    fn refreshing(&self) -> std::sync::MutexGuard<'_, HashMap<String, ProviderDef>> {
+        self.refreshing.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// pi's network refresh: every provider with `refreshModels` asks its live service in
+    /// the background, and so does each one registered from now on.
+    pub fn refresh_from_network(&self) {
+        self.network.store(true, Ordering::SeqCst);
+        for def in self.refreshing().values() {
+            self.spawn_refresh(def.clone(), &[Phase::Network]);
+        }
+    }
+
+    /// Runs `phases` of `def`'s refresh in the background; a failure is a warning.
+    fn spawn_refresh(&self, def: ProviderDef, phases: &'static [Phase]) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let credentials = self.credentials.clone();
+        runtime.spawn(async move {
+            for phase in phases {
+                if let Err(e) = extension_refresh::refresh(&credentials, &def, *phase).await {
+                    rho_extension_host::diagnostics::warn(e.to_string());
+                    return;
+                }
+            }
+        });
+    }
 }
 
 impl ModelProviders for ExtensionProviders {
     fn register(&self, def: &ProviderDef) -> Result<(), ProviderRegistrationError> {
-        register(&self.credentials, &self.streams, def)
+        register(&self.credentials, &self.streams, def)?;
+        if def.refresh.is_none() {
+            self.refreshing().remove(&def.name);
+            return Ok(());
+        }
+        self.refreshing().insert(def.name.clone(), def.clone());
+        // pi refreshes a provider as it registers it, from the network too once allowed.
+        let phases: &'static [Phase] = match self.network.load(Ordering::SeqCst) {
+            true => &[Phase::Stored, Phase::Network],
+            false => &[Phase::Stored],
+        };
+        self.spawn_refresh(def.clone(), phases);
+        Ok(())
     }
 
     fn unregister(&self, name: &str) {
+        self.refreshing().remove(name);
         self.credentials.models.remove_provider(name);
         self.credentials.remove_oauth(name);
         self.streams
@@ -116,6 +198,7 @@ mod tests {
             config,
             stream: None,
             oauth: oauth.then(|| Arc::new(Ext(name)) as Arc<dyn OAuthProvider>),
+            refresh: None,
         }
     }
 
@@ -129,10 +212,7 @@ mod tests {
             Base::Models(Arc::new(Vec::new())),
         );
         let credentials = CliCredentials::load(dir.path(), None, models, &mut Vec::new());
-        let providers = ExtensionProviders {
-            credentials: Arc::new(credentials),
-            streams: Default::default(),
-        };
+        let providers = ExtensionProviders::new(Arc::new(credentials), Default::default(), &[]);
         let builtin = sign_ins(&providers.credentials);
         for (name, oauth) in [
             ("gitlab-duo", true),

@@ -8,6 +8,7 @@ mod credentials;
 mod echo_off;
 mod extension_processes;
 mod extension_providers;
+mod extension_refresh;
 mod extensions;
 mod file_args;
 mod interactive_host;

@@ -17,6 +17,7 @@ use rho_core::agent_session::{AuthStatus, CredentialStore};
 
 use crate::args::Args;
 use crate::credentials::CliCredentials;
+use crate::extension_providers::ExtensionProviders;
 
 /// pi's limit for a whole refresh.
 const TIMEOUT: Duration = Duration::from_secs(15);
@@ -27,16 +28,24 @@ pub fn store(agent_dir: &Path) -> Arc<ModelsStore> {
     Arc::new(ModelsStore::new(agent_dir, warn))
 }
 
-/// What a refresh reads: the session's credentials, which hold its model registry.
+/// What a refresh reads: the session's credentials, which hold its model registry, and the
+/// providers extensions registered (those with `refreshModels` refresh with the catalogs).
 #[derive(Clone)]
 pub struct Catalog {
     credentials: Arc<CliCredentials>,
+    extension_providers: Arc<ExtensionProviders>,
 }
 
 impl Catalog {
-    /// The refresh of the session built with `credentials`.
-    pub fn new(credentials: Arc<CliCredentials>) -> Self {
-        Self { credentials }
+    /// The refresh of the session built with `credentials` and `extension_providers`.
+    pub fn new(
+        credentials: Arc<CliCredentials>,
+        extension_providers: Arc<ExtensionProviders>,
+    ) -> Self {
+        Self {
+            credentials,
+            extension_providers,
+        }
     }
 
     /// Starts the refresh pi's interactive and RPC modes do at start-up, unless offline; the
@@ -48,6 +57,7 @@ impl Catalog {
         if !background_refresh_allowed(args) {
             return;
         }
+        self.extension_providers.refresh_from_network();
         let credentials = self.credentials.clone();
         let run = move || {
             let Some(store) = credentials.models.store().cloned() else {

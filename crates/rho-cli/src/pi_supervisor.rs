@@ -15,7 +15,7 @@ use rho_extension_host::process::{ProcessExtension, ProcessOptions};
 use rho_extension_host::render::{RenderTarget, Rendered, RendererSpec};
 use rho_extension_host::{
     CommandCompleter, CommandDef, Extension, ExtensionContext, ExtensionEvent, ExtensionRenderer,
-    ProviderDef, ProviderStream, ShortcutDef, VirtualModelDef, VirtualRoute,
+    ProviderDef, ProviderRefresh, ProviderStream, ShortcutDef, VirtualModelDef, VirtualRoute,
 };
 
 /// How to start the host again.
@@ -154,11 +154,16 @@ impl Supervisor {
                     name: o.name().to_string(),
                 }) as Arc<dyn OAuthProvider>
             });
+            let refresh = provider
+                .refresh
+                .is_some()
+                .then(|| self.provider_refresh(&provider.name));
             ext.register_provider(ProviderDef {
                 name: provider.name.clone(),
                 config: provider.config.clone(),
                 stream,
                 oauth,
+                refresh,
             });
         }
         for def in inner.virtual_models() {
@@ -207,23 +212,59 @@ impl Supervisor {
         Arc::new(move |model, context, options, events| {
             let (sup, name) = (sup.clone(), name.clone());
             Box::pin(async move {
-                let current = lock(&sup.state)
-                    .current
-                    .as_ref()
-                    .map(|(g, _, e)| (*g, e.clone()));
-                let Some((generation, inner)) = current else {
-                    return Err(sup.unloaded());
+                let Some((generation, stream)) = sup.current_provider(&name, |p| p.stream.clone())
+                else {
+                    return Err(sup.unavailable(&name));
                 };
-                let stream = inner
-                    .providers()
-                    .iter()
-                    .find(|p| p.name == name)
-                    .and_then(|p| p.stream.clone())
-                    .ok_or_else(|| {
-                        format!("the restarted pi host no longer has provider {name}")
-                    })?;
                 let r = stream(model, context, options, events).await;
                 sup.checked(generation, r, &format!("a reply of provider {name}"))
+                    .await
+            })
+        })
+    }
+
+    /// What `part` takes of provider `name` in the current host generation, with that
+    /// generation; `None` when there is none (see [`Self::unavailable`]).
+    fn current_provider<T>(
+        &self,
+        name: &str,
+        part: impl FnOnce(&ProviderDef) -> Option<T>,
+    ) -> Option<(u64, T)> {
+        let current = lock(&self.state)
+            .current
+            .as_ref()
+            .map(|(g, _, e)| (*g, e.clone()));
+        let (generation, inner) = current?;
+        let found = inner
+            .providers()
+            .iter()
+            .find(|p| p.name == name)
+            .and_then(part)?;
+        Some((generation, found))
+    }
+
+    /// Why provider `name` cannot be asked: the host is unloaded, or its restarted
+    /// generation no longer registers it.
+    fn unavailable(&self, name: &str) -> String {
+        if lock(&self.state).current.is_none() {
+            return self.unloaded();
+        }
+        format!("the restarted pi host no longer has provider {name}")
+    }
+
+    /// Runs provider `name`'s `refreshModels` in whichever host generation is current.
+    fn provider_refresh(self: &Arc<Self>, name: &str) -> ProviderRefresh {
+        let (sup, name) = (self.clone(), name.to_string());
+        Arc::new(move |allow_network, credential, stored| {
+            let (sup, name) = (sup.clone(), name.clone());
+            Box::pin(async move {
+                let Some((generation, refresh)) =
+                    sup.current_provider(&name, |p| p.refresh.clone())
+                else {
+                    return Err(sup.unavailable(&name));
+                };
+                let r = refresh(allow_network, credential, stored).await;
+                sup.checked(generation, r, &format!("refreshModels of provider {name}"))
                     .await
             })
         })

@@ -13,6 +13,7 @@ use rho_core::agent_session::{AgentSession, AgentSessionConfig, AuthStatus, Cred
 use rho_core::settings::Settings;
 use rho_core::system_prompt::build_system_prompt;
 use rho_extension_host::providers::ProviderStreams;
+use rho_extension_host::ProviderDef;
 use rho_packages::Resolved;
 use rho_protocol::rpc::Dialect;
 use rho_session::{ModelRef, SessionManager};
@@ -132,7 +133,7 @@ async fn build(
     let registered = crate::mcp::ExtensionServers::of(&config.extensions);
     config.external = crate::mcp::start(args, dirs, switches, registered, &mut warnings);
     let request = (&plan.model, store);
-    let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings)?;
+    let catalog = add_model(&mut config, args, plan.credentials, request, &mut warnings).await?;
     config.settings = plan.settings;
     config.permissions = plan.permissions;
     config.sandbox = Some(crate::sandbox_setup::build(plan.sandbox, &mut warnings));
@@ -214,8 +215,9 @@ async fn start_extensions(
 /// The registry with the extensions' providers, the model `request` chooses over it for the
 /// session `store` (recorded in it), and the stream function, into `config`. The model is
 /// chosen once extensions registered their providers, so `--provider`, `--model` and the
-/// settings' defaults can name an extension's model (as in pi).
-fn add_model(
+/// settings' defaults can name an extension's model (as in pi), and after the providers with
+/// `refreshModels` restored their stored models (pi awaits that phase too).
+async fn add_model(
     config: &mut AgentSessionConfig,
     args: &Args,
     mut credentials: CliCredentials,
@@ -224,6 +226,14 @@ fn add_model(
 ) -> anyhow::Result<crate::model_catalog::Catalog> {
     let streams = ProviderStreams::default();
     add_extension_providers(&config.extensions, &credentials, &streams, warnings);
+    let loaded: Vec<ProviderDef> = config
+        .extensions
+        .iter()
+        .flat_map(|e| e.providers())
+        .filter(|def| def.refresh.is_some())
+        .cloned()
+        .collect();
+    warnings.extend(crate::extension_refresh::restore_all(&credentials, &loaded).await);
     apply_api_key(args, &mut credentials)?;
     let selection = request.select(&credentials, &store)?;
     warnings.extend(selection.warnings.iter().cloned());
@@ -238,12 +248,14 @@ fn add_model(
     // look into an empty map per request; no process starts for it.
     let bridged = rho_extension_host::providers::bridged_stream_fn;
     config.stream_fn = bridged(config.stream_fn.clone(), streams.clone());
-    config.model_providers = Some(Arc::new(ExtensionProviders {
-        credentials: credentials.clone(),
+    let providers = Arc::new(ExtensionProviders::new(
+        credentials.clone(),
         streams,
-    }));
+        &loaded,
+    ));
+    config.model_providers = Some(providers.clone());
     config.credentials = credentials.clone();
-    Ok(crate::model_catalog::Catalog::new(credentials))
+    Ok(crate::model_catalog::Catalog::new(credentials, providers))
 }
 
 /// The chosen built-in tools, active, and the other built-ins waiting inactive for extensions

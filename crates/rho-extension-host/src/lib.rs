@@ -112,6 +112,20 @@ pub type ProviderStream = Arc<
         + Sync,
 >;
 
+/// Runs a provider's `refreshModels` once: gets whether it may use the network, the
+/// credential and the stored models-store.json entry; resolves with the models it returned
+/// and what it asked to persist. `Err` is the extension's own error text.
+pub type ProviderRefresh = Arc<
+    dyn Fn(
+            bool,
+            Option<Value>,
+            Option<Value>,
+            // A string: the extension's own error text (see above).
+        ) -> BoxFuture<'static, Result<rho_protocol::extension::RefreshedModels, String>>
+        + Send
+        + Sync,
+>;
+
 /// A model provider an extension registered (pi's `registerProvider`).
 #[derive(Clone)]
 pub struct ProviderDef {
@@ -124,6 +138,8 @@ pub struct ProviderDef {
     /// The provider's sign-in (pi's `oauth`), when it has one: it joins the session's
     /// [`rho_ai::oauth::OAuthProviders`].
     pub oauth: Option<Arc<dyn rho_ai::oauth::OAuthProvider>>,
+    /// Its `refreshModels` (pi 1.6's dynamic discovery), when it has one.
+    pub refresh: Option<ProviderRefresh>,
 }
 
 /// Asks an extension's router (a virtual model's `route`) for the physical model of one

@@ -10,7 +10,7 @@ import { Registry, createApi, createCommandContext, createContext } from "./api.
 import { dispatchEvent, failure, refresh } from "./events.mjs";
 import { commandSpec, toolSpec } from "./session_api.mjs";
 import { listMcpServers } from "./mcp.mjs";
-import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
+import { providerSpecs, runOAuthApiKey, runOAuthLogin, runOAuthRefresh, runRefreshModels, runRoute, runStream, virtualModelSpecs } from "./providers.mjs";
 import { componentInput, render, rendererSpec } from "./render.mjs";
 import { runSessionSetup } from "./session_setup.mjs";
 
@@ -162,8 +162,9 @@ async function runProviderStream(msg) {
   }
 }
 
-/** Runs one of a provider's sign-in requests, cancellable; failures name the extension. */
-async function runOAuth(msg, what, run) {
+/** Runs one of a provider's requests (a sign-in's, refreshModels), cancellable; failures name the
+ * extension. */
+async function runProviderCall(msg, what, run) {
   const abort = new AbortController();
   running.set(msg.id, abort);
   try {
@@ -217,9 +218,10 @@ const REQUESTS = {
   load: loadMore,
   route: runVirtualRoute,
   stream: runProviderStream,
-  oauth_login: (msg) => runOAuth(msg, "login", (signal) => runOAuthLogin(reg, wire, msg, signal)),
-  oauth_refresh: (msg) => runOAuth(msg, "refreshToken", (signal) => runOAuthRefresh(reg, msg, signal)),
-  oauth_api_key: (msg) => runOAuth(msg, "getApiKey", () => runOAuthApiKey(reg, msg)),
+  oauth_login: (msg) => runProviderCall(msg, "login", (signal) => runOAuthLogin(reg, wire, msg, signal)),
+  oauth_refresh: (msg) => runProviderCall(msg, "refreshToken", (signal) => runOAuthRefresh(reg, msg, signal)),
+  oauth_api_key: (msg) => runProviderCall(msg, "getApiKey", () => runOAuthApiKey(reg, msg)),
+  refresh_models: (msg) => runProviderCall(msg, "refreshModels", (signal) => runRefreshModels(reg, msg, signal)),
   event: (msg) => dispatchEvent(reg, msg.event),
   command: runCommand,
   command_completions: runCommandCompletions,

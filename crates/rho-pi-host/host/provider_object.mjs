@@ -102,27 +102,49 @@ function oauthConfig(id, oauth) {
 }
 
 /** The registration name and config of a pi-ai `Provider`; throws pi's errors for a broken one. */
+/** The provider's `getModels()` as plain data. */
+function providerModels(provider) {
+  try {
+    return JSON.parse(JSON.stringify(provider.getModels?.() ?? []));
+  } catch {
+    // pi-ai: a provider whose getModels throws has no models.
+    return [];
+  }
+}
+
+/** The models as registered: each model's own base URL and fields stay with the provider,
+ * which streams it. */
+const registered = (models) => models.map(({ provider: _owner, baseUrl: _url, ...model }) => model);
+
 export function providerObjectConfig(provider) {
   if (typeof provider?.id !== "string" || provider.id.length === 0) throw new Error("registerProvider: a provider object needs an id");
   const auth = provider.auth ?? {};
   if (!auth.apiKey && !auth.oauth) throw new Error(`Provider ${provider.id}: auth needs apiKey or oauth`);
   if (typeof provider.streamSimple !== "function") throw new Error(`Provider ${provider.id} has no streamSimple`);
-  let models = [];
-  try {
-    models = JSON.parse(JSON.stringify(provider.getModels?.() ?? []));
-  } catch {
-    // pi-ai: a provider whose getModels throws has no models.
-  }
+  const models = providerModels(provider);
   const baseUrl = provider.baseUrl ?? models[0]?.baseUrl;
   const config = {
     name: provider.name ?? provider.id,
     baseUrl,
     api: models[0]?.api,
     headers: provider.headers,
-    // Each model's own base URL and fields stay with the provider, which streams it.
-    models: models.map(({ provider: _owner, baseUrl: _url, ...model }) => model),
+    models: registered(models),
     streamSimple: (model, context, options) => streamWithAuth(provider, baseUrl, model, context, options),
   };
+  // pi-ai's refresh updates the provider's own list (through `context.publish`'s update);
+  // what `getModels()` lists afterwards replaces the registered models. With the network,
+  // the key is what the provider's own auth makes of rho's (as for a request).
+  if (typeof provider.refreshModels === "function") {
+    config.refreshModels = async (context) => {
+      let credential = context.credential;
+      if (context.allowNetwork && credential?.type === "api_key") {
+        const auth = await requestAuth(provider, credential.key, context.signal);
+        credential = auth?.apiKey ? { type: "api_key", key: auth.apiKey } : undefined;
+      }
+      await provider.refreshModels({ ...context, credential });
+      return registered(providerModels(provider));
+    };
+  }
   if (auth.oauth) config.oauth = oauthConfig(provider.id, auth.oauth);
   else config.apiKey = RESOLVED_BY_PROVIDER;
   return config;

@@ -43,6 +43,7 @@ function providerSpec(name, config) {
     name,
     config: plain(config),
     streams: typeof config.streamSimple === "function",
+    refreshes: typeof config.refreshModels === "function",
     ...(config.oauth ? { oauth: { name: String(config.oauth.name ?? name) } } : {}),
   };
 }
@@ -91,6 +92,27 @@ export async function runOAuthRefresh(reg, msg, signal) {
 export async function runOAuthApiKey(reg, msg) {
   const { oauth } = oauthOf(reg, msg.provider);
   return await oauth.getApiKey(msg.credentials);
+}
+
+/** Runs one `refresh_models` request: the provider's `refreshModels` with pi 1.6's context
+ * (`publish` takes `{persist}`, written by rho once the refresh returns); answers the models
+ * it returned and what it published. */
+export async function runRefreshModels(reg, msg, signal) {
+  const entry = reg.providers.get(msg.provider);
+  if (typeof entry?.config.refreshModels !== "function") throw new Error(`no pi provider ${msg.provider} with refreshModels`);
+  const published = {};
+  const publish = async (publication) => {
+    if (signal.aborted) return false;
+    if (publication?.persist === null) Object.assign(published, { persist: undefined, forget: true });
+    else if (publication?.persist !== undefined) Object.assign(published, { persist: structuredClone(publication.persist), forget: false });
+    publication?.update?.();
+    return true;
+  };
+  const context = { credential: msg.credential, stored: msg.stored, publish, allowNetwork: msg.allowNetwork === true, force: undefined, signal, baseUrl: entry.config.baseUrl };
+  const models = await entry.config.refreshModels(context);
+  // rho's model list changes with the answer: ctx.modelRegistry reads it anew.
+  reg.modelsView = undefined;
+  return { models: Array.isArray(models) ? JSON.parse(JSON.stringify(models)) : null, ...published };
 }
 
 /** pi-ai's transcript form: the system prompt and tools as a leading system message. */

@@ -64,6 +64,7 @@ mod pi_project_trust;
 mod pi_provider_oauth;
 mod pi_provider_oauth_tui;
 mod pi_provider_object;
+mod pi_refresh_models;
 mod pi_render_tui;
 mod pi_session_api;
 mod pi_session_setup;

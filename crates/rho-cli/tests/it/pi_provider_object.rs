@@ -155,3 +155,62 @@ async fn a_provider_object_s_sign_in_is_refreshed_and_turned_into_the_key() {
     assert_eq!(saved["objprov"]["access"], "old-refreshed", "{saved}");
     assert_eq!(rpc.close().await, Some(0));
 }
+
+/// A provider object with pi-ai's `fetchModels`: it lists one more model, named after the key
+/// its auth resolved.
+const OBJECT_FETCHES: &str = r#"
+import { createProvider, openAICompletionsApi } from "@earendil-works/pi-ai/compat";
+
+const model = (id, name) => ({ id, name, api: "openai-completions", provider: "objprov",
+  baseUrl: "http://127.0.0.1:9/v1", reasoning: false, input: ["text"],
+  cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, contextWindow: 100000, maxTokens: 1000 });
+
+export default function (pi) {
+  pi.registerProvider(createProvider({
+    id: "objprov",
+    name: "Object Provider",
+    baseUrl: "http://127.0.0.1:9/v1",
+    auth: { apiKey: { name: "key", async resolve() { return { auth: { apiKey: "ambient-key" }, source: "test" }; } } },
+    models: [model("om", "Object model")],
+    async fetchModels({ credential }) {
+      return [model("fetched", `fetched with ${credential?.key}`)];
+    },
+    api: openAICompletionsApi(),
+  }));
+}
+"#;
+
+/// pi-ai's `fetchModels` of a provider object runs in rho's network refresh: the fetched
+/// model joins the provider's, is persisted as pi-ai persists it, and answers a prompt.
+#[tokio::test]
+async fn a_provider_object_s_fetched_models_are_listed_persisted_and_used() {
+    let files = [("object-fetches.ts", OBJECT_FETCHES)];
+    let Some(mut rpc) = pi_support::start_with_files(&[], &files, options(vec![])).await else {
+        return;
+    };
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let fetched = loop {
+        let r = rpc
+            .call(json!({"id": "am", "type": "get_available_models"}))
+            .await;
+        let models = r["data"]["models"].as_array().cloned().unwrap_or_default();
+        let found = models.into_iter().find(|m| m["id"] == "fetched");
+        if found.is_some() || tokio::time::Instant::now() > deadline {
+            break found.unwrap_or_else(|| panic!("objprov/fetched never listed: {r}"));
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(fetched["provider"], "objprov");
+    assert_eq!(fetched["name"], "fetched with ambient-key");
+    let store = std::fs::read_to_string(rpc.agent_dir().join("models-store.json")).unwrap();
+    let store: Value = serde_json::from_str(&store).unwrap();
+    assert_eq!(store["objprov"]["models"][0]["id"], "fetched", "{store}");
+
+    let set = json!({"id": "sm", "type": "set_model", "provider": "objprov", "modelId": "fetched"});
+    let r = rpc.call(set).await;
+    assert_eq!(r["success"], true, "{r}");
+    rpc.server.push(reply("From the fetched model."));
+    assert_eq!(rpc.prompt_ok("p", "hello").await, "From the fetched model.");
+    assert_eq!(rpc.server.requests()[0].json()["model"], "fetched");
+    assert_eq!(rpc.close().await, Some(0));
+}

@@ -286,12 +286,37 @@ pub(crate) fn provider_def(
             key_deadline: options.event_timeout,
         }) as Arc<dyn rho_ai::oauth::OAuthProvider>
     });
+    let refresh = spec
+        .refreshes
+        .then(|| provider_refresh(conn.clone(), spec.name.clone(), options.tool_timeout));
     super::ProviderDef {
         name: spec.name,
         config: spec.config,
         stream,
         oauth,
+        refresh,
     }
+}
+
+/// Runs provider `name`'s `refreshModels` in the process (`refresh_models` request).
+fn provider_refresh(conn: Connection, name: String, deadline: Duration) -> super::ProviderRefresh {
+    Arc::new(move |allow_network, credential, stored| {
+        let (conn, provider) = (conn.clone(), name.clone());
+        Box::pin(async move {
+            let what = format!("refreshModels of provider {provider}");
+            let value = conn
+                .request(&what, deadline, None, |id| Request::RefreshModels {
+                    id,
+                    provider,
+                    allow_network,
+                    credential,
+                    stored,
+                })
+                .await
+                .map_err(|e| e.to_string())?;
+            serde_json::from_value(value).map_err(|e| format!("{what} answered badly: {e}"))
+        })
+    })
 }
 
 /// Streams a reply of provider `name` in the process (`stream` request).

@@ -153,6 +153,24 @@ pub enum ToExtension<E = Value> {
         /// The stored credential as in auth.json.
         credentials: Value,
     },
+    /// Run `provider`'s `refreshModels` (pi 1.6's model refresh of a provider registered with
+    /// one): `allowNetwork` false restores what `stored` (its models-store.json entry) holds,
+    /// true may ask the live service with `credential` (the key resolved, or the stored
+    /// sign-in). Answered by a [`RefreshedModels`].
+    RefreshModels {
+        /// Request id.
+        id: u64,
+        /// The provider's name.
+        provider: String,
+        /// Whether the extension may use the network (false: restore from `stored`).
+        allow_network: bool,
+        /// `{type: "api_key", key}` or the stored OAuth credential, when there is one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        credential: Option<Value>,
+        /// The provider's models-store.json entry, when it has one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stored: Option<Value>,
+    },
     /// Draw `target` in `width` columns (only what the extension declared in its
     /// registration's `renderers`, or a component it announced); answered by a
     /// [`Rendered`](super::Rendered) or `null`.
@@ -279,3 +297,20 @@ pub fn encode_line<T: Serialize>(msg: &T, buf: &mut Vec<u8>) -> Result<(), serde
 
 #[cfg(test)]
 mod tests;
+
+/// The answer to a [`ToExtension::RefreshModels`] request: the models `refreshModels`
+/// returned (they replace the provider's models) and what it asked to persist through
+/// `context.publish({persist})`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RefreshedModels {
+    /// The provider's models now; `None`: `refreshModels` returned nothing, they stay.
+    #[serde(default)]
+    pub models: Option<Vec<Value>>,
+    /// The provider's new models-store.json entry (`publish({persist: entry})`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persist: Option<Value>,
+    /// `publish({persist: null})`: the provider's entry is deleted.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forget: bool,
+}

@@ -18,7 +18,7 @@ mod registration;
 mod render;
 
 pub use content::{Content, CustomMessage, DeliverAs, SendOptions, ToolResult};
-pub use messages::{encode_line, FromExtension, Hello, ToExtension};
+pub use messages::{encode_line, FromExtension, Hello, RefreshedModels, ToExtension};
 pub use registration::{
     empty_object_schema, ArgumentCompletion, CommandSpec, FlagSpec, McpServerSpec, OAuthSpec,
     ProviderSpec, Registration, ShortcutSpec, ToolSpec,

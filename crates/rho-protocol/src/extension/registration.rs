@@ -94,6 +94,10 @@ pub struct ProviderSpec {
     /// speaks the provider's `api`.
     #[serde(default)]
     pub streams: bool,
+    /// Whether the provider has `refreshModels` (pi 1.6's dynamic discovery): rho asks it
+    /// with `refresh_models` requests, and the models it returns replace the provider's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refreshes: bool,
     /// The provider's sign-in (pi's `oauth` config): /login lists it and runs it through
     /// `oauth_login` requests; a stored credential is refreshed with `oauth_refresh` and
     /// turned into the request's key with `oauth_api_key`.

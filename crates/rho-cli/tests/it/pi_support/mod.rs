@@ -120,8 +120,11 @@ pub async fn start_with_files(
         .unwrap_or_else(|| tempfile::tempdir().expect("tempdir"));
     let host = home.path().join("agent/pi-host");
     std::fs::create_dir_all(&host).expect("pi-host dir");
-    std::os::unix::fs::symlink(packages.join("node_modules"), host.join("node_modules"))
-        .expect("symlink");
+    // A home used before (`opts.home`) has the link already.
+    if !host.join("node_modules").exists() {
+        std::os::unix::fs::symlink(packages.join("node_modules"), host.join("node_modules"))
+            .expect("symlink");
+    }
     for name in names {
         let to = home.path().join("exts").join(name);
         copy_tree(&examples(&packages).join(name), &to);
