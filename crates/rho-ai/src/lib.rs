@@ -28,6 +28,7 @@ pub mod models_json;
 pub mod models_store;
 pub mod oauth;
 pub mod options;
+pub mod output_cap;
 pub mod overflow;
 pub mod provider;
 pub mod providers;

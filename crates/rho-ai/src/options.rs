@@ -75,7 +75,8 @@ pub struct StreamOptions {
     pub api_key: Option<String>,
     /// Sampling temperature.
     pub temperature: Option<f64>,
-    /// Output token cap; defaults to `min(model.maxTokens, 32000)`.
+    /// Output token cap; defaults to the model's `maxTokens`. Either is fitted into the
+    /// context window before the request is built ([`crate::output_cap`]).
     pub max_tokens: Option<u64>,
     /// Thinking level; `None` or `Off` sends no reasoning option.
     pub reasoning: Option<ThinkingLevel>,

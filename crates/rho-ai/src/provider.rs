@@ -151,9 +151,11 @@ pub enum AuthorizeError {
 
 pub use crate::api::Api;
 
-/// Resolves the key (options, then environment) and fills the default max tokens.
+/// Resolves the key (options, then environment) and fits the output cap (the caller's, else
+/// the model's) into the context window, as pi 1.6 does ([`crate::output_cap`]).
 pub fn resolve_options(
     model: &Model,
+    context: &Context,
     mut options: StreamOptions,
 ) -> Result<StreamOptions, ProviderError> {
     if options.api_key.as_deref().is_none_or(str::is_empty) {
@@ -163,9 +165,8 @@ pub fn resolve_options(
     if options.api_key.is_none() && needs_key {
         return Err(ProviderError::NoApiKey(model.provider.clone()));
     }
-    if options.max_tokens.is_none() {
-        options.max_tokens = Some(model.max_tokens.min(32_000));
-    }
+    let cap = options.max_tokens.unwrap_or(model.max_tokens);
+    options.max_tokens = Some(crate::output_cap::clamp_to_context(model, context, cap));
     Ok(options)
 }
 
@@ -183,7 +184,7 @@ pub fn stream(
     if !api.is_served() {
         return Err(not_served(api, model));
     }
-    let options = resolve_options(model, options)?;
+    let options = resolve_options(model, context, options)?;
     let routed = copilot_route(model, options.api_key.as_deref());
     let model = routed.as_ref().unwrap_or(model);
     let (sink, stream) = AssistantStream::channel();

@@ -179,7 +179,8 @@ async fn a2_thinking_then_text_then_tool_call_split_across_deltas() {
     );
     assert!(close(u.cost.total, 0.00987), "total {}", u.cost.total);
     let body = server.last_body();
-    assert_eq!(body["max_tokens"], 40192);
+    // pi 1.6: the model's whole cap (64,000) with the budget inside it.
+    assert_eq!(body["max_tokens"], 64000);
     assert_eq!(
         body["thinking"],
         json!({"type": "enabled", "budget_tokens": 8192, "display": "summarized"})

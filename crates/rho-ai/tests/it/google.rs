@@ -190,7 +190,8 @@ async fn text_reply_streams_and_records_the_request() {
     );
     assert_eq!(req.header("x-goog-api-key"), Some("AIza-test"));
     assert!(req.header("authorization").is_none());
-    assert_eq!(req.json()["generationConfig"]["maxOutputTokens"], 32_000);
+    // pi 1.6: the model's whole cap, fitted to the context window.
+    assert_eq!(req.json()["generationConfig"]["maxOutputTokens"], 65_536);
 }
 
 /// Appendix A.5 of the providers spec (Gemini part), event for event.

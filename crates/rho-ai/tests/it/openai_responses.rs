@@ -182,7 +182,8 @@ async fn text_reply_streams_and_records_the_request() {
     let body = req.json();
     assert_eq!(body["stream"], true);
     assert_eq!(body["prompt_cache_key"], "sess-1");
-    assert_eq!(body["max_output_tokens"], 32_000);
+    // pi 1.6: the model's whole cap, fitted to the context window.
+    assert_eq!(body["max_output_tokens"], 128_000);
 }
 
 /// Appendix A.5 of the providers spec, event for event.

@@ -163,7 +163,7 @@ fn body(model: &Model, context: &Context, options: &StreamOptions, oauth: bool) 
         "messages".into(),
         Value::Array(convert_messages(&messages, oauth, cache.as_ref())),
     );
-    let thinking = thinking(model, options);
+    let thinking = thinking(model, context, options);
     body.insert("max_tokens".into(), json!(thinking.max_tokens));
     body.insert("stream".into(), json!(true));
     if let Some(system) = system(context, oauth, cache.as_ref()) {
@@ -257,7 +257,7 @@ struct Thinking {
     effort: Option<String>,
 }
 
-fn thinking(model: &Model, options: &StreamOptions) -> Thinking {
+fn thinking(model: &Model, context: &Context, options: &StreamOptions) -> Thinking {
     let base = options.max_tokens.unwrap_or(model.max_tokens / 3);
     let level = options.thinking().filter(|_| model.reasoning);
     let Some(level) = level else {
@@ -274,9 +274,9 @@ fn thinking(model: &Model, options: &StreamOptions) -> Thinking {
             effort: Some(adaptive_effort(model, level)),
         };
     }
-    let budgets = &options.thinking_budgets;
-    let max_tokens = (base + budgets.for_level(level)).min(model.max_tokens);
-    let budget = budgets.within(level, max_tokens);
+    let budget = options.thinking_budgets.for_level(level);
+    let (max_tokens, budget) =
+        crate::output_cap::with_thinking_budget(model, context, base, budget);
     Thinking {
         max_tokens,
         config: Some(json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})),

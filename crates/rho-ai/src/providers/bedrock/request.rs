@@ -109,7 +109,7 @@ pub(crate) fn body(model: &Model, context: &Context, options: &StreamOptions, en
         }
         body.insert("system".into(), Value::Array(blocks));
     }
-    let thinking = thinking(model, options, env);
+    let thinking = thinking(model, context, options, env);
     let mut inference = Map::new();
     // Claude needs a cap; other models may go without one.
     let cap = options
@@ -147,7 +147,7 @@ struct Thinking {
     max_tokens: Option<u64>,
 }
 
-fn thinking(model: &Model, options: &StreamOptions, env: Env) -> Thinking {
+fn thinking(model: &Model, context: &Context, options: &StreamOptions, env: Env) -> Thinking {
     let none = Thinking {
         fields: None,
         max_tokens: None,
@@ -161,7 +161,7 @@ fn thinking(model: &Model, options: &StreamOptions, env: Env) -> Thinking {
         return none;
     };
     if is_claude(model) {
-        return claude_thinking(model, options, level, env);
+        return claude_thinking(model, context, options, level, env);
     }
     let mapped = model
         .thinking_level_map
@@ -200,6 +200,7 @@ fn is_gov_cloud(model: &Model, env: Env) -> bool {
 
 fn claude_thinking(
     model: &Model,
+    context: &Context,
     options: &StreamOptions,
     level: ThinkingLevel,
     env: Env,
@@ -230,11 +231,8 @@ fn claude_thinking(
         }
     } else {
         let base = options.max_tokens.unwrap_or(model.max_tokens);
-        let mut budget = options.thinking_budgets.for_level(level);
-        let total = (base + budget).min(model.max_tokens);
-        if total <= budget {
-            budget = total.saturating_sub(1024);
-        }
+        let budget = options.thinking_budgets.for_level(level);
+        let (total, budget) = crate::output_cap::with_thinking_budget(model, context, base, budget);
         max_tokens = Some(total);
         config.insert("type".into(), json!("enabled"));
         config.insert("budget_tokens".into(), json!(budget));

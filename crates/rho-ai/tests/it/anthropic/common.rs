@@ -79,10 +79,11 @@ pub fn a1_context() -> Context {
     }
 }
 
-/// Appendix A.1's request body, verbatim.
+/// Appendix A.1's request body, but with pi 1.6's output cap (the model's whole 64,000; the
+/// appendix, from pi 0.73, has 32,000).
 pub fn a1_request_body() -> Value {
     json!({"model":"claude-sonnet-4-5","messages":[{"role":"user","content":[{"type":"text","text":"Show me src/main.rs","cache_control":{"type":"ephemeral"}}]}],
-     "max_tokens":32000,"stream":true,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}}],
+     "max_tokens":64000,"stream":true,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}}],
      "tools":[{"name":"read","description":"Read a file","eager_input_streaming":true,"input_schema":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]},"cache_control":{"type":"ephemeral"}}],
      "thinking":{"type":"disabled"}})
 }

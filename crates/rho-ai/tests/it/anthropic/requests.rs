@@ -16,7 +16,7 @@ use super::common::{a1_context, a1_request_body, catalog_model, options, read_to
 const BASE: &str = "https://api.anthropic.com";
 
 fn build(model: &Model, context: &Context, opts: StreamOptions) -> HttpRequest {
-    let opts = resolve_options(model, opts).expect("key given");
+    let opts = resolve_options(model, context, opts).expect("key given");
     build_request(model, context, &opts)
 }
 
@@ -59,7 +59,8 @@ fn budget_thinking_adds_the_budget_to_max_tokens_and_drops_temperature() {
         &a1_context(),
         opts,
     );
-    assert_eq!(req.body["max_tokens"], 40192);
+    // pi 1.6: the model's whole cap (64,000), the budget inside it.
+    assert_eq!(req.body["max_tokens"], 64000);
     assert!(req.body.get("temperature").is_none());
     insta::assert_json_snapshot!(req.body["thinking"], @r###"
     {
@@ -86,7 +87,7 @@ fn budget_is_cut_when_the_model_cap_leaves_no_room() {
         opts,
     );
     assert_eq!(req.body["thinking"]["budget_tokens"], 3000);
-    assert_eq!(req.body["max_tokens"], 35000);
+    assert_eq!(req.body["max_tokens"], 64000);
 }
 
 #[test]
@@ -94,7 +95,7 @@ fn adaptive_models_send_effort_and_no_interleaved_beta() {
     let opus = catalog_model(BASE, "claude-opus-4-6");
     let req = build(&opus, &a1_context(), with_level(ThinkingLevel::Xhigh));
     assert_eq!(header(&req, "anthropic-beta"), None);
-    assert_eq!(req.body["max_tokens"], 32000);
+    assert_eq!(req.body["max_tokens"], 128000);
     insta::assert_json_snapshot!(
         json!({"thinking": req.body["thinking"], "output_config": req.body["output_config"]}),
         @r###"
