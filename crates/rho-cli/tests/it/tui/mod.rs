@@ -259,11 +259,22 @@ impl Tmux {
     }
 
     /// Waits until `text` has left the screen.
+    /// Waits until `text` is off the screen in a settled frame: tmux 3.3 does not hold back
+    /// a frame sent as one synchronized update, so a capture can fall between the erasing of
+    /// a dialog and the drawing of what replaces it. Absent in two identical captures a poll
+    /// apart is gone (or absent for the whole deadline on a screen that never settles, such as
+    /// one with a spinner).
     pub async fn wait_for_gone(&self, text: &str) -> String {
-        self.wait_for(&format!("{text:?} to leave the screen"), |s| {
-            !s.contains(text)
-        })
-        .await
+        let what = format!("{text:?} to leave the screen");
+        let start = Instant::now();
+        loop {
+            let gone = self.wait_for(&what, |s| !s.contains(text)).await;
+            tokio::time::sleep(POLL).await;
+            let again = self.screen();
+            if again == gone || (!again.contains(text) && start.elapsed() > DEADLINE) {
+                return again;
+            }
+        }
     }
 }
 
