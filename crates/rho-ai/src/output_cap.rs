@@ -6,7 +6,8 @@
 //! before any reply reported usage.
 
 use crate::{
-    ContentBlock, Context, Message, Model, StopReason, ThinkingBudgets, Usage, UserContent,
+    ContentBlock, Context, Message, Model, StopReason, ThinkingBudgets, ThinkingLevel, Usage,
+    UserContent,
 };
 
 /// The margin always kept below the window.
@@ -38,18 +39,19 @@ pub fn clamp_to_context(model: &Model, context: &Context, max_tokens: u64) -> u6
 }
 
 /// The output cap and thinking budget of a budget-thinking request (Anthropic, Bedrock's
-/// Claude): `base` plus the budget within the model's cap, fitted to the context, with at
-/// least [`ThinkingBudgets::MIN_ANSWER_TOKENS`] of it left for the answer.
+/// Claude) at `level`: `base` plus the level's budget within the model's cap, fitted to the
+/// context, with room for the answer left under it ([`ThinkingBudgets::within`]).
 pub fn with_thinking_budget(
     model: &Model,
     context: &Context,
     base: u64,
-    budget: u64,
+    (budgets, level): (&ThinkingBudgets, ThinkingLevel),
 ) -> (u64, u64) {
-    let total = base.saturating_add(budget).min(model.max_tokens);
+    let total = base
+        .saturating_add(budgets.for_level(level))
+        .min(model.max_tokens);
     let max_tokens = clamp_to_context(model, context, total);
-    let answer = ThinkingBudgets::MIN_ANSWER_TOKENS;
-    (max_tokens, budget.min(max_tokens.saturating_sub(answer)))
+    (max_tokens, budgets.within(level, max_tokens))
 }
 
 /// pi-ai's `estimateContextTokens`: the last usable reply's usage plus estimates of the

@@ -116,22 +116,33 @@ fn the_cap_keeps_a_margin_below_the_window() {
     assert_eq!(clamp_to_context(&model(0, 8192), &near, 8192), 8192);
 }
 
+/// `high`'s default budget, 16,384 tokens.
+const HIGH: (&ThinkingBudgets, ThinkingLevel) = (
+    &ThinkingBudgets {
+        minimal: None,
+        low: None,
+        medium: None,
+        high: None,
+    },
+    ThinkingLevel::High,
+);
+
 #[test]
 fn a_thinking_budget_leaves_room_for_the_answer_under_the_fitted_cap() {
     let large = model(200_000, 64_000);
     let short = context(vec![user("hello there", 1)]);
     assert_eq!(
-        with_thinking_budget(&large, &short, 32_000, 16_384),
+        with_thinking_budget(&large, &short, 32_000, HIGH),
         (48_384, 16_384)
     );
     let near = context(vec![user(&"z".repeat(600_000), 1)]);
     assert_eq!(
-        with_thinking_budget(&large, &near, 64_000, 16_384),
+        with_thinking_budget(&large, &near, 64_000, HIGH),
         (24_433, 16_384)
     );
     let small = model(32_768, 8192);
     assert_eq!(
-        with_thinking_budget(&small, &short, 8192, 16_384),
+        with_thinking_budget(&small, &short, 8192, HIGH),
         (8192, 8192 - 1024)
     );
 }

@@ -274,9 +274,9 @@ fn thinking(model: &Model, context: &Context, options: &StreamOptions) -> Thinki
             effort: Some(adaptive_effort(model, level)),
         };
     }
-    let budget = options.thinking_budgets.for_level(level);
+    let budgets = (&options.thinking_budgets, level);
     let (max_tokens, budget) =
-        crate::output_cap::with_thinking_budget(model, context, base, budget);
+        crate::output_cap::with_thinking_budget(model, context, base, budgets);
     Thinking {
         max_tokens,
         config: Some(json!({"type": "enabled", "budget_tokens": budget, "display": "summarized"})),

@@ -231,8 +231,9 @@ fn claude_thinking(
         }
     } else {
         let base = options.max_tokens.unwrap_or(model.max_tokens);
-        let budget = options.thinking_budgets.for_level(level);
-        let (total, budget) = crate::output_cap::with_thinking_budget(model, context, base, budget);
+        let budgets = (&options.thinking_budgets, level);
+        let (total, budget) =
+            crate::output_cap::with_thinking_budget(model, context, base, budgets);
         max_tokens = Some(total);
         config.insert("type".into(), json!("enabled"));
         config.insert("budget_tokens".into(), json!(budget));
