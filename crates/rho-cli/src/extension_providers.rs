@@ -64,17 +64,15 @@ pub struct ExtensionProviders {
 }
 
 impl ExtensionProviders {
-    /// The registrations of the session built with `credentials` and `streams`; `loaded`
-    /// are the providers extensions registered while loading (already in the registry).
+    /// The registrations of the session built with `credentials` and `streams`; `refreshing`
+    /// are the providers with `refreshModels` extensions registered while loading (already
+    /// in the registry).
     pub fn new(
         credentials: Arc<CliCredentials>,
         streams: ProviderStreams,
-        loaded: &[ProviderDef],
+        refreshing: &[ProviderDef],
     ) -> Self {
-        let refreshing = loaded
-            .iter()
-            .filter(|d| d.refresh.is_some())
-            .map(|d| (d.name.clone(), d.clone()));
+        let refreshing = refreshing.iter().map(|d| (d.name.clone(), d.clone()));
         Self {
             credentials,
             streams,

@@ -226,14 +226,14 @@ async fn add_model(
 ) -> anyhow::Result<crate::model_catalog::Catalog> {
     let streams = ProviderStreams::default();
     add_extension_providers(&config.extensions, &credentials, &streams, warnings);
-    let loaded: Vec<ProviderDef> = config
+    let refreshing: Vec<ProviderDef> = config
         .extensions
         .iter()
         .flat_map(|e| e.providers())
         .filter(|def| def.refresh.is_some())
         .cloned()
         .collect();
-    warnings.extend(crate::extension_refresh::restore_all(&credentials, &loaded).await);
+    warnings.extend(crate::extension_refresh::restore_all(&credentials, &refreshing).await);
     apply_api_key(args, &mut credentials)?;
     let selection = request.select(&credentials, &store)?;
     warnings.extend(selection.warnings.iter().cloned());
@@ -251,7 +251,7 @@ async fn add_model(
     let providers = Arc::new(ExtensionProviders::new(
         credentials.clone(),
         streams,
-        &loaded,
+        &refreshing,
     ));
     config.model_providers = Some(providers.clone());
     config.credentials = credentials.clone();
